@@ -1,0 +1,94 @@
+/*
+ * config: one INI file (parsed with inih) into one immutable struct.
+ * config_load returns a struct the caller owns and frees with config_free;
+ * every string and array inside it belongs to that struct. Reload builds a
+ * new struct and swaps the pointer; nothing inside is ever mutated.
+ */
+#ifndef AIRLOCK_CONF_CONFIG_H
+#define AIRLOCK_CONF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct airlock_limits {
+	uint32_t timeout_ms;  /* statement timeout in the engine; container killed at +2000 ms */
+	uint32_t memory_mb;   /* container memory (and memory+swap) */
+	uint64_t nano_cpus;   /* container CPU, 1e9 = one CPU */
+	uint32_t pids;        /* container PID cap */
+	uint32_t max_rows;    /* rows returned before truncation */
+	uint64_t max_bytes;   /* DataRow payload bytes returned before truncation */
+};
+
+struct airlock_target {
+	char *name;        /* section name: [target NAME] */
+	char *engine;      /* "postgres" */
+	char *host;        /* must pass the host allowlist */
+	uint16_t port;
+	char *database;    /* backend database */
+	char *user;        /* backend role */
+	char *password;    /* read from password_file at load; never logged */
+	char *password_file;
+};
+
+struct airlock_user {
+	char *name;               /* section name: [user NAME] */
+	char *scram;              /* "SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>" */
+	const struct airlock_target *target; /* points into config->targets */
+	char *database;           /* database name the client connects to */
+	char **tables;            /* allowlist entries: "schema.table" or "schema.*" */
+	size_t ntables;
+	struct airlock_limits limits;
+	uint32_t max_connections; /* concurrent sessions of this user */
+};
+
+struct airlock_config {
+	char *path;
+
+	/* [server] */
+	char *pg_listen_host;       /* pg_listen = host:port */
+	uint16_t pg_listen_port;
+	uint32_t max_connections;   /* all sessions */
+	uint32_t max_message_bytes; /* largest frontend message accepted */
+	char *job_dir;              /* where per-job directories are made */
+	char *docker_socket;
+	char *runner_image;         /* pinned by digest */
+	char *runner_user;          /* uid:gid inside the container */
+	uint32_t kill_margin_ms;    /* container killed at timeout_ms + this */
+	uint32_t pool_size;         /* containers started ahead of demand */
+	uint32_t max_jobs;          /* concurrent running jobs; beyond it: busy error */
+	char *audit_log;            /* file path, or "-" for stderr */
+
+	/* [hosts] allow = a, b, c */
+	char **host_allow;
+	size_t nhost_allow;
+
+	struct airlock_target *targets;
+	size_t ntargets;
+	struct airlock_user *users;
+	size_t nusers;
+};
+
+/* Problems found while loading: every message names the line and key. */
+#define CONFIG_MAX_ERRORS 64
+struct config_errors {
+	size_t n;
+	char msg[CONFIG_MAX_ERRORS][256];
+};
+
+/*
+ * Parses and validates path. Returns NULL when anything is wrong; then errs
+ * holds one explanation per problem (not just the first).
+ */
+struct airlock_config *config_load(const char *path, struct config_errors *errs);
+/* Same, from a string (for tests); base_dir resolves relative password_file paths. */
+struct airlock_config *config_load_string(const char *text, const char *base_dir, struct config_errors *errs);
+void config_free(struct airlock_config *cfg);
+
+/* Exact after trimming, case-insensitive; an empty allowlist allows nothing. */
+bool config_host_allowed(const struct airlock_config *cfg, const char *host);
+const struct airlock_user *config_find_user(const struct airlock_config *cfg, const char *name);
+/* True for "sha256:<64 hex>" and "<name>@sha256:<64 hex>". */
+bool config_image_pinned(const char *image);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * pg_codec: the Postgres v3 wire protocol, frontend messages in and backend
+ * messages out. Pure: bytes to structs, structs to bytes, no I/O.
+ *
+ * Decoders never read past len, check every length against what is there
+ * and against the caller's maximum before anything is buffered, and return
+ * pointers into the caller's buffer (valid while that buffer is).
+ */
+#ifndef AIRLOCK_PROTOCOL_PG_CODEC_H
+#define AIRLOCK_PROTOCOL_PG_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum pg_status {
+	PG_OK = 0,
+	PG_NEED_MORE = 1,
+	PG_ERR = -1,
+};
+
+#define PG_PROTOCOL_3_0 196608u
+#define PG_SSL_REQUEST_CODE 80877103u
+#define PG_GSSENC_REQUEST_CODE 80877104u
+#define PG_CANCEL_REQUEST_CODE 80877102u
+#define PG_STARTUP_MAX_PARAMS 64
+
+enum pg_startup_kind {
+	PG_STARTUP_NORMAL,
+	PG_STARTUP_SSL,
+	PG_STARTUP_GSSENC,
+	PG_STARTUP_CANCEL,
+};
+
+struct pg_param {
+	const char *name;   /* NUL-terminated, inside the caller's buffer */
+	const char *value;
+};
+
+struct pg_startup {
+	enum pg_startup_kind kind;
+	uint32_t protocol;
+	size_t nparams;
+	struct pg_param params[PG_STARTUP_MAX_PARAMS];
+	uint32_t cancel_pid;
+	uint32_t cancel_key;
+};
+
+/*
+ * The first message of a connection (no type byte). PG_NEED_MORE until the
+ * whole message is in buf; PG_ERR (with *err set to a static reason) on a
+ * length below 8 or above max_len, an unknown protocol, a missing
+ * terminator, or too many parameters.
+ */
+enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_len,
+				 struct pg_startup *out, size_t *consumed, const char **err);
+/* Value of a startup parameter or NULL. */
+const char *pg_startup_get(const struct pg_startup *s, const char *name);
+
+/* One typed frontend message: type byte, u32 length (including itself), body. */
+struct pg_msg {
+	uint8_t type;
+	uint32_t body_len;
+	const uint8_t *body;
+};
+enum pg_status pg_decode_msg(const uint8_t *buf, size_t len, uint32_t max_len,
+			     struct pg_msg *out, size_t *consumed, const char **err);
+
+/* 'Q': the query string (must be NUL-terminated at the body's end, no NUL before it). */
+enum pg_status pg_parse_query(const struct pg_msg *m, const char **sql, const char **err);
+/* 'p' SASLInitialResponse: mechanism name and the initial response (may be empty; NULL when length -1). */
+enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechanism,
+				     const uint8_t **data, int32_t *data_len, const char **err);
+/* 'p' SASLResponse: the whole body is the data. */
+enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **data, size_t *data_len,
+				      const char **err);
+
+/*
+ * Writer for backend messages into a caller-owned growable buffer (realloc
+ * on w->data; the caller frees it). Sticky failed bit: check once at the end.
+ */
+struct pg_wbuf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	bool failed;
+};
+void pg_wbuf_init(struct pg_wbuf *w);
+void pg_wbuf_free(struct pg_wbuf *w);
+void pg_wbuf_reset(struct pg_wbuf *w);
+
+void pg_put_auth_ok(struct pg_wbuf *w);
+void pg_put_auth_sasl(struct pg_wbuf *w, const char *mechanism); /* one mechanism */
+void pg_put_auth_sasl_continue(struct pg_wbuf *w, const void *data, size_t len);
+void pg_put_auth_sasl_final(struct pg_wbuf *w, const void *data, size_t len);
+void pg_put_parameter_status(struct pg_wbuf *w, const char *name, const char *value);
+void pg_put_backend_key(struct pg_wbuf *w, uint32_t pid, uint32_t key);
+void pg_put_ready(struct pg_wbuf *w, char status); /* 'I', 'T' or 'E' */
+void pg_put_command_complete(struct pg_wbuf *w, const char *tag);
+void pg_put_empty_query(struct pg_wbuf *w);
+
+/* Error and notice fields; NULL fields are omitted. */
+struct pg_error_fields {
+	const char *severity; /* "ERROR", "FATAL", "NOTICE", ... (also sent as 'V') */
+	const char *sqlstate;
+	const char *message;
+	const char *detail;
+	const char *hint;
+	int position;         /* 'P' when > 0 */
+};
+void pg_put_error(struct pg_wbuf *w, const struct pg_error_fields *e);
+void pg_put_notice(struct pg_wbuf *w, const struct pg_error_fields *e);
+
+/* RowDescription, built column by column. */
+struct pg_column_desc {
+	const char *name;
+	size_t name_len;
+	uint32_t table_oid;
+	int16_t attnum;
+	uint32_t type_oid;
+	int16_t typlen;
+	int32_t typmod;
+	int16_t format;
+};
+void pg_put_rowdesc_begin(struct pg_wbuf *w, uint16_t ncols);
+void pg_put_rowdesc_column(struct pg_wbuf *w, const struct pg_column_desc *c);
+void pg_put_rowdesc_end(struct pg_wbuf *w);
+/* A DataRow whose body (u16 count + values) is already encoded. */
+void pg_put_datarow_raw(struct pg_wbuf *w, const void *body, size_t len);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * validate_pg: classifies one Postgres simple-Query string with the real
+ * Postgres grammar (libpg_query) and decides whether it may run.
+ *
+ * A string is either a session statement the proxy answers itself (SET,
+ * SHOW of a session setting, BEGIN, COMMIT, ...), a read that goes to a
+ * runner, or refused with a native SQLSTATE and an actionable message.
+ * Pure: no I/O, no global state besides libpg_query's own.
+ */
+#ifndef AIRLOCK_PROXY_VALIDATE_PG_H
+#define AIRLOCK_PROXY_VALIDATE_PG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum pgv_kind {
+	PGV_REFUSED = 0,   /* see sqlstate, code, message, hint */
+	PGV_EMPTY,         /* only whitespace/comments: EmptyQueryResponse */
+	PGV_READ,          /* SELECT / VALUES / TABLE / EXPLAIN / SHOW of a non-session setting */
+	PGV_SET,           /* SET [SESSION|LOCAL] name = value; name lower-cased, value in value */
+	PGV_RESET,         /* RESET name; name "all" for RESET ALL */
+	PGV_SHOW,          /* SHOW name (the session decides whether it answers locally) */
+	PGV_BEGIN,         /* BEGIN / START TRANSACTION [READ ONLY | ISOLATION ...] */
+	PGV_COMMIT,        /* COMMIT / END */
+	PGV_ROLLBACK,      /* ROLLBACK / ABORT */
+	PGV_SAVEPOINT,     /* SAVEPOINT name */
+	PGV_RELEASE,       /* RELEASE [SAVEPOINT] name */
+	PGV_ROLLBACK_TO,   /* ROLLBACK TO [SAVEPOINT] name */
+	PGV_DISCARD,       /* DISCARD ALL | PLANS | SEQUENCES | TEMP */
+	PGV_SET_TRANSACTION, /* SET TRANSACTION / SET SESSION CHARACTERISTICS (read-only or isolation only) */
+};
+
+/* Policy the validator enforces; borrowed for the call. */
+struct pgv_policy {
+	/* Allowlist: "schema.table" or "schema.*", lower-case, exact match. */
+	const char *const *tables;
+	size_t ntables;
+	/* The session's effective search_path (without pg_catalog, which is implicitly first). */
+	const char *const *search_path;
+	size_t nsearch_path;
+};
+
+struct pgv_result {
+	enum pgv_kind kind;
+	/* Refusals: a real SQLSTATE, an airlock code (e.g. "NOT_READ_ONLY",
+	 * "MULTI_STATEMENT", "FORBIDDEN_FUNCTION", "TABLE_NOT_ALLOWED",
+	 * "SYNTAX_ERROR", "UNSUPPORTED"), and text an agent can act on. */
+	char sqlstate[6];
+	const char *code;
+	char message[512];
+	char hint[512];
+	int cursor_pos;         /* 1-based position for syntax errors, 0 if none */
+
+	/* PGV_SET / PGV_RESET / PGV_SHOW / PGV_SAVEPOINT / ...: */
+	char name[64];          /* lower-cased setting or savepoint name */
+	char value[512];        /* SET value as Postgres would store it, e.g. "ISO, MDY" or "public, app" */
+	bool is_local;          /* SET LOCAL */
+	bool set_default;       /* SET name TO DEFAULT (treat as RESET) */
+	bool read_write;        /* BEGIN/SET TRANSACTION asked for READ WRITE (session refuses it) */
+
+	uint64_t fingerprint;   /* pg_query_fingerprint of the statement, for the audit log */
+};
+
+/* Validates sql (NUL-terminated). Always fills out; returns out->kind. */
+enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, struct pgv_result *out);
+
+#endif
