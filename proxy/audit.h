@@ -1,0 +1,30 @@
+/*
+ * audit: one JSON line per statement: who, what (fingerprint), decision,
+ * rows, bytes, time. Never the statement's values or any credential.
+ */
+#ifndef AIRLOCK_PROXY_AUDIT_H
+#define AIRLOCK_PROXY_AUDIT_H
+
+#include <stdint.h>
+
+struct audit;
+
+struct audit_entry {
+	const char *user;
+	uint32_t session;      /* BackendKeyData pid of the session */
+	uint64_t fingerprint;  /* pg_query fingerprint, 0 if unparsable */
+	const char *decision;  /* "run", "local", "refused", "error" */
+	const char *sqlstate;  /* NULL on success */
+	const char *code;      /* airlock code or NULL */
+	uint64_t rows;
+	uint64_t bytes;
+	uint8_t truncated;     /* enum frame_trunc */
+	double ms;
+};
+
+/* path "-" is stderr. Returns NULL with errno set on failure. The caller owns the result. */
+struct audit *audit_open(const char *path);
+void audit_record(struct audit *a, const struct audit_entry *e);
+void audit_close(struct audit *a);
+
+#endif

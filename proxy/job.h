@@ -1,0 +1,96 @@
+/*
+ * job: one statement run in one one-shot runner container.
+ *
+ * A job owns a private directory under the configured job_dir holding two
+ * unix sockets: control.sock (the job frame goes in, result frames come
+ * out) and .s.PGSQL.5432 (the relay to the allowlisted backend). It asks
+ * the launcher for a container with that directory mounted read-only at
+ * /job, feeds the job to the runner when it connects, and passes result
+ * frames to its owner as they arrive. The job frees itself once it has
+ * delivered its final event (or been detached) AND its container is gone;
+ * then the directory and sockets are removed too.
+ */
+#ifndef AIRLOCK_PROXY_JOB_H
+#define AIRLOCK_PROXY_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/config.h"
+#include "runner/frame.h"
+
+struct event_base;
+struct evdns_base;
+struct launcher;
+struct jobs;
+struct job;
+
+/* A session setting the runner applies with set_config(name, value, true). */
+struct job_setting {
+	const char *name;
+	const char *value;
+};
+
+/* Everything a job needs; borrowed for the duration of job_start (copied). */
+struct job_request {
+	const struct airlock_target *target;
+	const struct airlock_limits *limits;
+	const char *sql;
+	const struct job_setting *settings;
+	size_t nsettings;
+};
+
+/* Final outcome, borrowed for the duration of on_done. */
+struct job_result {
+	bool ok;
+	/* ok: */
+	uint64_t rows;
+	uint64_t bytes;
+	uint8_t truncated;       /* enum frame_trunc */
+	const char *tag;         /* command tag, e.g. "SELECT 3" */
+	/* !ok: */
+	const char *sqlstate;
+	const char *code;        /* airlock code or "" */
+	const char *message;
+	const char *detail;
+	const char *hint;
+};
+
+/*
+ * Events, called on the loop. Frames are borrowed for the call.
+ * on_done is called exactly once unless the owner detached first.
+ */
+struct job_events {
+	void (*on_rowdesc)(void *arg, const struct frame *f);
+	void (*on_row)(void *arg, const struct frame *f);
+	void (*on_notice)(void *arg, const struct frame_error *e);
+	void (*on_done)(void *arg, const struct job_result *r);
+};
+
+/* The job manager; one per server. Borrowed pointers must outlive it. */
+struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
+		      const struct airlock_config *cfg);
+/* Swaps the config used for new jobs (running jobs keep theirs alive via their copies). */
+void jobs_set_config(struct jobs *js, const struct airlock_config *cfg);
+/* Frees every job too; call after launcher_free has removed the containers. */
+void jobs_free(struct jobs *js);
+/* Removes job directories left by an earlier run. Returns how many, or -1. */
+int jobs_sweep_dir(const char *job_dir);
+/* Jobs started and not yet fully cleaned up (containers included). */
+unsigned jobs_live(const struct jobs *js);
+
+/*
+ * Starts a job. Never calls back from inside job_start: failures (busy,
+ * host not allowed, Docker down) arrive through on_done on a later loop
+ * pass. Returns NULL only when out of memory.
+ */
+struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg);
+/* Asks the runner to cancel the statement (an 'E' 57014 follows). */
+void job_cancel(struct job *j);
+/* Back-pressure: stop/resume reading result frames. */
+void job_pause(struct job *j, bool paused);
+/* The owner is gone: no more events; the job cancels and cleans up on its own. */
+void job_detach(struct job *j);
+
+#endif

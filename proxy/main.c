@@ -1,0 +1,104 @@
+/*
+ * airlockd: the entry point. Runs the proxy, checks a config file, or makes
+ * a SCRAM verifier for the config from a password on stdin.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "conf/config.h"
+#include "protocol/scram.h"
+#include "proxy/log.h"
+#include "proxy/server.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: airlockd -c FILE            run in the foreground\n"
+		"       airlockd --check-config FILE validate FILE and explain each problem\n"
+		"       airlockd --make-verifier     read a password on stdin, print a SCRAM verifier\n");
+}
+
+static int check_config(const char *path, bool quiet_ok)
+{
+	struct config_errors errs = {0};
+	struct airlock_config *cfg = config_load(path, &errs);
+
+	if (!cfg) {
+		fprintf(stderr, "%s: %zu problem%s:\n", path, errs.n, errs.n == 1 ? "" : "s");
+		for (size_t i = 0; i < errs.n; i++)
+			fprintf(stderr, "  %s\n", errs.msg[i]);
+		return 1;
+	}
+	if (!quiet_ok)
+		printf("%s: ok (%zu user%s, %zu target%s)\n", path, cfg->nusers, cfg->nusers == 1 ? "" : "s",
+		       cfg->ntargets, cfg->ntargets == 1 ? "" : "s");
+	config_free(cfg);
+	return 0;
+}
+
+static int make_verifier(void)
+{
+	char pw[1024], out[512];
+	uint8_t salt[16];
+	size_t n;
+
+	if (!fgets(pw, sizeof(pw), stdin)) {
+		fprintf(stderr, "airlockd: no password on stdin\n");
+		return 1;
+	}
+	n = strcspn(pw, "\r\n");
+	pw[n] = '\0';
+	if (n == 0) {
+		fprintf(stderr, "airlockd: empty password\n");
+		return 1;
+	}
+	if (getrandom(salt, sizeof(salt), 0) != sizeof(salt) ||
+	    scram_make_verifier(pw, salt, sizeof(salt), 4096, out, sizeof(out)) < 0) {
+		fprintf(stderr, "airlockd: could not make a verifier\n");
+		return 1;
+	}
+	explicit_bzero(pw, sizeof(pw));
+	printf("%s\n", out);
+	return 0;
+}
+
+static int run(const char *path)
+{
+	struct config_errors errs = {0};
+	struct airlock_config *cfg = config_load(path, &errs);
+	struct server srv;
+	int rc;
+
+	if (!cfg) {
+		check_config(path, true);
+		return 1;
+	}
+	if (server_init(&srv, cfg) < 0) {
+		server_fini(&srv);
+		config_free(cfg);
+		return 1;
+	}
+	rc = server_run(&srv);
+	server_fini(&srv);
+	config_free(cfg);
+	return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "-c"))
+		return run(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--check-config"))
+		return check_config(argv[2], false);
+	if (argc == 2 && !strcmp(argv[1], "--make-verifier"))
+		return make_verifier();
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,1017 @@
+/*
+ * pg_session: the Postgres session state machine.
+ *
+ *   STARTUP --startup--> SASL_INIT --client-first--> SASL_CONT --client-final--> READY
+ *   READY --read statement--> BUSY --result or error--> READY
+ *   any --Terminate, EOF, FATAL--> CLOSING (flush, then free)
+ *
+ * Session statements (SET, SHOW of kept settings, BEGIN, COMMIT, ...) are
+ * answered here; reads go to a job; everything else is refused with a
+ * native ErrorResponse. Transaction blocks are tracked for the
+ * ReadyForQuery status byte; each statement still runs in its own runner
+ * and snapshot.
+ */
+#define _GNU_SOURCE
+#include "proxy/pg_session.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "protocol/pg_codec.h"
+#include "protocol/scram.h"
+#include "proxy/audit.h"
+#include "proxy/job.h"
+#include "proxy/log.h"
+#include "proxy/pg_settings.h"
+#include "proxy/server.h"
+#include "proxy/validate_pg.h"
+
+#define AUTH_TIMEOUT_SEC 15
+#define OUT_HIGH_WATER (1024u * 1024u)
+#define OUT_LOW_WATER (256u * 1024u)
+#define MAX_SAVEPOINTS 32
+
+enum sess_state {
+	ST_STARTUP,
+	ST_SASL_INIT,
+	ST_SASL_CONT,
+	ST_READY,
+	ST_BUSY,
+	ST_CLOSING,
+};
+
+static const char *const state_names[] = {"startup", "sasl_init", "sasl_cont", "ready", "busy", "closing"};
+
+struct pg_session {
+	struct server *srv;
+	struct pg_session *prev, *next;
+	struct bufferevent *bev;
+	struct event *timer; /* auth deadline, then the deferred free */
+	enum sess_state st;
+
+	uint32_t pid;
+	uint32_t key;
+	char user[64];
+	char database[64];
+	const struct airlock_user *u; /* NULL until authenticated (or unknown user) */
+	bool counted;                 /* counted in srv->user_sessions */
+
+	struct scram_verifier verifier;
+	struct scram_state scram;
+
+	char txn; /* 'I', 'T', 'E' */
+	struct pg_settings set;
+	struct pg_settings snapshot; /* at BEGIN, for ROLLBACK */
+	char savepoints[MAX_SAVEPOINTS][64];
+	size_t nsavepoints;
+	bool discard_until_sync;
+
+	struct job *job;
+	bool out_paused;
+	bool sent_rowdesc;
+	uint64_t fingerprint;
+	struct timespec t0;
+
+	struct pg_wbuf w;
+};
+
+static void session_process(struct pg_session *s);
+
+/* ---- state and lifetime ---- */
+
+static void set_state(struct pg_session *s, enum sess_state st)
+{
+	if (s->st == st)
+		return;
+	if (s->st == ST_CLOSING)
+		return; /* terminal */
+	s->st = st;
+}
+
+static void session_free(struct pg_session *s)
+{
+	struct server *srv = s->srv;
+
+	if (s->job)
+		job_detach(s->job);
+	if (s->counted)
+		srv->user_sessions[server_user_index(srv, s->u)]--;
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		srv->sessions = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	srv->nsessions--;
+	if (s->timer)
+		event_free(s->timer);
+	if (s->bev)
+		bufferevent_free(s->bev);
+	pg_wbuf_free(&s->w);
+	explicit_bzero(&s->scram, sizeof(s->scram));
+	free(s);
+}
+
+static void session_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	session_free(arg);
+}
+
+/* Ends the session: flush what is queued (when flush), then free on a later pass. */
+static void session_close(struct pg_session *s, bool flush)
+{
+	struct timeval zero = {0, 0};
+
+	if (s->st == ST_CLOSING)
+		return;
+	set_state(s, ST_CLOSING);
+	s->st = ST_CLOSING;
+	if (s->job) {
+		job_detach(s->job);
+		s->job = NULL;
+	}
+	bufferevent_disable(s->bev, EV_READ);
+	event_free(s->timer);
+	s->timer = evtimer_new(s->srv->base, session_free_cb, s);
+	if (flush && evbuffer_get_length(bufferevent_get_output(s->bev)) > 0) {
+		bufferevent_setwatermark(s->bev, EV_WRITE, 0, 0);
+		return; /* the write callback frees once drained */
+	}
+	evtimer_add(s->timer, &zero);
+}
+
+/* ---- output ---- */
+
+static void session_flush(struct pg_session *s)
+{
+	if (s->w.failed) {
+		log_error("session %u: out of memory building a reply", s->pid);
+		pg_wbuf_reset(&s->w);
+		session_close(s, false);
+		return;
+	}
+	if (s->w.len)
+		bufferevent_write(s->bev, s->w.data, s->w.len);
+	pg_wbuf_reset(&s->w);
+}
+
+static void put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		      const char *detail, const char *hint, int position)
+{
+	struct pg_error_fields e = {
+		.severity = severity,
+		.sqlstate = sqlstate,
+		.message = message,
+		.detail = detail,
+		.hint = hint,
+		.position = position,
+	};
+	pg_put_error(&s->w, &e);
+}
+
+static void put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		       const char *hint)
+{
+	struct pg_error_fields e = {
+		.severity = severity,
+		.sqlstate = sqlstate,
+		.message = message,
+		.hint = hint,
+	};
+	pg_put_notice(&s->w, &e);
+}
+
+static void fatal(struct pg_session *s, const char *sqlstate, const char *message)
+{
+	put_error(s, "FATAL", sqlstate, message, NULL, NULL, 0);
+	session_flush(s);
+	session_close(s, true);
+}
+
+static void ready(struct pg_session *s)
+{
+	pg_put_ready(&s->w, s->txn);
+	session_flush(s);
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void audit(struct pg_session *s, const char *decision, const char *sqlstate, const char *code,
+		  uint64_t rows, uint64_t bytes, uint8_t truncated)
+{
+	struct audit_entry e = {
+		.user = s->user,
+		.session = s->pid,
+		.fingerprint = s->fingerprint,
+		.decision = decision,
+		.sqlstate = sqlstate,
+		.code = code,
+		.rows = rows,
+		.bytes = bytes,
+		.truncated = truncated,
+		.ms = elapsed_ms(&s->t0),
+	};
+	audit_record(s->srv->audit, &e);
+}
+
+/* A statement-level error: inside a transaction block it aborts the block. */
+static void statement_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message,
+			    const char *hint, int position)
+{
+	put_error(s, "ERROR", sqlstate, message, NULL, hint, position);
+	if (s->txn == 'T')
+		s->txn = 'E';
+	audit(s, "refused", sqlstate, code, 0, 0, 0);
+}
+
+static void report_param(struct pg_session *s, const char *name)
+{
+	int i = pgs_find(name);
+
+	if (i >= 0 && (pgs_defs[i].flags & PGS_REPORT))
+		pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
+}
+
+/* ---- start-up and authentication ---- */
+
+/* A stable, secret-derived verifier for unknown users, so they fail like a wrong password. */
+static void fake_verifier(struct pg_session *s)
+{
+	static uint8_t secret[32];
+	static bool have_secret;
+	uint8_t salt[32];
+	unsigned int len = sizeof(salt);
+
+	if (!have_secret) {
+		if (getrandom(secret, sizeof(secret), 0) != sizeof(secret))
+			memset(secret, 0x5a, sizeof(secret));
+		have_secret = true;
+	}
+	HMAC(EVP_sha256(), secret, sizeof(secret), (const uint8_t *)s->user, strlen(s->user), salt, &len);
+	memset(&s->verifier, 0, sizeof(s->verifier));
+	s->verifier.iterations = 4096;
+	memcpy(s->verifier.salt, salt, 16);
+	s->verifier.salt_len = 16;
+	/* Stored and server keys stay random: no password can match them. */
+	if (getrandom(s->verifier.stored_key, SCRAM_KEY_LEN, 0) != SCRAM_KEY_LEN)
+		memset(s->verifier.stored_key, 0xa5, SCRAM_KEY_LEN);
+	if (getrandom(s->verifier.server_key, SCRAM_KEY_LEN, 0) != SCRAM_KEY_LEN)
+		memset(s->verifier.server_key, 0xa5, SCRAM_KEY_LEN);
+}
+
+static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
+{
+	const char *user, *db;
+	bool reported;
+	const char *sqlstate, *code;
+	char msg[256];
+
+	switch (st->kind) {
+	case PG_STARTUP_SSL:
+	case PG_STARTUP_GSSENC:
+		/* No TLS or GSS encryption yet: a single 'N', then the client goes on in plain text. */
+		bufferevent_write(s->bev, "N", 1);
+		return true;
+	case PG_STARTUP_CANCEL:
+		pg_session_cancel(s->srv, st->cancel_pid, st->cancel_key);
+		session_close(s, false);
+		return false;
+	case PG_STARTUP_NORMAL:
+		break;
+	}
+	if (st->protocol >> 16 != 3) {
+		fatal(s, "0A000", "unsupported frontend protocol: airlock speaks protocol 3.0");
+		return false;
+	}
+	user = pg_startup_get(st, "user");
+	if (!user || !*user) {
+		fatal(s, "28000", "no PostgreSQL user name specified in startup packet");
+		return false;
+	}
+	if (pg_startup_get(st, "replication")) {
+		fatal(s, "0A000", "UNSUPPORTED: replication connections are not available through airlock");
+		return false;
+	}
+	db = pg_startup_get(st, "database");
+	if (!db || !*db)
+		db = user;
+	snprintf(s->user, sizeof(s->user), "%s", user);
+	snprintf(s->database, sizeof(s->database), "%s", db);
+	pgs_init(&s->set, s->user);
+	for (size_t i = 0; i < st->nparams; i++) {
+		const char *name = st->params[i].name;
+
+		if (!strcmp(name, "user") || !strcmp(name, "database") || !strcmp(name, "options"))
+			continue;
+		if (pgs_find(name) < 0)
+			continue; /* unknown start-up parameters are ignored */
+		if (pgs_set(&s->set, name, st->params[i].value, true, &reported, &sqlstate, &code, msg,
+			    sizeof(msg)) < 0) {
+			fatal(s, sqlstate, msg);
+			return false;
+		}
+	}
+	s->u = config_find_user(s->srv->cfg, s->user);
+	if (!s->u || scram_parse_verifier(s->u->scram, &s->verifier) < 0) {
+		s->u = NULL;
+		fake_verifier(s);
+	}
+	pg_put_auth_sasl(&s->w, "SCRAM-SHA-256");
+	session_flush(s);
+	set_state(s, ST_SASL_INIT);
+	return true;
+}
+
+static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
+{
+	const char *mech, *err;
+	const uint8_t *data;
+	int32_t dlen;
+	uint8_t rnd[18];
+	char nonce[32], out[SCRAM_MAX_MSG];
+	size_t outlen;
+
+	if (m->type != 'p' || pg_parse_sasl_initial(m, &mech, &data, &dlen, &err) != PG_OK) {
+		fatal(s, "08P01", "expected SASLInitialResponse");
+		return false;
+	}
+	if (strcmp(mech, "SCRAM-SHA-256") != 0) {
+		fatal(s, "28000", "client selected an invalid SASL authentication mechanism");
+		return false;
+	}
+	if (dlen < 0 || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		fatal(s, "08P01", "malformed SCRAM message");
+		return false;
+	}
+	EVP_EncodeBlock((unsigned char *)nonce, rnd, sizeof(rnd));
+	if (scram_server_first(&s->scram, &s->verifier, data, (size_t)dlen, nonce, out, sizeof(out), &outlen,
+			       &err) < 0) {
+		fatal(s, "08P01", err ? err : "malformed SCRAM message");
+		return false;
+	}
+	pg_put_auth_sasl_continue(&s->w, out, outlen);
+	session_flush(s);
+	set_state(s, ST_SASL_CONT);
+	return true;
+}
+
+static bool finish_login(struct pg_session *s)
+{
+	struct server *srv = s->srv;
+	size_t ui = server_user_index(srv, s->u);
+	char msg[160];
+
+	if (strcmp(s->database, s->u->database) != 0) {
+		snprintf(msg, sizeof(msg), "database \"%s\" does not exist", s->database);
+		fatal(s, "3D000", msg);
+		return false;
+	}
+	if (srv->user_sessions[ui] >= s->u->max_connections) {
+		fatal(s, "53300", "too many connections for this user");
+		return false;
+	}
+	srv->user_sessions[ui]++;
+	s->counted = true;
+	pg_put_auth_ok(&s->w);
+	for (size_t i = 0; i < pgs_ndefs; i++)
+		if (pgs_defs[i].flags & PGS_REPORT)
+			pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
+	pg_put_backend_key(&s->w, s->pid, s->key);
+	s->txn = 'I';
+	ready(s);
+	event_del(s->timer);
+	set_state(s, ST_READY);
+	log_info("session %u: user %s authenticated", s->pid, s->user);
+	return true;
+}
+
+static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
+{
+	const char *err;
+	const uint8_t *data;
+	size_t dlen, outlen;
+	char out[SCRAM_MAX_MSG], msg[160];
+
+	if (m->type != 'p' || pg_parse_sasl_response(m, &data, &dlen, &err) != PG_OK) {
+		fatal(s, "08P01", "expected SASLResponse");
+		return false;
+	}
+	if (scram_server_final(&s->scram, data, dlen, out, sizeof(out), &outlen, &err) < 0 || !s->u) {
+		snprintf(msg, sizeof(msg), "password authentication failed for user \"%s\"", s->user);
+		log_info("session %u: authentication failed for user %s", s->pid, s->user);
+		fatal(s, "28P01", msg);
+		return false;
+	}
+	pg_put_auth_sasl_final(&s->w, out, outlen);
+	return finish_login(s);
+}
+
+/* ---- local answers ---- */
+
+static void local_done(struct pg_session *s, const char *tag)
+{
+	pg_put_command_complete(&s->w, tag);
+	audit(s, "local", NULL, NULL, 0, 0, 0);
+}
+
+static void show_local(struct pg_session *s, const char *display, const char *value)
+{
+	struct pg_column_desc c = {
+		.name = display,
+		.name_len = strlen(display),
+		.type_oid = 25, /* text */
+		.typlen = -1,
+		.typmod = -1,
+	};
+	uint8_t row[2 + 4 + PGS_VALUE_MAX];
+	size_t vlen = strlen(value);
+
+	pg_put_rowdesc_begin(&s->w, 1);
+	pg_put_rowdesc_column(&s->w, &c);
+	pg_put_rowdesc_end(&s->w);
+	row[0] = 0;
+	row[1] = 1;
+	row[2] = (uint8_t)(vlen >> 24);
+	row[3] = (uint8_t)(vlen >> 16);
+	row[4] = (uint8_t)(vlen >> 8);
+	row[5] = (uint8_t)vlen;
+	memcpy(row + 6, value, vlen);
+	pg_put_datarow_raw(&s->w, row, 6 + vlen);
+	local_done(s, "SHOW");
+}
+
+static void do_set(struct pg_session *s, const struct pgv_result *v)
+{
+	bool reported = false;
+	const char *sqlstate, *code;
+	char msg[512];
+
+	if (v->set_default || !strcasecmp(v->value, "default")) {
+		pgs_reset(&s->set, v->name, msg, sizeof(msg));
+		reported = true;
+	} else if (v->is_local && s->txn == 'I') {
+		put_notice(s, "WARNING", "25P01", "SET LOCAL can only be used in transaction blocks", NULL);
+		local_done(s, "SET");
+		return;
+	} else if (pgs_set(&s->set, v->name, v->value, false, &reported, &sqlstate, &code, msg, sizeof(msg)) <
+		   0) {
+		char hint[512];
+
+		snprintf(hint, sizeof(hint), "settings that can be changed: %s", pgs_allowed_names());
+		statement_error(s, sqlstate, code, msg, !strcmp(code, "SETTING_NOT_ALLOWED") ? hint : NULL, 0);
+		return;
+	}
+	local_done(s, "SET");
+	if (reported)
+		report_param(s, v->name);
+}
+
+static void do_transaction(struct pg_session *s, const struct pgv_result *v)
+{
+	switch (v->kind) {
+	case PGV_BEGIN:
+		if (v->read_write) {
+			statement_error(s, "25006", "NOT_READ_ONLY",
+					"NOT_READ_ONLY: airlock transactions are read-only",
+					"use BEGIN or BEGIN READ ONLY", 0);
+			return;
+		}
+		if (s->txn != 'I') {
+			put_notice(s, "WARNING", "25001", "there is already a transaction in progress", NULL);
+		} else {
+			s->snapshot = s->set;
+			s->nsavepoints = 0;
+			s->txn = 'T';
+		}
+		local_done(s, "BEGIN");
+		return;
+	case PGV_COMMIT:
+		if (s->txn == 'I')
+			put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
+		if (s->txn == 'E')
+			s->set = s->snapshot;
+		local_done(s, s->txn == 'E' ? "ROLLBACK" : "COMMIT");
+		s->txn = 'I';
+		return;
+	case PGV_ROLLBACK:
+		if (s->txn == 'I')
+			put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
+		else
+			s->set = s->snapshot;
+		s->txn = 'I';
+		local_done(s, "ROLLBACK");
+		return;
+	case PGV_SAVEPOINT:
+		if (s->txn == 'I') {
+			statement_error(s, "25P01", "", "SAVEPOINT can only be used in transaction blocks", NULL, 0);
+			return;
+		}
+		if (s->nsavepoints < MAX_SAVEPOINTS)
+			snprintf(s->savepoints[s->nsavepoints++], sizeof(s->savepoints[0]), "%s", v->name);
+		local_done(s, "SAVEPOINT");
+		return;
+	case PGV_RELEASE:
+	case PGV_ROLLBACK_TO: {
+		size_t i = s->nsavepoints;
+		char msg[160];
+
+		if (s->txn == 'I') {
+			snprintf(msg, sizeof(msg), "%s can only be used in transaction blocks",
+				 v->kind == PGV_RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
+			statement_error(s, "25P01", "", msg, NULL, 0);
+			return;
+		}
+		while (i > 0 && strcmp(s->savepoints[i - 1], v->name) != 0)
+			i--;
+		if (i == 0) {
+			snprintf(msg, sizeof(msg), "savepoint \"%s\" does not exist", v->name);
+			statement_error(s, "3B001", "", msg, NULL, 0);
+			return;
+		}
+		if (v->kind == PGV_RELEASE) {
+			s->nsavepoints = i - 1;
+			local_done(s, "RELEASE");
+		} else {
+			s->nsavepoints = i;
+			s->txn = 'T';
+			local_done(s, "ROLLBACK");
+		}
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* ---- reads through a job ---- */
+
+static void job_rowdesc(void *arg, const struct frame *f)
+{
+	struct pg_session *s = arg;
+	struct frame_cursor cur;
+	struct frame_column col;
+	uint16_t n;
+
+	if (frame_rowdesc_begin(f, &n, &cur) != FRAME_OK)
+		return;
+	pg_put_rowdesc_begin(&s->w, n);
+	for (uint16_t i = 0; i < n; i++) {
+		struct pg_column_desc c;
+
+		if (frame_rowdesc_next(&cur, &col) != FRAME_OK) {
+			pg_wbuf_reset(&s->w);
+			return;
+		}
+		c = (struct pg_column_desc){
+			.name = col.name.ptr,
+			.name_len = col.name.len,
+			.table_oid = col.table_oid,
+			.attnum = col.attnum,
+			.type_oid = col.type_oid,
+			.typlen = col.typlen,
+			.typmod = col.typmod,
+			.format = 0,
+		};
+		pg_put_rowdesc_column(&s->w, &c);
+	}
+	pg_put_rowdesc_end(&s->w);
+	s->sent_rowdesc = true;
+	session_flush(s);
+}
+
+static void job_row(void *arg, const struct frame *f)
+{
+	struct pg_session *s = arg;
+
+	pg_put_datarow_raw(&s->w, f->payload, f->len);
+	session_flush(s);
+	if (s->st != ST_CLOSING && evbuffer_get_length(bufferevent_get_output(s->bev)) >= OUT_HIGH_WATER &&
+	    s->job) {
+		s->out_paused = true;
+		job_pause(s->job, true);
+	}
+}
+
+static void job_notice(void *arg, const struct frame_error *e)
+{
+	struct pg_session *s = arg;
+	char sqlstate[6], message[1024], hint[512];
+
+	snprintf(sqlstate, sizeof(sqlstate), "%.*s", (int)e->sqlstate.len, e->sqlstate.ptr);
+	snprintf(message, sizeof(message), "%.*s", (int)e->message.len, e->message.ptr);
+	snprintf(hint, sizeof(hint), "%.*s", (int)e->hint.len, e->hint.ptr);
+	put_notice(s, "NOTICE", sqlstate[0] ? sqlstate : "00000", message, hint[0] ? hint : NULL);
+	session_flush(s);
+}
+
+static void job_done(void *arg, const struct job_result *r)
+{
+	struct pg_session *s = arg;
+	char msg[1200];
+
+	s->job = NULL;
+	s->out_paused = false;
+	if (r->ok) {
+		if (r->truncated) {
+			const struct airlock_limits *lim = &s->u->limits;
+			char note[512], hint[256];
+
+			if (r->truncated == FRAME_TRUNC_MAX_ROWS)
+				snprintf(note, sizeof(note),
+					 "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows",
+					 lim->max_rows, r->rows);
+			else
+				snprintf(note, sizeof(note),
+					 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64
+					 " rows",
+					 lim->max_bytes, r->rows);
+			snprintf(hint, sizeof(hint),
+				 "add a LIMIT, select fewer columns or filter with WHERE to get the whole result");
+			put_notice(s, "NOTICE", "01000", note, hint);
+		}
+		pg_put_command_complete(&s->w, r->tag);
+		audit(s, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
+	} else {
+		if (r->code && r->code[0] && strncmp(r->message, r->code, strlen(r->code)) != 0)
+			snprintf(msg, sizeof(msg), "%s: %s", r->code, r->message);
+		else
+			snprintf(msg, sizeof(msg), "%s", r->message);
+		put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, 0);
+		if (s->txn == 'T')
+			s->txn = 'E';
+		audit(s, "error", r->sqlstate, r->code, 0, 0, 0);
+	}
+	ready(s);
+	set_state(s, ST_READY);
+	/* Queries that arrived meanwhile. */
+	session_process(s);
+}
+
+static const struct job_events pg_job_events = {
+	.on_rowdesc = job_rowdesc,
+	.on_row = job_row,
+	.on_notice = job_notice,
+	.on_done = job_done,
+};
+
+static void run_read(struct pg_session *s, const char *sql)
+{
+	struct job_setting settings[32];
+	struct job_request req = {
+		.target = s->u->target,
+		.limits = &s->u->limits,
+		.sql = sql,
+		.settings = settings,
+		.nsettings = pgs_job_settings(&s->set, settings),
+	};
+
+	s->sent_rowdesc = false;
+	s->job = job_start(s->srv->jobs, &req, &pg_job_events, s);
+	if (!s->job) {
+		statement_error(s, "53200", "", "out of memory", NULL, 0);
+		ready(s);
+		return;
+	}
+	set_state(s, ST_BUSY);
+}
+
+/* ---- simple Query ---- */
+
+static void handle_query(struct pg_session *s, const char *sql)
+{
+	const char *path[PGS_MAX_PATH];
+	struct pgv_policy pol = {
+		.tables = (const char *const *)s->u->tables,
+		.ntables = s->u->ntables,
+		.search_path = path,
+	};
+	struct pgv_result v;
+	const char *display, *value;
+	char msg[160];
+
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	pol.nsearch_path = pgs_search_path(&s->set, path);
+	pgv_validate(&pol, sql, &v);
+	s->fingerprint = v.fingerprint;
+
+	if (s->txn == 'E' && v.kind != PGV_ROLLBACK && v.kind != PGV_COMMIT && v.kind != PGV_ROLLBACK_TO) {
+		statement_error(s, "25P02", "",
+				"current transaction is aborted, commands ignored until end of transaction block",
+				"send ROLLBACK", 0);
+		ready(s);
+		return;
+	}
+	switch (v.kind) {
+	case PGV_REFUSED:
+		statement_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
+		break;
+	case PGV_EMPTY:
+		pg_put_empty_query(&s->w);
+		break;
+	case PGV_SET:
+		do_set(s, &v);
+		break;
+	case PGV_RESET:
+		if (pgs_reset(&s->set, v.name, msg, sizeof(msg)) < 0) {
+			statement_error(s, "42501", "SETTING_NOT_ALLOWED", msg, NULL, 0);
+			break;
+		}
+		local_done(s, "RESET");
+		if (!strcmp(v.name, "all")) {
+			for (size_t i = 0; i < pgs_ndefs; i++)
+				if (pgs_defs[i].flags & PGS_REPORT)
+					pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
+		} else {
+			report_param(s, v.name);
+		}
+		break;
+	case PGV_SHOW:
+		value = pgs_show(&s->set, v.name, &display);
+		if (!value) {
+			run_read(s, sql);
+			return;
+		}
+		show_local(s, display, value);
+		break;
+	case PGV_DISCARD:
+		if (s->txn != 'I') {
+			statement_error(s, "25001", "", "DISCARD ALL cannot run inside a transaction block", NULL, 0);
+			break;
+		}
+		pgs_reset(&s->set, "all", msg, sizeof(msg));
+		local_done(s, "DISCARD ALL");
+		break;
+	case PGV_SET_TRANSACTION:
+		if (v.read_write) {
+			statement_error(s, "25006", "NOT_READ_ONLY",
+					"NOT_READ_ONLY: airlock transactions are read-only", NULL, 0);
+			break;
+		}
+		local_done(s, "SET");
+		break;
+	case PGV_BEGIN:
+	case PGV_COMMIT:
+	case PGV_ROLLBACK:
+	case PGV_SAVEPOINT:
+	case PGV_RELEASE:
+	case PGV_ROLLBACK_TO:
+		do_transaction(s, &v);
+		break;
+	case PGV_READ:
+		run_read(s, sql);
+		return;
+	}
+	ready(s);
+}
+
+/* ---- the message loop ---- */
+
+static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
+{
+	const char *sql, *err;
+
+	if (s->discard_until_sync && m->type != 'S' && m->type != 'X')
+		return true;
+	switch (m->type) {
+	case 'Q':
+		if (pg_parse_query(m, &sql, &err) != PG_OK) {
+			fatal(s, "08P01", err ? err : "malformed Query message");
+			return false;
+		}
+		handle_query(s, sql);
+		return true;
+	case 'X':
+		session_close(s, true);
+		return false;
+	case 'S':
+		s->discard_until_sync = false;
+		ready(s);
+		return true;
+	case 'H':
+		return true;
+	case 'P':
+	case 'B':
+	case 'D':
+	case 'E':
+	case 'C':
+		clock_gettime(CLOCK_MONOTONIC, &s->t0);
+		s->fingerprint = 0;
+		statement_error(s, "0A000", "UNSUPPORTED",
+				"UNSUPPORTED: the extended query protocol is not supported yet",
+				"send statements as simple queries (for example psql, psycopg2, or "
+				"prefer_simple_protocol in your driver)",
+				0);
+		session_flush(s);
+		s->discard_until_sync = true;
+		return true;
+	default:
+		fatal(s, "08P01", "invalid frontend message type");
+		return false;
+	}
+}
+
+static void session_process(struct pg_session *s)
+{
+	struct evbuffer *in = bufferevent_get_input(s->bev);
+	uint32_t max = s->srv->cfg->max_message_bytes;
+
+	while (s->st != ST_CLOSING && s->st != ST_BUSY) {
+		size_t have = evbuffer_get_length(in), consumed = 0;
+		const char *err = NULL;
+		const uint8_t *data;
+		enum pg_status rc;
+		bool go;
+
+		if (have == 0)
+			return;
+		if (s->st == ST_STARTUP) {
+			struct pg_startup st;
+
+			data = evbuffer_pullup(in, (ssize_t)(have < 10000 ? have : 10000));
+			rc = pg_decode_startup(data, have < 10000 ? have : 10000, 10000, &st, &consumed, &err);
+			if (rc == PG_NEED_MORE)
+				return;
+			if (rc == PG_ERR) {
+				fatal(s, "08P01", err ? err : "invalid startup packet");
+				return;
+			}
+			go = handle_startup(s, &st);
+		} else {
+			struct pg_msg m;
+			uint8_t hdr[5];
+			uint32_t len;
+
+			if (have < 5)
+				return;
+			evbuffer_copyout(in, hdr, 5);
+			len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 8 | hdr[4];
+			if (len < 4 || len > max) {
+				fatal(s, len < 4 ? "08P01" : "54000",
+				      len < 4 ? "invalid message length"
+					      : "message too large: larger than max_message_bytes");
+				return;
+			}
+			if (have < (size_t)len + 1) {
+				bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)len + 1 + 4096);
+				return;
+			}
+			data = evbuffer_pullup(in, (ssize_t)len + 1);
+			rc = pg_decode_msg(data, (size_t)len + 1, max, &m, &consumed, &err);
+			if (rc != PG_OK) {
+				fatal(s, "08P01", err ? err : "malformed message");
+				return;
+			}
+			if (s->st == ST_SASL_INIT)
+				go = handle_sasl_init(s, &m);
+			else if (s->st == ST_SASL_CONT)
+				go = handle_sasl_cont(s, &m);
+			else
+				go = handle_ready_msg(s, &m);
+		}
+		if (s->st == ST_CLOSING || !go)
+			return;
+		evbuffer_drain(in, consumed);
+		bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)max + 4096);
+	}
+}
+
+static void session_read_cb(struct bufferevent *bev, void *arg)
+{
+	session_process(arg);
+}
+
+static void session_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct pg_session *s = arg;
+
+	if (s->st == ST_CLOSING) {
+		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
+			struct timeval zero = {0, 0};
+
+			evtimer_add(s->timer, &zero);
+		}
+		return;
+	}
+	if (s->out_paused && s->job) {
+		s->out_paused = false;
+		job_pause(s->job, false);
+	}
+}
+
+static void session_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct pg_session *s = arg;
+
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
+		if (s->st == ST_CLOSING) {
+			struct timeval zero = {0, 0};
+
+			evtimer_add(s->timer, &zero);
+			return;
+		}
+		session_close(s, false);
+	}
+}
+
+static void session_auth_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct pg_session *s = arg;
+
+	log_info("session %u: start-up not finished in %d s (%s)", s->pid, AUTH_TIMEOUT_SEC,
+		 state_names[s->st]);
+	fatal(s, "08P01", "authentication timeout");
+}
+
+void pg_session_accept(struct server *srv, evutil_socket_t fd)
+{
+	struct pg_session *s;
+	struct timeval tv = {AUTH_TIMEOUT_SEC, 0};
+	uint32_t ids[2];
+
+	if (srv->nsessions >= srv->cfg->max_connections) {
+		static const char msg[] = "too many connections: airlock's max_connections is reached";
+		struct pg_wbuf w;
+		struct pg_error_fields e = {.severity = "FATAL", .sqlstate = "53300", .message = msg};
+
+		pg_wbuf_init(&w);
+		pg_put_error(&w, &e);
+		if (!w.failed && write(fd, w.data, w.len) < 0) {
+			/* the client is gone either way */
+		}
+		pg_wbuf_free(&w);
+		close(fd);
+		return;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(fd);
+		return;
+	}
+	s->srv = srv;
+	pg_wbuf_init(&s->w);
+	evutil_make_socket_nonblocking(fd);
+	s->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	s->timer = evtimer_new(srv->base, session_auth_timeout, s);
+	if (!s->bev || !s->timer || getrandom(ids, sizeof(ids), 0) != sizeof(ids)) {
+		if (s->bev)
+			bufferevent_free(s->bev);
+		else
+			close(fd);
+		if (s->timer)
+			event_free(s->timer);
+		free(s);
+		return;
+	}
+	s->pid = (ids[0] & 0x3fffffff) | 1;
+	s->key = ids[1];
+	s->st = ST_STARTUP;
+	s->txn = 'I';
+	s->next = srv->sessions;
+	if (srv->sessions)
+		srv->sessions->prev = s;
+	srv->sessions = s;
+	srv->nsessions++;
+	evtimer_add(s->timer, &tv);
+	bufferevent_setcb(s->bev, session_read_cb, session_write_cb, session_event_cb, s);
+	bufferevent_setwatermark(s->bev, EV_READ, 0, 10000 + 4096);
+	bufferevent_setwatermark(s->bev, EV_WRITE, OUT_LOW_WATER, 0);
+	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+}
+
+void pg_session_cancel(struct server *srv, uint32_t pid, uint32_t key)
+{
+	for (struct pg_session *s = srv->sessions; s; s = s->next) {
+		if (s->pid != pid || s->key != key)
+			continue;
+		if (s->job) {
+			log_info("session %u: cancel requested", s->pid);
+			job_cancel(s->job);
+		}
+		return;
+	}
+}
+
+void pg_session_close_all(struct server *srv)
+{
+	while (srv->sessions)
+		session_free(srv->sessions);
+}

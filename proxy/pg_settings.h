@@ -1,0 +1,70 @@
+/*
+ * pg_settings: the session settings a Postgres session keeps in the proxy
+ * (SET / RESET / SHOW answered locally), which of them are reported to the
+ * client as ParameterStatus, and which are applied to every job with
+ * set_config(). Settings not in the table cannot be changed.
+ * Plain data, no allocation: a struct pg_settings is copied by value to
+ * snapshot it (BEGIN) and restore it (ROLLBACK).
+ */
+#ifndef AIRLOCK_PROXY_PG_SETTINGS_H
+#define AIRLOCK_PROXY_PG_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "proxy/job.h"
+
+#define PGS_VALUE_MAX 256
+#define PGS_MAX_PATH 16
+
+enum pgs_flags {
+	PGS_REPORT = 1 << 0,  /* sent as ParameterStatus at start-up and on change */
+	PGS_FORWARD = 1 << 1, /* applied to each job when set (search_path: always) */
+	PGS_FIXED = 1 << 2,   /* only its one value is accepted */
+};
+
+struct pgs_def {
+	const char *name;         /* lower-case, as SET/SHOW name it */
+	const char *display;      /* as ParameterStatus and SHOW's column name spell it */
+	const char *default_value;
+	unsigned flags;
+};
+
+extern const struct pgs_def pgs_defs[];
+extern const size_t pgs_ndefs;
+
+struct pg_settings {
+	char value[32][PGS_VALUE_MAX];
+	char reset[32][PGS_VALUE_MAX]; /* value RESET returns to (start-up value or default) */
+	bool changed[32];              /* differs from the backend default: forward it */
+	/* search_path as schema names, for the validator */
+	char path[PGS_MAX_PATH][64];
+	size_t npath;
+};
+
+/* Defaults; user is the session's user name (session_authorization). */
+void pgs_init(struct pg_settings *s, const char *user);
+/* Index of name in pgs_defs (case-insensitive), or -1. */
+int pgs_find(const char *name);
+
+/*
+ * SET name = value. Returns 0, or -1 with sqlstate/code and an actionable
+ * message. *reported is set when a ParameterStatus must be sent.
+ * at_startup: a start-up packet parameter (also sets the RESET value).
+ */
+int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_startup, bool *reported,
+	    const char **sqlstate, const char **code, char *msg, size_t msglen);
+/* RESET name (or "all"). Returns 0 or -1 (unknown name, message in msg). */
+int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen);
+/* Value for SHOW, or NULL when the proxy does not keep name. */
+const char *pgs_show(const struct pg_settings *s, const char *name, const char **display);
+
+/* Settings to apply in a job; out must hold pgs_ndefs entries; pointers into s. */
+size_t pgs_job_settings(const struct pg_settings *s, struct job_setting *out);
+/* Search path for the validator; out must hold PGS_MAX_PATH pointers into s. */
+size_t pgs_search_path(const struct pg_settings *s, const char **out);
+
+/* The allowed setting names, comma-separated, for hints. */
+const char *pgs_allowed_names(void);
+
+#endif
