@@ -1,0 +1,78 @@
+/*
+ * bench_latency: round-trip latency of one statement over one connection.
+ *
+ *   bench_latency LABEL CONNINFO N [SQL]
+ *
+ * Connects once, runs SQL (default "SELECT 1") N times as a simple query,
+ * and prints one line: label, runs, median, p90, p99 and mean in ms.
+ * Connection set-up is not timed. Any failed run aborts the benchmark.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	const char *label, *conninfo, *sql = "SELECT 1";
+	int n;
+	double *ms, sum = 0;
+	PGconn *conn;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: bench_latency LABEL CONNINFO N [SQL]\n");
+		return 2;
+	}
+	label = argv[1];
+	conninfo = argv[2];
+	n = atoi(argv[3]);
+	if (argc > 4)
+		sql = argv[4];
+	if (n <= 0) {
+		fprintf(stderr, "N must be positive\n");
+		return 2;
+	}
+	ms = calloc((size_t)n, sizeof(*ms));
+	conn = PQconnectdb(conninfo);
+	if (!ms || PQstatus(conn) != CONNECTION_OK) {
+		fprintf(stderr, "%s: connect failed: %s", label, PQerrorMessage(conn));
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		double t0 = now_ms();
+		PGresult *r = PQexec(conn, sql);
+
+		ms[i] = now_ms() - t0;
+		if (PQresultStatus(r) != PGRES_TUPLES_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
+			fprintf(stderr, "%s: run %d failed: %s", label, i, PQresultErrorMessage(r));
+			PQclear(r);
+			PQfinish(conn);
+			return 1;
+		}
+		PQclear(r);
+		sum += ms[i];
+	}
+	PQfinish(conn);
+	qsort(ms, (size_t)n, sizeof(*ms), cmp_double);
+	printf("%-12s runs=%d median_ms=%.3f p90_ms=%.3f p99_ms=%.3f mean_ms=%.3f\n", label, n, ms[n / 2],
+	       ms[(int)(n * 0.9)], ms[(int)(n * 0.99)], sum / n);
+	free(ms);
+	return 0;
+}
