@@ -38,19 +38,39 @@
 #define JOB_MAX_RELAYS 2
 #define JOB_CTL_WATERMARK (256u * 1024u)
 
+#define JOB_MAX_POOLS 8
+#define POOL_BACKOFF_MAX_MS 10000
+
+/* Warm containers of one resource shape, started ahead of demand. */
+struct job_pool {
+	uint32_t memory_mb;
+	uint64_t nano_cpus;
+	uint32_t pids;
+	struct job *idle; /* linked through job->next_idle */
+	unsigned nidle;
+};
+
 struct jobs {
 	struct event_base *base;
 	struct evdns_base *dns;
 	struct launcher *launcher;
 	const struct airlock_config *cfg;
-	unsigned running; /* not yet done */
+	unsigned running; /* attached and not yet done */
 	unsigned live;    /* not yet freed */
 	struct job *all;  /* every live job, for shutdown */
+
+	struct job_pool pools[JOB_MAX_POOLS];
+	size_t npools;
+	struct event *refill;
+	uint32_t backoff_ms;
 };
 
 struct job {
 	struct jobs *js;
 	struct job *prev, *next;
+	struct job_pool *pool;  /* set while the job is an idle warm slot */
+	struct job *next_idle;
+	struct event *deadline; /* kill at timeout_ms + kill_margin_ms */
 	const struct job_events *ev;
 	void *arg;
 	bool detached;
@@ -88,6 +108,7 @@ struct job {
 
 static void job_maybe_free(struct job *j);
 static void job_free(struct job *j);
+static void pool_remove(struct job *j);
 
 struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
 		      const struct airlock_config *cfg)
@@ -118,6 +139,8 @@ void jobs_free(struct jobs *js)
 		js->all->launch = NULL;
 		job_free(js->all);
 	}
+	if (js->refill)
+		event_free(js->refill);
 	free(js);
 }
 
@@ -224,8 +247,11 @@ static void job_free(struct job *j)
 		unlink(j->db_path);
 	if (j->dir[0] && rmdir(j->dir) < 0 && errno != ENOENT)
 		log_warn("job %s: could not remove its directory: %s", j->id, strerror(errno));
+	pool_remove(j);
 	if (j->defer)
 		event_free(j->defer);
+	if (j->deadline)
+		event_free(j->deadline);
 	job_wipe_frame(j);
 	free(j->host);
 	if (j->prev)
@@ -405,12 +431,23 @@ static bool job_peer_is_runner(struct job *j, int fd)
 	return cred.uid == j->runner_uid || (geteuid() != 0 && cred.uid == geteuid());
 }
 
+/* Sends the job frame once both the runner and the job are there. */
+static void job_send_frame(struct job *j)
+{
+	if (!j->ctl || !j->jobframe.data || j->done)
+		return;
+	bufferevent_write(j->ctl, j->jobframe.data, j->jobframe.len);
+	job_wipe_frame(j);
+	if (!j->paused)
+		bufferevent_enable(j->ctl, EV_READ);
+}
+
 static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
 			      void *arg)
 {
 	struct job *j = arg;
 
-	if (j->ctl || j->done || j->detached || !j->jobframe.data || !job_peer_is_runner(j, fd)) {
+	if (j->ctl || j->done || (j->detached && !j->pool) || !job_peer_is_runner(j, fd)) {
 		close(fd);
 		return;
 	}
@@ -422,12 +459,9 @@ static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, st
 	}
 	bufferevent_setcb(j->ctl, job_ctl_read_cb, NULL, job_ctl_event_cb, j);
 	bufferevent_setwatermark(j->ctl, EV_READ, 0, JOB_CTL_WATERMARK);
-	bufferevent_write(j->ctl, j->jobframe.data, j->jobframe.len);
-	job_wipe_frame(j);
 	/* One runner per job: no further control connections. */
 	evconnlistener_disable(j->ctl_lst);
-	if (!j->paused)
-		bufferevent_enable(j->ctl, EV_READ);
+	job_send_frame(j);
 }
 
 static void job_relay_closed(void *arg, struct relay *r)
@@ -448,11 +482,50 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 	for (int i = 0; i < JOB_MAX_RELAYS; i++)
 		if (!j->relays[i])
 			slot = i;
-	if (slot < 0 || j->container_gone || !job_peer_is_runner(j, fd)) {
+	/* Only an attached job has a backend to reach. */
+	if (slot < 0 || !j->host || j->container_gone || !job_peer_is_runner(j, fd)) {
 		close(fd);
 		return;
 	}
 	j->relays[slot] = relay_new(j->js->base, j->js->dns, fd, j->host, j->port, job_relay_closed, j);
+}
+
+/* ---- the warm pool ---- */
+
+static void pool_remove(struct job *j)
+{
+	struct job_pool *p = j->pool;
+	struct job **pp;
+
+	if (!p)
+		return;
+	for (pp = &p->idle; *pp; pp = &(*pp)->next_idle) {
+		if (*pp == j) {
+			*pp = j->next_idle;
+			p->nidle--;
+			break;
+		}
+	}
+	j->pool = NULL;
+	j->next_idle = NULL;
+}
+
+static void pool_schedule(struct jobs *js, uint32_t delay_ms)
+{
+	struct timeval tv = {delay_ms / 1000, (delay_ms % 1000) * 1000};
+
+	if (!js->refill || js->cfg->pool_size == 0 || evtimer_pending(js->refill, NULL))
+		return;
+	evtimer_add(js->refill, &tv);
+}
+
+/* A warm slot died before use (engine restarted, image gone): retry later, slower each time. */
+static void pool_slot_failed(struct jobs *js)
+{
+	js->backoff_ms = js->backoff_ms ? js->backoff_ms * 2 : 500;
+	if (js->backoff_ms > POOL_BACKOFF_MAX_MS)
+		js->backoff_ms = POOL_BACKOFF_MAX_MS;
+	pool_schedule(js, js->backoff_ms);
 }
 
 /* ---- container events ---- */
@@ -462,11 +535,19 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 	struct job *j = arg;
 	char msg[256];
 
-	if (ok)
+	if (ok) {
+		j->js->backoff_ms = 0;
 		return;
+	}
 	j->container_gone = true;
 	j->launch = NULL;
 	log_warn("job %s: runner did not start: %s: %s", j->id, code, error);
+	if (j->pool) {
+		pool_remove(j);
+		pool_slot_failed(j->js);
+		job_maybe_free(j);
+		return;
+	}
 	if (!strcmp(code, "DOCKER_UNAVAILABLE"))
 		snprintf(msg, sizeof(msg), "the Docker engine is not reachable, so the statement was not run");
 	else if (!strcmp(code, "IMAGE_UNAVAILABLE"))
@@ -484,7 +565,11 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 
 	j->container_gone = true;
 	j->launch = NULL;
-	if (!j->done) {
+	if (j->pool) {
+		log_warn("job %s: warm runner exited before use (status %d)", j->id, exit_code);
+		pool_remove(j);
+		pool_slot_failed(j->js);
+	} else if (!j->done) {
 		if (killed) {
 			snprintf(msg, sizeof(msg),
 				 "statement exceeded timeout_ms=%u and its runner was stopped",
@@ -503,6 +588,16 @@ static const struct launch_callbacks job_launch_cb = {
 	.on_started = job_on_started,
 	.on_exited = job_on_exited,
 };
+
+static void job_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job *j = arg;
+
+	if (j->launch && !j->done) {
+		log_info("job %s: kill deadline reached", j->id);
+		launcher_kill(j->launch);
+	}
+}
 
 /* ---- set-up ---- */
 
@@ -581,65 +676,54 @@ static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
-struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg)
+/* A job with no directory and no container yet; counted live. */
+static struct job *job_new_bare(struct jobs *js)
 {
-	const struct airlock_config *cfg = js->cfg;
 	struct job *j = calloc(1, sizeof(*j));
 	uint8_t rnd[16];
-	struct launch_spec spec;
 
 	if (!j)
 		return NULL;
 	j->js = js;
-	j->ev = ev;
-	j->arg = arg;
-	j->limits = *req->limits;
-	j->port = req->target->port;
-	j->host = strdup(req->target->host);
 	j->defer = evtimer_new(js->base, job_defer_cb, j);
-	if (!j->host || !j->defer) {
-		free(j->host);
+	j->deadline = evtimer_new(js->base, job_deadline_cb, j);
+	if (!j->defer || !j->deadline || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
 		if (j->defer)
 			event_free(j->defer);
+		if (j->deadline)
+			event_free(j->deadline);
 		free(j);
 		return NULL;
 	}
-	js->running++;
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(j->id + 2 * i, 3, "%02x", rnd[i]);
 	js->live++;
 	j->next = js->all;
 	if (js->all)
 		js->all->prev = j;
 	js->all = j;
 	j->container_gone = true; /* until a launch exists */
+	j->detached = true;       /* until an owner attaches */
+	return j;
+}
 
-	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
-		job_fail_later(j, "58000", "EXECUTION_FAILED", "no randomness available for a job id");
-		return j;
-	}
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		snprintf(j->id + 2 * i, 3, "%02x", rnd[i]);
+/*
+ * Directory, sockets and container for a job of this resource shape.
+ * Returns -1 (with a reason logged) when any of it could not be made.
+ */
+static int job_prepare(struct job *j, uint32_t memory_mb, uint64_t nano_cpus, uint32_t pids)
+{
+	const struct airlock_config *cfg = j->js->cfg;
+	struct launch_spec spec;
 
-	if (js->running > cfg->max_jobs) {
-		job_fail_later(j, "53300", "BUSY",
-			       "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
-		return j;
-	}
-	if (!config_host_allowed(cfg, req->target->host)) {
-		job_fail_later(j, "42501", "HOST_NOT_ALLOWED",
-			       "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
-		return j;
-	}
-	if (job_parse_user(cfg->runner_user, &j->runner_uid, &j->runner_gid) < 0) {
-		job_fail_later(j, "58000", "EXECUTION_FAILED", "runner_user is not uid:gid");
-		return j;
-	}
+	if (job_parse_user(cfg->runner_user, &j->runner_uid, &j->runner_gid) < 0)
+		return -1;
 	snprintf(j->dir, sizeof(j->dir), "%s/%s", cfg->job_dir, j->id);
 	if (mkdir(j->dir, 0700) < 0) {
-		j->dir[0] = '\0';
 		log_error("job %s: cannot create its directory under %s: %s", j->id, cfg->job_dir,
 			  strerror(errno));
-		job_fail_later(j, "58000", "EXECUTION_FAILED", "the job directory could not be created");
-		return j;
+		j->dir[0] = '\0';
+		return -1;
 	}
 	if (geteuid() == 0 && chown(j->dir, j->runner_uid, j->runner_gid) < 0)
 		log_warn("job %s: chown of its directory failed: %s", j->id, strerror(errno));
@@ -648,31 +732,152 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 	if (job_listen(j, j->ctl_path, job_ctl_accept_cb, &j->ctl_lst) < 0 ||
 	    job_listen(j, j->db_path, job_db_accept_cb, &j->db_lst) < 0) {
 		log_error("job %s: cannot listen in its directory: %s", j->id, strerror(errno));
-		job_fail_later(j, "58000", "EXECUTION_FAILED", "the job sockets could not be created");
-		return j;
+		return -1;
 	}
-	job_build_frame(j, req);
-	if (j->jobframe.failed) {
-		job_fail_later(j, "54000", "EXECUTION_FAILED", "the statement is too large for a job");
-		return j;
-	}
-
 	spec = (struct launch_spec){
 		.image = cfg->runner_image,
 		.user = cfg->runner_user,
 		.job_dir = j->dir,
 		.job_id = j->id,
-		.memory_bytes = (uint64_t)j->limits.memory_mb * 1024 * 1024,
-		.nano_cpus = j->limits.nano_cpus,
-		.pids_limit = j->limits.pids,
-		.kill_after_ms = j->limits.timeout_ms + cfg->kill_margin_ms,
+		.memory_bytes = (uint64_t)memory_mb * 1024 * 1024,
+		.nano_cpus = nano_cpus,
+		.pids_limit = pids,
+		.kill_after_ms = 0, /* the job's own deadline kills it, counted from attach */
 	};
-	j->launch = launcher_run(js->launcher, &spec, &job_launch_cb, j);
-	if (!j->launch) {
-		job_fail_later(j, "53200", "EXECUTION_FAILED", "out of memory starting a runner");
+	j->launch = launcher_run(j->js->launcher, &spec, &job_launch_cb, j);
+	if (!j->launch)
+		return -1;
+	j->container_gone = false;
+	return 0;
+}
+
+static void pool_refill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct jobs *js = arg;
+
+	for (size_t i = 0; i < js->npools; i++) {
+		struct job_pool *p = &js->pools[i];
+
+		while (p->nidle < js->cfg->pool_size) {
+			struct job *j = job_new_bare(js);
+
+			if (!j)
+				return;
+			if (job_prepare(j, p->memory_mb, p->nano_cpus, p->pids) < 0) {
+				job_maybe_free(j);
+				pool_slot_failed(js);
+				return;
+			}
+			j->pool = p;
+			j->next_idle = p->idle;
+			p->idle = j;
+			p->nidle++;
+		}
+	}
+}
+
+/* An idle warm slot of the right shape, preferring one whose runner is already connected. */
+static struct job *pool_take(struct jobs *js, const struct airlock_limits *lim)
+{
+	for (size_t i = 0; i < js->npools; i++) {
+		struct job_pool *p = &js->pools[i];
+		struct job *best = NULL;
+
+		if (p->memory_mb != lim->memory_mb || p->nano_cpus != lim->nano_cpus || p->pids != lim->pids)
+			continue;
+		for (struct job *j = p->idle; j; j = j->next_idle)
+			if (!best || (j->ctl && !best->ctl))
+				best = j;
+		if (best)
+			pool_remove(best);
+		return best;
+	}
+	return NULL;
+}
+
+static void jobs_make_pools(struct jobs *js)
+{
+	const struct airlock_config *cfg = js->cfg;
+
+	js->npools = 0;
+	for (size_t u = 0; u < cfg->nusers; u++) {
+		const struct airlock_limits *l = &cfg->users[u].limits;
+		size_t i;
+
+		for (i = 0; i < js->npools; i++)
+			if (js->pools[i].memory_mb == l->memory_mb && js->pools[i].nano_cpus == l->nano_cpus &&
+			    js->pools[i].pids == l->pids)
+				break;
+		if (i < js->npools || js->npools == JOB_MAX_POOLS)
+			continue;
+		js->pools[js->npools++] = (struct job_pool){
+			.memory_mb = l->memory_mb,
+			.nano_cpus = l->nano_cpus,
+			.pids = l->pids,
+		};
+	}
+}
+
+void jobs_start_pool(struct jobs *js)
+{
+	if (!js->refill)
+		js->refill = evtimer_new(js->base, pool_refill_cb, js);
+	jobs_make_pools(js);
+	pool_schedule(js, 0);
+}
+
+struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg)
+{
+	const struct airlock_config *cfg = js->cfg;
+	struct job *j = NULL;
+	struct timeval tv;
+	uint32_t kill_ms;
+
+	/* Refusals that need no container never take or start one. */
+	if (js->running >= cfg->max_jobs || !config_host_allowed(cfg, req->target->host)) {
+		j = job_new_bare(js);
+		if (!j)
+			return NULL;
+		if (js->running >= cfg->max_jobs)
+			job_fail_later(j, "53300", "BUSY",
+				       "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
+		else
+			job_fail_later(j, "42501", "HOST_NOT_ALLOWED",
+				       "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
+	} else {
+		j = pool_take(js, req->limits);
+		if (!j) {
+			j = job_new_bare(js);
+			if (!j)
+				return NULL;
+			if (job_prepare(j, req->limits->memory_mb, req->limits->nano_cpus, req->limits->pids) < 0)
+				job_fail_later(j, "58000", "EXECUTION_FAILED",
+					       "the runner could not be prepared (see the airlock log)");
+		}
+		pool_schedule(js, js->backoff_ms);
+	}
+	j->ev = ev;
+	j->arg = arg;
+	j->detached = false;
+	js->running++;
+	if (j->pend_code)
+		return j;
+
+	j->limits = *req->limits;
+	j->port = req->target->port;
+	j->host = strdup(req->target->host);
+	job_build_frame(j, req);
+	if (!j->host || j->jobframe.failed) {
+		job_fail_later(j, "54000", "EXECUTION_FAILED", "the statement could not be handed to a runner");
+		if (j->launch)
+			launcher_kill(j->launch);
 		return j;
 	}
-	j->container_gone = false;
+	kill_ms = j->limits.timeout_ms + cfg->kill_margin_ms;
+	tv.tv_sec = kill_ms / 1000;
+	tv.tv_usec = (kill_ms % 1000) * 1000;
+	evtimer_add(j->deadline, &tv);
+	job_send_frame(j);
 	return j;
 }
 
@@ -683,8 +888,8 @@ void job_cancel(struct job *j)
 	if (j->done || j->cancel_sent)
 		return;
 	j->cancel_sent = true;
-	if (!j->ctl) {
-		/* The runner has not connected yet: stop it before it runs anything. */
+	if (!j->ctl || j->jobframe.data) {
+		/* The runner has not received the job yet: stop it before it runs anything. */
 		job_fail_later(j, "57014", "CANCELED", "canceling statement due to user request");
 		if (j->launch)
 			launcher_kill(j->launch);
@@ -701,7 +906,7 @@ void job_cancel(struct job *j)
 void job_pause(struct job *j, bool paused)
 {
 	j->paused = paused;
-	if (!j->ctl)
+	if (!j->ctl || j->jobframe.data)
 		return;
 	if (paused) {
 		bufferevent_disable(j->ctl, EV_READ);

@@ -110,6 +110,8 @@ int server_init(struct server *srv, const struct airlock_config *cfg)
 		srv->dns = evdns_base_new(srv->base, 0);
 	srv->launcher = launcher_new(srv->base, cfg->docker_socket);
 	srv->jobs = srv->launcher ? jobs_new(srv->base, srv->dns, srv->launcher, cfg) : NULL;
+	if (srv->jobs && cfg->pool_size > 0)
+		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
 	srv->user_sessions = calloc(cfg->nusers ? cfg->nusers : 1, sizeof(*srv->user_sessions));
 	if (!srv->dns || !srv->jobs || !srv->user_sessions) {
