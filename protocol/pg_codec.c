@@ -1,0 +1,570 @@
+/*
+ * pg_codec: the Postgres v3 wire protocol, frontend messages in and backend
+ * messages out. Pure: no I/O, no allocation except the growth of the
+ * caller's pg_wbuf.
+ *
+ * Decoders: every length read from the input is checked against the bytes
+ * present and against the caller's maximum before it is used; the structs
+ * they fill point into the caller's buffer and are valid while it is.
+ * Errors are static strings.
+ *
+ * Writers: each pg_put_* appends one whole backend message to a pg_wbuf
+ * owned by the caller. A failure (allocation, a message above INT32_MAX, a
+ * RowDescription whose columns do not match its count) sets the sticky
+ * failed bit; the caller checks it once before sending. A pg_wbuf holds
+ * only messages written here: pg_put_rowdesc_end finds the RowDescription
+ * it closes by walking the message lengths from the buffer's start.
+ */
+#include "protocol/pg_codec.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Postgres refuses startup packets above this (MAX_STARTUP_PACKET_LENGTH). */
+#define PG_STARTUP_HARD_MAX 10000u
+/* Marks the length field of a RowDescription still being built. */
+#define PG_LEN_PENDING 0xffffffffu
+
+static uint32_t rd_u32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+static void wr_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* Length of the NUL-terminated string at p, or -1 when no NUL comes before end. */
+static ptrdiff_t bounded_strlen(const uint8_t *p, const uint8_t *end)
+{
+	const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+
+	return nul ? nul - p : -1;
+}
+
+static enum pg_status fail(const char **err, const char *why)
+{
+	if (err)
+		*err = why;
+	return PG_ERR;
+}
+
+/* ---- startup ---------------------------------------------------------- */
+
+static enum pg_status parse_startup_params(const uint8_t *p, const uint8_t *end,
+					   struct pg_startup *out, const char **err)
+{
+	/* The body must end with the list terminator; strings never run past it. */
+	if (p >= end || end[-1] != 0)
+		return fail(err, "startup packet: missing final terminator");
+	for (;;) {
+		ptrdiff_t nlen, vlen;
+		const uint8_t *name = p;
+
+		nlen = bounded_strlen(p, end);
+		if (nlen < 0)
+			return fail(err, "startup packet: missing terminator");
+		if (nlen == 0) {
+			if (p + 1 != end)
+				return fail(err, "startup packet: data after the final terminator");
+			return PG_OK;
+		}
+		p += nlen + 1;
+		if (p >= end)
+			return fail(err, "startup packet: parameter without a value");
+		vlen = bounded_strlen(p, end);
+		if (vlen < 0)
+			return fail(err, "startup packet: missing terminator");
+		if (p + vlen + 1 >= end)
+			return fail(err, "startup packet: parameter list not terminated");
+		if (out->nparams >= PG_STARTUP_MAX_PARAMS)
+			return fail(err, "startup packet: too many parameters");
+		if (strncmp((const char *)name, "_pq_.", 5) == 0)
+			return fail(err, "startup packet: protocol extensions (_pq_.*) are not supported");
+		if (pg_startup_get(out, (const char *)name))
+			return fail(err, "startup packet: duplicate parameter");
+		out->params[out->nparams].name = (const char *)name;
+		out->params[out->nparams].value = (const char *)p;
+		out->nparams++;
+		p += vlen + 1;
+	}
+}
+
+enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_len,
+				 struct pg_startup *out, size_t *consumed, const char **err)
+{
+	uint32_t mlen, code, cap;
+	enum pg_status st;
+
+	memset(out, 0, sizeof(*out));
+	*consumed = 0;
+	if (len < 4)
+		return PG_NEED_MORE;
+	mlen = rd_u32(buf);
+	cap = max_len < PG_STARTUP_HARD_MAX ? max_len : PG_STARTUP_HARD_MAX;
+	if (mlen < 8)
+		return fail(err, "startup packet: length too small");
+	if (mlen > cap)
+		return fail(err, "startup packet: length too large");
+	if (len < mlen)
+		return PG_NEED_MORE;
+	code = rd_u32(buf + 4);
+	out->protocol = code;
+	switch (code) {
+	case PG_SSL_REQUEST_CODE:
+	case PG_GSSENC_REQUEST_CODE:
+		if (mlen != 8)
+			return fail(err, "startup packet: encryption request of the wrong length");
+		out->kind = code == PG_SSL_REQUEST_CODE ? PG_STARTUP_SSL : PG_STARTUP_GSSENC;
+		break;
+	case PG_CANCEL_REQUEST_CODE:
+		if (mlen != 16)
+			return fail(err, "startup packet: cancel request of the wrong length");
+		out->kind = PG_STARTUP_CANCEL;
+		out->cancel_pid = rd_u32(buf + 8);
+		out->cancel_key = rd_u32(buf + 12);
+		break;
+	case PG_PROTOCOL_3_0:
+		out->kind = PG_STARTUP_NORMAL;
+		st = parse_startup_params(buf + 8, buf + mlen, out, err);
+		if (st != PG_OK) {
+			out->nparams = 0;
+			return st;
+		}
+		break;
+	default:
+		return fail(err, "startup packet: unsupported frontend protocol");
+	}
+	*consumed = mlen;
+	return PG_OK;
+}
+
+const char *pg_startup_get(const struct pg_startup *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nparams && i < PG_STARTUP_MAX_PARAMS; i++)
+		if (strcmp(s->params[i].name, name) == 0)
+			return s->params[i].value;
+	return NULL;
+}
+
+/* ---- typed frontend messages ------------------------------------------ */
+
+/* max_len bounds the length field (the body plus its own 4 bytes). */
+enum pg_status pg_decode_msg(const uint8_t *buf, size_t len, uint32_t max_len,
+			     struct pg_msg *out, size_t *consumed, const char **err)
+{
+	uint32_t mlen;
+
+	memset(out, 0, sizeof(*out));
+	*consumed = 0;
+	if (len < 5)
+		return PG_NEED_MORE;
+	mlen = rd_u32(buf + 1);
+	if (mlen < 4)
+		return fail(err, "message length too small");
+	if (mlen > max_len)
+		return fail(err, "message length too large");
+	/* len >= 5 here, so len - 1 cannot wrap; mlen + 1 might on 32-bit. */
+	if (len - 1 < mlen)
+		return PG_NEED_MORE;
+	out->type = buf[0];
+	out->body_len = mlen - 4;
+	out->body = buf + 5;
+	*consumed = (size_t)mlen + 1;
+	return PG_OK;
+}
+
+enum pg_status pg_parse_query(const struct pg_msg *m, const char **sql, const char **err)
+{
+	const uint8_t *nul;
+
+	*sql = NULL;
+	if (m->type != 'Q')
+		return fail(err, "not a Query message");
+	if (m->body_len == 0)
+		return fail(err, "Query message: empty body");
+	nul = memchr(m->body, 0, m->body_len);
+	if (!nul)
+		return fail(err, "Query message: missing terminator");
+	if ((size_t)(nul - m->body) != m->body_len - 1)
+		return fail(err, "Query message: NUL byte inside the query");
+	*sql = (const char *)m->body;
+	return PG_OK;
+}
+
+enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechanism,
+				     const uint8_t **data, int32_t *data_len, const char **err)
+{
+	const uint8_t *p = m->body, *end = m->body + m->body_len;
+	ptrdiff_t mlen;
+	uint32_t raw;
+	int32_t dlen;
+	size_t left;
+
+	*mechanism = NULL;
+	*data = NULL;
+	*data_len = -1;
+	if (m->type != 'p')
+		return fail(err, "not a SASLInitialResponse message");
+	if (m->body_len == 0)
+		return fail(err, "SASLInitialResponse: empty body");
+	mlen = bounded_strlen(p, end);
+	if (mlen < 0)
+		return fail(err, "SASLInitialResponse: missing mechanism terminator");
+	if (mlen == 0)
+		return fail(err, "SASLInitialResponse: empty mechanism name");
+	p += mlen + 1;
+	if ((size_t)(end - p) < 4)
+		return fail(err, "SASLInitialResponse: truncated data length");
+	raw = rd_u32(p);
+	p += 4;
+	left = (size_t)(end - p);
+	if (raw == 0xffffffffu) {
+		if (left != 0)
+			return fail(err, "SASLInitialResponse: trailing bytes after absent data");
+		*mechanism = (const char *)m->body;
+		return PG_OK;
+	}
+	if (raw > INT32_MAX)
+		return fail(err, "SASLInitialResponse: negative data length");
+	dlen = (int32_t)raw;
+	if ((size_t)dlen > left)
+		return fail(err, "SASLInitialResponse: data length exceeds the message");
+	if ((size_t)dlen < left)
+		return fail(err, "SASLInitialResponse: trailing bytes after the data");
+	*mechanism = (const char *)m->body;
+	*data = p;
+	*data_len = dlen;
+	return PG_OK;
+}
+
+enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **data, size_t *data_len,
+				      const char **err)
+{
+	*data = NULL;
+	*data_len = 0;
+	if (m->type != 'p')
+		return fail(err, "not a SASLResponse message");
+	*data = m->body;
+	*data_len = m->body_len;
+	return PG_OK;
+}
+
+/* ---- backend message writer ------------------------------------------- */
+
+void pg_wbuf_init(struct pg_wbuf *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void pg_wbuf_free(struct pg_wbuf *w)
+{
+	free(w->data);
+	memset(w, 0, sizeof(*w));
+}
+
+void pg_wbuf_reset(struct pg_wbuf *w)
+{
+	w->len = 0;
+	w->failed = false;
+}
+
+/* Room for n more bytes; false (and failed set) when it cannot be had. */
+static bool wb_reserve(struct pg_wbuf *w, size_t n)
+{
+	size_t need, ncap;
+	uint8_t *nd;
+
+	if (w->failed)
+		return false;
+	if (n > SIZE_MAX - w->len)
+		goto out_fail;
+	need = w->len + n;
+	if (need <= w->cap)
+		return true;
+	ncap = w->cap ? w->cap : 256;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2) {
+			ncap = need;
+			break;
+		}
+		ncap *= 2;
+	}
+	nd = realloc(w->data, ncap);
+	if (!nd)
+		goto out_fail;
+	w->data = nd;
+	w->cap = ncap;
+	return true;
+out_fail:
+	w->failed = true;
+	return false;
+}
+
+static void wb_put(struct pg_wbuf *w, const void *p, size_t n)
+{
+	if (n == 0 || !wb_reserve(w, n))
+		return;
+	memcpy(w->data + w->len, p, n);
+	w->len += n;
+}
+
+static void wb_u8(struct pg_wbuf *w, uint8_t v)
+{
+	wb_put(w, &v, 1);
+}
+
+static void wb_u16(struct pg_wbuf *w, uint16_t v)
+{
+	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+
+	wb_put(w, b, 2);
+}
+
+static void wb_u32(struct pg_wbuf *w, uint32_t v)
+{
+	uint8_t b[4];
+
+	wr_u32(b, v);
+	wb_put(w, b, 4);
+}
+
+static void wb_cstr(struct pg_wbuf *w, const char *s)
+{
+	wb_put(w, s, strlen(s) + 1);
+}
+
+/* Starts a message; returns the offset of its type byte (for wb_end). */
+static size_t wb_begin(struct pg_wbuf *w, char type)
+{
+	size_t start = w->len;
+
+	wb_u8(w, (uint8_t)type);
+	wb_u32(w, 0);
+	return start;
+}
+
+/* Patches the length of the message begun at start. */
+static void wb_end(struct pg_wbuf *w, size_t start)
+{
+	size_t mlen;
+
+	if (w->failed)
+		return;
+	mlen = w->len - start - 1;
+	if (mlen > INT32_MAX) {
+		w->failed = true;
+		return;
+	}
+	wr_u32(w->data + start + 1, (uint32_t)mlen);
+}
+
+void pg_put_auth_ok(struct pg_wbuf *w)
+{
+	size_t s = wb_begin(w, 'R');
+
+	wb_u32(w, 0);
+	wb_end(w, s);
+}
+
+void pg_put_auth_sasl(struct pg_wbuf *w, const char *mechanism)
+{
+	size_t s = wb_begin(w, 'R');
+
+	wb_u32(w, 10);
+	wb_cstr(w, mechanism);
+	wb_u8(w, 0);
+	wb_end(w, s);
+}
+
+void pg_put_auth_sasl_continue(struct pg_wbuf *w, const void *data, size_t len)
+{
+	size_t s = wb_begin(w, 'R');
+
+	wb_u32(w, 11);
+	wb_put(w, data, len);
+	wb_end(w, s);
+}
+
+void pg_put_auth_sasl_final(struct pg_wbuf *w, const void *data, size_t len)
+{
+	size_t s = wb_begin(w, 'R');
+
+	wb_u32(w, 12);
+	wb_put(w, data, len);
+	wb_end(w, s);
+}
+
+void pg_put_parameter_status(struct pg_wbuf *w, const char *name, const char *value)
+{
+	size_t s = wb_begin(w, 'S');
+
+	wb_cstr(w, name);
+	wb_cstr(w, value);
+	wb_end(w, s);
+}
+
+void pg_put_backend_key(struct pg_wbuf *w, uint32_t pid, uint32_t key)
+{
+	size_t s = wb_begin(w, 'K');
+
+	wb_u32(w, pid);
+	wb_u32(w, key);
+	wb_end(w, s);
+}
+
+void pg_put_ready(struct pg_wbuf *w, char status)
+{
+	size_t s = wb_begin(w, 'Z');
+
+	wb_u8(w, (uint8_t)status);
+	wb_end(w, s);
+}
+
+void pg_put_command_complete(struct pg_wbuf *w, const char *tag)
+{
+	size_t s = wb_begin(w, 'C');
+
+	wb_cstr(w, tag);
+	wb_end(w, s);
+}
+
+void pg_put_empty_query(struct pg_wbuf *w)
+{
+	size_t s = wb_begin(w, 'I');
+
+	wb_end(w, s);
+}
+
+static void put_field(struct pg_wbuf *w, char code, const char *value)
+{
+	if (!value)
+		return;
+	wb_u8(w, (uint8_t)code);
+	wb_cstr(w, value);
+}
+
+static void put_error_or_notice(struct pg_wbuf *w, char type, const struct pg_error_fields *e)
+{
+	size_t s = wb_begin(w, type);
+	char pos[16];
+
+	put_field(w, 'S', e->severity);
+	put_field(w, 'V', e->severity);
+	put_field(w, 'C', e->sqlstate);
+	put_field(w, 'M', e->message);
+	put_field(w, 'D', e->detail);
+	put_field(w, 'H', e->hint);
+	if (e->position > 0) {
+		snprintf(pos, sizeof(pos), "%d", e->position);
+		put_field(w, 'P', pos);
+	}
+	wb_u8(w, 0);
+	wb_end(w, s);
+}
+
+void pg_put_error(struct pg_wbuf *w, const struct pg_error_fields *e)
+{
+	put_error_or_notice(w, 'E', e);
+}
+
+void pg_put_notice(struct pg_wbuf *w, const struct pg_error_fields *e)
+{
+	put_error_or_notice(w, 'N', e);
+}
+
+void pg_put_rowdesc_begin(struct pg_wbuf *w, uint16_t ncols)
+{
+	wb_u8(w, 'T');
+	wb_u32(w, PG_LEN_PENDING);
+	wb_u16(w, ncols);
+}
+
+void pg_put_rowdesc_column(struct pg_wbuf *w, const struct pg_column_desc *c)
+{
+	/* The name is written up to its first NUL: the wire cannot carry more. */
+	const char *nul = c->name ? memchr(c->name, 0, c->name_len) : NULL;
+	size_t nlen = !c->name ? 0 : nul ? (size_t)(nul - c->name) : c->name_len;
+
+	wb_put(w, c->name, nlen);
+	wb_u8(w, 0);
+	wb_u32(w, c->table_oid);
+	wb_u16(w, (uint16_t)c->attnum);
+	wb_u32(w, c->type_oid);
+	wb_u16(w, (uint16_t)c->typlen);
+	wb_u32(w, (uint32_t)c->typmod);
+	wb_u16(w, (uint16_t)c->format);
+}
+
+/*
+ * Finds the RowDescription being built: the writer's messages follow one
+ * another from offset 0, so walk their lengths to the pending one.
+ */
+static bool find_pending_rowdesc(const struct pg_wbuf *w, size_t *start)
+{
+	size_t off = 0;
+
+	while (w->len - off >= 5) {
+		uint32_t mlen = rd_u32(w->data + off + 1);
+
+		if (mlen == PG_LEN_PENDING) {
+			if (w->data[off] != 'T')
+				return false;
+			*start = off;
+			return true;
+		}
+		if (mlen < 4 || mlen > w->len - off - 1)
+			return false;
+		off += (size_t)mlen + 1;
+	}
+	return false;
+}
+
+/* The column count matches what was written, and nothing follows the columns. */
+static bool rowdesc_consistent(const uint8_t *p, const uint8_t *end)
+{
+	uint16_t n, i;
+
+	if (end - p < 2)
+		return false;
+	n = (uint16_t)((p[0] << 8) | p[1]);
+	p += 2;
+	for (i = 0; i < n; i++) {
+		ptrdiff_t nl = bounded_strlen(p, end);
+
+		if (nl < 0 || end - (p + nl + 1) < 18)
+			return false;
+		p += nl + 1 + 18;
+	}
+	return p == end;
+}
+
+void pg_put_rowdesc_end(struct pg_wbuf *w)
+{
+	size_t start;
+
+	if (w->failed)
+		return;
+	if (!find_pending_rowdesc(w, &start) ||
+	    !rowdesc_consistent(w->data + start + 5, w->data + w->len)) {
+		w->failed = true;
+		return;
+	}
+	wb_end(w, start);
+}
+
+void pg_put_datarow_raw(struct pg_wbuf *w, const void *body, size_t len)
+{
+	size_t s = wb_begin(w, 'D');
+
+	wb_put(w, body, len);
+	wb_end(w, s);
+}
