@@ -28,7 +28,7 @@ struct airlock_target {
 	char *database;    /* backend database */
 	char *user;        /* backend role */
 	char *password;    /* read from password_file at load; never logged */
-	char *password_file;
+	char *password_file; /* resolved against the config file's directory */
 };
 
 struct airlock_user {
@@ -43,7 +43,7 @@ struct airlock_user {
 };
 
 struct airlock_config {
-	char *path;
+	char *path;                 /* as given to config_load; NULL from config_load_string */
 
 	/* [server] */
 	char *pg_listen_host;       /* pg_listen = host:port */

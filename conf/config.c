@@ -1,0 +1,346 @@
+/*
+ * config: loading, whole-file checks, freeing and look-ups for struct
+ * airlock_config. config_load and config_load_string return a struct the
+ * caller owns (free it with config_free) or NULL with every problem listed
+ * in errs. Parsing of single keys lives in config_parse.c, value syntax in
+ * config_value.c.
+ */
+#define _GNU_SOURCE
+#include "conf/config_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int set_defaults(struct airlock_config *cfg)
+{
+	cfg->max_connections = 1000;
+	cfg->max_message_bytes = 1048576;
+	cfg->kill_margin_ms = 2000;
+	cfg->pool_size = 0;
+	cfg->max_jobs = 16;
+	cfg->job_dir = strdup("/run/airlock/jobs");
+	cfg->docker_socket = strdup("/var/run/docker.sock");
+	cfg->runner_user = strdup("65534:65534");
+	cfg->audit_log = strdup("-");
+	if (!cfg->job_dir || !cfg->docker_socket || !cfg->runner_user || !cfg->audit_log)
+		return -1;
+	return 0;
+}
+
+static void finish_targets(struct conf_ctx *ctx)
+{
+	struct airlock_config *cfg = ctx->cfg;
+	char label[96];
+	size_t i;
+
+	for (i = 0; i < cfg->ntargets; i++) {
+		struct airlock_target *t = &cfg->targets[i];
+		unsigned line = conf_key_line(SECT_TARGET, &ctx->target_seen[i], "host");
+
+		snprintf(label, sizeof(label), "[target %s]", t->name);
+		conf_check_required(ctx, SECT_TARGET, &ctx->target_seen[i], label);
+		if (!t->engine) {
+			t->engine = strdup("postgres");
+			if (!t->engine)
+				conf_err(ctx, 0, "out of memory");
+		}
+		/* Without [hosts] every target would be refused: that one error is enough. */
+		if (t->host && ctx->hosts_seen.header_line && !config_host_allowed(cfg, t->host))
+			conf_err(ctx, line, "HOST_NOT_ALLOWED: %s host \"%.60s\" is not in [hosts] allow; "
+				 "add it there to let airlock connect to it", label, t->host);
+	}
+}
+
+static void finish_users(struct conf_ctx *ctx)
+{
+	struct airlock_config *cfg = ctx->cfg;
+	char label[96];
+	size_t i, j;
+
+	for (i = 0; i < cfg->nusers; i++) {
+		struct airlock_user *u = &cfg->users[i];
+		const char *want = ctx->user_meta[i].target_name;
+
+		snprintf(label, sizeof(label), "[user %s]", u->name);
+		conf_check_required(ctx, SECT_USER, &ctx->user_meta[i].seen, label);
+		if (!want)
+			continue;
+		for (j = 0; j < cfg->ntargets; j++)
+			if (strcmp(cfg->targets[j].name, want) == 0)
+				break;
+		if (j == cfg->ntargets) {
+			conf_err(ctx, conf_key_line(SECT_USER, &ctx->user_meta[i].seen, "target"),
+				 "%s target \"%s\" does not exist; expected the NAME of a [target NAME] section",
+				 label, want);
+			continue;
+		}
+		u->target = &cfg->targets[j];
+		if (!u->database && u->target->database) {
+			u->database = strdup(u->target->database);
+			if (!u->database)
+				conf_err(ctx, 0, "out of memory");
+		}
+	}
+}
+
+static void finish(struct conf_ctx *ctx)
+{
+	if (!ctx->server_seen.header_line)
+		conf_err(ctx, 0, "the [server] section is missing; it needs at least pg_listen and runner_image");
+	else
+		conf_check_required(ctx, SECT_SERVER, &ctx->server_seen, "[server]");
+	if (!ctx->hosts_seen.header_line)
+		conf_err(ctx, 0, "the [hosts] section is missing; add [hosts] with allow = the database hosts "
+			 "targets may use (an empty list denies every target)");
+	finish_targets(ctx);
+	finish_users(ctx);
+	if (ctx->cfg->nusers == 0)
+		conf_err(ctx, 0, "no [user NAME] section; at least one user is needed");
+}
+
+static void free_ctx(struct conf_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->cfg->nusers; i++)
+		free(ctx->user_meta[i].target_name);
+	free(ctx->user_meta);
+	free(ctx->target_seen);
+}
+
+static struct airlock_config *load_text(const char *text, size_t len, const char *base_dir,
+					const char *path, struct config_errors *errs)
+{
+	struct conf_ctx ctx;
+	struct airlock_config *cfg;
+
+	cfg = calloc(1, sizeof(*cfg));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cfg = cfg;
+	ctx.errs = errs;
+	if (!cfg || set_defaults(cfg) < 0 || (path && !(cfg->path = strdup(path)))) {
+		conf_err(&ctx, 0, "out of memory");
+		config_free(cfg);
+		return NULL;
+	}
+	ctx.base_dir = base_dir;
+	ctx.text = text;
+	ctx.len = len;
+	if (memchr(text, '\0', len))
+		conf_err(&ctx, 0, "the config contains a NUL byte; expected a text file");
+	else
+		conf_parse(&ctx);
+	finish(&ctx);
+	free_ctx(&ctx);
+	if (errs->n) {
+		config_free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+struct airlock_config *config_load_string(const char *text, const char *base_dir,
+					  struct config_errors *errs)
+{
+	struct config_errors local;
+
+	if (!errs)
+		errs = &local;
+	errs->n = 0;
+	if (!text) {
+		snprintf(errs->msg[errs->n++], sizeof(errs->msg[0]), "no config text");
+		return NULL;
+	}
+	return load_text(text, strlen(text), base_dir, NULL, errs);
+}
+
+/* Reads all of path (at most CONF_MAX_FILE bytes); NULL with *why on failure. */
+static char *read_file(const char *path, size_t *len, const char **why)
+{
+	struct stat st;
+	char *buf = NULL;
+	ssize_t r = 0;
+	size_t n = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file";
+		goto out_close;
+	}
+	if (st.st_size > CONF_MAX_FILE) {
+		*why = "larger than 1 MiB";
+		goto out_close;
+	}
+	buf = malloc(CONF_MAX_FILE + 1);
+	if (!buf) {
+		*why = "out of memory";
+		goto out_close;
+	}
+	while (n <= CONF_MAX_FILE) {
+		r = read(fd, buf + n, CONF_MAX_FILE + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (r < 0 || n > CONF_MAX_FILE) {
+		*why = r < 0 ? strerror(errno) : "larger than 1 MiB";
+		free(buf);
+		buf = NULL;
+		goto out_close;
+	}
+	buf[n] = '\0';
+	*len = n;
+out_close:
+	close(fd);
+	return buf;
+}
+
+struct airlock_config *config_load(const char *path, struct config_errors *errs)
+{
+	struct config_errors local;
+	struct airlock_config *cfg;
+	const char *why = NULL, *slash;
+	char *text, *dir;
+	size_t len = 0;
+
+	if (!errs)
+		errs = &local;
+	errs->n = 0;
+	if (!path || !*path) {
+		snprintf(errs->msg[errs->n++], sizeof(errs->msg[0]), "no config file given");
+		return NULL;
+	}
+	text = read_file(path, &len, &why);
+	if (!text) {
+		snprintf(errs->msg[errs->n++], sizeof(errs->msg[0]), "cannot read config file %.180s: %s",
+			 path, why);
+		return NULL;
+	}
+	slash = strrchr(path, '/');
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir) {
+		free(text);
+		snprintf(errs->msg[errs->n++], sizeof(errs->msg[0]), "out of memory");
+		return NULL;
+	}
+	cfg = load_text(text, len, dir, path, errs);
+	free(dir);
+	free(text);
+	return cfg;
+}
+
+void config_free(struct airlock_config *cfg)
+{
+	size_t i;
+
+	if (!cfg)
+		return;
+	free(cfg->path);
+	free(cfg->pg_listen_host);
+	free(cfg->job_dir);
+	free(cfg->docker_socket);
+	free(cfg->runner_image);
+	free(cfg->runner_user);
+	free(cfg->audit_log);
+	conf_free_list(cfg->host_allow, cfg->nhost_allow);
+	for (i = 0; i < cfg->ntargets; i++) {
+		struct airlock_target *t = &cfg->targets[i];
+
+		free(t->name);
+		free(t->engine);
+		free(t->host);
+		free(t->database);
+		free(t->user);
+		if (t->password)
+			explicit_bzero(t->password, strlen(t->password));
+		free(t->password);
+		free(t->password_file);
+	}
+	free(cfg->targets);
+	for (i = 0; i < cfg->nusers; i++) {
+		struct airlock_user *u = &cfg->users[i];
+
+		free(u->name);
+		free(u->scram);
+		free(u->database);
+		conf_free_list(u->tables, u->ntables);
+	}
+	free(cfg->users);
+	free(cfg);
+}
+
+bool config_host_allowed(const struct airlock_config *cfg, const char *host)
+{
+	size_t n, i;
+
+	if (!cfg || !host)
+		return false;
+	while (isspace((unsigned char)*host))
+		host++;
+	n = strlen(host);
+	while (n && isspace((unsigned char)host[n - 1]))
+		n--;
+	if (n == 0)
+		return false;
+	for (i = 0; i < cfg->nhost_allow; i++)
+		if (strlen(cfg->host_allow[i]) == n && strncasecmp(cfg->host_allow[i], host, n) == 0)
+			return true;
+	return false;
+}
+
+const struct airlock_user *config_find_user(const struct airlock_config *cfg, const char *name)
+{
+	size_t i;
+
+	if (!cfg || !name)
+		return NULL;
+	for (i = 0; i < cfg->nusers; i++)
+		if (strcmp(cfg->users[i].name, name) == 0)
+			return &cfg->users[i];
+	return NULL;
+}
+
+/* "sha256:" followed by exactly 64 lower-case hex digits. */
+static bool is_digest(const char *s)
+{
+	size_t i;
+
+	if (strncmp(s, "sha256:", 7) != 0)
+		return false;
+	s += 7;
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[64] == '\0';
+}
+
+bool config_image_pinned(const char *image)
+{
+	const char *at, *p;
+
+	if (!image)
+		return false;
+	at = strrchr(image, '@');
+	if (!at)
+		return is_digest(image);
+	if (at == image || !isalnum((unsigned char)image[0]))
+		return false;
+	for (p = image; p < at; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._/:-", *p))
+			return false;
+	return is_digest(at + 1);
+}

@@ -1,0 +1,130 @@
+/*
+ * config_internal: what the conf/ files share while one load is running.
+ * Nothing here is part of the module's API. A struct conf_ctx lives on the
+ * loader's stack for one load; the struct airlock_config it fills is owned
+ * by the loader until it is handed to the caller or freed on failure.
+ */
+#ifndef AIRLOCK_CONF_CONFIG_INTERNAL_H
+#define AIRLOCK_CONF_CONFIG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/config.h"
+
+/* Largest config file and password file accepted. */
+#define CONF_MAX_FILE (1024 * 1024)
+#define CONF_MAX_PASSWORD 4096
+/* Longest target/user name, host name and identifier. */
+#define CONF_MAX_NAME 63
+#define CONF_MAX_HOST 253
+/* Most keys any one section has. */
+#define CONF_MAX_KEYS 16
+
+enum conf_section {
+	SECT_NONE,    /* before the first header */
+	SECT_BAD,     /* after a header that was refused: its keys are skipped */
+	SECT_SERVER,
+	SECT_HOSTS,
+	SECT_TARGET,
+	SECT_USER,
+};
+
+/* Where each key of one section was set (0 = not set), for messages and duplicates. */
+struct conf_seen {
+	unsigned header_line;
+	unsigned key_line[CONF_MAX_KEYS];
+};
+
+/* Per-user state that only lives during the load. */
+struct conf_user_meta {
+	struct conf_seen seen;
+	char *target_name; /* owned; resolved into user->target at the end */
+};
+
+struct conf_ctx {
+	struct airlock_config *cfg;  /* being filled */
+	struct config_errors *errs;
+	const char *base_dir;        /* relative paths resolve against it */
+
+	/* the text and the reader's cursor */
+	const char *text;
+	size_t len;
+	size_t pos;
+	unsigned line;               /* physical line last handed to inih */
+	bool continuation;           /* that line continues the previous list key */
+	bool list_open;              /* the last key set was a list: indented lines continue it */
+
+	enum conf_section cur;
+	size_t cur_index;            /* index into targets/users for SECT_TARGET/SECT_USER */
+
+	struct conf_seen server_seen;
+	struct conf_seen hosts_seen;
+	struct conf_seen *target_seen;   /* parallel to cfg->targets */
+	struct conf_user_meta *user_meta; /* parallel to cfg->users */
+	size_t cap_targets;
+	size_t cap_users;
+};
+
+/* Records one problem; line 0 means "no line". */
+void conf_err(struct conf_ctx *ctx, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Runs inih over ctx->text, filling ctx->cfg and recording problems. */
+void conf_parse(struct conf_ctx *ctx);
+
+/* Reports each required key of section kind s that seen says was never set. */
+void conf_check_required(struct conf_ctx *ctx, enum conf_section s, const struct conf_seen *seen,
+			 const char *label);
+/* The line key was set on in a section of kind s, else the section's header line. */
+unsigned conf_key_line(enum conf_section s, const struct conf_seen *seen, const char *key);
+
+/* ---- value parsers (config_value.c); each returns 0, or -1 when s is not valid ---- */
+
+/* Decimal digits only, no sign, within [min, max]. */
+int conf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* "0.5", "2", "1.25" (up to 9 decimals) into nano-CPUs within [min, max]. */
+int conf_parse_cpus(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* "host:port" or "[ipv6]:port"; *host is allocated (caller frees). */
+int conf_parse_listen(const char *s, char **host, uint16_t *port);
+/* "uid:gid", numeric; *uid receives the uid so the caller can refuse 0. */
+int conf_parse_uid_gid(const char *s, uint32_t *uid, uint32_t *gid);
+/* A host name or IP literal: 1..253 characters from [A-Za-z0-9.:_-]. */
+bool conf_valid_host(const char *s);
+/* A target/user name: 1..63 characters from [A-Za-z0-9_.@-]. */
+bool conf_valid_name(const char *s);
+/* True when s is non-empty and has no control characters. */
+bool conf_valid_text(const char *s);
+
+/*
+ * Normalises one table allowlist entry: identifier[.identifier|.*], lower
+ * case, "public." added when unqualified. Returns an allocated string, or
+ * NULL when the entry is malformed (or memory ran out: *oom is set).
+ */
+char *conf_normalise_table(const char *entry, bool *oom);
+
+/*
+ * Splits a comma-separated list and appends each trimmed entry to *items,
+ * passing it through map when map is not NULL. One trailing comma is
+ * allowed. Returns 0; -1 with *bad set to the offending entry (allocated,
+ * caller frees) when an entry is empty or refused by map; -2 when memory
+ * ran out. Entries appended before a failure stay in *items.
+ */
+int conf_list_append(const char *value, char ***items, size_t *n,
+		     char *(*map)(const char *entry, bool *oom), char **bad);
+
+/* Joins base_dir and path unless path is absolute. Allocated, or NULL. */
+char *conf_resolve_path(const char *base_dir, const char *path);
+
+/*
+ * Reads a password file: one line, trailing CR/LF stripped. Returns an
+ * allocated string, or NULL with *why set to a static reason. The reason
+ * never contains the file's content.
+ */
+char *conf_read_password(const char *path, const char **why);
+
+/* Frees a NULL-terminated-or-counted string array. */
+void conf_free_list(char **items, size_t n);
+
+#endif

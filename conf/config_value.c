@@ -1,0 +1,364 @@
+/*
+ * config_value: strict parsers for single config values (numbers, CPU
+ * fractions, listen addresses, lists, table names, paths, password files).
+ * Pure except conf_read_password, which reads one file. Strings returned
+ * are allocated and owned by the caller.
+ */
+#define _GNU_SOURCE
+#include "conf/config_internal.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int conf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	if (!s || !*s)
+		return -1;
+	for (p = s; *p; p++) {
+		unsigned d;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int conf_parse_cpus(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t whole = 0, frac = 0, scale = 1000000000ull;
+	const char *p = s;
+	int ndigits = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		whole = whole * 10 + (uint64_t)(*p - '0');
+		if (whole > 1000)
+			return -1;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (++ndigits > 9)
+				return -1;
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	}
+	if (*p)
+		return -1;
+	whole = whole * 1000000000ull + frac;
+	if (whole < min || whole > max)
+		return -1;
+	*out = whole;
+	return 0;
+}
+
+int conf_parse_listen(const char *s, char **host, uint16_t *port)
+{
+	const char *colon, *hstart, *hend;
+	char buf[CONF_MAX_HOST + 1];
+	unsigned char addr[16];
+	uint64_t p;
+	size_t hlen;
+
+	if (!s)
+		return -1;
+	if (*s == '[') {
+		hstart = s + 1;
+		hend = strchr(hstart, ']');
+		if (!hend || hend[1] != ':')
+			return -1;
+		colon = hend + 1;
+	} else {
+		hstart = s;
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -1;
+		hend = colon;
+	}
+	hlen = (size_t)(hend - hstart);
+	if (hlen == 0 || hlen > CONF_MAX_HOST)
+		return -1;
+	memcpy(buf, hstart, hlen);
+	buf[hlen] = '\0';
+	if (*s == '[') {
+		if (inet_pton(AF_INET6, buf, addr) != 1)
+			return -1;
+	} else if (strcasecmp(buf, "localhost") != 0 && inet_pton(AF_INET, buf, addr) != 1) {
+		return -1;
+	}
+	if (conf_parse_u64(colon + 1, 1, 65535, &p) < 0)
+		return -1;
+	*host = strdup(buf);
+	if (!*host)
+		return -1;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+int conf_parse_uid_gid(const char *s, uint32_t *uid, uint32_t *gid)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	char buf[16];
+	uint64_t u, g;
+	size_t n;
+
+	if (!colon)
+		return -1;
+	n = (size_t)(colon - s);
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	/* 4294967295 is (uid_t)-1, which means "no change" to the kernel. */
+	if (conf_parse_u64(buf, 0, 4294967294u, &u) < 0 ||
+	    conf_parse_u64(colon + 1, 0, 4294967294u, &g) < 0)
+		return -1;
+	*uid = (uint32_t)u;
+	*gid = (uint32_t)g;
+	return 0;
+}
+
+bool conf_valid_host(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > CONF_MAX_HOST)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(".:_-", *s))
+			return false;
+	return true;
+}
+
+bool conf_valid_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > CONF_MAX_NAME)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.@-", *s))
+			return false;
+	return true;
+}
+
+bool conf_valid_text(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* Length of the identifier at s ([A-Za-z_][A-Za-z0-9_$]*), 0 when none. */
+static size_t ident_len(const char *s)
+{
+	size_t n = 0;
+
+	if (!isalpha((unsigned char)s[0]) && s[0] != '_')
+		return 0;
+	while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '$')
+		n++;
+	return n;
+}
+
+char *conf_normalise_table(const char *entry, bool *oom)
+{
+	size_t n1, n2 = 0, i;
+	const char *second = NULL;
+	char *out;
+
+	*oom = false;
+	n1 = ident_len(entry);
+	if (n1 == 0 || n1 > CONF_MAX_NAME)
+		return NULL;
+	if (entry[n1] == '.') {
+		second = entry + n1 + 1;
+		if (second[0] == '*')
+			n2 = 1;
+		else
+			n2 = ident_len(second);
+		if (n2 == 0 || n2 > CONF_MAX_NAME || second[n2] != '\0')
+			return NULL;
+	} else if (entry[n1] != '\0') {
+		return NULL;
+	}
+	if (second)
+		out = strdup(entry);
+	else if (asprintf(&out, "public.%s", entry) < 0)
+		out = NULL;
+	if (!out) {
+		*oom = true;
+		return NULL;
+	}
+	for (i = 0; out[i]; i++)
+		out[i] = (char)tolower((unsigned char)out[i]);
+	return out;
+}
+
+/* Copies s[0..n) without surrounding whitespace. */
+static char *trimmed_dup(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return strndup(s, n);
+}
+
+int conf_list_append(const char *value, char ***items, size_t *n,
+		     char *(*map)(const char *entry, bool *oom), char **bad)
+{
+	const char *p = value, *comma;
+	char **grown;
+	char *entry, *mapped;
+	bool oom;
+
+	*bad = NULL;
+	/* An empty value is an empty list. */
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		entry = trimmed_dup(p, comma ? (size_t)(comma - p) : strlen(p));
+		if (!entry)
+			return -2;
+		if (!*entry && !comma && p != value) {
+			/* one trailing comma, as before a continuation line */
+			free(entry);
+			return 0;
+		}
+		if (!*entry) {
+			*bad = entry;
+			return -1;
+		}
+		if (map) {
+			mapped = map(entry, &oom);
+			if (!mapped) {
+				if (oom) {
+					free(entry);
+					return -2;
+				}
+				*bad = entry;
+				return -1;
+			}
+			free(entry);
+			entry = mapped;
+		}
+		grown = realloc(*items, (*n + 1) * sizeof(**items));
+		if (!grown) {
+			free(entry);
+			return -2;
+		}
+		*items = grown;
+		(*items)[(*n)++] = entry;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+char *conf_resolve_path(const char *base_dir, const char *path)
+{
+	char *out;
+
+	if (path[0] == '/' || !base_dir || !*base_dir)
+		return strdup(path);
+	if (asprintf(&out, "%s%s%s", base_dir,
+		     base_dir[strlen(base_dir) - 1] == '/' ? "" : "/", path) < 0)
+		return NULL;
+	return out;
+}
+
+char *conf_read_password(const char *path, const char **why)
+{
+	char buf[CONF_MAX_PASSWORD + 2];
+	size_t len = 0;
+	struct stat st;
+	char *out = NULL;
+	ssize_t r;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*why = errno == ENOENT ? "does not exist" :
+		       errno == EACCES ? "is not readable (permission denied)" : "cannot be opened";
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*why = "is not a regular file";
+		goto out_close;
+	}
+	while (len < sizeof(buf) - 1) {
+		r = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			*why = "cannot be read";
+			goto out_wipe;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	if (len > CONF_MAX_PASSWORD) {
+		*why = "is larger than 4096 bytes";
+		goto out_wipe;
+	}
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	buf[len] = '\0';
+	if (len == 0) {
+		*why = "is empty";
+		goto out_wipe;
+	}
+	if (memchr(buf, '\0', len) || memchr(buf, '\n', len) || memchr(buf, '\r', len)) {
+		*why = "must hold one line (the password) without NUL bytes";
+		goto out_wipe;
+	}
+	out = strdup(buf);
+	if (!out)
+		*why = "cannot be read (out of memory)";
+out_wipe:
+	explicit_bzero(buf, sizeof(buf));
+out_close:
+	close(fd);
+	return out;
+}
+
+void conf_free_list(char **items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+}

@@ -1,0 +1,873 @@
+/*
+ * test_config: conf/ loads a valid file with every value and default right,
+ * refuses each class of mistake with a message naming it (several at once),
+ * resolves password files, and answers host and image look-ups.
+ * Fixtures live in $AIRLOCK_TEST_DATA/config.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "conf/config.h"
+
+/* Password "agent-secret", salt "airlock-test-salt", 4096 iterations. */
+#define VERIFIER "SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
+	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
+#define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const char base_conf[] =
+	"[server]\n"
+	"pg_listen = 127.0.0.1:6432\n"
+	"runner_image = " DIGEST "\n"
+	"\n"
+	"[hosts]\n"
+	"allow = 127.0.0.1, db.internal\n"
+	"\n"
+	"[target shop]\n"
+	"host = 127.0.0.1\n"
+	"port = 5432\n"
+	"database = shop\n"
+	"user = airlock_ro\n"
+	"password_file = shop.password\n"
+	"\n"
+	"[user agent]\n"
+	"scram = " VERIFIER "\n"
+	"target = shop\n";
+
+static char data_dir[4096];
+
+static int setup_data(void **state)
+{
+	const char *d = getenv("AIRLOCK_TEST_DATA");
+
+	(void)state;
+	snprintf(data_dir, sizeof(data_dir), "%s/config", d ? d : "tests/data");
+	return 0;
+}
+
+/* base with the first occurrence of from replaced by to (to may add lines). */
+static char *edit(const char *base, const char *from, const char *to)
+{
+	const char *at = strstr(base, from);
+	char *out;
+
+	assert_non_null(at);
+	assert_true(asprintf(&out, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from)) > 0);
+	return out;
+}
+
+static void dump(const struct config_errors *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		fprintf(stderr, "  config error: %s\n", e->msg[i]);
+}
+
+/* True when one message contains every one of the NULL-terminated substrings. */
+static bool has_err(const struct config_errors *e, ...)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++) {
+		const char *sub;
+		bool all = true;
+		va_list ap;
+
+		va_start(ap, e);
+		while ((sub = va_arg(ap, const char *)))
+			if (!strstr(e->msg[i], sub))
+				all = false;
+		va_end(ap);
+		if (all)
+			return true;
+	}
+	return false;
+}
+
+static struct airlock_config *load(const char *text, struct config_errors *e)
+{
+	struct airlock_config *cfg = config_load_string(text, data_dir, e);
+
+	if (!cfg)
+		dump(e);
+	return cfg;
+}
+
+/* Loads text, which must fail with one message holding a and b (b may be NULL). */
+#define expect_error(text, a, b) expect_error_at(text, a, b, __LINE__)
+static void expect_error_at(const char *text, const char *a, const char *b, int line)
+{
+	struct config_errors e;
+	struct airlock_config *cfg = config_load_string(text, data_dir, &e);
+
+	if (cfg || !has_err(&e, a, b, (const char *)NULL)) {
+		fprintf(stderr, "test line %d: wanted an error with \"%s\" \"%s\"\n", line, a, b ? b : "");
+		dump(&e);
+	}
+	assert_null(cfg);
+	assert_true(e.n >= 1);
+	assert_true(has_err(&e, a, b, (const char *)NULL));
+}
+
+/* Edits base once and expects an error. */
+static void expect_edit_error(const char *from, const char *to, const char *a, const char *b)
+{
+	char *text = edit(base_conf, from, to);
+
+	expect_error(text, a, b);
+	free(text);
+}
+
+/* ---- valid configs --------------------------------------------------------- */
+
+static void test_full_config(void **state)
+{
+	static const char text[] =
+		"# a full config\n"
+		"[Server]\n"
+		"PG_LISTEN = 0.0.0.0:15432   ; mixed-case keys are fine\n"
+		"max_connections = 500\n"
+		"max_message_bytes = 65536\n"
+		"job_dir = /var/lib/airlock/jobs\n"
+		"docker_socket = /run/docker.sock\n"
+		"runner_image = airlock/runner@" DIGEST "\n"
+		"runner_user = 1000:1001\n"
+		"kill_margin_ms = 3000\n"
+		"pool_size = 4\n"
+		"max_jobs = 32\n"
+		"audit_log = /var/log/airlock/audit.log # inline hash comment\n"
+		"\n"
+		"[hosts]\n"
+		"allow = 127.0.0.1 , db.internal,DB2.example.com\n"
+		"\n"
+		"[target shop]\n"
+		"engine = postgres\n"
+		"host = db.internal\n"
+		"port = 6543\n"
+		"database = shop\n"
+		"user = airlock_ro\n"
+		"password_file = shop.password\n"
+		"\n"
+		"[target crm]\n"
+		"host = db2.example.com\n"
+		"port = 5432\n"
+		"database = crm\n"
+		"user = reader\n"
+		"password_file = crlf.password\n"
+		"\n"
+		"[user agent]\n"
+		"scram = " VERIFIER "\n"
+		"target = shop\n"
+		"database = shop_public\n"
+		"tables = Orders, public.customers, sales.*,\n"
+		"    pg_catalog.*, information_schema.*\n"
+		"\tarchive.Old_Orders\n"
+		"timeout_ms = 2500\n"
+		"memory_mb = 256\n"
+		"cpus = 1.25\n"
+		"pids = 128\n"
+		"max_rows = 5000\n"
+		"max_bytes = 2000000\n"
+		"max_connections = 7\n"
+		"\n"
+		"[user bot.2]\n"
+		"scram = " VERIFIER "\n"
+		"target = crm\n";
+	struct config_errors e;
+	struct airlock_config *cfg = load(text, &e);
+	const struct airlock_user *u;
+	const struct airlock_target *t;
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_null(cfg->path);
+	assert_string_equal(cfg->pg_listen_host, "0.0.0.0");
+	assert_int_equal(cfg->pg_listen_port, 15432);
+	assert_int_equal(cfg->max_connections, 500);
+	assert_int_equal(cfg->max_message_bytes, 65536);
+	assert_string_equal(cfg->job_dir, "/var/lib/airlock/jobs");
+	assert_string_equal(cfg->docker_socket, "/run/docker.sock");
+	assert_string_equal(cfg->runner_image, "airlock/runner@" DIGEST);
+	assert_string_equal(cfg->runner_user, "1000:1001");
+	assert_int_equal(cfg->kill_margin_ms, 3000);
+	assert_int_equal(cfg->pool_size, 4);
+	assert_int_equal(cfg->max_jobs, 32);
+	assert_string_equal(cfg->audit_log, "/var/log/airlock/audit.log");
+
+	assert_int_equal(cfg->nhost_allow, 3);
+	assert_string_equal(cfg->host_allow[0], "127.0.0.1");
+	assert_string_equal(cfg->host_allow[1], "db.internal");
+	assert_string_equal(cfg->host_allow[2], "DB2.example.com");
+
+	assert_int_equal(cfg->ntargets, 2);
+	t = &cfg->targets[0];
+	assert_string_equal(t->name, "shop");
+	assert_string_equal(t->engine, "postgres");
+	assert_string_equal(t->host, "db.internal");
+	assert_int_equal(t->port, 6543);
+	assert_string_equal(t->database, "shop");
+	assert_string_equal(t->user, "airlock_ro");
+	assert_string_equal(t->password, "db-pass-123");
+	assert_non_null(strstr(t->password_file, "/config/shop.password"));
+	t = &cfg->targets[1];
+	assert_string_equal(t->name, "crm");
+	assert_string_equal(t->engine, "postgres");
+	assert_string_equal(t->password, "crlf-pass");
+
+	assert_int_equal(cfg->nusers, 2);
+	u = config_find_user(cfg, "agent");
+	assert_ptr_equal(u, &cfg->users[0]);
+	assert_string_equal(u->scram, VERIFIER);
+	assert_ptr_equal(u->target, &cfg->targets[0]);
+	assert_string_equal(u->database, "shop_public");
+	assert_int_equal(u->ntables, 6);
+	assert_string_equal(u->tables[0], "public.orders");
+	assert_string_equal(u->tables[1], "public.customers");
+	assert_string_equal(u->tables[2], "sales.*");
+	assert_string_equal(u->tables[3], "pg_catalog.*");
+	assert_string_equal(u->tables[4], "information_schema.*");
+	assert_string_equal(u->tables[5], "archive.old_orders");
+	assert_int_equal(u->limits.timeout_ms, 2500);
+	assert_int_equal(u->limits.memory_mb, 256);
+	assert_int_equal(u->limits.nano_cpus, 1250000000ull);
+	assert_int_equal(u->limits.pids, 128);
+	assert_int_equal(u->limits.max_rows, 5000);
+	assert_int_equal(u->limits.max_bytes, 2000000);
+	assert_int_equal(u->max_connections, 7);
+
+	u = config_find_user(cfg, "bot.2");
+	assert_non_null(u);
+	assert_ptr_equal(u->target, &cfg->targets[1]);
+	assert_string_equal(u->database, "crm");
+	assert_null(config_find_user(cfg, "Agent"));
+	assert_null(config_find_user(cfg, "nobody"));
+	config_free(cfg);
+}
+
+static void test_defaults(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg = load(base_conf, &e);
+	const struct airlock_user *u;
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_string_equal(cfg->pg_listen_host, "127.0.0.1");
+	assert_int_equal(cfg->pg_listen_port, 6432);
+	assert_int_equal(cfg->max_connections, 1000);
+	assert_int_equal(cfg->max_message_bytes, 1048576);
+	assert_string_equal(cfg->job_dir, "/run/airlock/jobs");
+	assert_string_equal(cfg->docker_socket, "/var/run/docker.sock");
+	assert_string_equal(cfg->runner_user, "65534:65534");
+	assert_int_equal(cfg->kill_margin_ms, 2000);
+	assert_int_equal(cfg->pool_size, 0);
+	assert_int_equal(cfg->max_jobs, 16);
+	assert_string_equal(cfg->audit_log, "-");
+	assert_string_equal(cfg->targets[0].engine, "postgres");
+
+	u = config_find_user(cfg, "agent");
+	assert_non_null(u);
+	assert_string_equal(u->database, "shop");
+	assert_int_equal(u->ntables, 0);
+	assert_null(u->tables);
+	assert_int_equal(u->limits.timeout_ms, 10000);
+	assert_int_equal(u->limits.memory_mb, 128);
+	assert_int_equal(u->limits.nano_cpus, 500000000ull);
+	assert_int_equal(u->limits.pids, 64);
+	assert_int_equal(u->limits.max_rows, 1000);
+	assert_int_equal(u->limits.max_bytes, 1000000);
+	assert_int_equal(u->max_connections, 100);
+	config_free(cfg);
+}
+
+static void test_listen_forms(void **state)
+{
+	static const char *const good[][3] = {
+		{ "localhost:5000", "localhost", "5000" },
+		{ "[::1]:6432", "::1", "6432" },
+		{ "[::]:1", "::", "1" },
+		{ "10.1.2.3:65535", "10.1.2.3", "65535" },
+	};
+	static const char *const bad[] = {
+		"127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:64x",
+		"::1:6432", "[::1]6432", "[nothost]:6432", "example.com:6432", "300.1.1.1:5", ":6432",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		char line[128], *text;
+		struct config_errors e;
+		struct airlock_config *cfg;
+
+		snprintf(line, sizeof(line), "pg_listen = %s\n", good[i][0]);
+		text = edit(base_conf, "pg_listen = 127.0.0.1:6432\n", line);
+		cfg = load(text, &e);
+		assert_non_null(cfg);
+		assert_string_equal(cfg->pg_listen_host, good[i][1]);
+		assert_int_equal(cfg->pg_listen_port, atoi(good[i][2]));
+		config_free(cfg);
+		free(text);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "pg_listen = %s\n", bad[i]);
+		expect_edit_error("pg_listen = 127.0.0.1:6432\n", line, "line 2: [server] pg_listen", "host:port");
+	}
+}
+
+static void test_load_file_resolves_relative_paths(void **state)
+{
+	char path[4200], want[4200];
+	struct config_errors e;
+	struct airlock_config *cfg;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/etc/airlock.ini", data_dir);
+	cfg = config_load(path, &e);
+	if (!cfg)
+		dump(&e);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->path, path);
+	assert_string_equal(cfg->pg_listen_host, "::1");
+	assert_int_equal(cfg->pg_listen_port, 7432);
+	snprintf(want, sizeof(want), "%s/etc/../shop.password", data_dir);
+	assert_string_equal(cfg->targets[0].password_file, want);
+	assert_string_equal(cfg->targets[0].password, "db-pass-123");
+	snprintf(want, sizeof(want), "%s/etc/jobs", data_dir);
+	assert_string_equal(cfg->job_dir, want);
+	snprintf(want, sizeof(want), "%s/etc/../audit.log", data_dir);
+	assert_string_equal(cfg->audit_log, want);
+	/* target host matches the allowlist case-insensitively */
+	assert_string_equal(cfg->targets[0].host, "DB.Internal");
+	config_free(cfg);
+
+	/* config_load_string resolves against base_dir; absolute paths stay as written */
+	{
+		char line[4300], *text;
+
+		snprintf(line, sizeof(line), "password_file = %s/shop.password\n", data_dir);
+		text = edit(base_conf, "password_file = shop.password\n", line);
+		cfg = load(text, &e);
+		assert_non_null(cfg);
+		snprintf(want, sizeof(want), "%s/shop.password", data_dir);
+		assert_string_equal(cfg->targets[0].password_file, want);
+		config_free(cfg);
+		free(text);
+	}
+
+	cfg = config_load("/nonexistent/airlock.ini", &e);
+	assert_null(cfg);
+	assert_int_equal(e.n, 1);
+	assert_true(has_err(&e, "/nonexistent/airlock.ini", "No such file", (const char *)NULL));
+	cfg = config_load(data_dir, &e);
+	assert_null(cfg);
+	assert_true(has_err(&e, "not a regular file", (const char *)NULL));
+}
+
+/* The shipped example must use only known keys and valid values. */
+static void test_example_file(void **state)
+{
+	const char *d = getenv("AIRLOCK_TEST_DATA");
+	char path[4200];
+	struct config_errors e;
+	struct airlock_config *cfg;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/../../conf/airlock.example.ini", d ? d : "tests/data");
+	cfg = config_load(path, &e);
+	if (cfg) {
+		/* only possible where /etc/airlock/shop.password exists */
+		config_free(cfg);
+		return;
+	}
+	if (e.n != 1)
+		dump(&e);
+	assert_int_equal(e.n, 1);
+	assert_true(has_err(&e, "[target shop] password_file /etc/airlock/shop.password does not exist",
+			    (const char *)NULL));
+}
+
+/* ---- one error class at a time ----------------------------------------------- */
+
+static void test_unknown_sections_and_keys(void **state)
+{
+	(void)state;
+	expect_edit_error("[hosts]\n", "[host]\n", "unknown section [host]", "[target NAME]");
+	expect_edit_error("[hosts]\n", "[hosts extra]\n", "[hosts] takes no name", NULL);
+	expect_edit_error("[target shop]\n", "[target]\n", "expected [target NAME]", NULL);
+	expect_edit_error("[target shop]\n", "[target shop x]\n", "expected [target NAME]", NULL);
+	expect_edit_error("[user agent]\n", "[user bad/name]\n", "expected [user NAME]", NULL);
+	expect_edit_error("[user agent]\n", "[user agent\n", "no closing ']'", NULL);
+	expect_edit_error("[user agent]\n", "[user agent] junk\n", "unexpected text after ']'", NULL);
+	expect_edit_error("port = 5432\n", "prot = 5432\n", "line 10: [target shop] has no key \"prot\"",
+			  "known keys: engine, host, port");
+	expect_edit_error("target = shop\n", "target = shop\ntimeout = 5\n",
+			  "[user agent] has no key \"timeout\"", "timeout_ms");
+	expect_edit_error("[server]\n", "max_jobs = 3\n[server]\n", "line 1: key \"max_jobs\" comes before any [section]",
+			  NULL);
+	expect_edit_error("port = 5432\n", "port 5432\n", "line 10: expected \"key = value\"", NULL);
+	expect_edit_error("port = 5432\n", "= 5432\n", "line 10: a key name is missing", NULL);
+	expect_edit_error("[hosts]\n", "[server]\n", "line 5: [server] appears twice (first on line 1)", NULL);
+	expect_edit_error("port = 5432\n", "port = 5432\nPort = 5433\n",
+			  "line 11: [target shop] port is set twice (first on line 10)", NULL);
+	/* an indented key after a non-list key is an ordinary key; a continuation needs a list */
+	expect_edit_error("port = 5432\n", "port = 5432\n   more\n", "line 11: expected \"key = value\"", NULL);
+}
+
+static void test_numbers_strict(void **state)
+{
+	static const struct {
+		const char *from, *to, *msg;
+	} cases[] = {
+		{ "port = 5432\n", "port = 5432x\n", "[target shop] port: expected a whole number from 1 to 65535, got \"5432x\"" },
+		{ "port = 5432\n", "port = -5432\n", "port: expected a whole number from 1 to 65535" },
+		{ "port = 5432\n", "port = 65536\n", "port: expected a whole number from 1 to 65535" },
+		{ "port = 5432\n", "port = +5432\n", "port: expected" },
+		{ "port = 5432\n", "port = 0x10\n", "port: expected" },
+		{ "port = 5432\n", "port =\n", "port: expected a whole number" },
+		{ "target = shop\n", "target = shop\ntimeout_ms = 0\n", "timeout_ms: expected a whole number from 1 to 3600000" },
+		{ "target = shop\n", "target = shop\ntimeout_ms = 3600001\n", "timeout_ms: expected a whole number from 1 to 3600000" },
+		{ "target = shop\n", "target = shop\ntimeout_ms = 10s\n", "timeout_ms: expected" },
+		{ "target = shop\n", "target = shop\nmemory_mb = 15\n", "memory_mb: expected a whole number from 16 to 65536" },
+		{ "target = shop\n", "target = shop\nmemory_mb = 65537\n", "memory_mb: expected" },
+		{ "target = shop\n", "target = shop\ncpus = 0.001\n", "cpus: expected a number of CPUs from 0.01 to 64" },
+		{ "target = shop\n", "target = shop\ncpus = 64.5\n", "cpus: expected" },
+		{ "target = shop\n", "target = shop\ncpus = -1\n", "cpus: expected" },
+		{ "target = shop\n", "target = shop\ncpus = .5\n", "cpus: expected" },
+		{ "target = shop\n", "target = shop\ncpus = 1.\n", "cpus: expected" },
+		{ "target = shop\n", "target = shop\ncpus = 0.5x\n", "cpus: expected" },
+		{ "target = shop\n", "target = shop\ncpus = 0.1234567891\n", "cpus: expected" },
+		{ "target = shop\n", "target = shop\npids = 7\n", "pids: expected a whole number from 8 to 4096" },
+		{ "target = shop\n", "target = shop\npids = 4097\n", "pids: expected" },
+		{ "target = shop\n", "target = shop\nmax_rows = 0\n", "max_rows: expected a whole number from 1 to 10000000" },
+		{ "target = shop\n", "target = shop\nmax_rows = 10000001\n", "max_rows: expected" },
+		{ "target = shop\n", "target = shop\nmax_bytes = 1073741825\n", "max_bytes: expected a whole number from 1 to 1073741824" },
+		{ "target = shop\n", "target = shop\nmax_bytes = 99999999999999999999999\n", "max_bytes: expected" },
+		{ "target = shop\n", "target = shop\nmax_connections = 0\n", "[user agent] max_connections: expected" },
+		{ "[hosts]\n", "max_message_bytes = 1023\n[hosts]\n", "[server] max_message_bytes: expected a whole number from 1024 to 67108864" },
+		{ "[hosts]\n", "max_message_bytes = 67108865\n[hosts]\n", "max_message_bytes: expected" },
+		{ "[hosts]\n", "max_jobs = 0\n[hosts]\n", "max_jobs: expected" },
+		{ "[hosts]\n", "max_connections = 1e3\n[hosts]\n", "[server] max_connections: expected" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_edit_error(cases[i].from, cases[i].to, cases[i].msg, NULL);
+}
+
+static void test_cpus_values(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t nano;
+	} cases[] = {
+		{ "0.01", 10000000ull }, { "0.5", 500000000ull }, { "2", 2000000000ull },
+		{ "64", 64000000000ull }, { "1.000000001", 1000000001ull }, { "0.25", 250000000ull },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char line[64], *text;
+		struct config_errors e;
+		struct airlock_config *cfg;
+
+		snprintf(line, sizeof(line), "target = shop\ncpus = %s\n", cases[i].text);
+		text = edit(base_conf, "target = shop\n", line);
+		cfg = load(text, &e);
+		assert_non_null(cfg);
+		assert_int_equal(cfg->users[0].limits.nano_cpus, cases[i].nano);
+		config_free(cfg);
+		free(text);
+	}
+}
+
+static void test_duplicates_and_references(void **state)
+{
+	(void)state;
+	expect_edit_error("[user agent]\n",
+			  "[target shop]\nhost = 127.0.0.1\nport = 1\ndatabase = x\nuser = y\n"
+			  "password_file = shop.password\n[user agent]\n",
+			  "line 15: [target shop] is defined twice (first on line 8)", NULL);
+	{
+		char *text;
+
+		if (asprintf(&text, "%s\n[user agent]\nscram = %s\ntarget = shop\n", base_conf, VERIFIER) < 0)
+			fail();
+		expect_error(text, "line 19: [user agent] is defined twice (first on line 15)", NULL);
+		free(text);
+	}
+	expect_edit_error("target = shop\n", "target = warehouse\n",
+			  "line 17: [user agent] target \"warehouse\" does not exist", "[target NAME]");
+	expect_edit_error("target = shop\n", "target = Shop\n", "target \"Shop\" does not exist", NULL);
+}
+
+static void test_host_not_allowed(void **state)
+{
+	(void)state;
+	expect_edit_error("host = 127.0.0.1\n", "host = 10.0.0.9\n",
+			  "line 9: HOST_NOT_ALLOWED: [target shop] host \"10.0.0.9\" is not in [hosts] allow", NULL);
+	expect_edit_error("allow = 127.0.0.1, db.internal\n", "allow =\n", "HOST_NOT_ALLOWED", "[target shop]");
+	expect_edit_error("allow = 127.0.0.1, db.internal\n", "allow = 127.0.0.1,,db.internal\n",
+			  "[hosts] allow has an empty entry", NULL);
+	expect_edit_error("allow = 127.0.0.1, db.internal\n", "allow = 127.0.0.1, db internal\n",
+			  "[hosts] allow: \"db internal\" is not valid", NULL);
+	expect_edit_error("host = 127.0.0.1\n", "host = db host\n", "[target shop] host: expected", NULL);
+}
+
+static void test_missing_required(void **state)
+{
+	static const struct {
+		const char *line, *msg;
+	} cases[] = {
+		{ "pg_listen = 127.0.0.1:6432\n", "line 1: [server] is missing pg_listen; expected host:port" },
+		{ "runner_image = " DIGEST "\n", "[server] is missing runner_image; expected an image pinned by digest" },
+		{ "host = 127.0.0.1\n", "line 8: [target shop] is missing host" },
+		{ "port = 5432\n", "[target shop] is missing port; expected a whole number from 1 to 65535" },
+		{ "database = shop\n", "[target shop] is missing database" },
+		{ "user = airlock_ro\n", "[target shop] is missing user" },
+		{ "password_file = shop.password\n", "[target shop] is missing password_file" },
+		{ "scram = " VERIFIER "\n", "line 15: [user agent] is missing scram; expected a SCRAM-SHA-256 verifier" },
+		{ "target = shop\n", "[user agent] is missing target" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_edit_error(cases[i].line, "", cases[i].msg, NULL);
+	expect_edit_error("[hosts]\nallow = 127.0.0.1, db.internal\n", "", "the [hosts] section is missing", NULL);
+}
+
+static void test_missing_server_section(void **state)
+{
+	const char *body = strstr(base_conf, "[hosts]");
+
+	(void)state;
+	expect_error(body, "the [server] section is missing", "pg_listen and runner_image");
+}
+
+static void test_no_users(void **state)
+{
+	char *text = strndup(base_conf, (size_t)(strstr(base_conf, "[user agent]") - base_conf));
+
+	(void)state;
+	expect_error(text, "no [user NAME] section; at least one user is needed", NULL);
+	free(text);
+}
+
+static void test_empty_hosts_section_is_empty_list(void **state)
+{
+	char *text = edit(base_conf, "allow = 127.0.0.1, db.internal\n", "");
+	struct config_errors e;
+
+	(void)state;
+	/* [hosts] without allow denies every target, so the target is refused */
+	assert_null(config_load_string(text, data_dir, &e));
+	assert_true(has_err(&e, "HOST_NOT_ALLOWED", (const char *)NULL));
+	assert_false(has_err(&e, "[hosts] section is missing", (const char *)NULL));
+	free(text);
+}
+
+static void test_image_unpinned(void **state)
+{
+	(void)state;
+	expect_edit_error("runner_image = " DIGEST "\n", "runner_image = airlock/runner:latest\n",
+			  "IMAGE_UNPINNED", "docker inspect --format '{{.Id}}' IMAGE");
+	expect_edit_error("runner_image = " DIGEST "\n", "runner_image = airlock/runner\n",
+			  "[server] runner_image: IMAGE_UNPINNED: \"airlock/runner\"", NULL);
+}
+
+static void test_bad_scram(void **state)
+{
+	struct config_errors e;
+	char *text = edit(base_conf, "scram = " VERIFIER "\n", "scram = agent-secret\n");
+
+	(void)state;
+	assert_null(config_load_string(text, data_dir, &e));
+	assert_true(has_err(&e, "line 16: [user agent] scram is not a SCRAM-SHA-256 verifier",
+			    "airlockd --make-verifier", (const char *)NULL));
+	/* a password typed in by mistake is never repeated */
+	assert_false(has_err(&e, "agent-secret", (const char *)NULL));
+	free(text);
+	expect_edit_error("scram = " VERIFIER "\n", "scram = SCRAM-SHA-256$4096:abc$def:ghi\n",
+			  "scram is not a SCRAM-SHA-256 verifier", NULL);
+}
+
+static void test_engine(void **state)
+{
+	(void)state;
+	expect_edit_error("port = 5432\n", "port = 5432\nengine = mysql\n",
+			  "[target shop] engine mysql is not supported yet; expected postgres", NULL);
+	expect_edit_error("port = 5432\n", "port = 5432\nengine = oracle\n",
+			  "[target shop] engine \"oracle\" is unknown; expected postgres", NULL);
+}
+
+static void test_password_files(void **state)
+{
+	struct config_errors e;
+	char *text;
+
+	(void)state;
+	expect_edit_error("password_file = shop.password\n", "password_file = empty.password\n",
+			  "[target shop] password_file ", "/config/empty.password is empty");
+	expect_edit_error("password_file = shop.password\n", "password_file = missing.password\n",
+			  "/config/missing.password does not exist", NULL);
+	expect_edit_error("password_file = shop.password\n", "password_file = etc\n",
+			  "/config/etc is not a regular file", NULL);
+	/* the content of a bad file never appears in a message */
+	text = edit(base_conf, "password_file = shop.password\n", "password_file = twolines.password\n");
+	assert_null(config_load_string(text, data_dir, &e));
+	assert_true(has_err(&e, "twolines.password must hold one line", (const char *)NULL));
+	assert_false(has_err(&e, "line-one", (const char *)NULL));
+	free(text);
+}
+
+static void test_runner_user(void **state)
+{
+	(void)state;
+	expect_edit_error("[hosts]\n", "runner_user = 0:0\n[hosts]\n", "must not run as root (uid 0)", NULL);
+	expect_edit_error("[hosts]\n", "runner_user = nobody\n[hosts]\n", "[server] runner_user: expected a numeric uid:gid",
+			  NULL);
+	expect_edit_error("[hosts]\n", "runner_user = 1000\n[hosts]\n", "runner_user: expected", NULL);
+	expect_edit_error("[hosts]\n", "runner_user = 1000:\n[hosts]\n", "runner_user: expected", NULL);
+}
+
+static void test_tables(void **state)
+{
+	(void)state;
+	expect_edit_error("target = shop\n", "target = shop\ntables = public.orders, public.\"Weird\"\n",
+			  "[user agent] tables: \"public.\"Weird\"\" is not valid", "schema.table");
+	expect_edit_error("target = shop\n", "target = shop\ntables = *\n", "tables: \"*\" is not valid", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ntables = a.b.c\n", "tables: \"a.b.c\"", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ntables = 1abc\n", "tables: \"1abc\"", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ntables = orders,,x\n", "tables has an empty entry", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ntables = ,orders\n", "tables has an empty entry", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ntables = orders, ,\n", "tables has an empty entry", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ntables = orders\n    bad entry\n",
+			  "line 19: [user agent] tables: \"bad entry\"", NULL);
+}
+
+static void test_long_line(void **state)
+{
+	char line[400], *text;
+
+	(void)state;
+	memset(line, 0, sizeof(line));
+	strcpy(line, "target = shop\ntables = ");
+	while (strlen(line) < 300)
+		strcat(line, "public.t, ");
+	strcat(line, "public.z\n");
+	text = edit(base_conf, "target = shop\n", line);
+	expect_error(text, "line 18: line is longer than", "indented lines");
+	free(text);
+}
+
+static void test_several_errors_at_once(void **state)
+{
+	static const char text[] =
+		"[server]\n"
+		"pg_listen = 127.0.0.1:6432\n"
+		"runner_image = runner:latest\n"
+		"max_jobs = lots\n"
+		"\n"
+		"[target shop]\n"
+		"host = 10.9.9.9\n"
+		"port = 5432\n"
+		"database = shop\n"
+		"user = ro\n"
+		"password_file = shop.password\n"
+		"colour = blue\n"
+		"\n"
+		"[user agent]\n"
+		"scram = " VERIFIER "\n"
+		"target = nowhere\n"
+		"timeout_ms = -1\n";
+	struct config_errors e;
+
+	(void)state;
+	assert_null(config_load_string(text, data_dir, &e));
+	assert_true(has_err(&e, "line 3:", "IMAGE_UNPINNED", (const char *)NULL));
+	assert_true(has_err(&e, "line 4: [server] max_jobs: expected", (const char *)NULL));
+	assert_true(has_err(&e, "line 12: [target shop] has no key \"colour\"", (const char *)NULL));
+	assert_true(has_err(&e, "line 17: [user agent] timeout_ms: expected", (const char *)NULL));
+	assert_true(has_err(&e, "the [hosts] section is missing", (const char *)NULL));
+	assert_true(has_err(&e, "target \"nowhere\" does not exist", (const char *)NULL));
+	assert_int_equal(e.n, 6);
+}
+
+static void test_error_cap(void **state)
+{
+	char *text = NULL, *grown;
+	struct config_errors e;
+	size_t i;
+
+	(void)state;
+	assert_true(asprintf(&text, "%s", base_conf) > 0);
+	for (i = 0; i < 200; i++) {
+		assert_true(asprintf(&grown, "%sbogus%zu = 1\n", text, i) > 0);
+		free(text);
+		text = grown;
+	}
+	assert_null(config_load_string(text, data_dir, &e));
+	assert_int_equal(e.n, CONFIG_MAX_ERRORS);
+	assert_true(has_err(&e, "too many problems", (const char *)NULL));
+	free(text);
+	/* a NULL errs is allowed */
+	assert_null(config_load_string("[server]\n", data_dir, NULL));
+	assert_null(config_load_string(NULL, data_dir, &e));
+	assert_null(config_load(NULL, &e));
+}
+
+static void test_syntax_details(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	char *text;
+
+	(void)state;
+	/* BOM, CRLF line ends, colon separator, tabs, comment styles */
+	text = edit(base_conf, "[server]\n", "\xEF\xBB\xBF[server]\r\n# hash comment\r\n; semicolon comment\r\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	config_free(cfg);
+	text = edit(base_conf, "port = 5432\n", "\tport: 5432 ; colon\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->targets[0].port, 5432);
+	config_free(cfg);
+	/* '#' and ';' start a comment only after whitespace */
+	text = edit(base_conf, "database = shop\n", "database = shop#1;x # comment\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->targets[0].database, "shop#1;x");
+	config_free(cfg);
+	/* the host list continues on indented lines; IPv6 literals are hosts */
+	text = edit(base_conf, "allow = 127.0.0.1, db.internal\n",
+		    "allow = db.internal,\n  ::1\n\n  ; a comment between\n\t127.0.0.1  # last\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->nhost_allow, 3);
+	assert_string_equal(cfg->host_allow[1], "::1");
+	assert_true(config_host_allowed(cfg, "::1"));
+	assert_true(config_host_allowed(cfg, "127.0.0.1"));
+	config_free(cfg);
+	/* a NUL byte in a file */
+	{
+		char path[4200];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/tmp/airlock-test-config-%d.ini", (int)getpid());
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fwrite("[server]\n\0x\n", 1, 12, f);
+		fclose(f);
+		assert_null(config_load(path, &e));
+		assert_true(has_err(&e, "NUL byte", (const char *)NULL));
+		unlink(path);
+	}
+}
+
+/* ---- look-ups ------------------------------------------------------------------ */
+
+static void test_host_allowed(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg = load(base_conf, &e);
+	struct airlock_config empty;
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_true(config_host_allowed(cfg, "127.0.0.1"));
+	assert_true(config_host_allowed(cfg, "db.internal"));
+	assert_true(config_host_allowed(cfg, "DB.Internal"));
+	assert_true(config_host_allowed(cfg, "  db.internal\t"));
+	assert_false(config_host_allowed(cfg, "db.internal.evil.com"));
+	assert_false(config_host_allowed(cfg, "db.interna"));
+	assert_false(config_host_allowed(cfg, "127.0.0.2"));
+	assert_false(config_host_allowed(cfg, "127.0.0.1 x"));
+	assert_false(config_host_allowed(cfg, ""));
+	assert_false(config_host_allowed(cfg, "   "));
+	assert_false(config_host_allowed(cfg, NULL));
+	assert_false(config_host_allowed(NULL, "127.0.0.1"));
+	config_free(cfg);
+
+	memset(&empty, 0, sizeof(empty));
+	assert_false(config_host_allowed(&empty, "127.0.0.1"));
+	assert_false(config_host_allowed(&empty, ""));
+	config_free(NULL);
+}
+
+static void test_image_pinned(void **state)
+{
+	(void)state;
+	assert_true(config_image_pinned(DIGEST));
+	assert_true(config_image_pinned("runner@" DIGEST));
+	assert_true(config_image_pinned("ghcr.io/acme/airlock-runner@" DIGEST));
+	assert_true(config_image_pinned("localhost:5000/runner:1.2@" DIGEST));
+	assert_false(config_image_pinned(NULL));
+	assert_false(config_image_pinned(""));
+	assert_false(config_image_pinned("runner"));
+	assert_false(config_image_pinned("runner:latest"));
+	assert_false(config_image_pinned("runner:1.2"));
+	assert_false(config_image_pinned("sha256:"));
+	assert_false(config_image_pinned("@" DIGEST));
+	assert_false(config_image_pinned(DIGEST "0"));
+	assert_false(config_image_pinned("sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde"));
+	assert_false(config_image_pinned("sha256:0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"));
+	assert_false(config_image_pinned("sha256:0123456789abcdeg0123456789abcdef0123456789abcdef0123456789abcdef"));
+	assert_false(config_image_pinned("sha512:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
+	assert_false(config_image_pinned("runner@sha256:abc"));
+	assert_false(config_image_pinned("run ner@" DIGEST));
+	assert_false(config_image_pinned("runner@" DIGEST "@" DIGEST));
+	assert_false(config_image_pinned(" " DIGEST));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_config),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_listen_forms),
+		cmocka_unit_test(test_load_file_resolves_relative_paths),
+		cmocka_unit_test(test_example_file),
+		cmocka_unit_test(test_unknown_sections_and_keys),
+		cmocka_unit_test(test_numbers_strict),
+		cmocka_unit_test(test_cpus_values),
+		cmocka_unit_test(test_duplicates_and_references),
+		cmocka_unit_test(test_host_not_allowed),
+		cmocka_unit_test(test_missing_required),
+		cmocka_unit_test(test_missing_server_section),
+		cmocka_unit_test(test_no_users),
+		cmocka_unit_test(test_empty_hosts_section_is_empty_list),
+		cmocka_unit_test(test_image_unpinned),
+		cmocka_unit_test(test_bad_scram),
+		cmocka_unit_test(test_engine),
+		cmocka_unit_test(test_password_files),
+		cmocka_unit_test(test_runner_user),
+		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_several_errors_at_once),
+		cmocka_unit_test(test_error_cap),
+		cmocka_unit_test(test_syntax_details),
+		cmocka_unit_test(test_host_allowed),
+		cmocka_unit_test(test_image_pinned),
+	};
+
+	return cmocka_run_group_tests(tests, setup_data, NULL);
+}
