@@ -22,6 +22,9 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -237,6 +240,13 @@ static void audit(struct pg_session *s, const char *decision, const char *sqlsta
 static void statement_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message,
 			    const char *hint, int position)
 {
+	char prefixed[1100];
+
+	/* The airlock code leads the message, so an agent can branch on it. */
+	if (code && code[0] && strncmp(message, code, strlen(code)) != 0) {
+		snprintf(prefixed, sizeof(prefixed), "%s: %s", code, message);
+		message = prefixed;
+	}
 	put_error(s, "ERROR", sqlstate, message, NULL, hint, position);
 	if (s->txn == 'T')
 		s->txn = 'E';
@@ -969,6 +979,7 @@ void pg_session_accept(struct server *srv, evutil_socket_t fd)
 	s->srv = srv;
 	pg_wbuf_init(&s->w);
 	evutil_make_socket_nonblocking(fd);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
 	s->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	s->timer = evtimer_new(srv->base, session_auth_timeout, s);
 	if (!s->bev || !s->timer || getrandom(ids, sizeof(ids), 0) != sizeof(ids)) {

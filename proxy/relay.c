@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -69,6 +72,10 @@ static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct bufferevent *peer;
 
 	if (what & BEV_EVENT_CONNECTED) {
+		int one = 1;
+
+		/* Protocol messages are small and latency-bound: no Nagle delay. */
+		setsockopt(bufferevent_getfd(r->backend), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		bufferevent_enable(r->runner, EV_READ);
 		bufferevent_enable(r->backend, EV_READ);
 		return;
