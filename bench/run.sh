@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+#
+# bench/run.sh: latency of one statement through airlock, compared in the
+# same run with the baselines a user would otherwise pick:
+#   direct       libpq straight to the backend (no proxy at all)
+#   pgbouncer    libpq through PgBouncer (a plain pooling proxy, no isolation)
+#   docker_run   `docker run --rm` of the runner image per statement, the floor
+#                of any "one container per query" design without a warm pool
+#   airlock      libpq through airlockd (validation + one runner per statement)
+# and the validator's own cost per statement (bench_validate).
+#
+# Needs the demo environment (integration/demo.sh running, or test.sh's);
+# starts its own PgBouncer on 127.0.0.1:6433 and stops it afterwards.
+# Usage: bench/run.sh [RUNS]     (default 200 statements per connection case)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=integration/lib.sh
+source "$here/../integration/lib.sh"
+
+runs=${1:-200}
+build=$AIRLOCK_REPO/build
+pw=$(cat "$AIRLOCK_PW_FILE")
+out=$(mktemp -d)
+trap 'kill "$(cat "$out/pgbouncer.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$out"' EXIT
+
+command -v pgbouncer >/dev/null || apt-get install -y --no-install-recommends pgbouncer >/dev/null
+
+# PgBouncer, transaction pooling, the same backend role.
+cat >"$out/pgbouncer.ini" <<INI
+[databases]
+shop = host=127.0.0.1 port=$AIRLOCK_PG_PORT dbname=shop
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = 6433
+auth_type = plain
+auth_file = $out/users.txt
+pool_mode = transaction
+default_pool_size = 4
+pidfile = $out/pgbouncer.pid
+logfile = $out/pgbouncer.log
+unix_socket_dir =
+INI
+printf '"airlock_ro" "%s"\n' "$pw" >"$out/users.txt"
+chown -R postgres "$out"
+runuser -u postgres -- pgbouncer -d "$out/pgbouncer.ini"
+wait_for "pgbouncer" 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
+
+lat() { "$build/bench_latency" "$@"; }
+{
+	lat direct "host=127.0.0.1 port=$AIRLOCK_PG_PORT user=airlock_ro password=$pw dbname=shop" "$runs"
+	lat pgbouncer "host=127.0.0.1 port=6433 user=airlock_ro password=$pw dbname=shop" "$runs"
+	lat airlock "host=$AIRLOCK_LISTEN_HOST port=$AIRLOCK_LISTEN_PORT user=agent password=$AIRLOCK_AGENT_PASSWORD dbname=shop" "$runs"
+} | tee "$out/lat.txt"
+
+# docker run per statement: create + start + exit + remove of the runner image.
+image=$(cat "$AIRLOCK_STATE_DIR/runner_image")
+druns=$(( runs < 30 ? runs : 30 ))
+for _ in $(seq "$druns"); do
+	t0=$(date +%s%N)
+	docker run --rm --network none --read-only --cap-drop ALL --user 65534:65534 "$image" /nonexistent \
+		>/dev/null 2>&1 || true
+	echo $(( ($(date +%s%N) - t0) / 1000 ))
+done | sort -n >"$out/docker.txt"
+dmed=$(awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]/1000}' "$out/docker.txt")
+printf '%-12s runs=%d median_ms=%s\n' docker_run "$druns" "$dmed" | tee -a "$out/lat.txt"
+
+med() { awk -v k="$1" '$1==k {for(i=1;i<=NF;i++) if ($i ~ /^median_ms=/) {sub("median_ms=","",$i); print $i}}' "$out/lat.txt"; }
+d=$(med direct); b=$(med pgbouncer); a=$(med airlock); r=$(med docker_run)
+echo
+echo "ratios of median latency (SELECT 1, one connection, $runs runs):"
+awk -v d="$d" -v b="$b" -v a="$a" -v r="$r" 'BEGIN {
+	printf "  airlock / direct      = %.1fx\n", a / d
+	printf "  airlock / pgbouncer   = %.1fx\n", a / b
+	printf "  airlock / docker_run  = %.2fx\n", a / r
+}'
+echo
+if [ -x "$build/bench_validate" ]; then
+	echo "validator cost:"
+	"$build/bench_validate"
+fi
