@@ -53,14 +53,23 @@ void launcher_free(struct launcher *l);
 
 /*
  * Starts a launch. Returns NULL only on allocation failure; every other
- * failure is reported through on_started(ok=false). The launch is owned by
+ * failure is reported through on_started(ok=false), including a spec that
+ * is refused before Docker is asked (LAUNCH_FAILED): an image not pinned by
+ * digest, a user that is not a numeric "uid:gid" with uid not 0, a relative
+ * job_dir, a job_id outside [A-Za-z0-9_.-]{1,64}, or a zero memory, CPU or
+ * PID limit. The launch is owned by
  * the launcher; the caller holds a borrowed handle until it calls
  * launcher_release or on_exited/on_started(false) has returned.
  */
 struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec,
 			    const struct launch_callbacks *cb, void *arg);
 
-/* Kill now (force remove). Callbacks still fire (on_exited with killed=true). */
+/*
+ * Kill now (force remove). Callbacks still fire (on_exited with killed=true).
+ * A kill before the create is answered ends the launch with
+ * on_started(ok=false, "LAUNCH_FAILED", "killed before start"); a kill
+ * during the start takes effect as soon as the container runs.
+ */
 void launcher_kill(struct launch *la);
 
 /*
