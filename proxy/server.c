@@ -98,7 +98,7 @@ int server_init(struct server *srv, const struct airlock_config *cfg)
 	} else {
 		if (launcher_image_present_sync(cfg->docker_socket, cfg->runner_image, 3000, err, sizeof(err)) < 0)
 			log_warn("IMAGE_UNAVAILABLE: %s", err);
-		swept = launcher_sweep_sync(cfg->docker_socket, 10000);
+		swept = launcher_sweep_sync(cfg->docker_socket, cfg->job_dir, 10000);
 		if (swept > 0)
 			log_info("removed %d runner containers left from an earlier run", swept);
 	}

@@ -90,7 +90,11 @@ unsigned launcher_live(const struct launcher *l);
 int launcher_ping_sync(const char *docker_socket, uint32_t timeout_ms, char *err, size_t errlen);
 int launcher_image_present_sync(const char *docker_socket, const char *image, uint32_t timeout_ms,
 				char *err, size_t errlen);
-/* Removes leftover containers labelled airlock.job (from a crashed run). Returns count or -1. */
-int launcher_sweep_sync(const char *docker_socket, uint32_t timeout_ms);
+/*
+ * Removes leftover containers labelled airlock.job (from a crashed run)
+ * whose airlock.root label (the parent of their job directory) is job_root;
+ * job_root NULL removes every airlock container. Returns count or -1.
+ */
+int launcher_sweep_sync(const char *docker_socket, const char *job_root, uint32_t timeout_ms);
 
 #endif

@@ -335,17 +335,23 @@ static void launch_send_create(struct launch *la)
 {
 	const struct launch_spec *sp = &la->spec;
 	char path[128];
-	char *body = NULL;
+	char root[4096];
+	char *body = NULL, *slash;
 	json_t *j;
 
+	/* The job directory's parent names the airlockd instance that owns the container. */
+	snprintf(root, sizeof(root), "%s", sp->job_dir);
+	slash = strrchr(root, '/');
+	if (slash && slash != root)
+		*slash = '\0';
 	snprintf(path, sizeof(path), "/containers/create?name=airlock-%s", sp->job_id);
-	j = json_pack("{s:s, s:[s], s:s, s:{s:s}, s:b, s:b, s:b, s:b, s:b, s:b,"
+	j = json_pack("{s:s, s:[s], s:s, s:{s:s, s:s}, s:b, s:b, s:b, s:b, s:b, s:b,"
 		      " s:{s:s, s:b, s:b, s:[s], s:[s], s:s, s:I, s:I, s:I, s:I,"
 		      " s:[{s:s, s:s, s:s, s:b}], s:{s:s}, s:b, s:{s:s}}}",
 		      "Image", sp->image,
 		      "Cmd", "/job/control.sock",
 		      "User", sp->user,
-		      "Labels", "airlock.job", sp->job_id,
+		      "Labels", "airlock.job", sp->job_id, "airlock.root", root,
 		      "NetworkDisabled", 1,
 		      "AttachStdin", 0, "AttachStdout", 0, "AttachStderr", 0,
 		      "Tty", 0, "OpenStdin", 0,

@@ -352,7 +352,7 @@ int launcher_image_present_sync(const char *docker_socket, const char *image, ui
 	return ret;
 }
 
-int launcher_sweep_sync(const char *docker_socket, uint32_t timeout_ms)
+int launcher_sweep_sync(const char *docker_socket, const char *job_root, uint32_t timeout_ms)
 {
 	/* filters={"label":["airlock.job"]} */
 	static const char list_path[] =
@@ -372,9 +372,13 @@ int launcher_sweep_sync(const char *docker_socket, uint32_t timeout_ms)
 		goto out_fail;
 	json_array_foreach(arr, i, c) {
 		const char *id = json_string_value(json_object_get(c, "Id"));
+		const char *root = json_string_value(json_object_get(json_object_get(c, "Labels"), "airlock.root"));
 		struct docker_reply drb = { 0 };
 
 		if (!id || !docker_is_hex64(id))
+			continue;
+		/* Another airlockd's containers (another job_dir) are not ours to remove. */
+		if (job_root && (!root || strcmp(root, job_root) != 0))
 			continue;
 		snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", id);
 		if (docker_http_sync(docker_socket, "DELETE", path, timeout_ms, &status, &drb) ==

@@ -554,7 +554,7 @@ static void test_bad_socket(void **state)
 
 	assert_int_equal(launcher_ping_sync("/nonexistent/docker.sock", 1000, err, sizeof(err)), -1);
 	assert_true(err[0] != '\0');
-	assert_int_equal(launcher_sweep_sync("/nonexistent/docker.sock", 1000), -1);
+	assert_int_equal(launcher_sweep_sync("/nonexistent/docker.sock", NULL, 1000), -1);
 }
 
 static void expect_refused(const struct launch_spec *s, struct tjob *j)
@@ -892,7 +892,7 @@ static void test_sweep(void **state)
 	tjob_run(launcher, &j, &s);
 	assert_true(run_until(pred_started, &j, 30000));
 	assert_true(j.ok);
-	assert_true(launcher_sweep_sync(DOCKER_SOCK, 10000) >= 1);
+	assert_true(launcher_sweep_sync(DOCKER_SOCK, NULL, 10000) >= 1);
 	assert_int_equal(engine_count(j.job_id), 0);
 	/* The launcher sees the container vanish and still reports the exit. */
 	assert_true(run_until(pred_exited, &j, 30000));
