@@ -114,6 +114,9 @@ struct frame_cursor {
 enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur);
 enum frame_status frame_rowdesc_next(struct frame_cursor *cur, struct frame_column *col);
 
+/* Cancel: FRAME_OK only for an 'X' frame with an empty payload. */
+enum frame_status frame_check_cancel(const struct frame *f);
+
 /* Data row: validates the layout (counts and lengths) without copying. */
 enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols);
 

@@ -1,0 +1,60 @@
+/*
+ * runner_ctl: airlock-runner's side of the job's control socket. Connects,
+ * reads the one job frame, queues result frames and writes them out in
+ * full, and notices a cancel frame or the proxy going away while a
+ * statement runs. Owns its socket and output buffer; runner_ctl_close
+ * releases both.
+ */
+#ifndef AIRLOCK_RUNNER_CTL_H
+#define AIRLOCK_RUNNER_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner/frame.h"
+
+/* Output is written once this much is queued (and before any wait). */
+#define RUNNER_CTL_FLUSH_AT (64u * 1024u)
+/* Longest text put in an error or notice field; longer text is cut. */
+#define RUNNER_CTL_MAX_TEXT 8192u
+
+struct runner_ctl {
+	int fd;
+	uint8_t in[32];    /* partial inbound frame while a statement runs */
+	size_t in_len;
+	struct frame_buf out; /* frames queued for the proxy */
+	bool broken;       /* a write failed; nothing more will be sent */
+};
+
+enum runner_ctl_event {
+	RUNNER_CTL_NOTHING,
+	RUNNER_CTL_CANCEL,
+	RUNNER_CTL_GONE,   /* EOF, socket error or a frame that is not 'X' */
+};
+
+/* 0 or -1 (message on stderr). path must fit a sockaddr_un. */
+int runner_ctl_connect(struct runner_ctl *c, const char *path);
+void runner_ctl_close(struct runner_ctl *c);
+
+/*
+ * Reads exactly one 'J' frame. On success *buf (malloc'd, caller frees)
+ * holds the frame and f points into it. -1 on EOF, I/O error, another type
+ * or a payload above FRAME_MAX_PAYLOAD.
+ */
+int runner_ctl_read_job(struct runner_ctl *c, uint8_t **buf, struct frame *f);
+
+/* Call when the socket polled readable; reads what is there without blocking. */
+enum runner_ctl_event runner_ctl_on_readable(struct runner_ctl *c);
+
+/* Closes the frame being built and flushes when enough is queued. -1 when broken. */
+int runner_ctl_commit(struct runner_ctl *c);
+/* Writes everything queued. -1 when broken. */
+int runner_ctl_flush(struct runner_ctl *c);
+
+/* Queue an 'E' or 'N' frame; NULL fields are sent as "". */
+int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
+		     const char *message, const char *detail, const char *hint);
+/* Queue a 'C' frame. */
+int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag);
+
+#endif

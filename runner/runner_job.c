@@ -1,0 +1,195 @@
+/*
+ * runner_job: the job frame as C strings and numbers (see runner_job.h).
+ */
+#include "runner/runner_job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Settings a job may never change: they are what keeps it bounded and read-only. */
+static const char *const denied_settings[] = {
+	"statement_timeout",
+	"transaction_read_only",
+	"default_transaction_read_only",
+	"role",
+	"session_authorization",
+};
+
+#define SET_PREFIX "set."
+#define MAX_SETTING_NAME 127
+
+/* NUL-terminated copy; NULL when s holds a NUL byte or memory runs out. */
+static char *dup_str(const struct frame_str *s)
+{
+	char *p;
+
+	if (s->len && memchr(s->ptr, '\0', s->len))
+		return NULL;
+	p = malloc((size_t)s->len + 1);
+	if (!p)
+		return NULL;
+	if (s->len)
+		memcpy(p, s->ptr, s->len);
+	p[s->len] = '\0';
+	return p;
+}
+
+static int parse_u64(const struct frame_str *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	uint32_t i;
+
+	if (s->len == 0 || s->len > 20)
+		return -1;
+	for (i = 0; i < s->len; i++) {
+		unsigned d;
+
+		if (s->ptr[i] < '0' || s->ptr[i] > '9')
+			return -1;
+		d = (unsigned)(s->ptr[i] - '0');
+		if (v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static bool setting_name_ok(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	if (n == 0 || n > MAX_SETTING_NAME)
+		return false;
+	for (i = 0; i < n; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.'))
+			return false;
+	}
+	for (i = 0; i < sizeof(denied_settings) / sizeof(denied_settings[0]); i++)
+		if (strcasecmp(name, denied_settings[i]) == 0)
+			return false;
+	return true;
+}
+
+static bool key_is(const struct frame_str *k, const char *name)
+{
+	size_t n = strlen(name);
+
+	return k->len == n && memcmp(k->ptr, name, n) == 0;
+}
+
+/* Stores a copy of v in *slot; -1 when v holds a NUL or memory runs out. */
+static int take(char **slot, const struct frame_str *v)
+{
+	*slot = dup_str(v);
+	return *slot ? 0 : -1;
+}
+
+int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *why, size_t why_len)
+{
+	bool have_timeout = false, have_rows = false, have_bytes = false;
+	uint64_t v;
+	uint16_t i;
+
+	memset(job, 0, sizeof(*job));
+	for (i = 0; i < fj->npairs; i++) {
+		const struct frame_str *k = &fj->pairs[i].key;
+		const struct frame_str *val = &fj->pairs[i].value;
+		int rc = 0;
+
+		if (key_is(k, "engine")) {
+			rc = take(&job->engine, val);
+		} else if (key_is(k, "dbname")) {
+			rc = take(&job->dbname, val);
+		} else if (key_is(k, "user")) {
+			rc = take(&job->user, val);
+		} else if (key_is(k, "password")) {
+			rc = take(&job->password, val);
+		} else if (key_is(k, "sql")) {
+			rc = take(&job->sql, val);
+		} else if (key_is(k, "timeout_ms")) {
+			rc = parse_u64(val, RUNNER_JOB_MAX_TIMEOUT_MS, &v);
+			if (rc == 0 && v == 0)
+				rc = -1;
+			if (rc == 0) {
+				job->timeout_ms = (uint32_t)v;
+				rc = take(&job->timeout_text, val);
+				have_timeout = true;
+			}
+		} else if (key_is(k, "max_rows")) {
+			rc = parse_u64(val, UINT64_MAX, &job->max_rows);
+			have_rows = rc == 0;
+		} else if (key_is(k, "max_bytes")) {
+			rc = parse_u64(val, UINT64_MAX, &job->max_bytes);
+			have_bytes = rc == 0;
+		} else if (k->len > strlen(SET_PREFIX) &&
+			   memcmp(k->ptr, SET_PREFIX, strlen(SET_PREFIX)) == 0) {
+			struct frame_str name = {
+				.ptr = k->ptr + strlen(SET_PREFIX),
+				.len = k->len - (uint32_t)strlen(SET_PREFIX),
+			};
+			size_t n = job->nsets;
+
+			if (take(&job->set_names[n], &name) < 0 ||
+			    take(&job->set_values[n], val) < 0) {
+				free(job->set_names[n]);
+				job->set_names[n] = NULL;
+				rc = -1;
+			} else {
+				job->nsets++;
+				if (!setting_name_ok(job->set_names[n])) {
+					snprintf(why, why_len, "setting not allowed in a job: %s",
+						 job->set_names[n]);
+					goto fail;
+				}
+			}
+		} else {
+			snprintf(why, why_len, "unknown job key");
+			goto fail;
+		}
+		if (rc < 0) {
+			snprintf(why, why_len, "bad value for job key %.*s",
+				 (int)(k->len > 64 ? 64 : k->len), k->ptr);
+			goto fail;
+		}
+	}
+	if (!job->engine || !job->dbname || !job->user || !job->password || !job->sql ||
+	    !have_timeout || !have_rows || !have_bytes) {
+		snprintf(why, why_len, "job is missing a required key");
+		goto fail;
+	}
+	return 0;
+fail:
+	runner_job_free(job);
+	return -1;
+}
+
+static void free_secret(char *p)
+{
+	if (p) {
+		explicit_bzero(p, strlen(p));
+		free(p);
+	}
+}
+
+void runner_job_free(struct runner_job *job)
+{
+	size_t i;
+
+	free(job->engine);
+	free(job->dbname);
+	free(job->user);
+	free_secret(job->password);
+	free(job->sql);
+	free(job->timeout_text);
+	for (i = 0; i < job->nsets; i++) {
+		free(job->set_names[i]);
+		free(job->set_values[i]);
+	}
+	memset(job, 0, sizeof(*job));
+}

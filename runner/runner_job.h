@@ -1,0 +1,39 @@
+/*
+ * runner_job: turns a decoded 'J' frame into NUL-terminated strings and
+ * checked numbers. Every key is known and required except the "set.<name>"
+ * pairs; an unknown key fails the job, so a cap the proxy asks for can
+ * never be silently ignored. runner_job_free releases (and wipes) all of it.
+ */
+#ifndef AIRLOCK_RUNNER_JOB_H
+#define AIRLOCK_RUNNER_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner/frame.h"
+
+#define RUNNER_JOB_MAX_TIMEOUT_MS (24u * 3600u * 1000u)
+
+struct runner_job {
+	char *engine;
+	char *dbname;
+	char *user;
+	char *password;
+	char *sql;
+	char *timeout_text;  /* timeout_ms as given, for set_config */
+	uint32_t timeout_ms;
+	uint64_t max_rows;
+	uint64_t max_bytes;
+	size_t nsets;
+	char *set_names[FRAME_MAX_PAIRS];
+	char *set_values[FRAME_MAX_PAIRS];
+};
+
+/*
+ * 0 on success. On failure returns -1 and writes into why a reason that
+ * names at most the offending key, never a value.
+ */
+int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *why, size_t why_len);
+void runner_job_free(struct runner_job *job);
+
+#endif

@@ -1,0 +1,533 @@
+/*
+ * runner_pg: one job against Postgres (see runner_pg.h).
+ *
+ * Sequence: connect through the relay socket, BEGIN TRANSACTION READ ONLY,
+ * statement_timeout and the job's settings with set_config(..., true),
+ * then the statement in single-row mode so only one row is ever held,
+ * then COMMIT. libpq runs non-blocking and every wait polls the database
+ * socket and the control socket together, so a cancel frame or the proxy
+ * closing the socket is acted on at once. A runner-side watchdog backs up
+ * the engine's statement_timeout.
+ *
+ * Nothing sent to the proxy names the socket path, the role or the
+ * password; libpq's own connection errors are reduced to a fixed message.
+ */
+#include "runner/runner_pg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+#define CONNECT_TIMEOUT_MS 10000
+#define SETUP_TIMEOUT_MS 10000   /* BEGIN, set_config, COMMIT */
+#define ROLLBACK_TIMEOUT_MS 2000
+#define WATCHDOG_GRACE_MS 1000   /* after timeout_ms, before the runner gives up */
+#define MAX_NOTICES 64
+
+enum outcome {
+	OUT_OK,        /* command done; a backend error may be in run.error */
+	OUT_CANCEL,    /* the proxy sent 'X' */
+	OUT_GONE,      /* the control socket closed or failed */
+	OUT_DEADLINE,  /* the runner's own deadline passed */
+	OUT_LOST,      /* the database connection failed */
+	OUT_TRUNCATED, /* a cap was reached; run.trunc says which */
+	OUT_REFUSED,   /* the runner will not handle this result (run.refusal) */
+};
+
+struct pg_run {
+	const struct runner_job *job;
+	struct runner_ctl *ctl;
+	PGconn *conn;
+	PGresult *error;     /* first backend error of the job, owned */
+	const char *refusal; /* static message for OUT_REFUSED */
+	unsigned notices;
+	bool sent_desc;
+	uint64_t rows;
+	uint64_t bytes;
+	enum frame_trunc trunc;
+	char tag[64];
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Waits until the database socket reports events, flushing queued frames
+ * first. Returns OUT_OK when the database side is ready.
+ */
+static enum outcome wait_db(struct pg_run *r, short events, int64_t deadline)
+{
+	struct pollfd pfd[2];
+
+	for (;;) {
+		int64_t left;
+		int n;
+
+		if (runner_ctl_flush(r->ctl) < 0)
+			return OUT_GONE;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return OUT_DEADLINE;
+		pfd[0].fd = PQsocket(r->conn);
+		pfd[0].events = events;
+		pfd[0].revents = 0;
+		pfd[1].fd = r->ctl->fd;
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
+		if (pfd[0].fd < 0)
+			return OUT_LOST;
+		n = poll(pfd, 2, left > INT_MAX ? INT_MAX : (int)left);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return OUT_LOST;
+		}
+		if (pfd[1].revents) {
+			switch (runner_ctl_on_readable(r->ctl)) {
+			case RUNNER_CTL_CANCEL:
+				return OUT_CANCEL;
+			case RUNNER_CTL_GONE:
+				return OUT_GONE;
+			case RUNNER_CTL_NOTHING:
+				break;
+			}
+		}
+		if (pfd[0].revents)
+			return OUT_OK;
+	}
+}
+
+/* Waits until PQgetResult will not block. */
+static enum outcome wait_result(struct pg_run *r, int64_t deadline)
+{
+	for (;;) {
+		int f = PQflush(r->conn);
+		enum outcome o;
+
+		if (f < 0)
+			return OUT_LOST;
+		if (f == 0 && !PQisBusy(r->conn))
+			return OUT_OK;
+		o = wait_db(r, POLLIN | (f ? POLLOUT : 0), deadline);
+		if (o != OUT_OK)
+			return o;
+		if (!PQconsumeInput(r->conn))
+			return OUT_LOST;
+	}
+}
+
+static void on_notice(void *arg, const PGresult *res)
+{
+	struct pg_run *r = arg;
+
+	if (r->notices >= MAX_NOTICES)
+		return;
+	r->notices++;
+	/* A failed write marks the control socket broken; the next wait sees it. */
+	runner_ctl_error(r->ctl, FRAME_NOTICE, PQresultErrorField(res, PG_DIAG_SQLSTATE), "",
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY),
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL),
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_HINT));
+}
+
+static enum outcome connect_db(struct pg_run *r, const char *socket_dir)
+{
+	const char *const keys[] = {
+		"host", "port", "dbname", "user", "password", "sslmode", "gssencmode",
+		"connect_timeout", "application_name", NULL,
+	};
+	const char *const vals[] = {
+		socket_dir, "5432", r->job->dbname, r->job->user, r->job->password, "disable",
+		"disable", "10", "airlock-runner", NULL,
+	};
+	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+	int64_t deadline = now_ms() + CONNECT_TIMEOUT_MS;
+
+	r->conn = PQconnectStartParams(keys, vals, 0);
+	if (!r->conn || PQstatus(r->conn) == CONNECTION_BAD)
+		return OUT_LOST;
+	for (;;) {
+		enum outcome o;
+
+		if (ps == PGRES_POLLING_OK)
+			return OUT_OK;
+		if (ps == PGRES_POLLING_FAILED)
+			return OUT_LOST;
+		o = wait_db(r, ps == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline);
+		if (o != OUT_OK)
+			return o;
+		ps = PQconnectPoll(r->conn);
+	}
+}
+
+/* A fixed description of why libpq could not connect; never echoes its text. */
+static const char *connect_detail(const char *pqmsg)
+{
+	if (!pqmsg)
+		return "";
+	if (strstr(pqmsg, "authentication failed") || strstr(pqmsg, "password"))
+		return "the database rejected the credentials";
+	if (strstr(pqmsg, "does not exist"))
+		return "the database or role does not exist";
+	if (strstr(pqmsg, "connection slots") || strstr(pqmsg, "too many"))
+		return "the database has no free connection slots";
+	if (strstr(pqmsg, "No such file") || strstr(pqmsg, "refused"))
+		return "the database relay is not available";
+	if (strstr(pqmsg, "timeout"))
+		return "timed out";
+	return "";
+}
+
+/* Sends a command with text parameters and collects its results. */
+static enum outcome run_command(struct pg_run *r, const char *sql, int nparams,
+				const char *const *params, int64_t deadline)
+{
+	if (!PQsendQueryParams(r->conn, sql, nparams, NULL, params, NULL, NULL, 0))
+		return OUT_LOST;
+	for (;;) {
+		enum outcome o = wait_result(r, deadline);
+		PGresult *res;
+
+		if (o != OUT_OK)
+			return o;
+		res = PQgetResult(r->conn);
+		if (!res)
+			return OUT_OK;
+		if (PQresultStatus(res) == PGRES_FATAL_ERROR && !r->error) {
+			r->error = res;
+			continue;
+		}
+		PQclear(res);
+	}
+}
+
+static enum outcome send_desc(struct pg_run *r, const PGresult *res)
+{
+	struct frame_buf *b = &r->ctl->out;
+	int n = PQnfields(res), i;
+
+	if (r->sent_desc)
+		return OUT_OK;
+	if (n < 0 || n > FRAME_MAX_COLS) {
+		r->refusal = "the result has too many columns";
+		return OUT_REFUSED;
+	}
+	frame_begin(b, FRAME_ROWDESC);
+	frame_put_u16(b, (uint16_t)n);
+	for (i = 0; i < n; i++) {
+		frame_put_cstr(b, PQfname(res, i));
+		frame_put_u32(b, (uint32_t)PQftable(res, i));
+		frame_put_i16(b, (int16_t)PQftablecol(res, i));
+		frame_put_u32(b, (uint32_t)PQftype(res, i));
+		frame_put_i16(b, (int16_t)PQfsize(res, i));
+		frame_put_i32(b, (int32_t)PQfmod(res, i));
+		frame_put_i16(b, 0);
+	}
+	if (runner_ctl_commit(r->ctl) < 0)
+		return OUT_GONE;
+	r->sent_desc = true;
+	return OUT_OK;
+}
+
+/* Sends one row unless it would pass max_rows or max_bytes. */
+static enum outcome send_row(struct pg_run *r, const PGresult *res)
+{
+	struct frame_buf *b = &r->ctl->out;
+	int n = PQnfields(res), i;
+	size_t body = 2;
+
+	if (r->rows >= r->job->max_rows) {
+		r->trunc = FRAME_TRUNC_MAX_ROWS;
+		return OUT_TRUNCATED;
+	}
+	for (i = 0; i < n; i++) {
+		body += 4;
+		if (!PQgetisnull(res, 0, i))
+			body += (size_t)PQgetlength(res, 0, i);
+	}
+	if (body > FRAME_MAX_PAYLOAD || body > r->job->max_bytes - r->bytes) {
+		r->trunc = FRAME_TRUNC_MAX_BYTES;
+		return OUT_TRUNCATED;
+	}
+	frame_begin(b, FRAME_ROW);
+	frame_put_u16(b, (uint16_t)n);
+	for (i = 0; i < n; i++) {
+		if (PQgetisnull(res, 0, i)) {
+			frame_put_i32(b, -1);
+		} else {
+			int len = PQgetlength(res, 0, i);
+
+			frame_put_i32(b, len);
+			frame_put_bytes(b, PQgetvalue(res, 0, i), (size_t)len);
+		}
+	}
+	if (runner_ctl_commit(r->ctl) < 0)
+		return OUT_GONE;
+	r->rows++;
+	r->bytes += body;
+	return OUT_OK;
+}
+
+static void set_tag(struct pg_run *r, const PGresult *res)
+{
+	snprintf(r->tag, sizeof(r->tag), "%s", PQcmdStatus((PGresult *)res));
+}
+
+/* Handles one result of the statement; takes ownership of res. */
+static enum outcome on_result(struct pg_run *r, PGresult *res)
+{
+	enum outcome o = OUT_OK;
+
+	switch (PQresultStatus(res)) {
+	case PGRES_SINGLE_TUPLE:
+		if (r->error)
+			break;
+		o = send_desc(r, res);
+		if (o == OUT_OK)
+			o = send_row(r, res);
+		break;
+	case PGRES_TUPLES_OK:
+		if (r->error)
+			break;
+		o = send_desc(r, res);
+		set_tag(r, res);
+		break;
+	case PGRES_COMMAND_OK:
+	case PGRES_EMPTY_QUERY:
+		set_tag(r, res);
+		break;
+	case PGRES_FATAL_ERROR:
+		if (!r->error) {
+			r->error = res;
+			return OUT_OK;
+		}
+		break;
+	case PGRES_NONFATAL_ERROR:
+		break;
+	case PGRES_COPY_OUT:
+	case PGRES_COPY_IN:
+	case PGRES_COPY_BOTH:
+		r->refusal = "COPY is not supported; use SELECT";
+		o = OUT_REFUSED;
+		break;
+	default:
+		o = OUT_LOST;
+		break;
+	}
+	PQclear(res);
+	return o;
+}
+
+/* Runs the statement itself, streaming its rows. */
+static enum outcome stream_statement(struct pg_run *r, int64_t deadline)
+{
+	/* The extended protocol also refuses a string with several statements. */
+	if (!PQsendQueryParams(r->conn, r->job->sql, 0, NULL, NULL, NULL, NULL, 0))
+		return OUT_LOST;
+	if (!PQsetSingleRowMode(r->conn))
+		return OUT_LOST;
+	for (;;) {
+		enum outcome o = wait_result(r, deadline);
+		PGresult *res;
+
+		if (o != OUT_OK)
+			return o;
+		res = PQgetResult(r->conn);
+		if (!res)
+			return OUT_OK;
+		o = on_result(r, res);
+		if (o != OUT_OK)
+			return o;
+	}
+}
+
+/* Asks the backend to stop the running statement; does not wait for it. */
+static void cancel_query(struct pg_run *r)
+{
+	PGcancel *c;
+	char err[256];
+
+	if (!r->conn || PQtransactionStatus(r->conn) != PQTRANS_ACTIVE)
+		return;
+	c = PQgetCancel(r->conn);
+	if (!c)
+		return;
+	if (!PQcancel(c, err, sizeof(err)))
+		fprintf(stderr, "airlock-runner: cancel request failed\n");
+	PQfreeCancel(c);
+}
+
+static void send_timeout(struct pg_run *r)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "statement exceeded the timeout of %" PRIu32 " ms",
+		 r->job->timeout_ms);
+	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", "TIMEOUT", msg, "",
+			 "make the statement cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts");
+}
+
+static void send_cancel(struct pg_run *r)
+{
+	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", "CANCELED",
+			 "canceling statement due to user request", "", "");
+}
+
+static void send_lost(struct pg_run *r)
+{
+	runner_ctl_error(r->ctl, FRAME_ERROR, "08006", "EXECUTION_FAILED",
+			 "connection to the database was lost", "", "");
+}
+
+static void send_backend_error(struct pg_run *r, const PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+
+	/* Errors libpq makes up itself carry no SQLSTATE: the connection failed. */
+	if (!state || !msg) {
+		send_lost(r);
+		return;
+	}
+	if (strcmp(state, "57014") == 0) {
+		if (strstr(msg, "user request"))
+			send_cancel(r);
+		else
+			send_timeout(r);
+		return;
+	}
+	runner_ctl_error(r->ctl, FRAME_ERROR, state, "", msg,
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL),
+			 PQresultErrorField(res, PG_DIAG_MESSAGE_HINT));
+}
+
+/* Sends the frame that ends the job for outcome o; returns the flush status. */
+static int finish(struct pg_run *r, enum outcome o)
+{
+	char tag[64];
+
+	switch (o) {
+	case OUT_OK:
+		if (r->error) {
+			send_backend_error(r, r->error);
+			break;
+		}
+		runner_ctl_complete(r->ctl, r->rows, FRAME_TRUNC_NONE, r->tag);
+		break;
+	case OUT_TRUNCATED:
+		/* Cancel first so the backend stops before the proxy drops the relay. */
+		cancel_query(r);
+		snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->rows);
+		runner_ctl_complete(r->ctl, r->rows, r->trunc, tag);
+		break;
+	case OUT_CANCEL:
+		cancel_query(r);
+		send_cancel(r);
+		break;
+	case OUT_DEADLINE:
+		cancel_query(r);
+		send_timeout(r);
+		break;
+	case OUT_REFUSED:
+		cancel_query(r);
+		runner_ctl_error(r->ctl, FRAME_ERROR, "0A000", "EXECUTION_FAILED", r->refusal, "", "");
+		break;
+	case OUT_LOST:
+		send_lost(r);
+		break;
+	case OUT_GONE:
+		cancel_query(r);
+		return -1;
+	}
+	return runner_ctl_flush(r->ctl);
+}
+
+static int finish_connect(struct pg_run *r, enum outcome o)
+{
+	const char *detail;
+
+	switch (o) {
+	case OUT_CANCEL:
+		send_cancel(r);
+		break;
+	case OUT_GONE:
+		return -1;
+	default:
+		detail = o == OUT_DEADLINE ? "timed out" :
+			 connect_detail(r->conn ? PQerrorMessage(r->conn) : NULL);
+		runner_ctl_error(r->ctl, FRAME_ERROR, "08001", "EXECUTION_FAILED",
+				 "could not connect to the database", detail, "");
+		break;
+	}
+	return runner_ctl_flush(r->ctl);
+}
+
+int runner_pg_run(const struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir)
+{
+	static const char set_timeout[] = "SELECT set_config('statement_timeout', $1, true)";
+	static const char set_guc[] = "SELECT set_config($1, $2, true)";
+	struct pg_run r;
+	enum outcome o;
+	int64_t deadline;
+	size_t i;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.job = job;
+	r.ctl = ctl;
+	o = connect_db(&r, socket_dir);
+	if (o != OUT_OK) {
+		rc = finish_connect(&r, o);
+		goto out;
+	}
+	PQsetNoticeReceiver(r.conn, on_notice, &r);
+	if (PQsetnonblocking(r.conn, 1) != 0) {
+		rc = finish(&r, OUT_LOST);
+		goto out;
+	}
+
+	deadline = now_ms() + SETUP_TIMEOUT_MS;
+	o = run_command(&r, "BEGIN TRANSACTION READ ONLY", 0, NULL, deadline);
+	if (o == OUT_OK && !r.error) {
+		const char *p[1] = { job->timeout_text };
+
+		o = run_command(&r, set_timeout, 1, p, deadline);
+	}
+	for (i = 0; i < job->nsets && o == OUT_OK && !r.error; i++) {
+		const char *p[2] = { job->set_names[i], job->set_values[i] };
+
+		o = run_command(&r, set_guc, 2, p, deadline);
+	}
+	if (o == OUT_OK && !r.error) {
+		/* Single rows arrive as the backend produces them; the watchdog backs up statement_timeout. */
+		deadline = now_ms() + job->timeout_ms + WATCHDOG_GRACE_MS;
+		o = stream_statement(&r, deadline);
+	}
+	if (o == OUT_OK && !r.error)
+		o = run_command(&r, "COMMIT", 0, NULL, now_ms() + SETUP_TIMEOUT_MS);
+	rc = finish(&r, o);
+	if (rc == 0 && o == OUT_OK && r.error) {
+		/* Best effort: the error already went out; closing aborts the transaction anyway. */
+		PQclear(r.error);
+		r.error = NULL;
+		run_command(&r, "ROLLBACK", 0, NULL, now_ms() + ROLLBACK_TIMEOUT_MS);
+	}
+out:
+	if (r.error)
+		PQclear(r.error);
+	if (r.conn)
+		PQfinish(r.conn);
+	return rc;
+}
