@@ -63,14 +63,12 @@ static int pgs_parse_path(struct pg_settings *s, const char *value, char *canon,
 	while (*p) {
 		char name[64];
 		size_t len = 0;
-		bool quoted = false;
 
 		while (isspace((unsigned char)*p) || *p == ',')
 			p++;
 		if (!*p)
 			break;
 		if (*p == '"') {
-			quoted = true;
 			p++;
 			while (*p && !(*p == '"' && p[1] != '"')) {
 				if (*p == '"')
@@ -97,7 +95,7 @@ static int pgs_parse_path(struct pg_settings *s, const char *value, char *canon,
 		if (len == 0)
 			return -1;
 		/* "$user" is dropped: schemas named after the backend role are never searched. */
-		if (!quoted && !strcmp(name, "$user"))
+		if (!strcmp(name, "$user"))
 			continue;
 		if (n >= PGS_MAX_PATH)
 			return -1;
