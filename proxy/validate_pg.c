@@ -11,6 +11,7 @@
 #include <pg_query.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proxy/validate_pg_read.h"
 #include "proxy/validate_pg_session.h"
@@ -30,7 +31,7 @@ static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *
 		json_t *d = json_object_get(json_array_get(opts, i), "DefElem");
 		const char *name = pgv_str(d, "defname");
 
-		if (name && strcmp(name, "analyze") == 0) {
+		if (name && strcasecmp(name, "analyze") == 0) {
 			pgv_refuse(out, "0A000", "UNSUPPORTED", pgv_cursor_of(sql, d),
 				   "use plain EXPLAIN (VERBOSE, COSTS, FORMAT ... are fine)",
 				   "EXPLAIN ANALYZE executes the statement and is not allowed");
@@ -84,6 +85,26 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql,
 	return out->kind;
 }
 
+/* The parse tree did not load: bad UTF-8, too deep, or out of memory. */
+static void refuse_unloadable(const json_error_t *jerr, struct pgv_result *out)
+{
+	switch (json_error_code(jerr)) {
+	case json_error_invalid_utf8:
+	case json_error_null_character:
+		pgv_refuse(out, "22021", "SYNTAX_ERROR", 0, "send the statement as UTF-8",
+			   "invalid byte sequence for encoding \"UTF8\"");
+		break;
+	case json_error_out_of_memory:
+		pgv_refuse(out, "53200", "OUT_OF_MEMORY", 0, NULL,
+			   "out of memory while validating the statement");
+		break;
+	default:
+		pgv_refuse(out, "54001", "TOO_COMPLEX", 0, "simplify the statement",
+			   "statement is too complex to validate");
+		break;
+	}
+}
+
 static void fingerprint(const char *sql, struct pgv_result *out)
 {
 	PgQueryFingerprintResult fp = pg_query_fingerprint(sql);
@@ -101,7 +122,11 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 	json_t *root = NULL, *stmts;
 	size_t n;
 
+	static const struct pgv_policy deny_all;
+
 	memset(out, 0, sizeof(*out));
+	if (!policy)
+		policy = &deny_all;
 	out->kind = PGV_REFUSED;
 	out->code = "";
 	if (!sql) {
@@ -111,16 +136,19 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 	parsed = pg_query_parse(sql);
 	if (parsed.error) {
 		pgv_refuse(out, "42601", "SYNTAX_ERROR",
-			   parsed.error->cursorpos > 0 ? parsed.error->cursorpos : 0,
-			   "fix the SQL syntax; one statement per query",
+			   parsed.error->cursorpos > 0 ? parsed.error->cursorpos : 0, NULL,
 			   "%s", parsed.error->message ? parsed.error->message : "syntax error");
 		goto out_free_parse;
 	}
 	root = json_loads(parsed.parse_tree, 0, &jerr);
+	if (!root) {
+		refuse_unloadable(&jerr, out);
+		goto out_free_parse;
+	}
 	stmts = json_object_get(root, "stmts");
 	if (!json_is_array(stmts)) {
-		pgv_refuse(out, "54001", "TOO_COMPLEX", 0, "simplify the statement",
-			   "statement is too complex to validate");
+		pgv_refuse(out, "XX000", "UNSUPPORTED", 0, NULL,
+			   "statement could not be validated");
 		goto out_free_json;
 	}
 	n = json_array_size(stmts);

@@ -17,10 +17,11 @@
 enum pgv_kind {
 	PGV_REFUSED = 0,   /* see sqlstate, code, message, hint */
 	PGV_EMPTY,         /* only whitespace/comments: EmptyQueryResponse */
-	PGV_READ,          /* SELECT / VALUES / TABLE / EXPLAIN / SHOW of a non-session setting */
+	PGV_READ,          /* SELECT / VALUES / TABLE / EXPLAIN (never ANALYZE) of one of them */
 	PGV_SET,           /* SET [SESSION|LOCAL] name = value; name lower-cased, value in value */
 	PGV_RESET,         /* RESET name; name "all" for RESET ALL */
-	PGV_SHOW,          /* SHOW name (the session decides whether it answers locally) */
+	PGV_SHOW,          /* SHOW name, every SHOW ("all" for SHOW ALL); the session decides
+	                    * whether it answers locally or sends it to a runner */
 	PGV_BEGIN,         /* BEGIN / START TRANSACTION [READ ONLY | ISOLATION ...] */
 	PGV_COMMIT,        /* COMMIT / END */
 	PGV_ROLLBACK,      /* ROLLBACK / ABORT */
@@ -36,30 +37,42 @@ struct pgv_policy {
 	/* Allowlist: "schema.table" or "schema.*", lower-case, exact match. */
 	const char *const *tables;
 	size_t ntables;
-	/* The session's effective search_path (without pg_catalog, which is implicitly first). */
+	/*
+	 * The session's effective search_path (without pg_catalog, which is
+	 * implicitly first unless listed). Entries are schema names as stored,
+	 * unquoted; "$user" is not expanded and is treated as a schema that may
+	 * hold any table, so unqualified names are refused while it is listed
+	 * (unless "$user.*" is allowed).
+	 */
 	const char *const *search_path;
 	size_t nsearch_path;
 };
 
 struct pgv_result {
 	enum pgv_kind kind;
-	/* Refusals: a real SQLSTATE, an airlock code (e.g. "NOT_READ_ONLY",
-	 * "MULTI_STATEMENT", "FORBIDDEN_FUNCTION", "TABLE_NOT_ALLOWED",
-	 * "SYNTAX_ERROR", "UNSUPPORTED"), and text an agent can act on. */
+	/* Refusals: a real SQLSTATE, an airlock code (one of "NOT_READ_ONLY",
+	 * "MULTI_STATEMENT", "FORBIDDEN_FUNCTION", "FORBIDDEN_STATEMENT",
+	 * "TABLE_NOT_ALLOWED", "SYNTAX_ERROR", "UNSUPPORTED", "TOO_COMPLEX",
+	 * "OUT_OF_MEMORY"; a static string, "" when not refused), and text an
+	 * agent can act on. message does not repeat the code. */
 	char sqlstate[6];
 	const char *code;
 	char message[512];
 	char hint[512];
-	int cursor_pos;         /* 1-based position for syntax errors, 0 if none */
+	int cursor_pos;         /* 1-based character position (syntax errors, the second
+	                         * statement, a refused table or function), 0 if none */
 
 	/* PGV_SET / PGV_RESET / PGV_SHOW / PGV_SAVEPOINT / ...: */
-	char name[64];          /* lower-cased setting or savepoint name */
-	char value[512];        /* SET value as Postgres would store it, e.g. "ISO, MDY" or "public, app" */
+	char name[64];          /* lower-cased setting name; savepoint name as the parser
+	                         * gives it (unquoted names are already folded) */
+	char value[512];        /* SET value as Postgres would store it, e.g. "ISO, MDY" or "public, app";
+	                         * BEGIN / SET TRANSACTION: the isolation level if given */
 	bool is_local;          /* SET LOCAL */
 	bool set_default;       /* SET name TO DEFAULT (treat as RESET) */
 	bool read_write;        /* BEGIN/SET TRANSACTION asked for READ WRITE (session refuses it) */
 
-	uint64_t fingerprint;   /* pg_query_fingerprint of the statement, for the audit log */
+	uint64_t fingerprint;   /* pg_query_fingerprint of the statement, for the audit log;
+	                         * 0 when the text does not parse */
 };
 
 /* Validates sql (NUL-terminated). Always fills out; returns out->kind. */

@@ -1,0 +1,102 @@
+/*
+ * bench_validate: time pgv_validate on a typical join and on SELECT 1.
+ * Prints, one line per case, the median and p99 microseconds per call and
+ * the calls per second over the whole run.
+ * Usage: bench_validate [iterations]   (default 20000)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "proxy/validate_pg.h"
+
+static const char *const tables[] = {
+	"public.orders", "public.customers", "public.products", "pg_catalog.*",
+	"information_schema.*",
+};
+static const char *const path[] = { "public" };
+
+static const struct pgv_policy policy = {
+	.tables = tables,
+	.ntables = sizeof(tables) / sizeof(tables[0]),
+	.search_path = path,
+	.nsearch_path = 1,
+};
+
+struct bench_case {
+	const char *name;
+	const char *sql;
+	enum pgv_kind want;
+};
+
+static const struct bench_case bench_cases[] = {
+	{ "typical_join", "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
+	  "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50", PGV_READ },
+	{ "select_1", "SELECT 1", PGV_READ },
+	{ "refused_table", "SELECT * FROM staff_salaries", PGV_REFUSED },
+	{ "set_search_path", "SET search_path TO public, \"App\"", PGV_SET },
+};
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int run(const struct bench_case *c, long iters, double *samples)
+{
+	struct pgv_result r;
+	double start, total;
+	long i;
+
+	for (i = 0; i < 200; i++)
+		pgv_validate(&policy, c->sql, &r);
+	if (r.kind != c->want) {
+		fprintf(stderr, "%s: unexpected kind %d (%s)\n", c->name, r.kind, r.message);
+		return -1;
+	}
+	total = now_us();
+	for (i = 0; i < iters; i++) {
+		start = now_us();
+		pgv_validate(&policy, c->sql, &r);
+		samples[i] = now_us() - start;
+	}
+	total = now_us() - total;
+	qsort(samples, (size_t)iters, sizeof(*samples), cmp_double);
+	printf("%-16s calls=%ld median_us=%.2f p99_us=%.2f calls_per_sec=%.0f\n",
+	       c->name, iters, samples[iters / 2], samples[(iters * 99) / 100],
+	       (double)iters / (total / 1e6));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
+	double *samples;
+	size_t i;
+	int rc = 0;
+
+	if (iters <= 0 || iters > 100000000) {
+		fprintf(stderr, "usage: %s [iterations]\n", argv[0]);
+		return 2;
+	}
+	samples = malloc((size_t)iters * sizeof(*samples));
+	if (!samples)
+		return 1;
+	for (i = 0; i < sizeof(bench_cases) / sizeof(bench_cases[0]); i++) {
+		if (run(&bench_cases[i], iters, samples) != 0)
+			rc = 1;
+	}
+	free(samples);
+	return rc;
+}
