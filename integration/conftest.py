@@ -1,0 +1,60 @@
+"""Fixtures for the airlock integration tests (run by integration/test.sh,
+which starts airlockd with the test config and exports the AIRLOCK_* URLs)."""
+
+import os
+
+import pytest
+
+import itest
+
+
+@pytest.fixture(autouse=True)
+def airlockd_survives():
+    """Every test ends with airlockd still running."""
+    yield
+    pid = os.environ.get("AIRLOCKD_PID")
+    if pid:
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            pytest.fail("airlockd (pid %s) is gone" % pid)
+
+
+@pytest.fixture
+def agent():
+    """psycopg2 connection as agent through airlock, autocommit off."""
+    conn = itest.connect(itest.AGENT_URL)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def agent_ac():
+    """Same, autocommit on."""
+    conn = itest.connect(itest.AGENT_URL, autocommit=True)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def small():
+    """psycopg2 connection as agent_small (max_rows 5, max_bytes 2000, 2 s)."""
+    conn = itest.connect(itest.SMALL_URL, autocommit=True)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def direct():
+    """psycopg2 connection straight to Postgres as airlock_ro."""
+    conn = itest.connect(itest.direct_url())
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def snapshot_guard():
+    """The database is the same after the module's tests as before."""
+    before = itest.db_snapshot()
+    yield
+    assert itest.db_snapshot() == before, "the shop database changed"

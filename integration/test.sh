@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+#
+# test.sh: builds airlock three ways and runs every test, as root on
+# Debian 12 (what .ci/run runs):
+#   1. build/      RelWithDebInfo, -Werror; then the demo environment
+#                  (Postgres shop, Docker engine, runner image); unit tests
+#   2. build-asan/ ASan + UBSan (leak detection on); unit tests
+#   3. build-fuzz/ clang + libFuzzer; each fuzz target for
+#                  $AIRLOCK_FUZZ_SECONDS (default 20) seconds
+#   4. airlockd in the background with the test config, and the pytest
+#      integration suite; afterwards airlockd must stop on SIGTERM and
+#      leave no container and no job directory behind.
+# Arguments go to pytest (e.g. -k timeout). AIRLOCK_SKIP_ASAN=1 and
+# AIRLOCK_SKIP_FUZZ=1 skip steps 2 and 3 for quicker local runs.
+set -euo pipefail
+
+# shellcheck source=integration/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+AIRLOCKD_PID=
+AIRLOCKD_LOG=$AIRLOCK_STATE_DIR/airlockd-test.log
+
+# Stops the airlockd this script started; returns 1 if SIGTERM did not stop it.
+stop_airlockd()
+{
+	local pid=$AIRLOCKD_PID rc=0
+
+	[[ -n $pid ]] || return 0
+	AIRLOCKD_PID=
+	kill -0 "$pid" 2>/dev/null || {
+		wait "$pid" 2>/dev/null || true
+		log "airlockd: had already exited"
+		return 1
+	}
+	kill -TERM "$pid"
+	if ! wait_for 15 bash -c "! kill -0 $pid"; then
+		log "airlockd: still running 15 s after SIGTERM; killing it"
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		return 1
+	fi
+	wait "$pid" 2>/dev/null || rc=$?
+	log "airlockd: stopped (status $rc)"
+	# 0, or 143 when terminated by the signal itself.
+	[[ $rc == 0 || $rc == 143 ]]
+}
+
+on_exit()
+{
+	local rc=$?
+
+	stop_airlockd || true
+	if ((rc != 0)) && [[ -s $AIRLOCKD_LOG ]]; then
+		log "last lines of $AIRLOCKD_LOG:"
+		tail -n 40 "$AIRLOCKD_LOG" >&2 || true
+	fi
+	exit "$rc"
+}
+trap on_exit EXIT
+
+# No container labelled airlock.job and no job directory left behind.
+no_leftovers()
+{
+	local ids
+
+	ids=$(docker ps -a --filter label=airlock.job -q) || return 1
+	[[ -z $ids ]] && [[ -z $(find "$AIRLOCK_JOB_DIR" -mindepth 1 -maxdepth 1) ]]
+}
+
+require_root
+cd "$AIRLOCK_REPO"
+install_deps
+
+build_main
+# Postgres, Docker and the runner image first: some unit tests use the engine.
+prepare_environment
+run_unit_tests build
+
+if [[ ${AIRLOCK_SKIP_ASAN:-0} != 1 ]]; then
+	build_asan
+	run_unit_tests build-asan
+fi
+if [[ ${AIRLOCK_SKIP_FUZZ:-0} != 1 ]]; then
+	build_fuzz
+	run_fuzzers
+fi
+
+config=$AIRLOCK_STATE_DIR/airlock-test.ini
+write_config "$config" test
+airlock_port_free
+: >"$AIRLOCK_STATE_DIR/audit-test.log"
+
+log "airlockd: starting (log: $AIRLOCKD_LOG)"
+"$AIRLOCK_REPO/build/airlockd" -c "$config" >"$AIRLOCKD_LOG" 2>&1 </dev/null &
+AIRLOCKD_PID=$!
+if ! wait_for 30 port_open "$AIRLOCK_LISTEN_HOST" "$AIRLOCK_LISTEN_PORT"; then
+	die "airlockd does not accept on $AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT"
+fi
+kill -0 "$AIRLOCKD_PID" 2>/dev/null || die "airlockd exited at start"
+log "airlockd: up (pid $AIRLOCKD_PID)"
+
+base=$AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT/shop
+export AIRLOCK_REPO AIRLOCK_JOB_DIR AIRLOCK_POOL_SIZE AIRLOCKD_PID AIRLOCK_PW_FILE
+export AIRLOCK_PG_URL=postgresql://agent:$AIRLOCK_AGENT_PASSWORD@$base
+export AIRLOCK_SMALL_URL=postgresql://agent_small:$AIRLOCK_AGENT_PASSWORD@$base
+export AIRLOCK_AUDIT_LOG=$AIRLOCK_STATE_DIR/audit-test.log
+AIRLOCK_DIRECT_URL=postgresql://airlock_ro:$(<"$AIRLOCK_PW_FILE")@127.0.0.1:$AIRLOCK_PG_PORT/shop
+export AIRLOCK_DIRECT_URL
+
+export PYTHONDONTWRITEBYTECODE=1
+log "integration tests"
+"$AIRLOCK_PYTHON" -m pytest -v -p no:cacheprovider "$AIRLOCK_REPO/integration" "$@"
+
+stop_airlockd || die "airlockd did not stop cleanly on SIGTERM"
+wait_for 20 no_leftovers ||
+	die "left behind: containers [$(docker ps -a --filter label=airlock.job -q | tr '\n' ' ')]," \
+		"job dirs [$(ls -A "$AIRLOCK_JOB_DIR" | tr '\n' ' ')]"
+log "all tests passed"

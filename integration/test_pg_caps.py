@@ -1,0 +1,54 @@
+"""max_rows and max_bytes: results are cut, and the client is told why."""
+
+import itest
+
+
+def run(conn, sql):
+    del conn.notices[:]
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall(), cur.rowcount
+
+
+def test_max_rows_truncates_with_notice(small):
+    rows, n = run(small, "SELECT id FROM orders ORDER BY id")
+    assert rows == [(1,), (2,), (3,), (4,), (5,)]
+    assert n == 5
+    assert any("max_rows" in m for m in small.notices), small.notices
+
+
+def test_under_max_rows_no_notice(small):
+    rows, n = run(small, "SELECT id FROM orders ORDER BY id LIMIT 4")
+    assert rows == [(1,), (2,), (3,), (4,)]
+    assert not any("max_rows" in m or "max_bytes" in m for m in small.notices), small.notices
+
+
+def test_default_user_max_rows(agent_ac):
+    rows, n = run(agent_ac, "SELECT id FROM orders ORDER BY id")
+    assert [r[0] for r in rows] == list(range(1, 1001))
+    assert any("max_rows" in m for m in agent_ac.notices), agent_ac.notices
+    rows, n = run(agent_ac, "SELECT id FROM orders ORDER BY id LIMIT 10")
+    assert len(rows) == 10
+    assert not agent_ac.notices
+
+
+def test_max_bytes_truncates_with_notice(small):
+    rows, n = run(small, "SELECT id, repeat('x', 500) AS pad FROM orders ORDER BY id")
+    assert 1 <= len(rows) <= 4, len(rows)
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
+    assert all(r[1] == "x" * 500 for r in rows)
+    assert any("max_bytes" in m for m in small.notices), small.notices
+
+
+def test_single_huge_value_is_cut(small):
+    """One value larger than max_bytes never reaches the client."""
+    rows, n = run(small, "SELECT repeat('y', 100000) AS big")
+    assert sum(len(r[0]) for r in rows) <= 2000
+    assert any("max_bytes" in m for m in small.notices), small.notices
+
+
+def test_psql_prints_truncation_notice():
+    r = itest.psql(itest.SMALL_URL, "SELECT id FROM orders ORDER BY id")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.rstrip().endswith("(5 rows)"), r.stdout
+    assert "NOTICE" in r.stderr and "max_rows" in r.stderr, r.stderr

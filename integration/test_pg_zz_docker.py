@@ -1,0 +1,64 @@
+"""The Docker engine goes away and comes back: queries fail with
+DOCKER_UNAVAILABLE meanwhile, airlockd stays up, then recovers. Runs after
+the other suites (file name order) because it stops dockerd."""
+
+import time
+
+import psycopg2
+import pytest
+
+import itest
+
+
+def docker_answers():
+    r = itest.lib_sh("docker_ok")
+    return r.returncode == 0
+
+
+def query_ok():
+    try:
+        conn = itest.connect(itest.AGENT_URL, autocommit=True)
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT count(*) FROM products")
+                return cur.fetchall() == [(200,)]
+        finally:
+            conn.close()
+    except psycopg2.Error:
+        return False
+
+
+def test_docker_down_and_back():
+    assert query_ok()
+    r = itest.lib_sh("docker_stop")
+    try:
+        assert r.returncode == 0, r.stderr
+        assert not docker_answers()
+
+        conn = itest.connect(itest.AGENT_URL, autocommit=True)
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(psycopg2.Error) as info:
+                with conn.cursor() as cur:
+                    cur.execute("SELECT count(*) FROM products")
+            assert time.monotonic() - t0 < 30
+            e = info.value
+            assert "DOCKER_UNAVAILABLE" in (e.pgerror or ""), e.pgerror
+            assert e.pgcode and e.pgcode[:2] in ("58", "53"), e.pgcode
+            assert "/var/run/docker.sock" not in (e.pgerror or "")
+        finally:
+            conn.close()
+
+        # airlockd itself still serves: a new connection and a local answer.
+        conn = itest.connect(itest.AGENT_URL, autocommit=True)
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SHOW TimeZone")
+                assert cur.fetchall()
+        finally:
+            conn.close()
+    finally:
+        r = itest.lib_sh("docker_start")
+        assert r.returncode == 0, r.stderr
+
+    assert itest.wait_until(query_ok, 60, step=2), "no recovery after dockerd restart"
