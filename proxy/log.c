@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-static void log_line(const char *level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void log_line(const char *level, const char *fmt, va_list ap)
 {
 	struct timespec ts;
 	struct tm tm;

@@ -48,9 +48,13 @@ int pgs_find(const char *name)
 	return -1;
 }
 
+/* Bounded copy that tolerates src and dst being the same buffer. */
 static void pgs_copy(char *dst, const char *src)
 {
-	snprintf(dst, PGS_VALUE_MAX, "%s", src);
+	size_t n = strnlen(src, PGS_VALUE_MAX - 1);
+
+	memmove(dst, src, n);
+	dst[n] = '\0';
 }
 
 /* Parses a search_path list into s->path; returns -1 on a malformed list. */

@@ -31,15 +31,12 @@ static struct bufferevent *relay_peer(struct relay *r, struct bufferevent *bev)
 	return bev == r->runner ? r->backend : r->runner;
 }
 
+/* Tells the owner (which forgets r), then frees r. */
 static void relay_finish(struct relay *r)
 {
-	void (*cb)(void *, struct relay *) = r->on_close;
-	void *arg = r->arg;
-
-	r->on_close = NULL;
+	if (r->on_close)
+		r->on_close(r->arg, r);
 	relay_free(r);
-	if (cb)
-		cb(arg, r);
 }
 
 static void relay_read_cb(struct bufferevent *bev, void *arg)

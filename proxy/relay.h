@@ -18,8 +18,8 @@ struct relay;
 
 /*
  * Takes ownership of client_fd. host/port are copied. on_close is called
- * once, on the loop, when both sides are closed; the relay frees itself
- * right after it returns. Returns NULL (and closes client_fd) on failure.
+ * once, on the loop, when the splice ends; the relay frees itself right
+ * after it returns (the callback must only forget the pointer). Returns NULL (and closes client_fd) on failure.
  */
 struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host,
 			uint16_t port, void (*on_close)(void *arg, struct relay *r), void *arg);

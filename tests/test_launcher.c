@@ -139,12 +139,12 @@ static void tjob_init(struct tjob *j, bool listen_sock)
 
 static void tjob_cleanup(struct tjob *j)
 {
-	char p[96];
+	char p[sizeof(j->dir) + 16];
 
 	if (j->listen_fd >= 0) {
 		close(j->listen_fd);
-		snprintf(p, sizeof(p), "%s/control.sock", j->dir);
-		unlink(p);
+		if (snprintf(p, sizeof(p), "%s/control.sock", j->dir) < (int)sizeof(p))
+			unlink(p);
 	}
 	rmdir(j->dir);
 }
