@@ -32,6 +32,11 @@ static uint32_t rd_u32(const uint8_t *p)
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
+static uint16_t rd_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
 static void wr_u32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24);
@@ -566,5 +571,209 @@ void pg_put_datarow_raw(struct pg_wbuf *w, const void *body, size_t len)
 	size_t s = wb_begin(w, 'D');
 
 	wb_put(w, body, len);
+	wb_end(w, s);
+}
+
+/* ---- extended query protocol ---- */
+
+/* A NUL-terminated string at *p inside [*p, end); advances *p past it. */
+static const char *take_cstr(const uint8_t **p, const uint8_t *end)
+{
+	ptrdiff_t n = bounded_strlen(*p, end);
+	const char *s;
+
+	if (n < 0)
+		return NULL;
+	s = (const char *)*p;
+	*p += n + 1;
+	return s;
+}
+
+static bool take_u16(const uint8_t **p, const uint8_t *end, uint16_t *v)
+{
+	if (end - *p < 2)
+		return false;
+	*v = (uint16_t)((*p)[0] << 8 | (*p)[1]);
+	*p += 2;
+	return true;
+}
+
+enum pg_status pg_parse_parse(const struct pg_msg *m, struct pg_parse *out, const char **err)
+{
+	const uint8_t *p = m->body, *end = m->body + m->body_len;
+
+	if (m->type != 'P')
+		return fail(err, "not a Parse message");
+	out->name = take_cstr(&p, end);
+	if (!out->name)
+		return fail(err, "Parse: missing statement name terminator");
+	out->query = take_cstr(&p, end);
+	if (!out->query)
+		return fail(err, "Parse: missing query terminator");
+	if (!take_u16(&p, end, &out->ntypes))
+		return fail(err, "Parse: truncated parameter type count");
+	if ((size_t)(end - p) != (size_t)out->ntypes * 4)
+		return fail(err, "Parse: parameter type count does not match the message");
+	out->types = p;
+	return PG_OK;
+}
+
+uint32_t pg_parse_type_at(const struct pg_parse *p, uint16_t i)
+{
+	return i < p->ntypes ? rd_u32(p->types + 4 * (size_t)i) : 0;
+}
+
+enum pg_status pg_parse_bind(const struct pg_msg *m, struct pg_bind *out, const char **err)
+{
+	const uint8_t *p = m->body, *end = m->body + m->body_len;
+
+	if (m->type != 'B')
+		return fail(err, "not a Bind message");
+	out->portal = take_cstr(&p, end);
+	if (!out->portal)
+		return fail(err, "Bind: missing portal name terminator");
+	out->stmt = take_cstr(&p, end);
+	if (!out->stmt)
+		return fail(err, "Bind: missing statement name terminator");
+	if (!take_u16(&p, end, &out->nformats) || (size_t)(end - p) < (size_t)out->nformats * 2)
+		return fail(err, "Bind: truncated parameter formats");
+	out->formats = p;
+	p += (size_t)out->nformats * 2;
+	if (!take_u16(&p, end, &out->nparams))
+		return fail(err, "Bind: truncated parameter count");
+	if (out->nformats > 1 && out->nformats != out->nparams)
+		return fail(err, "Bind: parameter format count does not match the parameter count");
+	out->params = p;
+	for (uint16_t i = 0; i < out->nparams; i++) {
+		uint32_t len;
+
+		if (end - p < 4)
+			return fail(err, "Bind: truncated parameter length");
+		len = rd_u32(p);
+		p += 4;
+		if (len == 0xffffffffu)
+			continue;
+		if (len > INT32_MAX || (size_t)(end - p) < len)
+			return fail(err, "Bind: parameter length exceeds the message");
+		p += len;
+	}
+	if (!take_u16(&p, end, &out->nresult_formats) || (size_t)(end - p) != (size_t)out->nresult_formats * 2)
+		return fail(err, "Bind: result format count does not match the message");
+	out->result_formats = p;
+	for (uint16_t i = 0; i < out->nformats; i++)
+		if (rd_u16(out->formats + 2 * (size_t)i) > 1)
+			return fail(err, "Bind: parameter format must be 0 (text) or 1 (binary)");
+	for (uint16_t i = 0; i < out->nresult_formats; i++)
+		if (rd_u16(out->result_formats + 2 * (size_t)i) > 1)
+			return fail(err, "Bind: result format must be 0 (text) or 1 (binary)");
+	return PG_OK;
+}
+
+enum pg_status pg_bind_values(const struct pg_bind *b, struct pg_bind_value *out, size_t max)
+{
+	const uint8_t *p = b->params;
+
+	if (b->nparams > max)
+		return PG_ERR;
+	/* pg_parse_bind already checked every length against the message. */
+	for (uint16_t i = 0; i < b->nparams; i++) {
+		uint32_t len = rd_u32(p);
+
+		p += 4;
+		out[i].format = b->nformats == 0 ? 0 : rd_u16(b->formats + (b->nformats == 1 ? 0 : 2 * (size_t)i));
+		if (len == 0xffffffffu) {
+			out[i].data = NULL;
+			out[i].len = -1;
+			continue;
+		}
+		out[i].data = p;
+		out[i].len = (int32_t)len;
+		p += len;
+	}
+	return PG_OK;
+}
+
+int16_t pg_bind_result_format(const struct pg_bind *b, uint16_t col)
+{
+	if (b->nresult_formats == 0)
+		return 0;
+	if (b->nresult_formats == 1)
+		return (int16_t)rd_u16(b->result_formats);
+	return col < b->nresult_formats ? (int16_t)rd_u16(b->result_formats + 2 * (size_t)col) : 0;
+}
+
+enum pg_status pg_parse_describe(const struct pg_msg *m, char *kind, const char **name, const char **err)
+{
+	const uint8_t *p = m->body, *end = m->body + m->body_len;
+
+	if (m->type != 'D' && m->type != 'C')
+		return fail(err, "not a Describe or Close message");
+	if (m->body_len < 2)
+		return fail(err, "Describe/Close: truncated body");
+	*kind = (char)*p++;
+	if (*kind != 'S' && *kind != 'P')
+		return fail(err, "Describe/Close: the target must be 'S' or 'P'");
+	*name = take_cstr(&p, end);
+	if (!*name || p != end)
+		return fail(err, "Describe/Close: malformed name");
+	return PG_OK;
+}
+
+enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uint32_t *max_rows, const char **err)
+{
+	const uint8_t *p = m->body, *end = m->body + m->body_len;
+
+	if (m->type != 'E')
+		return fail(err, "not an Execute message");
+	*portal = take_cstr(&p, end);
+	if (!*portal)
+		return fail(err, "Execute: missing portal name terminator");
+	if (end - p != 4)
+		return fail(err, "Execute: malformed row limit");
+	*max_rows = rd_u32(p);
+	if (*max_rows > INT32_MAX)
+		return fail(err, "Execute: negative row limit");
+	return PG_OK;
+}
+
+static void put_empty(struct pg_wbuf *w, char type)
+{
+	size_t s = wb_begin(w, type);
+
+	wb_end(w, s);
+}
+
+void pg_put_parse_complete(struct pg_wbuf *w)
+{
+	put_empty(w, '1');
+}
+
+void pg_put_bind_complete(struct pg_wbuf *w)
+{
+	put_empty(w, '2');
+}
+
+void pg_put_close_complete(struct pg_wbuf *w)
+{
+	put_empty(w, '3');
+}
+
+void pg_put_no_data(struct pg_wbuf *w)
+{
+	put_empty(w, 'n');
+}
+
+void pg_put_portal_suspended(struct pg_wbuf *w)
+{
+	put_empty(w, 's');
+}
+
+void pg_put_parameter_description(struct pg_wbuf *w, const uint32_t *oids, uint16_t n)
+{
+	size_t s = wb_begin(w, 't');
+
+	wb_u16(w, n);
+	for (uint16_t i = 0; i < n; i++)
+		wb_u32(w, oids[i]);
 	wb_end(w, s);
 }

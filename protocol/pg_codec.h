@@ -75,6 +75,47 @@ enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechan
 enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **data, size_t *data_len,
 				      const char **err);
 
+/* ---- extended query protocol (frontend) ---- */
+
+/* 'P' Parse: statement name, query, and ntypes parameter type OIDs. */
+struct pg_parse {
+	const char *name;
+	const char *query;
+	uint16_t ntypes;
+	const uint8_t *types; /* ntypes big-endian u32, inside the message */
+};
+enum pg_status pg_parse_parse(const struct pg_msg *m, struct pg_parse *out, const char **err);
+/* Type OID of parameter i (0 when unspecified or beyond ntypes). */
+uint32_t pg_parse_type_at(const struct pg_parse *p, uint16_t i);
+
+/* 'B' Bind: the whole layout is checked by pg_parse_bind; values are read with pg_bind_values. */
+struct pg_bind {
+	const char *portal;
+	const char *stmt;
+	uint16_t nformats;
+	const uint8_t *formats;
+	uint16_t nparams;
+	const uint8_t *params;
+	uint16_t nresult_formats;
+	const uint8_t *result_formats;
+};
+struct pg_bind_value {
+	const uint8_t *data; /* NULL for SQL NULL */
+	int32_t len;         /* -1 for SQL NULL */
+	int16_t format;      /* 0 text, 1 binary */
+};
+enum pg_status pg_parse_bind(const struct pg_msg *m, struct pg_bind *out, const char **err);
+/* Fills out[0..nparams); PG_ERR when nparams > max. */
+enum pg_status pg_bind_values(const struct pg_bind *b, struct pg_bind_value *out, size_t max);
+/* Result format the client asked for column col (0 text, 1 binary). */
+int16_t pg_bind_result_format(const struct pg_bind *b, uint16_t col);
+
+/* 'D' Describe and 'C' Close: kind 'S' (statement) or 'P' (portal), and a name. */
+enum pg_status pg_parse_describe(const struct pg_msg *m, char *kind, const char **name, const char **err);
+/* 'E' Execute: portal name and row limit (0 = all). */
+enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uint32_t *max_rows,
+				const char **err);
+
 /*
  * Writer for backend messages into a caller-owned growable buffer (realloc
  * on w->data; the caller frees it). Sticky failed bit: check once at the end.
@@ -125,6 +166,13 @@ struct pg_column_desc {
 void pg_put_rowdesc_begin(struct pg_wbuf *w, uint16_t ncols);
 void pg_put_rowdesc_column(struct pg_wbuf *w, const struct pg_column_desc *c);
 void pg_put_rowdesc_end(struct pg_wbuf *w);
+void pg_put_parse_complete(struct pg_wbuf *w);
+void pg_put_bind_complete(struct pg_wbuf *w);
+void pg_put_close_complete(struct pg_wbuf *w);
+void pg_put_no_data(struct pg_wbuf *w);
+void pg_put_portal_suspended(struct pg_wbuf *w);
+void pg_put_parameter_description(struct pg_wbuf *w, const uint32_t *oids, uint16_t n);
+
 /* A DataRow whose body (u16 count + values) is already encoded. */
 void pg_put_datarow_raw(struct pg_wbuf *w, const void *body, size_t len);
 

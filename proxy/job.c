@@ -633,18 +633,36 @@ static void job_put_pair(struct frame_buf *b, const char *key, const char *value
 	frame_put_cstr(b, value);
 }
 
-static void job_build_frame(struct job *j, const struct job_request *req)
+static void job_put_param(struct frame_buf *b, size_t i, const struct job_param *p)
+{
+	char key[32];
+	uint8_t flags = (p->value ? 0 : 1) | (p->binary ? 2 : 0);
+
+	snprintf(key, sizeof(key), "param.%zu", i);
+	frame_put_cstr(b, key);
+	frame_put_u32(b, 5 + (p->value ? p->len : 0));
+	frame_put_u8(b, flags);
+	frame_put_u32(b, p->type_oid);
+	if (p->value)
+		frame_put_bytes(b, p->value, p->len);
+}
+
+/* Returns -1 when the job cannot be expressed in one frame. */
+static int job_build_frame(struct job *j, const struct job_request *req)
 {
 	struct frame_buf *b = &j->jobframe;
 	char num[3][32];
 	char key[96];
+	size_t npairs = 8 + req->nsettings + req->nparams;
 
+	if (npairs > FRAME_MAX_PAIRS)
+		return -1;
 	snprintf(num[0], sizeof(num[0]), "%u", req->limits->timeout_ms);
-	snprintf(num[1], sizeof(num[1]), "%u", req->limits->max_rows);
+	snprintf(num[1], sizeof(num[1]), "%u", j->limits.max_rows);
 	snprintf(num[2], sizeof(num[2]), "%" PRIu64, req->limits->max_bytes);
 	frame_buf_init(b);
 	frame_begin(b, FRAME_JOB);
-	frame_put_u16(b, (uint16_t)(8 + req->nsettings));
+	frame_put_u16(b, (uint16_t)npairs);
 	job_put_pair(b, "engine", req->target->engine);
 	job_put_pair(b, "dbname", req->target->database);
 	job_put_pair(b, "user", req->target->user);
@@ -657,7 +675,10 @@ static void job_build_frame(struct job *j, const struct job_request *req)
 		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
 		job_put_pair(b, key, req->settings[i].value);
 	}
+	for (size_t i = 0; i < req->nparams; i++)
+		job_put_param(b, i, &req->params[i]);
 	frame_end(b);
+	return b->failed ? -1 : 0;
 }
 
 static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
@@ -864,11 +885,13 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 		return j;
 
 	j->limits = *req->limits;
+	if (req->max_rows && req->max_rows < j->limits.max_rows)
+		j->limits.max_rows = req->max_rows;
 	j->port = req->target->port;
 	j->host = strdup(req->target->host);
-	job_build_frame(j, req);
-	if (!j->host || j->jobframe.failed) {
-		job_fail_later(j, "54000", "EXECUTION_FAILED", "the statement could not be handed to a runner");
+	if (!j->host || job_build_frame(j, req) < 0) {
+		job_fail_later(j, "54000", "EXECUTION_FAILED",
+			       "the statement and its parameters are too large for one job");
 		if (j->launch)
 			launcher_kill(j->launch);
 		return j;

@@ -32,13 +32,24 @@ struct job_setting {
 	const char *value;
 };
 
+/* A bound parameter of an extended-protocol statement. */
+struct job_param {
+	const uint8_t *value; /* NULL for SQL NULL */
+	uint32_t len;
+	uint32_t type_oid;    /* 0: the server infers it */
+	bool binary;
+};
+
 /* Everything a job needs; borrowed for the duration of job_start (copied). */
 struct job_request {
 	const struct airlock_target *target;
 	const struct airlock_limits *limits;
+	uint32_t max_rows;    /* rows the client asked for (Execute's limit); 0 = the policy's */
 	const char *sql;
 	const struct job_setting *settings;
 	size_t nsettings;
+	const struct job_param *params;
+	size_t nparams;
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

@@ -41,61 +41,24 @@
 #include "proxy/pg_settings.h"
 #include "proxy/server.h"
 #include "proxy/validate_pg.h"
+#include "proxy/pg_session_int.h"
 
 #define AUTH_TIMEOUT_SEC 15
-#define OUT_HIGH_WATER (1024u * 1024u)
-#define OUT_LOW_WATER (256u * 1024u)
-#define MAX_SAVEPOINTS 32
 
-enum sess_state {
-	ST_STARTUP,
-	ST_SASL_INIT,
-	ST_SASL_CONT,
-	ST_READY,
-	ST_BUSY,
-	ST_CLOSING,
+static const char *const state_names[] = {
+#define SESS_NAME(name) #name,
+	SESS_STATES(SESS_NAME)
+#undef SESS_NAME
 };
 
-static const char *const state_names[] = {"startup", "sasl_init", "sasl_cont", "ready", "busy", "closing"};
-
-struct pg_session {
-	struct server *srv;
-	struct pg_session *prev, *next;
-	struct bufferevent *bev;
-	struct event *timer; /* auth deadline, then the deferred free */
-	enum sess_state st;
-
-	uint32_t pid;
-	uint32_t key;
-	char user[64];
-	char database[64];
-	const struct airlock_user *u; /* NULL until authenticated (or unknown user) */
-	bool counted;                 /* counted in srv->user_sessions */
-
-	struct scram_verifier verifier;
-	struct scram_state scram;
-
-	char txn; /* 'I', 'T', 'E' */
-	struct pg_settings set;
-	struct pg_settings snapshot; /* at BEGIN, for ROLLBACK */
-	char savepoints[MAX_SAVEPOINTS][64];
-	size_t nsavepoints;
-	bool discard_until_sync;
-
-	struct job *job;
-	bool out_paused;
-	bool sent_rowdesc;
-	uint64_t fingerprint;
-	struct timespec t0;
-
-	struct pg_wbuf w;
-};
-
-static void session_process(struct pg_session *s);
+const char *sess_state_name(enum sess_state st)
+{
+	return state_names[st];
+}
 
 /* ---- state and lifetime ---- */
 
-static void set_state(struct pg_session *s, enum sess_state st)
+void sess_set_state(struct pg_session *s, enum sess_state st)
 {
 	if (s->st == st)
 		return;
@@ -110,6 +73,7 @@ static void session_free(struct pg_session *s)
 
 	if (s->job)
 		job_detach(s->job);
+	pgx_free_all(s);
 	if (s->counted)
 		srv->user_sessions[server_user_index(srv, s->u)]--;
 	if (s->prev)
@@ -140,7 +104,7 @@ static void session_close(struct pg_session *s, bool flush)
 
 	if (s->st == ST_CLOSING)
 		return;
-	set_state(s, ST_CLOSING);
+	sess_set_state(s, ST_CLOSING);
 	s->st = ST_CLOSING;
 	if (s->job) {
 		job_detach(s->job);
@@ -158,7 +122,7 @@ static void session_close(struct pg_session *s, bool flush)
 
 /* ---- output ---- */
 
-static void session_flush(struct pg_session *s)
+void sess_flush(struct pg_session *s)
 {
 	if (s->w.failed) {
 		log_error("session %u: out of memory building a reply", s->pid);
@@ -171,7 +135,7 @@ static void session_flush(struct pg_session *s)
 	pg_wbuf_reset(&s->w);
 }
 
-static void put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+void sess_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
 		      const char *detail, const char *hint, int position)
 {
 	struct pg_error_fields e = {
@@ -185,7 +149,7 @@ static void put_error(struct pg_session *s, const char *severity, const char *sq
 	pg_put_error(&s->w, &e);
 }
 
-static void put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+void sess_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
 		       const char *hint)
 {
 	struct pg_error_fields e = {
@@ -199,15 +163,15 @@ static void put_notice(struct pg_session *s, const char *severity, const char *s
 
 static void fatal(struct pg_session *s, const char *sqlstate, const char *message)
 {
-	put_error(s, "FATAL", sqlstate, message, NULL, NULL, 0);
-	session_flush(s);
+	sess_put_error(s, "FATAL", sqlstate, message, NULL, NULL, 0);
+	sess_flush(s);
 	session_close(s, true);
 }
 
-static void ready(struct pg_session *s)
+void sess_ready(struct pg_session *s)
 {
 	pg_put_ready(&s->w, s->txn);
-	session_flush(s);
+	sess_flush(s);
 }
 
 static double elapsed_ms(const struct timespec *t0)
@@ -218,7 +182,7 @@ static double elapsed_ms(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-static void audit(struct pg_session *s, const char *decision, const char *sqlstate, const char *code,
+void sess_audit(struct pg_session *s, const char *decision, const char *sqlstate, const char *code,
 		  uint64_t rows, uint64_t bytes, uint8_t truncated)
 {
 	struct audit_entry e = {
@@ -234,31 +198,6 @@ static void audit(struct pg_session *s, const char *decision, const char *sqlsta
 		.ms = elapsed_ms(&s->t0),
 	};
 	audit_record(s->srv->audit, &e);
-}
-
-/* A statement-level error: inside a transaction block it aborts the block. */
-static void statement_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message,
-			    const char *hint, int position)
-{
-	char prefixed[1100];
-
-	/* The airlock code leads the message, so an agent can branch on it. */
-	if (code && code[0] && strncmp(message, code, strlen(code)) != 0) {
-		snprintf(prefixed, sizeof(prefixed), "%s: %s", code, message);
-		message = prefixed;
-	}
-	put_error(s, "ERROR", sqlstate, message, NULL, hint, position);
-	if (s->txn == 'T')
-		s->txn = 'E';
-	audit(s, "refused", sqlstate, code, 0, 0, 0);
-}
-
-static void report_param(struct pg_session *s, const char *name)
-{
-	int i = pgs_find(name);
-
-	if (i >= 0 && (pgs_defs[i].flags & PGS_REPORT))
-		pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
 }
 
 /* ---- start-up and authentication ---- */
@@ -346,8 +285,8 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		fake_verifier(s);
 	}
 	pg_put_auth_sasl(&s->w, "SCRAM-SHA-256");
-	session_flush(s);
-	set_state(s, ST_SASL_INIT);
+	sess_flush(s);
+	sess_set_state(s, ST_SASL_INIT);
 	return true;
 }
 
@@ -379,8 +318,8 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 		return false;
 	}
 	pg_put_auth_sasl_continue(&s->w, out, outlen);
-	session_flush(s);
-	set_state(s, ST_SASL_CONT);
+	sess_flush(s);
+	sess_set_state(s, ST_SASL_CONT);
 	return true;
 }
 
@@ -407,9 +346,9 @@ static bool finish_login(struct pg_session *s)
 			pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
 	pg_put_backend_key(&s->w, s->pid, s->key);
 	s->txn = 'I';
-	ready(s);
+	sess_ready(s);
 	event_del(s->timer);
-	set_state(s, ST_READY);
+	sess_set_state(s, ST_READY);
 	log_info("session %u: user %s authenticated", s->pid, s->user);
 	return true;
 }
@@ -435,411 +374,40 @@ static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
 	return finish_login(s);
 }
 
-/* ---- local answers ---- */
-
-static void local_done(struct pg_session *s, const char *tag)
-{
-	pg_put_command_complete(&s->w, tag);
-	audit(s, "local", NULL, NULL, 0, 0, 0);
-}
-
-static void show_local(struct pg_session *s, const char *display, const char *value)
-{
-	struct pg_column_desc c = {
-		.name = display,
-		.name_len = strlen(display),
-		.type_oid = 25, /* text */
-		.typlen = -1,
-		.typmod = -1,
-	};
-	uint8_t row[2 + 4 + PGS_VALUE_MAX];
-	size_t vlen = strlen(value);
-
-	pg_put_rowdesc_begin(&s->w, 1);
-	pg_put_rowdesc_column(&s->w, &c);
-	pg_put_rowdesc_end(&s->w);
-	row[0] = 0;
-	row[1] = 1;
-	row[2] = (uint8_t)(vlen >> 24);
-	row[3] = (uint8_t)(vlen >> 16);
-	row[4] = (uint8_t)(vlen >> 8);
-	row[5] = (uint8_t)vlen;
-	memcpy(row + 6, value, vlen);
-	pg_put_datarow_raw(&s->w, row, 6 + vlen);
-	local_done(s, "SHOW");
-}
-
-static void do_set(struct pg_session *s, const struct pgv_result *v)
-{
-	bool reported = false;
-	const char *sqlstate, *code;
-	char msg[512];
-
-	if (v->set_default || !strcasecmp(v->value, "default")) {
-		pgs_reset(&s->set, v->name, msg, sizeof(msg));
-		reported = true;
-	} else if (v->is_local && s->txn == 'I') {
-		put_notice(s, "WARNING", "25P01", "SET LOCAL can only be used in transaction blocks", NULL);
-		local_done(s, "SET");
-		return;
-	} else if (pgs_set(&s->set, v->name, v->value, false, &reported, &sqlstate, &code, msg, sizeof(msg)) <
-		   0) {
-		char hint[512];
-
-		snprintf(hint, sizeof(hint), "settings that can be changed: %s", pgs_allowed_names());
-		statement_error(s, sqlstate, code, msg, !strcmp(code, "SETTING_NOT_ALLOWED") ? hint : NULL, 0);
-		return;
-	}
-	local_done(s, "SET");
-	if (reported)
-		report_param(s, v->name);
-}
-
-static void do_transaction(struct pg_session *s, const struct pgv_result *v)
-{
-	switch (v->kind) {
-	case PGV_BEGIN:
-		if (v->read_write) {
-			statement_error(s, "25006", "NOT_READ_ONLY",
-					"NOT_READ_ONLY: airlock transactions are read-only",
-					"use BEGIN or BEGIN READ ONLY", 0);
-			return;
-		}
-		if (s->txn != 'I') {
-			put_notice(s, "WARNING", "25001", "there is already a transaction in progress", NULL);
-		} else {
-			s->snapshot = s->set;
-			s->nsavepoints = 0;
-			s->txn = 'T';
-		}
-		local_done(s, "BEGIN");
-		return;
-	case PGV_COMMIT:
-		if (s->txn == 'I')
-			put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
-		if (s->txn == 'E')
-			s->set = s->snapshot;
-		local_done(s, s->txn == 'E' ? "ROLLBACK" : "COMMIT");
-		s->txn = 'I';
-		return;
-	case PGV_ROLLBACK:
-		if (s->txn == 'I')
-			put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
-		else
-			s->set = s->snapshot;
-		s->txn = 'I';
-		local_done(s, "ROLLBACK");
-		return;
-	case PGV_SAVEPOINT:
-		if (s->txn == 'I') {
-			statement_error(s, "25P01", "", "SAVEPOINT can only be used in transaction blocks", NULL, 0);
-			return;
-		}
-		if (s->nsavepoints < MAX_SAVEPOINTS)
-			snprintf(s->savepoints[s->nsavepoints++], sizeof(s->savepoints[0]), "%s", v->name);
-		local_done(s, "SAVEPOINT");
-		return;
-	case PGV_RELEASE:
-	case PGV_ROLLBACK_TO: {
-		size_t i = s->nsavepoints;
-		char msg[160];
-
-		if (s->txn == 'I') {
-			snprintf(msg, sizeof(msg), "%s can only be used in transaction blocks",
-				 v->kind == PGV_RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
-			statement_error(s, "25P01", "", msg, NULL, 0);
-			return;
-		}
-		while (i > 0 && strcmp(s->savepoints[i - 1], v->name) != 0)
-			i--;
-		if (i == 0) {
-			snprintf(msg, sizeof(msg), "savepoint \"%s\" does not exist", v->name);
-			statement_error(s, "3B001", "", msg, NULL, 0);
-			return;
-		}
-		if (v->kind == PGV_RELEASE) {
-			s->nsavepoints = i - 1;
-			local_done(s, "RELEASE");
-		} else {
-			s->nsavepoints = i;
-			s->txn = 'T';
-			local_done(s, "ROLLBACK");
-		}
-		return;
-	}
-	default:
-		return;
-	}
-}
-
-/* ---- reads through a job ---- */
-
-static void job_rowdesc(void *arg, const struct frame *f)
-{
-	struct pg_session *s = arg;
-	struct frame_cursor cur;
-	struct frame_column col;
-	uint16_t n;
-
-	if (frame_rowdesc_begin(f, &n, &cur) != FRAME_OK)
-		return;
-	pg_put_rowdesc_begin(&s->w, n);
-	for (uint16_t i = 0; i < n; i++) {
-		struct pg_column_desc c;
-
-		if (frame_rowdesc_next(&cur, &col) != FRAME_OK) {
-			pg_wbuf_reset(&s->w);
-			return;
-		}
-		c = (struct pg_column_desc){
-			.name = col.name.ptr,
-			.name_len = col.name.len,
-			.table_oid = col.table_oid,
-			.attnum = col.attnum,
-			.type_oid = col.type_oid,
-			.typlen = col.typlen,
-			.typmod = col.typmod,
-			.format = 0,
-		};
-		pg_put_rowdesc_column(&s->w, &c);
-	}
-	pg_put_rowdesc_end(&s->w);
-	s->sent_rowdesc = true;
-	session_flush(s);
-}
-
-static void job_row(void *arg, const struct frame *f)
-{
-	struct pg_session *s = arg;
-
-	pg_put_datarow_raw(&s->w, f->payload, f->len);
-	session_flush(s);
-	if (s->st != ST_CLOSING && evbuffer_get_length(bufferevent_get_output(s->bev)) >= OUT_HIGH_WATER &&
-	    s->job) {
-		s->out_paused = true;
-		job_pause(s->job, true);
-	}
-}
-
-static void job_notice(void *arg, const struct frame_error *e)
-{
-	struct pg_session *s = arg;
-	char sqlstate[6], message[1024], hint[512];
-
-	snprintf(sqlstate, sizeof(sqlstate), "%.*s", (int)e->sqlstate.len, e->sqlstate.ptr);
-	snprintf(message, sizeof(message), "%.*s", (int)e->message.len, e->message.ptr);
-	snprintf(hint, sizeof(hint), "%.*s", (int)e->hint.len, e->hint.ptr);
-	put_notice(s, "NOTICE", sqlstate[0] ? sqlstate : "00000", message, hint[0] ? hint : NULL);
-	session_flush(s);
-}
-
-static void job_done(void *arg, const struct job_result *r)
-{
-	struct pg_session *s = arg;
-	char msg[1200];
-
-	s->job = NULL;
-	s->out_paused = false;
-	if (r->ok) {
-		if (r->truncated) {
-			const struct airlock_limits *lim = &s->u->limits;
-			char note[512], hint[256];
-
-			if (r->truncated == FRAME_TRUNC_MAX_ROWS)
-				snprintf(note, sizeof(note),
-					 "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows",
-					 lim->max_rows, r->rows);
-			else
-				snprintf(note, sizeof(note),
-					 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64
-					 " rows",
-					 lim->max_bytes, r->rows);
-			snprintf(hint, sizeof(hint),
-				 "add a LIMIT, select fewer columns or filter with WHERE to get the whole result");
-			put_notice(s, "NOTICE", "01000", note, hint);
-		}
-		pg_put_command_complete(&s->w, r->tag);
-		audit(s, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
-	} else {
-		if (r->code && r->code[0] && strncmp(r->message, r->code, strlen(r->code)) != 0)
-			snprintf(msg, sizeof(msg), "%s: %s", r->code, r->message);
-		else
-			snprintf(msg, sizeof(msg), "%s", r->message);
-		put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, 0);
-		if (s->txn == 'T')
-			s->txn = 'E';
-		audit(s, "error", r->sqlstate, r->code, 0, 0, 0);
-	}
-	ready(s);
-	set_state(s, ST_READY);
-	/* Queries that arrived meanwhile. */
-	session_process(s);
-}
-
-static const struct job_events pg_job_events = {
-	.on_rowdesc = job_rowdesc,
-	.on_row = job_row,
-	.on_notice = job_notice,
-	.on_done = job_done,
-};
-
-static void run_read(struct pg_session *s, const char *sql)
-{
-	struct job_setting settings[32];
-	struct job_request req = {
-		.target = s->u->target,
-		.limits = &s->u->limits,
-		.sql = sql,
-		.settings = settings,
-		.nsettings = pgs_job_settings(&s->set, settings),
-	};
-
-	s->sent_rowdesc = false;
-	s->job = job_start(s->srv->jobs, &req, &pg_job_events, s);
-	if (!s->job) {
-		statement_error(s, "53200", "", "out of memory", NULL, 0);
-		ready(s);
-		return;
-	}
-	set_state(s, ST_BUSY);
-}
-
-/* ---- simple Query ---- */
-
-static void handle_query(struct pg_session *s, const char *sql)
-{
-	const char *path[PGS_MAX_PATH];
-	struct pgv_policy pol = {
-		.tables = (const char *const *)s->u->tables,
-		.ntables = s->u->ntables,
-		.search_path = path,
-	};
-	struct pgv_result v;
-	const char *display, *value;
-	char msg[160];
-
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
-	pol.nsearch_path = pgs_search_path(&s->set, path);
-	pgv_validate(&pol, sql, &v);
-	s->fingerprint = v.fingerprint;
-
-	if (s->txn == 'E' && v.kind != PGV_ROLLBACK && v.kind != PGV_COMMIT && v.kind != PGV_ROLLBACK_TO) {
-		statement_error(s, "25P02", "",
-				"current transaction is aborted, commands ignored until end of transaction block",
-				"send ROLLBACK", 0);
-		ready(s);
-		return;
-	}
-	switch (v.kind) {
-	case PGV_REFUSED:
-		statement_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
-		break;
-	case PGV_EMPTY:
-		pg_put_empty_query(&s->w);
-		break;
-	case PGV_SET:
-		do_set(s, &v);
-		break;
-	case PGV_RESET:
-		if (pgs_reset(&s->set, v.name, msg, sizeof(msg)) < 0) {
-			statement_error(s, "42501", "SETTING_NOT_ALLOWED", msg, NULL, 0);
-			break;
-		}
-		local_done(s, "RESET");
-		if (!strcmp(v.name, "all")) {
-			for (size_t i = 0; i < pgs_ndefs; i++)
-				if (pgs_defs[i].flags & PGS_REPORT)
-					pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
-		} else {
-			report_param(s, v.name);
-		}
-		break;
-	case PGV_SHOW:
-		value = pgs_show(&s->set, v.name, &display);
-		if (!value) {
-			run_read(s, sql);
-			return;
-		}
-		show_local(s, display, value);
-		break;
-	case PGV_DISCARD:
-		if (s->txn != 'I') {
-			statement_error(s, "25001", "", "DISCARD ALL cannot run inside a transaction block", NULL, 0);
-			break;
-		}
-		pgs_reset(&s->set, "all", msg, sizeof(msg));
-		local_done(s, "DISCARD ALL");
-		break;
-	case PGV_SET_TRANSACTION:
-		if (v.read_write) {
-			statement_error(s, "25006", "NOT_READ_ONLY",
-					"NOT_READ_ONLY: airlock transactions are read-only", NULL, 0);
-			break;
-		}
-		local_done(s, "SET");
-		break;
-	case PGV_BEGIN:
-	case PGV_COMMIT:
-	case PGV_ROLLBACK:
-	case PGV_SAVEPOINT:
-	case PGV_RELEASE:
-	case PGV_ROLLBACK_TO:
-		do_transaction(s, &v);
-		break;
-	case PGV_READ:
-		run_read(s, sql);
-		return;
-	}
-	ready(s);
-}
-
 /* ---- the message loop ---- */
 
 static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 {
 	const char *sql, *err;
 
-	if (s->discard_until_sync && m->type != 'S' && m->type != 'X')
-		return true;
 	switch (m->type) {
 	case 'Q':
+		if (s->discard_until_sync)
+			return true;
 		if (pg_parse_query(m, &sql, &err) != PG_OK) {
 			fatal(s, "08P01", err ? err : "malformed Query message");
 			return false;
 		}
-		handle_query(s, sql);
+		pgq_simple(s, sql);
 		return true;
 	case 'X':
 		session_close(s, true);
 		return false;
-	case 'S':
-		s->discard_until_sync = false;
-		ready(s);
-		return true;
-	case 'H':
-		return true;
 	case 'P':
 	case 'B':
 	case 'D':
 	case 'E':
 	case 'C':
-		clock_gettime(CLOCK_MONOTONIC, &s->t0);
-		s->fingerprint = 0;
-		statement_error(s, "0A000", "UNSUPPORTED",
-				"UNSUPPORTED: the extended query protocol is not supported yet",
-				"send statements as simple queries (for example psql, psycopg2, or "
-				"prefer_simple_protocol in your driver)",
-				0);
-		session_flush(s);
-		s->discard_until_sync = true;
-		return true;
+	case 'S':
+	case 'H':
+		return pgx_message(s, m);
 	default:
 		fatal(s, "08P01", "invalid frontend message type");
 		return false;
 	}
 }
 
-static void session_process(struct pg_session *s)
+void sess_process(struct pg_session *s)
 {
 	struct evbuffer *in = bufferevent_get_input(s->bev);
 	uint32_t max = s->srv->cfg->max_message_bytes;
@@ -906,7 +474,7 @@ static void session_process(struct pg_session *s)
 
 static void session_read_cb(struct bufferevent *bev, void *arg)
 {
-	session_process(arg);
+	sess_process(arg);
 }
 
 static void session_write_cb(struct bufferevent *bev, void *arg)
@@ -947,7 +515,7 @@ static void session_auth_timeout(evutil_socket_t fd, short what, void *arg)
 	struct pg_session *s = arg;
 
 	log_info("session %u: start-up not finished in %d s (%s)", s->pid, AUTH_TIMEOUT_SEC,
-		 state_names[s->st]);
+		 sess_state_name(s->st));
 	fatal(s, "08P01", "authentication timeout");
 }
 
@@ -1004,7 +572,7 @@ void pg_session_accept(struct server *srv, evutil_socket_t fd)
 	evtimer_add(s->timer, &tv);
 	bufferevent_setcb(s->bev, session_read_cb, session_write_cb, session_event_cb, s);
 	bufferevent_setwatermark(s->bev, EV_READ, 0, 10000 + 4096);
-	bufferevent_setwatermark(s->bev, EV_WRITE, OUT_LOW_WATER, 0);
+	bufferevent_setwatermark(s->bev, EV_WRITE, SESS_OUT_LOW_WATER, 0);
 	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
 }
 

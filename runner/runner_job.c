@@ -18,6 +18,7 @@ static const char *const denied_settings[] = {
 };
 
 #define SET_PREFIX "set."
+#define PARAM_PREFIX "param."
 #define MAX_SETTING_NAME 127
 
 /* NUL-terminated copy; NULL when s holds a NUL byte or memory runs out. */
@@ -76,6 +77,44 @@ static bool setting_name_ok(const char *name)
 	return true;
 }
 
+/* "param.<i>": flags, type OID, bytes (see runner_job.h). */
+static int take_param(struct runner_job *job, const struct frame_str *k, const struct frame_str *v)
+{
+	const size_t plen = strlen(PARAM_PREFIX);
+	uint64_t idx;
+	struct frame_str num = {.ptr = k->ptr + plen, .len = k->len - (uint32_t)plen};
+	const uint8_t *b = (const uint8_t *)v->ptr;
+	uint8_t flags;
+	size_t n;
+	char *copy;
+
+	if (parse_u64(&num, RUNNER_JOB_MAX_PARAMS - 1, &idx) < 0 || v->len < 5 || job->param_set[idx])
+		return -1;
+	flags = b[0];
+	if (flags & ~(RUNNER_PARAM_NULL | RUNNER_PARAM_BINARY))
+		return -1;
+	n = v->len - 5;
+	job->param_types[idx] = (unsigned)b[1] << 24 | (unsigned)b[2] << 16 | (unsigned)b[3] << 8 | b[4];
+	job->param_formats[idx] = (flags & RUNNER_PARAM_BINARY) ? 1 : 0;
+	job->param_set[idx] = true;
+	if ((int)idx + 1 > job->nparams)
+		job->nparams = (int)idx + 1;
+	if (flags & RUNNER_PARAM_NULL)
+		return n == 0 ? 0 : -1;
+	/* Text values are C strings for libpq: no NUL inside. */
+	if (!(flags & RUNNER_PARAM_BINARY) && n && memchr(b + 5, '\0', n))
+		return -1;
+	copy = malloc(n + 1);
+	if (!copy)
+		return -1;
+	if (n)
+		memcpy(copy, b + 5, n);
+	copy[n] = '\0';
+	job->param_values[idx] = copy;
+	job->param_lengths[idx] = (int)n;
+	return 0;
+}
+
 static bool key_is(const struct frame_str *k, const char *name)
 {
 	size_t n = strlen(name);
@@ -127,6 +166,9 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "max_bytes")) {
 			rc = parse_u64(val, UINT64_MAX, &job->max_bytes);
 			have_bytes = rc == 0;
+		} else if (k->len > strlen(PARAM_PREFIX) &&
+			   memcmp(k->ptr, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0) {
+			rc = take_param(job, k, val);
 		} else if (k->len > strlen(SET_PREFIX) &&
 			   memcmp(k->ptr, SET_PREFIX, strlen(SET_PREFIX)) == 0) {
 			struct frame_str name = {
@@ -163,6 +205,12 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		snprintf(why, why_len, "job is missing a required key");
 		goto fail;
 	}
+	for (int p = 0; p < job->nparams; p++) {
+		if (!job->param_set[p]) {
+			snprintf(why, why_len, "job parameters are not numbered from 0 without gaps");
+			goto fail;
+		}
+	}
 	return 0;
 fail:
 	runner_job_free(job);
@@ -191,5 +239,7 @@ void runner_job_free(struct runner_job *job)
 		free(job->set_names[i]);
 		free(job->set_values[i]);
 	}
+	for (i = 0; i < RUNNER_JOB_MAX_PARAMS; i++)
+		free(job->param_values[i]);
 	memset(job, 0, sizeof(*job));
 }

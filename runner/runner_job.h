@@ -7,12 +7,22 @@
 #ifndef AIRLOCK_RUNNER_JOB_H
 #define AIRLOCK_RUNNER_JOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "runner/frame.h"
 
 #define RUNNER_JOB_MAX_TIMEOUT_MS (24u * 3600u * 1000u)
+#define RUNNER_JOB_MAX_PARAMS 200
+
+/*
+ * A bound parameter travels as the pair "param.<i>" (i from 0) whose value
+ * is: u8 flags (RUNNER_PARAM_NULL, RUNNER_PARAM_BINARY), u32 type OID
+ * (0 = let the server infer it), then the value's bytes.
+ */
+#define RUNNER_PARAM_NULL 1
+#define RUNNER_PARAM_BINARY 2
 
 struct runner_job {
 	char *engine;
@@ -27,6 +37,13 @@ struct runner_job {
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];
+	/* Bound parameters, ready for PQsendQueryParams; values are NUL-terminated copies. */
+	int nparams;
+	char *param_values[RUNNER_JOB_MAX_PARAMS];
+	int param_lengths[RUNNER_JOB_MAX_PARAMS];
+	int param_formats[RUNNER_JOB_MAX_PARAMS];
+	unsigned int param_types[RUNNER_JOB_MAX_PARAMS];
+	bool param_set[RUNNER_JOB_MAX_PARAMS];
 };
 
 /*

@@ -334,7 +334,12 @@ static enum outcome on_result(struct pg_run *r, PGresult *res)
 static enum outcome stream_statement(struct pg_run *r, int64_t deadline)
 {
 	/* The extended protocol also refuses a string with several statements. */
-	if (!PQsendQueryParams(r->conn, r->job->sql, 0, NULL, NULL, NULL, NULL, 0))
+	const struct runner_job *job = r->job;
+
+	if (!PQsendQueryParams(r->conn, job->sql, job->nparams, job->nparams ? job->param_types : NULL,
+			       job->nparams ? (const char *const *)job->param_values : NULL,
+			       job->nparams ? job->param_lengths : NULL,
+			       job->nparams ? job->param_formats : NULL, 0))
 		return OUT_LOST;
 	if (!PQsetSingleRowMode(r->conn))
 		return OUT_LOST;
