@@ -32,6 +32,41 @@ static void parse_one(const struct pg_msg *m)
 		if (pg_parse_sasl_response(m, &data, &rlen, &err) == PG_OK && rlen != m->body_len)
 			__builtin_trap();
 		break;
+	case 'P': {
+		struct pg_parse pp;
+
+		if (pg_parse_parse(m, &pp, &err) == PG_OK)
+			for (uint16_t i = 0; i <= pp.ntypes; i++)
+				(void)pg_parse_type_at(&pp, i);
+		break;
+	}
+	case 'B': {
+		struct pg_bind b;
+		struct pg_bind_value v[64];
+
+		if (pg_parse_bind(m, &b, &err) == PG_OK && pg_bind_values(&b, v, 64) == PG_OK) {
+			for (uint16_t i = 0; i < b.nparams; i++)
+				if (v[i].len > 0 && (v[i].data < m->body || v[i].data + v[i].len > m->body + m->body_len))
+					__builtin_trap();
+			(void)pg_bind_result_format(&b, 3);
+		}
+		break;
+	}
+	case 'D':
+	case 'C': {
+		char kind;
+		const char *name;
+
+		(void)pg_parse_describe(m, &kind, &name, &err);
+		break;
+	}
+	case 'E': {
+		const char *portal;
+		uint32_t max_rows;
+
+		(void)pg_parse_execute(m, &portal, &max_rows, &err);
+		break;
+	}
 	default:
 		break;
 	}

@@ -123,6 +123,8 @@ build_fuzz()
 run_unit_tests()
 {
 	log "unit tests: $1"
+	# The launcher's tests drive the real engine with the real runner image.
+	AIRLOCK_TEST_IMAGE=$(cat "$AIRLOCK_STATE_DIR/runner_image" 2>/dev/null || true) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --test-dir "$AIRLOCK_REPO/$1" --output-on-failure
