@@ -37,7 +37,8 @@ AIRLOCK_PACKAGES=(
 	libcmocka-dev libinih-dev libjansson-dev libpg-query-dev
 	postgresql-15 postgresql-client-15
 	docker.io
-	python3 python3-psycopg2 python3-pytest
+	python3 python3-psycopg2 python3-psycopg python3-pytest
+	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java
 )
 
 log()
@@ -89,6 +90,21 @@ install_deps()
 	log "packages: installing ${missing[*]}"
 	apt-get update -q
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# node-postgres from the npm registry, for the driver tests (Debian's nodejs
+# ships npm separately; some nodejs builds bundle it).
+node_pg_install()
+{
+	local dir=$AIRLOCK_STATE_DIR/node
+
+	if [[ -f $dir/node_modules/pg/package.json ]]; then
+		return 0
+	fi
+	command -v npm >/dev/null || apt-get install -y -q --no-install-recommends npm
+	log "npm: installing pg@8 into $dir"
+	mkdir -p "$dir"
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 >&2
 }
 
 # ---------------------------------------------------------------- builds

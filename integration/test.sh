@@ -108,6 +108,8 @@ AIRLOCK_DIRECT_URL=postgresql://airlock_ro:$(<"$AIRLOCK_PW_FILE")@127.0.0.1:$AIR
 export AIRLOCK_DIRECT_URL
 
 export PYTHONDONTWRITEBYTECODE=1
+node_pg_install
+export AIRLOCK_NODE_PATH=$AIRLOCK_STATE_DIR/node/node_modules
 log "integration tests"
 "$AIRLOCK_PYTHON" -m pytest -v -p no:cacheprovider "$AIRLOCK_REPO/integration" "$@"
 
