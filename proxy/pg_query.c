@@ -47,7 +47,7 @@ static void report_param(struct pg_session *s, const char *name)
 
 /* ---- local answers ---- */
 
-static void local_done(struct pg_session *s, const char *tag)
+void pgq_local_done(struct pg_session *s, const char *tag)
 {
 	pg_put_command_complete(&s->w, tag);
 	sess_audit(s, "local", NULL, NULL, 0, 0, 0);
@@ -78,7 +78,7 @@ static void show_local(struct pg_session *s, const char *display, const char *va
 	row[5] = (uint8_t)vlen;
 	memcpy(row + 6, value, vlen);
 	pg_put_datarow_raw(&s->w, row, 6 + vlen);
-	local_done(s, "SHOW");
+	pgq_local_done(s, "SHOW");
 }
 
 static void do_set(struct pg_session *s, const struct pgv_result *v)
@@ -92,7 +92,7 @@ static void do_set(struct pg_session *s, const struct pgv_result *v)
 		reported = true;
 	} else if (v->is_local && s->txn == 'I') {
 		sess_put_notice(s, "WARNING", "25P01", "SET LOCAL can only be used in transaction blocks", NULL);
-		local_done(s, "SET");
+		pgq_local_done(s, "SET");
 		return;
 	} else if (pgs_set(&s->set, v->name, v->value, false, &reported, &sqlstate, &code, msg, sizeof(msg)) <
 		   0) {
@@ -102,7 +102,7 @@ static void do_set(struct pg_session *s, const struct pgv_result *v)
 		pgq_error(s, sqlstate, code, msg, !strcmp(code, "SETTING_NOT_ALLOWED") ? hint : NULL, 0);
 		return;
 	}
-	local_done(s, "SET");
+	pgq_local_done(s, "SET");
 	if (reported)
 		report_param(s, v->name);
 }
@@ -124,23 +124,25 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 			s->nsavepoints = 0;
 			s->txn = 'T';
 		}
-		local_done(s, "BEGIN");
+		pgq_local_done(s, "BEGIN");
 		return;
 	case PGV_COMMIT:
+		pgc_end_transaction(s);
 		if (s->txn == 'I')
 			sess_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
 		if (s->txn == 'E')
 			s->set = s->snapshot;
-		local_done(s, s->txn == 'E' ? "ROLLBACK" : "COMMIT");
+		pgq_local_done(s, s->txn == 'E' ? "ROLLBACK" : "COMMIT");
 		s->txn = 'I';
 		return;
 	case PGV_ROLLBACK:
+		pgc_end_transaction(s);
 		if (s->txn == 'I')
 			sess_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
 		else
 			s->set = s->snapshot;
 		s->txn = 'I';
-		local_done(s, "ROLLBACK");
+		pgq_local_done(s, "ROLLBACK");
 		return;
 	case PGV_SAVEPOINT:
 		if (s->txn == 'I') {
@@ -149,7 +151,7 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		}
 		if (s->nsavepoints < SESS_MAX_SAVEPOINTS)
 			snprintf(s->savepoints[s->nsavepoints++], sizeof(s->savepoints[0]), "%s", v->name);
-		local_done(s, "SAVEPOINT");
+		pgq_local_done(s, "SAVEPOINT");
 		return;
 	case PGV_RELEASE:
 	case PGV_ROLLBACK_TO: {
@@ -171,11 +173,11 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		}
 		if (v->kind == PGV_RELEASE) {
 			s->nsavepoints = i - 1;
-			local_done(s, "RELEASE");
+			pgq_local_done(s, "RELEASE");
 		} else {
 			s->nsavepoints = i;
 			s->txn = 'T';
-			local_done(s, "ROLLBACK");
+			pgq_local_done(s, "ROLLBACK");
 		}
 		return;
 	}
@@ -186,14 +188,14 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 
 /* ---- reads through a job ---- */
 
-static void job_rowdesc(void *arg, const struct frame *f)
+/* A runner's 'T' frame as a RowDescription. */
+void pgq_put_rowdesc(struct pg_session *s, const struct frame *f)
 {
-	struct pg_session *s = arg;
 	struct frame_cursor cur;
 	struct frame_column col;
 	uint16_t n;
 
-	if (!s->cur.describe || frame_rowdesc_begin(f, &n, &cur) != FRAME_OK)
+	if (frame_rowdesc_begin(f, &n, &cur) != FRAME_OK)
 		return;
 	pg_put_rowdesc_begin(&s->w, n);
 	for (uint16_t i = 0; i < n; i++) {
@@ -217,6 +219,14 @@ static void job_rowdesc(void *arg, const struct frame *f)
 	}
 	pg_put_rowdesc_end(&s->w);
 	sess_flush(s);
+}
+
+static void job_rowdesc(void *arg, const struct frame *f)
+{
+	struct pg_session *s = arg;
+
+	if (s->cur.describe)
+		pgq_put_rowdesc(s, f);
 }
 
 static void job_row(void *arg, const struct frame *f)
@@ -244,11 +254,41 @@ static void job_notice(void *arg, const struct frame_error *e)
 	sess_flush(s);
 }
 
+void pgq_put_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
+{
+	const struct airlock_limits *lim = &s->u->limits;
+	char note[512];
+
+	if (truncated == FRAME_TRUNC_MAX_ROWS)
+		snprintf(note, sizeof(note), "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows",
+			 lim->max_rows, rows);
+	else
+		snprintf(note, sizeof(note),
+			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows",
+			 lim->max_bytes, rows);
+	sess_put_notice(s, "NOTICE", "01000", note,
+			"add a LIMIT, select fewer columns or filter with WHERE to get the whole result");
+}
+
+/* A job's error as an ErrorResponse, the airlock code leading the message. */
+void pgq_put_job_error(struct pg_session *s, const struct job_result *r)
+{
+	char msg[1200];
+
+	if (r->code && r->code[0] && strncmp(r->message, r->code, strlen(r->code)) != 0)
+		snprintf(msg, sizeof(msg), "%s: %s", r->code, r->message);
+	else
+		snprintf(msg, sizeof(msg), "%s", r->message);
+	sess_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, 0);
+	if (s->txn == 'T')
+		s->txn = 'E';
+	sess_audit(s, "error", r->sqlstate, r->code, 0, 0, 0);
+}
+
 static void job_done(void *arg, const struct job_result *r)
 {
 	struct pg_session *s = arg;
 	const struct pgq_exec *x = &s->cur;
-	char msg[1200];
 
 	s->job = NULL;
 	s->out_paused = false;
@@ -262,38 +302,15 @@ static void job_done(void *arg, const struct job_result *r)
 			if (x->portal)
 				x->portal->suspended = true;
 		} else {
-			if (r->truncated) {
-				const struct airlock_limits *lim = &s->u->limits;
-				char note[512];
-
-				if (r->truncated == FRAME_TRUNC_MAX_ROWS)
-					snprintf(note, sizeof(note),
-						 "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64
-						 " rows",
-						 lim->max_rows, r->rows);
-				else
-					snprintf(note, sizeof(note),
-						 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64
-						 " after %" PRIu64 " rows",
-						 lim->max_bytes, r->rows);
-				sess_put_notice(s, "NOTICE", "01000", note,
-						"add a LIMIT, select fewer columns or filter with WHERE to get "
-						"the whole result");
-			}
+			if (r->truncated)
+				pgq_put_truncated(s, r->truncated, r->rows);
 			pg_put_command_complete(&s->w, r->tag);
 		}
 		sess_audit(s, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
 	} else {
-		if (r->code && r->code[0] && strncmp(r->message, r->code, strlen(r->code)) != 0)
-			snprintf(msg, sizeof(msg), "%s: %s", r->code, r->message);
-		else
-			snprintf(msg, sizeof(msg), "%s", r->message);
-		sess_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, 0);
-		if (s->txn == 'T')
-			s->txn = 'E';
+		pgq_put_job_error(s, r);
 		if (x->extended)
 			s->discard_until_sync = true;
-		sess_audit(s, "error", r->sqlstate, r->code, 0, 0, 0);
 	}
 	if (!x->extended)
 		sess_ready(s);
@@ -380,7 +397,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 			pgq_error(s, "42501", "SETTING_NOT_ALLOWED", msg, NULL, 0);
 			break;
 		}
-		local_done(s, "RESET");
+		pgq_local_done(s, "RESET");
 		if (!strcmp(v->name, "all")) {
 			for (size_t i = 0; i < pgs_ndefs; i++)
 				if (pgs_defs[i].flags & PGS_REPORT)
@@ -401,7 +418,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 			break;
 		}
 		pgs_reset(&s->set, "all", msg, sizeof(msg));
-		local_done(s, "DISCARD ALL");
+		pgq_local_done(s, "DISCARD ALL");
 		break;
 	case PGV_SET_TRANSACTION:
 		if (v->read_write) {
@@ -409,7 +426,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 				  NULL, 0);
 			break;
 		}
-		local_done(s, "SET");
+		pgq_local_done(s, "SET");
 		break;
 	case PGV_BEGIN:
 	case PGV_COMMIT:
@@ -421,6 +438,15 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_READ:
 		return run_read(s, sql, x);
+	case PGV_DECLARE:
+	case PGV_FETCH:
+	case PGV_CLOSE_CURSOR:
+		if (x->extended) {
+			pgq_error(s, "0A000", "UNSUPPORTED", "UNSUPPORTED: cursors are available through simple queries only",
+				  "Bind and Execute the SELECT itself", 0);
+			break;
+		}
+		return pgc_statement(s, sql, v);
 	}
 	return true;
 }

@@ -73,6 +73,7 @@ static void session_free(struct pg_session *s)
 
 	if (s->job)
 		job_detach(s->job);
+	pgc_close_all(s);
 	pgx_free_all(s);
 	if (s->counted)
 		srv->user_sessions[server_user_index(srv, s->u)]--;
@@ -110,6 +111,7 @@ static void session_close(struct pg_session *s, bool flush)
 		job_detach(s->job);
 		s->job = NULL;
 	}
+	pgc_close_all(s);
 	bufferevent_disable(s->bev, EV_READ);
 	event_free(s->timer);
 	s->timer = evtimer_new(s->srv->base, session_free_cb, s);
@@ -493,6 +495,7 @@ static void session_write_cb(struct bufferevent *bev, void *arg)
 		s->out_paused = false;
 		job_pause(s->job, false);
 	}
+	pgc_output_drained(s);
 }
 
 static void session_event_cb(struct bufferevent *bev, short what, void *arg)

@@ -24,6 +24,7 @@
 #define SESS_MAX_STMTS 64
 #define SESS_MAX_PORTALS 8
 #define SESS_MAX_PARAMS 200
+#define SESS_MAX_CURSORS 4
 
 /* The states, from one list so their names cannot drift. */
 #define SESS_STATES(X) \
@@ -43,6 +44,7 @@ enum sess_state {
 struct bufferevent;
 struct event;
 struct server;
+struct pg_cursor;
 
 /* A prepared statement (Parse). Owned by the session. */
 struct pgx_stmt {
@@ -105,6 +107,9 @@ struct pg_session {
 	uint64_t fingerprint;
 	struct timespec t0;
 
+	struct pg_cursor *cursors[SESS_MAX_CURSORS];
+	struct pg_cursor *fetching; /* the cursor a FETCH is reading */
+
 	struct pgx_stmt *stmts[SESS_MAX_STMTS];
 	struct pgx_portal *portals[SESS_MAX_PORTALS];
 
@@ -135,6 +140,20 @@ void pgq_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
 /* Simple Query. */
 void pgq_simple(struct pg_session *s, const char *sql);
+/* Reply pieces shared with cursors. */
+void pgq_local_done(struct pg_session *s, const char *tag);
+void pgq_put_rowdesc(struct pg_session *s, const struct frame *f);
+void pgq_put_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows);
+void pgq_put_job_error(struct pg_session *s, const struct job_result *r);
+
+/* pg_cursor.c */
+/* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */
+bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v);
+/* COMMIT / ROLLBACK: cursors without HOLD end with their transaction. */
+void pgc_end_transaction(struct pg_session *s);
+void pgc_close_all(struct pg_session *s);
+/* Output drained: a FETCH paused for the client may go on. */
+void pgc_output_drained(struct pg_session *s);
 
 /* pg_extended.c */
 /* One extended-protocol message (Parse, Bind, Describe, Execute, Close, Sync, Flush). */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "proxy/validate_pg_cursor.h"
 #include "proxy/validate_pg_read.h"
 #include "proxy/validate_pg_session.h"
 #include "proxy/validate_pg_stmt.h"
@@ -81,6 +82,12 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql,
 		return pgv_session_transaction(body, out);
 	if (strcmp(type, "DiscardStmt") == 0)
 		return pgv_session_discard(body, out);
+	if (strcmp(type, "DeclareCursorStmt") == 0)
+		return pgv_cursor_declare(policy, sql, body, out);
+	if (strcmp(type, "FetchStmt") == 0)
+		return pgv_cursor_fetch(body, out);
+	if (strcmp(type, "ClosePortalStmt") == 0)
+		return pgv_cursor_close(body, out);
 	pgv_refuse_statement(type, body, "", out);
 	return out->kind;
 }

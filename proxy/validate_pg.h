@@ -30,6 +30,9 @@ enum pgv_kind {
 	PGV_ROLLBACK_TO,   /* ROLLBACK TO [SAVEPOINT] name */
 	PGV_DISCARD,       /* DISCARD ALL | PLANS | SEQUENCES | TEMP */
 	PGV_SET_TRANSACTION, /* SET TRANSACTION / SET SESSION CHARACTERISTICS (read-only or isolation only) */
+	PGV_DECLARE,       /* DECLARE name CURSOR FOR <read>; the read starts at query_offset */
+	PGV_FETCH,         /* FETCH [FORWARD] count FROM name (FETCH ALL: a huge count) */
+	PGV_CLOSE_CURSOR,  /* CLOSE name; name "" for CLOSE ALL */
 };
 
 /* Policy the validator enforces; borrowed for the call. */
@@ -70,6 +73,11 @@ struct pgv_result {
 	bool is_local;          /* SET LOCAL */
 	bool set_default;       /* SET name TO DEFAULT (treat as RESET) */
 	bool read_write;        /* BEGIN/SET TRANSACTION asked for READ WRITE (session refuses it) */
+
+	/* PGV_DECLARE / PGV_FETCH: */
+	bool hold;              /* WITH HOLD */
+	size_t query_offset;    /* where the cursor's SELECT starts in the text */
+	uint64_t count;         /* rows FETCH asks for */
 
 	uint64_t fingerprint;   /* pg_query_fingerprint of the statement, for the audit log;
 	                         * 0 when the text does not parse */
