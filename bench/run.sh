@@ -44,7 +44,7 @@ INI
 printf '"airlock_ro" "%s"\n' "$pw" >"$out/users.txt"
 chown -R postgres "$out"
 runuser -u postgres -- pgbouncer -d "$out/pgbouncer.ini"
-wait_for "pgbouncer" 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
+wait_for 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
 
 lat() { "$build/bench_latency" "$@"; }
 {
