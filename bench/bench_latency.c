@@ -1,11 +1,12 @@
 /*
  * bench_latency: round-trip latency of one statement over one connection.
  *
- *   bench_latency LABEL CONNINFO N [SQL]
+ *   bench_latency LABEL CONNINFO N [SQL [PAUSE_MS]]
  *
  * Connects once, runs SQL (default "SELECT 1") N times as a simple query,
- * and prints one line: label, runs, median, p90, p99 and mean in ms.
- * Connection set-up is not timed. Any failed run aborts the benchmark.
+ * PAUSE_MS apart (default 0: back to back), and prints one line: label,
+ * runs, median, p90, p99 and mean in ms. Only the statements are timed,
+ * not the connection set-up or the pauses. Any failed run aborts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +33,12 @@ static double now_ms(void)
 int main(int argc, char **argv)
 {
 	const char *label, *conninfo, *sql = "SELECT 1";
-	int n;
+	int n, pause_ms = 0;
 	double *ms, sum = 0;
 	PGconn *conn;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: bench_latency LABEL CONNINFO N [SQL]\n");
+		fprintf(stderr, "usage: bench_latency LABEL CONNINFO N [SQL [PAUSE_MS]]\n");
 		return 2;
 	}
 	label = argv[1];
@@ -45,6 +46,8 @@ int main(int argc, char **argv)
 	n = atoi(argv[3]);
 	if (argc > 4)
 		sql = argv[4];
+	if (argc > 5)
+		pause_ms = atoi(argv[5]);
 	if (n <= 0) {
 		fprintf(stderr, "N must be positive\n");
 		return 2;
@@ -56,7 +59,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
-		double t0 = now_ms();
+		struct timespec pause = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+		double t0;
+
+		if (pause_ms > 0 && i > 0)
+			nanosleep(&pause, NULL);
+		t0 = now_ms();
 		PGresult *r = PQexec(conn, sql);
 
 		ms[i] = now_ms() - t0;

@@ -43,6 +43,7 @@
 
 /* Warm containers of one resource shape, started ahead of demand. */
 struct job_pool {
+	const struct airlock_target *target; /* warm runners are connected to it */
 	uint32_t memory_mb;
 	uint64_t nano_cpus;
 	uint32_t pids;
@@ -93,9 +94,11 @@ struct job {
 	struct launch *launch;
 	struct event *defer;
 
-	struct frame_buf jobframe; /* holds the backend password until sent */
+	struct frame_buf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
+	struct frame_buf jobframe;  /* 'J': the statement, sent once attached */
 	char *host;
 	uint16_t port;
+	const struct airlock_target *target;
 	struct airlock_limits limits;
 	uint64_t rows;
 	uint64_t bytes;
@@ -109,6 +112,7 @@ struct job {
 static void job_maybe_free(struct job *j);
 static void job_free(struct job *j);
 static void pool_remove(struct job *j);
+static void pool_slot_failed(struct jobs *js);
 
 struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
 		      const struct airlock_config *cfg)
@@ -173,11 +177,17 @@ unsigned jobs_live(const struct jobs *js)
 	return js->live;
 }
 
+static void job_wipe(struct frame_buf *b)
+{
+	if (b->data)
+		explicit_bzero(b->data, b->cap);
+	frame_buf_free(b);
+}
+
 static void job_wipe_frame(struct job *j)
 {
-	if (j->jobframe.data)
-		explicit_bzero(j->jobframe.data, j->jobframe.cap);
-	frame_buf_free(&j->jobframe);
+	job_wipe(&j->connframe);
+	job_wipe(&j->jobframe);
 }
 
 /* Delivers the final event once; closes the control connection. */
@@ -352,6 +362,18 @@ static void job_ctl_read_cb(struct bufferevent *bev, void *arg)
 	struct job *j = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 
+	if (j->pool) {
+		/* A warm runner speaks before its statement only when its connect failed. */
+		log_warn("job %s: warm runner could not connect to the database", j->id);
+		pool_remove(j);
+		pool_slot_failed(j->js);
+		bufferevent_free(j->ctl);
+		j->ctl = NULL;
+		if (j->launch)
+			launcher_kill(j->launch);
+		return;
+	}
+
 	while (!j->done && !j->paused) {
 		size_t have = evbuffer_get_length(in);
 		uint8_t hdr[FRAME_HEADER_LEN];
@@ -431,14 +453,24 @@ static bool job_peer_is_runner(struct job *j, int fd)
 	return cred.uid == j->runner_uid || (geteuid() != 0 && cred.uid == geteuid());
 }
 
-/* Sends the job frame once both the runner and the job are there. */
+/* Sends what the runner can have now: credentials at once, the statement once attached. */
 static void job_send_frame(struct job *j)
 {
-	if (!j->ctl || !j->jobframe.data || j->done)
+	if (!j->ctl || j->done)
+		return;
+	if (j->connframe.data) {
+		bufferevent_write(j->ctl, j->connframe.data, j->connframe.len);
+		job_wipe(&j->connframe);
+		/* A warm runner reports a failed connect before it has a statement. */
+		bufferevent_enable(j->ctl, EV_READ);
+	}
+	if (!j->jobframe.data)
 		return;
 	bufferevent_write(j->ctl, j->jobframe.data, j->jobframe.len);
-	job_wipe_frame(j);
-	if (!j->paused)
+	job_wipe(&j->jobframe);
+	if (j->paused)
+		bufferevent_disable(j->ctl, EV_READ);
+	else
 		bufferevent_enable(j->ctl, EV_READ);
 }
 
@@ -653,7 +685,7 @@ static int job_build_frame(struct job *j, const struct job_request *req)
 	struct frame_buf *b = &j->jobframe;
 	char num[3][32];
 	char key[96];
-	size_t npairs = 8 + req->nsettings + req->nparams;
+	size_t npairs = 4 + req->nsettings + req->nparams;
 
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
@@ -663,10 +695,6 @@ static int job_build_frame(struct job *j, const struct job_request *req)
 	frame_buf_init(b);
 	frame_begin(b, FRAME_JOB);
 	frame_put_u16(b, (uint16_t)npairs);
-	job_put_pair(b, "engine", req->target->engine);
-	job_put_pair(b, "dbname", req->target->database);
-	job_put_pair(b, "user", req->target->user);
-	job_put_pair(b, "password", req->target->password);
 	job_put_pair(b, "sql", req->sql);
 	job_put_pair(b, "timeout_ms", num[0]);
 	job_put_pair(b, "max_rows", num[1]);
@@ -695,6 +723,21 @@ static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
 	*uid = (uid_t)u;
 	*gid = (gid_t)g;
 	return 0;
+}
+
+/* The 'P' frame: what a runner needs to connect to the target. */
+static void job_build_connframe(struct job *j, const struct airlock_target *t)
+{
+	struct frame_buf *b = &j->connframe;
+
+	frame_buf_init(b);
+	frame_begin(b, FRAME_CONNECT);
+	frame_put_u16(b, 4);
+	job_put_pair(b, "engine", t->engine);
+	job_put_pair(b, "dbname", t->database);
+	job_put_pair(b, "user", t->user);
+	job_put_pair(b, "password", t->password);
+	frame_end(b);
 }
 
 /* A job with no directory and no container yet; counted live. */
@@ -732,10 +775,18 @@ static struct job *job_new_bare(struct jobs *js)
  * Directory, sockets and container for a job of this resource shape.
  * Returns -1 (with a reason logged) when any of it could not be made.
  */
-static int job_prepare(struct job *j, uint32_t memory_mb, uint64_t nano_cpus, uint32_t pids)
+static int job_prepare(struct job *j, const struct airlock_target *target, uint32_t memory_mb, uint64_t nano_cpus,
+		       uint32_t pids)
 {
 	const struct airlock_config *cfg = j->js->cfg;
 	struct launch_spec spec;
+
+	j->target = target;
+	j->port = target->port;
+	j->host = strdup(target->host);
+	job_build_connframe(j, target);
+	if (!j->host || j->connframe.failed)
+		return -1;
 
 	if (job_parse_user(cfg->runner_user, &j->runner_uid, &j->runner_gid) < 0)
 		return -1;
@@ -784,7 +835,7 @@ static void pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 
 			if (!j)
 				return;
-			if (job_prepare(j, p->memory_mb, p->nano_cpus, p->pids) < 0) {
+			if (job_prepare(j, p->target, p->memory_mb, p->nano_cpus, p->pids) < 0) {
 				job_maybe_free(j);
 				pool_slot_failed(js);
 				return;
@@ -798,13 +849,15 @@ static void pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* An idle warm slot of the right shape, preferring one whose runner is already connected. */
-static struct job *pool_take(struct jobs *js, const struct airlock_limits *lim)
+static struct job *pool_take(struct jobs *js, const struct airlock_target *target,
+			     const struct airlock_limits *lim)
 {
 	for (size_t i = 0; i < js->npools; i++) {
 		struct job_pool *p = &js->pools[i];
 		struct job *best = NULL;
 
-		if (p->memory_mb != lim->memory_mb || p->nano_cpus != lim->nano_cpus || p->pids != lim->pids)
+		if (p->target != target || p->memory_mb != lim->memory_mb || p->nano_cpus != lim->nano_cpus ||
+		    p->pids != lim->pids)
 			continue;
 		for (struct job *j = p->idle; j; j = j->next_idle)
 			if (!best || (j->ctl && !best->ctl))
@@ -826,12 +879,13 @@ static void jobs_make_pools(struct jobs *js)
 		size_t i;
 
 		for (i = 0; i < js->npools; i++)
-			if (js->pools[i].memory_mb == l->memory_mb && js->pools[i].nano_cpus == l->nano_cpus &&
-			    js->pools[i].pids == l->pids)
+			if (js->pools[i].target == cfg->users[u].target && js->pools[i].memory_mb == l->memory_mb &&
+			    js->pools[i].nano_cpus == l->nano_cpus && js->pools[i].pids == l->pids)
 				break;
 		if (i < js->npools || js->npools == JOB_MAX_POOLS)
 			continue;
 		js->pools[js->npools++] = (struct job_pool){
+			.target = cfg->users[u].target,
 			.memory_mb = l->memory_mb,
 			.nano_cpus = l->nano_cpus,
 			.pids = l->pids,
@@ -866,12 +920,13 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 			job_fail_later(j, "42501", "HOST_NOT_ALLOWED",
 				       "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
 	} else {
-		j = pool_take(js, req->limits);
+		j = pool_take(js, req->target, req->limits);
 		if (!j) {
 			j = job_new_bare(js);
 			if (!j)
 				return NULL;
-			if (job_prepare(j, req->limits->memory_mb, req->limits->nano_cpus, req->limits->pids) < 0)
+			if (job_prepare(j, req->target, req->limits->memory_mb, req->limits->nano_cpus,
+					req->limits->pids) < 0)
 				job_fail_later(j, "58000", "EXECUTION_FAILED",
 					       "the runner could not be prepared (see the airlock log)");
 		}
@@ -887,9 +942,7 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 	j->limits = *req->limits;
 	if (req->max_rows && req->max_rows < j->limits.max_rows)
 		j->limits.max_rows = req->max_rows;
-	j->port = req->target->port;
-	j->host = strdup(req->target->host);
-	if (!j->host || job_build_frame(j, req) < 0) {
+	if (job_build_frame(j, req) < 0) {
 		job_fail_later(j, "54000", "EXECUTION_FAILED",
 			       "the statement and its parameters are too large for one job");
 		if (j->launch)

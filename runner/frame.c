@@ -19,6 +19,7 @@ static bool known_type(uint8_t t)
 {
 	switch (t) {
 	case FRAME_JOB:
+	case FRAME_CONNECT:
 	case FRAME_CANCEL:
 	case FRAME_ROWDESC:
 	case FRAME_ROW:
@@ -172,7 +173,7 @@ enum frame_status frame_decode_job(const struct frame *f, struct frame_job *out)
 	struct frame_cursor c;
 	uint16_t i, j;
 
-	if (f->type != FRAME_JOB)
+	if (f->type != FRAME_JOB && f->type != FRAME_CONNECT)
 		return FRAME_ERR;
 	cur_init(&c, f);
 	if (!get_u16(&c, &out->npairs))

@@ -9,6 +9,11 @@
  *      Keys: engine ("postgres"), dbname, user, password, sql, timeout_ms,
  *      max_rows, max_bytes, and "set.<guc>" for session settings the runner
  *      applies with set_config(name, value, true) inside its transaction.
+ *  'P' connect (proxy -> runner): same layout as 'J', holding only engine,
+ *      dbname, user and password. When it comes first, the runner connects
+ *      to the database at once and then waits for a 'J' with the rest (how
+ *      warm runners are ready before their statement exists). A 'J' holding
+ *      everything also works on its own.
  *  'X' cancel (proxy -> runner): empty payload. The runner cancels the
  *      running statement and answers with an 'E' frame (57014).
  *  'T' row description (runner -> proxy): u16 ncols, then per column:
@@ -41,6 +46,7 @@
 
 enum frame_type {
 	FRAME_JOB = 'J',
+	FRAME_CONNECT = 'P',
 	FRAME_CANCEL = 'X',
 	FRAME_ROWDESC = 'T',
 	FRAME_ROW = 'D',
@@ -92,6 +98,7 @@ struct frame_job {
 	uint16_t npairs;
 	struct frame_pair pairs[FRAME_MAX_PAIRS];
 };
+/* For both 'J' and 'P'. */
 enum frame_status frame_decode_job(const struct frame *f, struct frame_job *out);
 /* Returns the value of key (NUL-free key compare) or NULL. */
 const struct frame_str *frame_job_get(const struct frame_job *job, const char *key);

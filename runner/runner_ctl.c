@@ -81,7 +81,7 @@ int runner_ctl_read_job(struct runner_ctl *c, uint8_t **buf, struct frame *f)
 		return -1;
 	}
 	st = frame_peek(hdr, sizeof(hdr), FRAME_MAX_PAYLOAD, f, &total);
-	if (st == FRAME_ERR || hdr[0] != FRAME_JOB || total < sizeof(hdr)) {
+	if (st == FRAME_ERR || (hdr[0] != FRAME_JOB && hdr[0] != FRAME_CONNECT) || total < sizeof(hdr)) {
 		fprintf(stderr, "airlock-runner: bad job frame header\n");
 		return -1;
 	}

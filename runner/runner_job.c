@@ -122,20 +122,35 @@ static bool key_is(const struct frame_str *k, const char *name)
 	return k->len == n && memcmp(k->ptr, name, n) == 0;
 }
 
-/* Stores a copy of v in *slot; -1 when v holds a NUL or memory runs out. */
+/* Stores a copy of v in *slot; -1 when v holds a NUL, memory runs out, or the slot is taken. */
 static int take(char **slot, const struct frame_str *v)
 {
+	if (*slot)
+		return -1;
 	*slot = dup_str(v);
 	return *slot ? 0 : -1;
 }
 
+void runner_job_init(struct runner_job *job)
+{
+	memset(job, 0, sizeof(*job));
+}
+
+bool runner_job_can_connect(const struct runner_job *job)
+{
+	return job->engine && job->dbname && job->user && job->password;
+}
+
+bool runner_job_complete(const struct runner_job *job)
+{
+	return runner_job_can_connect(job) && job->sql && job->timeout_text && job->have_rows && job->have_bytes;
+}
+
 int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *why, size_t why_len)
 {
-	bool have_timeout = false, have_rows = false, have_bytes = false;
 	uint64_t v;
 	uint16_t i;
 
-	memset(job, 0, sizeof(*job));
 	for (i = 0; i < fj->npairs; i++) {
 		const struct frame_str *k = &fj->pairs[i].key;
 		const struct frame_str *val = &fj->pairs[i].value;
@@ -158,14 +173,13 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			if (rc == 0) {
 				job->timeout_ms = (uint32_t)v;
 				rc = take(&job->timeout_text, val);
-				have_timeout = true;
 			}
 		} else if (key_is(k, "max_rows")) {
-			rc = parse_u64(val, UINT64_MAX, &job->max_rows);
-			have_rows = rc == 0;
+			rc = job->have_rows ? -1 : parse_u64(val, UINT64_MAX, &job->max_rows);
+			job->have_rows = rc == 0;
 		} else if (key_is(k, "max_bytes")) {
-			rc = parse_u64(val, UINT64_MAX, &job->max_bytes);
-			have_bytes = rc == 0;
+			rc = job->have_bytes ? -1 : parse_u64(val, UINT64_MAX, &job->max_bytes);
+			job->have_bytes = rc == 0;
 		} else if (k->len > strlen(PARAM_PREFIX) &&
 			   memcmp(k->ptr, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0) {
 			rc = take_param(job, k, val);
@@ -199,11 +213,6 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 				 (int)(k->len > 64 ? 64 : k->len), k->ptr);
 			goto fail;
 		}
-	}
-	if (!job->engine || !job->dbname || !job->user || !job->password || !job->sql ||
-	    !have_timeout || !have_rows || !have_bytes) {
-		snprintf(why, why_len, "job is missing a required key");
-		goto fail;
 	}
 	for (int p = 0; p < job->nparams; p++) {
 		if (!job->param_set[p]) {

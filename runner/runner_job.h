@@ -34,6 +34,8 @@ struct runner_job {
 	uint32_t timeout_ms;
 	uint64_t max_rows;
 	uint64_t max_bytes;
+	bool have_rows;
+	bool have_bytes;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];
@@ -46,11 +48,18 @@ struct runner_job {
 	bool param_set[RUNNER_JOB_MAX_PARAMS];
 };
 
+void runner_job_init(struct runner_job *job);
 /*
- * 0 on success. On failure returns -1 and writes into why a reason that
- * names at most the offending key, never a value.
+ * Adds the pairs of one 'P' or 'J' frame to job (a key given twice, in one
+ * frame or across both, is an error). 0 on success; on failure -1 with a
+ * reason in why that names at most the offending key, never a value; the
+ * job is then freed.
  */
 int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *why, size_t why_len);
+/* True once the credentials are there (what a 'P' frame brings). */
+bool runner_job_can_connect(const struct runner_job *job);
+/* True once everything is there. */
+bool runner_job_complete(const struct runner_job *job);
 void runner_job_free(struct runner_job *job);
 
 #endif

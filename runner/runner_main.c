@@ -45,16 +45,61 @@ static int reject_job(struct runner_ctl *ctl, const char *message)
 	return runner_ctl_flush(ctl) == 0 ? 0 : 1;
 }
 
+/*
+ * Reads one 'P' or 'J' frame and adds its pairs to job. Returns the frame
+ * type, or -1 (with why set; the job is freed) on failure. The frame's
+ * copy of any password is wiped.
+ */
+static int read_frame_into(struct runner_ctl *ctl, struct runner_job *job, char *why, size_t why_len)
+{
+	struct frame_job *fj = malloc(sizeof(*fj));
+	uint8_t *buf = NULL;
+	struct frame f;
+	int type = -1;
+
+	snprintf(why, why_len, "no job");
+	if (!fj || runner_ctl_read_job(ctl, &buf, &f) < 0)
+		goto out;
+	if (frame_decode_job(&f, fj) != FRAME_OK) {
+		snprintf(why, why_len, "invalid job frame");
+		goto out;
+	}
+	if (runner_job_parse(fj, job, why, why_len) < 0)
+		goto out;
+	type = f.type;
+out:
+	if (buf)
+		explicit_bzero(buf, (size_t)FRAME_HEADER_LEN + f.len);
+	free(buf);
+	free(fj);
+	return type;
+}
+
+struct rest_ctx {
+	struct runner_ctl *ctl;
+};
+
+/* After a warm connect: the 'J' frame with the statement. */
+static int read_rest(void *arg, struct runner_job *job)
+{
+	struct rest_ctx *rc = arg;
+	char why[160];
+
+	if (read_frame_into(rc->ctl, job, why, sizeof(why)) != FRAME_JOB || !runner_job_complete(job)) {
+		reject_job(rc->ctl, "the job frame after a connect frame is missing or incomplete");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct runner_ctl ctl;
-	struct frame_job *fj = NULL;
 	struct runner_job job;
-	struct frame f;
-	uint8_t *buf = NULL;
+	struct rest_ctx rest = {.ctl = &ctl};
 	char why[160];
 	char *dir = NULL;
-	int status = 1;
+	int status = 1, type;
 
 	signal(SIGPIPE, SIG_IGN);
 	if (argc != 2) {
@@ -68,32 +113,22 @@ int main(int argc, char **argv)
 	}
 	if (runner_ctl_connect(&ctl, argv[1]) < 0)
 		goto out_dir;
-	if (runner_ctl_read_job(&ctl, &buf, &f) < 0)
-		goto out_ctl;
-	fj = malloc(sizeof(*fj));
-	if (!fj) {
-		status = reject_job(&ctl, "out of memory");
-		goto out_buf;
-	}
-	if (frame_decode_job(&f, fj) != FRAME_OK) {
-		status = reject_job(&ctl, "invalid job frame");
-		goto out_buf;
-	}
-	if (runner_job_parse(fj, &job, why, sizeof(why)) < 0) {
+	runner_job_init(&job);
+	type = read_frame_into(&ctl, &job, why, sizeof(why));
+	if (type < 0) {
 		status = reject_job(&ctl, why);
-		goto out_buf;
+		goto out_job;
 	}
-	/* The frame holds the password too; the job has its own copy now. */
-	explicit_bzero(buf, (size_t)FRAME_HEADER_LEN + f.len);
+	if (!runner_job_can_connect(&job) || (type == FRAME_JOB && !runner_job_complete(&job))) {
+		status = reject_job(&ctl, "job is missing a required key");
+		goto out_job;
+	}
 	if (strcmp(job.engine, "postgres") == 0)
-		status = runner_pg_run(&job, &ctl, dir) == 0 ? 0 : 1;
+		status = runner_pg_run(&job, &ctl, dir, read_rest, &rest) == 0 ? 0 : 1;
 	else
 		status = reject_job(&ctl, "unsupported engine");
+out_job:
 	runner_job_free(&job);
-out_buf:
-	free(fj);
-	free(buf);
-out_ctl:
 	runner_ctl_close(&ctl);
 out_dir:
 	free(dir);

@@ -43,6 +43,7 @@ enum outcome {
 
 struct pg_run {
 	const struct runner_job *job;
+	bool ctl_quiet; /* the control socket is not watched (warm connect) */
 	struct runner_ctl *ctl;
 	PGconn *conn;
 	PGresult *error;     /* first backend error of the job, owned */
@@ -83,7 +84,8 @@ static enum outcome wait_db(struct pg_run *r, short events, int64_t deadline)
 		pfd[0].fd = PQsocket(r->conn);
 		pfd[0].events = events;
 		pfd[0].revents = 0;
-		pfd[1].fd = r->ctl->fd;
+		/* While a warm runner connects, its statement may arrive: leave it for later. */
+		pfd[1].fd = r->ctl_quiet ? -1 : r->ctl->fd;
 		pfd[1].events = POLLIN;
 		pfd[1].revents = 0;
 		if (pfd[0].fd < 0)
@@ -479,7 +481,8 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 	return runner_ctl_flush(r->ctl);
 }
 
-int runner_pg_run(const struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir)
+int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
+		  int (*complete)(void *arg, struct runner_job *job), void *arg)
 {
 	static const char set_timeout[] = "SELECT set_config('statement_timeout', $1, true)";
 	static const char set_guc[] = "SELECT set_config($1, $2, true)";
@@ -492,7 +495,9 @@ int runner_pg_run(const struct runner_job *job, struct runner_ctl *ctl, const ch
 	memset(&r, 0, sizeof(r));
 	r.job = job;
 	r.ctl = ctl;
+	r.ctl_quiet = !runner_job_complete(job);
 	o = connect_db(&r, socket_dir);
+	r.ctl_quiet = false;
 	if (o != OUT_OK) {
 		rc = finish_connect(&r, o);
 		goto out;
@@ -500,6 +505,11 @@ int runner_pg_run(const struct runner_job *job, struct runner_ctl *ctl, const ch
 	PQsetNoticeReceiver(r.conn, on_notice, &r);
 	if (PQsetnonblocking(r.conn, 1) != 0) {
 		rc = finish(&r, OUT_LOST);
+		goto out;
+	}
+	/* Warm: connected ahead of the statement, which comes now. */
+	if (!runner_job_complete(job) && (!complete || complete(arg, job) < 0)) {
+		rc = 1;
 		goto out;
 	}
 

@@ -15,6 +15,12 @@
  * timeout, truncation) is sent as frames. Returns 0 when the frames went
  * out, -1 when the control socket failed or closed.
  */
-int runner_pg_run(const struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir);
+/*
+ * Connects, then runs the job. When the job is not complete yet (only a
+ * 'P' frame came), complete(arg, job) is called once connected and must
+ * add the rest (from the 'J' frame) or return -1.
+ */
+int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
+		  int (*complete)(void *arg, struct runner_job *job), void *arg);
 
 #endif
