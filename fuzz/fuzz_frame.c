@@ -47,6 +47,7 @@ static void decode_one(const struct frame *f)
 
 	switch (f->type) {
 	case FRAME_JOB:
+	case FRAME_CONNECT:
 		if (frame_decode_job(f, &job) == FRAME_OK) {
 			(void)frame_job_get(&job, "sql");
 			roundtrip_job(&job);

@@ -338,6 +338,13 @@ static void test_job_malformed(void **state)
 	assert_non_null(job);
 	f = raw(FRAME_JOB, ok, sizeof(ok));
 	assert_int_equal(frame_decode_job(&f, job), FRAME_OK);
+	/* The connect frame has the job's layout. */
+	f = raw(FRAME_CONNECT, ok, sizeof(ok));
+	assert_int_equal(frame_decode_job(&f, job), FRAME_OK);
+	f = raw(FRAME_CONNECT, key_overrun, sizeof(key_overrun));
+	assert_int_equal(frame_decode_job(&f, job), FRAME_ERR);
+	f = raw(FRAME_CANCEL, ok, sizeof(ok));
+	assert_int_equal(frame_decode_job(&f, job), FRAME_ERR);
 	f = raw(FRAME_JOB, short_pairs, sizeof(short_pairs));
 	assert_int_equal(frame_decode_job(&f, job), FRAME_ERR);
 	assert_int_equal(job->npairs, 0);
