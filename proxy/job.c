@@ -190,7 +190,7 @@ static void job_wipe_frame(struct job *j)
 	job_wipe(&j->jobframe);
 }
 
-/* Delivers the final event once; closes the control connection. */
+/* Delivers the final event once (r may be NULL once detached); closes the control connection. */
 static void job_finish(struct job *j, const struct job_result *r)
 {
 	if (j->done)
@@ -996,19 +996,12 @@ void job_pause(struct job *j, bool paused)
 void job_detach(struct job *j)
 {
 	struct timeval zero = {0, 0};
+	bool was_done = j->done;
 
 	j->detached = true;
-	if (!j->done) {
-		j->done = true;
-		j->js->running--;
-		if (j->ctl) {
-			bufferevent_free(j->ctl);
-			j->ctl = NULL;
-		}
-		job_wipe_frame(j);
-		if (j->launch)
-			launcher_kill(j->launch);
-	}
+	job_finish(j, NULL); /* detached: no event goes out */
+	if (!was_done && j->launch)
+		launcher_kill(j->launch);
 	j->pend_code = NULL;
 	evtimer_add(j->defer, &zero);
 }
