@@ -90,8 +90,16 @@ write_config "$config" test
 airlock_port_free
 : >"$AIRLOCK_STATE_DIR/audit-test.log"
 
-log "airlockd: starting (log: $AIRLOCKD_LOG)"
-"$AIRLOCK_REPO/build/airlockd" -c "$config" >"$AIRLOCKD_LOG" 2>&1 </dev/null &
+# The end-to-end suite drives the ASan+UBSan build of airlockd when there is
+# one: a memory error aborts it (every test checks it is still alive) and a
+# leak makes its exit status nonzero at the SIGTERM below.
+airlockd_bin=$AIRLOCK_REPO/build/airlockd
+if [[ ${AIRLOCK_SKIP_ASAN:-0} != 1 ]]; then
+	airlockd_bin=$AIRLOCK_REPO/build-asan/airlockd
+fi
+log "airlockd: starting $airlockd_bin (log: $AIRLOCKD_LOG)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	"$airlockd_bin" -c "$config" >"$AIRLOCKD_LOG" 2>&1 </dev/null &
 AIRLOCKD_PID=$!
 if ! wait_for 30 port_open "$AIRLOCK_LISTEN_HOST" "$AIRLOCK_LISTEN_PORT"; then
 	die "airlockd does not accept on $AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT"
