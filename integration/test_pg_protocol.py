@@ -239,3 +239,27 @@ def test_unsupported_protocol_version(proto):
         c.send(struct.pack("!i", len(body) + 4) + body)
         closed_or_error(c)
     still_serving()
+
+
+def test_prepared_statements_memory_is_capped():
+    """Named statements a session keeps are capped in bytes (4 MiB), so many
+    large Parse messages cannot grow the proxy without bound."""
+    padding = "x" * (900 * 1024)
+    sql = "SELECT 1 AS one -- " + padding
+    with logged_in() as c:
+        codes = []
+        for i in range(6):
+            c.send_msg(b"P", pgwire.cstr("big%d" % i) + pgwire.cstr(sql) + struct.pack("!h", 0))
+            c.send_msg(b"S")
+            msgs = c.recv_until_ready()
+            codes.append(pgwire.error_fields(msgs[0][1])["C"] if msgs[0][0] == b"E" else "ok")
+        assert codes[:4] == ["ok"] * 4
+        assert codes[-1] == "53400", codes
+        # Closing statements gives the room back.
+        for i in range(4):
+            c.send_msg(b"C", b"S" + pgwire.cstr("big%d" % i))
+        c.send_msg(b"S")
+        assert [t for t, _ in c.recv_until_ready()] == [b"3"] * 4 + [b"Z"]
+        c.send_msg(b"P", pgwire.cstr("again") + pgwire.cstr(sql) + struct.pack("!h", 0))
+        c.send_msg(b"S")
+        assert [t for t, _ in c.recv_until_ready()] == [b"1", b"Z"]

@@ -49,6 +49,7 @@ static void close_portal(struct pg_session *s, int i)
 {
 	struct pgx_portal *p = s->portals[i];
 
+	s->prepared_bytes -= p->bytes;
 	free(p->values);
 	free(p->params);
 	free(p);
@@ -62,6 +63,7 @@ static void close_stmt(struct pg_session *s, int i)
 	for (int k = 0; k < SESS_MAX_PORTALS; k++)
 		if (s->portals[k] && s->portals[k]->stmt == st)
 			close_portal(s, k);
+	s->prepared_bytes -= st->bytes;
 	free(st->sql);
 	free(st->types);
 	free(st);
@@ -108,6 +110,11 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 			  "close prepared statements you no longer need", 0);
 		return true;
 	}
+	if (s->prepared_bytes + strlen(pp.query) > SESS_MAX_PREPARED_BYTES) {
+		pgq_error(s, "53400", "", "prepared statements of this session hold too much memory",
+			  "close prepared statements you no longer need", 0);
+		return true;
+	}
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->sql = strdup(pp.query)) ||
 	    (pp.ntypes && !(st->types = calloc(pp.ntypes, sizeof(*st->types))))) {
@@ -131,6 +138,8 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		free(st);
 		return true;
 	}
+	st->bytes = strlen(st->sql) + 1;
+	s->prepared_bytes += st->bytes;
 	s->stmts[slot] = st;
 	pg_put_parse_complete(&s->w);
 	sess_flush(s);
@@ -190,6 +199,11 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	}
 	for (uint16_t i = 0; i < b.nparams; i++)
 		total += vals[i].len > 0 ? (size_t)vals[i].len : 0;
+	if (s->prepared_bytes + total > SESS_MAX_PREPARED_BYTES) {
+		pgq_error(s, "53400", "", "bound parameters of this session hold too much memory",
+			  "close portals you no longer need", 0);
+		return true;
+	}
 	p = calloc(1, sizeof(*p));
 	if (p) {
 		p->values = malloc(total ? total : 1);
@@ -219,6 +233,8 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		jp->len = (uint32_t)vals[i].len;
 		off += (size_t)vals[i].len;
 	}
+	p->bytes = total;
+	s->prepared_bytes += p->bytes;
 	s->portals[slot] = p;
 	pg_put_bind_complete(&s->w);
 	sess_flush(s);

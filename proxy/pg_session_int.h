@@ -24,6 +24,8 @@
 #define SESS_MAX_STMTS 64
 #define SESS_MAX_PORTALS 8
 #define SESS_MAX_PARAMS 200
+/* Bytes of statement text and parameter values a session may keep prepared. */
+#define SESS_MAX_PREPARED_BYTES (4u * 1024u * 1024u)
 #define SESS_MAX_CURSORS 4
 
 /* The states, from one list so their names cannot drift. */
@@ -49,6 +51,7 @@ struct pg_cursor;
 /* A prepared statement (Parse). Owned by the session. */
 struct pgx_stmt {
 	char name[64];
+	size_t bytes; /* counted in the session's prepared_bytes */
 	char *sql;
 	struct pgv_result v;
 	uint16_t ntypes;
@@ -58,6 +61,7 @@ struct pgx_stmt {
 /* A portal (Bind): a statement with its parameter values. Owned by the session. */
 struct pgx_portal {
 	char name[64];
+	size_t bytes; /* counted in the session's prepared_bytes */
 	struct pgx_stmt *stmt; /* borrowed: closing the statement closes its portals */
 	uint8_t *values;       /* one buffer for every parameter's bytes */
 	struct job_param *params;
@@ -110,6 +114,7 @@ struct pg_session {
 	struct pg_cursor *cursors[SESS_MAX_CURSORS];
 	struct pg_cursor *fetching; /* the cursor a FETCH is reading */
 
+	size_t prepared_bytes;
 	struct pgx_stmt *stmts[SESS_MAX_STMTS];
 	struct pgx_portal *portals[SESS_MAX_PORTALS];
 
