@@ -192,12 +192,9 @@ static const char *connect_detail(const char *pqmsg)
 	return "";
 }
 
-/* Sends a command with text parameters and collects its results. */
-static enum outcome run_command(struct pg_run *r, const char *sql, int nparams,
-				const char *const *params, int64_t deadline)
+/* Collects every result of the command just sent; keeps the first error. */
+static enum outcome collect(struct pg_run *r, int64_t deadline)
 {
-	if (!PQsendQueryParams(r->conn, sql, nparams, NULL, params, NULL, NULL, 0))
-		return OUT_LOST;
 	for (;;) {
 		enum outcome o = wait_result(r, deadline);
 		PGresult *res;
@@ -213,6 +210,63 @@ static enum outcome run_command(struct pg_run *r, const char *sql, int nparams,
 		}
 		PQclear(res);
 	}
+}
+
+/* Sends a command with text parameters and collects its results. */
+static enum outcome run_command(struct pg_run *r, const char *sql, int nparams,
+				const char *const *params, int64_t deadline)
+{
+	if (!PQsendQueryParams(r->conn, sql, nparams, NULL, params, NULL, NULL, 0))
+		return OUT_LOST;
+	return collect(r, deadline);
+}
+
+/*
+ * The transaction and every setting in one round trip: BEGIN READ ONLY,
+ * then one SELECT of set_config() calls whose arguments are quoted by
+ * libpq (PQescapeLiteral), never pasted raw.
+ */
+static enum outcome begin_with_settings(struct pg_run *r, int64_t deadline)
+{
+	const struct runner_job *job = r->job;
+	size_t cap = 128, len = 0;
+	char *sql = NULL, *lit[3] = {NULL, NULL, NULL};
+	enum outcome o = OUT_LOST;
+	size_t i;
+
+	for (i = 0; i <= job->nsets; i++) {
+		const char *name = i == 0 ? "statement_timeout" : job->set_names[i - 1];
+		const char *value = i == 0 ? job->timeout_text : job->set_values[i - 1];
+		size_t need;
+		char *grown;
+
+		lit[0] = PQescapeLiteral(r->conn, name, strlen(name));
+		lit[1] = PQescapeLiteral(r->conn, value, strlen(value));
+		if (!lit[0] || !lit[1])
+			goto out;
+		need = len + strlen(lit[0]) + strlen(lit[1]) + 64;
+		if (need > cap || !sql) {
+			cap = need * 2;
+			grown = realloc(sql, cap);
+			if (!grown)
+				goto out;
+			sql = grown;
+			if (len == 0)
+				len = (size_t)snprintf(sql, cap, "BEGIN TRANSACTION READ ONLY; SELECT ");
+		}
+		len += (size_t)snprintf(sql + len, cap - len, "%sset_config(%s, %s, true)", i ? ", " : "",
+					lit[0], lit[1]);
+		PQfreemem(lit[0]);
+		PQfreemem(lit[1]);
+		lit[0] = lit[1] = NULL;
+	}
+	if (PQsendQuery(r->conn, sql))
+		o = collect(r, deadline);
+out:
+	PQfreemem(lit[0]);
+	PQfreemem(lit[1]);
+	free(sql);
+	return o;
 }
 
 static enum outcome send_desc(struct pg_run *r, const PGresult *res)
@@ -484,12 +538,9 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
 		  int (*complete)(void *arg, struct runner_job *job), void *arg)
 {
-	static const char set_timeout[] = "SELECT set_config('statement_timeout', $1, true)";
-	static const char set_guc[] = "SELECT set_config($1, $2, true)";
 	struct pg_run r;
 	enum outcome o;
 	int64_t deadline;
-	size_t i;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -514,17 +565,7 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	}
 
 	deadline = now_ms() + SETUP_TIMEOUT_MS;
-	o = run_command(&r, "BEGIN TRANSACTION READ ONLY", 0, NULL, deadline);
-	if (o == OUT_OK && !r.error) {
-		const char *p[1] = { job->timeout_text };
-
-		o = run_command(&r, set_timeout, 1, p, deadline);
-	}
-	for (i = 0; i < job->nsets && o == OUT_OK && !r.error; i++) {
-		const char *p[2] = { job->set_names[i], job->set_values[i] };
-
-		o = run_command(&r, set_guc, 2, p, deadline);
-	}
+	o = begin_with_settings(&r, deadline);
 	if (o == OUT_OK && !r.error) {
 		/* Single rows arrive as the backend produces them; the watchdog backs up statement_timeout. */
 		deadline = now_ms() + job->timeout_ms + WATCHDOG_GRACE_MS;
