@@ -430,7 +430,7 @@ agent_verifier()
 }
 
 # write_config PATH [test]: the demo config; "test" adds [user agent_small]
-# (max_rows 5, max_bytes 2000, timeout 2 s) and a separate audit log.
+# (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions) and a separate audit log.
 write_config()
 {
 	local path=$1 kind=${2:-demo} verifier audit tmp
@@ -490,6 +490,7 @@ cpus = 0.5
 pids = 64
 max_rows = 5
 max_bytes = 2000
+max_connections = 6
 EOF
 	fi
 	chmod 0600 "$tmp"

@@ -113,3 +113,29 @@ def test_many_connections():
     finally:
         for c in conns:
             c.close()
+
+
+def test_per_user_connection_cap():
+    """agent_small may hold 6 sessions; the 7th is refused with 53300 and
+    a slot freed by a disconnect can be used again."""
+    held = [itest.connect(itest.SMALL_URL, autocommit=True) for _ in range(6)]
+    try:
+        with pytest.raises(psycopg2.OperationalError) as exc:
+            itest.connect(itest.SMALL_URL)
+        assert "too many connections" in str(exc.value)
+        # Other users are not affected by agent_small's cap.
+        other = itest.connect(itest.AGENT_URL, autocommit=True)
+        other.close()
+        held.pop().close()
+        deadline = time.time() + 5
+        while True:
+            try:
+                held.append(itest.connect(itest.SMALL_URL, autocommit=True))
+                break
+            except psycopg2.OperationalError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+    finally:
+        for c in held:
+            c.close()
