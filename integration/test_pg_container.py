@@ -1,0 +1,73 @@
+"""The runner containers airlockd starts, as the Docker engine reports
+them: no network, read-only root, no capabilities, no-new-privileges, a
+non-root user, the configured caps, the job directory mounted read-only,
+and no credential anywhere in the container's metadata."""
+
+import json
+import subprocess
+import time
+
+import pytest
+
+import itest
+
+
+def runner_containers():
+    out = subprocess.run(["docker", "ps", "-q", "--filter", "label=airlock.job"],
+                         capture_output=True, text=True, check=True, timeout=30)
+    return out.stdout.split()
+
+
+def inspect(cid):
+    out = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, check=True,
+                         timeout=30)
+    return json.loads(out.stdout)[0]
+
+
+@pytest.fixture
+def live_runner():
+    """A runner container that is up: a warm one, or one kept busy by a query."""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        ids = runner_containers()
+        if ids:
+            return inspect(ids[0])
+        time.sleep(0.2)
+    pytest.fail("no runner container appeared (pool_size=%d)" % itest.POOL_SIZE)
+
+
+def test_runner_container_settings(live_runner):
+    hc = live_runner["HostConfig"]
+    cfg = live_runner["Config"]
+    assert hc["NetworkMode"] == "none"
+    assert cfg.get("NetworkDisabled") is True
+    assert hc["ReadonlyRootfs"] is True
+    assert hc["CapDrop"] == ["ALL"]
+    assert "no-new-privileges" in hc["SecurityOpt"]
+    assert hc["Privileged"] is False
+    assert hc["Memory"] == 128 * 1024 * 1024
+    assert hc["MemorySwap"] == hc["Memory"]
+    assert hc["NanoCpus"] == 500000000
+    assert hc["PidsLimit"] == 64
+    assert cfg["User"] == "65534:65534"
+    mounts = live_runner["Mounts"]
+    assert len(mounts) == 1
+    assert mounts[0]["Destination"] == "/job"
+    assert mounts[0]["RW"] is False
+    assert mounts[0]["Source"].startswith(itest.JOB_DIR + "/")
+    # Only the runner's own network namespace: no interfaces to reach anything.
+    assert live_runner["NetworkSettings"]["Networks"].keys() <= {"none"}
+
+
+def test_no_credentials_in_container_metadata(live_runner):
+    secret = itest.backend_password()
+    blob = json.dumps(live_runner)
+    assert secret not in blob
+    assert "agent-secret" not in blob
+    # The engine adds only its default PATH.
+    assert all(e.startswith("PATH=") for e in live_runner["Config"].get("Env") or [])
+
+
+def test_image_is_pinned_by_digest(live_runner):
+    assert live_runner["Image"].startswith("sha256:")
+    assert live_runner["Config"]["Image"].startswith("sha256:")
