@@ -88,6 +88,13 @@ fi
 config=$AIRLOCK_STATE_DIR/airlock-test.ini
 write_config "$config" test
 airlock_port_free
+# Runner containers of an earlier run (any job_dir) would fail the leftover check.
+stale=$(docker ps -aq --filter label=airlock.job)
+if [[ -n $stale ]]; then
+	log "docker: removing runner containers left by an earlier run"
+	# shellcheck disable=SC2086
+	docker rm -f $stale >/dev/null
+fi
 : >"$AIRLOCK_STATE_DIR/audit-test.log"
 
 # The end-to-end suite drives the ASan+UBSan build of airlockd when there is
