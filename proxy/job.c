@@ -32,87 +32,11 @@
 #include <event2/listener.h>
 
 #include "proxy/log.h"
+#include "proxy/job_int.h"
 #include "proxy/relay.h"
 #include "runner/launcher.h"
 
-#define JOB_MAX_RELAYS 2
-#define JOB_CTL_WATERMARK (256u * 1024u)
-
-#define JOB_MAX_POOLS 8
-#define POOL_BACKOFF_MAX_MS 10000
-
-/* Warm containers of one resource shape, started ahead of demand. */
-struct job_pool {
-	const struct airlock_target *target; /* warm runners are connected to it */
-	uint32_t memory_mb;
-	uint64_t nano_cpus;
-	uint32_t pids;
-	struct job *idle; /* linked through job->next_idle */
-	unsigned nidle;
-};
-
-struct jobs {
-	struct event_base *base;
-	struct evdns_base *dns;
-	struct launcher *launcher;
-	const struct airlock_config *cfg;
-	unsigned running; /* attached and not yet done */
-	unsigned live;    /* not yet freed */
-	struct job *all;  /* every live job, for shutdown */
-
-	struct job_pool pools[JOB_MAX_POOLS];
-	size_t npools;
-	struct event *refill;
-	uint32_t backoff_ms;
-};
-
-struct job {
-	struct jobs *js;
-	struct job *prev, *next;
-	struct job_pool *pool;  /* set while the job is an idle warm slot */
-	struct job *next_idle;
-	struct event *deadline; /* kill at timeout_ms + kill_margin_ms */
-	const struct job_events *ev;
-	void *arg;
-	bool detached;
-	bool done;
-	bool container_gone;
-	bool paused;
-	bool cancel_sent;
-
-	char id[33];
-	char dir[256];
-	char ctl_path[300];
-	char db_path[300];
-	uid_t runner_uid;
-	gid_t runner_gid;
-
-	struct evconnlistener *ctl_lst;
-	struct evconnlistener *db_lst;
-	struct bufferevent *ctl;
-	struct relay *relays[JOB_MAX_RELAYS];
-	struct launch *launch;
-	struct event *defer;
-
-	struct frame_buf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
-	struct frame_buf jobframe;  /* 'J': the statement, sent once attached */
-	char *host;
-	uint16_t port;
-	const struct airlock_target *target;
-	struct airlock_limits limits;
-	uint64_t rows;
-	uint64_t bytes;
-
-	/* A failure found before any runner output, delivered on the next pass. */
-	char pend_sqlstate[6];
-	const char *pend_code;
-	char pend_message[256];
-};
-
-static void job_maybe_free(struct job *j);
 static void job_free(struct job *j);
-static void pool_remove(struct job *j);
-static void pool_slot_failed(struct jobs *js);
 
 struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
 		      const struct airlock_config *cfg)
@@ -274,7 +198,7 @@ static void job_free(struct job *j)
 	free(j);
 }
 
-static void job_maybe_free(struct job *j)
+void job_maybe_free(struct job *j)
 {
 	if ((j->done || j->detached) && j->container_gone && !j->pend_code)
 		job_free(j);
@@ -522,44 +446,6 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 	j->relays[slot] = relay_new(j->js->base, j->js->dns, fd, j->host, j->port, job_relay_closed, j);
 }
 
-/* ---- the warm pool ---- */
-
-static void pool_remove(struct job *j)
-{
-	struct job_pool *p = j->pool;
-	struct job **pp;
-
-	if (!p)
-		return;
-	for (pp = &p->idle; *pp; pp = &(*pp)->next_idle) {
-		if (*pp == j) {
-			*pp = j->next_idle;
-			p->nidle--;
-			break;
-		}
-	}
-	j->pool = NULL;
-	j->next_idle = NULL;
-}
-
-static void pool_schedule(struct jobs *js, uint32_t delay_ms)
-{
-	struct timeval tv = {delay_ms / 1000, (delay_ms % 1000) * 1000};
-
-	if (!js->refill || js->cfg->pool_size == 0 || evtimer_pending(js->refill, NULL))
-		return;
-	evtimer_add(js->refill, &tv);
-}
-
-/* A warm slot died before use (engine restarted, image gone): retry later, slower each time. */
-static void pool_slot_failed(struct jobs *js)
-{
-	js->backoff_ms = js->backoff_ms ? js->backoff_ms * 2 : 500;
-	if (js->backoff_ms > POOL_BACKOFF_MAX_MS)
-		js->backoff_ms = POOL_BACKOFF_MAX_MS;
-	pool_schedule(js, js->backoff_ms);
-}
-
 /* ---- container events ---- */
 
 static void job_on_started(void *arg, bool ok, const char *code, const char *error)
@@ -741,7 +627,7 @@ static void job_build_connframe(struct job *j, const struct airlock_target *t)
 }
 
 /* A job with no directory and no container yet; counted live. */
-static struct job *job_new_bare(struct jobs *js)
+struct job *job_new_bare(struct jobs *js)
 {
 	struct job *j = calloc(1, sizeof(*j));
 	uint8_t rnd[16];
@@ -775,8 +661,8 @@ static struct job *job_new_bare(struct jobs *js)
  * Directory, sockets and container for a job of this resource shape.
  * Returns -1 (with a reason logged) when any of it could not be made.
  */
-static int job_prepare(struct job *j, const struct airlock_target *target, uint32_t memory_mb, uint64_t nano_cpus,
-		       uint32_t pids)
+int job_prepare(struct job *j, const struct airlock_target *target, uint32_t memory_mb, uint64_t nano_cpus,
+		uint32_t pids)
 {
 	const struct airlock_config *cfg = j->js->cfg;
 	struct launch_spec spec;
@@ -821,84 +707,6 @@ static int job_prepare(struct job *j, const struct airlock_target *target, uint3
 		return -1;
 	j->container_gone = false;
 	return 0;
-}
-
-static void pool_refill_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct jobs *js = arg;
-
-	for (size_t i = 0; i < js->npools; i++) {
-		struct job_pool *p = &js->pools[i];
-
-		while (p->nidle < js->cfg->pool_size) {
-			struct job *j = job_new_bare(js);
-
-			if (!j)
-				return;
-			if (job_prepare(j, p->target, p->memory_mb, p->nano_cpus, p->pids) < 0) {
-				job_maybe_free(j);
-				pool_slot_failed(js);
-				return;
-			}
-			j->pool = p;
-			j->next_idle = p->idle;
-			p->idle = j;
-			p->nidle++;
-		}
-	}
-}
-
-/* An idle warm slot of the right shape, preferring one whose runner is already connected. */
-static struct job *pool_take(struct jobs *js, const struct airlock_target *target,
-			     const struct airlock_limits *lim)
-{
-	for (size_t i = 0; i < js->npools; i++) {
-		struct job_pool *p = &js->pools[i];
-		struct job *best = NULL;
-
-		if (p->target != target || p->memory_mb != lim->memory_mb || p->nano_cpus != lim->nano_cpus ||
-		    p->pids != lim->pids)
-			continue;
-		for (struct job *j = p->idle; j; j = j->next_idle)
-			if (!best || (j->ctl && !best->ctl))
-				best = j;
-		if (best)
-			pool_remove(best);
-		return best;
-	}
-	return NULL;
-}
-
-static void jobs_make_pools(struct jobs *js)
-{
-	const struct airlock_config *cfg = js->cfg;
-
-	js->npools = 0;
-	for (size_t u = 0; u < cfg->nusers; u++) {
-		const struct airlock_limits *l = &cfg->users[u].limits;
-		size_t i;
-
-		for (i = 0; i < js->npools; i++)
-			if (js->pools[i].target == cfg->users[u].target && js->pools[i].memory_mb == l->memory_mb &&
-			    js->pools[i].nano_cpus == l->nano_cpus && js->pools[i].pids == l->pids)
-				break;
-		if (i < js->npools || js->npools == JOB_MAX_POOLS)
-			continue;
-		js->pools[js->npools++] = (struct job_pool){
-			.target = cfg->users[u].target,
-			.memory_mb = l->memory_mb,
-			.nano_cpus = l->nano_cpus,
-			.pids = l->pids,
-		};
-	}
-}
-
-void jobs_start_pool(struct jobs *js)
-{
-	if (!js->refill)
-		js->refill = evtimer_new(js->base, pool_refill_cb, js);
-	jobs_make_pools(js);
-	pool_schedule(js, 0);
 }
 
 struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg)
