@@ -40,6 +40,7 @@ struct airlock_user {
 	size_t ntables;
 	struct airlock_limits limits;
 	uint32_t max_connections; /* concurrent sessions of this user */
+	uint32_t max_jobs;        /* statements (and open cursors) of this user running at once */
 };
 
 struct airlock_config {

@@ -104,6 +104,7 @@ static const struct conf_key user_keys[] = {
 	{ "max_rows", K_U32, USR(limits.max_rows), 1, 10000000, false, NULL },
 	{ "max_bytes", K_U64, USR(limits.max_bytes), 1, 1024 * MIB, false, NULL },
 	{ "max_connections", K_U32, USR(max_connections), 1, 1000000, false, NULL },
+	{ "max_jobs", K_U32, USR(max_jobs), 1, 4096, false, NULL },
 };
 
 #define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
@@ -292,6 +293,7 @@ static void begin_user(struct conf_ctx *ctx, const char *name, unsigned line)
 	u->limits.max_rows = 1000;
 	u->limits.max_bytes = 1000000;
 	u->max_connections = 100;
+	u->max_jobs = 8;
 	ctx->user_meta[i].seen.header_line = line;
 	cfg->nusers++;
 	ctx->cur = SECT_USER;

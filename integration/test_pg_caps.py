@@ -1,4 +1,8 @@
-"""max_rows and max_bytes: results are cut, and the client is told why."""
+"""max_rows and max_bytes: results are cut, and the client is told why;
+and the per-user cap on running jobs."""
+
+import psycopg2
+import pytest
 
 import itest
 
@@ -52,3 +56,32 @@ def test_psql_prints_truncation_notice():
     assert r.returncode == 0, r.stderr
     assert r.stdout.rstrip().endswith("(5 rows)"), r.stdout
     assert "NOTICE" in r.stderr and "max_rows" in r.stderr, r.stderr
+
+
+def test_per_user_job_cap():
+    """agent_small may run 2 jobs at once; open cursors hold theirs, so a
+    third cursor is refused with 53300 BUSY until one is closed."""
+    conn = itest.connect(itest.SMALL_URL)
+    try:
+        cur = conn.cursor()
+        cur.execute("DECLARE c1 CURSOR FOR SELECT id FROM orders ORDER BY id")
+        cur.execute("DECLARE c2 CURSOR FOR SELECT id FROM customers ORDER BY id")
+        with pytest.raises(psycopg2.OperationalError) as exc:
+            cur.execute("DECLARE c3 CURSOR FOR SELECT id FROM products ORDER BY id")
+        assert exc.value.pgcode == "53300"
+        assert "BUSY" in str(exc.value)
+        conn.rollback()  # ends the transaction and its cursors
+        cur = conn.cursor()
+        cur.execute("DECLARE c3 CURSOR FOR SELECT id FROM products ORDER BY id")
+        cur.execute("FETCH 2 FROM c3")
+        assert cur.fetchall() == [(1,), (2,)]
+    finally:
+        conn.close()
+    # Other users are not held back by agent_small's cap.
+    other = itest.connect(itest.AGENT_URL, autocommit=True)
+    try:
+        cur = other.cursor()
+        cur.execute("SELECT 1")
+        assert cur.fetchall() == [(1,)]
+    finally:
+        other.close()

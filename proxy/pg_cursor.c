@@ -57,8 +57,10 @@ static void cursor_free(struct pg_session *s, int i)
 {
 	struct pg_cursor *c = s->cursors[i];
 
-	if (c->job)
+	if (c->job) {
 		job_detach(c->job);
+		pgq_job_ended(s);
+	}
 	if (s->fetching == c)
 		s->fetching = NULL;
 	event_free(c->resume);
@@ -163,6 +165,7 @@ static void cursor_done(void *arg, const struct job_result *r)
 	struct pg_session *s = c->s;
 
 	c->job = NULL;
+	pgq_job_ended(s);
 	c->done = true;
 	if (r->ok) {
 		c->truncated = r->truncated;
@@ -251,11 +254,10 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	c->s = s;
 	c->hold = v->hold;
 	snprintf(c->name, sizeof(c->name), "%s", v->name);
-	c->job = job_start(s->srv->jobs, &req, &cursor_events, c);
+	c->job = pgq_start_job(s, &req, &cursor_events, c);
 	if (!c->job) {
 		event_free(c->resume);
 		free(c);
-		pgq_error(s, "53200", "", "out of memory", NULL, 0);
 		return true;
 	}
 	/* Nothing is read until a FETCH asks for rows. */

@@ -291,6 +291,7 @@ static void job_done(void *arg, const struct job_result *r)
 	const struct pgq_exec *x = &s->cur;
 
 	s->job = NULL;
+	pgq_job_ended(s);
 	s->out_paused = false;
 	if (r->ok) {
 		bool suspended = x->max_rows && r->truncated == FRAME_TRUNC_MAX_ROWS &&
@@ -328,6 +329,34 @@ static const struct job_events pg_job_events = {
 	.on_done = job_done,
 };
 
+struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
+			  void *arg)
+{
+	unsigned *running = &s->srv->user_jobs[server_user_index(s->srv, s->u)];
+	struct job *j;
+	char msg[256];
+
+	if (*running >= s->u->max_jobs) {
+		snprintf(msg, sizeof(msg),
+			 "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs", s->user,
+			 s->u->max_jobs);
+		pgq_error(s, "53300", "BUSY", msg, "wait for a statement to finish or CLOSE a cursor", 0);
+		return NULL;
+	}
+	j = job_start(s->srv->jobs, req, ev, arg);
+	if (!j) {
+		pgq_error(s, "53200", "", "out of memory", NULL, 0);
+		return NULL;
+	}
+	(*running)++;
+	return j;
+}
+
+void pgq_job_ended(struct pg_session *s)
+{
+	s->srv->user_jobs[server_user_index(s->srv, s->u)]--;
+}
+
 /* Returns false when the job started; true when the statement already failed. */
 static bool run_read(struct pg_session *s, const char *sql, const struct pgq_exec *x)
 {
@@ -344,11 +373,9 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgq_exe
 	};
 
 	s->cur = *x;
-	s->job = job_start(s->srv->jobs, &req, &pg_job_events, s);
-	if (!s->job) {
-		pgq_error(s, "53200", "", "out of memory", NULL, 0);
+	s->job = pgq_start_job(s, &req, &pg_job_events, s);
+	if (!s->job)
 		return true;
-	}
 	sess_set_state(s, ST_BUSY);
 	return false;
 }

@@ -71,8 +71,10 @@ static void session_free(struct pg_session *s)
 {
 	struct server *srv = s->srv;
 
-	if (s->job)
+	if (s->job) {
 		job_detach(s->job);
+		pgq_job_ended(s);
+	}
 	pgc_close_all(s);
 	pgx_free_all(s);
 	if (s->counted)
@@ -110,6 +112,7 @@ static void session_close(struct pg_session *s, bool flush)
 	if (s->job) {
 		job_detach(s->job);
 		s->job = NULL;
+		pgq_job_ended(s);
 	}
 	pgc_close_all(s);
 	bufferevent_disable(s->bev, EV_READ);

@@ -145,6 +145,14 @@ void pgq_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
 /* Simple Query. */
 void pgq_simple(struct pg_session *s, const char *sql);
+/*
+ * Jobs counted against the user's max_jobs: pgq_start_job answers the
+ * error itself and returns NULL when the user is at its cap; every started
+ * job is matched by one pgq_job_ended when its pointer is dropped.
+ */
+struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
+			  void *arg);
+void pgq_job_ended(struct pg_session *s);
 /* Reply pieces shared with cursors. */
 void pgq_local_done(struct pg_session *s, const char *tag);
 void pgq_put_rowdesc(struct pg_session *s, const struct frame *f);

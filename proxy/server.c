@@ -114,7 +114,8 @@ int server_init(struct server *srv, const struct airlock_config *cfg)
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
 	srv->user_sessions = calloc(cfg->nusers ? cfg->nusers : 1, sizeof(*srv->user_sessions));
-	if (!srv->dns || !srv->jobs || !srv->user_sessions) {
+	srv->user_jobs = calloc(cfg->nusers ? cfg->nusers : 1, sizeof(*srv->user_jobs));
+	if (!srv->dns || !srv->jobs || !srv->user_sessions || !srv->user_jobs) {
 		log_error("out of memory");
 		return -1;
 	}
@@ -155,6 +156,7 @@ void server_fini(struct server *srv)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
 	free(srv->user_sessions);
+	free(srv->user_jobs);
 	if (srv->base)
 		event_base_free(srv->base);
 }

@@ -34,6 +34,7 @@ struct server {
 
 	unsigned nsessions;
 	unsigned *user_sessions; /* per cfg->users index */
+	unsigned *user_jobs;     /* per cfg->users index: running jobs, cursors included */
 	struct pg_session *sessions; /* doubly linked through the sessions */
 };
 
