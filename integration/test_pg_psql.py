@@ -49,3 +49,21 @@ def test_psql_error_has_sqlstate():
     assert "42501" in r.stderr
     assert "staff_salaries" in r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT nonexistent_column FROM orders",
+    "SELECT 1 / 0",
+    "SELECT id FROM orders WHERE amount > 'many'",
+    "SELECT no_such_function(1)",
+])
+def test_psql_backend_errors_match_direct(sql):
+    """Errors from the database itself come back unchanged: SQLSTATE,
+    message, detail, hint and the position psql points at."""
+    via = itest.psql(itest.AGENT_URL, sql, extra=["-v", "VERBOSITY=verbose"])
+    ref = itest.psql(itest.direct_url(), sql, extra=["-v", "VERBOSITY=verbose"])
+    assert ref.returncode != 0
+    assert via.returncode == ref.returncode
+    # VERBOSITY=verbose adds the backend's source location, which differs.
+    strip = lambda err: [l for l in err.splitlines() if not l.startswith("LOCATION:")]
+    assert strip(via.stderr) == strip(ref.stderr)

@@ -233,6 +233,8 @@ static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 	r.message = message;
 	r.detail = detail[0] ? detail : NULL;
 	r.hint = hint[0] ? hint : NULL;
+	for (uint32_t i = 0; i < e.position.len; i++)
+		r.position = r.position * 10 + (e.position.ptr[i] - '0');
 	job_finish(j, &r);
 }
 

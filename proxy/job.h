@@ -66,6 +66,7 @@ struct job_result {
 	const char *message;
 	const char *detail;
 	const char *hint;
+	int position;            /* 1-based character position in the statement, 0 if none */
 };
 
 /*

@@ -170,7 +170,10 @@ static void cursor_done(void *arg, const struct job_result *r)
 	if (r->ok) {
 		c->truncated = r->truncated;
 	} else if (s->fetching == c) {
-		pgq_put_job_error(s, r);
+		struct job_result e = *r;
+
+		e.position = 0; /* it counts in the cursor's SELECT, not in the FETCH */
+		pgq_put_job_error(s, &e);
 		s->fetching = NULL;
 		sess_ready(s);
 		sess_set_state(s, ST_READY);

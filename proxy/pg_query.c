@@ -279,7 +279,7 @@ void pgq_put_job_error(struct pg_session *s, const struct job_result *r)
 		snprintf(msg, sizeof(msg), "%s: %s", r->code, r->message);
 	else
 		snprintf(msg, sizeof(msg), "%s", r->message);
-	sess_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, 0);
+	sess_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, r->position);
 	if (s->txn == 'T')
 		s->txn = 'E';
 	sess_audit(s, "error", r->sqlstate, r->code, 0, 0, 0);

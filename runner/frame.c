@@ -337,6 +337,15 @@ enum frame_status frame_decode_error(const struct frame *f, struct frame_error *
 		return FRAME_ERR;
 	if (!sqlstate_ok(&out->sqlstate))
 		return FRAME_ERR;
+	out->position.ptr = NULL;
+	out->position.len = 0;
+	if (c.p < c.end && !get_str(&c, &out->position))
+		return FRAME_ERR;
+	if (out->position.len > 9)
+		return FRAME_ERR;
+	for (uint32_t i = 0; i < out->position.len; i++)
+		if (out->position.ptr[i] < '0' || out->position.ptr[i] > '9')
+			return FRAME_ERR;
 	return cur_finish(&c);
 }
 

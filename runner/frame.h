@@ -26,7 +26,8 @@
  *      frame_trunc), str command tag (e.g. "SELECT 3").
  *  'E' error (runner -> proxy): str sqlstate (5 chars), str code (airlock
  *      code such as "TIMEOUT" or "" for a backend error), str message,
- *      str detail, str hint.
+ *      str detail, str hint, and optionally str position (the backend's
+ *      1-based character position in the statement, in decimal).
  *  'N' notice (runner -> proxy): same layout as 'E'.
  *
  * A frame's payload may not exceed FRAME_MAX_PAYLOAD; decoders reject
@@ -140,6 +141,7 @@ struct frame_error {
 	struct frame_str message;
 	struct frame_str detail;
 	struct frame_str hint;
+	struct frame_str position; /* empty when absent */
 };
 /* For both 'E' and 'N'. */
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out);

@@ -201,6 +201,22 @@ int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, c
 	return runner_ctl_commit(c);
 }
 
+int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *message, const char *detail,
+			const char *hint, const char *position)
+{
+	if (!sqlstate || strlen(sqlstate) != 5)
+		sqlstate = "XX000";
+	frame_begin(&c->out, FRAME_ERROR);
+	frame_put_str(&c->out, sqlstate, 5);
+	put_text(&c->out, "");
+	put_text(&c->out, message);
+	put_text(&c->out, detail);
+	put_text(&c->out, hint);
+	put_text(&c->out, position && strspn(position, "0123456789") == strlen(position) &&
+				  strlen(position) <= 9 ? position : "");
+	return runner_ctl_commit(c);
+}
+
 int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag)
 {
 	frame_begin(&c->out, FRAME_COMPLETE);

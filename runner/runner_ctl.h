@@ -54,6 +54,9 @@ int runner_ctl_flush(struct runner_ctl *c);
 /* Queue an 'E' or 'N' frame; NULL fields are sent as "". */
 int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
 		     const char *message, const char *detail, const char *hint);
+/* Same, for a backend error that carries the statement position ("" when none). */
+int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *message, const char *detail,
+			const char *hint, const char *position);
 /* Queue a 'C' frame. */
 int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag);
 

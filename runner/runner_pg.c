@@ -469,9 +469,9 @@ static void send_backend_error(struct pg_run *r, const PGresult *res)
 			send_timeout(r);
 		return;
 	}
-	runner_ctl_error(r->ctl, FRAME_ERROR, state, "", msg,
-			 PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL),
-			 PQresultErrorField(res, PG_DIAG_MESSAGE_HINT));
+	runner_ctl_error_at(r->ctl, state, msg, PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL),
+			    PQresultErrorField(res, PG_DIAG_MESSAGE_HINT),
+			    PQresultErrorField(res, PG_DIAG_STATEMENT_POSITION));
 }
 
 /* Sends the frame that ends the job for outcome o; returns the flush status. */

@@ -573,6 +573,44 @@ static void test_error_malformed(void **state)
 	frame_buf_free(&b);
 }
 
+/* The optional position field of an 'E' frame: decimal digits only, at most nine. */
+static void test_error_position(void **state)
+{
+	static const char *const bad[] = { "1x", "-3", "1234567890" };
+	struct frame_buf b;
+	struct frame f;
+	struct frame_error e;
+	size_t i;
+
+	frame_buf_init(&b);
+	frame_begin(&b, FRAME_ERROR);
+	frame_put_str(&b, "42703", 5);
+	frame_put_cstr(&b, "");
+	frame_put_cstr(&b, "column \"x\" does not exist");
+	frame_put_cstr(&b, "");
+	frame_put_cstr(&b, "");
+	frame_put_cstr(&b, "17");
+	frame_end(&b);
+	f = peek_whole(&b);
+	assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
+	assert_true(str_is(&e.position, "17"));
+	frame_buf_free(&b);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		frame_buf_init(&b);
+		frame_begin(&b, FRAME_ERROR);
+		frame_put_str(&b, "42703", 5);
+		frame_put_cstr(&b, "");
+		frame_put_cstr(&b, "m");
+		frame_put_cstr(&b, "");
+		frame_put_cstr(&b, "");
+		frame_put_cstr(&b, bad[i]);
+		frame_end(&b);
+		f = peek_whole(&b);
+		assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
+		frame_buf_free(&b);
+	}
+}
+
 static void test_writer_limits(void **state)
 {
 	struct frame_buf b;
@@ -635,6 +673,7 @@ int main(void)
 		cmocka_unit_test(test_row_too_many_cols),
 		cmocka_unit_test(test_complete_malformed),
 		cmocka_unit_test(test_error_malformed),
+		cmocka_unit_test(test_error_position),
 		cmocka_unit_test(test_writer_limits),
 	};
 
