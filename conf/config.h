@@ -18,6 +18,7 @@ struct airlock_limits {
 	uint32_t pids;        /* container PID cap */
 	uint32_t max_rows;    /* rows returned before truncation */
 	uint64_t max_bytes;   /* DataRow payload bytes returned before truncation */
+	uint64_t max_cost;    /* planner's total cost above which a SELECT is refused; 0 = no check */
 };
 
 struct airlock_target {

@@ -103,6 +103,7 @@ static const struct conf_key user_keys[] = {
 	{ "pids", K_U32, USR(limits.pids), 8, 4096, false, NULL },
 	{ "max_rows", K_U32, USR(limits.max_rows), 1, 10000000, false, NULL },
 	{ "max_bytes", K_U64, USR(limits.max_bytes), 1, 1024 * MIB, false, NULL },
+	{ "max_cost", K_U64, USR(limits.max_cost), 0, UINT64_C(1000000000000000), false, NULL },
 	{ "max_connections", K_U32, USR(max_connections), 1, 1000000, false, NULL },
 	{ "max_jobs", K_U32, USR(max_jobs), 1, 4096, false, NULL },
 };

@@ -430,7 +430,7 @@ agent_verifier()
 }
 
 # write_config PATH [test]: the demo config; "test" adds [user agent_small]
-# (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions, 2 jobs) and a separate audit log.
+# (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions, 2 jobs, cost cap 1e6) and a separate audit log.
 write_config()
 {
 	local path=$1 kind=${2:-demo} verifier audit tmp
@@ -492,6 +492,7 @@ max_rows = 5
 max_bytes = 2000
 max_connections = 6
 max_jobs = 2
+max_cost = 1000000
 EOF
 	fi
 	chmod 0600 "$tmp"

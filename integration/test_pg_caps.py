@@ -85,3 +85,27 @@ def test_per_user_job_cap():
         assert cur.fetchall() == [(1,)]
     finally:
         other.close()
+
+
+def test_cost_cap_refuses_before_running(small):
+    """max_cost: EXPLAIN's estimate is checked first; a cross join of orders
+    with itself is refused with 54001 COST_LIMIT without being run."""
+    with small.cursor() as cur:
+        with pytest.raises(psycopg2.Error) as exc:
+            cur.execute("SELECT count(*) FROM orders a, orders b")
+        assert exc.value.pgcode == "54001"
+        assert "COST_LIMIT" in str(exc.value)
+        assert "max_cost=1000000" in str(exc.value)
+    small.rollback()
+    with small.cursor() as cur:
+        cur.execute("SELECT id FROM orders WHERE id = 42")
+        assert cur.fetchall() == [(42,)]
+        # EXPLAIN itself only plans: it is not cost-checked.
+        cur.execute("EXPLAIN SELECT count(*) FROM orders a, orders b")
+        assert cur.fetchall()
+
+
+def test_cost_cap_off_by_default(agent_ac):
+    with agent_ac.cursor() as cur:
+        cur.execute("SELECT count(*) FROM orders a, orders b WHERE a.id = b.id")
+        assert cur.fetchall() == [(200000,)]

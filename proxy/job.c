@@ -573,7 +573,8 @@ static int job_build_frame(struct job *j, const struct job_request *req)
 	struct frame_buf *b = &j->jobframe;
 	char num[3][32];
 	char key[96];
-	size_t npairs = 4 + req->nsettings + req->nparams;
+	bool cost = req->cost_check && req->limits->max_cost > 0;
+	size_t npairs = 4 + (cost ? 1 : 0) + req->nsettings + req->nparams;
 
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
@@ -587,6 +588,12 @@ static int job_build_frame(struct job *j, const struct job_request *req)
 	job_put_pair(b, "timeout_ms", num[0]);
 	job_put_pair(b, "max_rows", num[1]);
 	job_put_pair(b, "max_bytes", num[2]);
+	if (cost) {
+		char c[32];
+
+		snprintf(c, sizeof(c), "%" PRIu64, req->limits->max_cost);
+		job_put_pair(b, "max_cost", c);
+	}
 	for (size_t i = 0; i < req->nsettings; i++) {
 		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
 		job_put_pair(b, key, req->settings[i].value);

@@ -50,6 +50,7 @@ struct job_request {
 	size_t nsettings;
 	const struct job_param *params;
 	size_t nparams;
+	bool cost_check;      /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

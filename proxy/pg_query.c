@@ -358,7 +358,7 @@ void pgq_job_ended(struct pg_session *s)
 }
 
 /* Returns false when the job started; true when the statement already failed. */
-static bool run_read(struct pg_session *s, const char *sql, const struct pgq_exec *x)
+static bool run_read(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
 {
 	struct job_setting settings[32];
 	struct job_request req = {
@@ -370,6 +370,7 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgq_exe
 		.nsettings = pgs_job_settings(&s->set, settings),
 		.params = x->params,
 		.nparams = x->nparams,
+		.cost_check = v->kind == PGV_READ && !v->explain,
 	};
 
 	s->cur = *x;
@@ -436,7 +437,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	case PGV_SHOW:
 		value = pgs_show(&s->set, v->name, &display);
 		if (!value)
-			return run_read(s, sql, x);
+			return run_read(s, sql, v, x);
 		show_local(s, display, value, x->describe);
 		break;
 	case PGV_DISCARD:
@@ -464,7 +465,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		do_transaction(s, v);
 		break;
 	case PGV_READ:
-		return run_read(s, sql, x);
+		return run_read(s, sql, v, x);
 	case PGV_DECLARE:
 	case PGV_FETCH:
 	case PGV_CLOSE_CURSOR:

@@ -52,6 +52,7 @@ static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *
 	if (!pgv_check_read(policy, sql, query, out))
 		return out->kind;
 	out->kind = PGV_READ;
+	out->explain = true;
 	return out->kind;
 }
 

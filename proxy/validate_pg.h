@@ -78,6 +78,7 @@ struct pgv_result {
 	bool hold;              /* WITH HOLD */
 	size_t query_offset;    /* where the cursor's SELECT starts in the text */
 	uint64_t count;         /* rows FETCH asks for */
+	bool explain;           /* PGV_READ that is itself an EXPLAIN */
 
 	uint64_t fingerprint;   /* pg_query_fingerprint of the statement, for the audit log;
 	                         * 0 when the text does not parse */

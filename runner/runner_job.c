@@ -177,6 +177,8 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "max_rows")) {
 			rc = job->have_rows ? -1 : parse_u64(val, UINT64_MAX, &job->max_rows);
 			job->have_rows = rc == 0;
+		} else if (key_is(k, "max_cost")) {
+			rc = job->max_cost ? -1 : parse_u64(val, UINT64_MAX, &job->max_cost);
 		} else if (key_is(k, "max_bytes")) {
 			rc = job->have_bytes ? -1 : parse_u64(val, UINT64_MAX, &job->max_bytes);
 			job->have_bytes = rc == 0;

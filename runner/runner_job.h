@@ -36,6 +36,7 @@ struct runner_job {
 	uint64_t max_bytes;
 	bool have_rows;
 	bool have_bytes;
+	uint64_t max_cost;   /* 0: no EXPLAIN check */
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

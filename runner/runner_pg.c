@@ -39,11 +39,13 @@ enum outcome {
 	OUT_LOST,      /* the database connection failed */
 	OUT_TRUNCATED, /* a cap was reached; run.trunc says which */
 	OUT_REFUSED,   /* the runner will not handle this result (run.refusal) */
+	OUT_COST,      /* the plan's estimated cost is above max_cost (run.cost) */
 };
 
 struct pg_run {
 	const struct runner_job *job;
 	bool ctl_quiet; /* the control socket is not watched (warm connect) */
+	double cost;    /* EXPLAIN's Total Cost, when max_cost is set */
 	struct runner_ctl *ctl;
 	PGconn *conn;
 	PGresult *error;     /* first backend error of the job, owned */
@@ -508,6 +510,15 @@ static int finish(struct pg_run *r, enum outcome o)
 	case OUT_LOST:
 		send_lost(r);
 		break;
+	case OUT_COST: {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "COST_LIMIT: the estimated cost %.0f is above max_cost=%" PRIu64,
+			 r->cost, r->job->max_cost);
+		runner_ctl_error(r->ctl, FRAME_ERROR, "54001", "COST_LIMIT", msg, "",
+				 "filter on an indexed column, add a LIMIT, or join fewer rows");
+		break;
+	}
 	case OUT_GONE:
 		cancel_query(r);
 		return -1;
@@ -533,6 +544,65 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 		break;
 	}
 	return runner_ctl_flush(r->ctl);
+}
+
+/*
+ * The plan layer: EXPLAIN (FORMAT JSON) of the statement, with its
+ * parameters, in the same read-only transaction; the top node's Total Cost
+ * is compared with max_cost. Plain EXPLAIN plans, it never runs anything.
+ */
+static enum outcome check_cost(struct pg_run *r, int64_t deadline)
+{
+	const struct runner_job *job = r->job;
+	static const char prefix[] = "EXPLAIN (FORMAT JSON) ";
+	size_t n = strlen(job->sql);
+	char *sql = malloc(sizeof(prefix) + n);
+	enum outcome o = OUT_LOST;
+	bool found = false;
+
+	if (!sql)
+		return OUT_LOST;
+	memcpy(sql, prefix, sizeof(prefix) - 1);
+	memcpy(sql + sizeof(prefix) - 1, job->sql, n + 1);
+	if (!PQsendQueryParams(r->conn, sql, job->nparams, job->nparams ? job->param_types : NULL,
+			       job->nparams ? (const char *const *)job->param_values : NULL,
+			       job->nparams ? job->param_lengths : NULL, job->nparams ? job->param_formats : NULL,
+			       0))
+		goto out;
+	for (;;) {
+		PGresult *res;
+
+		o = wait_result(r, deadline);
+		if (o != OUT_OK)
+			goto out;
+		res = PQgetResult(r->conn);
+		if (!res)
+			break;
+		if (PQresultStatus(res) == PGRES_FATAL_ERROR && !r->error) {
+			r->error = res;
+			continue;
+		}
+		if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !found) {
+			const char *plan = PQgetvalue(res, 0, 0);
+			const char *tc = strstr(plan, "\"Total Cost\": ");
+
+			if (tc) {
+				r->cost = strtod(tc + strlen("\"Total Cost\": "), NULL);
+				found = true;
+			}
+		}
+		PQclear(res);
+	}
+	if (!r->error && !found) {
+		/* Fail closed: a cap that cannot be checked refuses. */
+		r->refusal = "the planner's cost estimate could not be read";
+		o = OUT_REFUSED;
+	} else if (!r->error && r->cost > (double)job->max_cost) {
+		o = OUT_COST;
+	}
+out:
+	free(sql);
+	return o;
 }
 
 int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
@@ -566,6 +636,8 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 
 	deadline = now_ms() + SETUP_TIMEOUT_MS;
 	o = begin_with_settings(&r, deadline);
+	if (o == OUT_OK && !r.error && job->max_cost)
+		o = check_cost(&r, deadline);
 	if (o == OUT_OK && !r.error) {
 		/* Single rows arrive as the backend produces them; the watchdog backs up statement_timeout. */
 		deadline = now_ms() + job->timeout_ms + WATCHDOG_GRACE_MS;
