@@ -194,8 +194,11 @@ static const char *connect_detail(const char *pqmsg)
 	return "";
 }
 
-/* Collects every result of the command just sent; keeps the first error. */
-static enum outcome collect(struct pg_run *r, int64_t deadline)
+/*
+ * Collects every result of the command just sent; keeps the first error.
+ * look (may be NULL) sees each other result before it is freed.
+ */
+static enum outcome collect_with(struct pg_run *r, int64_t deadline, void (*look)(struct pg_run *r, const PGresult *res))
 {
 	for (;;) {
 		enum outcome o = wait_result(r, deadline);
@@ -210,8 +213,15 @@ static enum outcome collect(struct pg_run *r, int64_t deadline)
 			r->error = res;
 			continue;
 		}
+		if (look)
+			look(r, res);
 		PQclear(res);
 	}
+}
+
+static enum outcome collect(struct pg_run *r, int64_t deadline)
+{
+	return collect_with(r, deadline, NULL);
 }
 
 /* Sends a command with text parameters and collects its results. */
@@ -388,16 +398,22 @@ static enum outcome on_result(struct pg_run *r, PGresult *res)
 	return o;
 }
 
+/* Sends sql with the job's bound parameters (text results); 0 when libpq refused to send. */
+static int send_with_params(struct pg_run *r, const char *sql)
+{
+	const struct runner_job *job = r->job;
+	int n = job->nparams;
+
+	return PQsendQueryParams(r->conn, sql, n, n ? job->param_types : NULL,
+				 n ? (const char *const *)job->param_values : NULL, n ? job->param_lengths : NULL,
+				 n ? job->param_formats : NULL, 0);
+}
+
 /* Runs the statement itself, streaming its rows. */
 static enum outcome stream_statement(struct pg_run *r, int64_t deadline)
 {
 	/* The extended protocol also refuses a string with several statements. */
-	const struct runner_job *job = r->job;
-
-	if (!PQsendQueryParams(r->conn, job->sql, job->nparams, job->nparams ? job->param_types : NULL,
-			       job->nparams ? (const char *const *)job->param_values : NULL,
-			       job->nparams ? job->param_lengths : NULL,
-			       job->nparams ? job->param_formats : NULL, 0))
+	if (!send_with_params(r, r->job->sql))
 		return OUT_LOST;
 	if (!PQsetSingleRowMode(r->conn))
 		return OUT_LOST;
@@ -546,6 +562,19 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 	return runner_ctl_flush(r->ctl);
 }
 
+/* The top plan node's Total Cost: the first one in EXPLAIN's JSON. */
+static void read_cost(struct pg_run *r, const PGresult *res)
+{
+	static const char key[] = "\"Total Cost\": ";
+	const char *tc;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 || r->cost >= 0)
+		return;
+	tc = strstr(PQgetvalue(res, 0, 0), key);
+	if (tc)
+		r->cost = strtod(tc + sizeof(key) - 1, NULL);
+}
+
 /*
  * The plan layer: EXPLAIN (FORMAT JSON) of the statement, with its
  * parameters, in the same read-only transaction; the top node's Total Cost
@@ -564,35 +593,13 @@ static enum outcome check_cost(struct pg_run *r, int64_t deadline)
 		return OUT_LOST;
 	memcpy(sql, prefix, sizeof(prefix) - 1);
 	memcpy(sql + sizeof(prefix) - 1, job->sql, n + 1);
-	if (!PQsendQueryParams(r->conn, sql, job->nparams, job->nparams ? job->param_types : NULL,
-			       job->nparams ? (const char *const *)job->param_values : NULL,
-			       job->nparams ? job->param_lengths : NULL, job->nparams ? job->param_formats : NULL,
-			       0))
+	if (!send_with_params(r, sql))
 		goto out;
-	for (;;) {
-		PGresult *res;
-
-		o = wait_result(r, deadline);
-		if (o != OUT_OK)
-			goto out;
-		res = PQgetResult(r->conn);
-		if (!res)
-			break;
-		if (PQresultStatus(res) == PGRES_FATAL_ERROR && !r->error) {
-			r->error = res;
-			continue;
-		}
-		if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !found) {
-			const char *plan = PQgetvalue(res, 0, 0);
-			const char *tc = strstr(plan, "\"Total Cost\": ");
-
-			if (tc) {
-				r->cost = strtod(tc + strlen("\"Total Cost\": "), NULL);
-				found = true;
-			}
-		}
-		PQclear(res);
-	}
+	r->cost = -1;
+	o = collect_with(r, deadline, read_cost);
+	if (o != OUT_OK)
+		goto out;
+	found = r->cost >= 0;
 	if (!r->error && !found) {
 		/* Fail closed: a cap that cannot be checked refuses. */
 		r->refusal = "the planner's cost estimate could not be read";
