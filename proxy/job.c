@@ -55,6 +55,15 @@ struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct la
 void jobs_set_config(struct jobs *js, const struct airlock_config *cfg)
 {
 	js->cfg = cfg;
+	/* Warm runners hold the old targets' credentials: replace them. */
+	for (size_t i = 0; i < js->npools; i++) {
+		while (js->pools[i].idle) {
+			pool_discard(js->pools[i].idle);
+		}
+	}
+	js->npools = 0;
+	if (js->refill)
+		jobs_start_pool(js);
 }
 
 void jobs_free(struct jobs *js)
@@ -291,12 +300,10 @@ static void job_ctl_read_cb(struct bufferevent *bev, void *arg)
 	if (j->pool) {
 		/* A warm runner speaks before its statement only when its connect failed. */
 		log_warn("job %s: warm runner could not connect to the database", j->id);
-		pool_remove(j);
-		pool_slot_failed(j->js);
 		bufferevent_free(j->ctl);
 		j->ctl = NULL;
-		if (j->launch)
-			launcher_kill(j->launch);
+		pool_discard(j);
+		pool_slot_failed(j->js);
 		return;
 	}
 

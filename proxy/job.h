@@ -84,7 +84,10 @@ struct job_events {
 /* The job manager; one per server. Borrowed pointers must outlive it. */
 struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
 		      const struct airlock_config *cfg);
-/* Swaps the config used for new jobs (running jobs keep theirs alive via their copies). */
+/*
+ * Swaps the config used for new jobs (running jobs keep what they copied);
+ * warm runners of the old config are killed and the pools rebuilt.
+ */
 void jobs_set_config(struct jobs *js, const struct airlock_config *cfg);
 /* Starts keeping cfg->pool_size warm containers per resource shape (memory, CPU, PIDs) of the users. */
 void jobs_start_pool(struct jobs *js);

@@ -102,6 +102,8 @@ void job_maybe_free(struct job *j);
 
 /* job_pool.c */
 void pool_remove(struct job *j);
+/* Takes an idle slot out of its pool and kills its container. */
+void pool_discard(struct job *j);
 void pool_schedule(struct jobs *js, uint32_t delay_ms);
 /* A warm slot died before use: refill later, slower each time. */
 void pool_slot_failed(struct jobs *js);

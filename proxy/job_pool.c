@@ -12,6 +12,7 @@
 #include <event2/event.h>
 
 #include "proxy/job_int.h"
+#include "runner/launcher.h"
 
 void pool_remove(struct job *j)
 {
@@ -29,6 +30,15 @@ void pool_remove(struct job *j)
 	}
 	j->pool = NULL;
 	j->next_idle = NULL;
+}
+
+void pool_discard(struct job *j)
+{
+	pool_remove(j);
+	/* Never attached: nothing to report, nothing counted as running. */
+	j->done = true;
+	if (j->launch)
+		launcher_kill(j->launch);
 }
 
 void pool_schedule(struct jobs *js, uint32_t delay_ms)

@@ -76,14 +76,13 @@ static int run(const char *path)
 		check_config(path, true);
 		return 1;
 	}
-	if (server_init(&srv, cfg) < 0) {
+	/* The server owns the config from here on (and reloads it on SIGHUP). */
+	if (server_init(&srv, path, cfg) < 0) {
 		server_fini(&srv);
-		config_free(cfg);
 		return 1;
 	}
 	rc = server_run(&srv);
 	server_fini(&srv);
-	config_free(cfg);
 	return rc ? 1 : 0;
 }
 

@@ -332,7 +332,7 @@ static const struct job_events pg_job_events = {
 struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
 			  void *arg)
 {
-	unsigned *running = &s->srv->user_jobs[server_user_index(s->srv, s->u)];
+	unsigned *running = &s->gen->user_jobs[server_gen_user_index(s->gen, s->u)];
 	struct job *j;
 	char msg[256];
 
@@ -354,7 +354,7 @@ struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, c
 
 void pgq_job_ended(struct pg_session *s)
 {
-	s->srv->user_jobs[server_user_index(s->srv, s->u)]--;
+	s->gen->user_jobs[server_gen_user_index(s->gen, s->u)]--;
 }
 
 /* Returns false when the job started; true when the statement already failed. */

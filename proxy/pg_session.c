@@ -78,7 +78,7 @@ static void session_free(struct pg_session *s)
 	pgc_close_all(s);
 	pgx_free_all(s);
 	if (s->counted)
-		srv->user_sessions[server_user_index(srv, s->u)]--;
+		s->gen->user_sessions[server_gen_user_index(s->gen, s->u)]--;
 	if (s->prev)
 		s->prev->next = s->next;
 	else
@@ -92,6 +92,7 @@ static void session_free(struct pg_session *s)
 		bufferevent_free(s->bev);
 	pg_wbuf_free(&s->w);
 	explicit_bzero(&s->scram, sizeof(s->scram));
+	server_gen_release(srv, s->gen);
 	free(s);
 }
 
@@ -284,7 +285,7 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 			return false;
 		}
 	}
-	s->u = config_find_user(s->srv->cfg, s->user);
+	s->u = config_find_user(s->gen->cfg, s->user);
 	if (!s->u || scram_parse_verifier(s->u->scram, &s->verifier) < 0) {
 		s->u = NULL;
 		fake_verifier(s);
@@ -330,8 +331,7 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 
 static bool finish_login(struct pg_session *s)
 {
-	struct server *srv = s->srv;
-	size_t ui = server_user_index(srv, s->u);
+	size_t ui = server_gen_user_index(s->gen, s->u);
 	char msg[160];
 
 	if (strcmp(s->database, s->u->database) != 0) {
@@ -339,11 +339,11 @@ static bool finish_login(struct pg_session *s)
 		fatal(s, "3D000", msg);
 		return false;
 	}
-	if (srv->user_sessions[ui] >= s->u->max_connections) {
+	if (s->gen->user_sessions[ui] >= s->u->max_connections) {
 		fatal(s, "53300", "too many connections for this user");
 		return false;
 	}
-	srv->user_sessions[ui]++;
+	s->gen->user_sessions[ui]++;
 	s->counted = true;
 	pg_put_auth_ok(&s->w);
 	for (size_t i = 0; i < pgs_ndefs; i++)
@@ -566,6 +566,7 @@ void pg_session_accept(struct server *srv, evutil_socket_t fd)
 		free(s);
 		return;
 	}
+	s->gen = server_gen_hold(srv);
 	s->pid = (ids[0] & 0x3fffffff) | 1;
 	s->key = ids[1];
 	s->st = ST_STARTUP;

@@ -46,6 +46,7 @@ enum sess_state {
 struct bufferevent;
 struct event;
 struct server;
+struct server_gen;
 struct pg_cursor;
 
 /* A prepared statement (Parse). Owned by the session. */
@@ -91,7 +92,8 @@ struct pg_session {
 	uint32_t key;
 	char user[64];
 	char database[64];
-	const struct airlock_user *u; /* NULL until authenticated (or unknown user) */
+	struct server_gen *gen;       /* the config generation this session logged in under (held) */
+	const struct airlock_user *u; /* in gen->cfg; NULL until authenticated (or unknown user) */
 	bool counted;                 /* counted in srv->user_sessions */
 
 	struct scram_verifier verifier;

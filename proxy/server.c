@@ -22,9 +22,98 @@
 #include "proxy/pg_session.h"
 #include "runner/launcher.h"
 
-size_t server_user_index(const struct server *srv, const struct airlock_user *u)
+size_t server_gen_user_index(const struct server_gen *gen, const struct airlock_user *u)
 {
-	return (size_t)(u - srv->cfg->users);
+	return (size_t)(u - gen->cfg->users);
+}
+
+static void gen_free(struct server_gen *gen)
+{
+	config_free(gen->cfg);
+	free(gen->user_sessions);
+	free(gen->user_jobs);
+	free(gen);
+}
+
+/* A generation for cfg (owned from now on), with one reference; NULL when out of memory. */
+static struct server_gen *gen_new(struct airlock_config *cfg)
+{
+	struct server_gen *gen = calloc(1, sizeof(*gen));
+	size_t n = cfg->nusers ? cfg->nusers : 1;
+
+	if (!gen) {
+		config_free(cfg);
+		return NULL;
+	}
+	gen->cfg = cfg;
+	gen->user_sessions = calloc(n, sizeof(*gen->user_sessions));
+	gen->user_jobs = calloc(n, sizeof(*gen->user_jobs));
+	gen->refs = 1;
+	if (!gen->user_sessions || !gen->user_jobs) {
+		gen_free(gen);
+		return NULL;
+	}
+	return gen;
+}
+
+struct server_gen *server_gen_hold(struct server *srv)
+{
+	srv->gen->refs++;
+	return srv->gen;
+}
+
+void server_gen_release(struct server *srv, struct server_gen *gen)
+{
+	if (--gen->refs == 0 && gen != srv->gen)
+		gen_free(gen);
+}
+
+/* Keys that name resources bound at start-up: a reload may not change them. */
+static const char *reload_blocker(const struct airlock_config *a, const struct airlock_config *b)
+{
+	if (strcmp(a->pg_listen_host, b->pg_listen_host) || a->pg_listen_port != b->pg_listen_port)
+		return "pg_listen";
+	if (strcmp(a->job_dir, b->job_dir))
+		return "job_dir";
+	if (strcmp(a->docker_socket, b->docker_socket))
+		return "docker_socket";
+	if (strcmp(a->audit_log, b->audit_log))
+		return "audit_log";
+	return NULL;
+}
+
+void server_reload(struct server *srv)
+{
+	struct config_errors errs = {0};
+	struct airlock_config *cfg = config_load(srv->cfg->path, &errs);
+	struct server_gen *gen, *old;
+	const char *blocker;
+
+	if (!cfg) {
+		for (size_t i = 0; i < errs.n; i++)
+			log_error("reload: %s", errs.msg[i]);
+		log_error("reload refused: the running config stays in force");
+		return;
+	}
+	blocker = reload_blocker(srv->cfg, cfg);
+	if (blocker) {
+		log_error("reload refused: %s changed, which needs a restart; the running config stays in force",
+			  blocker);
+		config_free(cfg);
+		return;
+	}
+	gen = gen_new(cfg);
+	if (!gen) {
+		log_error("reload refused: out of memory");
+		return;
+	}
+	old = srv->gen;
+	srv->gen = gen;
+	srv->cfg = gen->cfg;
+	jobs_set_config(srv->jobs, srv->cfg);
+	server_gen_release(srv, old);
+	log_info("reloaded %s: %zu users, %zu targets; sessions already open keep their settings",
+		 srv->cfg->path, srv->cfg->nusers, srv->cfg->ntargets);
 }
 
 static void server_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
@@ -45,6 +134,10 @@ static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
 
+	if (sig == SIGHUP) {
+		server_reload(srv);
+		return;
+	}
 	log_info("signal %d: shutting down", (int)sig);
 	event_base_loopexit(srv->base, NULL);
 }
@@ -77,13 +170,17 @@ static int server_listen(struct server *srv)
 	return 0;
 }
 
-int server_init(struct server *srv, const struct airlock_config *cfg)
+int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
 {
 	char err[256];
 	int swept;
 
 	memset(srv, 0, sizeof(*srv));
-	srv->cfg = cfg;
+	(void)path; /* cfg->path holds it */
+	srv->gen = gen_new(cfg);
+	if (!srv->gen)
+		return -1;
+	srv->cfg = srv->gen->cfg;
 	signal(SIGPIPE, SIG_IGN);
 	if (mkdir(cfg->job_dir, 0700) < 0 && errno != EEXIST) {
 		log_error("job_dir %s: %s", cfg->job_dir, strerror(errno));
@@ -113,9 +210,7 @@ int server_init(struct server *srv, const struct airlock_config *cfg)
 	if (srv->jobs && cfg->pool_size > 0)
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
-	srv->user_sessions = calloc(cfg->nusers ? cfg->nusers : 1, sizeof(*srv->user_sessions));
-	srv->user_jobs = calloc(cfg->nusers ? cfg->nusers : 1, sizeof(*srv->user_jobs));
-	if (!srv->dns || !srv->jobs || !srv->user_sessions || !srv->user_jobs) {
+	if (!srv->dns || !srv->jobs) {
 		log_error("out of memory");
 		return -1;
 	}
@@ -127,8 +222,10 @@ int server_init(struct server *srv, const struct airlock_config *cfg)
 		return -1;
 	srv->sigint = evsignal_new(srv->base, SIGINT, server_signal_cb, srv);
 	srv->sigterm = evsignal_new(srv->base, SIGTERM, server_signal_cb, srv);
+	srv->sighup = evsignal_new(srv->base, SIGHUP, server_signal_cb, srv);
 	event_add(srv->sigint, NULL);
 	event_add(srv->sigterm, NULL);
+	event_add(srv->sighup, NULL);
 	log_info("listening for Postgres clients on %s:%u", cfg->pg_listen_host, cfg->pg_listen_port);
 	return 0;
 }
@@ -152,11 +249,18 @@ void server_fini(struct server *srv)
 		event_free(srv->sigint);
 	if (srv->sigterm)
 		event_free(srv->sigterm);
+	if (srv->sighup)
+		event_free(srv->sighup);
 	if (srv->dns)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
-	free(srv->user_sessions);
-	free(srv->user_jobs);
+	if (srv->gen) {
+		struct server_gen *gen = srv->gen;
+
+		srv->gen = NULL;
+		if (--gen->refs == 0)
+			gen_free(gen);
+	}
 	if (srv->base)
 		event_base_free(srv->base);
 }
