@@ -139,3 +139,21 @@ def test_per_user_connection_cap():
     finally:
         for c in held:
             c.close()
+
+
+def test_startup_options_apply_like_set():
+    """PGOPTIONS / the options start-up parameter: -c name=value goes through
+    the same rules as SET."""
+    conn = itest.connect(itest.AGENT_URL, options="-c TimeZone=Asia/Tokyo --DateStyle=ISO,\\ DMY")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT '2024-01-01 00:00+00'::timestamptz::text, current_setting('DateStyle')")
+            assert cur.fetchall() == [("2024-01-01 09:00:00+09", "ISO, DMY")]
+    finally:
+        conn.close()
+    with pytest.raises(psycopg2.OperationalError) as exc:
+        itest.connect(itest.AGENT_URL, options="-c work_mem=1GB")
+    assert "work_mem" in str(exc.value)
+    with pytest.raises(psycopg2.OperationalError) as exc:
+        itest.connect(itest.AGENT_URL, options="-c default_transaction_read_only=off")
+    assert "read" in str(exc.value)

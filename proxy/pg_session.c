@@ -233,6 +233,75 @@ static void fake_verifier(struct pg_session *s)
 		memset(s->verifier.server_key, 0xa5, SCRAM_KEY_LEN);
 }
 
+/*
+ * The "options" start-up parameter (PGOPTIONS): "-c name=value" and
+ * "--name=value" words, backslash escaping a space, as the postmaster
+ * reads them. Each goes through the same rules as SET; anything else ends
+ * the session with the reason.
+ */
+static bool startup_options(struct pg_session *s, const char *opts)
+{
+	const char *p = opts;
+	char word[PGS_VALUE_MAX + 64], msg[512];
+	bool expect_c = false;
+
+	for (;;) {
+		size_t n = 0;
+		char *eq;
+		const char *setting;
+		bool reported;
+		const char *sqlstate, *code;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		while (*p && *p != ' ' && *p != '\t') {
+			if (*p == '\\' && p[1])
+				p++;
+			if (n + 1 >= sizeof(word)) {
+				fatal(s, "22023", "start-up options are too long");
+				return false;
+			}
+			word[n++] = *p++;
+		}
+		word[n] = '\0';
+		if (!expect_c && !strcmp(word, "-c")) {
+			expect_c = true;
+			continue;
+		}
+		if (expect_c)
+			setting = word;
+		else if (!strncmp(word, "--", 2))
+			setting = word + 2;
+		else if (!strncmp(word, "-c", 2))
+			setting = word + 2;
+		else
+			setting = NULL;
+		expect_c = false;
+		eq = setting ? strchr(setting, '=') : NULL;
+		if (!eq) {
+			snprintf(msg, sizeof(msg), "UNSUPPORTED: start-up option \"%.64s\" is not a -c name=value setting",
+				 word);
+			fatal(s, "0A000", msg);
+			return false;
+		}
+		*eq = '\0';
+		for (char *c = (char *)setting; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		if (pgs_set(&s->set, setting, eq + 1, true, &reported, &sqlstate, &code, msg, sizeof(msg)) < 0) {
+			fatal(s, sqlstate, msg);
+			return false;
+		}
+	}
+	if (expect_c) {
+		fatal(s, "0A000", "UNSUPPORTED: start-up option -c without a setting");
+		return false;
+	}
+	return true;
+}
+
 static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 {
 	const char *user, *db;
@@ -275,7 +344,12 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	for (size_t i = 0; i < st->nparams; i++) {
 		const char *name = st->params[i].name;
 
-		if (!strcmp(name, "user") || !strcmp(name, "database") || !strcmp(name, "options"))
+		if (!strcmp(name, "options")) {
+			if (!startup_options(s, st->params[i].value))
+				return false;
+			continue;
+		}
+		if (!strcmp(name, "user") || !strcmp(name, "database"))
 			continue;
 		if (pgs_find(name) < 0)
 			continue; /* unknown start-up parameters are ignored */
