@@ -19,19 +19,24 @@ def runner_containers():
 
 
 def inspect(cid):
-    out = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, check=True,
-                         timeout=30)
+    """docker inspect of one container, or None when it is already gone."""
+    out = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, timeout=30)
+    if out.returncode != 0:
+        return None
     return json.loads(out.stdout)[0]
 
 
 @pytest.fixture
 def live_runner():
-    """A runner container that is up: a warm one, or one kept busy by a query."""
+    """A runner container that is up (a warm one, with pool_size > 0).
+    Containers of finished jobs come and go: one that is gone by the time
+    it is inspected, or no longer running, is skipped."""
     deadline = time.time() + 20
     while time.time() < deadline:
-        ids = runner_containers()
-        if ids:
-            return inspect(ids[0])
+        for cid in runner_containers():
+            info = inspect(cid)
+            if info and info["State"]["Running"]:
+                return info
         time.sleep(0.2)
     pytest.fail("no runner container appeared (pool_size=%d)" % itest.POOL_SIZE)
 
