@@ -2,6 +2,8 @@
 autocommit, server version, session settings."""
 
 import datetime
+import threading
+import time
 from decimal import Decimal
 
 import psycopg2
@@ -104,3 +106,24 @@ def test_named_cursor(agent):
         cur.execute("SELECT id FROM orders ORDER BY id LIMIT 7")
         assert [r[0] for r in cur] == [1, 2, 3, 4, 5, 6, 7]
     agent.commit()
+
+
+def test_cancel_during_fetch(agent):
+    """conn.cancel() while a FETCH waits on its cursor's statement stops it
+    with 57014, and the session goes on."""
+
+    cur = agent.cursor(name="slow")
+    timer = threading.Timer(1.0, agent.cancel)
+    t0 = time.time()
+    timer.start()
+    try:
+        with pytest.raises(psycopg2.extensions.QueryCanceledError):
+            cur.execute("SELECT pg_sleep(8)")
+            cur.fetchall()
+    finally:
+        timer.cancel()
+    assert time.time() - t0 < 5
+    agent.rollback()
+    with agent.cursor() as c:
+        c.execute("SELECT 1")
+        assert c.fetchall() == [(1,)]

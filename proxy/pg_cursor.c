@@ -205,6 +205,16 @@ static void cursor_resume_cb(evutil_socket_t fd, short what, void *arg)
 		job_pause(c->job, false);
 }
 
+bool pgc_cancel(struct pg_session *s)
+{
+	struct pg_cursor *c = s->fetching;
+
+	if (!c || !c->job)
+		return false;
+	job_cancel(c->job);
+	return true;
+}
+
 void pgc_output_drained(struct pg_session *s)
 {
 	struct pg_cursor *c = s->fetching;

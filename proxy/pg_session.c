@@ -665,6 +665,8 @@ void pg_session_cancel(struct server *srv, uint32_t pid, uint32_t key)
 		if (s->job) {
 			log_info("session %u: cancel requested", s->pid);
 			job_cancel(s->job);
+		} else if (pgc_cancel(s)) {
+			log_info("session %u: cancel requested during FETCH", s->pid);
 		}
 		return;
 	}

@@ -167,6 +167,8 @@ bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_resul
 /* COMMIT / ROLLBACK: cursors without HOLD end with their transaction. */
 void pgc_end_transaction(struct pg_session *s);
 void pgc_close_all(struct pg_session *s);
+/* CancelRequest while a FETCH reads from a cursor: cancels its statement. Returns whether one was running. */
+bool pgc_cancel(struct pg_session *s);
 /* Output drained: a FETCH paused for the client may go on. */
 void pgc_output_drained(struct pg_session *s);
 
