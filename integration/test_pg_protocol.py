@@ -263,3 +263,21 @@ def test_prepared_statements_memory_is_capped():
         c.send_msg(b"P", pgwire.cstr("again") + pgwire.cstr(sql) + struct.pack("!h", 0))
         c.send_msg(b"S")
         assert [t for t, _ in c.recv_until_ready()] == [b"1", b"Z"]
+
+
+def test_large_message_before_authentication_rejected():
+    """Before authentication only SCRAM-sized messages (8 KiB) are taken, so
+    unauthenticated connections cannot make the proxy buffer max_message_bytes
+    each; the same size is fine once logged in."""
+    with conn() as c:
+        c.startup(USER, DB)
+        t, _ = c.recv_msg()
+        assert t == b"R"  # AuthenticationSASL
+        # Only the header and a little of the body: refused on the length
+        # alone, without waiting for (and buffering) the rest.
+        c.send(b"p" + struct.pack("!i", 20004) + b"x" * 100)
+        closed_or_error(c)
+    with logged_in() as c:
+        msgs = c.query("SELECT '%s' AS pad" % ("y" * 20000))
+        assert [t for t, _ in msgs] == [b"T", b"D", b"C", b"Z"]
+    still_serving()

@@ -44,6 +44,7 @@
 #include "proxy/pg_session_int.h"
 
 #define AUTH_TIMEOUT_SEC 15
+#define PREAUTH_MAX_MESSAGE 8192u
 
 static const char *const state_names[] = {
 #define SESS_NAME(name) #name,
@@ -489,9 +490,10 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 void sess_process(struct pg_session *s)
 {
 	struct evbuffer *in = bufferevent_get_input(s->bev);
-	uint32_t max = s->srv->cfg->max_message_bytes;
 
 	while (s->st != ST_CLOSING && s->st != ST_BUSY) {
+		/* Before authentication only small messages (SCRAM's) are accepted. */
+		uint32_t max = s->st == ST_READY ? s->srv->cfg->max_message_bytes : PREAUTH_MAX_MESSAGE;
 		size_t have = evbuffer_get_length(in), consumed = 0;
 		const char *err = NULL;
 		const uint8_t *data;
