@@ -151,12 +151,8 @@ static void cursor_row(void *arg, const struct frame *f)
 static void cursor_notice(void *arg, const struct frame_error *e)
 {
 	struct pg_cursor *c = arg;
-	char sqlstate[6], message[1024];
 
-	snprintf(sqlstate, sizeof(sqlstate), "%.*s", (int)e->sqlstate.len, e->sqlstate.ptr);
-	snprintf(message, sizeof(message), "%.*s", (int)e->message.len, e->message.ptr);
-	sess_put_notice(c->s, "NOTICE", sqlstate[0] ? sqlstate : "00000", message, NULL);
-	sess_flush(c->s);
+	pgq_put_frame_notice(c->s, e);
 }
 
 static void cursor_done(void *arg, const struct job_result *r)

@@ -242,9 +242,9 @@ static void job_row(void *arg, const struct frame *f)
 	}
 }
 
-static void job_notice(void *arg, const struct frame_error *e)
+/* A runner's 'N' frame as a NoticeResponse, sent now. */
+void pgq_put_frame_notice(struct pg_session *s, const struct frame_error *e)
 {
-	struct pg_session *s = arg;
 	char sqlstate[6], message[1024], hint[512];
 
 	snprintf(sqlstate, sizeof(sqlstate), "%.*s", (int)e->sqlstate.len, e->sqlstate.ptr);
@@ -252,6 +252,11 @@ static void job_notice(void *arg, const struct frame_error *e)
 	snprintf(hint, sizeof(hint), "%.*s", (int)e->hint.len, e->hint.ptr);
 	sess_put_notice(s, "NOTICE", sqlstate[0] ? sqlstate : "00000", message, hint[0] ? hint : NULL);
 	sess_flush(s);
+}
+
+static void job_notice(void *arg, const struct frame_error *e)
+{
+	pgq_put_frame_notice(arg, e);
 }
 
 void pgq_put_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)

@@ -160,6 +160,7 @@ void pgq_local_done(struct pg_session *s, const char *tag);
 void pgq_put_rowdesc(struct pg_session *s, const struct frame *f);
 void pgq_put_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows);
 void pgq_put_job_error(struct pg_session *s, const struct job_result *r);
+void pgq_put_frame_notice(struct pg_session *s, const struct frame_error *e);
 
 /* pg_cursor.c */
 /* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */
