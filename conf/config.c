@@ -58,35 +58,55 @@ static void finish_targets(struct conf_ctx *ctx)
 	}
 }
 
+/*
+ * The [target NAME] called want for a user's key (target or mysql_target),
+ * which must have the given engine; NULL (reported) when there is none.
+ */
+static const struct airlock_target *resolve_target(struct conf_ctx *ctx, size_t ui, const char *key,
+						   const char *want, const char *engine)
+{
+	struct airlock_config *cfg = ctx->cfg;
+	unsigned line = conf_key_line(SECT_USER, &ctx->user_meta[ui].seen, key);
+	size_t j;
+
+	for (j = 0; j < cfg->ntargets; j++)
+		if (strcmp(cfg->targets[j].name, want) == 0)
+			break;
+	if (j == cfg->ntargets) {
+		conf_err(ctx, line, "[user %s] %s \"%s\" does not exist; expected the NAME of a [target NAME] section",
+			 cfg->users[ui].name, key, want);
+		return NULL;
+	}
+	if (cfg->targets[j].engine && strcmp(cfg->targets[j].engine, engine) != 0) {
+		conf_err(ctx, line, "[user %s] %s \"%s\" has engine %s; expected a target with engine %s",
+			 cfg->users[ui].name, key, want, cfg->targets[j].engine, engine);
+		return NULL;
+	}
+	return &cfg->targets[j];
+}
+
 static void finish_users(struct conf_ctx *ctx)
 {
 	struct airlock_config *cfg = ctx->cfg;
 	char label[96];
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < cfg->nusers; i++) {
 		struct airlock_user *u = &cfg->users[i];
 		const char *want = ctx->user_meta[i].target_name;
+		const char *my_want = ctx->user_meta[i].mysql_target_name;
 
 		snprintf(label, sizeof(label), "[user %s]", u->name);
 		conf_check_required(ctx, SECT_USER, &ctx->user_meta[i].seen, label);
-		if (!want)
-			continue;
-		for (j = 0; j < cfg->ntargets; j++)
-			if (strcmp(cfg->targets[j].name, want) == 0)
-				break;
-		if (j == cfg->ntargets) {
-			conf_err(ctx, conf_key_line(SECT_USER, &ctx->user_meta[i].seen, "target"),
-				 "%s target \"%s\" does not exist; expected the NAME of a [target NAME] section",
-				 label, want);
-			continue;
-		}
-		u->target = &cfg->targets[j];
-		if (!u->database && u->target->database) {
-			u->database = strdup(u->target->database);
-			if (!u->database)
-				conf_err(ctx, 0, "out of memory");
-		}
+		if (!want && !my_want)
+			conf_err(ctx, ctx->user_meta[i].seen.header_line,
+				 "%s has neither target nor mysql_target; expected at least one", label);
+		if (want && (u->target = resolve_target(ctx, i, "target", want, "postgres")) &&
+		    !u->database && u->target->database && !(u->database = strdup(u->target->database)))
+			conf_err(ctx, 0, "out of memory");
+		if (my_want && (u->mysql_target = resolve_target(ctx, i, "mysql_target", my_want, "mariadb")) &&
+		    !u->mysql_database && !(u->mysql_database = strdup(u->mysql_target->database)))
+			conf_err(ctx, 0, "out of memory");
 	}
 }
 
@@ -109,8 +129,10 @@ static void free_ctx(struct conf_ctx *ctx)
 {
 	size_t i;
 
-	for (i = 0; i < ctx->cfg->nusers; i++)
+	for (i = 0; i < ctx->cfg->nusers; i++) {
 		free(ctx->user_meta[i].target_name);
+		free(ctx->user_meta[i].mysql_target_name);
+	}
 	free(ctx->user_meta);
 	free(ctx->target_seen);
 }
@@ -251,6 +273,7 @@ void config_free(struct airlock_config *cfg)
 		return;
 	free(cfg->path);
 	free(cfg->pg_listen_host);
+	free(cfg->mysql_listen_host);
 	free(cfg->job_dir);
 	free(cfg->docker_socket);
 	free(cfg->runner_image);
@@ -276,6 +299,9 @@ void config_free(struct airlock_config *cfg)
 
 		free(u->name);
 		free(u->scram);
+		free(u->mysql_native);
+		free(u->mysql_database);
+		conf_free_list(u->mysql_tables, u->nmysql_tables);
 		free(u->database);
 		conf_free_list(u->tables, u->ntables);
 	}

@@ -23,7 +23,7 @@ struct airlock_limits {
 
 struct airlock_target {
 	char *name;        /* section name: [target NAME] */
-	char *engine;      /* "postgres" */
+	char *engine;      /* "postgres" or "mariadb" (MariaDB or MySQL) */
 	char *host;        /* must pass the host allowlist */
 	uint16_t port;
 	char *database;    /* backend database */
@@ -42,6 +42,15 @@ struct airlock_user {
 	struct airlock_limits limits;
 	uint32_t max_connections; /* concurrent sessions of this user */
 	uint32_t max_jobs;        /* statements (and open cursors) of this user running at once */
+
+	/* MySQL logins (all optional; a user without mysql_target cannot log in over MySQL). */
+	char *mysql_native;       /* "*<40 HEX>": SHA1(SHA1(password)); NULL: caching_sha2_password only */
+	const struct airlock_target *mysql_target; /* engine "mariadb"; points into config->targets */
+	char *mysql_database;     /* database MySQL clients start in (default: the target's) */
+	char **mysql_tables;      /* allowlist entries "db.table" or "db.*", case kept */
+	size_t nmysql_tables;
+	bool mysql_allow_sleep;   /* mysql_allow_functions lists sleep */
+	bool mysql_allow_benchmark;
 };
 
 struct airlock_config {
@@ -50,6 +59,8 @@ struct airlock_config {
 	/* [server] */
 	char *pg_listen_host;       /* pg_listen = host:port */
 	uint16_t pg_listen_port;
+	char *mysql_listen_host;    /* mysql_listen = host:port; NULL: no MySQL listener */
+	uint16_t mysql_listen_port;
 	uint32_t max_connections;   /* all sessions */
 	uint32_t max_message_bytes; /* largest frontend message accepted */
 	char *job_dir;              /* where per-job directories are made */

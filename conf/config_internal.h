@@ -20,7 +20,7 @@
 #define CONF_MAX_NAME 63
 #define CONF_MAX_HOST 253
 /* Most keys any one section has. */
-#define CONF_MAX_KEYS 16
+#define CONF_MAX_KEYS 24
 
 enum conf_section {
 	SECT_NONE,    /* before the first header */
@@ -41,6 +41,7 @@ struct conf_seen {
 struct conf_user_meta {
 	struct conf_seen seen;
 	char *target_name; /* owned; resolved into user->target at the end */
+	char *mysql_target_name; /* owned; resolved into user->mysql_target at the end */
 };
 
 struct conf_ctx {
@@ -103,6 +104,15 @@ bool conf_valid_text(const char *s);
  * NULL when the entry is malformed (or memory ran out: *oom is set).
  */
 char *conf_normalise_table(const char *entry, bool *oom);
+
+/*
+ * Checks one MySQL allowlist entry: db.table or db.* with identifiers of
+ * [A-Za-z0-9_$] (case kept: MariaDB compares names case-sensitively).
+ * Returns an allocated copy, or NULL (see conf_normalise_table).
+ */
+char *conf_mysql_table(const char *entry, bool *oom);
+/* "*" followed by 40 hex digits: a mysql_native_password hash. */
+bool conf_valid_mysql_native(const char *s);
 
 /*
  * Splits a comma-separated list and appends each trimmed entry to *items,

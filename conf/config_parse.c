@@ -32,6 +32,7 @@ enum key_kind {
 	K_PATH,        /* relative paths resolve against the config file's directory */
 	K_AUDIT,       /* "-" or a path */
 	K_LISTEN,      /* host:port into pg_listen_host/pg_listen_port */
+	K_MY_LISTEN,   /* host:port into mysql_listen_host/mysql_listen_port */
 	K_IMAGE,       /* pinned by digest */
 	K_RUNNER_USER, /* numeric uid:gid, uid not 0 */
 	K_ENGINE,
@@ -40,6 +41,10 @@ enum key_kind {
 	K_TARGET_REF,  /* a target name, resolved at the end */
 	K_HOST_LIST,
 	K_TABLE_LIST,
+	K_MY_NATIVE,     /* "*" + 40 hex */
+	K_MY_TARGET_REF, /* a target name with engine mariadb, resolved at the end */
+	K_MY_TABLE_LIST,
+	K_MY_FUNC_LIST,  /* sleep, benchmark */
 };
 
 struct conf_key {
@@ -60,6 +65,8 @@ struct conf_key {
 static const struct conf_key server_keys[] = {
 	{ "pg_listen", K_LISTEN, 0, 0, 0, true,
 	  "host:port with an IPv4 address, localhost or [IPv6 address], e.g. 127.0.0.1:6432" },
+	{ "mysql_listen", K_MY_LISTEN, 0, 0, 0, false,
+	  "host:port with an IPv4 address, localhost or [IPv6 address], e.g. 127.0.0.1:3307" },
 	{ "max_connections", K_U32, CFG(max_connections), 1, 1000000, false, NULL },
 	{ "max_message_bytes", K_U32, CFG(max_message_bytes), 1024, 64 * MIB, false, NULL },
 	{ "job_dir", K_PATH, CFG(job_dir), 0, 0, false, "a directory path" },
@@ -80,7 +87,7 @@ static const struct conf_key hosts_keys[] = {
 };
 
 static const struct conf_key target_keys[] = {
-	{ "engine", K_ENGINE, TGT(engine), 0, 0, false, "postgres" },
+	{ "engine", K_ENGINE, TGT(engine), 0, 0, false, "postgres or mariadb" },
 	{ "host", K_HOST, TGT(host), 0, 0, true, "a host name or IP address listed in [hosts] allow" },
 	{ "port", K_U16, TGT(port), 1, 65535, true, NULL },
 	{ "database", K_TEXT, TGT(database), 0, 0, true, "the backend database name" },
@@ -92,7 +99,7 @@ static const struct conf_key target_keys[] = {
 static const struct conf_key user_keys[] = {
 	{ "scram", K_SCRAM, USR(scram), 0, 0, true,
 	  "a SCRAM-SHA-256 verifier; make one with `airlockd --make-verifier`" },
-	{ "target", K_TARGET_REF, 0, 0, 0, true, "the NAME of a [target NAME] section" },
+	{ "target", K_TARGET_REF, 0, 0, 0, false, "the NAME of a [target NAME] section with engine postgres" },
 	{ "database", K_TEXT, USR(database), 0, 0, false, "the database name clients connect to" },
 	{ "tables", K_TABLE_LIST, 0, 0, 0, false,
 	  "a comma-separated list of schema.table, table or schema.*" },
@@ -106,6 +113,13 @@ static const struct conf_key user_keys[] = {
 	{ "max_cost", K_U64, USR(limits.max_cost), 0, UINT64_C(1000000000000000), false, NULL },
 	{ "max_connections", K_U32, USR(max_connections), 1, 1000000, false, NULL },
 	{ "max_jobs", K_U32, USR(max_jobs), 1, 4096, false, NULL },
+	{ "mysql_native", K_MY_NATIVE, USR(mysql_native), 0, 0, false,
+	  "a mysql_native_password hash: * and 40 hex digits, as MariaDB's PASSWORD() prints" },
+	{ "mysql_target", K_MY_TARGET_REF, 0, 0, 0, false,
+	  "the NAME of a [target NAME] section with engine mariadb" },
+	{ "mysql_database", K_TEXT, USR(mysql_database), 0, 0, false, "the database name MySQL clients start in" },
+	{ "mysql_tables", K_MY_TABLE_LIST, 0, 0, 0, false, "a comma-separated list of db.table or db.*" },
+	{ "mysql_allow_functions", K_MY_FUNC_LIST, 0, 0, 0, false, "a comma-separated list of sleep, benchmark" },
 };
 
 #define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
@@ -384,6 +398,31 @@ static char *host_entry(const char *entry, bool *oom)
 	return out;
 }
 
+/* mysql_allow_functions: each entry turns on one function the MySQL validator refuses by default. */
+static void set_functions(struct conf_ctx *ctx, struct airlock_user *u, const char *label, const char *value)
+{
+	char **items = NULL, *bad = NULL;
+	size_t n = 0, i;
+	int r = conf_list_append(value, &items, &n, NULL, &bad);
+
+	if (r == -2)
+		conf_err(ctx, ctx->line, "out of memory");
+	else if (r < 0)
+		conf_err(ctx, ctx->line, "%s mysql_allow_functions has an empty entry; expected sleep, benchmark",
+			 label);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (strcasecmp(items[i], "sleep") == 0)
+			u->mysql_allow_sleep = true;
+		else if (strcasecmp(items[i], "benchmark") == 0)
+			u->mysql_allow_benchmark = true;
+		else
+			conf_err(ctx, ctx->line, "%s mysql_allow_functions: \"%.40s\" is not one of sleep, benchmark",
+				 label, items[i]);
+	}
+	conf_free_list(items, n);
+	free(bad);
+}
+
 static void set_list(struct conf_ctx *ctx, const struct conf_key *k, const char *label,
 		     const char *value)
 {
@@ -396,6 +435,13 @@ static void set_list(struct conf_ctx *ctx, const struct conf_key *k, const char 
 		items = &ctx->cfg->host_allow;
 		n = &ctx->cfg->nhost_allow;
 		r = conf_list_append(value, items, n, host_entry, &bad);
+	} else if (k->kind == K_MY_TABLE_LIST) {
+		struct airlock_user *u = &ctx->cfg->users[ctx->cur_index];
+
+		r = conf_list_append(value, &u->mysql_tables, &u->nmysql_tables, conf_mysql_table, &bad);
+	} else if (k->kind == K_MY_FUNC_LIST) {
+		set_functions(ctx, &ctx->cfg->users[ctx->cur_index], label, value);
+		return;
 	} else {
 		struct airlock_user *u = &ctx->cfg->users[ctx->cur_index];
 
@@ -451,9 +497,11 @@ static void set_engine(struct conf_ctx *ctx, char **dst, const char *label, cons
 		if (!*dst)
 			conf_err(ctx, ctx->line, "out of memory");
 	} else if (strcasecmp(value, "mysql") == 0 || strcasecmp(value, "mariadb") == 0) {
-		conf_err(ctx, ctx->line, "%s engine %s is not supported yet; expected postgres", label, value);
+		*dst = strdup("mariadb");
+		if (!*dst)
+			conf_err(ctx, ctx->line, "out of memory");
 	} else {
-		conf_err(ctx, ctx->line, "%s engine \"%.40s\" is unknown; expected postgres", label, value);
+		conf_err(ctx, ctx->line, "%s engine \"%.40s\" is unknown; expected postgres or mariadb", label, value);
 	}
 }
 
@@ -508,6 +556,28 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, void *base
 		free(ctx->cfg->pg_listen_host);
 		ctx->cfg->pg_listen_host = s;
 		return;
+	case K_MY_LISTEN:
+		if (conf_parse_listen(value, &s, &ctx->cfg->mysql_listen_port) < 0)
+			goto out_bad;
+		free(ctx->cfg->mysql_listen_host);
+		ctx->cfg->mysql_listen_host = s;
+		return;
+	case K_MY_NATIVE:
+		/* Never echoed: a password typed in by mistake would land in a log. */
+		if (!conf_valid_mysql_native(value)) {
+			conf_err(ctx, ctx->line, "%s mysql_native is not a mysql_native_password hash (* and 40 hex "
+				 "digits); never a password", label);
+			return;
+		}
+		s = strdup(value);
+		break;
+	case K_MY_TARGET_REF:
+		if (!conf_valid_name(value))
+			goto out_bad;
+		s = strdup(value);
+		if (s)
+			ctx->user_meta[ctx->cur_index].mysql_target_name = s;
+		break;
 	case K_IMAGE:
 		if (!config_image_pinned(value)) {
 			conf_err(ctx, ctx->line, "%s runner_image: IMAGE_UNPINNED: \"%.40s\" is not pinned by digest; "
@@ -547,6 +617,8 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, void *base
 		break;
 	case K_HOST_LIST:
 	case K_TABLE_LIST:
+	case K_MY_TABLE_LIST:
+	case K_MY_FUNC_LIST:
 		set_list(ctx, k, label, value);
 		return;
 	}
@@ -554,7 +626,7 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, void *base
 		conf_err(ctx, ctx->line, "out of memory");
 		return;
 	}
-	if (k->kind != K_TARGET_REF) {
+	if (k->kind != K_TARGET_REF && k->kind != K_MY_TARGET_REF) {
 		free(*(char **)(void *)field);
 		*(char **)(void *)field = s;
 	}
@@ -631,7 +703,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 1;
 	}
 	seen->key_line[i] = ctx->line;
-	ctx->list_open = keys[i].kind == K_HOST_LIST || keys[i].kind == K_TABLE_LIST;
+	ctx->list_open = keys[i].kind == K_HOST_LIST || keys[i].kind == K_TABLE_LIST ||
+			 keys[i].kind == K_MY_TABLE_LIST || keys[i].kind == K_MY_FUNC_LIST;
 	set_value(ctx, &keys[i], base, label, value);
 	return 1;
 }

@@ -220,6 +220,46 @@ char *conf_normalise_table(const char *entry, bool *oom)
 	return out;
 }
 
+/* Length of a MySQL identifier at s ([A-Za-z0-9_$]+), 0 when none. */
+static size_t my_ident_len(const char *s)
+{
+	size_t n = 0;
+
+	while (isalnum((unsigned char)s[n]) || s[n] == '_' || s[n] == '$')
+		n++;
+	return n;
+}
+
+char *conf_mysql_table(const char *entry, bool *oom)
+{
+	size_t n1 = my_ident_len(entry), n2;
+	const char *second;
+	char *out;
+
+	*oom = false;
+	if (n1 == 0 || n1 > CONF_MAX_NAME || entry[n1] != '.')
+		return NULL;
+	second = entry + n1 + 1;
+	n2 = second[0] == '*' ? 1 : my_ident_len(second);
+	if (n2 == 0 || n2 > CONF_MAX_NAME || second[n2] != '\0')
+		return NULL;
+	out = strdup(entry);
+	*oom = !out;
+	return out;
+}
+
+bool conf_valid_mysql_native(const char *s)
+{
+	size_t i;
+
+	if (s[0] != '*' || strlen(s) != 41)
+		return false;
+	for (i = 1; i < 41; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
 /* Copies s[0..n) without surrounding whitespace. */
 static char *trimmed_dup(const char *s, size_t n)
 {

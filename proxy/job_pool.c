@@ -103,27 +103,35 @@ struct job *pool_take(struct jobs *js, const struct airlock_target *target,
 	return NULL;
 }
 
+/* Adds the pool for target and the shape l unless it exists (or target is NULL, or the table is full). */
+static void pool_add_shape(struct jobs *js, const struct airlock_target *target, const struct airlock_limits *l)
+{
+	size_t i;
+
+	if (!target)
+		return;
+	for (i = 0; i < js->npools; i++)
+		if (js->pools[i].target == target && js->pools[i].memory_mb == l->memory_mb &&
+		    js->pools[i].nano_cpus == l->nano_cpus && js->pools[i].pids == l->pids)
+			return;
+	if (js->npools == JOB_MAX_POOLS)
+		return;
+	js->pools[js->npools++] = (struct job_pool){
+		.target = target,
+		.memory_mb = l->memory_mb,
+		.nano_cpus = l->nano_cpus,
+		.pids = l->pids,
+	};
+}
+
 static void jobs_make_pools(struct jobs *js)
 {
 	const struct airlock_config *cfg = js->cfg;
 
 	js->npools = 0;
 	for (size_t u = 0; u < cfg->nusers; u++) {
-		const struct airlock_limits *l = &cfg->users[u].limits;
-		size_t i;
-
-		for (i = 0; i < js->npools; i++)
-			if (js->pools[i].target == cfg->users[u].target && js->pools[i].memory_mb == l->memory_mb &&
-			    js->pools[i].nano_cpus == l->nano_cpus && js->pools[i].pids == l->pids)
-				break;
-		if (i < js->npools || js->npools == JOB_MAX_POOLS)
-			continue;
-		js->pools[js->npools++] = (struct job_pool){
-			.target = cfg->users[u].target,
-			.memory_mb = l->memory_mb,
-			.nano_cpus = l->nano_cpus,
-			.pids = l->pids,
-		};
+		pool_add_shape(js, cfg->users[u].target, &cfg->users[u].limits);
+		pool_add_shape(js, cfg->users[u].mysql_target, &cfg->users[u].limits);
 	}
 }
 

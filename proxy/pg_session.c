@@ -409,6 +409,11 @@ static bool finish_login(struct pg_session *s)
 	size_t ui = server_gen_user_index(s->gen, s->u);
 	char msg[160];
 
+	if (!s->u->target) {
+		fatal(s, "28000", "user has no Postgres target (no target key in its [user] section); it logs in over "
+			     "MySQL only");
+		return false;
+	}
 	if (strcmp(s->database, s->u->database) != 0) {
 		snprintf(msg, sizeof(msg), "database \"%s\" does not exist", s->database);
 		fatal(s, "3D000", msg);

@@ -387,14 +387,17 @@ static void test_example_file(void **state)
 	snprintf(path, sizeof(path), "%s/../../conf/airlock.example.ini", d ? d : "tests/data");
 	cfg = config_load(path, &e);
 	if (cfg) {
-		/* only possible where /etc/airlock/shop.password exists */
+		/* only possible where the password files under /etc/airlock exist */
 		config_free(cfg);
 		return;
 	}
-	if (e.n != 1)
+	if (e.n != 2)
 		dump(&e);
-	assert_int_equal(e.n, 1);
+	/* the missing password files are the only problems */
+	assert_int_equal(e.n, 2);
 	assert_true(has_err(&e, "[target shop] password_file /etc/airlock/shop.password does not exist",
+			    (const char *)NULL));
+	assert_true(has_err(&e, "[target shop_maria] password_file /etc/airlock/shop_maria.password does not exist",
 			    (const char *)NULL));
 }
 
@@ -540,7 +543,7 @@ static void test_missing_required(void **state)
 		{ "user = airlock_ro\n", "[target shop] is missing user" },
 		{ "password_file = shop.password\n", "[target shop] is missing password_file" },
 		{ "scram = " VERIFIER "\n", "line 15: [user agent] is missing scram; expected a SCRAM-SHA-256 verifier" },
-		{ "target = shop\n", "[user agent] is missing target" },
+		{ "target = shop\n", "[user agent] has neither target nor mysql_target" },
 	};
 	size_t i;
 
@@ -608,10 +611,83 @@ static void test_bad_scram(void **state)
 static void test_engine(void **state)
 {
 	(void)state;
-	expect_edit_error("port = 5432\n", "port = 5432\nengine = mysql\n",
-			  "[target shop] engine mysql is not supported yet; expected postgres", NULL);
 	expect_edit_error("port = 5432\n", "port = 5432\nengine = oracle\n",
-			  "[target shop] engine \"oracle\" is unknown; expected postgres", NULL);
+			  "[target shop] engine \"oracle\" is unknown; expected postgres or mariadb", NULL);
+	/* a Postgres login may not point at a MariaDB target */
+	expect_edit_error("port = 5432\n", "port = 5432\nengine = mysql\n",
+			  "[user agent] target \"shop\" has engine mariadb; expected a target with engine postgres", NULL);
+}
+
+/* What the MySQL half of a user section adds. */
+static const char mysql_conf[] =
+	"[target maria]\n"
+	"engine = mariadb\n"
+	"host = 127.0.0.1\n"
+	"port = 3306\n"
+	"database = shop\n"
+	"user = airlock_ro\n"
+	"password_file = shop.password\n"
+	"\n"
+	"[user agent]\n";
+
+static void test_mysql_keys(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	const struct airlock_user *u;
+	char *text, *more;
+
+	(void)state;
+	text = edit(base_conf, "runner_image", "mysql_listen = 127.0.0.1:3307\nrunner_image");
+	more = edit(text, "[user agent]\n", mysql_conf);
+	free(text);
+	text = edit(more, "target = shop\n",
+		    "target = shop\nmysql_target = maria\nmysql_native = *2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19\n"
+		    "mysql_tables = shop.orders, Shop.Customers,\n    other.*\nmysql_allow_functions = SLEEP\n");
+	free(more);
+	cfg = load(text, &e);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->mysql_listen_host, "127.0.0.1");
+	assert_int_equal(cfg->mysql_listen_port, 3307);
+	u = config_find_user(cfg, "agent");
+	assert_non_null(u);
+	assert_string_equal(u->mysql_target->name, "maria");
+	assert_string_equal(u->mysql_target->engine, "mariadb");
+	assert_string_equal(u->mysql_database, "shop");
+	assert_string_equal(u->mysql_native, "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19");
+	assert_int_equal(u->nmysql_tables, 3);
+	/* MySQL names keep their case: MariaDB compares them case-sensitively */
+	assert_string_equal(u->mysql_tables[1], "Shop.Customers");
+	assert_string_equal(u->mysql_tables[2], "other.*");
+	assert_true(u->mysql_allow_sleep);
+	assert_false(u->mysql_allow_benchmark);
+	config_free(cfg);
+	free(text);
+
+	/* without mysql_listen there is no MySQL listener */
+	cfg = load(base_conf, &e);
+	assert_non_null(cfg);
+	assert_null(cfg->mysql_listen_host);
+	assert_null(config_find_user(cfg, "agent")->mysql_target);
+	config_free(cfg);
+
+	expect_edit_error("target = shop\n", "target = shop\nmysql_native = agent-secret\n",
+			  "[user agent] mysql_native is not a mysql_native_password hash", NULL);
+	text = edit(base_conf, "target = shop\n", "target = shop\nmysql_native = agent-secret\n");
+	assert_null(config_load_string(text, data_dir, &e));
+	assert_false(has_err(&e, "agent-secret", (const char *)NULL));
+	free(text);
+	expect_edit_error("target = shop\n", "target = shop\nmysql_tables = orders\n",
+			  "[user agent] mysql_tables: \"orders\" is not valid", "db.table");
+	expect_edit_error("target = shop\n", "target = shop\nmysql_allow_functions = load_file\n",
+			  "mysql_allow_functions: \"load_file\" is not one of sleep, benchmark", NULL);
+	expect_edit_error("target = shop\n", "target = shop\nmysql_target = nowhere\n",
+			  "[user agent] mysql_target \"nowhere\" does not exist", NULL);
+	expect_edit_error("target = shop\n", "target = shop\nmysql_target = shop\n",
+			  "mysql_target \"shop\" has engine postgres; expected a target with engine mariadb", NULL);
+	expect_edit_error("target = shop\n", "", "[user agent] has neither target nor mysql_target", NULL);
+	expect_edit_error("runner_image", "mysql_listen = 3307\nrunner_image", "[server] mysql_listen: expected host:port",
+			  NULL);
 }
 
 static void test_password_files(void **state)
@@ -858,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_image_unpinned),
 		cmocka_unit_test(test_bad_scram),
 		cmocka_unit_test(test_engine),
+		cmocka_unit_test(test_mysql_keys),
 		cmocka_unit_test(test_password_files),
 		cmocka_unit_test(test_runner_user),
 		cmocka_unit_test(test_tables),
