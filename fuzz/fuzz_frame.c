@@ -1,7 +1,9 @@
 /*
  * fuzz_frame: libFuzzer target for the job/result frame codec. Walks every
  * frame frame_peek finds in the input and runs the decoder for its type;
- * then re-encodes what a job decoded to and checks it decodes the same.
+ * then re-encodes what a job decoded to and checks it decodes the same,
+ * and re-encodes decoded 'K', 'C', 'E' and 'N' frames (with their
+ * optional MySQL fields) and checks the bytes are the ones decoded.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -37,10 +39,99 @@ static void roundtrip_job(const struct frame_job *j)
 	frame_buf_free(&b);
 }
 
+/* The frame in b must be byte-for-byte the one decoded. */
+static void check_same(struct frame_buf *b, const struct frame *f)
+{
+	if (b->failed || b->len != (size_t)FRAME_HEADER_LEN + f->len ||
+	    memcmp(b->data + FRAME_HEADER_LEN, f->payload, f->len) != 0)
+		abort();
+	frame_buf_free(b);
+}
+
+static void put(struct frame_buf *b, const struct frame_str *s)
+{
+	frame_put_str(b, s->ptr, s->len);
+}
+
+/* Re-encodes a decoded 'K' frame column by column. */
+static void roundtrip_mycols(const struct frame *f, uint16_t n)
+{
+	struct frame_cursor cur;
+	struct frame_mycol col;
+	struct frame_buf b;
+	uint16_t m, i;
+
+	if (frame_mycols_begin(f, &m, &cur) != FRAME_OK || m != n)
+		abort();
+	frame_buf_init(&b);
+	frame_begin(&b, FRAME_MYCOLS);
+	frame_put_u16(&b, n);
+	for (i = 0; i < n; i++) {
+		if (frame_mycols_next(&cur, &col) != FRAME_OK)
+			abort();
+		put(&b, &col.schema);
+		put(&b, &col.table);
+		put(&b, &col.org_table);
+		put(&b, &col.name);
+		put(&b, &col.org_name);
+		frame_put_u16(&b, col.charset);
+		frame_put_u32(&b, col.length);
+		frame_put_u8(&b, col.type);
+		frame_put_u16(&b, col.flags);
+		frame_put_u8(&b, col.decimals);
+	}
+	frame_end(&b);
+	check_same(&b, f);
+}
+
+/* A 'C' frame carries its warning count exactly when the payload runs past the tag. */
+static void roundtrip_complete(const struct frame *f, const struct frame_complete *c)
+{
+	struct frame_buf b;
+
+	frame_buf_init(&b);
+	frame_begin(&b, FRAME_COMPLETE);
+	frame_put_u64(&b, c->rows);
+	frame_put_u8(&b, c->truncated);
+	put(&b, &c->tag);
+	if (f->len > 8 + 1 + 4 + c->tag.len)
+		frame_put_u16(&b, c->warnings);
+	else if (c->warnings != 0)
+		abort();
+	frame_end(&b);
+	check_same(&b, f);
+}
+
+/* The optional position and my_errno: written back only as far as the frame had them. */
+static void roundtrip_error(const struct frame *f, const struct frame_error *e)
+{
+	struct frame_buf b;
+	size_t base = 5 * 4 + e->sqlstate.len + e->code.len + e->message.len + e->detail.len + e->hint.len;
+
+	frame_buf_init(&b);
+	frame_begin(&b, f->type);
+	put(&b, &e->sqlstate);
+	put(&b, &e->code);
+	put(&b, &e->message);
+	put(&b, &e->detail);
+	put(&b, &e->hint);
+	if (f->len > base)
+		put(&b, &e->position);
+	else if (e->position.len != 0 || e->my_errno.len != 0)
+		abort();
+	if (f->len > base + 4 + e->position.len)
+		put(&b, &e->my_errno);
+	else if (e->my_errno.len != 0)
+		abort();
+	frame_end(&b);
+	check_same(&b, f);
+}
+
 static void decode_one(const struct frame *f)
 {
 	struct frame_cursor cur;
 	struct frame_column col;
+	struct frame_mycol mycol;
 	struct frame_complete c;
 	struct frame_error e;
 	uint16_t n, i;
@@ -65,15 +156,27 @@ static void decode_one(const struct frame *f)
 				abort();
 		}
 		break;
+	case FRAME_MYCOLS:
+		if (frame_mycols_begin(f, &n, &cur) == FRAME_OK) {
+			for (i = 0; i < n; i++)
+				if (frame_mycols_next(&cur, &mycol) != FRAME_OK)
+					abort();
+			if (cur.p != cur.end || frame_mycols_next(&cur, &mycol) == FRAME_OK)
+				abort();
+			roundtrip_mycols(f, n);
+		}
+		break;
 	case FRAME_ROW:
 		(void)frame_row_check(f, &n);
 		break;
 	case FRAME_COMPLETE:
-		(void)frame_decode_complete(f, &c);
+		if (frame_decode_complete(f, &c) == FRAME_OK)
+			roundtrip_complete(f, &c);
 		break;
 	case FRAME_ERROR:
 	case FRAME_NOTICE:
-		(void)frame_decode_error(f, &e);
+		if (frame_decode_error(f, &e) == FRAME_OK)
+			roundtrip_error(f, &e);
 		break;
 	default:
 		abort(); /* frame_peek only returns known types */

@@ -22,6 +22,7 @@ static bool known_type(uint8_t t)
 	case FRAME_CONNECT:
 	case FRAME_CANCEL:
 	case FRAME_ROWDESC:
+	case FRAME_MYCOLS:
 	case FRAME_ROW:
 	case FRAME_COMPLETE:
 	case FRAME_ERROR:
@@ -268,6 +269,51 @@ enum frame_status frame_rowdesc_next(struct frame_cursor *cur, struct frame_colu
 	return get_column(cur, col) ? FRAME_OK : FRAME_ERR;
 }
 
+static bool get_mycol(struct frame_cursor *c, struct frame_mycol *col)
+{
+	return get_str(c, &col->schema) && get_str(c, &col->table) && get_str(c, &col->org_table) &&
+	       get_str(c, &col->name) && get_str(c, &col->org_name) && get_u16(c, &col->charset) &&
+	       get_u32(c, &col->length) && get_u8(c, &col->type) && get_u16(c, &col->flags) &&
+	       get_u8(c, &col->decimals);
+}
+
+/* Smallest encoded MySQL column: five empty strings plus the fixed fields. */
+#define MYCOL_MIN_LEN (5 * 4 + 2 + 4 + 1 + 2 + 1)
+
+enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur)
+{
+	struct frame_cursor c;
+	struct frame_mycol col;
+	uint16_t n, i;
+
+	if (f->type != FRAME_MYCOLS)
+		goto err;
+	cur_init(&c, f);
+	if (!get_u16(&c, &n) || n > FRAME_MAX_COLS || cur_left(&c) / MYCOL_MIN_LEN < n)
+		goto err;
+	*cur = c;
+	/* Validate the whole layout up front so next() can only fail on misuse. */
+	for (i = 0; i < n; i++)
+		if (!get_mycol(&c, &col))
+			goto err;
+	if (cur_finish(&c) != FRAME_OK)
+		goto err;
+	*ncols = n;
+	return FRAME_OK;
+err:
+	*ncols = 0;
+	cur->p = cur->end = NULL;
+	cur->failed = true;
+	return FRAME_ERR;
+}
+
+enum frame_status frame_mycols_next(struct frame_cursor *cur, struct frame_mycol *col)
+{
+	if (cur->failed || cur->p == NULL)
+		return FRAME_ERR;
+	return get_mycol(cur, col) ? FRAME_OK : FRAME_ERR;
+}
+
 enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols)
 {
 	struct frame_cursor c;
@@ -306,6 +352,9 @@ enum frame_status frame_decode_complete(const struct frame *f, struct frame_comp
 		return FRAME_ERR;
 	if (out->truncated > FRAME_TRUNC_MAX_BYTES)
 		return FRAME_ERR;
+	out->warnings = 0;
+	if (c.p < c.end && !get_u16(&c, &out->warnings))
+		return FRAME_ERR;
 	return cur_finish(&c);
 }
 
@@ -324,6 +373,22 @@ static bool sqlstate_ok(const struct frame_str *s)
 	return true;
 }
 
+/* At most max_len decimal digits (none is fine) whose value is at most max. */
+static bool digits_ok(const struct frame_str *s, uint32_t max_len, uint32_t max)
+{
+	uint64_t v = 0;
+	uint32_t i;
+
+	if (s->len > max_len)
+		return false;
+	for (i = 0; i < s->len; i++) {
+		if (s->ptr[i] < '0' || s->ptr[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s->ptr[i] - '0');
+	}
+	return v <= max;
+}
+
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out)
 {
 	struct frame_cursor c;
@@ -339,13 +404,16 @@ enum frame_status frame_decode_error(const struct frame *f, struct frame_error *
 		return FRAME_ERR;
 	out->position.ptr = NULL;
 	out->position.len = 0;
+	out->my_errno.ptr = NULL;
+	out->my_errno.len = 0;
 	if (c.p < c.end && !get_str(&c, &out->position))
 		return FRAME_ERR;
-	if (out->position.len > 9)
+	if (!digits_ok(&out->position, 9, UINT32_MAX))
 		return FRAME_ERR;
-	for (uint32_t i = 0; i < out->position.len; i++)
-		if (out->position.ptr[i] < '0' || out->position.ptr[i] > '9')
-			return FRAME_ERR;
+	/* When present, the MySQL errno is a number that fits the ERR packet's u16. */
+	if (c.p < c.end && (!get_str(&c, &out->my_errno) || out->my_errno.len == 0 ||
+			    !digits_ok(&out->my_errno, 5, UINT16_MAX)))
+		return FRAME_ERR;
 	return cur_finish(&c);
 }
 

@@ -6,29 +6,45 @@
  * Integers are big-endian. A "str" is u32 length + bytes (no NUL on the wire).
  *
  *  'J' job (proxy -> runner): u16 npairs, then npairs x (str key, str value).
- *      Keys: engine ("postgres"), dbname, user, password, sql, timeout_ms,
- *      max_rows, max_bytes, and "set.<guc>" for session settings the runner
- *      applies with set_config(name, value, true) inside its transaction.
+ *      Keys: engine ("postgres" or "mariadb"), dbname, user, password,
+ *      sql, timeout_ms, max_rows, max_bytes, and "set.<guc>" for session
+ *      settings the runner applies with set_config(name, value, true)
+ *      inside its transaction.
+ *      For engine "mariadb" the keys are the same but for max_cost and
+ *      param.<i>, which it does not take, and set.* is limited to
+ *      set.names, set.sql_mode (required) and set.time_zone (see
+ *      runner_job.h).
  *  'P' connect (proxy -> runner): same layout as 'J', holding only engine,
  *      dbname, user and password. When it comes first, the runner connects
  *      to the database at once and then waits for a 'J' with the rest (how
  *      warm runners are ready before their statement exists). A 'J' holding
  *      everything also works on its own.
  *  'X' cancel (proxy -> runner): empty payload. The runner cancels the
- *      running statement and answers with an 'E' frame (57014).
+ *      running statement and answers with an 'E' frame (57014; for
+ *      mariadb 70100 with my_errno 1317).
  *  'T' row description (runner -> proxy): u16 ncols, then per column:
  *      str name, u32 table_oid, i16 attnum, u32 type_oid, i16 typlen,
  *      i32 typmod, i16 format (always 0, text).
  *  'D' data row (runner -> proxy): exactly the body of a Postgres DataRow:
  *      u16 ncols, then per value i32 length (-1 = NULL) + bytes. The proxy
  *      forwards it as 'D' + u32 (4 + payload length) + payload.
+ *  'K' MySQL column definitions (runner -> proxy): u16 ncols, then per
+ *      column: str schema, str table, str org_table, str name, str org_name,
+ *      u16 charset, u32 length, u8 type, u16 flags, u8 decimals (the fields
+ *      of a MySQL ColumnDefinition41, as the backend sent them).
  *  'C' complete (runner -> proxy): u64 rows, u8 truncated (enum
- *      frame_trunc), str command tag (e.g. "SELECT 3").
+ *      frame_trunc), str command tag (e.g. "SELECT 3"), and optionally
+ *      u16 warnings (the MySQL backend's warning count; 0 when absent).
  *  'E' error (runner -> proxy): str sqlstate (5 chars), str code (airlock
  *      code such as "TIMEOUT" or "" for a backend error), str message,
  *      str detail, str hint, and optionally str position (the backend's
- *      1-based character position in the statement, in decimal).
- *  'N' notice (runner -> proxy): same layout as 'E'.
+ *      1-based character position in the statement, in decimal), then
+ *      optionally str my_errno (the MySQL error number in decimal, 1 to 5
+ *      digits, at most 65535; it needs the position before it, which a
+ *      MySQL runner always sends empty).
+ *  'N' notice (runner -> proxy): same layout as 'E'. From a MySQL runner
+ *      it is one row of SHOW WARNINGS: code holds the Level ("Note",
+ *      "Warning" or "Error"), my_errno the Code.
  *
  * A frame's payload may not exceed FRAME_MAX_PAYLOAD; decoders reject
  * longer lengths before buffering anything.
@@ -50,6 +66,7 @@ enum frame_type {
 	FRAME_CONNECT = 'P',
 	FRAME_CANCEL = 'X',
 	FRAME_ROWDESC = 'T',
+	FRAME_MYCOLS = 'K',
 	FRAME_ROW = 'D',
 	FRAME_COMPLETE = 'C',
 	FRAME_ERROR = 'E',
@@ -122,6 +139,23 @@ struct frame_cursor {
 enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur);
 enum frame_status frame_rowdesc_next(struct frame_cursor *cur, struct frame_column *col);
 
+/* MySQL column definitions, decoded like the row description. */
+struct frame_mycol {
+	struct frame_str schema;
+	struct frame_str table;
+	struct frame_str org_table;
+	struct frame_str name;
+	struct frame_str org_name;
+	uint16_t charset;
+	uint32_t length;
+	uint8_t type;
+	uint16_t flags;
+	uint8_t decimals;
+};
+/* At most FRAME_MAX_COLS columns, so every 'D' frame of the result passes frame_row_check. */
+enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur);
+enum frame_status frame_mycols_next(struct frame_cursor *cur, struct frame_mycol *col);
+
 /* Cancel: FRAME_OK only for an 'X' frame with an empty payload. */
 enum frame_status frame_check_cancel(const struct frame *f);
 
@@ -132,6 +166,7 @@ struct frame_complete {
 	uint64_t rows;
 	uint8_t truncated;
 	struct frame_str tag;
+	uint16_t warnings; /* 0 when absent */
 };
 enum frame_status frame_decode_complete(const struct frame *f, struct frame_complete *out);
 
@@ -142,6 +177,7 @@ struct frame_error {
 	struct frame_str detail;
 	struct frame_str hint;
 	struct frame_str position; /* empty when absent */
+	struct frame_str my_errno; /* empty when absent */
 };
 /* For both 'E' and 'N'. */
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out);

@@ -217,11 +217,43 @@ int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *
 	return runner_ctl_commit(c);
 }
 
+int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
+			unsigned my_errno, const char *message, const char *hint)
+{
+	char num[16];
+
+	if (!sqlstate || strlen(sqlstate) != 5)
+		sqlstate = "HY000";
+	if (my_errno == 0 || my_errno > 65535)
+		my_errno = 1105;
+	snprintf(num, sizeof(num), "%u", my_errno);
+	frame_begin(&c->out, type);
+	frame_put_str(&c->out, sqlstate, 5);
+	put_text(&c->out, code);
+	put_text(&c->out, message);
+	put_text(&c->out, "");
+	put_text(&c->out, hint);
+	put_text(&c->out, "");
+	put_text(&c->out, num);
+	return runner_ctl_commit(c);
+}
+
 int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag)
 {
 	frame_begin(&c->out, FRAME_COMPLETE);
 	frame_put_u64(&c->out, rows);
 	frame_put_u8(&c->out, (uint8_t)trunc);
 	put_text(&c->out, tag);
+	return runner_ctl_commit(c);
+}
+
+int runner_ctl_complete_my(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag,
+			   unsigned warnings)
+{
+	frame_begin(&c->out, FRAME_COMPLETE);
+	frame_put_u64(&c->out, rows);
+	frame_put_u8(&c->out, (uint8_t)trunc);
+	put_text(&c->out, tag);
+	frame_put_u16(&c->out, warnings > 65535 ? 65535 : (uint16_t)warnings);
 	return runner_ctl_commit(c);
 }

@@ -4,6 +4,12 @@
  * full, and notices a cancel frame or the proxy going away while a
  * statement runs. Owns its socket and output buffer; runner_ctl_close
  * releases both.
+ *
+ * Threads: the writing side (out, broken, the queue and flush functions)
+ * and the reading side (in, in_len, runner_ctl_on_readable) touch
+ * different fields, so one thread may watch for 'X' while another writes
+ * frames (runner_my does that). Nothing here locks: each side must have
+ * a single owner at a time.
  */
 #ifndef AIRLOCK_RUNNER_CTL_H
 #define AIRLOCK_RUNNER_CTL_H
@@ -57,7 +63,17 @@ int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, c
 /* Same, for a backend error that carries the statement position ("" when none). */
 int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *message, const char *detail,
 			const char *hint, const char *position);
+/*
+ * Queue an 'E' or 'N' frame for a MySQL backend: empty detail and position,
+ * then my_errno in decimal. A my_errno of 0 or above 65535 is sent as 1105
+ * (ER_UNKNOWN_ERROR), which always fits a MySQL ERR packet.
+ */
+int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
+			unsigned my_errno, const char *message, const char *hint);
 /* Queue a 'C' frame. */
 int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag);
+/* Same, with the MySQL backend's warning count (capped at 65535). */
+int runner_ctl_complete_my(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag,
+			   unsigned warnings);
 
 #endif

@@ -17,6 +17,14 @@ static const char *const denied_settings[] = {
 	"session_authorization",
 };
 
+/* The only settings a mariadb job may carry (applied by runner_my). */
+static const char *const mariadb_settings[] = {
+	"names",
+	"sql_mode",
+	"time_zone",
+	"database", /* the session's current database: unqualified names resolve against it */
+};
+
 #define SET_PREFIX "set."
 #define PARAM_PREFIX "param."
 #define MAX_SETTING_NAME 127
@@ -141,9 +149,58 @@ bool runner_job_can_connect(const struct runner_job *job)
 	return job->engine && job->dbname && job->user && job->password;
 }
 
+static bool is_mariadb(const struct runner_job *job)
+{
+	return job->engine && strcmp(job->engine, "mariadb") == 0;
+}
+
 bool runner_job_complete(const struct runner_job *job)
 {
+	if (is_mariadb(job) && !runner_job_setting(job, "sql_mode"))
+		return false;
 	return runner_job_can_connect(job) && job->sql && job->timeout_text && job->have_rows && job->have_bytes;
+}
+
+const char *runner_job_setting(const struct runner_job *job, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < job->nsets; i++)
+		if (strcmp(job->set_names[i], name) == 0)
+			return job->set_values[i];
+	return NULL;
+}
+
+/* What a mariadb job may not hold; 0 when it is fine, else -1 with why set. */
+static int check_mariadb(const struct runner_job *job, char *why, size_t why_len)
+{
+	size_t i, j;
+
+	if (job->have_cost) {
+		snprintf(why, why_len, "job key max_cost is not supported for engine mariadb");
+		return -1;
+	}
+	if (job->nparams) {
+		snprintf(why, why_len, "bound parameters are not supported for engine mariadb");
+		return -1;
+	}
+	for (i = 0; i < job->nsets; i++) {
+		for (j = 0; j < sizeof(mariadb_settings) / sizeof(mariadb_settings[0]); j++)
+			if (strcmp(job->set_names[i], mariadb_settings[j]) == 0)
+				break;
+		if (j == sizeof(mariadb_settings) / sizeof(mariadb_settings[0])) {
+			snprintf(why, why_len, "setting not allowed in a mariadb job: %s", job->set_names[i]);
+			return -1;
+		}
+		/* Once in 'P' and again in 'J' would leave two values for one setting. */
+		for (j = 0; j < i; j++) {
+			if (strcmp(job->set_names[i], job->set_names[j]) == 0) {
+				snprintf(why, why_len, "setting given twice: %s", job->set_names[i]);
+				return -1;
+			}
+		}
+	}
+	return 0;
 }
 
 int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *why, size_t why_len)
@@ -178,7 +235,8 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			rc = job->have_rows ? -1 : parse_u64(val, UINT64_MAX, &job->max_rows);
 			job->have_rows = rc == 0;
 		} else if (key_is(k, "max_cost")) {
-			rc = job->max_cost ? -1 : parse_u64(val, UINT64_MAX, &job->max_cost);
+			rc = job->have_cost ? -1 : parse_u64(val, UINT64_MAX, &job->max_cost);
+			job->have_cost = rc == 0;
 		} else if (key_is(k, "max_bytes")) {
 			rc = job->have_bytes ? -1 : parse_u64(val, UINT64_MAX, &job->max_bytes);
 			job->have_bytes = rc == 0;
@@ -222,6 +280,9 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			goto fail;
 		}
 	}
+	/* The engine may come after its settings in a frame: check once the frame is read. */
+	if (is_mariadb(job) && check_mariadb(job, why, why_len) < 0)
+		goto fail;
 	return 0;
 fail:
 	runner_job_free(job);

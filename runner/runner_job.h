@@ -3,6 +3,11 @@
  * checked numbers. Every key is known and required except the "set.<name>"
  * pairs; an unknown key fails the job, so a cap the proxy asks for can
  * never be silently ignored. runner_job_free releases (and wipes) all of it.
+ *
+ * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
+ * max_cost and param.<i>, which fail its job, and only three settings:
+ * set.names, set.sql_mode and set.time_zone. Its job is complete only with
+ * set.sql_mode, because the proxy's lexer assumed that mode.
  */
 #ifndef AIRLOCK_RUNNER_JOB_H
 #define AIRLOCK_RUNNER_JOB_H
@@ -37,6 +42,7 @@ struct runner_job {
 	bool have_rows;
 	bool have_bytes;
 	uint64_t max_cost;   /* 0: no EXPLAIN check */
+	bool have_cost;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];
@@ -62,5 +68,7 @@ bool runner_job_can_connect(const struct runner_job *job);
 /* True once everything is there. */
 bool runner_job_complete(const struct runner_job *job);
 void runner_job_free(struct runner_job *job);
+/* The value of set.<name>, or NULL when the job has none. */
+const char *runner_job_setting(const struct runner_job *job, const char *name);
 
 #endif

@@ -5,9 +5,10 @@
  *
  * Connects to the control socket, reads exactly one job frame, runs it
  * against the database reached through the relay socket next to the
- * control socket (<dir>/.s.PGSQL.5432), streams result frames back and
- * exits. Exit status 0 once the job's outcome (rows or an error frame) has
- * been sent; nonzero only when the control socket fails.
+ * control socket (<dir>/.s.PGSQL.5432 for engine postgres, <dir>/mysqld.sock
+ * for engine mariadb), streams result frames back and exits. Exit status 0
+ * once the job's outcome (rows or an error frame) has been sent; nonzero
+ * only when the control socket fails.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "runner/frame.h"
 #include "runner/runner_ctl.h"
 #include "runner/runner_job.h"
+#include "runner/runner_my.h"
 #include "runner/runner_pg.h"
 
 /* The directory part of an absolute socket path, malloc'd; NULL if path is not absolute. */
@@ -38,19 +40,33 @@ static char *socket_dir(const char *path)
 	return dir;
 }
 
-/* Sends an error frame for a job that cannot be run; returns the exit status. */
-static int reject_job(struct runner_ctl *ctl, const char *message)
+/*
+ * Sends an error frame for a job that cannot be run; returns the exit
+ * status. A mariadb job gets the MySQL layout (errno 1105, ER_UNKNOWN_ERROR).
+ */
+static int reject_job(struct runner_ctl *ctl, bool my, const char *message)
 {
-	runner_ctl_error(ctl, FRAME_ERROR, "08P01", "EXECUTION_FAILED", message, "", "");
+	if (my)
+		runner_ctl_error_my(ctl, FRAME_ERROR, "HY000", "EXECUTION_FAILED", 1105, message, "");
+	else
+		runner_ctl_error(ctl, FRAME_ERROR, "08P01", "EXECUTION_FAILED", message, "", "");
 	return runner_ctl_flush(ctl) == 0 ? 0 : 1;
+}
+
+static bool engine_is_mariadb(const struct frame_job *fj)
+{
+	const struct frame_str *e = frame_job_get(fj, "engine");
+
+	return e && e->len == 7 && memcmp(e->ptr, "mariadb", 7) == 0;
 }
 
 /*
  * Reads one 'P' or 'J' frame and adds its pairs to job. Returns the frame
  * type, or -1 (with why set; the job is freed) on failure. The frame's
- * copy of any password is wiped.
+ * copy of any password is wiped. *my is set when the frame names engine
+ * mariadb, so even a job that fails to parse is answered in its layout.
  */
-static int read_frame_into(struct runner_ctl *ctl, struct runner_job *job, char *why, size_t why_len)
+static int read_frame_into(struct runner_ctl *ctl, struct runner_job *job, bool *my, char *why, size_t why_len)
 {
 	struct frame_job *fj = malloc(sizeof(*fj));
 	uint8_t *buf = NULL;
@@ -64,6 +80,8 @@ static int read_frame_into(struct runner_ctl *ctl, struct runner_job *job, char 
 		snprintf(why, why_len, "invalid job frame");
 		goto out;
 	}
+	if (engine_is_mariadb(fj))
+		*my = true;
 	if (runner_job_parse(fj, job, why, why_len) < 0)
 		goto out;
 	type = f.type;
@@ -77,6 +95,7 @@ out:
 
 struct rest_ctx {
 	struct runner_ctl *ctl;
+	bool my; /* the job is for engine mariadb */
 };
 
 /* After a warm connect: the 'J' frame with the statement. */
@@ -85,8 +104,8 @@ static int read_rest(void *arg, struct runner_job *job)
 	struct rest_ctx *rc = arg;
 	char why[160];
 
-	if (read_frame_into(rc->ctl, job, why, sizeof(why)) != FRAME_JOB || !runner_job_complete(job)) {
-		reject_job(rc->ctl, "the job frame after a connect frame is missing or incomplete");
+	if (read_frame_into(rc->ctl, job, &rc->my, why, sizeof(why)) != FRAME_JOB || !runner_job_complete(job)) {
+		reject_job(rc->ctl, rc->my, "the job frame after a connect frame is missing or incomplete");
 		return -1;
 	}
 	return 0;
@@ -114,19 +133,21 @@ int main(int argc, char **argv)
 	if (runner_ctl_connect(&ctl, argv[1]) < 0)
 		goto out_dir;
 	runner_job_init(&job);
-	type = read_frame_into(&ctl, &job, why, sizeof(why));
+	type = read_frame_into(&ctl, &job, &rest.my, why, sizeof(why));
 	if (type < 0) {
-		status = reject_job(&ctl, why);
+		status = reject_job(&ctl, rest.my, why);
 		goto out_job;
 	}
 	if (!runner_job_can_connect(&job) || (type == FRAME_JOB && !runner_job_complete(&job))) {
-		status = reject_job(&ctl, "job is missing a required key");
+		status = reject_job(&ctl, rest.my, "job is missing a required key");
 		goto out_job;
 	}
 	if (strcmp(job.engine, "postgres") == 0)
 		status = runner_pg_run(&job, &ctl, dir, read_rest, &rest) == 0 ? 0 : 1;
+	else if (strcmp(job.engine, "mariadb") == 0)
+		status = runner_my_run(&job, &ctl, dir, read_rest, &rest) == 0 ? 0 : 1;
 	else
-		status = reject_job(&ctl, "unsupported engine");
+		status = reject_job(&ctl, false, "unsupported engine");
 out_job:
 	runner_job_free(&job);
 	runner_ctl_close(&ctl);

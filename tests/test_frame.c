@@ -1,8 +1,9 @@
 /*
  * test_frame: the job/result frame codec. Round trips for every frame
- * type, then malformed input: truncations, oversize lengths, unknown
- * types, counts larger than what is present, overrunning strings and
- * values, trailing bytes.
+ * type (the MySQL additions too: 'K', the warning count in 'C', my_errno
+ * in 'E'/'N'), then malformed input: truncations, oversize lengths,
+ * unknown types, counts larger than what is present, overrunning strings
+ * and values, trailing bytes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -213,7 +214,47 @@ static void test_complete_roundtrip(void **state)
 	assert_true(c.rows == UINT64_C(0x0102030405060708));
 	assert_int_equal(c.truncated, FRAME_TRUNC_MAX_BYTES);
 	assert_true(str_is(&c.tag, "SELECT 3"));
+	assert_int_equal(c.warnings, 0);
 	check_prefixes(&b);
+	frame_buf_free(&b);
+}
+
+/* The MySQL runner's 'C' frame: the same layout plus a u16 warning count. */
+static void test_complete_warnings(void **state)
+{
+	struct frame_buf b;
+	struct frame f, t;
+	struct frame_complete c;
+	uint8_t *copy;
+
+	frame_buf_init(&b);
+	frame_begin(&b, FRAME_COMPLETE);
+	frame_put_u64(&b, 2);
+	frame_put_u8(&b, FRAME_TRUNC_NONE);
+	frame_put_cstr(&b, "SELECT 2");
+	frame_put_u16(&b, 0xfffe);
+	frame_end(&b);
+	f = peek_whole(&b);
+	assert_int_equal(frame_decode_complete(&f, &c), FRAME_OK);
+	assert_true(c.rows == 2);
+	assert_true(str_is(&c.tag, "SELECT 2"));
+	assert_int_equal(c.warnings, 0xfffe);
+	check_prefixes(&b);
+	/* Half a warning count, and bytes after it. */
+	t = raw(FRAME_COMPLETE, f.payload, f.len - 1);
+	assert_int_equal(frame_decode_complete(&t, &c), FRAME_ERR);
+	copy = malloc(f.len + 1);
+	assert_non_null(copy);
+	memcpy(copy, f.payload, f.len);
+	copy[f.len] = 0;
+	t = raw(FRAME_COMPLETE, copy, f.len + 1);
+	assert_int_equal(frame_decode_complete(&t, &c), FRAME_ERR);
+	/* Without the count it is the Postgres frame: warnings read as 0. */
+	c.warnings = 7;
+	t = raw(FRAME_COMPLETE, f.payload, f.len - 2);
+	assert_int_equal(frame_decode_complete(&t, &c), FRAME_OK);
+	assert_int_equal(c.warnings, 0);
+	free(copy);
 	frame_buf_free(&b);
 }
 
@@ -247,6 +288,8 @@ static void test_error_roundtrip(void **state)
 		assert_true(str_is(&e.message, "statement exceeded the timeout of 1000 ms"));
 		assert_int_equal(e.detail.len, 0);
 		assert_true(str_is(&e.hint, "add a LIMIT"));
+		assert_int_equal(e.position.len, 0);
+		assert_int_equal(e.my_errno.len, 0);
 		check_prefixes(&b);
 		frame_buf_free(&b);
 	}
@@ -310,6 +353,7 @@ static void test_wrong_type(void **state)
 	assert_int_equal(frame_decode_complete(&f, &c), FRAME_ERR);
 	assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
 	assert_int_equal(frame_rowdesc_begin(&f, &n, &cur), FRAME_ERR);
+	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_ERR);
 	f.type = FRAME_ROWDESC;
 	assert_int_equal(frame_row_check(&f, &n), FRAME_ERR);
 	frame_buf_free(&b);
@@ -611,6 +655,238 @@ static void test_error_position(void **state)
 	}
 }
 
+static void build_error_my(struct frame_buf *b, uint8_t type, const char *position, const char *my_errno)
+{
+	frame_begin(b, type);
+	frame_put_str(b, "HY000", 5);
+	frame_put_cstr(b, "TIMEOUT");
+	frame_put_cstr(b, "Query execution was interrupted, maximum statement execution time exceeded");
+	frame_put_cstr(b, "");
+	frame_put_cstr(b, "the limit is 2000 ms");
+	frame_put_cstr(b, position);
+	frame_put_cstr(b, my_errno);
+	frame_end(b);
+}
+
+/* The optional my_errno after the position: 1 to 5 digits, at most 65535. */
+static void test_error_my_errno(void **state)
+{
+	static const char *const good[] = { "3024", "1", "65535", "01317" };
+	static const char *const bad[] = { "", "x", "30a4", "-1", "65536", "99999", "123456", " 1" };
+	struct frame_buf b;
+	struct frame f, t;
+	struct frame_error e;
+	uint8_t types[2] = { FRAME_ERROR, FRAME_NOTICE };
+	uint8_t *copy;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		frame_buf_init(&b);
+		build_error_my(&b, types[i], "", "3024");
+		f = peek_whole(&b);
+		assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
+		assert_true(str_is(&e.sqlstate, "HY000"));
+		assert_true(str_is(&e.code, "TIMEOUT"));
+		assert_true(str_is(&e.hint, "the limit is 2000 ms"));
+		assert_int_equal(e.position.len, 0);
+		assert_true(str_is(&e.my_errno, "3024"));
+		check_prefixes(&b);
+		frame_buf_free(&b);
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		frame_buf_init(&b);
+		build_error_my(&b, FRAME_ERROR, "12", good[i]);
+		f = peek_whole(&b);
+		assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
+		assert_true(str_is(&e.position, "12"));
+		assert_true(str_is(&e.my_errno, good[i]));
+		frame_buf_free(&b);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		frame_buf_init(&b);
+		build_error_my(&b, FRAME_ERROR, "", bad[i]);
+		f = peek_whole(&b);
+		assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
+		frame_buf_free(&b);
+	}
+	/* A bad position still fails with an errno after it. */
+	frame_buf_init(&b);
+	build_error_my(&b, FRAME_ERROR, "1x", "1064");
+	f = peek_whole(&b);
+	assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
+	frame_buf_free(&b);
+	/* Every truncation inside the errno, and a trailing byte after it, fail. */
+	frame_buf_init(&b);
+	build_error_my(&b, FRAME_ERROR, "", "1064");
+	f = peek_whole(&b);
+	for (i = f.len - 8 + 1; i < f.len; i++) {
+		t = raw(FRAME_ERROR, f.payload, i);
+		assert_int_equal(frame_decode_error(&t, &e), FRAME_ERR);
+	}
+	copy = malloc(f.len + 1);
+	assert_non_null(copy);
+	memcpy(copy, f.payload, f.len);
+	copy[f.len] = '1';
+	t = raw(FRAME_ERROR, copy, f.len + 1);
+	assert_int_equal(frame_decode_error(&t, &e), FRAME_ERR);
+	/* The errno's length word made huge. */
+	t = raw(FRAME_ERROR, copy, f.len);
+	copy[f.len - 8] = 0x7f;
+	assert_int_equal(frame_decode_error(&t, &e), FRAME_ERR);
+	free(copy);
+	frame_buf_free(&b);
+}
+
+static void put_mycol(struct frame_buf *b, const char *schema, const char *table, const char *name,
+		      uint16_t charset, uint32_t length, uint8_t type, uint16_t flags, uint8_t decimals)
+{
+	frame_put_cstr(b, schema);
+	frame_put_cstr(b, table);
+	frame_put_cstr(b, table);
+	frame_put_cstr(b, name);
+	frame_put_cstr(b, name);
+	frame_put_u16(b, charset);
+	frame_put_u32(b, length);
+	frame_put_u8(b, type);
+	frame_put_u16(b, flags);
+	frame_put_u8(b, decimals);
+}
+
+static void build_mycols(struct frame_buf *b)
+{
+	frame_begin(b, FRAME_MYCOLS);
+	frame_put_u16(b, 2);
+	put_mycol(b, "shop", "orders", "id", 63, 11, 3 /* LONG */, 0x4203, 0);
+	/* An expression: no schema or table. */
+	put_mycol(b, "", "", "total", 45, 0xfffffffe, 246 /* NEWDECIMAL */, 0x0080, 2);
+	frame_end(b);
+}
+
+static void test_mycols_roundtrip(void **state)
+{
+	struct frame_buf b;
+	struct frame f;
+	struct frame_cursor cur;
+	struct frame_mycol col;
+	uint16_t n;
+
+	frame_buf_init(&b);
+	build_mycols(&b);
+	f = peek_whole(&b);
+	assert_int_equal(f.type, FRAME_MYCOLS);
+	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(frame_mycols_next(&cur, &col), FRAME_OK);
+	assert_true(str_is(&col.schema, "shop"));
+	assert_true(str_is(&col.table, "orders"));
+	assert_true(str_is(&col.org_table, "orders"));
+	assert_true(str_is(&col.name, "id"));
+	assert_true(str_is(&col.org_name, "id"));
+	assert_int_equal(col.charset, 63);
+	assert_int_equal(col.length, 11);
+	assert_int_equal(col.type, 3);
+	assert_int_equal(col.flags, 0x4203);
+	assert_int_equal(col.decimals, 0);
+	assert_int_equal(frame_mycols_next(&cur, &col), FRAME_OK);
+	assert_int_equal(col.schema.len, 0);
+	assert_int_equal(col.org_table.len, 0);
+	assert_true(str_is(&col.name, "total"));
+	assert_int_equal(col.charset, 45);
+	assert_true(col.length == 0xfffffffeu);
+	assert_int_equal(col.type, 246);
+	assert_int_equal(col.flags, 0x0080);
+	assert_int_equal(col.decimals, 2);
+	/* Past the last column the cursor has nothing left. */
+	assert_int_equal(frame_mycols_next(&cur, &col), FRAME_ERR);
+	check_prefixes(&b);
+	frame_buf_free(&b);
+
+	/* No columns at all is a valid (if useless) frame. */
+	frame_buf_init(&b);
+	frame_begin(&b, FRAME_MYCOLS);
+	frame_put_u16(&b, 0);
+	frame_end(&b);
+	f = peek_whole(&b);
+	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_OK);
+	assert_int_equal(n, 0);
+	frame_buf_free(&b);
+}
+
+static void test_mycols_malformed(void **state)
+{
+	struct frame_buf b;
+	struct frame f, t;
+	struct frame_cursor cur;
+	struct frame_mycol col;
+	uint16_t n;
+	size_t i;
+	uint8_t *copy;
+
+	/* ncols above FRAME_MAX_COLS, with enough bytes to hold them. */
+	frame_buf_init(&b);
+	frame_begin(&b, FRAME_MYCOLS);
+	frame_put_u16(&b, FRAME_MAX_COLS + 1);
+	for (i = 0; i < FRAME_MAX_COLS + 1; i++)
+		put_mycol(&b, "", "", "", 0, 0, 0, 0, 0);
+	frame_end(&b);
+	f = peek_whole(&b);
+	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_ERR);
+	assert_int_equal(n, 0);
+	assert_int_equal(frame_mycols_next(&cur, &col), FRAME_ERR);
+	/* Exactly FRAME_MAX_COLS is fine. */
+	copy = malloc(f.len);
+	assert_non_null(copy);
+	memcpy(copy, f.payload, f.len);
+	copy[0] = (uint8_t)(FRAME_MAX_COLS >> 8);
+	copy[1] = (uint8_t)FRAME_MAX_COLS;
+	t = raw(FRAME_MYCOLS, copy, f.len - 30);
+	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_OK);
+	assert_int_equal(n, FRAME_MAX_COLS);
+	free(copy);
+	frame_buf_free(&b);
+
+	frame_buf_init(&b);
+	build_mycols(&b);
+	f = peek_whole(&b);
+	/* Every truncated payload fails, and so does a trailing byte. */
+	for (i = 0; i < f.len; i++) {
+		t = raw(FRAME_MYCOLS, f.payload, i);
+		assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_ERR);
+	}
+	copy = malloc(f.len + 1);
+	assert_non_null(copy);
+	memcpy(copy, f.payload, f.len);
+	copy[f.len] = 0;
+	t = raw(FRAME_MYCOLS, copy, f.len + 1);
+	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_ERR);
+	/* ncols says 3 while 2 columns are present; says 1 while 2 are. */
+	t = raw(FRAME_MYCOLS, copy, f.len);
+	copy[1] = 3;
+	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_ERR);
+	copy[1] = 1;
+	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_ERR);
+	/* The schema's length word overrunning the payload. */
+	copy[1] = 2;
+	copy[2] = 0x7f;
+	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_ERR);
+	/* The other column decoders refuse it, and it refuses their frames. */
+	memcpy(copy, f.payload, f.len);
+	t = raw(FRAME_MYCOLS, copy, f.len);
+	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_OK);
+	assert_int_equal(frame_rowdesc_begin(&t, &n, &cur), FRAME_ERR);
+	assert_int_equal(frame_row_check(&t, &n), FRAME_ERR);
+	t.type = FRAME_ROWDESC;
+	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_ERR);
+	free(copy);
+	frame_buf_free(&b);
+	frame_buf_init(&b);
+	build_rowdesc(&b);
+	f = peek_whole(&b);
+	f.type = FRAME_MYCOLS;
+	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_ERR);
+	frame_buf_free(&b);
+}
+
 static void test_writer_limits(void **state)
 {
 	struct frame_buf b;
@@ -664,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_rowdesc_roundtrip),
 		cmocka_unit_test(test_row_roundtrip),
 		cmocka_unit_test(test_complete_roundtrip),
+		cmocka_unit_test(test_complete_warnings),
 		cmocka_unit_test(test_error_roundtrip),
 		cmocka_unit_test(test_peek_limits),
 		cmocka_unit_test(test_wrong_type),
@@ -674,6 +951,9 @@ int main(void)
 		cmocka_unit_test(test_complete_malformed),
 		cmocka_unit_test(test_error_malformed),
 		cmocka_unit_test(test_error_position),
+		cmocka_unit_test(test_error_my_errno),
+		cmocka_unit_test(test_mycols_roundtrip),
+		cmocka_unit_test(test_mycols_malformed),
 		cmocka_unit_test(test_writer_limits),
 	};
 

@@ -1,0 +1,700 @@
+/*
+ * runner_my: one job against MySQL or MariaDB (see runner_my.h).
+ *
+ * Sequence: connect through <dir>/mysqld.sock (runner_my_conn), SET
+ * SESSION TRANSACTION READ ONLY, SELECT CONNECTION_ID(); a warm runner
+ * then waits for its statement. Then the watchdog starts (its deadline is
+ * timeout_ms from here), one SET gives the engine's statement timeout
+ * (MariaDB: max_statement_time in seconds; MySQL: MAX_EXECUTION_TIME in
+ * ms; told apart by the server's version string) and the job's sql_mode
+ * and time_zone, mysql_set_character_set applies set.names, set.database
+ * becomes the current database (mysql_select_db), START
+ * TRANSACTION READ ONLY opens the transaction, and only when all of that
+ * succeeded is the statement sent. Its rows are read with
+ * mysql_use_result, one at a time as the server sends them; when the
+ * statement left warnings, SHOW WARNINGS turns them into 'N' frames before
+ * the 'C' frame. The transaction is never committed: closing the
+ * connection ends it.
+ *
+ * Threads: everything here runs on the main thread, the only one that
+ * writes frames and the only user of the statement's connection.
+ * runner_my_watch owns the control socket's reading side while the
+ * statement runs and kills the query on a cancel, a timeout or the proxy
+ * going away; the main thread checks its event between steps and rows and
+ * takes the outcome from my_watch_disarm, whatever the statement itself
+ * returned.
+ *
+ * A result that is not read to its end (a cap, an event, a refusal) is
+ * never drained: the connection's socket is shut down before the result
+ * is freed, and the server stops at its next write.
+ *
+ * Nothing sent to the proxy names the socket path or the password; the
+ * 'user'@'host' in a backend message is masked; connection failures are
+ * reduced to a fixed description.
+ */
+#include "runner/runner_my.h"
+
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <mysql.h>
+
+#include "runner/runner_my_conn.h"
+#include "runner/runner_my_watch.h"
+
+#define SOCKET_NAME "mysqld.sock"
+#define CONNECT_TIMEOUT_S 10
+#define WRITE_TIMEOUT_S 10
+/* Connector/C's own read timeout only backs up the watchdog: well past the deadline. */
+#define READ_MARGIN_S 30
+#define MAX_CHARSET_NAME 32
+#define DEFAULT_CHARSET "utf8mb4"
+#define MAX_WARNING_FRAMES 64
+
+/* Error numbers the runner sends or maps (MySQL's and MariaDB's, some absent from Connector/C's headers). */
+#define MY_ER_UNKNOWN 1105
+#define MY_ER_UNKNOWN_CHARSET 1115
+#define MY_ER_NOT_SUPPORTED 1235
+#define MY_ER_QUERY_INTERRUPTED 1317
+#define MY_ER_STATEMENT_TIMEOUT 1969 /* MariaDB, max_statement_time */
+#define MY_ER_QUERY_TIMEOUT 3024     /* MySQL, MAX_EXECUTION_TIME */
+#define MY_CR_CONN_HOST 2003
+#define MY_CR_SERVER_LOST 2013
+
+enum outcome {
+	OUT_OK,        /* the statement ran; its result was read to the end */
+	OUT_ERROR,     /* the backend or the client library failed (r.err_*) */
+	OUT_EVENT,     /* the watchdog recorded an event */
+	OUT_TRUNCATED, /* a cap was reached; r.trunc says which */
+	OUT_REFUSED,   /* the runner will not handle this (r.refusal) */
+	OUT_GONE,      /* writing to the control socket failed */
+};
+
+struct my_run {
+	struct runner_job *job;
+	struct runner_ctl *ctl;
+	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	MYSQL *conn;
+	MYSQL_RES *res;  /* the statement's result while it is being read */
+	bool unread;     /* the connection holds data that will not be read */
+	unsigned long long conn_id;
+	struct my_watch watch;
+	bool sent_cols;  /* a 'K' frame went out: the statement returned a result set */
+	uint64_t rows;
+	uint64_t bytes;
+	enum frame_trunc trunc;
+	unsigned warnings;
+	const char *refusal;
+	bool lost_in_rows; /* the client library failed while reading rows */
+	unsigned err_no;
+	char err_state[6];
+	char err_msg[MYSQL_ERRMSG_SIZE];
+};
+
+static bool client_errno(unsigned e)
+{
+	return (e >= 2000 && e < 3000) || (e >= 5000 && e < 6000);
+}
+
+/* Keeps the connection's current error for the outcome. */
+static enum outcome capture_error(struct my_run *r)
+{
+	const char *state = mysql_sqlstate(r->conn);
+
+	r->err_no = mysql_errno(r->conn);
+	if (r->err_no == 0)
+		r->err_no = MY_ER_UNKNOWN;
+	snprintf(r->err_state, sizeof(r->err_state), "%s", state && strlen(state) == 5 ? state : "HY000");
+	snprintf(r->err_msg, sizeof(r->err_msg), "%s", mysql_error(r->conn));
+	return OUT_ERROR;
+}
+
+static enum outcome check_event(struct my_run *r)
+{
+	return my_watch_event(&r->watch) != MY_EVENT_NONE ? OUT_EVENT : OUT_OK;
+}
+
+/* A fixed statement that returns no rows. */
+static enum outcome run_simple(struct my_run *r, const char *sql, size_t len)
+{
+	MYSQL_RES *res;
+
+	if (mysql_real_query(r->conn, sql, (unsigned long)len) != 0)
+		return capture_error(r);
+	if (mysql_field_count(r->conn) != 0) {
+		/* Never expected from the statements sent here; read and drop it. */
+		res = mysql_store_result(r->conn);
+		if (!res)
+			return capture_error(r);
+		mysql_free_result(res);
+	}
+	return OUT_OK;
+}
+
+static enum outcome run_fixed(struct my_run *r, const char *sql)
+{
+	return run_simple(r, sql, strlen(sql));
+}
+
+/* The server's full connection id (the handshake carries only 32 bits of it). */
+static enum outcome read_conn_id(struct my_run *r)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	char *end;
+	enum outcome o = OUT_OK;
+
+	if (mysql_real_query(r->conn, "SELECT CONNECTION_ID()", 22) != 0)
+		return capture_error(r);
+	res = mysql_store_result(r->conn);
+	if (!res)
+		return capture_error(r);
+	row = mysql_fetch_row(res);
+	if (row && row[0] && row[0][0] >= '0' && row[0][0] <= '9') {
+		r->conn_id = strtoull(row[0], &end, 10);
+		if (*end != '\0')
+			r->conn_id = 0;
+	}
+	if (r->conn_id == 0) {
+		r->refusal = "the connection id could not be read";
+		o = OUT_REFUSED;
+	}
+	mysql_free_result(res);
+	return o;
+}
+
+/* Once per connection, before the job's statement exists (a warm runner's wait comes after). */
+static enum outcome session_setup(struct my_run *r)
+{
+	enum outcome o = run_fixed(r, "SET SESSION TRANSACTION READ ONLY");
+
+	if (o == OUT_OK)
+		o = read_conn_id(r);
+	return o;
+}
+
+/* Appends ", @@SESSION.<name> = '<value escaped>'" when the job sets name. */
+static int append_setting(struct my_run *r, char *sql, size_t cap, size_t *len, const char *name)
+{
+	const char *value = runner_job_setting(r->job, name);
+	size_t n;
+	unsigned long e;
+
+	if (!value)
+		return 0;
+	n = (size_t)snprintf(sql + *len, cap - *len, ", @@SESSION.%s = '", name);
+	if (n >= cap - *len)
+		return -1;
+	*len += n;
+	if (cap - *len < 2 * strlen(value) + 3)
+		return -1;
+	/* Quotes and backslashes are escaped the way the session's current sql_mode reads them. */
+	e = mysql_real_escape_string(r->conn, sql + *len, value, (unsigned long)strlen(value));
+	if (e == (unsigned long)-1)
+		return -1;
+	*len += e;
+	sql[(*len)++] = '\'';
+	sql[*len] = '\0';
+	return 0;
+}
+
+/* The engine's statement timeout, sql_mode and time_zone in one statement. */
+static enum outcome set_session(struct my_run *r)
+{
+	const struct runner_job *job = r->job;
+	const char *mode = runner_job_setting(job, "sql_mode");
+	const char *tz = runner_job_setting(job, "time_zone");
+	size_t cap = 128 + 2 * (mode ? strlen(mode) : 0) + 2 * (tz ? strlen(tz) : 0), len;
+	char *sql = malloc(cap);
+	enum outcome o;
+
+	if (!sql) {
+		r->refusal = "out of memory";
+		return OUT_REFUSED;
+	}
+	if (mariadb_connection(r->conn))
+		len = (size_t)snprintf(sql, cap, "SET @@SESSION.max_statement_time = %" PRIu32 ".%03" PRIu32,
+				       job->timeout_ms / 1000, job->timeout_ms % 1000);
+	else
+		len = (size_t)snprintf(sql, cap, "SET @@SESSION.MAX_EXECUTION_TIME = %" PRIu32, job->timeout_ms);
+	if (append_setting(r, sql, cap, &len, "sql_mode") < 0 || append_setting(r, sql, cap, &len, "time_zone") < 0) {
+		free(sql);
+		r->refusal = "a session setting could not be quoted";
+		return OUT_REFUSED;
+	}
+	o = run_simple(r, sql, len);
+	free(sql);
+	return o;
+}
+
+static bool charset_name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > MAX_CHARSET_NAME)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* set.names: Connector/C sends SET NAMES with the name unquoted, so only a plain name passes. */
+static enum outcome set_names(struct my_run *r)
+{
+	const char *name = runner_job_setting(r->job, "names");
+
+	if (!name || strcasecmp(name, DEFAULT_CHARSET) == 0)
+		return OUT_OK;
+	if (charset_name_ok(name) && mysql_set_character_set(r->conn, name) == 0)
+		return OUT_OK;
+	if (mysql_errno(r->conn) && !client_errno(mysql_errno(r->conn)))
+		return capture_error(r);
+	/* The client library does not know it: answer as the server would. */
+	r->err_no = MY_ER_UNKNOWN_CHARSET;
+	snprintf(r->err_state, sizeof(r->err_state), "42000");
+	snprintf(r->err_msg, sizeof(r->err_msg), "Unknown character set: '%.64s'",
+		 charset_name_ok(name) ? name : "?");
+	return OUT_ERROR;
+}
+
+/*
+ * set.database: the session's current database (COM_INIT_DB). The proxy's
+ * validator resolved unqualified table names against it, so the backend
+ * must resolve them against the same one.
+ */
+static enum outcome select_database(struct my_run *r)
+{
+	const char *db = runner_job_setting(r->job, "database");
+
+	if (!db || mysql_select_db(r->conn, db) == 0)
+		return OUT_OK;
+	return capture_error(r);
+}
+
+/* Everything the job asks for, then the read-only transaction. */
+static enum outcome job_setup(struct my_run *r)
+{
+	enum outcome o = check_event(r);
+
+	if (o == OUT_OK)
+		o = set_session(r);
+	if (o == OUT_OK)
+		o = check_event(r);
+	if (o == OUT_OK)
+		o = set_names(r);
+	if (o == OUT_OK)
+		o = select_database(r);
+	if (o == OUT_OK)
+		o = check_event(r);
+	if (o == OUT_OK)
+		o = run_fixed(r, "START TRANSACTION READ ONLY");
+	if (o == OUT_OK && !(r->conn->server_status & SERVER_STATUS_IN_TRANS)) {
+		r->refusal = "NOT_READ_ONLY: the read-only transaction did not start";
+		o = OUT_REFUSED;
+	}
+	if (o == OUT_OK)
+		o = check_event(r);
+	return o;
+}
+
+static void put_field_str(struct frame_buf *b, const char *s, unsigned int len)
+{
+	frame_put_str(b, s ? s : "", s ? len : 0);
+}
+
+static enum outcome send_cols(struct my_run *r, MYSQL_RES *res)
+{
+	struct frame_buf *b = &r->ctl->out;
+	unsigned n = mysql_num_fields(res), i;
+	MYSQL_FIELD *f = mysql_fetch_fields(res);
+
+	if (n > FRAME_MAX_COLS || !f) {
+		r->refusal = "the result has too many columns";
+		return OUT_REFUSED;
+	}
+	frame_begin(b, FRAME_MYCOLS);
+	frame_put_u16(b, (uint16_t)n);
+	for (i = 0; i < n; i++) {
+		put_field_str(b, f[i].db, f[i].db_length);
+		put_field_str(b, f[i].table, f[i].table_length);
+		put_field_str(b, f[i].org_table, f[i].org_table_length);
+		put_field_str(b, f[i].name, f[i].name_length);
+		put_field_str(b, f[i].org_name, f[i].org_name_length);
+		frame_put_u16(b, (uint16_t)f[i].charsetnr);
+		frame_put_u32(b, f[i].length > UINT32_MAX ? UINT32_MAX : (uint32_t)f[i].length);
+		frame_put_u8(b, (uint8_t)f[i].type);
+		frame_put_u16(b, (uint16_t)f[i].flags);
+		frame_put_u8(b, f[i].decimals > UINT8_MAX ? UINT8_MAX : (uint8_t)f[i].decimals);
+	}
+	if (runner_ctl_commit(r->ctl) < 0)
+		return OUT_GONE;
+	r->sent_cols = true;
+	return OUT_OK;
+}
+
+/* Sends one row unless it would pass max_rows or max_bytes. */
+static enum outcome send_row(struct my_run *r, MYSQL_ROW row, const unsigned long *lengths, unsigned n)
+{
+	struct frame_buf *b = &r->ctl->out;
+	size_t body = 2;
+	unsigned i;
+
+	if (r->rows >= r->job->max_rows) {
+		r->trunc = FRAME_TRUNC_MAX_ROWS;
+		return OUT_TRUNCATED;
+	}
+	for (i = 0; i < n; i++) {
+		body += 4;
+		if (row[i])
+			body += lengths[i];
+	}
+	if (body > FRAME_MAX_PAYLOAD || body > r->job->max_bytes - r->bytes) {
+		r->trunc = FRAME_TRUNC_MAX_BYTES;
+		return OUT_TRUNCATED;
+	}
+	frame_begin(b, FRAME_ROW);
+	frame_put_u16(b, (uint16_t)n);
+	for (i = 0; i < n; i++) {
+		if (!row[i]) {
+			frame_put_i32(b, -1);
+		} else {
+			frame_put_i32(b, (int32_t)lengths[i]);
+			frame_put_bytes(b, row[i], lengths[i]);
+		}
+	}
+	if (runner_ctl_commit(r->ctl) < 0)
+		return OUT_GONE;
+	r->rows++;
+	r->bytes += body;
+	return OUT_OK;
+}
+
+/*
+ * Before a read that may block: flush queued frames unless the server has
+ * already sent more, so the proxy sees rows while a slow statement runs
+ * without a write per row while rows stream in.
+ */
+static enum outcome flush_if_idle(struct my_run *r)
+{
+	struct pollfd p = {.fd = mysql_get_socket(r->conn), .events = POLLIN};
+
+	if (r->ctl->out.len == 0 || poll(&p, 1, 0) == 1)
+		return OUT_OK;
+	return runner_ctl_flush(r->ctl) < 0 ? OUT_GONE : OUT_OK;
+}
+
+/* Reads the statement's rows as they arrive; r->res is set while rows remain. */
+static enum outcome read_rows(struct my_run *r)
+{
+	unsigned n = mysql_num_fields(r->res);
+	enum outcome o;
+
+	for (;;) {
+		MYSQL_ROW row;
+		unsigned long *lengths;
+
+		if ((o = check_event(r)) != OUT_OK || (o = flush_if_idle(r)) != OUT_OK)
+			return o;
+		row = mysql_fetch_row(r->res);
+		if (!row)
+			break;
+		lengths = mysql_fetch_lengths(r->res);
+		if (!lengths)
+			return capture_error(r);
+		o = send_row(r, row, lengths, n);
+		if (o != OUT_OK)
+			return o;
+	}
+	if (mysql_errno(r->conn)) {
+		/* Connector/C reports a row above its packet limit as a lost connection. */
+		r->lost_in_rows = true;
+		return capture_error(r);
+	}
+	/* The end of the rows carries the warning count. */
+	r->warnings = mysql_warning_count(r->conn);
+	mysql_free_result(r->res);
+	r->res = NULL;
+	return OUT_OK;
+}
+
+/* Replaces each 'user'@'host' naming the job's account with '***'@'***'. */
+static void mask_account(const char *msg, const char *user, char *out, size_t cap)
+{
+	size_t ulen = strlen(user), len = 0;
+	const char *p = msg;
+
+	while (*p && len + 1 < cap) {
+		const char *host;
+		const char *close;
+
+		if (p[0] == '\'' && strncmp(p + 1, user, ulen) == 0 && strncmp(p + 1 + ulen, "'@'", 3) == 0 &&
+		    (host = p + 1 + ulen + 3, close = strchr(host, '\'')) != NULL) {
+			static const char mask[] = "'***'@'***'";
+
+			if (len + sizeof(mask) > cap)
+				break;
+			memcpy(out + len, mask, sizeof(mask) - 1);
+			len += sizeof(mask) - 1;
+			p = close + 1;
+			continue;
+		}
+		out[len++] = *p++;
+	}
+	out[len] = '\0';
+}
+
+/*
+ * The statement's warnings, read with SHOW WARNINGS right after it, as 'N'
+ * frames: code is the Level ("Note", "Warning", "Error"), my_errno the
+ * Code. Best effort: the count in the 'C' frame stands if this fails.
+ */
+static enum outcome send_warnings(struct my_run *r)
+{
+	char msg[MYSQL_ERRMSG_SIZE + 32];
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	unsigned sent = 0;
+	enum outcome o = OUT_OK;
+
+	if (r->warnings == 0 || mysql_real_query(r->conn, "SHOW WARNINGS", 13) != 0)
+		return OUT_OK;
+	res = mysql_store_result(r->conn);
+	if (!res)
+		return OUT_OK;
+	while (mysql_num_fields(res) == 3 && sent < MAX_WARNING_FRAMES && (row = mysql_fetch_row(res)) != NULL) {
+		const char *level = row[0] ? row[0] : "Warning";
+
+		mask_account(row[2] ? row[2] : "", r->job->user, msg, sizeof(msg));
+		if (runner_ctl_error_my(r->ctl, FRAME_NOTICE, strcmp(level, "Error") == 0 ? "HY000" : "01000", level,
+					row[1] ? (unsigned)strtoul(row[1], NULL, 10) : 0, msg, "") < 0) {
+			o = OUT_GONE;
+			break;
+		}
+		sent++;
+	}
+	mysql_free_result(res);
+	return o;
+}
+
+static enum outcome stream_statement(struct my_run *r)
+{
+	const char *sql = r->job->sql;
+	enum outcome o;
+
+	if (mysql_real_query(r->conn, sql, (unsigned long)strlen(sql)) != 0)
+		return capture_error(r);
+	r->res = mysql_use_result(r->conn);
+	if (!r->res) {
+		if (mysql_field_count(r->conn) != 0)
+			return capture_error(r);
+		/* No result set (an OK packet): no 'K' frame goes out. */
+		r->warnings = mysql_warning_count(r->conn);
+	} else {
+		o = send_cols(r, r->res);
+		if (o == OUT_OK)
+			o = read_rows(r);
+		if (o != OUT_OK)
+			return o;
+	}
+	if (mysql_more_results(r->conn)) {
+		r->unread = true;
+		r->refusal = "the statement returned more than one result";
+		return OUT_REFUSED;
+	}
+	return send_warnings(r);
+}
+
+static void send_timeout(struct my_run *r)
+{
+	char hint[192];
+
+	snprintf(hint, sizeof(hint),
+		 "the statement exceeded the timeout of %" PRIu32
+		 " ms; make it cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts",
+		 r->job->timeout_ms);
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", "TIMEOUT", MY_ER_QUERY_TIMEOUT,
+			    "Query execution was interrupted, maximum statement execution time exceeded", hint);
+}
+
+static void send_cancel(struct my_run *r)
+{
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "70100", "CANCELED", MY_ER_QUERY_INTERRUPTED,
+			    "Query execution was interrupted", "");
+}
+
+static void send_lost(struct my_run *r)
+{
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", "EXECUTION_FAILED", MY_CR_SERVER_LOST,
+			    r->lost_in_rows ? "connection to the database was lost while reading rows" :
+					      "connection to the database was lost",
+			    r->lost_in_rows ? "a single row larger than 64 MiB also ends the connection; "
+					      "select fewer or shorter columns" : "");
+}
+
+static void send_backend_error(struct my_run *r)
+{
+	char msg[MYSQL_ERRMSG_SIZE + 32];
+
+	if (r->err_no == MY_ER_STATEMENT_TIMEOUT || r->err_no == MY_ER_QUERY_TIMEOUT) {
+		send_timeout(r);
+		return;
+	}
+	/* The client library's own errors can name the socket path: never echoed. */
+	if (client_errno(r->err_no)) {
+		send_lost(r);
+		return;
+	}
+	mask_account(r->err_msg, r->job->user, msg, sizeof(msg));
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, r->err_state, "", r->err_no, msg, "");
+}
+
+/* Sends the frame that ends the job; the watchdog's event decides over the statement's own outcome. */
+static int finish(struct my_run *r, enum outcome o, enum my_event ev)
+{
+	char tag[64];
+
+	if (ev == MY_EVENT_GONE || o == OUT_GONE)
+		return -1;
+	if (ev == MY_EVENT_CANCEL) {
+		send_cancel(r);
+	} else if (ev == MY_EVENT_TIMEOUT) {
+		send_timeout(r);
+	} else {
+		switch (o) {
+		case OUT_OK:
+			if (r->sent_cols)
+				snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->rows);
+			else
+				snprintf(tag, sizeof(tag), "OK");
+			runner_ctl_complete_my(r->ctl, r->rows, FRAME_TRUNC_NONE, tag, r->warnings);
+			break;
+		case OUT_TRUNCATED:
+			snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->rows);
+			runner_ctl_complete_my(r->ctl, r->rows, r->trunc, tag, 0);
+			break;
+		case OUT_ERROR:
+			send_backend_error(r);
+			break;
+		case OUT_REFUSED:
+			runner_ctl_error_my(r->ctl, FRAME_ERROR, "42000", "EXECUTION_FAILED", MY_ER_NOT_SUPPORTED,
+					    r->refusal, "");
+			break;
+		case OUT_EVENT: /* an event is never taken back, so disarm returned it */
+		case OUT_GONE:
+			send_lost(r);
+			break;
+		}
+	}
+	return runner_ctl_flush(r->ctl);
+}
+
+/* A fixed description of why the connection failed; never the library's text. */
+static const char *connect_detail(unsigned err)
+{
+	switch (err) {
+	case 1045:
+		return "could not connect to the database: the database rejected the credentials";
+	case 1044:
+	case 1049:
+		return "could not connect to the database: the database does not exist or is not accessible";
+	case 1040:
+	case 1203:
+	case 1226:
+		return "could not connect to the database: the database has no free connection slots";
+	case 1251:
+	case 2059:
+	case 2061:
+	case 5010:
+		return "could not connect to the database: the account does not use mysql_native_password";
+	case 2002:
+	case 2003:
+	case 2006:
+	case 2013:
+		return "could not connect to the database: the database relay is not available";
+	default:
+		return "could not connect to the database";
+	}
+}
+
+static int finish_connect(struct my_run *r, unsigned err)
+{
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "08001", "EXECUTION_FAILED", MY_CR_CONN_HOST, connect_detail(err),
+			    "");
+	return runner_ctl_flush(r->ctl);
+}
+
+/* Closes the connection without ever reading what is left of a result. */
+static void close_conn(struct my_run *r)
+{
+	if (!r->conn)
+		return;
+	if (r->res || r->unread)
+		shutdown(mysql_get_socket(r->conn), SHUT_RDWR);
+	if (r->res)
+		mysql_free_result(r->res);
+	r->res = NULL;
+	mysql_close(r->conn);
+	r->conn = NULL;
+}
+
+int runner_my_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
+		  int (*complete)(void *arg, struct runner_job *job), void *arg)
+{
+	struct my_run r;
+	enum outcome o;
+	enum my_event ev;
+	unsigned err = 0, read_s;
+	int n, rc;
+
+	memset(&r, 0, sizeof(r));
+	r.job = job;
+	r.ctl = ctl;
+	n = snprintf(r.sock_path, sizeof(r.sock_path), "%s/%s", socket_dir, SOCKET_NAME);
+	if (n < 0 || (size_t)n >= sizeof(r.sock_path))
+		return finish_connect(&r, 2002);
+	if (my_conn_library_init() < 0)
+		return finish_connect(&r, 0);
+	/* A warm runner learns its timeout later: then the longest a job may have. */
+	read_s = (runner_job_complete(job) ? job->timeout_ms : RUNNER_JOB_MAX_TIMEOUT_MS) / 1000 + READ_MARGIN_S;
+	r.conn = my_conn_open(r.sock_path, job->user, job->password, job->dbname, CONNECT_TIMEOUT_S, read_s,
+			      WRITE_TIMEOUT_S, &err);
+	if (!r.conn) {
+		rc = finish_connect(&r, err);
+		goto out;
+	}
+	o = session_setup(&r);
+	if (o != OUT_OK) {
+		rc = finish(&r, o, MY_EVENT_NONE);
+		goto out;
+	}
+	/* Warm: connected and read-only ahead of the statement, which comes now. */
+	if (!runner_job_complete(job) && (!complete || complete(arg, job) < 0)) {
+		rc = -1;
+		goto out;
+	}
+	if (my_watch_start(&r.watch, ctl, job, r.sock_path, r.conn_id, mysql_get_socket(r.conn),
+			   my_watch_now_ms() + job->timeout_ms) < 0) {
+		r.refusal = "the runner's watchdog could not be started";
+		rc = finish(&r, OUT_REFUSED, MY_EVENT_NONE);
+		goto out;
+	}
+	o = job_setup(&r);
+	if (o == OUT_OK)
+		o = stream_statement(&r);
+	ev = my_watch_disarm(&r.watch);
+	rc = finish(&r, o, ev);
+out:
+	/* The watchdog may still use the socket: stop it before the connection closes. */
+	my_watch_stop(&r.watch);
+	close_conn(&r);
+	mysql_library_end();
+	return rc;
+}

@@ -1,0 +1,90 @@
+/*
+ * runner_my_conn: a Connector/C connection with the runner's fixed
+ * options (see runner_my_conn.h).
+ */
+#include "runner/runner_my_conn.h"
+
+#include <stdlib.h>
+
+#include <errmsg.h>
+
+/* A path under a file, so no plugin can ever be loaded from it. */
+#define NO_PLUGIN_DIR "/dev/null/airlock-no-plugins"
+#define ONLY_AUTH "mysql_native_password"
+#define CHARSET "utf8mb4"
+/*
+ * The largest packet (so row) the client buffers: MySQL's default
+ * max_allowed_packet. A row above FRAME_MAX_PAYLOAD is reported as a
+ * max_bytes truncation; one above this ends the connection (Connector/C
+ * reports CR_SERVER_LOST), so memory stays bounded either way.
+ */
+#define MAX_PACKET (64ul * 1024ul * 1024ul)
+
+int my_conn_library_init(void)
+{
+	/* Read by the library at initialisation or at connect; never wanted here. */
+	unsetenv("LIBMYSQL_PLUGINS");
+	unsetenv("LIBMYSQL_PLUGIN_DIR");
+	unsetenv("MARIADB_PLUGIN_DIR");
+	unsetenv("MYSQL_PWD");
+	unsetenv("MYSQL_HOST");
+	unsetenv("MYSQL_UNIX_PORT");
+	unsetenv("MYSQL_TCP_PORT");
+	return mysql_library_init(0, NULL, NULL) == 0 ? 0 : -1;
+}
+
+/* Every option the runner depends on; 0 when all were accepted. */
+static int set_options(MYSQL *m, unsigned connect_s, unsigned read_s, unsigned write_s)
+{
+	unsigned int zero = 0;
+	unsigned int proto = MYSQL_PROTOCOL_SOCKET;
+	my_bool off = 0;
+	unsigned long max_packet = MAX_PACKET;
+	int bad = 0;
+
+	bad |= mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &connect_s);
+	bad |= mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_s);
+	bad |= mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &write_s);
+	bad |= mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &zero);
+	bad |= mysql_options(m, MYSQL_OPT_RECONNECT, &off);
+	bad |= mysql_options(m, MYSQL_OPT_PROTOCOL, &proto);
+	bad |= mysql_options(m, MYSQL_SET_CHARSET_NAME, CHARSET);
+	bad |= mysql_options(m, MYSQL_PLUGIN_DIR, NO_PLUGIN_DIR);
+	bad |= mysql_options(m, MYSQL_DEFAULT_AUTH, ONLY_AUTH);
+	bad |= mysql_options(m, MARIADB_OPT_RESTRICTED_AUTH, ONLY_AUTH);
+	bad |= mysql_options(m, MYSQL_ENABLE_CLEARTEXT_PLUGIN, &off);
+	bad |= mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &max_packet);
+	bad |= mysql_options4(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "airlock-runner");
+	return bad ? -1 : 0;
+}
+
+MYSQL *my_conn_open(const char *sock_path, const char *user, const char *password, const char *dbname,
+		    unsigned connect_s, unsigned read_s, unsigned write_s, unsigned *err)
+{
+	MYSQL *m = mysql_init(NULL);
+
+	*err = 0;
+	if (!m)
+		return NULL;
+	if (set_options(m, connect_s, read_s, write_s) < 0) {
+		*err = CR_UNKNOWN_ERROR;
+		goto out_close;
+	}
+	/* Client flags 0: no CLIENT_MULTI_STATEMENTS, no CLIENT_LOCAL_FILES. */
+	if (!mysql_real_connect(m, "localhost", user, password, dbname && dbname[0] ? dbname : NULL, 0,
+				sock_path, 0)) {
+		*err = mysql_errno(m);
+		if (*err == 0)
+			*err = CR_UNKNOWN_ERROR;
+		goto out_close;
+	}
+	/* What was negotiated, checked rather than assumed. */
+	if (m->client_flag & (CLIENT_LOCAL_FILES | CLIENT_MULTI_STATEMENTS)) {
+		*err = CR_UNKNOWN_ERROR;
+		goto out_close;
+	}
+	return m;
+out_close:
+	mysql_close(m);
+	return NULL;
+}
