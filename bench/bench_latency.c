@@ -15,26 +15,13 @@
 
 #include <libpq-fe.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
+#include "bench/bench_stats.h"
 
 int main(int argc, char **argv)
 {
 	const char *label, *conninfo, *sql = "SELECT 1";
 	int n, pause_ms = 0;
-	double *ms, sum = 0;
+	double *ms;
 	PGconn *conn;
 
 	if (argc < 4) {
@@ -59,15 +46,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
-		struct timespec pause = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
 		double t0;
 
-		if (pause_ms > 0 && i > 0)
-			nanosleep(&pause, NULL);
-		t0 = now_ms();
+		if (i > 0)
+			bench_pause(pause_ms);
+		t0 = bench_now_ms();
 		PGresult *r = PQexec(conn, sql);
 
-		ms[i] = now_ms() - t0;
+		ms[i] = bench_now_ms() - t0;
 		if (PQresultStatus(r) != PGRES_TUPLES_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
 			fprintf(stderr, "%s: run %d failed: %s", label, i, PQresultErrorMessage(r));
 			PQclear(r);
@@ -75,12 +61,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		PQclear(r);
-		sum += ms[i];
 	}
 	PQfinish(conn);
-	qsort(ms, (size_t)n, sizeof(*ms), cmp_double);
-	printf("%-12s runs=%d median_ms=%.3f p90_ms=%.3f p99_ms=%.3f mean_ms=%.3f\n", label, n, ms[n / 2],
-	       ms[(int)(n * 0.9)], ms[(int)(n * 0.99)], sum / n);
+	bench_report(label, ms, n);
 	free(ms);
 	return 0;
 }
