@@ -1,5 +1,6 @@
 /*
- * bench_validate: time pgv_validate on a typical join and on SELECT 1.
+ * bench_validate: time pgv_validate on a typical join and on SELECT 1, and
+ * vmy_validate (MySQL) on the same shapes plus a driver's connect SET.
  * Prints, one line per case, the median and p99 microseconds per call and
  * the calls per second over the whole run.
  * Usage: bench_validate [iterations]   (default 20000)
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "proxy/validate_my.h"
 #include "proxy/validate_pg.h"
 
 static const char *const tables[] = {
@@ -36,6 +38,33 @@ static const struct bench_case bench_cases[] = {
 	{ "select_1", "SELECT 1", PGV_READ },
 	{ "refused_table", "SELECT * FROM staff_salaries", PGV_REFUSED },
 	{ "set_search_path", "SET search_path TO public, \"App\"", PGV_SET },
+};
+
+static const char *const my_tables[] = {
+	"shop.orders", "shop.customers", "shop.products", "information_schema.*",
+};
+
+static const struct vmy_policy my_policy = {
+	.user = "agent",
+	.database = "shop",
+	.tables = my_tables,
+	.ntables = sizeof(my_tables) / sizeof(my_tables[0]),
+};
+
+struct my_bench_case {
+	const char *name;
+	const char *sql;
+	enum vmy_kind want;
+};
+
+static const struct my_bench_case my_bench_cases[] = {
+	{ "my_typical_join", "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
+	  "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50", VMY_READ },
+	{ "my_select_1", "SELECT 1", VMY_READ },
+	{ "my_refused_table", "SELECT * FROM staff_salaries", VMY_REFUSED },
+	{ "my_connect_set", "SET autocommit=1, sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'), "
+	  "NAMES utf8mb4", VMY_SET },
+	{ "my_version_comment", "select @@version_comment limit 1", VMY_LOCAL_SELECT },
 };
 
 static double now_us(void)
@@ -79,6 +108,33 @@ static int run(const struct bench_case *c, long iters, double *samples)
 	return 0;
 }
 
+static int run_my(const struct my_bench_case *c, long iters, double *samples)
+{
+	static struct vmy_result r;
+	size_t len = strlen(c->sql);
+	double start, total;
+	long i;
+
+	for (i = 0; i < 200; i++)
+		vmy_validate(&my_policy, c->sql, len, &r);
+	if (r.kind != c->want) {
+		fprintf(stderr, "%s: unexpected kind %d (%s)\n", c->name, r.kind, r.message);
+		return -1;
+	}
+	total = now_us();
+	for (i = 0; i < iters; i++) {
+		start = now_us();
+		vmy_validate(&my_policy, c->sql, len, &r);
+		samples[i] = now_us() - start;
+	}
+	total = now_us() - total;
+	qsort(samples, (size_t)iters, sizeof(*samples), cmp_double);
+	printf("%-18s calls=%ld median_us=%.2f p99_us=%.2f calls_per_sec=%.0f\n",
+	       c->name, iters, samples[iters / 2], samples[(iters * 99) / 100],
+	       (double)iters / (total / 1e6));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? strtol(argv[1], NULL, 10) : 20000;
@@ -95,6 +151,10 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < sizeof(bench_cases) / sizeof(bench_cases[0]); i++) {
 		if (run(&bench_cases[i], iters, samples) != 0)
+			rc = 1;
+	}
+	for (i = 0; i < sizeof(my_bench_cases) / sizeof(my_bench_cases[0]); i++) {
+		if (run_my(&my_bench_cases[i], iters, samples) != 0)
 			rc = 1;
 	}
 	free(samples);
