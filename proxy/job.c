@@ -244,6 +244,8 @@ static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 	r.hint = hint[0] ? hint : NULL;
 	for (uint32_t i = 0; i < e.position.len; i++)
 		r.position = r.position * 10 + (e.position.ptr[i] - '0');
+	for (uint32_t i = 0; i < e.my_errno.len && r.my_errno < 100000; i++)
+		r.my_errno = r.my_errno * 10 + (unsigned)(e.my_errno.ptr[i] - '0');
 	job_finish(j, &r);
 }
 
@@ -261,6 +263,7 @@ static void job_frame_complete(struct job *j, const struct frame *f)
 	r.rows = j->rows;
 	r.bytes = j->bytes;
 	r.truncated = c.truncated;
+	r.warnings = c.warnings;
 	r.tag = tag;
 	job_finish(j, &r);
 }
@@ -337,6 +340,7 @@ static void job_ctl_read_cb(struct bufferevent *bev, void *arg)
 		}
 		switch (f.type) {
 		case FRAME_ROWDESC:
+		case FRAME_MYCOLS:
 			if (!j->detached && j->ev->on_rowdesc)
 				j->ev->on_rowdesc(j->arg, &f);
 			break;
@@ -702,7 +706,9 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	if (geteuid() == 0 && chown(j->dir, j->runner_uid, j->runner_gid) < 0)
 		log_warn("job %s: chown of its directory failed: %s", j->id, strerror(errno));
 	snprintf(j->ctl_path, sizeof(j->ctl_path), "%s/control.sock", j->dir);
-	snprintf(j->db_path, sizeof(j->db_path), "%s/.s.PGSQL.5432", j->dir);
+	/* The name each runner's client library looks for: libpq's socket naming, or the runner's own. */
+	snprintf(j->db_path, sizeof(j->db_path), "%s/%s", j->dir,
+		 strcmp(target->engine, "mariadb") == 0 ? "mysqld.sock" : ".s.PGSQL.5432");
 	if (job_listen(j, j->ctl_path, job_ctl_accept_cb, &j->ctl_lst) < 0 ||
 	    job_listen(j, j->db_path, job_db_accept_cb, &j->db_lst) < 0) {
 		log_error("job %s: cannot listen in its directory: %s", j->id, strerror(errno));

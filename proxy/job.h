@@ -3,7 +3,8 @@
  *
  * A job owns a private directory under the configured job_dir holding two
  * unix sockets: control.sock (the job frame goes in, result frames come
- * out) and .s.PGSQL.5432 (the relay to the allowlisted backend). It asks
+ * out) and the relay to the allowlisted backend (.s.PGSQL.5432 for
+ * Postgres, mysqld.sock for MariaDB). It asks
  * the launcher for a container with that directory mounted read-only at
  * /job, feeds the job to the runner when it connects, and passes result
  * frames to its owner as they arrive. The job frees itself once it has
@@ -61,6 +62,7 @@ struct job_result {
 	uint64_t bytes;
 	uint8_t truncated;       /* enum frame_trunc */
 	const char *tag;         /* command tag, e.g. "SELECT 3" */
+	uint16_t warnings;       /* the backend's warning count (MySQL) */
 	/* !ok: */
 	const char *sqlstate;
 	const char *code;        /* airlock code or "" */
@@ -68,6 +70,7 @@ struct job_result {
 	const char *detail;
 	const char *hint;
 	int position;            /* 1-based character position in the statement, 0 if none */
+	unsigned my_errno;       /* MySQL error number from a MySQL runner; 0 otherwise */
 };
 
 /*
@@ -75,7 +78,7 @@ struct job_result {
  * on_done is called exactly once unless the owner detached first.
  */
 struct job_events {
-	void (*on_rowdesc)(void *arg, const struct frame *f);
+	void (*on_rowdesc)(void *arg, const struct frame *f); /* 'T' (Postgres) or 'K' (MySQL) */
 	void (*on_row)(void *arg, const struct frame *f);
 	void (*on_notice)(void *arg, const struct frame_error *e);
 	void (*on_done)(void *arg, const struct job_result *r);

@@ -19,6 +19,8 @@
 #include "proxy/audit.h"
 #include "proxy/job.h"
 #include "proxy/log.h"
+#include "protocol/my_auth.h"
+#include "proxy/my_session.h"
 #include "proxy/pg_session.h"
 #include "runner/launcher.h"
 
@@ -32,6 +34,10 @@ static void gen_free(struct server_gen *gen)
 	config_free(gen->cfg);
 	free(gen->user_sessions);
 	free(gen->user_jobs);
+	if (gen->my_sha2_cache)
+		explicit_bzero(gen->my_sha2_cache, gen->cfg_nusers * sizeof(*gen->my_sha2_cache));
+	free(gen->my_sha2_cache);
+	free(gen->my_sha2_valid);
 	free(gen);
 }
 
@@ -48,8 +54,11 @@ static struct server_gen *gen_new(struct airlock_config *cfg)
 	gen->cfg = cfg;
 	gen->user_sessions = calloc(n, sizeof(*gen->user_sessions));
 	gen->user_jobs = calloc(n, sizeof(*gen->user_jobs));
+	gen->my_sha2_cache = calloc(n, sizeof(*gen->my_sha2_cache));
+	gen->my_sha2_valid = calloc(n, sizeof(*gen->my_sha2_valid));
+	gen->cfg_nusers = n;
 	gen->refs = 1;
-	if (!gen->user_sessions || !gen->user_jobs) {
+	if (!gen->user_sessions || !gen->user_jobs || !gen->my_sha2_cache || !gen->my_sha2_valid) {
 		gen_free(gen);
 		return NULL;
 	}
@@ -73,6 +82,10 @@ static const char *reload_blocker(const struct airlock_config *a, const struct a
 {
 	if (strcmp(a->pg_listen_host, b->pg_listen_host) || a->pg_listen_port != b->pg_listen_port)
 		return "pg_listen";
+	if (!a->mysql_listen_host != !b->mysql_listen_host ||
+	    (a->mysql_listen_host && (strcmp(a->mysql_listen_host, b->mysql_listen_host) ||
+				      a->mysql_listen_port != b->mysql_listen_port)))
+		return "mysql_listen";
 	if (strcmp(a->job_dir, b->job_dir))
 		return "job_dir";
 	if (strcmp(a->docker_socket, b->docker_socket))
@@ -142,32 +155,40 @@ static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(srv->base, NULL);
 }
 
-static int server_listen(struct server *srv)
+static void server_my_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
+				void *arg)
+{
+	my_session_accept(arg, fd);
+}
+
+/* Binds host:port for one protocol; NULL (logged) on failure. */
+static struct evconnlistener *server_listen(struct server *srv, const char *key, const char *host, uint16_t port,
+					    evconnlistener_cb cb)
 {
 	struct evutil_addrinfo hints = {0}, *ai = NULL;
-	char port[8];
+	struct evconnlistener *lst;
+	char portstr[8];
 	int rc;
 
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	snprintf(port, sizeof(port), "%u", srv->cfg->pg_listen_port);
-	rc = evutil_getaddrinfo(srv->cfg->pg_listen_host, port, &hints, &ai);
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	rc = evutil_getaddrinfo(host, portstr, &hints, &ai);
 	if (rc != 0) {
-		log_error("pg_listen %s: %s", srv->cfg->pg_listen_host, evutil_gai_strerror(rc));
-		return -1;
+		log_error("%s %s: %s", key, host, evutil_gai_strerror(rc));
+		return NULL;
 	}
-	srv->pg_listener = evconnlistener_new_bind(srv->base, server_accept_cb, srv,
-						   LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
-						   512, ai->ai_addr, (int)ai->ai_addrlen);
+	lst = evconnlistener_new_bind(srv->base, cb, srv,
+				      LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, 512,
+				      ai->ai_addr, (int)ai->ai_addrlen);
 	evutil_freeaddrinfo(ai);
-	if (!srv->pg_listener) {
-		log_error("cannot listen on %s:%u: %s", srv->cfg->pg_listen_host, srv->cfg->pg_listen_port,
-			  strerror(errno));
-		return -1;
+	if (!lst) {
+		log_error("cannot listen on %s:%u: %s", host, port, strerror(errno));
+		return NULL;
 	}
-	evconnlistener_set_error_cb(srv->pg_listener, server_accept_error_cb);
-	return 0;
+	evconnlistener_set_error_cb(lst, server_accept_error_cb);
+	return lst;
 }
 
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
@@ -181,6 +202,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	if (!srv->gen)
 		return -1;
 	srv->cfg = srv->gen->cfg;
+	srv->started = time(NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (mkdir(cfg->job_dir, 0700) < 0 && errno != EEXIST) {
 		log_error("job_dir %s: %s", cfg->job_dir, strerror(errno));
@@ -218,8 +240,21 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		log_error("audit_log %s: %s", cfg->audit_log, strerror(errno));
 		return -1;
 	}
-	if (server_listen(srv) < 0)
+	srv->pg_listener = server_listen(srv, "pg_listen", cfg->pg_listen_host, cfg->pg_listen_port, server_accept_cb);
+	if (!srv->pg_listener)
 		return -1;
+	if (cfg->mysql_listen_host) {
+		/* caching_sha2_password without TLS needs an RSA key pair; one per process run. */
+		srv->my_rsa = my_rsa_generate(2048);
+		if (!srv->my_rsa) {
+			log_error("cannot make the RSA key for caching_sha2_password");
+			return -1;
+		}
+		srv->my_listener = server_listen(srv, "mysql_listen", cfg->mysql_listen_host, cfg->mysql_listen_port,
+						 server_my_accept_cb);
+		if (!srv->my_listener)
+			return -1;
+	}
 	srv->sigint = evsignal_new(srv->base, SIGINT, server_signal_cb, srv);
 	srv->sigterm = evsignal_new(srv->base, SIGTERM, server_signal_cb, srv);
 	srv->sighup = evsignal_new(srv->base, SIGHUP, server_signal_cb, srv);
@@ -227,6 +262,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	event_add(srv->sigterm, NULL);
 	event_add(srv->sighup, NULL);
 	log_info("listening for Postgres clients on %s:%u", cfg->pg_listen_host, cfg->pg_listen_port);
+	if (srv->my_listener)
+		log_info("listening for MySQL clients on %s:%u", cfg->mysql_listen_host, cfg->mysql_listen_port);
 	return 0;
 }
 
@@ -239,7 +276,10 @@ void server_fini(struct server *srv)
 {
 	if (srv->pg_listener)
 		evconnlistener_free(srv->pg_listener);
+	if (srv->my_listener)
+		evconnlistener_free(srv->my_listener);
 	pg_session_close_all(srv);
+	my_session_close_all(srv);
 	/* Removes every container still alive, then job directories go with the jobs. */
 	if (srv->launcher)
 		launcher_free(srv->launcher);
@@ -254,6 +294,8 @@ void server_fini(struct server *srv)
 	if (srv->dns)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
+	if (srv->my_rsa)
+		my_rsa_free(srv->my_rsa);
 	if (srv->gen) {
 		struct server_gen *gen = srv->gen;
 

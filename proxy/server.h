@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "conf/config.h"
 
@@ -24,12 +25,19 @@ struct launcher;
 struct jobs;
 struct audit;
 struct pg_session;
+struct my_session;
+struct my_rsa;
 
 /* One loaded config and the per-user counters of the sessions under it. */
 struct server_gen {
 	struct airlock_config *cfg; /* owned */
 	unsigned *user_sessions;    /* per cfg->users index */
 	unsigned *user_jobs;        /* per cfg->users index: running jobs, cursors included */
+	/* caching_sha2_password's fast-path cache, per cfg->users index: SHA256(SHA256(password)),
+	 * filled by a successful full authentication and valid for this generation only. */
+	uint8_t (*my_sha2_cache)[32];
+	bool *my_sha2_valid;
+	size_t cfg_nusers;          /* entries in the per-user arrays */
 	unsigned refs;              /* the server (while current) and each session */
 };
 
@@ -42,12 +50,16 @@ struct server {
 	struct jobs *jobs;
 	struct audit *audit;
 	struct evconnlistener *pg_listener;
+	struct evconnlistener *my_listener; /* NULL without mysql_listen */
+	struct my_rsa *my_rsa;              /* caching_sha2_password's key pair, made at start-up */
+	time_t started;
 	struct event *sigint;
 	struct event *sigterm;
 	struct event *sighup;
 
-	unsigned nsessions;
-	struct pg_session *sessions; /* doubly linked through the sessions */
+	unsigned nsessions;             /* Postgres and MySQL sessions together */
+	struct pg_session *sessions;    /* doubly linked through the sessions */
+	struct my_session *my_sessions; /* likewise */
 };
 
 /*
