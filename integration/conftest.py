@@ -58,3 +58,45 @@ def snapshot_guard():
     before = itest.db_snapshot()
     yield
     assert itest.db_snapshot() == before, "the shop database changed"
+
+
+# ---------------------------------------------------------------- MySQL
+
+@pytest.fixture
+def my_agent():
+    """PyMySQL connection as agent through airlock's MySQL listener, autocommit on."""
+    conn = itest.my_connect(autocommit=True)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def my_agent_tx():
+    """Same, autocommit off (PyMySQL's default: it sends SET AUTOCOMMIT = 0)."""
+    conn = itest.my_connect()
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def my_small():
+    """PyMySQL connection as agent_small (max_rows 5, max_bytes 2000, 2 s)."""
+    conn = itest.my_connect(user="agent_small", autocommit=True)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def my_direct():
+    """PyMySQL connection straight to MariaDB as airlock_ro, autocommit on."""
+    conn = itest.my_direct(autocommit=True)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def my_snapshot_guard():
+    """The MariaDB shop database is the same after the module's tests as before."""
+    before = itest.my_snapshot()
+    yield
+    assert itest.my_snapshot() == before, "the MariaDB shop database changed"

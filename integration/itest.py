@@ -1,8 +1,10 @@
-"""itest: shared helpers for the integration tests: the connection URLs
-test.sh exports, psql and superuser runners, and a snapshot of the shop
-database to prove that refused statements changed nothing."""
+"""itest: shared helpers for the integration tests: the connection URLs and
+addresses test.sh exports, psql / mysql CLI and superuser runners, and
+snapshots of the Postgres and MariaDB shop databases to prove that refused
+statements changed nothing."""
 
 import os
+import re
 import subprocess
 import time
 
@@ -14,6 +16,11 @@ STATE_DIR = "/var/lib/airlock-demo"
 PW_FILE = os.environ.get("AIRLOCK_PW_FILE", STATE_DIR + "/shop.password")
 JOB_DIR = os.environ.get("AIRLOCK_JOB_DIR", "/run/airlock/jobs")
 POOL_SIZE = int(os.environ.get("AIRLOCK_POOL_SIZE", "0"))
+# Warm pools are kept per target and resource shape: the test config has two
+# (shop on Postgres, shop_maria on MariaDB, one shape each), so at most
+# WARM_MAX warm runner containers may remain after the suite.
+POOL_SHAPES = int(os.environ.get("AIRLOCK_POOL_SHAPES", "1"))
+WARM_MAX = POOL_SIZE * POOL_SHAPES
 AUDIT_LOG = os.environ.get("AIRLOCK_AUDIT_LOG", STATE_DIR + "/audit-test.log")
 
 AGENT_URL = os.environ.get("AIRLOCK_PG_URL",
@@ -134,3 +141,170 @@ def lib_sh(function):
     script = 'set -euo pipefail; source "%s/integration/lib.sh"; %s' % (REPO, function)
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True,
                           timeout=180, stdin=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------- MySQL
+
+MY_HOST = os.environ.get("AIRLOCK_MY_LISTEN_HOST", "127.0.0.1")
+MY_PORT = int(os.environ.get("AIRLOCK_MY_LISTEN_PORT", "3307"))
+MY_DIRECT_HOST = os.environ.get("AIRLOCK_MY_DIRECT_HOST", "127.0.0.1")
+MY_DIRECT_PORT = int(os.environ.get("AIRLOCK_MY_DIRECT_PORT", "3306"))
+MY_PW_FILE = os.environ.get("AIRLOCK_MY_PW_FILE", STATE_DIR + "/shop_maria.password")
+MY_SOCK = os.environ.get("AIRLOCK_MY_SOCK", "/run/mysqld/mysqld.sock")
+AGENT_PASSWORD = "agent-secret"
+
+# Queries on the allowed tables whose rows, column metadata and mysql CLI
+# output must match MariaDB directly.
+MY_QUERIES = [
+    "SELECT id, amount FROM orders ORDER BY id LIMIT 3",
+    "SELECT id, customer_id, amount, note, created_at FROM orders"
+    " WHERE id BETWEEN 8 AND 12 ORDER BY id",
+    "SELECT id, amount > 500 AS big, NULL AS nothing, note IS NULL AS no_note"
+    " FROM orders ORDER BY id DESC LIMIT 4",
+    "SELECT o.id, c.name, c.email, p.name AS product, p.price FROM orders o"
+    " JOIN customers c ON c.id = o.customer_id JOIN products p ON p.id = o.id % 200 + 1"
+    " WHERE o.id <= 5 ORDER BY o.id",
+    "SELECT COUNT(*), SUM(amount), AVG(amount), MIN(created_at), MAX(created_at),"
+    " COUNT(note) FROM orders",
+    "SELECT customer_id, COUNT(*) AS n, SUM(amount) AS total FROM orders"
+    " WHERE customer_id <= 3 GROUP BY customer_id ORDER BY customer_id",
+    "SELECT id, name FROM products WHERE id < 0",
+    "SELECT 1.5e0 AS f, CAST(42 AS SIGNED) AS s, CAST(7 AS UNSIGNED) AS u,"
+    " x'7879' AS b, DATE '2024-02-29' AS d, TIME '26:03:04' AS t,"
+    " CAST(1.25 AS DECIMAL(6,3)) AS dec3, 'h\u00e9llo \u2713 \U0001F600' AS txt,"
+    " JSON_OBJECT('a', JSON_ARRAY(1, 2)) AS j, 1 = 1 AS truth",
+    "SELECT id, DATE(created_at) AS d, TIME(created_at) AS tm, YEAR(created_at) AS y,"
+    " created_at + INTERVAL 1 DAY AS later, CAST(amount AS CHAR) AS s"
+    " FROM orders WHERE id IN (7, 70, 700) ORDER BY id",
+    "SELECT email FROM customers WHERE id IN (49, 50, 51) ORDER BY id",
+    "SELECT name, price FROM products ORDER BY price DESC, id LIMIT 5",
+    "SELECT `id`, `note` FROM `shop`.`orders` WHERE id = 10 OR id = 11 ORDER BY 1",
+]
+
+
+def my_backend_password():
+    with open(MY_PW_FILE) as f:
+        return f.read().strip()
+
+
+def my_connect(user="agent", password=AGENT_PASSWORD, database="shop", **kw):
+    """PyMySQL connection to airlock's MySQL listener (autocommit off)."""
+    import pymysql
+
+    kw.setdefault("connect_timeout", 10)
+    kw.setdefault("read_timeout", 60)
+    return pymysql.connect(host=MY_HOST, port=MY_PORT, user=user, password=password,
+                           database=database, **kw)
+
+
+def my_direct(database="shop", **kw):
+    """PyMySQL connection straight to MariaDB as airlock_ro."""
+    import pymysql
+
+    kw.setdefault("connect_timeout", 10)
+    kw.setdefault("read_timeout", 60)
+    return pymysql.connect(host=MY_DIRECT_HOST, port=MY_DIRECT_PORT, user="airlock_ro",
+                           password=my_backend_password(), database=database, **kw)
+
+
+def mysqldb_connect(user="agent", password=AGENT_PASSWORD, direct=False, **kw):
+    """mysqlclient (MySQLdb) connection to airlock, or straight to MariaDB."""
+    import MySQLdb
+
+    kw.setdefault("connect_timeout", 10)
+    kw.setdefault("charset", "utf8mb4")
+    if direct:
+        return MySQLdb.connect(host=MY_DIRECT_HOST, port=MY_DIRECT_PORT, user="airlock_ro",
+                               passwd=my_backend_password(), db="shop", **kw)
+    return MySQLdb.connect(host=MY_HOST, port=MY_PORT, user=user, passwd=password,
+                           db="shop", **kw)
+
+
+def my_env():
+    """The environment without MYSQL_* variables, so only the arguments count."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MYSQL")}
+    env.pop("LANG", None)
+    env["LC_ALL"] = "C.UTF-8"
+    return env
+
+
+def mysql_args(direct=False, user="agent", password=AGENT_PASSWORD, database="shop"):
+    """argv and env of the mysql CLI for airlock (the password given with -p,
+    as a user would) or for MariaDB directly (airlock_ro, password in MYSQL_PWD)."""
+    env = my_env()
+    args = ["mysql", "--no-defaults", "--connect-timeout=10"]
+    if direct:
+        args += ["-h", MY_DIRECT_HOST, "-P", str(MY_DIRECT_PORT), "-u", "airlock_ro"]
+        env["MYSQL_PWD"] = my_backend_password()
+    else:
+        args += ["-h", MY_HOST, "-P", str(MY_PORT), "-u", user, "-p" + password]
+    if database:
+        args.append(database)
+    return args, env
+
+
+def mysql_cli(*sql, extra=(), direct=False, user="agent", password=AGENT_PASSWORD,
+              database="shop", stdin=None, timeout=60):
+    """Runs the real mysql CLI with -e for each statement (or a script on
+    stdin when sql is empty); returns CompletedProcess."""
+    args, env = mysql_args(direct, user, password, database)
+    args += list(extra)
+    for s in sql:
+        args += ["-e", s]
+    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout,
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
+
+
+def my_super_query(sql):
+    """Tab-separated output of sql run as MariaDB's root over its unix socket."""
+    r = subprocess.run(["mariadb", "--no-defaults", "--protocol=socket", "-S", MY_SOCK,
+                        "-u", "root", "-N", "-B", "-e", sql],
+                       capture_output=True, text=True, cwd="/", timeout=120,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def my_snapshot():
+    """Counts and checksums of the four tables, the tables and routines of
+    every non-system database, the databases, the AUTO_INCREMENT of orders,
+    and airlock_ro's grants."""
+    return my_super_query("""
+        SET SESSION group_concat_max_len = 67108864;
+        SELECT CONCAT_WS('\\n',
+          (SELECT COUNT(*) FROM shop.orders), (SELECT COUNT(*) FROM shop.customers),
+          (SELECT COUNT(*) FROM shop.products), (SELECT COUNT(*) FROM shop.staff_salaries),
+          (SELECT MD5(GROUP_CONCAT(CONCAT_WS('|', id, customer_id, amount, note, created_at)
+                                   ORDER BY id SEPARATOR ',')) FROM shop.orders),
+          (SELECT MD5(GROUP_CONCAT(CONCAT_WS('|', id, name, email) ORDER BY id SEPARATOR ','))
+             FROM shop.customers),
+          (SELECT MD5(GROUP_CONCAT(CONCAT_WS('|', id, name, price) ORDER BY id SEPARATOR ','))
+             FROM shop.products),
+          (SELECT MD5(GROUP_CONCAT(CONCAT_WS('|', id, name, salary) ORDER BY id SEPARATOR ','))
+             FROM shop.staff_salaries),
+          (SELECT GROUP_CONCAT(CONCAT(TABLE_SCHEMA, '.', TABLE_NAME, ':', TABLE_TYPE, ':',
+                                      IFNULL(AUTO_INCREMENT, '')) ORDER BY 1)
+             FROM information_schema.TABLES
+            WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')),
+          (SELECT GROUP_CONCAT(SCHEMA_NAME ORDER BY 1) FROM information_schema.SCHEMATA),
+          (SELECT COUNT(*) FROM information_schema.ROUTINES),
+          (SELECT COUNT(*) FROM information_schema.TRIGGERS),
+          (SELECT GROUP_CONCAT(CONCAT(GRANTEE, ':', TABLE_SCHEMA, '.', TABLE_NAME, ':',
+                                      PRIVILEGE_TYPE) ORDER BY 1)
+             FROM information_schema.TABLE_PRIVILEGES WHERE GRANTEE LIKE '%airlock_ro%'),
+          (SELECT GROUP_CONCAT(CONCAT(GRANTEE, ':', PRIVILEGE_TYPE) ORDER BY 1)
+             FROM information_schema.USER_PRIVILEGES WHERE GRANTEE LIKE '%airlock_ro%'),
+          (SELECT COUNT(*) FROM information_schema.SCHEMA_PRIVILEGES
+            WHERE GRANTEE LIKE '%airlock_ro%'),
+          @@GLOBAL.max_connections, @@GLOBAL.read_only)
+    """)
+
+
+AIRLOCK_CODE = re.compile(r"(?:^|[\s(\[])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*):")
+
+
+def airlock_code(message):
+    """The upper-case airlock code a refusal message carries ("CODE: ..."),
+    or None."""
+    m = AIRLOCK_CODE.search(message or "")
+    return m.group(1) if m else None

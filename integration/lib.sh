@@ -5,15 +5,18 @@
 # functions and variables and runs nothing.
 #
 # Everything here is idempotent: each step checks what is already in place
-# (packages, the Postgres cluster, the shop database, the role, the Docker
-# engine) and only does what is missing. All traffic stays on loopback.
+# (packages, the Postgres cluster, the MariaDB server, the shop databases,
+# the backend accounts, the Docker engine) and only does what is missing.
+# All traffic stays on loopback.
 #
 # State (root only, mode 0700) lives in $AIRLOCK_STATE_DIR:
 #   shop.password     the backend role's password, generated once
+#   shop_maria.password  the MariaDB account airlock_ro's password, likewise
 #   agent.verifier    the SCRAM verifier of the demo users' password
 #   runner_image      the runner image ID from the last build
-#   airlock.ini       the demo config; airlock-test.ini adds agent_small
-#   audit.log, dockerd.log, airlockd-test.log
+#   airlock.ini       the demo config; airlock-test.ini adds agent_small and
+#                     agent_sha2
+#   audit.log, dockerd.log, mariadbd.log, airlockd-test.log
 
 AIRLOCK_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AIRLOCK_STATE_DIR=${AIRLOCK_STATE_DIR:-/var/lib/airlock-demo}
@@ -23,8 +26,18 @@ AIRLOCK_PG_VERSION=15
 AIRLOCK_PG_PORT=5432
 AIRLOCK_LISTEN_HOST=127.0.0.1
 AIRLOCK_LISTEN_PORT=6432
+AIRLOCK_MY_PW_FILE=$AIRLOCK_STATE_DIR/shop_maria.password
+AIRLOCK_MY_PORT=3306
+AIRLOCK_MY_LISTEN_PORT=3307
+AIRLOCK_MY_DATADIR=/var/lib/mysql
+AIRLOCK_MY_SOCK=/run/mysqld/mysqld.sock
+AIRLOCK_MY_PIDFILE=/run/mysqld/mysqld.pid
 AIRLOCK_AGENT_PASSWORD=agent-secret
 AIRLOCK_POOL_SIZE=${AIRLOCK_POOL_SIZE:-2}
+# Warm pools in write_config's config: one per target and resource shape
+# (shop and shop_maria; all users share one shape).
+# shellcheck disable=SC2034  # used by test.sh
+AIRLOCK_POOL_SHAPES=2
 AIRLOCK_DOCKER_SOCK=/var/run/docker.sock
 AIRLOCK_DOCKER_PIDFILE=/var/run/docker.pid
 # shellcheck disable=SC2034  # used by test.sh
@@ -36,8 +49,10 @@ AIRLOCK_PACKAGES=(
 	libevent-dev libpq-dev libmariadb-dev libssl-dev libcurl4-openssl-dev
 	libcmocka-dev libinih-dev libjansson-dev libpg-query-dev
 	postgresql-15 postgresql-client-15
+	mariadb-server mariadb-client
 	docker.io
 	python3 python3-psycopg2 python3-psycopg python3-pytest
+	python3-pymysql python3-mysqldb python3-cryptography
 	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java
 )
 
@@ -268,23 +283,33 @@ shop_setup()
 	shop_role_setup
 }
 
+# password_file_ensure FILE WHAT: FILE holds 32 random alphanumerics,
+# generated once, root-only; WHAT names it in the log.
+password_file_ensure()
+{
+	local file=$1 what=$2 pw
+
+	install -d -m 0700 -o root -g root "$AIRLOCK_STATE_DIR"
+	if [[ ! -s $file ]]; then
+		log "$what: generating the airlock_ro password in $file"
+		(umask 077 && head -c 64 /dev/urandom | base64 -w0 | tr -dc 'A-Za-z0-9' |
+			head -c 32 >"$file.tmp")
+		mv "$file.tmp" "$file"
+	fi
+	chown root:root "$file"
+	chmod 0600 "$file"
+	pw=$(<"$file")
+	[[ $pw =~ ^[A-Za-z0-9]{32}$ ]] || die "$file does not hold a generated password"
+}
+
 # The backend role airlock_ro: login with a password generated once,
 # read-only by default, SELECT on the four tables, no CREATE or TEMP.
 shop_role_setup()
 {
 	local pw
 
-	install -d -m 0700 -o root -g root "$AIRLOCK_STATE_DIR"
-	if [[ ! -s $AIRLOCK_PW_FILE ]]; then
-		log "postgres: generating the airlock_ro password in $AIRLOCK_PW_FILE"
-		(umask 077 && head -c 64 /dev/urandom | base64 -w0 | tr -dc 'A-Za-z0-9' |
-			head -c 32 >"$AIRLOCK_PW_FILE.tmp")
-		mv "$AIRLOCK_PW_FILE.tmp" "$AIRLOCK_PW_FILE"
-	fi
-	chown root:root "$AIRLOCK_PW_FILE"
-	chmod 0600 "$AIRLOCK_PW_FILE"
+	password_file_ensure "$AIRLOCK_PW_FILE" postgres
 	pw=$(<"$AIRLOCK_PW_FILE")
-	[[ $pw =~ ^[A-Za-z0-9]{32}$ ]] || die "$AIRLOCK_PW_FILE does not hold a generated password"
 
 	{
 		printf "\\\\set pw '%s'\n" "$pw"
@@ -333,6 +358,195 @@ shop_verify()
 	fi
 	[[ $out == *"read-only transaction"* ]] || die "unexpected write error: $out"
 	log "postgres: airlock_ro reads all four tables and cannot write"
+}
+
+# ---------------------------------------------------------------- mariadb
+
+# mariadb as root over the server's unix socket (Debian's root account
+# authenticates with unix_socket, so no password is involved).
+my_super()
+{
+	mariadb --protocol=socket -S "$AIRLOCK_MY_SOCK" -u root "$@"
+}
+
+# The server answers on its socket (any answer, even "access denied").
+mariadb_alive()
+{
+	mariadb-admin --protocol=socket -S "$AIRLOCK_MY_SOCK" -u root \
+		--connect-timeout=2 ping
+}
+
+mariadb_pid()
+{
+	local pid
+
+	[[ -s $AIRLOCK_MY_PIDFILE ]] || return 1
+	pid=$(<"$AIRLOCK_MY_PIDFILE")
+	[[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+	printf '%s\n' "$pid"
+}
+
+# Debian's mariadbd on 127.0.0.1:$AIRLOCK_MY_PORT without an init system:
+# reuses a server that already answers (started by apt's postinst, or by an
+# earlier run), initialises $AIRLOCK_MY_DATADIR if apt did not, and starts
+# mariadbd in the background otherwise.
+mariadb_start()
+{
+	local log=$AIRLOCK_STATE_DIR/mariadbd.log pid='' deadline
+
+	install -d -m 0700 -o root -g root "$AIRLOCK_STATE_DIR"
+	if mariadb_alive >/dev/null 2>&1; then
+		log "mariadb: server answers on $AIRLOCK_MY_SOCK"
+	elif mariadb_pid >/dev/null; then
+		log "mariadb: mariadbd is running but not answering yet; waiting"
+	else
+		install -d -m 0755 -o mysql -g mysql "$(dirname "$AIRLOCK_MY_SOCK")"
+		if [[ ! -d $AIRLOCK_MY_DATADIR/mysql ]]; then
+			log "mariadb: initialising $AIRLOCK_MY_DATADIR"
+			install -d -m 0700 -o mysql -g mysql "$AIRLOCK_MY_DATADIR"
+			mariadb-install-db --user=mysql --datadir="$AIRLOCK_MY_DATADIR" \
+				--auth-root-authentication-method=socket --skip-test-db \
+				>>"$log" 2>&1 || {
+				tail -n 30 "$log" >&2 || true
+				die "mariadb-install-db failed"
+			}
+		fi
+		log "mariadb: starting mariadbd (log: $log)"
+		setsid mariadbd --user=mysql --datadir="$AIRLOCK_MY_DATADIR" \
+			--bind-address=127.0.0.1 --port="$AIRLOCK_MY_PORT" \
+			--socket="$AIRLOCK_MY_SOCK" --pid-file="$AIRLOCK_MY_PIDFILE" \
+			>>"$log" 2>&1 </dev/null &
+		pid=$!
+	fi
+	# Up to 60 s, but give up at once if the mariadbd started here exits.
+	deadline=$((SECONDS + 60))
+	until mariadb_alive >/dev/null 2>&1; do
+		if ((SECONDS >= deadline)) || { [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; }; then
+			tail -n 30 "$log" >&2 || true
+			die "mariadb does not answer on $AIRLOCK_MY_SOCK"
+		fi
+		sleep 1
+	done
+	wait_for 10 port_open 127.0.0.1 "$AIRLOCK_MY_PORT" ||
+		die "mariadb answers on its socket but not on 127.0.0.1:$AIRLOCK_MY_PORT" \
+			"(a server started with other settings? stop it first)"
+	[[ $(my_super -N -B -e "SELECT 1" 2>&1) == 1 ]] ||
+		die "root cannot log in to mariadb over $AIRLOCK_MY_SOCK"
+	log "mariadb: $(my_super -N -B -e "SELECT VERSION()") up on 127.0.0.1:$AIRLOCK_MY_PORT"
+}
+
+# Stops the server (mariadb-admin shutdown, then SIGKILL after 30 s).
+mariadb_stop()
+{
+	local pid
+
+	pid=$(mariadb_pid) || {
+		log "mariadb: mariadbd is not running"
+		return 0
+	}
+	log "mariadb: stopping mariadbd ($pid)"
+	mariadb-admin --protocol=socket -S "$AIRLOCK_MY_SOCK" -u root shutdown ||
+		kill -TERM "$pid"
+	if ! wait_for 30 bash -c "! kill -0 $pid"; then
+		kill -KILL "$pid" 2>/dev/null || true
+		wait_for 10 bash -c "! kill -0 $pid" || die "mariadbd $pid does not exit"
+	fi
+}
+
+mariadb_shop_counts()
+{
+	my_super -N -B -e "SELECT CONCAT_WS(',',
+		(SELECT COUNT(*) FROM shop.orders), (SELECT COUNT(*) FROM shop.customers),
+		(SELECT COUNT(*) FROM shop.products), (SELECT COUNT(*) FROM shop.staff_salaries),
+		(SELECT TABLE_COMMENT FROM information_schema.TABLES
+		  WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'orders'))" 2>/dev/null || true
+}
+
+# Database shop on MariaDB: the same four tables and rows as the Postgres
+# shop (integration/shop_mariadb.sql), loaded once (reloaded only when the
+# counts or the data version marker differ); then the account airlock_ro.
+mariadb_shop_setup()
+{
+	local want='200000,1000,200,50,airlock demo data v1'
+
+	my_super -e "CREATE DATABASE IF NOT EXISTS shop
+		CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
+	if [[ $(mariadb_shop_counts) == "$want" ]]; then
+		log "mariadb: shop data present"
+	else
+		log "mariadb: loading shop data"
+		my_super shop <"$AIRLOCK_REPO/integration/shop_mariadb.sql" >/dev/null
+		[[ $(mariadb_shop_counts) == "$want" ]] ||
+			die "mariadb shop data did not load: $(mariadb_shop_counts)"
+	fi
+	mariadb_account_setup
+}
+
+# The account airlock_ro@127.0.0.1 and @localhost: mysql_native_password
+# with a password generated once, SELECT on the four shop tables and
+# nothing else. Anonymous accounts and the test-database grants an old
+# mariadb-install-db leaves would give it more, so they are removed.
+mariadb_account_setup()
+{
+	local pw u
+
+	password_file_ensure "$AIRLOCK_MY_PW_FILE" mariadb
+	pw=$(<"$AIRLOCK_MY_PW_FILE")
+	{
+		cat <<'SQL'
+DELETE FROM mysql.global_priv WHERE User = '';
+DELETE FROM mysql.db WHERE User = '';
+FLUSH PRIVILEGES;
+CREATE USER IF NOT EXISTS 'airlock_ro'@'127.0.0.1';
+CREATE USER IF NOT EXISTS 'airlock_ro'@'localhost';
+SQL
+		for u in "'airlock_ro'@'127.0.0.1'" "'airlock_ro'@'localhost'"; do
+			printf "ALTER USER %s IDENTIFIED VIA mysql_native_password USING PASSWORD('%s')\n" "$u" "$pw"
+			printf "\tWITH MAX_USER_CONNECTIONS 32;\n"
+			printf "REVOKE ALL PRIVILEGES, GRANT OPTION FROM %s;\n" "$u"
+			printf "GRANT SELECT ON shop.%s TO %s;\n" orders "$u" customers "$u" \
+				products "$u" staff_salaries "$u"
+		done
+	} | my_super
+}
+
+# mariadb as airlock_ro over TCP with its password (never on the command line).
+my_ro()
+{
+	mariadb --defaults-extra-file=<(printf '[client]\npassword=%s\n' "$(<"$AIRLOCK_MY_PW_FILE")") \
+		--protocol=tcp -h 127.0.0.1 -P "$AIRLOCK_MY_PORT" -u airlock_ro "$@"
+}
+
+# airlock_ro reads all four tables, sees only shop, holds exactly its five
+# grants, and can neither write nor create.
+mariadb_shop_verify()
+{
+	local got out
+
+	got=$(my_ro -N -B shop -e "SELECT CONCAT_WS(',',
+		(SELECT COUNT(*) FROM orders), (SELECT COUNT(*) FROM customers),
+		(SELECT COUNT(*) FROM products), (SELECT COUNT(*) FROM staff_salaries),
+		(SELECT GROUP_CONCAT(SCHEMA_NAME ORDER BY SCHEMA_NAME)
+		   FROM information_schema.SCHEMATA))")
+	[[ $got == 200000,1000,200,50,information_schema,shop ]] ||
+		die "mariadb airlock_ro sees: $got"
+	# The server may see 127.0.0.1 as localhost: both accounts are the same.
+	# shellcheck disable=SC2016  # backticks are MariaDB's quotes
+	got=$(my_ro -N -B -e "SHOW GRANTS" |
+		sed -e 's/ IDENTIFIED BY PASSWORD .*//' -e 's/ TO `airlock_ro`@`[^`]*`$//' |
+		sort | tr '\n' ';')
+	# shellcheck disable=SC2016
+	[[ $got == 'GRANT SELECT ON `shop`.`customers`;GRANT SELECT ON `shop`.`orders`;GRANT SELECT ON `shop`.`products`;GRANT SELECT ON `shop`.`staff_salaries`;GRANT USAGE ON *.*;' ]] ||
+		die "mariadb airlock_ro has grants: $got"
+	if out=$(my_ro -N -B shop -e "INSERT INTO customers VALUES (100001, 'x', 'x')" 2>&1); then
+		die "mariadb airlock_ro could write"
+	fi
+	[[ $out == *"ERROR 1142"* ]] || die "unexpected mariadb write error: $out"
+	if out=$(my_ro -N -B shop -e "CREATE TABLE evil (i int)" 2>&1); then
+		die "mariadb airlock_ro could create a table"
+	fi
+	[[ $out == *"ERROR 1142"* ]] || die "unexpected mariadb create error: $out"
+	log "mariadb: airlock_ro reads all four tables and cannot write"
 }
 
 # ---------------------------------------------------------------- docker
@@ -429,13 +643,29 @@ agent_verifier()
 	printf '%s\n' "$v"
 }
 
-# write_config PATH [test]: the demo config; "test" adds [user agent_small]
-# (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions, 2 jobs, cost cap 1e6) and a separate audit log.
+# The mysql_native_password verifier of the demo password:
+# "*" + upper-case hex SHA1(SHA1(password)), what PASSWORD() returns.
+agent_mysql_native()
+{
+	printf '%s' "$AIRLOCK_AGENT_PASSWORD" | "$AIRLOCK_PYTHON" -c '
+import hashlib, sys
+pw = sys.stdin.buffer.read()
+print("*" + hashlib.sha1(hashlib.sha1(pw).digest()).hexdigest().upper())'
+}
+
+# write_config PATH [test]: the demo config, Postgres on $AIRLOCK_LISTEN_PORT
+# and MySQL on $AIRLOCK_MY_LISTEN_PORT (target shop_maria); "test" adds
+# [user agent_small] (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions,
+# 2 jobs, cost cap 1e6; its MySQL logins get the same caps),
+# [user agent_sha2] (no mysql_native, so its MySQL logins go through
+# caching_sha2_password) and a separate audit log.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier audit tmp
+	local path=$1 kind=${2:-demo} verifier native audit tmp
 
 	verifier=$(agent_verifier)
+	native=$(agent_mysql_native)
+	[[ $native =~ ^\*[0-9A-F]{40}$ ]] || die "bad mysql_native verifier '$native'"
 	audit=$AIRLOCK_STATE_DIR/audit.log
 	[[ $kind == test ]] && audit=$AIRLOCK_STATE_DIR/audit-test.log
 	install -d -m 0711 "$(dirname "$AIRLOCK_JOB_DIR")"
@@ -446,6 +676,7 @@ write_config()
 
 [server]
 pg_listen = $AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT
+mysql_listen = $AIRLOCK_LISTEN_HOST:$AIRLOCK_MY_LISTEN_PORT
 job_dir = $AIRLOCK_JOB_DIR
 docker_socket = $AIRLOCK_DOCKER_SOCK
 runner_image = $AIRLOCK_RUNNER_IMAGE
@@ -464,11 +695,23 @@ database = shop
 user = airlock_ro
 password_file = $AIRLOCK_PW_FILE
 
+[target shop_maria]
+engine = mariadb
+host = 127.0.0.1
+port = $AIRLOCK_MY_PORT
+database = shop
+user = airlock_ro
+password_file = $AIRLOCK_MY_PW_FILE
+
 [user agent]
 scram = $verifier
 target = shop
 database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
+mysql_native = $native
+mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, shop.products
+mysql_allow_functions = sleep
 timeout_ms = 10000
 memory_mb = 128
 cpus = 0.5
@@ -484,6 +727,10 @@ scram = $verifier
 target = shop
 database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
+mysql_native = $native
+mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, shop.products
+mysql_allow_functions = sleep
 timeout_ms = 2000
 memory_mb = 128
 cpus = 0.5
@@ -493,6 +740,14 @@ max_bytes = 2000
 max_connections = 6
 max_jobs = 2
 max_cost = 1000000
+
+[user agent_sha2]
+scram = $verifier
+target = shop
+database = shop
+tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
+mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, shop.products
 EOF
 	fi
 	chmod 0600 "$tmp"
@@ -507,12 +762,16 @@ port_open()
 	timeout 2 bash -c ": </dev/tcp/$1/$2" 2>/dev/null
 }
 
-# Fails if something already listens on the airlock port.
+# Fails if something already listens on an airlock port.
 airlock_port_free()
 {
-	if port_open "$AIRLOCK_LISTEN_HOST" "$AIRLOCK_LISTEN_PORT"; then
-		die "$AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT is already in use (a running airlockd?); stop it first"
-	fi
+	local port
+
+	for port in "$AIRLOCK_LISTEN_PORT" "$AIRLOCK_MY_LISTEN_PORT"; do
+		if port_open "$AIRLOCK_LISTEN_HOST" "$port"; then
+			die "$AIRLOCK_LISTEN_HOST:$port is already in use (a running airlockd?); stop it first"
+		fi
+	done
 }
 
 # Everything demo.sh and test.sh need before airlockd starts.
@@ -521,6 +780,9 @@ prepare_environment()
 	pg_start
 	shop_setup
 	shop_verify
+	mariadb_start
+	mariadb_shop_setup
+	mariadb_shop_verify
 	docker_start
 	runner_image_build
 }

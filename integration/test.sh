@@ -3,14 +3,17 @@
 # test.sh: builds airlock three ways and runs every test, as root on
 # Debian 12 (what .ci/run runs):
 #   1. build/      RelWithDebInfo, -Werror; then the demo environment
-#                  (Postgres shop, Docker engine, runner image); unit tests
+#                  (Postgres and MariaDB shops, Docker engine, runner
+#                  image); unit tests
 #   2. build-asan/ ASan + UBSan (leak detection on); unit tests
 #   3. build-fuzz/ clang + libFuzzer; each fuzz target for
 #                  $AIRLOCK_FUZZ_SECONDS (default 20) seconds
-#   4. airlockd in the background with the test config, and the pytest
-#      integration suite; afterwards airlockd must stop on SIGTERM and
-#      leave no container and no job directory behind.
-# Arguments go to pytest (e.g. -k timeout). AIRLOCK_SKIP_ASAN=1 and
+#   4. airlockd in the background with the test config (Postgres clients
+#      on 127.0.0.1:6432, MySQL clients on 127.0.0.1:3307), and the pytest
+#      integration suite (test_pg_*.py, test_my_*.py); afterwards airlockd
+#      must stop on SIGTERM and leave no container and no job directory
+#      behind.
+# Arguments go to pytest (e.g. -k timeout, -k my_). AIRLOCK_SKIP_ASAN=1 and
 # AIRLOCK_SKIP_FUZZ=1 skip steps 2 and 3 for quicker local runs.
 set -euo pipefail
 
@@ -72,7 +75,8 @@ cd "$AIRLOCK_REPO"
 install_deps
 
 build_main
-# Postgres, Docker and the runner image first: some unit tests use the engine.
+# Postgres, MariaDB, Docker and the runner image first: some unit tests use
+# the engine.
 prepare_environment
 run_unit_tests build
 
@@ -108,9 +112,11 @@ log "airlockd: starting $airlockd_bin (log: $AIRLOCKD_LOG)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	"$airlockd_bin" -c "$config" >"$AIRLOCKD_LOG" 2>&1 </dev/null &
 AIRLOCKD_PID=$!
-if ! wait_for 30 port_open "$AIRLOCK_LISTEN_HOST" "$AIRLOCK_LISTEN_PORT"; then
-	die "airlockd does not accept on $AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT"
-fi
+for port in "$AIRLOCK_LISTEN_PORT" "$AIRLOCK_MY_LISTEN_PORT"; do
+	if ! wait_for 30 port_open "$AIRLOCK_LISTEN_HOST" "$port"; then
+		die "airlockd does not accept on $AIRLOCK_LISTEN_HOST:$port"
+	fi
+done
 kill -0 "$AIRLOCKD_PID" 2>/dev/null || die "airlockd exited at start"
 log "airlockd: up (pid $AIRLOCKD_PID)"
 
@@ -122,6 +128,10 @@ export AIRLOCK_SMALL_URL=postgresql://agent_small:$AIRLOCK_AGENT_PASSWORD@$base
 export AIRLOCK_AUDIT_LOG=$AIRLOCK_STATE_DIR/audit-test.log
 AIRLOCK_DIRECT_URL=postgresql://airlock_ro:$(<"$AIRLOCK_PW_FILE")@127.0.0.1:$AIRLOCK_PG_PORT/shop
 export AIRLOCK_DIRECT_URL
+# MySQL: airlock's listener, and MariaDB directly (airlock_ro, for comparisons).
+export AIRLOCK_MY_LISTEN_HOST=$AIRLOCK_LISTEN_HOST AIRLOCK_MY_LISTEN_PORT
+export AIRLOCK_MY_DIRECT_HOST=127.0.0.1 AIRLOCK_MY_DIRECT_PORT=$AIRLOCK_MY_PORT
+export AIRLOCK_MY_PW_FILE AIRLOCK_MY_SOCK AIRLOCK_POOL_SHAPES
 
 export PYTHONDONTWRITEBYTECODE=1
 node_pg_install

@@ -20,12 +20,12 @@ def not_running():
 
 def test_no_leftover_containers():
     ok = itest.wait_until(lambda: not not_running() and
-                          len(containers()) <= itest.POOL_SIZE, 20)
-    assert ok, "containers left: %s (pool_size %d)" % (containers(), itest.POOL_SIZE)
+                          len(containers()) <= itest.WARM_MAX, 20)
+    assert ok, "containers left: %s (warm at most %d)" % (containers(), itest.WARM_MAX)
 
 
 def test_no_leftover_job_dirs():
     def few():
-        return len(os.listdir(itest.JOB_DIR)) <= itest.POOL_SIZE
+        return len(os.listdir(itest.JOB_DIR)) <= itest.WARM_MAX
 
     assert itest.wait_until(few, 20), os.listdir(itest.JOB_DIR)
