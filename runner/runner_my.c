@@ -331,7 +331,8 @@ static enum outcome send_cols(struct my_run *r, MYSQL_RES *res)
 		frame_put_u16(b, (uint16_t)f[i].charsetnr);
 		frame_put_u32(b, f[i].length > UINT32_MAX ? UINT32_MAX : (uint32_t)f[i].length);
 		frame_put_u8(b, (uint8_t)f[i].type);
-		frame_put_u16(b, (uint16_t)f[i].flags);
+		/* NUM_FLAG is Connector/C's own marking of numeric types; servers never send it. */
+		frame_put_u16(b, (uint16_t)(f[i].flags & ~NUM_FLAG));
 		frame_put_u8(b, f[i].decimals > UINT8_MAX ? UINT8_MAX : (uint8_t)f[i].decimals);
 	}
 	if (runner_ctl_commit(r->ctl) < 0)
