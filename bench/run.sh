@@ -7,7 +7,10 @@
 #   docker_run   `docker run --rm` of the runner image per statement, the floor
 #                of any "one container per query" design without a warm pool
 #   airlock      libpq through airlockd (validation + one runner per statement)
-# and the validator's own cost per statement (bench_validate).
+# The same over MySQL when the demo's MariaDB is there (bench_my_latency):
+#   my_direct    MariaDB Connector/C straight to MariaDB
+#   my_airlock   the same through airlockd's MySQL listener
+# and the validators' own cost per statement (bench_validate).
 #
 # Needs the demo environment (integration/demo.sh running, or test.sh's);
 # starts its own PgBouncer on 127.0.0.1:6433 and stops it afterwards.
@@ -81,6 +84,25 @@ awk -v d="$d" -v b="$b" -v a="$a" -v ab="$ab" -v r="$r" 'BEGIN {
 	printf "  airlock_warm / docker_run = %.3fx\n", a / r
 	printf "  airlock_b2b  / docker_run = %.2fx\n", ab / r
 }'
+
+# MySQL: the same comparison against the demo's MariaDB.
+if [ -s "$AIRLOCK_MY_PW_FILE" ] && [ -x "$build/bench_my_latency" ]; then
+	mypw=$(cat "$AIRLOCK_MY_PW_FILE")
+	mylat() { "$build/bench_my_latency" "$@"; }
+	{
+		mylat my_direct 127.0.0.1 "$AIRLOCK_MY_PORT" airlock_ro "$mypw" shop "$runs"
+		mylat my_warm 127.0.0.1 "$AIRLOCK_MY_LISTEN_PORT" agent "$AIRLOCK_AGENT_PASSWORD" shop "$wruns" "SELECT 1" 1000
+		mylat my_b2b 127.0.0.1 "$AIRLOCK_MY_LISTEN_PORT" agent "$AIRLOCK_AGENT_PASSWORD" shop "$bruns"
+	} | tee -a "$out/lat.txt"
+	md=$(med my_direct); mw=$(med my_warm); mb=$(med my_b2b)
+	echo
+	echo "ratios of median latency (MySQL SELECT 1, one connection):"
+	awk -v d="$md" -v a="$mw" -v ab="$mb" -v r="$r" 'BEGIN {
+		printf "  my_warm / my_direct  = %.1fx\n", a / d
+		printf "  my_warm / docker_run = %.3fx\n", a / r
+		printf "  my_b2b  / docker_run = %.2fx\n", ab / r
+	}'
+fi
 echo
 if [ -x "$build/bench_validate" ]; then
 	echo "validator cost:"
