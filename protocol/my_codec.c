@@ -145,6 +145,14 @@ static enum my_status fail(const char **why, const char *reason)
 
 /* ---- packet framing ---------------------------------------------------- */
 
+enum my_status my_seq_accept(uint8_t *next, uint8_t got)
+{
+	if (got != *next)
+		return MY_ERR;
+	*next = (uint8_t)(got + 1);
+	return MY_OK;
+}
+
 enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_payload,
 			      struct my_packet *out, size_t *consumed, size_t *needed)
 {

@@ -9,8 +9,9 @@
  * views into the caller's buffer (valid while that buffer is). Errors are
  * static strings.
  *
- * Sequence ids are the caller's business: my_packet_peek reports the id it
- * found and checks nothing about it; writers put the id they are given.
+ * Sequence ids: my_packet_peek reports the id it found and writers put
+ * the id they are given; my_seq_accept is the one rule the caller applies
+ * to every packet it receives.
  */
 #ifndef AIRLOCK_PROTOCOL_MY_CODEC_H
 #define AIRLOCK_PROTOCOL_MY_CODEC_H
@@ -186,6 +187,16 @@ struct my_packet {
 	uint32_t len;
 	const uint8_t *payload;
 };
+
+/*
+ * The sequence id rule. *next is the id the next packet of the exchange
+ * must carry, whichever side sends it (a command starts an exchange at 0).
+ * A received packet with id got is in order when got == *next; then *next
+ * moves past it (wrapping from 255 to 0) and MY_OK is returned. Otherwise
+ * MY_ERR ("Got packets out of order") and *next is left alone. Sending
+ * takes (*next)++.
+ */
+enum my_status my_seq_accept(uint8_t *next, uint8_t got);
 
 /*
  * Locate one packet at buf. MY_OK with *consumed (header + payload);

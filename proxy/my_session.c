@@ -549,13 +549,14 @@ void mys_process(struct my_session *s)
 			fatal(s, 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
 			return;
 		}
-		if (pkt.seq != (s->st == MYS_READY ? 0 : s->seq)) {
+		if (s->st == MYS_READY)
+			s->seq = 0; /* every command starts a new exchange */
+		if (my_seq_accept(&s->seq, pkt.seq) != MY_OK) {
 			log_info("mysql session %u: packet out of order in %s", s->conn_id, state_names[s->st]);
 			s->seq = (uint8_t)(pkt.seq + 1);
 			fatal(s, 1156, "08S01", "Got packets out of order");
 			return;
 		}
-		s->seq = (uint8_t)(pkt.seq + 1);
 		switch (s->st) {
 		case MYS_HANDSHAKE:
 			handle_response(s, pkt.payload, pkt.len);

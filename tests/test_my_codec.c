@@ -832,6 +832,30 @@ static void test_decode_command_malformed(void **state)
 	assert_int_equal(c.table_len, MY_MAX_TABLE_LEN);
 }
 
+/* The sequence id rule: in order moves on (wrapping), anything else is refused and changes nothing. */
+static void test_sequence_ids(void **state)
+{
+	uint8_t next = 0;
+
+	(void)state;
+	assert_int_equal(my_seq_accept(&next, 0), MY_OK);
+	assert_int_equal(next, 1);
+	/* a reply took id 1; the client's next packet must be 2 */
+	next++;
+	assert_int_equal(my_seq_accept(&next, 3), MY_ERR);
+	assert_int_equal(next, 2);
+	assert_int_equal(my_seq_accept(&next, 1), MY_ERR);
+	assert_int_equal(my_seq_accept(&next, 2), MY_OK);
+	assert_int_equal(next, 3);
+	next = 255;
+	assert_int_equal(my_seq_accept(&next, 255), MY_OK);
+	assert_int_equal(next, 0);
+	assert_int_equal(my_seq_accept(&next, 0), MY_OK);
+	/* a new command restarts at 0: a client that keeps counting is out of order */
+	next = 0;
+	assert_int_equal(my_seq_accept(&next, 5), MY_ERR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_lenenc_int),
 		cmocka_unit_test(test_put_strings),
 		cmocka_unit_test(test_packet_framing),
+		cmocka_unit_test(test_sequence_ids),
 		cmocka_unit_test(test_writer_failures),
 		cmocka_unit_test(test_write_handshake),
 		cmocka_unit_test(test_write_ok),
