@@ -494,21 +494,24 @@ static const struct job_events my_job_events = {
 static void start_job(struct my_session *s, const char *sql, bool field_list)
 {
 	unsigned *running = &s->gen->user_jobs[server_gen_user_index(s->gen, s->u)];
-	struct job_setting settings[] = {
+	struct job_setting settings[5] = {
 		{"names", s->vars.charset},
 		{"sql_mode", s->vars.sql_mode},
 		{"time_zone", s->vars.time_zone},
-		{"database", s->database},
 	};
 	struct job_request req = {
 		.target = s->u->mysql_target,
 		.limits = &s->u->limits,
 		.sql = sql,
 		.settings = settings,
-		.nsettings = s->database[0] ? 4 : 3,
+		.nsettings = 3,
 	};
 	char msg[256];
 
+	if (s->database[0])
+		settings[req.nsettings++] = (struct job_setting){"database", s->database};
+	if (!myv_collation_is_default(&s->vars))
+		settings[req.nsettings++] = (struct job_setting){"collation", s->vars.collation};
 	if (*running >= s->u->max_jobs) {
 		snprintf(msg, sizeof(msg), "user '%s' already runs %u statements, its max_jobs", s->user,
 			 s->u->max_jobs);

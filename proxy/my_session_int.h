@@ -130,6 +130,8 @@ void myq_add_warning(struct my_session *s, const char *level, uint16_t code, con
 void myv_init(struct mys_vars *v);
 /* Sets the character set from a handshake collation id; false when it is unknown. */
 bool myv_set_charset_id(struct mys_vars *v, uint8_t id);
+/* Whether the collation is the character set's default (then jobs need not set it). */
+bool myv_collation_is_default(const struct mys_vars *v);
 /* Sets the character set (and its default collation) by name; false when unknown. */
 bool myv_set_charset(struct mys_vars *v, const char *name);
 /*

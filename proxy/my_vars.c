@@ -37,14 +37,17 @@ static const struct charset_def charsets[] = {
 	{"binary", 63, "binary"},
 };
 
-/* Collation ids clients put in the handshake, and the character set each belongs to. */
+/* Collation ids clients put in the handshake, with their character set and MariaDB's name for them. */
 static const struct {
 	uint8_t id;
 	const char *charset;
+	const char *collation; /* NULL: the character set's default */
 } collation_ids[] = {
-	{8, "latin1"}, {11, "ascii"}, {33, "utf8mb3"}, {45, "utf8mb4"}, {46, "utf8mb4"}, {47, "latin1"},
-	{48, "latin1"}, {63, "binary"}, {65, "ascii"}, {83, "utf8mb3"}, {192, "utf8mb3"}, {224, "utf8mb4"},
-	{255, "utf8mb4"}, /* MySQL 8's utf8mb4_0900_ai_ci: MariaDB has no such collation */
+	{8, "latin1", NULL}, {11, "ascii", NULL}, {33, "utf8mb3", NULL}, {45, "utf8mb4", NULL},
+	{46, "utf8mb4", "utf8mb4_bin"}, {47, "latin1", "latin1_bin"}, {48, "latin1", "latin1_general_ci"},
+	{63, "binary", NULL}, {65, "ascii", "ascii_bin"}, {83, "utf8mb3", "utf8mb3_bin"},
+	{192, "utf8mb3", "utf8mb3_unicode_ci"}, {224, "utf8mb4", "utf8mb4_unicode_ci"},
+	{255, "utf8mb4", NULL}, /* MySQL 8's utf8mb4_0900_ai_ci: MariaDB has no such collation */
 };
 
 void myv_init(struct mys_vars *v)
@@ -73,10 +76,26 @@ bool myv_set_charset(struct mys_vars *v, const char *name)
 
 bool myv_set_charset_id(struct mys_vars *v, uint8_t id)
 {
-	for (size_t i = 0; i < sizeof(collation_ids) / sizeof(collation_ids[0]); i++)
-		if (collation_ids[i].id == id)
-			return myv_set_charset(v, collation_ids[i].charset);
+	for (size_t i = 0; i < sizeof(collation_ids) / sizeof(collation_ids[0]); i++) {
+		if (collation_ids[i].id != id)
+			continue;
+		if (!myv_set_charset(v, collation_ids[i].charset))
+			return false;
+		if (collation_ids[i].collation) {
+			snprintf(v->collation, sizeof(v->collation), "%s", collation_ids[i].collation);
+			v->charset_id = id;
+		}
+		return true;
+	}
 	return false;
+}
+
+bool myv_collation_is_default(const struct mys_vars *v)
+{
+	for (size_t i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++)
+		if (strcasecmp(v->charset, charsets[i].name) == 0)
+			return strcasecmp(v->collation, charsets[i].collation) == 0;
+	return true;
 }
 
 /* The lexing flags of the session's sql_mode, read by the validator's own parser so both agree. */

@@ -23,6 +23,7 @@ static const char *const mariadb_settings[] = {
 	"sql_mode",
 	"time_zone",
 	"database", /* the session's current database: unqualified names resolve against it */
+	"collation", /* collation_connection, when not the character set's default */
 };
 
 #define SET_PREFIX "set."

@@ -7,7 +7,8 @@
  * timeout_ms from here), one SET gives the engine's statement timeout
  * (MariaDB: max_statement_time in seconds; MySQL: MAX_EXECUTION_TIME in
  * ms; told apart by the server's version string) and the job's sql_mode
- * and time_zone, mysql_set_character_set applies set.names, set.database
+ * and time_zone, mysql_set_character_set applies set.names (then
+ * set.collation, when given, sets collation_connection), set.database
  * becomes the current database (mysql_select_db), START
  * TRANSACTION READ ONLY opens the transaction, and only when all of that
  * succeeded is the statement sent. Its rows are read with
@@ -266,6 +267,42 @@ static enum outcome set_names(struct my_run *r)
 }
 
 /*
+ * set.collation: collation_connection after SET NAMES (which resets it to
+ * the character set's default), so expression columns carry the
+ * collation the client asked for, as they would on the server.
+ */
+static enum outcome set_collation(struct my_run *r)
+{
+	static const char head[] = "SET @@SESSION.collation_connection = '";
+	const char *coll = runner_job_setting(r->job, "collation");
+	size_t cap, len = sizeof(head) - 1;
+	unsigned long e;
+	char *sql;
+	enum outcome o;
+
+	if (!coll)
+		return OUT_OK;
+	cap = sizeof(head) + 2 * strlen(coll) + 2;
+	sql = malloc(cap);
+	if (!sql) {
+		r->refusal = "out of memory";
+		return OUT_REFUSED;
+	}
+	memcpy(sql, head, len);
+	e = mysql_real_escape_string(r->conn, sql + len, coll, (unsigned long)strlen(coll));
+	if (e == (unsigned long)-1) {
+		free(sql);
+		r->refusal = "a session setting could not be quoted";
+		return OUT_REFUSED;
+	}
+	len += e;
+	sql[len++] = '\'';
+	o = run_simple(r, sql, len);
+	free(sql);
+	return o;
+}
+
+/*
  * set.database: the session's current database (COM_INIT_DB). The proxy's
  * validator resolved unqualified table names against it, so the backend
  * must resolve them against the same one.
@@ -290,6 +327,8 @@ static enum outcome job_setup(struct my_run *r)
 		o = check_event(r);
 	if (o == OUT_OK)
 		o = set_names(r);
+	if (o == OUT_OK)
+		o = set_collation(r);
 	if (o == OUT_OK)
 		o = select_database(r);
 	if (o == OUT_OK)
