@@ -53,7 +53,7 @@ AIRLOCK_PACKAGES=(
 	docker.io
 	python3 python3-psycopg2 python3-psycopg python3-pytest
 	python3-pymysql python3-mysqldb python3-cryptography
-	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java
+	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java
 )
 
 log()
@@ -107,19 +107,19 @@ install_deps()
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# node-postgres from the npm registry, for the driver tests (Debian's nodejs
+# node-postgres and mysql2 from the npm registry, for the driver tests (Debian's nodejs
 # ships npm separately; some nodejs builds bundle it).
 node_pg_install()
 {
 	local dir=$AIRLOCK_STATE_DIR/node
 
-	if [[ -f $dir/node_modules/pg/package.json ]]; then
+	if [[ -f $dir/node_modules/pg/package.json && -f $dir/node_modules/mysql2/package.json ]]; then
 		return 0
 	fi
 	command -v npm >/dev/null || apt-get install -y -q --no-install-recommends npm
-	log "npm: installing pg@8 into $dir"
+	log "npm: installing pg@8 and mysql2@3 into $dir"
 	mkdir -p "$dir"
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 >&2
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 mysql2@3 >&2
 }
 
 # ---------------------------------------------------------------- builds

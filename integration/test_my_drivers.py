@@ -1,0 +1,91 @@
+"""More MySQL drivers: mysql2 (Node) with client-side formatting, and
+MariaDB Connector/J 2.7 (JDBC) with autocommit off. Each is compared with
+the same driver against MariaDB directly."""
+
+import json
+import os
+import subprocess
+import tempfile
+
+import pytest
+
+import itest
+
+MY_JDBC_JAR = "/usr/share/java/mariadb-java-client.jar"
+
+
+def mysql2_run(jobs, direct=False):
+    env = dict(itest.clean_env())
+    env["NODE_PATH"] = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
+    if direct:
+        target = [itest.MY_DIRECT_HOST, str(itest.MY_DIRECT_PORT), "airlock_ro", itest.my_backend_password()]
+    else:
+        target = [itest.MY_HOST, str(itest.MY_PORT), "agent", itest.AGENT_PASSWORD]
+    out = subprocess.run(["node", os.path.join(itest.REPO, "integration/clients/node_mysql2.js")] + target +
+                         ["shop"], input=json.dumps(jobs), capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_mysql2_query_same_as_direct():
+    # MariaDB marks JSON columns in its extended column metadata, which it
+    # sends only to clients that negotiate MariaDB's extended capabilities;
+    # airlock presents itself as MySQL 8.0 and offers none, so mysql2 gets
+    # JSON as text through airlock and parses it directly: left out here.
+    jobs = [{"sql": q} for q in itest.MY_QUERIES if "JSON_" not in q]
+    jobs += [
+        {"sql": "SELECT id, note FROM orders WHERE id = ? OR id = ? ORDER BY id", "values": [3, 4]},
+        {"sql": "SELECT COUNT(*) AS n FROM customers WHERE email LIKE ?", "values": ["customer1%"]},
+        {"sql": "SELECT ? AS a, ? AS b, ? AS c", "values": [None, "it's \\ \"quoted\"", 7.5]},
+        {"sql": "SELECT id FROM orders ORDER BY id LIMIT ?", "values": [2]},
+    ]
+    assert mysql2_run(jobs) == mysql2_run(jobs, direct=True)
+
+
+def test_mysql2_refusals_and_prepared_statements():
+    got = mysql2_run([
+        {"sql": "SELECT * FROM staff_salaries WHERE id = ?", "values": [1]},
+        {"sql": "SELECT ?; DROP TABLE orders", "values": [1]},
+        {"sql": "SELECT id FROM orders WHERE id = ?", "values": [1], "execute": True},
+        {"sql": "SELECT 1 AS one"},
+    ])
+    assert got[0]["error"]["errno"] == 1142 and "TABLE_NOT_ALLOWED" in got[0]["error"]["message"]
+    assert got[1]["error"]["errno"] == 1064 and "MULTI_STATEMENT" in got[1]["error"]["message"]
+    # The server-side prepared statement protocol is not offered: a clear error, and the connection goes on.
+    assert got[2]["error"]["errno"] == 1047 and "UNSUPPORTED" in got[2]["error"]["message"]
+    assert got[3]["rows"] == [[1]]
+
+
+@pytest.fixture(scope="module")
+def jdbc_classes():
+    out = tempfile.mkdtemp(prefix="airlock-myjdbc-")
+    subprocess.run(["javac", "-d", out, os.path.join(itest.REPO, "integration/clients/MyJdbcCheck.java")],
+                   check=True, timeout=120)
+    return out
+
+
+def jdbc_run(classes, queries, direct=False):
+    if direct:
+        url = "jdbc:mariadb://%s:%d/shop" % (itest.MY_DIRECT_HOST, itest.MY_DIRECT_PORT)
+        user, password = "airlock_ro", itest.my_backend_password()
+    else:
+        url = "jdbc:mariadb://%s:%d/shop" % (itest.MY_HOST, itest.MY_PORT)
+        user, password = "agent", itest.AGENT_PASSWORD
+    out = subprocess.run(["java", "-cp", MY_JDBC_JAR + ":" + classes, "MyJdbcCheck", url, user, password],
+                         input="\n".join(queries) + "\n", capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def test_connector_j_same_as_direct(jdbc_classes):
+    """Connector/J's connect-time statements, autocommit off with commit, isValid()."""
+    queries = itest.MY_QUERIES[:6]
+    got = jdbc_run(jdbc_classes, queries)
+    assert got == jdbc_run(jdbc_classes, queries, direct=True)
+    assert got[-1] == "valid true"
+
+
+def test_connector_j_refusal(jdbc_classes):
+    got = jdbc_run(jdbc_classes, ["SELECT * FROM staff_salaries", "SELECT 2 AS two"])
+    assert got[0].startswith("ERROR 1142 ") and "TABLE_NOT_ALLOWED" in got[0]
+    assert got[1] == "two:BIGINT | 2" or got[1] == "two:INTEGER | 2", got[1]
