@@ -17,6 +17,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
+#include "protocol/my_stmt.h"
 #include "proxy/log.h"
 #include "proxy/my_session_int.h"
 #include "proxy/server.h"
@@ -344,11 +345,26 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		log_error("mysql session %u: unexpected column frame from the runner", s->conn_id);
 		return;
 	}
+	if (s->binary) {
+		s->col_types = calloc(n ? n : 1, sizeof(*s->col_types));
+		s->col_unsigned = calloc(n ? n : 1, sizeof(*s->col_unsigned));
+		if (!s->col_types || !s->col_unsigned) {
+			s->result_failed = true;
+			mys_put_err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+			mys_flush(s);
+			job_cancel(s->job);
+			return;
+		}
+	}
 	if (!s->field_list)
 		my_write_column_count(&s->w, s->seq++, n);
 	for (uint16_t i = 0; i < n; i++) {
 		if (frame_mycols_next(&cur, &col) != FRAME_OK)
 			break;
+		if (s->binary) {
+			s->col_types[i] = col.type;
+			s->col_unsigned[i] = (col.flags & MY_FLAG_UNSIGNED) != 0;
+		}
 		struct my_column c = {
 			.schema = col.schema.ptr,
 			.schema_len = col.schema.len,
@@ -375,12 +391,57 @@ static void job_rowdesc(void *arg, const struct frame *f)
 	mys_flush(s);
 }
 
+/* A row in the binary protocol, from the text values of the 'D' frame; false (ERR sent) when one does not parse. */
+static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
+{
+	const uint8_t **values = calloc(n ? n : 1, sizeof(*values));
+	size_t *lens = calloc(n ? n : 1, sizeof(*lens));
+	const uint8_t *p = f->payload + 2, *end = f->payload + f->len;
+	const char *why = NULL;
+	bool ok = values && lens && n == s->ncols;
+
+	for (uint16_t i = 0; ok && i < n && p + 4 <= end; i++) {
+		int32_t len = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+
+		p += 4;
+		if (len >= 0) {
+			values[i] = p;
+			lens[i] = (size_t)len;
+			p += len;
+		}
+	}
+	if (ok && my_write_binary_row(&s->w, s->seq, n, s->col_types, s->col_unsigned, values, lens, &why) == MY_OK)
+		s->seq++;
+	else
+		ok = false;
+	free(values);
+	free(lens);
+	if (!ok) {
+		log_warn("mysql session %u: a value could not be encoded in the binary protocol: %s", s->conn_id,
+			 why ? why : "out of memory");
+		mys_put_err(s, 1105, "HY000", "UNSUPPORTED", "a value could not be sent in the binary protocol",
+			    "run the statement as a text query");
+	}
+	return ok;
+}
+
 static void job_row(void *arg, const struct frame *f)
 {
 	struct my_session *s = arg;
 	const uint8_t *p = f->payload + 2, *end = f->payload + f->len;
 	uint16_t n = (uint16_t)(f->payload[0] << 8 | f->payload[1]);
 
+	if (s->result_failed)
+		return;
+	if (s->binary) {
+		if (!binary_row(s, f, n)) {
+			s->result_failed = true;
+			mys_flush(s);
+			job_cancel(s->job);
+			return;
+		}
+		goto out;
+	}
 	/* job.c checked the layout (frame_row_check) before handing the row on. */
 	my_begin(&s->w, s->seq++);
 	for (uint16_t i = 0; i < n && p + 4 <= end; i++) {
@@ -395,6 +456,7 @@ static void job_row(void *arg, const struct frame *f)
 		p += len;
 	}
 	my_end(&s->w);
+out:
 	mys_flush(s);
 	if (s->job && evbuffer_get_length(bufferevent_get_output(s->bev)) > MYS_OUT_HIGH_WATER) {
 		s->out_paused = true;
@@ -456,7 +518,10 @@ static void job_done(void *arg, const struct job_result *r)
 	s->out_paused = false;
 	if (!s->vars.autocommit)
 		s->in_trans = true; /* a statement opens a transaction when autocommit is off */
-	if (r->ok) {
+	if (s->result_failed) {
+		/* The ERR went out with the row that failed. */
+		mys_audit(s, "error", "HY000", "UNSUPPORTED", r->rows, r->bytes, r->truncated);
+	} else if (r->ok) {
 		if (r->truncated)
 			truncated_warning(s, r->truncated, r->rows);
 		if (s->field_list) {
@@ -479,6 +544,12 @@ static void job_done(void *arg, const struct job_result *r)
 	}
 	mys_flush(s);
 	s->field_list = false;
+	s->binary = false;
+	s->result_failed = false;
+	free(s->col_types);
+	free(s->col_unsigned);
+	s->col_types = NULL;
+	s->col_unsigned = NULL;
 	mys_set_state(s, MYS_READY);
 	/* Commands that arrived meanwhile. */
 	mys_process(s);
@@ -491,7 +562,7 @@ static const struct job_events my_job_events = {
 	.on_done = job_done,
 };
 
-static void start_job(struct my_session *s, const char *sql, bool field_list)
+static void start_job(struct my_session *s, const char *sql, bool field_list, bool binary)
 {
 	unsigned *running = &s->gen->user_jobs[server_gen_user_index(s->gen, s->u)];
 	struct job_setting settings[5] = {
@@ -519,6 +590,8 @@ static void start_job(struct my_session *s, const char *sql, bool field_list)
 		return;
 	}
 	s->field_list = field_list;
+	s->binary = binary;
+	s->result_failed = false;
 	s->cols_sent = false;
 	s->job = job_start(s->srv->jobs, &req, &my_job_events, s);
 	if (!s->job) {
@@ -614,12 +687,39 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 	refuse(s, 1094, "HY000", NULL, msg, NULL);
 }
 
+void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v)
+{
+	struct vmy_policy pol;
+
+	fill_policy(s, &pol);
+	s->fingerprint = vmy_fingerprint(sql, len, pol.ansi_quotes, pol.no_backslash_escapes);
+	vmy_validate(&pol, sql, len, v);
+}
+
+void myq_run_binary(struct my_session *s, const char *sql, size_t len)
+{
+	struct vmy_result *v = malloc(sizeof(*v));
+
+	if (!v) {
+		refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		return;
+	}
+	/* The final text, values in place, is what the validator judges. */
+	myq_validate(s, sql, len, v);
+	if (v->kind == VMY_REFUSED)
+		refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+	else if (v->kind != VMY_READ)
+		refuse(s, 1295, "HY000", "UNSUPPORTED", "This command is not supported in the prepared statement protocol yet",
+		       "send it as a text query");
+	else
+		start_job(s, sql, false, true);
+	free(v);
+}
+
 void myq_query(struct my_session *s, const char *sql, size_t len)
 {
 	bool query_only;
 	uint32_t kill_id;
-
-	struct vmy_policy pol;
 	struct vmy_result *v;
 	char *text;
 
@@ -633,9 +733,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
 		return;
 	}
-	fill_policy(s, &pol);
-	s->fingerprint = vmy_fingerprint(sql, len, pol.ansi_quotes, pol.no_backslash_escapes);
-	vmy_validate(&pol, sql, len, v);
+	myq_validate(s, sql, len, v);
 	if (v->kind != VMY_SHOW_WARNINGS && v->kind != VMY_SHOW_ERRORS)
 		myq_clear_warnings(s);
 	switch (v->kind) {
@@ -679,7 +777,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 			refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
 			break;
 		}
-		start_job(s, text, false);
+		start_job(s, text, false, false);
 		free(text);
 		break;
 	}
@@ -736,6 +834,6 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 		refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064, v->kind == VMY_REFUSED ? v->sqlstate : "42000",
 		       v->code, v->message, v->hint);
 	else
-		start_job(s, sql, true);
+		start_job(s, sql, true, false);
 	free(v);
 }

@@ -80,6 +80,9 @@ static void session_free(struct my_session *s)
 		s->job = NULL;
 		myq_job_ended(s);
 	}
+	myp_free_all(s);
+	free(s->col_types);
+	free(s->col_unsigned);
 	if (s->counted)
 		s->gen->user_sessions[server_gen_user_index(s->gen, s->u)]--;
 	if (s->prev)
@@ -484,6 +487,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		statistics(s);
 		break;
 	case MY_COM_RESET_CONNECTION:
+		myp_free_all(s);
 		myv_init(&s->vars);
 		s->in_trans = false;
 		s->read_only_txn = false;
@@ -491,9 +495,21 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		snprintf(s->database, sizeof(s->database), "%s", s->u->mysql_database);
 		mys_put_ok(s);
 		break;
+	case MY_COM_STMT_PREPARE:
+		myp_prepare(s, (const char *)c.arg, c.arg_len);
+		return;
+	case MY_COM_STMT_EXECUTE:
+		myp_execute(s, p, len);
+		return;
 	case MY_COM_STMT_CLOSE:
+		myp_close(s, p, len);
+		return; /* no reply */
 	case MY_COM_STMT_SEND_LONG_DATA:
-		return; /* no reply is expected, and there is no statement to close */
+		myp_long_data(s, p, len);
+		return; /* no reply */
+	case MY_COM_STMT_RESET:
+		myp_reset(s, p, len);
+		return;
 	case MY_COM_SET_OPTION:
 		/* 0 turns multi-statements on, 1 off; airlock never runs more than one statement. */
 		if (c.arg_len == 2 && c.arg[0] == 1 && c.arg[1] == 0)
@@ -503,13 +519,9 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 				    "This version of airlock doesn't yet support 'multiple statements'",
 				    "send one statement per query");
 		break;
-	case MY_COM_STMT_PREPARE:
-	case MY_COM_STMT_EXECUTE:
-	case MY_COM_STMT_RESET:
 	case MY_COM_STMT_FETCH:
-		mys_put_err(s, 1047, "08S01", "UNSUPPORTED", "Unknown command: prepared statements",
-			    "send the statement as text (COM_QUERY); the server-side prepared statement protocol "
-			    "is not available through airlock");
+		mys_put_err(s, 1235, "42000", "UNSUPPORTED", "Server-side cursors are not supported",
+			    "execute without a cursor; rows are streamed anyway");
 		break;
 	default:
 		mys_put_err(s, 1047, "08S01", "UNSUPPORTED", "Unknown command",

@@ -20,6 +20,9 @@
 #define MYS_OUT_HIGH_WATER (1024u * 1024u)
 #define MYS_OUT_LOW_WATER (256u * 1024u)
 #define MYS_MAX_WARNINGS 16
+#define MYS_MAX_STMTS 64
+/* Bytes of statement text a session may keep prepared. */
+#define MYS_MAX_PREPARED_BYTES (4u * 1024u * 1024u)
 
 /* The states, from one list so their names cannot drift. */
 #define MYS_STATES(X)  \
@@ -51,6 +54,20 @@ struct mys_warning {
 	char level[8];  /* "Note", "Warning", "Error" */
 	uint16_t code;
 	char message[512];
+};
+
+/* A prepared statement (COM_STMT_PREPARE). Owned by the session. */
+struct mys_stmt {
+	uint32_t id;
+	char *sql;          /* the text as prepared, NUL-terminated */
+	size_t len;
+	uint16_t nparams;
+	size_t *holes;      /* byte offset of each '?' in sql */
+	bool *counts;       /* each '?' is a LIMIT / OFFSET count */
+	uint8_t *types;     /* 2 bytes per parameter: the types last bound */
+	bool have_types;
+	bool long_data;     /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
+	size_t bytes;       /* counted in the session's prepared_bytes */
 };
 
 /* The session variables that change what a statement does or how its result is encoded. */
@@ -92,9 +109,17 @@ struct my_session {
 	uint16_t nwarnings;   /* rows SHOW WARNINGS lists */
 	uint32_t warn_count;  /* the count reported (may exceed the rows kept) */
 
+	struct mys_stmt *stmts[MYS_MAX_STMTS];
+	uint32_t next_stmt_id;
+	size_t prepared_bytes;
+
 	/* The running statement. */
 	struct job *job;
 	bool field_list;      /* a COM_FIELD_LIST: column definitions only */
+	bool binary;          /* a COM_STMT_EXECUTE: rows in the binary protocol */
+	bool result_failed;   /* a row could not be encoded: ERR sent, the rest is dropped */
+	uint8_t *col_types;   /* binary: each column's type (owned while the result runs) */
+	bool *col_unsigned;   /* binary: each column's UNSIGNED flag */
 	bool cols_sent;
 	uint16_t ncols;
 	bool out_paused;
@@ -125,6 +150,18 @@ void myq_init_db(struct my_session *s, const char *db, size_t len);
 void myq_job_ended(struct my_session *s);
 void myq_clear_warnings(struct my_session *s);
 void myq_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
+/* Validates sql under the session's policy, sql_mode and character set. */
+void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v);
+/* Runs a bound prepared statement's text: reads only, rows in the binary protocol. */
+void myq_run_binary(struct my_session *s, const char *sql, size_t len);
+
+/* my_prepared.c */
+void myp_prepare(struct my_session *s, const char *sql, size_t len);
+void myp_execute(struct my_session *s, const uint8_t *p, size_t len);
+void myp_close(struct my_session *s, const uint8_t *p, size_t len);
+void myp_reset(struct my_session *s, const uint8_t *p, size_t len);
+void myp_long_data(struct my_session *s, const uint8_t *p, size_t len);
+void myp_free_all(struct my_session *s);
 
 /* my_vars.c */
 void myv_init(struct mys_vars *v);
