@@ -1,4 +1,5 @@
-"""More MySQL drivers: mysql2 (Node) with client-side formatting, and
+"""More MySQL drivers: mysql2 (Node) with client-side formatting and with
+server-side prepared statements, and
 MariaDB Connector/J 2.7 (JDBC) with autocommit off. Each is compared with
 the same driver against MariaDB directly."""
 
@@ -42,18 +43,45 @@ def test_mysql2_query_same_as_direct():
     assert mysql2_run(jobs) == mysql2_run(jobs, direct=True)
 
 
-def test_mysql2_refusals_and_prepared_statements():
+def test_mysql2_execute_same_as_direct():
+    """execute(): COM_STMT_PREPARE once, COM_STMT_EXECUTE with typed values, binary result rows."""
+    jobs = [{"sql": q, "execute": True} for q in itest.MY_QUERIES if "JSON_" not in q]
+    jobs += [
+        {"sql": "SELECT id, note, amount, created_at FROM orders WHERE id = ? OR id = ? ORDER BY id",
+         "values": [3, 4], "execute": True},
+        {"sql": "SELECT COUNT(*) AS n FROM customers WHERE email LIKE ?", "values": ["customer1%"], "execute": True},
+        {"sql": "SELECT COUNT(*) AS n FROM customers WHERE email LIKE ?", "values": ["customer2%"], "execute": True},
+        {"sql": "SELECT ? AS a, ? AS b, ? AS c, ? AS d", "values": [None, "it's \\ \"q\" '--", -7, "h\u00e9"],
+         "execute": True},
+        {"sql": "SELECT id, customer_id FROM orders WHERE created_at < ? ORDER BY id LIMIT 3",
+         "values": ["2024-01-01 00:05:00"], "execute": True},
+    ]
+    assert mysql2_run(jobs) == mysql2_run(jobs, direct=True)
+
+
+def test_mysql2_execute_limit_with_a_double():
+    """mysql2 sends numbers as DOUBLE: LIMIT ? still works, as the value is a whole number."""
+    got = mysql2_run([{"sql": "SELECT id FROM orders ORDER BY id LIMIT ?", "values": [2], "execute": True}])
+    assert got[0]["rows"] == [[1], [2]], got
+
+
+def test_mysql2_refusals():
     got = mysql2_run([
         {"sql": "SELECT * FROM staff_salaries WHERE id = ?", "values": [1]},
         {"sql": "SELECT ?; DROP TABLE orders", "values": [1]},
-        {"sql": "SELECT id FROM orders WHERE id = ?", "values": [1], "execute": True},
+        {"sql": "SELECT * FROM staff_salaries WHERE id = ?", "values": [1], "execute": True},
+        {"sql": "DELETE FROM orders WHERE id = ?", "values": [1], "execute": True},
+        # A value can never become SQL: it is a literal in the final text, which is validated again.
+        {"sql": "SELECT id FROM orders WHERE note = ?", "values": ["x' UNION SELECT salary FROM staff_salaries -- "],
+         "execute": True},
         {"sql": "SELECT 1 AS one"},
     ])
     assert got[0]["error"]["errno"] == 1142 and "TABLE_NOT_ALLOWED" in got[0]["error"]["message"]
     assert got[1]["error"]["errno"] == 1064 and "MULTI_STATEMENT" in got[1]["error"]["message"]
-    # The server-side prepared statement protocol is not offered: a clear error, and the connection goes on.
-    assert got[2]["error"]["errno"] == 1047 and "UNSUPPORTED" in got[2]["error"]["message"]
-    assert got[3]["rows"] == [[1]]
+    assert got[2]["error"]["errno"] == 1142 and "TABLE_NOT_ALLOWED" in got[2]["error"]["message"]
+    assert got[3]["error"]["errno"] == 1792, got[3]
+    assert got[4] == {"fields": [["id", 8, 0]], "rows": []}, got[4]
+    assert got[5]["rows"] == [[1]]
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ response). After each hostile packet the proxy goes on serving others."""
 
 import re
 import socket
+import struct
 
 import pytest
 
@@ -347,4 +348,57 @@ def test_init_db_overlong_name():
     with logged_in() as c:
         err = c.init_db("x" * 300)
         assert isinstance(err, mywire.Err), err
+        assert isinstance(c.ping(), mywire.Ok)
+
+
+COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_CLOSE = 0x16, 0x17, 0x19
+
+
+def prepare(c, sql):
+    """COM_STMT_PREPARE; returns (stmt_id, nparams) or the Err."""
+    c.command(COM_STMT_PREPARE, sql.encode())
+    first = c.recv_payload()
+    if first[0] == 0xFF:
+        return mywire.Err(first)
+    assert first[0] == 0x00, first
+    stmt_id, ncols, nparams = struct.unpack("<IHH", first[1:9])
+    for _ in range(nparams):
+        c.recv_payload()  # parameter definitions
+    if nparams:
+        c.recv_payload()  # EOF: mywire does not negotiate DEPRECATE_EOF
+    return stmt_id, nparams
+
+
+def test_prepared_statement_errors():
+    with logged_in() as c:
+        stmt_id, nparams = prepare(c, "SELECT id FROM orders WHERE id = ?")
+        assert nparams == 1
+        # Session statements are for text queries; refusals come at PREPARE.
+        err = prepare(c, "SET autocommit = 0")
+        assert isinstance(err, mywire.Err) and err.errno == 1295, err
+        err = prepare(c, "SELECT * FROM staff_salaries WHERE id = ?")
+        assert isinstance(err, mywire.Err) and err.errno == 1142, err
+        # A statement id that does not exist.
+        c.command(COM_STMT_EXECUTE, struct.pack("<IBI", 999999, 0, 1))
+        err = c.read_reply()
+        assert isinstance(err, mywire.Err) and err.errno == 1243, err
+        # A malformed execute (parameters missing) is refused, the session goes on.
+        c.command(COM_STMT_EXECUTE, struct.pack("<IBI", stmt_id, 0, 1))
+        err = c.read_reply()
+        assert isinstance(err, mywire.Err) and err.errno == 1210, err
+        # COM_STMT_CLOSE has no reply; executing the closed statement is an unknown id.
+        c.command(COM_STMT_CLOSE, struct.pack("<I", stmt_id))
+        c.command(COM_STMT_EXECUTE, struct.pack("<IBI", stmt_id, 0, 1) + b"\x00\x01\x08\x00" + struct.pack("<q", 1))
+        err = c.read_reply()
+        assert isinstance(err, mywire.Err) and err.errno == 1243, err
+        assert isinstance(c.ping(), mywire.Ok)
+
+
+def test_prepared_statements_are_capped_per_session():
+    with logged_in() as c:
+        for i in range(64):
+            got = prepare(c, "SELECT %d AS n" % i)
+            assert not isinstance(got, mywire.Err), (i, got)
+        err = prepare(c, "SELECT 65 AS n")
+        assert isinstance(err, mywire.Err) and err.errno == 1461, err
         assert isinstance(c.ping(), mywire.Ok)
