@@ -77,3 +77,46 @@ def test_reload_adds_a_user_and_refuses_a_bad_file(config_text):
         assert wait_for_login(NEW_URL, True) is True
     finally:
         before.close()
+
+
+def my_login(user, password="agent-secret"):
+    try:
+        itest.my_connect(user=user, password=password).close()
+        return True
+    except Exception:
+        return False
+
+
+def wait_for_my_login(user, want):
+    deadline = time.time() + 10
+    while True:
+        ok = my_login(user)
+        if ok == want or time.time() > deadline:
+            return ok
+        time.sleep(0.2)
+
+
+def test_reload_mysql_user_and_sha2_cache(config_text):
+    """A user added by SIGHUP logs in over MySQL with caching_sha2_password
+    (no mysql_native: full authentication with the RSA key, then the fast
+    path); the new generation starts with an empty cache."""
+    scram = re.search(r"^scram = (.*)$", config_text, re.M).group(1)
+    assert wait_for_my_login("agent_new", False) is False
+    with open(CONFIG, "w") as f:
+        f.write(config_text + "\n[user agent_new]\nscram = %s\nmysql_target = shop_maria\n"
+                "mysql_tables = shop.orders\nmax_rows = 3\n" % scram)
+    hup()
+    assert wait_for_my_login("agent_new", True) is True
+    assert my_login("agent_new")  # second login: the fast path
+    assert not my_login("agent_new", "wrong-secret")
+    conn = itest.my_connect(user="agent_new")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT id FROM orders ORDER BY id")
+            assert [r[0] for r in cur.fetchall()] == [1, 2, 3]
+    finally:
+        conn.close()
+    # A user with no Postgres target cannot log in over Postgres, and is told why.
+    with pytest.raises(psycopg2.OperationalError) as exc:
+        itest.connect(NEW_URL)
+    assert "logs in over MySQL only" in str(exc.value)
