@@ -107,6 +107,26 @@ def test_unknown_user_raw_client_same_errno():
         assert err.errno == 1045 and err.sqlstate == "28000", err
 
 
+def sha2_first_login(user, password):
+    """A raw login that starts with caching_sha2_password (as MySQL 8 clients do)."""
+    with mywire.Conn(itest.MY_HOST, itest.MY_PORT) as c:
+        c.read_handshake()
+        c.handshake.plugin = "caching_sha2_password"
+        c.read_handshake = lambda: None
+        err = c.login(user, password, "shop")
+        return err, getattr(c, "server_public_key", None)
+
+
+def test_unknown_user_caching_sha2_same_exchange():
+    """Known user (wrong password) and unknown user both get full
+    authentication, the public key, and then 1045."""
+    known, known_key = sha2_first_login("agent", "wrong-secret")
+    unknown, unknown_key = sha2_first_login("nobody", "wrong-secret")
+    assert isinstance(known, mywire.Err) and known.errno == 1045, known
+    assert isinstance(unknown, mywire.Err) and unknown.errno == 1045, unknown
+    assert known_key and known_key == unknown_key
+
+
 def test_backend_account_cannot_log_in_to_airlock():
     """The backend account's name and password are not an airlock login."""
     access_denied(user="airlock_ro", password=itest.my_backend_password())

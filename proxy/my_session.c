@@ -340,6 +340,10 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 		mys_flush(s);
 		return;
 	}
+	if (s->unknown_user) {
+		auth_fail(s, true);
+		return;
+	}
 	if (my_rsa_decrypt_password(s->srv->my_rsa, p, len, s->scramble, password, sizeof(password)) < 0) {
 		log_info("mysql session %u: caching_sha2_password full authentication without the RSA exchange",
 			 s->conn_id);
@@ -365,6 +369,10 @@ static void auth_token(struct my_session *s, const uint8_t *token, size_t len)
 {
 	uint8_t stored[20];
 
+	if (s->unknown_user) {
+		auth_fail(s, len > 0);
+		return;
+	}
 	if (s->plugin == MYS_SHA2) {
 		sha2_token(s, token, len);
 		return;
@@ -423,8 +431,28 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		myv_set_charset(&s->vars, "utf8mb4");
 	s->u = config_find_user(s->gen->cfg, s->user);
 	if (!s->u || !s->u->mysql_target) {
+		/*
+		 * An unknown user goes the way a known user's wrong password goes, so
+		 * the exchange does not tell them apart: caching_sha2_password asks
+		 * for full authentication (the RSA exchange) and fails after it;
+		 * mysql_native_password fails at once; other plugins are switched
+		 * to mysql_native_password first.
+		 */
 		s->u = NULL;
-		auth_fail(s, r.auth_len > 0);
+		s->unknown_user = true;
+		if (plugin_is(&r, PLUGIN_SHA2) && r.auth_len > 0) {
+			static const uint8_t full = 0x04;
+
+			s->plugin = MYS_SHA2;
+			my_write_auth_more(&s->w, s->seq++, &full, 1);
+			mys_flush(s);
+			mys_set_state(s, MYS_SHA2_FULL);
+		} else if (r.plugin && !plugin_is(&r, PLUGIN_NATIVE) && !plugin_is(&r, PLUGIN_SHA2) &&
+			   (r.caps & MY_CAP_PLUGIN_AUTH)) {
+			switch_plugin(s, MYS_NATIVE);
+		} else {
+			auth_fail(s, r.auth_len > 0);
+		}
 		return;
 	}
 	native = !r.plugin || plugin_is(&r, PLUGIN_NATIVE);
