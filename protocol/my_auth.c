@@ -48,14 +48,38 @@ static void digest2_parts(const EVP_MD *md, const void *a, size_t alen, const vo
 	EVP_MD_CTX_free(ctx);
 }
 
-static void sha1(const void *p, size_t len, uint8_t out[SHA1_LEN])
+#define MAX_DIGEST_LEN SHA256_LEN
+
+/* H(H(p)): what both plugins store (SHA1 for native, SHA256 for caching_sha2). */
+static void double_hash(const EVP_MD *md, size_t dlen, const void *p, size_t len, uint8_t *out)
 {
-	digest2_parts(EVP_sha1(), p, len, NULL, 0, out, SHA1_LEN);
+	uint8_t stage1[MAX_DIGEST_LEN];
+
+	digest2_parts(md, p, len, NULL, 0, stage1, dlen);
+	digest2_parts(md, stage1, dlen, NULL, 0, out, dlen);
+	OPENSSL_cleanse(stage1, sizeof(stage1));
 }
 
-static void sha256(const void *p, size_t len, uint8_t out[SHA256_LEN])
+/*
+ * Both plugins' scramble check: the token is H(pw) XOR H(a + b), where a
+ * and b are the stored H(H(pw)) and the scramble in the plugin's order.
+ * Unmasking the token and hashing it once more must give stored.
+ */
+static bool scramble_verify(const EVP_MD *md, size_t dlen, const uint8_t *stored, const uint8_t *a, size_t alen,
+			    const uint8_t *b, size_t blen, const uint8_t *token, size_t token_len)
 {
-	digest2_parts(EVP_sha256(), p, len, NULL, 0, out, SHA256_LEN);
+	uint8_t mask[MAX_DIGEST_LEN], stage1[MAX_DIGEST_LEN], check[MAX_DIGEST_LEN];
+	bool ok;
+
+	if (!token || token_len != dlen)
+		return false;
+	digest2_parts(md, a, alen, b, blen, mask, dlen);
+	for (size_t i = 0; i < dlen; i++)
+		stage1[i] = token[i] ^ mask[i];
+	digest2_parts(md, stage1, dlen, NULL, 0, check, dlen);
+	ok = CRYPTO_memcmp(check, stored, dlen) == 0;
+	OPENSSL_cleanse(stage1, sizeof(stage1));
+	return ok;
 }
 
 /* ---- scramble ------------------------------------------------------------ */
@@ -133,30 +157,15 @@ void my_native_hash_format(const uint8_t hash[MY_NATIVE_HASH_LEN], char out[MY_N
 
 void my_native_hash_password(const char *password, size_t len, uint8_t out[MY_NATIVE_HASH_LEN])
 {
-	uint8_t stage1[SHA1_LEN];
-
-	sha1(password, len, stage1);
-	sha1(stage1, sizeof(stage1), out);
-	OPENSSL_cleanse(stage1, sizeof(stage1));
+	double_hash(EVP_sha1(), SHA1_LEN, password, len, out);
 }
 
 bool my_native_verify(const uint8_t stored[MY_NATIVE_HASH_LEN], const uint8_t scramble[MY_SCRAMBLE_LEN],
 		      const uint8_t *token, size_t token_len)
 {
-	uint8_t mask[SHA1_LEN], stage1[SHA1_LEN], check[SHA1_LEN];
-	size_t i;
-	bool ok;
-
-	if (!token || token_len != SHA1_LEN)
-		return false;
 	/* token XOR SHA1(scramble + stored) is SHA1(pw) when the password is right. */
-	digest2_parts(EVP_sha1(), scramble, MY_SCRAMBLE_LEN, stored, MY_NATIVE_HASH_LEN, mask, sizeof(mask));
-	for (i = 0; i < SHA1_LEN; i++)
-		stage1[i] = token[i] ^ mask[i];
-	sha1(stage1, sizeof(stage1), check);
-	ok = CRYPTO_memcmp(check, stored, SHA1_LEN) == 0;
-	OPENSSL_cleanse(stage1, sizeof(stage1));
-	return ok;
+	return scramble_verify(EVP_sha1(), SHA1_LEN, stored, scramble, MY_SCRAMBLE_LEN, stored, MY_NATIVE_HASH_LEN,
+			       token, token_len);
 }
 
 bool my_native_check_password(const uint8_t stored[MY_NATIVE_HASH_LEN], const char *password, size_t len)
@@ -176,30 +185,15 @@ bool my_native_check_password(const uint8_t stored[MY_NATIVE_HASH_LEN], const ch
 
 void my_sha2_digest2(const char *password, size_t len, uint8_t out[MY_SHA2_DIGEST_LEN])
 {
-	uint8_t stage1[SHA256_LEN];
-
-	sha256(password, len, stage1);
-	sha256(stage1, sizeof(stage1), out);
-	OPENSSL_cleanse(stage1, sizeof(stage1));
+	double_hash(EVP_sha256(), SHA256_LEN, password, len, out);
 }
 
 bool my_sha2_fast_verify(const uint8_t digest2[MY_SHA2_DIGEST_LEN], const uint8_t scramble[MY_SCRAMBLE_LEN],
 			 const uint8_t *token, size_t token_len)
 {
-	uint8_t mask[SHA256_LEN], stage1[SHA256_LEN], check[SHA256_LEN];
-	size_t i;
-	bool ok;
-
-	if (!token || token_len != SHA256_LEN)
-		return false;
 	/* token XOR SHA256(digest2 + scramble) is SHA256(pw) when the password is right. */
-	digest2_parts(EVP_sha256(), digest2, SHA256_LEN, scramble, MY_SCRAMBLE_LEN, mask, sizeof(mask));
-	for (i = 0; i < SHA256_LEN; i++)
-		stage1[i] = token[i] ^ mask[i];
-	sha256(stage1, sizeof(stage1), check);
-	ok = CRYPTO_memcmp(check, digest2, SHA256_LEN) == 0;
-	OPENSSL_cleanse(stage1, sizeof(stage1));
-	return ok;
+	return scramble_verify(EVP_sha256(), SHA256_LEN, digest2, digest2, SHA256_LEN, scramble, MY_SCRAMBLE_LEN,
+			       token, token_len);
 }
 
 /* ---- RSA ------------------------------------------------------------------ */
