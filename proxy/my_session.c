@@ -273,18 +273,13 @@ static void login_ok(struct my_session *s)
 static bool password_matches(const struct airlock_user *u, const char *password)
 {
 	struct scram_verifier v, mine;
-	uint8_t stored[20], got[20];
+	uint8_t stored[MY_NATIVE_HASH_LEN];
 	char text[512];
 	bool ok;
 
-	if (u->mysql_native) {
-		if (my_native_hash_parse(u->mysql_native, stored) < 0)
-			return false;
-		my_native_hash_password(password, strlen(password), got);
-		ok = CRYPTO_memcmp(stored, got, sizeof(got)) == 0;
-		explicit_bzero(got, sizeof(got));
-		return ok;
-	}
+	if (u->mysql_native)
+		return my_native_hash_parse(u->mysql_native, stored) == 0 &&
+		       my_native_check_password(stored, password, strlen(password));
 	/* No native hash: the SCRAM verifier decides (same salt and iterations, compare StoredKey). */
 	if (scram_parse_verifier(u->scram, &v) < 0 ||
 	    scram_make_verifier(password, v.salt, v.salt_len, v.iterations, text, sizeof(text)) < 0 ||
@@ -367,7 +362,7 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 /* The token for the plugin the session settled on. */
 static void auth_token(struct my_session *s, const uint8_t *token, size_t len)
 {
-	uint8_t stored[20];
+	uint8_t stored[MY_NATIVE_HASH_LEN];
 
 	if (s->unknown_user) {
 		auth_fail(s, len > 0);
