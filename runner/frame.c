@@ -235,21 +235,25 @@ static bool get_column(struct frame_cursor *c, struct frame_column *col)
 /* Smallest encoded column: empty name plus the fixed fields. */
 #define COLUMN_MIN_LEN (4 + 4 + 2 + 4 + 2 + 4 + 2)
 
-enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur)
+/*
+ * The column list of a 'T' or 'K' frame: every column is checked up front
+ * (so next() can only fail on misuse) and cur is left at the first one.
+ */
+static enum frame_status columns_begin(const struct frame *f, uint8_t type, size_t min_len,
+				       bool (*check)(struct frame_cursor *c), uint16_t *ncols,
+				       struct frame_cursor *cur)
 {
 	struct frame_cursor c;
-	struct frame_column col;
 	uint16_t n, i;
 
-	if (f->type != FRAME_ROWDESC)
+	if (f->type != type)
 		goto err;
 	cur_init(&c, f);
-	if (!get_u16(&c, &n) || n > FRAME_MAX_COLS || cur_left(&c) / COLUMN_MIN_LEN < n)
+	if (!get_u16(&c, &n) || n > FRAME_MAX_COLS || cur_left(&c) / min_len < n)
 		goto err;
 	*cur = c;
-	/* Validate the whole layout up front so next() can only fail on misuse. */
 	for (i = 0; i < n; i++)
-		if (!get_column(&c, &col))
+		if (!check(&c))
 			goto err;
 	if (cur_finish(&c) != FRAME_OK)
 		goto err;
@@ -260,6 +264,18 @@ err:
 	cur->p = cur->end = NULL;
 	cur->failed = true;
 	return FRAME_ERR;
+}
+
+static bool check_column(struct frame_cursor *c)
+{
+	struct frame_column col;
+
+	return get_column(c, &col);
+}
+
+enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur)
+{
+	return columns_begin(f, FRAME_ROWDESC, COLUMN_MIN_LEN, check_column, ncols, cur);
 }
 
 enum frame_status frame_rowdesc_next(struct frame_cursor *cur, struct frame_column *col)
@@ -280,31 +296,16 @@ static bool get_mycol(struct frame_cursor *c, struct frame_mycol *col)
 /* Smallest encoded MySQL column: five empty strings plus the fixed fields. */
 #define MYCOL_MIN_LEN (5 * 4 + 2 + 4 + 1 + 2 + 1)
 
+static bool check_mycol(struct frame_cursor *c)
+{
+	struct frame_mycol col;
+
+	return get_mycol(c, &col);
+}
+
 enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur)
 {
-	struct frame_cursor c;
-	struct frame_mycol col;
-	uint16_t n, i;
-
-	if (f->type != FRAME_MYCOLS)
-		goto err;
-	cur_init(&c, f);
-	if (!get_u16(&c, &n) || n > FRAME_MAX_COLS || cur_left(&c) / MYCOL_MIN_LEN < n)
-		goto err;
-	*cur = c;
-	/* Validate the whole layout up front so next() can only fail on misuse. */
-	for (i = 0; i < n; i++)
-		if (!get_mycol(&c, &col))
-			goto err;
-	if (cur_finish(&c) != FRAME_OK)
-		goto err;
-	*ncols = n;
-	return FRAME_OK;
-err:
-	*ncols = 0;
-	cur->p = cur->end = NULL;
-	cur->failed = true;
-	return FRAME_ERR;
+	return columns_begin(f, FRAME_MYCOLS, MYCOL_MIN_LEN, check_mycol, ncols, cur);
 }
 
 enum frame_status frame_mycols_next(struct frame_cursor *cur, struct frame_mycol *col)
