@@ -77,7 +77,10 @@ static int find_holes(const struct my_session *s, const char *sql, size_t len, s
 	bool *cnt = NULL, *g2;
 	char word[8];
 
-	vmy_lex_init(&lx, sql, len, myv_ansi_quotes(&s->vars), myv_no_backslash_escapes(&s->vars));
+	bool ansi_quotes, no_backslash;
+
+	myv_lex_modes(&s->vars, &ansi_quotes, &no_backslash);
+	vmy_lex_init(&lx, sql, len, ansi_quotes, no_backslash);
 	for (;; prev2 = prev, prev = t) {
 		enum vmy_tok_kind k = vmy_lex_next(&lx, &t);
 		bool count;
@@ -234,8 +237,10 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 {
 	struct my_buf b;
 	size_t from = 0;
+	bool ansi_quotes, no_backslash;
 	char *out;
 
+	myv_lex_modes(&s->vars, &ansi_quotes, &no_backslash);
 	my_buf_init(&b);
 	for (uint16_t i = 0; i < st->nparams; i++) {
 		my_put_bytes(&b, st->sql + from, st->holes[i] - from);
@@ -244,7 +249,7 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 		size_t at = b.len;
 		const struct my_param *prm = &ex->params[i];
 
-		if (my_param_literal(prm, myv_no_backslash_escapes(&s->vars), &b, why) != MY_OK) {
+		if (my_param_literal(prm, no_backslash, &b, why) != MY_OK) {
 			my_buf_free(&b);
 			return NULL;
 		}

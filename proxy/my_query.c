@@ -611,11 +611,10 @@ static void fill_policy(const struct my_session *s, struct vmy_policy *pol)
 		.ntables = s->u->nmysql_tables,
 		.allow_sleep = s->u->mysql_allow_sleep,
 		.allow_benchmark = s->u->mysql_allow_benchmark,
-		.no_backslash_escapes = myv_no_backslash_escapes(&s->vars),
-		.ansi_quotes = myv_ansi_quotes(&s->vars),
 		/* The runner sets this character set, so the lexer must read the bytes the way the backend will. */
 		.charset = s->vars.charset,
 	};
+	myv_lex_modes(&s->vars, &pol->ansi_quotes, &pol->no_backslash_escapes);
 }
 
 /* Skips spaces; then true (and past it) when word, case-insensitive, comes next as a whole word. */

@@ -181,8 +181,7 @@ const char *myv_value(const struct my_session *s, const char *name, char *buf, s
 /* Calls fn for each exposed variable in name order. */
 void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg);
 /* sql_mode flags that change lexing. */
-bool myv_no_backslash_escapes(const struct mys_vars *v);
-bool myv_ansi_quotes(const struct mys_vars *v);
+void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backslash_escapes);
 
 #define MYS_SERVER_VERSION "8.0.36-airlock"
 

@@ -98,21 +98,11 @@ bool myv_collation_is_default(const struct mys_vars *v)
 	return true;
 }
 
-/* The lexing flags of the session's sql_mode, read by the validator's own parser so both agree. */
-bool myv_no_backslash_escapes(const struct mys_vars *v)
+void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backslash_escapes)
 {
-	bool ansi = false, nbe = false;
-
-	vmy_sql_mode_parse(v->sql_mode, strlen(v->sql_mode), &ansi, &nbe);
-	return nbe;
-}
-
-bool myv_ansi_quotes(const struct mys_vars *v)
-{
-	bool ansi = false, nbe = false;
-
-	vmy_sql_mode_parse(v->sql_mode, strlen(v->sql_mode), &ansi, &nbe);
-	return ansi;
+	/* The validator's own sql_mode parser, so the session and the lexer cannot disagree. */
+	*ansi_quotes = *no_backslash_escapes = false;
+	vmy_sql_mode_parse(v->sql_mode, strlen(v->sql_mode), ansi_quotes, no_backslash_escapes);
 }
 
 static int bool_value(const struct vmy_assign *a)
