@@ -85,6 +85,17 @@ wait_for()
 	done
 }
 
+# pidfile_pid FILE: prints the pid FILE names when that process is alive.
+pidfile_pid()
+{
+	local pid
+
+	[[ -s $1 ]] || return 1
+	pid=$(<"$1")
+	[[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
+	printf '%s\n' "$pid"
+}
+
 # ---------------------------------------------------------------- packages
 
 install_deps()
@@ -378,12 +389,7 @@ mariadb_alive()
 
 mariadb_pid()
 {
-	local pid
-
-	[[ -s $AIRLOCK_MY_PIDFILE ]] || return 1
-	pid=$(<"$AIRLOCK_MY_PIDFILE")
-	[[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-	printf '%s\n' "$pid"
+	pidfile_pid "$AIRLOCK_MY_PIDFILE"
 }
 
 # Debian's mariadbd on 127.0.0.1:$AIRLOCK_MY_PORT without an init system:
@@ -433,24 +439,6 @@ mariadb_start()
 	[[ $(my_super -N -B -e "SELECT 1" 2>&1) == 1 ]] ||
 		die "root cannot log in to mariadb over $AIRLOCK_MY_SOCK"
 	log "mariadb: $(my_super -N -B -e "SELECT VERSION()") up on 127.0.0.1:$AIRLOCK_MY_PORT"
-}
-
-# Stops the server (mariadb-admin shutdown, then SIGKILL after 30 s).
-mariadb_stop()
-{
-	local pid
-
-	pid=$(mariadb_pid) || {
-		log "mariadb: mariadbd is not running"
-		return 0
-	}
-	log "mariadb: stopping mariadbd ($pid)"
-	mariadb-admin --protocol=socket -S "$AIRLOCK_MY_SOCK" -u root shutdown ||
-		kill -TERM "$pid"
-	if ! wait_for 30 bash -c "! kill -0 $pid"; then
-		kill -KILL "$pid" 2>/dev/null || true
-		wait_for 10 bash -c "! kill -0 $pid" || die "mariadbd $pid does not exit"
-	fi
 }
 
 mariadb_shop_counts()
@@ -558,12 +546,7 @@ docker_ok()
 
 docker_pid()
 {
-	local pid
-
-	[[ -s $AIRLOCK_DOCKER_PIDFILE ]] || return 1
-	pid=$(<"$AIRLOCK_DOCKER_PIDFILE")
-	[[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-	printf '%s\n' "$pid"
+	pidfile_pid "$AIRLOCK_DOCKER_PIDFILE"
 }
 
 # Starts dockerd (no bridge, no iptables) unless an engine already answers.
