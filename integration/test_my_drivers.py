@@ -87,7 +87,7 @@ def test_mysql2_refusals():
 @pytest.fixture(scope="module")
 def jdbc_classes():
     out = tempfile.mkdtemp(prefix="airlock-myjdbc-")
-    subprocess.run(["javac", "-d", out, os.path.join(itest.REPO, "integration/clients/MyJdbcCheck.java")],
+    subprocess.run(["javac", "-d", out, os.path.join(itest.REPO, "integration/clients/JdbcCheck.java")],
                    check=True, timeout=120)
     return out
 
@@ -99,7 +99,9 @@ def jdbc_run(classes, queries, direct=False):
     else:
         url = "jdbc:mariadb://%s:%d/shop" % (itest.MY_HOST, itest.MY_PORT)
         user, password = "agent", itest.AGENT_PASSWORD
-    out = subprocess.run(["java", "-cp", MY_JDBC_JAR + ":" + classes, "MyJdbcCheck", url, user, password],
+    # Twice per query (Connector/J formats statements on the client side), errors by errno.
+    out = subprocess.run(["java", "-cp", MY_JDBC_JAR + ":" + classes, "JdbcCheck", url, user, password, "2",
+                          "errno"],
                          input="\n".join(queries) + "\n", capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return out.stdout.splitlines()

@@ -1,10 +1,12 @@
-// JdbcCheck: runs queries through PgJDBC and prints one line per result
-// (column labels and types, then each row's values as strings), so a test
-// can compare airlock with a direct connection.
-//   java -cp postgresql.jar:DIR JdbcCheck URL USER PASSWORD < queries.txt
-// Each input line is one query; "?"-free statements run as PreparedStatement
-// (PgJDBC always uses the extended protocol), five times each so the
-// driver switches to a named server-side statement.
+// JdbcCheck: runs queries through a JDBC driver (PgJDBC or MariaDB
+// Connector/J, whichever jar is on the class path) and prints one line per
+// result (column labels and types, then each row's values as strings), so
+// a test can compare airlock with a direct connection.
+//   java -cp DRIVER.jar:DIR JdbcCheck URL USER PASSWORD [RUNS [errno]] < queries.txt
+// Each input line is one query, run RUNS times (default 5, so PgJDBC
+// switches to a named server-side statement) as a PreparedStatement with
+// autocommit off, then committed. An error prints its SQLSTATE, or with
+// "errno" the vendor error code (MySQL's errno).
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.sql.Connection;
@@ -17,6 +19,8 @@ import java.sql.SQLException;
 public class JdbcCheck {
 	public static void main(String[] args) throws Exception {
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
+		int runs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+		boolean errno = args.length > 4 && args[4].equals("errno");
 		try (Connection c = DriverManager.getConnection(args[0], args[1], args[2])) {
 			c.setAutoCommit(false);
 			String q;
@@ -25,7 +29,7 @@ public class JdbcCheck {
 					continue;
 				StringBuilder sb = new StringBuilder();
 				try (PreparedStatement p = c.prepareStatement(q)) {
-					for (int run = 0; run < 5; run++) {
+					for (int run = 0; run < runs; run++) {
 						sb.setLength(0);
 						try (ResultSet r = p.executeQuery()) {
 							ResultSetMetaData md = r.getMetaData();
@@ -40,7 +44,8 @@ public class JdbcCheck {
 					c.commit();
 				} catch (SQLException e) {
 					c.rollback();
-					sb.append("ERROR ").append(e.getSQLState()).append(' ').append(e.getMessage().split("\n")[0]);
+					sb.append("ERROR ").append(errno ? String.valueOf(e.getErrorCode()) : e.getSQLState())
+						.append(' ').append(e.getMessage().split("\n")[0]);
 				}
 				System.out.println(sb);
 			}
