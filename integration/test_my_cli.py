@@ -150,6 +150,7 @@ class Interactive:
         while time.monotonic() < deadline:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
+                self.drain()
                 return os.waitstatus_to_exitcode(status)
             try:
                 r, _, _ = select.select([self.fd], [], [], 0.2)
@@ -159,6 +160,18 @@ class Interactive:
                 pass
         self.kill()
         raise AssertionError("the CLI did not exit; got:\n" + self.out.decode(errors="replace"))
+
+    def drain(self):
+        """Reads what the CLI wrote before it exited and is still in the pty."""
+        while True:
+            try:
+                r, _, _ = select.select([self.fd], [], [], 0.5)
+                chunk = os.read(self.fd, 4096) if r else b""
+            except OSError:
+                return  # EIO: the pty is empty and its other end closed
+            if not chunk:
+                return
+            self.out += chunk
 
     def kill(self):
         try:
