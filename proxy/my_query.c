@@ -329,6 +329,15 @@ void myq_init_db(struct my_session *s, const char *db, size_t len)
 
 /* ---- jobs ---- */
 
+void myq_bin_free(struct my_session *s)
+{
+	free(s->bin.types);
+	free(s->bin.is_unsigned);
+	free(s->bin.values);
+	free(s->bin.lens);
+	memset(&s->bin, 0, sizeof(s->bin));
+}
+
 void myq_job_ended(struct my_session *s)
 {
 	s->gen->user_jobs[server_gen_user_index(s->gen, s->u)]--;
@@ -346,9 +355,11 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		return;
 	}
 	if (s->binary) {
-		s->col_types = calloc(n ? n : 1, sizeof(*s->col_types));
-		s->col_unsigned = calloc(n ? n : 1, sizeof(*s->col_unsigned));
-		if (!s->col_types || !s->col_unsigned) {
+		s->bin.types = calloc(n ? n : 1, sizeof(*s->bin.types));
+		s->bin.is_unsigned = calloc(n ? n : 1, sizeof(*s->bin.is_unsigned));
+		s->bin.values = calloc(n ? n : 1, sizeof(*s->bin.values));
+		s->bin.lens = calloc(n ? n : 1, sizeof(*s->bin.lens));
+		if (!s->bin.types || !s->bin.is_unsigned || !s->bin.values || !s->bin.lens) {
 			s->result_failed = true;
 			mys_put_err(s, 1037, "HY001", NULL, "Out of memory", NULL);
 			mys_flush(s);
@@ -362,8 +373,8 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		if (frame_mycols_next(&cur, &col) != FRAME_OK)
 			break;
 		if (s->binary) {
-			s->col_types[i] = col.type;
-			s->col_unsigned[i] = (col.flags & MY_FLAG_UNSIGNED) != 0;
+			s->bin.types[i] = col.type;
+			s->bin.is_unsigned[i] = (col.flags & MY_FLAG_UNSIGNED) != 0;
 		}
 		struct my_column c = {
 			.schema = col.schema.ptr,
@@ -394,28 +405,25 @@ static void job_rowdesc(void *arg, const struct frame *f)
 /* A row in the binary protocol, from the text values of the 'D' frame; false (ERR sent) when one does not parse. */
 static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
 {
-	const uint8_t **values = calloc(n ? n : 1, sizeof(*values));
-	size_t *lens = calloc(n ? n : 1, sizeof(*lens));
 	const uint8_t *p = f->payload + 2, *end = f->payload + f->len;
 	const char *why = NULL;
-	bool ok = values && lens && n == s->ncols;
+	bool ok = n == s->ncols;
 
+	/* The arrays were made for this result's columns; each row only fills them. */
 	for (uint16_t i = 0; ok && i < n && p + 4 <= end; i++) {
 		int32_t len = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
 
 		p += 4;
-		if (len >= 0) {
-			values[i] = p;
-			lens[i] = (size_t)len;
+		s->bin.values[i] = len >= 0 ? p : NULL;
+		s->bin.lens[i] = len >= 0 ? (size_t)len : 0;
+		if (len >= 0)
 			p += len;
-		}
 	}
-	if (ok && my_write_binary_row(&s->w, s->seq, n, s->col_types, s->col_unsigned, values, lens, &why) == MY_OK)
+	if (ok && my_write_binary_row(&s->w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values, s->bin.lens,
+				      &why) == MY_OK)
 		s->seq++;
 	else
 		ok = false;
-	free(values);
-	free(lens);
 	if (!ok) {
 		log_warn("mysql session %u: a value could not be encoded in the binary protocol: %s", s->conn_id,
 			 why ? why : "out of memory");
@@ -546,10 +554,7 @@ static void job_done(void *arg, const struct job_result *r)
 	s->field_list = false;
 	s->binary = false;
 	s->result_failed = false;
-	free(s->col_types);
-	free(s->col_unsigned);
-	s->col_types = NULL;
-	s->col_unsigned = NULL;
+	myq_bin_free(s);
 	mys_set_state(s, MYS_READY);
 	/* Commands that arrived meanwhile. */
 	mys_process(s);

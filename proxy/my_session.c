@@ -81,8 +81,7 @@ static void session_free(struct my_session *s)
 		myq_job_ended(s);
 	}
 	myp_free_all(s);
-	free(s->col_types);
-	free(s->col_unsigned);
+	myq_bin_free(s);
 	if (s->counted)
 		s->gen->user_sessions[server_gen_user_index(s->gen, s->u)]--;
 	if (s->prev)

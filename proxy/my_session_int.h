@@ -70,6 +70,14 @@ struct mys_stmt {
 	size_t bytes;       /* counted in the session's prepared_bytes */
 };
 
+/* The per-column arrays of a binary result, made once per result (owned by the session). */
+struct mys_bin {
+	uint8_t *types;             /* each column's type */
+	bool *is_unsigned;          /* each column's UNSIGNED flag */
+	const uint8_t **values;     /* the current row's values (views into its frame; NULL = SQL NULL) */
+	size_t *lens;
+};
+
 /* The session variables that change what a statement does or how its result is encoded. */
 struct mys_vars {
 	bool autocommit;
@@ -118,8 +126,7 @@ struct my_session {
 	bool field_list;      /* a COM_FIELD_LIST: column definitions only */
 	bool binary;          /* a COM_STMT_EXECUTE: rows in the binary protocol */
 	bool result_failed;   /* a row could not be encoded: ERR sent, the rest is dropped */
-	uint8_t *col_types;   /* binary: each column's type (owned while the result runs) */
-	bool *col_unsigned;   /* binary: each column's UNSIGNED flag */
+	struct mys_bin bin;   /* binary: made at the column frame, freed when the result ends */
 	bool cols_sent;
 	uint16_t ncols;
 	bool out_paused;
@@ -148,6 +155,8 @@ void myq_query(struct my_session *s, const char *sql, size_t len);
 void myq_field_list(struct my_session *s, const char *table, size_t table_len);
 void myq_init_db(struct my_session *s, const char *db, size_t len);
 void myq_job_ended(struct my_session *s);
+/* Frees the binary result arrays (safe when none were made). */
+void myq_bin_free(struct my_session *s);
 void myq_clear_warnings(struct my_session *s);
 void myq_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
 /* Validates sql under the session's policy, sql_mode and character set. */
