@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "proxy/validate_my.h"
-#include "proxy/validate_pg.h"
+#include "proxy/mysql/validate/validate_my.h"
+#include "proxy/pg/validate/validate_pg.h"
 
 static const char *const tables[] = {
 	"public.orders", "public.customers", "public.products", "pg_catalog.*",

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/validate_my.h"
+#include "proxy/mysql/validate/validate_my.h"
 
 static const char *const tables[] = {
 	"shop.orders", "shop.customers", "shop.products", "information_schema.*",

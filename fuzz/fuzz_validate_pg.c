@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/validate_pg.h"
+#include "proxy/pg/validate/validate_pg.h"
 
 static const char *const tables[] = {
 	"public.orders", "public.customers", "pg_catalog.*", "information_schema.*",

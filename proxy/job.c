@@ -34,7 +34,7 @@
 #include "proxy/log.h"
 #include "proxy/job_int.h"
 #include "proxy/relay.h"
-#include "runner/launcher.h"
+#include "runner/launch/launcher.h"
 
 static void job_free(struct job *j);
 

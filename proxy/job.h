@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "conf/config.h"
-#include "runner/frame.h"
+#include "protocol/frame.h"
 
 struct event_base;
 struct evdns_base;

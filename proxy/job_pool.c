@@ -12,7 +12,7 @@
 #include <event2/event.h>
 
 #include "proxy/job_int.h"
-#include "runner/launcher.h"
+#include "runner/launch/launcher.h"
 
 void pool_remove(struct job *j)
 {

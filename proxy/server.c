@@ -20,9 +20,9 @@
 #include "proxy/job.h"
 #include "proxy/log.h"
 #include "protocol/my_auth.h"
-#include "proxy/my_session.h"
-#include "proxy/pg_session.h"
-#include "runner/launcher.h"
+#include "proxy/mysql/my_session.h"
+#include "proxy/pg/pg_session.h"
+#include "runner/launch/launcher.h"
 
 size_t server_gen_user_index(const struct server_gen *gen, const struct airlock_user *u)
 {

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runner/frame.h"
+#include "protocol/frame.h"
 
 #define RUNNER_JOB_MAX_TIMEOUT_MS (24u * 3600u * 1000u)
 #define RUNNER_JOB_MAX_PARAMS 200

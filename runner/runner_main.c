@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/frame.h"
+#include "protocol/frame.h"
 #include "runner/runner_ctl.h"
 #include "runner/runner_job.h"
 #include "runner/runner_my.h"

@@ -1,0 +1,361 @@
+/*
+ * my_prepared: the server-side prepared statement protocol of a MySQL
+ * session (COM_STMT_PREPARE, EXECUTE, CLOSE, RESET).
+ *
+ * A statement is validated at PREPARE with each '?' standing for a
+ * literal, and kept as text with the byte offsets of its placeholders. At
+ * EXECUTE each bound value becomes an SQL literal (protocol/my_stmt.c:
+ * numbers as numbers, strings quoted for the session's sql_mode), the
+ * whole text is validated again as it will run, and it runs as one job
+ * like COM_QUERY; the rows come back in the binary protocol. So a value
+ * can never change what a statement is: the validator sees the final text.
+ * Statements are owned by the session (at most MYS_MAX_STMTS, holding at
+ * most MYS_MAX_PREPARED_BYTES) and freed by CLOSE, COM_RESET_CONNECTION or
+ * the end of the session.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "protocol/my_stmt.h"
+#include "proxy/log.h"
+#include "proxy/mysql/my_session_int.h"
+#include "proxy/server.h"
+#include "proxy/mysql/validate/validate_my_lex.h"
+
+static struct mys_stmt **find_slot(struct my_session *s, uint32_t id)
+{
+	for (size_t i = 0; i < MYS_MAX_STMTS; i++)
+		if (s->stmts[i] && s->stmts[i]->id == id)
+			return &s->stmts[i];
+	return NULL;
+}
+
+static void stmt_free(struct my_session *s, struct mys_stmt **slot)
+{
+	struct mys_stmt *st = *slot;
+
+	s->prepared_bytes -= st->bytes;
+	free(st->sql);
+	free(st->holes);
+	free(st->counts);
+	free(st->types);
+	free(st);
+	*slot = NULL;
+}
+
+void myp_free_all(struct my_session *s)
+{
+	for (size_t i = 0; i < MYS_MAX_STMTS; i++)
+		if (s->stmts[i])
+			stmt_free(s, &s->stmts[i]);
+}
+
+static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code, const char *msg,
+		const char *hint)
+{
+	mys_put_err(s, errcode, sqlstate, code, msg, hint);
+	mys_audit(s, "refused", sqlstate, code, 0, 0, 0);
+	mys_flush(s);
+}
+
+/*
+ * The offsets of the '?' placeholders of sql (as the session's lexer reads
+ * it), into *holes (malloc'd, caller frees), and for each whether it is a
+ * LIMIT / OFFSET count (*counts, malloc'd): "LIMIT ?", "OFFSET ?", and the
+ * second of "LIMIT ?, ?". Returns the count, or -1 when the text does not
+ * lex (the validator then explains why) or has too many.
+ */
+static int find_holes(const struct my_session *s, const char *sql, size_t len, size_t **holes, bool **counts)
+{
+	struct vmy_lexer lx;
+	struct vmy_token t, prev = {0}, prev2 = {0};
+	size_t n = 0, cap = 0;
+	size_t *out = NULL, *g1;
+	bool *cnt = NULL, *g2;
+	char word[8];
+
+	bool ansi_quotes, no_backslash;
+
+	myv_lex_modes(&s->vars, &ansi_quotes, &no_backslash);
+	vmy_lex_init(&lx, sql, len, ansi_quotes, no_backslash);
+	for (;; prev2 = prev, prev = t) {
+		enum vmy_tok_kind k = vmy_lex_next(&lx, &t);
+		bool count;
+
+		if (k == VMY_T_END)
+			break;
+		if (k == VMY_T_ERROR || n >= MY_STMT_MAX_PARAMS)
+			goto fail;
+		if (!vmy_tok_punct(sql, &t, "?"))
+			continue;
+		count = prev.kind == VMY_T_WORD && vmy_tok_ident(sql, &prev, word, sizeof(word)) > 0 &&
+			(!strcasecmp(word, "LIMIT") || !strcasecmp(word, "OFFSET"));
+		/* "LIMIT ?, ?": a comma right after a count placeholder */
+		if (!count && vmy_tok_punct(sql, &prev, ",") && n > 0 && cnt[n - 1] && prev2.start == out[n - 1] &&
+		    vmy_tok_punct(sql, &prev2, "?"))
+			count = true;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			g1 = realloc(out, cap * sizeof(*out));
+			if (g1)
+				out = g1;
+			g2 = realloc(cnt, cap * sizeof(*cnt));
+			if (g2)
+				cnt = g2;
+			if (!g1 || !g2)
+				goto fail;
+		}
+		out[n] = t.start;
+		cnt[n++] = count;
+	}
+	*holes = out;
+	*counts = cnt;
+	return (int)n;
+fail:
+	free(out);
+	free(cnt);
+	return -1;
+}
+
+/* sql with each hole replaced by the literal 0: what the validator checks at PREPARE. */
+static char *with_zeros(const char *sql, size_t len, const size_t *holes, int n)
+{
+	char *out = malloc(len + 1), *o = out;
+	size_t from = 0;
+
+	if (!out)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		memcpy(o, sql + from, holes[i] - from);
+		o += holes[i] - from;
+		*o++ = '0';
+		from = holes[i] + 1;
+	}
+	memcpy(o, sql + from, len - from);
+	o[len - from] = '\0';
+	return out;
+}
+
+void myp_prepare(struct my_session *s, const char *sql, size_t len)
+{
+	struct vmy_result *v = NULL;
+	struct mys_stmt **slot = NULL, *st = NULL;
+	size_t *holes = NULL;
+	bool *counts = NULL;
+	char *check = NULL;
+	int n;
+
+	myq_clear_warnings(s);
+	for (size_t i = 0; i < MYS_MAX_STMTS && !slot; i++)
+		if (!s->stmts[i])
+			slot = &s->stmts[i];
+	if (!slot || s->prepared_bytes + len > MYS_MAX_PREPARED_BYTES) {
+		err(s, 1461, "42000", "BUSY", "Can't create more than max_prepared_stmt_count statements",
+		    "close prepared statements you no longer need (at most 64, 4 MiB of text, per session)");
+		return;
+	}
+	n = find_holes(s, sql, len, &holes, &counts);
+	v = malloc(sizeof(*v));
+	check = n >= 0 ? with_zeros(sql, len, holes, n) : strndup(sql, len);
+	if (!v || !check) {
+		err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		goto out;
+	}
+	myq_validate(s, check, strlen(check), v);
+	if (v->kind == VMY_REFUSED) {
+		err(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		goto out;
+	}
+	if (v->kind != VMY_READ || n < 0) {
+		err(s, 1295, "HY000", "UNSUPPORTED", "This command is not supported in the prepared statement protocol yet",
+		    "send session statements (SET, USE, transactions, SHOW WARNINGS, ...) as text queries");
+		goto out;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->sql = strndup(sql, len)) || (n && !(st->types = calloc((size_t)n, 2)))) {
+		err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		if (st)
+			free(st->sql);
+		free(st);
+		goto out;
+	}
+	st->id = ++s->next_stmt_id;
+	st->len = len;
+	st->nparams = (uint16_t)n;
+	st->holes = holes;
+	st->counts = counts;
+	holes = NULL;
+	counts = NULL;
+	st->bytes = len + (size_t)n * (sizeof(size_t) + sizeof(bool) + 2);
+	s->prepared_bytes += st->bytes;
+	*slot = st;
+
+	my_write_prepare_ok(&s->w, s->seq++, st->id, 0, st->nparams, 0);
+	for (int i = 0; i < n; i++) {
+		struct my_column c = {.name = "?", .name_len = 1, .charset = 63, .type = MY_TYPE_VAR_STRING};
+
+		my_write_column_def(&s->w, s->seq++, &c, false);
+	}
+	if (n > 0 && !(s->caps & MY_CAP_DEPRECATE_EOF))
+		my_write_eof(&s->w, s->seq++, 0, mys_status(s));
+	mys_audit(s, "local", NULL, NULL, 0, 0, 0);
+	mys_flush(s);
+out:
+	free(holes);
+	free(counts);
+	free(check);
+	free(v);
+}
+
+static void unknown_stmt(struct my_session *s, uint32_t id, const char *what)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "Unknown prepared statement handler (%u) given to %s", id, what);
+	err(s, 1243, "HY000", NULL, msg, NULL);
+}
+
+/* True for a non-empty run of digits with an optional leading '-'. */
+static bool only_digits(const uint8_t *p, size_t n)
+{
+	size_t i = n && p[0] == '-';
+
+	if (i == n)
+		return false;
+	for (; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+/* The statement's text with every placeholder replaced by its value's literal; NULL with why on failure. */
+static char *bind_values(struct my_session *s, const struct mys_stmt *st, const struct my_stmt_execute *ex,
+			 const char **why)
+{
+	struct my_buf b;
+	size_t from = 0;
+	bool ansi_quotes, no_backslash;
+	char *out;
+
+	myv_lex_modes(&s->vars, &ansi_quotes, &no_backslash);
+	my_buf_init(&b);
+	for (uint16_t i = 0; i < st->nparams; i++) {
+		my_put_bytes(&b, st->sql + from, st->holes[i] - from);
+		/* A space first: "1-?" with -7 must not become "1--7" next to a dash. */
+		my_put_bytes(&b, " ", 1);
+		size_t at = b.len;
+		const struct my_param *prm = &ex->params[i];
+
+		if (my_param_literal(prm, no_backslash, &b, why) != MY_OK) {
+			my_buf_free(&b);
+			return NULL;
+		}
+		/*
+		 * A whole DOUBLE comes out as digits; outside a LIMIT count it stays a
+		 * DOUBLE ("7e0"), as the server types the parameter. LIMIT needs the
+		 * integer, and drivers that send every number as DOUBLE rely on that.
+		 */
+		if (!prm->is_null && (prm->type == MY_TYPE_DOUBLE || prm->type == MY_TYPE_FLOAT) && !st->counts[i] &&
+		    only_digits(b.data + at, b.len - at))
+			my_put_bytes(&b, "e0", 2);
+		from = st->holes[i] + 1;
+	}
+	my_put_bytes(&b, st->sql + from, st->len - from);
+	my_put_bytes(&b, "", 1);
+	if (b.failed || b.len - 1 > s->srv->cfg->max_message_bytes) {
+		*why = "the statement with its values is larger than max_message_bytes";
+		my_buf_free(&b);
+		return NULL;
+	}
+	out = (char *)b.data; /* the buffer's bytes now belong to the caller */
+	return out;
+}
+
+void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
+{
+	struct my_stmt_execute *ex;
+	struct mys_stmt **slot;
+	const char *why = NULL;
+	uint32_t id;
+	char *sql;
+
+	myq_clear_warnings(s);
+	if (my_stmt_execute_id(p, len, &id) != MY_OK) {
+		err(s, 1210, "HY000", NULL, "Incorrect arguments to mysqld_stmt_execute", NULL);
+		return;
+	}
+	slot = find_slot(s, id);
+	if (!slot) {
+		unknown_stmt(s, id, "mysqld_stmt_execute");
+		return;
+	}
+	if ((*slot)->long_data) {
+		err(s, 1235, "42000", "UNSUPPORTED", "COM_STMT_SEND_LONG_DATA is not supported",
+		    "bind the value in COM_STMT_EXECUTE");
+		(*slot)->long_data = false;
+		return;
+	}
+	ex = malloc(sizeof(*ex));
+	if (!ex) {
+		err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		return;
+	}
+	if (my_stmt_decode_execute(p, len, (*slot)->nparams, (*slot)->have_types ? (*slot)->types : NULL, ex,
+				   (*slot)->types, &why) != MY_OK) {
+		err(s, 1210, "HY000", NULL, "Incorrect arguments to mysqld_stmt_execute", why);
+		free(ex);
+		return;
+	}
+	(*slot)->have_types = true;
+	if (ex->flags != 0) {
+		err(s, 1235, "42000", "UNSUPPORTED", "Server-side cursors are not supported",
+		    "execute without a cursor (CURSOR_TYPE_NO_CURSOR); rows are streamed anyway");
+		free(ex);
+		return;
+	}
+	sql = bind_values(s, *slot, ex, &why);
+	free(ex);
+	if (!sql) {
+		err(s, 1210, "HY000", NULL, "Incorrect arguments to mysqld_stmt_execute", why);
+		return;
+	}
+	myq_run_binary(s, sql, strlen(sql));
+	free(sql);
+}
+
+void myp_close(struct my_session *s, const uint8_t *p, size_t len)
+{
+	struct mys_stmt **slot;
+	uint32_t id;
+
+	/* COM_STMT_CLOSE has no reply, whatever happens. */
+	if (my_stmt_execute_id(p, len, &id) == MY_OK && (slot = find_slot(s, id)))
+		stmt_free(s, slot);
+}
+
+void myp_reset(struct my_session *s, const uint8_t *p, size_t len)
+{
+	struct mys_stmt **slot;
+	uint32_t id;
+
+	if (my_stmt_execute_id(p, len, &id) != MY_OK || !(slot = find_slot(s, id))) {
+		unknown_stmt(s, len >= 5 ? id : 0, "mysqld_stmt_reset");
+		return;
+	}
+	(*slot)->long_data = false;
+	mys_put_ok(s);
+	mys_flush(s);
+}
+
+void myp_long_data(struct my_session *s, const uint8_t *p, size_t len)
+{
+	struct mys_stmt **slot;
+	uint32_t id;
+
+	/* No reply; the next EXECUTE of the statement reports that long data is not supported. */
+	if (my_stmt_execute_id(p, len, &id) == MY_OK && (slot = find_slot(s, id)))
+		(*slot)->long_data = true;
+}

@@ -1,0 +1,197 @@
+/*
+ * my_session_int: what the MySQL session's files share: the session struct
+ * and the helpers that write replies. my_session.c owns the connection
+ * (handshake, authentication, the command loop), my_query.c runs
+ * statements (local answers and jobs), my_vars.c holds the session's
+ * variables. Nothing outside these files includes it.
+ */
+#ifndef AIRLOCK_PROXY_MY_SESSION_INT_H
+#define AIRLOCK_PROXY_MY_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "protocol/my_auth.h"
+#include "protocol/my_codec.h"
+#include "proxy/job.h"
+#include "proxy/mysql/validate/validate_my.h"
+
+#define MYS_OUT_HIGH_WATER (1024u * 1024u)
+#define MYS_OUT_LOW_WATER (256u * 1024u)
+#define MYS_MAX_WARNINGS 16
+#define MYS_MAX_STMTS 64
+/* Bytes of statement text a session may keep prepared. */
+#define MYS_MAX_PREPARED_BYTES (4u * 1024u * 1024u)
+
+/* The states, from one list so their names cannot drift. */
+#define MYS_STATES(X)  \
+	X(HANDSHAKE)   \
+	X(AUTH_SWITCH) \
+	X(SHA2_FULL)   \
+	X(READY)       \
+	X(BUSY)        \
+	X(CLOSING)
+
+enum mys_state {
+#define MYS_ENUM(name) MYS_##name,
+	MYS_STATES(MYS_ENUM)
+#undef MYS_ENUM
+};
+
+enum mys_plugin {
+	MYS_NATIVE,  /* mysql_native_password */
+	MYS_SHA2,    /* caching_sha2_password */
+};
+
+struct bufferevent;
+struct event;
+struct server;
+struct server_gen;
+
+/* One row of SHOW WARNINGS. */
+struct mys_warning {
+	char level[8];  /* "Note", "Warning", "Error" */
+	uint16_t code;
+	char message[512];
+};
+
+/* A prepared statement (COM_STMT_PREPARE). Owned by the session. */
+struct mys_stmt {
+	uint32_t id;
+	char *sql;          /* the text as prepared, NUL-terminated */
+	size_t len;
+	uint16_t nparams;
+	size_t *holes;      /* byte offset of each '?' in sql */
+	bool *counts;       /* each '?' is a LIMIT / OFFSET count */
+	uint8_t *types;     /* 2 bytes per parameter: the types last bound */
+	bool have_types;
+	bool long_data;     /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
+	size_t bytes;       /* counted in the session's prepared_bytes */
+};
+
+/* The per-column arrays of a binary result, made once per result (owned by the session). */
+struct mys_bin {
+	uint8_t *types;             /* each column's type */
+	bool *is_unsigned;          /* each column's UNSIGNED flag */
+	const uint8_t **values;     /* the current row's values (views into its frame; NULL = SQL NULL) */
+	size_t *lens;
+};
+
+/* The session variables that change what a statement does or how its result is encoded. */
+struct mys_vars {
+	bool autocommit;
+	char charset[32];     /* SET NAMES / the handshake's character set: what results are encoded in */
+	uint8_t charset_id;   /* collation id of charset's default collation */
+	char collation[64];
+	char sql_mode[256];   /* sent to every job; the lexer follows it */
+	char time_zone[64];
+	char isolation[32];   /* what @@transaction_isolation reports */
+};
+
+struct my_session {
+	struct server *srv;
+	struct my_session *prev, *next;
+	struct bufferevent *bev;
+	struct event *timer; /* auth deadline, then the deferred free */
+	enum mys_state st;
+
+	uint32_t conn_id;
+	uint8_t seq;        /* sequence id of the next packet this side sends */
+	uint8_t scramble[MY_SCRAMBLE_LEN];
+	uint32_t caps;      /* client's capabilities AND ours */
+	enum mys_plugin plugin;
+	bool unknown_user;  /* authentication runs to the end, then fails */
+	char user[64];
+	char host[64];      /* the client's address, for messages */
+	char login_db[65];  /* database named in the handshake response */
+	char database[65];  /* current database, "" when none */
+	struct server_gen *gen;       /* the config generation this session logged in under (held) */
+	const struct airlock_user *u; /* in gen->cfg; NULL until authenticated (or unknown user) */
+	bool counted;                 /* counted in gen->user_sessions */
+
+	struct mys_vars vars;
+	bool in_trans;
+	bool read_only_txn;
+	struct mys_warning warnings[MYS_MAX_WARNINGS];
+	uint16_t nwarnings;   /* rows SHOW WARNINGS lists */
+	uint32_t warn_count;  /* the count reported (may exceed the rows kept) */
+
+	struct mys_stmt *stmts[MYS_MAX_STMTS];
+	uint32_t next_stmt_id;
+	size_t prepared_bytes;
+
+	/* The running statement. */
+	struct job *job;
+	bool field_list;      /* a COM_FIELD_LIST: column definitions only */
+	bool binary;          /* a COM_STMT_EXECUTE: rows in the binary protocol */
+	bool result_failed;   /* a row could not be encoded: ERR sent, the rest is dropped */
+	struct mys_bin bin;   /* binary: made at the column frame, freed when the result ends */
+	bool cols_sent;
+	uint16_t ncols;
+	bool out_paused;
+	uint64_t fingerprint;
+	struct timespec t0;
+
+	struct my_buf w; /* reply being built */
+};
+
+/* my_session.c */
+void mys_flush(struct my_session *s);
+uint16_t mys_status(const struct my_session *s);
+void mys_put_ok(struct my_session *s);
+/* An ERR packet; code (when not empty) leads the message and hint follows it. */
+void mys_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
+		 const char *message, const char *hint);
+void mys_audit(struct my_session *s, const char *decision, const char *sqlstate, const char *code, uint64_t rows,
+	       uint64_t bytes, uint8_t truncated);
+void mys_process(struct my_session *s);
+void mys_set_state(struct my_session *s, enum mys_state st);
+/* True when the user may make db its current database. */
+bool mys_database_allowed(const struct my_session *s, const char *db);
+
+/* my_query.c */
+void myq_query(struct my_session *s, const char *sql, size_t len);
+void myq_field_list(struct my_session *s, const char *table, size_t table_len);
+void myq_init_db(struct my_session *s, const char *db, size_t len);
+void myq_job_ended(struct my_session *s);
+/* Frees the binary result arrays (safe when none were made). */
+void myq_bin_free(struct my_session *s);
+void myq_clear_warnings(struct my_session *s);
+void myq_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
+/* Validates sql under the session's policy, sql_mode and character set. */
+void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v);
+/* Runs a bound prepared statement's text: reads only, rows in the binary protocol. */
+void myq_run_binary(struct my_session *s, const char *sql, size_t len);
+
+/* my_prepared.c */
+void myp_prepare(struct my_session *s, const char *sql, size_t len);
+void myp_execute(struct my_session *s, const uint8_t *p, size_t len);
+void myp_close(struct my_session *s, const uint8_t *p, size_t len);
+void myp_reset(struct my_session *s, const uint8_t *p, size_t len);
+void myp_long_data(struct my_session *s, const uint8_t *p, size_t len);
+void myp_free_all(struct my_session *s);
+
+/* my_vars.c */
+void myv_init(struct mys_vars *v);
+/* Sets the character set from a handshake collation id; false when it is unknown. */
+bool myv_set_charset_id(struct mys_vars *v, uint8_t id);
+/* Whether the collation is the character set's default (then jobs need not set it). */
+bool myv_collation_is_default(const struct mys_vars *v);
+/* Sets the character set (and its default collation) by name; false when unknown. */
+bool myv_set_charset(struct mys_vars *v, const char *name);
+/*
+ * Applies one SET assignment the validator accepted. Returns 0, or the MySQL
+ * errno (1231 wrong value, 1273 unknown collation, ...) with msg filled.
+ */
+unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen);
+/* The text of a variable for @@name / SHOW VARIABLES; NULL when airlock does not expose it. */
+const char *myv_value(const struct my_session *s, const char *name, char *buf, size_t buflen, bool numeric_bool);
+/* Calls fn for each exposed variable in name order. */
+void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg);
+/* sql_mode flags that change lexing. */
+void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backslash_escapes);
+
+#define MYS_SERVER_VERSION "8.0.36-airlock"
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * my_vars: a MySQL session's variables. Those that change a statement's
+ * meaning or its result's encoding (the character set, sql_mode,
+ * time_zone) are kept and sent with every job; autocommit and the
+ * isolation level are kept for the protocol's status flags and for what
+ * @@variables report; the other harmless ones are accepted and have no
+ * effect. What airlock reports for @@name and SHOW VARIABLES comes from
+ * here, never from the backend, so nothing about the backend host leaks.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "proxy/mysql/my_session_int.h"
+#include "proxy/server.h"
+
+/* sql_mode every session starts with, valid on MariaDB and MySQL 8 alike. */
+#define DEFAULT_SQL_MODE "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
+
+struct charset_def {
+	const char *name;
+	uint8_t id;            /* its default collation's id */
+	const char *collation;
+};
+
+/* The character sets a client may ask for, with MariaDB's collation ids. */
+static const struct charset_def charsets[] = {
+	{"utf8mb4", 45, "utf8mb4_general_ci"},
+	{"utf8mb3", 33, "utf8mb3_general_ci"},
+	{"utf8", 33, "utf8mb3_general_ci"},
+	{"latin1", 8, "latin1_swedish_ci"},
+	{"ascii", 11, "ascii_general_ci"},
+	{"binary", 63, "binary"},
+};
+
+/* Collation ids clients put in the handshake, with their character set and MariaDB's name for them. */
+static const struct {
+	uint8_t id;
+	const char *charset;
+	const char *collation; /* NULL: the character set's default */
+} collation_ids[] = {
+	{8, "latin1", NULL}, {11, "ascii", NULL}, {33, "utf8mb3", NULL}, {45, "utf8mb4", NULL},
+	{46, "utf8mb4", "utf8mb4_bin"}, {47, "latin1", "latin1_bin"}, {48, "latin1", "latin1_general_ci"},
+	{63, "binary", NULL}, {65, "ascii", "ascii_bin"}, {83, "utf8mb3", "utf8mb3_bin"},
+	{192, "utf8mb3", "utf8mb3_unicode_ci"}, {224, "utf8mb4", "utf8mb4_unicode_ci"},
+	{255, "utf8mb4", NULL}, /* MySQL 8's utf8mb4_0900_ai_ci: MariaDB has no such collation */
+};
+
+void myv_init(struct mys_vars *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->autocommit = true;
+	myv_set_charset(v, "utf8mb4");
+	snprintf(v->sql_mode, sizeof(v->sql_mode), "%s", DEFAULT_SQL_MODE);
+	snprintf(v->time_zone, sizeof(v->time_zone), "SYSTEM");
+	snprintf(v->isolation, sizeof(v->isolation), "REPEATABLE-READ");
+}
+
+bool myv_set_charset(struct mys_vars *v, const char *name)
+{
+	for (size_t i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++) {
+		if (strcasecmp(name, charsets[i].name) == 0) {
+			/* "utf8" means utf8mb3 on MariaDB; keep the client's spelling for what it reads back. */
+			snprintf(v->charset, sizeof(v->charset), "%s", charsets[i].name);
+			snprintf(v->collation, sizeof(v->collation), "%s", charsets[i].collation);
+			v->charset_id = charsets[i].id;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool myv_set_charset_id(struct mys_vars *v, uint8_t id)
+{
+	for (size_t i = 0; i < sizeof(collation_ids) / sizeof(collation_ids[0]); i++) {
+		if (collation_ids[i].id != id)
+			continue;
+		if (!myv_set_charset(v, collation_ids[i].charset))
+			return false;
+		if (collation_ids[i].collation) {
+			snprintf(v->collation, sizeof(v->collation), "%s", collation_ids[i].collation);
+			v->charset_id = id;
+		}
+		return true;
+	}
+	return false;
+}
+
+bool myv_collation_is_default(const struct mys_vars *v)
+{
+	for (size_t i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++)
+		if (strcasecmp(v->charset, charsets[i].name) == 0)
+			return strcasecmp(v->collation, charsets[i].collation) == 0;
+	return true;
+}
+
+void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backslash_escapes)
+{
+	/* The validator's own sql_mode parser, so the session and the lexer cannot disagree. */
+	*ansi_quotes = *no_backslash_escapes = false;
+	vmy_sql_mode_parse(v->sql_mode, strlen(v->sql_mode), ansi_quotes, no_backslash_escapes);
+}
+
+static int bool_value(const struct vmy_assign *a)
+{
+	static const char *const on[] = {"1", "ON", "TRUE"}, *const off[] = {"0", "OFF", "FALSE"};
+
+	for (size_t i = 0; i < 3; i++) {
+		if (strcasecmp(a->value, on[i]) == 0)
+			return 1;
+		if (strcasecmp(a->value, off[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* Letters, digits and the punctuation of mode lists, zone names and offsets: nothing that needs quoting. */
+static bool plain_value(const char *s)
+{
+	if (!*s)
+		return true;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_,+-:/", *s))
+			return false;
+	return true;
+}
+
+unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen)
+{
+	struct mys_vars *v = &s->vars;
+	int b;
+
+	if (!strcmp(a->name, "names") || !strcmp(a->name, "character set") ||
+	    !strcmp(a->name, "character_set_client") || !strcmp(a->name, "character_set_connection") ||
+	    !strcmp(a->name, "character_set_results")) {
+		const char *cs = a->is_default ? "utf8mb4" : a->value;
+
+		/* character_set_results = NULL asks for no conversion: results stay in the connection's set. */
+		if (!strcmp(a->name, "character_set_results") && !strcasecmp(cs, "NULL"))
+			return 0;
+		if (!myv_set_charset(v, cs)) {
+			snprintf(msg, msglen, "Unknown character set: '%.64s'; airlock offers utf8mb4, utf8mb3, utf8, "
+				 "latin1, ascii and binary", cs);
+			return 1115;
+		}
+		if (a->collate[0])
+			snprintf(v->collation, sizeof(v->collation), "%s", a->collate);
+		return 0;
+	}
+	if (!strcmp(a->name, "autocommit")) {
+		b = a->is_default ? 1 : bool_value(a);
+		if (b < 0)
+			goto out_value;
+		if (b) {
+			/* Turning autocommit on commits what is open. */
+			s->in_trans = false;
+			s->read_only_txn = false;
+		}
+		v->autocommit = b == 1;
+		return 0;
+	}
+	if (!strcmp(a->name, "sql_mode")) {
+		char mode[sizeof(v->sql_mode)];
+		bool ansi_quotes, no_backslash;
+		int n;
+
+		/* CONCAT(@@sql_mode, ',X') appends to the current mode. */
+		if (a->is_default)
+			n = snprintf(mode, sizeof(mode), "%s", DEFAULT_SQL_MODE);
+		else if (a->append)
+			n = snprintf(mode, sizeof(mode), "%s%s", v->sql_mode, a->value);
+		else
+			n = snprintf(mode, sizeof(mode), "%s", a->value);
+		if (n < 0 || (size_t)n >= sizeof(mode) || !plain_value(mode) ||
+		    !vmy_sql_mode_parse(mode, strlen(mode), &ansi_quotes, &no_backslash))
+			goto out_value;
+		memcpy(v->sql_mode, mode, sizeof(mode));
+		return 0;
+	}
+	if (!strcmp(a->name, "time_zone")) {
+		const char *tz = a->is_default ? "SYSTEM" : a->value;
+
+		if (!*tz || !plain_value(tz) || strlen(tz) >= sizeof(v->time_zone))
+			goto out_value;
+		snprintf(v->time_zone, sizeof(v->time_zone), "%.63s", tz);
+		return 0;
+	}
+	if (!strcmp(a->name, "transaction") && !a->next_transaction_only &&
+	    !strncmp(a->value, "ISOLATION LEVEL ", 16)) {
+		/* "ISOLATION LEVEL READ COMMITTED" reads back as READ-COMMITTED. */
+		snprintf(v->isolation, sizeof(v->isolation), "%.31s", a->value + 16);
+		for (char *c = v->isolation; *c; c++)
+			if (*c == ' ')
+				*c = '-';
+		return 0;
+	}
+	if (!strcmp(a->name, "transaction_isolation") || !strcmp(a->name, "tx_isolation")) {
+		if (!a->is_default && plain_value(a->value) && strlen(a->value) < sizeof(v->isolation))
+			snprintf(v->isolation, sizeof(v->isolation), "%.31s", a->value);
+		return 0;
+	}
+	/* Accepted without effect: timeouts, session tracking, checks that only matter for writes. */
+	return 0;
+out_value:
+	snprintf(msg, msglen, "Variable '%s' can't be set to the value of '%.100s'", a->name, a->value);
+	return 1231;
+}
+
+/* ---- what @@name and SHOW VARIABLES report ---- */
+
+enum var_src { V_FIXED, V_CHARSET, V_COLLATION, V_SQL_MODE, V_TIME_ZONE, V_AUTOCOMMIT, V_ISOLATION,
+	       V_READ_ONLY, V_MAX_PACKET, V_TIMEOUT_S, V_TIMEOUT_MS };
+
+struct var_def {
+	const char *name;
+	enum var_src src;
+	const char *fixed;
+};
+
+/* In name order, as SHOW VARIABLES lists them. */
+static const struct var_def vars[] = {
+	{"auto_increment_increment", V_FIXED, "1"},
+	{"auto_increment_offset", V_FIXED, "1"},
+	{"autocommit", V_AUTOCOMMIT, NULL},
+	{"character_set_client", V_CHARSET, NULL},
+	{"character_set_connection", V_CHARSET, NULL},
+	{"character_set_database", V_FIXED, "utf8mb4"},
+	{"character_set_results", V_CHARSET, NULL},
+	{"character_set_server", V_FIXED, "utf8mb4"},
+	{"collation_connection", V_COLLATION, NULL},
+	{"collation_database", V_FIXED, "utf8mb4_general_ci"},
+	{"collation_server", V_FIXED, "utf8mb4_general_ci"},
+	{"default_storage_engine", V_FIXED, "InnoDB"},
+	{"div_precision_increment", V_FIXED, "4"},
+	{"group_concat_max_len", V_FIXED, "1048576"},
+	{"have_query_cache", V_FIXED, "NO"},
+	{"init_connect", V_FIXED, ""},
+	{"interactive_timeout", V_FIXED, "28800"},
+	{"lower_case_table_names", V_FIXED, "0"},
+	{"max_allowed_packet", V_MAX_PACKET, NULL},
+	{"max_execution_time", V_TIMEOUT_MS, NULL},
+	{"max_statement_time", V_TIMEOUT_S, NULL},
+	{"net_buffer_length", V_FIXED, "16384"},
+	{"net_write_timeout", V_FIXED, "60"},
+	{"performance_schema", V_FIXED, "OFF"},
+	{"query_cache_size", V_FIXED, "0"},
+	{"query_cache_type", V_FIXED, "OFF"},
+	{"sql_mode", V_SQL_MODE, NULL},
+	{"sql_select_limit", V_FIXED, "18446744073709551615"},
+	{"system_time_zone", V_FIXED, "UTC"},
+	{"time_zone", V_TIME_ZONE, NULL},
+	{"transaction_isolation", V_ISOLATION, NULL},
+	{"transaction_read_only", V_READ_ONLY, NULL},
+	{"tx_isolation", V_ISOLATION, NULL},
+	{"tx_read_only", V_READ_ONLY, NULL},
+	{"version", V_FIXED, MYS_SERVER_VERSION},
+	{"version_comment", V_FIXED, "airlock read-only endpoint"},
+	{"wait_timeout", V_FIXED, "28800"},
+};
+
+static const char *var_text(const struct my_session *s, const struct var_def *d, char *buf, size_t buflen,
+			    bool numeric_bool)
+{
+	const struct airlock_limits *lim = &s->u->limits;
+
+	switch (d->src) {
+	case V_FIXED:
+		return d->fixed;
+	case V_CHARSET:
+		return s->vars.charset;
+	case V_COLLATION:
+		return s->vars.collation;
+	case V_SQL_MODE:
+		return s->vars.sql_mode;
+	case V_TIME_ZONE:
+		return s->vars.time_zone;
+	case V_AUTOCOMMIT:
+		return numeric_bool ? (s->vars.autocommit ? "1" : "0") : (s->vars.autocommit ? "ON" : "OFF");
+	case V_ISOLATION:
+		return s->vars.isolation;
+	case V_READ_ONLY:
+		/* Every statement runs read-only, and saying so is the truth. */
+		return numeric_bool ? "1" : "ON";
+	case V_MAX_PACKET:
+		snprintf(buf, buflen, "%u", s->srv->cfg->max_message_bytes);
+		return buf;
+	case V_TIMEOUT_S:
+		snprintf(buf, buflen, "%u.%03u000", lim->timeout_ms / 1000, lim->timeout_ms % 1000);
+		return buf;
+	case V_TIMEOUT_MS:
+		snprintf(buf, buflen, "%u", lim->timeout_ms);
+		return buf;
+	}
+	return NULL;
+}
+
+const char *myv_value(const struct my_session *s, const char *name, char *buf, size_t buflen, bool numeric_bool)
+{
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strcasecmp(name, vars[i].name) == 0)
+			return var_text(s, &vars[i], buf, buflen, numeric_bool);
+	return NULL;
+}
+
+void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		fn(arg, vars[i].name, var_text(s, &vars[i], buf, sizeof(buf), false));
+}

@@ -1,0 +1,39 @@
+/*
+ * validate_my_names: the table allowlist and CTE scoping of the MySQL
+ * validator. Database and table names compare exactly (case-sensitive,
+ * as MariaDB on Linux with lower_case_table_names=0), except
+ * information_schema and its tables, which the server matches without
+ * regard to case. "db.*" allows every table of db, but for
+ * information_schema the tables that show server settings, grants, other
+ * sessions or file paths are allowed only when listed by name.
+ */
+#ifndef AIRLOCK_PROXY_VALIDATE_MY_NAMES_H
+#define AIRLOCK_PROXY_VALIDATE_MY_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "proxy/mysql/validate/validate_my_parse.h"
+
+/*
+ * A table reference: db is NULL when unqualified (then a CTE in scope
+ * wins, else the current database). Refuses (1142, 1046) and returns
+ * false when it is not allowed.
+ */
+bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table);
+
+/* A database named by SHOW ... FROM db or USE db: some entry must name it (else 1044). */
+bool vmy_check_database(struct vmy_parser *p, const char *db);
+
+/* The database an unqualified name refers to; refuses 1046 when none is selected. */
+const char *vmy_current_db(struct vmy_parser *p);
+
+/* "<prefix>allowed tables: a, b, c" into hint, cut with "..." when long. */
+void vmy_allowed_hint(char *hint, size_t size, const struct vmy_policy *pol, const char *prefix);
+
+/* CTE scope: names pushed after mark are popped by vmy_cte_pop(p, mark). */
+size_t vmy_cte_mark(const struct vmy_parser *p);
+bool vmy_cte_push(struct vmy_parser *p, const char *name);
+void vmy_cte_pop(struct vmy_parser *p, size_t mark);
+
+#endif

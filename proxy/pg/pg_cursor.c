@@ -1,0 +1,347 @@
+/*
+ * pg_cursor: DECLARE ... CURSOR, FETCH and CLOSE, as psycopg2's named
+ * cursors use them.
+ *
+ * A cursor is a job whose result frames are read only while a FETCH wants
+ * rows: DECLARE starts the runner with the job paused, FETCH n resumes it
+ * until n rows went out (or the result ended) and pauses it again. The
+ * runner waits on its socket in between, so nothing is buffered in the
+ * proxy and the caps of the user still bound the whole result. A cursor
+ * lives at most timeout_ms (its runner's deadline) and, without HOLD,
+ * until the end of its transaction. Each cursor is owned by its session.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "proxy/pg/pg_session_int.h"
+#include "proxy/server.h"
+
+struct pg_cursor {
+	struct pg_session *s;
+	char name[64];
+	bool hold;
+	struct job *job;     /* NULL once the result ended */
+	struct event *resume; /* resumes the job outside the session's message loop */
+	uint8_t *rowdesc;    /* the runner's 'T' frame payload, re-sent by every FETCH */
+	uint32_t rowdesc_len;
+
+	bool done;
+	bool failed;         /* an error is stored and not yet reported */
+	char err_sqlstate[6];
+	char err_code[32];
+	char err_message[512];
+	uint8_t truncated;
+	bool truncation_told;
+	uint64_t rows;       /* rows read so far */
+
+	uint64_t want;       /* the running FETCH */
+	uint64_t got;
+};
+
+static int find_cursor(struct pg_session *s, const char *name)
+{
+	for (int i = 0; i < SESS_MAX_CURSORS; i++)
+		if (s->cursors[i] && !strcmp(s->cursors[i]->name, name))
+			return i;
+	return -1;
+}
+
+static void cursor_free(struct pg_session *s, int i)
+{
+	struct pg_cursor *c = s->cursors[i];
+
+	if (c->job) {
+		job_detach(c->job);
+		pgq_job_ended(s);
+	}
+	if (s->fetching == c)
+		s->fetching = NULL;
+	event_free(c->resume);
+	free(c->rowdesc);
+	free(c);
+	s->cursors[i] = NULL;
+}
+
+void pgc_close_all(struct pg_session *s)
+{
+	for (int i = 0; i < SESS_MAX_CURSORS; i++)
+		if (s->cursors[i])
+			cursor_free(s, i);
+}
+
+void pgc_end_transaction(struct pg_session *s)
+{
+	for (int i = 0; i < SESS_MAX_CURSORS; i++)
+		if (s->cursors[i] && !s->cursors[i]->hold)
+			cursor_free(s, i);
+}
+
+static void put_stored_rowdesc(struct pg_cursor *c)
+{
+	struct frame f = {.type = FRAME_ROWDESC, .len = c->rowdesc_len, .payload = c->rowdesc};
+
+	if (c->rowdesc)
+		pgq_put_rowdesc(c->s, &f);
+}
+
+/* Ends the running FETCH: its tag, ReadyForQuery, then input that waited. */
+static void fetch_finish(struct pg_cursor *c)
+{
+	struct pg_session *s = c->s;
+	char tag[48];
+
+	if (c->job)
+		job_pause(c->job, true);
+	if (c->done && c->truncated && !c->truncation_told) {
+		pgq_put_truncated(s, c->truncated, c->rows);
+		c->truncation_told = true;
+	}
+	snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
+	pg_put_command_complete(&s->w, tag);
+	sess_audit(s, "run", NULL, NULL, c->got, 0, c->truncated);
+	s->fetching = NULL;
+	s->out_paused = false;
+	sess_ready(s);
+	sess_set_state(s, ST_READY);
+	sess_process(s);
+}
+
+static void cursor_rowdesc(void *arg, const struct frame *f)
+{
+	struct pg_cursor *c = arg;
+
+	free(c->rowdesc);
+	c->rowdesc = malloc(f->len ? f->len : 1);
+	if (!c->rowdesc)
+		return;
+	memcpy(c->rowdesc, f->payload, f->len);
+	c->rowdesc_len = f->len;
+	if (c->s->fetching == c)
+		put_stored_rowdesc(c);
+}
+
+static void cursor_row(void *arg, const struct frame *f)
+{
+	struct pg_cursor *c = arg;
+	struct pg_session *s = c->s;
+
+	c->rows++;
+	pg_put_datarow_raw(&s->w, f->payload, f->len);
+	sess_flush(s);
+	if (s->fetching != c)
+		return;
+	c->got++;
+	if (c->got >= c->want) {
+		fetch_finish(c);
+		return;
+	}
+	if (evbuffer_get_length(bufferevent_get_output(s->bev)) >= SESS_OUT_HIGH_WATER && c->job) {
+		s->out_paused = true;
+		job_pause(c->job, true);
+	}
+}
+
+static void cursor_notice(void *arg, const struct frame_error *e)
+{
+	struct pg_cursor *c = arg;
+
+	pgq_put_frame_notice(c->s, e);
+}
+
+static void cursor_done(void *arg, const struct job_result *r)
+{
+	struct pg_cursor *c = arg;
+	struct pg_session *s = c->s;
+
+	c->job = NULL;
+	pgq_job_ended(s);
+	c->done = true;
+	if (r->ok) {
+		c->truncated = r->truncated;
+	} else if (s->fetching == c) {
+		struct job_result e = *r;
+
+		e.position = 0; /* it counts in the cursor's SELECT, not in the FETCH */
+		pgq_put_job_error(s, &e);
+		s->fetching = NULL;
+		sess_ready(s);
+		sess_set_state(s, ST_READY);
+		sess_process(s);
+		return;
+	} else {
+		c->failed = true;
+		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s", r->sqlstate);
+		snprintf(c->err_code, sizeof(c->err_code), "%s", r->code ? r->code : "");
+		snprintf(c->err_message, sizeof(c->err_message), "%s", r->message);
+		return;
+	}
+	if (s->fetching == c)
+		fetch_finish(c);
+}
+
+static const struct job_events cursor_events = {
+	.on_rowdesc = cursor_rowdesc,
+	.on_row = cursor_row,
+	.on_notice = cursor_notice,
+	.on_done = cursor_done,
+};
+
+static void cursor_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct pg_cursor *c = arg;
+
+	if (c->job)
+		job_pause(c->job, false);
+}
+
+bool pgc_cancel(struct pg_session *s)
+{
+	struct pg_cursor *c = s->fetching;
+
+	if (!c || !c->job)
+		return false;
+	job_cancel(c->job);
+	return true;
+}
+
+void pgc_output_drained(struct pg_session *s)
+{
+	struct pg_cursor *c = s->fetching;
+
+	if (c && s->out_paused && c->job) {
+		s->out_paused = false;
+		job_pause(c->job, false);
+	}
+}
+
+static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_result *v)
+{
+	struct job_setting settings[32];
+	struct job_request req = {
+		.target = s->u->target,
+		.limits = &s->u->limits,
+		.sql = sql + v->query_offset,
+		.settings = settings,
+		.nsettings = pgs_job_settings(&s->set, settings),
+	};
+	struct pg_cursor *c;
+	char msg[160];
+	int slot = -1;
+
+	if (s->txn == 'I' && !v->hold) {
+		pgq_error(s, "25P01", "", "DECLARE CURSOR can only be used in transaction blocks", NULL, 0);
+		return true;
+	}
+	if (find_cursor(s, v->name) >= 0) {
+		snprintf(msg, sizeof(msg), "cursor \"%s\" already exists", v->name);
+		pgq_error(s, "42P03", "", msg, NULL, 0);
+		return true;
+	}
+	for (int i = 0; i < SESS_MAX_CURSORS && slot < 0; i++)
+		if (!s->cursors[i])
+			slot = i;
+	if (slot < 0) {
+		pgq_error(s, "53400", "", "too many open cursors in this session", "CLOSE cursors you are done with",
+			  0);
+		return true;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->resume = evtimer_new(s->srv->base, cursor_resume_cb, c);
+	if (!c || !c->resume) {
+		free(c);
+		pgq_error(s, "53200", "", "out of memory", NULL, 0);
+		return true;
+	}
+	c->s = s;
+	c->hold = v->hold;
+	snprintf(c->name, sizeof(c->name), "%s", v->name);
+	c->job = pgq_start_job(s, &req, &cursor_events, c);
+	if (!c->job) {
+		event_free(c->resume);
+		free(c);
+		return true;
+	}
+	/* Nothing is read until a FETCH asks for rows. */
+	job_pause(c->job, true);
+	s->cursors[slot] = c;
+	pgq_local_done(s, "DECLARE CURSOR");
+	return true;
+}
+
+static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
+{
+	struct timeval zero = {0, 0};
+	struct pg_cursor *c;
+	char msg[160];
+	int i = find_cursor(s, v->name);
+
+	if (i < 0) {
+		snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
+		pgq_error(s, "34000", "", msg, NULL, 0);
+		return true;
+	}
+	c = s->cursors[i];
+	if (c->failed) {
+		struct job_result r = {
+			.sqlstate = c->err_sqlstate,
+			.code = c->err_code,
+			.message = c->err_message,
+		};
+
+		c->failed = false;
+		pgq_put_job_error(s, &r);
+		return true;
+	}
+	put_stored_rowdesc(c);
+	c->want = v->count;
+	c->got = 0;
+	if (c->done) {
+		/* The result has ended: the rest of the FETCHes return no rows. */
+		if (c->truncated && !c->truncation_told) {
+			pgq_put_truncated(s, c->truncated, c->rows);
+			c->truncation_told = true;
+		}
+		pgq_local_done(s, "FETCH 0");
+		return true;
+	}
+	s->fetching = c;
+	sess_set_state(s, ST_BUSY);
+	/* Resumed on the next loop pass, outside the message loop that called us. */
+	evtimer_add(c->resume, &zero);
+	return false;
+}
+
+bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v)
+{
+	int i;
+	char msg[160];
+
+	switch (v->kind) {
+	case PGV_DECLARE:
+		return do_declare(s, sql, v);
+	case PGV_FETCH:
+		return do_fetch(s, v);
+	case PGV_CLOSE_CURSOR:
+		if (!v->name[0]) {
+			pgc_close_all(s);
+		} else if ((i = find_cursor(s, v->name)) >= 0) {
+			cursor_free(s, i);
+		} else {
+			snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
+			pgq_error(s, "34000", "", msg, NULL, 0);
+			return true;
+		}
+		pgq_local_done(s, v->name[0] ? "CLOSE CURSOR" : "CLOSE CURSOR ALL");
+		return true;
+	default:
+		return true;
+	}
+}

@@ -1,0 +1,181 @@
+/*
+ * pg_session_int: what the Postgres session's files share: the session
+ * struct and the helpers that write replies. pg_session.c owns the
+ * connection (start-up, authentication, the message loop), pg_query.c runs
+ * statements (local answers and jobs), pg_extended.c keeps prepared
+ * statements and portals. Nothing outside these three files includes it.
+ */
+#ifndef AIRLOCK_PROXY_PG_SESSION_INT_H
+#define AIRLOCK_PROXY_PG_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "protocol/pg_codec.h"
+#include "protocol/scram.h"
+#include "proxy/job.h"
+#include "proxy/pg/pg_settings.h"
+#include "proxy/pg/validate/validate_pg.h"
+
+#define SESS_OUT_HIGH_WATER (1024u * 1024u)
+#define SESS_OUT_LOW_WATER (256u * 1024u)
+#define SESS_MAX_SAVEPOINTS 32
+#define SESS_MAX_STMTS 64
+#define SESS_MAX_PORTALS 8
+#define SESS_MAX_PARAMS 200
+/* Bytes of statement text and parameter values a session may keep prepared. */
+#define SESS_MAX_PREPARED_BYTES (4u * 1024u * 1024u)
+#define SESS_MAX_CURSORS 4
+
+/* The states, from one list so their names cannot drift. */
+#define SESS_STATES(X) \
+	X(STARTUP)     \
+	X(SASL_INIT)   \
+	X(SASL_CONT)   \
+	X(READY)       \
+	X(BUSY)        \
+	X(CLOSING)
+
+enum sess_state {
+#define SESS_ENUM(name) ST_##name,
+	SESS_STATES(SESS_ENUM)
+#undef SESS_ENUM
+};
+
+struct bufferevent;
+struct event;
+struct server;
+struct server_gen;
+struct pg_cursor;
+
+/* A prepared statement (Parse). Owned by the session. */
+struct pgx_stmt {
+	char name[64];
+	size_t bytes; /* counted in the session's prepared_bytes */
+	char *sql;
+	struct pgv_result v;
+	uint16_t ntypes;
+	uint32_t *types;
+};
+
+/* A portal (Bind): a statement with its parameter values. Owned by the session. */
+struct pgx_portal {
+	char name[64];
+	size_t bytes; /* counted in the session's prepared_bytes */
+	struct pgx_stmt *stmt; /* borrowed: closing the statement closes its portals */
+	uint8_t *values;       /* one buffer for every parameter's bytes */
+	struct job_param *params;
+	uint16_t nparams;
+	bool described;
+	bool suspended;
+};
+
+/* How one statement is to be run and answered. */
+struct pgq_exec {
+	bool extended;         /* answered for Execute: no ReadyForQuery, errors discard until Sync */
+	bool describe;         /* send RowDescription (always for simple Query) */
+	uint32_t max_rows;     /* Execute's row limit, 0 = none */
+	const struct job_param *params;
+	size_t nparams;
+	struct pgx_portal *portal;
+};
+
+struct pg_session {
+	struct server *srv;
+	struct pg_session *prev, *next;
+	struct bufferevent *bev;
+	struct event *timer; /* auth deadline, then the deferred free */
+	enum sess_state st;
+
+	uint32_t pid;
+	uint32_t key;
+	char user[64];
+	char database[64];
+	struct server_gen *gen;       /* the config generation this session logged in under (held) */
+	const struct airlock_user *u; /* in gen->cfg; NULL until authenticated (or unknown user) */
+	bool counted;                 /* counted in srv->user_sessions */
+
+	struct scram_verifier verifier;
+	struct scram_state scram;
+
+	char txn; /* 'I', 'T', 'E' */
+	struct pg_settings set;
+	struct pg_settings snapshot; /* at BEGIN, for ROLLBACK */
+	char savepoints[SESS_MAX_SAVEPOINTS][64];
+	size_t nsavepoints;
+	bool discard_until_sync;
+
+	/* The running statement. */
+	struct job *job;
+	struct pgq_exec cur;
+	bool out_paused;
+	uint64_t fingerprint;
+	struct timespec t0;
+
+	struct pg_cursor *cursors[SESS_MAX_CURSORS];
+	struct pg_cursor *fetching; /* the cursor a FETCH is reading */
+
+	size_t prepared_bytes;
+	struct pgx_stmt *stmts[SESS_MAX_STMTS];
+	struct pgx_portal *portals[SESS_MAX_PORTALS];
+
+	struct pg_wbuf w;
+};
+
+/* pg_session.c */
+const char *sess_state_name(enum sess_state st);
+void sess_set_state(struct pg_session *s, enum sess_state st);
+void sess_flush(struct pg_session *s);
+void sess_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		    const char *detail, const char *hint, int position);
+void sess_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		     const char *hint);
+void sess_ready(struct pg_session *s);
+void sess_audit(struct pg_session *s, const char *decision, const char *sqlstate, const char *code, uint64_t rows,
+		uint64_t bytes, uint8_t truncated);
+/* Processes input that waited while a statement ran. */
+void sess_process(struct pg_session *s);
+
+/* pg_query.c */
+/* A refused or failed statement; aborts a transaction block; in extended mode, discards until Sync. */
+void pgq_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message, const char *hint,
+	       int position);
+/* Validates sql against the session's policy into v. */
+void pgq_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
+/* Runs a validated statement. Returns false when a job was started (it finishes the statement later). */
+bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
+/* Simple Query. */
+void pgq_simple(struct pg_session *s, const char *sql);
+/*
+ * Jobs counted against the user's max_jobs: pgq_start_job answers the
+ * error itself and returns NULL when the user is at its cap; every started
+ * job is matched by one pgq_job_ended when its pointer is dropped.
+ */
+struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
+			  void *arg);
+void pgq_job_ended(struct pg_session *s);
+/* Reply pieces shared with cursors. */
+void pgq_local_done(struct pg_session *s, const char *tag);
+void pgq_put_rowdesc(struct pg_session *s, const struct frame *f);
+void pgq_put_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows);
+void pgq_put_job_error(struct pg_session *s, const struct job_result *r);
+void pgq_put_frame_notice(struct pg_session *s, const struct frame_error *e);
+
+/* pg_cursor.c */
+/* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */
+bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v);
+/* COMMIT / ROLLBACK: cursors without HOLD end with their transaction. */
+void pgc_end_transaction(struct pg_session *s);
+void pgc_close_all(struct pg_session *s);
+/* CancelRequest while a FETCH reads from a cursor: cancels its statement. Returns whether one was running. */
+bool pgc_cancel(struct pg_session *s);
+/* Output drained: a FETCH paused for the client may go on. */
+void pgc_output_drained(struct pg_session *s);
+
+/* pg_extended.c */
+/* One extended-protocol message (Parse, Bind, Describe, Execute, Close, Sync, Flush). */
+bool pgx_message(struct pg_session *s, const struct pg_msg *m);
+void pgx_free_all(struct pg_session *s);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * pg_settings: the session's settings table and its rules.
+ */
+#include "proxy/pg/pg_settings.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define SERVER_VERSION "15.0"
+
+const struct pgs_def pgs_defs[] = {
+	{"application_name", "application_name", "", PGS_REPORT | PGS_FORWARD},
+	{"bytea_output", "bytea_output", "hex", PGS_FORWARD},
+	{"client_encoding", "client_encoding", "UTF8", PGS_REPORT | PGS_FIXED},
+	{"client_min_messages", "client_min_messages", "notice", PGS_FORWARD},
+	{"datestyle", "DateStyle", "ISO, MDY", PGS_REPORT | PGS_FORWARD},
+	{"default_transaction_isolation", "default_transaction_isolation", "read committed", 0},
+	{"default_transaction_read_only", "default_transaction_read_only", "on", PGS_REPORT | PGS_FIXED},
+	{"extra_float_digits", "extra_float_digits", "1", PGS_FORWARD},
+	{"idle_in_transaction_session_timeout", "idle_in_transaction_session_timeout", "0", 0},
+	{"in_hot_standby", "in_hot_standby", "off", PGS_REPORT | PGS_FIXED},
+	{"integer_datetimes", "integer_datetimes", "on", PGS_REPORT | PGS_FIXED},
+	{"intervalstyle", "IntervalStyle", "postgres", PGS_REPORT | PGS_FORWARD},
+	{"is_superuser", "is_superuser", "off", PGS_REPORT | PGS_FIXED},
+	{"lock_timeout", "lock_timeout", "0", 0},
+	{"search_path", "search_path", "public", PGS_FORWARD},
+	{"server_encoding", "server_encoding", "UTF8", PGS_REPORT | PGS_FIXED},
+	{"server_version", "server_version", SERVER_VERSION, PGS_REPORT | PGS_FIXED},
+	{"session_authorization", "session_authorization", "", PGS_REPORT | PGS_FIXED},
+	{"standard_conforming_strings", "standard_conforming_strings", "on", PGS_REPORT | PGS_FIXED},
+	{"statement_timeout", "statement_timeout", "0", 0},
+	{"timezone", "TimeZone", "UTC", PGS_REPORT | PGS_FORWARD},
+	{"transaction_isolation", "transaction_isolation", "read committed", 0},
+	{"transaction_read_only", "transaction_read_only", "on", PGS_FIXED},
+};
+const size_t pgs_ndefs = sizeof(pgs_defs) / sizeof(pgs_defs[0]);
+
+_Static_assert(sizeof(pgs_defs) / sizeof(pgs_defs[0]) <= 32, "pg_settings arrays hold 32 settings");
+
+
+int pgs_find(const char *name)
+{
+	for (size_t i = 0; i < pgs_ndefs; i++)
+		if (!strcasecmp(pgs_defs[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Bounded copy that tolerates src and dst being the same buffer. */
+static void pgs_copy(char *dst, const char *src)
+{
+	size_t n = strnlen(src, PGS_VALUE_MAX - 1);
+
+	memmove(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* Parses a search_path list into s->path; returns -1 on a malformed list. */
+static int pgs_parse_path(struct pg_settings *s, const char *value, char *canon, size_t canonlen)
+{
+	const char *p = value;
+	size_t n = 0, clen = 0;
+
+	canon[0] = '\0';
+	while (*p) {
+		char name[64];
+		size_t len = 0;
+
+		while (isspace((unsigned char)*p) || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		if (*p == '"') {
+			p++;
+			while (*p && !(*p == '"' && p[1] != '"')) {
+				if (*p == '"')
+					p++;
+				if (len + 1 >= sizeof(name))
+					return -1;
+				name[len++] = *p++;
+			}
+			if (*p != '"')
+				return -1;
+			p++;
+		} else {
+			while (*p && *p != ',' && !isspace((unsigned char)*p)) {
+				if (len + 1 >= sizeof(name))
+					return -1;
+				name[len++] = (char)tolower((unsigned char)*p++);
+			}
+		}
+		name[len] = '\0';
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p && *p != ',')
+			return -1;
+		if (len == 0)
+			return -1;
+		/* "$user" is dropped: schemas named after the backend role are never searched. */
+		if (!strcmp(name, "$user"))
+			continue;
+		if (n >= PGS_MAX_PATH)
+			return -1;
+		snprintf(s->path[n++], sizeof(s->path[0]), "%s", name);
+		/* Canonical form: every element double-quoted, quotes doubled. */
+		if (clen + 2 * len + 6 >= canonlen)
+			return -1;
+		clen += (size_t)snprintf(canon + clen, canonlen - clen, "%s\"", clen ? ", " : "");
+		for (size_t i = 0; i < len; i++) {
+			if (name[i] == '"')
+				canon[clen++] = '"';
+			canon[clen++] = name[i];
+		}
+		canon[clen++] = '"';
+		canon[clen] = '\0';
+	}
+	s->npath = n;
+	return 0;
+}
+
+/* Postgres spells DateStyle as "<style>, <order>"; a partial SET keeps the other half. */
+static int pgs_datestyle(const char *cur, const char *value, char *out, size_t outlen)
+{
+	const char *style = NULL, *order = NULL;
+	char buf[PGS_VALUE_MAX];
+	char *tok, *save;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		if (!strcasecmp(tok, "iso"))
+			style = "ISO";
+		else if (!strcasecmp(tok, "sql"))
+			style = "SQL";
+		else if (!strcasecmp(tok, "postgres"))
+			style = "Postgres";
+		else if (!strcasecmp(tok, "german"))
+			style = "German";
+		else if (!strcasecmp(tok, "dmy") || !strcasecmp(tok, "euro") || !strcasecmp(tok, "european"))
+			order = "DMY";
+		else if (!strcasecmp(tok, "mdy") || !strcasecmp(tok, "us") || !strcasecmp(tok, "noneuro") ||
+			 !strcasecmp(tok, "noneuropean"))
+			order = "MDY";
+		else if (!strcasecmp(tok, "ymd"))
+			order = "YMD";
+		else if (!strcasecmp(tok, "default"))
+			continue;
+		else
+			return -1;
+	}
+	if (!style || !order) {
+		char cs[32] = "ISO", co[32] = "MDY";
+
+		sscanf(cur, "%31[^,], %31s", cs, co);
+		snprintf(out, outlen, "%s, %s", style ? style : cs, order ? order : co);
+	} else {
+		snprintf(out, outlen, "%s, %s", style, order);
+	}
+	return 0;
+}
+
+void pgs_init(struct pg_settings *s, const char *user)
+{
+	char canon[PGS_VALUE_MAX];
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < pgs_ndefs; i++) {
+		pgs_copy(s->value[i], pgs_defs[i].default_value);
+		pgs_copy(s->reset[i], pgs_defs[i].default_value);
+	}
+	pgs_copy(s->value[pgs_find("session_authorization")], user);
+	pgs_copy(s->reset[pgs_find("session_authorization")], user);
+	pgs_parse_path(s, s->value[pgs_find("search_path")], canon, sizeof(canon));
+	pgs_copy(s->value[pgs_find("search_path")], canon);
+	pgs_copy(s->reset[pgs_find("search_path")], canon);
+	/* search_path is always applied: the validator resolved names against it. */
+	s->changed[pgs_find("search_path")] = true;
+}
+
+static bool pgs_is_utf8(const char *v)
+{
+	return !strcasecmp(v, "utf8") || !strcasecmp(v, "utf-8") || !strcasecmp(v, "unicode");
+}
+
+const char *pgs_allowed_names(void)
+{
+	return "application_name, bytea_output, client_min_messages, DateStyle, "
+	       "default_transaction_isolation, extra_float_digits, IntervalStyle, lock_timeout, "
+	       "search_path, statement_timeout, TimeZone, idle_in_transaction_session_timeout";
+}
+
+int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_startup, bool *reported,
+	    const char **sqlstate, const char **code, char *msg, size_t msglen)
+{
+	int i = pgs_find(name);
+	char canon[PGS_VALUE_MAX];
+	const struct pgs_def *d;
+
+	*reported = false;
+	if (i < 0) {
+		*sqlstate = "42501";
+		*code = "SETTING_NOT_ALLOWED";
+		snprintf(msg, msglen, "SETTING_NOT_ALLOWED: setting \"%s\" cannot be changed through airlock", name);
+		return -1;
+	}
+	d = &pgs_defs[i];
+	if (strlen(value) >= PGS_VALUE_MAX) {
+		*sqlstate = "22023";
+		*code = "INVALID_VALUE";
+		snprintf(msg, msglen, "INVALID_VALUE: value for \"%s\" is too long", d->display);
+		return -1;
+	}
+	if (d->flags & PGS_FIXED) {
+		bool same = i == pgs_find("client_encoding") ? pgs_is_utf8(value) : !strcasecmp(value, s->value[i]);
+
+		if (same)
+			return 0;
+		*sqlstate = i == pgs_find("client_encoding") ? "22023" : "25006";
+		*code = i == pgs_find("client_encoding") ? "INVALID_VALUE" : "NOT_READ_ONLY";
+		snprintf(msg, msglen, "%s: \"%s\" is fixed at \"%s\" in airlock sessions", *code, d->display,
+			 s->value[i]);
+		return -1;
+	}
+	if (i == pgs_find("search_path")) {
+		struct pg_settings tmp = *s;
+
+		if (pgs_parse_path(&tmp, value, canon, sizeof(canon)) < 0) {
+			*sqlstate = "22023";
+			*code = "INVALID_VALUE";
+			snprintf(msg, msglen, "INVALID_VALUE: search_path must be a comma-separated list of schema names");
+			return -1;
+		}
+		memcpy(s->path, tmp.path, sizeof(s->path));
+		s->npath = tmp.npath;
+		value = canon;
+	} else if (i == pgs_find("datestyle")) {
+		if (pgs_datestyle(s->value[i], value, canon, sizeof(canon)) < 0) {
+			*sqlstate = "22023";
+			*code = "INVALID_VALUE";
+			snprintf(msg, msglen, "INVALID_VALUE: invalid value for parameter \"DateStyle\": \"%s\"", value);
+			return -1;
+		}
+		value = canon;
+	}
+	pgs_copy(s->value[i], value);
+	if (at_startup)
+		pgs_copy(s->reset[i], value);
+	s->changed[i] = true;
+	*reported = (d->flags & PGS_REPORT) != 0;
+	return 0;
+}
+
+int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen)
+{
+	int i;
+
+	if (!strcasecmp(name, "all")) {
+		char canon[PGS_VALUE_MAX];
+
+		for (size_t k = 0; k < pgs_ndefs; k++)
+			pgs_copy(s->value[k], s->reset[k]);
+		pgs_parse_path(s, s->value[pgs_find("search_path")], canon, sizeof(canon));
+		return 0;
+	}
+	i = pgs_find(name);
+	if (i < 0) {
+		snprintf(msg, msglen, "SETTING_NOT_ALLOWED: setting \"%s\" cannot be changed through airlock", name);
+		return -1;
+	}
+	pgs_copy(s->value[i], s->reset[i]);
+	if (i == pgs_find("search_path")) {
+		char canon[PGS_VALUE_MAX];
+
+		pgs_parse_path(s, s->value[i], canon, sizeof(canon));
+	}
+	return 0;
+}
+
+const char *pgs_show(const struct pg_settings *s, const char *name, const char **display)
+{
+	int i = pgs_find(name);
+
+	if (i < 0)
+		return NULL;
+	*display = pgs_defs[i].display;
+	return s->value[i];
+}
+
+size_t pgs_job_settings(const struct pg_settings *s, struct job_setting *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pgs_ndefs; i++) {
+		if (!(pgs_defs[i].flags & PGS_FORWARD) || !s->changed[i])
+			continue;
+		out[n].name = pgs_defs[i].name;
+		out[n].value = s->value[i];
+		n++;
+	}
+	return n;
+}
+
+size_t pgs_search_path(const struct pg_settings *s, const char **out)
+{
+	for (size_t i = 0; i < s->npath; i++)
+		out[i] = s->path[i];
+	return s->npath;
+}

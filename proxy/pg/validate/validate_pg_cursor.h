@@ -1,0 +1,17 @@
+/*
+ * validate_pg_cursor: classifies DECLARE CURSOR, FETCH and CLOSE (see
+ * validate_pg_cursor.c). Each fills out and returns out->kind.
+ */
+#ifndef AIRLOCK_PROXY_VALIDATE_PG_CURSOR_H
+#define AIRLOCK_PROXY_VALIDATE_PG_CURSOR_H
+
+#include <jansson.h>
+
+#include "proxy/pg/validate/validate_pg.h"
+
+enum pgv_kind pgv_cursor_declare(const struct pgv_policy *policy, const char *sql, json_t *body,
+				 struct pgv_result *out);
+enum pgv_kind pgv_cursor_fetch(json_t *body, struct pgv_result *out);
+enum pgv_kind pgv_cursor_close(json_t *body, struct pgv_result *out);
+
+#endif

@@ -1,0 +1,149 @@
+/* Unit tests for proxy/pg/pg_settings: the session settings table and its rules. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "proxy/pg/pg_settings.h"
+
+static int set(struct pg_settings *s, const char *name, const char *value, const char **sqlstate)
+{
+	bool reported;
+	const char *code;
+	char msg[256];
+
+	return pgs_set(s, name, value, false, &reported, sqlstate, &code, msg, sizeof(msg));
+}
+
+static const char *show(const struct pg_settings *s, const char *name)
+{
+	const char *display;
+
+	return pgs_show(s, name, &display);
+}
+
+static void test_defaults(void **state)
+{
+	struct pg_settings s;
+	const char *display;
+
+	pgs_init(&s, "agent");
+	assert_string_equal(show(&s, "DateStyle"), "ISO, MDY");
+	assert_string_equal(show(&s, "client_encoding"), "UTF8");
+	assert_string_equal(show(&s, "session_authorization"), "agent");
+	assert_string_equal(show(&s, "default_transaction_read_only"), "on");
+	assert_string_equal(show(&s, "search_path"), "\"public\"");
+	assert_non_null(pgs_show(&s, "timezone", &display));
+	assert_string_equal(display, "TimeZone");
+	assert_null(show(&s, "work_mem"));
+}
+
+static void test_datestyle_keeps_the_other_half(void **state)
+{
+	struct pg_settings s;
+	const char *sqlstate;
+
+	pgs_init(&s, "a");
+	assert_int_equal(set(&s, "datestyle", "ISO", &sqlstate), 0);
+	assert_string_equal(show(&s, "datestyle"), "ISO, MDY");
+	assert_int_equal(set(&s, "DateStyle", "dmy", &sqlstate), 0);
+	assert_string_equal(show(&s, "datestyle"), "ISO, DMY");
+	assert_int_equal(set(&s, "datestyle", "German, YMD", &sqlstate), 0);
+	assert_string_equal(show(&s, "datestyle"), "German, YMD");
+	assert_int_equal(set(&s, "datestyle", "nonsense", &sqlstate), -1);
+	assert_string_equal(sqlstate, "22023");
+}
+
+static void test_search_path(void **state)
+{
+	struct pg_settings s;
+	const char *sqlstate, *path[PGS_MAX_PATH];
+	struct job_setting js[32];
+	size_t n;
+	bool found = false;
+
+	pgs_init(&s, "a");
+	assert_int_equal(set(&s, "search_path", "\"$user\", Public, \"App\"\"x\"", &sqlstate), 0);
+	n = pgs_search_path(&s, path);
+	assert_int_equal(n, 2);
+	assert_string_equal(path[0], "public");
+	assert_string_equal(path[1], "App\"x");
+	assert_string_equal(show(&s, "search_path"), "\"public\", \"App\"\"x\"");
+	/* search_path always reaches the runner: the validator resolved names against it. */
+	n = pgs_job_settings(&s, js);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(js[i].name, "search_path"))
+			found = !strcmp(js[i].value, "\"public\", \"App\"\"x\"");
+	assert_true(found);
+	assert_int_equal(set(&s, "search_path", "\"unterminated", &sqlstate), -1);
+	assert_int_equal(set(&s, "search_path", "a b", &sqlstate), -1);
+}
+
+static void test_fixed_and_unknown(void **state)
+{
+	struct pg_settings s;
+	const char *sqlstate;
+
+	pgs_init(&s, "a");
+	assert_int_equal(set(&s, "default_transaction_read_only", "off", &sqlstate), -1);
+	assert_string_equal(sqlstate, "25006");
+	assert_int_equal(set(&s, "transaction_read_only", "off", &sqlstate), -1);
+	assert_int_equal(set(&s, "default_transaction_read_only", "ON", &sqlstate), 0);
+	assert_int_equal(set(&s, "client_encoding", "LATIN1", &sqlstate), -1);
+	assert_string_equal(sqlstate, "22023");
+	assert_int_equal(set(&s, "client_encoding", "utf-8", &sqlstate), 0);
+	assert_int_equal(set(&s, "work_mem", "1GB", &sqlstate), -1);
+	assert_string_equal(sqlstate, "42501");
+	assert_int_equal(set(&s, "session_authorization", "postgres", &sqlstate), -1);
+}
+
+static void test_reset(void **state)
+{
+	struct pg_settings s;
+	const char *sqlstate;
+	bool reported;
+	const char *code;
+	char msg[128];
+
+	pgs_init(&s, "a");
+	assert_int_equal(pgs_set(&s, "application_name", "from-startup", true, &reported, &sqlstate, &code, msg,
+				 sizeof(msg)),
+			 0);
+	assert_true(reported);
+	assert_int_equal(set(&s, "application_name", "later", &sqlstate), 0);
+	assert_int_equal(set(&s, "timezone", "Europe/Paris", &sqlstate), 0);
+	assert_int_equal(pgs_reset(&s, "application_name", msg, sizeof(msg)), 0);
+	assert_string_equal(show(&s, "application_name"), "from-startup");
+	assert_int_equal(pgs_reset(&s, "all", msg, sizeof(msg)), 0);
+	assert_string_equal(show(&s, "timezone"), "UTC");
+	assert_int_equal(pgs_reset(&s, "work_mem", msg, sizeof(msg)), -1);
+}
+
+static void test_too_long(void **state)
+{
+	struct pg_settings s;
+	const char *sqlstate;
+	char big[PGS_VALUE_MAX + 10];
+
+	pgs_init(&s, "a");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(set(&s, "application_name", big, &sqlstate), -1);
+	assert_string_equal(sqlstate, "22023");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_datestyle_keeps_the_other_half),
+		cmocka_unit_test(test_search_path),
+		cmocka_unit_test(test_fixed_and_unknown),
+		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_too_long),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
