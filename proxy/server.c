@@ -1,5 +1,5 @@
 /*
- * server: process-wide set-up, the Postgres listener, signals.
+ * server: process-wide set-up, the listeners (one per protocol), signals, reload.
  */
 #define _GNU_SOURCE
 #include "proxy/server.h"
@@ -17,65 +17,14 @@
 #include <event2/util.h>
 
 #include "proxy/audit.h"
+#include "proxy/gen.h"
 #include "proxy/job.h"
 #include "proxy/log.h"
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
 #include "proxy/pg/pg_session.h"
+#include "proxy/session.h"
 #include "runner/launch/launcher.h"
-
-size_t server_gen_user_index(const struct server_gen *gen, const struct airlock_user *u)
-{
-	return (size_t)(u - gen->cfg->users);
-}
-
-static void gen_free(struct server_gen *gen)
-{
-	config_free(gen->cfg);
-	free(gen->user_sessions);
-	free(gen->user_jobs);
-	if (gen->my_sha2_cache)
-		explicit_bzero(gen->my_sha2_cache, gen->cfg_nusers * sizeof(*gen->my_sha2_cache));
-	free(gen->my_sha2_cache);
-	free(gen->my_sha2_valid);
-	free(gen);
-}
-
-/* A generation for cfg (owned from now on), with one reference; NULL when out of memory. */
-static struct server_gen *gen_new(struct airlock_config *cfg)
-{
-	struct server_gen *gen = calloc(1, sizeof(*gen));
-	size_t n = cfg->nusers ? cfg->nusers : 1;
-
-	if (!gen) {
-		config_free(cfg);
-		return NULL;
-	}
-	gen->cfg = cfg;
-	gen->user_sessions = calloc(n, sizeof(*gen->user_sessions));
-	gen->user_jobs = calloc(n, sizeof(*gen->user_jobs));
-	gen->my_sha2_cache = calloc(n, sizeof(*gen->my_sha2_cache));
-	gen->my_sha2_valid = calloc(n, sizeof(*gen->my_sha2_valid));
-	gen->cfg_nusers = n;
-	gen->refs = 1;
-	if (!gen->user_sessions || !gen->user_jobs || !gen->my_sha2_cache || !gen->my_sha2_valid) {
-		gen_free(gen);
-		return NULL;
-	}
-	return gen;
-}
-
-struct server_gen *server_gen_hold(struct server *srv)
-{
-	srv->gen->refs++;
-	return srv->gen;
-}
-
-void server_gen_release(struct server *srv, struct server_gen *gen)
-{
-	if (--gen->refs == 0 && gen != srv->gen)
-		gen_free(gen);
-}
 
 /* Keys that name resources bound at start-up: a reload may not change them. */
 static const char *reload_blocker(const struct airlock_config *a, const struct airlock_config *b)
@@ -124,7 +73,7 @@ void server_reload(struct server *srv)
 	srv->gen = gen;
 	srv->cfg = gen->cfg;
 	jobs_set_config(srv->jobs, srv->cfg);
-	server_gen_release(srv, old);
+	gen_release(old);
 	log_info("reloaded %s: %zu users, %zu targets; sessions already open keep their settings",
 		 srv->cfg->path, srv->cfg->nusers, srv->cfg->ntargets);
 }
@@ -132,7 +81,9 @@ void server_reload(struct server *srv)
 static void server_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
 			     void *arg)
 {
-	pg_session_accept(arg, fd);
+	struct server_listener *l = arg;
+
+	session_accept(l->srv, l->proto, fd);
 }
 
 static void server_accept_error_cb(struct evconnlistener *lst, void *arg)
@@ -155,15 +106,9 @@ static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(srv->base, NULL);
 }
 
-static void server_my_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
-				void *arg)
-{
-	my_session_accept(arg, fd);
-}
-
 /* Binds host:port for one protocol; NULL (logged) on failure. */
-static struct evconnlistener *server_listen(struct server *srv, const char *key, const char *host, uint16_t port,
-					    evconnlistener_cb cb)
+static struct evconnlistener *server_listen(struct server_listener *l, const char *key, const char *host,
+					    uint16_t port)
 {
 	struct evutil_addrinfo hints = {0}, *ai = NULL;
 	struct evconnlistener *lst;
@@ -179,7 +124,7 @@ static struct evconnlistener *server_listen(struct server *srv, const char *key,
 		log_error("%s %s: %s", key, host, evutil_gai_strerror(rc));
 		return NULL;
 	}
-	lst = evconnlistener_new_bind(srv->base, cb, srv,
+	lst = evconnlistener_new_bind(l->srv->base, server_accept_cb, l,
 				      LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, 512,
 				      ai->ai_addr, (int)ai->ai_addrlen);
 	evutil_freeaddrinfo(ai);
@@ -240,9 +185,6 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		log_error("audit_log %s: %s", cfg->audit_log, strerror(errno));
 		return -1;
 	}
-	srv->pg_listener = server_listen(srv, "pg_listen", cfg->pg_listen_host, cfg->pg_listen_port, server_accept_cb);
-	if (!srv->pg_listener)
-		return -1;
 	if (cfg->mysql_listen_host) {
 		/* caching_sha2_password without TLS needs an RSA key pair; one per process run. */
 		srv->my_rsa = my_rsa_generate(2048);
@@ -250,10 +192,28 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 			log_error("cannot make the RSA key for caching_sha2_password");
 			return -1;
 		}
-		srv->my_listener = server_listen(srv, "mysql_listen", cfg->mysql_listen_host, cfg->mysql_listen_port,
-						 server_my_accept_cb);
-		if (!srv->my_listener)
+	}
+	const struct {
+		const char *key, *what, *host;
+		uint16_t port;
+		const struct session_proto *proto;
+	} protos[] = {
+		{"pg_listen", "Postgres", cfg->pg_listen_host, cfg->pg_listen_port, &pg_session_proto},
+		{"mysql_listen", "MySQL", cfg->mysql_listen_host, cfg->mysql_listen_port, &my_session_proto},
+	};
+	_Static_assert(sizeof(protos) / sizeof(protos[0]) == sizeof(srv->listeners) / sizeof(srv->listeners[0]),
+		       "one listener per protocol");
+	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
+		struct server_listener *l = &srv->listeners[i];
+
+		l->srv = srv;
+		l->proto = protos[i].proto;
+		if (!protos[i].host)
+			continue;
+		l->lst = server_listen(l, protos[i].key, protos[i].host, protos[i].port);
+		if (!l->lst)
 			return -1;
+		log_info("listening for %s clients on %s:%u", protos[i].what, protos[i].host, protos[i].port);
 	}
 	srv->sigint = evsignal_new(srv->base, SIGINT, server_signal_cb, srv);
 	srv->sigterm = evsignal_new(srv->base, SIGTERM, server_signal_cb, srv);
@@ -261,9 +221,6 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	event_add(srv->sigint, NULL);
 	event_add(srv->sigterm, NULL);
 	event_add(srv->sighup, NULL);
-	log_info("listening for Postgres clients on %s:%u", cfg->pg_listen_host, cfg->pg_listen_port);
-	if (srv->my_listener)
-		log_info("listening for MySQL clients on %s:%u", cfg->mysql_listen_host, cfg->mysql_listen_port);
 	return 0;
 }
 
@@ -274,12 +231,10 @@ int server_run(struct server *srv)
 
 void server_fini(struct server *srv)
 {
-	if (srv->pg_listener)
-		evconnlistener_free(srv->pg_listener);
-	if (srv->my_listener)
-		evconnlistener_free(srv->my_listener);
-	pg_session_close_all(srv);
-	my_session_close_all(srv);
+	for (size_t i = 0; i < sizeof(srv->listeners) / sizeof(srv->listeners[0]); i++)
+		if (srv->listeners[i].lst)
+			evconnlistener_free(srv->listeners[i].lst);
+	session_close_all(srv);
 	/* Removes every container still alive, then job directories go with the jobs. */
 	if (srv->launcher)
 		launcher_free(srv->launcher);
@@ -300,8 +255,7 @@ void server_fini(struct server *srv)
 		struct server_gen *gen = srv->gen;
 
 		srv->gen = NULL;
-		if (--gen->refs == 0)
-			gen_free(gen);
+		gen_release(gen);
 	}
 	if (srv->base)
 		event_base_free(srv->base);

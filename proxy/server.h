@@ -4,10 +4,11 @@
  * the registry of live sessions (for connection limits and CancelRequest).
  * One struct server per process; it owns everything it points to.
  *
- * The config lives in generations: SIGHUP loads the file again and, when it
- * is valid, makes a new generation current. Each session holds the
- * generation it logged in under (its user, target and per-user counters
- * live there) until it ends; a generation is freed when nothing holds it.
+ * The config lives in generations (proxy/gen.h): SIGHUP loads the file
+ * again and, when it is valid, makes a new generation current; the server
+ * holds a reference on the current one. Listeners come from one table of
+ * protocols (proxy/session.h's struct session_proto), and every session
+ * of either protocol is in one registry.
  */
 #ifndef AIRLOCK_PROXY_SERVER_H
 #define AIRLOCK_PROXY_SERVER_H
@@ -24,21 +25,16 @@ struct evconnlistener;
 struct launcher;
 struct jobs;
 struct audit;
-struct pg_session;
-struct my_session;
 struct my_rsa;
+struct session;
+struct session_proto;
+struct server_gen;
 
-/* One loaded config and the per-user counters of the sessions under it. */
-struct server_gen {
-	struct airlock_config *cfg; /* owned */
-	unsigned *user_sessions;    /* per cfg->users index */
-	unsigned *user_jobs;        /* per cfg->users index: running jobs, cursors included */
-	/* caching_sha2_password's fast-path cache, per cfg->users index: SHA256(SHA256(password)),
-	 * filled by a successful full authentication and valid for this generation only. */
-	uint8_t (*my_sha2_cache)[32];
-	bool *my_sha2_valid;
-	size_t cfg_nusers;          /* entries in the per-user arrays */
-	unsigned refs;              /* the server (while current) and each session */
+/* One listening socket and the protocol its clients speak. */
+struct server_listener {
+	struct server *srv;
+	const struct session_proto *proto;
+	struct evconnlistener *lst; /* NULL when the protocol is not configured */
 };
 
 struct server {
@@ -49,17 +45,15 @@ struct server {
 	struct launcher *launcher;
 	struct jobs *jobs;
 	struct audit *audit;
-	struct evconnlistener *pg_listener;
-	struct evconnlistener *my_listener; /* NULL without mysql_listen */
+	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;              /* caching_sha2_password's key pair, made at start-up */
 	time_t started;
 	struct event *sigint;
 	struct event *sigterm;
 	struct event *sighup;
 
-	unsigned nsessions;             /* Postgres and MySQL sessions together */
-	struct pg_session *sessions;    /* doubly linked through the sessions */
-	struct my_session *my_sessions; /* likewise */
+	unsigned nsessions;        /* Postgres and MySQL sessions together */
+	struct session *sessions;  /* every live session, linked through session.prev / next */
 };
 
 /*
@@ -72,12 +66,6 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 int server_run(struct server *srv);
 void server_fini(struct server *srv);
 
-/* The current generation, with a reference for the caller. */
-struct server_gen *server_gen_hold(struct server *srv);
-/* Drops a reference; frees the generation when it was the last and it is not current. */
-void server_gen_release(struct server *srv, struct server_gen *gen);
-/* Index of u in gen->cfg->users. */
-size_t server_gen_user_index(const struct server_gen *gen, const struct airlock_user *u);
 /* SIGHUP: load the config file again and make it current if it is valid. */
 void server_reload(struct server *srv);
 

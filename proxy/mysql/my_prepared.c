@@ -57,7 +57,7 @@ static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, co
 		const char *hint)
 {
 	mys_put_err(s, errcode, sqlstate, code, msg, hint);
-	mys_audit(s, "refused", sqlstate, code, 0, 0, 0);
+	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
 	mys_flush(s);
 }
 
@@ -201,7 +201,7 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	}
 	if (n > 0 && !(s->caps & MY_CAP_DEPRECATE_EOF))
 		my_write_eof(&s->w, s->seq++, 0, mys_status(s));
-	mys_audit(s, "local", NULL, NULL, 0, 0, 0);
+	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
 	mys_flush(s);
 out:
 	free(holes);
@@ -265,7 +265,7 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 	}
 	my_put_bytes(&b, st->sql + from, st->len - from);
 	my_put_bytes(&b, "", 1);
-	if (b.failed || b.len - 1 > s->srv->cfg->max_message_bytes) {
+	if (b.failed || b.len - 1 > s->core.srv->cfg->max_message_bytes) {
 		*why = "the statement with its values is larger than max_message_bytes";
 		my_buf_free(&b);
 		return NULL;

@@ -1,12 +1,16 @@
 /*
  * my_session: the MySQL session state machine.
  *
- *   HANDSHAKE --response, native ok--------------------------> READY
+ * The core (proxy/session.c) owns the connection's life; this file is
+ * the protocol's half. Authentication steps, inside the core's AUTH:
+ *
+ *   HANDSHAKE --response, native ok--------------------------> (core) READY
  *   HANDSHAKE --response, other plugin--> AUTH_SWITCH --token--> READY
  *   HANDSHAKE/AUTH_SWITCH --caching_sha2, not cached--> SHA2_FULL
  *   SHA2_FULL --0x02: public key out; RSA blob in, password right--> READY
- *   READY --COM_QUERY / COM_FIELD_LIST to a job--> BUSY --result--> READY
- *   any --COM_QUIT, EOF, fatal error--> CLOSING (flush, then free)
+ *
+ * then READY --COM_QUERY / COM_FIELD_LIST to a job--> BUSY --result-->
+ * READY, and any --COM_QUIT, EOF, fatal error--> CLOSING.
  *
  * Sequence ids: s->seq is the id of the next packet this side sends. A
  * client packet must carry exactly s->seq (in the command phase: 0); after
@@ -39,13 +43,11 @@
 #include <event2/event.h>
 
 #include "protocol/scram.h"
-#include "proxy/audit.h"
+#include "proxy/gen.h"
 #include "proxy/log.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
 
-#define AUTH_TIMEOUT_SEC 15
-#define PREAUTH_MAX_PACKET 8192u
 #define PLUGIN_NATIVE "mysql_native_password"
 #define PLUGIN_SHA2 "caching_sha2_password"
 
@@ -56,91 +58,28 @@
 	 MY_CAP_SECURE_CONNECTION | MY_CAP_MULTI_RESULTS | MY_CAP_PLUGIN_AUTH | MY_CAP_CONNECT_ATTRS |  \
 	 MY_CAP_PLUGIN_AUTH_LENENC_CLIENT_DATA | MY_CAP_DEPRECATE_EOF)
 
-static const char *const state_names[] = {
-#define MYS_NAME(name) #name,
-	MYS_STATES(MYS_NAME)
-#undef MYS_NAME
-};
-
-void mys_set_state(struct my_session *s, enum mys_state st)
+static struct my_session *my(struct session *core)
 {
-	if (s->st == MYS_CLOSING)
-		return; /* terminal */
-	s->st = st;
+	return (struct my_session *)core;
 }
 
-/* ---- lifetime ---- */
+/* ---- lifetime (the core's hooks) ---- */
 
-static void session_free(struct my_session *s)
+static void my_free(struct session *core)
 {
-	struct server *srv = s->srv;
+	struct my_session *s = my(core);
 
-	if (s->job) {
-		job_detach(s->job);
-		s->job = NULL;
-		myq_job_ended(s);
-	}
 	myp_free_all(s);
 	myq_bin_free(s);
-	if (s->counted)
-		s->gen->user_sessions[server_gen_user_index(s->gen, s->u)]--;
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		srv->my_sessions = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	srv->nsessions--;
-	if (s->timer)
-		event_free(s->timer);
-	if (s->bev)
-		bufferevent_free(s->bev);
 	my_buf_free(&s->w);
 	explicit_bzero(s->scramble, sizeof(s->scramble));
-	server_gen_release(srv, s->gen);
-	free(s);
-}
-
-static void session_free_cb(evutil_socket_t fd, short what, void *arg)
-{
-	session_free(arg);
-}
-
-/* Ends the session: flush what is queued (when flush), then free on a later pass. */
-static void session_close(struct my_session *s, bool flush)
-{
-	struct timeval zero = {0, 0};
-
-	if (s->st == MYS_CLOSING)
-		return;
-	s->st = MYS_CLOSING;
-	if (s->job) {
-		job_detach(s->job);
-		s->job = NULL;
-		myq_job_ended(s);
-	}
-	bufferevent_disable(s->bev, EV_READ);
-	event_free(s->timer);
-	s->timer = evtimer_new(s->srv->base, session_free_cb, s);
-	if (flush && evbuffer_get_length(bufferevent_get_output(s->bev)) > 0) {
-		bufferevent_setwatermark(s->bev, EV_WRITE, 0, 0);
-		return; /* the write callback frees once drained */
-	}
-	evtimer_add(s->timer, &zero);
 }
 
 /* ---- output ---- */
 
 void mys_flush(struct my_session *s)
 {
-	if (s->w.failed) {
-		log_error("mysql session %u: a reply could not be built (out of memory or too large)", s->conn_id);
-		my_buf_reset(&s->w);
-		session_close(s, false);
-		return;
-	}
-	if (s->w.len)
-		bufferevent_write(s->bev, s->w.data, s->w.len);
+	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
 	my_buf_reset(&s->w);
 }
 
@@ -181,38 +120,12 @@ static void fatal(struct my_session *s, uint16_t errcode, const char *sqlstate, 
 {
 	mys_put_err(s, errcode, sqlstate, NULL, message, NULL);
 	mys_flush(s);
-	session_close(s, true);
-}
-
-static double elapsed_ms(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-void mys_audit(struct my_session *s, const char *decision, const char *sqlstate, const char *code, uint64_t rows,
-	       uint64_t bytes, uint8_t truncated)
-{
-	struct audit_entry e = {
-		.user = s->user,
-		.session = s->conn_id,
-		.fingerprint = s->fingerprint,
-		.decision = decision,
-		.sqlstate = sqlstate,
-		.code = code,
-		.rows = rows,
-		.bytes = bytes,
-		.truncated = truncated,
-		.ms = elapsed_ms(&s->t0),
-	};
-	audit_record(s->srv->audit, &e);
+	session_close(&s->core, true, message);
 }
 
 bool mys_database_allowed(const struct my_session *s, const char *db)
 {
-	const struct airlock_user *u = s->u;
+	const struct airlock_user *u = s->core.u;
 	size_t n = strlen(db);
 
 	if (!u)
@@ -234,38 +147,31 @@ static void auth_fail(struct my_session *s, bool used_password)
 {
 	char msg[200];
 
-	snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' (using password: %s)", s->user, s->host,
+	snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' (using password: %s)", s->core.user, s->host,
 		 used_password ? "YES" : "NO");
-	log_info("mysql session %u: authentication failed for user %s", s->conn_id, s->user);
+	session_log(&s->core, "authentication failed for user %s", s->core.user);
 	fatal(s, 1045, "28000", msg);
 }
 
 static void login_ok(struct my_session *s)
 {
-	size_t ui = server_gen_user_index(s->gen, s->u);
 	char msg[300];
 
 	if (s->login_db[0] && !mys_database_allowed(s, s->login_db)) {
-		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%s'", s->user, s->host,
+		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%s'", s->core.user, s->host,
 			 s->login_db);
 		fatal(s, 1044, "42000", msg);
 		return;
 	}
-	if (s->gen->user_sessions[ui] >= s->u->max_connections) {
+	if (!session_login(&s->core, s->plugin == MYS_NATIVE ? PLUGIN_NATIVE : PLUGIN_SHA2)) {
 		snprintf(msg, sizeof(msg), "User '%s' has exceeded the 'max_connections' resource (current value: %u)",
-			 s->user, s->u->max_connections);
+			 s->core.user, s->core.u->max_connections);
 		fatal(s, 1226, "42000", msg);
 		return;
 	}
-	s->gen->user_sessions[ui]++;
-	s->counted = true;
-	snprintf(s->database, sizeof(s->database), "%s", s->login_db[0] ? s->login_db : s->u->mysql_database);
+	snprintf(s->database, sizeof(s->database), "%s", s->login_db[0] ? s->login_db : s->core.u->mysql_database);
 	mys_put_ok(s);
 	mys_flush(s);
-	event_del(s->timer);
-	mys_set_state(s, MYS_READY);
-	log_info("mysql session %u: user %s authenticated (%s)", s->conn_id, s->user,
-		 s->plugin == MYS_NATIVE ? PLUGIN_NATIVE : PLUGIN_SHA2);
 }
 
 /* Whether password (cleartext, from the RSA exchange) is the user's. */
@@ -290,14 +196,6 @@ static bool password_matches(const struct airlock_user *u, const char *password)
 	return ok;
 }
 
-static uint8_t *sha2_cache_slot(struct my_session *s, bool *valid)
-{
-	size_t ui = server_gen_user_index(s->gen, s->u);
-
-	*valid = s->gen->my_sha2_valid[ui];
-	return s->gen->my_sha2_cache[ui];
-}
-
 /* caching_sha2_password's first token: the fast path, or on to full authentication. */
 static void sha2_token(struct my_session *s, const uint8_t *token, size_t len)
 {
@@ -309,7 +207,7 @@ static void sha2_token(struct my_session *s, const uint8_t *token, size_t len)
 		auth_fail(s, false);
 		return;
 	}
-	digest2 = sha2_cache_slot(s, &valid);
+	digest2 = gen_sha2_entry(s->core.gen, s->core.u, &valid);
 	if (valid && my_sha2_fast_verify(digest2, s->scramble, token, len)) {
 		my_write_auth_more(&s->w, s->seq++, &fast_ok, 1);
 		login_ok(s);
@@ -317,7 +215,7 @@ static void sha2_token(struct my_session *s, const uint8_t *token, size_t len)
 	}
 	my_write_auth_more(&s->w, s->seq++, &full, 1);
 	mys_flush(s);
-	mys_set_state(s, MYS_SHA2_FULL);
+	s->step = MYS_SHA2_FULL;
 }
 
 static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
@@ -325,11 +223,11 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 	char password[512];
 	const char *pem;
 	size_t pemlen;
-	bool valid;
+	uint8_t digest2[32];
 
 	if (len == 1 && p[0] == 0x02) {
 		/* The client asks for the public key to encrypt the password with. */
-		pem = my_rsa_public_pem(s->srv->my_rsa, &pemlen);
+		pem = my_rsa_public_pem(s->core.srv->my_rsa, &pemlen);
 		my_write_auth_more(&s->w, s->seq++, pem, pemlen);
 		mys_flush(s);
 		return;
@@ -338,22 +236,22 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 		auth_fail(s, true);
 		return;
 	}
-	if (my_rsa_decrypt_password(s->srv->my_rsa, p, len, s->scramble, password, sizeof(password)) < 0) {
-		log_info("mysql session %u: caching_sha2_password full authentication without the RSA exchange",
-			 s->conn_id);
+	if (my_rsa_decrypt_password(s->core.srv->my_rsa, p, len, s->scramble, password, sizeof(password)) < 0) {
+		session_log(&s->core, "caching_sha2_password full authentication without the RSA exchange");
 		fatal(s, 1045, "28000",
 		      "Access denied: caching_sha2_password needs the password RSA-encrypted, as airlock has no TLS; "
 		      "let the client fetch the server's public key (mysql --get-server-public-key, "
 		      "PyMySQL with the cryptography package) or use mysql_native_password");
 		return;
 	}
-	if (!password_matches(s->u, password)) {
+	if (!password_matches(s->core.u, password)) {
 		explicit_bzero(password, sizeof(password));
 		auth_fail(s, true);
 		return;
 	}
-	my_sha2_digest2(password, strlen(password), sha2_cache_slot(s, &valid));
-	s->gen->my_sha2_valid[server_gen_user_index(s->gen, s->u)] = true;
+	my_sha2_digest2(password, strlen(password), digest2);
+	gen_sha2_fill(s->core.gen, s->core.u, digest2);
+	explicit_bzero(digest2, sizeof(digest2));
 	explicit_bzero(password, sizeof(password));
 	login_ok(s);
 }
@@ -371,7 +269,7 @@ static void auth_token(struct my_session *s, const uint8_t *token, size_t len)
 		sha2_token(s, token, len);
 		return;
 	}
-	if (!s->u->mysql_native || my_native_hash_parse(s->u->mysql_native, stored) < 0 ||
+	if (!s->core.u->mysql_native || my_native_hash_parse(s->core.u->mysql_native, stored) < 0 ||
 	    !my_native_verify(stored, s->scramble, token, len)) {
 		auth_fail(s, len > 0);
 		return;
@@ -385,7 +283,7 @@ static void switch_plugin(struct my_session *s, enum mys_plugin to)
 	my_write_auth_switch(&s->w, s->seq++, to == MYS_NATIVE ? PLUGIN_NATIVE : PLUGIN_SHA2, s->scramble,
 			     sizeof(s->scramble));
 	mys_flush(s);
-	mys_set_state(s, MYS_AUTH_SWITCH);
+	s->step = MYS_AUTH_SWITCH;
 }
 
 static bool plugin_is(const struct my_handshake_response *r, const char *name)
@@ -409,13 +307,13 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		fatal(s, 1045, "28000", "TLS is not available on this airlock listener; connect without TLS");
 		return;
 	}
-	if (r.user_len == 0 || r.user_len >= sizeof(s->user) || memchr(r.user, '\0', r.user_len) ||
+	if (r.user_len == 0 || r.user_len >= sizeof(s->core.user) || memchr(r.user, '\0', r.user_len) ||
 	    r.database_len >= sizeof(s->login_db) || (r.database && memchr(r.database, '\0', r.database_len))) {
 		fatal(s, 1045, "28000", "Access denied: the user or database name is not valid");
 		return;
 	}
-	memcpy(s->user, r.user, r.user_len);
-	s->user[r.user_len] = '\0';
+	memcpy(s->core.user, r.user, r.user_len);
+	s->core.user[r.user_len] = '\0';
 	if (r.database && (r.caps & MY_CAP_CONNECT_WITH_DB)) {
 		memcpy(s->login_db, r.database, r.database_len);
 		s->login_db[r.database_len] = '\0';
@@ -423,8 +321,8 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 	s->caps = r.caps & SERVER_CAPS;
 	if (!myv_set_charset_id(&s->vars, r.charset))
 		myv_set_charset(&s->vars, "utf8mb4");
-	s->u = config_find_user(s->gen->cfg, s->user);
-	if (!s->u || !s->u->mysql_target) {
+	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
+	if (!s->core.u || !s->core.u->mysql_target) {
 		/*
 		 * An unknown user goes the way a known user's wrong password goes, so
 		 * the exchange does not tell them apart: caching_sha2_password asks
@@ -432,7 +330,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		 * mysql_native_password fails at once; other plugins are switched
 		 * to mysql_native_password first.
 		 */
-		s->u = NULL;
+		s->core.u = NULL;
 		s->unknown_user = true;
 		if (plugin_is(&r, PLUGIN_SHA2) && r.auth_len > 0) {
 			static const uint8_t full = 0x04;
@@ -440,7 +338,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 			s->plugin = MYS_SHA2;
 			my_write_auth_more(&s->w, s->seq++, &full, 1);
 			mys_flush(s);
-			mys_set_state(s, MYS_SHA2_FULL);
+			s->step = MYS_SHA2_FULL;
 		} else if (r.plugin && !plugin_is(&r, PLUGIN_NATIVE) && !plugin_is(&r, PLUGIN_SHA2) &&
 			   (r.caps & MY_CAP_PLUGIN_AUTH)) {
 			switch_plugin(s, MYS_NATIVE);
@@ -450,7 +348,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	native = !r.plugin || plugin_is(&r, PLUGIN_NATIVE);
-	if (native && s->u->mysql_native) {
+	if (native && s->core.u->mysql_native) {
 		s->plugin = MYS_NATIVE;
 		auth_token(s, r.auth, r.auth_len);
 	} else if (plugin_is(&r, PLUGIN_SHA2)) {
@@ -460,7 +358,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		/* A client that cannot switch plugins gets one chance: native. */
 		auth_fail(s, r.auth_len > 0);
 	} else {
-		switch_plugin(s, s->u->mysql_native ? MYS_NATIVE : MYS_SHA2);
+		switch_plugin(s, s->core.u->mysql_native ? MYS_NATIVE : MYS_SHA2);
 	}
 }
 
@@ -471,7 +369,7 @@ static void statistics(struct my_session *s)
 	char text[128];
 
 	snprintf(text, sizeof(text), "Uptime: %lld  Threads: %u  Questions: 0  Slow queries: 0  Opens: 0",
-		 (long long)(time(NULL) - s->srv->started), s->srv->nsessions);
+		 (long long)(time(NULL) - s->core.srv->started), s->core.srv->nsessions);
 	my_begin(&s->w, s->seq++);
 	my_put_bytes(&s->w, text, strlen(text));
 	my_end(&s->w);
@@ -487,11 +385,10 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		mys_flush(s);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
-	s->fingerprint = 0;
+	session_statement_begin(&s->core, 0);
 	switch (c.cmd) {
 	case MY_COM_QUIT:
-		session_close(s, false);
+		session_close(&s->core, false, "COM_QUIT");
 		return;
 	case MY_COM_PING:
 		mys_put_ok(s);
@@ -514,7 +411,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		s->in_trans = false;
 		s->read_only_txn = false;
 		myq_clear_warnings(s);
-		snprintf(s->database, sizeof(s->database), "%s", s->u->mysql_database);
+		snprintf(s->database, sizeof(s->database), "%s", s->core.u->mysql_database);
 		mys_put_ok(s);
 		break;
 	case MY_COM_STMT_PREPARE:
@@ -553,114 +450,58 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 	mys_flush(s);
 }
 
-void mys_process(struct my_session *s)
+/* The length of the next packet (header included); a payload over max is refused before it is buffered. */
+static size_t my_frame(struct session *core, const uint8_t *hdr, uint32_t max)
 {
-	struct evbuffer *in = bufferevent_get_input(s->bev);
+	struct my_packet pkt;
+	size_t consumed, needed;
 
-	while (s->st != MYS_CLOSING && s->st != MYS_BUSY) {
-		uint32_t max = s->st == MYS_READY ? s->srv->cfg->max_message_bytes : PREAUTH_MAX_PACKET;
-		size_t have = evbuffer_get_length(in), consumed = 0, needed = 0;
-		struct my_packet pkt;
-		const uint8_t *data;
-		enum my_status rc;
-		uint8_t hdr[MY_HEADER_LEN];
-
-		if (have < MY_HEADER_LEN)
-			return;
-		evbuffer_copyout(in, hdr, sizeof(hdr));
-		rc = my_packet_peek(hdr, sizeof(hdr), max, &pkt, &consumed, &needed);
-		if (rc == MY_ERR) {
-			fatal(s, 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
-			return;
-		}
-		if (have < needed || (rc == MY_NEED_MORE && !needed)) {
-			bufferevent_setwatermark(s->bev, EV_READ, 0, (needed ? needed : MY_HEADER_LEN) + 4096);
-			return;
-		}
-		data = evbuffer_pullup(in, (ssize_t)(needed ? needed : MY_HEADER_LEN));
-		if (!data || my_packet_peek(data, needed ? needed : MY_HEADER_LEN, max, &pkt, &consumed, &needed) !=
-				     MY_OK) {
-			fatal(s, 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
-			return;
-		}
-		if (s->st == MYS_READY)
-			s->seq = 0; /* every command starts a new exchange */
-		if (my_seq_accept(&s->seq, pkt.seq) != MY_OK) {
-			log_info("mysql session %u: packet out of order in %s", s->conn_id, state_names[s->st]);
-			s->seq = (uint8_t)(pkt.seq + 1);
-			fatal(s, 1156, "08S01", "Got packets out of order");
-			return;
-		}
-		switch (s->st) {
-		case MYS_HANDSHAKE:
-			handle_response(s, pkt.payload, pkt.len);
-			break;
-		case MYS_AUTH_SWITCH:
-			auth_token(s, pkt.payload, pkt.len);
-			break;
-		case MYS_SHA2_FULL:
-			sha2_full(s, pkt.payload, pkt.len);
-			break;
-		default:
-			handle_command(s, pkt.payload, pkt.len);
-			break;
-		}
-		if (s->st == MYS_CLOSING)
-			return;
-		evbuffer_drain(in, consumed);
-		bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)max + MY_HEADER_LEN + 4096);
+	if (my_packet_peek(hdr, MY_HEADER_LEN, max, &pkt, &consumed, &needed) == MY_ERR) {
+		fatal(my(core), 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
+		return 0;
 	}
+	return needed ? needed : consumed;
 }
 
-static void session_read_cb(struct bufferevent *bev, void *arg)
+static void my_message(struct session *core, const uint8_t *data, size_t len)
 {
-	mys_process(arg);
-}
+	struct my_session *s = my(core);
+	uint32_t max = core->st == SESSION_READY ? core->srv->cfg->max_message_bytes : SESSION_PREAUTH_MAX_MESSAGE;
+	struct my_packet pkt;
+	size_t consumed, needed;
 
-static void session_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct my_session *s = arg;
-
-	if (s->st == MYS_CLOSING) {
-		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
-			struct timeval zero = {0, 0};
-
-			evtimer_add(s->timer, &zero);
-		}
+	if (my_packet_peek(data, len, max, &pkt, &consumed, &needed) != MY_OK) {
+		fatal(s, 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
 		return;
 	}
-	if (s->out_paused && s->job) {
-		s->out_paused = false;
-		job_pause(s->job, false);
+	if (core->st == SESSION_READY)
+		s->seq = 0; /* every command starts a new exchange */
+	if (my_seq_accept(&s->seq, pkt.seq) != MY_OK) {
+		session_log(core, "packet out of order in %s", session_state_name(core->st));
+		s->seq = (uint8_t)(pkt.seq + 1);
+		fatal(s, 1156, "08S01", "Got packets out of order");
+		return;
 	}
+	if (core->st == SESSION_READY)
+		handle_command(s, pkt.payload, pkt.len);
+	else if (s->step == MYS_HANDSHAKE)
+		handle_response(s, pkt.payload, pkt.len);
+	else if (s->step == MYS_AUTH_SWITCH)
+		auth_token(s, pkt.payload, pkt.len);
+	else
+		sha2_full(s, pkt.payload, pkt.len);
 }
 
-static void session_event_cb(struct bufferevent *bev, short what, void *arg)
+static void my_auth_timeout(struct session *core)
 {
-	struct my_session *s = arg;
+	struct my_session *s = my(core);
 
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-		if (s->st == MYS_CLOSING) {
-			struct timeval zero = {0, 0};
-
-			evtimer_add(s->timer, &zero);
-			return;
-		}
-		session_close(s, false);
-	}
+	mys_put_err(s, 1043, "08S01", NULL, "Bad handshake: authentication timeout", NULL);
+	mys_flush(s);
 }
 
-static void session_auth_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct my_session *s = arg;
-
-	log_info("mysql session %u: handshake not finished in %d s (%s)", s->conn_id, AUTH_TIMEOUT_SEC,
-		 state_names[s->st]);
-	fatal(s, 1043, "08S01", "Bad handshake: authentication timeout");
-}
-
-/* Refuses a connection over the global limit with the ERR packet MySQL sends instead of a handshake. */
-static void refuse_connection(evutil_socket_t fd)
+/* Over the global limit: the ERR packet MySQL sends instead of a handshake. */
+static void my_refuse(evutil_socket_t fd)
 {
 	struct my_buf w;
 
@@ -670,7 +511,6 @@ static void refuse_connection(evutil_socket_t fd)
 		/* the client is gone either way */
 	}
 	my_buf_free(&w);
-	close(fd);
 }
 
 static void peer_host(evutil_socket_t fd, char *out, size_t cap)
@@ -687,53 +527,21 @@ static void peer_host(evutil_socket_t fd, char *out, size_t cap)
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, out, (socklen_t)cap);
 }
 
-void my_session_accept(struct server *srv, evutil_socket_t fd)
+/* The greeting: HandshakeV10 with this session's scramble. */
+static bool my_start(struct session *core)
 {
-	struct timeval tv = {AUTH_TIMEOUT_SEC, 0};
-	struct my_session *s;
-	uint32_t id;
+	struct my_session *s = my(core);
 
-	if (srv->nsessions >= srv->cfg->max_connections || !srv->my_rsa) {
-		refuse_connection(fd);
-		return;
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		close(fd);
-		return;
-	}
-	s->srv = srv;
 	my_buf_init(&s->w);
-	evutil_make_socket_nonblocking(fd);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
-	peer_host(fd, s->host, sizeof(s->host));
-	s->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	s->timer = evtimer_new(srv->base, session_auth_timeout, s);
-	if (!s->bev || !s->timer || getrandom(&id, sizeof(id), 0) != sizeof(id) ||
-	    my_scramble_generate(s->scramble) < 0) {
-		if (s->bev)
-			bufferevent_free(s->bev);
-		else
-			close(fd);
-		if (s->timer)
-			event_free(s->timer);
-		my_buf_free(&s->w);
-		free(s);
-		return;
-	}
-	s->gen = server_gen_hold(srv);
-	s->conn_id = (id & 0x3fffffff) | 1;
-	s->st = MYS_HANDSHAKE;
+	if (!core->srv->my_rsa || my_scramble_generate(s->scramble) < 0)
+		return false;
+	peer_host(bufferevent_getfd(core->bev), s->host, sizeof(s->host));
+	s->step = MYS_HANDSHAKE;
 	myv_init(&s->vars);
-	s->next = srv->my_sessions;
-	if (srv->my_sessions)
-		srv->my_sessions->prev = s;
-	srv->my_sessions = s;
-	srv->nsessions++;
 
 	struct my_handshake h = {
 		.server_version = MYS_SERVER_VERSION,
-		.conn_id = s->conn_id,
+		.conn_id = core->id,
 		.scramble = s->scramble,
 		.caps = SERVER_CAPS,
 		.charset = s->vars.charset_id,
@@ -741,16 +549,18 @@ void my_session_accept(struct server *srv, evutil_socket_t fd)
 		.auth_plugin = PLUGIN_NATIVE,
 	};
 	my_write_handshake(&s->w, s->seq++, &h);
-	evtimer_add(s->timer, &tv);
-	bufferevent_setcb(s->bev, session_read_cb, session_write_cb, session_event_cb, s);
-	bufferevent_setwatermark(s->bev, EV_READ, 0, PREAUTH_MAX_PACKET + 4096);
-	bufferevent_setwatermark(s->bev, EV_WRITE, MYS_OUT_LOW_WATER, 0);
-	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
 	mys_flush(s);
+	return true;
 }
 
-void my_session_close_all(struct server *srv)
-{
-	while (srv->my_sessions)
-		session_free(srv->my_sessions);
-}
+const struct session_proto my_session_proto = {
+	.name = "mysql",
+	.size = sizeof(struct my_session),
+	.header = MY_HEADER_LEN,
+	.frame = my_frame,
+	.message = my_message,
+	.start = my_start,
+	.refuse = my_refuse,
+	.auth_timeout = my_auth_timeout,
+	.free = my_free,
+};

@@ -1,18 +1,18 @@
 /*
  * my_session: one MySQL client connection: the handshake,
  * mysql_native_password and caching_sha2_password, the command loop, and
- * the mapping of runner frames to text result sets.
+ * the mapping of runner frames to text result sets. The session core
+ * (proxy/session.h) owns the connection; this folder is the protocol:
+ * my_session.c the handshake and the command loop, my_query.c statements
+ * and their results, my_prepared.c server-side prepared statements,
+ * my_vars.c the session's variables.
  */
 #ifndef AIRLOCK_PROXY_MY_SESSION_H
 #define AIRLOCK_PROXY_MY_SESSION_H
 
-#include <event2/util.h>
+struct session_proto;
 
-struct server;
-
-/* Takes ownership of fd. The session frees itself when the connection ends. */
-void my_session_accept(struct server *srv, evutil_socket_t fd);
-/* Closes every MySQL session (shutdown). */
-void my_session_close_all(struct server *srv);
+/* The MySQL wire protocol, for the session core (session_accept). */
+extern const struct session_proto my_session_proto;
 
 #endif

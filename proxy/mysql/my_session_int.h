@@ -16,27 +16,18 @@
 #include "protocol/my_codec.h"
 #include "proxy/job.h"
 #include "proxy/mysql/validate/validate_my.h"
+#include "proxy/session.h"
 
-#define MYS_OUT_HIGH_WATER (1024u * 1024u)
-#define MYS_OUT_LOW_WATER (256u * 1024u)
 #define MYS_MAX_WARNINGS 16
 #define MYS_MAX_STMTS 64
 /* Bytes of statement text a session may keep prepared. */
 #define MYS_MAX_PREPARED_BYTES (4u * 1024u * 1024u)
 
-/* The states, from one list so their names cannot drift. */
-#define MYS_STATES(X)  \
-	X(HANDSHAKE)   \
-	X(AUTH_SWITCH) \
-	X(SHA2_FULL)   \
-	X(READY)       \
-	X(BUSY)        \
-	X(CLOSING)
-
-enum mys_state {
-#define MYS_ENUM(name) MYS_##name,
-	MYS_STATES(MYS_ENUM)
-#undef MYS_ENUM
+/* The steps of the handshake and authentication (the core's AUTH state). */
+enum mys_auth_step {
+	MYS_HANDSHAKE,   /* HandshakeV10 sent; the response next */
+	MYS_AUTH_SWITCH, /* AuthSwitchRequest sent; the token next */
+	MYS_SHA2_FULL,   /* caching_sha2_password full authentication: key request or RSA blob next */
 };
 
 enum mys_plugin {
@@ -90,25 +81,16 @@ struct mys_vars {
 };
 
 struct my_session {
-	struct server *srv;
-	struct my_session *prev, *next;
-	struct bufferevent *bev;
-	struct event *timer; /* auth deadline, then the deferred free */
-	enum mys_state st;
-
-	uint32_t conn_id;
+	struct session core; /* first: the session core sees a struct session; core.id is the connection id */
+	enum mys_auth_step step;
 	uint8_t seq;        /* sequence id of the next packet this side sends */
 	uint8_t scramble[MY_SCRAMBLE_LEN];
 	uint32_t caps;      /* client's capabilities AND ours */
 	enum mys_plugin plugin;
 	bool unknown_user;  /* authentication runs to the end, then fails */
-	char user[64];
 	char host[64];      /* the client's address, for messages */
 	char login_db[65];  /* database named in the handshake response */
 	char database[65];  /* current database, "" when none */
-	struct server_gen *gen;       /* the config generation this session logged in under (held) */
-	const struct airlock_user *u; /* in gen->cfg; NULL until authenticated (or unknown user) */
-	bool counted;                 /* counted in gen->user_sessions */
 
 	struct mys_vars vars;
 	bool in_trans;
@@ -121,17 +103,13 @@ struct my_session {
 	uint32_t next_stmt_id;
 	size_t prepared_bytes;
 
-	/* The running statement. */
-	struct job *job;
+	/* The running statement (its job is core.job). */
 	bool field_list;      /* a COM_FIELD_LIST: column definitions only */
 	bool binary;          /* a COM_STMT_EXECUTE: rows in the binary protocol */
 	bool result_failed;   /* a row could not be encoded: ERR sent, the rest is dropped */
 	struct mys_bin bin;   /* binary: made at the column frame, freed when the result ends */
 	bool cols_sent;
 	uint16_t ncols;
-	bool out_paused;
-	uint64_t fingerprint;
-	struct timespec t0;
 
 	struct my_buf w; /* reply being built */
 };
@@ -143,26 +121,32 @@ void mys_put_ok(struct my_session *s);
 /* An ERR packet; code (when not empty) leads the message and hint follows it. */
 void mys_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
 		 const char *message, const char *hint);
-void mys_audit(struct my_session *s, const char *decision, const char *sqlstate, const char *code, uint64_t rows,
-	       uint64_t bytes, uint8_t truncated);
-void mys_process(struct my_session *s);
-void mys_set_state(struct my_session *s, enum mys_state st);
 /* True when the user may make db its current database. */
 bool mys_database_allowed(const struct my_session *s, const char *db);
 
 /* my_query.c */
+bool mys_deprecate_eof(const struct my_session *s);
+/* A refused statement: ERR, audit record, flush. */
+void myq_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, const char *code,
+		const char *message, const char *hint);
+/* The EOF or OK that ends a result set. */
+void myq_result_end(struct my_session *s);
 void myq_query(struct my_session *s, const char *sql, size_t len);
 void myq_field_list(struct my_session *s, const char *table, size_t table_len);
 void myq_init_db(struct my_session *s, const char *db, size_t len);
-void myq_job_ended(struct my_session *s);
-/* Frees the binary result arrays (safe when none were made). */
-void myq_bin_free(struct my_session *s);
+
 void myq_clear_warnings(struct my_session *s);
 void myq_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
 /* Validates sql under the session's policy, sql_mode and character set. */
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v);
 /* Runs a bound prepared statement's text: reads only, rows in the binary protocol. */
 void myq_run_binary(struct my_session *s, const char *sql, size_t len);
+
+/* my_result.c */
+/* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */
+void myr_start_job(struct my_session *s, const char *sql, bool field_list, bool binary);
+/* Frees the binary result arrays (safe when none were made). */
+void myq_bin_free(struct my_session *s);
 
 /* my_prepared.c */
 void myp_prepare(struct my_session *s, const char *sql, size_t len);

@@ -265,7 +265,7 @@ static const struct var_def vars[] = {
 static const char *var_text(const struct my_session *s, const struct var_def *d, char *buf, size_t buflen,
 			    bool numeric_bool)
 {
-	const struct airlock_limits *lim = &s->u->limits;
+	const struct airlock_limits *lim = &s->core.u->limits;
 
 	switch (d->src) {
 	case V_FIXED:
@@ -286,7 +286,7 @@ static const char *var_text(const struct my_session *s, const struct var_def *d,
 		/* Every statement runs read-only, and saying so is the truth. */
 		return numeric_bool ? "1" : "ON";
 	case V_MAX_PACKET:
-		snprintf(buf, buflen, "%u", s->srv->cfg->max_message_bytes);
+		snprintf(buf, buflen, "%u", s->core.srv->cfg->max_message_bytes);
 		return buf;
 	case V_TIMEOUT_S:
 		snprintf(buf, buflen, "%u.%03u000", lim->timeout_ms / 1000, lim->timeout_ms % 1000);

@@ -59,7 +59,7 @@ static void cursor_free(struct pg_session *s, int i)
 
 	if (c->job) {
 		job_detach(c->job);
-		pgq_job_ended(s);
+		session_job_release(&s->core);
 	}
 	if (s->fetching == c)
 		s->fetching = NULL;
@@ -105,12 +105,12 @@ static void fetch_finish(struct pg_cursor *c)
 	}
 	snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
 	pg_put_command_complete(&s->w, tag);
-	sess_audit(s, "run", NULL, NULL, c->got, 0, c->truncated);
+	session_audit(&s->core, "run", NULL, NULL, c->got, 0, c->truncated);
 	s->fetching = NULL;
-	s->out_paused = false;
+	s->core.out_paused = false;
 	sess_ready(s);
-	sess_set_state(s, ST_READY);
-	sess_process(s);
+	session_set_state(&s->core, SESSION_READY);
+	session_process(&s->core);
 }
 
 static void cursor_rowdesc(void *arg, const struct frame *f)
@@ -142,10 +142,7 @@ static void cursor_row(void *arg, const struct frame *f)
 		fetch_finish(c);
 		return;
 	}
-	if (evbuffer_get_length(bufferevent_get_output(s->bev)) >= SESS_OUT_HIGH_WATER && c->job) {
-		s->out_paused = true;
-		job_pause(c->job, true);
-	}
+	session_backpressure(&s->core, c->job);
 }
 
 static void cursor_notice(void *arg, const struct frame_error *e)
@@ -161,7 +158,7 @@ static void cursor_done(void *arg, const struct job_result *r)
 	struct pg_session *s = c->s;
 
 	c->job = NULL;
-	pgq_job_ended(s);
+	session_job_release(&s->core);
 	c->done = true;
 	if (r->ok) {
 		c->truncated = r->truncated;
@@ -172,8 +169,8 @@ static void cursor_done(void *arg, const struct job_result *r)
 		pgq_put_job_error(s, &e);
 		s->fetching = NULL;
 		sess_ready(s);
-		sess_set_state(s, ST_READY);
-		sess_process(s);
+		session_set_state(&s->core, SESSION_READY);
+		session_process(&s->core);
 		return;
 	} else {
 		c->failed = true;
@@ -215,8 +212,8 @@ void pgc_output_drained(struct pg_session *s)
 {
 	struct pg_cursor *c = s->fetching;
 
-	if (c && s->out_paused && c->job) {
-		s->out_paused = false;
+	if (c && s->core.out_paused && c->job) {
+		s->core.out_paused = false;
 		job_pause(c->job, false);
 	}
 }
@@ -225,8 +222,8 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 {
 	struct job_setting settings[32];
 	struct job_request req = {
-		.target = s->u->target,
-		.limits = &s->u->limits,
+		.target = s->core.u->target,
+		.limits = &s->core.u->limits,
 		.sql = sql + v->query_offset,
 		.settings = settings,
 		.nsettings = pgs_job_settings(&s->set, settings),
@@ -254,7 +251,7 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	}
 	c = calloc(1, sizeof(*c));
 	if (c)
-		c->resume = evtimer_new(s->srv->base, cursor_resume_cb, c);
+		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
 	if (!c || !c->resume) {
 		free(c);
 		pgq_error(s, "53200", "", "out of memory", NULL, 0);
@@ -313,7 +310,7 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 		return true;
 	}
 	s->fetching = c;
-	sess_set_state(s, ST_BUSY);
+	session_set_state(&s->core, SESSION_BUSY);
 	/* Resumed on the next loop pass, outside the message loop that called us. */
 	evtimer_add(c->resume, &zero);
 	return false;

@@ -24,8 +24,7 @@ static void pgx_protocol_error(struct pg_session *s, const char *err)
 
 static void pgx_begin(struct pg_session *s)
 {
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
-	s->fingerprint = 0;
+	session_statement_begin(&s->core, 0);
 	s->cur = (struct pgq_exec){.extended = true};
 }
 
@@ -129,7 +128,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	for (uint16_t i = 0; i < pp.ntypes; i++)
 		st->types[i] = pg_parse_type_at(&pp, i);
 	pgq_validate(s, st->sql, &st->v);
-	s->fingerprint = st->v.fingerprint;
+	s->core.fingerprint = st->v.fingerprint;
 	if (st->v.kind == PGV_REFUSED) {
 		pgq_error(s, st->v.sqlstate, st->v.code, st->v.message, st->v.hint[0] ? st->v.hint : NULL,
 			  st->v.cursor_pos);

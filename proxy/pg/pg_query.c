@@ -34,7 +34,7 @@ void pgq_error(struct pg_session *s, const char *sqlstate, const char *code, con
 		s->txn = 'E';
 	if (s->cur.extended)
 		s->discard_until_sync = true;
-	sess_audit(s, "refused", sqlstate, code, 0, 0, 0);
+	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
 }
 
 static void report_param(struct pg_session *s, const char *name)
@@ -50,7 +50,7 @@ static void report_param(struct pg_session *s, const char *name)
 void pgq_local_done(struct pg_session *s, const char *tag)
 {
 	pg_put_command_complete(&s->w, tag);
-	sess_audit(s, "local", NULL, NULL, 0, 0, 0);
+	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
 }
 
 static void show_local(struct pg_session *s, const char *display, const char *value, bool describe)
@@ -235,11 +235,7 @@ static void job_row(void *arg, const struct frame *f)
 
 	pg_put_datarow_raw(&s->w, f->payload, f->len);
 	sess_flush(s);
-	if (s->st != ST_CLOSING && evbuffer_get_length(bufferevent_get_output(s->bev)) >= SESS_OUT_HIGH_WATER &&
-	    s->job) {
-		s->out_paused = true;
-		job_pause(s->job, true);
-	}
+	session_backpressure(&s->core, s->core.job);
 }
 
 /* A runner's 'N' frame as a NoticeResponse, sent now. */
@@ -261,7 +257,7 @@ static void job_notice(void *arg, const struct frame_error *e)
 
 void pgq_put_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
 {
-	const struct airlock_limits *lim = &s->u->limits;
+	const struct airlock_limits *lim = &s->core.u->limits;
 	char note[512];
 
 	if (truncated == FRAME_TRUNC_MAX_ROWS)
@@ -287,7 +283,7 @@ void pgq_put_job_error(struct pg_session *s, const struct job_result *r)
 	sess_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, r->position);
 	if (s->txn == 'T')
 		s->txn = 'E';
-	sess_audit(s, "error", r->sqlstate, r->code, 0, 0, 0);
+	session_audit(&s->core, "error", r->sqlstate, r->code, 0, 0, 0);
 }
 
 static void job_done(void *arg, const struct job_result *r)
@@ -295,12 +291,10 @@ static void job_done(void *arg, const struct job_result *r)
 	struct pg_session *s = arg;
 	const struct pgq_exec *x = &s->cur;
 
-	s->job = NULL;
-	pgq_job_ended(s);
-	s->out_paused = false;
+	session_job_finished(&s->core);
 	if (r->ok) {
 		bool suspended = x->max_rows && r->truncated == FRAME_TRUNC_MAX_ROWS &&
-				 x->max_rows <= s->u->limits.max_rows;
+				 x->max_rows <= s->core.u->limits.max_rows;
 
 		if (suspended) {
 			/* The client's own Execute limit, not the policy's: more rows were there. */
@@ -312,7 +306,7 @@ static void job_done(void *arg, const struct job_result *r)
 				pgq_put_truncated(s, r->truncated, r->rows);
 			pg_put_command_complete(&s->w, r->tag);
 		}
-		sess_audit(s, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
+		session_audit(&s->core, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
 	} else {
 		pgq_put_job_error(s, r);
 		if (x->extended)
@@ -322,9 +316,9 @@ static void job_done(void *arg, const struct job_result *r)
 		sess_ready(s);
 	else
 		sess_flush(s);
-	sess_set_state(s, ST_READY);
+	session_set_state(&s->core, SESSION_READY);
 	/* Messages that arrived meanwhile. */
-	sess_process(s);
+	session_process(&s->core);
 }
 
 static const struct job_events pg_job_events = {
@@ -337,29 +331,20 @@ static const struct job_events pg_job_events = {
 struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
 			  void *arg)
 {
-	unsigned *running = &s->gen->user_jobs[server_gen_user_index(s->gen, s->u)];
 	struct job *j;
+	bool busy;
 	char msg[256];
 
-	if (*running >= s->u->max_jobs) {
+	j = session_job_start(&s->core, req, ev, arg, &busy);
+	if (!j && busy) {
 		snprintf(msg, sizeof(msg),
-			 "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs", s->user,
-			 s->u->max_jobs);
+			 "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs", s->core.user,
+			 s->core.u->max_jobs);
 		pgq_error(s, "53300", "BUSY", msg, "wait for a statement to finish or CLOSE a cursor", 0);
-		return NULL;
-	}
-	j = job_start(s->srv->jobs, req, ev, arg);
-	if (!j) {
+	} else if (!j) {
 		pgq_error(s, "53200", "", "out of memory", NULL, 0);
-		return NULL;
 	}
-	(*running)++;
 	return j;
-}
-
-void pgq_job_ended(struct pg_session *s)
-{
-	s->gen->user_jobs[server_gen_user_index(s->gen, s->u)]--;
 }
 
 /* Returns false when the job started; true when the statement already failed. */
@@ -367,8 +352,8 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgv_res
 {
 	struct job_setting settings[32];
 	struct job_request req = {
-		.target = s->u->target,
-		.limits = &s->u->limits,
+		.target = s->core.u->target,
+		.limits = &s->core.u->limits,
 		.max_rows = x->max_rows,
 		.sql = sql,
 		.settings = settings,
@@ -379,10 +364,10 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgv_res
 	};
 
 	s->cur = *x;
-	s->job = pgq_start_job(s, &req, &pg_job_events, s);
-	if (!s->job)
+	s->core.job = pgq_start_job(s, &req, &pg_job_events, s);
+	if (!s->core.job)
 		return true;
-	sess_set_state(s, ST_BUSY);
+	session_set_state(&s->core, SESSION_BUSY);
 	return false;
 }
 
@@ -392,8 +377,8 @@ void pgq_validate(struct pg_session *s, const char *sql, struct pgv_result *v)
 {
 	const char *path[PGS_MAX_PATH];
 	struct pgv_policy pol = {
-		.tables = (const char *const *)s->u->tables,
-		.ntables = s->u->ntables,
+		.tables = (const char *const *)s->core.u->tables,
+		.ntables = s->core.u->ntables,
 		.search_path = path,
 	};
 
@@ -406,8 +391,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	const char *display, *value;
 	char msg[160];
 
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
-	s->fingerprint = v->fingerprint;
+	session_statement_begin(&s->core, v->fingerprint);
 	s->cur = *x;
 	if (s->txn == 'E' && v->kind != PGV_ROLLBACK && v->kind != PGV_COMMIT && v->kind != PGV_ROLLBACK_TO) {
 		pgq_error(s, "25P02", "",

@@ -1,9 +1,14 @@
 /*
  * pg_session: the Postgres session state machine.
  *
- *   STARTUP --startup--> SASL_INIT --client-first--> SASL_CONT --client-final--> READY
- *   READY --read statement--> BUSY --result or error--> READY
- *   any --Terminate, EOF, FATAL--> CLOSING (flush, then free)
+ * The core (proxy/session.c) owns the connection's life; this file is
+ * the protocol's half: the start-up packet, SCRAM-SHA-256, and the
+ * dispatch of each message. Authentication steps, inside the core's AUTH:
+ *
+ *   STARTUP --startup--> SASL_INIT --client-first--> SASL_CONT --client-final--> (core) READY
+ *
+ * then READY --read statement--> BUSY --result or error--> READY, and any
+ * --Terminate, EOF, FATAL--> CLOSING.
  *
  * Session statements (SET, SHOW of kept settings, BEGIN, COMMIT, ...) are
  * answered here; reads go to a job; everything else is refused with a
@@ -35,7 +40,7 @@
 
 #include "protocol/pg_codec.h"
 #include "protocol/scram.h"
-#include "proxy/audit.h"
+#include "proxy/gen.h"
 #include "proxy/job.h"
 #include "proxy/log.h"
 #include "proxy/pg/pg_settings.h"
@@ -43,102 +48,36 @@
 #include "proxy/pg/validate/validate_pg.h"
 #include "proxy/pg/pg_session_int.h"
 
-#define AUTH_TIMEOUT_SEC 15
-#define PREAUTH_MAX_MESSAGE 8192u
+#define STARTUP_MAX 10000u
 
-static const char *const state_names[] = {
-#define SESS_NAME(name) #name,
-	SESS_STATES(SESS_NAME)
-#undef SESS_NAME
-};
+static void cancel(struct server *srv, uint32_t pid, uint32_t key);
 
-const char *sess_state_name(enum sess_state st)
+static struct pg_session *pg(struct session *core)
 {
-	return state_names[st];
+	return (struct pg_session *)core;
 }
 
-/* ---- state and lifetime ---- */
+/* ---- lifetime (the core's hooks) ---- */
 
-void sess_set_state(struct pg_session *s, enum sess_state st)
+static void pg_close(struct session *core)
 {
-	if (s->st == st)
-		return;
-	if (s->st == ST_CLOSING)
-		return; /* terminal */
-	s->st = st;
+	pgc_close_all(pg(core));
 }
 
-static void session_free(struct pg_session *s)
+static void pg_free(struct session *core)
 {
-	struct server *srv = s->srv;
+	struct pg_session *s = pg(core);
 
-	if (s->job) {
-		job_detach(s->job);
-		pgq_job_ended(s);
-	}
-	pgc_close_all(s);
 	pgx_free_all(s);
-	if (s->counted)
-		s->gen->user_sessions[server_gen_user_index(s->gen, s->u)]--;
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		srv->sessions = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-	srv->nsessions--;
-	if (s->timer)
-		event_free(s->timer);
-	if (s->bev)
-		bufferevent_free(s->bev);
 	pg_wbuf_free(&s->w);
 	explicit_bzero(&s->scram, sizeof(s->scram));
-	server_gen_release(srv, s->gen);
-	free(s);
-}
-
-static void session_free_cb(evutil_socket_t fd, short what, void *arg)
-{
-	session_free(arg);
-}
-
-/* Ends the session: flush what is queued (when flush), then free on a later pass. */
-static void session_close(struct pg_session *s, bool flush)
-{
-	struct timeval zero = {0, 0};
-
-	if (s->st == ST_CLOSING)
-		return;
-	sess_set_state(s, ST_CLOSING);
-	s->st = ST_CLOSING;
-	if (s->job) {
-		job_detach(s->job);
-		s->job = NULL;
-		pgq_job_ended(s);
-	}
-	pgc_close_all(s);
-	bufferevent_disable(s->bev, EV_READ);
-	event_free(s->timer);
-	s->timer = evtimer_new(s->srv->base, session_free_cb, s);
-	if (flush && evbuffer_get_length(bufferevent_get_output(s->bev)) > 0) {
-		bufferevent_setwatermark(s->bev, EV_WRITE, 0, 0);
-		return; /* the write callback frees once drained */
-	}
-	evtimer_add(s->timer, &zero);
 }
 
 /* ---- output ---- */
 
 void sess_flush(struct pg_session *s)
 {
-	if (s->w.failed) {
-		log_error("session %u: out of memory building a reply", s->pid);
-		pg_wbuf_reset(&s->w);
-		session_close(s, false);
-		return;
-	}
-	if (s->w.len)
-		bufferevent_write(s->bev, s->w.data, s->w.len);
+	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
 	pg_wbuf_reset(&s->w);
 }
 
@@ -172,39 +111,13 @@ static void fatal(struct pg_session *s, const char *sqlstate, const char *messag
 {
 	sess_put_error(s, "FATAL", sqlstate, message, NULL, NULL, 0);
 	sess_flush(s);
-	session_close(s, true);
+	session_close(&s->core, true, message);
 }
 
 void sess_ready(struct pg_session *s)
 {
 	pg_put_ready(&s->w, s->txn);
 	sess_flush(s);
-}
-
-static double elapsed_ms(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-void sess_audit(struct pg_session *s, const char *decision, const char *sqlstate, const char *code,
-		  uint64_t rows, uint64_t bytes, uint8_t truncated)
-{
-	struct audit_entry e = {
-		.user = s->user,
-		.session = s->pid,
-		.fingerprint = s->fingerprint,
-		.decision = decision,
-		.sqlstate = sqlstate,
-		.code = code,
-		.rows = rows,
-		.bytes = bytes,
-		.truncated = truncated,
-		.ms = elapsed_ms(&s->t0),
-	};
-	audit_record(s->srv->audit, &e);
 }
 
 /* ---- start-up and authentication ---- */
@@ -222,7 +135,7 @@ static void fake_verifier(struct pg_session *s)
 			memset(secret, 0x5a, sizeof(secret));
 		have_secret = true;
 	}
-	HMAC(EVP_sha256(), secret, sizeof(secret), (const uint8_t *)s->user, strlen(s->user), salt, &len);
+	HMAC(EVP_sha256(), secret, sizeof(secret), (const uint8_t *)s->core.user, strlen(s->core.user), salt, &len);
 	memset(&s->verifier, 0, sizeof(s->verifier));
 	s->verifier.iterations = 4096;
 	memcpy(s->verifier.salt, salt, 16);
@@ -314,11 +227,11 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	case PG_STARTUP_SSL:
 	case PG_STARTUP_GSSENC:
 		/* No TLS or GSS encryption yet: a single 'N', then the client goes on in plain text. */
-		bufferevent_write(s->bev, "N", 1);
+		bufferevent_write(s->core.bev, "N", 1);
 		return true;
 	case PG_STARTUP_CANCEL:
-		pg_session_cancel(s->srv, st->cancel_pid, st->cancel_key);
-		session_close(s, false);
+		cancel(s->core.srv, st->cancel_pid, st->cancel_key);
+		session_close(&s->core, false, "CancelRequest");
 		return false;
 	case PG_STARTUP_NORMAL:
 		break;
@@ -339,9 +252,9 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	db = pg_startup_get(st, "database");
 	if (!db || !*db)
 		db = user;
-	snprintf(s->user, sizeof(s->user), "%s", user);
+	snprintf(s->core.user, sizeof(s->core.user), "%s", user);
 	snprintf(s->database, sizeof(s->database), "%s", db);
-	pgs_init(&s->set, s->user);
+	pgs_init(&s->set, s->core.user);
 	for (size_t i = 0; i < st->nparams; i++) {
 		const char *name = st->params[i].name;
 
@@ -360,14 +273,14 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 			return false;
 		}
 	}
-	s->u = config_find_user(s->gen->cfg, s->user);
-	if (!s->u || scram_parse_verifier(s->u->scram, &s->verifier) < 0) {
-		s->u = NULL;
+	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
+	if (!s->core.u || scram_parse_verifier(s->core.u->scram, &s->verifier) < 0) {
+		s->core.u = NULL;
 		fake_verifier(s);
 	}
 	pg_put_auth_sasl(&s->w, "SCRAM-SHA-256");
 	sess_flush(s);
-	sess_set_state(s, ST_SASL_INIT);
+	s->step = PG_SASL_INIT;
 	return true;
 }
 
@@ -400,41 +313,35 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 	}
 	pg_put_auth_sasl_continue(&s->w, out, outlen);
 	sess_flush(s);
-	sess_set_state(s, ST_SASL_CONT);
+	s->step = PG_SASL_CONT;
 	return true;
 }
 
 static bool finish_login(struct pg_session *s)
 {
-	size_t ui = server_gen_user_index(s->gen, s->u);
 	char msg[160];
 
-	if (!s->u->target) {
+	if (!s->core.u->target) {
 		fatal(s, "28000", "user has no Postgres target (no target key in its [user] section); it logs in over "
 			     "MySQL only");
 		return false;
 	}
-	if (strcmp(s->database, s->u->database) != 0) {
+	if (strcmp(s->database, s->core.u->database) != 0) {
 		snprintf(msg, sizeof(msg), "database \"%s\" does not exist", s->database);
 		fatal(s, "3D000", msg);
 		return false;
 	}
-	if (s->gen->user_sessions[ui] >= s->u->max_connections) {
+	if (!session_login(&s->core, "SCRAM-SHA-256")) {
 		fatal(s, "53300", "too many connections for this user");
 		return false;
 	}
-	s->gen->user_sessions[ui]++;
-	s->counted = true;
 	pg_put_auth_ok(&s->w);
 	for (size_t i = 0; i < pgs_ndefs; i++)
 		if (pgs_defs[i].flags & PGS_REPORT)
 			pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
-	pg_put_backend_key(&s->w, s->pid, s->key);
+	pg_put_backend_key(&s->w, s->core.id, s->key);
 	s->txn = 'I';
 	sess_ready(s);
-	event_del(s->timer);
-	sess_set_state(s, ST_READY);
-	log_info("session %u: user %s authenticated", s->pid, s->user);
 	return true;
 }
 
@@ -449,9 +356,9 @@ static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
 		fatal(s, "08P01", "expected SASLResponse");
 		return false;
 	}
-	if (scram_server_final(&s->scram, data, dlen, out, sizeof(out), &outlen, &err) < 0 || !s->u) {
-		snprintf(msg, sizeof(msg), "password authentication failed for user \"%s\"", s->user);
-		log_info("session %u: authentication failed for user %s", s->pid, s->user);
+	if (scram_server_final(&s->scram, data, dlen, out, sizeof(out), &outlen, &err) < 0 || !s->core.u) {
+		snprintf(msg, sizeof(msg), "password authentication failed for user \"%s\"", s->core.user);
+		session_log(&s->core, "authentication failed for user %s", s->core.user);
 		fatal(s, "28P01", msg);
 		return false;
 	}
@@ -476,7 +383,7 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 		pgq_simple(s, sql);
 		return true;
 	case 'X':
-		session_close(s, true);
+		session_close(&s->core, true, "Terminate");
 		return false;
 	case 'P':
 	case 'B':
@@ -492,195 +399,126 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 	}
 }
 
-void sess_process(struct pg_session *s)
+/* The length of the next message: the start-up packet's own length, or the type byte and length. */
+static size_t pg_frame(struct session *core, const uint8_t *hdr, uint32_t max)
 {
-	struct evbuffer *in = bufferevent_get_input(s->bev);
+	struct pg_session *s = pg(core);
+	uint32_t len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 8 | hdr[4];
 
-	while (s->st != ST_CLOSING && s->st != ST_BUSY) {
-		/* Before authentication only small messages (SCRAM's) are accepted. */
-		uint32_t max = s->st == ST_READY ? s->srv->cfg->max_message_bytes : PREAUTH_MAX_MESSAGE;
-		size_t have = evbuffer_get_length(in), consumed = 0;
+	if (s->step == PG_STARTUP) {
+		struct pg_startup st;
 		const char *err = NULL;
-		const uint8_t *data;
-		enum pg_status rc;
-		bool go;
+		size_t consumed;
 
-		if (have == 0)
-			return;
-		if (s->st == ST_STARTUP) {
-			struct pg_startup st;
-
-			data = evbuffer_pullup(in, (ssize_t)(have < 10000 ? have : 10000));
-			rc = pg_decode_startup(data, have < 10000 ? have : 10000, 10000, &st, &consumed, &err);
-			if (rc == PG_NEED_MORE)
-				return;
-			if (rc == PG_ERR) {
-				fatal(s, "08P01", err ? err : "invalid startup packet");
-				return;
-			}
-			go = handle_startup(s, &st);
-		} else {
-			struct pg_msg m;
-			uint8_t hdr[5];
-			uint32_t len;
-
-			if (have < 5)
-				return;
-			evbuffer_copyout(in, hdr, 5);
-			len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 8 | hdr[4];
-			if (len < 4 || len > max) {
-				fatal(s, len < 4 ? "08P01" : "54000",
-				      len < 4 ? "invalid message length"
-					      : "message too large: larger than max_message_bytes");
-				return;
-			}
-			if (have < (size_t)len + 1) {
-				bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)len + 1 + 4096);
-				return;
-			}
-			data = evbuffer_pullup(in, (ssize_t)len + 1);
-			rc = pg_decode_msg(data, (size_t)len + 1, max, &m, &consumed, &err);
-			if (rc != PG_OK) {
-				fatal(s, "08P01", err ? err : "malformed message");
-				return;
-			}
-			if (s->st == ST_SASL_INIT)
-				go = handle_sasl_init(s, &m);
-			else if (s->st == ST_SASL_CONT)
-				go = handle_sasl_cont(s, &m);
-			else
-				go = handle_ready_msg(s, &m);
+		/* The decoder judges the length from the first bytes, before the rest is buffered. */
+		if (pg_decode_startup(hdr, core->proto->header, STARTUP_MAX, &st, &consumed, &err) == PG_ERR) {
+			fatal(s, "08P01", err ? err : "invalid startup packet");
+			return 0;
 		}
-		if (s->st == ST_CLOSING || !go)
-			return;
-		evbuffer_drain(in, consumed);
-		bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)max + 4096);
+		return (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
 	}
+	if (len < 4 || len > max) {
+		fatal(s, len < 4 ? "08P01" : "54000",
+		      len < 4 ? "invalid message length" : "message too large: larger than max_message_bytes");
+		return 0;
+	}
+	return (size_t)len + 1;
 }
 
-static void session_read_cb(struct bufferevent *bev, void *arg)
+static void pg_message(struct session *core, const uint8_t *data, size_t len)
 {
-	sess_process(arg);
-}
+	struct pg_session *s = pg(core);
+	uint32_t max = core->st == SESSION_READY ? core->srv->cfg->max_message_bytes : SESSION_PREAUTH_MAX_MESSAGE;
+	const char *err = NULL;
+	size_t consumed;
+	struct pg_msg m;
 
-static void session_write_cb(struct bufferevent *bev, void *arg)
-{
-	struct pg_session *s = arg;
+	if (s->step == PG_STARTUP && core->st == SESSION_AUTH) {
+		struct pg_startup st;
 
-	if (s->st == ST_CLOSING) {
-		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
-			struct timeval zero = {0, 0};
-
-			evtimer_add(s->timer, &zero);
-		}
-		return;
-	}
-	if (s->out_paused && s->job) {
-		s->out_paused = false;
-		job_pause(s->job, false);
-	}
-	pgc_output_drained(s);
-}
-
-static void session_event_cb(struct bufferevent *bev, short what, void *arg)
-{
-	struct pg_session *s = arg;
-
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-		if (s->st == ST_CLOSING) {
-			struct timeval zero = {0, 0};
-
-			evtimer_add(s->timer, &zero);
+		if (pg_decode_startup(data, len, STARTUP_MAX, &st, &consumed, &err) != PG_OK) {
+			fatal(s, "08P01", err ? err : "invalid startup packet");
 			return;
 		}
-		session_close(s, false);
-	}
-}
-
-static void session_auth_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct pg_session *s = arg;
-
-	log_info("session %u: start-up not finished in %d s (%s)", s->pid, AUTH_TIMEOUT_SEC,
-		 sess_state_name(s->st));
-	fatal(s, "08P01", "authentication timeout");
-}
-
-void pg_session_accept(struct server *srv, evutil_socket_t fd)
-{
-	struct pg_session *s;
-	struct timeval tv = {AUTH_TIMEOUT_SEC, 0};
-	uint32_t ids[2];
-
-	if (srv->nsessions >= srv->cfg->max_connections) {
-		static const char msg[] = "too many connections: airlock's max_connections is reached";
-		struct pg_wbuf w;
-		struct pg_error_fields e = {.severity = "FATAL", .sqlstate = "53300", .message = msg};
-
-		pg_wbuf_init(&w);
-		pg_put_error(&w, &e);
-		if (!w.failed && write(fd, w.data, w.len) < 0) {
-			/* the client is gone either way */
-		}
-		pg_wbuf_free(&w);
-		close(fd);
+		handle_startup(s, &st);
 		return;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		close(fd);
+	if (pg_decode_msg(data, len, max, &m, &consumed, &err) != PG_OK) {
+		fatal(s, "08P01", err ? err : "malformed message");
 		return;
 	}
-	s->srv = srv;
+	if (core->st != SESSION_AUTH)
+		handle_ready_msg(s, &m);
+	else if (s->step == PG_SASL_INIT)
+		handle_sasl_init(s, &m);
+	else
+		handle_sasl_cont(s, &m);
+}
+
+static void pg_auth_timeout(struct session *core)
+{
+	struct pg_session *s = pg(core);
+
+	sess_put_error(s, "FATAL", "08P01", "authentication timeout", NULL, NULL, 0);
+	sess_flush(s);
+}
+
+/* Over airlock's max_connections: the FATAL a full Postgres sends. */
+static void pg_refuse(evutil_socket_t fd)
+{
+	static const char msg[] = "too many connections: airlock's max_connections is reached";
+	struct pg_error_fields e = {.severity = "FATAL", .sqlstate = "53300", .message = msg};
+	struct pg_wbuf w;
+
+	pg_wbuf_init(&w);
+	pg_put_error(&w, &e);
+	if (!w.failed && write(fd, w.data, w.len) < 0) {
+		/* the client is gone either way */
+	}
+	pg_wbuf_free(&w);
+}
+
+static bool pg_start(struct session *core)
+{
+	struct pg_session *s = pg(core);
+
 	pg_wbuf_init(&s->w);
-	evutil_make_socket_nonblocking(fd);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
-	s->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	s->timer = evtimer_new(srv->base, session_auth_timeout, s);
-	if (!s->bev || !s->timer || getrandom(ids, sizeof(ids), 0) != sizeof(ids)) {
-		if (s->bev)
-			bufferevent_free(s->bev);
-		else
-			close(fd);
-		if (s->timer)
-			event_free(s->timer);
-		free(s);
-		return;
-	}
-	s->gen = server_gen_hold(srv);
-	s->pid = (ids[0] & 0x3fffffff) | 1;
-	s->key = ids[1];
-	s->st = ST_STARTUP;
+	s->step = PG_STARTUP;
 	s->txn = 'I';
-	s->next = srv->sessions;
-	if (srv->sessions)
-		srv->sessions->prev = s;
-	srv->sessions = s;
-	srv->nsessions++;
-	evtimer_add(s->timer, &tv);
-	bufferevent_setcb(s->bev, session_read_cb, session_write_cb, session_event_cb, s);
-	bufferevent_setwatermark(s->bev, EV_READ, 0, 10000 + 4096);
-	bufferevent_setwatermark(s->bev, EV_WRITE, SESS_OUT_LOW_WATER, 0);
-	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+	return getrandom(&s->key, sizeof(s->key), 0) == sizeof(s->key);
 }
 
-void pg_session_cancel(struct server *srv, uint32_t pid, uint32_t key)
+static void pg_drained(struct session *core)
 {
-	for (struct pg_session *s = srv->sessions; s; s = s->next) {
-		if (s->pid != pid || s->key != key)
-			continue;
-		if (s->job) {
-			log_info("session %u: cancel requested", s->pid);
-			job_cancel(s->job);
-		} else if (pgc_cancel(s)) {
-			log_info("session %u: cancel requested during FETCH", s->pid);
-		}
+	pgc_output_drained(pg(core));
+}
+
+/* CancelRequest: cancels the statement (or FETCH) of the session with this pid and key, if any. */
+static void cancel(struct server *srv, uint32_t pid, uint32_t key)
+{
+	struct session *core = session_find(srv, &pg_session_proto, pid);
+	struct pg_session *s = core ? pg(core) : NULL;
+
+	if (!s || s->key != key)
 		return;
+	if (core->job) {
+		session_log(core, "cancel requested");
+		job_cancel(core->job);
+	} else if (pgc_cancel(s)) {
+		session_log(core, "cancel requested during FETCH");
 	}
 }
 
-void pg_session_close_all(struct server *srv)
-{
-	while (srv->sessions)
-		session_free(srv->sessions);
-}
+const struct session_proto pg_session_proto = {
+	.name = "pg",
+	.size = sizeof(struct pg_session),
+	.header = 5,
+	.frame = pg_frame,
+	.message = pg_message,
+	.start = pg_start,
+	.refuse = pg_refuse,
+	.auth_timeout = pg_auth_timeout,
+	.drained = pg_drained,
+	.close = pg_close,
+	.free = pg_free,
+};

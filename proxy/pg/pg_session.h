@@ -1,24 +1,18 @@
 /*
  * pg_session: one Postgres client connection: start-up, SCRAM-SHA-256,
  * simple Query, the local answers to session statements, and the mapping
- * of runner frames to RowDescription / DataRow / CommandComplete. The only
- * place a session's state changes is pg_session.c's set_state().
+ * of runner frames to RowDescription / DataRow / CommandComplete.  The session
+ * core (proxy/session.h) owns the connection; this folder is the
+ * protocol: pg_session.c start-up and authentication, pg_query.c
+ * statements and their results, pg_extended.c the extended protocol,
+ * pg_cursor.c cursors, pg_settings.c the settings a session keeps.
  */
 #ifndef AIRLOCK_PROXY_PG_SESSION_H
 #define AIRLOCK_PROXY_PG_SESSION_H
 
-#include <stdint.h>
+struct session_proto;
 
-#include <event2/util.h>
-
-struct server;
-struct pg_session;
-
-/* Takes ownership of fd. The session frees itself when the connection ends. */
-void pg_session_accept(struct server *srv, evutil_socket_t fd);
-/* CancelRequest: cancels the statement of the session with this key, if any. */
-void pg_session_cancel(struct server *srv, uint32_t pid, uint32_t key);
-/* Closes every session (shutdown). */
-void pg_session_close_all(struct server *srv);
+/* The Postgres wire protocol, for the session core (session_accept). */
+extern const struct session_proto pg_session_proto;
 
 #endif

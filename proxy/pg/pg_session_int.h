@@ -16,10 +16,9 @@
 #include "protocol/scram.h"
 #include "proxy/job.h"
 #include "proxy/pg/pg_settings.h"
+#include "proxy/session.h"
 #include "proxy/pg/validate/validate_pg.h"
 
-#define SESS_OUT_HIGH_WATER (1024u * 1024u)
-#define SESS_OUT_LOW_WATER (256u * 1024u)
 #define SESS_MAX_SAVEPOINTS 32
 #define SESS_MAX_STMTS 64
 #define SESS_MAX_PORTALS 8
@@ -28,19 +27,11 @@
 #define SESS_MAX_PREPARED_BYTES (4u * 1024u * 1024u)
 #define SESS_MAX_CURSORS 4
 
-/* The states, from one list so their names cannot drift. */
-#define SESS_STATES(X) \
-	X(STARTUP)     \
-	X(SASL_INIT)   \
-	X(SASL_CONT)   \
-	X(READY)       \
-	X(BUSY)        \
-	X(CLOSING)
-
-enum sess_state {
-#define SESS_ENUM(name) ST_##name,
-	SESS_STATES(SESS_ENUM)
-#undef SESS_ENUM
+/* The steps of start-up and authentication (the core's AUTH state). */
+enum pg_auth_step {
+	PG_STARTUP,   /* waiting for the start-up packet */
+	PG_SASL_INIT, /* AuthenticationSASL sent; SASLInitialResponse next */
+	PG_SASL_CONT, /* server-first-message sent; SASLResponse next */
 };
 
 struct bufferevent;
@@ -82,19 +73,10 @@ struct pgq_exec {
 };
 
 struct pg_session {
-	struct server *srv;
-	struct pg_session *prev, *next;
-	struct bufferevent *bev;
-	struct event *timer; /* auth deadline, then the deferred free */
-	enum sess_state st;
-
-	uint32_t pid;
-	uint32_t key;
-	char user[64];
+	struct session core; /* first: the session core sees a struct session */
+	enum pg_auth_step step;
+	uint32_t key; /* the cancel key; core.id is the backend pid */
 	char database[64];
-	struct server_gen *gen;       /* the config generation this session logged in under (held) */
-	const struct airlock_user *u; /* in gen->cfg; NULL until authenticated (or unknown user) */
-	bool counted;                 /* counted in srv->user_sessions */
 
 	struct scram_verifier verifier;
 	struct scram_state scram;
@@ -106,12 +88,8 @@ struct pg_session {
 	size_t nsavepoints;
 	bool discard_until_sync;
 
-	/* The running statement. */
-	struct job *job;
+	/* The running statement (its job is core.job). */
 	struct pgq_exec cur;
-	bool out_paused;
-	uint64_t fingerprint;
-	struct timespec t0;
 
 	struct pg_cursor *cursors[SESS_MAX_CURSORS];
 	struct pg_cursor *fetching; /* the cursor a FETCH is reading */
@@ -124,18 +102,12 @@ struct pg_session {
 };
 
 /* pg_session.c */
-const char *sess_state_name(enum sess_state st);
-void sess_set_state(struct pg_session *s, enum sess_state st);
 void sess_flush(struct pg_session *s);
 void sess_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
 		    const char *detail, const char *hint, int position);
 void sess_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
 		     const char *hint);
 void sess_ready(struct pg_session *s);
-void sess_audit(struct pg_session *s, const char *decision, const char *sqlstate, const char *code, uint64_t rows,
-		uint64_t bytes, uint8_t truncated);
-/* Processes input that waited while a statement ran. */
-void sess_process(struct pg_session *s);
 
 /* pg_query.c */
 /* A refused or failed statement; aborts a transaction block; in extended mode, discards until Sync. */
@@ -148,13 +120,12 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 /* Simple Query. */
 void pgq_simple(struct pg_session *s, const char *sql);
 /*
- * Jobs counted against the user's max_jobs: pgq_start_job answers the
- * error itself and returns NULL when the user is at its cap; every started
- * job is matched by one pgq_job_ended when its pointer is dropped.
+ * A job counted against the user's max_jobs (session_job_start); answers
+ * the error itself and returns NULL when the user is at its cap. Each job
+ * it returned is matched by one session_job_release.
  */
 struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
 			  void *arg);
-void pgq_job_ended(struct pg_session *s);
 /* Reply pieces shared with cursors. */
 void pgq_local_done(struct pg_session *s, const char *tag);
 void pgq_put_rowdesc(struct pg_session *s, const struct frame *f);

@@ -1,0 +1,106 @@
+/* gen: a config generation and the per-user counters kept under it. */
+#define _GNU_SOURCE
+#include "proxy/gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf/config.h"
+
+static size_t user_index(const struct server_gen *gen, const struct airlock_user *u)
+{
+	return (size_t)(u - gen->cfg->users);
+}
+
+static void gen_free(struct server_gen *gen)
+{
+	config_free(gen->cfg);
+	free(gen->user_sessions);
+	free(gen->user_jobs);
+	if (gen->my_sha2_cache)
+		explicit_bzero(gen->my_sha2_cache, gen->cfg_nusers * sizeof(*gen->my_sha2_cache));
+	free(gen->my_sha2_cache);
+	free(gen->my_sha2_valid);
+	free(gen);
+}
+
+struct server_gen *gen_new(struct airlock_config *cfg)
+{
+	struct server_gen *gen = calloc(1, sizeof(*gen));
+	size_t n = cfg->nusers ? cfg->nusers : 1;
+
+	if (!gen) {
+		config_free(cfg);
+		return NULL;
+	}
+	gen->cfg = cfg;
+	gen->user_sessions = calloc(n, sizeof(*gen->user_sessions));
+	gen->user_jobs = calloc(n, sizeof(*gen->user_jobs));
+	gen->my_sha2_cache = calloc(n, sizeof(*gen->my_sha2_cache));
+	gen->my_sha2_valid = calloc(n, sizeof(*gen->my_sha2_valid));
+	gen->cfg_nusers = n;
+	gen->refs = 1;
+	if (!gen->user_sessions || !gen->user_jobs || !gen->my_sha2_cache || !gen->my_sha2_valid) {
+		gen_free(gen);
+		return NULL;
+	}
+	return gen;
+}
+
+struct server_gen *gen_hold(struct server_gen *gen)
+{
+	gen->refs++;
+	return gen;
+}
+
+void gen_release(struct server_gen *gen)
+{
+	if (--gen->refs == 0)
+		gen_free(gen);
+}
+
+bool gen_session_acquire(struct server_gen *gen, const struct airlock_user *u)
+{
+	unsigned *n = &gen->user_sessions[user_index(gen, u)];
+
+	if (*n >= u->max_connections)
+		return false;
+	(*n)++;
+	return true;
+}
+
+void gen_session_release(struct server_gen *gen, const struct airlock_user *u)
+{
+	gen->user_sessions[user_index(gen, u)]--;
+}
+
+bool gen_job_acquire(struct server_gen *gen, const struct airlock_user *u)
+{
+	unsigned *n = &gen->user_jobs[user_index(gen, u)];
+
+	if (*n >= u->max_jobs)
+		return false;
+	(*n)++;
+	return true;
+}
+
+void gen_job_release(struct server_gen *gen, const struct airlock_user *u)
+{
+	gen->user_jobs[user_index(gen, u)]--;
+}
+
+uint8_t *gen_sha2_entry(struct server_gen *gen, const struct airlock_user *u, bool *valid)
+{
+	size_t i = user_index(gen, u);
+
+	*valid = gen->my_sha2_valid[i];
+	return gen->my_sha2_cache[i];
+}
+
+void gen_sha2_fill(struct server_gen *gen, const struct airlock_user *u, const uint8_t digest[32])
+{
+	size_t i = user_index(gen, u);
+
+	memcpy(gen->my_sha2_cache[i], digest, 32);
+	gen->my_sha2_valid[i] = true;
+}

@@ -1,0 +1,288 @@
+/*
+ * my_result: a MySQL statement handed to a job, and its result: the
+ * runner's 'K' frame becomes the column count and column definitions
+ * (then EOF unless the client negotiated DEPRECATE_EOF), each 'D' frame a
+ * text row or, for COM_STMT_EXECUTE, a binary row, and the end an EOF or
+ * OK carrying the status flags and the warning count; a result cut by a
+ * cap leaves a warning that SHOW WARNINGS lists.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/my_stmt.h"
+#include "proxy/log.h"
+#include "proxy/mysql/my_session_int.h"
+
+/* Warning code reported for a result cut by max_rows or max_bytes. */
+#define TRUNCATED_WARNING_CODE 1105
+
+void myq_bin_free(struct my_session *s)
+{
+	free(s->bin.types);
+	free(s->bin.is_unsigned);
+	free(s->bin.values);
+	free(s->bin.lens);
+	memset(&s->bin, 0, sizeof(s->bin));
+}
+
+static void job_rowdesc(void *arg, const struct frame *f)
+{
+	struct my_session *s = arg;
+	struct frame_cursor cur;
+	struct frame_mycol col;
+	uint16_t n;
+
+	if (s->cols_sent || f->type != FRAME_MYCOLS || frame_mycols_begin(f, &n, &cur) != FRAME_OK) {
+		log_error("mysql session %u: unexpected column frame from the runner", s->core.id);
+		return;
+	}
+	if (s->binary) {
+		s->bin.types = calloc(n ? n : 1, sizeof(*s->bin.types));
+		s->bin.is_unsigned = calloc(n ? n : 1, sizeof(*s->bin.is_unsigned));
+		s->bin.values = calloc(n ? n : 1, sizeof(*s->bin.values));
+		s->bin.lens = calloc(n ? n : 1, sizeof(*s->bin.lens));
+		if (!s->bin.types || !s->bin.is_unsigned || !s->bin.values || !s->bin.lens) {
+			s->result_failed = true;
+			mys_put_err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+			mys_flush(s);
+			job_cancel(s->core.job);
+			return;
+		}
+	}
+	if (!s->field_list)
+		my_write_column_count(&s->w, s->seq++, n);
+	for (uint16_t i = 0; i < n; i++) {
+		if (frame_mycols_next(&cur, &col) != FRAME_OK)
+			break;
+		if (s->binary) {
+			s->bin.types[i] = col.type;
+			s->bin.is_unsigned[i] = (col.flags & MY_FLAG_UNSIGNED) != 0;
+		}
+		struct my_column c = {
+			.schema = col.schema.ptr,
+			.schema_len = col.schema.len,
+			.table = col.table.ptr,
+			.table_len = col.table.len,
+			.org_table = col.org_table.ptr,
+			.org_table_len = col.org_table.len,
+			.name = col.name.ptr,
+			.name_len = col.name.len,
+			.org_name = col.org_name.ptr,
+			.org_name_len = col.org_name.len,
+			.charset = col.charset,
+			.length = col.length,
+			.type = col.type,
+			.flags = col.flags,
+			.decimals = col.decimals,
+		};
+		my_write_column_def(&s->w, s->seq++, &c, s->field_list);
+	}
+	if (!s->field_list && !mys_deprecate_eof(s))
+		my_write_eof(&s->w, s->seq++, 0, mys_status(s));
+	s->cols_sent = true;
+	s->ncols = n;
+	mys_flush(s);
+}
+
+/* A row in the binary protocol, from the text values of the 'D' frame; false (ERR sent) when one does not parse. */
+static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
+{
+	const uint8_t *p = f->payload + 2, *end = f->payload + f->len;
+	const char *why = NULL;
+	bool ok = n == s->ncols;
+
+	/* The arrays were made for this result's columns; each row only fills them. */
+	for (uint16_t i = 0; ok && i < n && p + 4 <= end; i++) {
+		int32_t len = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+
+		p += 4;
+		s->bin.values[i] = len >= 0 ? p : NULL;
+		s->bin.lens[i] = len >= 0 ? (size_t)len : 0;
+		if (len >= 0)
+			p += len;
+	}
+	if (ok && my_write_binary_row(&s->w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values, s->bin.lens,
+				      &why) == MY_OK)
+		s->seq++;
+	else
+		ok = false;
+	if (!ok) {
+		log_warn("mysql session %u: a value could not be encoded in the binary protocol: %s", s->core.id,
+			 why ? why : "out of memory");
+		mys_put_err(s, 1105, "HY000", "UNSUPPORTED", "a value could not be sent in the binary protocol",
+			    "run the statement as a text query");
+	}
+	return ok;
+}
+
+static void job_row(void *arg, const struct frame *f)
+{
+	struct my_session *s = arg;
+	const uint8_t *p = f->payload + 2, *end = f->payload + f->len;
+	uint16_t n = (uint16_t)(f->payload[0] << 8 | f->payload[1]);
+
+	if (s->result_failed)
+		return;
+	if (s->binary) {
+		if (!binary_row(s, f, n)) {
+			s->result_failed = true;
+			mys_flush(s);
+			job_cancel(s->core.job);
+			return;
+		}
+		goto out;
+	}
+	/* job.c checked the layout (frame_row_check) before handing the row on. */
+	my_begin(&s->w, s->seq++);
+	for (uint16_t i = 0; i < n && p + 4 <= end; i++) {
+		int32_t len = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+
+		p += 4;
+		if (len < 0) {
+			my_put_null(&s->w);
+			continue;
+		}
+		my_put_lenenc_str(&s->w, p, (size_t)len);
+		p += len;
+	}
+	my_end(&s->w);
+out:
+	mys_flush(s);
+	session_backpressure(&s->core, s->core.job);
+}
+
+static void job_notice(void *arg, const struct frame_error *e)
+{
+	struct my_session *s = arg;
+	char level[8], msg[512];
+	unsigned code = 0;
+
+	for (uint32_t i = 0; i < e->my_errno.len && code < 100000; i++)
+		code = code * 10 + (unsigned)(e->my_errno.ptr[i] - '0');
+	snprintf(level, sizeof(level), "%.*s", (int)e->code.len, e->code.ptr);
+	if (strcmp(level, "Note") != 0 && strcmp(level, "Error") != 0)
+		snprintf(level, sizeof(level), "Warning");
+	snprintf(msg, sizeof(msg), "%.*s", (int)e->message.len, e->message.ptr);
+	myq_add_warning(s, level, (uint16_t)code, msg);
+}
+
+/* The errno for a failure that did not come from the backend. */
+static unsigned errno_for(const struct job_result *r)
+{
+	if (r->my_errno)
+		return r->my_errno;
+	if (r->code && !strcmp(r->code, "TIMEOUT"))
+		return 3024;
+	if (r->code && !strcmp(r->code, "CANCELED"))
+		return 1317;
+	if (r->code && !strcmp(r->code, "BUSY"))
+		return 1040;
+	return 1105;
+}
+
+static void truncated_warning(struct my_session *s, uint8_t truncated, uint64_t rows)
+{
+	const struct airlock_limits *lim = &s->core.u->limits;
+	char note[400];
+
+	if (truncated == FRAME_TRUNC_MAX_ROWS)
+		snprintf(note, sizeof(note),
+			 "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows; add a LIMIT, "
+			 "select fewer columns or filter with WHERE to get the whole result", lim->max_rows, rows);
+	else
+		snprintf(note, sizeof(note),
+			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows; add a "
+			 "LIMIT, select fewer columns or filter with WHERE to get the whole result", lim->max_bytes, rows);
+	myq_add_warning(s, "Warning", TRUNCATED_WARNING_CODE, note);
+}
+
+static void job_done(void *arg, const struct job_result *r)
+{
+	struct my_session *s = arg;
+
+	session_job_finished(&s->core);
+	if (!s->vars.autocommit)
+		s->in_trans = true; /* a statement opens a transaction when autocommit is off */
+	if (s->result_failed) {
+		/* The ERR went out with the row that failed. */
+		session_audit(&s->core, "error", "HY000", "UNSUPPORTED", r->rows, r->bytes, r->truncated);
+	} else if (r->ok) {
+		if (r->truncated)
+			truncated_warning(s, r->truncated, r->rows);
+		if (s->field_list) {
+			if (mys_deprecate_eof(s))
+				my_write_ok(&s->w, s->seq++, s->caps, 0, 0, mys_status(s), (uint16_t)s->warn_count, true);
+			else
+				my_write_eof(&s->w, s->seq++, (uint16_t)s->warn_count, mys_status(s));
+		} else if (!s->cols_sent) {
+			mys_put_ok(s);
+		} else {
+			myq_result_end(s);
+		}
+		session_audit(&s->core, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
+	} else {
+		char state[6];
+
+		snprintf(state, sizeof(state), "%s", r->sqlstate && strlen(r->sqlstate) == 5 ? r->sqlstate : "HY000");
+		mys_put_err(s, (uint16_t)errno_for(r), state, r->code, r->message, r->hint);
+		session_audit(&s->core, "error", state, r->code, 0, 0, 0);
+	}
+	mys_flush(s);
+	s->field_list = false;
+	s->binary = false;
+	s->result_failed = false;
+	myq_bin_free(s);
+	session_set_state(&s->core, SESSION_READY);
+	/* Commands that arrived meanwhile. */
+	session_process(&s->core);
+}
+
+static const struct job_events my_job_events = {
+	.on_rowdesc = job_rowdesc,
+	.on_row = job_row,
+	.on_notice = job_notice,
+	.on_done = job_done,
+};
+
+void myr_start_job(struct my_session *s, const char *sql, bool field_list, bool binary)
+{
+	struct job_setting settings[5] = {
+		{"names", s->vars.charset},
+		{"sql_mode", s->vars.sql_mode},
+		{"time_zone", s->vars.time_zone},
+	};
+	struct job_request req = {
+		.target = s->core.u->mysql_target,
+		.limits = &s->core.u->limits,
+		.sql = sql,
+		.settings = settings,
+		.nsettings = 3,
+	};
+	char msg[256];
+	bool busy;
+
+	if (s->database[0])
+		settings[req.nsettings++] = (struct job_setting){"database", s->database};
+	if (!myv_collation_is_default(&s->vars))
+		settings[req.nsettings++] = (struct job_setting){"collation", s->vars.collation};
+	s->field_list = field_list;
+	s->binary = binary;
+	s->result_failed = false;
+	s->cols_sent = false;
+	s->core.job = session_job_start(&s->core, &req, &my_job_events, s, &busy);
+	if (!s->core.job && busy) {
+		snprintf(msg, sizeof(msg), "user '%s' already runs %u statements, its max_jobs", s->core.user,
+			 s->core.u->max_jobs);
+		myq_refuse(s, 1040, "08004", "BUSY", msg, "wait for a statement to finish");
+		return;
+	}
+	if (!s->core.job) {
+		myq_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		return;
+	}
+	session_set_state(&s->core, SESSION_BUSY);
+}
+

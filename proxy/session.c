@@ -1,0 +1,375 @@
+/*
+ * session: the connection life both protocols share (see session.h).
+ *
+ *   AUTH --session_login--> READY --statement to a job--> BUSY --result--> READY
+ *   any --session_close--> CLOSING (flush if asked, then free on a later pass)
+ */
+#define _GNU_SOURCE
+#include "proxy/session.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "proxy/audit.h"
+#include "proxy/gen.h"
+#include "proxy/job.h"
+#include "proxy/log.h"
+#include "proxy/server.h"
+
+/* Read-ahead above the message being waited for, so the next header arrives with it. */
+#define READ_SLACK 4096u
+
+static const char *const state_names[] = {
+#define SESSION_NAME(name) #name,
+	SESSION_STATES(SESSION_NAME)
+#undef SESSION_NAME
+};
+
+const char *session_state_name(enum session_state st)
+{
+	return state_names[st];
+}
+
+void session_set_state(struct session *s, enum session_state st)
+{
+	if (s->st == SESSION_CLOSING)
+		return; /* terminal */
+	s->st = st;
+}
+
+void session_log(const struct session *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_info("%s session %u: %s", s->proto->name, s->id, line);
+}
+
+/* ---- lifetime ---- */
+
+static void unlink_session(struct session *s)
+{
+	struct server *srv = s->srv;
+
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		srv->sessions = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	srv->nsessions--;
+}
+
+/* Stops what runs for the session: its statement's job and whatever the protocol holds. */
+static void detach_all(struct session *s)
+{
+	if (s->job) {
+		job_detach(s->job);
+		s->job = NULL;
+		session_job_release(s);
+	}
+	if (s->proto->close)
+		s->proto->close(s);
+}
+
+static void session_free(struct session *s)
+{
+	if (s->st != SESSION_CLOSING)
+		detach_all(s);
+	if (s->proto->free)
+		s->proto->free(s);
+	if (s->counted)
+		gen_session_release(s->gen, s->u);
+	unlink_session(s);
+	if (s->timer)
+		event_free(s->timer);
+	if (s->bev)
+		bufferevent_free(s->bev);
+	gen_release(s->gen);
+	free(s);
+}
+
+static void free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	session_free(arg);
+}
+
+static void free_soon(struct session *s)
+{
+	struct timeval zero = {0, 0};
+
+	evtimer_add(s->timer, &zero);
+}
+
+void session_close(struct session *s, bool flush, const char *why)
+{
+	if (s->st == SESSION_CLOSING)
+		return;
+	if (s->u || s->st != SESSION_AUTH)
+		session_log(s, "closed: %s", why);
+	s->st = SESSION_CLOSING;
+	detach_all(s);
+	bufferevent_disable(s->bev, EV_READ);
+	/* The timer was the authentication deadline; from now on it frees (no allocation here). */
+	event_del(s->timer);
+	event_assign(s->timer, s->srv->base, -1, 0, free_cb, s);
+	if (flush && evbuffer_get_length(bufferevent_get_output(s->bev)) > 0) {
+		bufferevent_setwatermark(s->bev, EV_WRITE, 0, 0);
+		return; /* the write callback frees once drained */
+	}
+	free_soon(s);
+}
+
+void session_close_all(struct server *srv)
+{
+	while (srv->sessions)
+		session_free(srv->sessions);
+}
+
+struct session *session_find(struct server *srv, const struct session_proto *proto, uint32_t id)
+{
+	for (struct session *s = srv->sessions; s; s = s->next)
+		if (s->proto == proto && s->id == id && s->st != SESSION_CLOSING)
+			return s;
+	return NULL;
+}
+
+/* ---- output ---- */
+
+void session_send(struct session *s, const void *data, size_t len, bool failed)
+{
+	if (failed) {
+		log_error("%s session %u: a reply could not be built (out of memory or too large)", s->proto->name,
+			  s->id);
+		session_close(s, false, "a reply could not be built");
+		return;
+	}
+	if (len)
+		bufferevent_write(s->bev, data, len);
+}
+
+void session_backpressure(struct session *s, struct job *j)
+{
+	if (j && s->st != SESSION_CLOSING &&
+	    evbuffer_get_length(bufferevent_get_output(s->bev)) >= SESSION_OUT_HIGH_WATER) {
+		s->out_paused = true;
+		job_pause(j, true);
+	}
+}
+
+/* ---- input ---- */
+
+void session_process(struct session *s)
+{
+	struct evbuffer *in = bufferevent_get_input(s->bev);
+	const struct session_proto *p = s->proto;
+
+	while (s->st == SESSION_AUTH || s->st == SESSION_READY) {
+		uint32_t max = s->st == SESSION_READY ? s->srv->cfg->max_message_bytes : SESSION_PREAUTH_MAX_MESSAGE;
+		size_t have = evbuffer_get_length(in), len;
+		uint8_t hdr[16];
+		const uint8_t *msg;
+
+		if (have < p->header)
+			return;
+		evbuffer_copyout(in, hdr, p->header);
+		len = p->frame(s, hdr, max);
+		if (len == 0 || s->st == SESSION_CLOSING)
+			return;
+		if (have < len) {
+			bufferevent_setwatermark(s->bev, EV_READ, 0, len + READ_SLACK);
+			return;
+		}
+		msg = evbuffer_pullup(in, (ssize_t)len);
+		if (!msg) {
+			session_close(s, false, "out of memory reading a message");
+			return;
+		}
+		p->message(s, msg, len);
+		if (s->st == SESSION_CLOSING)
+			return;
+		evbuffer_drain(in, len);
+		bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)max + p->header + READ_SLACK);
+	}
+}
+
+static void read_cb(struct bufferevent *bev, void *arg)
+{
+	session_process(arg);
+}
+
+static void write_cb(struct bufferevent *bev, void *arg)
+{
+	struct session *s = arg;
+
+	if (s->st == SESSION_CLOSING) {
+		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+			free_soon(s);
+		return;
+	}
+	if (s->out_paused && s->job) {
+		s->out_paused = false;
+		job_pause(s->job, false);
+	}
+	if (s->proto->drained)
+		s->proto->drained(s);
+}
+
+static void event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct session *s = arg;
+
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	if (s->st == SESSION_CLOSING) {
+		free_soon(s); /* the flush cannot finish: the client is gone */
+		return;
+	}
+	session_close(s, false, what & BEV_EVENT_EOF ? "the client disconnected" : "connection error");
+}
+
+static void auth_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+
+	session_log(s, "authentication not finished in %d s", SESSION_AUTH_TIMEOUT_SEC);
+	if (s->proto->auth_timeout)
+		s->proto->auth_timeout(s);
+	session_close(s, true, "authentication timeout");
+}
+
+void session_accept(struct server *srv, const struct session_proto *proto, evutil_socket_t fd)
+{
+	struct timeval tv = {SESSION_AUTH_TIMEOUT_SEC, 0};
+	struct session *s;
+	uint32_t id;
+
+	if (srv->nsessions >= srv->cfg->max_connections) {
+		if (proto->refuse)
+			proto->refuse(fd);
+		close(fd);
+		return;
+	}
+	s = calloc(1, proto->size);
+	if (!s) {
+		close(fd);
+		return;
+	}
+	s->proto = proto;
+	s->srv = srv;
+	evutil_make_socket_nonblocking(fd);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
+	s->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	s->timer = evtimer_new(srv->base, auth_timeout_cb, s);
+	if (!s->bev || !s->timer || getrandom(&id, sizeof(id), 0) != sizeof(id)) {
+		if (s->bev)
+			bufferevent_free(s->bev);
+		else
+			close(fd);
+		if (s->timer)
+			event_free(s->timer);
+		free(s);
+		return;
+	}
+	s->id = (id & 0x3fffffff) | 1;
+	s->gen = gen_hold(srv->gen);
+	s->st = SESSION_AUTH;
+	s->next = srv->sessions;
+	if (srv->sessions)
+		srv->sessions->prev = s;
+	srv->sessions = s;
+	srv->nsessions++;
+	evtimer_add(s->timer, &tv);
+	bufferevent_setcb(s->bev, read_cb, write_cb, event_cb, s);
+	bufferevent_setwatermark(s->bev, EV_READ, 0, SESSION_PREAUTH_MAX_MESSAGE + proto->header + READ_SLACK);
+	bufferevent_setwatermark(s->bev, EV_WRITE, SESSION_OUT_LOW_WATER, 0);
+	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+	if (proto->start && !proto->start(s))
+		session_close(s, true, "could not start");
+}
+
+bool session_login(struct session *s, const char *how)
+{
+	if (!gen_session_acquire(s->gen, s->u))
+		return false;
+	s->counted = true;
+	event_del(s->timer);
+	session_set_state(s, SESSION_READY);
+	session_log(s, "user %s authenticated (%s)", s->user, how);
+	return true;
+}
+
+/* ---- jobs and the audit log ---- */
+
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev,
+			      void *arg, bool *busy)
+{
+	struct job *j;
+
+	*busy = false;
+	if (!gen_job_acquire(s->gen, s->u)) {
+		*busy = true;
+		return NULL;
+	}
+	j = job_start(s->srv->jobs, req, ev, arg);
+	if (!j)
+		gen_job_release(s->gen, s->u);
+	return j;
+}
+
+void session_job_release(struct session *s)
+{
+	gen_job_release(s->gen, s->u);
+}
+
+void session_job_finished(struct session *s)
+{
+	s->job = NULL;
+	session_job_release(s);
+	s->out_paused = false;
+}
+
+void session_statement_begin(struct session *s, uint64_t fingerprint)
+{
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	s->fingerprint = fingerprint;
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+void session_audit(struct session *s, const char *decision, const char *sqlstate, const char *code,
+		   uint64_t rows, uint64_t bytes, uint8_t truncated)
+{
+	struct audit_entry e = {
+		.user = s->user,
+		.session = s->id,
+		.fingerprint = s->fingerprint,
+		.decision = decision,
+		.sqlstate = sqlstate,
+		.code = code,
+		.rows = rows,
+		.bytes = bytes,
+		.truncated = truncated,
+		.ms = elapsed_ms(&s->t0),
+	};
+	audit_record(s->srv->audit, &e);
+}

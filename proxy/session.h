@@ -1,0 +1,164 @@
+/*
+ * session: the core both client protocols share. A Postgres session
+ * (proxy/pg/) and a MySQL session (proxy/mysql/) each embed one struct
+ * session as their first member and describe their wire protocol to it
+ * with a struct session_proto; the core does the rest of a connection's
+ * life:
+ *
+ *   - accept: the global connection limit, the socket options, the
+ *     bufferevent, the authentication deadline, the session's id, the
+ *     config generation it holds, and the registry of live sessions that
+ *     CancelRequest and KILL QUERY search;
+ *   - the framed read loop: the protocol says how long the next message
+ *     is from its first bytes, the core buffers exactly that much (8 KiB
+ *     at most before authentication, max_message_bytes after) and hands
+ *     it over whole; input waits while a statement runs;
+ *   - back-pressure: a job's frames stop being read while the client has
+ *     more than SESSION_OUT_HIGH_WATER bytes unsent;
+ *   - starting and ending jobs under the user's max_jobs, and the audit
+ *     record of each statement;
+ *   - close with a reason (logged with the session's identity), a flush
+ *     when asked, and the free on a later loop pass, never inside the
+ *     callback that closed it.
+ *
+ * The state below is written only by session_set_state(). A session is
+ * owned by the loop: it frees itself after session_close(), or in
+ * session_close_all() at shutdown.
+ */
+#ifndef AIRLOCK_PROXY_SESSION_H
+#define AIRLOCK_PROXY_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/util.h>
+
+#define SESSION_OUT_HIGH_WATER (1024u * 1024u)
+#define SESSION_OUT_LOW_WATER (256u * 1024u)
+/* Before authentication only messages this small are buffered (SCRAM's and MySQL's handshakes fit). */
+#define SESSION_PREAUTH_MAX_MESSAGE 8192u
+#define SESSION_AUTH_TIMEOUT_SEC 15
+
+/* The states, from one list so their names cannot drift. */
+#define SESSION_STATES(X) \
+	X(AUTH)           \
+	X(READY)          \
+	X(BUSY)           \
+	X(CLOSING)
+
+enum session_state {
+#define SESSION_ENUM(name) SESSION_##name,
+	SESSION_STATES(SESSION_ENUM)
+#undef SESSION_ENUM
+};
+
+struct bufferevent;
+struct event;
+struct job;
+struct job_events;
+struct job_request;
+struct server;
+struct server_gen;
+struct airlock_user;
+struct session;
+
+/* What a wire protocol tells the core. Every hook but frame and message may be NULL. */
+struct session_proto {
+	const char *name; /* "pg" or "mysql": leads the session's log lines */
+	size_t size;      /* bytes of the protocol's session struct, whose first member is a struct session */
+	size_t header;    /* bytes frame needs to see */
+	/*
+	 * The whole length of the next message, from its first header bytes:
+	 * > 0, or 0 after refusing the header (the protocol has answered and
+	 * closed the session). max is the message size allowed in the current
+	 * state.
+	 */
+	size_t (*frame)(struct session *s, const uint8_t *hdr, uint32_t max);
+	/* One whole message (its header included); borrowed for the call. */
+	void (*message)(struct session *s, const uint8_t *msg, size_t len);
+	/* Right after accept: the greeting, if the protocol speaks first. False closes the session. */
+	bool (*start)(struct session *s);
+	/* Over max_connections: answers on fd before it is closed (no session exists). */
+	void (*refuse)(evutil_socket_t fd);
+	/* The authentication deadline passed: answer; the core closes. */
+	void (*auth_timeout)(struct session *s);
+	/* The client's unsent output fell below SESSION_OUT_LOW_WATER. */
+	void (*drained)(struct session *s);
+	/* Closing: detach what still runs for the session (the core detaches s->job itself). */
+	void (*close)(struct session *s);
+	/* Freeing: release what the protocol's struct owns. */
+	void (*free)(struct session *s);
+};
+
+struct session {
+	const struct session_proto *proto;
+	struct server *srv;
+	struct session *prev, *next; /* the registry: every live session of either protocol */
+	struct bufferevent *bev;
+	struct event *timer; /* the authentication deadline, then the deferred free */
+	enum session_state st;
+
+	uint32_t id; /* the backend pid (Postgres) or connection id (MySQL) the client sees */
+	char user[64];
+	struct server_gen *gen;       /* the config generation this session logged in under (held) */
+	const struct airlock_user *u; /* in gen->cfg; NULL until the user is known */
+	bool counted;                 /* counted in the generation's sessions of u */
+
+	/* The running statement. */
+	struct job *job;
+	bool out_paused; /* a job is paused until the client's output drains */
+	uint64_t fingerprint;
+	struct timespec t0;
+};
+
+/* Takes ownership of fd: a session of proto, or fd closed (after proto->refuse when the server is full). */
+void session_accept(struct server *srv, const struct session_proto *proto, evutil_socket_t fd);
+/* Frees every session at once (shutdown). */
+void session_close_all(struct server *srv);
+/* The live session of proto with this id, or NULL. */
+struct session *session_find(struct server *srv, const struct session_proto *proto, uint32_t id);
+
+void session_set_state(struct session *s, enum session_state st);
+const char *session_state_name(enum session_state st);
+/*
+ * Ends the session: logs why, detaches its job, stops reading, and frees
+ * it on a later pass, after the queued output went out when flush is set.
+ * Later calls do nothing.
+ */
+void session_close(struct session *s, bool flush, const char *why);
+/* Queues bytes for the client; failed (a reply that could not be built) closes the session instead. */
+void session_send(struct session *s, const void *data, size_t len, bool failed);
+/* Logs one line prefixed with the protocol and the session's id. */
+__attribute__((format(printf, 2, 3))) void session_log(const struct session *s, const char *fmt, ...);
+
+/*
+ * Authentication (how: the mechanism, for the log) done: counts the
+ * session against u's max_connections; false when u is at its limit.
+ */
+bool session_login(struct session *s, const char *how);
+/* Reads the input that waited (after a statement, or a FETCH, finished). */
+void session_process(struct session *s);
+
+/*
+ * Jobs counted against the user's max_jobs. session_job_start returns
+ * NULL with *busy set when the user is at its cap, or NULL with *busy
+ * clear when out of memory; each job it returned is matched by one
+ * session_job_release when its pointer is dropped.
+ */
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev,
+			      void *arg, bool *busy);
+void session_job_release(struct session *s);
+/* The statement's job (s->job) delivered its result: s->job is dropped and released. */
+void session_job_finished(struct session *s);
+/* After a frame went out: pauses j while the client has too much unsent. */
+void session_backpressure(struct session *s, struct job *j);
+
+/* The audit record of the statement started at s->t0. */
+void session_audit(struct session *s, const char *decision, const char *sqlstate, const char *code,
+		   uint64_t rows, uint64_t bytes, uint8_t truncated);
+/* A statement begins: its clock and fingerprint. */
+void session_statement_begin(struct session *s, uint64_t fingerprint);
+
+#endif
