@@ -179,14 +179,15 @@ void session_process(struct session *s)
 
 	while (s->st == SESSION_AUTH || s->st == SESSION_READY) {
 		uint32_t max = s->st == SESSION_READY ? s->srv->cfg->max_message_bytes : SESSION_PREAUTH_MAX_MESSAGE;
-		size_t have = evbuffer_get_length(in), len;
-		uint8_t hdr[16];
+		size_t have = evbuffer_get_length(in), len, n;
+		uint8_t hdr[SESSION_PEEK];
 		const uint8_t *msg;
 
 		if (have < p->header)
 			return;
-		evbuffer_copyout(in, hdr, p->header);
-		len = p->frame(s, hdr, max);
+		n = have < sizeof(hdr) ? have : sizeof(hdr);
+		evbuffer_copyout(in, hdr, n);
+		len = p->frame(s, hdr, n, max);
 		if (len == 0 || s->st == SESSION_CLOSING)
 			return;
 		if (have < len) {
@@ -253,9 +254,7 @@ static void auth_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 void session_accept(struct server *srv, const struct session_proto *proto, evutil_socket_t fd)
 {
-	struct timeval tv = {SESSION_AUTH_TIMEOUT_SEC, 0};
-	struct session *s;
-	uint32_t id;
+	struct bufferevent *bev;
 
 	if (srv->nsessions >= srv->cfg->max_connections) {
 		if (proto->refuse)
@@ -263,27 +262,31 @@ void session_accept(struct server *srv, const struct session_proto *proto, evuti
 		close(fd);
 		return;
 	}
-	s = calloc(1, proto->size);
-	if (!s) {
+	evutil_make_socket_nonblocking(fd);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
+	bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev) {
 		close(fd);
 		return;
 	}
+	session_attach(srv, proto, bev);
+}
+
+struct session *session_attach(struct server *srv, const struct session_proto *proto, struct bufferevent *bev)
+{
+	struct timeval tv = {SESSION_AUTH_TIMEOUT_SEC, 0};
+	struct session *s = calloc(1, proto->size);
+	uint32_t id;
+
+	if (!s || getrandom(&id, sizeof(id), 0) != sizeof(id) ||
+	    !(s->timer = evtimer_new(srv->base, auth_timeout_cb, s))) {
+		free(s);
+		bufferevent_free(bev);
+		return NULL;
+	}
 	s->proto = proto;
 	s->srv = srv;
-	evutil_make_socket_nonblocking(fd);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
-	s->bev = bufferevent_socket_new(srv->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	s->timer = evtimer_new(srv->base, auth_timeout_cb, s);
-	if (!s->bev || !s->timer || getrandom(&id, sizeof(id), 0) != sizeof(id)) {
-		if (s->bev)
-			bufferevent_free(s->bev);
-		else
-			close(fd);
-		if (s->timer)
-			event_free(s->timer);
-		free(s);
-		return;
-	}
+	s->bev = bev;
 	s->id = (id & 0x3fffffff) | 1;
 	s->gen = gen_hold(srv->gen);
 	s->st = SESSION_AUTH;
@@ -293,12 +296,15 @@ void session_accept(struct server *srv, const struct session_proto *proto, evuti
 	srv->sessions = s;
 	srv->nsessions++;
 	evtimer_add(s->timer, &tv);
-	bufferevent_setcb(s->bev, read_cb, write_cb, event_cb, s);
-	bufferevent_setwatermark(s->bev, EV_READ, 0, SESSION_PREAUTH_MAX_MESSAGE + proto->header + READ_SLACK);
-	bufferevent_setwatermark(s->bev, EV_WRITE, SESSION_OUT_LOW_WATER, 0);
-	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
-	if (proto->start && !proto->start(s))
+	bufferevent_setcb(bev, read_cb, write_cb, event_cb, s);
+	bufferevent_setwatermark(bev, EV_READ, 0, SESSION_PREAUTH_MAX_MESSAGE + proto->header + READ_SLACK);
+	bufferevent_setwatermark(bev, EV_WRITE, SESSION_OUT_LOW_WATER, 0);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	if (proto->start && !proto->start(s)) {
 		session_close(s, true, "could not start");
+		return NULL;
+	}
+	return s;
 }
 
 bool session_login(struct session *s, const char *how)

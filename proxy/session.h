@@ -40,6 +40,8 @@
 /* Before authentication only messages this small are buffered (SCRAM's and MySQL's handshakes fit). */
 #define SESSION_PREAUTH_MAX_MESSAGE 8192u
 #define SESSION_AUTH_TIMEOUT_SEC 15
+/* Bytes of a message's start that frame sees. */
+#define SESSION_PEEK 16
 
 /* The states, from one list so their names cannot drift. */
 #define SESSION_STATES(X) \
@@ -68,14 +70,16 @@ struct session;
 struct session_proto {
 	const char *name; /* "pg" or "mysql": leads the session's log lines */
 	size_t size;      /* bytes of the protocol's session struct, whose first member is a struct session */
-	size_t header;    /* bytes frame needs to see */
+	size_t header;    /* bytes buffered before frame is asked (at most SESSION_PEEK) */
 	/*
-	 * The whole length of the next message, from its first header bytes:
-	 * > 0, or 0 after refusing the header (the protocol has answered and
-	 * closed the session). max is the message size allowed in the current
-	 * state.
+	 * The whole length of the next message, from the first n bytes
+	 * buffered (n >= header): > 0 (when it is more than n, frame is asked
+	 * again once that much is buffered, so a protocol whose header length
+	 * varies can ask for more), or 0 after refusing the header (the
+	 * protocol has answered and closed the session). max is the message
+	 * size allowed in the current state.
 	 */
-	size_t (*frame)(struct session *s, const uint8_t *hdr, uint32_t max);
+	size_t (*frame)(struct session *s, const uint8_t *hdr, size_t n, uint32_t max);
 	/* One whole message (its header included); borrowed for the call. */
 	void (*message)(struct session *s, const uint8_t *msg, size_t len);
 	/* Right after accept: the greeting, if the protocol speaks first. False closes the session. */
@@ -115,6 +119,12 @@ struct session {
 
 /* Takes ownership of fd: a session of proto, or fd closed (after proto->refuse when the server is full). */
 void session_accept(struct server *srv, const struct session_proto *proto, evutil_socket_t fd);
+/*
+ * The same over a connected bufferevent (owned from now on; freed on
+ * failure). Returns the session, which the loop owns, or NULL. Does not
+ * check max_connections.
+ */
+struct session *session_attach(struct server *srv, const struct session_proto *proto, struct bufferevent *bev);
 /* Frees every session at once (shutdown). */
 void session_close_all(struct server *srv);
 /* The live session of proto with this id, or NULL. */

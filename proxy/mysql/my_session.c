@@ -451,7 +451,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 }
 
 /* The length of the next packet (header included); a payload over max is refused before it is buffered. */
-static size_t my_frame(struct session *core, const uint8_t *hdr, uint32_t max)
+static size_t my_frame(struct session *core, const uint8_t *hdr, size_t n, uint32_t max)
 {
 	struct my_packet pkt;
 	size_t consumed, needed;

@@ -400,23 +400,26 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 }
 
 /* The length of the next message: the start-up packet's own length, or the type byte and length. */
-static size_t pg_frame(struct session *core, const uint8_t *hdr, uint32_t max)
+static size_t pg_frame(struct session *core, const uint8_t *hdr, size_t n, uint32_t max)
 {
 	struct pg_session *s = pg(core);
-	uint32_t len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 8 | hdr[4];
+	uint32_t len;
 
-	if (s->step == PG_STARTUP) {
+	if (s->step == PG_STARTUP && core->st == SESSION_AUTH) {
 		struct pg_startup st;
 		const char *err = NULL;
 		size_t consumed;
 
 		/* The decoder judges the length from the first bytes, before the rest is buffered. */
-		if (pg_decode_startup(hdr, core->proto->header, STARTUP_MAX, &st, &consumed, &err) == PG_ERR) {
+		if (pg_decode_startup(hdr, n, STARTUP_MAX, &st, &consumed, &err) == PG_ERR) {
 			fatal(s, "08P01", err ? err : "invalid startup packet");
 			return 0;
 		}
 		return (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
 	}
+	if (n < 5)
+		return 5; /* the type byte and the length */
+	len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 8 | hdr[4];
 	if (len < 4 || len > max) {
 		fatal(s, len < 4 ? "08P01" : "54000",
 		      len < 4 ? "invalid message length" : "message too large: larger than max_message_bytes");
@@ -512,7 +515,7 @@ static void cancel(struct server *srv, uint32_t pid, uint32_t key)
 const struct session_proto pg_session_proto = {
 	.name = "pg",
 	.size = sizeof(struct pg_session),
-	.header = 5,
+	.header = 4, /* a start-up packet's length; other messages need 5, which frame asks for */
 	.frame = pg_frame,
 	.message = pg_message,
 	.start = pg_start,

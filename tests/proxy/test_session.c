@@ -1,0 +1,418 @@
+/*
+ * test_session: the session core (proxy/session.c) over bufferevent_pair,
+ * with a small protocol of its own (u16 big-endian length, then the
+ * payload): messages arrive whole and in order however the bytes are cut,
+ * the size allowed before and after authentication, input waiting while
+ * a statement runs, close with and without flush and the hooks it calls,
+ * the per-user and global connection limits, and the registry.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "conf/config.h"
+#include "proxy/gen.h"
+#include "proxy/server.h"
+#include "proxy/session.h"
+
+#define VERIFIER "SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
+	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
+#define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const char conf_text[] =
+	"[server]\n"
+	"pg_listen = 127.0.0.1:6432\n"
+	"runner_image = " DIGEST "\n"
+	"max_connections = 3\n"
+	"max_message_bytes = 20000\n"
+	"\n"
+	"[hosts]\n"
+	"allow = 127.0.0.1\n"
+	"\n"
+	"[target shop]\n"
+	"host = 127.0.0.1\n"
+	"port = 5432\n"
+	"database = shop\n"
+	"user = airlock_ro\n"
+	"password_file = shop.password\n"
+	"\n"
+	"[user agent]\n"
+	"scram = " VERIFIER "\n"
+	"target = shop\n"
+	"max_connections = 1\n";
+
+/* The test protocol's session and what its hooks saw. */
+struct toy {
+	struct session core;
+	char got[16][64]; /* payloads received, in order */
+	size_t ngot;
+	uint32_t last_max;
+};
+
+static unsigned closes, frees, refusals, starts;
+
+static size_t toy_frame(struct session *s, const uint8_t *hdr, size_t n, uint32_t max)
+{
+	size_t len = (size_t)hdr[0] << 8 | hdr[1];
+
+	((struct toy *)s)->last_max = max;
+	if (len > max) {
+		session_close(s, false, "too large");
+		return 0;
+	}
+	return len + 2;
+}
+
+static void toy_message(struct session *s, const uint8_t *msg, size_t len)
+{
+	struct toy *t = (struct toy *)s;
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.*s", (int)(len - 2 < 63 ? len - 2 : 63), (const char *)msg + 2);
+	if (t->ngot < 16)
+		snprintf(t->got[t->ngot++], sizeof(t->got[0]), "%s", text);
+	if (!strcmp(text, "login")) {
+		snprintf(s->user, sizeof(s->user), "agent");
+		s->u = config_find_user(s->gen->cfg, "agent");
+		if (!session_login(s, "test"))
+			session_close(s, false, "user at its limit");
+	} else if (!strcmp(text, "busy")) {
+		session_set_state(s, SESSION_BUSY);
+	} else if (!strcmp(text, "quit")) {
+		session_send(s, "bye", 3, false);
+		session_close(s, true, "quit");
+	} else if (!strcmp(text, "fail")) {
+		session_send(s, NULL, 0, true);
+	} else {
+		session_send(s, "ok", 2, false);
+	}
+}
+
+static bool toy_start(struct session *s)
+{
+	starts++;
+	session_send(s, "hello", 5, false);
+	return true;
+}
+
+static void toy_refuse(evutil_socket_t fd)
+{
+	refusals++;
+	if (write(fd, "full", 4) < 0) {
+		/* nothing to do */
+	}
+}
+
+static void toy_close(struct session *s)
+{
+	closes++;
+}
+
+static void toy_free(struct session *s)
+{
+	frees++;
+}
+
+static const struct session_proto toy_proto = {
+	.name = "toy",
+	.size = sizeof(struct toy),
+	.header = 2,
+	.frame = toy_frame,
+	.message = toy_message,
+	.start = toy_start,
+	.refuse = toy_refuse,
+	.close = toy_close,
+	.free = toy_free,
+};
+
+static const struct session_proto other_proto = {
+	.name = "other",
+	.size = sizeof(struct toy),
+	.header = 2,
+	.frame = toy_frame,
+	.message = toy_message,
+};
+
+struct fixture {
+	struct server srv;
+	struct bufferevent *client;
+	struct toy *t;
+};
+
+static void pump(struct fixture *f)
+{
+	for (int i = 0; i < 20; i++)
+		event_base_loop(f->srv.base, EVLOOP_NONBLOCK);
+}
+
+/* What the client has received so far, as a string (drained). */
+static const char *received(struct fixture *f)
+{
+	static char buf[256];
+	size_t n;
+
+	pump(f);
+	n = bufferevent_read(f->client, buf, sizeof(buf) - 1);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void send_msg(struct fixture *f, const char *payload)
+{
+	size_t n = strlen(payload);
+	uint8_t hdr[2] = {(uint8_t)(n >> 8), (uint8_t)n};
+
+	bufferevent_write(f->client, hdr, 2);
+	bufferevent_write(f->client, payload, n);
+}
+
+/* A new session over a fresh pair, its client end in f->client. */
+static struct toy *connect_pair(struct fixture *f, const struct session_proto *proto, struct bufferevent **client)
+{
+	struct bufferevent *pair[2];
+	struct session *s;
+
+	assert_int_equal(bufferevent_pair_new(f->srv.base, 0, pair), 0);
+	s = session_attach(&f->srv, proto, pair[0]);
+	assert_non_null(s);
+	bufferevent_enable(pair[1], EV_READ | EV_WRITE);
+	*client = pair[1];
+	return (struct toy *)s;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct config_errors errs = {0};
+	struct airlock_config *cfg;
+	char dir[4096];
+	const char *d = getenv("AIRLOCK_TEST_DATA");
+
+	snprintf(dir, sizeof(dir), "%s/config", d ? d : "tests/data");
+	cfg = config_load_string(conf_text, dir, &errs);
+	for (size_t i = 0; i < errs.n; i++)
+		fprintf(stderr, "config: %s\n", errs.msg[i]);
+	assert_non_null(cfg);
+	f->srv.base = event_base_new();
+	f->srv.gen = gen_new(cfg);
+	assert_non_null(f->srv.gen);
+	f->srv.cfg = f->srv.gen->cfg;
+	closes = frees = refusals = starts = 0;
+	f->t = connect_pair(f, &toy_proto, &f->client);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	session_close_all(&f->srv);
+	if (f->client)
+		bufferevent_free(f->client);
+	assert_int_equal(f->srv.nsessions, 0);
+	gen_release(f->srv.gen);
+	event_base_free(f->srv.base);
+	free(f);
+	return 0;
+}
+
+static void test_greeting_and_whole_messages(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t cut[] = {0, 5, 'f', 'i', 'r', 's', 't', 0, 6, 's', 'e', 'c', 'o', 'n', 'd'};
+
+	assert_int_equal(starts, 1);
+	assert_string_equal(received(f), "hello");
+	/* One byte at a time: nothing is handed over until a message is whole. */
+	for (size_t i = 0; i < sizeof(cut); i++) {
+		bufferevent_write(f->client, cut + i, 1);
+		pump(f);
+		if (i < 6)
+			assert_int_equal(f->t->ngot, 0);
+	}
+	assert_int_equal(f->t->ngot, 2);
+	assert_string_equal(f->t->got[0], "first");
+	assert_string_equal(f->t->got[1], "second");
+	assert_string_equal(received(f), "okok");
+}
+
+static void test_preauth_cap_then_max_message_bytes(void **state)
+{
+	struct fixture *f = *state;
+
+	send_msg(f, "x");
+	pump(f);
+	assert_int_equal(f->t->last_max, SESSION_PREAUTH_MAX_MESSAGE);
+	send_msg(f, "login");
+	send_msg(f, "y");
+	pump(f);
+	assert_int_equal(f->t->core.st, SESSION_READY);
+	assert_int_equal(f->t->last_max, 20000);
+}
+
+static void test_oversized_header_closes_before_buffering(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t hdr[2] = {0x40, 0x00}; /* 16 KiB, over the 8 KiB allowed before authentication */
+
+	bufferevent_write(f->client, hdr, 2);
+	pump(f);
+	assert_int_equal(f->t->ngot, 0);
+	assert_int_equal(f->srv.nsessions, 0);
+	assert_int_equal(closes, 1);
+	assert_int_equal(frees, 1);
+}
+
+static void test_input_waits_while_busy(void **state)
+{
+	struct fixture *f = *state;
+
+	send_msg(f, "login");
+	send_msg(f, "busy");
+	send_msg(f, "later");
+	pump(f);
+	assert_int_equal(f->t->ngot, 2);
+	assert_int_equal(f->t->core.st, SESSION_BUSY);
+	/* The statement ends: what waited is read. */
+	session_set_state(&f->t->core, SESSION_READY);
+	session_process(&f->t->core);
+	assert_int_equal(f->t->ngot, 3);
+	assert_string_equal(f->t->got[2], "later");
+}
+
+static void test_close_flushes_then_frees_once(void **state)
+{
+	struct fixture *f = *state;
+
+	received(f);
+	send_msg(f, "quit");
+	send_msg(f, "ignored");
+	pump(f);
+	assert_string_equal(received(f), "bye");
+	assert_int_equal(f->srv.nsessions, 0);
+	assert_null(f->srv.sessions);
+	assert_int_equal(closes, 1);
+	assert_int_equal(frees, 1);
+}
+
+static void test_unbuildable_reply_closes(void **state)
+{
+	struct fixture *f = *state;
+
+	send_msg(f, "fail");
+	pump(f);
+	assert_int_equal(f->srv.nsessions, 0);
+	assert_int_equal(frees, 1);
+}
+
+static void test_client_eof_closes(void **state)
+{
+	struct fixture *f = *state;
+
+	/* A pair reports EOF to its partner when one side finishes writing. */
+	bufferevent_flush(f->client, EV_WRITE, BEV_FINISHED);
+	pump(f);
+	assert_int_equal(f->srv.nsessions, 0);
+	assert_int_equal(closes, 1);
+	assert_int_equal(frees, 1);
+}
+
+static void test_user_max_connections(void **state)
+{
+	struct fixture *f = *state;
+	struct bufferevent *c2;
+	struct toy *t2;
+
+	send_msg(f, "login");
+	pump(f);
+	assert_int_equal(f->srv.gen->user_sessions[0], 1);
+	t2 = connect_pair(f, &toy_proto, &c2);
+	(void)t2;
+	{
+		uint8_t hdr[2] = {0, 5};
+
+		bufferevent_write(c2, hdr, 2);
+		bufferevent_write(c2, "login", 5);
+	}
+	pump(f);
+	/* agent's max_connections is 1: the second login is refused and its session gone. */
+	assert_int_equal(f->srv.nsessions, 1);
+	assert_int_equal(f->srv.gen->user_sessions[0], 1);
+	bufferevent_free(c2);
+	/* The first session ends: the count goes back. */
+	send_msg(f, "quit");
+	pump(f);
+	assert_int_equal(f->srv.gen->user_sessions[0], 0);
+}
+
+static void test_server_max_connections_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct bufferevent *c2, *c3;
+	int sv[2];
+	char buf[8] = {0};
+
+	connect_pair(f, &toy_proto, &c2);
+	connect_pair(f, &toy_proto, &c3);
+	assert_int_equal(f->srv.nsessions, 3);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	session_accept(&f->srv, &toy_proto, sv[0]); /* closes sv[0] after refusing */
+	assert_int_equal(refusals, 1);
+	assert_int_equal(f->srv.nsessions, 3);
+	assert_int_equal(read(sv[1], buf, sizeof(buf) - 1), 4);
+	assert_string_equal(buf, "full");
+	assert_int_equal(read(sv[1], buf, sizeof(buf)), 0); /* closed */
+	close(sv[1]);
+	bufferevent_free(c2);
+	bufferevent_free(c3);
+}
+
+static void test_registry_finds_by_protocol_and_id(void **state)
+{
+	struct fixture *f = *state;
+	struct bufferevent *c2;
+	struct toy *o = connect_pair(f, &other_proto, &c2);
+
+	assert_ptr_equal(session_find(&f->srv, &toy_proto, f->t->core.id), &f->t->core);
+	assert_ptr_equal(session_find(&f->srv, &other_proto, o->core.id), &o->core);
+	if (o->core.id != f->t->core.id)
+		assert_null(session_find(&f->srv, &other_proto, f->t->core.id));
+	assert_int_equal(f->srv.gen->refs, 3); /* the server's and each session's */
+	session_close(&o->core, false, "test");
+	assert_null(session_find(&f->srv, &other_proto, o->core.id));
+	pump(f);
+	assert_int_equal(f->srv.gen->refs, 2);
+	bufferevent_free(c2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_greeting_and_whole_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_preauth_cap_then_max_message_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_header_closes_before_buffering, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_input_waits_while_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_flushes_then_frees_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbuildable_reply_closes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_eof_closes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_user_max_connections, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_server_max_connections_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registry_finds_by_protocol_and_id, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
