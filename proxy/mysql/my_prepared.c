@@ -56,9 +56,9 @@ void myp_free_all(struct my_session *s)
 static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code, const char *msg,
 		const char *hint)
 {
-	mys_put_err(s, errcode, sqlstate, code, msg, hint);
+	myr_put_err(s, errcode, sqlstate, code, msg, hint);
 	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
-	mys_flush(s);
+	myr_flush(s);
 }
 
 /*
@@ -148,7 +148,7 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	char *check = NULL;
 	int n;
 
-	myq_clear_warnings(s);
+	myr_clear_warnings(s);
 	for (size_t i = 0; i < MYS_MAX_STMTS && !slot; i++)
 		if (!s->stmts[i])
 			slot = &s->stmts[i];
@@ -200,9 +200,9 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 		my_write_column_def(&s->w, s->seq++, &c, false);
 	}
 	if (n > 0 && !(s->caps & MY_CAP_DEPRECATE_EOF))
-		my_write_eof(&s->w, s->seq++, 0, mys_status(s));
+		my_write_eof(&s->w, s->seq++, 0, myr_status(s));
 	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
-	mys_flush(s);
+	myr_flush(s);
 out:
 	free(holes);
 	free(counts);
@@ -282,7 +282,7 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 	uint32_t id;
 	char *sql;
 
-	myq_clear_warnings(s);
+	myr_clear_warnings(s);
 	if (my_stmt_execute_id(p, len, &id) != MY_OK) {
 		err(s, 1210, "HY000", NULL, "Incorrect arguments to mysqld_stmt_execute", NULL);
 		return;
@@ -346,8 +346,8 @@ void myp_reset(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	(*slot)->long_data = false;
-	mys_put_ok(s);
-	mys_flush(s);
+	myr_put_ok(s);
+	myr_flush(s);
 }
 
 void myp_long_data(struct my_session *s, const uint8_t *p, size_t len)

@@ -17,46 +17,33 @@
 
 #include "protocol/my_stmt.h"
 #include "proxy/log.h"
-#include "proxy/mysql/my_session.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
 #include "proxy/mysql/validate/validate_my_fingerprint.h"
 
-bool mys_deprecate_eof(const struct my_session *s)
-{
-	return (s->caps & MY_CAP_DEPRECATE_EOF) != 0;
-}
-
-void myq_clear_warnings(struct my_session *s)
-{
-	s->nwarnings = 0;
-	s->warn_count = 0;
-}
-
-void myq_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message)
-{
-	s->warn_count++;
-	if (s->nwarnings >= MYS_MAX_WARNINGS)
-		return;
-	struct mys_warning *w = &s->warnings[s->nwarnings++];
-	snprintf(w->level, sizeof(w->level), "%s", level);
-	w->code = code;
-	snprintf(w->message, sizeof(w->message), "%s", message);
-}
-
-void myq_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, const char *code,
-		   const char *message, const char *hint)
-{
-	mys_put_err(s, (uint16_t)errcode, sqlstate, code, message, hint);
-	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
-	mys_flush(s);
-}
-
 static void local_ok(struct my_session *s)
 {
-	mys_put_ok(s);
+	myr_put_ok(s);
 	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
-	mys_flush(s);
+	myr_flush(s);
+}
+
+bool myq_database_allowed(const struct my_session *s, const char *db)
+{
+	const struct airlock_user *u = s->core.u;
+	size_t n = strlen(db);
+
+	if (!u)
+		return false;
+	if (strcmp(db, u->mysql_database) == 0)
+		return true;
+	for (size_t i = 0; i < u->nmysql_tables; i++) {
+		const char *e = u->mysql_tables[i];
+
+		if (strncmp(e, db, n) == 0 && e[n] == '.')
+			return true;
+	}
+	return false;
 }
 
 /* ---- local result sets ---- */
@@ -81,8 +68,8 @@ static void local_header(struct my_session *s, const struct local_col *cols, siz
 		};
 		my_write_column_def(&s->w, s->seq++, &c, false);
 	}
-	if (!mys_deprecate_eof(s))
-		my_write_eof(&s->w, s->seq++, 0, mys_status(s));
+	if (!myr_deprecate_eof(s))
+		my_write_eof(&s->w, s->seq++, 0, myr_status(s));
 }
 
 /* One text row; a NULL entry in values is SQL NULL. */
@@ -96,14 +83,6 @@ static void local_row(struct my_session *s, const char *const *values, size_t n)
 			my_put_null(&s->w);
 	}
 	my_end(&s->w);
-}
-
-void myq_result_end(struct my_session *s)
-{
-	if (mys_deprecate_eof(s))
-		my_write_ok(&s->w, s->seq++, s->caps, 0, 0, mys_status(s), (uint16_t)s->warn_count, true);
-	else
-		my_write_eof(&s->w, s->seq++, (uint16_t)s->warn_count, mys_status(s));
 }
 
 static void show_warnings(struct my_session *s, const struct vmy_result *v, bool errors_only)
@@ -132,9 +111,9 @@ static void show_warnings(struct my_session *s, const struct vmy_result *v, bool
 		snprintf(code, sizeof(code), "%u", n);
 		local_header(s, &count, 1);
 		local_row(s, row, 1);
-		myq_result_end(s);
+		myr_result_end(s);
 		session_audit(&s->core, "local", NULL, NULL, 1, 0, 0);
-		mys_flush(s);
+		myr_flush(s);
 		return;
 	}
 	local_header(s, cols, 3);
@@ -152,9 +131,9 @@ static void show_warnings(struct my_session *s, const struct vmy_result *v, bool
 		local_row(s, row, 3);
 		rows++;
 	}
-	myq_result_end(s);
+	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, NULL, rows, 0, 0);
-	mys_flush(s);
+	myr_flush(s);
 }
 
 static const char *item_value(struct my_session *s, const struct vmy_local_item *it, char *buf, size_t len,
@@ -207,9 +186,9 @@ static void local_select(struct my_session *s, const struct vmy_result *v)
 	local_header(s, cols, v->nitems);
 	if (v->limit != 0)
 		local_row(s, values, v->nitems);
-	myq_result_end(s);
+	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, NULL, v->limit != 0, 0, 0);
-	mys_flush(s);
+	myr_flush(s);
 }
 
 /* SQL LIKE with % and _, backslash escaping, case-insensitive (as for variable names). */
@@ -270,9 +249,9 @@ static void show_variables(struct my_session *s, const struct vmy_result *v)
 
 	local_header(s, cols, 2);
 	myv_each(s, show_var_row, &c);
-	myq_result_end(s);
+	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, NULL, c.rows, 0, 0);
-	mys_flush(s);
+	myr_flush(s);
 }
 
 static void set_vars(struct my_session *s, const struct vmy_result *v)
@@ -289,7 +268,7 @@ static void set_vars(struct my_session *s, const struct vmy_result *v)
 			s->vars = saved;
 			s->in_trans = in_trans;
 			s->read_only_txn = ro;
-			myq_refuse(s, err, err == 1231 ? "42000" : "HY000", NULL, msg, NULL);
+			myr_refuse(s, err, err == 1231 ? "42000" : "HY000", NULL, msg, NULL);
 			return;
 		}
 	}
@@ -300,9 +279,9 @@ static void use_db(struct my_session *s, const char *db)
 {
 	char msg[256];
 
-	if (!mys_database_allowed(s, db)) {
+	if (!myq_database_allowed(s, db)) {
 		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%.64s'", s->core.user, s->host, db);
-		myq_refuse(s, 1044, "42000", "TABLE_NOT_ALLOWED", msg, "switch only to the databases of mysql_tables");
+		myr_refuse(s, 1044, "42000", "TABLE_NOT_ALLOWED", msg, "switch only to the databases of mysql_tables");
 		return;
 	}
 	snprintf(s->database, sizeof(s->database), "%s", db);
@@ -313,9 +292,9 @@ void myq_init_db(struct my_session *s, const char *db, size_t len)
 {
 	char name[65];
 
-	myq_clear_warnings(s);
+	myr_clear_warnings(s);
 	if (len == 0 || len >= sizeof(name) || memchr(db, '\0', len)) {
-		myq_refuse(s, 1102, "42000", NULL, "Incorrect database name", NULL);
+		myr_refuse(s, 1102, "42000", NULL, "Incorrect database name", NULL);
 		return;
 	}
 	memcpy(name, db, len);
@@ -387,11 +366,11 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 {
 	char msg[128];
 
-	struct session *o = session_find(s->core.srv, &my_session_proto, id);
+	struct session *o = session_find(s->core.srv, s->core.proto, id);
 
 	if (o && o->u && strcmp(o->user, s->core.user) == 0) {
 		if (!query_only) {
-			myq_refuse(s, 1235, "42000", "UNSUPPORTED", "KILL CONNECTION is not available through airlock",
+			myr_refuse(s, 1235, "42000", "UNSUPPORTED", "KILL CONNECTION is not available through airlock",
 			       "use KILL QUERY <id> to stop a statement, or close that connection");
 			return;
 		}
@@ -404,7 +383,7 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 	}
 	/* Other users' sessions are as unknown as ids that do not exist. */
 	snprintf(msg, sizeof(msg), "Unknown thread id: %u", id);
-	myq_refuse(s, 1094, "HY000", NULL, msg, NULL);
+	myr_refuse(s, 1094, "HY000", NULL, msg, NULL);
 }
 
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v)
@@ -421,18 +400,18 @@ void myq_run_binary(struct my_session *s, const char *sql, size_t len)
 	struct vmy_result *v = malloc(sizeof(*v));
 
 	if (!v) {
-		myq_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
 		return;
 	}
 	/* The final text, values in place, is what the validator judges. */
 	myq_validate(s, sql, len, v);
 	if (v->kind == VMY_REFUSED)
-		myq_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
 	else if (v->kind != VMY_READ)
-		myq_refuse(s, 1295, "HY000", "UNSUPPORTED", "This command is not supported in the prepared statement protocol yet",
+		myr_refuse(s, 1295, "HY000", "UNSUPPORTED", "This command is not supported in the prepared statement protocol yet",
 		       "send it as a text query");
 	else
-		myr_start_job(s, sql, false, true);
+		myj_start(s, sql, false, true);
 	free(v);
 }
 
@@ -444,24 +423,24 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 	char *text;
 
 	if (kill_statement(sql, len, &query_only, &kill_id)) {
-		myq_clear_warnings(s);
+		myr_clear_warnings(s);
 		kill_query(s, query_only, kill_id);
 		return;
 	}
 	v = malloc(sizeof(*v));
 	if (!v) {
-		myq_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
 		return;
 	}
 	myq_validate(s, sql, len, v);
 	if (v->kind != VMY_SHOW_WARNINGS && v->kind != VMY_SHOW_ERRORS)
-		myq_clear_warnings(s);
+		myr_clear_warnings(s);
 	switch (v->kind) {
 	case VMY_REFUSED:
-		myq_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
 		break;
 	case VMY_EMPTY:
-		myq_refuse(s, 1065, "42000", NULL, "Query was empty", NULL);
+		myr_refuse(s, 1065, "42000", NULL, "Query was empty", NULL);
 		break;
 	case VMY_SET:
 		set_vars(s, v);
@@ -494,10 +473,10 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
 		text = strndup(sql, len);
 		if (!text) {
-			myq_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+			myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
 			break;
 		}
-		myr_start_job(s, text, false, false);
+		myj_start(s, text, false, false);
 		free(text);
 		break;
 	}
@@ -530,30 +509,30 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 	struct vmy_policy pol;
 	struct vmy_result *v;
 
-	myq_clear_warnings(s);
+	myr_clear_warnings(s);
 	if (!s->database[0]) {
-		myq_refuse(s, 1046, "3D000", NULL, "No database selected", NULL);
+		myr_refuse(s, 1046, "3D000", NULL, "No database selected", NULL);
 		return;
 	}
 	if (len == 0 || len > 64 || memchr(table, '\0', len) || !quote_ident(s->database, strlen(s->database), qdb,
 									sizeof(qdb)) ||
 	    !quote_ident(table, len, qtable, sizeof(qtable))) {
-		myq_refuse(s, 1103, "42000", NULL, "Incorrect table name", NULL);
+		myr_refuse(s, 1103, "42000", NULL, "Incorrect table name", NULL);
 		return;
 	}
 	/* The same rules as a query naming the table: the allowlist decides. */
 	snprintf(sql, sizeof(sql), "SELECT * FROM %s.%s LIMIT 0", qdb, qtable);
 	v = malloc(sizeof(*v));
 	if (!v) {
-		myq_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
 		return;
 	}
 	fill_policy(s, &pol);
 	vmy_validate(&pol, sql, strlen(sql), v);
 	if (v->kind != VMY_READ)
-		myq_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064, v->kind == VMY_REFUSED ? v->sqlstate : "42000",
+		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064, v->kind == VMY_REFUSED ? v->sqlstate : "42000",
 		       v->code, v->message, v->hint);
 	else
-		myr_start_job(s, sql, true, false);
+		myj_start(s, sql, true, false);
 	free(v);
 }

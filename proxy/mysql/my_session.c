@@ -70,75 +70,16 @@ static void my_free(struct session *core)
 	struct my_session *s = my(core);
 
 	myp_free_all(s);
-	myq_bin_free(s);
+	myj_bin_free(s);
 	my_buf_free(&s->w);
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 
-/* ---- output ---- */
-
-void mys_flush(struct my_session *s)
-{
-	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
-	my_buf_reset(&s->w);
-}
-
-uint16_t mys_status(const struct my_session *s)
-{
-	uint16_t st = 0;
-
-	if (s->vars.autocommit)
-		st |= MY_STATUS_AUTOCOMMIT;
-	if (s->in_trans)
-		st |= MY_STATUS_IN_TRANS;
-	if (s->in_trans && s->read_only_txn)
-		st |= MY_STATUS_IN_TRANS_READONLY;
-	return st;
-}
-
-void mys_put_ok(struct my_session *s)
-{
-	my_write_ok(&s->w, s->seq++, s->caps, 0, 0, mys_status(s), (uint16_t)s->warn_count, false);
-}
-
-void mys_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
-		 const char *message, const char *hint)
-{
-	char text[1400];
-	int n;
-
-	if (code && code[0] && strncmp(message, code, strlen(code)) != 0)
-		n = snprintf(text, sizeof(text), "%s: %s", code, message);
-	else
-		n = snprintf(text, sizeof(text), "%s", message);
-	if (hint && hint[0] && n > 0 && (size_t)n < sizeof(text))
-		snprintf(text + n, sizeof(text) - (size_t)n, " (%s)", hint);
-	my_write_err(&s->w, s->seq++, errcode, sqlstate, text);
-}
-
 static void fatal(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *message)
 {
-	mys_put_err(s, errcode, sqlstate, NULL, message, NULL);
-	mys_flush(s);
+	myr_put_err(s, errcode, sqlstate, NULL, message, NULL);
+	myr_flush(s);
 	session_close(&s->core, true, message);
-}
-
-bool mys_database_allowed(const struct my_session *s, const char *db)
-{
-	const struct airlock_user *u = s->core.u;
-	size_t n = strlen(db);
-
-	if (!u)
-		return false;
-	if (strcmp(db, u->mysql_database) == 0)
-		return true;
-	for (size_t i = 0; i < u->nmysql_tables; i++) {
-		const char *e = u->mysql_tables[i];
-
-		if (strncmp(e, db, n) == 0 && e[n] == '.')
-			return true;
-	}
-	return false;
 }
 
 /* ---- authentication ---- */
@@ -157,7 +98,7 @@ static void login_ok(struct my_session *s)
 {
 	char msg[300];
 
-	if (s->login_db[0] && !mys_database_allowed(s, s->login_db)) {
+	if (s->login_db[0] && !myq_database_allowed(s, s->login_db)) {
 		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%s'", s->core.user, s->host,
 			 s->login_db);
 		fatal(s, 1044, "42000", msg);
@@ -170,8 +111,8 @@ static void login_ok(struct my_session *s)
 		return;
 	}
 	snprintf(s->database, sizeof(s->database), "%s", s->login_db[0] ? s->login_db : s->core.u->mysql_database);
-	mys_put_ok(s);
-	mys_flush(s);
+	myr_put_ok(s);
+	myr_flush(s);
 }
 
 /* Whether password (cleartext, from the RSA exchange) is the user's. */
@@ -214,7 +155,7 @@ static void sha2_token(struct my_session *s, const uint8_t *token, size_t len)
 		return;
 	}
 	my_write_auth_more(&s->w, s->seq++, &full, 1);
-	mys_flush(s);
+	myr_flush(s);
 	s->step = MYS_SHA2_FULL;
 }
 
@@ -229,7 +170,7 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 		/* The client asks for the public key to encrypt the password with. */
 		pem = my_rsa_public_pem(s->core.srv->my_rsa, &pemlen);
 		my_write_auth_more(&s->w, s->seq++, pem, pemlen);
-		mys_flush(s);
+		myr_flush(s);
 		return;
 	}
 	if (s->unknown_user) {
@@ -282,7 +223,7 @@ static void switch_plugin(struct my_session *s, enum mys_plugin to)
 	s->plugin = to;
 	my_write_auth_switch(&s->w, s->seq++, to == MYS_NATIVE ? PLUGIN_NATIVE : PLUGIN_SHA2, s->scramble,
 			     sizeof(s->scramble));
-	mys_flush(s);
+	myr_flush(s);
 	s->step = MYS_AUTH_SWITCH;
 }
 
@@ -337,7 +278,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 
 			s->plugin = MYS_SHA2;
 			my_write_auth_more(&s->w, s->seq++, &full, 1);
-			mys_flush(s);
+			myr_flush(s);
 			s->step = MYS_SHA2_FULL;
 		} else if (r.plugin && !plugin_is(&r, PLUGIN_NATIVE) && !plugin_is(&r, PLUGIN_SHA2) &&
 			   (r.caps & MY_CAP_PLUGIN_AUTH)) {
@@ -381,8 +322,8 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 	const char *why = NULL;
 
 	if (my_decode_command(p, len, &c, &why) != MY_OK) {
-		mys_put_err(s, 1047, "08S01", NULL, why ? why : "Unknown command", NULL);
-		mys_flush(s);
+		myr_put_err(s, 1047, "08S01", NULL, why ? why : "Unknown command", NULL);
+		myr_flush(s);
 		return;
 	}
 	session_statement_begin(&s->core, 0);
@@ -391,7 +332,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		session_close(&s->core, false, "COM_QUIT");
 		return;
 	case MY_COM_PING:
-		mys_put_ok(s);
+		myr_put_ok(s);
 		break;
 	case MY_COM_QUERY:
 		myq_query(s, (const char *)c.arg, c.arg_len);
@@ -410,9 +351,9 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		myv_init(&s->vars);
 		s->in_trans = false;
 		s->read_only_txn = false;
-		myq_clear_warnings(s);
+		myr_clear_warnings(s);
 		snprintf(s->database, sizeof(s->database), "%s", s->core.u->mysql_database);
-		mys_put_ok(s);
+		myr_put_ok(s);
 		break;
 	case MY_COM_STMT_PREPARE:
 		myp_prepare(s, (const char *)c.arg, c.arg_len);
@@ -432,22 +373,22 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 	case MY_COM_SET_OPTION:
 		/* 0 turns multi-statements on, 1 off; airlock never runs more than one statement. */
 		if (c.arg_len == 2 && c.arg[0] == 1 && c.arg[1] == 0)
-			my_write_eof(&s->w, s->seq++, 0, mys_status(s));
+			my_write_eof(&s->w, s->seq++, 0, myr_status(s));
 		else
-			mys_put_err(s, 1235, "42000", "MULTI_STATEMENT",
+			myr_put_err(s, 1235, "42000", "MULTI_STATEMENT",
 				    "This version of airlock doesn't yet support 'multiple statements'",
 				    "send one statement per query");
 		break;
 	case MY_COM_STMT_FETCH:
-		mys_put_err(s, 1235, "42000", "UNSUPPORTED", "Server-side cursors are not supported",
+		myr_put_err(s, 1235, "42000", "UNSUPPORTED", "Server-side cursors are not supported",
 			    "execute without a cursor; rows are streamed anyway");
 		break;
 	default:
-		mys_put_err(s, 1047, "08S01", "UNSUPPORTED", "Unknown command",
+		myr_put_err(s, 1047, "08S01", "UNSUPPORTED", "Unknown command",
 			    "airlock answers COM_QUERY, COM_PING, COM_INIT_DB, COM_FIELD_LIST and COM_QUIT");
 		break;
 	}
-	mys_flush(s);
+	myr_flush(s);
 }
 
 /* The length of the next packet (header included); a payload over max is refused before it is buffered. */
@@ -496,8 +437,8 @@ static void my_auth_timeout(struct session *core)
 {
 	struct my_session *s = my(core);
 
-	mys_put_err(s, 1043, "08S01", NULL, "Bad handshake: authentication timeout", NULL);
-	mys_flush(s);
+	myr_put_err(s, 1043, "08S01", NULL, "Bad handshake: authentication timeout", NULL);
+	myr_flush(s);
 }
 
 /* Over the global limit: the ERR packet MySQL sends instead of a handshake. */
@@ -545,11 +486,11 @@ static bool my_start(struct session *core)
 		.scramble = s->scramble,
 		.caps = SERVER_CAPS,
 		.charset = s->vars.charset_id,
-		.status = mys_status(s),
+		.status = myr_status(s),
 		.auth_plugin = PLUGIN_NATIVE,
 	};
 	my_write_handshake(&s->w, s->seq++, &h);
-	mys_flush(s);
+	myr_flush(s);
 	return true;
 }
 

@@ -1,9 +1,11 @@
 /*
  * my_session_int: what the MySQL session's files share: the session struct
- * and the helpers that write replies. my_session.c owns the connection
- * (handshake, authentication, the command loop), my_query.c runs
- * statements (local answers and jobs), my_vars.c holds the session's
- * variables. Nothing outside these files includes it.
+ * and each file's functions, listed from the bottom up. The calls go one
+ * way: my_session.c (handshake, authentication, the command loop) ->
+ * my_prepared.c (COM_STMT_*) -> my_query.c (statements: local answers,
+ * validation) -> my_job.c (a statement's job and its result set) ->
+ * my_reply.c (replies) and my_vars.c (the session's variables). Nothing
+ * outside proxy/mysql/ includes it.
  */
 #ifndef AIRLOCK_PROXY_MY_SESSION_INT_H
 #define AIRLOCK_PROXY_MY_SESSION_INT_H
@@ -114,39 +116,40 @@ struct my_session {
 	struct my_buf w; /* reply being built */
 };
 
-/* my_session.c */
-void mys_flush(struct my_session *s);
-uint16_t mys_status(const struct my_session *s);
-void mys_put_ok(struct my_session *s);
+/* my_reply.c: the replies, below everything else */
+/* Sends what s->w holds; a reply that could not be built closes the session. */
+void myr_flush(struct my_session *s);
+/* The status flags of OK and EOF: autocommit, in a transaction, read-only. */
+uint16_t myr_status(const struct my_session *s);
+void myr_put_ok(struct my_session *s);
 /* An ERR packet; code (when not empty) leads the message and hint follows it. */
-void mys_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
+void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
 		 const char *message, const char *hint);
-/* True when the user may make db its current database. */
-bool mys_database_allowed(const struct my_session *s, const char *db);
-
-/* my_query.c */
-bool mys_deprecate_eof(const struct my_session *s);
+bool myr_deprecate_eof(const struct my_session *s);
 /* A refused statement: ERR, audit record, flush. */
-void myq_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, const char *code,
+void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, const char *code,
 		const char *message, const char *hint);
 /* The EOF or OK that ends a result set. */
-void myq_result_end(struct my_session *s);
+void myr_result_end(struct my_session *s);
+void myr_clear_warnings(struct my_session *s);
+void myr_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
+
+/* my_job.c */
+/* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */
+void myj_start(struct my_session *s, const char *sql, bool field_list, bool binary);
+/* Frees the binary result arrays (safe when none were made). */
+void myj_bin_free(struct my_session *s);
+
+/* my_query.c */
 void myq_query(struct my_session *s, const char *sql, size_t len);
 void myq_field_list(struct my_session *s, const char *table, size_t table_len);
 void myq_init_db(struct my_session *s, const char *db, size_t len);
-
-void myq_clear_warnings(struct my_session *s);
-void myq_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
+/* True when the user may make db its current database. */
+bool myq_database_allowed(const struct my_session *s, const char *db);
 /* Validates sql under the session's policy, sql_mode and character set. */
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v);
 /* Runs a bound prepared statement's text: reads only, rows in the binary protocol. */
 void myq_run_binary(struct my_session *s, const char *sql, size_t len);
-
-/* my_result.c */
-/* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */
-void myr_start_job(struct my_session *s, const char *sql, bool field_list, bool binary);
-/* Frees the binary result arrays (safe when none were made). */
-void myq_bin_free(struct my_session *s);
 
 /* my_prepared.c */
 void myp_prepare(struct my_session *s, const char *sql, size_t len);

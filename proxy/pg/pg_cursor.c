@@ -88,7 +88,7 @@ static void put_stored_rowdesc(struct pg_cursor *c)
 	struct frame f = {.type = FRAME_ROWDESC, .len = c->rowdesc_len, .payload = c->rowdesc};
 
 	if (c->rowdesc)
-		pgq_put_rowdesc(c->s, &f);
+		pgr_rowdesc(c->s, &f);
 }
 
 /* Ends the running FETCH: its tag, ReadyForQuery, then input that waited. */
@@ -100,7 +100,7 @@ static void fetch_finish(struct pg_cursor *c)
 	if (c->job)
 		job_pause(c->job, true);
 	if (c->done && c->truncated && !c->truncation_told) {
-		pgq_put_truncated(s, c->truncated, c->rows);
+		pgr_truncated(s, c->truncated, c->rows);
 		c->truncation_told = true;
 	}
 	snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
@@ -108,7 +108,7 @@ static void fetch_finish(struct pg_cursor *c)
 	session_audit(&s->core, "run", NULL, NULL, c->got, 0, c->truncated);
 	s->fetching = NULL;
 	s->core.out_paused = false;
-	sess_ready(s);
+	pgr_ready(s);
 	session_set_state(&s->core, SESSION_READY);
 	session_process(&s->core);
 }
@@ -134,7 +134,7 @@ static void cursor_row(void *arg, const struct frame *f)
 
 	c->rows++;
 	pg_put_datarow_raw(&s->w, f->payload, f->len);
-	sess_flush(s);
+	pgr_flush(s);
 	if (s->fetching != c)
 		return;
 	c->got++;
@@ -149,7 +149,7 @@ static void cursor_notice(void *arg, const struct frame_error *e)
 {
 	struct pg_cursor *c = arg;
 
-	pgq_put_frame_notice(c->s, e);
+	pgr_frame_notice(c->s, e);
 }
 
 static void cursor_done(void *arg, const struct job_result *r)
@@ -166,9 +166,9 @@ static void cursor_done(void *arg, const struct job_result *r)
 		struct job_result e = *r;
 
 		e.position = 0; /* it counts in the cursor's SELECT, not in the FETCH */
-		pgq_put_job_error(s, &e);
+		pgr_job_error(s, &e);
 		s->fetching = NULL;
-		sess_ready(s);
+		pgr_ready(s);
 		session_set_state(&s->core, SESSION_READY);
 		session_process(&s->core);
 		return;
@@ -233,19 +233,19 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	int slot = -1;
 
 	if (s->txn == 'I' && !v->hold) {
-		pgq_error(s, "25P01", "", "DECLARE CURSOR can only be used in transaction blocks", NULL, 0);
+		pgr_error(s, "25P01", "", "DECLARE CURSOR can only be used in transaction blocks", NULL, 0);
 		return true;
 	}
 	if (find_cursor(s, v->name) >= 0) {
 		snprintf(msg, sizeof(msg), "cursor \"%s\" already exists", v->name);
-		pgq_error(s, "42P03", "", msg, NULL, 0);
+		pgr_error(s, "42P03", "", msg, NULL, 0);
 		return true;
 	}
 	for (int i = 0; i < SESS_MAX_CURSORS && slot < 0; i++)
 		if (!s->cursors[i])
 			slot = i;
 	if (slot < 0) {
-		pgq_error(s, "53400", "", "too many open cursors in this session", "CLOSE cursors you are done with",
+		pgr_error(s, "53400", "", "too many open cursors in this session", "CLOSE cursors you are done with",
 			  0);
 		return true;
 	}
@@ -254,13 +254,13 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
 	if (!c || !c->resume) {
 		free(c);
-		pgq_error(s, "53200", "", "out of memory", NULL, 0);
+		pgr_error(s, "53200", "", "out of memory", NULL, 0);
 		return true;
 	}
 	c->s = s;
 	c->hold = v->hold;
 	snprintf(c->name, sizeof(c->name), "%s", v->name);
-	c->job = pgq_start_job(s, &req, &cursor_events, c);
+	c->job = pgr_start_job(s, &req, &cursor_events, c);
 	if (!c->job) {
 		event_free(c->resume);
 		free(c);
@@ -269,7 +269,7 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	/* Nothing is read until a FETCH asks for rows. */
 	job_pause(c->job, true);
 	s->cursors[slot] = c;
-	pgq_local_done(s, "DECLARE CURSOR");
+	pgr_local_done(s, "DECLARE CURSOR");
 	return true;
 }
 
@@ -282,7 +282,7 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
-		pgq_error(s, "34000", "", msg, NULL, 0);
+		pgr_error(s, "34000", "", msg, NULL, 0);
 		return true;
 	}
 	c = s->cursors[i];
@@ -294,7 +294,7 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 		};
 
 		c->failed = false;
-		pgq_put_job_error(s, &r);
+		pgr_job_error(s, &r);
 		return true;
 	}
 	put_stored_rowdesc(c);
@@ -303,10 +303,10 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 	if (c->done) {
 		/* The result has ended: the rest of the FETCHes return no rows. */
 		if (c->truncated && !c->truncation_told) {
-			pgq_put_truncated(s, c->truncated, c->rows);
+			pgr_truncated(s, c->truncated, c->rows);
 			c->truncation_told = true;
 		}
-		pgq_local_done(s, "FETCH 0");
+		pgr_local_done(s, "FETCH 0");
 		return true;
 	}
 	s->fetching = c;
@@ -333,10 +333,10 @@ bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_resul
 			cursor_free(s, i);
 		} else {
 			snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
-			pgq_error(s, "34000", "", msg, NULL, 0);
+			pgr_error(s, "34000", "", msg, NULL, 0);
 			return true;
 		}
-		pgq_local_done(s, v->name[0] ? "CLOSE CURSOR" : "CLOSE CURSOR ALL");
+		pgr_local_done(s, v->name[0] ? "CLOSE CURSOR" : "CLOSE CURSOR ALL");
 		return true;
 	default:
 		return true;

@@ -73,51 +73,11 @@ static void pg_free(struct session *core)
 	explicit_bzero(&s->scram, sizeof(s->scram));
 }
 
-/* ---- output ---- */
-
-void sess_flush(struct pg_session *s)
-{
-	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
-	pg_wbuf_reset(&s->w);
-}
-
-void sess_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		      const char *detail, const char *hint, int position)
-{
-	struct pg_error_fields e = {
-		.severity = severity,
-		.sqlstate = sqlstate,
-		.message = message,
-		.detail = detail,
-		.hint = hint,
-		.position = position,
-	};
-	pg_put_error(&s->w, &e);
-}
-
-void sess_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		       const char *hint)
-{
-	struct pg_error_fields e = {
-		.severity = severity,
-		.sqlstate = sqlstate,
-		.message = message,
-		.hint = hint,
-	};
-	pg_put_notice(&s->w, &e);
-}
-
 static void fatal(struct pg_session *s, const char *sqlstate, const char *message)
 {
-	sess_put_error(s, "FATAL", sqlstate, message, NULL, NULL, 0);
-	sess_flush(s);
+	pgr_put_error(s, "FATAL", sqlstate, message, NULL, NULL, 0);
+	pgr_flush(s);
 	session_close(&s->core, true, message);
-}
-
-void sess_ready(struct pg_session *s)
-{
-	pg_put_ready(&s->w, s->txn);
-	sess_flush(s);
 }
 
 /* ---- start-up and authentication ---- */
@@ -279,7 +239,7 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		fake_verifier(s);
 	}
 	pg_put_auth_sasl(&s->w, "SCRAM-SHA-256");
-	sess_flush(s);
+	pgr_flush(s);
 	s->step = PG_SASL_INIT;
 	return true;
 }
@@ -312,7 +272,7 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 		return false;
 	}
 	pg_put_auth_sasl_continue(&s->w, out, outlen);
-	sess_flush(s);
+	pgr_flush(s);
 	s->step = PG_SASL_CONT;
 	return true;
 }
@@ -341,7 +301,7 @@ static bool finish_login(struct pg_session *s)
 			pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
 	pg_put_backend_key(&s->w, s->core.id, s->key);
 	s->txn = 'I';
-	sess_ready(s);
+	pgr_ready(s);
 	return true;
 }
 
@@ -462,8 +422,8 @@ static void pg_auth_timeout(struct session *core)
 {
 	struct pg_session *s = pg(core);
 
-	sess_put_error(s, "FATAL", "08P01", "authentication timeout", NULL, NULL, 0);
-	sess_flush(s);
+	pgr_put_error(s, "FATAL", "08P01", "authentication timeout", NULL, NULL, 0);
+	pgr_flush(s);
 }
 
 /* Over airlock's max_connections: the FATAL a full Postgres sends. */

@@ -1,9 +1,11 @@
 /*
  * pg_session_int: what the Postgres session's files share: the session
- * struct and the helpers that write replies. pg_session.c owns the
- * connection (start-up, authentication, the message loop), pg_query.c runs
- * statements (local answers and jobs), pg_extended.c keeps prepared
- * statements and portals. Nothing outside these three files includes it.
+ * struct and each file's functions, listed from the bottom up. The calls
+ * go one way: pg_session.c (start-up, authentication, dispatch) ->
+ * pg_extended.c (prepared statements and portals) -> pg_query.c
+ * (statements: local answers and jobs) -> pg_cursor.c (DECLARE / FETCH /
+ * CLOSE) -> pg_reply.c (replies) and pg_settings.c. Nothing outside
+ * proxy/pg/ includes it.
  */
 #ifndef AIRLOCK_PROXY_PG_SESSION_INT_H
 #define AIRLOCK_PROXY_PG_SESSION_INT_H
@@ -101,37 +103,43 @@ struct pg_session {
 	struct pg_wbuf w;
 };
 
-/* pg_session.c */
-void sess_flush(struct pg_session *s);
-void sess_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		    const char *detail, const char *hint, int position);
-void sess_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		     const char *hint);
-void sess_ready(struct pg_session *s);
+/* pg_reply.c: the replies, below everything else */
+/* Sends what s->w holds; a reply that could not be built closes the session. */
+void pgr_flush(struct pg_session *s);
+void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		   const char *detail, const char *hint, int position);
+void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		    const char *hint);
+/* ReadyForQuery with the transaction status, flushed. */
+void pgr_ready(struct pg_session *s);
+/* A refused or failed statement; aborts a transaction block; in extended mode, discards until Sync. */
+void pgr_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message, const char *hint,
+	       int position);
+/* A statement answered by airlock: CommandComplete and its audit record. */
+void pgr_local_done(struct pg_session *s, const char *tag);
+/* A runner's 'T' frame as a RowDescription, flushed. */
+void pgr_rowdesc(struct pg_session *s, const struct frame *f);
+/* The RESULT_TRUNCATED notice. */
+void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows);
+/* A job's error as an ErrorResponse, the airlock code leading the message. */
+void pgr_job_error(struct pg_session *s, const struct job_result *r);
+/* A runner's 'N' frame as a NoticeResponse, flushed. */
+void pgr_frame_notice(struct pg_session *s, const struct frame_error *e);
+/*
+ * A job counted against the user's max_jobs (session_job_start); answers
+ * the error itself and returns NULL when the user is at its cap. Each job
+ * it returned is matched by one session_job_release.
+ */
+struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
+			  void *arg);
 
 /* pg_query.c */
-/* A refused or failed statement; aborts a transaction block; in extended mode, discards until Sync. */
-void pgq_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message, const char *hint,
-	       int position);
 /* Validates sql against the session's policy into v. */
 void pgq_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
 /* Runs a validated statement. Returns false when a job was started (it finishes the statement later). */
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
 /* Simple Query. */
 void pgq_simple(struct pg_session *s, const char *sql);
-/*
- * A job counted against the user's max_jobs (session_job_start); answers
- * the error itself and returns NULL when the user is at its cap. Each job
- * it returned is matched by one session_job_release.
- */
-struct job *pgq_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
-			  void *arg);
-/* Reply pieces shared with cursors. */
-void pgq_local_done(struct pg_session *s, const char *tag);
-void pgq_put_rowdesc(struct pg_session *s, const struct frame *f);
-void pgq_put_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows);
-void pgq_put_job_error(struct pg_session *s, const struct job_result *r);
-void pgq_put_frame_notice(struct pg_session *s, const struct frame_error *e);
 
 /* pg_cursor.c */
 /* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */

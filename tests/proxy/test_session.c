@@ -62,7 +62,7 @@ struct toy {
 	uint32_t last_max;
 };
 
-static unsigned closes, frees, refusals, starts;
+static unsigned closes, frees, refusals, starts, messages;
 
 static size_t toy_frame(struct session *s, const uint8_t *hdr, size_t n, uint32_t max)
 {
@@ -81,6 +81,7 @@ static void toy_message(struct session *s, const uint8_t *msg, size_t len)
 	struct toy *t = (struct toy *)s;
 	char text[64];
 
+	messages++;
 	snprintf(text, sizeof(text), "%.*s", (int)(len - 2 < 63 ? len - 2 : 63), (const char *)msg + 2);
 	if (t->ngot < 16)
 		snprintf(t->got[t->ngot++], sizeof(t->got[0]), "%s", text);
@@ -210,7 +211,7 @@ static int setup(void **state)
 	f->srv.gen = gen_new(cfg);
 	assert_non_null(f->srv.gen);
 	f->srv.cfg = f->srv.gen->cfg;
-	closes = frees = refusals = starts = 0;
+	closes = frees = refusals = starts = messages = 0;
 	f->t = connect_pair(f, &toy_proto, &f->client);
 	*state = f;
 	return 0;
@@ -223,6 +224,7 @@ static int teardown(void **state)
 	session_close_all(&f->srv);
 	if (f->client)
 		bufferevent_free(f->client);
+	pump(f); /* bufferevents finish freeing on the loop */
 	assert_int_equal(f->srv.nsessions, 0);
 	gen_release(f->srv.gen);
 	event_base_free(f->srv.base);
@@ -271,7 +273,7 @@ static void test_oversized_header_closes_before_buffering(void **state)
 
 	bufferevent_write(f->client, hdr, 2);
 	pump(f);
-	assert_int_equal(f->t->ngot, 0);
+	assert_int_equal(messages, 0);
 	assert_int_equal(f->srv.nsessions, 0);
 	assert_int_equal(closes, 1);
 	assert_int_equal(frees, 1);

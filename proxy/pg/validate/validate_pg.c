@@ -56,6 +56,23 @@ static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *
 	return out->kind;
 }
 
+/* DECLARE: its header, then its query validated as a statement of its own (the grammar's recursion). */
+static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, json_t *body,
+			     struct pgv_result *out)
+{
+	struct pgv_result inner;
+
+	if (pgv_cursor_declare(sql, body, out) != PGV_DECLARE)
+		return out->kind;
+	if (pgv_validate(policy, sql + out->query_offset, &inner) != PGV_READ) {
+		*out = inner;
+		if (out->kind != PGV_REFUSED)
+			pgv_refuse(out, "0A000", "UNSUPPORTED", 0, "declare a cursor for a SELECT",
+				   "a cursor can only be declared for a SELECT");
+	}
+	return out->kind;
+}
+
 static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql,
 			      json_t *stmt, struct pgv_result *out)
 {
@@ -84,7 +101,7 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql,
 	if (strcmp(type, "DiscardStmt") == 0)
 		return pgv_session_discard(body, out);
 	if (strcmp(type, "DeclareCursorStmt") == 0)
-		return pgv_cursor_declare(policy, sql, body, out);
+		return declare(policy, sql, body, out);
 	if (strcmp(type, "FetchStmt") == 0)
 		return pgv_cursor_fetch(body, out);
 	if (strcmp(type, "ClosePortalStmt") == 0)

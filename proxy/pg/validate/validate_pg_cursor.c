@@ -110,13 +110,11 @@ static long query_offset(const char *sql)
 	}
 }
 
-enum pgv_kind pgv_cursor_declare(const struct pgv_policy *policy, const char *sql, json_t *body,
-				 struct pgv_result *out)
+enum pgv_kind pgv_cursor_declare(const char *sql, json_t *body, struct pgv_result *out)
 {
 	json_t *opts = json_object_get(body, "options");
 	long options = json_is_integer(opts) ? (long)json_integer_value(opts) : 0;
 	const char *name = pgv_str(body, "portalname");
-	struct pgv_result inner;
 	long off;
 
 	if (options & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL)) {
@@ -128,13 +126,6 @@ enum pgv_kind pgv_cursor_declare(const struct pgv_policy *policy, const char *sq
 	if (!name || off < 0) {
 		pgv_refuse(out, "0A000", "UNSUPPORTED", 0, "use DECLARE name CURSOR [WITHOUT HOLD] FOR SELECT ...",
 			   "unsupported form of DECLARE");
-		return out->kind;
-	}
-	if (pgv_validate(policy, sql + off, &inner) != PGV_READ) {
-		*out = inner;
-		if (out->kind != PGV_REFUSED)
-			pgv_refuse(out, "0A000", "UNSUPPORTED", 0, "declare a cursor for a SELECT",
-				   "a cursor can only be declared for a SELECT");
 		return out->kind;
 	}
 	out->kind = PGV_DECLARE;

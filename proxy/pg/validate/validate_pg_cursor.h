@@ -9,8 +9,8 @@
 
 #include "proxy/pg/validate/validate_pg.h"
 
-enum pgv_kind pgv_cursor_declare(const struct pgv_policy *policy, const char *sql, json_t *body,
-				 struct pgv_result *out);
+/* The DECLARE itself: name, options, where its query starts (the caller validates that query). */
+enum pgv_kind pgv_cursor_declare(const char *sql, json_t *body, struct pgv_result *out);
 enum pgv_kind pgv_cursor_fetch(json_t *body, struct pgv_result *out);
 enum pgv_kind pgv_cursor_close(json_t *body, struct pgv_result *out);
 

@@ -1,5 +1,5 @@
 /*
- * my_result: a MySQL statement handed to a job, and its result: the
+ * my_job: a MySQL statement handed to a job, and its result: the
  * runner's 'K' frame becomes the column count and column definitions
  * (then EOF unless the client negotiated DEPRECATE_EOF), each 'D' frame a
  * text row or, for COM_STMT_EXECUTE, a binary row, and the end an EOF or
@@ -19,7 +19,7 @@
 /* Warning code reported for a result cut by max_rows or max_bytes. */
 #define TRUNCATED_WARNING_CODE 1105
 
-void myq_bin_free(struct my_session *s)
+void myj_bin_free(struct my_session *s)
 {
 	free(s->bin.types);
 	free(s->bin.is_unsigned);
@@ -46,8 +46,8 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		s->bin.lens = calloc(n ? n : 1, sizeof(*s->bin.lens));
 		if (!s->bin.types || !s->bin.is_unsigned || !s->bin.values || !s->bin.lens) {
 			s->result_failed = true;
-			mys_put_err(s, 1037, "HY001", NULL, "Out of memory", NULL);
-			mys_flush(s);
+			myr_put_err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+			myr_flush(s);
 			job_cancel(s->core.job);
 			return;
 		}
@@ -80,11 +80,11 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		};
 		my_write_column_def(&s->w, s->seq++, &c, s->field_list);
 	}
-	if (!s->field_list && !mys_deprecate_eof(s))
-		my_write_eof(&s->w, s->seq++, 0, mys_status(s));
+	if (!s->field_list && !myr_deprecate_eof(s))
+		my_write_eof(&s->w, s->seq++, 0, myr_status(s));
 	s->cols_sent = true;
 	s->ncols = n;
-	mys_flush(s);
+	myr_flush(s);
 }
 
 /* A row in the binary protocol, from the text values of the 'D' frame; false (ERR sent) when one does not parse. */
@@ -112,7 +112,7 @@ static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
 	if (!ok) {
 		log_warn("mysql session %u: a value could not be encoded in the binary protocol: %s", s->core.id,
 			 why ? why : "out of memory");
-		mys_put_err(s, 1105, "HY000", "UNSUPPORTED", "a value could not be sent in the binary protocol",
+		myr_put_err(s, 1105, "HY000", "UNSUPPORTED", "a value could not be sent in the binary protocol",
 			    "run the statement as a text query");
 	}
 	return ok;
@@ -129,7 +129,7 @@ static void job_row(void *arg, const struct frame *f)
 	if (s->binary) {
 		if (!binary_row(s, f, n)) {
 			s->result_failed = true;
-			mys_flush(s);
+			myr_flush(s);
 			job_cancel(s->core.job);
 			return;
 		}
@@ -150,7 +150,7 @@ static void job_row(void *arg, const struct frame *f)
 	}
 	my_end(&s->w);
 out:
-	mys_flush(s);
+	myr_flush(s);
 	session_backpressure(&s->core, s->core.job);
 }
 
@@ -166,7 +166,7 @@ static void job_notice(void *arg, const struct frame_error *e)
 	if (strcmp(level, "Note") != 0 && strcmp(level, "Error") != 0)
 		snprintf(level, sizeof(level), "Warning");
 	snprintf(msg, sizeof(msg), "%.*s", (int)e->message.len, e->message.ptr);
-	myq_add_warning(s, level, (uint16_t)code, msg);
+	myr_add_warning(s, level, (uint16_t)code, msg);
 }
 
 /* The errno for a failure that did not come from the backend. */
@@ -196,7 +196,7 @@ static void truncated_warning(struct my_session *s, uint8_t truncated, uint64_t 
 		snprintf(note, sizeof(note),
 			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows; add a "
 			 "LIMIT, select fewer columns or filter with WHERE to get the whole result", lim->max_bytes, rows);
-	myq_add_warning(s, "Warning", TRUNCATED_WARNING_CODE, note);
+	myr_add_warning(s, "Warning", TRUNCATED_WARNING_CODE, note);
 }
 
 static void job_done(void *arg, const struct job_result *r)
@@ -213,28 +213,28 @@ static void job_done(void *arg, const struct job_result *r)
 		if (r->truncated)
 			truncated_warning(s, r->truncated, r->rows);
 		if (s->field_list) {
-			if (mys_deprecate_eof(s))
-				my_write_ok(&s->w, s->seq++, s->caps, 0, 0, mys_status(s), (uint16_t)s->warn_count, true);
+			if (myr_deprecate_eof(s))
+				my_write_ok(&s->w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
 			else
-				my_write_eof(&s->w, s->seq++, (uint16_t)s->warn_count, mys_status(s));
+				my_write_eof(&s->w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
 		} else if (!s->cols_sent) {
-			mys_put_ok(s);
+			myr_put_ok(s);
 		} else {
-			myq_result_end(s);
+			myr_result_end(s);
 		}
 		session_audit(&s->core, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
 	} else {
 		char state[6];
 
 		snprintf(state, sizeof(state), "%s", r->sqlstate && strlen(r->sqlstate) == 5 ? r->sqlstate : "HY000");
-		mys_put_err(s, (uint16_t)errno_for(r), state, r->code, r->message, r->hint);
+		myr_put_err(s, (uint16_t)errno_for(r), state, r->code, r->message, r->hint);
 		session_audit(&s->core, "error", state, r->code, 0, 0, 0);
 	}
-	mys_flush(s);
+	myr_flush(s);
 	s->field_list = false;
 	s->binary = false;
 	s->result_failed = false;
-	myq_bin_free(s);
+	myj_bin_free(s);
 	session_set_state(&s->core, SESSION_READY);
 	/* Commands that arrived meanwhile. */
 	session_process(&s->core);
@@ -247,7 +247,7 @@ static const struct job_events my_job_events = {
 	.on_done = job_done,
 };
 
-void myr_start_job(struct my_session *s, const char *sql, bool field_list, bool binary)
+void myj_start(struct my_session *s, const char *sql, bool field_list, bool binary)
 {
 	struct job_setting settings[5] = {
 		{"names", s->vars.charset},
@@ -276,11 +276,11 @@ void myr_start_job(struct my_session *s, const char *sql, bool field_list, bool 
 	if (!s->core.job && busy) {
 		snprintf(msg, sizeof(msg), "user '%s' already runs %u statements, its max_jobs", s->core.user,
 			 s->core.u->max_jobs);
-		myq_refuse(s, 1040, "08004", "BUSY", msg, "wait for a statement to finish");
+		myr_refuse(s, 1040, "08004", "BUSY", msg, "wait for a statement to finish");
 		return;
 	}
 	if (!s->core.job) {
-		myq_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
 		return;
 	}
 	session_set_state(&s->core, SESSION_BUSY);

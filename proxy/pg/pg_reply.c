@@ -1,0 +1,174 @@
+/*
+ * pg_reply: the replies every part of a Postgres session writes: the
+ * output buffer and its flush, ErrorResponse and NoticeResponse,
+ * ReadyForQuery, a statement's refusal (which aborts a transaction block
+ * and, in the extended protocol, discards until Sync), the pieces a
+ * runner's frames become, and a job started under the user's max_jobs
+ * with its refusal answered. It calls nothing else of the session's
+ * files, so they all build on it.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proxy/pg/pg_session_int.h"
+
+void pgr_flush(struct pg_session *s)
+{
+	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
+	pg_wbuf_reset(&s->w);
+}
+
+void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		      const char *detail, const char *hint, int position)
+{
+	struct pg_error_fields e = {
+		.severity = severity,
+		.sqlstate = sqlstate,
+		.message = message,
+		.detail = detail,
+		.hint = hint,
+		.position = position,
+	};
+	pg_put_error(&s->w, &e);
+}
+
+void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		       const char *hint)
+{
+	struct pg_error_fields e = {
+		.severity = severity,
+		.sqlstate = sqlstate,
+		.message = message,
+		.hint = hint,
+	};
+	pg_put_notice(&s->w, &e);
+}
+
+void pgr_ready(struct pg_session *s)
+{
+	pg_put_ready(&s->w, s->txn);
+	pgr_flush(s);
+}
+
+/* A statement-level error: inside a transaction block it aborts the block. */
+void pgr_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message,
+			    const char *hint, int position)
+{
+	char prefixed[1100];
+
+	/* The airlock code leads the message, so an agent can branch on it. */
+	if (code && code[0] && strncmp(message, code, strlen(code)) != 0) {
+		snprintf(prefixed, sizeof(prefixed), "%s: %s", code, message);
+		message = prefixed;
+	}
+	pgr_put_error(s, "ERROR", sqlstate, message, NULL, hint, position);
+	if (s->txn == 'T')
+		s->txn = 'E';
+	if (s->cur.extended)
+		s->discard_until_sync = true;
+	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
+}
+
+void pgr_local_done(struct pg_session *s, const char *tag)
+{
+	pg_put_command_complete(&s->w, tag);
+	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
+}
+
+/* A runner's 'T' frame as a RowDescription. */
+void pgr_rowdesc(struct pg_session *s, const struct frame *f)
+{
+	struct frame_cursor cur;
+	struct frame_column col;
+	uint16_t n;
+
+	if (frame_rowdesc_begin(f, &n, &cur) != FRAME_OK)
+		return;
+	pg_put_rowdesc_begin(&s->w, n);
+	for (uint16_t i = 0; i < n; i++) {
+		struct pg_column_desc c;
+
+		if (frame_rowdesc_next(&cur, &col) != FRAME_OK) {
+			pg_wbuf_reset(&s->w);
+			return;
+		}
+		c = (struct pg_column_desc){
+			.name = col.name.ptr,
+			.name_len = col.name.len,
+			.table_oid = col.table_oid,
+			.attnum = col.attnum,
+			.type_oid = col.type_oid,
+			.typlen = col.typlen,
+			.typmod = col.typmod,
+			.format = 0,
+		};
+		pg_put_rowdesc_column(&s->w, &c);
+	}
+	pg_put_rowdesc_end(&s->w);
+	pgr_flush(s);
+}
+
+/* A runner's 'N' frame as a NoticeResponse, sent now. */
+void pgr_frame_notice(struct pg_session *s, const struct frame_error *e)
+{
+	char sqlstate[6], message[1024], hint[512];
+
+	snprintf(sqlstate, sizeof(sqlstate), "%.*s", (int)e->sqlstate.len, e->sqlstate.ptr);
+	snprintf(message, sizeof(message), "%.*s", (int)e->message.len, e->message.ptr);
+	snprintf(hint, sizeof(hint), "%.*s", (int)e->hint.len, e->hint.ptr);
+	pgr_put_notice(s, "NOTICE", sqlstate[0] ? sqlstate : "00000", message, hint[0] ? hint : NULL);
+	pgr_flush(s);
+}
+
+void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
+{
+	const struct airlock_limits *lim = &s->core.u->limits;
+	char note[512];
+
+	if (truncated == FRAME_TRUNC_MAX_ROWS)
+		snprintf(note, sizeof(note), "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows",
+			 lim->max_rows, rows);
+	else
+		snprintf(note, sizeof(note),
+			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows",
+			 lim->max_bytes, rows);
+	pgr_put_notice(s, "NOTICE", "01000", note,
+			"add a LIMIT, select fewer columns or filter with WHERE to get the whole result");
+}
+
+/* A job's error as an ErrorResponse, the airlock code leading the message. */
+void pgr_job_error(struct pg_session *s, const struct job_result *r)
+{
+	char msg[1200];
+
+	if (r->code && r->code[0] && strncmp(r->message, r->code, strlen(r->code)) != 0)
+		snprintf(msg, sizeof(msg), "%s: %s", r->code, r->message);
+	else
+		snprintf(msg, sizeof(msg), "%s", r->message);
+	pgr_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, r->position);
+	if (s->txn == 'T')
+		s->txn = 'E';
+	session_audit(&s->core, "error", r->sqlstate, r->code, 0, 0, 0);
+}
+
+struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
+			  void *arg)
+{
+	struct job *j;
+	bool busy;
+	char msg[256];
+
+	j = session_job_start(&s->core, req, ev, arg, &busy);
+	if (!j && busy) {
+		snprintf(msg, sizeof(msg),
+			 "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs", s->core.user,
+			 s->core.u->max_jobs);
+		pgr_error(s, "53300", "BUSY", msg, "wait for a statement to finish or CLOSE a cursor", 0);
+	} else if (!j) {
+		pgr_error(s, "53200", "", "out of memory", NULL, 0);
+	}
+	return j;
+}
+
