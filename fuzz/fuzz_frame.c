@@ -18,12 +18,12 @@ static struct frame_job again;
 /* Writes the decoded job back out; a decodable job must survive a round trip. */
 static void roundtrip_job(const struct frame_job *j)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	size_t used;
 	uint16_t i;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_JOB);
 	frame_put_u16(&b, j->npairs);
 	for (i = 0; i < j->npairs; i++) {
@@ -36,19 +36,19 @@ static void roundtrip_job(const struct frame_job *j)
 	    used != b.len || frame_decode_job(&f, &again) != FRAME_OK ||
 	    again.npairs != j->npairs)
 		abort();
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* The frame in b must be byte-for-byte the one decoded. */
-static void check_same(struct frame_buf *b, const struct frame *f)
+static void check_same(struct wbuf *b, const struct frame *f)
 {
 	if (b->failed || b->len != (size_t)FRAME_HEADER_LEN + f->len ||
 	    memcmp(b->data + FRAME_HEADER_LEN, f->payload, f->len) != 0)
 		abort();
-	frame_buf_free(b);
+	wbuf_free(b);
 }
 
-static void put(struct frame_buf *b, const struct frame_str *s)
+static void put(struct wbuf *b, const struct frame_str *s)
 {
 	frame_put_str(b, s->ptr, s->len);
 }
@@ -58,12 +58,12 @@ static void roundtrip_mycols(const struct frame *f, uint16_t n)
 {
 	struct frame_cursor cur;
 	struct frame_mycol col;
-	struct frame_buf b;
+	struct wbuf b;
 	uint16_t m, i;
 
 	if (frame_mycols_begin(f, &m, &cur) != FRAME_OK || m != n)
 		abort();
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_MYCOLS);
 	frame_put_u16(&b, n);
 	for (i = 0; i < n; i++) {
@@ -87,9 +87,9 @@ static void roundtrip_mycols(const struct frame *f, uint16_t n)
 /* A 'C' frame carries its warning count exactly when the payload runs past the tag. */
 static void roundtrip_complete(const struct frame *f, const struct frame_complete *c)
 {
-	struct frame_buf b;
+	struct wbuf b;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_COMPLETE);
 	frame_put_u64(&b, c->rows);
 	frame_put_u8(&b, c->truncated);
@@ -105,10 +105,10 @@ static void roundtrip_complete(const struct frame *f, const struct frame_complet
 /* The optional position and my_errno: written back only as far as the frame had them. */
 static void roundtrip_error(const struct frame *f, const struct frame_error *e)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	size_t base = 5 * 4 + e->sqlstate.len + e->code.len + e->message.len + e->detail.len + e->hint.len;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, f->type);
 	put(&b, &e->sqlstate);
 	put(&b, &e->code);

@@ -94,17 +94,17 @@ static void decode_lenenc(const uint8_t *p, size_t len)
 {
 	uint64_t v;
 	size_t used;
-	struct my_buf b;
+	struct wbuf b;
 
 	if (my_read_lenenc_int(p, len, &v, &used) != MY_OK)
 		return;
 	if (used == 0 || used > len || used > 9)
 		__builtin_trap();
 	/* Our writer's (shortest) encoding is never longer and reads back the same. */
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_put_lenenc_int(&b, v);
 	if (b.failed || b.len > used) {
-		my_buf_free(&b);
+		wbuf_free(&b);
 		__builtin_trap();
 	}
 	{
@@ -112,11 +112,11 @@ static void decode_lenenc(const uint8_t *p, size_t len)
 		size_t used2;
 
 		if (my_read_lenenc_int(b.data, b.len, &v2, &used2) != MY_OK || v2 != v || used2 != b.len) {
-			my_buf_free(&b);
+			wbuf_free(&b);
 			__builtin_trap();
 		}
 	}
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

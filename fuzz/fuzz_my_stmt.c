@@ -53,7 +53,7 @@ static void one_token(const uint8_t *s, size_t n, bool nbe)
 		__builtin_trap();
 }
 
-static void literals(struct my_buf *b)
+static void literals(struct wbuf *b)
 {
 	size_t i;
 
@@ -64,7 +64,7 @@ static void literals(struct my_buf *b)
 			const char *why = NULL;
 			bool nbe = mode == 1;
 
-			my_buf_reset(b);
+			wbuf_reset(b);
 			my_put_u8(b, ' ');
 			if (my_param_literal(&ex.params[i], nbe, b, &why) != MY_OK) {
 				if (!why || (!b->failed && b->len != 1))
@@ -123,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *p;
 	size_t len, i;
 	const char *why = NULL;
-	struct my_buf b;
+	struct wbuf b;
 	uint32_t id;
 
 	if (size < 1)
@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nparams = data[0];
 	p = data + 1;
 	len = size - 1;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	if (my_stmt_execute_id(p, len, &id) == MY_OK &&
 	    id != (len >= 5 ? (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24 : 0))
 		__builtin_trap();
@@ -153,6 +153,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(p, len, nparams);
 		literals(&b);
 	}
-	my_buf_free(&b);
+	wbuf_free(&b);
 	return 0;
 }

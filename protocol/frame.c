@@ -2,7 +2,7 @@
  * frame: codec for the job/result frames between airlockd and
  * airlock-runner (layout in frame.h). Pure: no I/O, no hidden allocation
  * on the decoding side. Decoded strings are views into the caller's
- * buffer; the writer grows a caller-owned buffer with realloc.
+ * buffer; the writer appends to a caller-owned wbuf.
  *
  * Every decoder reads through a bounded cursor: each getter checks what
  * remains before it reads, and every frame must be consumed exactly (no
@@ -10,7 +10,6 @@
  */
 #include "protocol/frame.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- reading ---- */
@@ -425,147 +424,49 @@ enum frame_status frame_check_cancel(const struct frame *f)
 
 /* ---- writing ---- */
 
-void frame_buf_init(struct frame_buf *b)
+/* The open frame, header included, never grows past this. */
+#define FRAME_LIMIT ((size_t)FRAME_HEADER_LEN + FRAME_MAX_PAYLOAD)
+
+void frame_begin(struct wbuf *b, uint8_t type)
 {
-	memset(b, 0, sizeof(*b));
-}
-
-void frame_buf_free(struct frame_buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
-
-void frame_buf_reset(struct frame_buf *b)
-{
-	b->len = 0;
-	b->frame_start = 0;
-	b->failed = false;
-}
-
-static bool reserve(struct frame_buf *b, size_t n)
-{
-	size_t want, cap;
-	uint8_t *p;
-
-	if (b->failed)
-		return false;
-	/* The open frame may never grow past the payload limit. */
-	if (n > (size_t)FRAME_HEADER_LEN + FRAME_MAX_PAYLOAD ||
-	    b->len - b->frame_start + n > (size_t)FRAME_HEADER_LEN + FRAME_MAX_PAYLOAD) {
-		b->failed = true;
-		return false;
-	}
-	want = b->len + n;
-	if (want <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 256;
-	while (cap < want)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p) {
-		b->failed = true;
-		return false;
-	}
-	b->data = p;
-	b->cap = cap;
-	return true;
-}
-
-static void put_raw(struct frame_buf *b, const void *p, size_t n)
-{
-	if (!reserve(b, n))
-		return;
-	if (n)
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
-}
-
-void frame_begin(struct frame_buf *b, uint8_t type)
-{
-	static const uint8_t zero[4];
-
 	if (b->failed)
 		return;
-	b->frame_start = b->len;
-	put_raw(b, &type, 1);
-	put_raw(b, zero, sizeof(zero));
+	(void)wbuf_begin(b, FRAME_LIMIT);
+	wbuf_put_u8(b, type);
+	wbuf_put_be32(b, 0);
 }
 
-void frame_put_u8(struct frame_buf *b, uint8_t v)
-{
-	put_raw(b, &v, 1);
-}
-
-void frame_put_u16(struct frame_buf *b, uint16_t v)
-{
-	uint8_t p[2] = { (uint8_t)(v >> 8), (uint8_t)v };
-
-	put_raw(b, p, sizeof(p));
-}
-
-void frame_put_i16(struct frame_buf *b, int16_t v)
-{
-	frame_put_u16(b, (uint16_t)v);
-}
-
-void frame_put_u32(struct frame_buf *b, uint32_t v)
-{
-	uint8_t p[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
-
-	put_raw(b, p, sizeof(p));
-}
-
-void frame_put_i32(struct frame_buf *b, int32_t v)
-{
-	frame_put_u32(b, (uint32_t)v);
-}
-
-void frame_put_u64(struct frame_buf *b, uint64_t v)
-{
-	frame_put_u32(b, (uint32_t)(v >> 32));
-	frame_put_u32(b, (uint32_t)v);
-}
-
-void frame_put_str(struct frame_buf *b, const char *s, size_t len)
+void frame_put_str(struct wbuf *b, const char *s, size_t len)
 {
 	if (len > FRAME_MAX_PAYLOAD) {
 		b->failed = true;
 		return;
 	}
-	frame_put_u32(b, (uint32_t)len);
-	put_raw(b, s, len);
+	wbuf_put_be32(b, (uint32_t)len);
+	wbuf_put_bytes(b, s, len);
 }
 
-void frame_put_cstr(struct frame_buf *b, const char *s)
+void frame_put_cstr(struct wbuf *b, const char *s)
 {
 	if (!s)
 		s = "";
 	frame_put_str(b, s, strlen(s));
 }
 
-void frame_put_bytes(struct frame_buf *b, const void *p, size_t len)
-{
-	put_raw(b, p, len);
-}
-
-void frame_end(struct frame_buf *b)
+void frame_end(struct wbuf *b)
 {
 	size_t plen;
 
 	if (b->failed)
 		return;
-	if (b->len < b->frame_start + FRAME_HEADER_LEN) {
+	if (b->len < b->mark + FRAME_HEADER_LEN) {
 		b->failed = true;
 		return;
 	}
-	plen = b->len - b->frame_start - FRAME_HEADER_LEN;
+	plen = b->len - b->mark - FRAME_HEADER_LEN;
 	if (plen > FRAME_MAX_PAYLOAD) {
 		b->failed = true;
 		return;
 	}
-	b->data[b->frame_start + 1] = (uint8_t)(plen >> 24);
-	b->data[b->frame_start + 2] = (uint8_t)(plen >> 16);
-	b->data[b->frame_start + 3] = (uint8_t)(plen >> 8);
-	b->data[b->frame_start + 4] = (uint8_t)plen;
+	wbuf_patch_be32(b, b->mark + 1, (uint32_t)plen);
 }

@@ -56,6 +56,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/wbuf.h"
+
 #define FRAME_HEADER_LEN 5
 #define FRAME_MAX_PAYLOAD (16u * 1024u * 1024u)
 #define FRAME_MAX_PAIRS 256
@@ -183,32 +185,44 @@ struct frame_error {
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out);
 
 /*
- * Writer: appends into a caller-owned growable buffer. Growth uses realloc
- * on buf->data (the caller owns and frees it). A failed allocation or a
- * payload above FRAME_MAX_PAYLOAD sets the sticky failed bit; check it once
- * after building a frame.
+ * Writer: frames are appended to a wbuf the caller owns (protocol/wbuf.h).
+ * A failed allocation or a payload above FRAME_MAX_PAYLOAD sets the sticky
+ * failed bit; check it once after building a frame.
  */
-struct frame_buf {
-	uint8_t *data;
-	size_t len;
-	size_t cap;
-	size_t frame_start; /* offset of the frame being built */
-	bool failed;
-};
-void frame_buf_init(struct frame_buf *b);
-void frame_buf_free(struct frame_buf *b);
-void frame_buf_reset(struct frame_buf *b);
-void frame_begin(struct frame_buf *b, uint8_t type);
-void frame_put_u8(struct frame_buf *b, uint8_t v);
-void frame_put_u16(struct frame_buf *b, uint16_t v);
-void frame_put_i16(struct frame_buf *b, int16_t v);
-void frame_put_u32(struct frame_buf *b, uint32_t v);
-void frame_put_i32(struct frame_buf *b, int32_t v);
-void frame_put_u64(struct frame_buf *b, uint64_t v);
-void frame_put_str(struct frame_buf *b, const char *s, size_t len);
-void frame_put_cstr(struct frame_buf *b, const char *s); /* NULL writes "" */
-void frame_put_bytes(struct frame_buf *b, const void *p, size_t len);
+void frame_begin(struct wbuf *b, uint8_t type);
+void frame_put_str(struct wbuf *b, const char *s, size_t len);
+void frame_put_cstr(struct wbuf *b, const char *s); /* NULL writes "" */
 /* Patches the length of the frame begun last; sets failed if too long. */
-void frame_end(struct frame_buf *b);
+void frame_end(struct wbuf *b);
+
+/* Big-endian integers: the codec's names for the wbuf puts. */
+static inline void frame_put_u8(struct wbuf *b, uint8_t v)
+{
+	wbuf_put_u8(b, v);
+}
+static inline void frame_put_u16(struct wbuf *b, uint16_t v)
+{
+	wbuf_put_be16(b, v);
+}
+static inline void frame_put_i16(struct wbuf *b, int16_t v)
+{
+	wbuf_put_be16(b, (uint16_t)v);
+}
+static inline void frame_put_u32(struct wbuf *b, uint32_t v)
+{
+	wbuf_put_be32(b, v);
+}
+static inline void frame_put_i32(struct wbuf *b, int32_t v)
+{
+	wbuf_put_be32(b, (uint32_t)v);
+}
+static inline void frame_put_u64(struct wbuf *b, uint64_t v)
+{
+	wbuf_put_be64(b, v);
+}
+static inline void frame_put_bytes(struct wbuf *b, const void *p, size_t len)
+{
+	wbuf_put_bytes(b, p, len);
+}
 
 #endif

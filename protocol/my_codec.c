@@ -1,19 +1,19 @@
 /*
  * my_codec: the MySQL client/server protocol, server side (layouts in
  * my_codec.h). Pure: no I/O, no allocation except the growth of the
- * caller's my_buf.
+ * caller's wbuf.
  *
  * Decoders read through a bounded cursor (struct rd): every getter checks
  * what remains before it reads and reports failure instead of reading on.
  * Decoded strings are views into the caller's buffer.
  *
- * Writers append to a caller-owned my_buf with a sticky failed bit; the
- * open packet may never grow past MY_HEADER_LEN + MY_MAX_PAYLOAD, so a
- * runaway writer fails early instead of buffering without bound.
+ * Writers append to a caller-owned wbuf with a sticky failed bit; the
+ * open packet may never grow past MY_HEADER_LEN + MY_MAX_PAYLOAD (the
+ * limit my_begin gives the wbuf), so a runaway writer fails early instead
+ * of buffering without bound.
  */
 #include "protocol/my_codec.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define MY_SPLIT_LEN 0xffffffu
@@ -192,124 +192,37 @@ enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_paylo
 
 /* ---- writer ------------------------------------------------------------ */
 
-void my_buf_init(struct my_buf *b)
+/* The open packet, header included, never grows past this. */
+#define MY_PACKET_LIMIT ((size_t)MY_HEADER_LEN + MY_MAX_PAYLOAD)
+
+void my_begin(struct wbuf *b, uint8_t seq)
 {
-	memset(b, 0, sizeof(*b));
-}
-
-void my_buf_free(struct my_buf *b)
-{
-	free(b->data);
-	memset(b, 0, sizeof(*b));
-}
-
-void my_buf_reset(struct my_buf *b)
-{
-	b->len = 0;
-	b->pkt_start = 0;
-	b->failed = false;
-}
-
-/* Room for n more bytes; false (and failed set) when it cannot be had. */
-static bool reserve(struct my_buf *b, size_t n)
-{
-	const size_t limit = (size_t)MY_HEADER_LEN + MY_MAX_PAYLOAD;
-	size_t want, cap;
-	uint8_t *p;
-
-	if (b->failed)
-		return false;
-	if (n > limit || b->len - b->pkt_start > limit - n)
-		goto out_fail;
-	want = b->len + n;
-	if (want <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 256;
-	while (cap < want)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p)
-		goto out_fail;
-	b->data = p;
-	b->cap = cap;
-	return true;
-out_fail:
-	b->failed = true;
-	return false;
-}
-
-void my_put_bytes(struct my_buf *b, const void *p, size_t len)
-{
-	if (!reserve(b, len))
-		return;
-	if (len)
-		memcpy(b->data + b->len, p, len);
-	b->len += len;
-}
-
-void my_begin(struct my_buf *b, uint8_t seq)
-{
-	uint8_t hdr[MY_HEADER_LEN] = { 0, 0, 0, seq };
-
 	if (b->failed)
 		return;
-	b->pkt_start = b->len;
-	my_put_bytes(b, hdr, sizeof(hdr));
+	(void)wbuf_begin(b, MY_PACKET_LIMIT);
+	wbuf_put_le24(b, 0);
+	wbuf_put_u8(b, seq);
 }
 
-void my_end(struct my_buf *b)
+void my_end(struct wbuf *b)
 {
 	size_t plen;
 
 	if (b->failed)
 		return;
-	if (b->len < b->pkt_start + MY_HEADER_LEN) {
+	if (b->len < b->mark + MY_HEADER_LEN) {
 		b->failed = true;
 		return;
 	}
-	plen = b->len - b->pkt_start - MY_HEADER_LEN;
+	plen = b->len - b->mark - MY_HEADER_LEN;
 	if (plen > MY_MAX_PAYLOAD) {
 		b->failed = true;
 		return;
 	}
-	b->data[b->pkt_start] = (uint8_t)plen;
-	b->data[b->pkt_start + 1] = (uint8_t)(plen >> 8);
-	b->data[b->pkt_start + 2] = (uint8_t)(plen >> 16);
+	wbuf_patch_le24(b, b->mark, (uint32_t)plen);
 }
 
-void my_put_u8(struct my_buf *b, uint8_t v)
-{
-	my_put_bytes(b, &v, 1);
-}
-
-void my_put_u16(struct my_buf *b, uint16_t v)
-{
-	uint8_t p[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-
-	my_put_bytes(b, p, sizeof(p));
-}
-
-void my_put_u24(struct my_buf *b, uint32_t v)
-{
-	uint8_t p[3] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16) };
-
-	my_put_bytes(b, p, sizeof(p));
-}
-
-void my_put_u32(struct my_buf *b, uint32_t v)
-{
-	uint8_t p[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-
-	my_put_bytes(b, p, sizeof(p));
-}
-
-void my_put_u64(struct my_buf *b, uint64_t v)
-{
-	my_put_u32(b, (uint32_t)v);
-	my_put_u32(b, (uint32_t)(v >> 32));
-}
-
-void my_put_lenenc_int(struct my_buf *b, uint64_t v)
+void my_put_lenenc_int(struct wbuf *b, uint64_t v)
 {
 	if (v < 251) {
 		my_put_u8(b, (uint8_t)v);
@@ -325,27 +238,25 @@ void my_put_lenenc_int(struct my_buf *b, uint64_t v)
 	}
 }
 
-void my_put_lenenc_str(struct my_buf *b, const void *s, size_t len)
+void my_put_lenenc_str(struct wbuf *b, const void *s, size_t len)
 {
 	my_put_lenenc_int(b, len);
 	my_put_bytes(b, s, len);
 }
 
-void my_put_nul_str(struct my_buf *b, const char *s)
+void my_put_nul_str(struct wbuf *b, const char *s)
 {
-	if (!s)
-		s = "";
-	my_put_bytes(b, s, strlen(s) + 1);
+	wbuf_put_cstr(b, s);
 }
 
-void my_put_null(struct my_buf *b)
+void my_put_null(struct wbuf *b)
 {
 	my_put_u8(b, 0xfb);
 }
 
 /* ---- server packets ---------------------------------------------------- */
 
-void my_write_handshake(struct my_buf *b, uint8_t seq, const struct my_handshake *h)
+void my_write_handshake(struct wbuf *b, uint8_t seq, const struct my_handshake *h)
 {
 	static const uint8_t reserved[10];
 
@@ -370,7 +281,7 @@ void my_write_handshake(struct my_buf *b, uint8_t seq, const struct my_handshake
 	my_end(b);
 }
 
-void my_write_ok(struct my_buf *b, uint8_t seq, uint32_t client_caps, uint64_t affected, uint64_t last_id,
+void my_write_ok(struct wbuf *b, uint8_t seq, uint32_t client_caps, uint64_t affected, uint64_t last_id,
 		 uint16_t status, uint16_t warnings, bool eof_header)
 {
 	my_begin(b, seq);
@@ -400,7 +311,7 @@ static bool valid_sqlstate(const char *s)
 	return s[5] == 0;
 }
 
-void my_write_err(struct my_buf *b, uint8_t seq, uint16_t errcode, const char *sqlstate, const char *message)
+void my_write_err(struct wbuf *b, uint8_t seq, uint16_t errcode, const char *sqlstate, const char *message)
 {
 	if (!valid_sqlstate(sqlstate))
 		sqlstate = "HY000";
@@ -415,7 +326,7 @@ void my_write_err(struct my_buf *b, uint8_t seq, uint16_t errcode, const char *s
 	my_end(b);
 }
 
-void my_write_eof(struct my_buf *b, uint8_t seq, uint16_t warnings, uint16_t status)
+void my_write_eof(struct wbuf *b, uint8_t seq, uint16_t warnings, uint16_t status)
 {
 	my_begin(b, seq);
 	my_put_u8(b, 0xfe);
@@ -424,21 +335,21 @@ void my_write_eof(struct my_buf *b, uint8_t seq, uint16_t warnings, uint16_t sta
 	my_end(b);
 }
 
-void my_write_column_count(struct my_buf *b, uint8_t seq, uint64_t n)
+void my_write_column_count(struct wbuf *b, uint8_t seq, uint64_t n)
 {
 	my_begin(b, seq);
 	my_put_lenenc_int(b, n);
 	my_end(b);
 }
 
-static void put_view(struct my_buf *b, const char *s, size_t len)
+static void put_view(struct wbuf *b, const char *s, size_t len)
 {
 	if (!s)
 		len = 0;
 	my_put_lenenc_str(b, s, len);
 }
 
-void my_write_column_def(struct my_buf *b, uint8_t seq, const struct my_column *c, bool field_list)
+void my_write_column_def(struct wbuf *b, uint8_t seq, const struct my_column *c, bool field_list)
 {
 	my_begin(b, seq);
 	my_put_lenenc_str(b, "def", 3);
@@ -459,7 +370,7 @@ void my_write_column_def(struct my_buf *b, uint8_t seq, const struct my_column *
 	my_end(b);
 }
 
-void my_write_auth_switch(struct my_buf *b, uint8_t seq, const char *plugin, const uint8_t *data, size_t len)
+void my_write_auth_switch(struct wbuf *b, uint8_t seq, const char *plugin, const uint8_t *data, size_t len)
 {
 	my_begin(b, seq);
 	my_put_u8(b, 0xfe);
@@ -469,7 +380,7 @@ void my_write_auth_switch(struct my_buf *b, uint8_t seq, const char *plugin, con
 	my_end(b);
 }
 
-void my_write_auth_more(struct my_buf *b, uint8_t seq, const void *data, size_t len)
+void my_write_auth_more(struct wbuf *b, uint8_t seq, const void *data, size_t len)
 {
 	my_begin(b, seq);
 	my_put_u8(b, 0x01);

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/wbuf.h"
+
 #define MY_HEADER_LEN 4
 /* A 0xffffff packet (a payload split over several packets) is refused: our caps are far below 16 MiB. */
 #define MY_MAX_PAYLOAD 0xfffffeu
@@ -218,40 +220,46 @@ enum my_status my_read_lenenc_int(const uint8_t *p, size_t len, uint64_t *out, s
 /* ---- writer ---- */
 
 /*
- * A growable caller-owned buffer: growth uses realloc on b->data (the
- * caller frees it with my_buf_free). A failed allocation, a packet above
- * MY_MAX_PAYLOAD or a my_end without a my_begin sets the sticky failed bit;
- * every later call does nothing until my_buf_reset. Check failed once
- * before sending. One packet is open at a time: the whole-packet writers
+ * Packets are written into a wbuf the caller owns (protocol/wbuf.h); check
+ * w->failed once before sending. A packet above MY_MAX_PAYLOAD or a
+ * my_end without a my_begin sets the sticky failed bit, like a failed
+ * allocation. One packet is open at a time: the whole-packet writers
  * (my_write_*) begin and end their own packet, so call them between
  * packets, never inside one.
  */
-struct my_buf {
-	uint8_t *data;
-	size_t len;
-	size_t cap;
-	size_t pkt_start; /* offset of the header of the packet being built */
-	bool failed;
-};
-void my_buf_init(struct my_buf *b);
-void my_buf_free(struct my_buf *b);
-void my_buf_reset(struct my_buf *b); /* keeps the allocation */
+void my_begin(struct wbuf *b, uint8_t seq); /* reserves the 4-byte header */
+void my_end(struct wbuf *b);                /* patches the length of the packet begun last */
 
-void my_begin(struct my_buf *b, uint8_t seq); /* reserves the 4-byte header */
-void my_end(struct my_buf *b);                /* patches the length of the packet begun last */
-
-/* Little-endian integers. */
-void my_put_u8(struct my_buf *b, uint8_t v);
-void my_put_u16(struct my_buf *b, uint16_t v);
-void my_put_u24(struct my_buf *b, uint32_t v); /* the low 24 bits */
-void my_put_u32(struct my_buf *b, uint32_t v);
-void my_put_u64(struct my_buf *b, uint64_t v);
+/* Little-endian integers: the codec's names for the wbuf puts. */
+static inline void my_put_u8(struct wbuf *b, uint8_t v)
+{
+	wbuf_put_u8(b, v);
+}
+static inline void my_put_u16(struct wbuf *b, uint16_t v)
+{
+	wbuf_put_le16(b, v);
+}
+static inline void my_put_u24(struct wbuf *b, uint32_t v) /* the low 24 bits */
+{
+	wbuf_put_le24(b, v);
+}
+static inline void my_put_u32(struct wbuf *b, uint32_t v)
+{
+	wbuf_put_le32(b, v);
+}
+static inline void my_put_u64(struct wbuf *b, uint64_t v)
+{
+	wbuf_put_le64(b, v);
+}
+static inline void my_put_bytes(struct wbuf *b, const void *p, size_t len)
+{
+	wbuf_put_bytes(b, p, len);
+}
 /* < 251: 1 byte; < 2^16: 0xfc + 2; < 2^24: 0xfd + 3; else 0xfe + 8. */
-void my_put_lenenc_int(struct my_buf *b, uint64_t v);
-void my_put_lenenc_str(struct my_buf *b, const void *s, size_t len);
-void my_put_nul_str(struct my_buf *b, const char *s); /* bytes + NUL; NULL writes "" */
-void my_put_bytes(struct my_buf *b, const void *p, size_t len);
-void my_put_null(struct my_buf *b); /* a NULL value in a text row: 0xfb */
+void my_put_lenenc_int(struct wbuf *b, uint64_t v);
+void my_put_lenenc_str(struct wbuf *b, const void *s, size_t len);
+void my_put_nul_str(struct wbuf *b, const char *s); /* bytes + NUL; NULL writes "" */
+void my_put_null(struct wbuf *b); /* a NULL value in a text row: 0xfb */
 
 /* ---- server packets ---- */
 
@@ -270,7 +278,7 @@ struct my_handshake {
  * CLIENT_PLUGIN_AUTH, else 0), 10 zero bytes, scramble bytes 8-19 + NUL
  * (with CLIENT_SECURE_CONNECTION), plugin name NUL (with CLIENT_PLUGIN_AUTH).
  */
-void my_write_handshake(struct my_buf *b, uint8_t seq, const struct my_handshake *h);
+void my_write_handshake(struct wbuf *b, uint8_t seq, const struct my_handshake *h);
 
 /*
  * OK: header 0x00 (0xfe when eof_header: the OK that ends a result set for
@@ -279,14 +287,14 @@ void my_write_handshake(struct my_buf *b, uint8_t seq, const struct my_handshake
  * only CLIENT_TRANSACTIONS, u16 status). With CLIENT_SESSION_TRACK in
  * client_caps an empty lenenc info string follows; otherwise nothing.
  */
-void my_write_ok(struct my_buf *b, uint8_t seq, uint32_t client_caps, uint64_t affected, uint64_t last_id,
+void my_write_ok(struct wbuf *b, uint8_t seq, uint32_t client_caps, uint64_t affected, uint64_t last_id,
 		 uint16_t status, uint16_t warnings, bool eof_header);
 /* ERR: 0xff, u16 code, '#', sqlstate (5 chars; anything else writes "HY000"), message (NULL: ""). */
-void my_write_err(struct my_buf *b, uint8_t seq, uint16_t errcode, const char *sqlstate, const char *message);
+void my_write_err(struct wbuf *b, uint8_t seq, uint16_t errcode, const char *sqlstate, const char *message);
 /* EOF (clients without CLIENT_DEPRECATE_EOF): 0xfe, u16 warnings, u16 status. */
-void my_write_eof(struct my_buf *b, uint8_t seq, uint16_t warnings, uint16_t status);
+void my_write_eof(struct wbuf *b, uint8_t seq, uint16_t warnings, uint16_t status);
 /* The first packet of a result set: a lenenc column count. */
-void my_write_column_count(struct my_buf *b, uint8_t seq, uint64_t n);
+void my_write_column_count(struct wbuf *b, uint8_t seq, uint64_t n);
 
 /* A column's metadata; string views need no NUL; a NULL pointer is "" whatever its length. */
 struct my_column {
@@ -303,7 +311,7 @@ struct my_column {
  * u32 length, u8 type, u16 flags, u8 decimals, 2 zero bytes. field_list
  * appends the COM_FIELD_LIST default value (a lenenc NULL, 0xfb).
  */
-void my_write_column_def(struct my_buf *b, uint8_t seq, const struct my_column *c, bool field_list);
+void my_write_column_def(struct wbuf *b, uint8_t seq, const struct my_column *c, bool field_list);
 
 /*
  * A text result row is built by the caller: my_begin, per value
@@ -311,9 +319,9 @@ void my_write_column_def(struct my_buf *b, uint8_t seq, const struct my_column *
  */
 
 /* AuthSwitchRequest: 0xfe, plugin NUL, data, NUL (pass the 20 scramble bytes; the NUL is added here). */
-void my_write_auth_switch(struct my_buf *b, uint8_t seq, const char *plugin, const uint8_t *data, size_t len);
+void my_write_auth_switch(struct wbuf *b, uint8_t seq, const char *plugin, const uint8_t *data, size_t len);
 /* AuthMoreData: 0x01 + data (e.g. 0x03 / 0x04 for caching_sha2_password, or the PEM public key). */
-void my_write_auth_more(struct my_buf *b, uint8_t seq, const void *data, size_t len);
+void my_write_auth_more(struct wbuf *b, uint8_t seq, const void *data, size_t len);
 
 /* ---- client packets ---- */
 

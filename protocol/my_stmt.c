@@ -1,7 +1,7 @@
 /*
  * my_stmt: the MySQL prepared statement protocol, server side (layouts in
  * my_stmt.h). Pure: no I/O, no allocation except the growth of the
- * caller's my_buf.
+ * caller's wbuf.
  *
  * The execute decoder reads through a bounded cursor: every getter checks
  * what remains before it reads. Parameter literals and binary rows are
@@ -226,12 +226,12 @@ enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t npa
 
 /* ---- parameter literals -------------------------------------------------- */
 
-static void put_str(struct my_buf *b, const char *s)
+static void put_str(struct wbuf *b, const char *s)
 {
 	my_put_bytes(b, s, strlen(s));
 }
 
-static void put_fmt_int(struct my_buf *b, bool is_unsigned, uint64_t u, int64_t s)
+static void put_fmt_int(struct wbuf *b, bool is_unsigned, uint64_t u, int64_t s)
 {
 	char tmp[32];
 
@@ -249,7 +249,7 @@ static bool plain_number(const char *s)
 }
 
 /* Shortest text that reads back as v (float when is_float). */
-static enum my_status put_float_text(struct my_buf *b, double v, bool is_float, const char **why)
+static enum my_status put_float_text(struct wbuf *b, double v, bool is_float, const char **why)
 {
 	char tmp[48];
 	int prec, max = is_float ? 9 : 17;
@@ -291,7 +291,7 @@ static bool decimal_text(const uint8_t *s, size_t n)
 	return digits && i == n;
 }
 
-static enum my_status put_quoted(struct my_buf *b, const uint8_t *s, size_t n, bool nbe, const char **why)
+static enum my_status put_quoted(struct wbuf *b, const uint8_t *s, size_t n, bool nbe, const char **why)
 {
 	size_t i, run = 0;
 
@@ -319,7 +319,7 @@ static enum my_status put_quoted(struct my_buf *b, const uint8_t *s, size_t n, b
 }
 
 /* Binary DATE/DATETIME/TIMESTAMP (len 0/4/7/11, after the length byte) as a quoted literal. */
-static enum my_status put_date(struct my_buf *b, const uint8_t *v, size_t n, const char **why)
+static enum my_status put_date(struct wbuf *b, const uint8_t *v, size_t n, const char **why)
 {
 	unsigned year = 0, mon = 0, day = 0, hh = 0, mm = 0, ss = 0;
 	uint32_t us = 0;
@@ -353,7 +353,7 @@ static enum my_status put_date(struct my_buf *b, const uint8_t *v, size_t n, con
 }
 
 /* Binary TIME (len 0/8/12, after the length byte) as a quoted literal. */
-static enum my_status put_time(struct my_buf *b, const uint8_t *v, size_t n, const char **why)
+static enum my_status put_time(struct wbuf *b, const uint8_t *v, size_t n, const char **why)
 {
 	unsigned long long hours = 0;
 	unsigned mm = 0, ss = 0, hh = 0;
@@ -384,7 +384,7 @@ static enum my_status put_time(struct my_buf *b, const uint8_t *v, size_t n, con
 	return MY_OK;
 }
 
-static enum my_status put_int_param(struct my_buf *b, const struct my_param *prm, size_t width, const char **why)
+static enum my_status put_int_param(struct wbuf *b, const struct my_param *prm, size_t width, const char **why)
 {
 	uint64_t u;
 	int64_t s;
@@ -413,7 +413,7 @@ static enum my_status put_int_param(struct my_buf *b, const struct my_param *prm
 	return MY_OK;
 }
 
-static enum my_status literal(const struct my_param *prm, bool nbe, struct my_buf *out, const char **why)
+static enum my_status literal(const struct my_param *prm, bool nbe, struct wbuf *out, const char **why)
 {
 	size_t fixed_len;
 	enum wire_kind kind;
@@ -469,7 +469,7 @@ static enum my_status literal(const struct my_param *prm, bool nbe, struct my_bu
 	}
 }
 
-enum my_status my_param_literal(const struct my_param *prm, bool no_backslash_escapes, struct my_buf *out,
+enum my_status my_param_literal(const struct my_param *prm, bool no_backslash_escapes, struct wbuf *out,
 				const char **why)
 {
 	size_t start = out->len;
@@ -487,7 +487,7 @@ enum my_status my_param_literal(const struct my_param *prm, bool no_backslash_es
 
 /* ---- COM_STMT_PREPARE_OK ------------------------------------------------- */
 
-void my_write_prepare_ok(struct my_buf *b, uint8_t seq, uint32_t stmt_id, uint16_t ncols, uint16_t nparams,
+void my_write_prepare_ok(struct wbuf *b, uint8_t seq, uint32_t stmt_id, uint16_t ncols, uint16_t nparams,
 			 uint16_t warnings)
 {
 	my_begin(b, seq);
@@ -655,7 +655,7 @@ static bool parse_time(const uint8_t *s, size_t n, struct tm_val *t)
 }
 
 /* One column's value, binary-encoded; false when the text does not parse for the type. */
-static bool put_binary_value(struct my_buf *b, uint8_t type, bool is_unsigned, const uint8_t *s, size_t n)
+static bool put_binary_value(struct wbuf *b, uint8_t type, bool is_unsigned, const uint8_t *s, size_t n)
 {
 	size_t fixed_len;
 	enum wire_kind kind = wire_kind(type, &fixed_len);
@@ -757,13 +757,13 @@ static bool put_binary_value(struct my_buf *b, uint8_t type, bool is_unsigned, c
 	}
 }
 
-enum my_status my_write_binary_row(struct my_buf *b, uint8_t seq, uint16_t ncols, const uint8_t *types,
+enum my_status my_write_binary_row(struct wbuf *b, uint8_t seq, uint16_t ncols, const uint8_t *types,
 				   const bool *unsigned_flags, const uint8_t *const *values, const size_t *lens,
 				   const char **why)
 {
 	uint8_t bitmap[(MY_STMT_MAX_COLS + 7 + ROW_BITMAP_OFFSET) / 8];
 	size_t bitmap_len = ((size_t)ncols + 7 + ROW_BITMAP_OFFSET) / 8, i;
-	size_t saved_len = b->len, saved_pkt = b->pkt_start;
+	size_t saved_len = b->len, saved_mark = b->mark, saved_limit = b->limit;
 	bool was_failed = b->failed;
 
 	if (ncols > MY_STMT_MAX_COLS)
@@ -782,7 +782,8 @@ enum my_status my_write_binary_row(struct my_buf *b, uint8_t seq, uint16_t ncols
 		if (!put_binary_value(b, types[i], unsigned_flags && unsigned_flags[i], values[i], lens[i])) {
 			/* Undo the partial packet (and a failed bit set by this call). */
 			b->len = saved_len;
-			b->pkt_start = saved_pkt;
+			b->mark = saved_mark;
+			b->limit = saved_limit;
 			b->failed = was_failed;
 			return fail(why, "column value does not parse for its binary type");
 		}

@@ -4,7 +4,7 @@
  * COM_STMT_EXECUTE, turn each bound parameter into an SQL literal, and
  * write COM_STMT_PREPARE_OK and binary result rows (from the text the
  * server produced). Pure: no I/O, no allocation except the growth of the
- * caller's my_buf.
+ * caller's wbuf.
  *
  * Decoded parameter values are views into the caller's packet (valid
  * while it is). Errors are static strings.
@@ -75,9 +75,9 @@ enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t npa
 				      struct my_stmt_execute *out, uint8_t *types_out, const char **why);
 
 /*
- * Appends one parameter as SQL literal text to a growable buffer (struct
- * my_buf's storage used as a plain byte buffer: no my_begin/my_end; the
- * buffer as a whole is capped at MY_HEADER_LEN + MY_MAX_PAYLOAD bytes):
+ * Appends one parameter as SQL literal text to a wbuf used as a plain
+ * byte buffer (no my_begin/my_end; the wbuf's own limit applies, so a
+ * caller that wants the text capped opens it with wbuf_begin first):
  *   NULL (or type NULL) -> NULL
  *   TINY/SHORT/LONG/INT24/LONGLONG/YEAR -> decimal integer, signed or unsigned per is_unsigned
  *   FLOAT/DOUBLE -> shortest round-trip decimal (exponent form like 1e+300 when %g picks it);
@@ -95,11 +95,11 @@ enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t npa
  * Returns MY_OK or MY_ERR with why (static); on MY_ERR out->len is as it was (unless
  * out->failed was set by the allocation, which is also MY_ERR).
  */
-enum my_status my_param_literal(const struct my_param *prm, bool no_backslash_escapes, struct my_buf *out,
+enum my_status my_param_literal(const struct my_param *prm, bool no_backslash_escapes, struct wbuf *out,
 				const char **why);
 
 /* COM_STMT_PREPARE_OK: 0x00, stmt id, column count, param count, filler 0, warnings. A whole packet. */
-void my_write_prepare_ok(struct my_buf *b, uint8_t seq, uint32_t stmt_id, uint16_t ncols, uint16_t nparams,
+void my_write_prepare_ok(struct wbuf *b, uint8_t seq, uint32_t stmt_id, uint16_t ncols, uint16_t nparams,
 			 uint16_t warnings);
 
 /*
@@ -117,7 +117,7 @@ void my_write_prepare_ok(struct my_buf *b, uint8_t seq, uint32_t stmt_id, uint16
  * type, or ncols > MY_STMT_MAX_COLS -> MY_ERR with why and b as it was.
  * An allocation failure sets b->failed as the other writers do (MY_OK).
  */
-enum my_status my_write_binary_row(struct my_buf *b, uint8_t seq, uint16_t ncols, const uint8_t *types,
+enum my_status my_write_binary_row(struct wbuf *b, uint8_t seq, uint16_t ncols, const uint8_t *types,
 				   const bool *unsigned_flags, const uint8_t *const *values, const size_t *lens,
 				   const char **why);
 

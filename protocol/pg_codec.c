@@ -1,25 +1,25 @@
 /*
  * pg_codec: the Postgres v3 wire protocol, frontend messages in and backend
  * messages out. Pure: no I/O, no allocation except the growth of the
- * caller's pg_wbuf.
+ * caller's wbuf.
  *
  * Decoders: every length read from the input is checked against the bytes
  * present and against the caller's maximum before it is used; the structs
  * they fill point into the caller's buffer and are valid while it is.
  * Errors are static strings.
  *
- * Writers: each pg_put_* appends one whole backend message to a pg_wbuf
+ * Writers: each pg_put_* appends one whole backend message to a wbuf
  * owned by the caller. A failure (allocation, a message above INT32_MAX, a
  * RowDescription whose columns do not match its count) sets the sticky
- * failed bit; the caller checks it once before sending. A pg_wbuf holds
- * only messages written here: pg_put_rowdesc_end finds the RowDescription
- * it closes by walking the message lengths from the buffer's start.
+ * failed bit; the caller checks it once before sending. A wbuf given to
+ * pg_put_rowdesc_* holds only messages written here: pg_put_rowdesc_end
+ * finds the RowDescription it closes by walking the message lengths from
+ * the buffer's start.
  */
 #include "protocol/pg_codec.h"
 
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Postgres refuses startup packets above this (MAX_STARTUP_PACKET_LENGTH). */
@@ -35,14 +35,6 @@ static uint32_t rd_u32(const uint8_t *p)
 static uint16_t rd_u16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void wr_u32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 /* Length of the NUL-terminated string at p, or -1 when no NUL comes before end. */
@@ -265,100 +257,21 @@ enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **da
 
 /* ---- backend message writer ------------------------------------------- */
 
-void pg_wbuf_init(struct pg_wbuf *w)
-{
-	memset(w, 0, sizeof(*w));
-}
-
-void pg_wbuf_free(struct pg_wbuf *w)
-{
-	free(w->data);
-	memset(w, 0, sizeof(*w));
-}
-
-void pg_wbuf_reset(struct pg_wbuf *w)
-{
-	w->len = 0;
-	w->failed = false;
-}
-
-/* Room for n more bytes; false (and failed set) when it cannot be had. */
-static bool wb_reserve(struct pg_wbuf *w, size_t n)
-{
-	size_t need, ncap;
-	uint8_t *nd;
-
-	if (w->failed)
-		return false;
-	if (n > SIZE_MAX - w->len)
-		goto out_fail;
-	need = w->len + n;
-	if (need <= w->cap)
-		return true;
-	ncap = w->cap ? w->cap : 256;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2) {
-			ncap = need;
-			break;
-		}
-		ncap *= 2;
-	}
-	nd = realloc(w->data, ncap);
-	if (!nd)
-		goto out_fail;
-	w->data = nd;
-	w->cap = ncap;
-	return true;
-out_fail:
-	w->failed = true;
-	return false;
-}
-
-static void wb_put(struct pg_wbuf *w, const void *p, size_t n)
-{
-	if (n == 0 || !wb_reserve(w, n))
-		return;
-	memcpy(w->data + w->len, p, n);
-	w->len += n;
-}
-
-static void wb_u8(struct pg_wbuf *w, uint8_t v)
-{
-	wb_put(w, &v, 1);
-}
-
-static void wb_u16(struct pg_wbuf *w, uint16_t v)
-{
-	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
-
-	wb_put(w, b, 2);
-}
-
-static void wb_u32(struct pg_wbuf *w, uint32_t v)
-{
-	uint8_t b[4];
-
-	wr_u32(b, v);
-	wb_put(w, b, 4);
-}
-
-static void wb_cstr(struct pg_wbuf *w, const char *s)
-{
-	wb_put(w, s, strlen(s) + 1);
-}
+/* A message's length field counts itself and the body: at most INT32_MAX. */
+#define PG_MSG_LIMIT ((size_t)INT32_MAX + 1)
 
 /* Starts a message; returns the offset of its type byte (for wb_end). */
-static size_t wb_begin(struct pg_wbuf *w, char type)
+static size_t wb_begin(struct wbuf *w, char type)
 {
-	size_t start = w->len;
+	size_t start = wbuf_begin(w, PG_MSG_LIMIT);
 
-	wb_u8(w, (uint8_t)type);
-	wb_u32(w, 0);
+	wbuf_put_u8(w, (uint8_t)type);
+	wbuf_put_be32(w, 0);
 	return start;
 }
 
 /* Patches the length of the message begun at start. */
-static void wb_end(struct pg_wbuf *w, size_t start)
+static void wb_end(struct wbuf *w, size_t start)
 {
 	size_t mlen;
 
@@ -369,95 +282,95 @@ static void wb_end(struct pg_wbuf *w, size_t start)
 		w->failed = true;
 		return;
 	}
-	wr_u32(w->data + start + 1, (uint32_t)mlen);
+	wbuf_patch_be32(w, start + 1, (uint32_t)mlen);
 }
 
-void pg_put_auth_ok(struct pg_wbuf *w)
+void pg_put_auth_ok(struct wbuf *w)
 {
 	size_t s = wb_begin(w, 'R');
 
-	wb_u32(w, 0);
+	wbuf_put_be32(w, 0);
 	wb_end(w, s);
 }
 
-void pg_put_auth_sasl(struct pg_wbuf *w, const char *mechanism)
+void pg_put_auth_sasl(struct wbuf *w, const char *mechanism)
 {
 	size_t s = wb_begin(w, 'R');
 
-	wb_u32(w, 10);
-	wb_cstr(w, mechanism);
-	wb_u8(w, 0);
+	wbuf_put_be32(w, 10);
+	wbuf_put_cstr(w, mechanism);
+	wbuf_put_u8(w, 0);
 	wb_end(w, s);
 }
 
-void pg_put_auth_sasl_continue(struct pg_wbuf *w, const void *data, size_t len)
+void pg_put_auth_sasl_continue(struct wbuf *w, const void *data, size_t len)
 {
 	size_t s = wb_begin(w, 'R');
 
-	wb_u32(w, 11);
-	wb_put(w, data, len);
+	wbuf_put_be32(w, 11);
+	wbuf_put_bytes(w, data, len);
 	wb_end(w, s);
 }
 
-void pg_put_auth_sasl_final(struct pg_wbuf *w, const void *data, size_t len)
+void pg_put_auth_sasl_final(struct wbuf *w, const void *data, size_t len)
 {
 	size_t s = wb_begin(w, 'R');
 
-	wb_u32(w, 12);
-	wb_put(w, data, len);
+	wbuf_put_be32(w, 12);
+	wbuf_put_bytes(w, data, len);
 	wb_end(w, s);
 }
 
-void pg_put_parameter_status(struct pg_wbuf *w, const char *name, const char *value)
+void pg_put_parameter_status(struct wbuf *w, const char *name, const char *value)
 {
 	size_t s = wb_begin(w, 'S');
 
-	wb_cstr(w, name);
-	wb_cstr(w, value);
+	wbuf_put_cstr(w, name);
+	wbuf_put_cstr(w, value);
 	wb_end(w, s);
 }
 
-void pg_put_backend_key(struct pg_wbuf *w, uint32_t pid, uint32_t key)
+void pg_put_backend_key(struct wbuf *w, uint32_t pid, uint32_t key)
 {
 	size_t s = wb_begin(w, 'K');
 
-	wb_u32(w, pid);
-	wb_u32(w, key);
+	wbuf_put_be32(w, pid);
+	wbuf_put_be32(w, key);
 	wb_end(w, s);
 }
 
-void pg_put_ready(struct pg_wbuf *w, char status)
+void pg_put_ready(struct wbuf *w, char status)
 {
 	size_t s = wb_begin(w, 'Z');
 
-	wb_u8(w, (uint8_t)status);
+	wbuf_put_u8(w, (uint8_t)status);
 	wb_end(w, s);
 }
 
-void pg_put_command_complete(struct pg_wbuf *w, const char *tag)
+void pg_put_command_complete(struct wbuf *w, const char *tag)
 {
 	size_t s = wb_begin(w, 'C');
 
-	wb_cstr(w, tag);
+	wbuf_put_cstr(w, tag);
 	wb_end(w, s);
 }
 
-void pg_put_empty_query(struct pg_wbuf *w)
+void pg_put_empty_query(struct wbuf *w)
 {
 	size_t s = wb_begin(w, 'I');
 
 	wb_end(w, s);
 }
 
-static void put_field(struct pg_wbuf *w, char code, const char *value)
+static void put_field(struct wbuf *w, char code, const char *value)
 {
 	if (!value)
 		return;
-	wb_u8(w, (uint8_t)code);
-	wb_cstr(w, value);
+	wbuf_put_u8(w, (uint8_t)code);
+	wbuf_put_cstr(w, value);
 }
 
-static void put_error_or_notice(struct pg_wbuf *w, char type, const struct pg_error_fields *e)
+static void put_error_or_notice(struct wbuf *w, char type, const struct pg_error_fields *e)
 {
 	size_t s = wb_begin(w, type);
 	char pos[16];
@@ -472,48 +385,49 @@ static void put_error_or_notice(struct pg_wbuf *w, char type, const struct pg_er
 		snprintf(pos, sizeof(pos), "%d", e->position);
 		put_field(w, 'P', pos);
 	}
-	wb_u8(w, 0);
+	wbuf_put_u8(w, 0);
 	wb_end(w, s);
 }
 
-void pg_put_error(struct pg_wbuf *w, const struct pg_error_fields *e)
+void pg_put_error(struct wbuf *w, const struct pg_error_fields *e)
 {
 	put_error_or_notice(w, 'E', e);
 }
 
-void pg_put_notice(struct pg_wbuf *w, const struct pg_error_fields *e)
+void pg_put_notice(struct wbuf *w, const struct pg_error_fields *e)
 {
 	put_error_or_notice(w, 'N', e);
 }
 
-void pg_put_rowdesc_begin(struct pg_wbuf *w, uint16_t ncols)
+void pg_put_rowdesc_begin(struct wbuf *w, uint16_t ncols)
 {
-	wb_u8(w, 'T');
-	wb_u32(w, PG_LEN_PENDING);
-	wb_u16(w, ncols);
+	(void)wbuf_begin(w, PG_MSG_LIMIT);
+	wbuf_put_u8(w, 'T');
+	wbuf_put_be32(w, PG_LEN_PENDING);
+	wbuf_put_be16(w, ncols);
 }
 
-void pg_put_rowdesc_column(struct pg_wbuf *w, const struct pg_column_desc *c)
+void pg_put_rowdesc_column(struct wbuf *w, const struct pg_column_desc *c)
 {
 	/* The name is written up to its first NUL: the wire cannot carry more. */
 	const char *nul = c->name ? memchr(c->name, 0, c->name_len) : NULL;
 	size_t nlen = !c->name ? 0 : nul ? (size_t)(nul - c->name) : c->name_len;
 
-	wb_put(w, c->name, nlen);
-	wb_u8(w, 0);
-	wb_u32(w, c->table_oid);
-	wb_u16(w, (uint16_t)c->attnum);
-	wb_u32(w, c->type_oid);
-	wb_u16(w, (uint16_t)c->typlen);
-	wb_u32(w, (uint32_t)c->typmod);
-	wb_u16(w, (uint16_t)c->format);
+	wbuf_put_bytes(w, c->name, nlen);
+	wbuf_put_u8(w, 0);
+	wbuf_put_be32(w, c->table_oid);
+	wbuf_put_be16(w, (uint16_t)c->attnum);
+	wbuf_put_be32(w, c->type_oid);
+	wbuf_put_be16(w, (uint16_t)c->typlen);
+	wbuf_put_be32(w, (uint32_t)c->typmod);
+	wbuf_put_be16(w, (uint16_t)c->format);
 }
 
 /*
  * Finds the RowDescription being built: the writer's messages follow one
  * another from offset 0, so walk their lengths to the pending one.
  */
-static bool find_pending_rowdesc(const struct pg_wbuf *w, size_t *start)
+static bool find_pending_rowdesc(const struct wbuf *w, size_t *start)
 {
 	size_t off = 0;
 
@@ -552,7 +466,7 @@ static bool rowdesc_consistent(const uint8_t *p, const uint8_t *end)
 	return p == end;
 }
 
-void pg_put_rowdesc_end(struct pg_wbuf *w)
+void pg_put_rowdesc_end(struct wbuf *w)
 {
 	size_t start;
 
@@ -566,11 +480,11 @@ void pg_put_rowdesc_end(struct pg_wbuf *w)
 	wb_end(w, start);
 }
 
-void pg_put_datarow_raw(struct pg_wbuf *w, const void *body, size_t len)
+void pg_put_datarow_raw(struct wbuf *w, const void *body, size_t len)
 {
 	size_t s = wb_begin(w, 'D');
 
-	wb_put(w, body, len);
+	wbuf_put_bytes(w, body, len);
 	wb_end(w, s);
 }
 
@@ -736,44 +650,44 @@ enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uin
 	return PG_OK;
 }
 
-static void put_empty(struct pg_wbuf *w, char type)
+static void put_empty(struct wbuf *w, char type)
 {
 	size_t s = wb_begin(w, type);
 
 	wb_end(w, s);
 }
 
-void pg_put_parse_complete(struct pg_wbuf *w)
+void pg_put_parse_complete(struct wbuf *w)
 {
 	put_empty(w, '1');
 }
 
-void pg_put_bind_complete(struct pg_wbuf *w)
+void pg_put_bind_complete(struct wbuf *w)
 {
 	put_empty(w, '2');
 }
 
-void pg_put_close_complete(struct pg_wbuf *w)
+void pg_put_close_complete(struct wbuf *w)
 {
 	put_empty(w, '3');
 }
 
-void pg_put_no_data(struct pg_wbuf *w)
+void pg_put_no_data(struct wbuf *w)
 {
 	put_empty(w, 'n');
 }
 
-void pg_put_portal_suspended(struct pg_wbuf *w)
+void pg_put_portal_suspended(struct wbuf *w)
 {
 	put_empty(w, 's');
 }
 
-void pg_put_parameter_description(struct pg_wbuf *w, const uint32_t *oids, uint16_t n)
+void pg_put_parameter_description(struct wbuf *w, const uint32_t *oids, uint16_t n)
 {
 	size_t s = wb_begin(w, 't');
 
-	wb_u16(w, n);
+	wbuf_put_be16(w, n);
 	for (uint16_t i = 0; i < n; i++)
-		wb_u32(w, oids[i]);
+		wbuf_put_be32(w, oids[i]);
 	wb_end(w, s);
 }

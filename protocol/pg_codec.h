@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/wbuf.h"
+
 enum pg_status {
 	PG_OK = 0,
 	PG_NEED_MORE = 1,
@@ -117,28 +119,18 @@ enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uin
 				const char **err);
 
 /*
- * Writer for backend messages into a caller-owned growable buffer (realloc
- * on w->data; the caller frees it). Sticky failed bit: check once at the end.
+ * Writers: each pg_put_* appends one whole backend message to a wbuf the
+ * caller owns (see protocol/wbuf.h); check w->failed once at the end.
  */
-struct pg_wbuf {
-	uint8_t *data;
-	size_t len;
-	size_t cap;
-	bool failed;
-};
-void pg_wbuf_init(struct pg_wbuf *w);
-void pg_wbuf_free(struct pg_wbuf *w);
-void pg_wbuf_reset(struct pg_wbuf *w);
-
-void pg_put_auth_ok(struct pg_wbuf *w);
-void pg_put_auth_sasl(struct pg_wbuf *w, const char *mechanism); /* one mechanism */
-void pg_put_auth_sasl_continue(struct pg_wbuf *w, const void *data, size_t len);
-void pg_put_auth_sasl_final(struct pg_wbuf *w, const void *data, size_t len);
-void pg_put_parameter_status(struct pg_wbuf *w, const char *name, const char *value);
-void pg_put_backend_key(struct pg_wbuf *w, uint32_t pid, uint32_t key);
-void pg_put_ready(struct pg_wbuf *w, char status); /* 'I', 'T' or 'E' */
-void pg_put_command_complete(struct pg_wbuf *w, const char *tag);
-void pg_put_empty_query(struct pg_wbuf *w);
+void pg_put_auth_ok(struct wbuf *w);
+void pg_put_auth_sasl(struct wbuf *w, const char *mechanism); /* one mechanism */
+void pg_put_auth_sasl_continue(struct wbuf *w, const void *data, size_t len);
+void pg_put_auth_sasl_final(struct wbuf *w, const void *data, size_t len);
+void pg_put_parameter_status(struct wbuf *w, const char *name, const char *value);
+void pg_put_backend_key(struct wbuf *w, uint32_t pid, uint32_t key);
+void pg_put_ready(struct wbuf *w, char status); /* 'I', 'T' or 'E' */
+void pg_put_command_complete(struct wbuf *w, const char *tag);
+void pg_put_empty_query(struct wbuf *w);
 
 /* Error and notice fields; NULL fields are omitted. */
 struct pg_error_fields {
@@ -149,8 +141,8 @@ struct pg_error_fields {
 	const char *hint;
 	int position;         /* 'P' when > 0 */
 };
-void pg_put_error(struct pg_wbuf *w, const struct pg_error_fields *e);
-void pg_put_notice(struct pg_wbuf *w, const struct pg_error_fields *e);
+void pg_put_error(struct wbuf *w, const struct pg_error_fields *e);
+void pg_put_notice(struct wbuf *w, const struct pg_error_fields *e);
 
 /* RowDescription, built column by column. */
 struct pg_column_desc {
@@ -163,17 +155,17 @@ struct pg_column_desc {
 	int32_t typmod;
 	int16_t format;
 };
-void pg_put_rowdesc_begin(struct pg_wbuf *w, uint16_t ncols);
-void pg_put_rowdesc_column(struct pg_wbuf *w, const struct pg_column_desc *c);
-void pg_put_rowdesc_end(struct pg_wbuf *w);
-void pg_put_parse_complete(struct pg_wbuf *w);
-void pg_put_bind_complete(struct pg_wbuf *w);
-void pg_put_close_complete(struct pg_wbuf *w);
-void pg_put_no_data(struct pg_wbuf *w);
-void pg_put_portal_suspended(struct pg_wbuf *w);
-void pg_put_parameter_description(struct pg_wbuf *w, const uint32_t *oids, uint16_t n);
+void pg_put_rowdesc_begin(struct wbuf *w, uint16_t ncols);
+void pg_put_rowdesc_column(struct wbuf *w, const struct pg_column_desc *c);
+void pg_put_rowdesc_end(struct wbuf *w);
+void pg_put_parse_complete(struct wbuf *w);
+void pg_put_bind_complete(struct wbuf *w);
+void pg_put_close_complete(struct wbuf *w);
+void pg_put_no_data(struct wbuf *w);
+void pg_put_portal_suspended(struct wbuf *w);
+void pg_put_parameter_description(struct wbuf *w, const uint32_t *oids, uint16_t n);
 
 /* A DataRow whose body (u16 count + values) is already encoded. */
-void pg_put_datarow_raw(struct pg_wbuf *w, const void *body, size_t len);
+void pg_put_datarow_raw(struct wbuf *w, const void *body, size_t len);
 
 #endif

@@ -110,11 +110,11 @@ unsigned jobs_live(const struct jobs *js)
 	return js->live;
 }
 
-static void job_wipe(struct frame_buf *b)
+static void job_wipe(struct wbuf *b)
 {
 	if (b->data)
 		explicit_bzero(b->data, b->cap);
-	frame_buf_free(b);
+	wbuf_free(b);
 }
 
 static void job_wipe_frame(struct job *j)
@@ -558,13 +558,13 @@ out_close:
 	return -1;
 }
 
-static void job_put_pair(struct frame_buf *b, const char *key, const char *value)
+static void job_put_pair(struct wbuf *b, const char *key, const char *value)
 {
 	frame_put_cstr(b, key);
 	frame_put_cstr(b, value);
 }
 
-static void job_put_param(struct frame_buf *b, size_t i, const struct job_param *p)
+static void job_put_param(struct wbuf *b, size_t i, const struct job_param *p)
 {
 	char key[32];
 	uint8_t flags = (p->value ? 0 : 1) | (p->binary ? 2 : 0);
@@ -581,7 +581,7 @@ static void job_put_param(struct frame_buf *b, size_t i, const struct job_param 
 /* Returns -1 when the job cannot be expressed in one frame. */
 static int job_build_frame(struct job *j, const struct job_request *req)
 {
-	struct frame_buf *b = &j->jobframe;
+	struct wbuf *b = &j->jobframe;
 	char num[3][32];
 	char key[96];
 	bool cost = req->cost_check && req->limits->max_cost > 0;
@@ -592,7 +592,7 @@ static int job_build_frame(struct job *j, const struct job_request *req)
 	snprintf(num[0], sizeof(num[0]), "%u", req->limits->timeout_ms);
 	snprintf(num[1], sizeof(num[1]), "%u", j->limits.max_rows);
 	snprintf(num[2], sizeof(num[2]), "%" PRIu64, req->limits->max_bytes);
-	frame_buf_init(b);
+	wbuf_init(b);
 	frame_begin(b, FRAME_JOB);
 	frame_put_u16(b, (uint16_t)npairs);
 	job_put_pair(b, "sql", req->sql);
@@ -634,9 +634,9 @@ static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
 /* The 'P' frame: what a runner needs to connect to the target. */
 static void job_build_connframe(struct job *j, const struct airlock_target *t)
 {
-	struct frame_buf *b = &j->connframe;
+	struct wbuf *b = &j->connframe;
 
-	frame_buf_init(b);
+	wbuf_init(b);
 	frame_begin(b, FRAME_CONNECT);
 	frame_put_u16(b, 4);
 	job_put_pair(b, "engine", t->engine);
@@ -789,7 +789,7 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 
 void job_cancel(struct job *j)
 {
-	struct frame_buf b;
+	struct wbuf b;
 
 	if (j->done || j->cancel_sent)
 		return;
@@ -801,12 +801,12 @@ void job_cancel(struct job *j)
 			launcher_kill(j->launch);
 		return;
 	}
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_CANCEL);
 	frame_end(&b);
 	if (!b.failed)
 		bufferevent_write(j->ctl, b.data, b.len);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 void job_pause(struct job *j, bool paused)

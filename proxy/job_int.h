@@ -76,8 +76,8 @@ struct job {
 	struct launch *launch;
 	struct event *defer;
 
-	struct frame_buf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
-	struct frame_buf jobframe;  /* 'J': the statement, sent once attached */
+	struct wbuf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
+	struct wbuf jobframe;  /* 'J': the statement, sent once attached */
 	char *host;
 	uint16_t port;
 	const struct airlock_target *target;

@@ -20,7 +20,7 @@ int runner_ctl_connect(struct runner_ctl *c, const char *path)
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
-	frame_buf_init(&c->out);
+	wbuf_init(&c->out);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if (plen == 0 || plen >= sizeof(sa.sun_path)) {
@@ -49,7 +49,7 @@ void runner_ctl_close(struct runner_ctl *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
-	frame_buf_free(&c->out);
+	wbuf_free(&c->out);
 }
 
 /* Blocking read of exactly n bytes; -1 on EOF or error. */
@@ -154,7 +154,7 @@ int runner_ctl_flush(struct runner_ctl *c)
 		}
 		off += (size_t)w;
 	}
-	frame_buf_reset(&c->out);
+	wbuf_reset(&c->out);
 	return 0;
 }
 
@@ -171,7 +171,7 @@ int runner_ctl_commit(struct runner_ctl *c)
 }
 
 /* Puts s cut to RUNNER_CTL_MAX_TEXT bytes, never inside a UTF-8 sequence. */
-static void put_text(struct frame_buf *b, const char *s)
+static void put_text(struct wbuf *b, const char *s)
 {
 	size_t n;
 

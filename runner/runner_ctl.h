@@ -28,7 +28,7 @@ struct runner_ctl {
 	int fd;
 	uint8_t in[32];    /* partial inbound frame while a statement runs */
 	size_t in_len;
-	struct frame_buf out; /* frames queued for the proxy */
+	struct wbuf out; /* frames queued for the proxy */
 	bool broken;       /* a write failed; nothing more will be sent */
 };
 

@@ -344,14 +344,14 @@ static enum outcome job_setup(struct my_run *r)
 	return o;
 }
 
-static void put_field_str(struct frame_buf *b, const char *s, unsigned int len)
+static void put_field_str(struct wbuf *b, const char *s, unsigned int len)
 {
 	frame_put_str(b, s ? s : "", s ? len : 0);
 }
 
 static enum outcome send_cols(struct my_run *r, MYSQL_RES *res)
 {
-	struct frame_buf *b = &r->ctl->out;
+	struct wbuf *b = &r->ctl->out;
 	unsigned n = mysql_num_fields(res), i;
 	MYSQL_FIELD *f = mysql_fetch_fields(res);
 
@@ -383,7 +383,7 @@ static enum outcome send_cols(struct my_run *r, MYSQL_RES *res)
 /* Sends one row unless it would pass max_rows or max_bytes. */
 static enum outcome send_row(struct my_run *r, MYSQL_ROW row, const unsigned long *lengths, unsigned n)
 {
-	struct frame_buf *b = &r->ctl->out;
+	struct wbuf *b = &r->ctl->out;
 	size_t body = 2;
 	unsigned i;
 

@@ -283,7 +283,7 @@ out:
 
 static enum outcome send_desc(struct pg_run *r, const PGresult *res)
 {
-	struct frame_buf *b = &r->ctl->out;
+	struct wbuf *b = &r->ctl->out;
 	int n = PQnfields(res), i;
 
 	if (r->sent_desc)
@@ -312,7 +312,7 @@ static enum outcome send_desc(struct pg_run *r, const PGresult *res)
 /* Sends one row unless it would pass max_rows or max_bytes. */
 static enum outcome send_row(struct pg_run *r, const PGresult *res)
 {
-	struct frame_buf *b = &r->ctl->out;
+	struct wbuf *b = &r->ctl->out;
 	int n = PQnfields(res), i;
 	size_t body = 2;
 

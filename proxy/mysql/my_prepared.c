@@ -235,13 +235,14 @@ static bool only_digits(const uint8_t *p, size_t n)
 static char *bind_values(struct my_session *s, const struct mys_stmt *st, const struct my_stmt_execute *ex,
 			 const char **why)
 {
-	struct my_buf b;
+	struct wbuf b;
 	size_t from = 0;
 	bool ansi_quotes, no_backslash;
 	char *out;
 
 	myv_lex_modes(&s->vars, &ansi_quotes, &no_backslash);
-	my_buf_init(&b);
+	wbuf_init(&b);
+	(void)wbuf_begin(&b, MY_HEADER_LEN + MY_MAX_PAYLOAD); /* the text never outgrows a packet */
 	for (uint16_t i = 0; i < st->nparams; i++) {
 		my_put_bytes(&b, st->sql + from, st->holes[i] - from);
 		/* A space first: "1-?" with -7 must not become "1--7" next to a dash. */
@@ -250,7 +251,7 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 		const struct my_param *prm = &ex->params[i];
 
 		if (my_param_literal(prm, no_backslash, &b, why) != MY_OK) {
-			my_buf_free(&b);
+			wbuf_free(&b);
 			return NULL;
 		}
 		/*
@@ -267,7 +268,7 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 	my_put_bytes(&b, "", 1);
 	if (b.failed || b.len - 1 > s->core.srv->cfg->max_message_bytes) {
 		*why = "the statement with its values is larger than max_message_bytes";
-		my_buf_free(&b);
+		wbuf_free(&b);
 		return NULL;
 	}
 	out = (char *)b.data; /* the buffer's bytes now belong to the caller */

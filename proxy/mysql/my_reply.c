@@ -15,7 +15,7 @@
 void myr_flush(struct my_session *s)
 {
 	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
-	my_buf_reset(&s->w);
+	wbuf_reset(&s->w);
 }
 
 uint16_t myr_status(const struct my_session *s)

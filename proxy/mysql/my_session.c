@@ -71,7 +71,7 @@ static void my_free(struct session *core)
 
 	myp_free_all(s);
 	myj_bin_free(s);
-	my_buf_free(&s->w);
+	wbuf_free(&s->w);
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 
@@ -444,14 +444,14 @@ static void my_auth_timeout(struct session *core)
 /* Over the global limit: the ERR packet MySQL sends instead of a handshake. */
 static void my_refuse(evutil_socket_t fd)
 {
-	struct my_buf w;
+	struct wbuf w;
 
-	my_buf_init(&w);
+	wbuf_init(&w);
 	my_write_err(&w, 0, 1040, "08004", "Too many connections: airlock's max_connections is reached");
 	if (!w.failed && write(fd, w.data, w.len) < 0) {
 		/* the client is gone either way */
 	}
-	my_buf_free(&w);
+	wbuf_free(&w);
 }
 
 static void peer_host(evutil_socket_t fd, char *out, size_t cap)
@@ -473,7 +473,7 @@ static bool my_start(struct session *core)
 {
 	struct my_session *s = my(core);
 
-	my_buf_init(&s->w);
+	wbuf_init(&s->w);
 	if (!core->srv->my_rsa || my_scramble_generate(s->scramble) < 0)
 		return false;
 	peer_host(bufferevent_getfd(core->bev), s->host, sizeof(s->host));

@@ -113,7 +113,7 @@ struct my_session {
 	bool cols_sent;
 	uint16_t ncols;
 
-	struct my_buf w; /* reply being built */
+	struct wbuf w; /* reply being built */
 };
 
 /* my_reply.c: the replies, below everything else */

@@ -17,7 +17,7 @@
 void pgr_flush(struct pg_session *s)
 {
 	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
-	pg_wbuf_reset(&s->w);
+	wbuf_reset(&s->w);
 }
 
 void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
@@ -91,7 +91,7 @@ void pgr_rowdesc(struct pg_session *s, const struct frame *f)
 		struct pg_column_desc c;
 
 		if (frame_rowdesc_next(&cur, &col) != FRAME_OK) {
-			pg_wbuf_reset(&s->w);
+			wbuf_reset(&s->w);
 			return;
 		}
 		c = (struct pg_column_desc){

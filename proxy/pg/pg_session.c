@@ -69,7 +69,7 @@ static void pg_free(struct session *core)
 	struct pg_session *s = pg(core);
 
 	pgx_free_all(s);
-	pg_wbuf_free(&s->w);
+	wbuf_free(&s->w);
 	explicit_bzero(&s->scram, sizeof(s->scram));
 }
 
@@ -431,21 +431,21 @@ static void pg_refuse(evutil_socket_t fd)
 {
 	static const char msg[] = "too many connections: airlock's max_connections is reached";
 	struct pg_error_fields e = {.severity = "FATAL", .sqlstate = "53300", .message = msg};
-	struct pg_wbuf w;
+	struct wbuf w;
 
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_error(&w, &e);
 	if (!w.failed && write(fd, w.data, w.len) < 0) {
 		/* the client is gone either way */
 	}
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 static bool pg_start(struct session *core)
 {
 	struct pg_session *s = pg(core);
 
-	pg_wbuf_init(&s->w);
+	wbuf_init(&s->w);
 	s->step = PG_STARTUP;
 	s->txn = 'I';
 	return getrandom(&s->key, sizeof(s->key), 0) == sizeof(s->key);

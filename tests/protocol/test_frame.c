@@ -25,7 +25,7 @@ static struct frame raw(uint8_t type, const void *payload, size_t len)
 }
 
 /* Peeks the single frame in b and checks it spans the whole buffer. */
-static struct frame peek_whole(const struct frame_buf *b)
+static struct frame peek_whole(const struct wbuf *b)
 {
 	struct frame f;
 	size_t used = 0;
@@ -42,7 +42,7 @@ static bool str_is(const struct frame_str *s, const char *want)
 }
 
 /* Every proper prefix of a valid frame is NEED_MORE, never ERR or OK. */
-static void check_prefixes(const struct frame_buf *b)
+static void check_prefixes(const struct wbuf *b)
 {
 	struct frame f;
 	size_t n, used;
@@ -57,7 +57,7 @@ static void check_prefixes(const struct frame_buf *b)
 	}
 }
 
-static void build_job(struct frame_buf *b)
+static void build_job(struct wbuf *b)
 {
 	frame_begin(b, FRAME_JOB);
 	frame_put_u16(b, 3);
@@ -72,13 +72,13 @@ static void build_job(struct frame_buf *b)
 
 static void test_job_roundtrip(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame_job *job = malloc(sizeof(*job));
 	struct frame f;
 	const struct frame_str *v;
 
 	assert_non_null(job);
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_job(&b);
 	f = peek_whole(&b);
 	assert_int_equal(f.type, FRAME_JOB);
@@ -93,17 +93,17 @@ static void test_job_roundtrip(void **state)
 	assert_null(frame_job_get(job, "password"));
 	assert_null(frame_job_get(job, "sq"));
 	check_prefixes(&b);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 	free(job);
 }
 
 static void test_cancel_roundtrip(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	static const uint8_t one = 0;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_CANCEL);
 	frame_end(&b);
 	assert_int_equal(b.len, FRAME_HEADER_LEN);
@@ -114,10 +114,10 @@ static void test_cancel_roundtrip(void **state)
 	assert_int_equal(frame_check_cancel(&f), FRAME_ERR);
 	f = raw(FRAME_ROW, NULL, 0);
 	assert_int_equal(frame_check_cancel(&f), FRAME_ERR);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
-static void build_rowdesc(struct frame_buf *b)
+static void build_rowdesc(struct wbuf *b)
 {
 	frame_begin(b, FRAME_ROWDESC);
 	frame_put_u16(b, 2);
@@ -140,13 +140,13 @@ static void build_rowdesc(struct frame_buf *b)
 
 static void test_rowdesc_roundtrip(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	struct frame_cursor cur;
 	struct frame_column col;
 	uint16_t n;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_rowdesc(&b);
 	f = peek_whole(&b);
 	assert_int_equal(frame_rowdesc_begin(&f, &n, &cur), FRAME_OK);
@@ -167,10 +167,10 @@ static void test_rowdesc_roundtrip(void **state)
 	/* Past the last column the cursor has nothing left. */
 	assert_int_equal(frame_rowdesc_next(&cur, &col), FRAME_ERR);
 	check_prefixes(&b);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
-static void build_row(struct frame_buf *b)
+static void build_row(struct wbuf *b)
 {
 	frame_begin(b, FRAME_ROW);
 	frame_put_u16(b, 3);
@@ -183,27 +183,27 @@ static void build_row(struct frame_buf *b)
 
 static void test_row_roundtrip(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	uint16_t n = 99;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_row(&b);
 	f = peek_whole(&b);
 	assert_int_equal(f.len, 2 + 4 + 2 + 4 + 4);
 	assert_int_equal(frame_row_check(&f, &n), FRAME_OK);
 	assert_int_equal(n, 3);
 	check_prefixes(&b);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_complete_roundtrip(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	struct frame_complete c;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_COMPLETE);
 	frame_put_u64(&b, UINT64_C(0x0102030405060708));
 	frame_put_u8(&b, FRAME_TRUNC_MAX_BYTES);
@@ -216,18 +216,18 @@ static void test_complete_roundtrip(void **state)
 	assert_true(str_is(&c.tag, "SELECT 3"));
 	assert_int_equal(c.warnings, 0);
 	check_prefixes(&b);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* The MySQL runner's 'C' frame: the same layout plus a u16 warning count. */
 static void test_complete_warnings(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f, t;
 	struct frame_complete c;
 	uint8_t *copy;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_COMPLETE);
 	frame_put_u64(&b, 2);
 	frame_put_u8(&b, FRAME_TRUNC_NONE);
@@ -255,10 +255,10 @@ static void test_complete_warnings(void **state)
 	assert_int_equal(frame_decode_complete(&t, &c), FRAME_OK);
 	assert_int_equal(c.warnings, 0);
 	free(copy);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
-static void build_error(struct frame_buf *b, uint8_t type, const char *sqlstate)
+static void build_error(struct wbuf *b, uint8_t type, const char *sqlstate)
 {
 	frame_begin(b, type);
 	frame_put_cstr(b, sqlstate);
@@ -271,14 +271,14 @@ static void build_error(struct frame_buf *b, uint8_t type, const char *sqlstate)
 
 static void test_error_roundtrip(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	struct frame_error e;
 	uint8_t types[2] = { FRAME_ERROR, FRAME_NOTICE };
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		frame_buf_init(&b);
+		wbuf_init(&b);
 		build_error(&b, types[i], "57014");
 		f = peek_whole(&b);
 		assert_int_equal(f.type, types[i]);
@@ -291,19 +291,19 @@ static void test_error_roundtrip(void **state)
 		assert_int_equal(e.position.len, 0);
 		assert_int_equal(e.my_errno.len, 0);
 		check_prefixes(&b);
-		frame_buf_free(&b);
+		wbuf_free(&b);
 	}
 	/* The SQLSTATE must be five upper-case letters or digits. */
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_error(&b, FRAME_ERROR, "5701");
 	f = peek_whole(&b);
 	assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
-	frame_buf_free(&b);
-	frame_buf_init(&b);
+	wbuf_free(&b);
+	wbuf_init(&b);
 	build_error(&b, FRAME_ERROR, "57a14");
 	f = peek_whole(&b);
 	assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_peek_limits(void **state)
@@ -337,7 +337,7 @@ static void test_peek_limits(void **state)
 
 static void test_wrong_type(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	struct frame_job *job = malloc(sizeof(*job));
 	struct frame_complete c;
@@ -346,7 +346,7 @@ static void test_wrong_type(void **state)
 	uint16_t n;
 
 	assert_non_null(job);
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_row(&b);
 	f = peek_whole(&b);
 	assert_int_equal(frame_decode_job(&f, job), FRAME_ERR);
@@ -356,7 +356,7 @@ static void test_wrong_type(void **state)
 	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_ERR);
 	f.type = FRAME_ROWDESC;
 	assert_int_equal(frame_row_check(&f, &n), FRAME_ERR);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 	free(job);
 }
 
@@ -436,7 +436,7 @@ static void test_job_malformed(void **state)
 
 static void test_rowdesc_malformed(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	struct frame_cursor cur;
 	struct frame_column col;
@@ -445,7 +445,7 @@ static void test_rowdesc_malformed(void **state)
 	uint8_t *copy;
 
 	/* ncols above FRAME_MAX_COLS, with enough bytes to hold them. */
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_ROWDESC);
 	frame_put_u16(&b, FRAME_MAX_COLS + 1);
 	for (i = 0; i < FRAME_MAX_COLS + 1; i++) {
@@ -462,9 +462,9 @@ static void test_rowdesc_malformed(void **state)
 	assert_int_equal(frame_rowdesc_begin(&f, &n, &cur), FRAME_ERR);
 	assert_int_equal(n, 0);
 	assert_int_equal(frame_rowdesc_next(&cur, &col), FRAME_ERR);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_rowdesc(&b);
 	f = peek_whole(&b);
 	/* Every truncated payload and a trailing byte both fail. */
@@ -492,7 +492,7 @@ static void test_rowdesc_malformed(void **state)
 	copy[b.len - FRAME_HEADER_LEN - 1] = 1;
 	assert_int_equal(frame_rowdesc_begin(&f, &n, &cur), FRAME_ERR);
 	free(copy);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_row_malformed(void **state)
@@ -590,13 +590,13 @@ static void test_complete_malformed(void **state)
 
 static void test_error_malformed(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f, t;
 	struct frame_error e;
 	uint8_t *copy;
 	size_t i;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_error(&b, FRAME_ERROR, "42601");
 	f = peek_whole(&b);
 	for (i = 0; i < f.len; i++) {
@@ -614,19 +614,19 @@ static void test_error_malformed(void **state)
 	copy[9 + 4 + 7] = 0x7f;
 	assert_int_equal(frame_decode_error(&t, &e), FRAME_ERR);
 	free(copy);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* The optional position field of an 'E' frame: decimal digits only, at most nine. */
 static void test_error_position(void **state)
 {
 	static const char *const bad[] = { "1x", "-3", "1234567890" };
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	struct frame_error e;
 	size_t i;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_ERROR);
 	frame_put_str(&b, "42703", 5);
 	frame_put_cstr(&b, "");
@@ -638,9 +638,9 @@ static void test_error_position(void **state)
 	f = peek_whole(&b);
 	assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
 	assert_true(str_is(&e.position, "17"));
-	frame_buf_free(&b);
+	wbuf_free(&b);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		frame_buf_init(&b);
+		wbuf_init(&b);
 		frame_begin(&b, FRAME_ERROR);
 		frame_put_str(&b, "42703", 5);
 		frame_put_cstr(&b, "");
@@ -651,11 +651,11 @@ static void test_error_position(void **state)
 		frame_end(&b);
 		f = peek_whole(&b);
 		assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
-		frame_buf_free(&b);
+		wbuf_free(&b);
 	}
 }
 
-static void build_error_my(struct frame_buf *b, uint8_t type, const char *position, const char *my_errno)
+static void build_error_my(struct wbuf *b, uint8_t type, const char *position, const char *my_errno)
 {
 	frame_begin(b, type);
 	frame_put_str(b, "HY000", 5);
@@ -673,7 +673,7 @@ static void test_error_my_errno(void **state)
 {
 	static const char *const good[] = { "3024", "1", "65535", "01317" };
 	static const char *const bad[] = { "", "x", "30a4", "-1", "65536", "99999", "123456", " 1" };
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f, t;
 	struct frame_error e;
 	uint8_t types[2] = { FRAME_ERROR, FRAME_NOTICE };
@@ -681,7 +681,7 @@ static void test_error_my_errno(void **state)
 	size_t i;
 
 	for (i = 0; i < 2; i++) {
-		frame_buf_init(&b);
+		wbuf_init(&b);
 		build_error_my(&b, types[i], "", "3024");
 		f = peek_whole(&b);
 		assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
@@ -691,32 +691,32 @@ static void test_error_my_errno(void **state)
 		assert_int_equal(e.position.len, 0);
 		assert_true(str_is(&e.my_errno, "3024"));
 		check_prefixes(&b);
-		frame_buf_free(&b);
+		wbuf_free(&b);
 	}
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		frame_buf_init(&b);
+		wbuf_init(&b);
 		build_error_my(&b, FRAME_ERROR, "12", good[i]);
 		f = peek_whole(&b);
 		assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
 		assert_true(str_is(&e.position, "12"));
 		assert_true(str_is(&e.my_errno, good[i]));
-		frame_buf_free(&b);
+		wbuf_free(&b);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		frame_buf_init(&b);
+		wbuf_init(&b);
 		build_error_my(&b, FRAME_ERROR, "", bad[i]);
 		f = peek_whole(&b);
 		assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
-		frame_buf_free(&b);
+		wbuf_free(&b);
 	}
 	/* A bad position still fails with an errno after it. */
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_error_my(&b, FRAME_ERROR, "1x", "1064");
 	f = peek_whole(&b);
 	assert_int_equal(frame_decode_error(&f, &e), FRAME_ERR);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 	/* Every truncation inside the errno, and a trailing byte after it, fail. */
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_error_my(&b, FRAME_ERROR, "", "1064");
 	f = peek_whole(&b);
 	for (i = f.len - 8 + 1; i < f.len; i++) {
@@ -734,10 +734,10 @@ static void test_error_my_errno(void **state)
 	copy[f.len - 8] = 0x7f;
 	assert_int_equal(frame_decode_error(&t, &e), FRAME_ERR);
 	free(copy);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
-static void put_mycol(struct frame_buf *b, const char *schema, const char *table, const char *name,
+static void put_mycol(struct wbuf *b, const char *schema, const char *table, const char *name,
 		      uint16_t charset, uint32_t length, uint8_t type, uint16_t flags, uint8_t decimals)
 {
 	frame_put_cstr(b, schema);
@@ -752,7 +752,7 @@ static void put_mycol(struct frame_buf *b, const char *schema, const char *table
 	frame_put_u8(b, decimals);
 }
 
-static void build_mycols(struct frame_buf *b)
+static void build_mycols(struct wbuf *b)
 {
 	frame_begin(b, FRAME_MYCOLS);
 	frame_put_u16(b, 2);
@@ -764,13 +764,13 @@ static void build_mycols(struct frame_buf *b)
 
 static void test_mycols_roundtrip(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f;
 	struct frame_cursor cur;
 	struct frame_mycol col;
 	uint16_t n;
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_mycols(&b);
 	f = peek_whole(&b);
 	assert_int_equal(f.type, FRAME_MYCOLS);
@@ -799,22 +799,22 @@ static void test_mycols_roundtrip(void **state)
 	/* Past the last column the cursor has nothing left. */
 	assert_int_equal(frame_mycols_next(&cur, &col), FRAME_ERR);
 	check_prefixes(&b);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 
 	/* No columns at all is a valid (if useless) frame. */
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_MYCOLS);
 	frame_put_u16(&b, 0);
 	frame_end(&b);
 	f = peek_whole(&b);
 	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_OK);
 	assert_int_equal(n, 0);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_mycols_malformed(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	struct frame f, t;
 	struct frame_cursor cur;
 	struct frame_mycol col;
@@ -823,7 +823,7 @@ static void test_mycols_malformed(void **state)
 	uint8_t *copy;
 
 	/* ncols above FRAME_MAX_COLS, with enough bytes to hold them. */
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_MYCOLS);
 	frame_put_u16(&b, FRAME_MAX_COLS + 1);
 	for (i = 0; i < FRAME_MAX_COLS + 1; i++)
@@ -843,9 +843,9 @@ static void test_mycols_malformed(void **state)
 	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_OK);
 	assert_int_equal(n, FRAME_MAX_COLS);
 	free(copy);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	build_mycols(&b);
 	f = peek_whole(&b);
 	/* Every truncated payload fails, and so does a trailing byte. */
@@ -878,30 +878,30 @@ static void test_mycols_malformed(void **state)
 	t.type = FRAME_ROWDESC;
 	assert_int_equal(frame_mycols_begin(&t, &n, &cur), FRAME_ERR);
 	free(copy);
-	frame_buf_free(&b);
-	frame_buf_init(&b);
+	wbuf_free(&b);
+	wbuf_init(&b);
 	build_rowdesc(&b);
 	f = peek_whole(&b);
 	f.type = FRAME_MYCOLS;
 	assert_int_equal(frame_mycols_begin(&f, &n, &cur), FRAME_ERR);
-	frame_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_writer_limits(void **state)
 {
-	struct frame_buf b;
+	struct wbuf b;
 	uint8_t *blob = calloc(1, FRAME_MAX_PAYLOAD);
 
 	assert_non_null(blob);
 	/* A payload of exactly FRAME_MAX_PAYLOAD is fine. */
-	frame_buf_init(&b);
+	wbuf_init(&b);
 	frame_begin(&b, FRAME_ROW);
 	frame_put_bytes(&b, blob, FRAME_MAX_PAYLOAD);
 	frame_end(&b);
 	assert_false(b.failed);
 	assert_int_equal(b.len, FRAME_HEADER_LEN + FRAME_MAX_PAYLOAD);
 	/* One more byte sets the sticky failure, and it stays until reset. */
-	frame_buf_reset(&b);
+	wbuf_reset(&b);
 	frame_begin(&b, FRAME_ROW);
 	frame_put_bytes(&b, blob, FRAME_MAX_PAYLOAD);
 	frame_put_u8(&b, 0);
@@ -909,7 +909,7 @@ static void test_writer_limits(void **state)
 	assert_true(b.failed);
 	frame_put_u8(&b, 0);
 	assert_true(b.failed);
-	frame_buf_reset(&b);
+	wbuf_reset(&b);
 	assert_false(b.failed);
 	assert_int_equal(b.len, 0);
 	/* Several frames in one buffer each get their own length. */
@@ -928,7 +928,7 @@ static void test_writer_limits(void **state)
 		assert_int_equal(f.type, FRAME_JOB);
 		assert_int_equal(off + used, b.len);
 	}
-	frame_buf_free(&b);
+	wbuf_free(&b);
 	free(blob);
 }
 

@@ -21,7 +21,7 @@
 #define SCRAMBLE "ABCDEFGHIJKLMNOPQRST"
 #define TOKEN20 "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14"
 
-static void expect_bytes(const struct my_buf *b, const void *want, size_t n)
+static void expect_bytes(const struct wbuf *b, const void *want, size_t n)
 {
 	assert_false(b->failed);
 	assert_int_equal(b->len, n);
@@ -32,10 +32,10 @@ static void expect_bytes(const struct my_buf *b, const void *want, size_t n)
 
 static void test_put_ints(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_put_u8(&b, 0xab);
 	my_put_u16(&b, 0x1234);
 	my_put_u24(&b, 0xff563412);
@@ -43,7 +43,7 @@ static void test_put_ints(void **state)
 	my_put_u64(&b, 0x0102030405060708ull);
 	expect_bytes(&b, LIT("\xab" "\x34\x12" "\x12\x34\x56" "\xef\xcd\xab\x89"
 			     "\x08\x07\x06\x05\x04\x03\x02\x01"));
-	my_buf_free(&b);
+	wbuf_free(&b);
 	assert_null(b.data);
 }
 
@@ -63,14 +63,14 @@ static void test_lenenc_int(void **state)
 		{ 0x1000000, "\xfe\x00\x00\x00\x01\x00\x00\x00\x00", 9 },
 		{ UINT64_MAX, "\xfe\xff\xff\xff\xff\xff\xff\xff\xff", 9 },
 	};
-	struct my_buf b;
+	struct wbuf b;
 	size_t i, used;
 	uint64_t v;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		my_buf_reset(&b);
+		wbuf_reset(&b);
 		my_put_lenenc_int(&b, cases[i].v);
 		expect_bytes(&b, cases[i].bytes, cases[i].n);
 		assert_int_equal(my_read_lenenc_int(b.data, b.len, &v, &used), MY_OK);
@@ -80,7 +80,7 @@ static void test_lenenc_int(void **state)
 		for (size_t k = 0; k < cases[i].n; k++)
 			assert_int_equal(my_read_lenenc_int(b.data, k, &v, &used), MY_ERR);
 	}
-	my_buf_free(&b);
+	wbuf_free(&b);
 	assert_int_equal(my_read_lenenc_int(LIT("\xfb"), &v, &used), MY_ERR); /* NULL */
 	assert_int_equal(my_read_lenenc_int(LIT("\xff\x00\x00"), &v, &used), MY_ERR);
 	/* A longer encoding than needed is still an integer. */
@@ -90,10 +90,10 @@ static void test_lenenc_int(void **state)
 
 static void test_put_strings(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_put_lenenc_str(&b, "abc", 3);
 	my_put_lenenc_str(&b, NULL, 0);
 	my_put_nul_str(&b, "hi");
@@ -101,7 +101,7 @@ static void test_put_strings(void **state)
 	my_put_null(&b);
 	my_put_bytes(&b, "xy", 2);
 	expect_bytes(&b, LIT("\x03" "abc" "\x00" "hi\0" "\0" "\xfb" "xy"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	assert_int_equal(b.len, 0);
 	{
 		char big[300];
@@ -112,15 +112,15 @@ static void test_put_strings(void **state)
 		assert_int_equal(b.len, 3 + sizeof(big));
 		assert_memory_equal(b.data, "\xfc\x2c\x01", 3);
 	}
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_packet_framing(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_begin(&b, 5);
 	my_put_lenenc_str(&b, "1", 1);
 	my_put_null(&b);
@@ -129,22 +129,22 @@ static void test_packet_framing(void **state)
 	my_begin(&b, 6);
 	my_end(&b);
 	expect_bytes(&b, LIT("\x04\0\0\x05" "\x01" "1" "\xfb\x00" "\0\0\0\x06"));
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_writer_failures(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 	uint8_t *big;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	/* my_end without a packet. */
 	my_end(&b);
 	assert_true(b.failed);
 	my_put_u8(&b, 1); /* sticky */
 	assert_int_equal(b.len, 0);
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	assert_false(b.failed);
 
 	/* Exactly MY_MAX_PAYLOAD fits; one byte more fails without buffering it. */
@@ -156,7 +156,7 @@ static void test_writer_failures(void **state)
 	assert_false(b.failed);
 	assert_int_equal(b.len, MY_HEADER_LEN + (size_t)MY_MAX_PAYLOAD);
 	assert_memory_equal(b.data, "\xfe\xff\xff\x00", 4);
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_begin(&b, 0);
 	my_put_bytes(&b, big, MY_MAX_PAYLOAD);
 	my_put_u8(&b, 0);
@@ -164,7 +164,7 @@ static void test_writer_failures(void **state)
 	my_end(&b);
 	assert_true(b.failed);
 	/* A second packet starts its own count. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_begin(&b, 0);
 	my_put_bytes(&b, big, 10);
 	my_end(&b);
@@ -173,7 +173,7 @@ static void test_writer_failures(void **state)
 	my_end(&b);
 	assert_false(b.failed);
 	free(big);
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* ---- server packets ------------------------------------------------------- */
@@ -190,11 +190,11 @@ static void test_write_handshake(void **state)
 		.status = MY_STATUS_AUTOCOMMIT,
 		.auth_plugin = "mysql_native_password",
 	};
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
 	assert_int_equal(h.caps, 0x0108a201u);
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_write_handshake(&b, 0, &h);
 	expect_bytes(&b, LIT("\x4a\0\0\0"
 			     "\x0a" "8.0.36\0"
@@ -205,68 +205,68 @@ static void test_write_handshake(void **state)
 			     "IJKLMNOPQRST" "\0"
 			     "mysql_native_password\0"));
 	/* NULL plugin is mysql_native_password; no PLUGIN_AUTH: length 0, no name. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	h.auth_plugin = NULL;
 	h.caps &= ~MY_CAP_PLUGIN_AUTH;
 	my_write_handshake(&b, 0, &h);
 	assert_false(b.failed);
 	assert_int_equal(b.len, 4 + 74 - 22);
 	assert_int_equal(b.data[4 + 1 + 7 + 4 + 8 + 1 + 2 + 1 + 2 + 2], 0);
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_write_ok(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_write_ok(&b, 2, MY_CAP_PROTOCOL_41, 0, 0, MY_STATUS_AUTOCOMMIT, 0, false);
 	expect_bytes(&b, LIT("\x07\0\0\x02" "\x00\x00\x00\x02\x00\x00\x00"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_ok(&b, 9, MY_CAP_PROTOCOL_41 | MY_CAP_DEPRECATE_EOF, 300, 70000,
 		    MY_STATUS_AUTOCOMMIT | MY_STATUS_IN_TRANS, 1, true);
 	expect_bytes(&b, LIT("\x0c\0\0\x09" "\xfe" "\xfc\x2c\x01" "\xfd\x70\x11\x01" "\x03\x00" "\x01\x00"));
 	/* SESSION_TRACK: an empty info string follows. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_ok(&b, 1, MY_CAP_PROTOCOL_41 | MY_CAP_SESSION_TRACK, 1, 0, 0, 0, false);
 	expect_bytes(&b, LIT("\x08\0\0\x01" "\x00\x01\x00\x00\x00\x00\x00\x00"));
 	/* Without PROTOCOL_41: status only with TRANSACTIONS, nothing without. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_ok(&b, 1, MY_CAP_TRANSACTIONS, 0, 0, 2, 5, false);
 	expect_bytes(&b, LIT("\x05\0\0\x01" "\x00\x00\x00\x02\x00"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_ok(&b, 1, 0, 0, 0, 2, 5, false);
 	expect_bytes(&b, LIT("\x03\0\0\x01" "\x00\x00\x00"));
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_write_err_eof(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_write_err(&b, 2, 1045, "28000", "Access denied");
 	expect_bytes(&b, LIT("\x16\0\0\x02" "\xff\x15\x04" "#28000" "Access denied"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_err(&b, 1, 1064, "4200", NULL); /* bad sqlstate, no message */
 	expect_bytes(&b, LIT("\x09\0\0\x01" "\xff\x28\x04" "#HY000"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_err(&b, 1, 1064, "420001", "x");
 	expect_bytes(&b, LIT("\x0a\0\0\x01" "\xff\x28\x04" "#HY000" "x"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_err(&b, 1, 1, NULL, "");
 	expect_bytes(&b, LIT("\x09\0\0\x01" "\xff\x01\x00" "#HY000"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_eof(&b, 5, 0, MY_STATUS_AUTOCOMMIT);
 	my_write_eof(&b, 6, 3, 3);
 	expect_bytes(&b, LIT("\x05\0\0\x05" "\xfe\x00\x00\x02\x00" "\x05\0\0\x06" "\xfe\x03\x00\x03\x00"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_column_count(&b, 1, 3);
 	my_write_column_count(&b, 1, 1000);
 	expect_bytes(&b, LIT("\x01\0\0\x01" "\x03" "\x03\0\0\x01" "\xfc\xe8\x03"));
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_write_column_def(void **state)
@@ -287,39 +287,39 @@ static void test_write_column_def(void **state)
 		.schema_len = 99, .charset = 45, .length = 0x01020304,
 		.type = MY_TYPE_VAR_STRING, .flags = 0x8001, .decimals = 31,
 	};
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_write_column_def(&b, 2, &c, false);
 	expect_bytes(&b, LIT("\x25\0\0\x02" "\x03" "def" "\x04" "shop" "\x01" "o" "\x06" "orders"
 			     "\x02" "id" "\x02" "id" "\x0c" "\x3f\x00" "\x0b\x00\x00\x00" "\x03"
 			     "\x03\x00" "\x00" "\x00\x00"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_column_def(&b, 3, &c, true);
 	assert_false(b.failed);
 	assert_int_equal(b.len, 4 + 0x26);
 	assert_int_equal(b.data[0], 0x26);
 	assert_int_equal(b.data[b.len - 1], 0xfb);
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_column_def(&b, 4, &empty, false);
 	expect_bytes(&b, LIT("\x16\0\0\x04" "\x03" "def" "\0\0\0\0\0" "\x0c" "\x2d\x00" "\x04\x03\x02\x01"
 			     "\xfd" "\x01\x80" "\x1f" "\x00\x00"));
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_write_auth(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_write_auth_switch(&b, 2, "mysql_native_password", (const uint8_t *)SCRAMBLE, 20);
 	expect_bytes(&b, LIT("\x2c\0\0\x02" "\xfe" "mysql_native_password\0" SCRAMBLE "\0"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_auth_more(&b, 4, "\x04", 1);
 	expect_bytes(&b, LIT("\x02\0\0\x04" "\x01\x04"));
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* ---- packet framing ------------------------------------------------------- */
@@ -430,11 +430,11 @@ struct resp {
 	size_t tail_len;
 };
 
-static void build(struct my_buf *b, const struct resp *r)
+static void build(struct wbuf *b, const struct resp *r)
 {
 	static const uint8_t filler[23];
 
-	my_buf_reset(b);
+	wbuf_reset(b);
 	my_put_u32(b, r->caps);
 	my_put_u32(b, 1u << 24);
 	my_put_u8(b, 45);
@@ -460,7 +460,7 @@ static void build(struct my_buf *b, const struct resp *r)
 	assert_false(b->failed);
 }
 
-static enum my_status decode(const struct my_buf *b, struct my_handshake_response *out, const char **why)
+static enum my_status decode(const struct wbuf *b, struct my_handshake_response *out, const char **why)
 {
 	*why = NULL;
 	return my_decode_handshake_response(b->data, b->len, out, why);
@@ -471,12 +471,12 @@ static enum my_status decode(const struct my_buf *b, struct my_handshake_respons
 static void test_decode_response_variants(void **state)
 {
 	struct my_handshake_response r;
-	struct my_buf b;
+	struct wbuf b;
 	const char *why;
 	struct resp v;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 
 	/* One length byte (mysql2 / older clients); no database flag. */
 	v = (struct resp){ .caps = CAPS_BASE, .user = "u", .auth = TOKEN20, .auth_len = 20,
@@ -549,7 +549,7 @@ static void test_decode_response_variants(void **state)
 		assert_int_equal(decode(&b, &r, &why), MY_OK);
 		assert_int_equal(r.user_len, MY_MAX_USER_LEN);
 	}
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_decode_ssl_request(void **state)
@@ -571,7 +571,7 @@ static void test_decode_ssl_request(void **state)
 	assert_false(r.ssl_request);
 }
 
-static void expect_refused(const struct my_buf *b, const char *reason_part)
+static void expect_refused(const struct wbuf *b, const char *reason_part)
 {
 	struct my_handshake_response r;
 	const char *why = NULL;
@@ -586,13 +586,13 @@ static void expect_refused(const struct my_buf *b, const char *reason_part)
 
 static void test_decode_response_malformed(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 	struct resp v;
 	char user[MY_MAX_USER_LEN + 2];
 	char db[MY_MAX_DATABASE_LEN + 2];
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 
 	/* No CLIENT_PROTOCOL_41. */
 	v = (struct resp){ .caps = MY_CAP_SECURE_CONNECTION, .user = "u", .auth = TOKEN20, .auth_len = 20 };
@@ -600,7 +600,7 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "PROTOCOL_41");
 
 	/* User name without NUL: the packet ends inside it. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_put_bytes(&b, pymysql_response, 32);
 	my_put_bytes(&b, "agent", 5);
 	expect_refused(&b, "user name without NUL");
@@ -613,7 +613,7 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "user name too long");
 
 	/* Lenenc auth length past the end, a NULL lenenc, a truncated lenenc. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_put_bytes(&b, pymysql_response, 38);
 	my_put_bytes(&b, "\x15" TOKEN20, 21);
 	expect_refused(&b, "past the end");
@@ -701,12 +701,12 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "trailing bytes");
 
 	/* Short packets. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_put_bytes(&b, "\x00\x02", 2);
 	expect_refused(&b, "truncated capability flags");
 	my_put_bytes(&b, "\x00\x00\x00", 3);
 	expect_refused(&b, "truncated fixed fields");
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* Every prefix, in a buffer of exactly that size: OK or ERR, views inside the prefix. */
@@ -748,19 +748,19 @@ static void check_all_prefixes(const uint8_t *p, size_t len)
 
 static void test_decode_response_prefixes(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 	struct resp v;
 
 	(void)state;
 	check_all_prefixes(pymysql_response, sizeof(pymysql_response) - 1);
-	my_buf_init(&b);
+	wbuf_init(&b);
 	v = (struct resp){ .caps = MY_CAP_PROTOCOL_41 | MY_CAP_CONNECT_WITH_DB | MY_CAP_PLUGIN_AUTH |
 				   MY_CAP_CONNECT_ATTRS | MY_CAP_ZSTD_COMPRESSION_ALGORITHM,
 			   .user = "root", .auth = "pw", .auth_len = 2, .db = "d", .plugin = "p",
 			   .attrs = "\x08\x01k\xfc\x03\x00vvv", .attrs_len = 9, .tail = "\x01", .tail_len = 1 };
 	build(&b, &v);
 	check_all_prefixes(b.data, b.len);
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* ---- commands ------------------------------------------------------------ */

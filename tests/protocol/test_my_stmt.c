@@ -20,7 +20,7 @@
 
 static struct my_stmt_execute ex; /* large: not on the stack */
 
-static void expect_bytes(const struct my_buf *b, const void *want, size_t n)
+static void expect_bytes(const struct wbuf *b, const void *want, size_t n)
 {
 	assert_false(b->failed);
 	assert_int_equal(b->len, n);
@@ -299,24 +299,24 @@ static const char *lit(uint8_t type, bool is_unsigned, const void *v, size_t n, 
 {
 	static char text[512];
 	struct my_param prm = {.is_null = false, .type = type, .is_unsigned = is_unsigned, .value = v, .len = n};
-	struct my_buf b;
+	struct wbuf b;
 	const char *why = NULL;
 	enum my_status st;
 
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_put_bytes(&b, "x", 1);
 	st = my_param_literal(&prm, nbe, &b, &why);
 	if (st != MY_OK) {
 		assert_non_null(why);
 		assert_int_equal(b.len, 1); /* rolled back */
-		my_buf_free(&b);
+		wbuf_free(&b);
 		return NULL;
 	}
 	assert_false(b.failed);
 	assert_true(b.len - 1 < sizeof(text));
 	memcpy(text, b.data + 1, b.len - 1);
 	text[b.len - 1] = 0;
-	my_buf_free(&b);
+	wbuf_free(&b);
 	return text;
 }
 
@@ -347,14 +347,14 @@ static void assert_one_token(const char *s, size_t n, bool nbe)
 static void test_literal_null_and_ints(void **state)
 {
 	struct my_param prm = {.is_null = true, .type = MY_TYPE_LONG};
-	struct my_buf b;
+	struct wbuf b;
 	const char *why = NULL;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	assert_int_equal(my_param_literal(&prm, false, &b, &why), MY_OK);
 	expect_bytes(&b, "NULL", 4);
-	my_buf_free(&b);
+	wbuf_free(&b);
 
 	assert_string_equal(LITV(MY_TYPE_TINY, false, "\xff", false), "-1");
 	assert_string_equal(LITV(MY_TYPE_TINY, true, "\xff", false), "255");
@@ -473,16 +473,16 @@ static void test_literal_strings(void **state)
 	{
 		static const char v[] = "a\0b";
 		struct my_param prm = {.type = MY_TYPE_BLOB, .value = (const uint8_t *)v, .len = 3};
-		struct my_buf b;
+		struct wbuf b;
 		const char *why = NULL;
 
-		my_buf_init(&b);
+		wbuf_init(&b);
 		assert_int_equal(my_param_literal(&prm, false, &b, &why), MY_OK);
 		expect_bytes(&b, "'a\\0b'", 6);
 		assert_int_equal(my_param_literal(&prm, true, &b, &why), MY_ERR);
 		assert_non_null(why);
 		assert_int_equal(b.len, 6);
-		my_buf_free(&b);
+		wbuf_free(&b);
 	}
 	/* High bytes copied. */
 	assert_string_equal(LITV(MY_TYPE_VARCHAR, false, "\xc3\xa9\xff", false), "'\xc3\xa9\xff'");
@@ -536,29 +536,29 @@ static void test_literal_dates(void **state)
 static void test_literal_from_decoded_execute(void **state)
 {
 	static const char *want[] = {"18446744073709551615", "NULL", "'it''s'", "'2024-02-29 13:05:09'"};
-	struct my_buf b;
+	struct wbuf b;
 	const char *why = NULL;
 	size_t i;
 
 	(void)state;
 	assert_int_equal(my_stmt_decode_execute(LIT(EXEC4), 4, NULL, &ex, NULL, &why), MY_OK);
-	my_buf_init(&b);
+	wbuf_init(&b);
 	for (i = 0; i < 4; i++) {
-		my_buf_reset(&b);
+		wbuf_reset(&b);
 		assert_int_equal(my_param_literal(&ex.params[i], false, &b, &why), MY_OK);
 		expect_bytes(&b, want[i], strlen(want[i]));
 	}
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* ---- COM_STMT_PREPARE_OK and binary rows ------------------------------------------ */
 
 static void test_prepare_ok(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	my_write_prepare_ok(&b, 1, 1, 2, 3, 0);
 	expect_bytes(&b, LIT("\x0c\x00\x00\x01"
 			     "\x00"
@@ -567,7 +567,7 @@ static void test_prepare_ok(void **state)
 			     "\x03\x00"
 			     "\x00"
 			     "\x00\x00"));
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	my_write_prepare_ok(&b, 7, 0x01020304, 0, 0xffff, 5);
 	expect_bytes(&b, LIT("\x0c\x00\x00\x07"
 			     "\x00"
@@ -576,18 +576,18 @@ static void test_prepare_ok(void **state)
 			     "\xff\xff"
 			     "\x00"
 			     "\x05\x00"));
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 /* One-column row from text; returns the status, the packet in *b. */
-static enum my_status row1(struct my_buf *b, uint8_t type, bool uns, const char *text)
+static enum my_status row1(struct wbuf *b, uint8_t type, bool uns, const char *text)
 {
 	const uint8_t *values[1] = {(const uint8_t *)text};
 	size_t lens[1] = {text ? strlen(text) : 0};
 	const char *why = NULL;
 	enum my_status st;
 
-	my_buf_reset(b);
+	wbuf_reset(b);
 	st = my_write_binary_row(b, 2, 1, &type, &uns, values, lens, &why);
 	if (st != MY_OK) {
 		assert_non_null(why);
@@ -609,10 +609,10 @@ static enum my_status row1(struct my_buf *b, uint8_t type, bool uns, const char 
 
 static void test_binary_row_values(void **state)
 {
-	struct my_buf b;
+	struct wbuf b;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	/* The documented example: one VAR_STRING "foobar". */
 	ROW1(&b, MY_TYPE_VAR_STRING, false, "foobar",
 	     "\x06"
@@ -659,7 +659,7 @@ static void test_binary_row_values(void **state)
 	ROW1(&b, MY_TYPE_TIME, false, "-00:00:01", "\x08\x01\x00\x00\x00\x00\x00\x00\x01");
 	ROW1(&b, MY_TYPE_TIME, false, "01:02:03.000001", "\x0c\x00\x00\x00\x00\x00\x01\x02\x03\x01\x00\x00\x00");
 	ROW1(&b, MY_TYPE_TIME, false, "-26:03:04.5", "\x0c\x01\x01\x00\x00\x00\x02\x03\x04\x20\xa1\x07\x00");
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_binary_row_bad_text(void **state)
@@ -700,16 +700,16 @@ static void test_binary_row_bad_text(void **state)
 		{MY_TYPE_TIME, false, "--1:00:00"},
 		{MY_TYPE_TIME, false, ""},
 	};
-	struct my_buf b;
+	struct wbuf b;
 	size_t i;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (row1(&b, bad[i].type, bad[i].uns, bad[i].text) != MY_ERR)
 			fail_msg("accepted %s for type %u", bad[i].text, bad[i].type);
 	}
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 static void test_binary_row_nulls_and_rollback(void **state)
@@ -725,11 +725,11 @@ static void test_binary_row_nulls_and_rollback(void **state)
 				    (const uint8_t *)"-1",
 				    NULL};
 	size_t lens[7] = {0, 1, 2, 0, 10, 2, 0};
-	struct my_buf b;
+	struct wbuf b;
 	const char *why = NULL;
 
 	(void)state;
-	my_buf_init(&b);
+	wbuf_init(&b);
 	assert_int_equal(my_write_binary_row(&b, 3, 7, types, NULL, values, lens, &why), MY_OK);
 	expect_bytes(&b, LIT("\x15\x00\x00\x03"
 			     "\x00"
@@ -747,7 +747,7 @@ static void test_binary_row_nulls_and_rollback(void **state)
 	assert_int_equal(b.len, 4 + 0x15);
 	assert_false(b.failed);
 	/* And the buffer still works: all NULL, 0 columns. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	{
 		const uint8_t *nv[7] = {NULL};
 
@@ -755,22 +755,22 @@ static void test_binary_row_nulls_and_rollback(void **state)
 		expect_bytes(&b, LIT("\x03\x00\x00\x01"
 				     "\x00"
 				     "\xfc\x01"));
-		my_buf_reset(&b);
+		wbuf_reset(&b);
 		assert_int_equal(my_write_binary_row(&b, 1, 0, types, NULL, nv, lens, &why), MY_OK);
 		expect_bytes(&b, LIT("\x02\x00\x00\x01"
 				     "\x00"
 				     "\x00"));
-		my_buf_reset(&b);
+		wbuf_reset(&b);
 		assert_int_equal(my_write_binary_row(&b, 1, 6, types, NULL, nv, lens, &why), MY_OK);
 		expect_bytes(&b, LIT("\x02\x00\x00\x01"
 				     "\x00"
 				     "\xfc"));
 	}
 	/* Too many columns. */
-	my_buf_reset(&b);
+	wbuf_reset(&b);
 	assert_int_equal(my_write_binary_row(&b, 1, MY_STMT_MAX_COLS + 1, types, NULL, values, lens, &why), MY_ERR);
 	assert_int_equal(b.len, 0);
-	my_buf_free(&b);
+	wbuf_free(&b);
 }
 
 int main(void)

@@ -19,7 +19,7 @@
 /* Builds a message from a literal holding embedded NULs (sizeof - 1 bytes). */
 #define LIT(s) (const uint8_t *)(s), sizeof(s) - 1
 
-static void expect_bytes(const struct pg_wbuf *w, const void *want, size_t n)
+static void expect_bytes(const struct wbuf *w, const void *want, size_t n)
 {
 	assert_false(w->failed);
 	assert_int_equal(w->len, n);
@@ -30,66 +30,66 @@ static void expect_bytes(const struct pg_wbuf *w, const void *want, size_t n)
 
 static void test_put_ready(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 
 	(void)state;
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_ready(&w, 'I');
 	expect_bytes(&w, LIT("Z\0\0\0\5I"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_ready(&w, 'T');
 	pg_put_ready(&w, 'E');
 	expect_bytes(&w, LIT("Z\0\0\0\5TZ\0\0\0\5E"));
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 	assert_null(w.data);
 }
 
 static void test_put_simple(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 
 	(void)state;
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_parameter_status(&w, "server_version", "15.4");
 	expect_bytes(&w, LIT("S\0\0\0\30server_version\0" "15.4\0"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_backend_key(&w, 0x01020304, 0xa0b0c0d0);
 	expect_bytes(&w, LIT("K\0\0\0\14\1\2\3\4\xa0\xb0\xc0\xd0"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_command_complete(&w, "SELECT 3");
 	expect_bytes(&w, LIT("C\0\0\0\15SELECT 3\0"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_empty_query(&w);
 	expect_bytes(&w, LIT("I\0\0\0\4"));
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 static void test_put_auth(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 
 	(void)state;
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_auth_ok(&w);
 	expect_bytes(&w, LIT("R\0\0\0\10\0\0\0\0"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_auth_sasl(&w, "SCRAM-SHA-256");
 	expect_bytes(&w, LIT("R\0\0\0\27\0\0\0\12SCRAM-SHA-256\0\0"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_auth_sasl_continue(&w, "r=ab", 4);
 	expect_bytes(&w, LIT("R\0\0\0\14\0\0\0\13r=ab"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_auth_sasl_final(&w, "v=xyz", 5);
 	expect_bytes(&w, LIT("R\0\0\0\15\0\0\0\14v=xyz"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_auth_sasl_continue(&w, NULL, 0);
 	expect_bytes(&w, LIT("R\0\0\0\10\0\0\0\13"));
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 static void test_put_error(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 	struct pg_error_fields e = {
 		.severity = "ERROR",
 		.sqlstate = "42501",
@@ -101,13 +101,13 @@ static void test_put_error(void **state)
 	struct pg_error_fields n = { .severity = "NOTICE", .message = "m" };
 
 	(void)state;
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_error(&w, &e);
 	expect_bytes(&w, LIT("E\0\0\0\67SERROR\0VERROR\0C42501\0MTABLE_NOT_ALLOWED\0Dd\0Hh\0P17\0\0"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	pg_put_notice(&w, &n);
 	expect_bytes(&w, LIT("N\0\0\0\30SNOTICE\0VNOTICE\0Mm\0\0"));
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	/* position 0 or below is omitted */
 	e.detail = NULL;
 	e.hint = NULL;
@@ -115,12 +115,12 @@ static void test_put_error(void **state)
 	e.message = "x";
 	pg_put_error(&w, &e);
 	expect_bytes(&w, LIT("E\0\0\0\35SERROR\0VERROR\0C42501\0Mx\0\0"));
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 static void test_put_rowdesc(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 	struct pg_column_desc a = {
 		.name = "id", .name_len = 2, .table_oid = 16384, .attnum = 1,
 		.type_oid = 23, .typlen = 4, .typmod = -1, .format = 0,
@@ -131,7 +131,7 @@ static void test_put_rowdesc(void **state)
 	};
 
 	(void)state;
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	/* Earlier messages in the buffer must not confuse the length patch. */
 	pg_put_ready(&w, 'I');
 	pg_put_rowdesc_begin(&w, 2);
@@ -144,16 +144,16 @@ static void test_put_rowdesc(void **state)
 			     "id\0\0\0\x40\0\0\1\0\0\0\27\0\4\xff\xff\xff\xff\0\0"
 			     "nm\0\0\0\0\0\0\0\0\0\0\31\xff\xff\xff\xff\xff\xff\0\0"
 			     "D\0\0\0\13\0\1\0\0\0\0013"));
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 static void test_put_rowdesc_mismatch(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 	struct pg_column_desc a = { .name = "id", .name_len = 2 };
 
 	(void)state;
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_rowdesc_begin(&w, 2);
 	pg_put_rowdesc_column(&w, &a);
 	pg_put_rowdesc_end(&w);
@@ -161,7 +161,7 @@ static void test_put_rowdesc_mismatch(void **state)
 	/* Sticky until reset. */
 	pg_put_ready(&w, 'I');
 	assert_true(w.failed);
-	pg_wbuf_reset(&w);
+	wbuf_reset(&w);
 	assert_false(w.failed);
 	pg_put_rowdesc_begin(&w, 0);
 	pg_put_rowdesc_end(&w);
@@ -169,40 +169,40 @@ static void test_put_rowdesc_mismatch(void **state)
 	/* end without begin */
 	pg_put_rowdesc_end(&w);
 	assert_true(w.failed);
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 static void test_put_rowdesc_name_nul(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 	struct pg_column_desc a = { .name = "a\0b", .name_len = 3 };
 
 	(void)state;
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_rowdesc_begin(&w, 1);
 	pg_put_rowdesc_column(&w, &a);
 	pg_put_rowdesc_end(&w);
 	expect_bytes(&w, LIT("T\0\0\0\32\0\1a\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"));
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 static void test_put_large(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 	size_t n = 100000, i;
 	uint8_t *body = malloc(n);
 
 	(void)state;
 	assert_non_null(body);
 	memset(body, 'x', n);
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	for (i = 0; i < 10; i++)
 		pg_put_datarow_raw(&w, body, n);
 	assert_false(w.failed);
 	assert_int_equal(w.len, 10 * (n + 5));
 	assert_int_equal(w.data[9 * (n + 5)], 'D');
 	assert_memory_equal(w.data + 9 * (n + 5) + 1, "\0\1\x86\xa4", 4);
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 	free(body);
 }
 

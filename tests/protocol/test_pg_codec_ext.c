@@ -156,10 +156,10 @@ static void test_describe_close_execute(void **state)
 
 static void test_replies(void **state)
 {
-	struct pg_wbuf w;
+	struct wbuf w;
 	const uint32_t oids[2] = {23, 25};
 
-	pg_wbuf_init(&w);
+	wbuf_init(&w);
 	pg_put_parse_complete(&w);
 	pg_put_bind_complete(&w);
 	pg_put_close_complete(&w);
@@ -171,7 +171,7 @@ static void test_replies(void **state)
 	assert_memory_equal(w.data, "1\0\0\0\4" "2\0\0\0\4" "3\0\0\0\4" "n\0\0\0\4" "s\0\0\0\4"
 				    "t\0\0\0\16\0\2\0\0\0\27\0\0\0\31",
 			    (size_t)w.len);
-	pg_wbuf_free(&w);
+	wbuf_free(&w);
 }
 
 int main(void)
