@@ -91,6 +91,7 @@ static void session_free(struct session *s)
 		detach_all(s);
 	if (s->proto->free)
 		s->proto->free(s);
+	wbuf_free(&s->w);
 	if (s->counted)
 		gen_session_release(s->gen, s->u);
 	unlink_session(s);
@@ -149,16 +150,18 @@ struct session *session_find(struct server *srv, const struct session_proto *pro
 
 /* ---- output ---- */
 
-void session_send(struct session *s, const void *data, size_t len, bool failed)
+void session_flush(struct session *s)
 {
-	if (failed) {
+	if (s->w.failed) {
 		log_error("%s session %u: a reply could not be built (out of memory or too large)", s->proto->name,
 			  s->id);
+		wbuf_reset(&s->w);
 		session_close(s, false, "a reply could not be built");
 		return;
 	}
-	if (len)
-		bufferevent_write(s->bev, data, len);
+	if (s->w.len)
+		bufferevent_write(s->bev, s->w.data, s->w.len);
+	wbuf_reset(&s->w);
 }
 
 void session_backpressure(struct session *s, struct job *j)
@@ -287,6 +290,7 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	s->proto = proto;
 	s->srv = srv;
 	s->bev = bev;
+	wbuf_init(&s->w);
 	s->id = (id & 0x3fffffff) | 1;
 	s->gen = gen_hold(srv->gen);
 	s->st = SESSION_AUTH;

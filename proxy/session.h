@@ -35,6 +35,8 @@
 
 #include <event2/util.h>
 
+#include "protocol/wbuf.h"
+
 #define SESSION_OUT_HIGH_WATER (1024u * 1024u)
 #define SESSION_OUT_LOW_WATER (256u * 1024u)
 /* Before authentication only messages this small are buffered (SCRAM's and MySQL's handshakes fit). */
@@ -115,6 +117,8 @@ struct session {
 	bool out_paused; /* a job is paused until the client's output drains */
 	uint64_t fingerprint;
 	struct timespec t0;
+
+	struct wbuf w; /* the reply being built; session_flush sends it */
 };
 
 /* Takes ownership of fd: a session of proto, or fd closed (after proto->refuse when the server is full). */
@@ -138,8 +142,8 @@ const char *session_state_name(enum session_state st);
  * Later calls do nothing.
  */
 void session_close(struct session *s, bool flush, const char *why);
-/* Queues bytes for the client; failed (a reply that could not be built) closes the session instead. */
-void session_send(struct session *s, const void *data, size_t len, bool failed);
+/* Sends what s->w holds and empties it; a reply that could not be built closes the session instead. */
+void session_flush(struct session *s);
 /* Logs one line prefixed with the protocol and the session's id. */
 __attribute__((format(printf, 2, 3))) void session_log(const struct session *s, const char *fmt, ...);
 

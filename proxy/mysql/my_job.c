@@ -53,7 +53,7 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		}
 	}
 	if (!s->field_list)
-		my_write_column_count(&s->w, s->seq++, n);
+		my_write_column_count(&s->core.w, s->seq++, n);
 	for (uint16_t i = 0; i < n; i++) {
 		if (frame_mycols_next(&cur, &col) != FRAME_OK)
 			break;
@@ -78,10 +78,10 @@ static void job_rowdesc(void *arg, const struct frame *f)
 			.flags = col.flags,
 			.decimals = col.decimals,
 		};
-		my_write_column_def(&s->w, s->seq++, &c, s->field_list);
+		my_write_column_def(&s->core.w, s->seq++, &c, s->field_list);
 	}
 	if (!s->field_list && !myr_deprecate_eof(s))
-		my_write_eof(&s->w, s->seq++, 0, myr_status(s));
+		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
 	s->cols_sent = true;
 	s->ncols = n;
 	myr_flush(s);
@@ -104,7 +104,7 @@ static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
 		if (len >= 0)
 			p += len;
 	}
-	if (ok && my_write_binary_row(&s->w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values, s->bin.lens,
+	if (ok && my_write_binary_row(&s->core.w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values, s->bin.lens,
 				      &why) == MY_OK)
 		s->seq++;
 	else
@@ -136,19 +136,19 @@ static void job_row(void *arg, const struct frame *f)
 		goto out;
 	}
 	/* job.c checked the layout (frame_row_check) before handing the row on. */
-	my_begin(&s->w, s->seq++);
+	my_begin(&s->core.w, s->seq++);
 	for (uint16_t i = 0; i < n && p + 4 <= end; i++) {
 		int32_t len = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
 
 		p += 4;
 		if (len < 0) {
-			my_put_null(&s->w);
+			my_put_null(&s->core.w);
 			continue;
 		}
-		my_put_lenenc_str(&s->w, p, (size_t)len);
+		my_put_lenenc_str(&s->core.w, p, (size_t)len);
 		p += len;
 	}
-	my_end(&s->w);
+	my_end(&s->core.w);
 out:
 	myr_flush(s);
 	session_backpressure(&s->core, s->core.job);
@@ -214,9 +214,9 @@ static void job_done(void *arg, const struct job_result *r)
 			truncated_warning(s, r->truncated, r->rows);
 		if (s->field_list) {
 			if (myr_deprecate_eof(s))
-				my_write_ok(&s->w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
+				my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
 			else
-				my_write_eof(&s->w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
+				my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
 		} else if (!s->cols_sent) {
 			myr_put_ok(s);
 		} else {

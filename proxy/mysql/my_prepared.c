@@ -193,14 +193,14 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	s->prepared_bytes += st->bytes;
 	*slot = st;
 
-	my_write_prepare_ok(&s->w, s->seq++, st->id, 0, st->nparams, 0);
+	my_write_prepare_ok(&s->core.w, s->seq++, st->id, 0, st->nparams, 0);
 	for (int i = 0; i < n; i++) {
 		struct my_column c = {.name = "?", .name_len = 1, .charset = 63, .type = MY_TYPE_VAR_STRING};
 
-		my_write_column_def(&s->w, s->seq++, &c, false);
+		my_write_column_def(&s->core.w, s->seq++, &c, false);
 	}
 	if (n > 0 && !(s->caps & MY_CAP_DEPRECATE_EOF))
-		my_write_eof(&s->w, s->seq++, 0, myr_status(s));
+		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
 	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
 	myr_flush(s);
 out:

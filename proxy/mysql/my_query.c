@@ -56,7 +56,7 @@ struct local_col {
 
 static void local_header(struct my_session *s, const struct local_col *cols, size_t n)
 {
-	my_write_column_count(&s->w, s->seq++, n);
+	my_write_column_count(&s->core.w, s->seq++, n);
 	for (size_t i = 0; i < n; i++) {
 		struct my_column c = {
 			.name = cols[i].name,
@@ -66,23 +66,23 @@ static void local_header(struct my_session *s, const struct local_col *cols, siz
 			.type = cols[i].type,
 			.flags = cols[i].numeric ? (MY_FLAG_NOT_NULL | MY_FLAG_BINARY | MY_FLAG_NUM) : 0,
 		};
-		my_write_column_def(&s->w, s->seq++, &c, false);
+		my_write_column_def(&s->core.w, s->seq++, &c, false);
 	}
 	if (!myr_deprecate_eof(s))
-		my_write_eof(&s->w, s->seq++, 0, myr_status(s));
+		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
 }
 
 /* One text row; a NULL entry in values is SQL NULL. */
 static void local_row(struct my_session *s, const char *const *values, size_t n)
 {
-	my_begin(&s->w, s->seq++);
+	my_begin(&s->core.w, s->seq++);
 	for (size_t i = 0; i < n; i++) {
 		if (values[i])
-			my_put_lenenc_str(&s->w, values[i], strlen(values[i]));
+			my_put_lenenc_str(&s->core.w, values[i], strlen(values[i]));
 		else
-			my_put_null(&s->w);
+			my_put_null(&s->core.w);
 	}
-	my_end(&s->w);
+	my_end(&s->core.w);
 }
 
 static void show_warnings(struct my_session *s, const struct vmy_result *v, bool errors_only)

@@ -14,8 +14,7 @@
 
 void myr_flush(struct my_session *s)
 {
-	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
-	wbuf_reset(&s->w);
+	session_flush(&s->core);
 }
 
 uint16_t myr_status(const struct my_session *s)
@@ -33,7 +32,7 @@ uint16_t myr_status(const struct my_session *s)
 
 void myr_put_ok(struct my_session *s)
 {
-	my_write_ok(&s->w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, false);
+	my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, false);
 }
 
 void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
@@ -48,7 +47,7 @@ void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, c
 		n = snprintf(text, sizeof(text), "%s", message);
 	if (hint && hint[0] && n > 0 && (size_t)n < sizeof(text))
 		snprintf(text + n, sizeof(text) - (size_t)n, " (%s)", hint);
-	my_write_err(&s->w, s->seq++, errcode, sqlstate, text);
+	my_write_err(&s->core.w, s->seq++, errcode, sqlstate, text);
 }
 
 bool myr_deprecate_eof(const struct my_session *s)
@@ -84,8 +83,8 @@ void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, co
 void myr_result_end(struct my_session *s)
 {
 	if (myr_deprecate_eof(s))
-		my_write_ok(&s->w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
+		my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
 	else
-		my_write_eof(&s->w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
+		my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
 }
 

@@ -71,7 +71,6 @@ static void my_free(struct session *core)
 
 	myp_free_all(s);
 	myj_bin_free(s);
-	wbuf_free(&s->w);
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 
@@ -150,11 +149,11 @@ static void sha2_token(struct my_session *s, const uint8_t *token, size_t len)
 	}
 	digest2 = gen_sha2_entry(s->core.gen, s->core.u, &valid);
 	if (valid && my_sha2_fast_verify(digest2, s->scramble, token, len)) {
-		my_write_auth_more(&s->w, s->seq++, &fast_ok, 1);
+		my_write_auth_more(&s->core.w, s->seq++, &fast_ok, 1);
 		login_ok(s);
 		return;
 	}
-	my_write_auth_more(&s->w, s->seq++, &full, 1);
+	my_write_auth_more(&s->core.w, s->seq++, &full, 1);
 	myr_flush(s);
 	s->step = MYS_SHA2_FULL;
 }
@@ -169,7 +168,7 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 	if (len == 1 && p[0] == 0x02) {
 		/* The client asks for the public key to encrypt the password with. */
 		pem = my_rsa_public_pem(s->core.srv->my_rsa, &pemlen);
-		my_write_auth_more(&s->w, s->seq++, pem, pemlen);
+		my_write_auth_more(&s->core.w, s->seq++, pem, pemlen);
 		myr_flush(s);
 		return;
 	}
@@ -221,7 +220,7 @@ static void auth_token(struct my_session *s, const uint8_t *token, size_t len)
 static void switch_plugin(struct my_session *s, enum mys_plugin to)
 {
 	s->plugin = to;
-	my_write_auth_switch(&s->w, s->seq++, to == MYS_NATIVE ? PLUGIN_NATIVE : PLUGIN_SHA2, s->scramble,
+	my_write_auth_switch(&s->core.w, s->seq++, to == MYS_NATIVE ? PLUGIN_NATIVE : PLUGIN_SHA2, s->scramble,
 			     sizeof(s->scramble));
 	myr_flush(s);
 	s->step = MYS_AUTH_SWITCH;
@@ -277,7 +276,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 			static const uint8_t full = 0x04;
 
 			s->plugin = MYS_SHA2;
-			my_write_auth_more(&s->w, s->seq++, &full, 1);
+			my_write_auth_more(&s->core.w, s->seq++, &full, 1);
 			myr_flush(s);
 			s->step = MYS_SHA2_FULL;
 		} else if (r.plugin && !plugin_is(&r, PLUGIN_NATIVE) && !plugin_is(&r, PLUGIN_SHA2) &&
@@ -311,9 +310,9 @@ static void statistics(struct my_session *s)
 
 	snprintf(text, sizeof(text), "Uptime: %lld  Threads: %u  Questions: 0  Slow queries: 0  Opens: 0",
 		 (long long)(time(NULL) - s->core.srv->started), s->core.srv->nsessions);
-	my_begin(&s->w, s->seq++);
-	my_put_bytes(&s->w, text, strlen(text));
-	my_end(&s->w);
+	my_begin(&s->core.w, s->seq++);
+	my_put_bytes(&s->core.w, text, strlen(text));
+	my_end(&s->core.w);
 }
 
 static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
@@ -373,7 +372,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 	case MY_COM_SET_OPTION:
 		/* 0 turns multi-statements on, 1 off; airlock never runs more than one statement. */
 		if (c.arg_len == 2 && c.arg[0] == 1 && c.arg[1] == 0)
-			my_write_eof(&s->w, s->seq++, 0, myr_status(s));
+			my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
 		else
 			myr_put_err(s, 1235, "42000", "MULTI_STATEMENT",
 				    "This version of airlock doesn't yet support 'multiple statements'",
@@ -473,7 +472,6 @@ static bool my_start(struct session *core)
 {
 	struct my_session *s = my(core);
 
-	wbuf_init(&s->w);
 	if (!core->srv->my_rsa || my_scramble_generate(s->scramble) < 0)
 		return false;
 	peer_host(bufferevent_getfd(core->bev), s->host, sizeof(s->host));
@@ -489,7 +487,7 @@ static bool my_start(struct session *core)
 		.status = myr_status(s),
 		.auth_plugin = PLUGIN_NATIVE,
 	};
-	my_write_handshake(&s->w, s->seq++, &h);
+	my_write_handshake(&s->core.w, s->seq++, &h);
 	myr_flush(s);
 	return true;
 }

@@ -113,7 +113,6 @@ struct my_session {
 	bool cols_sent;
 	uint16_t ncols;
 
-	struct wbuf w; /* reply being built */
 };
 
 /* my_reply.c: the replies, below everything else */

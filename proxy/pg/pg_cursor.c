@@ -104,7 +104,7 @@ static void fetch_finish(struct pg_cursor *c)
 		c->truncation_told = true;
 	}
 	snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
-	pg_put_command_complete(&s->w, tag);
+	pg_put_command_complete(&s->core.w, tag);
 	session_audit(&s->core, "run", NULL, NULL, c->got, 0, c->truncated);
 	s->fetching = NULL;
 	s->core.out_paused = false;
@@ -133,7 +133,7 @@ static void cursor_row(void *arg, const struct frame *f)
 	struct pg_session *s = c->s;
 
 	c->rows++;
-	pg_put_datarow_raw(&s->w, f->payload, f->len);
+	pg_put_datarow_raw(&s->core.w, f->payload, f->len);
 	pgr_flush(s);
 	if (s->fetching != c)
 		return;

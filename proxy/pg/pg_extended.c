@@ -140,7 +140,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	st->bytes = strlen(st->sql) + 1;
 	s->prepared_bytes += st->bytes;
 	s->stmts[slot] = st;
-	pg_put_parse_complete(&s->w);
+	pg_put_parse_complete(&s->core.w);
 	pgr_flush(s);
 	return true;
 }
@@ -235,7 +235,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	p->bytes = total;
 	s->prepared_bytes += p->bytes;
 	s->portals[slot] = p;
-	pg_put_bind_complete(&s->w);
+	pg_put_bind_complete(&s->core.w);
 	pgr_flush(s);
 	return true;
 }
@@ -260,11 +260,11 @@ static void describe_local(struct pg_session *s, const struct pgv_result *v)
 			.typmod = -1,
 		};
 
-		pg_put_rowdesc_begin(&s->w, 1);
-		pg_put_rowdesc_column(&s->w, &c);
-		pg_put_rowdesc_end(&s->w);
+		pg_put_rowdesc_begin(&s->core.w, 1);
+		pg_put_rowdesc_column(&s->core.w, &c);
+		pg_put_rowdesc_end(&s->core.w);
 	} else {
-		pg_put_no_data(&s->w);
+		pg_put_no_data(&s->core.w);
 	}
 }
 
@@ -295,7 +295,7 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 				  "Bind it and Describe the portal instead", 0);
 			return true;
 		}
-		pg_put_parameter_description(&s->w, st->types, st->ntypes);
+		pg_put_parameter_description(&s->core.w, st->types, st->ntypes);
 		describe_local(s, &st->v);
 		pgr_flush(s);
 		return true;
@@ -375,7 +375,7 @@ static bool pgx_close(struct pg_session *s, const struct pg_msg *m)
 		close_stmt(s, i);
 	else if (kind == 'P' && (i = find_portal(s, name)) >= 0)
 		close_portal(s, i);
-	pg_put_close_complete(&s->w);
+	pg_put_close_complete(&s->core.w);
 	pgr_flush(s);
 	return true;
 }

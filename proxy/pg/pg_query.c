@@ -23,7 +23,7 @@ static void report_param(struct pg_session *s, const char *name)
 	int i = pgs_find(name);
 
 	if (i >= 0 && (pgs_defs[i].flags & PGS_REPORT))
-		pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
+		pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
 }
 
 /* ---- local answers ---- */
@@ -41,9 +41,9 @@ static void show_local(struct pg_session *s, const char *display, const char *va
 	size_t vlen = strlen(value);
 
 	if (describe) {
-		pg_put_rowdesc_begin(&s->w, 1);
-		pg_put_rowdesc_column(&s->w, &c);
-		pg_put_rowdesc_end(&s->w);
+		pg_put_rowdesc_begin(&s->core.w, 1);
+		pg_put_rowdesc_column(&s->core.w, &c);
+		pg_put_rowdesc_end(&s->core.w);
 	}
 	row[0] = 0;
 	row[1] = 1;
@@ -52,7 +52,7 @@ static void show_local(struct pg_session *s, const char *display, const char *va
 	row[4] = (uint8_t)(vlen >> 8);
 	row[5] = (uint8_t)vlen;
 	memcpy(row + 6, value, vlen);
-	pg_put_datarow_raw(&s->w, row, 6 + vlen);
+	pg_put_datarow_raw(&s->core.w, row, 6 + vlen);
 	pgr_local_done(s, "SHOW");
 }
 
@@ -175,7 +175,7 @@ static void job_row(void *arg, const struct frame *f)
 {
 	struct pg_session *s = arg;
 
-	pg_put_datarow_raw(&s->w, f->payload, f->len);
+	pg_put_datarow_raw(&s->core.w, f->payload, f->len);
 	pgr_flush(s);
 	session_backpressure(&s->core, s->core.job);
 }
@@ -197,13 +197,13 @@ static void job_done(void *arg, const struct job_result *r)
 
 		if (suspended) {
 			/* The client's own Execute limit, not the policy's: more rows were there. */
-			pg_put_portal_suspended(&s->w);
+			pg_put_portal_suspended(&s->core.w);
 			if (x->portal)
 				x->portal->suspended = true;
 		} else {
 			if (r->truncated)
 				pgr_truncated(s, r->truncated, r->rows);
-			pg_put_command_complete(&s->w, r->tag);
+			pg_put_command_complete(&s->core.w, r->tag);
 		}
 		session_audit(&s->core, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
 	} else {
@@ -284,7 +284,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		pgr_error(s, v->sqlstate, v->code, v->message, v->hint[0] ? v->hint : NULL, v->cursor_pos);
 		break;
 	case PGV_EMPTY:
-		pg_put_empty_query(&s->w);
+		pg_put_empty_query(&s->core.w);
 		break;
 	case PGV_SET:
 		do_set(s, v);
@@ -298,7 +298,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		if (!strcmp(v->name, "all")) {
 			for (size_t i = 0; i < pgs_ndefs; i++)
 				if (pgs_defs[i].flags & PGS_REPORT)
-					pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
+					pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
 		} else {
 			report_param(s, v->name);
 		}

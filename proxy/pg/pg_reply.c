@@ -16,8 +16,7 @@
 
 void pgr_flush(struct pg_session *s)
 {
-	session_send(&s->core, s->w.data, s->w.len, s->w.failed);
-	wbuf_reset(&s->w);
+	session_flush(&s->core);
 }
 
 void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
@@ -31,7 +30,7 @@ void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlst
 		.hint = hint,
 		.position = position,
 	};
-	pg_put_error(&s->w, &e);
+	pg_put_error(&s->core.w, &e);
 }
 
 void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
@@ -43,12 +42,12 @@ void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqls
 		.message = message,
 		.hint = hint,
 	};
-	pg_put_notice(&s->w, &e);
+	pg_put_notice(&s->core.w, &e);
 }
 
 void pgr_ready(struct pg_session *s)
 {
-	pg_put_ready(&s->w, s->txn);
+	pg_put_ready(&s->core.w, s->txn);
 	pgr_flush(s);
 }
 
@@ -73,7 +72,7 @@ void pgr_error(struct pg_session *s, const char *sqlstate, const char *code, con
 
 void pgr_local_done(struct pg_session *s, const char *tag)
 {
-	pg_put_command_complete(&s->w, tag);
+	pg_put_command_complete(&s->core.w, tag);
 	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
 }
 
@@ -86,12 +85,12 @@ void pgr_rowdesc(struct pg_session *s, const struct frame *f)
 
 	if (frame_rowdesc_begin(f, &n, &cur) != FRAME_OK)
 		return;
-	pg_put_rowdesc_begin(&s->w, n);
+	pg_put_rowdesc_begin(&s->core.w, n);
 	for (uint16_t i = 0; i < n; i++) {
 		struct pg_column_desc c;
 
 		if (frame_rowdesc_next(&cur, &col) != FRAME_OK) {
-			wbuf_reset(&s->w);
+			wbuf_reset(&s->core.w);
 			return;
 		}
 		c = (struct pg_column_desc){
@@ -104,9 +103,9 @@ void pgr_rowdesc(struct pg_session *s, const struct frame *f)
 			.typmod = col.typmod,
 			.format = 0,
 		};
-		pg_put_rowdesc_column(&s->w, &c);
+		pg_put_rowdesc_column(&s->core.w, &c);
 	}
-	pg_put_rowdesc_end(&s->w);
+	pg_put_rowdesc_end(&s->core.w);
 	pgr_flush(s);
 }
 

@@ -69,7 +69,6 @@ static void pg_free(struct session *core)
 	struct pg_session *s = pg(core);
 
 	pgx_free_all(s);
-	wbuf_free(&s->w);
 	explicit_bzero(&s->scram, sizeof(s->scram));
 }
 
@@ -238,7 +237,7 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		s->core.u = NULL;
 		fake_verifier(s);
 	}
-	pg_put_auth_sasl(&s->w, "SCRAM-SHA-256");
+	pg_put_auth_sasl(&s->core.w, "SCRAM-SHA-256");
 	pgr_flush(s);
 	s->step = PG_SASL_INIT;
 	return true;
@@ -271,7 +270,7 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 		fatal(s, "08P01", err ? err : "malformed SCRAM message");
 		return false;
 	}
-	pg_put_auth_sasl_continue(&s->w, out, outlen);
+	pg_put_auth_sasl_continue(&s->core.w, out, outlen);
 	pgr_flush(s);
 	s->step = PG_SASL_CONT;
 	return true;
@@ -295,11 +294,11 @@ static bool finish_login(struct pg_session *s)
 		fatal(s, "53300", "too many connections for this user");
 		return false;
 	}
-	pg_put_auth_ok(&s->w);
+	pg_put_auth_ok(&s->core.w);
 	for (size_t i = 0; i < pgs_ndefs; i++)
 		if (pgs_defs[i].flags & PGS_REPORT)
-			pg_put_parameter_status(&s->w, pgs_defs[i].display, s->set.value[i]);
-	pg_put_backend_key(&s->w, s->core.id, s->key);
+			pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
+	pg_put_backend_key(&s->core.w, s->core.id, s->key);
 	s->txn = 'I';
 	pgr_ready(s);
 	return true;
@@ -322,7 +321,7 @@ static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
 		fatal(s, "28P01", msg);
 		return false;
 	}
-	pg_put_auth_sasl_final(&s->w, out, outlen);
+	pg_put_auth_sasl_final(&s->core.w, out, outlen);
 	return finish_login(s);
 }
 
@@ -445,7 +444,6 @@ static bool pg_start(struct session *core)
 {
 	struct pg_session *s = pg(core);
 
-	wbuf_init(&s->w);
 	s->step = PG_STARTUP;
 	s->txn = 'I';
 	return getrandom(&s->key, sizeof(s->key), 0) == sizeof(s->key);

@@ -100,7 +100,6 @@ struct pg_session {
 	struct pgx_stmt *stmts[SESS_MAX_STMTS];
 	struct pgx_portal *portals[SESS_MAX_PORTALS];
 
-	struct wbuf w;
 };
 
 /* pg_reply.c: the replies, below everything else */

@@ -93,19 +93,23 @@ static void toy_message(struct session *s, const uint8_t *msg, size_t len)
 	} else if (!strcmp(text, "busy")) {
 		session_set_state(s, SESSION_BUSY);
 	} else if (!strcmp(text, "quit")) {
-		session_send(s, "bye", 3, false);
+		wbuf_put_str(&s->w, "bye");
+		session_flush(s);
 		session_close(s, true, "quit");
 	} else if (!strcmp(text, "fail")) {
-		session_send(s, NULL, 0, true);
+		s->w.failed = true; /* as when a reply outgrows its limit */
+		session_flush(s);
 	} else {
-		session_send(s, "ok", 2, false);
+		wbuf_put_str(&s->w, "ok");
+		session_flush(s);
 	}
 }
 
 static bool toy_start(struct session *s)
 {
 	starts++;
-	session_send(s, "hello", 5, false);
+	wbuf_put_str(&s->w, "hello");
+	session_flush(s);
 	return true;
 }
 
