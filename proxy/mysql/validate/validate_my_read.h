@@ -29,7 +29,7 @@ bool vmy_read_query(struct vmy_parser *p);
 bool vmy_read_expr(struct vmy_parser *p);
 
 /* @@[scope.]name at the current token (VMY_T_ATAT): refuses @@global and
- * variables outside the readable list. */
+ * variables outside the readable list (validate_my_sysvar.c). */
 bool vmy_read_sysvar(struct vmy_parser *p);
 
 #endif
