@@ -12,8 +12,9 @@ payload) pairs; parsed replies are Ok, Eof, Err and Result objects.
 """
 
 import hashlib
-import socket
 import struct
+
+import wire
 
 CLIENT_LONG_PASSWORD = 0x1
 CLIENT_LONG_FLAG = 0x4
@@ -44,10 +45,6 @@ COM_PING = 0x0E
 
 UTF8MB4_GENERAL_CI = 45
 MAX_PAYLOAD = 0xFFFFFF
-
-
-class ServerClosed(Exception):
-    pass
 
 
 class Err:
@@ -214,30 +211,18 @@ class Handshake:
             self.plugin = payload[pos:].split(b"\0")[0].decode()
 
 
-class Conn:
+ServerClosed = wire.ServerClosed
+
+
+class Conn(wire.Conn):
     def __init__(self, host, port, timeout=15):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+        super().__init__(host, port, timeout)
         self.handshake = None
         self.seq = 0
         self.server_public_key = None
         self.auth_plugin_used = None
 
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
     # -- framing
-
-    def send(self, data):
-        self.sock.sendall(data)
 
     def send_packet(self, payload, seq=None):
         """One packet (payload below 16 MiB); seq defaults to the next one."""
@@ -246,15 +231,6 @@ class Conn:
         assert len(payload) < MAX_PAYLOAD
         self.send(len(payload).to_bytes(3, "little") + bytes([seq & 0xFF]) + payload)
         self.seq = (seq + 1) & 0xFF
-
-    def recv_exact(self, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise ServerClosed("server closed the connection")
-            buf += chunk
-        return buf
 
     def recv_packet(self):
         head = self.recv_exact(4)

@@ -10,9 +10,10 @@ import base64
 import hashlib
 import hmac
 import os
-import socket
 import struct
 from urllib.parse import unquote, urlsplit
+
+import wire
 
 PROTOCOL_3 = 196608
 SSL_REQUEST = 80877103
@@ -40,45 +41,20 @@ def error_fields(body):
     return out
 
 
-class ServerClosed(Exception):
-    pass
+ServerClosed = wire.ServerClosed
 
 
-class Conn:
+class Conn(wire.Conn):
     def __init__(self, host, port, timeout=15):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+        super().__init__(host, port, timeout)
         self.params = {}
         self.key = None
         self.status = None
 
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
     # -- framing
-
-    def send(self, data):
-        self.sock.sendall(data)
 
     def send_msg(self, mtype, body=b""):
         self.send(mtype + struct.pack("!i", len(body) + 4) + body)
-
-    def recv_exact(self, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise ServerClosed("server closed the connection")
-            buf += chunk
-        return buf
 
     def recv_msg(self):
         head = self.recv_exact(5)
