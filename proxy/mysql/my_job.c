@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/errors.h"
 #include "protocol/my_stmt.h"
 #include "proxy/log.h"
 #include "proxy/mysql/my_session_int.h"
@@ -172,15 +173,12 @@ static void job_notice(void *arg, const struct frame_error *e)
 /* The errno for a failure that did not come from the backend. */
 static unsigned errno_for(const struct job_result *r)
 {
+	unsigned n;
+
 	if (r->my_errno)
 		return r->my_errno;
-	if (r->code && !strcmp(r->code, "TIMEOUT"))
-		return 3024;
-	if (r->code && !strcmp(r->code, "CANCELED"))
-		return 1317;
-	if (r->code && !strcmp(r->code, "BUSY"))
-		return 1040;
-	return 1105;
+	n = r->code ? airlock_err_my_errno(airlock_err_from_name(r->code, (uint32_t)strlen(r->code))) : 0;
+	return n ? n : 1105; /* ER_UNKNOWN_ERROR */
 }
 
 static void truncated_warning(struct my_session *s, uint8_t truncated, uint64_t rows)
