@@ -22,28 +22,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/rbuf.h"
+
 /* Postgres refuses startup packets above this (MAX_STARTUP_PACKET_LENGTH). */
 #define PG_STARTUP_HARD_MAX 10000u
 /* Marks the length field of a RowDescription still being built. */
 #define PG_LEN_PENDING 0xffffffffu
-
-static uint32_t rd_u32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
-}
-
-static uint16_t rd_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-/* Length of the NUL-terminated string at p, or -1 when no NUL comes before end. */
-static ptrdiff_t bounded_strlen(const uint8_t *p, const uint8_t *end)
-{
-	const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
-
-	return nul ? nul - p : -1;
-}
 
 static enum pg_status fail(const char **err, const char *why)
 {
@@ -54,64 +38,70 @@ static enum pg_status fail(const char **err, const char *why)
 
 /* ---- startup ---------------------------------------------------------- */
 
-static enum pg_status parse_startup_params(const uint8_t *p, const uint8_t *end,
-					   struct pg_startup *out, const char **err)
+/* The last byte of what r has left is a NUL. */
+static bool ends_with_nul(const struct rbuf *r)
+{
+	struct rbuf t = *r;
+	uint8_t last;
+
+	return rbuf_left(&t) > 0 && rbuf_skip(&t, rbuf_left(&t) - 1) && rbuf_get_u8(&t, &last) && last == 0;
+}
+
+static enum pg_status parse_startup_params(struct rbuf *r, struct pg_startup *out, const char **err)
 {
 	/* The body must end with the list terminator; strings never run past it. */
-	if (p >= end || end[-1] != 0)
+	if (!ends_with_nul(r))
 		return fail(err, "startup packet: missing final terminator");
 	for (;;) {
-		ptrdiff_t nlen, vlen;
-		const uint8_t *name = p;
+		const char *name, *value;
+		size_t nlen;
 
-		nlen = bounded_strlen(p, end);
-		if (nlen < 0)
+		if (!rbuf_get_cstr(r, &name, &nlen))
 			return fail(err, "startup packet: missing terminator");
 		if (nlen == 0) {
-			if (p + 1 != end)
+			if (rbuf_left(r) != 0)
 				return fail(err, "startup packet: data after the final terminator");
 			return PG_OK;
 		}
-		p += nlen + 1;
-		if (p >= end)
+		if (rbuf_left(r) == 0)
 			return fail(err, "startup packet: parameter without a value");
-		vlen = bounded_strlen(p, end);
-		if (vlen < 0)
+		if (!rbuf_get_cstr(r, &value, NULL))
 			return fail(err, "startup packet: missing terminator");
-		if (p + vlen + 1 >= end)
+		if (rbuf_left(r) == 0)
 			return fail(err, "startup packet: parameter list not terminated");
 		if (out->nparams >= PG_STARTUP_MAX_PARAMS)
 			return fail(err, "startup packet: too many parameters");
-		if (strncmp((const char *)name, "_pq_.", 5) == 0)
+		if (strncmp(name, "_pq_.", 5) == 0)
 			return fail(err, "startup packet: protocol extensions (_pq_.*) are not supported");
-		if (pg_startup_get(out, (const char *)name))
+		if (pg_startup_get(out, name))
 			return fail(err, "startup packet: duplicate parameter");
-		out->params[out->nparams].name = (const char *)name;
-		out->params[out->nparams].value = (const char *)p;
+		out->params[out->nparams].name = name;
+		out->params[out->nparams].value = value;
 		out->nparams++;
-		p += vlen + 1;
 	}
 }
 
 enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_len,
 				 struct pg_startup *out, size_t *consumed, const char **err)
 {
+	struct rbuf r, body;
 	uint32_t mlen, code, cap;
 	enum pg_status st;
 
 	memset(out, 0, sizeof(*out));
 	*consumed = 0;
-	if (len < 4)
+	rbuf_init(&r, buf, len);
+	if (!rbuf_get_be32(&r, &mlen))
 		return PG_NEED_MORE;
-	mlen = rd_u32(buf);
 	cap = max_len < PG_STARTUP_HARD_MAX ? max_len : PG_STARTUP_HARD_MAX;
 	if (mlen < 8)
 		return fail(err, "startup packet: length too small");
 	if (mlen > cap)
 		return fail(err, "startup packet: length too large");
-	if (len < mlen)
+	if (!rbuf_get_rbuf(&r, mlen - 4, &body))
 		return PG_NEED_MORE;
-	code = rd_u32(buf + 4);
+	if (!rbuf_get_be32(&body, &code))
+		return fail(err, "startup packet: length too small");
 	out->protocol = code;
 	switch (code) {
 	case PG_SSL_REQUEST_CODE:
@@ -121,15 +111,13 @@ enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_le
 		out->kind = code == PG_SSL_REQUEST_CODE ? PG_STARTUP_SSL : PG_STARTUP_GSSENC;
 		break;
 	case PG_CANCEL_REQUEST_CODE:
-		if (mlen != 16)
+		if (mlen != 16 || !rbuf_get_be32(&body, &out->cancel_pid) || !rbuf_get_be32(&body, &out->cancel_key))
 			return fail(err, "startup packet: cancel request of the wrong length");
 		out->kind = PG_STARTUP_CANCEL;
-		out->cancel_pid = rd_u32(buf + 8);
-		out->cancel_key = rd_u32(buf + 12);
 		break;
 	case PG_PROTOCOL_3_0:
 		out->kind = PG_STARTUP_NORMAL;
-		st = parse_startup_params(buf + 8, buf + mlen, out, err);
+		st = parse_startup_params(&body, out, err);
 		if (st != PG_OK) {
 			out->nparams = 0;
 			return st;
@@ -158,53 +146,56 @@ const char *pg_startup_get(const struct pg_startup *s, const char *name)
 enum pg_status pg_decode_msg(const uint8_t *buf, size_t len, uint32_t max_len,
 			     struct pg_msg *out, size_t *consumed, const char **err)
 {
+	struct rbuf r;
 	uint32_t mlen;
+	uint8_t type;
+	const uint8_t *body;
 
 	memset(out, 0, sizeof(*out));
 	*consumed = 0;
-	if (len < 5)
+	rbuf_init(&r, buf, len);
+	if (!rbuf_get_u8(&r, &type) || !rbuf_get_be32(&r, &mlen))
 		return PG_NEED_MORE;
-	mlen = rd_u32(buf + 1);
 	if (mlen < 4)
 		return fail(err, "message length too small");
 	if (mlen > max_len)
 		return fail(err, "message length too large");
-	/* len >= 5 here, so len - 1 cannot wrap; mlen + 1 might on 32-bit. */
-	if (len - 1 < mlen)
+	if (!rbuf_get_bytes(&r, mlen - 4, &body))
 		return PG_NEED_MORE;
-	out->type = buf[0];
+	out->type = type;
 	out->body_len = mlen - 4;
-	out->body = buf + 5;
+	out->body = body;
 	*consumed = (size_t)mlen + 1;
 	return PG_OK;
 }
 
 enum pg_status pg_parse_query(const struct pg_msg *m, const char **sql, const char **err)
 {
-	const uint8_t *nul;
+	struct rbuf r;
+	const char *s;
 
 	*sql = NULL;
 	if (m->type != 'Q')
 		return fail(err, "not a Query message");
 	if (m->body_len == 0)
 		return fail(err, "Query message: empty body");
-	nul = memchr(m->body, 0, m->body_len);
-	if (!nul)
+	rbuf_init(&r, m->body, m->body_len);
+	if (!rbuf_get_cstr(&r, &s, NULL))
 		return fail(err, "Query message: missing terminator");
-	if ((size_t)(nul - m->body) != m->body_len - 1)
+	if (rbuf_left(&r) != 0)
 		return fail(err, "Query message: NUL byte inside the query");
-	*sql = (const char *)m->body;
+	*sql = s;
 	return PG_OK;
 }
 
 enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechanism,
 				     const uint8_t **data, int32_t *data_len, const char **err)
 {
-	const uint8_t *p = m->body, *end = m->body + m->body_len;
-	ptrdiff_t mlen;
+	struct rbuf r;
+	const char *mech;
+	const uint8_t *d;
+	size_t mlen, left;
 	uint32_t raw;
-	int32_t dlen;
-	size_t left;
 
 	*mechanism = NULL;
 	*data = NULL;
@@ -213,33 +204,31 @@ enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechan
 		return fail(err, "not a SASLInitialResponse message");
 	if (m->body_len == 0)
 		return fail(err, "SASLInitialResponse: empty body");
-	mlen = bounded_strlen(p, end);
-	if (mlen < 0)
+	rbuf_init(&r, m->body, m->body_len);
+	if (!rbuf_get_cstr(&r, &mech, &mlen))
 		return fail(err, "SASLInitialResponse: missing mechanism terminator");
 	if (mlen == 0)
 		return fail(err, "SASLInitialResponse: empty mechanism name");
-	p += mlen + 1;
-	if ((size_t)(end - p) < 4)
+	if (!rbuf_get_be32(&r, &raw))
 		return fail(err, "SASLInitialResponse: truncated data length");
-	raw = rd_u32(p);
-	p += 4;
-	left = (size_t)(end - p);
+	left = rbuf_left(&r);
 	if (raw == 0xffffffffu) {
 		if (left != 0)
 			return fail(err, "SASLInitialResponse: trailing bytes after absent data");
-		*mechanism = (const char *)m->body;
+		*mechanism = mech;
 		return PG_OK;
 	}
 	if (raw > INT32_MAX)
 		return fail(err, "SASLInitialResponse: negative data length");
-	dlen = (int32_t)raw;
-	if ((size_t)dlen > left)
+	if (raw > left)
 		return fail(err, "SASLInitialResponse: data length exceeds the message");
-	if ((size_t)dlen < left)
+	if (raw < left)
 		return fail(err, "SASLInitialResponse: trailing bytes after the data");
-	*mechanism = (const char *)m->body;
-	*data = p;
-	*data_len = dlen;
+	if (!rbuf_get_bytes(&r, raw, &d))
+		return fail(err, "SASLInitialResponse: data length exceeds the message");
+	*mechanism = mech;
+	*data = d;
+	*data_len = (int32_t)raw;
 	return PG_OK;
 }
 
@@ -429,51 +418,54 @@ void pg_put_rowdesc_column(struct wbuf *w, const struct pg_column_desc *c)
  */
 static bool find_pending_rowdesc(const struct wbuf *w, size_t *start)
 {
-	size_t off = 0;
+	struct rbuf r;
 
-	while (w->len - off >= 5) {
-		uint32_t mlen = rd_u32(w->data + off + 1);
+	rbuf_init(&r, w->data, w->len);
+	for (;;) {
+		size_t off = w->len - rbuf_left(&r);
+		uint32_t mlen;
+		uint8_t type;
 
+		if (!rbuf_get_u8(&r, &type) || !rbuf_get_be32(&r, &mlen))
+			return false;
 		if (mlen == PG_LEN_PENDING) {
-			if (w->data[off] != 'T')
+			if (type != 'T')
 				return false;
 			*start = off;
 			return true;
 		}
-		if (mlen < 4 || mlen > w->len - off - 1)
+		if (mlen < 4 || !rbuf_skip(&r, mlen - 4))
 			return false;
-		off += (size_t)mlen + 1;
 	}
-	return false;
 }
 
 /* The column count matches what was written, and nothing follows the columns. */
-static bool rowdesc_consistent(const uint8_t *p, const uint8_t *end)
+static bool rowdesc_consistent(struct rbuf *r)
 {
 	uint16_t n, i;
+	const char *name;
 
-	if (end - p < 2)
+	if (!rbuf_get_be16(r, &n))
 		return false;
-	n = (uint16_t)((p[0] << 8) | p[1]);
-	p += 2;
-	for (i = 0; i < n; i++) {
-		ptrdiff_t nl = bounded_strlen(p, end);
-
-		if (nl < 0 || end - (p + nl + 1) < 18)
+	for (i = 0; i < n; i++)
+		if (!rbuf_get_cstr(r, &name, NULL) || !rbuf_skip(r, 18))
 			return false;
-		p += nl + 1 + 18;
-	}
-	return p == end;
+	return rbuf_left(r) == 0;
 }
 
 void pg_put_rowdesc_end(struct wbuf *w)
 {
+	struct rbuf cols;
 	size_t start;
 
 	if (w->failed)
 		return;
-	if (!find_pending_rowdesc(w, &start) ||
-	    !rowdesc_consistent(w->data + start + 5, w->data + w->len)) {
+	if (!find_pending_rowdesc(w, &start)) {
+		w->failed = true;
+		return;
+	}
+	rbuf_init(&cols, w->data + start + 5, w->len - start - 5);
+	if (!rowdesc_consistent(&cols)) {
 		w->failed = true;
 		return;
 	}
@@ -490,161 +482,171 @@ void pg_put_datarow_raw(struct wbuf *w, const void *body, size_t len)
 
 /* ---- extended query protocol ---- */
 
-/* A NUL-terminated string at *p inside [*p, end); advances *p past it. */
-static const char *take_cstr(const uint8_t **p, const uint8_t *end)
+/* Entry i of n big-endian u16s at base; false when i is not below n. */
+static bool u16_at(const uint8_t *base, uint16_t n, uint16_t i, uint16_t *v)
 {
-	ptrdiff_t n = bounded_strlen(*p, end);
-	const char *s;
+	struct rbuf r;
 
-	if (n < 0)
-		return NULL;
-	s = (const char *)*p;
-	*p += n + 1;
-	return s;
+	rbuf_init(&r, base, 2 * (size_t)n);
+	return rbuf_skip(&r, 2 * (size_t)i) && rbuf_get_be16(&r, v);
 }
 
-static bool take_u16(const uint8_t **p, const uint8_t *end, uint16_t *v)
+/* Every one of the n u16 format codes at base is 0 (text) or 1 (binary). */
+static bool formats_valid(const uint8_t *base, uint16_t n)
 {
-	if (end - *p < 2)
-		return false;
-	*v = (uint16_t)((*p)[0] << 8 | (*p)[1]);
-	*p += 2;
+	uint16_t i, v;
+
+	for (i = 0; i < n; i++)
+		if (!u16_at(base, n, i, &v) || v > 1)
+			return false;
 	return true;
 }
 
 enum pg_status pg_parse_parse(const struct pg_msg *m, struct pg_parse *out, const char **err)
 {
-	const uint8_t *p = m->body, *end = m->body + m->body_len;
+	struct rbuf r;
 
 	if (m->type != 'P')
 		return fail(err, "not a Parse message");
-	out->name = take_cstr(&p, end);
-	if (!out->name)
+	out->name = out->query = NULL;
+	rbuf_init(&r, m->body, m->body_len);
+	if (!rbuf_get_cstr(&r, &out->name, NULL))
 		return fail(err, "Parse: missing statement name terminator");
-	out->query = take_cstr(&p, end);
-	if (!out->query)
+	if (!rbuf_get_cstr(&r, &out->query, NULL))
 		return fail(err, "Parse: missing query terminator");
-	if (!take_u16(&p, end, &out->ntypes))
+	if (!rbuf_get_be16(&r, &out->ntypes))
 		return fail(err, "Parse: truncated parameter type count");
-	if ((size_t)(end - p) != (size_t)out->ntypes * 4)
+	if (rbuf_left(&r) != (size_t)out->ntypes * 4 || !rbuf_get_bytes(&r, rbuf_left(&r), &out->types))
 		return fail(err, "Parse: parameter type count does not match the message");
-	out->types = p;
 	return PG_OK;
 }
 
 uint32_t pg_parse_type_at(const struct pg_parse *p, uint16_t i)
 {
-	return i < p->ntypes ? rd_u32(p->types + 4 * (size_t)i) : 0;
+	struct rbuf r;
+	uint32_t oid;
+
+	rbuf_init(&r, p->types, 4 * (size_t)p->ntypes);
+	if (!rbuf_skip(&r, 4 * (size_t)i) || !rbuf_get_be32(&r, &oid))
+		return 0;
+	return oid;
 }
 
 enum pg_status pg_parse_bind(const struct pg_msg *m, struct pg_bind *out, const char **err)
 {
-	const uint8_t *p = m->body, *end = m->body + m->body_len;
+	struct rbuf r, params;
 
 	if (m->type != 'B')
 		return fail(err, "not a Bind message");
-	out->portal = take_cstr(&p, end);
-	if (!out->portal)
+	out->portal = out->stmt = NULL;
+	rbuf_init(&r, m->body, m->body_len);
+	if (!rbuf_get_cstr(&r, &out->portal, NULL))
 		return fail(err, "Bind: missing portal name terminator");
-	out->stmt = take_cstr(&p, end);
-	if (!out->stmt)
+	if (!rbuf_get_cstr(&r, &out->stmt, NULL))
 		return fail(err, "Bind: missing statement name terminator");
-	if (!take_u16(&p, end, &out->nformats) || (size_t)(end - p) < (size_t)out->nformats * 2)
+	if (!rbuf_get_be16(&r, &out->nformats) || !rbuf_get_bytes(&r, (size_t)out->nformats * 2, &out->formats))
 		return fail(err, "Bind: truncated parameter formats");
-	out->formats = p;
-	p += (size_t)out->nformats * 2;
-	if (!take_u16(&p, end, &out->nparams))
+	if (!rbuf_get_be16(&r, &out->nparams))
 		return fail(err, "Bind: truncated parameter count");
 	if (out->nformats > 1 && out->nformats != out->nparams)
 		return fail(err, "Bind: parameter format count does not match the parameter count");
-	out->params = p;
+	params = r;
 	for (uint16_t i = 0; i < out->nparams; i++) {
 		uint32_t len;
 
-		if (end - p < 4)
+		if (!rbuf_get_be32(&r, &len))
 			return fail(err, "Bind: truncated parameter length");
-		len = rd_u32(p);
-		p += 4;
 		if (len == 0xffffffffu)
 			continue;
-		if (len > INT32_MAX || (size_t)(end - p) < len)
+		if (len > INT32_MAX || !rbuf_skip(&r, len))
 			return fail(err, "Bind: parameter length exceeds the message");
-		p += len;
 	}
-	if (!take_u16(&p, end, &out->nresult_formats) || (size_t)(end - p) != (size_t)out->nresult_formats * 2)
+	out->params_len = rbuf_left(&params) - rbuf_left(&r);
+	if (!rbuf_get_bytes(&params, out->params_len, &out->params))
+		return fail(err, "Bind: parameter length exceeds the message");
+	if (!rbuf_get_be16(&r, &out->nresult_formats) || rbuf_left(&r) != (size_t)out->nresult_formats * 2 ||
+	    !rbuf_get_bytes(&r, rbuf_left(&r), &out->result_formats))
 		return fail(err, "Bind: result format count does not match the message");
-	out->result_formats = p;
-	for (uint16_t i = 0; i < out->nformats; i++)
-		if (rd_u16(out->formats + 2 * (size_t)i) > 1)
-			return fail(err, "Bind: parameter format must be 0 (text) or 1 (binary)");
-	for (uint16_t i = 0; i < out->nresult_formats; i++)
-		if (rd_u16(out->result_formats + 2 * (size_t)i) > 1)
-			return fail(err, "Bind: result format must be 0 (text) or 1 (binary)");
+	if (!formats_valid(out->formats, out->nformats))
+		return fail(err, "Bind: parameter format must be 0 (text) or 1 (binary)");
+	if (!formats_valid(out->result_formats, out->nresult_formats))
+		return fail(err, "Bind: result format must be 0 (text) or 1 (binary)");
 	return PG_OK;
 }
 
 enum pg_status pg_bind_values(const struct pg_bind *b, struct pg_bind_value *out, size_t max)
 {
-	const uint8_t *p = b->params;
+	struct rbuf r;
 
 	if (b->nparams > max)
 		return PG_ERR;
-	/* pg_parse_bind already checked every length against the message. */
+	/* pg_parse_bind already checked the layout; the cursor still bounds every read. */
+	rbuf_init(&r, b->params, b->params_len);
 	for (uint16_t i = 0; i < b->nparams; i++) {
-		uint32_t len = rd_u32(p);
+		uint16_t format = 0;
+		uint32_t len;
 
-		p += 4;
-		out[i].format = b->nformats == 0 ? 0 : rd_u16(b->formats + (b->nformats == 1 ? 0 : 2 * (size_t)i));
+		if (!rbuf_get_be32(&r, &len))
+			return PG_ERR;
+		if (b->nformats != 0 && !u16_at(b->formats, b->nformats, b->nformats == 1 ? 0 : i, &format))
+			return PG_ERR;
+		out[i].format = (int16_t)format;
 		if (len == 0xffffffffu) {
 			out[i].data = NULL;
 			out[i].len = -1;
 			continue;
 		}
-		out[i].data = p;
+		if (len > INT32_MAX || !rbuf_get_bytes(&r, len, &out[i].data))
+			return PG_ERR;
 		out[i].len = (int32_t)len;
-		p += len;
 	}
 	return PG_OK;
 }
 
 int16_t pg_bind_result_format(const struct pg_bind *b, uint16_t col)
 {
+	uint16_t v;
+
 	if (b->nresult_formats == 0)
 		return 0;
-	if (b->nresult_formats == 1)
-		return (int16_t)rd_u16(b->result_formats);
-	return col < b->nresult_formats ? (int16_t)rd_u16(b->result_formats + 2 * (size_t)col) : 0;
+	if (!u16_at(b->result_formats, b->nresult_formats, b->nresult_formats == 1 ? 0 : col, &v))
+		return 0;
+	return (int16_t)v;
 }
 
 enum pg_status pg_parse_describe(const struct pg_msg *m, char *kind, const char **name, const char **err)
 {
-	const uint8_t *p = m->body, *end = m->body + m->body_len;
+	struct rbuf r;
+	uint8_t k;
 
 	if (m->type != 'D' && m->type != 'C')
 		return fail(err, "not a Describe or Close message");
 	if (m->body_len < 2)
 		return fail(err, "Describe/Close: truncated body");
-	*kind = (char)*p++;
+	rbuf_init(&r, m->body, m->body_len);
+	if (!rbuf_get_u8(&r, &k))
+		return fail(err, "Describe/Close: truncated body");
+	*kind = (char)k;
 	if (*kind != 'S' && *kind != 'P')
 		return fail(err, "Describe/Close: the target must be 'S' or 'P'");
-	*name = take_cstr(&p, end);
-	if (!*name || p != end)
+	*name = NULL;
+	if (!rbuf_get_cstr(&r, name, NULL) || rbuf_left(&r) != 0)
 		return fail(err, "Describe/Close: malformed name");
 	return PG_OK;
 }
 
 enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uint32_t *max_rows, const char **err)
 {
-	const uint8_t *p = m->body, *end = m->body + m->body_len;
+	struct rbuf r;
 
 	if (m->type != 'E')
 		return fail(err, "not an Execute message");
-	*portal = take_cstr(&p, end);
-	if (!*portal)
+	*portal = NULL;
+	rbuf_init(&r, m->body, m->body_len);
+	if (!rbuf_get_cstr(&r, portal, NULL))
 		return fail(err, "Execute: missing portal name terminator");
-	if (end - p != 4)
+	if (rbuf_left(&r) != 4 || !rbuf_get_be32(&r, max_rows))
 		return fail(err, "Execute: malformed row limit");
-	*max_rows = rd_u32(p);
 	if (*max_rows > INT32_MAX)
 		return fail(err, "Execute: negative row limit");
 	return PG_OK;

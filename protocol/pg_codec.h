@@ -97,7 +97,8 @@ struct pg_bind {
 	uint16_t nformats;
 	const uint8_t *formats;
 	uint16_t nparams;
-	const uint8_t *params;
+	const uint8_t *params;   /* nparams x (i32 length, bytes), inside the message */
+	size_t params_len;       /* bytes of params */
 	uint16_t nresult_formats;
 	const uint8_t *result_formats;
 };
