@@ -3,7 +3,7 @@
  * my_codec.h). Pure: no I/O, no allocation except the growth of the
  * caller's wbuf.
  *
- * Decoders read through a bounded cursor (struct rd): every getter checks
+ * Decoders read through a bounded cursor (struct rbuf): every getter checks
  * what remains before it reads and reports failure instead of reading on.
  * Decoded strings are views into the caller's buffer.
  *
@@ -24,116 +24,66 @@
 
 /* ---- bounded reading --------------------------------------------------- */
 
-struct rd {
-	const uint8_t *p;
-	const uint8_t *end;
-};
-
-static size_t rd_left(const struct rd *r)
+bool my_get_lenenc_int(struct rbuf *r, uint64_t *v)
 {
-	return (size_t)(r->end - r->p);
-}
+	struct rbuf t = *r;
+	uint8_t first;
+	uint16_t v16;
+	uint32_t v24;
+	uint64_t v64;
 
-static bool rd_take(struct rd *r, size_t n, const uint8_t **out)
-{
-	if (rd_left(r) < n)
+	if (!rbuf_get_u8(&t, &first))
 		return false;
-	if (out)
-		*out = r->p;
-	r->p += n;
+	switch (first) {
+	case 0xfb:
+	case 0xff:
+		return false;
+	case 0xfc:
+		if (!rbuf_get_le16(&t, &v16))
+			return false;
+		v64 = v16;
+		break;
+	case 0xfd:
+		if (!rbuf_get_le24(&t, &v24))
+			return false;
+		v64 = v24;
+		break;
+	case 0xfe:
+		if (!rbuf_get_le64(&t, &v64))
+			return false;
+		break;
+	default:
+		v64 = first;
+		break;
+	}
+	*v = v64;
+	*r = t;
 	return true;
 }
 
-static uint32_t load_u16(const uint8_t *p)
+bool my_get_lenenc_str(struct rbuf *r, const uint8_t **s, size_t *len)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
+	struct rbuf t = *r;
+	uint64_t n;
 
-static uint32_t load_u24(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-
-static uint32_t load_u32(const uint8_t *p)
-{
-	return load_u24(p) | (uint32_t)p[3] << 24;
-}
-
-static uint64_t load_u64(const uint8_t *p)
-{
-	return (uint64_t)load_u32(p) | (uint64_t)load_u32(p + 4) << 32;
+	if (!my_get_lenenc_int(&t, &n) || n > rbuf_left(&t) || !rbuf_get_bytes(&t, (size_t)n, s))
+		return false;
+	*len = (size_t)n;
+	*r = t;
+	return true;
 }
 
 enum my_status my_read_lenenc_int(const uint8_t *p, size_t len, uint64_t *out, size_t *used)
 {
-	size_t n;
+	struct rbuf r;
 
 	*out = 0;
 	*used = 0;
-	if (len < 1)
+	rbuf_init(&r, p, len);
+	if (!my_get_lenenc_int(&r, out))
 		return MY_ERR;
-	switch (p[0]) {
-	case 0xfb:
-	case 0xff:
-		return MY_ERR;
-	case 0xfc:
-		n = 2;
-		break;
-	case 0xfd:
-		n = 3;
-		break;
-	case 0xfe:
-		n = 8;
-		break;
-	default:
-		*out = p[0];
-		*used = 1;
-		return MY_OK;
-	}
-	if (len - 1 < n)
-		return MY_ERR;
-	if (n == 2)
-		*out = load_u16(p + 1);
-	else if (n == 3)
-		*out = load_u24(p + 1);
-	else
-		*out = load_u64(p + 1);
-	*used = n + 1;
+	*used = len - rbuf_left(&r);
 	return MY_OK;
-}
-
-static bool rd_lenenc(struct rd *r, uint64_t *v)
-{
-	size_t used;
-
-	if (my_read_lenenc_int(r->p, rd_left(r), v, &used) != MY_OK)
-		return false;
-	r->p += used;
-	return true;
-}
-
-/* A lenenc length followed by that many bytes, all inside the cursor. */
-static bool rd_lenenc_bytes(struct rd *r, const uint8_t **s, size_t *len)
-{
-	uint64_t n;
-
-	if (!rd_lenenc(r, &n) || n > rd_left(r))
-		return false;
-	*len = (size_t)n;
-	return rd_take(r, (size_t)n, s);
-}
-
-/* A NUL-terminated string; the cursor moves past the NUL. */
-static bool rd_nul_str(struct rd *r, const char **s, size_t *len)
-{
-	const uint8_t *nul = memchr(r->p, 0, rd_left(r));
-
-	if (!nul)
-		return false;
-	*s = (const char *)r->p;
-	*len = (size_t)(nul - r->p);
-	r->p = nul + 1;
-	return true;
 }
 
 static enum my_status fail(const char **why, const char *reason)
@@ -156,7 +106,10 @@ enum my_status my_seq_accept(uint8_t *next, uint8_t got)
 enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_payload,
 			      struct my_packet *out, size_t *consumed, size_t *needed)
 {
+	struct rbuf r;
+	const uint8_t *payload;
 	uint32_t plen;
+	uint8_t seq;
 
 	memset(out, 0, sizeof(*out));
 	if (consumed)
@@ -165,29 +118,29 @@ enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_paylo
 		*needed = 0;
 	if (max_payload > MY_MAX_PAYLOAD)
 		max_payload = MY_MAX_PAYLOAD;
+	rbuf_init(&r, buf, len);
+	if (!rbuf_get_le24(&r, &plen))
+		goto out_header;
 	/* The length is known from 3 bytes on: refuse a bad one before waiting for more. */
-	if (len >= 3) {
-		plen = load_u24(buf);
-		if (plen == MY_SPLIT_LEN || plen > max_payload)
-			return MY_ERR;
-	}
-	if (len < MY_HEADER_LEN) {
-		if (needed)
-			*needed = MY_HEADER_LEN;
-		return MY_NEED_MORE;
-	}
-	plen = load_u24(buf);
-	if (len - MY_HEADER_LEN < plen) {
+	if (plen == MY_SPLIT_LEN || plen > max_payload)
+		return MY_ERR;
+	if (!rbuf_get_u8(&r, &seq))
+		goto out_header;
+	if (!rbuf_get_bytes(&r, plen, &payload)) {
 		if (needed)
 			*needed = (size_t)MY_HEADER_LEN + plen;
 		return MY_NEED_MORE;
 	}
-	out->seq = buf[3];
+	out->seq = seq;
 	out->len = plen;
-	out->payload = buf + MY_HEADER_LEN;
+	out->payload = payload;
 	if (consumed)
 		*consumed = (size_t)MY_HEADER_LEN + plen;
 	return MY_OK;
+out_header:
+	if (needed)
+		*needed = MY_HEADER_LEN;
+	return MY_NEED_MORE;
 }
 
 /* ---- writer ------------------------------------------------------------ */
@@ -390,17 +343,16 @@ void my_write_auth_more(struct wbuf *b, uint8_t seq, const void *data, size_t le
 
 /* ---- client packets ---------------------------------------------------- */
 
-/* Connection attributes: pairs of lenenc strings filling [p, p + len) exactly. */
-static bool attrs_well_formed(const uint8_t *p, size_t len)
+/* Connection attributes: pairs of lenenc strings filling the cursor exactly. */
+static bool attrs_well_formed(struct rbuf *r)
 {
-	struct rd r = { p, p + len };
 	const uint8_t *s;
 	size_t n;
 
-	while (rd_left(&r) > 0) {
-		if (!rd_lenenc_bytes(&r, &s, &n)) /* key */
+	while (rbuf_left(r) > 0) {
+		if (!my_get_lenenc_str(r, &s, &n)) /* key */
 			return false;
-		if (!rd_lenenc_bytes(&r, &s, &n)) /* value */
+		if (!my_get_lenenc_str(r, &s, &n)) /* value */
 			return false;
 	}
 	return true;
@@ -410,7 +362,7 @@ static bool attrs_well_formed(const uint8_t *p, size_t len)
  * The auth response: lenenc with CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA,
  * else one length byte with CLIENT_SECURE_CONNECTION, else NUL-terminated.
  */
-static enum my_status decode_auth_response(struct rd *r, struct my_handshake_response *out, const char **why)
+static enum my_status decode_auth_response(struct rbuf *r, struct my_handshake_response *out, const char **why)
 {
 	const uint8_t *auth = NULL;
 	size_t alen = 0;
@@ -418,24 +370,23 @@ static enum my_status decode_auth_response(struct rd *r, struct my_handshake_res
 	if (out->caps & MY_CAP_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
 		uint64_t n;
 
-		if (!rd_lenenc(r, &n))
+		if (!my_get_lenenc_int(r, &n))
 			return fail(why, "handshake response: bad auth response length");
-		if (n > rd_left(r))
+		if (n > rbuf_left(r) || !rbuf_get_bytes(r, (size_t)n, &auth))
 			return fail(why, "handshake response: auth response past the end");
 		alen = (size_t)n;
-		(void)rd_take(r, alen, &auth);
 	} else if (out->caps & MY_CAP_SECURE_CONNECTION) {
-		const uint8_t *lp;
+		uint8_t n;
 
-		if (!rd_take(r, 1, &lp))
+		if (!rbuf_get_u8(r, &n))
 			return fail(why, "handshake response: truncated auth response length");
-		alen = lp[0];
-		if (!rd_take(r, alen, &auth))
+		alen = n;
+		if (!rbuf_get_bytes(r, alen, &auth))
 			return fail(why, "handshake response: auth response past the end");
 	} else {
 		const char *s;
 
-		if (!rd_nul_str(r, &s, &alen))
+		if (!rbuf_get_cstr(r, &s, &alen))
 			return fail(why, "handshake response: auth response without NUL");
 		auth = (const uint8_t *)s;
 	}
@@ -449,22 +400,25 @@ static enum my_status decode_auth_response(struct rd *r, struct my_handshake_res
 enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct my_handshake_response *out,
 					    const char **why)
 {
-	struct rd r = { p, p + len };
-	const uint8_t *fixed;
+	struct rbuf r;
+	uint32_t caps, max_packet;
+	uint8_t charset;
 	enum my_status st;
 
 	memset(out, 0, sizeof(*out));
-	if (len < 4)
+	rbuf_init(&r, p, len);
+	if (!rbuf_get_le32(&r, &caps))
 		return fail(why, "handshake response: truncated capability flags");
-	if (!(load_u32(p) & MY_CAP_PROTOCOL_41))
+	if (!(caps & MY_CAP_PROTOCOL_41))
 		return fail(why, "handshake response: client lacks CLIENT_PROTOCOL_41");
-	if (!rd_take(&r, MY_HS_RESPONSE_FIXED, &fixed))
-		return fail(why, "handshake response: truncated fixed fields");
-	out->caps = load_u32(fixed);
-	out->max_packet = load_u32(fixed + 4);
-	out->charset = fixed[8];
 	/* The 23 filler bytes are not checked: MariaDB clients may put extended capabilities there. */
-	if (rd_left(&r) == 0) {
+	if (!rbuf_get_le32(&r, &max_packet) || !rbuf_get_u8(&r, &charset) ||
+	    !rbuf_skip(&r, MY_HS_RESPONSE_FIXED - 9))
+		return fail(why, "handshake response: truncated fixed fields");
+	out->caps = caps;
+	out->max_packet = max_packet;
+	out->charset = charset;
+	if (rbuf_left(&r) == 0) {
 		if (!(out->caps & MY_CAP_SSL)) {
 			memset(out, 0, sizeof(*out));
 			return fail(why, "handshake response: truncated before the user name");
@@ -472,7 +426,7 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 		out->ssl_request = true;
 		return MY_OK;
 	}
-	if (!rd_nul_str(&r, &out->user, &out->user_len)) {
+	if (!rbuf_get_cstr(&r, &out->user, &out->user_len)) {
 		st = fail(why, "handshake response: user name without NUL");
 		goto out_err;
 	}
@@ -483,8 +437,8 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 	st = decode_auth_response(&r, out, why);
 	if (st != MY_OK)
 		goto out_err;
-	if ((out->caps & MY_CAP_CONNECT_WITH_DB) && rd_left(&r) > 0) {
-		if (!rd_nul_str(&r, &out->database, &out->database_len)) {
+	if ((out->caps & MY_CAP_CONNECT_WITH_DB) && rbuf_left(&r) > 0) {
+		if (!rbuf_get_cstr(&r, &out->database, &out->database_len)) {
 			st = fail(why, "handshake response: database name without NUL");
 			goto out_err;
 		}
@@ -495,8 +449,8 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 		if (out->database_len == 0)
 			out->database = NULL;
 	}
-	if ((out->caps & MY_CAP_PLUGIN_AUTH) && rd_left(&r) > 0) {
-		if (!rd_nul_str(&r, &out->plugin, &out->plugin_len)) {
+	if ((out->caps & MY_CAP_PLUGIN_AUTH) && rbuf_left(&r) > 0) {
+		if (!rbuf_get_cstr(&r, &out->plugin, &out->plugin_len)) {
 			st = fail(why, "handshake response: plugin name without NUL");
 			goto out_err;
 		}
@@ -505,15 +459,17 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 			goto out_err;
 		}
 	}
-	if ((out->caps & MY_CAP_CONNECT_ATTRS) && rd_left(&r) > 0) {
+	if ((out->caps & MY_CAP_CONNECT_ATTRS) && rbuf_left(&r) > 0) {
+		struct rbuf attrs;
 		const uint8_t *a;
 		size_t alen;
 
-		if (!rd_lenenc_bytes(&r, &a, &alen)) {
+		if (!my_get_lenenc_str(&r, &a, &alen)) {
 			st = fail(why, "handshake response: connection attributes past the end");
 			goto out_err;
 		}
-		if (!attrs_well_formed(a, alen)) {
+		rbuf_init(&attrs, a, alen);
+		if (!attrs_well_formed(&attrs)) {
 			st = fail(why, "handshake response: malformed connection attributes");
 			goto out_err;
 		}
@@ -521,9 +477,11 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 		out->attrs_len = alen;
 	}
 	/* MySQL 8 clients add the zstd level when they negotiated zstd compression. */
-	if ((out->caps & MY_CAP_ZSTD_COMPRESSION_ALGORITHM) && rd_left(&r) > 0)
-		(void)rd_take(&r, 1, NULL);
-	if (rd_left(&r) > 0) {
+	if ((out->caps & MY_CAP_ZSTD_COMPRESSION_ALGORITHM) && rbuf_left(&r) > 0 && !rbuf_skip(&r, 1)) {
+		st = fail(why, "handshake response: truncated zstd level");
+		goto out_err;
+	}
+	if (rbuf_left(&r) > 0) {
 		st = fail(why, "handshake response: trailing bytes");
 		goto out_err;
 	}
@@ -535,40 +493,46 @@ out_err:
 
 enum my_status my_decode_command(const uint8_t *p, size_t len, struct my_command *out, const char **why)
 {
-	const uint8_t *nul, *w;
+	struct rbuf r, arg;
+	const uint8_t *w;
 	size_t wlen;
 
 	memset(out, 0, sizeof(*out));
-	if (len == 0)
+	rbuf_init(&r, p, len);
+	if (!rbuf_get_u8(&r, &out->cmd))
 		return fail(why, "empty command packet");
-	out->cmd = p[0];
-	out->arg = p + 1;
-	out->arg_len = len - 1;
+	out->arg_len = rbuf_left(&r);
+	if (!rbuf_get_bytes(&r, out->arg_len, &out->arg)) {
+		memset(out, 0, sizeof(*out));
+		return fail(why, "empty command packet");
+	}
 	if (out->cmd != MY_COM_FIELD_LIST)
 		return MY_OK;
-	nul = memchr(out->arg, 0, out->arg_len);
-	if (!nul) {
+	rbuf_init(&arg, out->arg, out->arg_len);
+	if (!rbuf_get_cstr(&arg, &out->table, &out->table_len)) {
 		memset(out, 0, sizeof(*out));
 		return fail(why, "COM_FIELD_LIST: table name without NUL");
 	}
-	if (nul == out->arg) {
+	if (out->table_len == 0) {
 		memset(out, 0, sizeof(*out));
 		return fail(why, "COM_FIELD_LIST: empty table name");
 	}
-	if ((size_t)(nul - out->arg) > MY_MAX_TABLE_LEN) {
+	if (out->table_len > MY_MAX_TABLE_LEN) {
 		memset(out, 0, sizeof(*out));
 		return fail(why, "COM_FIELD_LIST: table name too long");
 	}
-	w = nul + 1;
-	wlen = (size_t)(p + len - w);
+	/* The wildcard is the rest; a single trailing NUL is dropped. */
+	wlen = rbuf_left(&arg);
+	if (!rbuf_get_bytes(&arg, wlen, &w)) {
+		memset(out, 0, sizeof(*out));
+		return fail(why, "COM_FIELD_LIST: table name without NUL");
+	}
 	if (wlen > 0 && w[wlen - 1] == 0)
 		wlen--;
 	if (wlen > 0 && memchr(w, 0, wlen)) {
 		memset(out, 0, sizeof(*out));
 		return fail(why, "COM_FIELD_LIST: NUL byte inside the wildcard");
 	}
-	out->table = (const char *)out->arg;
-	out->table_len = (size_t)(nul - out->arg);
 	out->wildcard = (const char *)w;
 	out->wildcard_len = wlen;
 	return MY_OK;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/rbuf.h"
 #include "protocol/wbuf.h"
 
 #define MY_HEADER_LEN 4
@@ -216,6 +217,15 @@ enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_paylo
  * is 0xfb (a NULL, not an integer) or 0xff.
  */
 enum my_status my_read_lenenc_int(const uint8_t *p, size_t len, uint64_t *out, size_t *used);
+
+/*
+ * The same through a cursor (protocol/rbuf.h), for decoders: false, with
+ * nothing consumed, when the integer is truncated or starts with 0xfb or
+ * 0xff, or (my_get_lenenc_str) when the bytes it counts run past the
+ * cursor. *s points into the cursor's bytes.
+ */
+RBUF_MUST_CHECK bool my_get_lenenc_int(struct rbuf *r, uint64_t *v);
+RBUF_MUST_CHECK bool my_get_lenenc_str(struct rbuf *r, const uint8_t **s, size_t *len);
 
 /* ---- writer ---- */
 

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXEC_FIXED 10	    /* command, stmt id, flags, iterations */
 #define ROW_BITMAP_OFFSET 2 /* a binary row's NULL bitmap skips two bits */
 #define NUM_TEXT_MAX 64	    /* longest float text we parse */
 #define TWO_POW_53 9007199254740992.0
@@ -25,21 +24,6 @@ static enum my_status fail(const char **why, const char *reason)
 	if (why)
 		*why = reason;
 	return MY_ERR;
-}
-
-static uint32_t ld_u16(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t ld_u32(const uint8_t *p)
-{
-	return ld_u16(p) | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t ld_u64(const uint8_t *p)
-{
-	return (uint64_t)ld_u32(p) | (uint64_t)ld_u32(p + 4) << 32;
 }
 
 /* ---- types --------------------------------------------------------------- */
@@ -106,59 +90,59 @@ static enum wire_kind wire_kind(uint8_t type, size_t *fixed_len)
 
 enum my_status my_stmt_execute_id(const uint8_t *p, size_t len, uint32_t *stmt_id)
 {
+	struct rbuf r;
+
 	*stmt_id = 0;
-	if (len < 5)
+	rbuf_init(&r, p, len);
+	if (!rbuf_skip(&r, 1) || !rbuf_get_le32(&r, stmt_id))
 		return MY_ERR;
-	*stmt_id = ld_u32(p + 1);
 	return MY_OK;
 }
 
-/* One non-NULL value of the given kind at *pos (end is the packet's end). */
-static bool take_value(const uint8_t **pos, const uint8_t *end, enum wire_kind kind, size_t fixed_len,
-		       struct my_param *prm)
+/* One non-NULL value of the given kind; false (nothing consumed) when it is truncated or malformed. */
+static bool take_value(struct rbuf *r, enum wire_kind kind, size_t fixed_len, struct my_param *prm)
 {
-	const uint8_t *q = *pos;
-	size_t left = (size_t)(end - q), n, used;
-	uint64_t v;
+	struct rbuf t = *r;
+	const uint8_t *v;
+	uint8_t n8;
+	size_t n;
 
 	switch (kind) {
 	case W_FIXED:
 		n = fixed_len;
+		if (!rbuf_get_bytes(&t, n, &v))
+			return false;
 		break;
 	case W_DATE:
 	case W_TIME:
-		if (left < 1)
+		if (!rbuf_get_u8(&t, &n8))
 			return false;
-		n = q[0];
+		n = n8;
 		if (kind == W_DATE ? (n != 0 && n != 4 && n != 7 && n != 11) : (n != 0 && n != 8 && n != 12))
 			return false;
-		q++;
-		left--;
+		if (!rbuf_get_bytes(&t, n, &v))
+			return false;
 		break;
 	case W_LENENC:
-		if (my_read_lenenc_int(q, left, &v, &used) != MY_OK)
+		if (!my_get_lenenc_str(&t, &v, &n))
 			return false;
-		q += used;
-		left -= used;
-		if (v > left)
-			return false;
-		n = (size_t)v;
 		break;
 	default:
 		return false;
 	}
-	if (n > left)
-		return false;
-	prm->value = q;
+	prm->value = v;
 	prm->len = n;
-	*pos = q + n;
+	*r = t;
 	return true;
 }
 
 enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t nparams, const uint8_t *prev_types,
 				      struct my_stmt_execute *out, uint8_t *types_out, const char **why)
 {
-	const uint8_t *end = p + len, *pos, *bitmap, *types;
+	const uint8_t *bitmap, *types;
+	struct rbuf r;
+	uint32_t stmt_id, iterations;
+	uint8_t cmd, flags, bound;
 	size_t bitmap_len, i;
 
 	out->stmt_id = 0;
@@ -168,37 +152,35 @@ enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t npa
 	out->nparams = 0;
 	if (nparams > MY_STMT_MAX_PARAMS)
 		return fail(why, "too many parameters");
-	if (len < EXEC_FIXED)
+	rbuf_init(&r, p, len);
+	if (!rbuf_get_u8(&r, &cmd) || !rbuf_get_le32(&r, &stmt_id) || !rbuf_get_u8(&r, &flags) ||
+	    !rbuf_get_le32(&r, &iterations))
 		return fail(why, "COM_STMT_EXECUTE truncated");
-	if (p[0] != MY_COM_STMT_EXECUTE)
+	if (cmd != MY_COM_STMT_EXECUTE)
 		return fail(why, "not a COM_STMT_EXECUTE");
-	out->stmt_id = ld_u32(p + 1);
-	out->flags = p[5];
-	out->iterations = ld_u32(p + 6);
-	pos = p + EXEC_FIXED;
+	out->stmt_id = stmt_id;
+	out->flags = flags;
+	out->iterations = iterations;
 	if (nparams == 0) {
-		if (pos != end)
+		if (rbuf_left(&r) != 0)
 			return fail(why, "trailing bytes after COM_STMT_EXECUTE");
 		return MY_OK;
 	}
 	bitmap_len = ((size_t)nparams + 7) / 8;
-	if ((size_t)(end - pos) < bitmap_len + 1)
+	if (!rbuf_get_bytes(&r, bitmap_len, &bitmap) || !rbuf_get_u8(&r, &bound))
 		return fail(why, "COM_STMT_EXECUTE truncated in the NULL bitmap");
-	bitmap = pos;
-	pos += bitmap_len;
-	if (*pos > 1)
+	if (bound > 1)
 		return fail(why, "bad new_params_bound flag");
-	out->new_params_bound = *pos++ == 1;
+	out->new_params_bound = bound == 1;
 	if (out->new_params_bound) {
-		if ((size_t)(end - pos) < 2 * (size_t)nparams)
+		if (!rbuf_get_bytes(&r, 2 * (size_t)nparams, &types))
 			return fail(why, "COM_STMT_EXECUTE truncated in the parameter types");
-		types = pos;
-		pos += 2 * (size_t)nparams;
 	} else {
 		if (!prev_types)
 			return fail(why, "parameter types never sent");
 		types = prev_types;
 	}
+	/* bitmap holds bitmap_len bytes and types 2 * nparams: i < nparams indexes inside both. */
 	for (i = 0; i < nparams; i++) {
 		struct my_param *prm = &out->params[i];
 		size_t fixed_len;
@@ -213,10 +195,10 @@ enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t npa
 		prm->is_null = (bitmap[i / 8] >> (i % 8) & 1) || kind == W_NONE;
 		if (prm->is_null)
 			continue;
-		if (!take_value(&pos, end, kind, fixed_len, prm))
+		if (!take_value(&r, kind, fixed_len, prm))
 			return fail(why, "COM_STMT_EXECUTE parameter value truncated or malformed");
 	}
-	if (pos != end)
+	if (rbuf_left(&r) != 0)
 		return fail(why, "trailing bytes after COM_STMT_EXECUTE");
 	if (types_out && types_out != types)
 		memmove(types_out, types, 2 * (size_t)nparams);
@@ -318,27 +300,34 @@ static enum my_status put_quoted(struct wbuf *b, const uint8_t *s, size_t n, boo
 	return MY_OK;
 }
 
+/* One byte of a binary date or time, widened for printing. */
+static bool get_byte(struct rbuf *r, unsigned *v)
+{
+	uint8_t b;
+
+	if (!rbuf_get_u8(r, &b))
+		return false;
+	*v = b;
+	return true;
+}
+
 /* Binary DATE/DATETIME/TIMESTAMP (len 0/4/7/11, after the length byte) as a quoted literal. */
 static enum my_status put_date(struct wbuf *b, const uint8_t *v, size_t n, const char **why)
 {
 	unsigned year = 0, mon = 0, day = 0, hh = 0, mm = 0, ss = 0;
 	uint32_t us = 0;
+	uint16_t y16 = 0;
+	struct rbuf r;
 	char tmp[48];
 
 	if (n != 0 && n != 4 && n != 7 && n != 11)
 		return fail(why, "bad date parameter length");
-	if (n >= 4) {
-		year = (unsigned)ld_u16(v);
-		mon = v[2];
-		day = v[3];
-	}
-	if (n >= 7) {
-		hh = v[4];
-		mm = v[5];
-		ss = v[6];
-	}
-	if (n == 11)
-		us = ld_u32(v + 7);
+	rbuf_init(&r, v, n);
+	if ((n >= 4 && (!rbuf_get_le16(&r, &y16) || !get_byte(&r, &mon) || !get_byte(&r, &day))) ||
+	    (n >= 7 && (!get_byte(&r, &hh) || !get_byte(&r, &mm) || !get_byte(&r, &ss))) ||
+	    (n == 11 && !rbuf_get_le32(&r, &us)))
+		return fail(why, "bad date parameter length");
+	year = y16;
 	if (year > 9999 || mon > 12 || day > 31 || hh > 23 || mm > 59 || ss > 59 || us > 999999)
 		return fail(why, "date parameter out of range");
 	if (n <= 4)
@@ -356,24 +345,26 @@ static enum my_status put_date(struct wbuf *b, const uint8_t *v, size_t n, const
 static enum my_status put_time(struct wbuf *b, const uint8_t *v, size_t n, const char **why)
 {
 	unsigned long long hours = 0;
-	unsigned mm = 0, ss = 0, hh = 0;
-	uint32_t us = 0;
+	unsigned sign = 0, mm = 0, ss = 0, hh = 0;
+	uint32_t days = 0, us = 0;
 	bool neg = false;
+	struct rbuf r;
 	char tmp[64];
 
 	if (n != 0 && n != 8 && n != 12)
 		return fail(why, "bad time parameter length");
+	rbuf_init(&r, v, n);
 	if (n >= 8) {
-		if (v[0] > 1)
+		if (!get_byte(&r, &sign) || !rbuf_get_le32(&r, &days) || !get_byte(&r, &hh) ||
+		    !get_byte(&r, &mm) || !get_byte(&r, &ss))
+			return fail(why, "bad time parameter length");
+		if (sign > 1)
 			return fail(why, "bad time parameter sign");
-		neg = v[0] == 1;
-		hh = v[5];
-		mm = v[6];
-		ss = v[7];
-		hours = (unsigned long long)ld_u32(v + 1) * 24u + hh;
+		neg = sign == 1;
+		hours = (unsigned long long)days * 24u + hh;
 	}
-	if (n == 12)
-		us = ld_u32(v + 8);
+	if (n == 12 && !rbuf_get_le32(&r, &us))
+		return fail(why, "bad time parameter length");
 	if (hh > 23 || mm > 59 || ss > 59 || us > 999999)
 		return fail(why, "time parameter out of range");
 	if (n == 12)
@@ -386,29 +377,40 @@ static enum my_status put_time(struct wbuf *b, const uint8_t *v, size_t n, const
 
 static enum my_status put_int_param(struct wbuf *b, const struct my_param *prm, size_t width, const char **why)
 {
-	uint64_t u;
+	struct rbuf r;
+	uint64_t u = 0;
+	uint32_t u32 = 0;
+	uint16_t u16 = 0;
+	uint8_t u8 = 0;
 	int64_t s;
+	bool ok;
 
 	if (prm->len != width)
 		return fail(why, "bad integer parameter length");
+	rbuf_init(&r, prm->value, prm->len);
 	switch (width) {
 	case 1:
-		u = prm->value[0];
-		s = (int8_t)prm->value[0];
+		ok = rbuf_get_u8(&r, &u8);
+		u = u8;
+		s = (int8_t)u8;
 		break;
 	case 2:
-		u = ld_u16(prm->value);
-		s = (int16_t)(uint16_t)u;
+		ok = rbuf_get_le16(&r, &u16);
+		u = u16;
+		s = (int16_t)u16;
 		break;
 	case 4:
-		u = ld_u32(prm->value);
-		s = (int32_t)(uint32_t)u;
+		ok = rbuf_get_le32(&r, &u32);
+		u = u32;
+		s = (int32_t)u32;
 		break;
 	default:
-		u = ld_u64(prm->value);
+		ok = rbuf_get_le64(&r, &u);
 		s = (int64_t)u;
 		break;
 	}
+	if (!ok)
+		return fail(why, "bad integer parameter length");
 	put_fmt_int(b, prm->is_unsigned, u, s);
 	return MY_OK;
 }
@@ -429,22 +431,24 @@ static enum my_status literal(const struct my_param *prm, bool nbe, struct wbuf 
 		return fail(why, "parameter without a value");
 	switch (prm->type) {
 	case MY_TYPE_FLOAT: {
+		struct rbuf r;
 		uint32_t bits;
 		float f;
 
-		if (prm->len != 4)
+		rbuf_init(&r, prm->value, prm->len);
+		if (prm->len != 4 || !rbuf_get_le32(&r, &bits))
 			return fail(why, "bad FLOAT parameter length");
-		bits = ld_u32(prm->value);
 		memcpy(&f, &bits, sizeof(f));
 		return put_float_text(out, (double)f, true, why);
 	}
 	case MY_TYPE_DOUBLE: {
+		struct rbuf r;
 		uint64_t bits;
 		double d;
 
-		if (prm->len != 8)
+		rbuf_init(&r, prm->value, prm->len);
+		if (prm->len != 8 || !rbuf_get_le64(&r, &bits))
 			return fail(why, "bad DOUBLE parameter length");
-		bits = ld_u64(prm->value);
 		memcpy(&d, &bits, sizeof(d));
 		return put_float_text(out, d, false, why);
 	}

@@ -88,6 +88,38 @@ static void test_lenenc_int(void **state)
 	assert_true(v == 5);
 }
 
+/* The cursor getters consume nothing when they fail. */
+static void test_lenenc_cursor(void **state)
+{
+	struct rbuf r;
+	const uint8_t *s = NULL;
+	uint64_t v = 7;
+	size_t n = 7;
+
+	(void)state;
+	rbuf_init(&r, LIT("\xfd\x01\x02"));
+	assert_false(my_get_lenenc_int(&r, &v));
+	assert_int_equal(v, 7);
+	assert_int_equal(rbuf_left(&r), 3);
+	rbuf_init(&r, LIT("\x04" "abc"));
+	assert_false(my_get_lenenc_str(&r, &s, &n));
+	assert_null(s);
+	assert_int_equal(n, 7);
+	assert_int_equal(rbuf_left(&r), 4);
+	rbuf_init(&r, LIT("\xfb"));
+	assert_false(my_get_lenenc_str(&r, &s, &n));
+	assert_int_equal(rbuf_left(&r), 1);
+	rbuf_init(&r, LIT("\x03" "abcd"));
+	assert_true(my_get_lenenc_str(&r, &s, &n));
+	assert_int_equal(n, 3);
+	assert_memory_equal(s, "abc", 3);
+	assert_int_equal(rbuf_left(&r), 1);
+	rbuf_init(&r, LIT("\xfc\x00\x01"));
+	assert_true(my_get_lenenc_int(&r, &v));
+	assert_int_equal(v, 256);
+	assert_int_equal(rbuf_left(&r), 0);
+}
+
 static void test_put_strings(void **state)
 {
 	struct wbuf b;
@@ -861,6 +893,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_ints),
 		cmocka_unit_test(test_lenenc_int),
+		cmocka_unit_test(test_lenenc_cursor),
 		cmocka_unit_test(test_put_strings),
 		cmocka_unit_test(test_packet_framing),
 		cmocka_unit_test(test_sequence_ids),
