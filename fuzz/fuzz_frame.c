@@ -56,7 +56,7 @@ static void put(struct wbuf *b, const struct frame_str *s)
 /* Re-encodes a decoded 'K' frame column by column. */
 static void roundtrip_mycols(const struct frame *f, uint16_t n)
 {
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_mycol col;
 	struct wbuf b;
 	uint16_t m, i;
@@ -129,7 +129,7 @@ static void roundtrip_error(const struct frame *f, const struct frame_error *e)
 
 static void decode_one(const struct frame *f)
 {
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_column col;
 	struct frame_mycol mycol;
 	struct frame_complete c;
@@ -152,7 +152,7 @@ static void decode_one(const struct frame *f)
 			for (i = 0; i < n; i++)
 				if (frame_rowdesc_next(&cur, &col) != FRAME_OK)
 					abort();
-			if (cur.p != cur.end)
+			if (rbuf_left(&cur) != 0)
 				abort();
 		}
 		break;
@@ -161,7 +161,7 @@ static void decode_one(const struct frame *f)
 			for (i = 0; i < n; i++)
 				if (frame_mycols_next(&cur, &mycol) != FRAME_OK)
 					abort();
-			if (cur.p != cur.end || frame_mycols_next(&cur, &mycol) == FRAME_OK)
+			if (rbuf_left(&cur) != 0 || frame_mycols_next(&cur, &mycol) == FRAME_OK)
 				abort();
 			roundtrip_mycols(f, n);
 		}

@@ -4,9 +4,9 @@
  * on the decoding side. Decoded strings are views into the caller's
  * buffer; the writer appends to a caller-owned wbuf.
  *
- * Every decoder reads through a bounded cursor: each getter checks what
- * remains before it reads, and every frame must be consumed exactly (no
- * trailing bytes).
+ * Every decoder reads through a bounded cursor (struct rbuf): each getter
+ * checks what remains before it reads, and every frame must be consumed
+ * exactly (no trailing bytes).
  */
 #include "protocol/frame.h"
 
@@ -32,135 +32,83 @@ static bool known_type(uint8_t t)
 	}
 }
 
-static uint32_t load_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 enum frame_status frame_peek(const uint8_t *buf, size_t len, uint32_t max_payload,
 			     struct frame *out, size_t *consumed)
 {
+	struct rbuf r;
+	const uint8_t *payload;
 	uint32_t plen;
+	uint8_t type = 0;
 
 	if (max_payload > FRAME_MAX_PAYLOAD)
 		max_payload = FRAME_MAX_PAYLOAD;
-	if (len >= 1 && !known_type(buf[0]))
+	rbuf_init(&r, buf, len);
+	if (rbuf_get_u8(&r, &type) && !known_type(type))
 		return FRAME_ERR;
-	if (len < FRAME_HEADER_LEN) {
+	if (!rbuf_get_be32(&r, &plen)) {
 		if (consumed)
 			*consumed = FRAME_HEADER_LEN;
 		return FRAME_NEED_MORE;
 	}
-	plen = load_u32(buf + 1);
 	if (plen > max_payload)
 		return FRAME_ERR;
-	if (len - FRAME_HEADER_LEN < plen) {
+	if (!rbuf_get_bytes(&r, plen, &payload)) {
 		if (consumed)
 			*consumed = (size_t)FRAME_HEADER_LEN + plen;
 		return FRAME_NEED_MORE;
 	}
-	out->type = buf[0];
+	out->type = type;
 	out->len = plen;
-	out->payload = buf + FRAME_HEADER_LEN;
+	out->payload = payload;
 	if (consumed)
 		*consumed = (size_t)FRAME_HEADER_LEN + plen;
 	return FRAME_OK;
 }
 
-static void cur_init(struct frame_cursor *c, const struct frame *f)
+static void cur_init(struct rbuf *c, const struct frame *f)
 {
-	c->p = f->payload;
-	c->end = f->payload + f->len;
-	c->failed = false;
+	rbuf_init(c, f->payload, f->len);
 }
 
-static size_t cur_left(const struct frame_cursor *c)
-{
-	return (size_t)(c->end - c->p);
-}
-
-static bool cur_need(struct frame_cursor *c, size_t n)
-{
-	if (c->failed || cur_left(c) < n) {
-		c->failed = true;
-		return false;
-	}
-	return true;
-}
-
-static bool get_u8(struct frame_cursor *c, uint8_t *v)
-{
-	if (!cur_need(c, 1))
-		return false;
-	*v = c->p[0];
-	c->p += 1;
-	return true;
-}
-
-static bool get_u16(struct frame_cursor *c, uint16_t *v)
-{
-	if (!cur_need(c, 2))
-		return false;
-	*v = (uint16_t)((uint16_t)c->p[0] << 8 | c->p[1]);
-	c->p += 2;
-	return true;
-}
-
-static bool get_i16(struct frame_cursor *c, int16_t *v)
+static bool get_i16(struct rbuf *c, int16_t *v)
 {
 	uint16_t u;
 
-	if (!get_u16(c, &u))
+	if (!rbuf_get_be16(c, &u))
 		return false;
 	*v = (int16_t)u;
 	return true;
 }
 
-static bool get_u32(struct frame_cursor *c, uint32_t *v)
-{
-	if (!cur_need(c, 4))
-		return false;
-	*v = load_u32(c->p);
-	c->p += 4;
-	return true;
-}
-
-static bool get_i32(struct frame_cursor *c, int32_t *v)
+static bool get_i32(struct rbuf *c, int32_t *v)
 {
 	uint32_t u;
 
-	if (!get_u32(c, &u))
+	if (!rbuf_get_be32(c, &u))
 		return false;
 	*v = (int32_t)u;
 	return true;
 }
 
-static bool get_u64(struct frame_cursor *c, uint64_t *v)
+/* A u32 length and that many bytes; nothing consumed when either is missing. */
+static bool get_str(struct rbuf *c, struct frame_str *s)
 {
-	uint32_t hi, lo;
-
-	if (!get_u32(c, &hi) || !get_u32(c, &lo))
-		return false;
-	*v = (uint64_t)hi << 32 | lo;
-	return true;
-}
-
-static bool get_str(struct frame_cursor *c, struct frame_str *s)
-{
+	struct rbuf t = *c;
+	const uint8_t *p;
 	uint32_t n;
 
-	if (!get_u32(c, &n) || !cur_need(c, n))
+	if (!rbuf_get_be32(&t, &n) || !rbuf_get_bytes(&t, n, &p))
 		return false;
-	s->ptr = (const char *)c->p;
+	s->ptr = (const char *)p;
 	s->len = n;
-	c->p += n;
+	*c = t;
 	return true;
 }
 
-/* OK only when nothing failed and every byte was consumed. */
-static enum frame_status cur_finish(const struct frame_cursor *c)
+/* OK only when every byte was consumed. */
+static enum frame_status cur_finish(const struct rbuf *c)
 {
-	return !c->failed && c->p == c->end ? FRAME_OK : FRAME_ERR;
+	return rbuf_left(c) == 0 ? FRAME_OK : FRAME_ERR;
 }
 
 static bool str_eq(const struct frame_str *a, const struct frame_str *b)
@@ -170,20 +118,20 @@ static bool str_eq(const struct frame_str *a, const struct frame_str *b)
 
 enum frame_status frame_decode_job(const struct frame *f, struct frame_job *out)
 {
-	struct frame_cursor c;
+	struct rbuf c;
 	uint16_t i, j;
 
 	if (f->type != FRAME_JOB && f->type != FRAME_CONNECT)
 		return FRAME_ERR;
 	cur_init(&c, f);
-	if (!get_u16(&c, &out->npairs))
+	if (!rbuf_get_be16(&c, &out->npairs))
 		return FRAME_ERR;
 	if (out->npairs > FRAME_MAX_PAIRS) {
 		out->npairs = 0;
 		return FRAME_ERR;
 	}
 	/* Each pair needs at least its two length words. */
-	if (cur_left(&c) / 8 < out->npairs) {
+	if (rbuf_left(&c) / 8 < out->npairs) {
 		out->npairs = 0;
 		return FRAME_ERR;
 	}
@@ -217,18 +165,12 @@ const struct frame_str *frame_job_get(const struct frame_job *job, const char *k
 	return NULL;
 }
 
-static bool get_column(struct frame_cursor *c, struct frame_column *col)
+static bool get_column(struct rbuf *c, struct frame_column *col)
 {
-	if (!get_str(c, &col->name) || !get_u32(c, &col->table_oid) ||
-	    !get_i16(c, &col->attnum) || !get_u32(c, &col->type_oid) ||
-	    !get_i16(c, &col->typlen) || !get_i32(c, &col->typmod) ||
-	    !get_i16(c, &col->format))
-		return false;
-	if (col->format != 0) {
-		c->failed = true;
-		return false;
-	}
-	return true;
+	return get_str(c, &col->name) && rbuf_get_be32(c, &col->table_oid) &&
+	       get_i16(c, &col->attnum) && rbuf_get_be32(c, &col->type_oid) &&
+	       get_i16(c, &col->typlen) && get_i32(c, &col->typmod) &&
+	       get_i16(c, &col->format) && col->format == 0;
 }
 
 /* Smallest encoded column: empty name plus the fixed fields. */
@@ -239,16 +181,15 @@ static bool get_column(struct frame_cursor *c, struct frame_column *col)
  * (so next() can only fail on misuse) and cur is left at the first one.
  */
 static enum frame_status columns_begin(const struct frame *f, uint8_t type, size_t min_len,
-				       bool (*check)(struct frame_cursor *c), uint16_t *ncols,
-				       struct frame_cursor *cur)
+				       bool (*check)(struct rbuf *c), uint16_t *ncols, struct rbuf *cur)
 {
-	struct frame_cursor c;
+	struct rbuf c;
 	uint16_t n, i;
 
 	if (f->type != type)
 		goto err;
 	cur_init(&c, f);
-	if (!get_u16(&c, &n) || n > FRAME_MAX_COLS || cur_left(&c) / min_len < n)
+	if (!rbuf_get_be16(&c, &n) || n > FRAME_MAX_COLS || rbuf_left(&c) / min_len < n)
 		goto err;
 	*cur = c;
 	for (i = 0; i < n; i++)
@@ -260,63 +201,64 @@ static enum frame_status columns_begin(const struct frame *f, uint8_t type, size
 	return FRAME_OK;
 err:
 	*ncols = 0;
-	cur->p = cur->end = NULL;
-	cur->failed = true;
+	rbuf_init(cur, NULL, 0);
 	return FRAME_ERR;
 }
 
-static bool check_column(struct frame_cursor *c)
+static bool check_column(struct rbuf *c)
 {
 	struct frame_column col;
 
 	return get_column(c, &col);
 }
 
-enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur)
+enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur)
 {
 	return columns_begin(f, FRAME_ROWDESC, COLUMN_MIN_LEN, check_column, ncols, cur);
 }
 
-enum frame_status frame_rowdesc_next(struct frame_cursor *cur, struct frame_column *col)
+enum frame_status frame_rowdesc_next(struct rbuf *cur, struct frame_column *col)
 {
-	if (cur->failed || cur->p == NULL)
-		return FRAME_ERR;
-	return get_column(cur, col) ? FRAME_OK : FRAME_ERR;
+	if (get_column(cur, col))
+		return FRAME_OK;
+	rbuf_init(cur, NULL, 0);
+	return FRAME_ERR;
 }
 
-static bool get_mycol(struct frame_cursor *c, struct frame_mycol *col)
+static bool get_mycol(struct rbuf *c, struct frame_mycol *col)
 {
 	return get_str(c, &col->schema) && get_str(c, &col->table) && get_str(c, &col->org_table) &&
-	       get_str(c, &col->name) && get_str(c, &col->org_name) && get_u16(c, &col->charset) &&
-	       get_u32(c, &col->length) && get_u8(c, &col->type) && get_u16(c, &col->flags) &&
-	       get_u8(c, &col->decimals);
+	       get_str(c, &col->name) && get_str(c, &col->org_name) && rbuf_get_be16(c, &col->charset) &&
+	       rbuf_get_be32(c, &col->length) && rbuf_get_u8(c, &col->type) && rbuf_get_be16(c, &col->flags) &&
+	       rbuf_get_u8(c, &col->decimals);
 }
 
 /* Smallest encoded MySQL column: five empty strings plus the fixed fields. */
 #define MYCOL_MIN_LEN (5 * 4 + 2 + 4 + 1 + 2 + 1)
 
-static bool check_mycol(struct frame_cursor *c)
+static bool check_mycol(struct rbuf *c)
 {
 	struct frame_mycol col;
 
 	return get_mycol(c, &col);
 }
 
-enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur)
+enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur)
 {
 	return columns_begin(f, FRAME_MYCOLS, MYCOL_MIN_LEN, check_mycol, ncols, cur);
 }
 
-enum frame_status frame_mycols_next(struct frame_cursor *cur, struct frame_mycol *col)
+enum frame_status frame_mycols_next(struct rbuf *cur, struct frame_mycol *col)
 {
-	if (cur->failed || cur->p == NULL)
-		return FRAME_ERR;
-	return get_mycol(cur, col) ? FRAME_OK : FRAME_ERR;
+	if (get_mycol(cur, col))
+		return FRAME_OK;
+	rbuf_init(cur, NULL, 0);
+	return FRAME_ERR;
 }
 
 enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols)
 {
-	struct frame_cursor c;
+	struct rbuf c;
 	uint16_t n, i;
 	int32_t vlen;
 
@@ -324,16 +266,15 @@ enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols)
 	if (f->type != FRAME_ROW)
 		return FRAME_ERR;
 	cur_init(&c, f);
-	if (!get_u16(&c, &n) || n > FRAME_MAX_COLS || cur_left(&c) / 4 < n)
+	if (!rbuf_get_be16(&c, &n) || n > FRAME_MAX_COLS || rbuf_left(&c) / 4 < n)
 		return FRAME_ERR;
 	for (i = 0; i < n; i++) {
 		if (!get_i32(&c, &vlen))
 			return FRAME_ERR;
 		if (vlen == -1)
 			continue;
-		if (vlen < 0 || !cur_need(&c, (size_t)vlen))
+		if (vlen < 0 || !rbuf_skip(&c, (size_t)vlen))
 			return FRAME_ERR;
-		c.p += vlen;
 	}
 	if (cur_finish(&c) != FRAME_OK)
 		return FRAME_ERR;
@@ -343,17 +284,17 @@ enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols)
 
 enum frame_status frame_decode_complete(const struct frame *f, struct frame_complete *out)
 {
-	struct frame_cursor c;
+	struct rbuf c;
 
 	if (f->type != FRAME_COMPLETE)
 		return FRAME_ERR;
 	cur_init(&c, f);
-	if (!get_u64(&c, &out->rows) || !get_u8(&c, &out->truncated) || !get_str(&c, &out->tag))
+	if (!rbuf_get_be64(&c, &out->rows) || !rbuf_get_u8(&c, &out->truncated) || !get_str(&c, &out->tag))
 		return FRAME_ERR;
 	if (out->truncated > FRAME_TRUNC_MAX_BYTES)
 		return FRAME_ERR;
 	out->warnings = 0;
-	if (c.p < c.end && !get_u16(&c, &out->warnings))
+	if (rbuf_left(&c) > 0 && !rbuf_get_be16(&c, &out->warnings))
 		return FRAME_ERR;
 	return cur_finish(&c);
 }
@@ -391,7 +332,7 @@ static bool digits_ok(const struct frame_str *s, uint32_t max_len, uint32_t max)
 
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out)
 {
-	struct frame_cursor c;
+	struct rbuf c;
 
 	if (f->type != FRAME_ERROR && f->type != FRAME_NOTICE)
 		return FRAME_ERR;
@@ -406,13 +347,13 @@ enum frame_status frame_decode_error(const struct frame *f, struct frame_error *
 	out->position.len = 0;
 	out->my_errno.ptr = NULL;
 	out->my_errno.len = 0;
-	if (c.p < c.end && !get_str(&c, &out->position))
+	if (rbuf_left(&c) > 0 && !get_str(&c, &out->position))
 		return FRAME_ERR;
 	if (!digits_ok(&out->position, 9, UINT32_MAX))
 		return FRAME_ERR;
 	/* When present, the MySQL errno is a number that fits the ERR packet's u16. */
-	if (c.p < c.end && (!get_str(&c, &out->my_errno) || out->my_errno.len == 0 ||
-			    !digits_ok(&out->my_errno, 5, UINT16_MAX)))
+	if (rbuf_left(&c) > 0 && (!get_str(&c, &out->my_errno) || out->my_errno.len == 0 ||
+				  !digits_ok(&out->my_errno, 5, UINT16_MAX)))
 		return FRAME_ERR;
 	return cur_finish(&c);
 }

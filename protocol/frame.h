@@ -56,6 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/rbuf.h"
 #include "protocol/wbuf.h"
 
 #define FRAME_HEADER_LEN 5
@@ -123,7 +124,12 @@ enum frame_status frame_decode_job(const struct frame *f, struct frame_job *out)
 /* Returns the value of key (NUL-free key compare) or NULL. */
 const struct frame_str *frame_job_get(const struct frame_job *job, const char *key);
 
-/* Row description. Columns are decoded one at a time with a cursor. */
+/*
+ * Row description. Columns are decoded one at a time with a cursor (an
+ * rbuf over the frame's payload, so borrowing it): begin checks every
+ * column and leaves cur at the first; on FRAME_ERR cur is empty, and a
+ * next that fails empties it too, so every later next fails.
+ */
 struct frame_column {
 	struct frame_str name;
 	uint32_t table_oid;
@@ -133,13 +139,8 @@ struct frame_column {
 	int32_t typmod;
 	int16_t format;
 };
-struct frame_cursor {
-	const uint8_t *p;
-	const uint8_t *end;
-	bool failed;
-};
-enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur);
-enum frame_status frame_rowdesc_next(struct frame_cursor *cur, struct frame_column *col);
+enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur);
+enum frame_status frame_rowdesc_next(struct rbuf *cur, struct frame_column *col);
 
 /* MySQL column definitions, decoded like the row description. */
 struct frame_mycol {
@@ -155,8 +156,8 @@ struct frame_mycol {
 	uint8_t decimals;
 };
 /* At most FRAME_MAX_COLS columns, so every 'D' frame of the result passes frame_row_check. */
-enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct frame_cursor *cur);
-enum frame_status frame_mycols_next(struct frame_cursor *cur, struct frame_mycol *col);
+enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur);
+enum frame_status frame_mycols_next(struct rbuf *cur, struct frame_mycol *col);
 
 /* Cancel: FRAME_OK only for an 'X' frame with an empty payload. */
 enum frame_status frame_check_cancel(const struct frame *f);

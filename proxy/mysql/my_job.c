@@ -32,7 +32,7 @@ void myj_bin_free(struct my_session *s)
 static void job_rowdesc(void *arg, const struct frame *f)
 {
 	struct my_session *s = arg;
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_mycol col;
 	uint16_t n;
 

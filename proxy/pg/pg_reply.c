@@ -79,7 +79,7 @@ void pgr_local_done(struct pg_session *s, const char *tag)
 /* A runner's 'T' frame as a RowDescription. */
 void pgr_rowdesc(struct pg_session *s, const struct frame *f)
 {
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_column col;
 	uint16_t n;
 

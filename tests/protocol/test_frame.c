@@ -142,7 +142,7 @@ static void test_rowdesc_roundtrip(void **state)
 {
 	struct wbuf b;
 	struct frame f;
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_column col;
 	uint16_t n;
 
@@ -342,7 +342,7 @@ static void test_wrong_type(void **state)
 	struct frame_job *job = malloc(sizeof(*job));
 	struct frame_complete c;
 	struct frame_error e;
-	struct frame_cursor cur;
+	struct rbuf cur;
 	uint16_t n;
 
 	assert_non_null(job);
@@ -438,7 +438,7 @@ static void test_rowdesc_malformed(void **state)
 {
 	struct wbuf b;
 	struct frame f;
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_column col;
 	uint16_t n;
 	size_t i;
@@ -766,7 +766,7 @@ static void test_mycols_roundtrip(void **state)
 {
 	struct wbuf b;
 	struct frame f;
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_mycol col;
 	uint16_t n;
 
@@ -816,7 +816,7 @@ static void test_mycols_malformed(void **state)
 {
 	struct wbuf b;
 	struct frame f, t;
-	struct frame_cursor cur;
+	struct rbuf cur;
 	struct frame_mycol col;
 	uint16_t n;
 	size_t i;
