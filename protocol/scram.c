@@ -28,95 +28,63 @@
 
 #define SCRAM_PREFIX "SCRAM-SHA-256$"
 
-/* ---- bounded base64 ---------------------------------------------------- */
-
-static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/* ---- strict base64 on OpenSSL's codec ---------------------------------- */
 
 /* Encoded length of n bytes, without a terminator. */
 #define B64_ENC_LEN(n) (((n) + 2) / 3 * 4)
+/* Most bytes b64_decode gives (the largest salt); its scratch holds the padding's too. */
+#define B64_DEC_MAX SCRAM_MAX_SALT
 
 /* Encodes n bytes into out (NUL-terminated); -1 when outcap is too small. */
 static int b64_encode(const uint8_t *in, size_t n, char *out, size_t outcap)
 {
-	size_t i, o = 0;
-
-	if (n > (SIZE_MAX - 1) / 4 * 3 - 2 || B64_ENC_LEN(n) + 1 > outcap)
+	if (n > (size_t)INT_MAX / 4 * 3 - 2 || B64_ENC_LEN(n) + 1 > outcap)
 		return -1;
-	for (i = 0; i + 2 < n; i += 3) {
-		uint32_t v = ((uint32_t)in[i] << 16) | ((uint32_t)in[i + 1] << 8) | in[i + 2];
-
-		out[o++] = b64_chars[(v >> 18) & 63];
-		out[o++] = b64_chars[(v >> 12) & 63];
-		out[o++] = b64_chars[(v >> 6) & 63];
-		out[o++] = b64_chars[v & 63];
-	}
-	if (i < n) {
-		uint32_t v = (uint32_t)in[i] << 16;
-
-		if (i + 1 < n)
-			v |= (uint32_t)in[i + 1] << 8;
-		out[o++] = b64_chars[(v >> 18) & 63];
-		out[o++] = b64_chars[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? b64_chars[(v >> 6) & 63] : '=';
-		out[o++] = '=';
-	}
-	out[o] = 0;
+	if (EVP_EncodeBlock((unsigned char *)out, in, (int)n) != (int)B64_ENC_LEN(n))
+		return -1;
 	return 0;
 }
 
-static int b64_value(char c)
+static bool b64_alphabet(char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
 }
 
 /*
- * Decodes exactly n characters of padded base64 into out. Returns the
- * number of bytes written, or -1 on bad input or when outcap is too small.
+ * Decodes exactly n characters of strict base64 into out: the RFC 4648
+ * alphabet, a multiple of 4 characters, '=' only as the last one or two,
+ * nothing else (no whitespace). Returns the number of bytes written, or -1
+ * on bad input or when the bytes would not fit outcap (or B64_DEC_MAX).
+ * EVP_DecodeBlock is lenient (it skips surrounding whitespace, takes '='
+ * anywhere and counts padding as output bytes), so the text is checked
+ * here first and the padding taken off its count.
  */
 static int b64_decode(const char *in, size_t n, uint8_t *out, size_t outcap)
 {
-	size_t i, o = 0;
+	uint8_t tmp[B64_DEC_MAX + 2];
+	size_t pad = 0, len, i;
+	int got;
 
 	if (n % 4 != 0)
 		return -1;
-	for (i = 0; i < n; i += 4) {
-		int v[4], k, pad = 0;
-		uint32_t acc = 0;
-
-		for (k = 0; k < 4; k++) {
-			if (in[i + k] == '=' && i + 4 == n && k >= 2) {
-				v[k] = 0;
-				pad++;
-				continue;
-			}
-			if (pad)
-				return -1; /* data after padding */
-			v[k] = b64_value(in[i + k]);
-			if (v[k] < 0)
-				return -1;
-		}
-		acc = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) | (uint32_t)v[3];
-		if ((size_t)(3 - pad) > outcap - o)
-			return -1;
-		out[o++] = (uint8_t)(acc >> 16);
-		if (pad < 2)
-			out[o++] = (uint8_t)(acc >> 8);
-		if (pad < 1)
-			out[o++] = (uint8_t)acc;
-	}
-	if (o > INT_MAX)
+	if (n == 0)
+		return 0;
+	if (in[n - 1] == '=')
+		pad = in[n - 2] == '=' ? 2 : 1;
+	len = n / 4 * 3 - pad;
+	if (len > outcap || len > B64_DEC_MAX)
 		return -1;
-	return (int)o;
+	for (i = 0; i < n - pad; i++)
+		if (!b64_alphabet(in[i]))
+			return -1;
+	got = EVP_DecodeBlock(tmp, (const unsigned char *)in, (int)n);
+	if (got < 0 || (size_t)got != len + pad) {
+		OPENSSL_cleanse(tmp, sizeof(tmp));
+		return -1;
+	}
+	memcpy(out, tmp, len);
+	OPENSSL_cleanse(tmp, sizeof(tmp));
+	return (int)len;
 }
 
 /* ---- crypto helpers ------------------------------------------------------ */
