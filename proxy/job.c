@@ -5,7 +5,8 @@
  *   job_start: check capacity and the host allowlist, make the directory
  *   and its two sockets, ask the launcher for a container.
  *   runner connects to control.sock -> the job frame goes out.
- *   runner connects to .s.PGSQL.5432 -> a relay to the backend.
+ *   runner connects to the relay socket (job_dir_db_sock) -> a relay to
+ *   the backend.
  *   result frames -> owner events; 'C' or 'E' -> on_done.
  *   container gone (exited, killed or never started) and owner done or
  *   detached -> sockets and directory removed, job freed.
@@ -32,6 +33,7 @@
 #include <event2/listener.h>
 
 #include "proxy/log.h"
+#include "proxy/job_dir.h"
 #include "proxy/job_int.h"
 #include "proxy/relay.h"
 #include "runner/launch/launcher.h"
@@ -83,26 +85,7 @@ void jobs_free(struct jobs *js)
 
 int jobs_sweep_dir(const char *job_dir)
 {
-	DIR *d = opendir(job_dir);
-	struct dirent *de;
-	int n = 0;
-	char path[512], sock[600];
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", job_dir, de->d_name);
-		snprintf(sock, sizeof(sock), "%s/control.sock", path);
-		unlink(sock);
-		snprintf(sock, sizeof(sock), "%s/.s.PGSQL.5432", path);
-		unlink(sock);
-		if (rmdir(path) == 0)
-			n++;
-	}
-	closedir(d);
-	return n;
+	return job_dir_sweep(job_dir);
 }
 
 unsigned jobs_live(const struct jobs *js)
@@ -184,11 +167,7 @@ static void job_free(struct job *j)
 		evconnlistener_free(j->ctl_lst);
 	if (j->db_lst)
 		evconnlistener_free(j->db_lst);
-	if (j->ctl_path[0])
-		unlink(j->ctl_path);
-	if (j->db_path[0])
-		unlink(j->db_path);
-	if (j->dir[0] && rmdir(j->dir) < 0 && errno != ENOENT)
+	if (j->dir[0] && job_dir_remove(j->dir) < 0)
 		log_warn("job %s: could not remove its directory: %s", j->id, strerror(errno));
 	pool_remove(j);
 	if (j->defer)
@@ -379,17 +358,6 @@ static void job_ctl_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 }
 
-static bool job_peer_is_runner(struct job *j, int fd)
-{
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-		return false;
-	/* Root-run proxies check the runner's uid; others accept their own uid too. */
-	return cred.uid == j->runner_uid || (geteuid() != 0 && cred.uid == geteuid());
-}
-
 /* Sends what the runner can have now: credentials at once, the statement once attached. */
 static void job_send_frame(struct job *j)
 {
@@ -416,7 +384,7 @@ static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, st
 {
 	struct job *j = arg;
 
-	if (j->ctl || j->done || (j->detached && !j->pool) || !job_peer_is_runner(j, fd)) {
+	if (j->ctl || j->done || (j->detached && !j->pool) || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
@@ -452,7 +420,7 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 		if (!j->relays[i])
 			slot = i;
 	/* Only an attached job has a backend to reach. */
-	if (slot < 0 || !j->host || j->container_gone || !job_peer_is_runner(j, fd)) {
+	if (slot < 0 || !j->host || j->container_gone || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
@@ -532,30 +500,19 @@ static void job_deadline_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- set-up ---- */
 
+/* A listener on a new socket at path in the job's directory. */
 static int job_listen(struct job *j, const char *path, evconnlistener_cb cb, struct evconnlistener **out)
 {
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	int fd;
+	int fd = job_dir_listen(path, j->runner_uid, j->runner_gid);
 
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return -1;
-	strcpy(sun.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 4) < 0)
-		goto out_close;
-	if (geteuid() == 0 && chown(path, j->runner_uid, j->runner_gid) < 0)
-		goto out_close;
-	if (chmod(path, 0600) < 0)
-		goto out_close;
 	*out = evconnlistener_new(j->js->base, cb, j, LEV_OPT_CLOSE_ON_FREE, -1, fd);
-	if (!*out)
-		goto out_close;
+	if (!*out) {
+		close(fd);
+		return -1;
+	}
 	return 0;
-out_close:
-	close(fd);
-	return -1;
 }
 
 static void job_put_pair(struct frame_buf *b, const char *key, const char *value)
@@ -697,18 +654,14 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	if (job_parse_user(cfg->runner_user, &j->runner_uid, &j->runner_gid) < 0)
 		return -1;
 	snprintf(j->dir, sizeof(j->dir), "%s/%s", cfg->job_dir, j->id);
-	if (mkdir(j->dir, 0700) < 0) {
+	if (job_dir_make(j->dir, j->id, j->runner_uid, j->runner_gid) < 0) {
 		log_error("job %s: cannot create its directory under %s: %s", j->id, cfg->job_dir,
 			  strerror(errno));
 		j->dir[0] = '\0';
 		return -1;
 	}
-	if (geteuid() == 0 && chown(j->dir, j->runner_uid, j->runner_gid) < 0)
-		log_warn("job %s: chown of its directory failed: %s", j->id, strerror(errno));
-	snprintf(j->ctl_path, sizeof(j->ctl_path), "%s/control.sock", j->dir);
-	/* The name each runner's client library looks for: libpq's socket naming, or the runner's own. */
-	snprintf(j->db_path, sizeof(j->db_path), "%s/%s", j->dir,
-		 strcmp(target->engine, "mariadb") == 0 ? "mysqld.sock" : ".s.PGSQL.5432");
+	snprintf(j->ctl_path, sizeof(j->ctl_path), "%s/%s", j->dir, JOB_DIR_CTL_SOCK);
+	snprintf(j->db_path, sizeof(j->db_path), "%s/%s", j->dir, job_dir_db_sock(target->engine));
 	if (job_listen(j, j->ctl_path, job_ctl_accept_cb, &j->ctl_lst) < 0 ||
 	    job_listen(j, j->db_path, job_db_accept_cb, &j->db_lst) < 0) {
 		log_error("job %s: cannot listen in its directory: %s", j->id, strerror(errno));
