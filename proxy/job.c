@@ -27,13 +27,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 
 #include "proxy/log.h"
+#include "proxy/job_ctl.h"
 #include "proxy/job_dir.h"
+#include "proxy/job_frame.h"
 #include "proxy/job_int.h"
 #include "proxy/relay.h"
 #include "runner/launch/launcher.h"
@@ -93,17 +93,16 @@ unsigned jobs_live(const struct jobs *js)
 	return js->live;
 }
 
-static void job_wipe(struct frame_buf *b)
-{
-	if (b->data)
-		explicit_bzero(b->data, b->cap);
-	frame_buf_free(b);
-}
-
 static void job_wipe_frame(struct job *j)
 {
-	job_wipe(&j->connframe);
-	job_wipe(&j->jobframe);
+	job_frame_wipe(&j->connframe);
+	job_frame_wipe(&j->jobframe);
+}
+
+static void job_close_ctl(struct job *j)
+{
+	job_ctl_free(j->ctl);
+	j->ctl = NULL;
 }
 
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
@@ -113,10 +112,7 @@ static void job_finish(struct job *j, const struct job_result *r)
 		return;
 	j->done = true;
 	j->js->running--;
-	if (j->ctl) {
-		bufferevent_free(j->ctl);
-		j->ctl = NULL;
-	}
+	job_close_ctl(j);
 	job_wipe_frame(j);
 	if (!j->detached && j->ev->on_done)
 		j->ev->on_done(j->arg, r);
@@ -161,8 +157,7 @@ static void job_free(struct job *j)
 {
 	for (int i = 0; i < JOB_MAX_RELAYS; i++)
 		relay_free(j->relays[i]);
-	if (j->ctl)
-		bufferevent_free(j->ctl);
+	job_close_ctl(j);
 	if (j->ctl_lst)
 		evconnlistener_free(j->ctl_lst);
 	if (j->db_lst)
@@ -274,89 +269,72 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 	return true;
 }
 
-static void job_ctl_read_cb(struct bufferevent *bev, void *arg)
+/* A warm runner speaks before its statement only when its connect failed. */
+static void job_idle_spoke(struct job *j)
+{
+	log_warn("job %s: warm runner could not connect to the database", j->id);
+	job_close_ctl(j);
+	pool_discard(j);
+	pool_slot_failed(j->js);
+}
+
+static bool job_ctl_frame(void *arg, const struct frame *f)
 {
 	struct job *j = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
 
 	if (j->pool) {
-		/* A warm runner speaks before its statement only when its connect failed. */
-		log_warn("job %s: warm runner could not connect to the database", j->id);
-		bufferevent_free(j->ctl);
-		j->ctl = NULL;
-		pool_discard(j);
-		pool_slot_failed(j->js);
-		return;
+		job_idle_spoke(j);
+		return false;
 	}
-
-	while (!j->done && !j->paused) {
-		size_t have = evbuffer_get_length(in);
-		uint8_t hdr[FRAME_HEADER_LEN];
-		uint32_t plen;
-		size_t total, consumed;
-		struct frame f;
-		const uint8_t *data;
-
-		if (have < FRAME_HEADER_LEN)
-			return;
-		evbuffer_copyout(in, hdr, sizeof(hdr));
-		plen = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 8 | hdr[4];
-		if (plen > FRAME_MAX_PAYLOAD) {
-			job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent an oversized frame");
-			return;
-		}
-		total = FRAME_HEADER_LEN + (size_t)plen;
-		if (have < total) {
-			/* Let the buffer grow to exactly one whole frame, no further. */
-			bufferevent_setwatermark(bev, EV_READ, 0,
-						 total > JOB_CTL_WATERMARK ? total : JOB_CTL_WATERMARK);
-			return;
-		}
-		data = evbuffer_pullup(in, (ssize_t)total);
-		if (!data || frame_peek(data, total, FRAME_MAX_PAYLOAD, &f, &consumed) != FRAME_OK) {
-			job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent a malformed frame");
-			return;
-		}
-		switch (f.type) {
-		case FRAME_ROWDESC:
-		case FRAME_MYCOLS:
-			if (!j->detached && j->ev->on_rowdesc)
-				j->ev->on_rowdesc(j->arg, &f);
-			break;
-		case FRAME_ROW:
-			if (!job_frame_row(j, &f))
-				return;
-			break;
-		case FRAME_NOTICE:
-			job_frame_error(j, &f, true);
-			break;
-		case FRAME_COMPLETE:
-			job_frame_complete(j, &f);
-			return;
-		case FRAME_ERROR:
-			job_frame_error(j, &f, false);
-			return;
-		default:
-			job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent an unexpected frame");
-			return;
-		}
-		if (j->done || !j->ctl)
-			return;
-		evbuffer_drain(in, total);
-		bufferevent_setwatermark(bev, EV_READ, 0, JOB_CTL_WATERMARK);
+	if (j->done || j->paused)
+		return false;
+	switch (f->type) {
+	case FRAME_ROWDESC:
+	case FRAME_MYCOLS:
+		if (!j->detached && j->ev->on_rowdesc)
+			j->ev->on_rowdesc(j->arg, f);
+		break;
+	case FRAME_ROW:
+		if (!job_frame_row(j, f))
+			return false;
+		break;
+	case FRAME_NOTICE:
+		job_frame_error(j, f, true);
+		break;
+	case FRAME_COMPLETE:
+		job_frame_complete(j, f);
+		return false;
+	case FRAME_ERROR:
+		job_frame_error(j, f, false);
+		return false;
+	default:
+		job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent an unexpected frame");
+		return false;
 	}
+	return !j->done && j->ctl;
 }
 
-static void job_ctl_event_cb(struct bufferevent *bev, short what, void *arg)
+static void job_ctl_bad(void *arg, const char *reason)
 {
 	struct job *j = arg;
 
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
-		/* Runner went away without a result; on_exited will tell why. */
-		bufferevent_free(j->ctl);
-		j->ctl = NULL;
-	}
+	if (j->pool)
+		job_idle_spoke(j);
+	else
+		job_fail(j, "XX000", "EXECUTION_FAILED", reason);
 }
+
+static void job_ctl_closed(void *arg)
+{
+	/* Runner went away without a result; on_exited will tell why. */
+	job_close_ctl(arg);
+}
+
+static const struct job_ctl_events job_ctl_events = {
+	.on_frame = job_ctl_frame,
+	.on_bad = job_ctl_bad,
+	.on_closed = job_ctl_closed,
+};
 
 /* Sends what the runner can have now: credentials at once, the statement once attached. */
 static void job_send_frame(struct job *j)
@@ -364,19 +342,16 @@ static void job_send_frame(struct job *j)
 	if (!j->ctl || j->done)
 		return;
 	if (j->connframe.data) {
-		bufferevent_write(j->ctl, j->connframe.data, j->connframe.len);
-		job_wipe(&j->connframe);
+		job_ctl_write(j->ctl, j->connframe.data, j->connframe.len);
+		job_frame_wipe(&j->connframe);
 		/* A warm runner reports a failed connect before it has a statement. */
-		bufferevent_enable(j->ctl, EV_READ);
+		job_ctl_pause(j->ctl, false);
 	}
 	if (!j->jobframe.data)
 		return;
-	bufferevent_write(j->ctl, j->jobframe.data, j->jobframe.len);
-	job_wipe(&j->jobframe);
-	if (j->paused)
-		bufferevent_disable(j->ctl, EV_READ);
-	else
-		bufferevent_enable(j->ctl, EV_READ);
+	job_ctl_write(j->ctl, j->jobframe.data, j->jobframe.len);
+	job_frame_wipe(&j->jobframe);
+	job_ctl_pause(j->ctl, j->paused);
 }
 
 static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
@@ -388,14 +363,9 @@ static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, st
 		close(fd);
 		return;
 	}
-	evutil_make_socket_nonblocking(fd);
-	j->ctl = bufferevent_socket_new(j->js->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (!j->ctl) {
-		close(fd);
+	j->ctl = job_ctl_new(j->js->base, fd, &job_ctl_events, j);
+	if (!j->ctl)
 		return;
-	}
-	bufferevent_setcb(j->ctl, job_ctl_read_cb, NULL, job_ctl_event_cb, j);
-	bufferevent_setwatermark(j->ctl, EV_READ, 0, JOB_CTL_WATERMARK);
 	/* One runner per job: no further control connections. */
 	evconnlistener_disable(j->ctl_lst);
 	job_send_frame(j);
@@ -515,63 +485,6 @@ static int job_listen(struct job *j, const char *path, evconnlistener_cb cb, str
 	return 0;
 }
 
-static void job_put_pair(struct frame_buf *b, const char *key, const char *value)
-{
-	frame_put_cstr(b, key);
-	frame_put_cstr(b, value);
-}
-
-static void job_put_param(struct frame_buf *b, size_t i, const struct job_param *p)
-{
-	char key[32];
-	uint8_t flags = (p->value ? 0 : 1) | (p->binary ? 2 : 0);
-
-	snprintf(key, sizeof(key), "param.%zu", i);
-	frame_put_cstr(b, key);
-	frame_put_u32(b, 5 + (p->value ? p->len : 0));
-	frame_put_u8(b, flags);
-	frame_put_u32(b, p->type_oid);
-	if (p->value)
-		frame_put_bytes(b, p->value, p->len);
-}
-
-/* Returns -1 when the job cannot be expressed in one frame. */
-static int job_build_frame(struct job *j, const struct job_request *req)
-{
-	struct frame_buf *b = &j->jobframe;
-	char num[3][32];
-	char key[96];
-	bool cost = req->cost_check && req->limits->max_cost > 0;
-	size_t npairs = 4 + (cost ? 1 : 0) + req->nsettings + req->nparams;
-
-	if (npairs > FRAME_MAX_PAIRS)
-		return -1;
-	snprintf(num[0], sizeof(num[0]), "%u", req->limits->timeout_ms);
-	snprintf(num[1], sizeof(num[1]), "%u", j->limits.max_rows);
-	snprintf(num[2], sizeof(num[2]), "%" PRIu64, req->limits->max_bytes);
-	frame_buf_init(b);
-	frame_begin(b, FRAME_JOB);
-	frame_put_u16(b, (uint16_t)npairs);
-	job_put_pair(b, "sql", req->sql);
-	job_put_pair(b, "timeout_ms", num[0]);
-	job_put_pair(b, "max_rows", num[1]);
-	job_put_pair(b, "max_bytes", num[2]);
-	if (cost) {
-		char c[32];
-
-		snprintf(c, sizeof(c), "%" PRIu64, req->limits->max_cost);
-		job_put_pair(b, "max_cost", c);
-	}
-	for (size_t i = 0; i < req->nsettings; i++) {
-		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
-		job_put_pair(b, key, req->settings[i].value);
-	}
-	for (size_t i = 0; i < req->nparams; i++)
-		job_put_param(b, i, &req->params[i]);
-	frame_end(b);
-	return b->failed ? -1 : 0;
-}
-
 static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
 {
 	unsigned long u, g;
@@ -586,21 +499,6 @@ static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
 	*uid = (uid_t)u;
 	*gid = (gid_t)g;
 	return 0;
-}
-
-/* The 'P' frame: what a runner needs to connect to the target. */
-static void job_build_connframe(struct job *j, const struct airlock_target *t)
-{
-	struct frame_buf *b = &j->connframe;
-
-	frame_buf_init(b);
-	frame_begin(b, FRAME_CONNECT);
-	frame_put_u16(b, 4);
-	job_put_pair(b, "engine", t->engine);
-	job_put_pair(b, "dbname", t->database);
-	job_put_pair(b, "user", t->user);
-	job_put_pair(b, "password", t->password);
-	frame_end(b);
 }
 
 /* A job with no directory and no container yet; counted live. */
@@ -647,7 +545,7 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	j->target = target;
 	j->port = target->port;
 	j->host = strdup(target->host);
-	job_build_connframe(j, target);
+	job_frame_connect(&j->connframe, target);
 	if (!j->host || j->connframe.failed)
 		return -1;
 
@@ -725,7 +623,7 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 	j->limits = *req->limits;
 	if (req->max_rows && req->max_rows < j->limits.max_rows)
 		j->limits.max_rows = req->max_rows;
-	if (job_build_frame(j, req) < 0) {
+	if (job_frame_job(&j->jobframe, req, j->limits.max_rows) < 0) {
 		job_fail_later(j, "54000", "EXECUTION_FAILED",
 			       "the statement and its parameters are too large for one job");
 		if (j->launch)
@@ -758,7 +656,7 @@ void job_cancel(struct job *j)
 	frame_begin(&b, FRAME_CANCEL);
 	frame_end(&b);
 	if (!b.failed)
-		bufferevent_write(j->ctl, b.data, b.len);
+		job_ctl_write(j->ctl, b.data, b.len);
 	frame_buf_free(&b);
 }
 
@@ -767,12 +665,10 @@ void job_pause(struct job *j, bool paused)
 	j->paused = paused;
 	if (!j->ctl || j->jobframe.data)
 		return;
-	if (paused) {
-		bufferevent_disable(j->ctl, EV_READ);
-	} else {
-		bufferevent_enable(j->ctl, EV_READ);
+	job_ctl_pause(j->ctl, paused);
+	if (!paused) {
 		/* Frames may already be buffered: process them now. */
-		job_ctl_read_cb(j->ctl, j);
+		job_ctl_process(j->ctl);
 	}
 }
 

@@ -11,14 +11,13 @@
 
 #include "proxy/job.h"
 
-struct bufferevent;
 struct event;
 struct evconnlistener;
+struct job_ctl;
 struct launch;
 struct relay;
 
 #define JOB_MAX_RELAYS 2
-#define JOB_CTL_WATERMARK (256u * 1024u)
 
 #define JOB_MAX_POOLS 8
 #define POOL_BACKOFF_MAX_MS 10000
@@ -71,7 +70,7 @@ struct job {
 
 	struct evconnlistener *ctl_lst;
 	struct evconnlistener *db_lst;
-	struct bufferevent *ctl;
+	struct job_ctl *ctl;
 	struct relay *relays[JOB_MAX_RELAYS];
 	struct launch *launch;
 	struct event *defer;
