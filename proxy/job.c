@@ -1,10 +1,14 @@
 /*
- * job: one statement, one runner container, one private directory.
+ * job: one statement, one runner container, one private directory. It
+ * knows nothing of pools or of the manager (job_int.h says how they use
+ * it); the directory and sockets are job_dir's, the control connection's
+ * frames job_ctl's, the frames sent job_frame's.
  *
  * Life of a job:
- *   job_start: check capacity and the host allowlist, make the directory
- *   and its two sockets, ask the launcher for a container.
- *   runner connects to control.sock -> the job frame goes out.
+ *   job_prepare: make the directory and its two sockets, ask the launcher
+ *   for a container (the job is idle until attached).
+ *   runner connects to control.sock -> the credentials go out, and the
+ *   statement once job_attach has given the job an owner.
  *   runner connects to the relay socket (job_dir_db_sock) -> a relay to
  *   the backend.
  *   result frames -> owner events; 'C' or 'E' -> on_done.
@@ -14,83 +18,77 @@
 #define _GNU_SOURCE
 #include "proxy/job.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "proxy/log.h"
 #include "proxy/job_ctl.h"
 #include "proxy/job_dir.h"
 #include "proxy/job_frame.h"
 #include "proxy/job_int.h"
+#include "proxy/log.h"
 #include "proxy/relay.h"
 #include "runner/launch/launcher.h"
 
-static void job_free(struct job *j);
+#define JOB_MAX_RELAYS 2
 
-struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
-		      const struct airlock_config *cfg)
+struct job {
+	struct job_env *env;
+	struct job *prev, *next; /* env->all */
+	job_lost_fn lost;        /* told if the job is lost while idle */
+	void *lost_arg;
+	struct event *deadline;  /* kill at timeout_ms + kill_margin_ms */
+	const struct job_events *ev;
+	void *arg;
+	bool detached;
+	bool done;
+	bool container_gone;
+	bool paused;
+	bool cancel_sent;
+
+	char id[JOB_DIR_ID_LEN + 1];
+	char dir[256];
+	char ctl_path[300];
+	char db_path[300];
+	uid_t runner_uid;
+	gid_t runner_gid;
+
+	struct evconnlistener *ctl_lst;
+	struct evconnlistener *db_lst;
+	struct job_ctl *ctl;
+	struct relay *relays[JOB_MAX_RELAYS];
+	struct launch *launch;
+	struct event *defer;
+
+	struct frame_buf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
+	struct frame_buf jobframe;  /* 'J': the statement, sent once attached */
+	char *host;
+	uint16_t port;
+	const struct airlock_target *target;
+	struct airlock_limits limits;
+	uint64_t rows;
+	uint64_t bytes;
+
+	/* A failure found before any runner output, delivered on the next pass. */
+	char pend_sqlstate[6];
+	const char *pend_code;
+	char pend_message[256];
+};
+
+static void job_maybe_free(struct job *j);
+
+/* Prepared, no owner attached yet, not discarded: a warm runner waiting for a statement. */
+static bool job_idle(const struct job *j)
 {
-	struct jobs *js = calloc(1, sizeof(*js));
-
-	if (!js)
-		return NULL;
-	js->base = base;
-	js->dns = dns;
-	js->launcher = launcher;
-	js->cfg = cfg;
-	return js;
-}
-
-void jobs_set_config(struct jobs *js, const struct airlock_config *cfg)
-{
-	js->cfg = cfg;
-	/* Warm runners hold the old targets' credentials: replace them. */
-	for (size_t i = 0; i < js->npools; i++) {
-		while (js->pools[i].idle) {
-			pool_discard(js->pools[i].idle);
-		}
-	}
-	js->npools = 0;
-	if (js->refill)
-		jobs_start_pool(js);
-}
-
-void jobs_free(struct jobs *js)
-{
-	/* The launcher is already gone (its containers removed): drop every job now. */
-	while (js->all) {
-		js->all->container_gone = true;
-		js->all->detached = true;
-		js->all->pend_code = NULL;
-		js->all->launch = NULL;
-		job_free(js->all);
-	}
-	if (js->refill)
-		event_free(js->refill);
-	free(js);
-}
-
-int jobs_sweep_dir(const char *job_dir)
-{
-	return job_dir_sweep(job_dir);
-}
-
-unsigned jobs_live(const struct jobs *js)
-{
-	return js->live;
+	return j->detached && !j->done;
 }
 
 static void job_wipe_frame(struct job *j)
@@ -111,7 +109,7 @@ static void job_finish(struct job *j, const struct job_result *r)
 	if (j->done)
 		return;
 	j->done = true;
-	j->js->running--;
+	j->env->running--;
 	job_close_ctl(j);
 	job_wipe_frame(j);
 	if (!j->detached && j->ev->on_done)
@@ -131,6 +129,19 @@ static void job_fail(struct job *j, const char *sqlstate, const char *code, cons
 	job_finish(j, &r);
 }
 
+/* The idle job cannot serve: its watcher forgets it, its container is stopped. */
+static void job_lose(struct job *j)
+{
+	job_lost_fn lost = j->lost;
+
+	j->lost = NULL;
+	j->done = true; /* never attached: nothing to report, nothing counted as running */
+	if (lost)
+		lost(j->lost_arg, j);
+	if (j->launch)
+		launcher_kill(j->launch);
+}
+
 static void job_defer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct job *j = arg;
@@ -142,8 +153,7 @@ static void job_defer_cb(evutil_socket_t fd, short what, void *arg)
 	job_maybe_free(j);
 }
 
-/* Records a failure to be reported on the next loop pass (never re-entrantly). */
-static void job_fail_later(struct job *j, const char *sqlstate, const char *code, const char *message)
+void job_fail_later(struct job *j, const char *sqlstate, const char *code, const char *message)
 {
 	struct timeval zero = {0, 0};
 
@@ -164,7 +174,6 @@ static void job_free(struct job *j)
 		evconnlistener_free(j->db_lst);
 	if (j->dir[0] && job_dir_remove(j->dir) < 0)
 		log_warn("job %s: could not remove its directory: %s", j->id, strerror(errno));
-	pool_remove(j);
 	if (j->defer)
 		event_free(j->defer);
 	if (j->deadline)
@@ -174,17 +183,30 @@ static void job_free(struct job *j)
 	if (j->prev)
 		j->prev->next = j->next;
 	else
-		j->js->all = j->next;
+		j->env->all = j->next;
 	if (j->next)
 		j->next->prev = j->prev;
-	j->js->live--;
+	j->env->live--;
 	free(j);
 }
 
-void job_maybe_free(struct job *j)
+/* Frees the job once it is done or detached and its container is gone. */
+static void job_maybe_free(struct job *j)
 {
 	if ((j->done || j->detached) && j->container_gone && !j->pend_code)
 		job_free(j);
+}
+
+void job_free_all(struct job_env *env)
+{
+	/* The launcher is already gone (its containers removed): drop every job now. */
+	while (env->all) {
+		env->all->container_gone = true;
+		env->all->detached = true;
+		env->all->pend_code = NULL;
+		env->all->launch = NULL;
+		job_free(env->all);
+	}
 }
 
 /* ---- result frames from the runner ---- */
@@ -274,15 +296,14 @@ static void job_idle_spoke(struct job *j)
 {
 	log_warn("job %s: warm runner could not connect to the database", j->id);
 	job_close_ctl(j);
-	pool_discard(j);
-	pool_slot_failed(j->js);
+	job_lose(j);
 }
 
 static bool job_ctl_frame(void *arg, const struct frame *f)
 {
 	struct job *j = arg;
 
-	if (j->pool) {
+	if (job_idle(j)) {
 		job_idle_spoke(j);
 		return false;
 	}
@@ -318,7 +339,7 @@ static void job_ctl_bad(void *arg, const char *reason)
 {
 	struct job *j = arg;
 
-	if (j->pool)
+	if (job_idle(j))
 		job_idle_spoke(j);
 	else
 		job_fail(j, "XX000", "EXECUTION_FAILED", reason);
@@ -359,11 +380,12 @@ static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, st
 {
 	struct job *j = arg;
 
-	if (j->ctl || j->done || (j->detached && !j->pool) || !job_dir_peer_ok(fd, j->runner_uid)) {
+	/* Attached or idle: an idle job's runner connects first and gets the credentials. */
+	if (j->ctl || j->done || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
-	j->ctl = job_ctl_new(j->js->base, fd, &job_ctl_events, j);
+	j->ctl = job_ctl_new(j->env->base, fd, &job_ctl_events, j);
 	if (!j->ctl)
 		return;
 	/* One runner per job: no further control connections. */
@@ -389,12 +411,12 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 	for (int i = 0; i < JOB_MAX_RELAYS; i++)
 		if (!j->relays[i])
 			slot = i;
-	/* Only an attached job has a backend to reach. */
+	/* Only a prepared job has a backend to reach. */
 	if (slot < 0 || !j->host || j->container_gone || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
-	j->relays[slot] = relay_new(j->js->base, j->js->dns, fd, j->host, j->port, job_relay_closed, j);
+	j->relays[slot] = relay_new(j->env->base, j->env->dns, fd, j->host, j->port, job_relay_closed, j);
 }
 
 /* ---- container events ---- */
@@ -405,15 +427,15 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 	char msg[256];
 
 	if (ok) {
-		j->js->backoff_ms = 0;
+		if (j->env->on_started)
+			j->env->on_started(j->env->hook_arg);
 		return;
 	}
 	j->container_gone = true;
 	j->launch = NULL;
 	log_warn("job %s: runner did not start: %s: %s", j->id, code, error);
-	if (j->pool) {
-		pool_remove(j);
-		pool_slot_failed(j->js);
+	if (job_idle(j)) {
+		job_lose(j);
 		job_maybe_free(j);
 		return;
 	}
@@ -434,10 +456,9 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 
 	j->container_gone = true;
 	j->launch = NULL;
-	if (j->pool) {
+	if (job_idle(j)) {
 		log_warn("job %s: warm runner exited before use (status %d)", j->id, exit_code);
-		pool_remove(j);
-		pool_slot_failed(j->js);
+		job_lose(j);
 	} else if (!j->done) {
 		if (killed) {
 			snprintf(msg, sizeof(msg),
@@ -477,7 +498,7 @@ static int job_listen(struct job *j, const char *path, evconnlistener_cb cb, str
 
 	if (fd < 0)
 		return -1;
-	*out = evconnlistener_new(j->js->base, cb, j, LEV_OPT_CLOSE_ON_FREE, -1, fd);
+	*out = evconnlistener_new(j->env->base, cb, j, LEV_OPT_CLOSE_ON_FREE, -1, fd);
 	if (!*out) {
 		close(fd);
 		return -1;
@@ -501,17 +522,16 @@ static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
 	return 0;
 }
 
-/* A job with no directory and no container yet; counted live. */
-struct job *job_new_bare(struct jobs *js)
+struct job *job_new(struct job_env *env)
 {
 	struct job *j = calloc(1, sizeof(*j));
-	uint8_t rnd[16];
+	uint8_t rnd[JOB_DIR_ID_LEN / 2];
 
 	if (!j)
 		return NULL;
-	j->js = js;
-	j->defer = evtimer_new(js->base, job_defer_cb, j);
-	j->deadline = evtimer_new(js->base, job_deadline_cb, j);
+	j->env = env;
+	j->defer = evtimer_new(env->base, job_defer_cb, j);
+	j->deadline = evtimer_new(env->base, job_deadline_cb, j);
 	if (!j->defer || !j->deadline || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
 		if (j->defer)
 			event_free(j->defer);
@@ -522,24 +542,20 @@ struct job *job_new_bare(struct jobs *js)
 	}
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(j->id + 2 * i, 3, "%02x", rnd[i]);
-	js->live++;
-	j->next = js->all;
-	if (js->all)
-		js->all->prev = j;
-	js->all = j;
+	env->live++;
+	j->next = env->all;
+	if (env->all)
+		env->all->prev = j;
+	env->all = j;
 	j->container_gone = true; /* until a launch exists */
 	j->detached = true;       /* until an owner attaches */
 	return j;
 }
 
-/*
- * Directory, sockets and container for a job of this resource shape.
- * Returns -1 (with a reason logged) when any of it could not be made.
- */
 int job_prepare(struct job *j, const struct airlock_target *target, uint32_t memory_mb, uint64_t nano_cpus,
 		uint32_t pids)
 {
-	const struct airlock_config *cfg = j->js->cfg;
+	const struct airlock_config *cfg = j->env->cfg;
 	struct launch_spec spec;
 
 	j->target = target;
@@ -575,50 +591,43 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 		.pids_limit = pids,
 		.kill_after_ms = 0, /* the job's own deadline kills it, counted from attach */
 	};
-	j->launch = launcher_run(j->js->launcher, &spec, &job_launch_cb, j);
+	j->launch = launcher_run(j->env->launcher, &spec, &job_launch_cb, j);
 	if (!j->launch)
 		return -1;
 	j->container_gone = false;
 	return 0;
 }
 
-struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg)
+void job_watch(struct job *j, job_lost_fn lost, void *arg)
 {
-	const struct airlock_config *cfg = js->cfg;
-	struct job *j = NULL;
+	j->lost = lost;
+	j->lost_arg = arg;
+}
+
+bool job_runner_connected(const struct job *j)
+{
+	return j->ctl != NULL;
+}
+
+void job_discard(struct job *j)
+{
+	j->lost = NULL;
+	job_lose(j);
+	job_maybe_free(j);
+}
+
+void job_attach(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg)
+{
 	struct timeval tv;
 	uint32_t kill_ms;
 
-	/* Refusals that need no container never take or start one. */
-	if (js->running >= cfg->max_jobs || !config_host_allowed(cfg, req->target->host)) {
-		j = job_new_bare(js);
-		if (!j)
-			return NULL;
-		if (js->running >= cfg->max_jobs)
-			job_fail_later(j, "53300", "BUSY",
-				       "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
-		else
-			job_fail_later(j, "42501", "HOST_NOT_ALLOWED",
-				       "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
-	} else {
-		j = pool_take(js, req->target, req->limits);
-		if (!j) {
-			j = job_new_bare(js);
-			if (!j)
-				return NULL;
-			if (job_prepare(j, req->target, req->limits->memory_mb, req->limits->nano_cpus,
-					req->limits->pids) < 0)
-				job_fail_later(j, "58000", "EXECUTION_FAILED",
-					       "the runner could not be prepared (see the airlock log)");
-		}
-		pool_schedule(js, js->backoff_ms);
-	}
+	j->lost = NULL;
 	j->ev = ev;
 	j->arg = arg;
 	j->detached = false;
-	js->running++;
+	j->env->running++;
 	if (j->pend_code)
-		return j;
+		return;
 
 	j->limits = *req->limits;
 	if (req->max_rows && req->max_rows < j->limits.max_rows)
@@ -628,14 +637,13 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 			       "the statement and its parameters are too large for one job");
 		if (j->launch)
 			launcher_kill(j->launch);
-		return j;
+		return;
 	}
-	kill_ms = j->limits.timeout_ms + cfg->kill_margin_ms;
+	kill_ms = j->limits.timeout_ms + j->env->cfg->kill_margin_ms;
 	tv.tv_sec = kill_ms / 1000;
 	tv.tv_usec = (kill_ms % 1000) * 1000;
 	evtimer_add(j->deadline, &tv);
 	job_send_frame(j);
-	return j;
 }
 
 void job_cancel(struct job *j)
