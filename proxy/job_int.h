@@ -1,113 +1,70 @@
 /*
- * job_int: what job.c and job_pool.c share: the job manager, one job, and
- * a pool of warm runners. Nothing else includes it.
+ * job_int: one job as the layers above it use it. The warm pool
+ * (job_pool.c) makes jobs ahead of demand and discards them; the manager
+ * (jobs.c) admits statements and attaches jobs to their owners. job.c
+ * implements this and knows neither: what it has to tell them goes
+ * through job_env's hook and a job's watcher. Nothing else includes it.
+ *
+ * A job is idle from job_prepare until job_attach or job_discard: its
+ * runner may connect and reach the database, but it has no statement.
  */
 #ifndef AIRLOCK_PROXY_JOB_INT_H
 #define AIRLOCK_PROXY_JOB_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "proxy/job.h"
 
-struct bufferevent;
-struct event;
-struct evconnlistener;
-struct launch;
-struct relay;
+struct event_base;
+struct evdns_base;
+struct launcher;
 
-#define JOB_MAX_RELAYS 2
-#define JOB_CTL_WATERMARK (256u * 1024u)
-
-#define JOB_MAX_POOLS 8
-#define POOL_BACKOFF_MAX_MS 10000
-
-/* Warm containers of one resource shape, started ahead of demand. */
-struct job_pool {
-	const struct airlock_target *target; /* warm runners are connected to it */
-	uint32_t memory_mb;
-	uint64_t nano_cpus;
-	uint32_t pids;
-	struct job *idle; /* linked through job->next_idle */
-	unsigned nidle;
-};
-
-struct jobs {
+/* What the jobs of one manager share; the manager owns it, every job borrows it. */
+struct job_env {
 	struct event_base *base;
 	struct evdns_base *dns;
 	struct launcher *launcher;
-	const struct airlock_config *cfg;
-	unsigned running; /* attached and not yet done */
-	unsigned live;    /* not yet freed */
-	struct job *all;  /* every live job, for shutdown */
-
-	struct job_pool pools[JOB_MAX_POOLS];
-	size_t npools;
-	struct event *refill;
-	uint32_t backoff_ms;
+	const struct airlock_config *cfg; /* for jobs prepared from now on */
+	unsigned running;                 /* attached and not yet done */
+	unsigned live;                    /* made and not yet freed */
+	struct job *all;                  /* every live job, for shutdown */
+	/* Called, if set, whenever a job's container has started: the engine works. */
+	void (*on_started)(void *arg);
+	void *hook_arg;
 };
 
-struct job {
-	struct jobs *js;
-	struct job *prev, *next;
-	struct job_pool *pool;  /* set while the job is an idle warm slot */
-	struct job *next_idle;
-	struct event *deadline; /* kill at timeout_ms + kill_margin_ms */
-	const struct job_events *ev;
-	void *arg;
-	bool detached;
-	bool done;
-	bool container_gone;
-	bool paused;
-	bool cancel_sent;
+/*
+ * An idle job cannot serve any more: its container did not start or
+ * exited, or its runner could not connect to the database. Called once;
+ * the job then stops its container and frees itself when it is gone.
+ */
+typedef void (*job_lost_fn)(void *arg, struct job *j);
 
-	char id[33];
-	char dir[256];
-	char ctl_path[300];
-	char db_path[300];
-	uid_t runner_uid;
-	gid_t runner_gid;
-
-	struct evconnlistener *ctl_lst;
-	struct evconnlistener *db_lst;
-	struct bufferevent *ctl;
-	struct relay *relays[JOB_MAX_RELAYS];
-	struct launch *launch;
-	struct event *defer;
-
-	struct wbuf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
-	struct wbuf jobframe;  /* 'J': the statement, sent once attached */
-	char *host;
-	uint16_t port;
-	const struct airlock_target *target;
-	struct airlock_limits limits;
-	uint64_t rows;
-	uint64_t bytes;
-
-	/* A failure found before any runner output, delivered on the next pass. */
-	char pend_sqlstate[6];
-	const char *pend_code;
-	char pend_message[256];
-};
-
-/* job.c */
-/* A job with no directory and no container yet; counted live, detached until attached. */
-struct job *job_new_bare(struct jobs *js);
-/* Directory, sockets and container for a job of this target and resource shape; -1 on failure. */
+/* A job with no directory and no container yet; counted live. NULL when out of memory. */
+struct job *job_new(struct job_env *env);
+/*
+ * Directory, sockets and container for a job of this target and resource
+ * shape; the job is idle from now on. -1 (with a reason logged) when any
+ * of it could not be made.
+ */
 int job_prepare(struct job *j, const struct airlock_target *target, uint32_t memory_mb, uint64_t nano_cpus,
 		uint32_t pids);
-/* Frees the job once it is done or detached and its container is gone. */
-void job_maybe_free(struct job *j);
-
-/* job_pool.c */
-void pool_remove(struct job *j);
-/* Takes an idle slot out of its pool and kills its container. */
-void pool_discard(struct job *j);
-void pool_schedule(struct jobs *js, uint32_t delay_ms);
-/* A warm slot died before use: refill later, slower each time. */
-void pool_slot_failed(struct jobs *js);
-/* An idle warm slot of this target and shape (one whose runner is connected first), or NULL. */
-struct job *pool_take(struct jobs *js, const struct airlock_target *target, const struct airlock_limits *lim);
+/* Who to tell if the idle job j is lost (one watcher; NULL lost: none). */
+void job_watch(struct job *j, job_lost_fn lost, void *arg);
+/* Has the job's runner connected to its control socket? */
+bool job_runner_connected(const struct job *j);
+/* The idle job will not be used: no watcher is told; it stops its container and frees itself. */
+void job_discard(struct job *j);
+/* Records a failure that on_done reports on the next loop pass (never re-entrantly). */
+void job_fail_later(struct job *j, const char *sqlstate, const char *code, const char *message);
+/*
+ * Gives the job (idle, or new with a failure recorded) its owner and its
+ * statement: counts it running, arms the kill deadline and sends the
+ * statement once the runner is there. Never calls back from inside.
+ */
+void job_attach(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg);
+/* Frees every job of env now, telling nobody; for shutdown, after the launcher is gone. */
+void job_free_all(struct job_env *env);
 
 #endif

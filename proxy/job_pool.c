@@ -1,145 +1,199 @@
 /*
- * job_pool: warm runners. For each target and resource shape (memory, CPU,
- * PIDs) of the configured users, pool_size containers are started ahead of
- * demand; their runners connect to the database and wait for a statement.
- * A job takes one (preferring a runner that is already connected) and a
- * refill starts its replacement. Slots that die before use are refilled
- * with a growing delay, so a stopped engine is not hammered.
+ * job_pool: warm runners (see job_pool.h). Each pool's idle jobs are an
+ * array sized to pool_size when the pools are made; the refill timer
+ * fills every pool up to it and stops at the first failure, which backs
+ * off (500 ms, doubling, at most JOB_POOL_BACKOFF_MAX_MS).
  */
+#include "proxy/job_pool.h"
+
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 
 #include <event2/event.h>
 
 #include "proxy/job_int.h"
-#include "runner/launch/launcher.h"
+#include "proxy/log.h"
 
-void pool_remove(struct job *j)
-{
-	struct job_pool *p = j->pool;
-	struct job **pp;
-
-	if (!p)
-		return;
-	for (pp = &p->idle; *pp; pp = &(*pp)->next_idle) {
-		if (*pp == j) {
-			*pp = j->next_idle;
-			p->nidle--;
-			break;
-		}
-	}
-	j->pool = NULL;
-	j->next_idle = NULL;
-}
-
-void pool_discard(struct job *j)
-{
-	pool_remove(j);
-	/* Never attached: nothing to report, nothing counted as running. */
-	j->done = true;
-	if (j->launch)
-		launcher_kill(j->launch);
-}
-
-void pool_schedule(struct jobs *js, uint32_t delay_ms)
+static void job_pool_schedule(struct job_pools *ps, uint32_t delay_ms)
 {
 	struct timeval tv = {delay_ms / 1000, (delay_ms % 1000) * 1000};
 
-	if (!js->refill || js->cfg->pool_size == 0 || evtimer_pending(js->refill, NULL))
+	if (!ps->refill || ps->env->cfg->pool_size == 0 || evtimer_pending(ps->refill, NULL))
 		return;
-	evtimer_add(js->refill, &tv);
+	evtimer_add(ps->refill, &tv);
 }
 
-void pool_slot_failed(struct jobs *js)
+/* A slot was lost before use: refill later, slower each time. */
+static void job_pool_slot_failed(struct job_pools *ps)
 {
-	js->backoff_ms = js->backoff_ms ? js->backoff_ms * 2 : 500;
-	if (js->backoff_ms > POOL_BACKOFF_MAX_MS)
-		js->backoff_ms = POOL_BACKOFF_MAX_MS;
-	pool_schedule(js, js->backoff_ms);
+	ps->backoff_ms = ps->backoff_ms ? ps->backoff_ms * 2 : 500;
+	if (ps->backoff_ms > JOB_POOL_BACKOFF_MAX_MS)
+		ps->backoff_ms = JOB_POOL_BACKOFF_MAX_MS;
+	job_pool_schedule(ps, ps->backoff_ms);
 }
 
-static void pool_refill_cb(evutil_socket_t fd, short what, void *arg)
+/* Takes j out of whichever pool holds it. */
+static void job_pool_remove(struct job_pools *ps, struct job *j)
 {
-	struct jobs *js = arg;
+	for (size_t i = 0; i < ps->npools; i++) {
+		struct job_pool *p = &ps->pools[i];
 
-	for (size_t i = 0; i < js->npools; i++) {
-		struct job_pool *p = &js->pools[i];
+		for (unsigned k = 0; k < p->nidle; k++) {
+			if (p->idle[k] == j) {
+				p->idle[k] = p->idle[--p->nidle];
+				return;
+			}
+		}
+	}
+}
 
-		while (p->nidle < js->cfg->pool_size) {
-			struct job *j = job_new_bare(js);
+static void job_pool_lost(void *arg, struct job *j)
+{
+	struct job_pools *ps = arg;
+
+	job_pool_remove(ps, j);
+	job_pool_slot_failed(ps);
+}
+
+static void job_pool_refill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job_pools *ps = arg;
+
+	for (size_t i = 0; i < ps->npools; i++) {
+		struct job_pool *p = &ps->pools[i];
+
+		while (p->nidle < p->cap) {
+			struct job *j = job_new(ps->env);
 
 			if (!j)
 				return;
 			if (job_prepare(j, p->target, p->memory_mb, p->nano_cpus, p->pids) < 0) {
-				job_maybe_free(j);
-				pool_slot_failed(js);
+				job_discard(j);
+				job_pool_slot_failed(ps);
 				return;
 			}
-			j->pool = p;
-			j->next_idle = p->idle;
-			p->idle = j;
-			p->nidle++;
+			job_watch(j, job_pool_lost, ps);
+			p->idle[p->nidle++] = j;
 		}
 	}
 }
 
-struct job *pool_take(struct jobs *js, const struct airlock_target *target,
-			     const struct airlock_limits *lim)
+struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target,
+			  const struct airlock_limits *lim)
 {
-	for (size_t i = 0; i < js->npools; i++) {
-		struct job_pool *p = &js->pools[i];
-		struct job *best = NULL;
+	for (size_t i = 0; i < ps->npools; i++) {
+		struct job_pool *p = &ps->pools[i];
+		unsigned best = p->nidle;
+		struct job *j;
 
 		if (p->target != target || p->memory_mb != lim->memory_mb || p->nano_cpus != lim->nano_cpus ||
 		    p->pids != lim->pids)
 			continue;
-		for (struct job *j = p->idle; j; j = j->next_idle)
-			if (!best || (j->ctl && !best->ctl))
-				best = j;
-		if (best)
-			pool_remove(best);
-		return best;
+		for (unsigned k = 0; k < p->nidle; k++)
+			if (best == p->nidle || (job_runner_connected(p->idle[k]) &&
+						 !job_runner_connected(p->idle[best])))
+				best = k;
+		if (best == p->nidle)
+			return NULL;
+		j = p->idle[best];
+		p->idle[best] = p->idle[--p->nidle];
+		job_watch(j, NULL, NULL);
+		return j;
 	}
 	return NULL;
 }
 
 /* Adds the pool for target and the shape l unless it exists (or target is NULL, or the table is full). */
-static void pool_add_shape(struct jobs *js, const struct airlock_target *target, const struct airlock_limits *l)
+static void job_pool_add_shape(struct job_pools *ps, const struct airlock_target *target,
+			       const struct airlock_limits *l)
 {
+	uint32_t cap = ps->env->cfg->pool_size;
+	struct job **idle = NULL;
 	size_t i;
 
 	if (!target)
 		return;
-	for (i = 0; i < js->npools; i++)
-		if (js->pools[i].target == target && js->pools[i].memory_mb == l->memory_mb &&
-		    js->pools[i].nano_cpus == l->nano_cpus && js->pools[i].pids == l->pids)
+	for (i = 0; i < ps->npools; i++)
+		if (ps->pools[i].target == target && ps->pools[i].memory_mb == l->memory_mb &&
+		    ps->pools[i].nano_cpus == l->nano_cpus && ps->pools[i].pids == l->pids)
 			return;
-	if (js->npools == JOB_MAX_POOLS)
+	if (ps->npools == JOB_MAX_POOLS)
 		return;
-	js->pools[js->npools++] = (struct job_pool){
+	if (cap && !(idle = calloc(cap, sizeof(*idle)))) {
+		log_error("no memory for a warm pool of %u runners", cap);
+		return;
+	}
+	ps->pools[ps->npools++] = (struct job_pool){
 		.target = target,
 		.memory_mb = l->memory_mb,
 		.nano_cpus = l->nano_cpus,
 		.pids = l->pids,
+		.idle = idle,
+		.cap = cap,
 	};
 }
 
-static void jobs_make_pools(struct jobs *js)
+static void job_pool_make(struct job_pools *ps)
 {
-	const struct airlock_config *cfg = js->cfg;
+	const struct airlock_config *cfg = ps->env->cfg;
 
-	js->npools = 0;
 	for (size_t u = 0; u < cfg->nusers; u++) {
-		pool_add_shape(js, cfg->users[u].target, &cfg->users[u].limits);
-		pool_add_shape(js, cfg->users[u].mysql_target, &cfg->users[u].limits);
+		job_pool_add_shape(ps, cfg->users[u].target, &cfg->users[u].limits);
+		job_pool_add_shape(ps, cfg->users[u].mysql_target, &cfg->users[u].limits);
 	}
 }
 
-void jobs_start_pool(struct jobs *js)
+/* Drops every pool; with discard, their idle jobs are discarded, else only forgotten. */
+static void job_pool_clear(struct job_pools *ps, bool discard)
 {
-	if (!js->refill)
-		js->refill = evtimer_new(js->base, pool_refill_cb, js);
-	jobs_make_pools(js);
-	pool_schedule(js, 0);
+	for (size_t i = 0; i < ps->npools; i++) {
+		struct job_pool *p = &ps->pools[i];
+
+		while (discard && p->nidle)
+			job_discard(p->idle[--p->nidle]);
+		free(p->idle);
+	}
+	memset(ps->pools, 0, sizeof(ps->pools));
+	ps->npools = 0;
 }
 
+void job_pool_init(struct job_pools *ps, struct job_env *env)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->env = env;
+}
+
+void job_pool_start(struct job_pools *ps)
+{
+	if (!ps->refill)
+		ps->refill = evtimer_new(ps->env->base, job_pool_refill_cb, ps);
+	job_pool_clear(ps, true);
+	job_pool_make(ps);
+	job_pool_schedule(ps, 0);
+}
+
+void job_pool_reset(struct job_pools *ps)
+{
+	job_pool_clear(ps, true);
+	if (ps->refill)
+		job_pool_start(ps);
+}
+
+void job_pool_kick(struct job_pools *ps)
+{
+	job_pool_schedule(ps, ps->backoff_ms);
+}
+
+void job_pool_engine_ok(struct job_pools *ps)
+{
+	ps->backoff_ms = 0;
+}
+
+void job_pool_fini(struct job_pools *ps)
+{
+	job_pool_clear(ps, false);
+	if (ps->refill)
+		event_free(ps->refill);
+	ps->refill = NULL;
+}

@@ -21,7 +21,7 @@ struct launch;
 
 /* Container settings. All strings are copied by launcher_run. */
 struct launch_spec {
-	const char *image;        /* pinned: "sha256:<64 hex>" or "name@sha256:<64 hex>" */
+	const char *image;        /* pinned (image_ref_pinned): "sha256:<64 hex>" or "name@sha256:<64 hex>" */
 	const char *user;         /* "uid:gid", never root */
 	const char *job_dir;      /* host directory, bind-mounted read-only at /job */
 	const char *job_id;       /* label airlock.job=<job_id>, and container name suffix */

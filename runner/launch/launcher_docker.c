@@ -11,6 +11,7 @@
  * launch's notify event, so no callback runs inside an API call.
  */
 #include "runner/launch/launcher.h"
+#include "runner/launch/image_ref.h"
 #include "runner/launch/launcher_http.h"
 
 #include <curl/curl.h>
@@ -119,19 +120,6 @@ log_launch(const struct launch *la, const char *fmt, ...)
 
 /* ---- input checks ---- */
 
-/* "sha256:<64 hex>" or "<name>@sha256:<64 hex>". */
-static bool image_pinned(const char *s)
-{
-	const char *at;
-
-	if (!docker_image_chars_ok(s))
-		return false;
-	if (!strncmp(s, "sha256:", 7))
-		return docker_is_hex64(s + 7);
-	at = strchr(s, '@');
-	return at && at != s && !strncmp(at + 1, "sha256:", 7) && docker_is_hex64(at + 8);
-}
-
 /* A decimal uid or gid at *p; advances *p past it. */
 static bool parse_id_part(const char **p, unsigned long *v)
 {
@@ -172,7 +160,7 @@ static bool job_id_ok(const char *s)
 
 static const char *spec_problem(const struct launch_spec *sp)
 {
-	if (!sp->image || !image_pinned(sp->image))
+	if (!sp->image || !image_ref_pinned(sp->image))
 		return "image reference is not pinned by digest";
 	if (!sp->user || !user_ok(sp->user))
 		return "user must be a numeric uid:gid with uid not 0 (root)";

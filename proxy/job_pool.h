@@ -1,0 +1,67 @@
+/*
+ * job_pool: warm runners. For each target and resource shape (memory, CPU,
+ * PIDs) of the configured users, pool_size idle jobs are prepared ahead of
+ * demand; their runners connect to the database and wait for a statement.
+ * The manager takes one (preferring a runner that is already connected)
+ * and a refill prepares its replacement. Slots lost before use are
+ * refilled with a growing delay, so a stopped engine is not hammered.
+ *
+ * Sits above job (job_int.h) and below the manager (jobs.c); job knows
+ * nothing of it. The pool holds its idle jobs by pointer and is told
+ * through job_watch when one is lost; a taken job is the taker's.
+ */
+#ifndef AIRLOCK_PROXY_JOB_POOL_H
+#define AIRLOCK_PROXY_JOB_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/config.h"
+
+struct event;
+struct job;
+struct job_env;
+
+#define JOB_MAX_POOLS 8
+#define JOB_POOL_BACKOFF_MAX_MS 10000
+
+/* Idle jobs of one target and resource shape. */
+struct job_pool {
+	const struct airlock_target *target; /* warm runners are connected to it */
+	uint32_t memory_mb;
+	uint64_t nano_cpus;
+	uint32_t pids;
+	struct job **idle; /* nidle of them, room for cap */
+	unsigned nidle;
+	unsigned cap;      /* the config's pool_size */
+};
+
+/* Every pool of one manager. */
+struct job_pools {
+	struct job_env *env; /* borrowed: base, cfg, and where jobs are made */
+	struct job_pool pools[JOB_MAX_POOLS];
+	size_t npools;
+	struct event *refill; /* NULL until job_pool_start */
+	uint32_t backoff_ms;
+};
+
+/* No pools yet and nothing kept warm; env must outlive ps. */
+void job_pool_init(struct job_pools *ps, struct job_env *env);
+/* Starts keeping pool_size idle jobs per target and shape of env->cfg's users. */
+void job_pool_start(struct job_pools *ps);
+/*
+ * env->cfg changed: idle jobs hold the old targets' credentials, so they
+ * are discarded, and once started the pools are rebuilt for the new config.
+ */
+void job_pool_reset(struct job_pools *ps);
+/* An idle job of this target and shape, now the caller's, or NULL. */
+struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target,
+			  const struct airlock_limits *lim);
+/* Demand was seen: refill after the current back-off delay. */
+void job_pool_kick(struct job_pools *ps);
+/* A container started, so the engine works: refill without delay again. */
+void job_pool_engine_ok(struct job_pools *ps);
+/* Forgets every idle job (the caller frees them) and frees what the pools hold. */
+void job_pool_fini(struct job_pools *ps);
+
+#endif
