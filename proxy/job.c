@@ -79,7 +79,7 @@ struct job {
 
 	/* A failure found before any runner output, delivered on the next pass. */
 	char pend_sqlstate[6];
-	const char *pend_code;
+	enum airlock_err pend_code; /* AIRLOCK_E_NONE: no failure pending */
 	char pend_message[256];
 };
 
@@ -116,7 +116,7 @@ static void job_finish(struct job *j, const struct job_result *r)
 		j->ev->on_done(j->arg, r);
 }
 
-static void job_fail(struct job *j, const char *sqlstate, const char *code, const char *message)
+static void job_fail(struct job *j, const char *sqlstate, enum airlock_err code, const char *message)
 {
 	struct job_result r = {
 		.ok = false,
@@ -148,12 +148,12 @@ static void job_defer_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (j->pend_code) {
 		job_fail(j, j->pend_sqlstate, j->pend_code, j->pend_message);
-		j->pend_code = NULL;
+		j->pend_code = AIRLOCK_E_NONE;
 	}
 	job_maybe_free(j);
 }
 
-void job_fail_later(struct job *j, const char *sqlstate, const char *code, const char *message)
+void job_fail_later(struct job *j, const char *sqlstate, enum airlock_err code, const char *message)
 {
 	struct timeval zero = {0, 0};
 
@@ -203,7 +203,7 @@ void job_free_all(struct job_env *env)
 	while (env->all) {
 		env->all->container_gone = true;
 		env->all->detached = true;
-		env->all->pend_code = NULL;
+		env->all->pend_code = AIRLOCK_E_NONE;
 		env->all->launch = NULL;
 		job_free(env->all);
 	}
@@ -214,11 +214,11 @@ void job_free_all(struct job_env *env)
 static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 {
 	struct frame_error e;
-	char sqlstate[6], code[64], message[1024], detail[1024], hint[1024];
+	char sqlstate[6], message[1024], detail[1024], hint[1024];
 	struct job_result r = {.ok = false};
 
 	if (frame_decode_error(f, &e) != FRAME_OK) {
-		job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent a malformed error frame");
+		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed error frame");
 		return;
 	}
 	if (notice) {
@@ -227,14 +227,14 @@ static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 		return;
 	}
 	snprintf(sqlstate, sizeof(sqlstate), "%.*s", (int)e.sqlstate.len, e.sqlstate.ptr);
-	snprintf(code, sizeof(code), "%.*s", (int)e.code.len, e.code.ptr);
 	snprintf(message, sizeof(message), "%.*s", (int)e.message.len, e.message.ptr);
 	snprintf(detail, sizeof(detail), "%.*s", (int)e.detail.len, e.detail.ptr);
 	snprintf(hint, sizeof(hint), "%.*s", (int)e.hint.len, e.hint.ptr);
 	if (strlen(sqlstate) != 5)
 		snprintf(sqlstate, sizeof(sqlstate), "XX000");
 	r.sqlstate = sqlstate;
-	r.code = code;
+	/* The runner names airlock's codes; anything else is the database's own error. */
+	r.code = airlock_err_from_name(e.code.ptr, e.code.len);
 	r.message = message;
 	r.detail = detail[0] ? detail : NULL;
 	r.hint = hint[0] ? hint : NULL;
@@ -252,7 +252,7 @@ static void job_frame_complete(struct job *j, const struct frame *f)
 	struct job_result r = {.ok = true};
 
 	if (frame_decode_complete(f, &c) != FRAME_OK) {
-		job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent a malformed completion frame");
+		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed completion frame");
 		return;
 	}
 	snprintf(tag, sizeof(tag), "%.*s", (int)c.tag.len, c.tag.ptr);
@@ -272,7 +272,7 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 	char tag[48];
 
 	if (frame_row_check(f, &ncols) != FRAME_OK) {
-		job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent a malformed row");
+		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed row");
 		return false;
 	}
 	if (j->rows + 1 > j->limits.max_rows || j->bytes + f->len > j->limits.max_bytes) {
@@ -329,7 +329,7 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		job_frame_error(j, f, false);
 		return false;
 	default:
-		job_fail(j, "XX000", "EXECUTION_FAILED", "runner sent an unexpected frame");
+		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent an unexpected frame");
 		return false;
 	}
 	return !j->done && j->ctl;
@@ -342,7 +342,7 @@ static void job_ctl_bad(void *arg, const char *reason)
 	if (job_idle(j))
 		job_idle_spoke(j);
 	else
-		job_fail(j, "XX000", "EXECUTION_FAILED", reason);
+		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, reason);
 }
 
 static void job_ctl_closed(void *arg)
@@ -424,6 +424,7 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 static void job_on_started(void *arg, bool ok, const char *code, const char *error)
 {
 	struct job *j = arg;
+	enum airlock_err err;
 	char msg[256];
 
 	if (ok) {
@@ -439,13 +440,17 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 		job_maybe_free(j);
 		return;
 	}
-	if (!strcmp(code, "DOCKER_UNAVAILABLE"))
+	/* The launcher's own failures (LAUNCH_FAILED, ...) reach clients as EXECUTION_FAILED. */
+	err = airlock_err_from_name(code, (uint32_t)strlen(code));
+	if (err == AIRLOCK_E_DOCKER_UNAVAILABLE) {
 		snprintf(msg, sizeof(msg), "the Docker engine is not reachable, so the statement was not run");
-	else if (!strcmp(code, "IMAGE_UNAVAILABLE"))
+	} else if (err == AIRLOCK_E_IMAGE_UNAVAILABLE) {
 		snprintf(msg, sizeof(msg), "the pinned runner image is not present in the Docker engine");
-	else
+	} else {
+		err = AIRLOCK_E_EXECUTION_FAILED;
 		snprintf(msg, sizeof(msg), "the runner container could not be started");
-	job_fail(j, "58000", code, msg);
+	}
+	job_fail(j, "58000", err, msg);
 	job_maybe_free(j);
 }
 
@@ -464,11 +469,11 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 			snprintf(msg, sizeof(msg),
 				 "statement exceeded timeout_ms=%u and its runner was stopped",
 				 j->limits.timeout_ms);
-			job_fail(j, "57014", "TIMEOUT", msg);
+			job_fail(j, "57014", AIRLOCK_E_TIMEOUT, msg);
 		} else {
 			snprintf(msg, sizeof(msg), "the runner exited (status %d) before returning a result",
 				 exit_code);
-			job_fail(j, "58000", "EXECUTION_FAILED", msg);
+			job_fail(j, "58000", AIRLOCK_E_EXECUTION_FAILED, msg);
 		}
 	}
 	job_maybe_free(j);
@@ -633,7 +638,7 @@ void job_attach(struct job *j, const struct job_request *req, const struct job_e
 	if (req->max_rows && req->max_rows < j->limits.max_rows)
 		j->limits.max_rows = req->max_rows;
 	if (job_frame_job(&j->jobframe, req, j->limits.max_rows) < 0) {
-		job_fail_later(j, "54000", "EXECUTION_FAILED",
+		job_fail_later(j, "54000", AIRLOCK_E_EXECUTION_FAILED,
 			       "the statement and its parameters are too large for one job");
 		if (j->launch)
 			launcher_kill(j->launch);
@@ -655,7 +660,7 @@ void job_cancel(struct job *j)
 	j->cancel_sent = true;
 	if (!j->ctl || j->jobframe.data) {
 		/* The runner has not received the job yet: stop it before it runs anything. */
-		job_fail_later(j, "57014", "CANCELED", "canceling statement due to user request");
+		job_fail_later(j, "57014", AIRLOCK_E_CANCELED, "canceling statement due to user request");
 		if (j->launch)
 			launcher_kill(j->launch);
 		return;
@@ -689,6 +694,6 @@ void job_detach(struct job *j)
 	job_finish(j, NULL); /* detached: no event goes out */
 	if (!was_done && j->launch)
 		launcher_kill(j->launch);
-	j->pend_code = NULL;
+	j->pend_code = AIRLOCK_E_NONE;
 	evtimer_add(j->defer, &zero);
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "conf/config.h"
+#include "protocol/errors.h"
 #include "protocol/frame.h"
 
 struct event_base;
@@ -65,7 +66,7 @@ struct job_result {
 	uint16_t warnings;       /* the backend's warning count (MySQL) */
 	/* !ok: */
 	const char *sqlstate;
-	const char *code;        /* airlock code or "" */
+	enum airlock_err code;   /* AIRLOCK_E_NONE for the database's own errors */
 	const char *message;
 	const char *detail;
 	const char *hint;

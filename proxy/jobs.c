@@ -83,10 +83,10 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 		if (!j)
 			return NULL;
 		if (js->env.running >= cfg->max_jobs)
-			job_fail_later(j, "53300", "BUSY",
+			job_fail_later(j, "53300", AIRLOCK_E_BUSY,
 				       "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
 		else
-			job_fail_later(j, "42501", "HOST_NOT_ALLOWED",
+			job_fail_later(j, "42501", AIRLOCK_E_HOST_NOT_ALLOWED,
 				       "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
 	} else {
 		j = job_pool_take(&js->pools, req->target, req->limits);
@@ -96,7 +96,7 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 				return NULL;
 			if (job_prepare(j, req->target, req->limits->memory_mb, req->limits->nano_cpus,
 					req->limits->pids) < 0)
-				job_fail_later(j, "58000", "EXECUTION_FAILED",
+				job_fail_later(j, "58000", AIRLOCK_E_EXECUTION_FAILED,
 					       "the runner could not be prepared (see the airlock log)");
 		}
 		job_pool_kick(&js->pools);

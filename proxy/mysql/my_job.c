@@ -177,7 +177,7 @@ static unsigned errno_for(const struct job_result *r)
 
 	if (r->my_errno)
 		return r->my_errno;
-	n = r->code ? airlock_err_my_errno(airlock_err_from_name(r->code, (uint32_t)strlen(r->code))) : 0;
+	n = airlock_err_my_errno(r->code);
 	return n ? n : 1105; /* ER_UNKNOWN_ERROR */
 }
 
@@ -225,8 +225,8 @@ static void job_done(void *arg, const struct job_result *r)
 		char state[6];
 
 		snprintf(state, sizeof(state), "%s", r->sqlstate && strlen(r->sqlstate) == 5 ? r->sqlstate : "HY000");
-		myr_put_err(s, (uint16_t)errno_for(r), state, r->code, r->message, r->hint);
-		session_audit(&s->core, "error", state, r->code, 0, 0, 0);
+		myr_put_err(s, (uint16_t)errno_for(r), state, airlock_err_name(r->code), r->message, r->hint);
+		session_audit(&s->core, "error", state, airlock_err_name(r->code), 0, 0, 0);
 	}
 	myr_flush(s);
 	s->field_list = false;

@@ -35,7 +35,7 @@ struct pg_cursor {
 	bool done;
 	bool failed;         /* an error is stored and not yet reported */
 	char err_sqlstate[6];
-	char err_code[32];
+	enum airlock_err err_code;
 	char err_message[512];
 	uint8_t truncated;
 	bool truncation_told;
@@ -175,7 +175,7 @@ static void cursor_done(void *arg, const struct job_result *r)
 	} else {
 		c->failed = true;
 		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s", r->sqlstate);
-		snprintf(c->err_code, sizeof(c->err_code), "%s", r->code ? r->code : "");
+		c->err_code = r->code;
 		snprintf(c->err_message, sizeof(c->err_message), "%s", r->message);
 		return;
 	}

@@ -140,16 +140,17 @@ void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
 /* A job's error as an ErrorResponse, the airlock code leading the message. */
 void pgr_job_error(struct pg_session *s, const struct job_result *r)
 {
+	const char *code = airlock_err_name(r->code);
 	char msg[1200];
 
-	if (r->code && r->code[0] && strncmp(r->message, r->code, strlen(r->code)) != 0)
-		snprintf(msg, sizeof(msg), "%s: %s", r->code, r->message);
+	if (code[0] && strncmp(r->message, code, strlen(code)) != 0)
+		snprintf(msg, sizeof(msg), "%s: %s", code, r->message);
 	else
 		snprintf(msg, sizeof(msg), "%s", r->message);
 	pgr_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, r->position);
 	if (s->txn == 'T')
 		s->txn = 'E';
-	session_audit(&s->core, "error", r->sqlstate, r->code, 0, 0, 0);
+	session_audit(&s->core, "error", r->sqlstate, code, 0, 0, 0);
 }
 
 struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
