@@ -1,6 +1,20 @@
 /*
  * airlockd: the entry point. Runs the proxy, checks a config file, or makes
  * a SCRAM verifier for the config from a password on stdin.
+ *
+ * proxy/ is airlockd. What both protocols share lives here: server.c (the
+ * event loop, the listeners from one table of protocols, signals, reload),
+ * gen.c (a config generation and the per-user counters under it),
+ * session.c (the session core: a connection's life, the framed read loop,
+ * back-pressure, jobs under max_jobs, audit), the job layers (jobs.c the
+ * manager, job_pool.c the warm runners, job.c one statement in one
+ * container, with job_dir.c, job_ctl.c and job_frame.c below it),
+ * relay.c (a job's socket to the database) and audit.c. Each protocol is a
+ * folder below: proxy/pg/ and proxy/mysql/, each with its validator in
+ * validate/. The server owns the loop, the generations, the launcher, the
+ * job manager and every session; a session owns its protocol state and
+ * holds its generation; a job is owned by the manager and borrowed by the
+ * session that runs it until its final event.
  */
 #define _GNU_SOURCE
 #include <stdio.h>

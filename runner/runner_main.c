@@ -9,6 +9,13 @@
  * for engine mariadb), streams result frames back and exits. Exit status 0
  * once the job's outcome (rows or an error frame) has been sent; nonzero
  * only when the control socket fails.
+ *
+ * runner/ holds this program (runner_main.c; runner_ctl.c the control
+ * socket; runner_job.c the job frame read into a struct; runner_pg.c with
+ * libpq and runner_my.c with MariaDB Connector/C, runner_my_conn.c and
+ * runner_my_watch.c its connection and its KILL QUERY watchdog), which
+ * links only protocol/'s frame library. The host side that starts its
+ * containers is runner/launch/, the only code that links curl.
  */
 #include <signal.h>
 #include <stdio.h>

@@ -7,6 +7,12 @@
  * Lifecycle of one launch: create -> start -> wait -> remove. The container
  * is always removed (DELETE ?force=1), whatever happened: failed start,
  * kill deadline, caller release, or launcher shutdown.
+ *
+ * runner/launch/ is the host side of the runner: launcher_docker.c (the
+ * Engine API calls and each launch's state), launcher_http.c (HTTP over a
+ * unix socket with curl multi) and image_ref.c (the pinned-image rule,
+ * pure, which conf/ uses too). A launch is owned by the launcher until
+ * its container is removed; the caller holds it only until release.
  */
 #ifndef AIRLOCK_RUNNER_LAUNCH_LAUNCHER_H
 #define AIRLOCK_RUNNER_LAUNCH_LAUNCHER_H
