@@ -105,7 +105,8 @@ static void finish_users(struct conf_ctx *ctx)
 		    !u->database && u->target->database && !(u->database = strdup(u->target->database)))
 			conf_err(ctx, 0, "out of memory");
 		if (my_want && (u->mysql_target = resolve_target(ctx, i, "mysql_target", my_want, "mariadb")) &&
-		    !u->mysql_database && !(u->mysql_database = strdup(u->mysql_target->database)))
+		    !u->mysql_database && u->mysql_target->database &&
+		    !(u->mysql_database = strdup(u->mysql_target->database)))
 			conf_err(ctx, 0, "out of memory");
 	}
 }

@@ -688,6 +688,15 @@ static void test_mysql_keys(void **state)
 	expect_edit_error("target = shop\n", "", "[user agent] has neither target nor mysql_target", NULL);
 	expect_edit_error("runner_image", "mysql_listen = 3307\nrunner_image", "[server] mysql_listen: expected host:port",
 			  NULL);
+	/* a MariaDB target without its database is reported, not followed */
+	text = edit(base_conf, "[user agent]\n", mysql_conf);
+	more = edit(text, "database = shop\nuser = airlock_ro\npassword_file = shop.password\n\n[user agent]",
+		    "user = airlock_ro\npassword_file = shop.password\n\n[user agent]");
+	free(text);
+	text = edit(more, "target = shop\n", "target = shop\nmysql_target = maria\n");
+	free(more);
+	expect_error(text, "[target maria] is missing database", NULL);
+	free(text);
 }
 
 static void test_password_files(void **state)
