@@ -28,6 +28,8 @@ static int set_defaults(struct airlock_config *cfg)
 	cfg->job_dir = strdup("/run/airlock/jobs");
 	cfg->docker_socket = strdup("/var/run/docker.sock");
 	cfg->runner_user = strdup("65534:65534");
+	cfg->runner_uid = 65534;
+	cfg->runner_gid = 65534;
 	cfg->audit_log = strdup("-");
 	if (!cfg->job_dir || !cfg->docker_socket || !cfg->runner_user || !cfg->audit_log)
 		return -1;

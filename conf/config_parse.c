@@ -596,6 +596,10 @@ static void set_value(struct conf_ctx *ctx, const struct conf_key *k, void *base
 			return;
 		}
 		s = strdup(value);
+		if (s) {
+			ctx->cfg->runner_uid = uid;
+			ctx->cfg->runner_gid = gid;
+		}
 		break;
 	case K_ENGINE:
 		set_engine(ctx, (char **)(void *)field, label, value);

@@ -615,22 +615,6 @@ static int job_build_frame(struct job *j, const struct job_request *req)
 	return b->failed ? -1 : 0;
 }
 
-static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
-{
-	unsigned long u, g;
-	char *end;
-
-	u = strtoul(spec, &end, 10);
-	if (end == spec || *end != ':')
-		return -1;
-	g = strtoul(end + 1, &end, 10);
-	if (*end)
-		return -1;
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return 0;
-}
-
 /* The 'P' frame: what a runner needs to connect to the target. */
 static void job_build_connframe(struct job *j, const struct airlock_target *t)
 {
@@ -694,8 +678,8 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	if (!j->host || j->connframe.failed)
 		return -1;
 
-	if (job_parse_user(cfg->runner_user, &j->runner_uid, &j->runner_gid) < 0)
-		return -1;
+	j->runner_uid = cfg->runner_uid;
+	j->runner_gid = cfg->runner_gid;
 	snprintf(j->dir, sizeof(j->dir), "%s/%s", cfg->job_dir, j->id);
 	if (mkdir(j->dir, 0700) < 0) {
 		log_error("job %s: cannot create its directory under %s: %s", j->id, cfg->job_dir,

@@ -198,6 +198,8 @@ static void test_full_config(void **state)
 	assert_string_equal(cfg->docker_socket, "/run/docker.sock");
 	assert_string_equal(cfg->runner_image, "airlock/runner@" DIGEST);
 	assert_string_equal(cfg->runner_user, "1000:1001");
+	assert_int_equal(cfg->runner_uid, 1000);
+	assert_int_equal(cfg->runner_gid, 1001);
 	assert_int_equal(cfg->kill_margin_ms, 3000);
 	assert_int_equal(cfg->pool_size, 4);
 	assert_int_equal(cfg->max_jobs, 32);
@@ -268,6 +270,8 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg->job_dir, "/run/airlock/jobs");
 	assert_string_equal(cfg->docker_socket, "/var/run/docker.sock");
 	assert_string_equal(cfg->runner_user, "65534:65534");
+	assert_int_equal(cfg->runner_uid, 65534);
+	assert_int_equal(cfg->runner_gid, 65534);
 	assert_int_equal(cfg->kill_margin_ms, 2000);
 	assert_int_equal(cfg->pool_size, 0);
 	assert_int_equal(cfg->max_jobs, 16);
