@@ -100,8 +100,17 @@ struct airlock_config *config_load(const char *path, struct config_errors *errs)
 struct airlock_config *config_load_string(const char *text, const char *base_dir, struct config_errors *errs);
 void config_free(struct airlock_config *cfg);
 
+/*
+ * The first key a reload may not change (it names something bound at
+ * start-up: a listener, a directory, the engine's socket, the audit file)
+ * whose value differs between the running config and next; NULL when next
+ * may replace running. The name is static: never freed.
+ */
+const char *config_reload_blocker(const struct airlock_config *running, const struct airlock_config *next);
+
 /* Exact after trimming, case-insensitive; an empty allowlist allows nothing. */
 bool config_host_allowed(const struct airlock_config *cfg, const char *host);
+/* A pointer into cfg->users (borrowed: valid as long as cfg), or NULL. */
 const struct airlock_user *config_find_user(const struct airlock_config *cfg, const char *name);
 /* True for "sha256:<64 hex>" and "<name>@sha256:<64 hex>". */
 bool config_image_pinned(const char *image);
