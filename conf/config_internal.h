@@ -20,6 +20,9 @@
 /* Longest target/user name, host name and identifier. */
 #define CONF_MAX_NAME 63
 #define CONF_MAX_HOST 253
+/* Longest line, comments aside (the documented rule); inih's line buffer. */
+#define CONF_MAX_LINE 197
+#define CONF_INI_BUFFER 4096
 /* Rows the key table may have (struct conf_seen keeps a line per row). */
 #define CONF_MAX_KEYS 48
 
@@ -102,7 +105,7 @@ struct conf_ctx {
 	size_t len;
 	size_t pos;
 	unsigned line;               /* physical line last handed to inih */
-	bool continuation;           /* that line continues list_key */
+	bool continuation;           /* that line was handed on as a continuation of list_key */
 	const struct conf_key *list_key; /* the list key set last: indented lines continue it */
 
 	enum conf_section cur;

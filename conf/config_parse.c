@@ -1,13 +1,20 @@
 /*
- * config_parse: the INI text into struct airlock_config, one key at a time.
+ * config_parse: the INI text into struct airlock_config, through inih.
  *
- * inih splits lines into key = value and calls on_key. It is fed through
- * line_reader, which counts lines (this inih build does not pass line
- * numbers to handlers), sees section headers itself (inih reports empty
- * sections to nobody), cuts "#" and ";" comments, refuses lines inih would
- * truncate, and lets an indented line continue only a list key (tables,
- * allow). on_key finds the key's row in the table (config_keys.c) and
- * stores the value (config_store.c).
+ * inih (Debian's libinih) does the line syntax: it splits key = value (or
+ * key: value), trims both, cuts comments (";" or "#" starting a line or
+ * following whitespace), skips a BOM and CRs, and hands an indented line to
+ * on_key as a continuation of the key before it. line_reader feeds it the
+ * text one line at a time and adds only what that build cannot do or does
+ * differently from airlock's rules: it counts lines (handlers get no line
+ * number); it reads section headers itself, because inih reports no empty
+ * section, cannot tell two [user x] sections apart and cuts names at 49
+ * characters; it refuses a line that says more than CONF_MAX_LINE
+ * characters (comments aside); it reports a line with no key before its
+ * '=' (inih would pass an empty name and end the list around it); and it
+ * lets an indented line continue only a list key (tables, allow), handing
+ * any other indented line on without its indent. on_key finds the key's
+ * row in the table (config_keys.c) and stores the value (config_store.c).
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
@@ -185,6 +192,17 @@ out_unknown:
 
 /* ---- inih glue ----------------------------------------------------------- */
 
+/* inih's comment rule: where in s[0..n) a ';' or '#' starts one (at 0 or after whitespace), else n. */
+static size_t comment_at(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((s[i] == ';' || s[i] == '#') && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t'))
+			return i;
+	return n;
+}
+
 static void *section_base(struct conf_ctx *ctx, struct conf_seen **seen)
 {
 	switch (ctx->cur) {
@@ -209,11 +227,18 @@ static void *section_base(struct conf_ctx *ctx, struct conf_seen **seen)
 /* An indented line continuing ctx->list_key: more entries. */
 static void on_continuation(struct conf_ctx *ctx, const char *value)
 {
+	char lbuf[96], entries[CONF_INI_BUFFER];
 	struct conf_seen *seen;
-	char lbuf[96];
+	size_t n = strlen(value);
 	void *base = section_base(ctx, &seen);
 
-	conf_set(ctx, ctx->list_key, base, section_label(ctx, lbuf, sizeof(lbuf)), value);
+	/* This inih cuts inline comments from key lines only. */
+	n = comment_at(value, n);
+	while (n && isspace((unsigned char)value[n - 1]))
+		n--;
+	memcpy(entries, value, n);
+	entries[n] = '\0';
+	conf_set(ctx, ctx->list_key, base, section_label(ctx, lbuf, sizeof(lbuf)), entries);
 }
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -268,7 +293,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	return 1;
 }
 
-/* Copies s[0..n) plus a newline into str (room checked by the caller). */
+/* Copies prefix, s[0..n) and a newline into str, which has room for them. */
 static char *emit(char *str, const char *prefix, const char *s, size_t n)
 {
 	size_t p = strlen(prefix);
@@ -284,8 +309,8 @@ static char *emit(char *str, const char *prefix, const char *s, size_t n)
 static char *line_reader(char *str, int num, void *stream)
 {
 	struct conf_ctx *ctx = stream;
-	const char *s, *nl;
-	size_t n, i;
+	const char *s, *nl, *lead, *t;
+	size_t n, rest, said;
 	bool indented;
 
 	if (ctx->pos >= ctx->len || num < 4)
@@ -295,59 +320,66 @@ static char *line_reader(char *str, int num, void *stream)
 	n = nl ? (size_t)(nl - s) : ctx->len - ctx->pos;
 	ctx->pos += n + (nl ? 1 : 0);
 	ctx->line++;
-	ctx->continuation = false;
 
-	if (ctx->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
-		s += 3;
-		n -= 3;
-	}
-	indented = n && (s[0] == ' ' || s[0] == '\t');
-	while (n && isspace((unsigned char)*s)) {
-		s++;
-		n--;
-	}
-	if (n && (s[0] == ';' || s[0] == '#'))
-		n = 0;
-	/* Inline comments: ';' or '#' after whitespace. */
-	for (i = 1; i < n; i++) {
-		if ((s[i] == ';' || s[i] == '#') && (s[i - 1] == ' ' || s[i - 1] == '\t')) {
-			n = i;
-			break;
-		}
-	}
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	if (n == 0)
-		return emit(str, "", "", 0);
-	if (n + 3 > (size_t)num) {
+	lead = s;
+	if (ctx->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		lead += 3;
+	for (t = lead; t < s + n && isspace((unsigned char)*t); t++)
+		;
+	rest = (size_t)(s + n - t);
+	while (rest && isspace((unsigned char)t[rest - 1]))
+		rest--;
+	/* The limit is on what a line says; a comment may run on. */
+	said = comment_at(t, rest);
+	while (said && isspace((unsigned char)t[said - 1]))
+		said--;
+	indented = said && t > lead;
+	/* An indented line continues only a list key, and only with entries (no '='). */
+	ctx->continuation = indented && ctx->list_key && !memchr(t, '=', said);
+	if (said > CONF_MAX_LINE) {
 		conf_err(ctx, ctx->line, "line is longer than %d characters; continue a long list on "
-			 "indented lines", num - 3);
+			 "indented lines", CONF_MAX_LINE);
+		ctx->continuation = false;
 		return emit(str, "", "", 0);
 	}
-	if (s[0] == '[') {
-		begin_section(ctx, s, n);
-		return emit(str, "", "[section]", 9);
+	if (said && t[0] == '[') {
+		begin_section(ctx, t, said);
+		return emit(str, "", "[]", 2); /* inih forgets the key a continuation would follow */
 	}
-	if (indented && ctx->list_key && !memchr(s, '=', n)) {
-		ctx->continuation = true;
-		return emit(str, " ", s, n);
-	}
-	if (!memchr(s, '=', n) && !memchr(s, ':', n)) {
-		conf_err(ctx, ctx->line, "expected \"key = value\" or a [section] header");
+	if (!ctx->continuation && said && (t[0] == '=' || t[0] == ':')) {
+		/* inih would pass an empty name and forget the list this line sits in. */
+		conf_err(ctx, ctx->line, "a key name is missing before '%c'", t[0]);
 		return emit(str, "", "", 0);
 	}
-	if (s[0] == '=' || s[0] == ':') {
-		conf_err(ctx, ctx->line, "a key name is missing before '%c'", s[0]);
-		return emit(str, "", "", 0);
-	}
+	/* Too long for inih's buffer only because of its comment: what it says is enough. */
+	if (n + 3 > (size_t)num)
+		return emit(str, ctx->continuation ? " " : "", t, said);
+	/* Any other indented line is a line of its own, not a continuation. */
+	if (indented && !ctx->continuation)
+		return emit(str, "", t, rest);
 	return emit(str, "", s, n);
 }
 
 void conf_parse(struct conf_ctx *ctx)
 {
-	int r = ini_parse_stream(line_reader, ctx, on_key, ctx);
+	static char comment_chars[] = ";#";
+	int r;
 
-	/* The reader forwards only lines inih accepts; this is a backstop. */
+	/*
+	 * Debian's libinih keeps its options in process-wide variables; set the
+	 * ones this parser relies on every time (airlock has no other inih user).
+	 */
+	ini_allow_bom = true;
+	ini_allow_multiline = true;
+	ini_allow_inline_comments = true;
+	ini_inline_comment_prefixes = comment_chars;
+	ini_start_comment_prefixes = comment_chars;
+	ini_allow_no_value = true;       /* a line without '=' reaches on_key, which names it */
+	ini_stop_on_first_error = false;
+	ini_use_stack = true;
+	ini_max_line = CONF_INI_BUFFER;
+	r = ini_parse_stream(line_reader, ctx, on_key, ctx);
+	/* on_key accepts every line and the reader never hands on a bad header: a backstop. */
 	if (r > 0)
 		conf_err(ctx, (unsigned)r, "not a valid INI line");
 	else if (r < 0)
