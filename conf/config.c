@@ -1,9 +1,17 @@
 /*
- * config: loading, whole-file checks, freeing and look-ups for struct
- * airlock_config. config_load and config_load_string return a struct the
- * caller owns (free it with config_free) or NULL with every problem listed
- * in errs. Parsing of single keys lives in config_parse.c, value syntax in
- * config_value.c.
+ * config: the conf/ module's entry points: loading a file (or a string)
+ * into one struct airlock_config, the checks that need the whole file,
+ * freeing, and look-ups. What lives where: the key table, one row per key
+ * with its type, field, default and reload rule, is config_keys.c, and
+ * everything about a key (defaults, required keys, the reload check,
+ * freeing) is derived from it; config_parse.c drives inih over the text;
+ * config_store.c checks and stores one value of each type; config_value.c
+ * holds the value syntax. Ownership: config_load and config_load_string
+ * return a struct the caller owns and frees with config_free (or NULL,
+ * with every problem listed in errs); every string and array inside it
+ * belongs to that struct, and pointers between its parts (user->target)
+ * stay inside it. Nothing is changed after the load: a reload builds a
+ * new struct and the caller swaps the pointer.
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
@@ -11,6 +19,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +27,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int set_defaults(struct airlock_config *cfg)
+void conf_err(struct conf_ctx *ctx, unsigned line, const char *fmt, ...)
 {
-	cfg->max_connections = 1000;
-	cfg->max_message_bytes = 1048576;
-	cfg->kill_margin_ms = 2000;
-	cfg->pool_size = 0;
-	cfg->max_jobs = 16;
-	cfg->job_dir = strdup("/run/airlock/jobs");
-	cfg->docker_socket = strdup("/var/run/docker.sock");
-	cfg->runner_user = strdup("65534:65534");
-	cfg->audit_log = strdup("-");
-	if (!cfg->job_dir || !cfg->docker_socket || !cfg->runner_user || !cfg->audit_log)
-		return -1;
-	return 0;
+	struct config_errors *e = ctx->errs;
+	char *msg;
+	int off = 0;
+	va_list ap;
+
+	if (e->n >= CONFIG_MAX_ERRORS)
+		return;
+	msg = e->msg[e->n];
+	if (e->n == CONFIG_MAX_ERRORS - 1) {
+		snprintf(msg, sizeof(e->msg[0]), "too many problems; only the first %d are listed",
+			 CONFIG_MAX_ERRORS - 1);
+		e->n++;
+		return;
+	}
+	if (line)
+		off = snprintf(msg, sizeof(e->msg[0]), "line %u: ", line);
+	va_start(ap, fmt);
+	vsnprintf(msg + off, sizeof(e->msg[0]) - (size_t)off, fmt, ap);
+	va_end(ap);
+	e->n++;
 }
 
 static void finish_targets(struct conf_ctx *ctx)
@@ -46,11 +63,6 @@ static void finish_targets(struct conf_ctx *ctx)
 
 		snprintf(label, sizeof(label), "[target %s]", t->name);
 		conf_check_required(ctx, SECT_TARGET, &ctx->target_seen[i], label);
-		if (!t->engine) {
-			t->engine = strdup("postgres");
-			if (!t->engine)
-				conf_err(ctx, 0, "out of memory");
-		}
 		/* Without [hosts] every target would be refused: that one error is enough. */
 		if (t->host && ctx->hosts_seen.header_line && !config_host_allowed(cfg, t->host))
 			conf_err(ctx, line, "HOST_NOT_ALLOWED: %s host \"%.60s\" is not in [hosts] allow; "
@@ -105,7 +117,8 @@ static void finish_users(struct conf_ctx *ctx)
 		    !u->database && u->target->database && !(u->database = strdup(u->target->database)))
 			conf_err(ctx, 0, "out of memory");
 		if (my_want && (u->mysql_target = resolve_target(ctx, i, "mysql_target", my_want, "mariadb")) &&
-		    !u->mysql_database && !(u->mysql_database = strdup(u->mysql_target->database)))
+		    !u->mysql_database && u->mysql_target->database &&
+		    !(u->mysql_database = strdup(u->mysql_target->database)))
 			conf_err(ctx, 0, "out of memory");
 	}
 }
@@ -147,12 +160,14 @@ static struct airlock_config *load_text(const char *text, size_t len, const char
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cfg = cfg;
 	ctx.errs = errs;
-	if (!cfg || set_defaults(cfg) < 0 || (path && !(cfg->path = strdup(path)))) {
+	if (!cfg || (path && !(cfg->path = strdup(path)))) {
 		conf_err(&ctx, 0, "out of memory");
 		config_free(cfg);
 		return NULL;
 	}
 	ctx.base_dir = base_dir;
+	conf_apply_defaults(&ctx, SECT_SERVER, cfg);
+	conf_apply_defaults(&ctx, SECT_HOSTS, cfg);
 	ctx.text = text;
 	ctx.len = len;
 	if (memchr(text, '\0', len))
@@ -272,38 +287,16 @@ void config_free(struct airlock_config *cfg)
 	if (!cfg)
 		return;
 	free(cfg->path);
-	free(cfg->pg_listen_host);
-	free(cfg->mysql_listen_host);
-	free(cfg->job_dir);
-	free(cfg->docker_socket);
-	free(cfg->runner_image);
-	free(cfg->runner_user);
-	free(cfg->audit_log);
-	conf_free_list(cfg->host_allow, cfg->nhost_allow);
+	conf_free_fields(SECT_SERVER, cfg);
+	conf_free_fields(SECT_HOSTS, cfg);
 	for (i = 0; i < cfg->ntargets; i++) {
-		struct airlock_target *t = &cfg->targets[i];
-
-		free(t->name);
-		free(t->engine);
-		free(t->host);
-		free(t->database);
-		free(t->user);
-		if (t->password)
-			explicit_bzero(t->password, strlen(t->password));
-		free(t->password);
-		free(t->password_file);
+		free(cfg->targets[i].name);
+		conf_free_fields(SECT_TARGET, &cfg->targets[i]);
 	}
 	free(cfg->targets);
 	for (i = 0; i < cfg->nusers; i++) {
-		struct airlock_user *u = &cfg->users[i];
-
-		free(u->name);
-		free(u->scram);
-		free(u->mysql_native);
-		free(u->mysql_database);
-		conf_free_list(u->mysql_tables, u->nmysql_tables);
-		free(u->database);
-		conf_free_list(u->tables, u->ntables);
+		free(cfg->users[i].name);
+		conf_free_fields(SECT_USER, &cfg->users[i]);
 	}
 	free(cfg->users);
 	free(cfg);

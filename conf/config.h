@@ -66,7 +66,9 @@ struct airlock_config {
 	char *job_dir;              /* where per-job directories are made */
 	char *docker_socket;
 	char *runner_image;         /* pinned by digest */
-	char *runner_user;          /* uid:gid inside the container */
+	char *runner_user;          /* uid:gid inside the container, as written (the launcher passes it on) */
+	uint32_t runner_uid;        /* runner_user parsed once at load: never 0 */
+	uint32_t runner_gid;
 	uint32_t kill_margin_ms;    /* container killed at timeout_ms + this */
 	uint32_t pool_size;         /* containers started ahead of demand */
 	uint32_t max_jobs;          /* concurrent running jobs; beyond it: busy error */
@@ -98,8 +100,17 @@ struct airlock_config *config_load(const char *path, struct config_errors *errs)
 struct airlock_config *config_load_string(const char *text, const char *base_dir, struct config_errors *errs);
 void config_free(struct airlock_config *cfg);
 
+/*
+ * The first key a reload may not change (it names something bound at
+ * start-up: a listener, a directory, the engine's socket, the audit file)
+ * whose value differs between the running config and next; NULL when next
+ * may replace running. The name is static: never freed.
+ */
+const char *config_reload_blocker(const struct airlock_config *running, const struct airlock_config *next);
+
 /* Exact after trimming, case-insensitive; an empty allowlist allows nothing. */
 bool config_host_allowed(const struct airlock_config *cfg, const char *host);
+/* A pointer into cfg->users (borrowed: valid as long as cfg), or NULL. */
 const struct airlock_user *config_find_user(const struct airlock_config *cfg, const char *name);
 /* True for "sha256:<64 hex>" and "<name>@sha256:<64 hex>". */
 bool config_image_pinned(const char *image);

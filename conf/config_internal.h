@@ -1,8 +1,9 @@
 /*
  * config_internal: what the conf/ files share while one load is running.
- * Nothing here is part of the module's API. A struct conf_ctx lives on the
- * loader's stack for one load; the struct airlock_config it fills is owned
- * by the loader until it is handed to the caller or freed on failure.
+ * Nothing here is part of the module's API (tests read the key table).
+ * A struct conf_ctx lives on the loader's stack for one load; the struct
+ * airlock_config it fills is owned by the loader until it is handed to the
+ * caller or freed on failure.
  */
 #ifndef AIRLOCK_CONF_CONFIG_INTERNAL_H
 #define AIRLOCK_CONF_CONFIG_INTERNAL_H
@@ -19,8 +20,11 @@
 /* Longest target/user name, host name and identifier. */
 #define CONF_MAX_NAME 63
 #define CONF_MAX_HOST 253
-/* Most keys any one section has. */
-#define CONF_MAX_KEYS 24
+/* Longest line, comments aside (the documented rule); inih's line buffer. */
+#define CONF_MAX_LINE 197
+#define CONF_INI_BUFFER 4096
+/* Rows the key table may have (struct conf_seen keeps a line per row). */
+#define CONF_MAX_KEYS 48
 
 enum conf_section {
 	SECT_NONE,    /* before the first header */
@@ -31,10 +35,57 @@ enum conf_section {
 	SECT_USER,
 };
 
+/*
+ * How a key's value is checked and where it goes. off is the field in the
+ * section's struct (struct airlock_config for [server] and [hosts]);
+ * types that fill more than one field say what off2 and off3 are.
+ */
+enum conf_type {
+	CT_U16,
+	CT_U32,
+	CT_U64,
+	CT_CPUS,          /* decimal CPUs into nano-CPUs (uint64_t) */
+	CT_TEXT,          /* non-empty string */
+	CT_HOST,          /* host name or IP literal */
+	CT_PATH,          /* relative paths resolve against the config file's directory */
+	CT_AUDIT,         /* "-" or a path */
+	CT_IMAGE,         /* pinned by digest */
+	CT_ENGINE,        /* "postgres" or "mariadb" (synonyms accepted) */
+	CT_SCRAM,         /* a SCRAM-SHA-256 verifier */
+	CT_MY_NATIVE,     /* "*" + 40 hex */
+	CT_LISTEN,        /* host:port: host (char *) at off, port (uint16_t) at off2 */
+	CT_RUNNER_USER,   /* uid:gid, uid not 0: text at off, uid and gid (uint32_t) at off2, off3 */
+	CT_PASSWORD_FILE, /* resolved path at off, the password read from it at off2 */
+	CT_TARGET_REF,    /* a target name, kept at off in struct conf_user_meta, resolved at the end */
+	CT_HOST_LIST,     /* lists: char ** at off, size_t count at off2 */
+	CT_TABLE_LIST,
+	CT_MY_TABLE_LIST,
+	CT_MY_FUNCS,      /* sleep sets the bool at off, benchmark the bool at off2 */
+};
+
+#define CONF_REQUIRED  0x1u /* the section is incomplete without it */
+#define CONF_NO_RELOAD 0x2u /* bound at start-up: a reload that changes it is refused */
+
+/* One row per key: everything about it lives here and nowhere else. */
+struct conf_key {
+	const char *name;
+	enum conf_section sect;
+	enum conf_type type;
+	size_t off, off2, off3; /* where it is stored: see enum conf_type */
+	unsigned flags;         /* CONF_REQUIRED, CONF_NO_RELOAD */
+	const char *def;        /* the default, written as in the file; NULL: none */
+	uint64_t min, max;      /* numbers only */
+	const char *expect;     /* what a valid value looks like (numbers: built from min/max) */
+};
+
+/* The table (config_keys.c), in the order keys are listed in messages. */
+extern const struct conf_key conf_keys[];
+extern const size_t conf_nkeys;
+
 /* Where each key of one section was set (0 = not set), for messages and duplicates. */
 struct conf_seen {
 	unsigned header_line;
-	unsigned key_line[CONF_MAX_KEYS];
+	unsigned key_line[CONF_MAX_KEYS]; /* indexed like conf_keys */
 };
 
 /* Per-user state that only lives during the load. */
@@ -54,8 +105,8 @@ struct conf_ctx {
 	size_t len;
 	size_t pos;
 	unsigned line;               /* physical line last handed to inih */
-	bool continuation;           /* that line continues the previous list key */
-	bool list_open;              /* the last key set was a list: indented lines continue it */
+	bool continuation;           /* that line was handed on as a continuation of list_key */
+	const struct conf_key *list_key; /* the list key set last: indented lines continue it */
 
 	enum conf_section cur;
 	size_t cur_index;            /* index into targets/users for SECT_TARGET/SECT_USER */
@@ -72,14 +123,38 @@ struct conf_ctx {
 void conf_err(struct conf_ctx *ctx, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Runs inih over ctx->text, filling ctx->cfg and recording problems. */
+/* Runs inih over ctx->text, filling ctx->cfg and recording problems (config_parse.c). */
 void conf_parse(struct conf_ctx *ctx);
 
-/* Reports each required key of section kind s that seen says was never set. */
+/* ---- the key table (config_keys.c) ---- */
+
+/* The row for name (case-insensitive) in section s, or NULL. */
+const struct conf_key *conf_find_key(enum conf_section s, const char *name);
+/* Stores every default of section s into base (the section's struct). */
+void conf_apply_defaults(struct conf_ctx *ctx, enum conf_section s, void *base);
+/* Reports each required key of section s that seen says was never set. */
 void conf_check_required(struct conf_ctx *ctx, enum conf_section s, const struct conf_seen *seen,
 			 const char *label);
 /* The line key was set on in a section of kind s, else the section's header line. */
 unsigned conf_key_line(enum conf_section s, const struct conf_seen *seen, const char *key);
+/* "engine, host, port, ..." into buf: the keys section s knows. */
+void conf_key_names(enum conf_section s, char *buf, size_t cap);
+/* Frees what every key of section s stored in base (not base itself). */
+void conf_free_fields(enum conf_section s, void *base);
+
+/* ---- storing one value (config_store.c) ---- */
+
+/* Checks value against k and stores it into base, the section's struct. */
+void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
+	      const char *value);
+/* True when k's value in a and in b (two structs of k's section) is the same. */
+bool conf_field_equal(const struct conf_key *k, const void *a, const void *b);
+/* Frees what k stored in base. */
+void conf_field_free(const struct conf_key *k, void *base);
+/* True for list types: an indented line continues them. */
+bool conf_type_is_list(enum conf_type t);
+/* Writes what a valid value of k looks like into buf (or returns k->expect). */
+const char *conf_expect_text(const struct conf_key *k, char *buf, size_t cap);
 
 /* ---- value parsers (config_value.c); each returns 0, or -1 when s is not valid ---- */
 
@@ -134,7 +209,7 @@ char *conf_resolve_path(const char *base_dir, const char *path);
  */
 char *conf_read_password(const char *path, const char **why);
 
-/* Frees a NULL-terminated-or-counted string array. */
+/* Frees a counted string array and the array itself. */
 void conf_free_list(char **items, size_t n);
 
 #endif

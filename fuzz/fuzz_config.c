@@ -1,8 +1,11 @@
 /*
  * fuzz_config: libFuzzer target for the config parser: any bytes as an INI
- * file must load or be refused with messages, never crash or leak.
+ * file must load or be refused with messages, never crash or leak. A file
+ * that loads must load the same way twice (a reload of an unchanged file
+ * is never refused) and never run the runner as root.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +26,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&errs, 0, sizeof(errs));
 	/* A base directory with no password files in it: file reads fail cleanly. */
 	cfg = config_load_string(text, "/nonexistent", &errs);
-	if (cfg)
+	if (cfg) {
+		struct airlock_config *again = config_load_string(text, "/nonexistent", &errs);
+		const char *blocker = again ? config_reload_blocker(cfg, again) : "(second load failed)";
+
+		if (blocker || cfg->runner_uid == 0) {
+			fprintf(stderr, "fuzz_config: unchanged file refused on reload (%s) or runner uid %u\n",
+				blocker ? blocker : "-", cfg->runner_uid);
+			abort();
+		}
+		config_free(again);
 		config_free(cfg);
+	}
 	free(text);
 	return 0;
 }

@@ -511,22 +511,6 @@ static int job_listen(struct job *j, const char *path, evconnlistener_cb cb, str
 	return 0;
 }
 
-static int job_parse_user(const char *spec, uid_t *uid, gid_t *gid)
-{
-	unsigned long u, g;
-	char *end;
-
-	u = strtoul(spec, &end, 10);
-	if (end == spec || *end != ':')
-		return -1;
-	g = strtoul(end + 1, &end, 10);
-	if (*end)
-		return -1;
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
-	return 0;
-}
-
 struct job *job_new(struct job_env *env)
 {
 	struct job *j = calloc(1, sizeof(*j));
@@ -570,8 +554,8 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	if (!j->host || j->connframe.failed)
 		return -1;
 
-	if (job_parse_user(cfg->runner_user, &j->runner_uid, &j->runner_gid) < 0)
-		return -1;
+	j->runner_uid = cfg->runner_uid;
+	j->runner_gid = cfg->runner_gid;
 	snprintf(j->dir, sizeof(j->dir), "%s/%s", cfg->job_dir, j->id);
 	if (job_dir_make(j->dir, j->id, j->runner_uid, j->runner_gid) < 0) {
 		log_error("job %s: cannot create its directory under %s: %s", j->id, cfg->job_dir,

@@ -26,24 +26,6 @@
 #include "proxy/session.h"
 #include "runner/launch/launcher.h"
 
-/* Keys that name resources bound at start-up: a reload may not change them. */
-static const char *reload_blocker(const struct airlock_config *a, const struct airlock_config *b)
-{
-	if (strcmp(a->pg_listen_host, b->pg_listen_host) || a->pg_listen_port != b->pg_listen_port)
-		return "pg_listen";
-	if (!a->mysql_listen_host != !b->mysql_listen_host ||
-	    (a->mysql_listen_host && (strcmp(a->mysql_listen_host, b->mysql_listen_host) ||
-				      a->mysql_listen_port != b->mysql_listen_port)))
-		return "mysql_listen";
-	if (strcmp(a->job_dir, b->job_dir))
-		return "job_dir";
-	if (strcmp(a->docker_socket, b->docker_socket))
-		return "docker_socket";
-	if (strcmp(a->audit_log, b->audit_log))
-		return "audit_log";
-	return NULL;
-}
-
 void server_reload(struct server *srv)
 {
 	struct config_errors errs = {0};
@@ -57,7 +39,7 @@ void server_reload(struct server *srv)
 		log_error("reload refused: the running config stays in force");
 		return;
 	}
-	blocker = reload_blocker(srv->cfg, cfg);
+	blocker = config_reload_blocker(srv->cfg, cfg);
 	if (blocker) {
 		log_error("reload refused: %s changed, which needs a restart; the running config stays in force",
 			  blocker);

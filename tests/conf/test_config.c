@@ -198,6 +198,8 @@ static void test_full_config(void **state)
 	assert_string_equal(cfg->docker_socket, "/run/docker.sock");
 	assert_string_equal(cfg->runner_image, "airlock/runner@" DIGEST);
 	assert_string_equal(cfg->runner_user, "1000:1001");
+	assert_int_equal(cfg->runner_uid, 1000);
+	assert_int_equal(cfg->runner_gid, 1001);
 	assert_int_equal(cfg->kill_margin_ms, 3000);
 	assert_int_equal(cfg->pool_size, 4);
 	assert_int_equal(cfg->max_jobs, 32);
@@ -268,6 +270,8 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg->job_dir, "/run/airlock/jobs");
 	assert_string_equal(cfg->docker_socket, "/var/run/docker.sock");
 	assert_string_equal(cfg->runner_user, "65534:65534");
+	assert_int_equal(cfg->runner_uid, 65534);
+	assert_int_equal(cfg->runner_gid, 65534);
 	assert_int_equal(cfg->kill_margin_ms, 2000);
 	assert_int_equal(cfg->pool_size, 0);
 	assert_int_equal(cfg->max_jobs, 16);
@@ -688,6 +692,15 @@ static void test_mysql_keys(void **state)
 	expect_edit_error("target = shop\n", "", "[user agent] has neither target nor mysql_target", NULL);
 	expect_edit_error("runner_image", "mysql_listen = 3307\nrunner_image", "[server] mysql_listen: expected host:port",
 			  NULL);
+	/* a MariaDB target without its database is reported, not followed */
+	text = edit(base_conf, "[user agent]\n", mysql_conf);
+	more = edit(text, "database = shop\nuser = airlock_ro\npassword_file = shop.password\n\n[user agent]",
+		    "user = airlock_ro\npassword_file = shop.password\n\n[user agent]");
+	free(text);
+	text = edit(more, "target = shop\n", "target = shop\nmysql_target = maria\n");
+	free(more);
+	expect_error(text, "[target maria] is missing database", NULL);
+	free(text);
 }
 
 static void test_password_files(void **state)
@@ -748,6 +761,69 @@ static void test_long_line(void **state)
 	text = edit(base_conf, "target = shop\n", line);
 	expect_error(text, "line 18: line is longer than", "indented lines");
 	free(text);
+}
+
+/* Comments and continuations: inih's rules, with only list keys continuing. */
+static void test_comments_and_continuations(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	char line[16000], *text;
+
+	(void)state;
+	/* an entry's comment may hold '='; an indented key after a list is a key */
+	text = edit(base_conf, "target = shop\n", "target = shop\ntables = a,\n  b # was c = d\n"
+		    "  timeout_ms = 5 ; ms\nmax_rows = 9\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->users[0].ntables, 2);
+	assert_string_equal(cfg->users[0].tables[1], "public.b");
+	assert_int_equal(cfg->users[0].limits.timeout_ms, 5);
+	assert_int_equal(cfg->users[0].limits.max_rows, 9);
+	config_free(cfg);
+	/* the line limit is on what a line says: comments may run on */
+	memset(line, 0, sizeof(line));
+	strcpy(line, "port = 5432 ; ");
+	memset(line + strlen(line), 'c', 300);
+	strcat(line, "\ndatabase = shop2 # ");
+	memset(line + strlen(line), 'c', 5000);
+	strcat(line, "\n;");
+	memset(line + strlen(line), 'c', 4500);
+	strcat(line, "\n");
+	text = edit(base_conf, "port = 5432\ndatabase = shop\n", line);
+	strcpy(line, "allow = 127.0.0.1,\n  db.internal ; ");
+	memset(line + strlen(line), 'c', 5000);
+	strcat(line, "\n");
+	{
+		char *more = edit(text, "allow = 127.0.0.1, db.internal\n", line);
+
+		free(text);
+		text = more;
+	}
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->targets[0].port, 5432);
+	assert_string_equal(cfg->targets[0].database, "shop2");
+	assert_int_equal(cfg->nhost_allow, 2);
+	assert_string_equal(cfg->host_allow[1], "db.internal");
+	config_free(cfg);
+	/* an indented first key of a section is a key */
+	text = edit(base_conf, "[user agent]\n", "[user agent]\n  tables = a\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->users[0].ntables, 1);
+	config_free(cfg);
+	/* a continuation of a key that is not a list, after a refused line and after a header */
+	expect_edit_error("port = 5432\n", "port = 5432\nbogus\n  more\n", "line 11: expected \"key = value\"", NULL);
+	text = edit(base_conf, "port = 5432\n", "port = 5432\nbogus\n  more\n");
+	assert_null(config_load_string(text, data_dir, &e));
+	assert_true(has_err(&e, "line 12: expected \"key = value\"", (const char *)NULL));
+	free(text);
+	expect_edit_error("allow = 127.0.0.1, db.internal\n", "allow = 127.0.0.1,\n[target x]\n  db.internal\n",
+			  "line 8: expected \"key = value\"", NULL);
 }
 
 static void test_several_errors_at_once(void **state)
@@ -939,6 +1015,7 @@ int main(void)
 		cmocka_unit_test(test_runner_user),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_comments_and_continuations),
 		cmocka_unit_test(test_several_errors_at_once),
 		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_syntax_details),

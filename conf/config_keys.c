@@ -1,0 +1,179 @@
+/*
+ * config_keys: the key table, one row per key: its section, name, type,
+ * where it is stored, whether the section needs it, whether a reload may
+ * change it, its default and what a valid value looks like. Everything
+ * else about keys is derived from these rows: the defaults a section
+ * starts with, the required-key check, the "known keys" in messages, what
+ * config_free releases and the keys a SIGHUP reload may not change.
+ */
+#define _GNU_SOURCE
+#include "conf/config_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define CFG(field) offsetof(struct airlock_config, field)
+#define TGT(field) offsetof(struct airlock_target, field)
+#define USR(field) offsetof(struct airlock_user, field)
+#define META(field) offsetof(struct conf_user_meta, field)
+#define MIB (1024ull * 1024)
+#define NANO 1000000000ull
+
+#define REQUIRED CONF_REQUIRED
+#define NO_RELOAD CONF_NO_RELOAD
+#define LISTEN_FORMS "host:port with an IPv4 address, localhost or [IPv6 address], e.g. "
+
+/* section, name, type, where, flags, default, then what the type needs. */
+#define KEY(sect_, name_, type_, off_, flags_, def_, ...) \
+	{ .sect = SECT_##sect_, .name = (name_), .type = (type_), .off = (off_), .flags = (flags_), \
+	  .def = (def_), __VA_ARGS__ }
+
+const struct conf_key conf_keys[] = {
+	KEY(SERVER, "pg_listen", CT_LISTEN, CFG(pg_listen_host), REQUIRED | NO_RELOAD, NULL,
+	    .off2 = CFG(pg_listen_port), .expect = LISTEN_FORMS "127.0.0.1:6432"),
+	/* No default: without it there is no MySQL listener. */
+	KEY(SERVER, "mysql_listen", CT_LISTEN, CFG(mysql_listen_host), NO_RELOAD, NULL,
+	    .off2 = CFG(mysql_listen_port), .expect = LISTEN_FORMS "127.0.0.1:3307"),
+	KEY(SERVER, "max_connections", CT_U32, CFG(max_connections), 0, "1000", .min = 1, .max = 1000000),
+	KEY(SERVER, "max_message_bytes", CT_U32, CFG(max_message_bytes), 0, "1048576", .min = 1024, .max = 64 * MIB),
+	KEY(SERVER, "job_dir", CT_PATH, CFG(job_dir), NO_RELOAD, "/run/airlock/jobs", .expect = "a directory path"),
+	KEY(SERVER, "docker_socket", CT_PATH, CFG(docker_socket), NO_RELOAD, "/var/run/docker.sock",
+	    .expect = "the Docker engine's unix socket path"),
+	KEY(SERVER, "runner_image", CT_IMAGE, CFG(runner_image), REQUIRED, NULL,
+	    .expect = "an image pinned by digest: sha256:<64 hex> or NAME@sha256:<64 hex>"),
+	KEY(SERVER, "runner_user", CT_RUNNER_USER, CFG(runner_user), 0, "65534:65534",
+	    .off2 = CFG(runner_uid), .off3 = CFG(runner_gid),
+	    .expect = "a numeric uid:gid other than root, e.g. 65534:65534"),
+	KEY(SERVER, "kill_margin_ms", CT_U32, CFG(kill_margin_ms), 0, "2000", .min = 100, .max = 600000),
+	KEY(SERVER, "pool_size", CT_U32, CFG(pool_size), 0, "0", .min = 0, .max = 1024),
+	KEY(SERVER, "max_jobs", CT_U32, CFG(max_jobs), 0, "16", .min = 1, .max = 4096),
+	KEY(SERVER, "audit_log", CT_AUDIT, CFG(audit_log), NO_RELOAD, "-",
+	    .expect = "\"-\" for stderr, or a file path"),
+
+	/* No default: an empty list denies every target. */
+	KEY(HOSTS, "allow", CT_HOST_LIST, CFG(host_allow), 0, NULL, .off2 = CFG(nhost_allow),
+	    .expect = "a comma-separated list of host names or IP addresses (empty denies every target)"),
+
+	KEY(TARGET, "engine", CT_ENGINE, TGT(engine), 0, "postgres", .expect = "postgres or mariadb"),
+	KEY(TARGET, "host", CT_HOST, TGT(host), REQUIRED, NULL,
+	    .expect = "a host name or IP address listed in [hosts] allow"),
+	KEY(TARGET, "port", CT_U16, TGT(port), REQUIRED, NULL, .min = 1, .max = 65535),
+	KEY(TARGET, "database", CT_TEXT, TGT(database), REQUIRED, NULL, .expect = "the backend database name"),
+	KEY(TARGET, "user", CT_TEXT, TGT(user), REQUIRED, NULL, .expect = "the backend role name"),
+	KEY(TARGET, "password_file", CT_PASSWORD_FILE, TGT(password_file), REQUIRED, NULL, .off2 = TGT(password),
+	    .expect = "the path of a file holding the backend password"),
+
+	KEY(USER, "scram", CT_SCRAM, USR(scram), REQUIRED, NULL,
+	    .expect = "a SCRAM-SHA-256 verifier; make one with `airlockd --make-verifier`"),
+	/* A user needs target, mysql_target or both: checked when the file is complete. */
+	KEY(USER, "target", CT_TARGET_REF, META(target_name), 0, NULL,
+	    .expect = "the NAME of a [target NAME] section with engine postgres"),
+	/* No default here: it is the target's database, filled in once targets are resolved. */
+	KEY(USER, "database", CT_TEXT, USR(database), 0, NULL, .expect = "the database name clients connect to"),
+	KEY(USER, "tables", CT_TABLE_LIST, USR(tables), 0, NULL, .off2 = USR(ntables),
+	    .expect = "a comma-separated list of schema.table, table or schema.*"),
+	KEY(USER, "timeout_ms", CT_U32, USR(limits.timeout_ms), 0, "10000", .min = 1, .max = 3600000),
+	KEY(USER, "memory_mb", CT_U32, USR(limits.memory_mb), 0, "128", .min = 16, .max = 65536),
+	KEY(USER, "cpus", CT_CPUS, USR(limits.nano_cpus), 0, "0.5", .min = NANO / 100, .max = 64 * NANO,
+	    .expect = "a number of CPUs from 0.01 to 64, e.g. 0.5"),
+	KEY(USER, "pids", CT_U32, USR(limits.pids), 0, "64", .min = 8, .max = 4096),
+	KEY(USER, "max_rows", CT_U32, USR(limits.max_rows), 0, "1000", .min = 1, .max = 10000000),
+	KEY(USER, "max_bytes", CT_U64, USR(limits.max_bytes), 0, "1000000", .min = 1, .max = 1024 * MIB),
+	KEY(USER, "max_cost", CT_U64, USR(limits.max_cost), 0, "0", .min = 0, .max = UINT64_C(1000000000000000)),
+	KEY(USER, "max_connections", CT_U32, USR(max_connections), 0, "100", .min = 1, .max = 1000000),
+	KEY(USER, "max_jobs", CT_U32, USR(max_jobs), 0, "8", .min = 1, .max = 4096),
+	KEY(USER, "mysql_native", CT_MY_NATIVE, USR(mysql_native), 0, NULL,
+	    .expect = "a mysql_native_password hash: * and 40 hex digits, as MariaDB's PASSWORD() prints"),
+	KEY(USER, "mysql_target", CT_TARGET_REF, META(mysql_target_name), 0, NULL,
+	    .expect = "the NAME of a [target NAME] section with engine mariadb"),
+	/* No default here: it is the mysql_target's database, filled in once targets are resolved. */
+	KEY(USER, "mysql_database", CT_TEXT, USR(mysql_database), 0, NULL,
+	    .expect = "the database name MySQL clients start in"),
+	KEY(USER, "mysql_tables", CT_MY_TABLE_LIST, USR(mysql_tables), 0, NULL, .off2 = USR(nmysql_tables),
+	    .expect = "a comma-separated list of db.table or db.*"),
+	KEY(USER, "mysql_allow_functions", CT_MY_FUNCS, USR(mysql_allow_sleep), 0, NULL,
+	    .off2 = USR(mysql_allow_benchmark), .expect = "a comma-separated list of sleep, benchmark"),
+};
+
+#define NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
+_Static_assert(NKEYS <= CONF_MAX_KEYS, "every row has a line in struct conf_seen");
+const size_t conf_nkeys = NKEYS;
+
+const struct conf_key *conf_find_key(enum conf_section s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (conf_keys[i].sect == s && strcasecmp(conf_keys[i].name, name) == 0)
+			return &conf_keys[i];
+	return NULL;
+}
+
+void conf_apply_defaults(struct conf_ctx *ctx, enum conf_section s, void *base)
+{
+	unsigned line = ctx->line;
+	size_t i;
+
+	/* A default that does not parse is airlock's bug, not a line of the file. */
+	ctx->line = 0;
+	for (i = 0; i < NKEYS; i++)
+		if (conf_keys[i].sect == s && conf_keys[i].def)
+			conf_set(ctx, &conf_keys[i], base, "built-in default of", conf_keys[i].def);
+	ctx->line = line;
+}
+
+void conf_check_required(struct conf_ctx *ctx, enum conf_section s, const struct conf_seen *seen,
+			 const char *label)
+{
+	char ebuf[64];
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (conf_keys[i].sect == s && (conf_keys[i].flags & CONF_REQUIRED) && !seen->key_line[i])
+			conf_err(ctx, seen->header_line, "%s is missing %s; expected %s", label, conf_keys[i].name,
+				 conf_expect_text(&conf_keys[i], ebuf, sizeof(ebuf)));
+}
+
+unsigned conf_key_line(enum conf_section s, const struct conf_seen *seen, const char *key)
+{
+	const struct conf_key *k = conf_find_key(s, key);
+
+	if (k && seen->key_line[k - conf_keys])
+		return seen->key_line[k - conf_keys];
+	return seen->header_line;
+}
+
+void conf_key_names(enum conf_section s, char *buf, size_t cap)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < NKEYS && off < cap; i++)
+		if (conf_keys[i].sect == s)
+			off += (size_t)snprintf(buf + off, cap - off, "%s%s", off ? ", " : "", conf_keys[i].name);
+}
+
+void conf_free_fields(enum conf_section s, void *base)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (conf_keys[i].sect == s)
+			conf_field_free(&conf_keys[i], base);
+}
+
+const char *config_reload_blocker(const struct airlock_config *running, const struct airlock_config *next)
+{
+	size_t i;
+
+	/* Only [server] and [hosts] are stored in struct airlock_config itself. */
+	for (i = 0; i < NKEYS; i++) {
+		const struct conf_key *k = &conf_keys[i];
+
+		if ((k->flags & CONF_NO_RELOAD) && (k->sect == SECT_SERVER || k->sect == SECT_HOSTS) &&
+		    !conf_field_equal(k, running, next))
+			return k->name;
+	}
+	return NULL;
+}

@@ -1,0 +1,383 @@
+/*
+ * config_store: one value of each key type, checked and stored where its
+ * row in the key table says, and the two things done to stored values
+ * later: comparing them (for the reload check) and freeing them. Strings
+ * stored here are allocated and belong to the struct they are stored in.
+ */
+#define _GNU_SOURCE
+#include "conf/config_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "protocol/scram.h"
+
+#define FIELD(base, off, type) ((type *)(void *)((char *)(base) + (off)))
+#define CFIELD(base, off, type) ((type const *)(const void *)((const char *)(base) + (off)))
+
+bool conf_type_is_list(enum conf_type t)
+{
+	return t == CT_HOST_LIST || t == CT_TABLE_LIST || t == CT_MY_TABLE_LIST || t == CT_MY_FUNCS;
+}
+
+const char *conf_expect_text(const struct conf_key *k, char *buf, size_t cap)
+{
+	if (k->expect)
+		return k->expect;
+	snprintf(buf, cap, "a whole number from %llu to %llu",
+		 (unsigned long long)k->min, (unsigned long long)k->max);
+	return buf;
+}
+
+/* Replaces the string at *dst with s (owned from now on). */
+static void put_string(char **dst, char *s)
+{
+	free(*dst);
+	*dst = s;
+}
+
+static char *host_entry(const char *entry, bool *oom)
+{
+	char *out;
+
+	*oom = false;
+	if (!conf_valid_host(entry))
+		return NULL;
+	out = strdup(entry);
+	*oom = !out;
+	return out;
+}
+
+/* mysql_allow_functions: each entry turns on one function the MySQL validator refuses by default. */
+static void set_functions(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
+			  const char *value)
+{
+	char **items = NULL, *bad = NULL;
+	size_t n = 0, i;
+	int r = conf_list_append(value, &items, &n, NULL, &bad);
+
+	if (r == -2)
+		conf_err(ctx, ctx->line, "out of memory");
+	else if (r < 0)
+		conf_err(ctx, ctx->line, "%s %s has an empty entry; expected sleep, benchmark", label, k->name);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (strcasecmp(items[i], "sleep") == 0)
+			*FIELD(base, k->off, bool) = true;
+		else if (strcasecmp(items[i], "benchmark") == 0)
+			*FIELD(base, k->off2, bool) = true;
+		else
+			conf_err(ctx, ctx->line, "%s %s: \"%.40s\" is not one of sleep, benchmark", label, k->name,
+				 items[i]);
+	}
+	conf_free_list(items, n);
+	free(bad);
+}
+
+/* Appends value's entries to the list k names (items at off, count at off2). */
+static void set_list(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
+		     const char *value)
+{
+	char *(*map)(const char *entry, bool *oom);
+	char ebuf[64], *bad = NULL;
+	int r;
+
+	if (k->type == CT_HOST_LIST)
+		map = host_entry;
+	else if (k->type == CT_MY_TABLE_LIST)
+		map = conf_mysql_table;
+	else
+		map = conf_normalise_table;
+	r = conf_list_append(value, FIELD(base, k->off, char **), FIELD(base, k->off2, size_t), map, &bad);
+	if (r == -2)
+		conf_err(ctx, ctx->line, "out of memory");
+	else if (r < 0 && !*bad)
+		conf_err(ctx, ctx->line, "%s %s has an empty entry (two commas, or one at the end); expected %s",
+			 label, k->name, conf_expect_text(k, ebuf, sizeof(ebuf)));
+	else if (r < 0)
+		conf_err(ctx, ctx->line, "%s %s: \"%.40s\" is not valid; expected %s", label, k->name, bad,
+			 conf_expect_text(k, ebuf, sizeof(ebuf)));
+	free(bad);
+}
+
+static void set_password_file(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
+			      const char *value)
+{
+	char **path = FIELD(base, k->off, char *), **password = FIELD(base, k->off2, char *);
+	const char *why = NULL;
+
+	put_string(path, conf_resolve_path(ctx->base_dir, value));
+	if (!*path) {
+		conf_err(ctx, ctx->line, "out of memory");
+		return;
+	}
+	*password = conf_read_password(*path, &why);
+	if (!*password)
+		conf_err(ctx, ctx->line, "%s %s %.120s %s", label, k->name, *path, why);
+}
+
+static void set_scram(struct conf_ctx *ctx, char **dst, const char *label, const char *value)
+{
+	struct scram_verifier v;
+
+	/* The value is never echoed: it might be a password typed in by mistake. */
+	if (scram_parse_verifier(value, &v) != 0) {
+		conf_err(ctx, ctx->line, "%s scram is not a SCRAM-SHA-256 verifier (SCRAM-SHA-256$<iterations>:"
+			 "<salt>$<StoredKey>:<ServerKey>); never a password: make one with "
+			 "`airlockd --make-verifier`", label);
+		return;
+	}
+	explicit_bzero(&v, sizeof(v));
+	put_string(dst, strdup(value));
+	if (!*dst)
+		conf_err(ctx, ctx->line, "out of memory");
+}
+
+/* The engine's canonical name, or NULL when value names none. */
+static const char *engine_name(const char *value)
+{
+	if (strcasecmp(value, "postgres") == 0 || strcasecmp(value, "postgresql") == 0)
+		return "postgres";
+	if (strcasecmp(value, "mysql") == 0 || strcasecmp(value, "mariadb") == 0)
+		return "mariadb";
+	return NULL;
+}
+
+/* Numbers of each width, as the table stores them. */
+static void put_number(const struct conf_key *k, void *base, uint64_t v)
+{
+	if (k->type == CT_U16)
+		*FIELD(base, k->off, uint16_t) = (uint16_t)v;
+	else if (k->type == CT_U32)
+		*FIELD(base, k->off, uint32_t) = (uint32_t)v;
+	else
+		*FIELD(base, k->off, uint64_t) = v;
+}
+
+static uint64_t get_number(const struct conf_key *k, const void *base)
+{
+	if (k->type == CT_U16)
+		return *CFIELD(base, k->off, uint16_t);
+	if (k->type == CT_U32)
+		return *CFIELD(base, k->off, uint32_t);
+	return *CFIELD(base, k->off, uint64_t);
+}
+
+void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
+	      const char *value)
+{
+	char **field = FIELD(base, k->off, char *);
+	uint32_t uid, gid;
+	char ebuf[64];
+	const char *engine;
+	char *s = NULL;
+	uint64_t v;
+
+	switch (k->type) {
+	case CT_U16:
+	case CT_U32:
+	case CT_U64:
+		if (conf_parse_u64(value, k->min, k->max, &v) < 0)
+			goto out_bad;
+		put_number(k, base, v);
+		return;
+	case CT_CPUS:
+		if (conf_parse_cpus(value, k->min, k->max, &v) < 0)
+			goto out_bad;
+		put_number(k, base, v);
+		return;
+	case CT_TEXT:
+		if (!conf_valid_text(value))
+			goto out_bad;
+		s = strdup(value);
+		break;
+	case CT_HOST:
+		if (!conf_valid_host(value))
+			goto out_bad;
+		s = strdup(value);
+		break;
+	case CT_PATH:
+	case CT_AUDIT:
+		if (!conf_valid_text(value))
+			goto out_bad;
+		s = k->type == CT_AUDIT && strcmp(value, "-") == 0 ? strdup(value) :
+		    conf_resolve_path(ctx->base_dir, value);
+		break;
+	case CT_LISTEN:
+		if (conf_parse_listen(value, &s, FIELD(base, k->off2, uint16_t)) < 0)
+			goto out_bad;
+		break;
+	case CT_MY_NATIVE:
+		/* Never echoed: a password typed in by mistake would land in a log. */
+		if (!conf_valid_mysql_native(value)) {
+			conf_err(ctx, ctx->line, "%s %s is not a mysql_native_password hash (* and 40 hex "
+				 "digits); never a password", label, k->name);
+			return;
+		}
+		s = strdup(value);
+		break;
+	case CT_IMAGE:
+		if (!config_image_pinned(value)) {
+			conf_err(ctx, ctx->line, "%s %s: IMAGE_UNPINNED: \"%.40s\" is not pinned by digest; "
+				 "use sha256:<64 hex> or NAME@sha256:<64 hex>, from "
+				 "docker inspect --format '{{.Id}}' IMAGE", label, k->name, value);
+			return;
+		}
+		s = strdup(value);
+		break;
+	case CT_RUNNER_USER:
+		if (conf_parse_uid_gid(value, &uid, &gid) < 0)
+			goto out_bad;
+		if (uid == 0) {
+			conf_err(ctx, ctx->line, "%s %s: the runner must not run as root (uid 0); "
+				 "expected %s", label, k->name, k->expect);
+			return;
+		}
+		s = strdup(value);
+		if (s) {
+			*FIELD(base, k->off2, uint32_t) = uid;
+			*FIELD(base, k->off3, uint32_t) = gid;
+		}
+		break;
+	case CT_ENGINE:
+		engine = engine_name(value);
+		if (!engine) {
+			conf_err(ctx, ctx->line, "%s %s \"%.40s\" is unknown; expected %s", label, k->name, value,
+				 k->expect);
+			return;
+		}
+		s = strdup(engine);
+		break;
+	case CT_PASSWORD_FILE:
+		if (!conf_valid_text(value))
+			goto out_bad;
+		set_password_file(ctx, k, base, label, value);
+		return;
+	case CT_SCRAM:
+		set_scram(ctx, field, label, value);
+		return;
+	case CT_TARGET_REF:
+		if (!conf_valid_name(value))
+			goto out_bad;
+		/* Kept with the user's load-time state; resolved once every target is known. */
+		field = FIELD(&ctx->user_meta[ctx->cur_index], k->off, char *);
+		s = strdup(value);
+		break;
+	case CT_HOST_LIST:
+	case CT_TABLE_LIST:
+	case CT_MY_TABLE_LIST:
+		set_list(ctx, k, base, label, value);
+		return;
+	case CT_MY_FUNCS:
+		set_functions(ctx, k, base, label, value);
+		return;
+	}
+	if (!s) {
+		conf_err(ctx, ctx->line, "out of memory");
+		return;
+	}
+	put_string(field, s);
+	return;
+out_bad:
+	conf_err(ctx, ctx->line, "%s %s: expected %s, got \"%.40s\"", label, k->name,
+		 conf_expect_text(k, ebuf, sizeof(ebuf)), value);
+}
+
+/* NULL equals only NULL. */
+static bool same_string(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_list(const struct conf_key *k, const void *a, const void *b)
+{
+	char **ia = *CFIELD(a, k->off, char **), **ib = *CFIELD(b, k->off, char **);
+	size_t n = *CFIELD(a, k->off2, size_t), i;
+
+	if (n != *CFIELD(b, k->off2, size_t))
+		return false;
+	for (i = 0; i < n; i++)
+		if (strcmp(ia[i], ib[i]) != 0)
+			return false;
+	return true;
+}
+
+bool conf_field_equal(const struct conf_key *k, const void *a, const void *b)
+{
+	switch (k->type) {
+	case CT_U16:
+	case CT_U32:
+	case CT_U64:
+	case CT_CPUS:
+		return get_number(k, a) == get_number(k, b);
+	case CT_TEXT:
+	case CT_HOST:
+	case CT_PATH:
+	case CT_AUDIT:
+	case CT_IMAGE:
+	case CT_ENGINE:
+	case CT_SCRAM:
+	case CT_MY_NATIVE:
+	case CT_RUNNER_USER: /* uid and gid follow from the text */
+		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *));
+	case CT_LISTEN:
+		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *)) &&
+		       *CFIELD(a, k->off2, uint16_t) == *CFIELD(b, k->off2, uint16_t);
+	case CT_PASSWORD_FILE:
+		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *)) &&
+		       same_string(*CFIELD(a, k->off2, char *), *CFIELD(b, k->off2, char *));
+	case CT_HOST_LIST:
+	case CT_TABLE_LIST:
+	case CT_MY_TABLE_LIST:
+		return same_list(k, a, b);
+	case CT_MY_FUNCS:
+		return *CFIELD(a, k->off, bool) == *CFIELD(b, k->off, bool) &&
+		       *CFIELD(a, k->off2, bool) == *CFIELD(b, k->off2, bool);
+	case CT_TARGET_REF:
+		break;
+	}
+	/* Not stored in the section's struct (only during the load): never the same. */
+	return false;
+}
+
+void conf_field_free(const struct conf_key *k, void *base)
+{
+	char **password;
+
+	switch (k->type) {
+	case CT_TEXT:
+	case CT_HOST:
+	case CT_PATH:
+	case CT_AUDIT:
+	case CT_IMAGE:
+	case CT_ENGINE:
+	case CT_SCRAM:
+	case CT_MY_NATIVE:
+	case CT_LISTEN:
+	case CT_RUNNER_USER:
+		put_string(FIELD(base, k->off, char *), NULL);
+		break;
+	case CT_PASSWORD_FILE:
+		put_string(FIELD(base, k->off, char *), NULL);
+		password = FIELD(base, k->off2, char *);
+		if (*password)
+			explicit_bzero(*password, strlen(*password));
+		put_string(password, NULL);
+		break;
+	case CT_HOST_LIST:
+	case CT_TABLE_LIST:
+	case CT_MY_TABLE_LIST:
+		conf_free_list(*FIELD(base, k->off, char **), *FIELD(base, k->off2, size_t));
+		*FIELD(base, k->off, char **) = NULL;
+		*FIELD(base, k->off2, size_t) = 0;
+		break;
+	case CT_U16:
+	case CT_U32:
+	case CT_U64:
+	case CT_CPUS:
+	case CT_MY_FUNCS:
+	case CT_TARGET_REF: /* in struct conf_user_meta, freed with the load's state */
+		break;
+	}
+}

@@ -1,0 +1,327 @@
+/*
+ * test_config_keys: what the key table in conf/config_keys.c guarantees,
+ * checked row by row so a new key is covered the day it is added: its
+ * default parses with its own type and is what a file that leaves it out
+ * gets; a reload that changes a no-reload key is refused and one that
+ * changes any other key is not; the example file shows every key.
+ * Fixtures live in $AIRLOCK_TEST_DATA/config.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+
+#include "conf/config_internal.h"
+
+/* Password "agent-secret", salt "airlock-test-salt", 4096 iterations. */
+#define VERIFIER "SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
+	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
+#define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static const char base_conf[] =
+	"[server]\n"
+	"pg_listen = 127.0.0.1:6432\n"
+	"runner_image = " DIGEST "\n"
+	"\n"
+	"[hosts]\n"
+	"allow = 127.0.0.1, db.internal\n"
+	"\n"
+	"[target shop]\n"
+	"host = 127.0.0.1\n"
+	"port = 5432\n"
+	"database = shop\n"
+	"user = airlock_ro\n"
+	"password_file = shop.password\n"
+	"\n"
+	"[user agent]\n"
+	"scram = " VERIFIER "\n"
+	"target = shop\n";
+
+static char data_dir[4096];
+
+static int setup_data(void **state)
+{
+	const char *d = getenv("AIRLOCK_TEST_DATA");
+
+	(void)state;
+	snprintf(data_dir, sizeof(data_dir), "%s/config", d ? d : "tests/data");
+	return 0;
+}
+
+static const char *section_header(enum conf_section s)
+{
+	switch (s) {
+	case SECT_SERVER:
+		return "[server]\n";
+	case SECT_HOSTS:
+		return "[hosts]\n";
+	case SECT_TARGET:
+		return "[target shop]\n";
+	case SECT_USER:
+		return "[user agent]\n";
+	default:
+		fail_msg("row in no real section");
+		return NULL;
+	}
+}
+
+/* base with key k set to value: its line replaced if base has one, else added under its header. */
+static char *with_key(const struct conf_key *k, const char *value)
+{
+	const char *header = section_header(k->sect);
+	const char *sect = strstr(base_conf, header), *at, *eol;
+	char prefix[64];
+	char *out;
+
+	assert_non_null(sect);
+	snprintf(prefix, sizeof(prefix), "\n%s = ", k->name);
+	at = strstr(sect, prefix);
+	if (at && (!strstr(sect + 1, "\n[") || at < strstr(sect + 1, "\n["))) {
+		eol = strchr(at + 1, '\n');
+		assert_true(asprintf(&out, "%.*s\n%s = %s%s", (int)(at - base_conf), base_conf, k->name, value,
+				     eol) > 0);
+	} else {
+		at = sect + strlen(header);
+		assert_true(asprintf(&out, "%.*s%s = %s\n%s", (int)(at - base_conf), base_conf, k->name, value,
+				     at) > 0);
+	}
+	return out;
+}
+
+static struct airlock_config *load(const char *text)
+{
+	struct config_errors e;
+	struct airlock_config *cfg = config_load_string(text, data_dir, &e);
+	size_t i;
+
+	for (i = 0; !cfg && i < e.n; i++)
+		fprintf(stderr, "  config error: %s\n", e.msg[i]);
+	return cfg;
+}
+
+/* The struct that holds k's value in cfg (the fixture has one target and one user). */
+static const void *section_struct(const struct airlock_config *cfg, const struct conf_key *k)
+{
+	if (k->sect == SECT_TARGET)
+		return &cfg->targets[0];
+	if (k->sect == SECT_USER)
+		return &cfg->users[0];
+	return cfg;
+}
+
+static void test_rows_are_sound(void **state)
+{
+	size_t i, j;
+
+	(void)state;
+	assert_true(conf_nkeys > 0 && conf_nkeys <= CONF_MAX_KEYS);
+	for (i = 0; i < conf_nkeys; i++) {
+		const struct conf_key *k = &conf_keys[i];
+
+		assert_non_null(k->name);
+		assert_true(*k->name);
+		assert_true(k->sect >= SECT_SERVER && k->sect <= SECT_USER);
+		/* a required key has nothing to default to; a list starts empty */
+		if (k->flags & CONF_REQUIRED)
+			assert_null(k->def);
+		if (conf_type_is_list(k->type))
+			assert_null(k->def);
+		/* only what the process binds once can refuse a reload, and it lives in [server] */
+		if (k->flags & CONF_NO_RELOAD)
+			assert_int_equal(k->sect, SECT_SERVER);
+		if (k->type <= CT_CPUS)
+			assert_true(k->min <= k->max);
+		assert_ptr_equal(conf_find_key(k->sect, k->name), k);
+		for (j = i + 1; j < conf_nkeys; j++)
+			if (conf_keys[j].sect == k->sect)
+				assert_true(strcasecmp(conf_keys[j].name, k->name) != 0);
+	}
+}
+
+/* Writing a key's default out in the file gives exactly what leaving it out gives. */
+static void test_every_default_parses_as_its_type(void **state)
+{
+	struct airlock_config *plain = load(base_conf), *spelled;
+	size_t i, ndefaults = 0;
+
+	(void)state;
+	assert_non_null(plain);
+	for (i = 0; i < conf_nkeys; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		char *text;
+
+		if (!k->def)
+			continue;
+		ndefaults++;
+		text = with_key(k, k->def);
+		spelled = load(text);
+		if (!spelled)
+			fprintf(stderr, "default of %s does not load:\n%s", k->name, text);
+		assert_non_null(spelled);
+		if (!conf_field_equal(k, section_struct(plain, k), section_struct(spelled, k)))
+			fail_msg("%s = %s differs from leaving %s out", k->name, k->def, k->name);
+		config_free(spelled);
+		free(text);
+	}
+	assert_true(ndefaults >= 10);
+	config_free(plain);
+}
+
+/* A valid value of k's type that differs from the fixture's (or the default). */
+static const char *other_value(const struct conf_key *k, char *buf, size_t cap)
+{
+	uint64_t now;
+
+	switch (k->type) {
+	case CT_U16:
+	case CT_U32:
+	case CT_U64:
+		now = k->def ? strtoull(k->def, NULL, 10) : 0;
+		snprintf(buf, cap, "%llu", (unsigned long long)(now == k->min ? k->max : k->min));
+		return buf;
+	case CT_LISTEN:
+		return "127.0.0.1:1";
+	case CT_PATH:
+		return "/tmp/airlock-elsewhere";
+	case CT_AUDIT:
+		return "/tmp/airlock-elsewhere.log";
+	case CT_IMAGE:
+		return "other/runner@" DIGEST;
+	case CT_RUNNER_USER:
+		return "1000:1000";
+	case CT_HOST_LIST:
+		return "127.0.0.1, db.internal, db2.internal";
+	default:
+		fail_msg("no other value for %s: teach other_value its type", k->name);
+		return NULL;
+	}
+}
+
+static void test_reload_rule_for_every_server_key(void **state)
+{
+	struct airlock_config *running = load(base_conf), *same = load(base_conf);
+	size_t i, nblocked = 0;
+
+	(void)state;
+	assert_non_null(running);
+	assert_non_null(same);
+	assert_null(config_reload_blocker(running, same));
+	config_free(same);
+	for (i = 0; i < conf_nkeys; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		struct airlock_config *next;
+		const char *blocker;
+		char buf[32], *text;
+
+		if (k->sect != SECT_SERVER && k->sect != SECT_HOSTS)
+			continue;
+		text = with_key(k, other_value(k, buf, sizeof(buf)));
+		next = load(text);
+		assert_non_null(next);
+		assert_false(conf_field_equal(k, running, next));
+		blocker = config_reload_blocker(running, next);
+		if (k->flags & CONF_NO_RELOAD) {
+			nblocked++;
+			if (!blocker || strcmp(blocker, k->name) != 0)
+				fail_msg("changing %s: reload blocker %s", k->name, blocker ? blocker : "(none)");
+			/* and back: the check does not depend on which side is running */
+			assert_string_equal(config_reload_blocker(next, running), k->name);
+		} else if (blocker) {
+			fail_msg("changing %s, which may be reloaded, is refused as %s", k->name, blocker);
+		}
+		config_free(next);
+		free(text);
+	}
+	assert_int_equal(nblocked, 5);
+	config_free(running);
+}
+
+/* Targets, users and their policies always reload. */
+static void test_reload_takes_sections(void **state)
+{
+	static const char more[] =
+		"[target crm]\nhost = db.internal\nport = 5433\ndatabase = crm\nuser = ro\n"
+		"password_file = shop.password\n\n"
+		"[user bot]\nscram = " VERIFIER "\ntarget = crm\ntables = a, b\ntimeout_ms = 5\n";
+	struct airlock_config *running = load(base_conf), *next;
+	char *text;
+
+	(void)state;
+	assert_true(asprintf(&text, "%s\n%s", base_conf, more) > 0);
+	next = load(text);
+	assert_non_null(running);
+	assert_non_null(next);
+	assert_null(config_reload_blocker(running, next));
+	config_free(next);
+	config_free(running);
+	free(text);
+}
+
+static void test_runner_ids_parsed_once(void **state)
+{
+	const struct conf_key *k = conf_find_key(SECT_SERVER, "runner_user");
+	struct airlock_config *cfg;
+	char *text;
+
+	(void)state;
+	assert_non_null(k);
+	text = with_key(k, "1000:4294967294");
+	cfg = load(text);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->runner_user, "1000:4294967294");
+	assert_int_equal(cfg->runner_uid, 1000);
+	assert_int_equal(cfg->runner_gid, 4294967294u);
+	config_free(cfg);
+	free(text);
+	cfg = load(base_conf);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->runner_uid, 65534);
+	assert_int_equal(cfg->runner_gid, 65534);
+	config_free(cfg);
+}
+
+/* The shipped example shows every key the table knows. */
+static void test_example_shows_every_key(void **state)
+{
+	const char *d = getenv("AIRLOCK_TEST_DATA");
+	char path[4200], want[64], *text;
+	size_t i, n;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/../../conf/airlock.example.ini", d ? d : "tests/data");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = calloc(1, CONF_MAX_FILE + 1);
+	assert_non_null(text);
+	n = fread(text, 1, CONF_MAX_FILE, f);
+	fclose(f);
+	assert_true(n > 0);
+	for (i = 0; i < conf_nkeys; i++) {
+		snprintf(want, sizeof(want), "\n%s =", conf_keys[i].name);
+		if (!strstr(text, want))
+			fail_msg("conf/airlock.example.ini does not show %s", conf_keys[i].name);
+	}
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_are_sound),
+		cmocka_unit_test(test_every_default_parses_as_its_type),
+		cmocka_unit_test(test_reload_rule_for_every_server_key),
+		cmocka_unit_test(test_reload_takes_sections),
+		cmocka_unit_test(test_runner_ids_parsed_once),
+		cmocka_unit_test(test_example_shows_every_key),
+	};
+
+	return cmocka_run_group_tests(tests, setup_data, NULL);
+}
