@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
+#include "runner/launch/image_ref.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -334,32 +335,7 @@ const struct airlock_user *config_find_user(const struct airlock_config *cfg, co
 }
 
 /* "sha256:" followed by exactly 64 lower-case hex digits. */
-static bool is_digest(const char *s)
-{
-	size_t i;
-
-	if (strncmp(s, "sha256:", 7) != 0)
-		return false;
-	s += 7;
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return s[64] == '\0';
-}
-
 bool config_image_pinned(const char *image)
 {
-	const char *at, *p;
-
-	if (!image)
-		return false;
-	at = strrchr(image, '@');
-	if (!at)
-		return is_digest(image);
-	if (at == image || !isalnum((unsigned char)image[0]))
-		return false;
-	for (p = image; p < at; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("._/:-", *p))
-			return false;
-	return is_digest(at + 1);
+	return image_ref_pinned(image);
 }
