@@ -28,30 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void conf_err(struct conf_ctx *ctx, unsigned line, const char *fmt, ...)
-{
-	struct config_errors *e = ctx->errs;
-	char *msg;
-	int off = 0;
-	va_list ap;
-
-	if (e->n >= CONFIG_MAX_ERRORS)
-		return;
-	msg = e->msg[e->n];
-	if (e->n == CONFIG_MAX_ERRORS - 1) {
-		snprintf(msg, sizeof(e->msg[0]), "too many problems; only the first %d are listed",
-			 CONFIG_MAX_ERRORS - 1);
-		e->n++;
-		return;
-	}
-	if (line)
-		off = snprintf(msg, sizeof(e->msg[0]), "line %u: ", line);
-	va_start(ap, fmt);
-	vsnprintf(msg + off, sizeof(e->msg[0]) - (size_t)off, fmt, ap);
-	va_end(ap);
-	e->n++;
-}
-
 static void finish_targets(struct conf_ctx *ctx)
 {
 	struct airlock_config *cfg = ctx->cfg;

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
+#include "runner/launch/image_ref.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,7 +219,7 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		s = strdup(value);
 		break;
 	case CT_IMAGE:
-		if (!config_image_pinned(value)) {
+		if (!image_ref_pinned(value)) {
 			conf_err(ctx, ctx->line, "%s %s: IMAGE_UNPINNED: \"%.40s\" is not pinned by digest; "
 				 "use sha256:<64 hex> or NAME@sha256:<64 hex>, from "
 				 "docker inspect --format '{{.Id}}' IMAGE", label, k->name, value);
