@@ -130,8 +130,8 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	pgq_validate(s, st->sql, &st->v);
 	s->core.fingerprint = st->v.fingerprint;
 	if (st->v.kind == PGV_REFUSED) {
-		pgr_error(s, st->v.sqlstate, st->v.code, st->v.message, st->v.hint[0] ? st->v.hint : NULL,
-			  st->v.cursor_pos);
+		pgr_error(s, st->v.sqlstate, airlock_err_name(st->v.code), st->v.message,
+			  st->v.hint[0] ? st->v.hint : NULL, st->v.cursor_pos);
 		free(st->sql);
 		free(st->types);
 		free(st);

@@ -281,7 +281,8 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	}
 	switch (v->kind) {
 	case PGV_REFUSED:
-		pgr_error(s, v->sqlstate, v->code, v->message, v->hint[0] ? v->hint : NULL, v->cursor_pos);
+		pgr_error(s, v->sqlstate, airlock_err_name(v->code), v->message, v->hint[0] ? v->hint : NULL,
+			  v->cursor_pos);
 		break;
 	case PGV_EMPTY:
 		pg_put_empty_query(&s->core.w);
