@@ -166,7 +166,7 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	}
 	myq_validate(s, check, strlen(check), v);
 	if (v->kind == VMY_REFUSED) {
-		err(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		err(s, v->my_errno, v->sqlstate, airlock_err_name(v->code), v->message, v->hint);
 		goto out;
 	}
 	if (v->kind != VMY_READ || n < 0) {

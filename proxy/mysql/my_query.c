@@ -406,7 +406,7 @@ void myq_run_binary(struct my_session *s, const char *sql, size_t len)
 	/* The final text, values in place, is what the validator judges. */
 	myq_validate(s, sql, len, v);
 	if (v->kind == VMY_REFUSED)
-		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		myr_refuse(s, v->my_errno, v->sqlstate, airlock_err_name(v->code), v->message, v->hint);
 	else if (v->kind != VMY_READ)
 		myr_refuse(s, 1295, "HY000", "UNSUPPORTED", "This command is not supported in the prepared statement protocol yet",
 		       "send it as a text query");
@@ -437,7 +437,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		myr_clear_warnings(s);
 	switch (v->kind) {
 	case VMY_REFUSED:
-		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		myr_refuse(s, v->my_errno, v->sqlstate, airlock_err_name(v->code), v->message, v->hint);
 		break;
 	case VMY_EMPTY:
 		myr_refuse(s, 1065, "42000", NULL, "Query was empty", NULL);
@@ -531,7 +531,7 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 	vmy_validate(&pol, sql, strlen(sql), v);
 	if (v->kind != VMY_READ)
 		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064, v->kind == VMY_REFUSED ? v->sqlstate : "42000",
-		       v->code, v->message, v->hint);
+		       airlock_err_name(v->code), v->message, v->hint);
 	else
 		myj_start(s, sql, true, false);
 	free(v);
