@@ -51,13 +51,13 @@ static void check(const struct vmy_result *r, size_t len)
 	}
 	for (i = 0; i < r->nnames; i++)
 		check_str(r->names[i], sizeof(r->names[i]));
-	if (!r->code)
+	if (r->code >= AIRLOCK_E_COUNT)
 		abort();
 	if (r->kind == VMY_REFUSED) {
-		if (r->code[0] == '\0' || strlen(r->sqlstate) != 5 || r->my_errno == 0 ||
+		if (r->code == AIRLOCK_E_NONE || strlen(r->sqlstate) != 5 || r->my_errno == 0 ||
 		    r->message[0] == '\0')
 			abort();
-	} else if (r->code[0] != '\0') {
+	} else if (r->code != AIRLOCK_E_NONE) {
 		abort();
 	}
 	if (r->kind == VMY_READ && !r->stmt_kind)

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memchr(r.name, '\0', sizeof(r.name)) == NULL ||
 	    memchr(r.value, '\0', sizeof(r.value)) == NULL)
 		abort();
-	if (r.kind == PGV_REFUSED && (r.code == NULL || strlen(r.sqlstate) != 5))
+	if (r.kind == PGV_REFUSED && (r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT ||
+				      strlen(r.sqlstate) != 5))
 		abort();
 	free(sql);
 	return 0;

@@ -54,8 +54,8 @@ void audit_record(struct audit *a, const struct audit_entry *e)
 		return;
 	if (e->sqlstate)
 		json_object_set_new(o, "sqlstate", json_string(e->sqlstate));
-	if (e->code && e->code[0])
-		json_object_set_new(o, "code", json_string(e->code));
+	if (e->code != AIRLOCK_E_NONE)
+		json_object_set_new(o, "code", json_string(airlock_err_name(e->code)));
 	if (e->truncated)
 		json_object_set_new(o, "truncated", json_string(e->truncated == 1 ? "max_rows" : "max_bytes"));
 	line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "protocol/errors.h"
+
 struct audit;
 
 struct audit_entry {
@@ -15,7 +17,7 @@ struct audit_entry {
 	uint64_t fingerprint;  /* pg_query fingerprint, 0 if unparsable */
 	const char *decision;  /* "run", "local", "refused", "error" */
 	const char *sqlstate;  /* NULL on success */
-	const char *code;      /* airlock code or NULL */
+	enum airlock_err code; /* AIRLOCK_E_NONE: no airlock code */
 	uint64_t rows;
 	uint64_t bytes;
 	uint8_t truncated;     /* enum frame_trunc */

@@ -366,7 +366,7 @@ static double elapsed_ms(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-void session_audit(struct session *s, const char *decision, const char *sqlstate, const char *code,
+void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code,
 		   uint64_t rows, uint64_t bytes, uint8_t truncated)
 {
 	struct audit_entry e = {

@@ -35,6 +35,7 @@
 
 #include <event2/util.h>
 
+#include "protocol/errors.h"
 #include "protocol/wbuf.h"
 
 #define SESSION_OUT_HIGH_WATER (1024u * 1024u)
@@ -170,7 +171,7 @@ void session_job_finished(struct session *s);
 void session_backpressure(struct session *s, struct job *j);
 
 /* The audit record of the statement started at s->t0. */
-void session_audit(struct session *s, const char *decision, const char *sqlstate, const char *code,
+void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code,
 		   uint64_t rows, uint64_t bytes, uint8_t truncated);
 /* A statement begins: its clock and fingerprint. */
 void session_statement_begin(struct session *s, uint64_t fingerprint);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/errors.h"
 #include "protocol/frame.h"
 #include "runner/runner_ctl.h"
 #include "runner/runner_job.h"
@@ -54,9 +55,11 @@ static char *socket_dir(const char *path)
 static int reject_job(struct runner_ctl *ctl, bool my, const char *message)
 {
 	if (my)
-		runner_ctl_error_my(ctl, FRAME_ERROR, "HY000", "EXECUTION_FAILED", 1105, message, "");
+		runner_ctl_error_my(ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), 1105,
+				    message, "");
 	else
-		runner_ctl_error(ctl, FRAME_ERROR, "08P01", "EXECUTION_FAILED", message, "", "");
+		runner_ctl_error(ctl, FRAME_ERROR, "08P01", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), message,
+				 "", "");
 	return runner_ctl_flush(ctl) == 0 ? 0 : 1;
 }
 

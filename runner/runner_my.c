@@ -46,6 +46,7 @@
 
 #include <mysql.h>
 
+#include "protocol/errors.h"
 #include "runner/runner_my_conn.h"
 #include "runner/runner_my_watch.h"
 
@@ -560,19 +561,20 @@ static void send_timeout(struct my_run *r)
 		 "the statement exceeded the timeout of %" PRIu32
 		 " ms; make it cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts",
 		 r->job->timeout_ms);
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", "TIMEOUT", MY_ER_QUERY_TIMEOUT,
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_TIMEOUT), MY_ER_QUERY_TIMEOUT,
 			    "Query execution was interrupted, maximum statement execution time exceeded", hint);
 }
 
 static void send_cancel(struct my_run *r)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "70100", "CANCELED", MY_ER_QUERY_INTERRUPTED,
-			    "Query execution was interrupted", "");
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "70100", airlock_err_name(AIRLOCK_E_CANCELED),
+			    MY_ER_QUERY_INTERRUPTED, "Query execution was interrupted", "");
 }
 
 static void send_lost(struct my_run *r)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", "EXECUTION_FAILED", MY_CR_SERVER_LOST,
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+			    MY_CR_SERVER_LOST,
 			    r->lost_in_rows ? "connection to the database was lost while reading rows" :
 					      "connection to the database was lost",
 			    r->lost_in_rows ? "a single row larger than 64 MiB also ends the connection; "
@@ -624,8 +626,8 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 			send_backend_error(r);
 			break;
 		case OUT_REFUSED:
-			runner_ctl_error_my(r->ctl, FRAME_ERROR, "42000", "EXECUTION_FAILED", MY_ER_NOT_SUPPORTED,
-					    r->refusal, "");
+			runner_ctl_error_my(r->ctl, FRAME_ERROR, "42000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+					    MY_ER_NOT_SUPPORTED, r->refusal, "");
 			break;
 		case OUT_EVENT: /* an event is never taken back, so disarm returned it */
 		case OUT_GONE:
@@ -666,8 +668,8 @@ static const char *connect_detail(unsigned err)
 
 static int finish_connect(struct my_run *r, unsigned err)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "08001", "EXECUTION_FAILED", MY_CR_CONN_HOST, connect_detail(err),
-			    "");
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+			    MY_CR_CONN_HOST, connect_detail(err), "");
 	return runner_ctl_flush(r->ctl);
 }
 

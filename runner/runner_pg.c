@@ -25,6 +25,8 @@
 
 #include <libpq-fe.h>
 
+#include "protocol/errors.h"
+
 #define CONNECT_TIMEOUT_MS 10000
 #define SETUP_TIMEOUT_MS 10000   /* BEGIN, set_config, COMMIT */
 #define ROLLBACK_TIMEOUT_MS 2000
@@ -473,19 +475,19 @@ static void send_timeout(struct pg_run *r)
 
 	snprintf(msg, sizeof(msg), "statement exceeded the timeout of %" PRIu32 " ms",
 		 r->job->timeout_ms);
-	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", "TIMEOUT", msg, "",
+	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", airlock_err_name(AIRLOCK_E_TIMEOUT), msg, "",
 			 "make the statement cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts");
 }
 
 static void send_cancel(struct pg_run *r)
 {
-	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", "CANCELED",
+	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", airlock_err_name(AIRLOCK_E_CANCELED),
 			 "canceling statement due to user request", "", "");
 }
 
 static void send_lost(struct pg_run *r)
 {
-	runner_ctl_error(r->ctl, FRAME_ERROR, "08006", "EXECUTION_FAILED",
+	runner_ctl_error(r->ctl, FRAME_ERROR, "08006", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
 			 "connection to the database was lost", "", "");
 }
 
@@ -540,7 +542,8 @@ static int finish(struct pg_run *r, enum outcome o)
 		break;
 	case OUT_REFUSED:
 		cancel_query(r);
-		runner_ctl_error(r->ctl, FRAME_ERROR, "0A000", "EXECUTION_FAILED", r->refusal, "", "");
+		runner_ctl_error(r->ctl, FRAME_ERROR, "0A000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+				 r->refusal, "", "");
 		break;
 	case OUT_LOST:
 		send_lost(r);
@@ -550,7 +553,7 @@ static int finish(struct pg_run *r, enum outcome o)
 
 		snprintf(msg, sizeof(msg), "COST_LIMIT: the estimated cost %.0f is above max_cost=%" PRIu64,
 			 r->cost, r->job->max_cost);
-		runner_ctl_error(r->ctl, FRAME_ERROR, "54001", "COST_LIMIT", msg, "",
+		runner_ctl_error(r->ctl, FRAME_ERROR, "54001", airlock_err_name(AIRLOCK_E_COST_LIMIT), msg, "",
 				 "filter on an indexed column, add a LIMIT, or join fewer rows");
 		break;
 	}
@@ -574,7 +577,7 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 	default:
 		detail = o == OUT_DEADLINE ? "timed out" :
 			 connect_detail(r->conn ? PQerrorMessage(r->conn) : NULL);
-		runner_ctl_error(r->ctl, FRAME_ERROR, "08001", "EXECUTION_FAILED",
+		runner_ctl_error(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
 				 "could not connect to the database", detail, "");
 		break;
 	}

@@ -47,7 +47,7 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		s->bin.lens = calloc(n ? n : 1, sizeof(*s->bin.lens));
 		if (!s->bin.types || !s->bin.is_unsigned || !s->bin.values || !s->bin.lens) {
 			s->result_failed = true;
-			myr_put_err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+			myr_put_err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 			myr_flush(s);
 			job_cancel(s->core.job);
 			return;
@@ -113,7 +113,7 @@ static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
 	if (!ok) {
 		log_warn("mysql session %u: a value could not be encoded in the binary protocol: %s", s->core.id,
 			 why ? why : "out of memory");
-		myr_put_err(s, 1105, "HY000", "UNSUPPORTED", "a value could not be sent in the binary protocol",
+		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
 			    "run the statement as a text query");
 	}
 	return ok;
@@ -206,7 +206,7 @@ static void job_done(void *arg, const struct job_result *r)
 		s->in_trans = true; /* a statement opens a transaction when autocommit is off */
 	if (s->result_failed) {
 		/* The ERR went out with the row that failed. */
-		session_audit(&s->core, "error", "HY000", "UNSUPPORTED", r->rows, r->bytes, r->truncated);
+		session_audit(&s->core, "error", "HY000", AIRLOCK_E_UNSUPPORTED, r->rows, r->bytes, r->truncated);
 	} else if (r->ok) {
 		if (r->truncated)
 			truncated_warning(s, r->truncated, r->rows);
@@ -220,13 +220,13 @@ static void job_done(void *arg, const struct job_result *r)
 		} else {
 			myr_result_end(s);
 		}
-		session_audit(&s->core, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
+		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
 	} else {
 		char state[6];
 
 		snprintf(state, sizeof(state), "%s", r->sqlstate && strlen(r->sqlstate) == 5 ? r->sqlstate : "HY000");
-		myr_put_err(s, (uint16_t)errno_for(r), state, airlock_err_name(r->code), r->message, r->hint);
-		session_audit(&s->core, "error", state, airlock_err_name(r->code), 0, 0, 0);
+		myr_put_err(s, (uint16_t)errno_for(r), state, r->code, r->message, r->hint);
+		session_audit(&s->core, "error", state, r->code, 0, 0, 0);
 	}
 	myr_flush(s);
 	s->field_list = false;
@@ -274,11 +274,11 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 	if (!s->core.job && busy) {
 		snprintf(msg, sizeof(msg), "user '%s' already runs %u statements, its max_jobs", s->core.user,
 			 s->core.u->max_jobs);
-		myr_refuse(s, 1040, "08004", "BUSY", msg, "wait for a statement to finish");
+		myr_refuse(s, 1040, "08004", AIRLOCK_E_BUSY, msg, "wait for a statement to finish");
 		return;
 	}
 	if (!s->core.job) {
-		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		return;
 	}
 	session_set_state(&s->core, SESSION_BUSY);

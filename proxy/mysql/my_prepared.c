@@ -53,8 +53,8 @@ void myp_free_all(struct my_session *s)
 			stmt_free(s, &s->stmts[i]);
 }
 
-static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code, const char *msg,
-		const char *hint)
+static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code,
+		const char *msg, const char *hint)
 {
 	myr_put_err(s, errcode, sqlstate, code, msg, hint);
 	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
@@ -153,7 +153,7 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 		if (!s->stmts[i])
 			slot = &s->stmts[i];
 	if (!slot || s->prepared_bytes + len > MYS_MAX_PREPARED_BYTES) {
-		err(s, 1461, "42000", "BUSY", "Can't create more than max_prepared_stmt_count statements",
+		err(s, 1461, "42000", AIRLOCK_E_BUSY, "Can't create more than max_prepared_stmt_count statements",
 		    "close prepared statements you no longer need (at most 64, 4 MiB of text, per session)");
 		return;
 	}
@@ -161,7 +161,7 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	v = malloc(sizeof(*v));
 	check = n >= 0 ? with_zeros(sql, len, holes, n) : strndup(sql, len);
 	if (!v || !check) {
-		err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		goto out;
 	}
 	myq_validate(s, check, strlen(check), v);
@@ -170,13 +170,14 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 		goto out;
 	}
 	if (v->kind != VMY_READ || n < 0) {
-		err(s, 1295, "HY000", "UNSUPPORTED", "This command is not supported in the prepared statement protocol yet",
+		err(s, 1295, "HY000", AIRLOCK_E_UNSUPPORTED,
+		    "This command is not supported in the prepared statement protocol yet",
 		    "send session statements (SET, USE, transactions, SHOW WARNINGS, ...) as text queries");
 		goto out;
 	}
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->sql = strndup(sql, len)) || (n && !(st->types = calloc((size_t)n, 2)))) {
-		err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		if (st)
 			free(st->sql);
 		free(st);
@@ -201,7 +202,7 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	}
 	if (n > 0 && !(s->caps & MY_CAP_DEPRECATE_EOF))
 		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
-	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
 	myr_flush(s);
 out:
 	free(holes);
@@ -215,7 +216,7 @@ static void unknown_stmt(struct my_session *s, uint32_t id, const char *what)
 	char msg[128];
 
 	snprintf(msg, sizeof(msg), "Unknown prepared statement handler (%u) given to %s", id, what);
-	err(s, 1243, "HY000", NULL, msg, NULL);
+	err(s, 1243, "HY000", AIRLOCK_E_NONE, msg, NULL);
 }
 
 /* True for a non-empty run of digits with an optional leading '-'. */
@@ -285,7 +286,7 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 
 	myr_clear_warnings(s);
 	if (my_stmt_execute_id(p, len, &id) != MY_OK) {
-		err(s, 1210, "HY000", NULL, "Incorrect arguments to mysqld_stmt_execute", NULL);
+		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_execute", NULL);
 		return;
 	}
 	slot = find_slot(s, id);
@@ -294,25 +295,25 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	if ((*slot)->long_data) {
-		err(s, 1235, "42000", "UNSUPPORTED", "COM_STMT_SEND_LONG_DATA is not supported",
+		err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "COM_STMT_SEND_LONG_DATA is not supported",
 		    "bind the value in COM_STMT_EXECUTE");
 		(*slot)->long_data = false;
 		return;
 	}
 	ex = malloc(sizeof(*ex));
 	if (!ex) {
-		err(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		return;
 	}
 	if (my_stmt_decode_execute(p, len, (*slot)->nparams, (*slot)->have_types ? (*slot)->types : NULL, ex,
 				   (*slot)->types, &why) != MY_OK) {
-		err(s, 1210, "HY000", NULL, "Incorrect arguments to mysqld_stmt_execute", why);
+		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_execute", why);
 		free(ex);
 		return;
 	}
 	(*slot)->have_types = true;
 	if (ex->flags != 0) {
-		err(s, 1235, "42000", "UNSUPPORTED", "Server-side cursors are not supported",
+		err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "Server-side cursors are not supported",
 		    "execute without a cursor (CURSOR_TYPE_NO_CURSOR); rows are streamed anyway");
 		free(ex);
 		return;
@@ -320,7 +321,7 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 	sql = bind_values(s, *slot, ex, &why);
 	free(ex);
 	if (!sql) {
-		err(s, 1210, "HY000", NULL, "Incorrect arguments to mysqld_stmt_execute", why);
+		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_execute", why);
 		return;
 	}
 	myq_run_binary(s, sql, strlen(sql));

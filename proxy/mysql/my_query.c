@@ -24,7 +24,7 @@
 static void local_ok(struct my_session *s)
 {
 	myr_put_ok(s);
-	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
 	myr_flush(s);
 }
 
@@ -112,7 +112,7 @@ static void show_warnings(struct my_session *s, const struct vmy_result *v, bool
 		local_header(s, &count, 1);
 		local_row(s, row, 1);
 		myr_result_end(s);
-		session_audit(&s->core, "local", NULL, NULL, 1, 0, 0);
+		session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 1, 0, 0);
 		myr_flush(s);
 		return;
 	}
@@ -132,7 +132,7 @@ static void show_warnings(struct my_session *s, const struct vmy_result *v, bool
 		rows++;
 	}
 	myr_result_end(s);
-	session_audit(&s->core, "local", NULL, NULL, rows, 0, 0);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, rows, 0, 0);
 	myr_flush(s);
 }
 
@@ -187,7 +187,7 @@ static void local_select(struct my_session *s, const struct vmy_result *v)
 	if (v->limit != 0)
 		local_row(s, values, v->nitems);
 	myr_result_end(s);
-	session_audit(&s->core, "local", NULL, NULL, v->limit != 0, 0, 0);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, v->limit != 0, 0, 0);
 	myr_flush(s);
 }
 
@@ -250,7 +250,7 @@ static void show_variables(struct my_session *s, const struct vmy_result *v)
 	local_header(s, cols, 2);
 	myv_each(s, show_var_row, &c);
 	myr_result_end(s);
-	session_audit(&s->core, "local", NULL, NULL, c.rows, 0, 0);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, c.rows, 0, 0);
 	myr_flush(s);
 }
 
@@ -268,7 +268,7 @@ static void set_vars(struct my_session *s, const struct vmy_result *v)
 			s->vars = saved;
 			s->in_trans = in_trans;
 			s->read_only_txn = ro;
-			myr_refuse(s, err, err == 1231 ? "42000" : "HY000", NULL, msg, NULL);
+			myr_refuse(s, err, err == 1231 ? "42000" : "HY000", AIRLOCK_E_NONE, msg, NULL);
 			return;
 		}
 	}
@@ -281,7 +281,8 @@ static void use_db(struct my_session *s, const char *db)
 
 	if (!myq_database_allowed(s, db)) {
 		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%.64s'", s->core.user, s->host, db);
-		myr_refuse(s, 1044, "42000", "TABLE_NOT_ALLOWED", msg, "switch only to the databases of mysql_tables");
+		myr_refuse(s, 1044, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, msg,
+			   "switch only to the databases of mysql_tables");
 		return;
 	}
 	snprintf(s->database, sizeof(s->database), "%s", db);
@@ -294,7 +295,7 @@ void myq_init_db(struct my_session *s, const char *db, size_t len)
 
 	myr_clear_warnings(s);
 	if (len == 0 || len >= sizeof(name) || memchr(db, '\0', len)) {
-		myr_refuse(s, 1102, "42000", NULL, "Incorrect database name", NULL);
+		myr_refuse(s, 1102, "42000", AIRLOCK_E_NONE, "Incorrect database name", NULL);
 		return;
 	}
 	memcpy(name, db, len);
@@ -370,8 +371,9 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 
 	if (o && o->u && strcmp(o->user, s->core.user) == 0) {
 		if (!query_only) {
-			myr_refuse(s, 1235, "42000", "UNSUPPORTED", "KILL CONNECTION is not available through airlock",
-			       "use KILL QUERY <id> to stop a statement, or close that connection");
+			myr_refuse(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+				   "KILL CONNECTION is not available through airlock",
+				   "use KILL QUERY <id> to stop a statement, or close that connection");
 			return;
 		}
 		if (o->job) {
@@ -383,7 +385,7 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 	}
 	/* Other users' sessions are as unknown as ids that do not exist. */
 	snprintf(msg, sizeof(msg), "Unknown thread id: %u", id);
-	myr_refuse(s, 1094, "HY000", NULL, msg, NULL);
+	myr_refuse(s, 1094, "HY000", AIRLOCK_E_NONE, msg, NULL);
 }
 
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v)
@@ -400,7 +402,7 @@ void myq_run_binary(struct my_session *s, const char *sql, size_t len)
 	struct vmy_result *v = malloc(sizeof(*v));
 
 	if (!v) {
-		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		return;
 	}
 	/* The final text, values in place, is what the validator judges. */
@@ -408,8 +410,9 @@ void myq_run_binary(struct my_session *s, const char *sql, size_t len)
 	if (v->kind == VMY_REFUSED)
 		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
 	else if (v->kind != VMY_READ)
-		myr_refuse(s, 1295, "HY000", "UNSUPPORTED", "This command is not supported in the prepared statement protocol yet",
-		       "send it as a text query");
+		myr_refuse(s, 1295, "HY000", AIRLOCK_E_UNSUPPORTED,
+			   "This command is not supported in the prepared statement protocol yet",
+			   "send it as a text query");
 	else
 		myj_start(s, sql, false, true);
 	free(v);
@@ -429,7 +432,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 	}
 	v = malloc(sizeof(*v));
 	if (!v) {
-		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		return;
 	}
 	myq_validate(s, sql, len, v);
@@ -440,7 +443,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
 		break;
 	case VMY_EMPTY:
-		myr_refuse(s, 1065, "42000", NULL, "Query was empty", NULL);
+		myr_refuse(s, 1065, "42000", AIRLOCK_E_NONE, "Query was empty", NULL);
 		break;
 	case VMY_SET:
 		set_vars(s, v);
@@ -473,7 +476,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
 		text = strndup(sql, len);
 		if (!text) {
-			myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+			myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 			break;
 		}
 		myj_start(s, text, false, false);
@@ -511,20 +514,20 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 
 	myr_clear_warnings(s);
 	if (!s->database[0]) {
-		myr_refuse(s, 1046, "3D000", NULL, "No database selected", NULL);
+		myr_refuse(s, 1046, "3D000", AIRLOCK_E_NONE, "No database selected", NULL);
 		return;
 	}
 	if (len == 0 || len > 64 || memchr(table, '\0', len) || !quote_ident(s->database, strlen(s->database), qdb,
 									sizeof(qdb)) ||
 	    !quote_ident(table, len, qtable, sizeof(qtable))) {
-		myr_refuse(s, 1103, "42000", NULL, "Incorrect table name", NULL);
+		myr_refuse(s, 1103, "42000", AIRLOCK_E_NONE, "Incorrect table name", NULL);
 		return;
 	}
 	/* The same rules as a query naming the table: the allowlist decides. */
 	snprintf(sql, sizeof(sql), "SELECT * FROM %s.%s LIMIT 0", qdb, qtable);
 	v = malloc(sizeof(*v));
 	if (!v) {
-		myr_refuse(s, 1037, "HY001", NULL, "Out of memory", NULL);
+		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		return;
 	}
 	fill_policy(s, &pol);

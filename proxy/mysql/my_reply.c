@@ -35,14 +35,15 @@ void myr_put_ok(struct my_session *s)
 	my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, false);
 }
 
-void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
+void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code,
 		 const char *message, const char *hint)
 {
+	const char *name = airlock_err_name(code);
 	char text[1400];
 	int n;
 
-	if (code && code[0] && strncmp(message, code, strlen(code)) != 0)
-		n = snprintf(text, sizeof(text), "%s: %s", code, message);
+	if (name[0] && strncmp(message, name, strlen(name)) != 0)
+		n = snprintf(text, sizeof(text), "%s: %s", name, message);
 	else
 		n = snprintf(text, sizeof(text), "%s", message);
 	if (hint && hint[0] && n > 0 && (size_t)n < sizeof(text))
@@ -72,7 +73,7 @@ void myr_add_warning(struct my_session *s, const char *level, uint16_t code, con
 	snprintf(w->message, sizeof(w->message), "%s", message);
 }
 
-void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, const char *code,
+void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, enum airlock_err code,
 		   const char *message, const char *hint)
 {
 	myr_put_err(s, (uint16_t)errcode, sqlstate, code, message, hint);

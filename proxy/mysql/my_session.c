@@ -76,7 +76,7 @@ static void my_free(struct session *core)
 
 static void fatal(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *message)
 {
-	myr_put_err(s, errcode, sqlstate, NULL, message, NULL);
+	myr_put_err(s, errcode, sqlstate, AIRLOCK_E_NONE, message, NULL);
 	myr_flush(s);
 	session_close(&s->core, true, message);
 }
@@ -321,7 +321,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 	const char *why = NULL;
 
 	if (my_decode_command(p, len, &c, &why) != MY_OK) {
-		myr_put_err(s, 1047, "08S01", NULL, why ? why : "Unknown command", NULL);
+		myr_put_err(s, 1047, "08S01", AIRLOCK_E_NONE, why ? why : "Unknown command", NULL);
 		myr_flush(s);
 		return;
 	}
@@ -374,16 +374,16 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		if (c.arg_len == 2 && c.arg[0] == 1 && c.arg[1] == 0)
 			my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
 		else
-			myr_put_err(s, 1235, "42000", "MULTI_STATEMENT",
+			myr_put_err(s, 1235, "42000", AIRLOCK_E_MULTI_STATEMENT,
 				    "This version of airlock doesn't yet support 'multiple statements'",
 				    "send one statement per query");
 		break;
 	case MY_COM_STMT_FETCH:
-		myr_put_err(s, 1235, "42000", "UNSUPPORTED", "Server-side cursors are not supported",
+		myr_put_err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "Server-side cursors are not supported",
 			    "execute without a cursor; rows are streamed anyway");
 		break;
 	default:
-		myr_put_err(s, 1047, "08S01", "UNSUPPORTED", "Unknown command",
+		myr_put_err(s, 1047, "08S01", AIRLOCK_E_UNSUPPORTED, "Unknown command",
 			    "airlock answers COM_QUERY, COM_PING, COM_INIT_DB, COM_FIELD_LIST and COM_QUIT");
 		break;
 	}
@@ -436,7 +436,7 @@ static void my_auth_timeout(struct session *core)
 {
 	struct my_session *s = my(core);
 
-	myr_put_err(s, 1043, "08S01", NULL, "Bad handshake: authentication timeout", NULL);
+	myr_put_err(s, 1043, "08S01", AIRLOCK_E_NONE, "Bad handshake: authentication timeout", NULL);
 	myr_flush(s);
 }
 

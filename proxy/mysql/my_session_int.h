@@ -121,12 +121,12 @@ void myr_flush(struct my_session *s);
 /* The status flags of OK and EOF: autocommit, in a transaction, read-only. */
 uint16_t myr_status(const struct my_session *s);
 void myr_put_ok(struct my_session *s);
-/* An ERR packet; code (when not empty) leads the message and hint follows it. */
-void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *code,
+/* An ERR packet; code's name (unless AIRLOCK_E_NONE) leads the message and hint follows it. */
+void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code,
 		 const char *message, const char *hint);
 bool myr_deprecate_eof(const struct my_session *s);
 /* A refused statement: ERR, audit record, flush. */
-void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, const char *code,
+void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, enum airlock_err code,
 		const char *message, const char *hint);
 /* The EOF or OK that ends a result set. */
 void myr_result_end(struct my_session *s);

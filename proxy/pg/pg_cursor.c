@@ -105,7 +105,7 @@ static void fetch_finish(struct pg_cursor *c)
 	}
 	snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
 	pg_put_command_complete(&s->core.w, tag);
-	session_audit(&s->core, "run", NULL, NULL, c->got, 0, c->truncated);
+	session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
 	s->fetching = NULL;
 	s->core.out_paused = false;
 	pgr_ready(s);
@@ -233,20 +233,20 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	int slot = -1;
 
 	if (s->txn == 'I' && !v->hold) {
-		pgr_error(s, "25P01", "", "DECLARE CURSOR can only be used in transaction blocks", NULL, 0);
+		pgr_error(s, "25P01", AIRLOCK_E_NONE, "DECLARE CURSOR can only be used in transaction blocks", NULL, 0);
 		return true;
 	}
 	if (find_cursor(s, v->name) >= 0) {
 		snprintf(msg, sizeof(msg), "cursor \"%s\" already exists", v->name);
-		pgr_error(s, "42P03", "", msg, NULL, 0);
+		pgr_error(s, "42P03", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	for (int i = 0; i < SESS_MAX_CURSORS && slot < 0; i++)
 		if (!s->cursors[i])
 			slot = i;
 	if (slot < 0) {
-		pgr_error(s, "53400", "", "too many open cursors in this session", "CLOSE cursors you are done with",
-			  0);
+		pgr_error(s, "53400", AIRLOCK_E_NONE, "too many open cursors in this session",
+			  "CLOSE cursors you are done with", 0);
 		return true;
 	}
 	c = calloc(1, sizeof(*c));
@@ -254,7 +254,7 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
 	if (!c || !c->resume) {
 		free(c);
-		pgr_error(s, "53200", "", "out of memory", NULL, 0);
+		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
 		return true;
 	}
 	c->s = s;
@@ -282,7 +282,7 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
-		pgr_error(s, "34000", "", msg, NULL, 0);
+		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	c = s->cursors[i];
@@ -333,7 +333,7 @@ bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_resul
 			cursor_free(s, i);
 		} else {
 			snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
-			pgr_error(s, "34000", "", msg, NULL, 0);
+			pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
 			return true;
 		}
 		pgr_local_done(s, v->name[0] ? "CLOSE CURSOR" : "CLOSE CURSOR ALL");

@@ -19,7 +19,7 @@
 static void pgx_protocol_error(struct pg_session *s, const char *err)
 {
 	s->cur.extended = true;
-	pgr_error(s, "08P01", "", err ? err : "malformed message", NULL, 0);
+	pgr_error(s, "08P01", AIRLOCK_E_NONE, err ? err : "malformed message", NULL, 0);
 }
 
 static void pgx_begin(struct pg_session *s)
@@ -90,13 +90,13 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	if (strlen(pp.name) >= sizeof(st->name) || pp.ntypes > SESS_MAX_PARAMS) {
-		pgr_error(s, "54000", "", "statement name too long or too many parameter types", NULL, 0);
+		pgr_error(s, "54000", AIRLOCK_E_NONE, "statement name too long or too many parameter types", NULL, 0);
 		return true;
 	}
 	old = find_stmt(s, pp.name);
 	if (old >= 0 && pp.name[0]) {
 		snprintf(msg, sizeof(msg), "prepared statement \"%s\" already exists", pp.name);
-		pgr_error(s, "42P05", "", msg, NULL, 0);
+		pgr_error(s, "42P05", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	if (old >= 0)
@@ -105,12 +105,12 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		if (!s->stmts[i])
 			slot = i;
 	if (slot < 0) {
-		pgr_error(s, "53400", "", "too many prepared statements in this session",
+		pgr_error(s, "53400", AIRLOCK_E_NONE, "too many prepared statements in this session",
 			  "close prepared statements you no longer need", 0);
 		return true;
 	}
 	if (s->prepared_bytes + strlen(pp.query) > SESS_MAX_PREPARED_BYTES) {
-		pgr_error(s, "53400", "", "prepared statements of this session hold too much memory",
+		pgr_error(s, "53400", AIRLOCK_E_NONE, "prepared statements of this session hold too much memory",
 			  "close prepared statements you no longer need", 0);
 		return true;
 	}
@@ -120,7 +120,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		if (st)
 			free(st->sql);
 		free(st);
-		pgr_error(s, "53200", "", "out of memory", NULL, 0);
+		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
 		return true;
 	}
 	snprintf(st->name, sizeof(st->name), "%s", pp.name);
@@ -164,18 +164,18 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	si = find_stmt(s, b.stmt);
 	if (si < 0) {
 		snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", b.stmt);
-		pgr_error(s, "26000", "", msg, NULL, 0);
+		pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	st = s->stmts[si];
 	if (b.nparams > SESS_MAX_PARAMS || strlen(b.portal) >= sizeof(p->name) ||
 	    pg_bind_values(&b, vals, SESS_MAX_PARAMS) != PG_OK) {
-		pgr_error(s, "54000", "", "too many parameters", NULL, 0);
+		pgr_error(s, "54000", AIRLOCK_E_NONE, "too many parameters", NULL, 0);
 		return true;
 	}
 	for (uint16_t c = 0; c < b.nresult_formats; c++) {
 		if (pg_bind_result_format(&b, c) != 0) {
-			pgr_error(s, "0A000", "UNSUPPORTED", "UNSUPPORTED: binary result format is not supported yet",
+			pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED, "binary result format is not supported yet",
 				  "ask for text results (result format 0)", 0);
 			return true;
 		}
@@ -183,7 +183,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	old = find_portal(s, b.portal);
 	if (old >= 0 && b.portal[0]) {
 		snprintf(msg, sizeof(msg), "portal \"%s\" already exists", b.portal);
-		pgr_error(s, "42P03", "", msg, NULL, 0);
+		pgr_error(s, "42P03", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	if (old >= 0)
@@ -192,14 +192,14 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		if (!s->portals[i])
 			slot = i;
 	if (slot < 0) {
-		pgr_error(s, "53400", "", "too many open portals in this session", "close portals you no longer need",
-			  0);
+		pgr_error(s, "53400", AIRLOCK_E_NONE, "too many open portals in this session",
+			  "close portals you no longer need", 0);
 		return true;
 	}
 	for (uint16_t i = 0; i < b.nparams; i++)
 		total += vals[i].len > 0 ? (size_t)vals[i].len : 0;
 	if (s->prepared_bytes + total > SESS_MAX_PREPARED_BYTES) {
-		pgr_error(s, "53400", "", "bound parameters of this session hold too much memory",
+		pgr_error(s, "53400", AIRLOCK_E_NONE, "bound parameters of this session hold too much memory",
 			  "close portals you no longer need", 0);
 		return true;
 	}
@@ -214,7 +214,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 			free(p->params);
 		}
 		free(p);
-		pgr_error(s, "53200", "", "out of memory", NULL, 0);
+		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
 		return true;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", b.portal);
@@ -285,13 +285,13 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		i = find_stmt(s, name);
 		if (i < 0) {
 			snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", name);
-			pgr_error(s, "26000", "", msg, NULL, 0);
+			pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
 			return true;
 		}
 		st = s->stmts[i];
 		if (runs_remotely(&st->v)) {
-			pgr_error(s, "0A000", "UNSUPPORTED",
-				  "UNSUPPORTED: describing a prepared statement's result columns is not supported yet",
+			pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED,
+				  "describing a prepared statement's result columns is not supported yet",
 				  "Bind it and Describe the portal instead", 0);
 			return true;
 		}
@@ -303,7 +303,7 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 	i = find_portal(s, name);
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
-		pgr_error(s, "34000", "", msg, NULL, 0);
+		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	if (runs_remotely(&s->portals[i]->stmt->v)) {
@@ -334,13 +334,13 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 	i = find_portal(s, name);
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
-		pgr_error(s, "34000", "", msg, NULL, 0);
+		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	p = s->portals[i];
 	if (p->suspended) {
-		pgr_error(s, "0A000", "UNSUPPORTED",
-			  "UNSUPPORTED: fetching more rows from a suspended portal is not supported yet",
+		pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED,
+			  "fetching more rows from a suspended portal is not supported yet",
 			  "run the query again with a LIMIT/OFFSET, or without a row limit on Execute", 0);
 		return true;
 	}

@@ -59,7 +59,8 @@ static void show_local(struct pg_session *s, const char *display, const char *va
 static void do_set(struct pg_session *s, const struct pgv_result *v)
 {
 	bool reported = false;
-	const char *sqlstate, *code;
+	const char *sqlstate;
+	enum airlock_err code;
 	char msg[512];
 
 	if (v->set_default || !strcasecmp(v->value, "default")) {
@@ -74,7 +75,7 @@ static void do_set(struct pg_session *s, const struct pgv_result *v)
 		char hint[512];
 
 		snprintf(hint, sizeof(hint), "settings that can be changed: %s", pgs_allowed_names());
-		pgr_error(s, sqlstate, code, msg, !strcmp(code, "SETTING_NOT_ALLOWED") ? hint : NULL, 0);
+		pgr_error(s, sqlstate, code, msg, code == AIRLOCK_E_SETTING_NOT_ALLOWED ? hint : NULL, 0);
 		return;
 	}
 	pgr_local_done(s, "SET");
@@ -87,9 +88,8 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 	switch (v->kind) {
 	case PGV_BEGIN:
 		if (v->read_write) {
-			pgr_error(s, "25006", "NOT_READ_ONLY",
-					"NOT_READ_ONLY: airlock transactions are read-only",
-					"use BEGIN or BEGIN READ ONLY", 0);
+			pgr_error(s, "25006", AIRLOCK_E_NOT_READ_ONLY, "airlock transactions are read-only",
+				  "use BEGIN or BEGIN READ ONLY", 0);
 			return;
 		}
 		if (s->txn != 'I') {
@@ -121,7 +121,8 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		return;
 	case PGV_SAVEPOINT:
 		if (s->txn == 'I') {
-			pgr_error(s, "25P01", "", "SAVEPOINT can only be used in transaction blocks", NULL, 0);
+			pgr_error(s, "25P01", AIRLOCK_E_NONE, "SAVEPOINT can only be used in transaction blocks", NULL,
+				  0);
 			return;
 		}
 		if (s->nsavepoints < SESS_MAX_SAVEPOINTS)
@@ -136,14 +137,14 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		if (s->txn == 'I') {
 			snprintf(msg, sizeof(msg), "%s can only be used in transaction blocks",
 				 v->kind == PGV_RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
-			pgr_error(s, "25P01", "", msg, NULL, 0);
+			pgr_error(s, "25P01", AIRLOCK_E_NONE, msg, NULL, 0);
 			return;
 		}
 		while (i > 0 && strcmp(s->savepoints[i - 1], v->name) != 0)
 			i--;
 		if (i == 0) {
 			snprintf(msg, sizeof(msg), "savepoint \"%s\" does not exist", v->name);
-			pgr_error(s, "3B001", "", msg, NULL, 0);
+			pgr_error(s, "3B001", AIRLOCK_E_NONE, msg, NULL, 0);
 			return;
 		}
 		if (v->kind == PGV_RELEASE) {
@@ -205,7 +206,7 @@ static void job_done(void *arg, const struct job_result *r)
 				pgr_truncated(s, r->truncated, r->rows);
 			pg_put_command_complete(&s->core.w, r->tag);
 		}
-		session_audit(&s->core, "run", NULL, NULL, r->rows, r->bytes, r->truncated);
+		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
 	} else {
 		pgr_job_error(s, r);
 		if (x->extended)
@@ -274,7 +275,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	session_statement_begin(&s->core, v->fingerprint);
 	s->cur = *x;
 	if (s->txn == 'E' && v->kind != PGV_ROLLBACK && v->kind != PGV_COMMIT && v->kind != PGV_ROLLBACK_TO) {
-		pgr_error(s, "25P02", "",
+		pgr_error(s, "25P02", AIRLOCK_E_NONE,
 			  "current transaction is aborted, commands ignored until end of transaction block",
 			  "send ROLLBACK", 0);
 		return true;
@@ -291,7 +292,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_RESET:
 		if (pgs_reset(&s->set, v->name, msg, sizeof(msg)) < 0) {
-			pgr_error(s, "42501", "SETTING_NOT_ALLOWED", msg, NULL, 0);
+			pgr_error(s, "42501", AIRLOCK_E_SETTING_NOT_ALLOWED, msg, NULL, 0);
 			break;
 		}
 		pgr_local_done(s, "RESET");
@@ -311,7 +312,8 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_DISCARD:
 		if (s->txn != 'I') {
-			pgr_error(s, "25001", "", "DISCARD ALL cannot run inside a transaction block", NULL, 0);
+			pgr_error(s, "25001", AIRLOCK_E_NONE, "DISCARD ALL cannot run inside a transaction block", NULL,
+				  0);
 			break;
 		}
 		pgs_reset(&s->set, "all", msg, sizeof(msg));
@@ -319,8 +321,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_SET_TRANSACTION:
 		if (v->read_write) {
-			pgr_error(s, "25006", "NOT_READ_ONLY", "NOT_READ_ONLY: airlock transactions are read-only",
-				  NULL, 0);
+			pgr_error(s, "25006", AIRLOCK_E_NOT_READ_ONLY, "airlock transactions are read-only", NULL, 0);
 			break;
 		}
 		pgr_local_done(s, "SET");
@@ -339,7 +340,8 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	case PGV_FETCH:
 	case PGV_CLOSE_CURSOR:
 		if (x->extended) {
-			pgr_error(s, "0A000", "UNSUPPORTED", "UNSUPPORTED: cursors are available through simple queries only",
+			pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED,
+				  "cursors are available through simple queries only",
 				  "Bind and Execute the SELECT itself", 0);
 			break;
 		}

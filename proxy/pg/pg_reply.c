@@ -52,14 +52,15 @@ void pgr_ready(struct pg_session *s)
 }
 
 /* A statement-level error: inside a transaction block it aborts the block. */
-void pgr_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message,
+void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message,
 			    const char *hint, int position)
 {
+	const char *name = airlock_err_name(code);
 	char prefixed[1100];
 
 	/* The airlock code leads the message, so an agent can branch on it. */
-	if (code && code[0] && strncmp(message, code, strlen(code)) != 0) {
-		snprintf(prefixed, sizeof(prefixed), "%s: %s", code, message);
+	if (name[0] && strncmp(message, name, strlen(name)) != 0) {
+		snprintf(prefixed, sizeof(prefixed), "%s: %s", name, message);
 		message = prefixed;
 	}
 	pgr_put_error(s, "ERROR", sqlstate, message, NULL, hint, position);
@@ -73,7 +74,7 @@ void pgr_error(struct pg_session *s, const char *sqlstate, const char *code, con
 void pgr_local_done(struct pg_session *s, const char *tag)
 {
 	pg_put_command_complete(&s->core.w, tag);
-	session_audit(&s->core, "local", NULL, NULL, 0, 0, 0);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
 }
 
 /* A runner's 'T' frame as a RowDescription. */
@@ -150,7 +151,7 @@ void pgr_job_error(struct pg_session *s, const struct job_result *r)
 	pgr_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, r->position);
 	if (s->txn == 'T')
 		s->txn = 'E';
-	session_audit(&s->core, "error", r->sqlstate, code, 0, 0, 0);
+	session_audit(&s->core, "error", r->sqlstate, r->code, 0, 0, 0);
 }
 
 struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
@@ -165,9 +166,9 @@ struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, c
 		snprintf(msg, sizeof(msg),
 			 "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs", s->core.user,
 			 s->core.u->max_jobs);
-		pgr_error(s, "53300", "BUSY", msg, "wait for a statement to finish or CLOSE a cursor", 0);
+		pgr_error(s, "53300", AIRLOCK_E_BUSY, msg, "wait for a statement to finish or CLOSE a cursor", 0);
 	} else if (!j) {
-		pgr_error(s, "53200", "", "out of memory", NULL, 0);
+		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
 	}
 	return j;
 }

@@ -123,7 +123,8 @@ static bool startup_options(struct pg_session *s, const char *opts)
 		char *eq;
 		const char *setting;
 		bool reported;
-		const char *sqlstate, *code;
+		const char *sqlstate;
+		enum airlock_err code;
 
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -179,7 +180,8 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 {
 	const char *user, *db;
 	bool reported;
-	const char *sqlstate, *code;
+	const char *sqlstate;
+	enum airlock_err code;
 	char msg[256];
 
 	switch (st->kind) {

@@ -112,8 +112,8 @@ void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqls
 /* ReadyForQuery with the transaction status, flushed. */
 void pgr_ready(struct pg_session *s);
 /* A refused or failed statement; aborts a transaction block; in extended mode, discards until Sync. */
-void pgr_error(struct pg_session *s, const char *sqlstate, const char *code, const char *message, const char *hint,
-	       int position);
+void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message,
+	       const char *hint, int position);
 /* A statement answered by airlock: CommandComplete and its audit record. */
 void pgr_local_done(struct pg_session *s, const char *tag);
 /* A runner's 'T' frame as a RowDescription, flushed. */

@@ -191,7 +191,7 @@ const char *pgs_allowed_names(void)
 }
 
 int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_startup, bool *reported,
-	    const char **sqlstate, const char **code, char *msg, size_t msglen)
+	    const char **sqlstate, enum airlock_err *code, char *msg, size_t msglen)
 {
 	int i = pgs_find(name);
 	char canon[PGS_VALUE_MAX];
@@ -200,15 +200,16 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 	*reported = false;
 	if (i < 0) {
 		*sqlstate = "42501";
-		*code = "SETTING_NOT_ALLOWED";
-		snprintf(msg, msglen, "SETTING_NOT_ALLOWED: setting \"%s\" cannot be changed through airlock", name);
+		*code = AIRLOCK_E_SETTING_NOT_ALLOWED;
+		snprintf(msg, msglen, "%s: setting \"%s\" cannot be changed through airlock", airlock_err_name(*code),
+			 name);
 		return -1;
 	}
 	d = &pgs_defs[i];
 	if (strlen(value) >= PGS_VALUE_MAX) {
 		*sqlstate = "22023";
-		*code = "INVALID_VALUE";
-		snprintf(msg, msglen, "INVALID_VALUE: value for \"%s\" is too long", d->display);
+		*code = AIRLOCK_E_INVALID_VALUE;
+		snprintf(msg, msglen, "%s: value for \"%s\" is too long", airlock_err_name(*code), d->display);
 		return -1;
 	}
 	if (d->flags & PGS_FIXED) {
@@ -217,9 +218,9 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		if (same)
 			return 0;
 		*sqlstate = i == pgs_find("client_encoding") ? "22023" : "25006";
-		*code = i == pgs_find("client_encoding") ? "INVALID_VALUE" : "NOT_READ_ONLY";
-		snprintf(msg, msglen, "%s: \"%s\" is fixed at \"%s\" in airlock sessions", *code, d->display,
-			 s->value[i]);
+		*code = i == pgs_find("client_encoding") ? AIRLOCK_E_INVALID_VALUE : AIRLOCK_E_NOT_READ_ONLY;
+		snprintf(msg, msglen, "%s: \"%s\" is fixed at \"%s\" in airlock sessions", airlock_err_name(*code),
+			 d->display, s->value[i]);
 		return -1;
 	}
 	if (i == pgs_find("search_path")) {
@@ -227,8 +228,9 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 
 		if (pgs_parse_path(&tmp, value, canon, sizeof(canon)) < 0) {
 			*sqlstate = "22023";
-			*code = "INVALID_VALUE";
-			snprintf(msg, msglen, "INVALID_VALUE: search_path must be a comma-separated list of schema names");
+			*code = AIRLOCK_E_INVALID_VALUE;
+			snprintf(msg, msglen, "%s: search_path must be a comma-separated list of schema names",
+				 airlock_err_name(*code));
 			return -1;
 		}
 		memcpy(s->path, tmp.path, sizeof(s->path));
@@ -237,8 +239,9 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 	} else if (i == pgs_find("datestyle")) {
 		if (pgs_datestyle(s->value[i], value, canon, sizeof(canon)) < 0) {
 			*sqlstate = "22023";
-			*code = "INVALID_VALUE";
-			snprintf(msg, msglen, "INVALID_VALUE: invalid value for parameter \"DateStyle\": \"%s\"", value);
+			*code = AIRLOCK_E_INVALID_VALUE;
+			snprintf(msg, msglen, "%s: invalid value for parameter \"DateStyle\": \"%s\"",
+				 airlock_err_name(*code), value);
 			return -1;
 		}
 		value = canon;
@@ -265,7 +268,8 @@ int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen)
 	}
 	i = pgs_find(name);
 	if (i < 0) {
-		snprintf(msg, msglen, "SETTING_NOT_ALLOWED: setting \"%s\" cannot be changed through airlock", name);
+		snprintf(msg, msglen, "%s: setting \"%s\" cannot be changed through airlock",
+			 airlock_err_name(AIRLOCK_E_SETTING_NOT_ALLOWED), name);
 		return -1;
 	}
 	pgs_copy(s->value[i], s->reset[i]);

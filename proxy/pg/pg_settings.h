@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/errors.h"
 #include "proxy/job.h"
 
 #define PGS_VALUE_MAX 256
@@ -49,11 +50,11 @@ int pgs_find(const char *name);
 
 /*
  * SET name = value. Returns 0, or -1 with sqlstate/code and an actionable
- * message. *reported is set when a ParameterStatus must be sent.
+ * message that starts with the code's name. *reported is set when a ParameterStatus must be sent.
  * at_startup: a start-up packet parameter (also sets the RESET value).
  */
 int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_startup, bool *reported,
-	    const char **sqlstate, const char **code, char *msg, size_t msglen);
+	    const char **sqlstate, enum airlock_err *code, char *msg, size_t msglen);
 /* RESET name (or "all"). Returns 0 or -1 (unknown name, message in msg). */
 int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen);
 /* Value for SHOW, or NULL when the proxy does not keep name. */

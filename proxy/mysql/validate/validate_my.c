@@ -36,7 +36,7 @@ static bool prepass(const struct vmy_policy *pol, const char *sql, size_t len,
 	*ntok = 0;
 	*stmt_end = 0;
 	if (nul) {
-		vmy_result_near(out, sql, len, (size_t)((const char *)nul - sql), "SYNTAX",
+		vmy_result_near(out, sql, len, (size_t)((const char *)nul - sql), AIRLOCK_E_SYNTAX,
 				vmy_lex_err_text(VMY_LEX_NUL));
 		return false;
 	}
@@ -49,14 +49,14 @@ static bool prepass(const struct vmy_policy *pol, const char *sql, size_t len,
 		case VMY_T_ERROR:
 			vmy_result_near(out, sql, len, lx.err_at,
 					lx.err == VMY_LEX_EXEC_COMMENT || lx.err == VMY_LEX_HINT_COMMENT ?
-					"EXECUTABLE_COMMENT" : "SYNTAX", vmy_lex_err_text(lx.err));
+					AIRLOCK_E_EXECUTABLE_COMMENT : AIRLOCK_E_SYNTAX, vmy_lex_err_text(lx.err));
 			return false;
 		case VMY_T_SEMI:
 			after_semi = *ntok > 0 || after_semi;
 			break;
 		default:
 			if (after_semi) {
-				vmy_result_near(out, sql, len, t.start, "MULTI_STATEMENT",
+				vmy_result_near(out, sql, len, t.start, AIRLOCK_E_MULTI_STATEMENT,
 						"airlock runs one statement per query; send each "
 						"statement separately");
 				return false;
@@ -125,7 +125,7 @@ static void dispatch(struct vmy_parser *p)
 		vmy_use(p);
 	} else if (vmy_is_kw(p, t, "ANALYZE") && !vmy_kw_at(p, 1, "TABLE") &&
 		   !vmy_kw_at(p, 1, "LOCAL") && !vmy_kw_at(p, 1, "NO_WRITE_TO_BINLOG")) {
-		vmy_refuse(p, 1235, "42000", "UNSUPPORTED",
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
 			   "use plain EXPLAIN (EXTENDED, PARTITIONS and FORMAT=JSON are fine)",
 			   "Not supported through airlock: ANALYZE runs the statement");
 	} else {
@@ -141,7 +141,7 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 
 	memset(out, 0, sizeof(*out));
 	out->kind = VMY_REFUSED;
-	out->code = "";
+	out->code = AIRLOCK_E_NONE;
 	out->limit = -1;
 	if (!pol)
 		pol = &deny_all;
@@ -150,7 +150,7 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 		len = 0;
 	}
 	if (!vmy_charset_supported(pol->charset)) {
-		vmy_result_refuse(out, 1227, "42000", "NOT_ALLOWED",
+		vmy_result_refuse(out, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
 				  "reconnect with utf8mb4 (or run SET NAMES utf8mb4)",
 				  "Access denied; statements in character set '%.32s' cannot be "
 				  "checked by airlock", pol->charset);
@@ -174,6 +174,6 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 		out->have_like = false;
 		out->stmt_kind = NULL;
 	} else {
-		out->code = "";
+		out->code = AIRLOCK_E_NONE;
 	}
 }

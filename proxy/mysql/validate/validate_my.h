@@ -15,7 +15,7 @@
  *
  * Pure: no I/O, no allocation, no global state. The policy and the SQL
  * text are borrowed for the call; the result holds no pointers into them
- * (code and stmt_kind point to static strings).
+ * (stmt_kind points to a static string).
  */
 #ifndef AIRLOCK_PROXY_VALIDATE_MY_H
 #define AIRLOCK_PROXY_VALIDATE_MY_H
@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "protocol/errors.h"
 
 struct vmy_policy {
 	const char *user;            /* airlock login name, for messages */
@@ -105,10 +107,10 @@ struct vmy_result {
 	/* VMY_REFUSED: */
 	uint16_t my_errno;       /* 1064, 1142, 1227, 1792, 1046, 1235, ... */
 	char sqlstate[6];
-	const char *code;        /* airlock code (static): "NOT_READ_ONLY", "MULTI_STATEMENT",
-	                          * "FORBIDDEN_FUNCTION", "TABLE_NOT_ALLOWED", "NO_DATABASE",
-	                          * "EXECUTABLE_COMMENT", "SYNTAX", "NOT_ALLOWED", "UNSUPPORTED",
-	                          * "TOO_COMPLEX"; "" when not refused */
+	enum airlock_err code;   /* airlock code: NOT_READ_ONLY, MULTI_STATEMENT,
+	                          * FORBIDDEN_FUNCTION, TABLE_NOT_ALLOWED, NO_DATABASE,
+	                          * EXECUTABLE_COMMENT, SYNTAX, NOT_ALLOWED, UNSUPPORTED,
+	                          * TOO_COMPLEX; AIRLOCK_E_NONE when not refused */
 	char message[512];       /* native-style first part, e.g. "SELECT command denied to user
 	                          * 'agent' for table `shop`.`staff_salaries`" */
 	char hint[512];          /* what the agent can do */

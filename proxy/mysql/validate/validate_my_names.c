@@ -126,7 +126,7 @@ const char *vmy_current_db(struct vmy_parser *p)
 		return p->pol->database;
 	vmy_allowed_hint(hint, sizeof(hint), p->pol,
 			 "run USE <database> first or write database.table; ");
-	vmy_refuse(p, 1046, "3D000", "NO_DATABASE", hint, "No database selected");
+	vmy_refuse(p, 1046, "3D000", AIRLOCK_E_NO_DATABASE, hint, "No database selected");
 	return NULL;
 }
 
@@ -165,7 +165,7 @@ bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table)
 	} else {
 		vmy_allowed_hint(hint, sizeof(hint), p->pol, "");
 	}
-	vmy_refuse(p, 1142, "42000", "TABLE_NOT_ALLOWED", hint,
+	vmy_refuse(p, 1142, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, hint,
 		   "SELECT command denied to user '%.64s' for table `%.64s`.`%.64s`",
 		   user_of(p), db, table);
 	return false;
@@ -183,7 +183,7 @@ bool vmy_check_database(struct vmy_parser *p, const char *db)
 			return true;
 	}
 	vmy_allowed_hint(hint, sizeof(hint), p->pol, "");
-	vmy_refuse(p, 1044, "42000", "TABLE_NOT_ALLOWED", hint,
+	vmy_refuse(p, 1044, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, hint,
 		   "Access denied for user '%.64s' to database '%.64s'", user_of(p), db);
 	return false;
 }
@@ -198,7 +198,7 @@ bool vmy_cte_push(struct vmy_parser *p, const char *name)
 	size_t n = strlen(name);
 
 	if (p->ncte >= VMY_MAX_CTES || n > sizeof(p->cte_pool) - p->cte_used) {
-		vmy_refuse(p, 1473, "HY000", "TOO_COMPLEX", "use fewer common table expressions",
+		vmy_refuse(p, 1473, "HY000", AIRLOCK_E_TOO_COMPLEX, "use fewer common table expressions",
 			   "Too many common table expressions in one statement");
 		return false;
 	}

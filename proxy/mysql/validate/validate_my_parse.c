@@ -131,11 +131,11 @@ bool vmy_take_name(struct vmy_parser *p, const struct vmy_token *t, char *buf, s
 	if (n > 0)
 		return true;
 	if (n == 0) {
-		vmy_refuse_near(p, t->start, "SYNTAX", "an empty quoted name is not a valid name");
+		vmy_refuse_near(p, t->start, AIRLOCK_E_SYNTAX, "an empty quoted name is not a valid name");
 		return false;
 	}
 	if ((t->kind == VMY_T_WORD || t->kind == VMY_T_QIDENT) && t->len >= size)
-		vmy_refuse(p, 1059, "42000", "SYNTAX", "names are at most 64 characters",
+		vmy_refuse(p, 1059, "42000", AIRLOCK_E_SYNTAX, "names are at most 64 characters",
 			   "Identifier name '%.64s...' is too long", p->sql + t->start);
 	else
 		vmy_syntax(p, "a name was expected here");
@@ -147,7 +147,7 @@ bool vmy_enter(struct vmy_parser *p)
 	if (p->failed)
 		return false;
 	if (p->depth >= VMY_MAX_DEPTH) {
-		vmy_refuse(p, 1473, "HY000", "TOO_COMPLEX",
+		vmy_refuse(p, 1473, "HY000", AIRLOCK_E_TOO_COMPLEX,
 			   "nest fewer subqueries and parentheses",
 			   "Too high level of nesting for select");
 		return false;
@@ -163,7 +163,7 @@ void vmy_leave(struct vmy_parser *p)
 
 __attribute__((format(printf, 6, 0)))
 static void vrefuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate,
-		    const char *code, const char *hint, const char *fmt, va_list ap)
+		    enum airlock_err code, const char *hint, const char *fmt, va_list ap)
 {
 	out->kind = VMY_REFUSED;
 	out->my_errno = my_errno;
@@ -174,7 +174,7 @@ static void vrefuse(struct vmy_result *out, uint16_t my_errno, const char *sqlst
 }
 
 void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate,
-		       const char *code, const char *hint, const char *fmt, ...)
+		       enum airlock_err code, const char *hint, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -184,7 +184,7 @@ void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sq
 }
 
 void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
-		const char *code, const char *hint, const char *fmt, ...)
+		enum airlock_err code, const char *hint, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -197,7 +197,7 @@ void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
 }
 
 void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t at,
-		     const char *code, const char *hint)
+		     enum airlock_err code, const char *hint)
 {
 	unsigned line = 1;
 	size_t i, n;
@@ -226,7 +226,7 @@ void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t
 			  "at line %u", (int)n, sql + at, line);
 }
 
-void vmy_refuse_near(struct vmy_parser *p, size_t at, const char *code, const char *hint)
+void vmy_refuse_near(struct vmy_parser *p, size_t at, enum airlock_err code, const char *hint)
 {
 	if (p->failed)
 		return;
@@ -238,7 +238,7 @@ void vmy_syntax(struct vmy_parser *p, const char *hint)
 {
 	const struct vmy_token *t = vmy_peek(p, 0);
 
-	vmy_refuse_near(p, t->start, "SYNTAX", hint);
+	vmy_refuse_near(p, t->start, AIRLOCK_E_SYNTAX, hint);
 }
 
 void vmy_refuse_write(struct vmy_parser *p, const char *what)
@@ -247,7 +247,7 @@ void vmy_refuse_write(struct vmy_parser *p, const char *what)
 
 	snprintf(hint, sizeof(hint), "airlock only runs reads (SELECT, SHOW, DESCRIBE, EXPLAIN) "
 		 "and session statements; %s is not allowed", what);
-	vmy_refuse(p, 1792, "25006", "NOT_READ_ONLY", hint,
+	vmy_refuse(p, 1792, "25006", AIRLOCK_E_NOT_READ_ONLY, hint,
 		   "Cannot execute statement in a READ ONLY transaction");
 }
 

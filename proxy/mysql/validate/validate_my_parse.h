@@ -97,10 +97,10 @@ void vmy_leave(struct vmy_parser *p);
 /* Fills out with a refusal (first one wins) and marks the parser failed. */
 __attribute__((format(printf, 6, 7)))
 void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
-		const char *code, const char *hint, const char *fmt, ...);
+		enum airlock_err code, const char *hint, const char *fmt, ...);
 
 /* A 1064 refusal "... near '<text at offset>' at line N" with the given code and hint. */
-void vmy_refuse_near(struct vmy_parser *p, size_t at, const char *code, const char *hint);
+void vmy_refuse_near(struct vmy_parser *p, size_t at, enum airlock_err code, const char *hint);
 
 /* Same for the current token, code SYNTAX. */
 void vmy_syntax(struct vmy_parser *p, const char *hint);
@@ -111,9 +111,9 @@ void vmy_refuse_write(struct vmy_parser *p, const char *what);
 /* Result-level variants of vmy_refuse / vmy_refuse_near (no parser). */
 __attribute__((format(printf, 6, 7)))
 void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate,
-		       const char *code, const char *hint, const char *fmt, ...);
+		       enum airlock_err code, const char *hint, const char *fmt, ...);
 void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t at,
-		     const char *code, const char *hint);
+		     enum airlock_err code, const char *hint);
 
 /* Copies src (n bytes) into dst of size dsz, lower-cased; false if it does not fit. */
 bool vmy_lower_copy(char *dst, size_t dsz, const char *src, size_t n);

@@ -15,7 +15,7 @@ static const char LITERAL_HINT[] =
 
 static void refuse_global(struct vmy_parser *p, const char *what)
 {
-	vmy_refuse(p, 1227, "42000", "NOT_ALLOWED",
+	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
 		   "airlock only changes settings of your own session: use SET SESSION name = value",
 		   "Access denied; you need (at least one of) the SUPER privilege(s) for this "
 		   "operation (%s)", what);
@@ -26,7 +26,7 @@ static void refuse_setting(struct vmy_parser *p, const char *name, const char *w
 	char hint[512];
 
 	snprintf(hint, sizeof(hint), "%s; settings airlock accepts: %s", why, vmy_setting_list());
-	vmy_refuse(p, 1227, "42000", "NOT_ALLOWED", hint,
+	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
 		   "Access denied; SET %.64s is not allowed through airlock", name);
 }
 
@@ -35,7 +35,7 @@ static struct vmy_assign *new_assign(struct vmy_parser *p)
 	struct vmy_assign *a;
 
 	if (p->out->nassigns >= VMY_MAX_ASSIGNS) {
-		vmy_refuse(p, 1235, "42000", "UNSUPPORTED", "split the SET into several statements",
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "split the SET into several statements",
 			   "Not supported through airlock: more than %d settings in one SET",
 			   VMY_MAX_ASSIGNS);
 		return NULL;
@@ -68,7 +68,7 @@ static bool strings(struct vmy_parser *p, char *buf, size_t size, size_t *used)
 	while (vmy_peek(p, 0)->kind == VMY_T_STRING) {
 		if (!vmy_tok_string(p->sql, vmy_peek(p, 0), p->pol->no_backslash_escapes, buf, size,
 				    used)) {
-			vmy_refuse(p, 1227, "42000", "NOT_ALLOWED", "use a shorter value",
+			vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, "use a shorter value",
 				   "Access denied; the value is too long or holds a NUL byte");
 			return false;
 		}
@@ -192,7 +192,7 @@ static bool charset_ok(struct vmy_parser *p, const struct vmy_assign *a)
 		return true;
 	snprintf(hint, sizeof(hint), "airlock reads statements as utf8mb4: use SET NAMES utf8mb4 "
 		 "(utf8, utf8mb3 and ascii are accepted too)");
-	vmy_refuse(p, 1227, "42000", "NOT_ALLOWED", hint,
+	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
 		   "Access denied; character set '%.64s' is not allowed through airlock", a->value);
 	return false;
 }
@@ -380,7 +380,7 @@ static bool set_item(struct vmy_parser *p)
 		return false;
 	}
 	if (t->kind == VMY_T_USERVAR || t->kind == VMY_T_AT) {
-		vmy_refuse(p, 1227, "42000", "NOT_ALLOWED",
+		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
 			   "each statement runs in a fresh session, so user variables do not "
 			   "survive; put the value in the query instead",
 			   "Access denied; user variables cannot be set through airlock");
@@ -432,7 +432,7 @@ void vmy_set(struct vmy_parser *p)
 	t = vmy_peek(p, 0);
 	for (f = forbidden; *f; f++) {
 		if (vmy_is_kw(p, t, *f) || (vmy_is_kw(p, t, "DEFAULT") && vmy_kw_at(p, 1, "ROLE"))) {
-			vmy_refuse(p, 1227, "42000", "NOT_ALLOWED",
+			vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
 				   "airlock does not change passwords, roles or per-statement settings",
 				   "Access denied; SET %.*s is not allowed through airlock",
 				   (int)t->len, p->sql + t->start);
@@ -517,7 +517,7 @@ void vmy_commit(struct vmy_parser *p, bool rollback)
 	}
 	if (vmy_accept_kw(p, "AND")) {
 		if (!vmy_accept_kw(p, "NO")) {
-			vmy_refuse(p, 1235, "42000", "UNSUPPORTED", "send BEGIN after the COMMIT instead",
+			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "send BEGIN after the COMMIT instead",
 				   "Not supported through airlock: AND CHAIN");
 			return;
 		}
@@ -532,7 +532,7 @@ void vmy_commit(struct vmy_parser *p, bool rollback)
 			return;
 		}
 	} else if (vmy_kw_at(p, 0, "RELEASE")) {
-		vmy_refuse(p, 1235, "42000", "UNSUPPORTED", "close the connection instead",
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "close the connection instead",
 			   "Not supported through airlock: RELEASE");
 		return;
 	}
@@ -556,7 +556,7 @@ void vmy_use(struct vmy_parser *p)
 		return;
 	}
 	if (strlen(db) >= sizeof(p->out->use_db)) {
-		vmy_refuse(p, 1102, "42000", "SYNTAX", "database names are at most 64 characters",
+		vmy_refuse(p, 1102, "42000", AIRLOCK_E_SYNTAX, "database names are at most 64 characters",
 			   "Incorrect database name '%.64s...'", db);
 		return;
 	}

@@ -33,7 +33,7 @@ static void refuse_show(struct vmy_parser *p, size_t from, size_t to)
 
 	if (n > 64)
 		n = 64;
-	vmy_refuse(p, 1227, "42000", "NOT_ALLOWED", SHOW_HINT,
+	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, SHOW_HINT,
 		   "Access denied; SHOW %.*s is not available through airlock", (int)n,
 		   p->sql + from);
 }
@@ -123,7 +123,7 @@ static bool add_name(struct vmy_parser *p, const struct vmy_token *t)
 		return false;
 	}
 	if (p->out->nnames >= VMY_MAX_ITEMS || used >= sizeof(p->out->names[0])) {
-		vmy_refuse(p, 1235, "42000", "UNSUPPORTED", "ask for fewer variables at a time",
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "ask for fewer variables at a time",
 			   "Not supported through airlock: this SHOW VARIABLES condition");
 		return false;
 	}
@@ -140,7 +140,7 @@ static bool variables_where(struct vmy_parser *p)
 
 	do {
 		if (!is_variable_name(p, vmy_peek(p, 0))) {
-			vmy_refuse(p, 1235, "42000", "UNSUPPORTED", hint,
+			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
 				   "Not supported through airlock: this SHOW VARIABLES condition");
 			return false;
 		}
@@ -176,13 +176,13 @@ static bool variables_where(struct vmy_parser *p)
 			p->out->have_like = true;
 			vmy_next(p);
 		} else {
-			vmy_refuse(p, 1235, "42000", "UNSUPPORTED", hint,
+			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
 				   "Not supported through airlock: this SHOW VARIABLES condition");
 			return false;
 		}
 	} while (vmy_accept_kw(p, "OR"));
 	if (p->out->have_like && p->out->nnames) {
-		vmy_refuse(p, 1235, "42000", "UNSUPPORTED", hint,
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
 			   "Not supported through airlock: LIKE combined with names");
 		return false;
 	}
@@ -369,13 +369,13 @@ void vmy_describe(struct vmy_parser *p)
 	vmy_next(p);   /* DESCRIBE / DESC / EXPLAIN */
 	t = vmy_peek(p, 0);
 	if (vmy_is_kw(p, t, "ANALYZE")) {
-		vmy_refuse(p, 1235, "42000", "UNSUPPORTED",
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
 			   "use plain EXPLAIN (EXTENDED, PARTITIONS and FORMAT=JSON are fine)",
 			   "Not supported through airlock: EXPLAIN ANALYZE runs the statement");
 		return;
 	}
 	if (vmy_is_kw(p, t, "FOR")) {
-		vmy_refuse(p, 1227, "42000", "NOT_ALLOWED", "EXPLAIN a SELECT of your own instead",
+		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, "EXPLAIN a SELECT of your own instead",
 			   "Access denied; EXPLAIN FOR CONNECTION shows other sessions' statements");
 		return;
 	}

@@ -33,14 +33,14 @@ static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *
 		const char *name = pgv_str(d, "defname");
 
 		if (name && strcasecmp(name, "analyze") == 0) {
-			pgv_refuse(out, "0A000", "UNSUPPORTED", pgv_cursor_of(sql, d),
+			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(sql, d),
 				   "use plain EXPLAIN (VERBOSE, COSTS, FORMAT ... are fine)",
 				   "EXPLAIN ANALYZE executes the statement and is not allowed");
 			return out->kind;
 		}
 	}
 	if (!json_is_object(query) || json_object_size(query) != 1) {
-		pgv_refuse(out, "0A000", "UNSUPPORTED", 0, NULL, "unrecognised EXPLAIN statement");
+		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "unrecognised EXPLAIN statement");
 		return out->kind;
 	}
 	type = json_object_iter_key(json_object_iter(query));
@@ -67,7 +67,7 @@ static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, j
 	if (pgv_validate(policy, sql + out->query_offset, &inner) != PGV_READ) {
 		*out = inner;
 		if (out->kind != PGV_REFUSED)
-			pgv_refuse(out, "0A000", "UNSUPPORTED", 0, "declare a cursor for a SELECT",
+			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "declare a cursor for a SELECT",
 				   "a cursor can only be declared for a SELECT");
 	}
 	return out->kind;
@@ -80,7 +80,7 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql,
 	json_t *body;
 
 	if (!json_is_object(stmt) || json_object_size(stmt) != 1) {
-		pgv_refuse(out, "0A000", "UNSUPPORTED", 0, NULL, "unrecognised statement");
+		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "unrecognised statement");
 		return out->kind;
 	}
 	type = json_object_iter_key(json_object_iter(stmt));
@@ -116,15 +116,15 @@ static void refuse_unloadable(const json_error_t *jerr, struct pgv_result *out)
 	switch (json_error_code(jerr)) {
 	case json_error_invalid_utf8:
 	case json_error_null_character:
-		pgv_refuse(out, "22021", "SYNTAX_ERROR", 0, "send the statement as UTF-8",
+		pgv_refuse(out, "22021", AIRLOCK_E_SYNTAX_ERROR, 0, "send the statement as UTF-8",
 			   "invalid byte sequence for encoding \"UTF8\"");
 		break;
 	case json_error_out_of_memory:
-		pgv_refuse(out, "53200", "OUT_OF_MEMORY", 0, NULL,
+		pgv_refuse(out, "53200", AIRLOCK_E_OUT_OF_MEMORY, 0, NULL,
 			   "out of memory while validating the statement");
 		break;
 	default:
-		pgv_refuse(out, "54001", "TOO_COMPLEX", 0, "simplify the statement",
+		pgv_refuse(out, "54001", AIRLOCK_E_TOO_COMPLEX, 0, "simplify the statement",
 			   "statement is too complex to validate");
 		break;
 	}
@@ -153,14 +153,14 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 	if (!policy)
 		policy = &deny_all;
 	out->kind = PGV_REFUSED;
-	out->code = "";
+	out->code = AIRLOCK_E_NONE;
 	if (!sql) {
-		pgv_refuse(out, "42601", "SYNTAX_ERROR", 0, NULL, "no statement text");
+		pgv_refuse(out, "42601", AIRLOCK_E_SYNTAX_ERROR, 0, NULL, "no statement text");
 		return out->kind;
 	}
 	parsed = pg_query_parse(sql);
 	if (parsed.error) {
-		pgv_refuse(out, "42601", "SYNTAX_ERROR",
+		pgv_refuse(out, "42601", AIRLOCK_E_SYNTAX_ERROR,
 			   parsed.error->cursorpos > 0 ? parsed.error->cursorpos : 0, NULL,
 			   "%s", parsed.error->message ? parsed.error->message : "syntax error");
 		goto out_free_parse;
@@ -172,7 +172,7 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 	}
 	stmts = json_object_get(root, "stmts");
 	if (!json_is_array(stmts)) {
-		pgv_refuse(out, "XX000", "UNSUPPORTED", 0, NULL,
+		pgv_refuse(out, "XX000", AIRLOCK_E_UNSUPPORTED, 0, NULL,
 			   "statement could not be validated");
 		goto out_free_json;
 	}
@@ -185,7 +185,7 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 		json_t *second = json_array_get(stmts, 1);
 		json_t *loc = json_object_get(second, "stmt_location");
 
-		pgv_refuse(out, "42601", "MULTI_STATEMENT",
+		pgv_refuse(out, "42601", AIRLOCK_E_MULTI_STATEMENT,
 			   pgv_cursor_from_offset(sql, json_is_integer(loc) ?
 						  json_integer_value(loc) : 0),
 			   "send one statement per query",

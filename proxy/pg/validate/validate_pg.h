@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/errors.h"
+
 enum pgv_kind {
 	PGV_REFUSED = 0,   /* see sqlstate, code, message, hint */
 	PGV_EMPTY,         /* only whitespace/comments: EmptyQueryResponse */
@@ -53,13 +55,13 @@ struct pgv_policy {
 
 struct pgv_result {
 	enum pgv_kind kind;
-	/* Refusals: a real SQLSTATE, an airlock code (one of "NOT_READ_ONLY",
-	 * "MULTI_STATEMENT", "FORBIDDEN_FUNCTION", "FORBIDDEN_STATEMENT",
-	 * "TABLE_NOT_ALLOWED", "SYNTAX_ERROR", "UNSUPPORTED", "TOO_COMPLEX",
-	 * "OUT_OF_MEMORY"; a static string, "" when not refused), and text an
-	 * agent can act on. message does not repeat the code. */
+	/* Refusals: a real SQLSTATE, an airlock code (one of NOT_READ_ONLY,
+	 * MULTI_STATEMENT, FORBIDDEN_FUNCTION, FORBIDDEN_STATEMENT,
+	 * TABLE_NOT_ALLOWED, SYNTAX_ERROR, UNSUPPORTED, TOO_COMPLEX,
+	 * OUT_OF_MEMORY; AIRLOCK_E_NONE when not refused), and text an agent
+	 * can act on. message does not repeat the code. */
 	char sqlstate[6];
-	const char *code;
+	enum airlock_err code;
 	char message[512];
 	char hint[512];
 	int cursor_pos;         /* 1-based character position (syntax errors, the second

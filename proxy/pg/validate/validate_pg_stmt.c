@@ -35,45 +35,45 @@ struct stmt_rule {
 	const char *type;       /* parse-tree node name */
 	const char *label;      /* SQL name; NULL: derived from type and fields */
 	const char *sqlstate;
-	const char *code;
+	enum airlock_err code;
 	const char *hint;
 };
 
 /* Sorted by type in strcmp order. */
 static const struct stmt_rule rules[] = {
-	{ "AlterSystemStmt", "ALTER SYSTEM", "42501", "FORBIDDEN_STATEMENT", H_ADMIN },
-	{ "CallStmt", "CALL", "0A000", "UNSUPPORTED", H_CALL },
-	{ "CheckPointStmt", "CHECKPOINT", "42501", "FORBIDDEN_STATEMENT", H_ADMIN },
-	{ "ClosePortalStmt", "CLOSE", "0A000", "UNSUPPORTED", H_CURSOR },
-	{ "CompositeTypeStmt", "CREATE TYPE", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "ConstraintsSetStmt", "SET CONSTRAINTS", "0A000", "UNSUPPORTED", H_READ_ONLY },
-	{ "CreatePLangStmt", "CREATE LANGUAGE", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "CreateSeqStmt", "CREATE SEQUENCE", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "CreateStmt", "CREATE TABLE", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "CreateTrigStmt", "CREATE TRIGGER", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "CreatedbStmt", "CREATE DATABASE", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "DeallocateStmt", "DEALLOCATE", "0A000", "UNSUPPORTED", H_PREPARED },
-	{ "DeclareCursorStmt", "DECLARE CURSOR", "0A000", "UNSUPPORTED", H_CURSOR },
-	{ "DoStmt", "DO", "42501", "FORBIDDEN_STATEMENT", H_CODE },
-	{ "DropdbStmt", "DROP DATABASE", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "ExecuteStmt", "EXECUTE", "0A000", "UNSUPPORTED", H_PREPARED },
-	{ "FetchStmt", NULL, "0A000", "UNSUPPORTED", H_CURSOR },
-	{ "IndexStmt", "CREATE INDEX", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "ListenStmt", "LISTEN", "0A000", "UNSUPPORTED", H_LISTEN },
-	{ "LoadStmt", "LOAD", "42501", "FORBIDDEN_STATEMENT", H_CODE },
-	{ "LockStmt", "LOCK", "0A000", "UNSUPPORTED", H_LOCK },
-	{ "NotifyStmt", "NOTIFY", "25006", "NOT_READ_ONLY", H_LISTEN },
-	{ "PrepareStmt", "PREPARE", "0A000", "UNSUPPORTED", H_PREPARED },
-	{ "RefreshMatViewStmt", "REFRESH MATERIALIZED VIEW", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "RenameStmt", NULL, "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "RuleStmt", "CREATE RULE", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "SecLabelStmt", "SECURITY LABEL", "25006", "NOT_READ_ONLY", H_READ_ONLY },
-	{ "UnlistenStmt", "UNLISTEN", "0A000", "UNSUPPORTED", H_LISTEN },
-	{ "ViewStmt", "CREATE VIEW", "25006", "NOT_READ_ONLY", H_READ_ONLY },
+	{ "AlterSystemStmt", "ALTER SYSTEM", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_ADMIN },
+	{ "CallStmt", "CALL", "0A000", AIRLOCK_E_UNSUPPORTED, H_CALL },
+	{ "CheckPointStmt", "CHECKPOINT", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_ADMIN },
+	{ "ClosePortalStmt", "CLOSE", "0A000", AIRLOCK_E_UNSUPPORTED, H_CURSOR },
+	{ "CompositeTypeStmt", "CREATE TYPE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "ConstraintsSetStmt", "SET CONSTRAINTS", "0A000", AIRLOCK_E_UNSUPPORTED, H_READ_ONLY },
+	{ "CreatePLangStmt", "CREATE LANGUAGE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "CreateSeqStmt", "CREATE SEQUENCE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "CreateStmt", "CREATE TABLE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "CreateTrigStmt", "CREATE TRIGGER", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "CreatedbStmt", "CREATE DATABASE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "DeallocateStmt", "DEALLOCATE", "0A000", AIRLOCK_E_UNSUPPORTED, H_PREPARED },
+	{ "DeclareCursorStmt", "DECLARE CURSOR", "0A000", AIRLOCK_E_UNSUPPORTED, H_CURSOR },
+	{ "DoStmt", "DO", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_CODE },
+	{ "DropdbStmt", "DROP DATABASE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "ExecuteStmt", "EXECUTE", "0A000", AIRLOCK_E_UNSUPPORTED, H_PREPARED },
+	{ "FetchStmt", NULL, "0A000", AIRLOCK_E_UNSUPPORTED, H_CURSOR },
+	{ "IndexStmt", "CREATE INDEX", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "ListenStmt", "LISTEN", "0A000", AIRLOCK_E_UNSUPPORTED, H_LISTEN },
+	{ "LoadStmt", "LOAD", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_CODE },
+	{ "LockStmt", "LOCK", "0A000", AIRLOCK_E_UNSUPPORTED, H_LOCK },
+	{ "NotifyStmt", "NOTIFY", "25006", AIRLOCK_E_NOT_READ_ONLY, H_LISTEN },
+	{ "PrepareStmt", "PREPARE", "0A000", AIRLOCK_E_UNSUPPORTED, H_PREPARED },
+	{ "RefreshMatViewStmt", "REFRESH MATERIALIZED VIEW", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "RenameStmt", NULL, "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "RuleStmt", "CREATE RULE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "SecLabelStmt", "SECURITY LABEL", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
+	{ "UnlistenStmt", "UNLISTEN", "0A000", AIRLOCK_E_UNSUPPORTED, H_LISTEN },
+	{ "ViewStmt", "CREATE VIEW", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY },
 };
 
 static const struct stmt_rule default_rule = {
-	NULL, NULL, "25006", "NOT_READ_ONLY", H_READ_ONLY
+	NULL, NULL, "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY
 };
 
 static int cmp_rule(const void *key, const void *elem)
@@ -168,14 +168,15 @@ void pgv_refuse_statement(const char *type, json_t *body, const char *prefix,
 			  struct pgv_result *out)
 {
 	const struct stmt_rule *r = find_rule(type);
-	const char *sqlstate = r->sqlstate, *code = r->code, *hint = r->hint;
+	const char *sqlstate = r->sqlstate, *hint = r->hint;
+	enum airlock_err code = r->code;
 	char label[96];
 
 	pgv_statement_label(type, body, label, sizeof(label));
 	if (strcmp(type, "CopyStmt") == 0 && !json_is_true(json_object_get(body, "is_from"))) {
 		/* COPY TO reads, but may write server files or run programs. */
 		sqlstate = "0A000";
-		code = "UNSUPPORTED";
+		code = AIRLOCK_E_UNSUPPORTED;
 		hint = "use SELECT to read the rows; results stream back as ordinary rows";
 	}
 	pgv_refuse(out, sqlstate, code, 0, hint,

@@ -15,7 +15,7 @@
 
 /* Marks out refused with sqlstate, code, an optional hint and a message. */
 __attribute__((format(printf, 6, 7)))
-void pgv_refuse(struct pgv_result *out, const char *sqlstate, const char *code,
+void pgv_refuse(struct pgv_result *out, const char *sqlstate, enum airlock_err code,
 		int cursor_pos, const char *hint, const char *fmt, ...);
 
 /*

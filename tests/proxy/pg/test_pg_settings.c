@@ -12,7 +12,7 @@
 static int set(struct pg_settings *s, const char *name, const char *value, const char **sqlstate)
 {
 	bool reported;
-	const char *code;
+	enum airlock_err code;
 	char msg[256];
 
 	return pgs_set(s, name, value, false, &reported, sqlstate, &code, msg, sizeof(msg));
@@ -105,7 +105,7 @@ static void test_reset(void **state)
 	struct pg_settings s;
 	const char *sqlstate;
 	bool reported;
-	const char *code;
+	enum airlock_err code;
 	char msg[128];
 
 	pgs_init(&s, "a");

@@ -46,23 +46,23 @@ struct vcase {
 	const char *sql;
 	enum vmy_kind kind;
 	uint16_t my_errno;      /* refusals only */
-	const char *code;       /* refusals only */
+	enum airlock_err code;  /* refusals only */
 	unsigned flags;
 };
 
-#define K(s, k) { s, k, 0, NULL, 0 }
+#define K(s, k) { s, k, 0, AIRLOCK_E_NONE, 0 }
 #define READ(s) K(s, VMY_READ)
 #define REF(s, e, c) { s, VMY_REFUSED, e, c, 0 }
-#define RO(s) REF(s, 1792, "NOT_READ_ONLY")
-#define MULTI(s) REF(s, 1064, "MULTI_STATEMENT")
-#define EXEC(s) REF(s, 1064, "EXECUTABLE_COMMENT")
-#define SYNTAX(s) REF(s, 1064, "SYNTAX")
-#define TABLE(s) REF(s, 1142, "TABLE_NOT_ALLOWED")
-#define DB(s) REF(s, 1044, "TABLE_NOT_ALLOWED")
-#define FUNC(s) REF(s, 1370, "FORBIDDEN_FUNCTION")
-#define DENIED(s) REF(s, 1227, "NOT_ALLOWED")
-#define UNSUP(s) REF(s, 1235, "UNSUPPORTED")
-#define READ_F(s, f) { s, VMY_READ, 0, NULL, f }
+#define RO(s) REF(s, 1792, AIRLOCK_E_NOT_READ_ONLY)
+#define MULTI(s) REF(s, 1064, AIRLOCK_E_MULTI_STATEMENT)
+#define EXEC(s) REF(s, 1064, AIRLOCK_E_EXECUTABLE_COMMENT)
+#define SYNTAX(s) REF(s, 1064, AIRLOCK_E_SYNTAX)
+#define TABLE(s) REF(s, 1142, AIRLOCK_E_TABLE_NOT_ALLOWED)
+#define DB(s) REF(s, 1044, AIRLOCK_E_TABLE_NOT_ALLOWED)
+#define FUNC(s) REF(s, 1370, AIRLOCK_E_FORBIDDEN_FUNCTION)
+#define DENIED(s) REF(s, 1227, AIRLOCK_E_NOT_ALLOWED)
+#define UNSUP(s) REF(s, 1235, AIRLOCK_E_UNSUPPORTED)
+#define READ_F(s, f) { s, VMY_READ, 0, AIRLOCK_E_NONE, f }
 #define REF_F(s, e, c, f) { s, VMY_REFUSED, e, c, f }
 
 static const struct vcase cases[] = {
@@ -271,13 +271,13 @@ static const struct vcase cases[] = {
 	MULTI("SET autocommit = 1; SELECT 1"),
 	MULTI("SELECT 1;;SELECT 2"),
 	READ("SELECT '\\';DROP TABLE t;--'"),
-	REF_F("SELECT '\\';DROP TABLE t;--'", 1064, "MULTI_STATEMENT", F_NOBS),
+	REF_F("SELECT '\\';DROP TABLE t;--'", 1064, AIRLOCK_E_MULTI_STATEMENT, F_NOBS),
 	READ("SELECT \"a\\\";DROP TABLE t;--\""),
-	REF_F("SELECT \"a\\\";DROP TABLE t;--\"", 1064, "MULTI_STATEMENT", F_NOBS),
+	REF_F("SELECT \"a\\\";DROP TABLE t;--\"", 1064, AIRLOCK_E_MULTI_STATEMENT, F_NOBS),
 	READ("SELECT \"a\\\"b\""),
-	REF_F("SELECT \"a\\\"b\"", 1064, "SYNTAX", F_ANSI),
+	REF_F("SELECT \"a\\\"b\"", 1064, AIRLOCK_E_SYNTAX, F_ANSI),
 	READ_F("SELECT \"a\"\"b\" FROM orders", F_ANSI),
-	REF_F("SELECT \"x\" FROM \"staff_salaries\"", 1142, "TABLE_NOT_ALLOWED", F_ANSI),
+	REF_F("SELECT \"x\" FROM \"staff_salaries\"", 1142, AIRLOCK_E_TABLE_NOT_ALLOWED, F_ANSI),
 	READ_F("SELECT \"x\" FROM \"orders\"", F_ANSI),
 	READ("SELECT \"staff_salaries\""),
 	/* Executable comments and hints. */
@@ -300,7 +300,7 @@ static const struct vcase cases[] = {
 	SYNTAX("SELECT 'a\\'"),
 	READ_F("SELECT 'a\\'", F_NOBS),
 	SYNTAX("SELECT `unterminated"),
-	REF_F("SELECT \"unterminated", 1064, "SYNTAX", F_ANSI),
+	REF_F("SELECT \"unterminated", 1064, AIRLOCK_E_SYNTAX, F_ANSI),
 	SYNTAX("SELECT 1 /* unterminated"),
 	SYNTAX("SELECT 1 /*"),
 	SYNTAX("SELECT X'0'"),
@@ -422,7 +422,7 @@ static const struct vcase cases[] = {
 	READ_F("SELECT sleep(1)", F_SLEEP),
 	FUNC("SELECT benchmark(1000, md5('x'))"),
 	READ_F("SELECT benchmark(1000, md5('x'))", F_BENCH),
-	REF_F("SELECT benchmark(1, 1)", 1370, "FORBIDDEN_FUNCTION", F_SLEEP),
+	REF_F("SELECT benchmark(1, 1)", 1370, AIRLOCK_E_FORBIDDEN_FUNCTION, F_SLEEP),
 	FUNC("SELECT get_lock('x', 1)"),
 	FUNC("SELECT release_lock('x')"),
 	FUNC("SELECT release_all_locks()"),
@@ -528,10 +528,10 @@ static const struct vcase cases[] = {
 	READ("SELECT * FROM information_schema.statistics"),
 	K("SHOW TABLES FROM information_schema", VMY_READ),
 	TABLE("SHOW COLUMNS FROM information_schema.processlist"),
-	REF_F("SELECT * FROM orders", 1046, "NO_DATABASE", F_NODB),
+	REF_F("SELECT * FROM orders", 1046, AIRLOCK_E_NO_DATABASE, F_NODB),
 	READ_F("SELECT * FROM shop.orders", F_NODB),
-	REF_F("SHOW TABLES", 1046, "NO_DATABASE", F_NODB),
-	REF_F("DESCRIBE orders", 1046, "NO_DATABASE", F_NODB),
+	REF_F("SHOW TABLES", 1046, AIRLOCK_E_NO_DATABASE, F_NODB),
+	REF_F("DESCRIBE orders", 1046, AIRLOCK_E_NO_DATABASE, F_NODB),
 	READ_F("SELECT 1", F_NODB),
 	/* Session statements. */
 	K("SET NAMES utf8mb4", VMY_SET),
@@ -699,14 +699,14 @@ static int check_case(size_t i, const struct vcase *c)
 	vmy_validate(&pol, c->sql, strlen(c->sql), &r);
 	ok = r.kind == c->kind;
 	if (ok && c->kind == VMY_REFUSED)
-		ok = r.my_errno == c->my_errno && r.code && strcmp(r.code, c->code) == 0 &&
+		ok = r.my_errno == c->my_errno && r.code == c->code &&
 		     strlen(r.sqlstate) == 5 && r.message[0] != '\0';
 	if (ok && c->kind != VMY_REFUSED)
-		ok = r.code && r.code[0] == '\0';
+		ok = r.code == AIRLOCK_E_NONE;
 	if (!ok)
 		print_error("case %zu: %s\n  want %s %u %s, got %s %u %s: %s (%s)\n", i, c->sql,
-			    kind_name(c->kind), c->my_errno, c->code ? c->code : "", kind_name(r.kind),
-			    r.my_errno, r.code ? r.code : "(null)", r.message, r.hint);
+			    kind_name(c->kind), c->my_errno, airlock_err_name(c->code), kind_name(r.kind),
+			    r.my_errno, airlock_err_name(r.code), r.message, r.hint);
 	return ok ? 0 : 1;
 }
 
@@ -1246,7 +1246,7 @@ static void test_deep_nesting(void **state)
 	sql[n] = '\0';
 	validate(sql, 0, &r);
 	assert_int_equal(r.kind, VMY_REFUSED);
-	assert_string_equal(r.code, "TOO_COMPLEX");
+	assert_int_equal(r.code, AIRLOCK_E_TOO_COMPLEX);
 	/* deep FROM nesting and deep subqueries */
 	n = (size_t)snprintf(sql, sizeof(sql), "SELECT * FROM ");
 	for (i = 0; i < 1000; i++)
@@ -1265,7 +1265,7 @@ static void test_deep_nesting(void **state)
 		n += (size_t)snprintf(sql + n, sizeof(sql) - n, ") d");
 	validate(sql, 0, &r);
 	assert_int_equal(r.kind, VMY_REFUSED);
-	assert_string_equal(r.code, "TOO_COMPLEX");
+	assert_int_equal(r.code, AIRLOCK_E_TOO_COMPLEX);
 	/* many CTE names */
 	n = (size_t)snprintf(sql, sizeof(sql), "WITH RECURSIVE ");
 	for (i = 0; i < 300; i++)
@@ -1273,7 +1273,7 @@ static void test_deep_nesting(void **state)
 	snprintf(sql + n, sizeof(sql) - n, " SELECT * FROM c1");
 	validate(sql, 0, &r);
 	assert_int_equal(r.kind, VMY_REFUSED);
-	assert_string_equal(r.code, "TOO_COMPLEX");
+	assert_int_equal(r.code, AIRLOCK_E_TOO_COMPLEX);
 }
 
 static void test_long_flat_statement(void **state)
@@ -1292,7 +1292,7 @@ static void test_long_flat_statement(void **state)
 	snprintf(sql + n, sizeof(sql) - n, ", staff_salaries");
 	validate(sql, 0, &r);
 	assert_int_equal(r.kind, VMY_REFUSED);
-	assert_string_equal(r.code, "TABLE_NOT_ALLOWED");
+	assert_int_equal(r.code, AIRLOCK_E_TABLE_NOT_ALLOWED);
 }
 
 static void test_long_names(void **state)
@@ -1356,7 +1356,7 @@ static void test_charsets(void **state)
 	pol.charset = "gbk";
 	vmy_validate(&pol, TEXT("SELECT 1"), &r);
 	assert_int_equal(r.kind, VMY_REFUSED);
-	assert_string_equal(r.code, "NOT_ALLOWED");
+	assert_int_equal(r.code, AIRLOCK_E_NOT_ALLOWED);
 	pol.charset = "sjis";
 	vmy_validate(&pol, TEXT("SET NAMES utf8mb4"), &r);
 	assert_int_equal(r.kind, VMY_REFUSED);

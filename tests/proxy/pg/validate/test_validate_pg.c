@@ -34,18 +34,18 @@ struct vcase {
 	const char *sql;
 	enum pgv_kind kind;
 	const char *sqlstate;   /* refusals only */
-	const char *code;       /* refusals only */
+	enum airlock_err code;  /* refusals only */
 };
 
-#define READ(s) { s, PGV_READ, NULL, NULL }
+#define READ(s) { s, PGV_READ, NULL, AIRLOCK_E_NONE }
 #define REFUSE(s, st, c) { s, PGV_REFUSED, st, c }
-#define RO(s) REFUSE(s, "25006", "NOT_READ_ONLY")
-#define MULTI(s) REFUSE(s, "42601", "MULTI_STATEMENT")
-#define FUNC(s) REFUSE(s, "42501", "FORBIDDEN_FUNCTION")
-#define TABLE(s) REFUSE(s, "42501", "TABLE_NOT_ALLOWED")
-#define SYNTAX(s) REFUSE(s, "42601", "SYNTAX_ERROR")
-#define UNSUP(s) REFUSE(s, "0A000", "UNSUPPORTED")
-#define FORBID(s) REFUSE(s, "42501", "FORBIDDEN_STATEMENT")
+#define RO(s) REFUSE(s, "25006", AIRLOCK_E_NOT_READ_ONLY)
+#define MULTI(s) REFUSE(s, "42601", AIRLOCK_E_MULTI_STATEMENT)
+#define FUNC(s) REFUSE(s, "42501", AIRLOCK_E_FORBIDDEN_FUNCTION)
+#define TABLE(s) REFUSE(s, "42501", AIRLOCK_E_TABLE_NOT_ALLOWED)
+#define SYNTAX(s) REFUSE(s, "42601", AIRLOCK_E_SYNTAX_ERROR)
+#define UNSUP(s) REFUSE(s, "0A000", AIRLOCK_E_UNSUPPORTED)
+#define FORBID(s) REFUSE(s, "42501", AIRLOCK_E_FORBIDDEN_STATEMENT)
 
 static const struct vcase cases[] = {
 	/* Plain reads. */
@@ -143,12 +143,12 @@ static const struct vcase cases[] = {
 	READ("EXPLAIN VERBOSE SELECT * FROM orders"),
 	READ("EXPLAIN (COSTS false, FORMAT JSON) SELECT * FROM orders"),
 	READ("EXPLAIN (VERBOSE, COSTS, FORMAT YAML) SELECT 1"),
-	REFUSE("EXPLAIN ANALYZE SELECT 1", "0A000", "UNSUPPORTED"),
-	REFUSE("EXPLAIN (ANALYZE) SELECT 1", "0A000", "UNSUPPORTED"),
-	REFUSE("EXPLAIN (FORMAT JSON, ANALYZE true) SELECT 1", "0A000", "UNSUPPORTED"),
-	REFUSE("EXPLAIN ANALYSE SELECT 1", "0A000", "UNSUPPORTED"),
-	REFUSE("EXPLAIN (ANALYSE, BUFFERS) SELECT 1", "0A000", "UNSUPPORTED"),
-	REFUSE("EXPLAIN (\"ANALYZE\") SELECT 1", "0A000", "UNSUPPORTED"),
+	REFUSE("EXPLAIN ANALYZE SELECT 1", "0A000", AIRLOCK_E_UNSUPPORTED),
+	REFUSE("EXPLAIN (ANALYZE) SELECT 1", "0A000", AIRLOCK_E_UNSUPPORTED),
+	REFUSE("EXPLAIN (FORMAT JSON, ANALYZE true) SELECT 1", "0A000", AIRLOCK_E_UNSUPPORTED),
+	REFUSE("EXPLAIN ANALYSE SELECT 1", "0A000", AIRLOCK_E_UNSUPPORTED),
+	REFUSE("EXPLAIN (ANALYSE, BUFFERS) SELECT 1", "0A000", AIRLOCK_E_UNSUPPORTED),
+	REFUSE("EXPLAIN (\"ANALYZE\") SELECT 1", "0A000", AIRLOCK_E_UNSUPPORTED),
 	RO("EXPLAIN DELETE FROM orders"),
 	RO("EXPLAIN UPDATE orders SET amount = 0"),
 	RO("EXPLAIN INSERT INTO orders VALUES (1)"),
@@ -158,11 +158,11 @@ static const struct vcase cases[] = {
 	RO("EXPLAIN WITH d AS (DELETE FROM orders RETURNING *) SELECT * FROM d"),
 	UNSUP("EXPLAIN EXECUTE p"),
 	/* Empty. */
-	{ "", PGV_EMPTY, NULL, NULL },
-	{ "   \n\t ", PGV_EMPTY, NULL, NULL },
-	{ "-- only a comment", PGV_EMPTY, NULL, NULL },
-	{ "/* only a comment */", PGV_EMPTY, NULL, NULL },
-	{ ";", PGV_EMPTY, NULL, NULL },
+	{ "", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
+	{ "   \n\t ", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
+	{ "-- only a comment", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
+	{ "/* only a comment */", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
+	{ ";", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
 	/* Syntax errors. */
 	SYNTAX("SELEC 1"),
 	SYNTAX("SELECT 1 FROM"),
@@ -383,8 +383,8 @@ static const struct vcase cases[] = {
 	TABLE("SELECT * FROM orders WHERE id = (WITH s AS (SELECT 1) SELECT id FROM staff_salaries)"),
 	TABLE("SELECT * FROM pg_temp.x"),
 	TABLE("SELECT * FROM pg_toast.pg_toast_1"),
-	REFUSE("SELECT * FROM otherdb.public.orders", "0A000", "UNSUPPORTED"),
-	REFUSE("SELECT * FROM postgres.pg_catalog.pg_class", "0A000", "UNSUPPORTED"),
+	REFUSE("SELECT * FROM otherdb.public.orders", "0A000", AIRLOCK_E_UNSUPPORTED),
+	REFUSE("SELECT * FROM postgres.pg_catalog.pg_class", "0A000", AIRLOCK_E_UNSUPPORTED),
 	RO("SELECT * FROM staff_salaries FOR UPDATE"),
 	FUNC("SELECT nextval('s') FROM staff_salaries"),
 };
@@ -406,13 +406,13 @@ static int check_case(const struct pgv_policy *policy, const struct vcase *c)
 	bool ok = k == c->kind && r.kind == k;
 
 	if (ok && c->kind == PGV_REFUSED) {
-		ok = strcmp(r.sqlstate, c->sqlstate) == 0 && r.code &&
-		     strcmp(r.code, c->code) == 0 && r.message[0] != '\0';
+		ok = strcmp(r.sqlstate, c->sqlstate) == 0 && r.code == c->code &&
+		     r.message[0] != '\0';
 	}
 	if (!ok) {
 		fprintf(stderr, "FAIL: %s\n  want %s %s %s\n  got  %s %s %s: %s (hint: %s)\n",
 			c->sql, kind_name(c->kind), c->sqlstate ? c->sqlstate : "",
-			c->code ? c->code : "", kind_name(k), r.sqlstate, r.code ? r.code : "",
+			airlock_err_name(c->code), kind_name(k), r.sqlstate, airlock_err_name(r.code),
 			r.message, r.hint);
 	}
 	return ok ? 0 : 1;
@@ -624,12 +624,12 @@ static void test_messages(void **state)
 	assert_string_equal(r.message, "table \"public.staff_salaries\" is not allowed");
 
 	pgv_validate(&default_policy, "SELECT 1; DROP TABLE orders", &r);
-	assert_string_equal(r.code, "MULTI_STATEMENT");
+	assert_int_equal(r.code, AIRLOCK_E_MULTI_STATEMENT);
 	assert_non_null(strstr(r.hint, "one statement per query"));
 	assert_int_equal(r.cursor_pos, 10);
 
 	pgv_validate(&default_policy, "SELECT 1 FROM", &r);
-	assert_string_equal(r.code, "SYNTAX_ERROR");
+	assert_int_equal(r.code, AIRLOCK_E_SYNTAX_ERROR);
 	assert_string_equal(r.message, "syntax error at end of input");
 	assert_int_equal(r.cursor_pos, 14);
 
@@ -640,7 +640,7 @@ static void test_messages(void **state)
 
 	/* Cursor positions count characters, not bytes. */
 	pgv_validate(&default_policy, "SELECT 'é', nextval('s')", &r);
-	assert_string_equal(r.code, "FORBIDDEN_FUNCTION");
+	assert_int_equal(r.code, AIRLOCK_E_FORBIDDEN_FUNCTION);
 	assert_int_equal(r.cursor_pos, 13);
 
 	pgv_validate(&default_policy, "DROP TABLE orders", &r);
@@ -661,7 +661,7 @@ static void test_messages(void **state)
 	pgv_validate(&default_policy,
 		     "SELECT nextval('s') FROM staff_salaries WHERE id IN "
 		     "(SELECT id FROM orders FOR UPDATE)", &r);
-	assert_string_equal(r.code, "NOT_READ_ONLY");
+	assert_int_equal(r.code, AIRLOCK_E_NOT_READ_ONLY);
 }
 
 static void test_search_path_hint(void **state)
@@ -674,7 +674,7 @@ static void test_search_path_hint(void **state)
 
 	(void)state;
 	pgv_validate(&p, "SELECT * FROM widgets", &r);
-	assert_string_equal(r.code, "TABLE_NOT_ALLOWED");
+	assert_int_equal(r.code, AIRLOCK_E_TABLE_NOT_ALLOWED);
 	assert_non_null(strstr(r.message, "\"app\""));
 	assert_non_null(strstr(r.hint, "public.widgets"));
 }
@@ -694,7 +694,7 @@ static void test_long_hint_is_cut(void **state)
 		tables[i] = names[i];
 	}
 	pgv_validate(&p, "SELECT * FROM secret", &r);
-	assert_string_equal(r.code, "TABLE_NOT_ALLOWED");
+	assert_int_equal(r.code, AIRLOCK_E_TABLE_NOT_ALLOWED);
 	assert_true(strlen(r.hint) < sizeof(r.hint));
 	assert_non_null(strstr(r.hint, "..."));
 }
