@@ -47,15 +47,34 @@ void session_set_state(struct session *s, enum session_state st)
 	s->st = st;
 }
 
-void session_log(const struct session *s, const char *fmt, ...)
+__attribute__((format(printf, 3, 0))) static void say(const struct session *s, bool warn, const char *fmt,
+							va_list ap)
 {
 	char line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (warn)
+		log_warn("%s session %u: %s", s->proto->name, s->id, line);
+	else
+		log_info("%s session %u: %s", s->proto->name, s->id, line);
+}
+
+void session_log(const struct session *s, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	say(s, false, fmt, ap);
 	va_end(ap);
-	log_info("%s session %u: %s", s->proto->name, s->id, line);
+}
+
+void session_warn(const struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(s, true, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- lifetime ---- */
@@ -153,8 +172,7 @@ struct session *session_find(struct server *srv, const struct session_proto *pro
 void session_flush(struct session *s)
 {
 	if (s->w.failed) {
-		log_error("%s session %u: a reply could not be built (out of memory or too large)", s->proto->name,
-			  s->id);
+		session_warn(s, "a reply could not be built (out of memory or too large)");
 		wbuf_reset(&s->w);
 		session_close(s, false, "a reply could not be built");
 		return;

@@ -145,8 +145,9 @@ const char *session_state_name(enum session_state st);
 void session_close(struct session *s, bool flush, const char *why);
 /* Sends what s->w holds and empties it; a reply that could not be built closes the session instead. */
 void session_flush(struct session *s);
-/* Logs one line prefixed with the protocol and the session's id. */
+/* Log lines prefixed with the protocol and the session's id: information and warnings. */
 __attribute__((format(printf, 2, 3))) void session_log(const struct session *s, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void session_warn(const struct session *s, const char *fmt, ...);
 
 /*
  * Authentication (how: the mechanism, for the log) done: counts the

@@ -37,7 +37,7 @@ static void job_rowdesc(void *arg, const struct frame *f)
 	uint16_t n;
 
 	if (s->cols_sent || f->type != FRAME_MYCOLS || frame_mycols_begin(f, &n, &cur) != FRAME_OK) {
-		log_error("mysql session %u: unexpected column frame from the runner", s->core.id);
+		session_warn(&s->core, "unexpected column frame from the runner");
 		return;
 	}
 	if (s->binary) {
@@ -111,7 +111,7 @@ static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
 	else
 		ok = false;
 	if (!ok) {
-		log_warn("mysql session %u: a value could not be encoded in the binary protocol: %s", s->core.id,
+		session_warn(&s->core, "a value could not be encoded in the binary protocol: %s",
 			 why ? why : "out of memory");
 		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
 			    "run the statement as a text query");
