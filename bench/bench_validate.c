@@ -14,10 +14,9 @@
 #include "proxy/pg/validate/validate_pg.h"
 
 static const char *const tables[] = {
-	"public.orders", "public.customers", "public.products", "pg_catalog.*",
-	"information_schema.*",
+	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
 };
-static const char *const path[] = { "public" };
+static const char *const path[] = {"public"};
 
 static const struct pgv_policy policy = {
 	.tables = tables,
@@ -33,15 +32,20 @@ struct bench_case {
 };
 
 static const struct bench_case bench_cases[] = {
-	{ "typical_join", "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
-	  "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50", PGV_READ },
-	{ "select_1", "SELECT 1", PGV_READ },
-	{ "refused_table", "SELECT * FROM staff_salaries", PGV_REFUSED },
-	{ "set_search_path", "SET search_path TO public, \"App\"", PGV_SET },
+	{"typical_join",
+	 "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
+	 "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50",
+	 PGV_READ},
+	{"select_1", "SELECT 1", PGV_READ},
+	{"refused_table", "SELECT * FROM staff_salaries", PGV_REFUSED},
+	{"set_search_path", "SET search_path TO public, \"App\"", PGV_SET},
 };
 
 static const char *const my_tables[] = {
-	"shop.orders", "shop.customers", "shop.products", "information_schema.*",
+	"shop.orders",
+	"shop.customers",
+	"shop.products",
+	"information_schema.*",
 };
 
 static const struct vmy_policy my_policy = {
@@ -58,13 +62,17 @@ struct my_bench_case {
 };
 
 static const struct my_bench_case my_bench_cases[] = {
-	{ "my_typical_join", "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
-	  "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50", VMY_READ },
-	{ "my_select_1", "SELECT 1", VMY_READ },
-	{ "my_refused_table", "SELECT * FROM staff_salaries", VMY_REFUSED },
-	{ "my_connect_set", "SET autocommit=1, sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'), "
-	  "NAMES utf8mb4", VMY_SET },
-	{ "my_version_comment", "select @@version_comment limit 1", VMY_LOCAL_SELECT },
+	{"my_typical_join",
+	 "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
+	 "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50",
+	 VMY_READ},
+	{"my_select_1", "SELECT 1", VMY_READ},
+	{"my_refused_table", "SELECT * FROM staff_salaries", VMY_REFUSED},
+	{"my_connect_set",
+	 "SET autocommit=1, sql_mode=CONCAT(@@sql_mode,',STRICT_TRANS_TABLES'), "
+	 "NAMES utf8mb4",
+	 VMY_SET},
+	{"my_version_comment", "select @@version_comment limit 1", VMY_LOCAL_SELECT},
 };
 
 static double now_us(void)

@@ -42,8 +42,10 @@ static void finish_targets(struct conf_ctx *ctx)
 		conf_check_required(ctx, SECT_TARGET, &ctx->target_seen[i], label);
 		/* Without [hosts] every target would be refused: that one error is enough. */
 		if (t->host && ctx->hosts_seen.header_line && !config_host_allowed(cfg, t->host))
-			conf_err(ctx, line, "HOST_NOT_ALLOWED: %s host \"%.60s\" is not in [hosts] allow; "
-				 "add it there to let airlock connect to it", label, t->host);
+			conf_err(ctx, line,
+				 "HOST_NOT_ALLOWED: %s host \"%.60s\" is not in [hosts] allow; "
+				 "add it there to let airlock connect to it",
+				 label, t->host);
 	}
 }
 
@@ -51,8 +53,8 @@ static void finish_targets(struct conf_ctx *ctx)
  * The [target NAME] called want for a user's key (target or mysql_target),
  * which must have the given engine; NULL (reported) when there is none.
  */
-static const struct airlock_target *resolve_target(struct conf_ctx *ctx, size_t ui, const char *key,
-						   const char *want, const char *engine)
+static const struct airlock_target *resolve_target(struct conf_ctx *ctx, size_t ui, const char *key, const char *want,
+						   const char *engine)
 {
 	struct airlock_config *cfg = ctx->cfg;
 	unsigned line = conf_key_line(SECT_USER, &ctx->user_meta[ui].seen, key);
@@ -90,8 +92,8 @@ static void finish_users(struct conf_ctx *ctx)
 		if (!want && !my_want)
 			conf_err(ctx, ctx->user_meta[i].seen.header_line,
 				 "%s has neither target nor mysql_target; expected at least one", label);
-		if (want && (u->target = resolve_target(ctx, i, "target", want, "postgres")) &&
-		    !u->database && u->target->database && !(u->database = strdup(u->target->database)))
+		if (want && (u->target = resolve_target(ctx, i, "target", want, "postgres")) && !u->database &&
+		    u->target->database && !(u->database = strdup(u->target->database)))
 			conf_err(ctx, 0, "out of memory");
 		if (my_want && (u->mysql_target = resolve_target(ctx, i, "mysql_target", my_want, "mariadb")) &&
 		    !u->mysql_database && u->mysql_target->database &&
@@ -107,7 +109,8 @@ static void finish(struct conf_ctx *ctx)
 	else
 		conf_check_required(ctx, SECT_SERVER, &ctx->server_seen, "[server]");
 	if (!ctx->hosts_seen.header_line)
-		conf_err(ctx, 0, "the [hosts] section is missing; add [hosts] with allow = the database hosts "
+		conf_err(ctx, 0,
+			 "the [hosts] section is missing; add [hosts] with allow = the database hosts "
 			 "targets may use (an empty list denies every target)");
 	finish_targets(ctx);
 	finish_users(ctx);
@@ -127,8 +130,8 @@ static void free_ctx(struct conf_ctx *ctx)
 	free(ctx->target_seen);
 }
 
-static struct airlock_config *load_text(const char *text, size_t len, const char *base_dir,
-					const char *path, struct config_errors *errs)
+static struct airlock_config *load_text(const char *text, size_t len, const char *base_dir, const char *path,
+					struct config_errors *errs)
 {
 	struct conf_ctx ctx;
 	struct airlock_config *cfg;
@@ -160,8 +163,7 @@ static struct airlock_config *load_text(const char *text, size_t len, const char
 	return cfg;
 }
 
-struct airlock_config *config_load_string(const char *text, const char *base_dir,
-					  struct config_errors *errs)
+struct airlock_config *config_load_string(const char *text, const char *base_dir, struct config_errors *errs)
 {
 	struct config_errors local;
 
@@ -240,8 +242,7 @@ struct airlock_config *config_load(const char *path, struct config_errors *errs)
 	}
 	text = read_file(path, &len, &why);
 	if (!text) {
-		snprintf(errs->msg[errs->n++], sizeof(errs->msg[0]), "cannot read config file %.180s: %s",
-			 path, why);
+		snprintf(errs->msg[errs->n++], sizeof(errs->msg[0]), "cannot read config file %.180s: %s", path, why);
 		return NULL;
 	}
 	slash = strrchr(path, '/');

@@ -12,67 +12,67 @@
 #include <stdint.h>
 
 struct airlock_limits {
-	uint32_t timeout_ms;  /* statement timeout in the engine; container killed at +2000 ms */
-	uint32_t memory_mb;   /* container memory (and memory+swap) */
-	uint64_t nano_cpus;   /* container CPU, 1e9 = one CPU */
-	uint32_t pids;        /* container PID cap */
-	uint32_t max_rows;    /* rows returned before truncation */
-	uint64_t max_bytes;   /* DataRow payload bytes returned before truncation */
-	uint64_t max_cost;    /* planner's total cost above which a SELECT is refused; 0 = no check */
+	uint32_t timeout_ms; /* statement timeout in the engine; container killed at +2000 ms */
+	uint32_t memory_mb;  /* container memory (and memory+swap) */
+	uint64_t nano_cpus;  /* container CPU, 1e9 = one CPU */
+	uint32_t pids;       /* container PID cap */
+	uint32_t max_rows;   /* rows returned before truncation */
+	uint64_t max_bytes;  /* DataRow payload bytes returned before truncation */
+	uint64_t max_cost;   /* planner's total cost above which a SELECT is refused; 0 = no check */
 };
 
 struct airlock_target {
-	char *name;        /* section name: [target NAME] */
-	char *engine;      /* "postgres" or "mariadb" (MariaDB or MySQL) */
-	char *host;        /* must pass the host allowlist */
+	char *name;   /* section name: [target NAME] */
+	char *engine; /* "postgres" or "mariadb" (MariaDB or MySQL) */
+	char *host;   /* must pass the host allowlist */
 	uint16_t port;
-	char *database;    /* backend database */
-	char *user;        /* backend role */
-	char *password;    /* read from password_file at load; never logged */
+	char *database;      /* backend database */
+	char *user;          /* backend role */
+	char *password;      /* read from password_file at load; never logged */
 	char *password_file; /* resolved against the config file's directory */
 };
 
 struct airlock_user {
-	char *name;               /* section name: [user NAME] */
-	char *scram;              /* "SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>" */
+	char *name;                          /* section name: [user NAME] */
+	char *scram;                         /* "SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>" */
 	const struct airlock_target *target; /* points into config->targets */
-	char *database;           /* database name the client connects to */
-	char **tables;            /* allowlist entries: "schema.table" or "schema.*" */
+	char *database;                      /* database name the client connects to */
+	char **tables;                       /* allowlist entries: "schema.table" or "schema.*" */
 	size_t ntables;
 	struct airlock_limits limits;
 	uint32_t max_connections; /* concurrent sessions of this user */
 	uint32_t max_jobs;        /* statements (and open cursors) of this user running at once */
 
 	/* MySQL logins (all optional; a user without mysql_target cannot log in over MySQL). */
-	char *mysql_native;       /* "*<40 HEX>": SHA1(SHA1(password)); NULL: caching_sha2_password only */
+	char *mysql_native; /* "*<40 HEX>": SHA1(SHA1(password)); NULL: caching_sha2_password only */
 	const struct airlock_target *mysql_target; /* engine "mariadb"; points into config->targets */
-	char *mysql_database;     /* database MySQL clients start in (default: the target's) */
-	char **mysql_tables;      /* allowlist entries "db.table" or "db.*", case kept */
+	char *mysql_database;                      /* database MySQL clients start in (default: the target's) */
+	char **mysql_tables;                       /* allowlist entries "db.table" or "db.*", case kept */
 	size_t nmysql_tables;
-	bool mysql_allow_sleep;   /* mysql_allow_functions lists sleep */
+	bool mysql_allow_sleep; /* mysql_allow_functions lists sleep */
 	bool mysql_allow_benchmark;
 };
 
 struct airlock_config {
-	char *path;                 /* as given to config_load; NULL from config_load_string */
+	char *path; /* as given to config_load; NULL from config_load_string */
 
 	/* [server] */
-	char *pg_listen_host;       /* pg_listen = host:port */
+	char *pg_listen_host; /* pg_listen = host:port */
 	uint16_t pg_listen_port;
-	char *mysql_listen_host;    /* mysql_listen = host:port; NULL: no MySQL listener */
+	char *mysql_listen_host; /* mysql_listen = host:port; NULL: no MySQL listener */
 	uint16_t mysql_listen_port;
 	uint32_t max_connections;   /* all sessions */
 	uint32_t max_message_bytes; /* largest frontend message accepted */
 	char *job_dir;              /* where per-job directories are made */
 	char *docker_socket;
-	char *runner_image;         /* pinned by digest */
-	char *runner_user;          /* uid:gid inside the container, as written (the launcher passes it on) */
-	uint32_t runner_uid;        /* runner_user parsed once at load: never 0 */
+	char *runner_image;  /* pinned by digest */
+	char *runner_user;   /* uid:gid inside the container, as written (the launcher passes it on) */
+	uint32_t runner_uid; /* runner_user parsed once at load: never 0 */
 	uint32_t runner_gid;
-	uint32_t kill_margin_ms;    /* container killed at timeout_ms + this */
-	uint32_t pool_size;         /* containers started ahead of demand */
-	uint32_t max_jobs;          /* concurrent running jobs; beyond it: busy error */
-	char *audit_log;            /* file path, or "-" for stderr */
+	uint32_t kill_margin_ms; /* container killed at timeout_ms + this */
+	uint32_t pool_size;      /* containers started ahead of demand */
+	uint32_t max_jobs;       /* concurrent running jobs; beyond it: busy error */
+	char *audit_log;         /* file path, or "-" for stderr */
 
 	/* [hosts] allow = a, b, c */
 	char **host_allow;

@@ -27,8 +27,8 @@
 #define CONF_MAX_KEYS 48
 
 enum conf_section {
-	SECT_NONE,    /* before the first header */
-	SECT_BAD,     /* after a header that was refused: its keys are skipped */
+	SECT_NONE, /* before the first header */
+	SECT_BAD,  /* after a header that was refused: its keys are skipped */
 	SECT_SERVER,
 	SECT_HOSTS,
 	SECT_TARGET,
@@ -60,10 +60,10 @@ enum conf_type {
 	CT_HOST_LIST,     /* lists: char ** at off, size_t count at off2 */
 	CT_TABLE_LIST,
 	CT_MY_TABLE_LIST,
-	CT_MY_FUNCS,      /* sleep sets the bool at off, benchmark the bool at off2 */
+	CT_MY_FUNCS, /* sleep sets the bool at off, benchmark the bool at off2 */
 };
 
-#define CONF_REQUIRED  0x1u /* the section is incomplete without it */
+#define CONF_REQUIRED 0x1u  /* the section is incomplete without it */
 #define CONF_NO_RELOAD 0x2u /* bound at start-up: a reload that changes it is refused */
 
 /* One row per key: everything about it lives here and nowhere else. */
@@ -91,37 +91,36 @@ struct conf_seen {
 /* Per-user state that only lives during the load. */
 struct conf_user_meta {
 	struct conf_seen seen;
-	char *target_name; /* owned; resolved into user->target at the end */
+	char *target_name;       /* owned; resolved into user->target at the end */
 	char *mysql_target_name; /* owned; resolved into user->mysql_target at the end */
 };
 
 struct conf_ctx {
-	struct airlock_config *cfg;  /* being filled */
+	struct airlock_config *cfg; /* being filled */
 	struct config_errors *errs;
-	const char *base_dir;        /* relative paths resolve against it */
+	const char *base_dir; /* relative paths resolve against it */
 
 	/* the text and the reader's cursor */
 	const char *text;
 	size_t len;
 	size_t pos;
-	unsigned line;               /* physical line last handed to inih */
-	bool continuation;           /* that line was handed on as a continuation of list_key */
+	unsigned line;                   /* physical line last handed to inih */
+	bool continuation;               /* that line was handed on as a continuation of list_key */
 	const struct conf_key *list_key; /* the list key set last: indented lines continue it */
 
 	enum conf_section cur;
-	size_t cur_index;            /* index into targets/users for SECT_TARGET/SECT_USER */
+	size_t cur_index; /* index into targets/users for SECT_TARGET/SECT_USER */
 
 	struct conf_seen server_seen;
 	struct conf_seen hosts_seen;
-	struct conf_seen *target_seen;   /* parallel to cfg->targets */
+	struct conf_seen *target_seen;    /* parallel to cfg->targets */
 	struct conf_user_meta *user_meta; /* parallel to cfg->users */
 	size_t cap_targets;
 	size_t cap_users;
 };
 
 /* Records one problem; line 0 means "no line". */
-void conf_err(struct conf_ctx *ctx, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void conf_err(struct conf_ctx *ctx, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Runs inih over ctx->text, filling ctx->cfg and recording problems (config_parse.c). */
 void conf_parse(struct conf_ctx *ctx);
@@ -133,8 +132,7 @@ const struct conf_key *conf_find_key(enum conf_section s, const char *name);
 /* Stores every default of section s into base (the section's struct). */
 void conf_apply_defaults(struct conf_ctx *ctx, enum conf_section s, void *base);
 /* Reports each required key of section s that seen says was never set. */
-void conf_check_required(struct conf_ctx *ctx, enum conf_section s, const struct conf_seen *seen,
-			 const char *label);
+void conf_check_required(struct conf_ctx *ctx, enum conf_section s, const struct conf_seen *seen, const char *label);
 /* The line key was set on in a section of kind s, else the section's header line. */
 unsigned conf_key_line(enum conf_section s, const struct conf_seen *seen, const char *key);
 /* "engine, host, port, ..." into buf: the keys section s knows. */
@@ -145,8 +143,7 @@ void conf_free_fields(enum conf_section s, void *base);
 /* ---- storing one value (config_store.c) ---- */
 
 /* Checks value against k and stores it into base, the section's struct. */
-void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
-	      const char *value);
+void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label, const char *value);
 /* True when k's value in a and in b (two structs of k's section) is the same. */
 bool conf_field_equal(const struct conf_key *k, const void *a, const void *b);
 /* Frees what k stored in base. */
@@ -196,8 +193,8 @@ bool conf_valid_mysql_native(const char *s);
  * caller frees) when an entry is empty or refused by map; -2 when memory
  * ran out. Entries appended before a failure stay in *items.
  */
-int conf_list_append(const char *value, char ***items, size_t *n,
-		     char *(*map)(const char *entry, bool *oom), char **bad);
+int conf_list_append(const char *value, char ***items, size_t *n, char *(*map)(const char *entry, bool *oom),
+		     char **bad);
 
 /* Joins base_dir and path unless path is absolute. Allocated, or NULL. */
 char *conf_resolve_path(const char *base_dir, const char *path);

@@ -25,16 +25,18 @@
 #define LISTEN_FORMS "host:port with an IPv4 address, localhost or [IPv6 address], e.g. "
 
 /* section, name, type, where, flags, default, then what the type needs. */
-#define KEY(sect_, name_, type_, off_, flags_, def_, ...) \
-	{ .sect = SECT_##sect_, .name = (name_), .type = (type_), .off = (off_), .flags = (flags_), \
-	  .def = (def_), __VA_ARGS__ }
+#define KEY(sect_, name_, type_, off_, flags_, def_, ...)                                                 \
+	{                                                                                                 \
+		.sect = SECT_##sect_, .name = (name_), .type = (type_), .off = (off_), .flags = (flags_), \
+		.def = (def_), __VA_ARGS__                                                                \
+	}
 
 const struct conf_key conf_keys[] = {
 	KEY(SERVER, "pg_listen", CT_LISTEN, CFG(pg_listen_host), REQUIRED | NO_RELOAD, NULL,
 	    .off2 = CFG(pg_listen_port), .expect = LISTEN_FORMS "127.0.0.1:6432"),
 	/* No default: without it there is no MySQL listener. */
-	KEY(SERVER, "mysql_listen", CT_LISTEN, CFG(mysql_listen_host), NO_RELOAD, NULL,
-	    .off2 = CFG(mysql_listen_port), .expect = LISTEN_FORMS "127.0.0.1:3307"),
+	KEY(SERVER, "mysql_listen", CT_LISTEN, CFG(mysql_listen_host), NO_RELOAD, NULL, .off2 = CFG(mysql_listen_port),
+	    .expect = LISTEN_FORMS "127.0.0.1:3307"),
 	KEY(SERVER, "max_connections", CT_U32, CFG(max_connections), 0, "1000", .min = 1, .max = 1000000),
 	KEY(SERVER, "max_message_bytes", CT_U32, CFG(max_message_bytes), 0, "1048576", .min = 1024, .max = 64 * MIB),
 	KEY(SERVER, "job_dir", CT_PATH, CFG(job_dir), NO_RELOAD, "/run/airlock/jobs", .expect = "a directory path"),
@@ -42,9 +44,8 @@ const struct conf_key conf_keys[] = {
 	    .expect = "the Docker engine's unix socket path"),
 	KEY(SERVER, "runner_image", CT_IMAGE, CFG(runner_image), REQUIRED, NULL,
 	    .expect = "an image pinned by digest: sha256:<64 hex> or NAME@sha256:<64 hex>"),
-	KEY(SERVER, "runner_user", CT_RUNNER_USER, CFG(runner_user), 0, "65534:65534",
-	    .off2 = CFG(runner_uid), .off3 = CFG(runner_gid),
-	    .expect = "a numeric uid:gid other than root, e.g. 65534:65534"),
+	KEY(SERVER, "runner_user", CT_RUNNER_USER, CFG(runner_user), 0, "65534:65534", .off2 = CFG(runner_uid),
+	    .off3 = CFG(runner_gid), .expect = "a numeric uid:gid other than root, e.g. 65534:65534"),
 	KEY(SERVER, "kill_margin_ms", CT_U32, CFG(kill_margin_ms), 0, "2000", .min = 100, .max = 600000),
 	KEY(SERVER, "pool_size", CT_U32, CFG(pool_size), 0, "0", .min = 0, .max = 1024),
 	KEY(SERVER, "max_jobs", CT_U32, CFG(max_jobs), 0, "16", .min = 1, .max = 4096),
@@ -123,8 +124,7 @@ void conf_apply_defaults(struct conf_ctx *ctx, enum conf_section s, void *base)
 	ctx->line = line;
 }
 
-void conf_check_required(struct conf_ctx *ctx, enum conf_section s, const struct conf_seen *seen,
-			 const char *label)
+void conf_check_required(struct conf_ctx *ctx, enum conf_section s, const struct conf_seen *seen, const char *label)
 {
 	char ebuf[64];
 	size_t i;

@@ -175,8 +175,10 @@ static void begin_section(struct conf_ctx *ctx, const char *s, size_t n)
 		bool target = strcasecmp(kind, "target") == 0;
 
 		if (!name || extra || !conf_valid_name(name)) {
-			conf_err(ctx, line, "expected [%s NAME] where NAME is 1 to %d characters from "
-				 "A-Z a-z 0-9 _ . @ -", target ? "target" : "user", CONF_MAX_NAME);
+			conf_err(ctx, line,
+				 "expected [%s NAME] where NAME is 1 to %d characters from "
+				 "A-Z a-z 0-9 _ . @ -",
+				 target ? "target" : "user", CONF_MAX_NAME);
 			return;
 		}
 		if (target)
@@ -337,8 +339,10 @@ static char *line_reader(char *str, int num, void *stream)
 	/* An indented line continues only a list key, and only with entries (no '='). */
 	ctx->continuation = indented && ctx->list_key && !memchr(t, '=', said);
 	if (said > CONF_MAX_LINE) {
-		conf_err(ctx, ctx->line, "line is longer than %d characters; continue a long list on "
-			 "indented lines", CONF_MAX_LINE);
+		conf_err(ctx, ctx->line,
+			 "line is longer than %d characters; continue a long list on "
+			 "indented lines",
+			 CONF_MAX_LINE);
 		ctx->continuation = false;
 		return emit(str, "", "", 0);
 	}
@@ -374,7 +378,7 @@ void conf_parse(struct conf_ctx *ctx)
 	ini_allow_inline_comments = true;
 	ini_inline_comment_prefixes = comment_chars;
 	ini_start_comment_prefixes = comment_chars;
-	ini_allow_no_value = true;       /* a line without '=' reaches on_key, which names it */
+	ini_allow_no_value = true; /* a line without '=' reaches on_key, which names it */
 	ini_stop_on_first_error = false;
 	ini_use_stack = true;
 	ini_max_line = CONF_INI_BUFFER;

@@ -27,8 +27,7 @@ const char *conf_expect_text(const struct conf_key *k, char *buf, size_t cap)
 {
 	if (k->expect)
 		return k->expect;
-	snprintf(buf, cap, "a whole number from %llu to %llu",
-		 (unsigned long long)k->min, (unsigned long long)k->max);
+	snprintf(buf, cap, "a whole number from %llu to %llu", (unsigned long long)k->min, (unsigned long long)k->max);
 	return buf;
 }
 
@@ -77,8 +76,7 @@ static void set_functions(struct conf_ctx *ctx, const struct conf_key *k, void *
 }
 
 /* Appends value's entries to the list k names (items at off, count at off2). */
-static void set_list(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
-		     const char *value)
+static void set_list(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label, const char *value)
 {
 	char *(*map)(const char *entry, bool *oom);
 	char ebuf[64], *bad = NULL;
@@ -94,8 +92,8 @@ static void set_list(struct conf_ctx *ctx, const struct conf_key *k, void *base,
 	if (r == -2)
 		conf_err(ctx, ctx->line, "out of memory");
 	else if (r < 0 && !*bad)
-		conf_err(ctx, ctx->line, "%s %s has an empty entry (two commas, or one at the end); expected %s",
-			 label, k->name, conf_expect_text(k, ebuf, sizeof(ebuf)));
+		conf_err(ctx, ctx->line, "%s %s has an empty entry (two commas, or one at the end); expected %s", label,
+			 k->name, conf_expect_text(k, ebuf, sizeof(ebuf)));
 	else if (r < 0)
 		conf_err(ctx, ctx->line, "%s %s: \"%.40s\" is not valid; expected %s", label, k->name, bad,
 			 conf_expect_text(k, ebuf, sizeof(ebuf)));
@@ -124,9 +122,11 @@ static void set_scram(struct conf_ctx *ctx, char **dst, const char *label, const
 
 	/* The value is never echoed: it might be a password typed in by mistake. */
 	if (scram_parse_verifier(value, &v) != 0) {
-		conf_err(ctx, ctx->line, "%s scram is not a SCRAM-SHA-256 verifier (SCRAM-SHA-256$<iterations>:"
+		conf_err(ctx, ctx->line,
+			 "%s scram is not a SCRAM-SHA-256 verifier (SCRAM-SHA-256$<iterations>:"
 			 "<salt>$<StoredKey>:<ServerKey>); never a password: make one with "
-			 "`airlockd --make-verifier`", label);
+			 "`airlockd --make-verifier`",
+			 label);
 		return;
 	}
 	explicit_bzero(&v, sizeof(v));
@@ -165,8 +165,7 @@ static uint64_t get_number(const struct conf_key *k, const void *base)
 	return *CFIELD(base, k->off, uint64_t);
 }
 
-void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label,
-	      const char *value)
+void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label, const char *value)
 {
 	char **field = FIELD(base, k->off, char *);
 	uint32_t uid, gid;
@@ -202,8 +201,8 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 	case CT_AUDIT:
 		if (!conf_valid_text(value))
 			goto out_bad;
-		s = k->type == CT_AUDIT && strcmp(value, "-") == 0 ? strdup(value) :
-		    conf_resolve_path(ctx->base_dir, value);
+		s = k->type == CT_AUDIT && strcmp(value, "-") == 0 ? strdup(value)
+								   : conf_resolve_path(ctx->base_dir, value);
 		break;
 	case CT_LISTEN:
 		if (conf_parse_listen(value, &s, FIELD(base, k->off2, uint16_t)) < 0)
@@ -212,17 +211,21 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 	case CT_MY_NATIVE:
 		/* Never echoed: a password typed in by mistake would land in a log. */
 		if (!conf_valid_mysql_native(value)) {
-			conf_err(ctx, ctx->line, "%s %s is not a mysql_native_password hash (* and 40 hex "
-				 "digits); never a password", label, k->name);
+			conf_err(ctx, ctx->line,
+				 "%s %s is not a mysql_native_password hash (* and 40 hex "
+				 "digits); never a password",
+				 label, k->name);
 			return;
 		}
 		s = strdup(value);
 		break;
 	case CT_IMAGE:
 		if (!image_ref_pinned(value)) {
-			conf_err(ctx, ctx->line, "%s %s: IMAGE_UNPINNED: \"%.40s\" is not pinned by digest; "
+			conf_err(ctx, ctx->line,
+				 "%s %s: IMAGE_UNPINNED: \"%.40s\" is not pinned by digest; "
 				 "use sha256:<64 hex> or NAME@sha256:<64 hex>, from "
-				 "docker inspect --format '{{.Id}}' IMAGE", label, k->name, value);
+				 "docker inspect --format '{{.Id}}' IMAGE",
+				 label, k->name, value);
 			return;
 		}
 		s = strdup(value);
@@ -231,8 +234,10 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		if (conf_parse_uid_gid(value, &uid, &gid) < 0)
 			goto out_bad;
 		if (uid == 0) {
-			conf_err(ctx, ctx->line, "%s %s: the runner must not run as root (uid 0); "
-				 "expected %s", label, k->name, k->expect);
+			conf_err(ctx, ctx->line,
+				 "%s %s: the runner must not run as root (uid 0); "
+				 "expected %s",
+				 label, k->name, k->expect);
 			return;
 		}
 		s = strdup(value);

@@ -132,8 +132,7 @@ int conf_parse_uid_gid(const char *s, uint32_t *uid, uint32_t *gid)
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	/* 4294967295 is (uid_t)-1, which means "no change" to the kernel. */
-	if (conf_parse_u64(buf, 0, 4294967294u, &u) < 0 ||
-	    conf_parse_u64(colon + 1, 0, 4294967294u, &g) < 0)
+	if (conf_parse_u64(buf, 0, 4294967294u, &u) < 0 || conf_parse_u64(colon + 1, 0, 4294967294u, &g) < 0)
 		return -1;
 	*uid = (uint32_t)u;
 	*gid = (uint32_t)g;
@@ -272,8 +271,8 @@ static char *trimmed_dup(const char *s, size_t n)
 	return strndup(s, n);
 }
 
-int conf_list_append(const char *value, char ***items, size_t *n,
-		     char *(*map)(const char *entry, bool *oom), char **bad)
+int conf_list_append(const char *value, char ***items, size_t *n, char *(*map)(const char *entry, bool *oom),
+		     char **bad)
 {
 	const char *p = value, *comma;
 	char **grown;
@@ -332,8 +331,7 @@ char *conf_resolve_path(const char *base_dir, const char *path)
 
 	if (path[0] == '/' || !base_dir || !*base_dir)
 		return strdup(path);
-	if (asprintf(&out, "%s%s%s", base_dir,
-		     base_dir[strlen(base_dir) - 1] == '/' ? "" : "/", path) < 0)
+	if (asprintf(&out, "%s%s%s", base_dir, base_dir[strlen(base_dir) - 1] == '/' ? "" : "/", path) < 0)
 		return NULL;
 	return out;
 }
@@ -349,8 +347,9 @@ char *conf_read_password(const char *path, const char **why)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		*why = errno == ENOENT ? "does not exist" :
-		       errno == EACCES ? "is not readable (permission denied)" : "cannot be opened";
+		*why = errno == ENOENT   ? "does not exist"
+		       : errno == EACCES ? "is not readable (permission denied)"
+					 : "cannot be opened";
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {

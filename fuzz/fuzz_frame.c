@@ -31,10 +31,8 @@ static void roundtrip_job(const struct frame_job *j)
 		frame_put_str(&b, j->pairs[i].value.ptr, j->pairs[i].value.len);
 	}
 	frame_end(&b);
-	if (b.failed ||
-	    frame_peek(b.data, b.len, FRAME_MAX_PAYLOAD, &f, &used) != FRAME_OK ||
-	    used != b.len || frame_decode_job(&f, &again) != FRAME_OK ||
-	    again.npairs != j->npairs)
+	if (b.failed || frame_peek(b.data, b.len, FRAME_MAX_PAYLOAD, &f, &used) != FRAME_OK || used != b.len ||
+	    frame_decode_job(&f, &again) != FRAME_OK || again.npairs != j->npairs)
 		abort();
 	wbuf_free(&b);
 }

@@ -46,7 +46,8 @@ static void parse_one(const struct pg_msg *m)
 
 		if (pg_parse_bind(m, &b, &err) == PG_OK && pg_bind_values(&b, v, 64) == PG_OK) {
 			for (uint16_t i = 0; i < b.nparams; i++)
-				if (v[i].len > 0 && (v[i].data < m->body || v[i].data + v[i].len > m->body + m->body_len))
+				if (v[i].len > 0 &&
+				    (v[i].data < m->body || v[i].data + v[i].len > m->body + m->body_len))
 					__builtin_trap();
 			(void)pg_bind_result_format(&b, 3);
 		}

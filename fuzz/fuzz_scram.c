@@ -11,10 +11,9 @@
 #include "protocol/scram.h"
 
 /* The verifier of password "pencil" with RFC 7677's salt and 4096 iterations. */
-static const char fuzz_verifier[] =
-	"SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$"
-	"WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:"
-	"wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=";
+static const char fuzz_verifier[] = "SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$"
+				    "WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=:"
+				    "wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -46,8 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	nl = memchr(data, '\n', size);
 	split = nl ? (size_t)(nl - data) : size;
-	if (scram_server_first(&st, &v, data, split, "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0", out, sizeof(out),
-			       &outlen, &err) == 0) {
+	if (scram_server_first(&st, &v, data, split, "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0", out, sizeof(out), &outlen,
+			       &err) == 0) {
 		if (outlen != strlen(out))
 			__builtin_trap();
 		if (nl)
@@ -56,8 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (scram_server_first(&st, &v, (const uint8_t *)good_first, strlen(good_first),
 			       "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0", out, sizeof(out), &outlen, &err) != 0)
 		__builtin_trap();
-	if (scram_server_final(&st, nl ? nl + 1 : data, nl ? size - split - 1 : size, out, sizeof(out),
-			       &outlen, &err) == 0 && outlen != strlen(out))
+	if (scram_server_final(&st, nl ? nl + 1 : data, nl ? size - split - 1 : size, out, sizeof(out), &outlen,
+			       &err) == 0 &&
+	    outlen != strlen(out))
 		__builtin_trap();
 	return 0;
 }

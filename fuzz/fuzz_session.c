@@ -29,7 +29,8 @@
 #include "proxy/session.h"
 
 /* Password "agent-secret" for both logins. */
-#define VERIFIER "SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
+#define VERIFIER                                       \
+	"SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
 	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
 
 static const char conf_text[] =

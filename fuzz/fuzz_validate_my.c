@@ -14,7 +14,10 @@
 #include "proxy/mysql/validate/validate_my.h"
 
 static const char *const tables[] = {
-	"shop.orders", "shop.customers", "shop.products", "information_schema.*",
+	"shop.orders",
+	"shop.customers",
+	"shop.products",
+	"information_schema.*",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,8 +57,7 @@ static void check(const struct vmy_result *r, size_t len)
 	if (r->code >= AIRLOCK_E_COUNT)
 		abort();
 	if (r->kind == VMY_REFUSED) {
-		if (r->code == AIRLOCK_E_NONE || strlen(r->sqlstate) != 5 || r->my_errno == 0 ||
-		    r->message[0] == '\0')
+		if (r->code == AIRLOCK_E_NONE || strlen(r->sqlstate) != 5 || r->my_errno == 0 || r->message[0] == '\0')
 			abort();
 	} else if (r->code != AIRLOCK_E_NONE) {
 		abort();

@@ -10,9 +10,12 @@
 #include "proxy/pg/validate/validate_pg.h"
 
 static const char *const tables[] = {
-	"public.orders", "public.customers", "pg_catalog.*", "information_schema.*",
+	"public.orders",
+	"public.customers",
+	"pg_catalog.*",
+	"information_schema.*",
 };
-static const char *const path[] = { "app", "public" };
+static const char *const path[] = {"app", "public"};
 
 static const struct pgv_policy policy = {
 	.tables = tables,
@@ -38,13 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pgv_validate(&policy, sql, &r);
 	if ((unsigned)r.kind > PGV_SET_TRANSACTION)
 		abort();
-	if (memchr(r.message, '\0', sizeof(r.message)) == NULL ||
-	    memchr(r.hint, '\0', sizeof(r.hint)) == NULL ||
-	    memchr(r.name, '\0', sizeof(r.name)) == NULL ||
-	    memchr(r.value, '\0', sizeof(r.value)) == NULL)
+	if (memchr(r.message, '\0', sizeof(r.message)) == NULL || memchr(r.hint, '\0', sizeof(r.hint)) == NULL ||
+	    memchr(r.name, '\0', sizeof(r.name)) == NULL || memchr(r.value, '\0', sizeof(r.value)) == NULL)
 		abort();
-	if (r.kind == PGV_REFUSED && (r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT ||
-				      strlen(r.sqlstate) != 5))
+	if (r.kind == PGV_REFUSED && (r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT || strlen(r.sqlstate) != 5))
 		abort();
 	free(sql);
 	return 0;

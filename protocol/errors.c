@@ -10,10 +10,9 @@ struct err_row {
 	const char *my_sqlstate;
 };
 
-static const struct err_row rows[AIRLOCK_E_COUNT] = {
-	[AIRLOCK_E_NONE] = {"", NULL, 0, NULL},
+static const struct err_row rows[AIRLOCK_E_COUNT] = {[AIRLOCK_E_NONE] = {"", NULL, 0, NULL},
 #define AIRLOCK_ERR_ROW(name, pg, my_errno, my_state) [AIRLOCK_E_##name] = {#name, pg, my_errno, my_state},
-	AIRLOCK_ERRORS(AIRLOCK_ERR_ROW)
+						     AIRLOCK_ERRORS(AIRLOCK_ERR_ROW)
 #undef AIRLOCK_ERR_ROW
 };
 

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+/* A table, aligned by column. */
+/* clang-format off */
 /*  name                 Postgres  MySQL errno, SQLSTATE */
 #define AIRLOCK_ERRORS(X)                                     \
 	X(NOT_READ_ONLY,       "25006", 1792, "25006")         \
@@ -48,6 +50,7 @@ enum airlock_err {
 #undef AIRLOCK_ERR_ENUM
 	AIRLOCK_E_COUNT
 };
+/* clang-format on */
 
 /* The code's name ("TIMEOUT"); "" for AIRLOCK_E_NONE or a value out of range. */
 const char *airlock_err_name(enum airlock_err e);

@@ -32,8 +32,7 @@ static bool known_type(uint8_t t)
 	}
 }
 
-enum frame_status frame_peek(const uint8_t *buf, size_t len, uint32_t max_payload,
-			     struct frame *out, size_t *consumed)
+enum frame_status frame_peek(const uint8_t *buf, size_t len, uint32_t max_payload, struct frame *out, size_t *consumed)
 {
 	struct rbuf r;
 	const uint8_t *payload;
@@ -167,9 +166,8 @@ const struct frame_str *frame_job_get(const struct frame_job *job, const char *k
 
 static bool get_column(struct rbuf *c, struct frame_column *col)
 {
-	return get_str(c, &col->name) && rbuf_get_be32(c, &col->table_oid) &&
-	       get_i16(c, &col->attnum) && rbuf_get_be32(c, &col->type_oid) &&
-	       get_i16(c, &col->typlen) && get_i32(c, &col->typmod) &&
+	return get_str(c, &col->name) && rbuf_get_be32(c, &col->table_oid) && get_i16(c, &col->attnum) &&
+	       rbuf_get_be32(c, &col->type_oid) && get_i16(c, &col->typlen) && get_i32(c, &col->typmod) &&
 	       get_i16(c, &col->format) && col->format == 0;
 }
 
@@ -337,9 +335,8 @@ enum frame_status frame_decode_error(const struct frame *f, struct frame_error *
 	if (f->type != FRAME_ERROR && f->type != FRAME_NOTICE)
 		return FRAME_ERR;
 	cur_init(&c, f);
-	if (!get_str(&c, &out->sqlstate) || !get_str(&c, &out->code) ||
-	    !get_str(&c, &out->message) || !get_str(&c, &out->detail) ||
-	    !get_str(&c, &out->hint))
+	if (!get_str(&c, &out->sqlstate) || !get_str(&c, &out->code) || !get_str(&c, &out->message) ||
+	    !get_str(&c, &out->detail) || !get_str(&c, &out->hint))
 		return FRAME_ERR;
 	if (!sqlstate_ok(&out->sqlstate))
 		return FRAME_ERR;
@@ -352,8 +349,8 @@ enum frame_status frame_decode_error(const struct frame *f, struct frame_error *
 	if (!digits_ok(&out->position, 9, UINT32_MAX))
 		return FRAME_ERR;
 	/* When present, the MySQL errno is a number that fits the ERR packet's u16. */
-	if (rbuf_left(&c) > 0 && (!get_str(&c, &out->my_errno) || out->my_errno.len == 0 ||
-				  !digits_ok(&out->my_errno, 5, UINT16_MAX)))
+	if (rbuf_left(&c) > 0 &&
+	    (!get_str(&c, &out->my_errno) || out->my_errno.len == 0 || !digits_ok(&out->my_errno, 5, UINT16_MAX)))
 		return FRAME_ERR;
 	return cur_finish(&c);
 }

@@ -107,8 +107,7 @@ struct frame {
  * unknown type or a length above max_payload. On FRAME_OK, *consumed is the
  * frame's total size; out->payload points into buf.
  */
-enum frame_status frame_peek(const uint8_t *buf, size_t len, uint32_t max_payload,
-			     struct frame *out, size_t *consumed);
+enum frame_status frame_peek(const uint8_t *buf, size_t len, uint32_t max_payload, struct frame *out, size_t *consumed);
 
 /* Job frame. */
 struct frame_pair {

@@ -28,22 +28,21 @@
 
 struct my_rsa {
 	EVP_PKEY *pkey;
-	char *pem;     /* NUL-terminated, owned */
+	char *pem; /* NUL-terminated, owned */
 	size_t pem_len;
 };
 
 /* ---- digests ------------------------------------------------------------ */
 
 /* Digest of a then b (b may be empty). On an OpenSSL failure out is zeroed, which matches no hash. */
-static void digest2_parts(const EVP_MD *md, const void *a, size_t alen, const void *b, size_t blen,
-			  uint8_t *out, size_t outlen)
+static void digest2_parts(const EVP_MD *md, const void *a, size_t alen, const void *b, size_t blen, uint8_t *out,
+			  size_t outlen)
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	unsigned int n = 0;
 
 	if (!ctx || EVP_DigestInit_ex(ctx, md, NULL) != 1 || EVP_DigestUpdate(ctx, a, alen) != 1 ||
-	    (blen && EVP_DigestUpdate(ctx, b, blen) != 1) || EVP_DigestFinal_ex(ctx, out, &n) != 1 ||
-	    n != outlen)
+	    (blen && EVP_DigestUpdate(ctx, b, blen) != 1) || EVP_DigestFinal_ex(ctx, out, &n) != 1 || n != outlen)
 		memset(out, 0, outlen);
 	EVP_MD_CTX_free(ctx);
 }
@@ -192,8 +191,8 @@ bool my_sha2_fast_verify(const uint8_t digest2[MY_SHA2_DIGEST_LEN], const uint8_
 			 const uint8_t *token, size_t token_len)
 {
 	/* token XOR SHA256(digest2 + scramble) is SHA256(pw) when the password is right. */
-	return scramble_verify(EVP_sha256(), SHA256_LEN, digest2, digest2, SHA256_LEN, scramble, MY_SCRAMBLE_LEN,
-			       token, token_len);
+	return scramble_verify(EVP_sha256(), SHA256_LEN, digest2, digest2, SHA256_LEN, scramble, MY_SCRAMBLE_LEN, token,
+			       token_len);
 }
 
 /* ---- RSA ------------------------------------------------------------------ */
@@ -283,10 +282,8 @@ int my_rsa_decrypt_password(const struct my_rsa *k, const uint8_t *cipher, size_
 	if (ksize <= 0 || (size_t)ksize > sizeof(plain) || len != (size_t)ksize)
 		return -1;
 	ctx = EVP_PKEY_CTX_new(k->pkey, NULL);
-	if (!ctx || EVP_PKEY_decrypt_init(ctx) != 1 ||
-	    EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_OAEP_PADDING) != 1 ||
-	    EVP_PKEY_CTX_set_rsa_oaep_md(ctx, EVP_sha1()) != 1 ||
-	    EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, EVP_sha1()) != 1)
+	if (!ctx || EVP_PKEY_decrypt_init(ctx) != 1 || EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_OAEP_PADDING) != 1 ||
+	    EVP_PKEY_CTX_set_rsa_oaep_md(ctx, EVP_sha1()) != 1 || EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, EVP_sha1()) != 1)
 		goto out_free_ctx;
 	if (EVP_PKEY_decrypt(ctx, plain, &plen, cipher, len) != 1 || plen > sizeof(plain))
 		goto out_wipe;

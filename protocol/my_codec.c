@@ -103,8 +103,8 @@ enum my_status my_seq_accept(uint8_t *next, uint8_t got)
 	return MY_OK;
 }
 
-enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_payload,
-			      struct my_packet *out, size_t *consumed, size_t *needed)
+enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_payload, struct my_packet *out,
+			      size_t *consumed, size_t *needed)
 {
 	struct rbuf r;
 	const uint8_t *payload;
@@ -412,8 +412,7 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 	if (!(caps & MY_CAP_PROTOCOL_41))
 		return fail(why, "handshake response: client lacks CLIENT_PROTOCOL_41");
 	/* The 23 filler bytes are not checked: MariaDB clients may put extended capabilities there. */
-	if (!rbuf_get_le32(&r, &max_packet) || !rbuf_get_u8(&r, &charset) ||
-	    !rbuf_skip(&r, MY_HS_RESPONSE_FIXED - 9))
+	if (!rbuf_get_le32(&r, &max_packet) || !rbuf_get_u8(&r, &charset) || !rbuf_skip(&r, MY_HS_RESPONSE_FIXED - 9))
 		return fail(why, "handshake response: truncated fixed fields");
 	out->caps = caps;
 	out->max_packet = max_packet;

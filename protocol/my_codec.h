@@ -208,8 +208,8 @@ enum my_status my_seq_accept(uint8_t *next, uint8_t got);
  * max_payload (itself capped at MY_MAX_PAYLOAD) or is 0xffffff. A payload
  * of length 0 is valid. consumed and needed may be NULL.
  */
-enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_payload,
-			      struct my_packet *out, size_t *consumed, size_t *needed);
+enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_payload, struct my_packet *out,
+			      size_t *consumed, size_t *needed);
 
 /*
  * The length-encoded integer at p (len bytes available): MY_OK with *out
@@ -269,18 +269,18 @@ static inline void my_put_bytes(struct wbuf *b, const void *p, size_t len)
 void my_put_lenenc_int(struct wbuf *b, uint64_t v);
 void my_put_lenenc_str(struct wbuf *b, const void *s, size_t len);
 void my_put_nul_str(struct wbuf *b, const char *s); /* bytes + NUL; NULL writes "" */
-void my_put_null(struct wbuf *b); /* a NULL value in a text row: 0xfb */
+void my_put_null(struct wbuf *b);                   /* a NULL value in a text row: 0xfb */
 
 /* ---- server packets ---- */
 
 struct my_handshake {
-	const char *server_version;  /* e.g. "8.0.36-airlock"; NULL writes "" */
+	const char *server_version; /* e.g. "8.0.36-airlock"; NULL writes "" */
 	uint32_t conn_id;
-	const uint8_t *scramble;     /* MY_SCRAMBLE_LEN (20) bytes, none of them NUL */
+	const uint8_t *scramble; /* MY_SCRAMBLE_LEN (20) bytes, none of them NUL */
 	uint32_t caps;
 	uint8_t charset;
 	uint16_t status;
-	const char *auth_plugin;     /* NULL: "mysql_native_password" */
+	const char *auth_plugin; /* NULL: "mysql_native_password" */
 };
 /*
  * HandshakeV10, a complete packet: 0x0a, version NUL, conn id, scramble
@@ -346,15 +346,15 @@ struct my_handshake_response {
 	uint8_t charset;
 	const char *user;
 	size_t user_len;
-	const uint8_t *auth;         /* NULL when auth_len is 0 */
+	const uint8_t *auth; /* NULL when auth_len is 0 */
 	size_t auth_len;
-	const char *database;        /* NULL / 0 when absent or empty */
+	const char *database; /* NULL / 0 when absent or empty */
 	size_t database_len;
-	const char *plugin;          /* NULL when absent */
+	const char *plugin; /* NULL when absent */
 	size_t plugin_len;
-	const uint8_t *attrs;        /* connection attributes, raw (lenenc key, lenenc value)...; NULL when absent */
+	const uint8_t *attrs; /* connection attributes, raw (lenenc key, lenenc value)...; NULL when absent */
 	size_t attrs_len;
-	bool ssl_request;            /* the 32-byte SSLRequest: caps has CLIENT_SSL, nothing after the filler */
+	bool ssl_request; /* the 32-byte SSLRequest: caps has CLIENT_SSL, nothing after the filler */
 };
 /*
  * Decodes one HandshakeResponse41 payload. MY_OK or MY_ERR with a static

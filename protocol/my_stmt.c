@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define ROW_BITMAP_OFFSET 2 /* a binary row's NULL bitmap skips two bits */
-#define NUM_TEXT_MAX 64	    /* longest float text we parse */
+#define NUM_TEXT_MAX 64     /* longest float text we parse */
 #define TWO_POW_53 9007199254740992.0
 
 static enum my_status fail(const char **why, const char *reason)
@@ -31,10 +31,10 @@ static enum my_status fail(const char **why, const char *reason)
 /* How a type's value is laid out on the wire (parameters and binary rows). */
 enum wire_kind {
 	W_UNKNOWN,
-	W_NONE,	  /* MY_TYPE_NULL: no bytes */
+	W_NONE,   /* MY_TYPE_NULL: no bytes */
 	W_FIXED,  /* fixed_len bytes */
-	W_DATE,	  /* length byte 0/4/7/11 + bytes */
-	W_TIME,	  /* length byte 0/8/12 + bytes */
+	W_DATE,   /* length byte 0/4/7/11 + bytes */
+	W_TIME,   /* length byte 0/8/12 + bytes */
 	W_LENENC, /* lenenc string */
 };
 
@@ -355,8 +355,8 @@ static enum my_status put_time(struct wbuf *b, const uint8_t *v, size_t n, const
 		return fail(why, "bad time parameter length");
 	rbuf_init(&r, v, n);
 	if (n >= 8) {
-		if (!get_byte(&r, &sign) || !rbuf_get_le32(&r, &days) || !get_byte(&r, &hh) ||
-		    !get_byte(&r, &mm) || !get_byte(&r, &ss))
+		if (!get_byte(&r, &sign) || !rbuf_get_le32(&r, &days) || !get_byte(&r, &hh) || !get_byte(&r, &mm) ||
+		    !get_byte(&r, &ss))
 			return fail(why, "bad time parameter length");
 		if (sign > 1)
 			return fail(why, "bad time parameter sign");

@@ -27,7 +27,7 @@
 /* One bound parameter of COM_STMT_EXECUTE, as the client sent it. */
 struct my_param {
 	bool is_null;
-	uint8_t type;	      /* MY_TYPE_* */
+	uint8_t type;         /* MY_TYPE_* */
 	bool is_unsigned;     /* flag 0x80 in the type's second byte */
 	const uint8_t *value; /* view into the packet (NULL for is_null) */
 	/*
@@ -40,10 +40,10 @@ struct my_param {
 
 struct my_stmt_execute {
 	uint32_t stmt_id;
-	uint8_t flags;	     /* cursor type; 0 = CURSOR_TYPE_NO_CURSOR */
+	uint8_t flags;       /* cursor type; 0 = CURSOR_TYPE_NO_CURSOR */
 	uint32_t iterations; /* as sent (clients send 1); not checked here */
 	bool new_params_bound;
-	uint16_t nparams;			    /* copied from the caller's argument */
+	uint16_t nparams;                           /* copied from the caller's argument */
 	struct my_param params[MY_STMT_MAX_PARAMS]; /* caller allocates the struct (it is large) */
 };
 

@@ -81,8 +81,8 @@ static enum pg_status parse_startup_params(struct rbuf *r, struct pg_startup *ou
 	}
 }
 
-enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_len,
-				 struct pg_startup *out, size_t *consumed, const char **err)
+enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_len, struct pg_startup *out,
+				 size_t *consumed, const char **err)
 {
 	struct rbuf r, body;
 	uint32_t mlen, code, cap;
@@ -143,8 +143,8 @@ const char *pg_startup_get(const struct pg_startup *s, const char *name)
 /* ---- typed frontend messages ------------------------------------------ */
 
 /* max_len bounds the length field (the body plus its own 4 bytes). */
-enum pg_status pg_decode_msg(const uint8_t *buf, size_t len, uint32_t max_len,
-			     struct pg_msg *out, size_t *consumed, const char **err)
+enum pg_status pg_decode_msg(const uint8_t *buf, size_t len, uint32_t max_len, struct pg_msg *out, size_t *consumed,
+			     const char **err)
 {
 	struct rbuf r;
 	uint32_t mlen;
@@ -188,8 +188,8 @@ enum pg_status pg_parse_query(const struct pg_msg *m, const char **sql, const ch
 	return PG_OK;
 }
 
-enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechanism,
-				     const uint8_t **data, int32_t *data_len, const char **err)
+enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechanism, const uint8_t **data,
+				     int32_t *data_len, const char **err)
 {
 	struct rbuf r;
 	const char *mech;
@@ -232,8 +232,7 @@ enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechan
 	return PG_OK;
 }
 
-enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **data, size_t *data_len,
-				      const char **err)
+enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **data, size_t *data_len, const char **err)
 {
 	*data = NULL;
 	*data_len = 0;

@@ -35,7 +35,7 @@ enum pg_startup_kind {
 };
 
 struct pg_param {
-	const char *name;   /* NUL-terminated, inside the caller's buffer */
+	const char *name; /* NUL-terminated, inside the caller's buffer */
 	const char *value;
 };
 
@@ -54,8 +54,8 @@ struct pg_startup {
  * length below 8 or above max_len, an unknown protocol, a missing
  * terminator, or too many parameters.
  */
-enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_len,
-				 struct pg_startup *out, size_t *consumed, const char **err);
+enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_len, struct pg_startup *out,
+				 size_t *consumed, const char **err);
 /* Value of a startup parameter or NULL. */
 const char *pg_startup_get(const struct pg_startup *s, const char *name);
 
@@ -65,17 +65,16 @@ struct pg_msg {
 	uint32_t body_len;
 	const uint8_t *body;
 };
-enum pg_status pg_decode_msg(const uint8_t *buf, size_t len, uint32_t max_len,
-			     struct pg_msg *out, size_t *consumed, const char **err);
+enum pg_status pg_decode_msg(const uint8_t *buf, size_t len, uint32_t max_len, struct pg_msg *out, size_t *consumed,
+			     const char **err);
 
 /* 'Q': the query string (must be NUL-terminated at the body's end, no NUL before it). */
 enum pg_status pg_parse_query(const struct pg_msg *m, const char **sql, const char **err);
 /* 'p' SASLInitialResponse: mechanism name and the initial response (may be empty; NULL when length -1). */
-enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechanism,
-				     const uint8_t **data, int32_t *data_len, const char **err);
+enum pg_status pg_parse_sasl_initial(const struct pg_msg *m, const char **mechanism, const uint8_t **data,
+				     int32_t *data_len, const char **err);
 /* 'p' SASLResponse: the whole body is the data. */
-enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **data, size_t *data_len,
-				      const char **err);
+enum pg_status pg_parse_sasl_response(const struct pg_msg *m, const uint8_t **data, size_t *data_len, const char **err);
 
 /* ---- extended query protocol (frontend) ---- */
 
@@ -97,8 +96,8 @@ struct pg_bind {
 	uint16_t nformats;
 	const uint8_t *formats;
 	uint16_t nparams;
-	const uint8_t *params;   /* nparams x (i32 length, bytes), inside the message */
-	size_t params_len;       /* bytes of params */
+	const uint8_t *params; /* nparams x (i32 length, bytes), inside the message */
+	size_t params_len;     /* bytes of params */
 	uint16_t nresult_formats;
 	const uint8_t *result_formats;
 };
@@ -116,8 +115,7 @@ int16_t pg_bind_result_format(const struct pg_bind *b, uint16_t col);
 /* 'D' Describe and 'C' Close: kind 'S' (statement) or 'P' (portal), and a name. */
 enum pg_status pg_parse_describe(const struct pg_msg *m, char *kind, const char **name, const char **err);
 /* 'E' Execute: portal name and row limit (0 = all). */
-enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uint32_t *max_rows,
-				const char **err);
+enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uint32_t *max_rows, const char **err);
 
 /*
  * Writers: each pg_put_* appends one whole backend message to a wbuf the
@@ -140,7 +138,7 @@ struct pg_error_fields {
 	const char *message;
 	const char *detail;
 	const char *hint;
-	int position;         /* 'P' when > 0 */
+	int position; /* 'P' when > 0 */
 };
 void pg_put_error(struct wbuf *w, const struct pg_error_fields *e);
 void pg_put_notice(struct wbuf *w, const struct pg_error_fields *e);

@@ -24,7 +24,7 @@
 struct rbuf {
 	const uint8_t *data; /* borrowed; NULL only when len is 0 */
 	size_t len;
-	size_t pos;          /* bytes consumed, at most len */
+	size_t pos; /* bytes consumed, at most len */
 };
 
 /* A cursor at the start of [data, data + len); data may be NULL when len is 0. */

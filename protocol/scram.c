@@ -89,8 +89,7 @@ static int b64_decode(const char *in, size_t n, uint8_t *out, size_t outcap)
 
 /* ---- crypto helpers ------------------------------------------------------ */
 
-static int hmac_sha256(const uint8_t *key, size_t keylen, const void *msg, size_t msglen,
-		       uint8_t out[SCRAM_KEY_LEN])
+static int hmac_sha256(const uint8_t *key, size_t keylen, const void *msg, size_t msglen, uint8_t out[SCRAM_KEY_LEN])
 {
 	unsigned int olen = 0;
 
@@ -167,8 +166,8 @@ int scram_parse_verifier(const char *text, struct scram_verifier *out)
 	return 0;
 }
 
-int scram_make_verifier(const char *password, const uint8_t *salt, size_t salt_len, int iterations,
-			char *out, size_t outlen)
+int scram_make_verifier(const char *password, const uint8_t *salt, size_t salt_len, int iterations, char *out,
+			size_t outlen)
 {
 	uint8_t salted[SCRAM_KEY_LEN], client_key[SCRAM_KEY_LEN];
 	uint8_t stored[SCRAM_KEY_LEN], server[SCRAM_KEY_LEN];
@@ -182,8 +181,8 @@ int scram_make_verifier(const char *password, const uint8_t *salt, size_t salt_l
 	plen = strlen(password);
 	if (plen > INT_MAX)
 		return -1;
-	if (!PKCS5_PBKDF2_HMAC(password, (int)plen, salt, (int)salt_len, iterations, EVP_sha256(),
-			       SCRAM_KEY_LEN, salted))
+	if (!PKCS5_PBKDF2_HMAC(password, (int)plen, salt, (int)salt_len, iterations, EVP_sha256(), SCRAM_KEY_LEN,
+			       salted))
 		goto out_cleanse;
 	if (hmac_sha256(salted, sizeof(salted), "Client Key", 10, client_key) < 0 ||
 	    sha256(client_key, sizeof(client_key), stored) < 0 ||
@@ -261,9 +260,8 @@ static int skip_extensions(const char **pp, const char *end, bool stop_at_proof,
 	return 0;
 }
 
-int scram_server_first(struct scram_state *st, const struct scram_verifier *v,
-		       const uint8_t *client_first, size_t len, const char *server_nonce,
-		       char *out, size_t outcap, size_t *outlen, const char **err)
+int scram_server_first(struct scram_state *st, const struct scram_verifier *v, const uint8_t *client_first, size_t len,
+		       const char *server_nonce, char *out, size_t outcap, size_t *outlen, const char **err)
 {
 	const char *p, *end, *bare, *cnonce, *cnonce_end;
 	char salt64[B64_ENC_LEN(SCRAM_MAX_SALT) + 1];
@@ -342,8 +340,7 @@ int scram_server_first(struct scram_state *st, const struct scram_verifier *v,
 
 	if (b64_encode(v->salt, v->salt_len, salt64, sizeof(salt64)) < 0)
 		goto out_fail;
-	n = snprintf(st->server_first, sizeof(st->server_first), "r=%s,s=%s,i=%d", st->nonce, salt64,
-		     v->iterations);
+	n = snprintf(st->server_first, sizeof(st->server_first), "r=%s,s=%s,i=%d", st->nonce, salt64, v->iterations);
 	if (n < 0 || (size_t)n >= sizeof(st->server_first)) {
 		memset(st, 0, sizeof(*st));
 		return refuse(err, "SCRAM: server-first-message too long");
@@ -359,12 +356,12 @@ out_fail:
 	return refuse(err, "SCRAM: output buffer too small");
 }
 
-int scram_server_final(struct scram_state *st, const uint8_t *client_final, size_t len,
-		       char *out, size_t outcap, size_t *outlen, const char **err)
+int scram_server_final(struct scram_state *st, const uint8_t *client_final, size_t len, char *out, size_t outcap,
+		       size_t *outlen, const char **err)
 {
 	const struct scram_verifier *v = st->verifier;
 	const char *p, *end, *cb, *cb_end, *nonce, *nonce_end, *proof64;
-	char expect_gs2[3] = { 0, ',', ',' };
+	char expect_gs2[3] = {0, ',', ','};
 	uint8_t cbind[8], proof[SCRAM_KEY_LEN + 3];
 	uint8_t client_sig[SCRAM_KEY_LEN], client_key[SCRAM_KEY_LEN], stored[SCRAM_KEY_LEN];
 	uint8_t server_sig[SCRAM_KEY_LEN];

@@ -26,14 +26,14 @@ struct scram_verifier {
 /* 0 on success, -1 on a malformed verifier. */
 int scram_parse_verifier(const char *text, struct scram_verifier *out);
 /* Writes a verifier for password into out (NUL-terminated). 0 or -1 if outlen is too small. */
-int scram_make_verifier(const char *password, const uint8_t *salt, size_t salt_len, int iterations,
-			char *out, size_t outlen);
+int scram_make_verifier(const char *password, const uint8_t *salt, size_t salt_len, int iterations, char *out,
+			size_t outlen);
 
 struct scram_state {
 	const struct scram_verifier *verifier; /* borrowed */
 	char client_first_bare[SCRAM_MAX_MSG];
 	char server_first[SCRAM_MAX_MSG];
-	char nonce[SCRAM_MAX_MSG];   /* client nonce + server nonce */
+	char nonce[SCRAM_MAX_MSG]; /* client nonce + server nonce */
 	bool done;
 };
 
@@ -43,15 +43,14 @@ struct scram_state {
  * production, fixed in tests). Channel binding is not offered: a gs2 header
  * of "p=" is refused, "n" and "y" are accepted. Returns 0, or -1 with *err.
  */
-int scram_server_first(struct scram_state *st, const struct scram_verifier *v,
-		       const uint8_t *client_first, size_t len, const char *server_nonce,
-		       char *out, size_t outcap, size_t *outlen, const char **err);
+int scram_server_first(struct scram_state *st, const struct scram_verifier *v, const uint8_t *client_first, size_t len,
+		       const char *server_nonce, char *out, size_t outcap, size_t *outlen, const char **err);
 /*
  * Step 2: client-final-message in; verifies the proof against the verifier
  * and writes server-final-message ("v=..."). Returns 0 when the password was
  * right, -1 (with *err) otherwise.
  */
-int scram_server_final(struct scram_state *st, const uint8_t *client_final, size_t len,
-		       char *out, size_t outcap, size_t *outlen, const char **err);
+int scram_server_final(struct scram_state *st, const uint8_t *client_final, size_t len, char *out, size_t outcap,
+		       size_t *outlen, const char **err);
 
 #endif

@@ -89,14 +89,14 @@ void wbuf_put_u8(struct wbuf *w, uint8_t v)
 
 void wbuf_put_be16(struct wbuf *w, uint16_t v)
 {
-	uint8_t b[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
 
 	wbuf_put_bytes(w, b, sizeof(b));
 }
 
 void wbuf_put_be24(struct wbuf *w, uint32_t v)
 {
-	uint8_t b[3] = { (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t b[3] = {(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
 
 	wbuf_put_bytes(w, b, sizeof(b));
 }
@@ -135,7 +135,7 @@ void wbuf_put_be64(struct wbuf *w, uint64_t v)
 
 void wbuf_put_le16(struct wbuf *w, uint16_t v)
 {
-	uint8_t b[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+	uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
 
 	wbuf_put_bytes(w, b, sizeof(b));
 }
@@ -150,7 +150,7 @@ void wbuf_put_le24(struct wbuf *w, uint32_t v)
 
 void wbuf_put_le32(struct wbuf *w, uint32_t v)
 {
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
 
 	wbuf_put_bytes(w, b, sizeof(b));
 }

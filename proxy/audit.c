@@ -47,9 +47,9 @@ void audit_record(struct audit *a, const struct audit_entry *e)
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ", ts.tv_nsec / 1000000);
 	snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)e->fingerprint);
-	o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:f}", "ts", when, "user", e->user ? e->user : "",
-		      "session", (json_int_t)e->session, "fingerprint", fp, "decision", e->decision, "rows",
-		      (json_int_t)e->rows, "bytes", (json_int_t)e->bytes, "ms", e->ms);
+	o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:f}", "ts", when, "user", e->user ? e->user : "", "session",
+		      (json_int_t)e->session, "fingerprint", fp, "decision", e->decision, "rows", (json_int_t)e->rows,
+		      "bytes", (json_int_t)e->bytes, "ms", e->ms);
 	if (!o)
 		return;
 	if (e->sqlstate)

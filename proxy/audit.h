@@ -20,7 +20,7 @@ struct audit_entry {
 	enum airlock_err code; /* AIRLOCK_E_NONE: no airlock code */
 	uint64_t rows;
 	uint64_t bytes;
-	uint8_t truncated;     /* enum frame_trunc */
+	uint8_t truncated; /* enum frame_trunc */
 	double ms;
 };
 

@@ -45,7 +45,7 @@ struct job {
 	struct job *prev, *next; /* env->all */
 	job_lost_fn lost;        /* told if the job is lost while idle */
 	void *lost_arg;
-	struct event *deadline;  /* kill at timeout_ms + kill_margin_ms */
+	struct event *deadline; /* kill at timeout_ms + kill_margin_ms */
 	const struct job_events *ev;
 	void *arg;
 	bool detached;
@@ -375,8 +375,7 @@ static void job_send_frame(struct job *j)
 	job_ctl_pause(j->ctl, j->paused);
 }
 
-static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
-			      void *arg)
+static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
 {
 	struct job *j = arg;
 
@@ -402,8 +401,7 @@ static void job_relay_closed(void *arg, struct relay *r)
 			j->relays[i] = NULL;
 }
 
-static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
-			     void *arg)
+static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
 {
 	struct job *j = arg;
 	int slot = -1;
@@ -466,8 +464,7 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 		job_lose(j);
 	} else if (!j->done) {
 		if (killed) {
-			snprintf(msg, sizeof(msg),
-				 "statement exceeded timeout_ms=%u and its runner was stopped",
+			snprintf(msg, sizeof(msg), "statement exceeded timeout_ms=%u and its runner was stopped",
 				 j->limits.timeout_ms);
 			job_fail(j, "57014", AIRLOCK_E_TIMEOUT, msg);
 		} else {
@@ -558,8 +555,7 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	j->runner_gid = cfg->runner_gid;
 	snprintf(j->dir, sizeof(j->dir), "%s/%s", cfg->job_dir, j->id);
 	if (job_dir_make(j->dir, j->id, j->runner_uid, j->runner_gid) < 0) {
-		log_error("job %s: cannot create its directory under %s: %s", j->id, cfg->job_dir,
-			  strerror(errno));
+		log_error("job %s: cannot create its directory under %s: %s", j->id, cfg->job_dir, strerror(errno));
 		j->dir[0] = '\0';
 		return -1;
 	}

@@ -38,7 +38,7 @@ struct job_setting {
 struct job_param {
 	const uint8_t *value; /* NULL for SQL NULL */
 	uint32_t len;
-	uint32_t type_oid;    /* 0: the server infers it */
+	uint32_t type_oid; /* 0: the server infers it */
 	bool binary;
 };
 
@@ -46,13 +46,13 @@ struct job_param {
 struct job_request {
 	const struct airlock_target *target;
 	const struct airlock_limits *limits;
-	uint32_t max_rows;    /* rows the client asked for (Execute's limit); 0 = the policy's */
+	uint32_t max_rows; /* rows the client asked for (Execute's limit); 0 = the policy's */
 	const char *sql;
 	const struct job_setting *settings;
 	size_t nsettings;
 	const struct job_param *params;
 	size_t nparams;
-	bool cost_check;      /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
+	bool cost_check; /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
 };
 
 /* Final outcome, borrowed for the duration of on_done. */
@@ -61,17 +61,17 @@ struct job_result {
 	/* ok: */
 	uint64_t rows;
 	uint64_t bytes;
-	uint8_t truncated;       /* enum frame_trunc */
-	const char *tag;         /* command tag, e.g. "SELECT 3" */
-	uint16_t warnings;       /* the backend's warning count (MySQL) */
+	uint8_t truncated; /* enum frame_trunc */
+	const char *tag;   /* command tag, e.g. "SELECT 3" */
+	uint16_t warnings; /* the backend's warning count (MySQL) */
 	/* !ok: */
 	const char *sqlstate;
-	enum airlock_err code;   /* AIRLOCK_E_NONE for the database's own errors */
+	enum airlock_err code; /* AIRLOCK_E_NONE for the database's own errors */
 	const char *message;
 	const char *detail;
 	const char *hint;
-	int position;            /* 1-based character position in the statement, 0 if none */
-	unsigned my_errno;       /* MySQL error number from a MySQL runner; 0 otherwise */
+	int position;      /* 1-based character position in the statement, 0 if none */
+	unsigned my_errno; /* MySQL error number from a MySQL runner; 0 otherwise */
 };
 
 /*

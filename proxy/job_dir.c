@@ -170,8 +170,8 @@ int job_dir_sweep(const char *job_dir)
 		if (job_dir_unlink(dirfd(d), de->d_name, JOB_DIR_MAX_DEPTH) == 0)
 			n++;
 		else
-			log_warn("job_dir %s: could not remove the leftover job directory %s: %s", job_dir,
-				 de->d_name, strerror(errno));
+			log_warn("job_dir %s: could not remove the leftover job directory %s: %s", job_dir, de->d_name,
+				 strerror(errno));
 	}
 	closedir(d);
 	return n;

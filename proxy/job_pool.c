@@ -79,8 +79,7 @@ static void job_pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target,
-			  const struct airlock_limits *lim)
+struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target, const struct airlock_limits *lim)
 {
 	for (size_t i = 0; i < ps->npools; i++) {
 		struct job_pool *p = &ps->pools[i];
@@ -91,8 +90,8 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		    p->pids != lim->pids)
 			continue;
 		for (unsigned k = 0; k < p->nidle; k++)
-			if (best == p->nidle || (job_runner_connected(p->idle[k]) &&
-						 !job_runner_connected(p->idle[best])))
+			if (best == p->nidle ||
+			    (job_runner_connected(p->idle[k]) && !job_runner_connected(p->idle[best])))
 				best = k;
 		if (best == p->nidle)
 			return NULL;

@@ -33,7 +33,7 @@ struct job_pool {
 	uint32_t pids;
 	struct job **idle; /* nidle of them, room for cap */
 	unsigned nidle;
-	unsigned cap;      /* the config's pool_size */
+	unsigned cap; /* the config's pool_size */
 };
 
 /* Every pool of one manager. */
@@ -55,8 +55,7 @@ void job_pool_start(struct job_pools *ps);
  */
 void job_pool_reset(struct job_pools *ps);
 /* An idle job of this target and shape, now the caller's, or NULL. */
-struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target,
-			  const struct airlock_limits *lim);
+struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target, const struct airlock_limits *lim);
 /* Demand was seen: refill after the current back-off delay. */
 void job_pool_kick(struct job_pools *ps);
 /* A container started, so the engine works: refill without delay again. */

@@ -83,8 +83,9 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 		if (!j)
 			return NULL;
 		if (js->env.running >= cfg->max_jobs)
-			job_fail_later(j, "53300", AIRLOCK_E_BUSY,
-				       "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
+			job_fail_later(
+				j, "53300", AIRLOCK_E_BUSY,
+				"BUSY: airlock is running as many statements as it is allowed to; retry shortly");
 		else
 			job_fail_later(j, "42501", AIRLOCK_E_HOST_NOT_ALLOWED,
 				       "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");

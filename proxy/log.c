@@ -19,13 +19,13 @@ __attribute__((format(printf, 2, 0))) static void log_line(const char *level, co
 	fputc('\n', stderr);
 }
 
-#define LOG_FN(fn, level)                       \
-	void fn(const char *fmt, ...)           \
-	{                                       \
-		va_list ap;                     \
-		va_start(ap, fmt);              \
-		log_line(level, fmt, ap);       \
-		va_end(ap);                     \
+#define LOG_FN(fn, level)                 \
+	void fn(const char *fmt, ...)     \
+	{                                 \
+		va_list ap;               \
+		va_start(ap, fmt);        \
+		log_line(level, fmt, ap); \
+		va_end(ap);               \
 	}
 
 LOG_FN(log_info, "info")

@@ -29,10 +29,9 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: airlockd -c FILE            run in the foreground\n"
-		"       airlockd --check-config FILE validate FILE and explain each problem\n"
-		"       airlockd --make-verifier     read a password on stdin, print a SCRAM verifier\n");
+	fprintf(out, "usage: airlockd -c FILE            run in the foreground\n"
+		     "       airlockd --check-config FILE validate FILE and explain each problem\n"
+		     "       airlockd --make-verifier     read a password on stdin, print a SCRAM verifier\n");
 }
 
 static int check_config(const char *path, bool quiet_ok)

@@ -92,8 +92,8 @@ static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
 		bufferevent_setwatermark(peer, EV_WRITE, 0, 0);
 }
 
-struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host,
-			uint16_t port, void (*on_close)(void *arg, struct relay *r), void *arg)
+struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host, uint16_t port,
+			void (*on_close)(void *arg, struct relay *r), void *arg)
 {
 	struct relay *r = calloc(1, sizeof(*r));
 

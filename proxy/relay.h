@@ -21,8 +21,8 @@ struct relay;
  * once, on the loop, when the splice ends; the relay frees itself right
  * after it returns (the callback must only forget the pointer). Returns NULL (and closes client_fd) on failure.
  */
-struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host,
-			uint16_t port, void (*on_close)(void *arg, struct relay *r), void *arg);
+struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host, uint16_t port,
+			void (*on_close)(void *arg, struct relay *r), void *arg);
 /* Closes both sides now; on_close is not called. */
 void relay_free(struct relay *r);
 

@@ -56,12 +56,11 @@ void server_reload(struct server *srv)
 	srv->cfg = gen->cfg;
 	jobs_set_config(srv->jobs, srv->cfg);
 	gen_release(old);
-	log_info("reloaded %s: %zu users, %zu targets; sessions already open keep their settings",
-		 srv->cfg->path, srv->cfg->nusers, srv->cfg->ntargets);
+	log_info("reloaded %s: %zu users, %zu targets; sessions already open keep their settings", srv->cfg->path,
+		 srv->cfg->nusers, srv->cfg->ntargets);
 }
 
-static void server_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen,
-			     void *arg)
+static void server_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
 {
 	struct server_listener *l = arg;
 
@@ -89,8 +88,7 @@ static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 }
 
 /* Binds host:port for one protocol; NULL (logged) on failure. */
-static struct evconnlistener *server_listen(struct server_listener *l, const char *key, const char *host,
-					    uint16_t port)
+static struct evconnlistener *server_listen(struct server_listener *l, const char *key, const char *host, uint16_t port)
 {
 	struct evutil_addrinfo hints = {0}, *ai = NULL;
 	struct evconnlistener *lst;

@@ -46,14 +46,14 @@ struct server {
 	struct jobs *jobs;
 	struct audit *audit;
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
-	struct my_rsa *my_rsa;              /* caching_sha2_password's key pair, made at start-up */
+	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	time_t started;
 	struct event *sigint;
 	struct event *sigterm;
 	struct event *sighup;
 
-	unsigned nsessions;        /* Postgres and MySQL sessions together */
-	struct session *sessions;  /* every live session, linked through session.prev / next */
+	unsigned nsessions;       /* Postgres and MySQL sessions together */
+	struct session *sessions; /* every live session, linked through session.prev / next */
 };
 
 /*

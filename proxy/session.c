@@ -47,8 +47,7 @@ void session_set_state(struct session *s, enum session_state st)
 	s->st = st;
 }
 
-__attribute__((format(printf, 3, 0))) static void say(const struct session *s, bool warn, const char *fmt,
-							va_list ap)
+__attribute__((format(printf, 3, 0))) static void say(const struct session *s, bool warn, const char *fmt, va_list ap)
 {
 	char line[1024];
 
@@ -342,8 +341,8 @@ bool session_login(struct session *s, const char *how)
 
 /* ---- jobs and the audit log ---- */
 
-struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev,
-			      void *arg, bool *busy)
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
+			      bool *busy)
 {
 	struct job *j;
 
@@ -384,8 +383,8 @@ static double elapsed_ms(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code,
-		   uint64_t rows, uint64_t bytes, uint8_t truncated)
+void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
+		   uint64_t bytes, uint8_t truncated)
 {
 	struct audit_entry e = {
 		.user = s->user,

@@ -163,8 +163,8 @@ void session_process(struct session *s);
  * clear when out of memory; each job it returned is matched by one
  * session_job_release when its pointer is dropped.
  */
-struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev,
-			      void *arg, bool *busy);
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
+			      bool *busy);
 void session_job_release(struct session *s);
 /* The statement's job (s->job) delivered its result: s->job is dropped and released. */
 void session_job_finished(struct session *s);
@@ -172,8 +172,8 @@ void session_job_finished(struct session *s);
 void session_backpressure(struct session *s, struct job *j);
 
 /* The audit record of the statement started at s->t0. */
-void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code,
-		   uint64_t rows, uint64_t bytes, uint8_t truncated);
+void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
+		   uint64_t bytes, uint8_t truncated);
 /* A statement begins: its clock and fingerprint. */
 void session_statement_begin(struct session *s, uint64_t fingerprint);
 

@@ -186,8 +186,8 @@ static void put_text(struct wbuf *b, const char *s)
 	frame_put_str(b, s, n);
 }
 
-int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
-		     const char *message, const char *detail, const char *hint)
+int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code, const char *message,
+		     const char *detail, const char *hint)
 {
 	/* The frame format requires five characters; anything else is internal. */
 	if (!sqlstate || strlen(sqlstate) != 5)
@@ -212,13 +212,14 @@ int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *
 	put_text(&c->out, message);
 	put_text(&c->out, detail);
 	put_text(&c->out, hint);
-	put_text(&c->out, position && strspn(position, "0123456789") == strlen(position) &&
-				  strlen(position) <= 9 ? position : "");
+	put_text(&c->out, position && strspn(position, "0123456789") == strlen(position) && strlen(position) <= 9
+				  ? position
+				  : "");
 	return runner_ctl_commit(c);
 }
 
-int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
-			unsigned my_errno, const char *message, const char *hint)
+int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code, unsigned my_errno,
+			const char *message, const char *hint)
 {
 	char num[16];
 

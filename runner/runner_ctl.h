@@ -26,16 +26,16 @@
 
 struct runner_ctl {
 	int fd;
-	uint8_t in[32];    /* partial inbound frame while a statement runs */
+	uint8_t in[32]; /* partial inbound frame while a statement runs */
 	size_t in_len;
 	struct wbuf out; /* frames queued for the proxy */
-	bool broken;       /* a write failed; nothing more will be sent */
+	bool broken;     /* a write failed; nothing more will be sent */
 };
 
 enum runner_ctl_event {
 	RUNNER_CTL_NOTHING,
 	RUNNER_CTL_CANCEL,
-	RUNNER_CTL_GONE,   /* EOF, socket error or a frame that is not 'X' */
+	RUNNER_CTL_GONE, /* EOF, socket error or a frame that is not 'X' */
 };
 
 /* 0 or -1 (message on stderr). path must fit a sockaddr_un. */
@@ -58,8 +58,8 @@ int runner_ctl_commit(struct runner_ctl *c);
 int runner_ctl_flush(struct runner_ctl *c);
 
 /* Queue an 'E' or 'N' frame; NULL fields are sent as "". */
-int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
-		     const char *message, const char *detail, const char *hint);
+int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code, const char *message,
+		     const char *detail, const char *hint);
 /* Same, for a backend error that carries the statement position ("" when none). */
 int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *message, const char *detail,
 			const char *hint, const char *position);
@@ -68,8 +68,8 @@ int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *
  * then my_errno in decimal. A my_errno of 0 or above 65535 is sent as 1105
  * (ER_UNKNOWN_ERROR), which always fits a MySQL ERR packet.
  */
-int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code,
-			unsigned my_errno, const char *message, const char *hint);
+int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code, unsigned my_errno,
+			const char *message, const char *hint);
 /* Queue a 'C' frame. */
 int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag);
 /* Same, with the MySQL backend's warning count (capped at 65535). */

@@ -10,20 +10,14 @@
 
 /* Settings a job may never change: they are what keeps it bounded and read-only. */
 static const char *const denied_settings[] = {
-	"statement_timeout",
-	"transaction_read_only",
-	"default_transaction_read_only",
-	"role",
-	"session_authorization",
+	"statement_timeout", "transaction_read_only", "default_transaction_read_only", "role", "session_authorization",
 };
 
 /* The only settings a mariadb job may carry (applied by runner_my). */
 static const char *const mariadb_settings[] = {
-	"names",
-	"sql_mode",
-	"time_zone",
-	"database", /* the session's current database: unqualified names resolve against it */
-	"collation", /* collation_connection, when not the character set's default */
+	"names",     "sql_mode",
+	"time_zone", "database", /* the session's current database: unqualified names resolve against it */
+	"collation",             /* collation_connection, when not the character set's default */
 };
 
 #define SET_PREFIX "set."
@@ -76,8 +70,8 @@ static bool setting_name_ok(const char *name)
 	for (i = 0; i < n; i++) {
 		char ch = name[i];
 
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.'))
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+		      ch == '.'))
 			return false;
 	}
 	for (i = 0; i < sizeof(denied_settings) / sizeof(denied_settings[0]); i++)
@@ -241,27 +235,23 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "max_bytes")) {
 			rc = job->have_bytes ? -1 : parse_u64(val, UINT64_MAX, &job->max_bytes);
 			job->have_bytes = rc == 0;
-		} else if (k->len > strlen(PARAM_PREFIX) &&
-			   memcmp(k->ptr, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0) {
+		} else if (k->len > strlen(PARAM_PREFIX) && memcmp(k->ptr, PARAM_PREFIX, strlen(PARAM_PREFIX)) == 0) {
 			rc = take_param(job, k, val);
-		} else if (k->len > strlen(SET_PREFIX) &&
-			   memcmp(k->ptr, SET_PREFIX, strlen(SET_PREFIX)) == 0) {
+		} else if (k->len > strlen(SET_PREFIX) && memcmp(k->ptr, SET_PREFIX, strlen(SET_PREFIX)) == 0) {
 			struct frame_str name = {
 				.ptr = k->ptr + strlen(SET_PREFIX),
 				.len = k->len - (uint32_t)strlen(SET_PREFIX),
 			};
 			size_t n = job->nsets;
 
-			if (take(&job->set_names[n], &name) < 0 ||
-			    take(&job->set_values[n], val) < 0) {
+			if (take(&job->set_names[n], &name) < 0 || take(&job->set_values[n], val) < 0) {
 				free(job->set_names[n]);
 				job->set_names[n] = NULL;
 				rc = -1;
 			} else {
 				job->nsets++;
 				if (!setting_name_ok(job->set_names[n])) {
-					snprintf(why, why_len, "setting not allowed in a job: %s",
-						 job->set_names[n]);
+					snprintf(why, why_len, "setting not allowed in a job: %s", job->set_names[n]);
 					goto fail;
 				}
 			}
@@ -270,8 +260,7 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			goto fail;
 		}
 		if (rc < 0) {
-			snprintf(why, why_len, "bad value for job key %.*s",
-				 (int)(k->len > 64 ? 64 : k->len), k->ptr);
+			snprintf(why, why_len, "bad value for job key %.*s", (int)(k->len > 64 ? 64 : k->len), k->ptr);
 			goto fail;
 		}
 	}

@@ -35,13 +35,13 @@ struct runner_job {
 	char *user;
 	char *password;
 	char *sql;
-	char *timeout_text;  /* timeout_ms as given, for set_config */
+	char *timeout_text; /* timeout_ms as given, for set_config */
 	uint32_t timeout_ms;
 	uint64_t max_rows;
 	uint64_t max_bytes;
 	bool have_rows;
 	bool have_bytes;
-	uint64_t max_cost;   /* 0: no EXPLAIN check */
+	uint64_t max_cost; /* 0: no EXPLAIN check */
 	bool have_cost;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];

@@ -58,8 +58,8 @@ static int reject_job(struct runner_ctl *ctl, bool my, const char *message)
 		runner_ctl_error_my(ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), 1105,
 				    message, "");
 	else
-		runner_ctl_error(ctl, FRAME_ERROR, "08P01", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), message,
-				 "", "");
+		runner_ctl_error(ctl, FRAME_ERROR, "08P01", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), message, "",
+				 "");
 	return runner_ctl_flush(ctl) == 0 ? 0 : 1;
 }
 

@@ -83,11 +83,11 @@ struct my_run {
 	struct runner_ctl *ctl;
 	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	MYSQL *conn;
-	MYSQL_RES *res;  /* the statement's result while it is being read */
-	bool unread;     /* the connection holds data that will not be read */
+	MYSQL_RES *res; /* the statement's result while it is being read */
+	bool unread;    /* the connection holds data that will not be read */
 	unsigned long long conn_id;
 	struct my_watch watch;
-	bool sent_cols;  /* a 'K' frame went out: the statement returned a result set */
+	bool sent_cols; /* a 'K' frame went out: the statement returned a result set */
 	uint64_t rows;
 	uint64_t bytes;
 	enum frame_trunc trunc;
@@ -242,8 +242,8 @@ static bool charset_name_ok(const char *s)
 	if (n == 0 || n > MAX_CHARSET_NAME)
 		return false;
 	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '_'))
 			return false;
 	return true;
 }
@@ -262,8 +262,7 @@ static enum outcome set_names(struct my_run *r)
 	/* The client library does not know it: answer as the server would. */
 	r->err_no = MY_ER_UNKNOWN_CHARSET;
 	snprintf(r->err_state, sizeof(r->err_state), "42000");
-	snprintf(r->err_msg, sizeof(r->err_msg), "Unknown character set: '%.64s'",
-		 charset_name_ok(name) ? name : "?");
+	snprintf(r->err_msg, sizeof(r->err_msg), "Unknown character set: '%.64s'", charset_name_ok(name) ? name : "?");
 	return OUT_ERROR;
 }
 
@@ -567,18 +566,19 @@ static void send_timeout(struct my_run *r)
 
 static void send_cancel(struct my_run *r)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "70100", airlock_err_name(AIRLOCK_E_CANCELED),
-			    MY_ER_QUERY_INTERRUPTED, "Query execution was interrupted", "");
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "70100", airlock_err_name(AIRLOCK_E_CANCELED), MY_ER_QUERY_INTERRUPTED,
+			    "Query execution was interrupted", "");
 }
 
 static void send_lost(struct my_run *r)
 {
 	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
 			    MY_CR_SERVER_LOST,
-			    r->lost_in_rows ? "connection to the database was lost while reading rows" :
-					      "connection to the database was lost",
+			    r->lost_in_rows ? "connection to the database was lost while reading rows"
+					    : "connection to the database was lost",
 			    r->lost_in_rows ? "a single row larger than 64 MiB also ends the connection; "
-					      "select fewer or shorter columns" : "");
+					      "select fewer or shorter columns"
+					    : "");
 }
 
 static void send_backend_error(struct my_run *r)
@@ -668,8 +668,8 @@ static const char *connect_detail(unsigned err)
 
 static int finish_connect(struct my_run *r, unsigned err)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-			    MY_CR_CONN_HOST, connect_detail(err), "");
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), MY_CR_CONN_HOST,
+			    connect_detail(err), "");
 	return runner_ctl_flush(r->ctl);
 }
 

@@ -71,8 +71,7 @@ MYSQL *my_conn_open(const char *sock_path, const char *user, const char *passwor
 		goto out_close;
 	}
 	/* Client flags 0: no CLIENT_MULTI_STATEMENTS, no CLIENT_LOCAL_FILES. */
-	if (!mysql_real_connect(m, "localhost", user, password, dbname && dbname[0] ? dbname : NULL, 0,
-				sock_path, 0)) {
+	if (!mysql_real_connect(m, "localhost", user, password, dbname && dbname[0] ? dbname : NULL, 0, sock_path, 0)) {
 		*err = mysql_errno(m);
 		if (*err == 0)
 			*err = CR_UNKNOWN_ERROR;

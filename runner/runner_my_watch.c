@@ -42,8 +42,8 @@ static bool kill_query(struct my_watch *w)
 	MYSQL *k;
 	bool ok;
 
-	k = my_conn_open(w->sock_path, w->job->user, w->job->password, NULL, KILL_CONNECT_S, KILL_IO_S,
-			 KILL_IO_S, &err);
+	k = my_conn_open(w->sock_path, w->job->user, w->job->password, NULL, KILL_CONNECT_S, KILL_IO_S, KILL_IO_S,
+			 &err);
 	if (!k) {
 		fprintf(stderr, "airlock-runner: could not open the KILL connection (%u)\n", err);
 		return false;
@@ -176,8 +176,8 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int my_watch_start(struct my_watch *w, struct runner_ctl *ctl, const struct runner_job *job,
-		   const char *sock_path, unsigned long long conn_id, int db_fd, int64_t deadline_ms)
+int my_watch_start(struct my_watch *w, struct runner_ctl *ctl, const struct runner_job *job, const char *sock_path,
+		   unsigned long long conn_id, int db_fd, int64_t deadline_ms)
 {
 	memset(w, 0, sizeof(*w));
 	w->ctl = ctl;

@@ -42,11 +42,11 @@ struct my_watch {
 	/* Set by my_watch_start, read-only while the thread runs. */
 	struct runner_ctl *ctl;
 	const struct runner_job *job;
-	const char *sock_path;     /* borrowed; outlives the watch */
+	const char *sock_path;      /* borrowed; outlives the watch */
 	unsigned long long conn_id; /* the statement's connection, for KILL QUERY */
-	int db_fd;                 /* the statement's socket, for shutdown(2) only */
-	int64_t deadline_ms;       /* CLOCK_MONOTONIC */
-	int wake[2];               /* main -> watch: stop waiting */
+	int db_fd;                  /* the statement's socket, for shutdown(2) only */
+	int64_t deadline_ms;        /* CLOCK_MONOTONIC */
+	int wake[2];                /* main -> watch: stop waiting */
 	pthread_t thread;
 	bool started;
 	/* Shared, under mu. */
@@ -64,8 +64,8 @@ int64_t my_watch_now_ms(void);
  * acts at deadline_ms. 0, or -1 when no thread could be started (nothing
  * then needs stopping).
  */
-int my_watch_start(struct my_watch *w, struct runner_ctl *ctl, const struct runner_job *job,
-		   const char *sock_path, unsigned long long conn_id, int db_fd, int64_t deadline_ms);
+int my_watch_start(struct my_watch *w, struct runner_ctl *ctl, const struct runner_job *job, const char *sock_path,
+		   unsigned long long conn_id, int db_fd, int64_t deadline_ms);
 /* The event recorded so far (MY_EVENT_NONE when none); cheap, for checks between rows. */
 enum my_event my_watch_event(struct my_watch *w);
 /* Ends the armed phase and returns the event that decides the outcome. */

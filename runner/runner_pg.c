@@ -28,9 +28,9 @@
 #include "protocol/errors.h"
 
 #define CONNECT_TIMEOUT_MS 10000
-#define SETUP_TIMEOUT_MS 10000   /* BEGIN, set_config, COMMIT */
+#define SETUP_TIMEOUT_MS 10000 /* BEGIN, set_config, COMMIT */
 #define ROLLBACK_TIMEOUT_MS 2000
-#define WATCHDOG_GRACE_MS 1000   /* after timeout_ms, before the runner gives up */
+#define WATCHDOG_GRACE_MS 1000 /* after timeout_ms, before the runner gives up */
 #define MAX_NOTICES 64
 
 enum outcome {
@@ -151,12 +151,20 @@ static void on_notice(void *arg, const PGresult *res)
 static enum outcome connect_db(struct pg_run *r, const char *socket_dir)
 {
 	const char *const keys[] = {
-		"host", "port", "dbname", "user", "password", "sslmode", "gssencmode",
-		"connect_timeout", "application_name", NULL,
+		"host",
+		"port",
+		"dbname",
+		"user",
+		"password",
+		"sslmode",
+		"gssencmode",
+		"connect_timeout",
+		"application_name",
+		NULL,
 	};
 	const char *const vals[] = {
-		socket_dir, "5432", r->job->dbname, r->job->user, r->job->password, "disable",
-		"disable", "10", "airlock-runner", NULL,
+		socket_dir, "5432",    r->job->dbname, r->job->user,     r->job->password,
+		"disable",  "disable", "10",           "airlock-runner", NULL,
 	};
 	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
 	int64_t deadline = now_ms() + CONNECT_TIMEOUT_MS;
@@ -200,7 +208,8 @@ static const char *connect_detail(const char *pqmsg)
  * Collects every result of the command just sent; keeps the first error.
  * look (may be NULL) sees each other result before it is freed.
  */
-static enum outcome collect_with(struct pg_run *r, int64_t deadline, void (*look)(struct pg_run *r, const PGresult *res))
+static enum outcome collect_with(struct pg_run *r, int64_t deadline,
+				 void (*look)(struct pg_run *r, const PGresult *res))
 {
 	for (;;) {
 		enum outcome o = wait_result(r, deadline);
@@ -227,8 +236,8 @@ static enum outcome collect(struct pg_run *r, int64_t deadline)
 }
 
 /* Sends a command with text parameters and collects its results. */
-static enum outcome run_command(struct pg_run *r, const char *sql, int nparams,
-				const char *const *params, int64_t deadline)
+static enum outcome run_command(struct pg_run *r, const char *sql, int nparams, const char *const *params,
+				int64_t deadline)
 {
 	if (!PQsendQueryParams(r->conn, sql, nparams, NULL, params, NULL, NULL, 0))
 		return OUT_LOST;
@@ -268,8 +277,8 @@ static enum outcome begin_with_settings(struct pg_run *r, int64_t deadline)
 			if (len == 0)
 				len = (size_t)snprintf(sql, cap, "BEGIN TRANSACTION READ ONLY; SELECT ");
 		}
-		len += (size_t)snprintf(sql + len, cap - len, "%sset_config(%s, %s, true)", i ? ", " : "",
-					lit[0], lit[1]);
+		len += (size_t)snprintf(sql + len, cap - len, "%sset_config(%s, %s, true)", i ? ", " : "", lit[0],
+					lit[1]);
 		PQfreemem(lit[0]);
 		PQfreemem(lit[1]);
 		lit[0] = lit[1] = NULL;
@@ -410,7 +419,8 @@ static enum outcome on_result(struct pg_run *r, PGresult *res)
 static void warm_up(struct pg_run *r)
 {
 	if (!PQsendQuery(r->conn, "BEGIN TRANSACTION READ ONLY; "
-				  "SELECT set_config('statement_timeout', '0', true), set_config('search_path', '\"public\"', true); ROLLBACK"))
+				  "SELECT set_config('statement_timeout', '0', true), set_config('search_path', "
+				  "'\"public\"', true); ROLLBACK"))
 		return;
 	collect(r, now_ms() + SETUP_TIMEOUT_MS);
 	if (r->error) {
@@ -473,8 +483,7 @@ static void send_timeout(struct pg_run *r)
 {
 	char msg[128];
 
-	snprintf(msg, sizeof(msg), "statement exceeded the timeout of %" PRIu32 " ms",
-		 r->job->timeout_ms);
+	snprintf(msg, sizeof(msg), "statement exceeded the timeout of %" PRIu32 " ms", r->job->timeout_ms);
 	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", airlock_err_name(AIRLOCK_E_TIMEOUT), msg, "",
 			 "make the statement cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts");
 }
@@ -542,8 +551,8 @@ static int finish(struct pg_run *r, enum outcome o)
 		break;
 	case OUT_REFUSED:
 		cancel_query(r);
-		runner_ctl_error(r->ctl, FRAME_ERROR, "0A000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-				 r->refusal, "", "");
+		runner_ctl_error(r->ctl, FRAME_ERROR, "0A000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), r->refusal,
+				 "", "");
 		break;
 	case OUT_LOST:
 		send_lost(r);
@@ -551,8 +560,8 @@ static int finish(struct pg_run *r, enum outcome o)
 	case OUT_COST: {
 		char msg[160];
 
-		snprintf(msg, sizeof(msg), "COST_LIMIT: the estimated cost %.0f is above max_cost=%" PRIu64,
-			 r->cost, r->job->max_cost);
+		snprintf(msg, sizeof(msg), "COST_LIMIT: the estimated cost %.0f is above max_cost=%" PRIu64, r->cost,
+			 r->job->max_cost);
 		runner_ctl_error(r->ctl, FRAME_ERROR, "54001", airlock_err_name(AIRLOCK_E_COST_LIMIT), msg, "",
 				 "filter on an indexed column, add a LIMIT, or join fewer rows");
 		break;
@@ -575,8 +584,7 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 	case OUT_GONE:
 		return -1;
 	default:
-		detail = o == OUT_DEADLINE ? "timed out" :
-			 connect_detail(r->conn ? PQerrorMessage(r->conn) : NULL);
+		detail = o == OUT_DEADLINE ? "timed out" : connect_detail(r->conn ? PQerrorMessage(r->conn) : NULL);
 		runner_ctl_error(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
 				 "could not connect to the database", detail, "");
 		break;

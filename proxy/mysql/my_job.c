@@ -105,14 +105,14 @@ static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
 		if (len >= 0)
 			p += len;
 	}
-	if (ok && my_write_binary_row(&s->core.w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values, s->bin.lens,
-				      &why) == MY_OK)
+	if (ok && my_write_binary_row(&s->core.w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values,
+				      s->bin.lens, &why) == MY_OK)
 		s->seq++;
 	else
 		ok = false;
 	if (!ok) {
 		session_warn(&s->core, "a value could not be encoded in the binary protocol: %s",
-			 why ? why : "out of memory");
+			     why ? why : "out of memory");
 		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
 			    "run the statement as a text query");
 	}
@@ -189,11 +189,13 @@ static void truncated_warning(struct my_session *s, uint8_t truncated, uint64_t 
 	if (truncated == FRAME_TRUNC_MAX_ROWS)
 		snprintf(note, sizeof(note),
 			 "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows; add a LIMIT, "
-			 "select fewer columns or filter with WHERE to get the whole result", lim->max_rows, rows);
+			 "select fewer columns or filter with WHERE to get the whole result",
+			 lim->max_rows, rows);
 	else
 		snprintf(note, sizeof(note),
 			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows; add a "
-			 "LIMIT, select fewer columns or filter with WHERE to get the whole result", lim->max_bytes, rows);
+			 "LIMIT, select fewer columns or filter with WHERE to get the whole result",
+			 lim->max_bytes, rows);
 	myr_add_warning(s, "Warning", TRUNCATED_WARNING_CODE, note);
 }
 
@@ -212,7 +214,8 @@ static void job_done(void *arg, const struct job_result *r)
 			truncated_warning(s, r->truncated, r->rows);
 		if (s->field_list) {
 			if (myr_deprecate_eof(s))
-				my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
+				my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count,
+					    true);
 			else
 				my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
 		} else if (!s->cols_sent) {
@@ -283,4 +286,3 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 	}
 	session_set_state(&s->core, SESSION_BUSY);
 }
-

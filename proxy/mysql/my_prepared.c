@@ -53,8 +53,8 @@ void myp_free_all(struct my_session *s)
 			stmt_free(s, &s->stmts[i]);
 }
 
-static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code,
-		const char *msg, const char *hint)
+static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code, const char *msg,
+		const char *hint)
 {
 	myr_put_err(s, errcode, sqlstate, code, msg, hint);
 	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);

@@ -280,7 +280,8 @@ static void use_db(struct my_session *s, const char *db)
 	char msg[256];
 
 	if (!myq_database_allowed(s, db)) {
-		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%.64s'", s->core.user, s->host, db);
+		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%.64s'", s->core.user,
+			 s->host, db);
 		myr_refuse(s, 1044, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, msg,
 			   "switch only to the databases of mysql_tables");
 		return;
@@ -517,8 +518,8 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 		myr_refuse(s, 1046, "3D000", AIRLOCK_E_NONE, "No database selected", NULL);
 		return;
 	}
-	if (len == 0 || len > 64 || memchr(table, '\0', len) || !quote_ident(s->database, strlen(s->database), qdb,
-									sizeof(qdb)) ||
+	if (len == 0 || len > 64 || memchr(table, '\0', len) ||
+	    !quote_ident(s->database, strlen(s->database), qdb, sizeof(qdb)) ||
 	    !quote_ident(table, len, qtable, sizeof(qtable))) {
 		myr_refuse(s, 1103, "42000", AIRLOCK_E_NONE, "Incorrect table name", NULL);
 		return;
@@ -533,8 +534,8 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 	fill_policy(s, &pol);
 	vmy_validate(&pol, sql, strlen(sql), v);
 	if (v->kind != VMY_READ)
-		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064, v->kind == VMY_REFUSED ? v->sqlstate : "42000",
-		       v->code, v->message, v->hint);
+		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064,
+			   v->kind == VMY_REFUSED ? v->sqlstate : "42000", v->code, v->message, v->hint);
 	else
 		myj_start(s, sql, true, false);
 	free(v);

@@ -74,7 +74,7 @@ void myr_add_warning(struct my_session *s, const char *level, uint16_t code, con
 }
 
 void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, enum airlock_err code,
-		   const char *message, const char *hint)
+		const char *message, const char *hint)
 {
 	myr_put_err(s, (uint16_t)errcode, sqlstate, code, message, hint);
 	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
@@ -88,4 +88,3 @@ void myr_result_end(struct my_session *s)
 	else
 		my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
 }
-

@@ -52,11 +52,11 @@
 #define PLUGIN_SHA2 "caching_sha2_password"
 
 /* What airlock offers; the session uses the AND with the client's. */
-#define SERVER_CAPS                                                                                      \
-	(MY_CAP_LONG_PASSWORD | MY_CAP_FOUND_ROWS | MY_CAP_LONG_FLAG | MY_CAP_CONNECT_WITH_DB |          \
-	 MY_CAP_PROTOCOL_41 | MY_CAP_INTERACTIVE | MY_CAP_IGNORE_SIGPIPE | MY_CAP_TRANSACTIONS |         \
-	 MY_CAP_SECURE_CONNECTION | MY_CAP_MULTI_RESULTS | MY_CAP_PLUGIN_AUTH | MY_CAP_CONNECT_ATTRS |  \
-	 MY_CAP_PLUGIN_AUTH_LENENC_CLIENT_DATA | MY_CAP_DEPRECATE_EOF)
+#define SERVER_CAPS                                                                                                  \
+	(MY_CAP_LONG_PASSWORD | MY_CAP_FOUND_ROWS | MY_CAP_LONG_FLAG | MY_CAP_CONNECT_WITH_DB | MY_CAP_PROTOCOL_41 | \
+	 MY_CAP_INTERACTIVE | MY_CAP_IGNORE_SIGPIPE | MY_CAP_TRANSACTIONS | MY_CAP_SECURE_CONNECTION |               \
+	 MY_CAP_MULTI_RESULTS | MY_CAP_PLUGIN_AUTH | MY_CAP_CONNECT_ATTRS | MY_CAP_PLUGIN_AUTH_LENENC_CLIENT_DATA |  \
+	 MY_CAP_DEPRECATE_EOF)
 
 static struct my_session *my(struct session *core)
 {

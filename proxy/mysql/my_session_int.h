@@ -33,8 +33,8 @@ enum mys_auth_step {
 };
 
 enum mys_plugin {
-	MYS_NATIVE,  /* mysql_native_password */
-	MYS_SHA2,    /* caching_sha2_password */
+	MYS_NATIVE, /* mysql_native_password */
+	MYS_SHA2,   /* caching_sha2_password */
 };
 
 struct bufferevent;
@@ -44,7 +44,7 @@ struct server_gen;
 
 /* One row of SHOW WARNINGS. */
 struct mys_warning {
-	char level[8];  /* "Note", "Warning", "Error" */
+	char level[8]; /* "Note", "Warning", "Error" */
 	uint16_t code;
 	char message[512];
 };
@@ -52,67 +52,66 @@ struct mys_warning {
 /* A prepared statement (COM_STMT_PREPARE). Owned by the session. */
 struct mys_stmt {
 	uint32_t id;
-	char *sql;          /* the text as prepared, NUL-terminated */
+	char *sql; /* the text as prepared, NUL-terminated */
 	size_t len;
 	uint16_t nparams;
-	size_t *holes;      /* byte offset of each '?' in sql */
-	bool *counts;       /* each '?' is a LIMIT / OFFSET count */
-	uint8_t *types;     /* 2 bytes per parameter: the types last bound */
+	size_t *holes;  /* byte offset of each '?' in sql */
+	bool *counts;   /* each '?' is a LIMIT / OFFSET count */
+	uint8_t *types; /* 2 bytes per parameter: the types last bound */
 	bool have_types;
-	bool long_data;     /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
-	size_t bytes;       /* counted in the session's prepared_bytes */
+	bool long_data; /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
+	size_t bytes;   /* counted in the session's prepared_bytes */
 };
 
 /* The per-column arrays of a binary result, made once per result (owned by the session). */
 struct mys_bin {
-	uint8_t *types;             /* each column's type */
-	bool *is_unsigned;          /* each column's UNSIGNED flag */
-	const uint8_t **values;     /* the current row's values (views into its frame; NULL = SQL NULL) */
+	uint8_t *types;         /* each column's type */
+	bool *is_unsigned;      /* each column's UNSIGNED flag */
+	const uint8_t **values; /* the current row's values (views into its frame; NULL = SQL NULL) */
 	size_t *lens;
 };
 
 /* The session variables that change what a statement does or how its result is encoded. */
 struct mys_vars {
 	bool autocommit;
-	char charset[32];     /* SET NAMES / the handshake's character set: what results are encoded in */
-	uint8_t charset_id;   /* collation id of charset's default collation */
+	char charset[32];   /* SET NAMES / the handshake's character set: what results are encoded in */
+	uint8_t charset_id; /* collation id of charset's default collation */
 	char collation[64];
-	char sql_mode[256];   /* sent to every job; the lexer follows it */
+	char sql_mode[256]; /* sent to every job; the lexer follows it */
 	char time_zone[64];
-	char isolation[32];   /* what @@transaction_isolation reports */
+	char isolation[32]; /* what @@transaction_isolation reports */
 };
 
 struct my_session {
 	struct session core; /* first: the session core sees a struct session; core.id is the connection id */
 	enum mys_auth_step step;
-	uint8_t seq;        /* sequence id of the next packet this side sends */
+	uint8_t seq; /* sequence id of the next packet this side sends */
 	uint8_t scramble[MY_SCRAMBLE_LEN];
-	uint32_t caps;      /* client's capabilities AND ours */
+	uint32_t caps; /* client's capabilities AND ours */
 	enum mys_plugin plugin;
-	bool unknown_user;  /* authentication runs to the end, then fails */
-	char host[64];      /* the client's address, for messages */
-	char login_db[65];  /* database named in the handshake response */
-	char database[65];  /* current database, "" when none */
+	bool unknown_user; /* authentication runs to the end, then fails */
+	char host[64];     /* the client's address, for messages */
+	char login_db[65]; /* database named in the handshake response */
+	char database[65]; /* current database, "" when none */
 
 	struct mys_vars vars;
 	bool in_trans;
 	bool read_only_txn;
 	struct mys_warning warnings[MYS_MAX_WARNINGS];
-	uint16_t nwarnings;   /* rows SHOW WARNINGS lists */
-	uint32_t warn_count;  /* the count reported (may exceed the rows kept) */
+	uint16_t nwarnings;  /* rows SHOW WARNINGS lists */
+	uint32_t warn_count; /* the count reported (may exceed the rows kept) */
 
 	struct mys_stmt *stmts[MYS_MAX_STMTS];
 	uint32_t next_stmt_id;
 	size_t prepared_bytes;
 
 	/* The running statement (its job is core.job). */
-	bool field_list;      /* a COM_FIELD_LIST: column definitions only */
-	bool binary;          /* a COM_STMT_EXECUTE: rows in the binary protocol */
-	bool result_failed;   /* a row could not be encoded: ERR sent, the rest is dropped */
-	struct mys_bin bin;   /* binary: made at the column frame, freed when the result ends */
+	bool field_list;    /* a COM_FIELD_LIST: column definitions only */
+	bool binary;        /* a COM_STMT_EXECUTE: rows in the binary protocol */
+	bool result_failed; /* a row could not be encoded: ERR sent, the rest is dropped */
+	struct mys_bin bin; /* binary: made at the column frame, freed when the result ends */
 	bool cols_sent;
 	uint16_t ncols;
-
 };
 
 /* my_reply.c: the replies, below everything else */

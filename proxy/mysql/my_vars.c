@@ -23,18 +23,15 @@
 
 struct charset_def {
 	const char *name;
-	uint8_t id;            /* its default collation's id */
+	uint8_t id; /* its default collation's id */
 	const char *collation;
 };
 
 /* The character sets a client may ask for, with MariaDB's collation ids. */
 static const struct charset_def charsets[] = {
-	{"utf8mb4", 45, "utf8mb4_general_ci"},
-	{"utf8mb3", 33, "utf8mb3_general_ci"},
-	{"utf8", 33, "utf8mb3_general_ci"},
-	{"latin1", 8, "latin1_swedish_ci"},
-	{"ascii", 11, "ascii_general_ci"},
-	{"binary", 63, "binary"},
+	{"utf8mb4", 45, "utf8mb4_general_ci"}, {"utf8mb3", 33, "utf8mb3_general_ci"},
+	{"utf8", 33, "utf8mb3_general_ci"},    {"latin1", 8, "latin1_swedish_ci"},
+	{"ascii", 11, "ascii_general_ci"},     {"binary", 63, "binary"},
 };
 
 /* Collation ids clients put in the handshake, with their character set and MariaDB's name for them. */
@@ -43,10 +40,18 @@ static const struct {
 	const char *charset;
 	const char *collation; /* NULL: the character set's default */
 } collation_ids[] = {
-	{8, "latin1", NULL}, {11, "ascii", NULL}, {33, "utf8mb3", NULL}, {45, "utf8mb4", NULL},
-	{46, "utf8mb4", "utf8mb4_bin"}, {47, "latin1", "latin1_bin"}, {48, "latin1", "latin1_general_ci"},
-	{63, "binary", NULL}, {65, "ascii", "ascii_bin"}, {83, "utf8mb3", "utf8mb3_bin"},
-	{192, "utf8mb3", "utf8mb3_unicode_ci"}, {224, "utf8mb4", "utf8mb4_unicode_ci"},
+	{8, "latin1", NULL},
+	{11, "ascii", NULL},
+	{33, "utf8mb3", NULL},
+	{45, "utf8mb4", NULL},
+	{46, "utf8mb4", "utf8mb4_bin"},
+	{47, "latin1", "latin1_bin"},
+	{48, "latin1", "latin1_general_ci"},
+	{63, "binary", NULL},
+	{65, "ascii", "ascii_bin"},
+	{83, "utf8mb3", "utf8mb3_bin"},
+	{192, "utf8mb3", "utf8mb3_unicode_ci"},
+	{224, "utf8mb4", "utf8mb4_unicode_ci"},
 	{255, "utf8mb4", NULL}, /* MySQL 8's utf8mb4_0900_ai_ci: MariaDB has no such collation */
 };
 
@@ -143,8 +148,10 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 		if (!strcmp(a->name, "character_set_results") && !strcasecmp(cs, "NULL"))
 			return 0;
 		if (!myv_set_charset(v, cs)) {
-			snprintf(msg, msglen, "Unknown character set: '%.64s'; airlock offers utf8mb4, utf8mb3, utf8, "
-				 "latin1, ascii and binary", cs);
+			snprintf(msg, msglen,
+				 "Unknown character set: '%.64s'; airlock offers utf8mb4, utf8mb3, utf8, "
+				 "latin1, ascii and binary",
+				 cs);
 			return 1115;
 		}
 		if (a->collate[0])
@@ -212,8 +219,19 @@ out_value:
 
 /* ---- what @@name and SHOW VARIABLES report ---- */
 
-enum var_src { V_FIXED, V_CHARSET, V_COLLATION, V_SQL_MODE, V_TIME_ZONE, V_AUTOCOMMIT, V_ISOLATION,
-	       V_READ_ONLY, V_MAX_PACKET, V_TIMEOUT_S, V_TIMEOUT_MS };
+enum var_src {
+	V_FIXED,
+	V_CHARSET,
+	V_COLLATION,
+	V_SQL_MODE,
+	V_TIME_ZONE,
+	V_AUTOCOMMIT,
+	V_ISOLATION,
+	V_READ_ONLY,
+	V_MAX_PACKET,
+	V_TIMEOUT_S,
+	V_TIMEOUT_MS
+};
 
 struct var_def {
 	const char *name;

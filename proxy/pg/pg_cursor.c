@@ -27,21 +27,21 @@ struct pg_cursor {
 	struct pg_session *s;
 	char name[64];
 	bool hold;
-	struct job *job;     /* NULL once the result ended */
+	struct job *job;      /* NULL once the result ended */
 	struct event *resume; /* resumes the job outside the session's message loop */
-	uint8_t *rowdesc;    /* the runner's 'T' frame payload, re-sent by every FETCH */
+	uint8_t *rowdesc;     /* the runner's 'T' frame payload, re-sent by every FETCH */
 	uint32_t rowdesc_len;
 
 	bool done;
-	bool failed;         /* an error is stored and not yet reported */
+	bool failed; /* an error is stored and not yet reported */
 	char err_sqlstate[6];
 	enum airlock_err err_code;
 	char err_message[512];
 	uint8_t truncated;
 	bool truncation_told;
-	uint64_t rows;       /* rows read so far */
+	uint64_t rows; /* rows read so far */
 
-	uint64_t want;       /* the running FETCH */
+	uint64_t want; /* the running FETCH */
 	uint64_t got;
 };
 

@@ -70,8 +70,7 @@ static void do_set(struct pg_session *s, const struct pgv_result *v)
 		pgr_put_notice(s, "WARNING", "25P01", "SET LOCAL can only be used in transaction blocks", NULL);
 		pgr_local_done(s, "SET");
 		return;
-	} else if (pgs_set(&s->set, v->name, v->value, false, &reported, &sqlstate, &code, msg, sizeof(msg)) <
-		   0) {
+	} else if (pgs_set(&s->set, v->name, v->value, false, &reported, &sqlstate, &code, msg, sizeof(msg)) < 0) {
 		char hint[512];
 
 		snprintf(hint, sizeof(hint), "settings that can be changed: %s", pgs_allowed_names());

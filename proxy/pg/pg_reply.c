@@ -20,7 +20,7 @@ void pgr_flush(struct pg_session *s)
 }
 
 void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		      const char *detail, const char *hint, int position)
+		   const char *detail, const char *hint, int position)
 {
 	struct pg_error_fields e = {
 		.severity = severity,
@@ -34,7 +34,7 @@ void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlst
 }
 
 void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		       const char *hint)
+		    const char *hint)
 {
 	struct pg_error_fields e = {
 		.severity = severity,
@@ -52,8 +52,8 @@ void pgr_ready(struct pg_session *s)
 }
 
 /* A statement-level error: inside a transaction block it aborts the block. */
-void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message,
-			    const char *hint, int position)
+void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message, const char *hint,
+	       int position)
 {
 	const char *name = airlock_err_name(code);
 	char prefixed[1100];
@@ -135,7 +135,7 @@ void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
 			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows",
 			 lim->max_bytes, rows);
 	pgr_put_notice(s, "NOTICE", "01000", note,
-			"add a LIMIT, select fewer columns or filter with WHERE to get the whole result");
+		       "add a LIMIT, select fewer columns or filter with WHERE to get the whole result");
 }
 
 /* A job's error as an ErrorResponse, the airlock code leading the message. */
@@ -154,8 +154,7 @@ void pgr_job_error(struct pg_session *s, const struct job_result *r)
 	session_audit(&s->core, "error", r->sqlstate, r->code, 0, 0, 0);
 }
 
-struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
-			  void *arg)
+struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev, void *arg)
 {
 	struct job *j;
 	bool busy;
@@ -163,13 +162,11 @@ struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, c
 
 	j = session_job_start(&s->core, req, ev, arg, &busy);
 	if (!j && busy) {
-		snprintf(msg, sizeof(msg),
-			 "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs", s->core.user,
-			 s->core.u->max_jobs);
+		snprintf(msg, sizeof(msg), "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs",
+			 s->core.user, s->core.u->max_jobs);
 		pgr_error(s, "53300", AIRLOCK_E_BUSY, msg, "wait for a statement to finish or CLOSE a cursor", 0);
 	} else if (!j) {
 		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
 	}
 	return j;
 }
-

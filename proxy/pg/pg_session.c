@@ -155,8 +155,8 @@ static bool startup_options(struct pg_session *s, const char *opts)
 		expect_c = false;
 		eq = setting ? strchr(setting, '=') : NULL;
 		if (!eq) {
-			snprintf(msg, sizeof(msg), "UNSUPPORTED: start-up option \"%.64s\" is not a -c name=value setting",
-				 word);
+			snprintf(msg, sizeof(msg),
+				 "UNSUPPORTED: start-up option \"%.64s\" is not a -c name=value setting", word);
 			fatal(s, "0A000", msg);
 			return false;
 		}
@@ -228,8 +228,8 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 			continue;
 		if (pgs_find(name) < 0)
 			continue; /* unknown start-up parameters are ignored */
-		if (pgs_set(&s->set, name, st->params[i].value, true, &reported, &sqlstate, &code, msg,
-			    sizeof(msg)) < 0) {
+		if (pgs_set(&s->set, name, st->params[i].value, true, &reported, &sqlstate, &code, msg, sizeof(msg)) <
+		    0) {
 			fatal(s, sqlstate, msg);
 			return false;
 		}
@@ -267,8 +267,8 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 		return false;
 	}
 	EVP_EncodeBlock((unsigned char *)nonce, rnd, sizeof(rnd));
-	if (scram_server_first(&s->scram, &s->verifier, data, (size_t)dlen, nonce, out, sizeof(out), &outlen,
-			       &err) < 0) {
+	if (scram_server_first(&s->scram, &s->verifier, data, (size_t)dlen, nonce, out, sizeof(out), &outlen, &err) <
+	    0) {
 		fatal(s, "08P01", err ? err : "malformed SCRAM message");
 		return false;
 	}
@@ -283,8 +283,9 @@ static bool finish_login(struct pg_session *s)
 	char msg[160];
 
 	if (!s->core.u->target) {
-		fatal(s, "28000", "user has no Postgres target (no target key in its [user] section); it logs in over "
-			     "MySQL only");
+		fatal(s, "28000",
+		      "user has no Postgres target (no target key in its [user] section); it logs in over "
+		      "MySQL only");
 		return false;
 	}
 	if (strcmp(s->database, s->core.u->database) != 0) {

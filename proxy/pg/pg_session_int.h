@@ -55,7 +55,7 @@ struct pgx_stmt {
 /* A portal (Bind): a statement with its parameter values. Owned by the session. */
 struct pgx_portal {
 	char name[64];
-	size_t bytes; /* counted in the session's prepared_bytes */
+	size_t bytes;          /* counted in the session's prepared_bytes */
 	struct pgx_stmt *stmt; /* borrowed: closing the statement closes its portals */
 	uint8_t *values;       /* one buffer for every parameter's bytes */
 	struct job_param *params;
@@ -66,9 +66,9 @@ struct pgx_portal {
 
 /* How one statement is to be run and answered. */
 struct pgq_exec {
-	bool extended;         /* answered for Execute: no ReadyForQuery, errors discard until Sync */
-	bool describe;         /* send RowDescription (always for simple Query) */
-	uint32_t max_rows;     /* Execute's row limit, 0 = none */
+	bool extended;     /* answered for Execute: no ReadyForQuery, errors discard until Sync */
+	bool describe;     /* send RowDescription (always for simple Query) */
+	uint32_t max_rows; /* Execute's row limit, 0 = none */
 	const struct job_param *params;
 	size_t nparams;
 	struct pgx_portal *portal;
@@ -99,7 +99,6 @@ struct pg_session {
 	size_t prepared_bytes;
 	struct pgx_stmt *stmts[SESS_MAX_STMTS];
 	struct pgx_portal *portals[SESS_MAX_PORTALS];
-
 };
 
 /* pg_reply.c: the replies, below everything else */
@@ -112,8 +111,8 @@ void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqls
 /* ReadyForQuery with the transaction status, flushed. */
 void pgr_ready(struct pg_session *s);
 /* A refused or failed statement; aborts a transaction block; in extended mode, discards until Sync. */
-void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message,
-	       const char *hint, int position);
+void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message, const char *hint,
+	       int position);
 /* A statement answered by airlock: CommandComplete and its audit record. */
 void pgr_local_done(struct pg_session *s, const char *tag);
 /* A runner's 'T' frame as a RowDescription, flushed. */
@@ -129,8 +128,7 @@ void pgr_frame_notice(struct pg_session *s, const struct frame_error *e);
  * the error itself and returns NULL when the user is at its cap. Each job
  * it returned is matched by one session_job_release.
  */
-struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev,
-			  void *arg);
+struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev, void *arg);
 
 /* pg_query.c */
 /* Validates sql against the session's policy into v. */

@@ -39,7 +39,6 @@ const size_t pgs_ndefs = sizeof(pgs_defs) / sizeof(pgs_defs[0]);
 
 _Static_assert(sizeof(pgs_defs) / sizeof(pgs_defs[0]) <= 32, "pg_settings arrays hold 32 settings");
 
-
 int pgs_find(const char *name)
 {
 	for (size_t i = 0; i < pgs_ndefs; i++)

@@ -25,8 +25,8 @@ enum pgs_flags {
 };
 
 struct pgs_def {
-	const char *name;         /* lower-case, as SET/SHOW name it */
-	const char *display;      /* as ParameterStatus and SHOW's column name spell it */
+	const char *name;    /* lower-case, as SET/SHOW name it */
+	const char *display; /* as ParameterStatus and SHOW's column name spell it */
 	const char *default_value;
 	unsigned flags;
 };

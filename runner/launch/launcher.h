@@ -27,14 +27,14 @@ struct launch;
 
 /* Container settings. All strings are copied by launcher_run. */
 struct launch_spec {
-	const char *image;        /* pinned (image_ref_pinned): "sha256:<64 hex>" or "name@sha256:<64 hex>" */
-	const char *user;         /* "uid:gid", never root */
-	const char *job_dir;      /* host directory, bind-mounted read-only at /job */
-	const char *job_id;       /* label airlock.job=<job_id>, and container name suffix */
-	uint64_t memory_bytes;    /* Memory and MemorySwap */
-	uint64_t nano_cpus;       /* NanoCpus */
-	int64_t pids_limit;       /* PidsLimit */
-	uint32_t kill_after_ms;   /* force-remove this long after start; 0 = never */
+	const char *image;      /* pinned (image_ref_pinned): "sha256:<64 hex>" or "name@sha256:<64 hex>" */
+	const char *user;       /* "uid:gid", never root */
+	const char *job_dir;    /* host directory, bind-mounted read-only at /job */
+	const char *job_id;     /* label airlock.job=<job_id>, and container name suffix */
+	uint64_t memory_bytes;  /* Memory and MemorySwap */
+	uint64_t nano_cpus;     /* NanoCpus */
+	int64_t pids_limit;     /* PidsLimit */
+	uint32_t kill_after_ms; /* force-remove this long after start; 0 = never */
 };
 
 /*
@@ -67,8 +67,8 @@ void launcher_free(struct launcher *l);
  * the launcher; the caller holds a borrowed handle until it calls
  * launcher_release or on_exited/on_started(false) has returned.
  */
-struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec,
-			    const struct launch_callbacks *cb, void *arg);
+struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec, const struct launch_callbacks *cb,
+			    void *arg);
 
 /*
  * Kill now (force remove). Callbacks still fire (on_exited with killed=true).
@@ -94,8 +94,8 @@ unsigned launcher_live(const struct launcher *l);
  * write a reason into err.
  */
 int launcher_ping_sync(const char *docker_socket, uint32_t timeout_ms, char *err, size_t errlen);
-int launcher_image_present_sync(const char *docker_socket, const char *image, uint32_t timeout_ms,
-				char *err, size_t errlen);
+int launcher_image_present_sync(const char *docker_socket, const char *image, uint32_t timeout_ms, char *err,
+				size_t errlen);
 /*
  * Removes leftover containers labelled airlock.job (from a crashed run)
  * whose airlock.root label (the parent of their job directory) is job_root;

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REQ_TIMEOUT_MS 30000L		/* create, start, delete */
-#define SYNC_REMOVE_TIMEOUT_MS 10000u	/* per container in launcher_free */
+#define REQ_TIMEOUT_MS 30000L         /* create, start, delete */
+#define SYNC_REMOVE_TIMEOUT_MS 10000u /* per container in launcher_free */
 #define RETRY_FIRST_MS 250u
 #define RETRY_MAX_MS 30000u
 #define MAX_ERROR 256
@@ -34,11 +34,11 @@
 enum dreq_kind { DREQ_CREATE, DREQ_START, DREQ_WAIT, DREQ_KILL, DREQ_REMOVE };
 
 enum launch_state {
-	LS_CREATING,	/* create request in flight */
-	LS_STARTING,	/* start request in flight */
-	LS_RUNNING,	/* wait request in flight; kill deadline armed */
-	LS_REMOVING,	/* final DELETE in flight or being retried */
-	LS_DONE,	/* container removed or never created */
+	LS_CREATING, /* create request in flight */
+	LS_STARTING, /* start request in flight */
+	LS_RUNNING,  /* wait request in flight; kill deadline armed */
+	LS_REMOVING, /* final DELETE in flight or being retried */
+	LS_DONE,     /* container removed or never created */
 };
 
 /* One HTTP request of a launch. */
@@ -47,9 +47,9 @@ struct dreq {
 	enum dreq_kind kind;
 	CURL *easy;
 	struct curl_slist *hdrs;
-	char *body;			/* request body, owned */
+	char *body; /* request body, owned */
 	struct docker_reply reply;
-	bool added;			/* on the multi handle */
+	bool added; /* on the multi handle */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -68,19 +68,19 @@ struct launch {
 	struct launch *next;
 	struct launch *prev;
 	enum launch_state state;
-	struct launch_spec spec;	/* strings owned */
+	struct launch_spec spec; /* strings owned */
 	struct launch_callbacks cb;
 	void *arg;
-	char id[80];			/* container id, or name if create's outcome is unknown */
-	bool created;			/* a container may exist */
+	char id[80];  /* container id, or name if create's outcome is unknown */
+	bool created; /* a container may exist */
 	bool removed;
 	bool kill_wanted;
 	bool kill_sent;
 	bool released;
-	bool final_done;		/* the last callback has returned */
+	bool final_done; /* the last callback has returned */
 	unsigned retries;
-	struct dreq *req;		/* create, start, wait or remove */
-	struct dreq *kreq;		/* kill */
+	struct dreq *req;  /* create, start, wait or remove */
+	struct dreq *kreq; /* kill */
 	struct event *kill_timer;
 	struct event *retry_timer;
 	struct event *notify;
@@ -106,8 +106,7 @@ static void launch_set_state(struct launch *la, enum launch_state st);
 static void launch_send_kill(struct launch *la);
 static void launch_remove_step(struct launch *la);
 
-static void __attribute__((format(printf, 2, 3)))
-log_launch(const struct launch *la, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) log_launch(const struct launch *la, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -142,8 +141,7 @@ static bool user_ok(const char *s)
 {
 	unsigned long uid, gid;
 
-	return parse_id_part(&s, &uid) && uid != 0 && *s++ == ':' && parse_id_part(&s, &gid) &&
-	       *s == '\0';
+	return parse_id_part(&s, &uid) && uid != 0 && *s++ == ':' && parse_id_part(&s, &gid) && *s == '\0';
 }
 
 static bool job_id_ok(const char *s)
@@ -168,8 +166,8 @@ static const char *spec_problem(const struct launch_spec *sp)
 		return "job directory must be an absolute path";
 	if (!sp->job_id || !job_id_ok(sp->job_id))
 		return "job id must be 1-64 characters of [A-Za-z0-9_.-]";
-	if (!sp->memory_bytes || sp->memory_bytes > INT64_MAX || !sp->nano_cpus ||
-	    sp->nano_cpus > INT64_MAX || sp->pids_limit <= 0)
+	if (!sp->memory_bytes || sp->memory_bytes > INT64_MAX || !sp->nano_cpus || sp->nano_cpus > INT64_MAX ||
+	    sp->pids_limit <= 0)
 		return "memory, cpu and pids limits are required";
 	return NULL;
 }
@@ -196,11 +194,11 @@ static void launch_on_reply(struct launch *la, enum dreq_kind kind, const struct
  * Sends method path for la and stores the request in *slot. Takes body.
  * A request that cannot even be sent is answered at once as a failure.
  */
-static void dreq_send(struct launch *la, enum dreq_kind kind, const char *method,
-		      const char *path, char *body, long timeout_ms, struct dreq **slot)
+static void dreq_send(struct launch *la, enum dreq_kind kind, const char *method, const char *path, char *body,
+		      long timeout_ms, struct dreq **slot)
 {
 	struct dreq *r = calloc(1, sizeof(*r));
-	struct dres fail = { .cc = CURLE_OUT_OF_MEMORY };
+	struct dres fail = {.cc = CURLE_OUT_OF_MEMORY};
 
 	if (!r)
 		goto out_fail;
@@ -217,8 +215,7 @@ static void dreq_send(struct launch *la, enum dreq_kind kind, const char *method
 		if (!r->hdrs)
 			goto out_free;
 	}
-	if (docker_easy_setup(r->easy, la->l->sock, method, path, r->body, r->hdrs, timeout_ms,
-			      &r->reply, r->errbuf) ||
+	if (docker_easy_setup(r->easy, la->l->sock, method, path, r->body, r->hdrs, timeout_ms, &r->reply, r->errbuf) ||
 	    docker_multi_add(la->l->multi, r->easy))
 		goto out_free;
 	r->added = true;
@@ -239,7 +236,7 @@ static void on_transfer_done(void *arg, CURL *easy, CURLcode cc)
 {
 	struct dreq *r = NULL;
 	struct launch *la;
-	struct dres res = { .cc = cc };
+	struct dres res = {.cc = cc};
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&r);
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &res.status);
@@ -336,34 +333,19 @@ static void launch_send_create(struct launch *la)
 	j = json_pack("{s:s, s:[s], s:s, s:{s:s, s:s}, s:b, s:b, s:b, s:b, s:b, s:b,"
 		      " s:{s:s, s:b, s:b, s:[s], s:[s], s:s, s:I, s:I, s:I, s:I,"
 		      " s:[{s:s, s:s, s:s, s:b}], s:{s:s}, s:b, s:{s:s}}}",
-		      "Image", sp->image,
-		      "Cmd", "/job/control.sock",
-		      "User", sp->user,
-		      "Labels", "airlock.job", sp->job_id, "airlock.root", root,
-		      "NetworkDisabled", 1,
-		      "AttachStdin", 0, "AttachStdout", 0, "AttachStderr", 0,
-		      "Tty", 0, "OpenStdin", 0,
-		      "HostConfig",
-		      "NetworkMode", "none",
-		      "ReadonlyRootfs", 1,
-		      "Privileged", 0,
-		      "CapDrop", "ALL",
-		      "SecurityOpt", "no-new-privileges",
-		      "IpcMode", "private",
-		      "Memory", (json_int_t)sp->memory_bytes,
-		      "MemorySwap", (json_int_t)sp->memory_bytes,
-		      "NanoCpus", (json_int_t)sp->nano_cpus,
-		      "PidsLimit", (json_int_t)sp->pids_limit,
-		      "Mounts", "Type", "bind", "Source", sp->job_dir, "Target", "/job",
-		      "ReadOnly", 1,
-		      "LogConfig", "Type", "none",
-		      "AutoRemove", 0,
-		      "RestartPolicy", "Name", "no");
+		      "Image", sp->image, "Cmd", "/job/control.sock", "User", sp->user, "Labels", "airlock.job",
+		      sp->job_id, "airlock.root", root, "NetworkDisabled", 1, "AttachStdin", 0, "AttachStdout", 0,
+		      "AttachStderr", 0, "Tty", 0, "OpenStdin", 0, "HostConfig", "NetworkMode", "none",
+		      "ReadonlyRootfs", 1, "Privileged", 0, "CapDrop", "ALL", "SecurityOpt", "no-new-privileges",
+		      "IpcMode", "private", "Memory", (json_int_t)sp->memory_bytes, "MemorySwap",
+		      (json_int_t)sp->memory_bytes, "NanoCpus", (json_int_t)sp->nano_cpus, "PidsLimit",
+		      (json_int_t)sp->pids_limit, "Mounts", "Type", "bind", "Source", sp->job_dir, "Target", "/job",
+		      "ReadOnly", 1, "LogConfig", "Type", "none", "AutoRemove", 0, "RestartPolicy", "Name", "no");
 	if (j)
 		body = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
 	if (!body) {
-		struct dres fail = { .cc = CURLE_OUT_OF_MEMORY };
+		struct dres fail = {.cc = CURLE_OUT_OF_MEMORY};
 
 		launch_on_reply(la, DREQ_CREATE, &fail);
 		return;
@@ -487,8 +469,7 @@ static bool http_ok(const struct dres *res)
 static void reply_text(const struct launch *la, const struct dres *res, char *out, size_t outlen)
 {
 	if (res->cc != CURLE_OK)
-		docker_transport_message(res->cc, res->curl_err, res->overflow, la->l->sock, out,
-					 outlen);
+		docker_transport_message(res->cc, res->curl_err, res->overflow, la->l->sock, out, outlen);
 	else
 		docker_message(res->body, res->len, res->status, out, outlen);
 }
@@ -496,8 +477,8 @@ static void reply_text(const struct launch *la, const struct dres *res, char *ou
 /* The request may have reached the engine. */
 static bool maybe_sent(CURLcode cc)
 {
-	return cc != CURLE_COULDNT_CONNECT && cc != CURLE_OUT_OF_MEMORY &&
-	       cc != CURLE_FAILED_INIT && cc != CURLE_UNSUPPORTED_PROTOCOL;
+	return cc != CURLE_COULDNT_CONNECT && cc != CURLE_OUT_OF_MEMORY && cc != CURLE_FAILED_INIT &&
+	       cc != CURLE_UNSUPPORTED_PROTOCOL;
 }
 
 static void on_create_reply(struct launch *la, const struct dres *res)
@@ -572,8 +553,7 @@ static void on_wait_reply(struct launch *la, const struct dres *res)
 		j = json_loadb(res->body ? res->body : "", res->len, 0, NULL);
 		code = json_object_get(j, "StatusCode");
 	}
-	if (json_is_integer(code) && json_integer_value(code) >= 0 &&
-	    json_integer_value(code) <= 255) {
+	if (json_is_integer(code) && json_integer_value(code) >= 0 && json_integer_value(code) <= 255) {
 		exit_code = (int)json_integer_value(code);
 	} else if (!la->kill_sent) {
 		reply_text(la, res, msg, sizeof(msg));
@@ -650,8 +630,7 @@ static void launch_destroy(struct launch *la)
 
 static void launch_maybe_free(struct launch *la)
 {
-	if (la->state != LS_DONE || la->req || la->kreq ||
-	    evtimer_pending(la->retry_timer, NULL))
+	if (la->state != LS_DONE || la->req || la->kreq || evtimer_pending(la->retry_timer, NULL))
 		return;
 	if (!la->released && !la->final_done)
 		return;
@@ -691,7 +670,7 @@ void launcher_free(struct launcher *l)
 		return;
 	while (l->launches) {
 		struct launch *la = l->launches;
-		struct docker_reply rb = { 0 };
+		struct docker_reply rb = {0};
 		long status;
 		CURLcode cc;
 
@@ -700,8 +679,7 @@ void launcher_free(struct launcher *l)
 		la->req = la->kreq = NULL;
 		if (la->created && !la->removed) {
 			snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", la->id);
-			cc = docker_http_sync(l->sock, "DELETE", path, SYNC_REMOVE_TIMEOUT_MS,
-					      &status, &rb);
+			cc = docker_http_sync(l->sock, "DELETE", path, SYNC_REMOVE_TIMEOUT_MS, &status, &rb);
 			if (cc == CURLE_OK && ((status >= 200 && status < 300) || status == 404))
 				launch_mark_removed(la);
 			else
@@ -716,8 +694,8 @@ void launcher_free(struct launcher *l)
 	curl_global_cleanup();
 }
 
-struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec,
-			    const struct launch_callbacks *cb, void *arg)
+struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec, const struct launch_callbacks *cb,
+			    void *arg)
 {
 	struct launch *la = calloc(1, sizeof(*la));
 	const char *problem;
@@ -736,8 +714,8 @@ struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec,
 	la->retry_timer = evtimer_new(l->base, on_retry, la);
 	la->notify = event_new(l->base, -1, 0, on_notify, la);
 	if ((spec->image && !la->spec.image) || (spec->user && !la->spec.user) ||
-	    (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id ||
-	    !la->kill_timer || !la->retry_timer || !la->notify)
+	    (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id || !la->kill_timer || !la->retry_timer ||
+	    !la->notify)
 		goto out_free;
 	la->next = l->launches;
 	if (l->launches)

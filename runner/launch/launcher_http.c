@@ -54,9 +54,8 @@ static size_t reply_write(char *ptr, size_t size, size_t nmemb, void *userdata)
 	return n;
 }
 
-int docker_easy_setup(CURL *easy, const char *sock, const char *method, const char *path,
-		      const char *body, struct curl_slist *hdrs, long timeout_ms,
-		      struct docker_reply *rb, char *errbuf)
+int docker_easy_setup(CURL *easy, const char *sock, const char *method, const char *path, const char *body,
+		      struct curl_slist *hdrs, long timeout_ms, struct docker_reply *rb, char *errbuf)
 {
 	char url[512];
 	int n = snprintf(url, sizeof(url), "%s%s", DOCKER_API_BASE, path);
@@ -65,7 +64,11 @@ int docker_easy_setup(CURL *easy, const char *sock, const char *method, const ch
 	if (n < 0 || (size_t)n >= sizeof(url))
 		return -1;
 	errbuf[0] = '\0';
-#define SET(opt, val) do { if (cc == CURLE_OK) cc = curl_easy_setopt(easy, opt, val); } while (0)
+#define SET(opt, val)                                          \
+	do {                                                   \
+		if (cc == CURLE_OK)                            \
+			cc = curl_easy_setopt(easy, opt, val); \
+	} while (0)
 	SET(CURLOPT_UNIX_SOCKET_PATH, sock);
 	SET(CURLOPT_URL, url);
 	SET(CURLOPT_NOSIGNAL, 1L);
@@ -103,8 +106,8 @@ void docker_message(const char *body, size_t len, long status, char *out, size_t
 	json_decref(j);
 }
 
-void docker_transport_message(CURLcode cc, const char *curl_err, bool overflow,
-			      const char *sock, char *out, size_t outlen)
+void docker_transport_message(CURLcode cc, const char *curl_err, bool overflow, const char *sock, char *out,
+			      size_t outlen)
 {
 	if (overflow)
 		snprintf(out, outlen, "docker reply larger than %u bytes", DOCKER_REPLY_MAX);
@@ -115,8 +118,8 @@ void docker_transport_message(CURLcode cc, const char *curl_err, bool overflow,
 			 curl_err && *curl_err ? curl_err : curl_easy_strerror(cc));
 }
 
-CURLcode docker_http_sync(const char *sock, const char *method, const char *path,
-			  uint32_t timeout_ms, long *status, struct docker_reply *rb)
+CURLcode docker_http_sync(const char *sock, const char *method, const char *path, uint32_t timeout_ms, long *status,
+			  struct docker_reply *rb)
 {
 	char errbuf[CURL_ERROR_SIZE];
 	CURL *easy = curl_easy_init();
@@ -125,8 +128,7 @@ CURLcode docker_http_sync(const char *sock, const char *method, const char *path
 	*status = 0;
 	if (!easy)
 		return CURLE_OUT_OF_MEMORY;
-	if (docker_easy_setup(easy, sock, method, path, NULL, NULL, (long)timeout_ms, rb,
-			      errbuf)) {
+	if (docker_easy_setup(easy, sock, method, path, NULL, NULL, (long)timeout_ms, rb, errbuf)) {
 		curl_easy_cleanup(easy);
 		return CURLE_FAILED_INIT;
 	}
@@ -306,7 +308,7 @@ void docker_multi_free(struct docker_multi *m)
 
 int launcher_ping_sync(const char *docker_socket, uint32_t timeout_ms, char *err, size_t errlen)
 {
-	struct docker_reply rb = { 0 };
+	struct docker_reply rb = {0};
 	long status;
 	CURLcode cc = docker_http_sync(docker_socket, "GET", "/_ping", timeout_ms, &status, &rb);
 	int ret = 0;
@@ -315,19 +317,18 @@ int launcher_ping_sync(const char *docker_socket, uint32_t timeout_ms, char *err
 		docker_transport_message(cc, NULL, rb.overflow, docker_socket, err, errlen);
 		ret = -1;
 	} else if (status != 200) {
-		snprintf(err, errlen, "docker engine at %s answered HTTP %ld to ping",
-			 docker_socket, status);
+		snprintf(err, errlen, "docker engine at %s answered HTTP %ld to ping", docker_socket, status);
 		ret = -1;
 	}
 	free(rb.data);
 	return ret;
 }
 
-int launcher_image_present_sync(const char *docker_socket, const char *image, uint32_t timeout_ms,
-				char *err, size_t errlen)
+int launcher_image_present_sync(const char *docker_socket, const char *image, uint32_t timeout_ms, char *err,
+				size_t errlen)
 {
 	char path[300], msg[256];
-	struct docker_reply rb = { 0 };
+	struct docker_reply rb = {0};
 	long status;
 	CURLcode cc;
 	int ret = -1;
@@ -355,25 +356,24 @@ int launcher_image_present_sync(const char *docker_socket, const char *image, ui
 int launcher_sweep_sync(const char *docker_socket, const char *job_root, uint32_t timeout_ms)
 {
 	/* filters={"label":["airlock.job"]} */
-	static const char list_path[] =
-		"/containers/json?all=1&filters=%7B%22label%22%3A%5B%22airlock.job%22%5D%7D";
-	struct docker_reply rb = { 0 };
+	static const char list_path[] = "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22airlock.job%22%5D%7D";
+	struct docker_reply rb = {0};
 	json_t *arr = NULL, *c;
 	char path[160];
 	long status;
 	size_t i;
 	int removed = 0;
 
-	if (docker_http_sync(docker_socket, "GET", list_path, timeout_ms, &status, &rb) !=
-	    CURLE_OK || status != 200)
+	if (docker_http_sync(docker_socket, "GET", list_path, timeout_ms, &status, &rb) != CURLE_OK || status != 200)
 		goto out_fail;
 	arr = json_loadb(rb.data, rb.len, 0, NULL);
 	if (!json_is_array(arr))
 		goto out_fail;
-	json_array_foreach(arr, i, c) {
+	json_array_foreach(arr, i, c)
+	{
 		const char *id = json_string_value(json_object_get(c, "Id"));
 		const char *root = json_string_value(json_object_get(json_object_get(c, "Labels"), "airlock.root"));
-		struct docker_reply drb = { 0 };
+		struct docker_reply drb = {0};
 
 		if (!id || !docker_is_hex64(id))
 			continue;
@@ -381,8 +381,8 @@ int launcher_sweep_sync(const char *docker_socket, const char *job_root, uint32_
 		if (job_root && (!root || strcmp(root, job_root) != 0))
 			continue;
 		snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", id);
-		if (docker_http_sync(docker_socket, "DELETE", path, timeout_ms, &status, &drb) ==
-		    CURLE_OK && ((status >= 200 && status < 300) || status == 404))
+		if (docker_http_sync(docker_socket, "DELETE", path, timeout_ms, &status, &drb) == CURLE_OK &&
+		    ((status >= 200 && status < 300) || status == 404))
 			removed++;
 		else
 			fprintf(stderr, "launcher: sweep could not remove container %.12s\n", id);

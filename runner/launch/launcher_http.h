@@ -20,12 +20,12 @@
 struct event_base;
 
 #define DOCKER_API_BASE "http://localhost/v1.41"
-#define DOCKER_REPLY_MAX (1u << 20)	/* bytes of one reply; more is an error */
+#define DOCKER_REPLY_MAX (1u << 20) /* bytes of one reply; more is an error */
 
 struct docker_reply {
-	char *data;		/* NUL-terminated when non-NULL */
+	char *data; /* NUL-terminated when non-NULL */
 	size_t len;
-	bool overflow;		/* the reply passed DOCKER_REPLY_MAX */
+	bool overflow; /* the reply passed DOCKER_REPLY_MAX */
 };
 
 /* Is s exactly 64 lowercase hex digits (an image or container id)? */
@@ -38,19 +38,18 @@ bool docker_image_chars_ok(const char *s);
  * NULL) and hdrs must outlive the transfer; the reply goes into rb, curl's
  * error text into errbuf (CURL_ERROR_SIZE). timeout_ms 0 = none. 0 or -1.
  */
-int docker_easy_setup(CURL *easy, const char *sock, const char *method, const char *path,
-		      const char *body, struct curl_slist *hdrs, long timeout_ms,
-		      struct docker_reply *rb, char *errbuf);
+int docker_easy_setup(CURL *easy, const char *sock, const char *method, const char *path, const char *body,
+		      struct curl_slist *hdrs, long timeout_ms, struct docker_reply *rb, char *errbuf);
 
 /* Docker's {"message": ...} as printable text, else "HTTP <status>". */
 void docker_message(const char *body, size_t len, long status, char *out, size_t outlen);
 /* Why a transfer failed before an HTTP status came back. */
-void docker_transport_message(CURLcode cc, const char *curl_err, bool overflow,
-			      const char *sock, char *out, size_t outlen);
+void docker_transport_message(CURLcode cc, const char *curl_err, bool overflow, const char *sock, char *out,
+			      size_t outlen);
 
 /* Blocking request without a body; fills *status (0 if none) and rb. */
-CURLcode docker_http_sync(const char *sock, const char *method, const char *path,
-			  uint32_t timeout_ms, long *status, struct docker_reply *rb);
+CURLcode docker_http_sync(const char *sock, const char *method, const char *path, uint32_t timeout_ms, long *status,
+			  struct docker_reply *rb);
 
 /*
  * A curl multi handle driven by events on base. done is called on the loop

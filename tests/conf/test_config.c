@@ -19,28 +19,28 @@
 #include "conf/config.h"
 
 /* Password "agent-secret", salt "airlock-test-salt", 4096 iterations. */
-#define VERIFIER "SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
+#define VERIFIER                                       \
+	"SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
 	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
 #define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-static const char base_conf[] =
-	"[server]\n"
-	"pg_listen = 127.0.0.1:6432\n"
-	"runner_image = " DIGEST "\n"
-	"\n"
-	"[hosts]\n"
-	"allow = 127.0.0.1, db.internal\n"
-	"\n"
-	"[target shop]\n"
-	"host = 127.0.0.1\n"
-	"port = 5432\n"
-	"database = shop\n"
-	"user = airlock_ro\n"
-	"password_file = shop.password\n"
-	"\n"
-	"[user agent]\n"
-	"scram = " VERIFIER "\n"
-	"target = shop\n";
+static const char base_conf[] = "[server]\n"
+				"pg_listen = 127.0.0.1:6432\n"
+				"runner_image = " DIGEST "\n"
+				"\n"
+				"[hosts]\n"
+				"allow = 127.0.0.1, db.internal\n"
+				"\n"
+				"[target shop]\n"
+				"host = 127.0.0.1\n"
+				"port = 5432\n"
+				"database = shop\n"
+				"user = airlock_ro\n"
+				"password_file = shop.password\n"
+				"\n"
+				"[user agent]\n"
+				"scram = " VERIFIER "\n"
+				"target = shop\n";
 
 static char data_dir[4096];
 
@@ -131,57 +131,56 @@ static void expect_edit_error(const char *from, const char *to, const char *a, c
 
 static void test_full_config(void **state)
 {
-	static const char text[] =
-		"# a full config\n"
-		"[Server]\n"
-		"PG_LISTEN = 0.0.0.0:15432   ; mixed-case keys are fine\n"
-		"max_connections = 500\n"
-		"max_message_bytes = 65536\n"
-		"job_dir = /var/lib/airlock/jobs\n"
-		"docker_socket = /run/docker.sock\n"
-		"runner_image = airlock/runner@" DIGEST "\n"
-		"runner_user = 1000:1001\n"
-		"kill_margin_ms = 3000\n"
-		"pool_size = 4\n"
-		"max_jobs = 32\n"
-		"audit_log = /var/log/airlock/audit.log # inline hash comment\n"
-		"\n"
-		"[hosts]\n"
-		"allow = 127.0.0.1 , db.internal,DB2.example.com\n"
-		"\n"
-		"[target shop]\n"
-		"engine = postgres\n"
-		"host = db.internal\n"
-		"port = 6543\n"
-		"database = shop\n"
-		"user = airlock_ro\n"
-		"password_file = shop.password\n"
-		"\n"
-		"[target crm]\n"
-		"host = db2.example.com\n"
-		"port = 5432\n"
-		"database = crm\n"
-		"user = reader\n"
-		"password_file = crlf.password\n"
-		"\n"
-		"[user agent]\n"
-		"scram = " VERIFIER "\n"
-		"target = shop\n"
-		"database = shop_public\n"
-		"tables = Orders, public.customers, sales.*,\n"
-		"    pg_catalog.*, information_schema.*\n"
-		"\tarchive.Old_Orders\n"
-		"timeout_ms = 2500\n"
-		"memory_mb = 256\n"
-		"cpus = 1.25\n"
-		"pids = 128\n"
-		"max_rows = 5000\n"
-		"max_bytes = 2000000\n"
-		"max_connections = 7\n"
-		"\n"
-		"[user bot.2]\n"
-		"scram = " VERIFIER "\n"
-		"target = crm\n";
+	static const char text[] = "# a full config\n"
+				   "[Server]\n"
+				   "PG_LISTEN = 0.0.0.0:15432   ; mixed-case keys are fine\n"
+				   "max_connections = 500\n"
+				   "max_message_bytes = 65536\n"
+				   "job_dir = /var/lib/airlock/jobs\n"
+				   "docker_socket = /run/docker.sock\n"
+				   "runner_image = airlock/runner@" DIGEST "\n"
+				   "runner_user = 1000:1001\n"
+				   "kill_margin_ms = 3000\n"
+				   "pool_size = 4\n"
+				   "max_jobs = 32\n"
+				   "audit_log = /var/log/airlock/audit.log # inline hash comment\n"
+				   "\n"
+				   "[hosts]\n"
+				   "allow = 127.0.0.1 , db.internal,DB2.example.com\n"
+				   "\n"
+				   "[target shop]\n"
+				   "engine = postgres\n"
+				   "host = db.internal\n"
+				   "port = 6543\n"
+				   "database = shop\n"
+				   "user = airlock_ro\n"
+				   "password_file = shop.password\n"
+				   "\n"
+				   "[target crm]\n"
+				   "host = db2.example.com\n"
+				   "port = 5432\n"
+				   "database = crm\n"
+				   "user = reader\n"
+				   "password_file = crlf.password\n"
+				   "\n"
+				   "[user agent]\n"
+				   "scram = " VERIFIER "\n"
+				   "target = shop\n"
+				   "database = shop_public\n"
+				   "tables = Orders, public.customers, sales.*,\n"
+				   "    pg_catalog.*, information_schema.*\n"
+				   "\tarchive.Old_Orders\n"
+				   "timeout_ms = 2500\n"
+				   "memory_mb = 256\n"
+				   "cpus = 1.25\n"
+				   "pids = 128\n"
+				   "max_rows = 5000\n"
+				   "max_bytes = 2000000\n"
+				   "max_connections = 7\n"
+				   "\n"
+				   "[user bot.2]\n"
+				   "scram = " VERIFIER "\n"
+				   "target = crm\n";
 	struct config_errors e;
 	struct airlock_config *cfg = load(text, &e);
 	const struct airlock_user *u;
@@ -296,14 +295,14 @@ static void test_defaults(void **state)
 static void test_listen_forms(void **state)
 {
 	static const char *const good[][3] = {
-		{ "localhost:5000", "localhost", "5000" },
-		{ "[::1]:6432", "::1", "6432" },
-		{ "[::]:1", "::", "1" },
-		{ "10.1.2.3:65535", "10.1.2.3", "65535" },
+		{"localhost:5000", "localhost", "5000"},
+		{"[::1]:6432", "::1", "6432"},
+		{"[::]:1", "::", "1"},
+		{"10.1.2.3:65535", "10.1.2.3", "65535"},
 	};
 	static const char *const bad[] = {
-		"127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:64x",
-		"::1:6432", "[::1]6432", "[nothost]:6432", "example.com:6432", "300.1.1.1:5", ":6432",
+		"127.0.0.1", "127.0.0.1:",     "127.0.0.1:0",      "127.0.0.1:65536", "127.0.0.1:64x", "::1:6432",
+		"[::1]6432", "[nothost]:6432", "example.com:6432", "300.1.1.1:5",     ":6432",
 	};
 	size_t i;
 
@@ -419,10 +418,10 @@ static void test_unknown_sections_and_keys(void **state)
 	expect_edit_error("[user agent]\n", "[user agent] junk\n", "unexpected text after ']'", NULL);
 	expect_edit_error("port = 5432\n", "prot = 5432\n", "line 10: [target shop] has no key \"prot\"",
 			  "known keys: engine, host, port");
-	expect_edit_error("target = shop\n", "target = shop\ntimeout = 5\n",
-			  "[user agent] has no key \"timeout\"", "timeout_ms");
-	expect_edit_error("[server]\n", "max_jobs = 3\n[server]\n", "line 1: key \"max_jobs\" comes before any [section]",
-			  NULL);
+	expect_edit_error("target = shop\n", "target = shop\ntimeout = 5\n", "[user agent] has no key \"timeout\"",
+			  "timeout_ms");
+	expect_edit_error("[server]\n", "max_jobs = 3\n[server]\n",
+			  "line 1: key \"max_jobs\" comes before any [section]", NULL);
 	expect_edit_error("port = 5432\n", "port 5432\n", "line 10: expected \"key = value\"", NULL);
 	expect_edit_error("port = 5432\n", "= 5432\n", "line 10: a key name is missing", NULL);
 	expect_edit_error("[hosts]\n", "[server]\n", "line 5: [server] appears twice (first on line 1)", NULL);
@@ -437,35 +436,42 @@ static void test_numbers_strict(void **state)
 	static const struct {
 		const char *from, *to, *msg;
 	} cases[] = {
-		{ "port = 5432\n", "port = 5432x\n", "[target shop] port: expected a whole number from 1 to 65535, got \"5432x\"" },
-		{ "port = 5432\n", "port = -5432\n", "port: expected a whole number from 1 to 65535" },
-		{ "port = 5432\n", "port = 65536\n", "port: expected a whole number from 1 to 65535" },
-		{ "port = 5432\n", "port = +5432\n", "port: expected" },
-		{ "port = 5432\n", "port = 0x10\n", "port: expected" },
-		{ "port = 5432\n", "port =\n", "port: expected a whole number" },
-		{ "target = shop\n", "target = shop\ntimeout_ms = 0\n", "timeout_ms: expected a whole number from 1 to 3600000" },
-		{ "target = shop\n", "target = shop\ntimeout_ms = 3600001\n", "timeout_ms: expected a whole number from 1 to 3600000" },
-		{ "target = shop\n", "target = shop\ntimeout_ms = 10s\n", "timeout_ms: expected" },
-		{ "target = shop\n", "target = shop\nmemory_mb = 15\n", "memory_mb: expected a whole number from 16 to 65536" },
-		{ "target = shop\n", "target = shop\nmemory_mb = 65537\n", "memory_mb: expected" },
-		{ "target = shop\n", "target = shop\ncpus = 0.001\n", "cpus: expected a number of CPUs from 0.01 to 64" },
-		{ "target = shop\n", "target = shop\ncpus = 64.5\n", "cpus: expected" },
-		{ "target = shop\n", "target = shop\ncpus = -1\n", "cpus: expected" },
-		{ "target = shop\n", "target = shop\ncpus = .5\n", "cpus: expected" },
-		{ "target = shop\n", "target = shop\ncpus = 1.\n", "cpus: expected" },
-		{ "target = shop\n", "target = shop\ncpus = 0.5x\n", "cpus: expected" },
-		{ "target = shop\n", "target = shop\ncpus = 0.1234567891\n", "cpus: expected" },
-		{ "target = shop\n", "target = shop\npids = 7\n", "pids: expected a whole number from 8 to 4096" },
-		{ "target = shop\n", "target = shop\npids = 4097\n", "pids: expected" },
-		{ "target = shop\n", "target = shop\nmax_rows = 0\n", "max_rows: expected a whole number from 1 to 10000000" },
-		{ "target = shop\n", "target = shop\nmax_rows = 10000001\n", "max_rows: expected" },
-		{ "target = shop\n", "target = shop\nmax_bytes = 1073741825\n", "max_bytes: expected a whole number from 1 to 1073741824" },
-		{ "target = shop\n", "target = shop\nmax_bytes = 99999999999999999999999\n", "max_bytes: expected" },
-		{ "target = shop\n", "target = shop\nmax_connections = 0\n", "[user agent] max_connections: expected" },
-		{ "[hosts]\n", "max_message_bytes = 1023\n[hosts]\n", "[server] max_message_bytes: expected a whole number from 1024 to 67108864" },
-		{ "[hosts]\n", "max_message_bytes = 67108865\n[hosts]\n", "max_message_bytes: expected" },
-		{ "[hosts]\n", "max_jobs = 0\n[hosts]\n", "max_jobs: expected" },
-		{ "[hosts]\n", "max_connections = 1e3\n[hosts]\n", "[server] max_connections: expected" },
+		{"port = 5432\n", "port = 5432x\n",
+		 "[target shop] port: expected a whole number from 1 to 65535, got \"5432x\""},
+		{"port = 5432\n", "port = -5432\n", "port: expected a whole number from 1 to 65535"},
+		{"port = 5432\n", "port = 65536\n", "port: expected a whole number from 1 to 65535"},
+		{"port = 5432\n", "port = +5432\n", "port: expected"},
+		{"port = 5432\n", "port = 0x10\n", "port: expected"},
+		{"port = 5432\n", "port =\n", "port: expected a whole number"},
+		{"target = shop\n", "target = shop\ntimeout_ms = 0\n",
+		 "timeout_ms: expected a whole number from 1 to 3600000"},
+		{"target = shop\n", "target = shop\ntimeout_ms = 3600001\n",
+		 "timeout_ms: expected a whole number from 1 to 3600000"},
+		{"target = shop\n", "target = shop\ntimeout_ms = 10s\n", "timeout_ms: expected"},
+		{"target = shop\n", "target = shop\nmemory_mb = 15\n",
+		 "memory_mb: expected a whole number from 16 to 65536"},
+		{"target = shop\n", "target = shop\nmemory_mb = 65537\n", "memory_mb: expected"},
+		{"target = shop\n", "target = shop\ncpus = 0.001\n", "cpus: expected a number of CPUs from 0.01 to 64"},
+		{"target = shop\n", "target = shop\ncpus = 64.5\n", "cpus: expected"},
+		{"target = shop\n", "target = shop\ncpus = -1\n", "cpus: expected"},
+		{"target = shop\n", "target = shop\ncpus = .5\n", "cpus: expected"},
+		{"target = shop\n", "target = shop\ncpus = 1.\n", "cpus: expected"},
+		{"target = shop\n", "target = shop\ncpus = 0.5x\n", "cpus: expected"},
+		{"target = shop\n", "target = shop\ncpus = 0.1234567891\n", "cpus: expected"},
+		{"target = shop\n", "target = shop\npids = 7\n", "pids: expected a whole number from 8 to 4096"},
+		{"target = shop\n", "target = shop\npids = 4097\n", "pids: expected"},
+		{"target = shop\n", "target = shop\nmax_rows = 0\n",
+		 "max_rows: expected a whole number from 1 to 10000000"},
+		{"target = shop\n", "target = shop\nmax_rows = 10000001\n", "max_rows: expected"},
+		{"target = shop\n", "target = shop\nmax_bytes = 1073741825\n",
+		 "max_bytes: expected a whole number from 1 to 1073741824"},
+		{"target = shop\n", "target = shop\nmax_bytes = 99999999999999999999999\n", "max_bytes: expected"},
+		{"target = shop\n", "target = shop\nmax_connections = 0\n", "[user agent] max_connections: expected"},
+		{"[hosts]\n", "max_message_bytes = 1023\n[hosts]\n",
+		 "[server] max_message_bytes: expected a whole number from 1024 to 67108864"},
+		{"[hosts]\n", "max_message_bytes = 67108865\n[hosts]\n", "max_message_bytes: expected"},
+		{"[hosts]\n", "max_jobs = 0\n[hosts]\n", "max_jobs: expected"},
+		{"[hosts]\n", "max_connections = 1e3\n[hosts]\n", "[server] max_connections: expected"},
 	};
 	size_t i;
 
@@ -480,8 +486,8 @@ static void test_cpus_values(void **state)
 		const char *text;
 		uint64_t nano;
 	} cases[] = {
-		{ "0.01", 10000000ull }, { "0.5", 500000000ull }, { "2", 2000000000ull },
-		{ "64", 64000000000ull }, { "1.000000001", 1000000001ull }, { "0.25", 250000000ull },
+		{"0.01", 10000000ull},  {"0.5", 500000000ull},          {"2", 2000000000ull},
+		{"64", 64000000000ull}, {"1.000000001", 1000000001ull}, {"0.25", 250000000ull},
 	};
 	size_t i;
 
@@ -539,15 +545,15 @@ static void test_missing_required(void **state)
 	static const struct {
 		const char *line, *msg;
 	} cases[] = {
-		{ "pg_listen = 127.0.0.1:6432\n", "line 1: [server] is missing pg_listen; expected host:port" },
-		{ "runner_image = " DIGEST "\n", "[server] is missing runner_image; expected an image pinned by digest" },
-		{ "host = 127.0.0.1\n", "line 8: [target shop] is missing host" },
-		{ "port = 5432\n", "[target shop] is missing port; expected a whole number from 1 to 65535" },
-		{ "database = shop\n", "[target shop] is missing database" },
-		{ "user = airlock_ro\n", "[target shop] is missing user" },
-		{ "password_file = shop.password\n", "[target shop] is missing password_file" },
-		{ "scram = " VERIFIER "\n", "line 15: [user agent] is missing scram; expected a SCRAM-SHA-256 verifier" },
-		{ "target = shop\n", "[user agent] has neither target nor mysql_target" },
+		{"pg_listen = 127.0.0.1:6432\n", "line 1: [server] is missing pg_listen; expected host:port"},
+		{"runner_image = " DIGEST "\n", "[server] is missing runner_image; expected an image pinned by digest"},
+		{"host = 127.0.0.1\n", "line 8: [target shop] is missing host"},
+		{"port = 5432\n", "[target shop] is missing port; expected a whole number from 1 to 65535"},
+		{"database = shop\n", "[target shop] is missing database"},
+		{"user = airlock_ro\n", "[target shop] is missing user"},
+		{"password_file = shop.password\n", "[target shop] is missing password_file"},
+		{"scram = " VERIFIER "\n", "line 15: [user agent] is missing scram; expected a SCRAM-SHA-256 verifier"},
+		{"target = shop\n", "[user agent] has neither target nor mysql_target"},
 	};
 	size_t i;
 
@@ -590,8 +596,8 @@ static void test_empty_hosts_section_is_empty_list(void **state)
 static void test_image_unpinned(void **state)
 {
 	(void)state;
-	expect_edit_error("runner_image = " DIGEST "\n", "runner_image = airlock/runner:latest\n",
-			  "IMAGE_UNPINNED", "docker inspect --format '{{.Id}}' IMAGE");
+	expect_edit_error("runner_image = " DIGEST "\n", "runner_image = airlock/runner:latest\n", "IMAGE_UNPINNED",
+			  "docker inspect --format '{{.Id}}' IMAGE");
 	expect_edit_error("runner_image = " DIGEST "\n", "runner_image = airlock/runner\n",
 			  "[server] runner_image: IMAGE_UNPINNED: \"airlock/runner\"", NULL);
 }
@@ -619,20 +625,20 @@ static void test_engine(void **state)
 			  "[target shop] engine \"oracle\" is unknown; expected postgres or mariadb", NULL);
 	/* a Postgres login may not point at a MariaDB target */
 	expect_edit_error("port = 5432\n", "port = 5432\nengine = mysql\n",
-			  "[user agent] target \"shop\" has engine mariadb; expected a target with engine postgres", NULL);
+			  "[user agent] target \"shop\" has engine mariadb; expected a target with engine postgres",
+			  NULL);
 }
 
 /* What the MySQL half of a user section adds. */
-static const char mysql_conf[] =
-	"[target maria]\n"
-	"engine = mariadb\n"
-	"host = 127.0.0.1\n"
-	"port = 3306\n"
-	"database = shop\n"
-	"user = airlock_ro\n"
-	"password_file = shop.password\n"
-	"\n"
-	"[user agent]\n";
+static const char mysql_conf[] = "[target maria]\n"
+				 "engine = mariadb\n"
+				 "host = 127.0.0.1\n"
+				 "port = 3306\n"
+				 "database = shop\n"
+				 "user = airlock_ro\n"
+				 "password_file = shop.password\n"
+				 "\n"
+				 "[user agent]\n";
 
 static void test_mysql_keys(void **state)
 {
@@ -690,8 +696,8 @@ static void test_mysql_keys(void **state)
 	expect_edit_error("target = shop\n", "target = shop\nmysql_target = shop\n",
 			  "mysql_target \"shop\" has engine postgres; expected a target with engine mariadb", NULL);
 	expect_edit_error("target = shop\n", "", "[user agent] has neither target nor mysql_target", NULL);
-	expect_edit_error("runner_image", "mysql_listen = 3307\nrunner_image", "[server] mysql_listen: expected host:port",
-			  NULL);
+	expect_edit_error("runner_image", "mysql_listen = 3307\nrunner_image",
+			  "[server] mysql_listen: expected host:port", NULL);
 	/* a MariaDB target without its database is reported, not followed */
 	text = edit(base_conf, "[user agent]\n", mysql_conf);
 	more = edit(text, "database = shop\nuser = airlock_ro\npassword_file = shop.password\n\n[user agent]",
@@ -727,8 +733,8 @@ static void test_runner_user(void **state)
 {
 	(void)state;
 	expect_edit_error("[hosts]\n", "runner_user = 0:0\n[hosts]\n", "must not run as root (uid 0)", NULL);
-	expect_edit_error("[hosts]\n", "runner_user = nobody\n[hosts]\n", "[server] runner_user: expected a numeric uid:gid",
-			  NULL);
+	expect_edit_error("[hosts]\n", "runner_user = nobody\n[hosts]\n",
+			  "[server] runner_user: expected a numeric uid:gid", NULL);
 	expect_edit_error("[hosts]\n", "runner_user = 1000\n[hosts]\n", "runner_user: expected", NULL);
 	expect_edit_error("[hosts]\n", "runner_user = 1000:\n[hosts]\n", "runner_user: expected", NULL);
 }
@@ -772,7 +778,8 @@ static void test_comments_and_continuations(void **state)
 
 	(void)state;
 	/* an entry's comment may hold '='; an indented key after a list is a key */
-	text = edit(base_conf, "target = shop\n", "target = shop\ntables = a,\n  b # was c = d\n"
+	text = edit(base_conf, "target = shop\n",
+		    "target = shop\ntables = a,\n  b # was c = d\n"
 		    "  timeout_ms = 5 ; ms\nmax_rows = 9\n");
 	cfg = load(text, &e);
 	free(text);
@@ -828,24 +835,23 @@ static void test_comments_and_continuations(void **state)
 
 static void test_several_errors_at_once(void **state)
 {
-	static const char text[] =
-		"[server]\n"
-		"pg_listen = 127.0.0.1:6432\n"
-		"runner_image = runner:latest\n"
-		"max_jobs = lots\n"
-		"\n"
-		"[target shop]\n"
-		"host = 10.9.9.9\n"
-		"port = 5432\n"
-		"database = shop\n"
-		"user = ro\n"
-		"password_file = shop.password\n"
-		"colour = blue\n"
-		"\n"
-		"[user agent]\n"
-		"scram = " VERIFIER "\n"
-		"target = nowhere\n"
-		"timeout_ms = -1\n";
+	static const char text[] = "[server]\n"
+				   "pg_listen = 127.0.0.1:6432\n"
+				   "runner_image = runner:latest\n"
+				   "max_jobs = lots\n"
+				   "\n"
+				   "[target shop]\n"
+				   "host = 10.9.9.9\n"
+				   "port = 5432\n"
+				   "database = shop\n"
+				   "user = ro\n"
+				   "password_file = shop.password\n"
+				   "colour = blue\n"
+				   "\n"
+				   "[user agent]\n"
+				   "scram = " VERIFIER "\n"
+				   "target = nowhere\n"
+				   "timeout_ms = -1\n";
 	struct config_errors e;
 
 	(void)state;

@@ -21,28 +21,28 @@
 #include "conf/config_internal.h"
 
 /* Password "agent-secret", salt "airlock-test-salt", 4096 iterations. */
-#define VERIFIER "SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
+#define VERIFIER                                       \
+	"SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
 	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
 #define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-static const char base_conf[] =
-	"[server]\n"
-	"pg_listen = 127.0.0.1:6432\n"
-	"runner_image = " DIGEST "\n"
-	"\n"
-	"[hosts]\n"
-	"allow = 127.0.0.1, db.internal\n"
-	"\n"
-	"[target shop]\n"
-	"host = 127.0.0.1\n"
-	"port = 5432\n"
-	"database = shop\n"
-	"user = airlock_ro\n"
-	"password_file = shop.password\n"
-	"\n"
-	"[user agent]\n"
-	"scram = " VERIFIER "\n"
-	"target = shop\n";
+static const char base_conf[] = "[server]\n"
+				"pg_listen = 127.0.0.1:6432\n"
+				"runner_image = " DIGEST "\n"
+				"\n"
+				"[hosts]\n"
+				"allow = 127.0.0.1, db.internal\n"
+				"\n"
+				"[target shop]\n"
+				"host = 127.0.0.1\n"
+				"port = 5432\n"
+				"database = shop\n"
+				"user = airlock_ro\n"
+				"password_file = shop.password\n"
+				"\n"
+				"[user agent]\n"
+				"scram = " VERIFIER "\n"
+				"target = shop\n";
 
 static char data_dir[4096];
 
@@ -85,12 +85,12 @@ static char *with_key(const struct conf_key *k, const char *value)
 	at = strstr(sect, prefix);
 	if (at && (!strstr(sect + 1, "\n[") || at < strstr(sect + 1, "\n["))) {
 		eol = strchr(at + 1, '\n');
-		assert_true(asprintf(&out, "%.*s\n%s = %s%s", (int)(at - base_conf), base_conf, k->name, value,
-				     eol) > 0);
+		assert_true(asprintf(&out, "%.*s\n%s = %s%s", (int)(at - base_conf), base_conf, k->name, value, eol) >
+			    0);
 	} else {
 		at = sect + strlen(header);
-		assert_true(asprintf(&out, "%.*s%s = %s\n%s", (int)(at - base_conf), base_conf, k->name, value,
-				     at) > 0);
+		assert_true(asprintf(&out, "%.*s%s = %s\n%s", (int)(at - base_conf), base_conf, k->name, value, at) >
+			    0);
 	}
 	return out;
 }
@@ -246,10 +246,9 @@ static void test_reload_rule_for_every_server_key(void **state)
 /* Targets, users and their policies always reload. */
 static void test_reload_takes_sections(void **state)
 {
-	static const char more[] =
-		"[target crm]\nhost = db.internal\nport = 5433\ndatabase = crm\nuser = ro\n"
-		"password_file = shop.password\n\n"
-		"[user bot]\nscram = " VERIFIER "\ntarget = crm\ntables = a, b\ntimeout_ms = 5\n";
+	static const char more[] = "[target crm]\nhost = db.internal\nport = 5433\ndatabase = crm\nuser = ro\n"
+				   "password_file = shop.password\n\n"
+				   "[user bot]\nscram = " VERIFIER "\ntarget = crm\ntables = a, b\ntimeout_ms = 5\n";
 	struct airlock_config *running = load(base_conf), *next;
 	char *text;
 

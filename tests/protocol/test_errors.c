@@ -60,8 +60,8 @@ static char *table(const char *header)
 	const char *at = strstr(readme, header), *end;
 
 	assert_non_null(at);
-	at = strchr(at, '\n') + 1;      /* the header */
-	at = strchr(at, '\n') + 1;      /* the | --- | line */
+	at = strchr(at, '\n') + 1; /* the header */
+	at = strchr(at, '\n') + 1; /* the | --- | line */
 	for (end = at; *end == '|'; end = strchr(end, '\n') + 1)
 		;
 	return strndup(at, (size_t)(end - at));
@@ -164,7 +164,8 @@ static void test_readme_postgres_table(void **state)
 			continue;
 		cell = cell_for(rows, airlock_err_name((enum airlock_err)e));
 		if (!cell)
-			fail_msg("README's Postgres error table has no row for %s", airlock_err_name((enum airlock_err)e));
+			fail_msg("README's Postgres error table has no row for %s",
+				 airlock_err_name((enum airlock_err)e));
 		if (strcmp(first_sqlstate(cell), want) != 0)
 			fail_msg("README gives %s the SQLSTATE \"%s\"; protocol/errors.h says %s",
 				 airlock_err_name((enum airlock_err)e), cell, want);

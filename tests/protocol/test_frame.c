@@ -19,7 +19,7 @@
 /* A frame over raw payload bytes, as a decoder sees it after frame_peek. */
 static struct frame raw(uint8_t type, const void *payload, size_t len)
 {
-	struct frame f = { .type = type, .len = (uint32_t)len, .payload = payload };
+	struct frame f = {.type = type, .len = (uint32_t)len, .payload = payload};
 
 	return f;
 }
@@ -274,7 +274,7 @@ static void test_error_roundtrip(void **state)
 	struct wbuf b;
 	struct frame f;
 	struct frame_error e;
-	uint8_t types[2] = { FRAME_ERROR, FRAME_NOTICE };
+	uint8_t types[2] = {FRAME_ERROR, FRAME_NOTICE};
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -308,9 +308,9 @@ static void test_error_roundtrip(void **state)
 
 static void test_peek_limits(void **state)
 {
-	uint8_t hdr[FRAME_HEADER_LEN + 4] = { FRAME_ROW, 0, 0, 0, 4, 0, 1, 0, 0 };
-	uint8_t big[FRAME_HEADER_LEN] = { FRAME_JOB, 0x01, 0x00, 0x00, 0x01 };
-	uint8_t two[2 * FRAME_HEADER_LEN] = { FRAME_CANCEL, 0, 0, 0, 0, FRAME_CANCEL, 0, 0, 0, 0 };
+	uint8_t hdr[FRAME_HEADER_LEN + 4] = {FRAME_ROW, 0, 0, 0, 4, 0, 1, 0, 0};
+	uint8_t big[FRAME_HEADER_LEN] = {FRAME_JOB, 0x01, 0x00, 0x00, 0x01};
+	uint8_t two[2 * FRAME_HEADER_LEN] = {FRAME_CANCEL, 0, 0, 0, 0, FRAME_CANCEL, 0, 0, 0, 0};
 	uint8_t bad = 'Q';
 	struct frame f;
 	size_t used;
@@ -364,17 +364,17 @@ static void test_job_malformed(void **state)
 {
 	struct frame_job *job = malloc(sizeof(*job));
 	/* Says 2 pairs, holds 1. */
-	static const uint8_t short_pairs[] = { 0, 2, 0, 0, 0, 1, 'a', 0, 0, 0, 1, 'b' };
+	static const uint8_t short_pairs[] = {0, 2, 0, 0, 0, 1, 'a', 0, 0, 0, 1, 'b'};
 	/* Key length runs past the payload. */
-	static const uint8_t key_overrun[] = { 0, 1, 0, 0, 0, 9, 'a', 0, 0, 0, 0 };
+	static const uint8_t key_overrun[] = {0, 1, 0, 0, 0, 9, 'a', 0, 0, 0, 0};
 	/* Value length runs past the payload. */
-	static const uint8_t val_overrun[] = { 0, 1, 0, 0, 0, 1, 'a', 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t val_overrun[] = {0, 1, 0, 0, 0, 1, 'a', 0xff, 0xff, 0xff, 0xff};
 	/* One pair and a trailing byte. */
-	static const uint8_t trailing[] = { 0, 1, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 'x' };
+	static const uint8_t trailing[] = {0, 1, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 'x'};
 	/* Same key twice. */
-	static const uint8_t dup[] = { 0, 2, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 1, 'a', 0, 0, 0, 0 };
-	static const uint8_t ok[] = { 0, 1, 0, 0, 0, 1, 'a', 0, 0, 0, 0 };
-	static const uint8_t empty[] = { 0 };
+	static const uint8_t dup[] = {0, 2, 0, 0, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0, 1, 'a', 0, 0, 0, 0};
+	static const uint8_t ok[] = {0, 1, 0, 0, 0, 1, 'a', 0, 0, 0, 0};
+	static const uint8_t empty[] = {0};
 	uint8_t *many;
 	struct frame f;
 	size_t i, len;
@@ -498,21 +498,21 @@ static void test_rowdesc_malformed(void **state)
 static void test_row_malformed(void **state)
 {
 	/* ncols 2, one value present. */
-	static const uint8_t missing[] = { 0, 2, 0, 0, 0, 1, 'x' };
+	static const uint8_t missing[] = {0, 2, 0, 0, 0, 1, 'x'};
 	/* ncols 1, two values present (trailing bytes). */
-	static const uint8_t extra[] = { 0, 1, 0, 0, 0, 1, 'x', 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t extra[] = {0, 1, 0, 0, 0, 1, 'x', 0xff, 0xff, 0xff, 0xff};
 	/* Value length past the payload. */
-	static const uint8_t overrun[] = { 0, 1, 0, 0, 0, 2, 'x' };
+	static const uint8_t overrun[] = {0, 1, 0, 0, 0, 2, 'x'};
 	/* Negative lengths other than -1. */
-	static const uint8_t neg2[] = { 0, 1, 0xff, 0xff, 0xff, 0xfe };
-	static const uint8_t negmin[] = { 0, 1, 0x80, 0, 0, 0 };
+	static const uint8_t neg2[] = {0, 1, 0xff, 0xff, 0xff, 0xfe};
+	static const uint8_t negmin[] = {0, 1, 0x80, 0, 0, 0};
 	/* Huge positive length. */
-	static const uint8_t huge[] = { 0, 1, 0x7f, 0xff, 0xff, 0xff, 'x' };
+	static const uint8_t huge[] = {0, 1, 0x7f, 0xff, 0xff, 0xff, 'x'};
 	/* Trailing garbage after a NULL. */
-	static const uint8_t trail[] = { 0, 1, 0xff, 0xff, 0xff, 0xff, 0 };
-	static const uint8_t ok[] = { 0, 2, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 'x' };
-	static const uint8_t zero[] = { 0, 0 };
-	static const uint8_t one[] = { 0 };
+	static const uint8_t trail[] = {0, 1, 0xff, 0xff, 0xff, 0xff, 0};
+	static const uint8_t ok[] = {0, 2, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 'x'};
+	static const uint8_t zero[] = {0, 0};
+	static const uint8_t one[] = {0};
 	struct frame f;
 	uint16_t n;
 	size_t i;
@@ -527,8 +527,11 @@ static void test_row_malformed(void **state)
 		f = raw(FRAME_ROW, ok, i);
 		assert_int_equal(frame_row_check(&f, &n), FRAME_ERR);
 	}
-#define BAD(a) do { f = raw(FRAME_ROW, a, sizeof(a)); \
-		    assert_int_equal(frame_row_check(&f, &n), FRAME_ERR); } while (0)
+#define BAD(a)                                                        \
+	do {                                                          \
+		f = raw(FRAME_ROW, a, sizeof(a));                     \
+		assert_int_equal(frame_row_check(&f, &n), FRAME_ERR); \
+	} while (0)
 	BAD(missing);
 	BAD(extra);
 	BAD(overrun);
@@ -564,7 +567,7 @@ static void test_row_too_many_cols(void **state)
 
 static void test_complete_malformed(void **state)
 {
-	uint8_t p[8 + 1 + 4 + 2] = { 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2, 'o', 'k' };
+	uint8_t p[8 + 1 + 4 + 2] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2, 'o', 'k'};
 	uint8_t longer[sizeof(p) + 1];
 	struct frame f;
 	struct frame_complete c;
@@ -620,7 +623,7 @@ static void test_error_malformed(void **state)
 /* The optional position field of an 'E' frame: decimal digits only, at most nine. */
 static void test_error_position(void **state)
 {
-	static const char *const bad[] = { "1x", "-3", "1234567890" };
+	static const char *const bad[] = {"1x", "-3", "1234567890"};
 	struct wbuf b;
 	struct frame f;
 	struct frame_error e;
@@ -671,12 +674,12 @@ static void build_error_my(struct wbuf *b, uint8_t type, const char *position, c
 /* The optional my_errno after the position: 1 to 5 digits, at most 65535. */
 static void test_error_my_errno(void **state)
 {
-	static const char *const good[] = { "3024", "1", "65535", "01317" };
-	static const char *const bad[] = { "", "x", "30a4", "-1", "65536", "99999", "123456", " 1" };
+	static const char *const good[] = {"3024", "1", "65535", "01317"};
+	static const char *const bad[] = {"", "x", "30a4", "-1", "65536", "99999", "123456", " 1"};
 	struct wbuf b;
 	struct frame f, t;
 	struct frame_error e;
-	uint8_t types[2] = { FRAME_ERROR, FRAME_NOTICE };
+	uint8_t types[2] = {FRAME_ERROR, FRAME_NOTICE};
 	uint8_t *copy;
 	size_t i;
 
@@ -737,8 +740,8 @@ static void test_error_my_errno(void **state)
 	wbuf_free(&b);
 }
 
-static void put_mycol(struct wbuf *b, const char *schema, const char *table, const char *name,
-		      uint16_t charset, uint32_t length, uint8_t type, uint16_t flags, uint8_t decimals)
+static void put_mycol(struct wbuf *b, const char *schema, const char *table, const char *name, uint16_t charset,
+		      uint32_t length, uint8_t type, uint16_t flags, uint8_t decimals)
 {
 	frame_put_cstr(b, schema);
 	frame_put_cstr(b, table);
@@ -935,26 +938,16 @@ static void test_writer_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_job_roundtrip),
-		cmocka_unit_test(test_cancel_roundtrip),
-		cmocka_unit_test(test_rowdesc_roundtrip),
-		cmocka_unit_test(test_row_roundtrip),
-		cmocka_unit_test(test_complete_roundtrip),
-		cmocka_unit_test(test_complete_warnings),
-		cmocka_unit_test(test_error_roundtrip),
-		cmocka_unit_test(test_peek_limits),
-		cmocka_unit_test(test_wrong_type),
-		cmocka_unit_test(test_job_malformed),
-		cmocka_unit_test(test_rowdesc_malformed),
-		cmocka_unit_test(test_row_malformed),
-		cmocka_unit_test(test_row_too_many_cols),
-		cmocka_unit_test(test_complete_malformed),
-		cmocka_unit_test(test_error_malformed),
-		cmocka_unit_test(test_error_position),
-		cmocka_unit_test(test_error_my_errno),
-		cmocka_unit_test(test_mycols_roundtrip),
-		cmocka_unit_test(test_mycols_malformed),
-		cmocka_unit_test(test_writer_limits),
+		cmocka_unit_test(test_job_roundtrip),      cmocka_unit_test(test_cancel_roundtrip),
+		cmocka_unit_test(test_rowdesc_roundtrip),  cmocka_unit_test(test_row_roundtrip),
+		cmocka_unit_test(test_complete_roundtrip), cmocka_unit_test(test_complete_warnings),
+		cmocka_unit_test(test_error_roundtrip),    cmocka_unit_test(test_peek_limits),
+		cmocka_unit_test(test_wrong_type),         cmocka_unit_test(test_job_malformed),
+		cmocka_unit_test(test_rowdesc_malformed),  cmocka_unit_test(test_row_malformed),
+		cmocka_unit_test(test_row_too_many_cols),  cmocka_unit_test(test_complete_malformed),
+		cmocka_unit_test(test_error_malformed),    cmocka_unit_test(test_error_position),
+		cmocka_unit_test(test_error_my_errno),     cmocka_unit_test(test_mycols_roundtrip),
+		cmocka_unit_test(test_mycols_malformed),   cmocka_unit_test(test_writer_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -355,8 +355,8 @@ static void test_rsa_decrypt_refused(void **state)
 	n = encrypt_pw(PASSWORD, sizeof(PASSWORD), blob, sizeof(blob));
 	blob[100] ^= 0x04;
 	assert_int_equal(my_rsa_decrypt_password(key, blob, n, scramble, out, sizeof(out)), -1);
-	n = client_encrypt(pem, pem_len, (const uint8_t *)PASSWORD, sizeof(PASSWORD), scramble, RSA_PKCS1_PADDING,
-			   blob, sizeof(blob));
+	n = client_encrypt(pem, pem_len, (const uint8_t *)PASSWORD, sizeof(PASSWORD), scramble, RSA_PKCS1_PADDING, blob,
+			   sizeof(blob));
 	assert_int_equal(my_rsa_decrypt_password(key, blob, n, scramble, out, sizeof(out)), -1);
 
 	/* Encrypted for another key. */
@@ -380,10 +380,8 @@ static void test_rsa_decrypt_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest plain[] = {
-		cmocka_unit_test(test_scramble),
-		cmocka_unit_test(test_native_hash_text),
-		cmocka_unit_test(test_native_verify),
-		cmocka_unit_test(test_native_check_password),
+		cmocka_unit_test(test_scramble),      cmocka_unit_test(test_native_hash_text),
+		cmocka_unit_test(test_native_verify), cmocka_unit_test(test_native_check_password),
 		cmocka_unit_test(test_sha2_fast),
 	};
 	const struct CMUnitTest rsa[] = {

@@ -41,7 +41,10 @@ static void test_put_ints(void **state)
 	my_put_u24(&b, 0xff563412);
 	my_put_u32(&b, 0x89abcdef);
 	my_put_u64(&b, 0x0102030405060708ull);
-	expect_bytes(&b, LIT("\xab" "\x34\x12" "\x12\x34\x56" "\xef\xcd\xab\x89"
+	expect_bytes(&b, LIT("\xab"
+			     "\x34\x12"
+			     "\x12\x34\x56"
+			     "\xef\xcd\xab\x89"
 			     "\x08\x07\x06\x05\x04\x03\x02\x01"));
 	wbuf_free(&b);
 	assert_null(b.data);
@@ -54,14 +57,14 @@ static void test_lenenc_int(void **state)
 		const char *bytes;
 		size_t n;
 	} cases[] = {
-		{ 0, "\x00", 1 },
-		{ 250, "\xfa", 1 },
-		{ 251, "\xfc\xfb\x00", 3 },
-		{ 0xffff, "\xfc\xff\xff", 3 },
-		{ 0x10000, "\xfd\x00\x00\x01", 4 },
-		{ 0xffffff, "\xfd\xff\xff\xff", 4 },
-		{ 0x1000000, "\xfe\x00\x00\x00\x01\x00\x00\x00\x00", 9 },
-		{ UINT64_MAX, "\xfe\xff\xff\xff\xff\xff\xff\xff\xff", 9 },
+		{0, "\x00", 1},
+		{250, "\xfa", 1},
+		{251, "\xfc\xfb\x00", 3},
+		{0xffff, "\xfc\xff\xff", 3},
+		{0x10000, "\xfd\x00\x00\x01", 4},
+		{0xffffff, "\xfd\xff\xff\xff", 4},
+		{0x1000000, "\xfe\x00\x00\x00\x01\x00\x00\x00\x00", 9},
+		{UINT64_MAX, "\xfe\xff\xff\xff\xff\xff\xff\xff\xff", 9},
 	};
 	struct wbuf b;
 	size_t i, used;
@@ -101,7 +104,8 @@ static void test_lenenc_cursor(void **state)
 	assert_false(my_get_lenenc_int(&r, &v));
 	assert_int_equal(v, 7);
 	assert_int_equal(rbuf_left(&r), 3);
-	rbuf_init(&r, LIT("\x04" "abc"));
+	rbuf_init(&r, LIT("\x04"
+			  "abc"));
 	assert_false(my_get_lenenc_str(&r, &s, &n));
 	assert_null(s);
 	assert_int_equal(n, 7);
@@ -109,7 +113,8 @@ static void test_lenenc_cursor(void **state)
 	rbuf_init(&r, LIT("\xfb"));
 	assert_false(my_get_lenenc_str(&r, &s, &n));
 	assert_int_equal(rbuf_left(&r), 1);
-	rbuf_init(&r, LIT("\x03" "abcd"));
+	rbuf_init(&r, LIT("\x03"
+			  "abcd"));
 	assert_true(my_get_lenenc_str(&r, &s, &n));
 	assert_int_equal(n, 3);
 	assert_memory_equal(s, "abc", 3);
@@ -132,7 +137,13 @@ static void test_put_strings(void **state)
 	my_put_nul_str(&b, NULL);
 	my_put_null(&b);
 	my_put_bytes(&b, "xy", 2);
-	expect_bytes(&b, LIT("\x03" "abc" "\x00" "hi\0" "\0" "\xfb" "xy"));
+	expect_bytes(&b, LIT("\x03"
+			     "abc"
+			     "\x00"
+			     "hi\0"
+			     "\0"
+			     "\xfb"
+			     "xy"));
 	wbuf_reset(&b);
 	assert_int_equal(b.len, 0);
 	{
@@ -160,7 +171,11 @@ static void test_packet_framing(void **state)
 	my_end(&b);
 	my_begin(&b, 6);
 	my_end(&b);
-	expect_bytes(&b, LIT("\x04\0\0\x05" "\x01" "1" "\xfb\x00" "\0\0\0\x06"));
+	expect_bytes(&b, LIT("\x04\0\0\x05"
+			     "\x01"
+			     "1"
+			     "\xfb\x00"
+			     "\0\0\0\x06"));
 	wbuf_free(&b);
 }
 
@@ -216,8 +231,8 @@ static void test_write_handshake(void **state)
 		.server_version = "8.0.36",
 		.conn_id = 7,
 		.scramble = (const uint8_t *)SCRAMBLE,
-		.caps = MY_CAP_LONG_PASSWORD | MY_CAP_PROTOCOL_41 | MY_CAP_TRANSACTIONS |
-			MY_CAP_SECURE_CONNECTION | MY_CAP_PLUGIN_AUTH | MY_CAP_DEPRECATE_EOF,
+		.caps = MY_CAP_LONG_PASSWORD | MY_CAP_PROTOCOL_41 | MY_CAP_TRANSACTIONS | MY_CAP_SECURE_CONNECTION |
+			MY_CAP_PLUGIN_AUTH | MY_CAP_DEPRECATE_EOF,
 		.charset = 45,
 		.status = MY_STATUS_AUTOCOMMIT,
 		.auth_plugin = "mysql_native_password",
@@ -229,12 +244,19 @@ static void test_write_handshake(void **state)
 	wbuf_init(&b);
 	my_write_handshake(&b, 0, &h);
 	expect_bytes(&b, LIT("\x4a\0\0\0"
-			     "\x0a" "8.0.36\0"
+			     "\x0a"
+			     "8.0.36\0"
 			     "\x07\0\0\0"
-			     "ABCDEFGH" "\0"
-			     "\x01\xa2" "\x2d" "\x02\x00" "\x08\x01"
-			     "\x15" "\0\0\0\0\0\0\0\0\0\0"
-			     "IJKLMNOPQRST" "\0"
+			     "ABCDEFGH"
+			     "\0"
+			     "\x01\xa2"
+			     "\x2d"
+			     "\x02\x00"
+			     "\x08\x01"
+			     "\x15"
+			     "\0\0\0\0\0\0\0\0\0\0"
+			     "IJKLMNOPQRST"
+			     "\0"
 			     "mysql_native_password\0"));
 	/* NULL plugin is mysql_native_password; no PLUGIN_AUTH: length 0, no name. */
 	wbuf_reset(&b);
@@ -254,22 +276,31 @@ static void test_write_ok(void **state)
 	(void)state;
 	wbuf_init(&b);
 	my_write_ok(&b, 2, MY_CAP_PROTOCOL_41, 0, 0, MY_STATUS_AUTOCOMMIT, 0, false);
-	expect_bytes(&b, LIT("\x07\0\0\x02" "\x00\x00\x00\x02\x00\x00\x00"));
+	expect_bytes(&b, LIT("\x07\0\0\x02"
+			     "\x00\x00\x00\x02\x00\x00\x00"));
 	wbuf_reset(&b);
 	my_write_ok(&b, 9, MY_CAP_PROTOCOL_41 | MY_CAP_DEPRECATE_EOF, 300, 70000,
 		    MY_STATUS_AUTOCOMMIT | MY_STATUS_IN_TRANS, 1, true);
-	expect_bytes(&b, LIT("\x0c\0\0\x09" "\xfe" "\xfc\x2c\x01" "\xfd\x70\x11\x01" "\x03\x00" "\x01\x00"));
+	expect_bytes(&b, LIT("\x0c\0\0\x09"
+			     "\xfe"
+			     "\xfc\x2c\x01"
+			     "\xfd\x70\x11\x01"
+			     "\x03\x00"
+			     "\x01\x00"));
 	/* SESSION_TRACK: an empty info string follows. */
 	wbuf_reset(&b);
 	my_write_ok(&b, 1, MY_CAP_PROTOCOL_41 | MY_CAP_SESSION_TRACK, 1, 0, 0, 0, false);
-	expect_bytes(&b, LIT("\x08\0\0\x01" "\x00\x01\x00\x00\x00\x00\x00\x00"));
+	expect_bytes(&b, LIT("\x08\0\0\x01"
+			     "\x00\x01\x00\x00\x00\x00\x00\x00"));
 	/* Without PROTOCOL_41: status only with TRANSACTIONS, nothing without. */
 	wbuf_reset(&b);
 	my_write_ok(&b, 1, MY_CAP_TRANSACTIONS, 0, 0, 2, 5, false);
-	expect_bytes(&b, LIT("\x05\0\0\x01" "\x00\x00\x00\x02\x00"));
+	expect_bytes(&b, LIT("\x05\0\0\x01"
+			     "\x00\x00\x00\x02\x00"));
 	wbuf_reset(&b);
 	my_write_ok(&b, 1, 0, 0, 0, 2, 5, false);
-	expect_bytes(&b, LIT("\x03\0\0\x01" "\x00\x00\x00"));
+	expect_bytes(&b, LIT("\x03\0\0\x01"
+			     "\x00\x00\x00"));
 	wbuf_free(&b);
 }
 
@@ -280,35 +311,56 @@ static void test_write_err_eof(void **state)
 	(void)state;
 	wbuf_init(&b);
 	my_write_err(&b, 2, 1045, "28000", "Access denied");
-	expect_bytes(&b, LIT("\x16\0\0\x02" "\xff\x15\x04" "#28000" "Access denied"));
+	expect_bytes(&b, LIT("\x16\0\0\x02"
+			     "\xff\x15\x04"
+			     "#28000"
+			     "Access denied"));
 	wbuf_reset(&b);
 	my_write_err(&b, 1, 1064, "4200", NULL); /* bad sqlstate, no message */
-	expect_bytes(&b, LIT("\x09\0\0\x01" "\xff\x28\x04" "#HY000"));
+	expect_bytes(&b, LIT("\x09\0\0\x01"
+			     "\xff\x28\x04"
+			     "#HY000"));
 	wbuf_reset(&b);
 	my_write_err(&b, 1, 1064, "420001", "x");
-	expect_bytes(&b, LIT("\x0a\0\0\x01" "\xff\x28\x04" "#HY000" "x"));
+	expect_bytes(&b, LIT("\x0a\0\0\x01"
+			     "\xff\x28\x04"
+			     "#HY000"
+			     "x"));
 	wbuf_reset(&b);
 	my_write_err(&b, 1, 1, NULL, "");
-	expect_bytes(&b, LIT("\x09\0\0\x01" "\xff\x01\x00" "#HY000"));
+	expect_bytes(&b, LIT("\x09\0\0\x01"
+			     "\xff\x01\x00"
+			     "#HY000"));
 	wbuf_reset(&b);
 	my_write_eof(&b, 5, 0, MY_STATUS_AUTOCOMMIT);
 	my_write_eof(&b, 6, 3, 3);
-	expect_bytes(&b, LIT("\x05\0\0\x05" "\xfe\x00\x00\x02\x00" "\x05\0\0\x06" "\xfe\x03\x00\x03\x00"));
+	expect_bytes(&b, LIT("\x05\0\0\x05"
+			     "\xfe\x00\x00\x02\x00"
+			     "\x05\0\0\x06"
+			     "\xfe\x03\x00\x03\x00"));
 	wbuf_reset(&b);
 	my_write_column_count(&b, 1, 3);
 	my_write_column_count(&b, 1, 1000);
-	expect_bytes(&b, LIT("\x01\0\0\x01" "\x03" "\x03\0\0\x01" "\xfc\xe8\x03"));
+	expect_bytes(&b, LIT("\x01\0\0\x01"
+			     "\x03"
+			     "\x03\0\0\x01"
+			     "\xfc\xe8\x03"));
 	wbuf_free(&b);
 }
 
 static void test_write_column_def(void **state)
 {
 	struct my_column c = {
-		.schema = "shopXX", .schema_len = 4,
-		.table = "o", .table_len = 1,
-		.org_table = "orders", .org_table_len = 6,
-		.name = "id", .name_len = 2,
-		.org_name = "id", .org_name_len = 2,
+		.schema = "shopXX",
+		.schema_len = 4,
+		.table = "o",
+		.table_len = 1,
+		.org_table = "orders",
+		.org_table_len = 6,
+		.name = "id",
+		.name_len = 2,
+		.org_name = "id",
+		.org_name_len = 2,
 		.charset = 63,
 		.length = 11,
 		.type = MY_TYPE_LONG,
@@ -316,17 +368,38 @@ static void test_write_column_def(void **state)
 		.decimals = 0,
 	};
 	struct my_column empty = {
-		.schema_len = 99, .charset = 45, .length = 0x01020304,
-		.type = MY_TYPE_VAR_STRING, .flags = 0x8001, .decimals = 31,
+		.schema_len = 99,
+		.charset = 45,
+		.length = 0x01020304,
+		.type = MY_TYPE_VAR_STRING,
+		.flags = 0x8001,
+		.decimals = 31,
 	};
 	struct wbuf b;
 
 	(void)state;
 	wbuf_init(&b);
 	my_write_column_def(&b, 2, &c, false);
-	expect_bytes(&b, LIT("\x25\0\0\x02" "\x03" "def" "\x04" "shop" "\x01" "o" "\x06" "orders"
-			     "\x02" "id" "\x02" "id" "\x0c" "\x3f\x00" "\x0b\x00\x00\x00" "\x03"
-			     "\x03\x00" "\x00" "\x00\x00"));
+	expect_bytes(&b, LIT("\x25\0\0\x02"
+			     "\x03"
+			     "def"
+			     "\x04"
+			     "shop"
+			     "\x01"
+			     "o"
+			     "\x06"
+			     "orders"
+			     "\x02"
+			     "id"
+			     "\x02"
+			     "id"
+			     "\x0c"
+			     "\x3f\x00"
+			     "\x0b\x00\x00\x00"
+			     "\x03"
+			     "\x03\x00"
+			     "\x00"
+			     "\x00\x00"));
 	wbuf_reset(&b);
 	my_write_column_def(&b, 3, &c, true);
 	assert_false(b.failed);
@@ -335,8 +408,17 @@ static void test_write_column_def(void **state)
 	assert_int_equal(b.data[b.len - 1], 0xfb);
 	wbuf_reset(&b);
 	my_write_column_def(&b, 4, &empty, false);
-	expect_bytes(&b, LIT("\x16\0\0\x04" "\x03" "def" "\0\0\0\0\0" "\x0c" "\x2d\x00" "\x04\x03\x02\x01"
-			     "\xfd" "\x01\x80" "\x1f" "\x00\x00"));
+	expect_bytes(&b, LIT("\x16\0\0\x04"
+			     "\x03"
+			     "def"
+			     "\0\0\0\0\0"
+			     "\x0c"
+			     "\x2d\x00"
+			     "\x04\x03\x02\x01"
+			     "\xfd"
+			     "\x01\x80"
+			     "\x1f"
+			     "\x00\x00"));
 	wbuf_free(&b);
 }
 
@@ -347,10 +429,13 @@ static void test_write_auth(void **state)
 	(void)state;
 	wbuf_init(&b);
 	my_write_auth_switch(&b, 2, "mysql_native_password", (const uint8_t *)SCRAMBLE, 20);
-	expect_bytes(&b, LIT("\x2c\0\0\x02" "\xfe" "mysql_native_password\0" SCRAMBLE "\0"));
+	expect_bytes(&b, LIT("\x2c\0\0\x02"
+			     "\xfe"
+			     "mysql_native_password\0" SCRAMBLE "\0"));
 	wbuf_reset(&b);
 	my_write_auth_more(&b, 4, "\x04", 1);
-	expect_bytes(&b, LIT("\x02\0\0\x04" "\x01\x04"));
+	expect_bytes(&b, LIT("\x02\0\0\x04"
+			     "\x01\x04"));
 	wbuf_free(&b);
 }
 
@@ -358,7 +443,10 @@ static void test_write_auth(void **state)
 
 static void test_packet_peek(void **state)
 {
-	static const uint8_t two[] = "\x03\0\0\x00" "\x03" "ab" "\0\0\0\x07";
+	static const uint8_t two[] = "\x03\0\0\x00"
+				     "\x03"
+				     "ab"
+				     "\0\0\0\x07";
 	struct my_packet pkt;
 	size_t consumed = 99, needed = 99, i;
 
@@ -396,15 +484,16 @@ static void test_packet_peek_refused(void **state)
 	(void)state;
 	/* Split payloads are refused, as soon as the length is readable. */
 	assert_int_equal(my_packet_peek(LIT("\xff\xff\xff"), 0xffffffffu, &pkt, &consumed, &needed), MY_ERR);
-	assert_int_equal(my_packet_peek(LIT("\xff\xff\xff\x00" "abc"), 0xffffffffu, &pkt, &consumed, &needed),
+	assert_int_equal(my_packet_peek(LIT("\xff\xff\xff\x00"
+					    "abc"),
+					0xffffffffu, &pkt, &consumed, &needed),
 			 MY_ERR);
 	/* Over the caller's maximum. */
 	assert_int_equal(my_packet_peek(LIT("\x01\x04\0\x00"), 1024, &pkt, &consumed, &needed), MY_ERR);
 	assert_int_equal(my_packet_peek(LIT("\x00\x04\0\x00"), 1024, &pkt, &consumed, &needed), MY_NEED_MORE);
 	assert_int_equal(needed, 4 + 1024);
 	/* A maximum above MY_MAX_PAYLOAD is capped. */
-	assert_int_equal(my_packet_peek(LIT("\xfe\xff\xff\x00"), 0xffffffffu, &pkt, &consumed, &needed),
-			 MY_NEED_MORE);
+	assert_int_equal(my_packet_peek(LIT("\xfe\xff\xff\x00"), 0xffffffffu, &pkt, &consumed, &needed), MY_NEED_MORE);
 	assert_int_equal(needed, 4 + (size_t)MY_MAX_PAYLOAD);
 	assert_int_equal(my_packet_peek(LIT("\x05\0\0\x00"), 0, &pkt, &consumed, &needed), MY_ERR);
 	assert_int_equal(my_packet_peek(LIT("\x00\0\0\x00"), 0, &pkt, &consumed, &needed), MY_OK);
@@ -413,13 +502,16 @@ static void test_packet_peek_refused(void **state)
 /* ---- HandshakeResponse41 ------------------------------------------------- */
 
 /* PyMySQL-style: lenenc auth, database, plugin, one connection attribute. */
-static const uint8_t pymysql_response[] =
-	"\x0d\xa2\x3a\x00" "\x00\x00\x00\x01" "\x2d" FILLER23
-	"agent\0"
-	"\x14" TOKEN20
-	"shop\0"
-	"mysql_native_password\0"
-	"\x15" "\x0c" "_client_name" "\x07" "pymysql";
+static const uint8_t pymysql_response[] = "\x0d\xa2\x3a\x00"
+					  "\x00\x00\x00\x01"
+					  "\x2d" FILLER23 "agent\0"
+					  "\x14" TOKEN20 "shop\0"
+					  "mysql_native_password\0"
+					  "\x15"
+					  "\x0c"
+					  "_client_name"
+					  "\x07"
+					  "pymysql";
 
 static void test_decode_response(void **state)
 {
@@ -511,8 +603,8 @@ static void test_decode_response_variants(void **state)
 	wbuf_init(&b);
 
 	/* One length byte (mysql2 / older clients); no database flag. */
-	v = (struct resp){ .caps = CAPS_BASE, .user = "u", .auth = TOKEN20, .auth_len = 20,
-			   .plugin = "caching_sha2_password" };
+	v = (struct resp){
+		.caps = CAPS_BASE, .user = "u", .auth = TOKEN20, .auth_len = 20, .plugin = "caching_sha2_password"};
 	build(&b, &v);
 	assert_int_equal(decode(&b, &r, &why), MY_OK);
 	assert_int_equal(r.auth_len, 20);
@@ -521,8 +613,11 @@ static void test_decode_response_variants(void **state)
 	assert_null(r.attrs);
 
 	/* Empty auth (empty password) and an empty database are absent. */
-	v = (struct resp){ .caps = CAPS_BASE | MY_CAP_CONNECT_WITH_DB, .user = "", .auth_len = 0, .db = "",
-			   .plugin = "mysql_native_password" };
+	v = (struct resp){.caps = CAPS_BASE | MY_CAP_CONNECT_WITH_DB,
+			  .user = "",
+			  .auth_len = 0,
+			  .db = "",
+			  .plugin = "mysql_native_password"};
 	build(&b, &v);
 	assert_int_equal(decode(&b, &r, &why), MY_OK);
 	assert_int_equal(r.user_len, 0);
@@ -532,8 +627,11 @@ static void test_decode_response_variants(void **state)
 	assert_int_equal(r.database_len, 0);
 
 	/* Neither SECURE_CONNECTION nor LENENC: NUL-terminated auth. */
-	v = (struct resp){ .caps = MY_CAP_PROTOCOL_41 | MY_CAP_CONNECT_WITH_DB, .user = "bob",
-			   .auth = "secret", .auth_len = 6, .db = "shop" };
+	v = (struct resp){.caps = MY_CAP_PROTOCOL_41 | MY_CAP_CONNECT_WITH_DB,
+			  .user = "bob",
+			  .auth = "secret",
+			  .auth_len = 6,
+			  .db = "shop"};
 	build(&b, &v);
 	assert_int_equal(decode(&b, &r, &why), MY_OK);
 	assert_int_equal(r.auth_len, 6);
@@ -542,8 +640,10 @@ static void test_decode_response_variants(void **state)
 	assert_null(r.plugin);
 
 	/* Fields announced but absent at the end of the packet. */
-	v = (struct resp){ .caps = CAPS_BASE | MY_CAP_CONNECT_WITH_DB | MY_CAP_CONNECT_ATTRS, .user = "u",
-			   .auth = TOKEN20, .auth_len = 20 };
+	v = (struct resp){.caps = CAPS_BASE | MY_CAP_CONNECT_WITH_DB | MY_CAP_CONNECT_ATTRS,
+			  .user = "u",
+			  .auth = TOKEN20,
+			  .auth_len = 20};
 	build(&b, &v);
 	assert_int_equal(decode(&b, &r, &why), MY_OK);
 	assert_null(r.database);
@@ -551,8 +651,13 @@ static void test_decode_response_variants(void **state)
 	assert_null(r.attrs);
 
 	/* Empty attribute block; an attribute with an empty value. */
-	v = (struct resp){ .caps = CAPS_BASE | MY_CAP_CONNECT_ATTRS, .user = "u", .auth = TOKEN20, .auth_len = 20,
-			   .plugin = "mysql_native_password", .attrs = "\x00", .attrs_len = 1 };
+	v = (struct resp){.caps = CAPS_BASE | MY_CAP_CONNECT_ATTRS,
+			  .user = "u",
+			  .auth = TOKEN20,
+			  .auth_len = 20,
+			  .plugin = "mysql_native_password",
+			  .attrs = "\x00",
+			  .attrs_len = 1};
 	build(&b, &v);
 	assert_int_equal(decode(&b, &r, &why), MY_OK);
 	assert_non_null(r.attrs);
@@ -564,8 +669,13 @@ static void test_decode_response_variants(void **state)
 	assert_int_equal(r.attrs_len, 3);
 
 	/* The zstd level byte after the attributes. */
-	v = (struct resp){ .caps = CAPS_BASE | MY_CAP_ZSTD_COMPRESSION_ALGORITHM, .user = "u", .auth = TOKEN20,
-			   .auth_len = 20, .plugin = "mysql_native_password", .tail = "\x03", .tail_len = 1 };
+	v = (struct resp){.caps = CAPS_BASE | MY_CAP_ZSTD_COMPRESSION_ALGORITHM,
+			  .user = "u",
+			  .auth = TOKEN20,
+			  .auth_len = 20,
+			  .plugin = "mysql_native_password",
+			  .tail = "\x03",
+			  .tail_len = 1};
 	build(&b, &v);
 	assert_int_equal(decode(&b, &r, &why), MY_OK);
 
@@ -575,8 +685,11 @@ static void test_decode_response_variants(void **state)
 
 		memset(user, 'u', MY_MAX_USER_LEN);
 		user[MY_MAX_USER_LEN] = 0;
-		v = (struct resp){ .caps = CAPS_BASE, .user = user, .auth = TOKEN20, .auth_len = 20,
-				   .plugin = "mysql_native_password" };
+		v = (struct resp){.caps = CAPS_BASE,
+				  .user = user,
+				  .auth = TOKEN20,
+				  .auth_len = 20,
+				  .plugin = "mysql_native_password"};
 		build(&b, &v);
 		assert_int_equal(decode(&b, &r, &why), MY_OK);
 		assert_int_equal(r.user_len, MY_MAX_USER_LEN);
@@ -586,8 +699,12 @@ static void test_decode_response_variants(void **state)
 
 static void test_decode_ssl_request(void **state)
 {
-	static const uint8_t ssl[] = "\x00\xaa\x3a\x00" "\x00\x00\x00\x01" "\x2d" FILLER23;
-	static const uint8_t nossl[] = "\x00\xa2\x3a\x00" "\x00\x00\x00\x01" "\x2d" FILLER23;
+	static const uint8_t ssl[] = "\x00\xaa\x3a\x00"
+				     "\x00\x00\x00\x01"
+				     "\x2d" FILLER23;
+	static const uint8_t nossl[] = "\x00\xa2\x3a\x00"
+				       "\x00\x00\x00\x01"
+				       "\x2d" FILLER23;
 	struct my_handshake_response r;
 	const char *why = NULL;
 
@@ -627,7 +744,7 @@ static void test_decode_response_malformed(void **state)
 	wbuf_init(&b);
 
 	/* No CLIENT_PROTOCOL_41. */
-	v = (struct resp){ .caps = MY_CAP_SECURE_CONNECTION, .user = "u", .auth = TOKEN20, .auth_len = 20 };
+	v = (struct resp){.caps = MY_CAP_SECURE_CONNECTION, .user = "u", .auth = TOKEN20, .auth_len = 20};
 	build(&b, &v);
 	expect_refused(&b, "PROTOCOL_41");
 
@@ -640,7 +757,7 @@ static void test_decode_response_malformed(void **state)
 	/* User name too long. */
 	memset(user, 'u', MY_MAX_USER_LEN + 1);
 	user[MY_MAX_USER_LEN + 1] = 0;
-	v = (struct resp){ .caps = CAPS_BASE, .user = user, .auth = TOKEN20, .auth_len = 20 };
+	v = (struct resp){.caps = CAPS_BASE, .user = user, .auth = TOKEN20, .auth_len = 20};
 	build(&b, &v);
 	expect_refused(&b, "user name too long");
 
@@ -658,7 +775,7 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "bad auth response length");
 
 	/* One-byte auth length past the end, or missing. */
-	v = (struct resp){ .caps = CAPS_BASE, .user = "u", .auth = TOKEN20, .auth_len = 20 };
+	v = (struct resp){.caps = CAPS_BASE, .user = "u", .auth = TOKEN20, .auth_len = 20};
 	build(&b, &v);
 	b.len -= 1;
 	expect_refused(&b, "past the end");
@@ -666,7 +783,7 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "truncated auth response length");
 
 	/* NUL-terminated auth without its NUL. */
-	v = (struct resp){ .caps = MY_CAP_PROTOCOL_41, .user = "u", .auth = "pw", .auth_len = 2 };
+	v = (struct resp){.caps = MY_CAP_PROTOCOL_41, .user = "u", .auth = "pw", .auth_len = 2};
 	build(&b, &v);
 	b.len -= 1;
 	expect_refused(&b, "auth response without NUL");
@@ -675,15 +792,21 @@ static void test_decode_response_malformed(void **state)
 	{
 		static uint8_t big[MY_MAX_AUTH_RESPONSE + 1];
 
-		v = (struct resp){ .caps = CAPS_BASE | MY_CAP_PLUGIN_AUTH_LENENC_CLIENT_DATA, .user = "u",
-				   .auth = big, .auth_len = sizeof(big) };
+		v = (struct resp){.caps = CAPS_BASE | MY_CAP_PLUGIN_AUTH_LENENC_CLIENT_DATA,
+				  .user = "u",
+				  .auth = big,
+				  .auth_len = sizeof(big)};
 		build(&b, &v);
 		expect_refused(&b, "auth response too long");
 	}
 
 	/* Database without NUL, too long. */
-	v = (struct resp){ .caps = CAPS_BASE | MY_CAP_CONNECT_WITH_DB, .user = "u", .auth = TOKEN20,
-			   .auth_len = 20, .tail = "shop", .tail_len = 4 };
+	v = (struct resp){.caps = CAPS_BASE | MY_CAP_CONNECT_WITH_DB,
+			  .user = "u",
+			  .auth = TOKEN20,
+			  .auth_len = 20,
+			  .tail = "shop",
+			  .tail_len = 4};
 	build(&b, &v);
 	expect_refused(&b, "database name without NUL");
 	memset(db, 'd', MY_MAX_DATABASE_LEN + 1);
@@ -694,8 +817,12 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "database name too long");
 
 	/* Plugin without NUL, too long. */
-	v = (struct resp){ .caps = CAPS_BASE, .user = "u", .auth = TOKEN20, .auth_len = 20,
-			   .tail = "mysql_native_password", .tail_len = 21 };
+	v = (struct resp){.caps = CAPS_BASE,
+			  .user = "u",
+			  .auth = TOKEN20,
+			  .auth_len = 20,
+			  .tail = "mysql_native_password",
+			  .tail_len = 21};
 	build(&b, &v);
 	expect_refused(&b, "plugin name without NUL");
 	v.tail = NULL;
@@ -704,9 +831,13 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "plugin name too long");
 
 	/* Attributes: block past the end; a value past the block; a key without a value; a NULL length. */
-	v = (struct resp){ .caps = CAPS_BASE | MY_CAP_CONNECT_ATTRS, .user = "u", .auth = TOKEN20,
-			   .auth_len = 20, .plugin = "mysql_native_password",
-			   .attrs = "\x05\x01k\x01v", .attrs_len = 5 };
+	v = (struct resp){.caps = CAPS_BASE | MY_CAP_CONNECT_ATTRS,
+			  .user = "u",
+			  .auth = TOKEN20,
+			  .auth_len = 20,
+			  .plugin = "mysql_native_password",
+			  .attrs = "\x05\x01k\x01v",
+			  .attrs_len = 5};
 	build(&b, &v);
 	expect_refused(&b, "connection attributes past the end");
 	v.attrs = "\x04\x01k\x02vv";
@@ -727,8 +858,13 @@ static void test_decode_response_malformed(void **state)
 	expect_refused(&b, "connection attributes past the end");
 
 	/* Trailing bytes. */
-	v = (struct resp){ .caps = CAPS_BASE, .user = "u", .auth = TOKEN20, .auth_len = 20,
-			   .plugin = "mysql_native_password", .tail = "x", .tail_len = 1 };
+	v = (struct resp){.caps = CAPS_BASE,
+			  .user = "u",
+			  .auth = TOKEN20,
+			  .auth_len = 20,
+			  .plugin = "mysql_native_password",
+			  .tail = "x",
+			  .tail_len = 1};
 	build(&b, &v);
 	expect_refused(&b, "trailing bytes");
 
@@ -786,10 +922,17 @@ static void test_decode_response_prefixes(void **state)
 	(void)state;
 	check_all_prefixes(pymysql_response, sizeof(pymysql_response) - 1);
 	wbuf_init(&b);
-	v = (struct resp){ .caps = MY_CAP_PROTOCOL_41 | MY_CAP_CONNECT_WITH_DB | MY_CAP_PLUGIN_AUTH |
-				   MY_CAP_CONNECT_ATTRS | MY_CAP_ZSTD_COMPRESSION_ALGORITHM,
-			   .user = "root", .auth = "pw", .auth_len = 2, .db = "d", .plugin = "p",
-			   .attrs = "\x08\x01k\xfc\x03\x00vvv", .attrs_len = 9, .tail = "\x01", .tail_len = 1 };
+	v = (struct resp){.caps = MY_CAP_PROTOCOL_41 | MY_CAP_CONNECT_WITH_DB | MY_CAP_PLUGIN_AUTH |
+				  MY_CAP_CONNECT_ATTRS | MY_CAP_ZSTD_COMPRESSION_ALGORITHM,
+			  .user = "root",
+			  .auth = "pw",
+			  .auth_len = 2,
+			  .db = "d",
+			  .plugin = "p",
+			  .attrs = "\x08\x01k\xfc\x03\x00vvv",
+			  .attrs_len = 9,
+			  .tail = "\x01",
+			  .tail_len = 1};
 	build(&b, &v);
 	check_all_prefixes(b.data, b.len);
 	wbuf_free(&b);
@@ -803,7 +946,10 @@ static void test_decode_command(void **state)
 	const char *why = NULL;
 
 	(void)state;
-	assert_int_equal(my_decode_command(LIT("\x03" "select 1"), &c, &why), MY_OK);
+	assert_int_equal(my_decode_command(LIT("\x03"
+					       "select 1"),
+					   &c, &why),
+			 MY_OK);
 	assert_int_equal(c.cmd, MY_COM_QUERY);
 	assert_int_equal(c.arg_len, 8);
 	assert_memory_equal(c.arg, "select 1", 8);
@@ -813,18 +959,29 @@ static void test_decode_command(void **state)
 	assert_int_equal(c.cmd, MY_COM_PING);
 	assert_int_equal(c.arg_len, 0);
 
-	assert_int_equal(my_decode_command(LIT("\x04" "orders\0"), &c, &why), MY_OK);
+	assert_int_equal(my_decode_command(LIT("\x04"
+					       "orders\0"),
+					   &c, &why),
+			 MY_OK);
 	assert_int_equal(c.cmd, MY_COM_FIELD_LIST);
 	assert_int_equal(c.table_len, 6);
 	assert_string_equal(c.table, "orders");
 	assert_non_null(c.wildcard);
 	assert_int_equal(c.wildcard_len, 0);
 
-	assert_int_equal(my_decode_command(LIT("\x04" "orders\0" "i%"), &c, &why), MY_OK);
+	assert_int_equal(my_decode_command(LIT("\x04"
+					       "orders\0"
+					       "i%"),
+					   &c, &why),
+			 MY_OK);
 	assert_int_equal(c.wildcard_len, 2);
 	assert_memory_equal(c.wildcard, "i%", 2);
 	/* A trailing NUL after the wildcard is dropped. */
-	assert_int_equal(my_decode_command(LIT("\x04" "orders\0" "i%\0"), &c, &why), MY_OK);
+	assert_int_equal(my_decode_command(LIT("\x04"
+					       "orders\0"
+					       "i%\0"),
+					   &c, &why),
+			 MY_OK);
 	assert_int_equal(c.wildcard_len, 2);
 }
 
@@ -839,7 +996,10 @@ static void test_decode_command_malformed(void **state)
 	assert_int_equal(my_decode_command((const uint8_t *)"", 0, &c, &why), MY_ERR);
 	assert_non_null(why);
 	why = NULL;
-	assert_int_equal(my_decode_command(LIT("\x04" "orders"), &c, &why), MY_ERR);
+	assert_int_equal(my_decode_command(LIT("\x04"
+					       "orders"),
+					   &c, &why),
+			 MY_ERR);
 	assert_non_null(strstr(why, "without NUL"));
 	assert_null(c.table);
 	why = NULL;
@@ -849,9 +1009,17 @@ static void test_decode_command_malformed(void **state)
 	assert_int_equal(my_decode_command(LIT("\x04\0"), &c, &why), MY_ERR);
 	assert_non_null(strstr(why, "empty table name"));
 	why = NULL;
-	assert_int_equal(my_decode_command(LIT("\x04" "t\0" "a\0b"), &c, &why), MY_ERR);
+	assert_int_equal(my_decode_command(LIT("\x04"
+					       "t\0"
+					       "a\0b"),
+					   &c, &why),
+			 MY_ERR);
 	assert_non_null(strstr(why, "wildcard"));
-	assert_int_equal(my_decode_command(LIT("\x04" "t\0" "\0\0"), &c, &why), MY_ERR);
+	assert_int_equal(my_decode_command(LIT("\x04"
+					       "t\0"
+					       "\0\0"),
+					   &c, &why),
+			 MY_ERR);
 
 	tbl[0] = MY_COM_FIELD_LIST;
 	memset(tbl + 1, 't', MY_MAX_TABLE_LEN + 1);

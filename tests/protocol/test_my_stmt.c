@@ -45,19 +45,19 @@ static uint8_t *dup_exact(const uint8_t *p, size_t n)
  * bound; types LONGLONG unsigned, VAR_STRING, VAR_STRING, DATETIME; values
  * 2^64-1, (NULL), "it's", 2024-02-29 13:05:09.
  */
-#define EXEC4                                                                                                          \
-	"\x17"                                                                                                         \
-	"\x07\x00\x00\x00"                                                                                             \
-	"\x00"                                                                                                         \
-	"\x01\x00\x00\x00"                                                                                             \
-	"\x02"                                                                                                         \
-	"\x01"                                                                                                         \
-	"\x08\x80"                                                                                                     \
-	"\xfd\x00"                                                                                                     \
-	"\xfd\x00"                                                                                                     \
-	"\x0c\x00"                                                                                                     \
-	"\xff\xff\xff\xff\xff\xff\xff\xff"                                                                             \
-	"\x04it's"                                                                                                     \
+#define EXEC4                              \
+	"\x17"                             \
+	"\x07\x00\x00\x00"                 \
+	"\x00"                             \
+	"\x01\x00\x00\x00"                 \
+	"\x02"                             \
+	"\x01"                             \
+	"\x08\x80"                         \
+	"\xfd\x00"                         \
+	"\xfd\x00"                         \
+	"\x0c\x00"                         \
+	"\xff\xff\xff\xff\xff\xff\xff\xff" \
+	"\x04it's"                         \
 	"\x07\xe8\x07\x02\x1d\x0d\x05\x09"
 
 static void test_execute_id(void **state)
@@ -438,9 +438,9 @@ static void test_literal_decimal(void **state)
 static void test_literal_strings(void **state)
 {
 	static const uint8_t string_types[] = {
-		MY_TYPE_VARCHAR, MY_TYPE_VAR_STRING,  MY_TYPE_STRING,	 MY_TYPE_TINY_BLOB,
-		MY_TYPE_BLOB,	 MY_TYPE_MEDIUM_BLOB, MY_TYPE_LONG_BLOB, MY_TYPE_JSON,
-		MY_TYPE_ENUM,	 MY_TYPE_SET,	      MY_TYPE_BIT,	 MY_TYPE_GEOMETRY,
+		MY_TYPE_VARCHAR, MY_TYPE_VAR_STRING,  MY_TYPE_STRING,    MY_TYPE_TINY_BLOB,
+		MY_TYPE_BLOB,    MY_TYPE_MEDIUM_BLOB, MY_TYPE_LONG_BLOB, MY_TYPE_JSON,
+		MY_TYPE_ENUM,    MY_TYPE_SET,         MY_TYPE_BIT,       MY_TYPE_GEOMETRY,
 	};
 	size_t i;
 	const char *s;
@@ -515,8 +515,8 @@ static void test_literal_dates(void **state)
 			    "'2024-02-29 13:05:09.123456'");
 	assert_string_equal(LITV(MY_TYPE_DATETIME, false, "\x01\x00\x01\x01\x00\x00\x00\x01\x00\x00\x00", false),
 			    "'0001-01-01 00:00:00.000001'");
-	assert_null(LITV(MY_TYPE_DATE, false, "\xe8\x07\x0d\x01", false));		   /* month 13 */
-	assert_null(LITV(MY_TYPE_DATE, false, "\x10\x27\x01\x01", false));		   /* year 10000 */
+	assert_null(LITV(MY_TYPE_DATE, false, "\xe8\x07\x0d\x01", false));                 /* month 13 */
+	assert_null(LITV(MY_TYPE_DATE, false, "\x10\x27\x01\x01", false));                 /* year 10000 */
 	assert_null(LITV(MY_TYPE_DATETIME, false, "\xe8\x07\x01\x01\x18\x00\x00", false)); /* hour 24 */
 	assert_null(LITV(MY_TYPE_DATETIME, false, "\xe8\x07\x01\x01\x00\x00\x00\x40\x42\x0f\x00", false));
 	assert_null(LITV(MY_TYPE_DATE, false, "\xe8\x07\x01", false)); /* length 3 */
@@ -530,7 +530,7 @@ static void test_literal_dates(void **state)
 	assert_null(LITV(MY_TYPE_TIME, false, "\x02\x00\x00\x00\x00\x00\x00\x00", false)); /* sign 2 */
 	assert_null(LITV(MY_TYPE_TIME, false, "\x00\x00\x00\x00\x00\x18\x00\x00", false)); /* hour 24 */
 	assert_null(LITV(MY_TYPE_TIME, false, "\x00\x00\x00\x00\x00\x00\x3c\x00", false)); /* minute 60 */
-	assert_null(LITV(MY_TYPE_TIME, false, "\x00\x00\x00\x00", false));		   /* length 4 */
+	assert_null(LITV(MY_TYPE_TIME, false, "\x00\x00\x00\x00", false));                 /* length 4 */
 }
 
 static void test_literal_from_decoded_execute(void **state)
@@ -598,13 +598,13 @@ static enum my_status row1(struct wbuf *b, uint8_t type, bool uns, const char *t
 }
 
 /* Expect a one-column row: header, 0x00, bitmap 0x00, then the value bytes. */
-#define ROW1(b, type, uns, text, val)                                                                                  \
-	do {                                                                                                           \
-		static const char v_[] = val;                                                                          \
-		uint8_t want_[64] = {(uint8_t)(sizeof(v_) + 1), 0, 0, 2, 0x00, 0x00};                                  \
-		memcpy(want_ + 6, v_, sizeof(v_) - 1);                                                                 \
-		assert_int_equal(row1(b, type, uns, text), MY_OK);                                                     \
-		expect_bytes(b, want_, sizeof(v_) - 1 + 6);                                                            \
+#define ROW1(b, type, uns, text, val)                                                 \
+	do {                                                                          \
+		static const char v_[] = val;                                         \
+		uint8_t want_[64] = {(uint8_t)(sizeof(v_) + 1), 0, 0, 2, 0x00, 0x00}; \
+		memcpy(want_ + 6, v_, sizeof(v_) - 1);                                \
+		assert_int_equal(row1(b, type, uns, text), MY_OK);                    \
+		expect_bytes(b, want_, sizeof(v_) - 1 + 6);                           \
 	} while (0)
 
 static void test_binary_row_values(void **state)
@@ -715,7 +715,7 @@ static void test_binary_row_bad_text(void **state)
 static void test_binary_row_nulls_and_rollback(void **state)
 {
 	/* 7 columns, 0 and 6 NULL: bits 2 and 8 -> bitmap 04 01. */
-	const uint8_t types[7] = {MY_TYPE_LONG, MY_TYPE_TINY,	  MY_TYPE_VAR_STRING, MY_TYPE_NULL,
+	const uint8_t types[7] = {MY_TYPE_LONG, MY_TYPE_TINY,     MY_TYPE_VAR_STRING, MY_TYPE_NULL,
 				  MY_TYPE_DATE, MY_TYPE_LONGLONG, MY_TYPE_BLOB};
 	const uint8_t *values[7] = {NULL,
 				    (const uint8_t *)"5",

@@ -51,7 +51,8 @@ static void test_put_simple(void **state)
 	(void)state;
 	wbuf_init(&w);
 	pg_put_parameter_status(&w, "server_version", "15.4");
-	expect_bytes(&w, LIT("S\0\0\0\30server_version\0" "15.4\0"));
+	expect_bytes(&w, LIT("S\0\0\0\30server_version\0"
+			     "15.4\0"));
 	wbuf_reset(&w);
 	pg_put_backend_key(&w, 0x01020304, 0xa0b0c0d0);
 	expect_bytes(&w, LIT("K\0\0\0\14\1\2\3\4\xa0\xb0\xc0\xd0"));
@@ -98,7 +99,7 @@ static void test_put_error(void **state)
 		.hint = "h",
 		.position = 17,
 	};
-	struct pg_error_fields n = { .severity = "NOTICE", .message = "m" };
+	struct pg_error_fields n = {.severity = "NOTICE", .message = "m"};
 
 	(void)state;
 	wbuf_init(&w);
@@ -122,12 +123,24 @@ static void test_put_rowdesc(void **state)
 {
 	struct wbuf w;
 	struct pg_column_desc a = {
-		.name = "id", .name_len = 2, .table_oid = 16384, .attnum = 1,
-		.type_oid = 23, .typlen = 4, .typmod = -1, .format = 0,
+		.name = "id",
+		.name_len = 2,
+		.table_oid = 16384,
+		.attnum = 1,
+		.type_oid = 23,
+		.typlen = 4,
+		.typmod = -1,
+		.format = 0,
 	};
 	struct pg_column_desc b = {
-		.name = "nm", .name_len = 2, .table_oid = 0, .attnum = 0,
-		.type_oid = 25, .typlen = -1, .typmod = -1, .format = 0,
+		.name = "nm",
+		.name_len = 2,
+		.table_oid = 0,
+		.attnum = 0,
+		.type_oid = 25,
+		.typlen = -1,
+		.typmod = -1,
+		.format = 0,
 	};
 
 	(void)state;
@@ -150,7 +163,7 @@ static void test_put_rowdesc(void **state)
 static void test_put_rowdesc_mismatch(void **state)
 {
 	struct wbuf w;
-	struct pg_column_desc a = { .name = "id", .name_len = 2 };
+	struct pg_column_desc a = {.name = "id", .name_len = 2};
 
 	(void)state;
 	wbuf_init(&w);
@@ -175,7 +188,7 @@ static void test_put_rowdesc_mismatch(void **state)
 static void test_put_rowdesc_name_nul(void **state)
 {
 	struct wbuf w;
-	struct pg_column_desc a = { .name = "a\0b", .name_len = 3 };
+	struct pg_column_desc a = {.name = "a\0b", .name_len = 3};
 
 	(void)state;
 	wbuf_init(&w);
@@ -208,12 +221,11 @@ static void test_put_large(void **state)
 
 /* ---- startup ------------------------------------------------------------- */
 
-static const uint8_t startup_ok[] =
-	"\0\0\0\x34\0\3\0\0"
-	"user\0alice\0"
-	"database\0shop\0"
-	"application_name\0\0"
-	"\0";
+static const uint8_t startup_ok[] = "\0\0\0\x34\0\3\0\0"
+				    "user\0alice\0"
+				    "database\0shop\0"
+				    "application_name\0\0"
+				    "\0";
 
 static void test_startup_normal(void **state)
 {
@@ -223,8 +235,7 @@ static void test_startup_normal(void **state)
 
 	(void)state;
 	assert_int_equal(sizeof(startup_ok) - 1, 0x34);
-	assert_int_equal(pg_decode_startup(startup_ok, sizeof(startup_ok) - 1, MAX_LEN, &s, &consumed, &err),
-			 PG_OK);
+	assert_int_equal(pg_decode_startup(startup_ok, sizeof(startup_ok) - 1, MAX_LEN, &s, &consumed, &err), PG_OK);
 	assert_int_equal(consumed, 0x34);
 	assert_int_equal(s.kind, PG_STARTUP_NORMAL);
 	assert_int_equal(s.protocol, PG_PROTOCOL_3_0);
@@ -242,15 +253,15 @@ static void test_startup_no_params_and_trailing(void **state)
 	struct pg_startup s;
 	size_t consumed;
 	const char *err;
-	uint8_t two[] = "\0\0\0\x09\0\3\0\0\0" "\0\0\0\x08\x04\xd2\x16\x2f";
+	uint8_t two[] = "\0\0\0\x09\0\3\0\0\0"
+			"\0\0\0\x08\x04\xd2\x16\x2f";
 
 	(void)state;
 	/* Bytes after the packet are left for the next call. */
 	assert_int_equal(pg_decode_startup(two, sizeof(two) - 1, MAX_LEN, &s, &consumed, &err), PG_OK);
 	assert_int_equal(consumed, 9);
 	assert_int_equal(s.nparams, 0);
-	assert_int_equal(pg_decode_startup(two + 9, sizeof(two) - 1 - 9, MAX_LEN, &s, &consumed, &err),
-			 PG_OK);
+	assert_int_equal(pg_decode_startup(two + 9, sizeof(two) - 1 - 9, MAX_LEN, &s, &consumed, &err), PG_OK);
 	assert_int_equal(s.kind, PG_STARTUP_SSL);
 }
 
@@ -261,15 +272,14 @@ static void test_startup_special(void **state)
 	const char *err;
 
 	(void)state;
-	assert_int_equal(pg_decode_startup(LIT("\0\0\0\x08\x04\xd2\x16\x2f"), MAX_LEN, &s, &consumed, &err),
-			 PG_OK);
+	assert_int_equal(pg_decode_startup(LIT("\0\0\0\x08\x04\xd2\x16\x2f"), MAX_LEN, &s, &consumed, &err), PG_OK);
 	assert_int_equal(s.kind, PG_STARTUP_SSL);
 	assert_int_equal(consumed, 8);
-	assert_int_equal(pg_decode_startup(LIT("\0\0\0\x08\x04\xd2\x16\x30"), MAX_LEN, &s, &consumed, &err),
-			 PG_OK);
+	assert_int_equal(pg_decode_startup(LIT("\0\0\0\x08\x04\xd2\x16\x30"), MAX_LEN, &s, &consumed, &err), PG_OK);
 	assert_int_equal(s.kind, PG_STARTUP_GSSENC);
-	assert_int_equal(pg_decode_startup(LIT("\0\0\0\x10\x04\xd2\x16\x2e\0\0\x30\x39\xde\xad\xbe\xef"),
-					   MAX_LEN, &s, &consumed, &err), PG_OK);
+	assert_int_equal(pg_decode_startup(LIT("\0\0\0\x10\x04\xd2\x16\x2e\0\0\x30\x39\xde\xad\xbe\xef"), MAX_LEN, &s,
+					   &consumed, &err),
+			 PG_OK);
 	assert_int_equal(s.kind, PG_STARTUP_CANCEL);
 	assert_int_equal(consumed, 16);
 	assert_int_equal(s.cancel_pid, 12345);
@@ -473,8 +483,7 @@ static void test_msg_lengths(void **state)
 	/* At max_len exactly: waits for the body. */
 	assert_int_equal(pg_decode_msg(LIT("Q\0\0\x20\0"), MAX_LEN, &m, &consumed, &err), PG_NEED_MORE);
 	/* A huge maximum does not overflow the length arithmetic. */
-	assert_int_equal(pg_decode_msg(LIT("Q\xff\xff\xff\xff"), 0xffffffffu, &m, &consumed, &err),
-			 PG_NEED_MORE);
+	assert_int_equal(pg_decode_msg(LIT("Q\xff\xff\xff\xff"), 0xffffffffu, &m, &consumed, &err), PG_NEED_MORE);
 	/* Fewer than 5 bytes: always more. */
 	assert_int_equal(pg_decode_msg(LIT("Q\0\0\0"), MAX_LEN, &m, &consumed, &err), PG_NEED_MORE);
 	assert_int_equal(pg_decode_msg(NULL, 0, MAX_LEN, &m, &consumed, &err), PG_NEED_MORE);
@@ -530,11 +539,15 @@ static void test_sasl_initial_malformed(void **state)
 {
 	(void)state;
 	/* data length exceeds the body */
-	expect_sasl_initial_err(LIT("p\0\0\0\x1aSCRAM-SHA-256\0\0\0\0\x05" "abcd"));
-	expect_sasl_initial_err(LIT("p\0\0\0\x1aSCRAM-SHA-256\0\x7f\xff\xff\xff" "abcd"));
+	expect_sasl_initial_err(LIT("p\0\0\0\x1aSCRAM-SHA-256\0\0\0\0\x05"
+				    "abcd"));
+	expect_sasl_initial_err(LIT("p\0\0\0\x1aSCRAM-SHA-256\0\x7f\xff\xff\xff"
+				    "abcd"));
 	/* trailing bytes after the data */
-	expect_sasl_initial_err(LIT("p\0\0\0\x1aSCRAM-SHA-256\0\0\0\0\x03" "abcd"));
-	expect_sasl_initial_err(LIT("p\0\0\0\x17SCRAM-SHA-256\0\xff\xff\xff\xff" "a"));
+	expect_sasl_initial_err(LIT("p\0\0\0\x1aSCRAM-SHA-256\0\0\0\0\x03"
+				    "abcd"));
+	expect_sasl_initial_err(LIT("p\0\0\0\x17SCRAM-SHA-256\0\xff\xff\xff\xff"
+				    "a"));
 	/* negative lengths other than -1 */
 	expect_sasl_initial_err(LIT("p\0\0\0\x16SCRAM-SHA-256\0\xff\xff\xff\xfe"));
 	expect_sasl_initial_err(LIT("p\0\0\0\x16SCRAM-SHA-256\0\x80\0\0\0"));
@@ -558,7 +571,10 @@ static void test_sasl_response(void **state)
 	const uint8_t *data;
 
 	(void)state;
-	assert_int_equal(pg_decode_msg(LIT("p\0\0\0\x08" "c=ab"), MAX_LEN, &m, &consumed, &err), PG_OK);
+	assert_int_equal(pg_decode_msg(LIT("p\0\0\0\x08"
+					   "c=ab"),
+				       MAX_LEN, &m, &consumed, &err),
+			 PG_OK);
 	assert_int_equal(pg_parse_sasl_response(&m, &data, &dlen, &err), PG_OK);
 	assert_int_equal(dlen, 4);
 	assert_memory_equal(data, "c=ab", 4);

@@ -23,14 +23,14 @@ static struct pg_msg msg(uint8_t type, const uint8_t *body, size_t len)
 }
 
 /* Every proper prefix of a valid body must be refused, never read past (uses the caller's m). */
-#define EVERY_PREFIX_FAILS(type, body, call)                                   \
-	do {                                                                    \
-		for (size_t n = 0; n < sizeof(body) - 1; n++) {                 \
-			uint8_t copy[sizeof(body)];                             \
-			memcpy(copy, body, n);                                  \
-			m = msg(type, copy, n);                                 \
-			assert_int_equal(call, PG_ERR);                         \
-		}                                                               \
+#define EVERY_PREFIX_FAILS(type, body, call)                    \
+	do {                                                    \
+		for (size_t n = 0; n < sizeof(body) - 1; n++) { \
+			uint8_t copy[sizeof(body)];             \
+			memcpy(copy, body, n);                  \
+			m = msg(type, copy, n);                 \
+			assert_int_equal(call, PG_ERR);         \
+		}                                               \
 	} while (0)
 
 static const char parse_body[] = "s1\0SELECT $1::int\0\0\2\0\0\0\x17\0\0\0\0";
@@ -99,7 +99,8 @@ static void test_bind_malformed(void **state)
 
 	EVERY_PREFIX_FAILS('B', bind_body, pg_parse_bind(&m, &b, &err));
 	/* a parameter length beyond the message */
-	m = msg('B', LIT("\0\0\0\0\0\1\0\0\0\x50" "ab\0\0"));
+	m = msg('B', LIT("\0\0\0\0\0\1\0\0\0\x50"
+			 "ab\0\0"));
 	assert_int_equal(pg_parse_bind(&m, &b, &err), PG_ERR);
 	/* a negative length other than -1 */
 	m = msg('B', LIT("\0\0\0\0\0\1\x80\0\0\0\0\0"));
@@ -168,8 +169,13 @@ static void test_replies(void **state)
 	pg_put_parameter_description(&w, oids, 2);
 	assert_false(w.failed);
 	assert_int_equal(w.len, 5 * 5 + 1 + 4 + 2 + 8);
-	assert_memory_equal(w.data, "1\0\0\0\4" "2\0\0\0\4" "3\0\0\0\4" "n\0\0\0\4" "s\0\0\0\4"
-				    "t\0\0\0\16\0\2\0\0\0\27\0\0\0\31",
+	assert_memory_equal(w.data,
+			    "1\0\0\0\4"
+			    "2\0\0\0\4"
+			    "3\0\0\0\4"
+			    "n\0\0\0\4"
+			    "s\0\0\0\4"
+			    "t\0\0\0\16\0\2\0\0\0\27\0\0\0\31",
 			    (size_t)w.len);
 	wbuf_free(&w);
 }

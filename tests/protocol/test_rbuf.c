@@ -17,8 +17,7 @@
 #include "protocol/rbuf.h"
 
 static const uint8_t seq[16] = {
-	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
-	0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10,
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10,
 };
 
 static void test_values(void **state)
@@ -60,7 +59,7 @@ static void test_values(void **state)
 /* One getter by width, returning what it read widened to 64 bits. */
 enum getter { G_U8, G_BE16, G_BE32, G_BE64, G_LE16, G_LE24, G_LE32, G_LE64, G_COUNT };
 
-static const size_t widths[G_COUNT] = { 1, 2, 4, 8, 2, 3, 4, 8 };
+static const size_t widths[G_COUNT] = {1, 2, 4, 8, 2, 3, 4, 8};
 
 static bool get(struct rbuf *r, enum getter g, uint64_t *out)
 {
@@ -185,7 +184,7 @@ static void test_bytes_and_skip(void **state)
 
 static void test_cstr(void **state)
 {
-	static const uint8_t two[] = { 'a', 'b', 0, 0, 'c' };
+	static const uint8_t two[] = {'a', 'b', 0, 0, 'c'};
 	struct rbuf r;
 	const char *s = NULL;
 	size_t n = 99;
@@ -287,12 +286,9 @@ static void test_empty_cursor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_every_getter_at_the_boundary),
-		cmocka_unit_test(test_bytes_and_skip),
-		cmocka_unit_test(test_cstr),
-		cmocka_unit_test(test_sub_cursor),
-		cmocka_unit_test(test_empty_cursor),
+		cmocka_unit_test(test_values),         cmocka_unit_test(test_every_getter_at_the_boundary),
+		cmocka_unit_test(test_bytes_and_skip), cmocka_unit_test(test_cstr),
+		cmocka_unit_test(test_sub_cursor),     cmocka_unit_test(test_empty_cursor),
 	};
 
 	return cmocka_run_group_tests_name("rbuf", tests, NULL, NULL);

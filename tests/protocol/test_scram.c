@@ -22,8 +22,7 @@
 
 /* base64 "W22ZaJ0SNY7soEsUEjb6gQ==" */
 static const uint8_t rfc_salt[16] = {
-	0x5b, 0x6d, 0x99, 0x68, 0x9d, 0x12, 0x35, 0x8e,
-	0xec, 0xa0, 0x4b, 0x14, 0x12, 0x36, 0xfa, 0x81,
+	0x5b, 0x6d, 0x99, 0x68, 0x9d, 0x12, 0x35, 0x8e, 0xec, 0xa0, 0x4b, 0x14, 0x12, 0x36, 0xfa, 0x81,
 };
 
 struct fixture {
@@ -51,15 +50,15 @@ static int setup(void **state)
 static int first(struct fixture *f, const char *msg)
 {
 	f->err = NULL;
-	return scram_server_first(&f->st, &f->v, (const uint8_t *)msg, strlen(msg), RFC_SERVER_NONCE,
-				  f->out, sizeof(f->out), &f->outlen, &f->err);
+	return scram_server_first(&f->st, &f->v, (const uint8_t *)msg, strlen(msg), RFC_SERVER_NONCE, f->out,
+				  sizeof(f->out), &f->outlen, &f->err);
 }
 
 static int final(struct fixture *f, const char *msg)
 {
 	f->err = NULL;
-	return scram_server_final(&f->st, (const uint8_t *)msg, strlen(msg), f->out, sizeof(f->out),
-				  &f->outlen, &f->err);
+	return scram_server_final(&f->st, (const uint8_t *)msg, strlen(msg), f->out, sizeof(f->out), &f->outlen,
+				  &f->err);
 }
 
 static void test_verifier_text(void **state)
@@ -105,13 +104,12 @@ static void test_wrong_password(void **state)
 	char text[256];
 	struct scram_verifier other;
 
-	assert_int_equal(scram_make_verifier("pencil2", rfc_salt, sizeof(rfc_salt), 4096, text,
-					     sizeof(text)), 0);
+	assert_int_equal(scram_make_verifier("pencil2", rfc_salt, sizeof(rfc_salt), 4096, text, sizeof(text)), 0);
 	assert_int_equal(scram_parse_verifier(text, &other), 0);
 	f->err = NULL;
-	assert_int_equal(scram_server_first(&f->st, &other, (const uint8_t *)RFC_CLIENT_FIRST,
-					    strlen(RFC_CLIENT_FIRST), RFC_SERVER_NONCE, f->out,
-					    sizeof(f->out), &f->outlen, &f->err), 0);
+	assert_int_equal(scram_server_first(&f->st, &other, (const uint8_t *)RFC_CLIENT_FIRST, strlen(RFC_CLIENT_FIRST),
+					    RFC_SERVER_NONCE, f->out, sizeof(f->out), &f->outlen, &f->err),
+			 0);
 	assert_int_equal(final(f, RFC_CLIENT_FINAL), -1);
 	assert_non_null(f->err);
 	assert_int_equal(f->outlen, 0);
@@ -122,8 +120,7 @@ static void test_tampered_proof(void **state)
 	struct fixture *f = *state;
 
 	assert_int_equal(first(f, RFC_CLIENT_FIRST), 0);
-	assert_int_equal(final(f, "c=biws,r=" RFC_NONCE ",p=eHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="),
-			 -1);
+	assert_int_equal(final(f, "c=biws,r=" RFC_NONCE ",p=eHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="), -1);
 }
 
 static void test_tampered_nonce(void **state)
@@ -312,13 +309,14 @@ static void test_small_output_buffers(void **state)
 	char small[16];
 	size_t n = 99;
 
-	assert_int_equal(scram_server_first(&f->st, &f->v, (const uint8_t *)RFC_CLIENT_FIRST,
-					    strlen(RFC_CLIENT_FIRST), RFC_SERVER_NONCE, small, sizeof(small),
-					    &n, &f->err), -1);
+	assert_int_equal(scram_server_first(&f->st, &f->v, (const uint8_t *)RFC_CLIENT_FIRST, strlen(RFC_CLIENT_FIRST),
+					    RFC_SERVER_NONCE, small, sizeof(small), &n, &f->err),
+			 -1);
 	assert_int_equal(n, 0);
 	assert_int_equal(first(f, RFC_CLIENT_FIRST), 0);
-	assert_int_equal(scram_server_final(&f->st, (const uint8_t *)RFC_CLIENT_FINAL,
-					    strlen(RFC_CLIENT_FINAL), small, sizeof(small), &n, &f->err), -1);
+	assert_int_equal(scram_server_final(&f->st, (const uint8_t *)RFC_CLIENT_FINAL, strlen(RFC_CLIENT_FINAL), small,
+					    sizeof(small), &n, &f->err),
+			 -1);
 	assert_int_equal(n, 0);
 }
 
@@ -326,12 +324,12 @@ static void test_bad_server_nonce(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(scram_server_first(&f->st, &f->v, (const uint8_t *)RFC_CLIENT_FIRST,
-					    strlen(RFC_CLIENT_FIRST), "ab,c", f->out, sizeof(f->out),
-					    &f->outlen, &f->err), -1);
-	assert_int_equal(scram_server_first(&f->st, &f->v, (const uint8_t *)RFC_CLIENT_FIRST,
-					    strlen(RFC_CLIENT_FIRST), "", f->out, sizeof(f->out),
-					    &f->outlen, &f->err), -1);
+	assert_int_equal(scram_server_first(&f->st, &f->v, (const uint8_t *)RFC_CLIENT_FIRST, strlen(RFC_CLIENT_FIRST),
+					    "ab,c", f->out, sizeof(f->out), &f->outlen, &f->err),
+			 -1);
+	assert_int_equal(scram_server_first(&f->st, &f->v, (const uint8_t *)RFC_CLIENT_FIRST, strlen(RFC_CLIENT_FIRST),
+					    "", f->out, sizeof(f->out), &f->outlen, &f->err),
+			 -1);
 }
 
 static void test_verifier_parse_errors(void **state)
@@ -390,7 +388,7 @@ static void test_verifier_parse_errors(void **state)
 static void test_make_verifier_errors(void **state)
 {
 	char small[40], buf[256];
-	uint8_t salt[SCRAM_MAX_SALT + 1] = { 0 };
+	uint8_t salt[SCRAM_MAX_SALT + 1] = {0};
 
 	(void)state;
 	assert_int_equal(scram_make_verifier("pw", rfc_salt, sizeof(rfc_salt), 16, small, sizeof(small)), -1);

@@ -56,14 +56,19 @@ static void test_integers(void **state)
 	wbuf_put_be24(&w, 0xff040506u); /* only the low 24 bits */
 	wbuf_put_be32(&w, 0x0708090au);
 	wbuf_put_be64(&w, 0x0b0c0d0e0f101112ull);
-	expect_bytes(&w, LIT("\x01" "\x02\x03" "\x04\x05\x06" "\x07\x08\x09\x0a"
+	expect_bytes(&w, LIT("\x01"
+			     "\x02\x03"
+			     "\x04\x05\x06"
+			     "\x07\x08\x09\x0a"
 			     "\x0b\x0c\x0d\x0e\x0f\x10\x11\x12"));
 	wbuf_reset(&w);
 	wbuf_put_le16(&w, 0x0203);
 	wbuf_put_le24(&w, 0xff040506u);
 	wbuf_put_le32(&w, 0x0708090au);
 	wbuf_put_le64(&w, 0x0b0c0d0e0f101112ull);
-	expect_bytes(&w, LIT("\x03\x02" "\x06\x05\x04" "\x0a\x09\x08\x07"
+	expect_bytes(&w, LIT("\x03\x02"
+			     "\x06\x05\x04"
+			     "\x0a\x09\x08\x07"
 			     "\x12\x11\x10\x0f\x0e\x0d\x0c\x0b"));
 	wbuf_free(&w);
 }
@@ -82,7 +87,11 @@ static void test_bytes_and_strings(void **state)
 	wbuf_put_cstr(&w, "ef");
 	wbuf_put_cstr(&w, NULL);
 	wbuf_put_cstr(&w, "");
-	expect_bytes(&w, LIT("a\0b" "cd" "ef\0" "\0" "\0"));
+	expect_bytes(&w, LIT("a\0b"
+			     "cd"
+			     "ef\0"
+			     "\0"
+			     "\0"));
 	wbuf_free(&w);
 }
 
@@ -173,7 +182,7 @@ static void test_sticky_failure(void **state)
 static void test_limit_boundary(void **state)
 {
 	struct wbuf w;
-	uint8_t blob[16] = { 0 };
+	uint8_t blob[16] = {0};
 
 	(void)state;
 	wbuf_init(&w);
@@ -220,7 +229,7 @@ static void test_limit_boundary(void **state)
 static void test_limit_per_message(void **state)
 {
 	struct wbuf w;
-	uint8_t blob[8] = { 0 };
+	uint8_t blob[8] = {0};
 
 	(void)state;
 	wbuf_init(&w);
@@ -256,7 +265,8 @@ static void test_patch(void **state)
 	wbuf_put_be32(&w, 0);
 	wbuf_put_str(&w, "abc");
 	wbuf_patch_be32(&w, at + 1, (uint32_t)(w.len - at - 1));
-	expect_bytes(&w, LIT("Z" "T\0\0\0\7abc"));
+	expect_bytes(&w, LIT("Z"
+			     "T\0\0\0\7abc"));
 
 	wbuf_reset(&w);
 	at = wbuf_begin(&w, 0);

@@ -25,12 +25,12 @@
 struct t {
 	struct event_base *base;
 	struct job_ctl *c;
-	int runner;          /* the runner's end of the socketpair */
-	char types[64];      /* types of the frames delivered, in order */
+	int runner;     /* the runner's end of the socketpair */
+	char types[64]; /* types of the frames delivered, in order */
 	uint32_t lens[64];
 	unsigned n;
-	unsigned keep_at;    /* on_frame returns false for frame number keep_at (1-based) */
-	unsigned pause_at;   /* on_frame pauses at frame number pause_at */
+	unsigned keep_at;  /* on_frame returns false for frame number keep_at (1-based) */
+	unsigned pause_at; /* on_frame pauses at frame number pause_at */
 	const char *bad;
 	int closed;
 };

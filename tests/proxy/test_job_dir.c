@@ -31,9 +31,9 @@
 #define ID_LINK "00000000000000000000000000000003"
 
 struct tdir {
-	char root[64];    /* the test's scratch directory */
-	char jobs[128];   /* root/jobs: job_dir */
-	char out[128];    /* root/outside: what no sweep may touch */
+	char root[64];  /* the test's scratch directory */
+	char jobs[128]; /* root/jobs: job_dir */
+	char out[128];  /* root/outside: what no sweep may touch */
 };
 
 static void pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -28,31 +28,31 @@
 #include "proxy/server.h"
 #include "proxy/session.h"
 
-#define VERIFIER "SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
+#define VERIFIER                                       \
+	"SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
 	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
 #define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-static const char conf_text[] =
-	"[server]\n"
-	"pg_listen = 127.0.0.1:6432\n"
-	"runner_image = " DIGEST "\n"
-	"max_connections = 3\n"
-	"max_message_bytes = 20000\n"
-	"\n"
-	"[hosts]\n"
-	"allow = 127.0.0.1\n"
-	"\n"
-	"[target shop]\n"
-	"host = 127.0.0.1\n"
-	"port = 5432\n"
-	"database = shop\n"
-	"user = airlock_ro\n"
-	"password_file = shop.password\n"
-	"\n"
-	"[user agent]\n"
-	"scram = " VERIFIER "\n"
-	"target = shop\n"
-	"max_connections = 1\n";
+static const char conf_text[] = "[server]\n"
+				"pg_listen = 127.0.0.1:6432\n"
+				"runner_image = " DIGEST "\n"
+				"max_connections = 3\n"
+				"max_message_bytes = 20000\n"
+				"\n"
+				"[hosts]\n"
+				"allow = 127.0.0.1\n"
+				"\n"
+				"[target shop]\n"
+				"host = 127.0.0.1\n"
+				"port = 5432\n"
+				"database = shop\n"
+				"user = airlock_ro\n"
+				"password_file = shop.password\n"
+				"\n"
+				"[user agent]\n"
+				"scram = " VERIFIER "\n"
+				"target = shop\n"
+				"max_connections = 1\n";
 
 /* The test protocol's session and what its hooks saw. */
 struct toy {

@@ -25,8 +25,8 @@
  * second statement. Returns false when refused; *ntok counts the tokens
  * of the (first) statement and *stmt_end is where its last one ends.
  */
-static bool prepass(const struct vmy_policy *pol, const char *sql, size_t len,
-		    struct vmy_result *out, size_t *ntok, size_t *stmt_end)
+static bool prepass(const struct vmy_policy *pol, const char *sql, size_t len, struct vmy_result *out, size_t *ntok,
+		    size_t *stmt_end)
 {
 	struct vmy_lexer lx;
 	struct vmy_token t;
@@ -48,8 +48,10 @@ static bool prepass(const struct vmy_policy *pol, const char *sql, size_t len,
 			return true;
 		case VMY_T_ERROR:
 			vmy_result_near(out, sql, len, lx.err_at,
-					lx.err == VMY_LEX_EXEC_COMMENT || lx.err == VMY_LEX_HINT_COMMENT ?
-					AIRLOCK_E_EXECUTABLE_COMMENT : AIRLOCK_E_SYNTAX, vmy_lex_err_text(lx.err));
+					lx.err == VMY_LEX_EXEC_COMMENT || lx.err == VMY_LEX_HINT_COMMENT
+						? AIRLOCK_E_EXECUTABLE_COMMENT
+						: AIRLOCK_E_SYNTAX,
+					vmy_lex_err_text(lx.err));
 			return false;
 		case VMY_T_SEMI:
 			after_semi = *ntok > 0 || after_semi;
@@ -109,13 +111,11 @@ static void dispatch(struct vmy_parser *p)
 			read_statement(p);
 	} else if (vmy_is_kw(p, t, "SHOW")) {
 		vmy_show(p);
-	} else if (vmy_is_kw(p, t, "DESCRIBE") || vmy_is_kw(p, t, "DESC") ||
-		   vmy_is_kw(p, t, "EXPLAIN")) {
+	} else if (vmy_is_kw(p, t, "DESCRIBE") || vmy_is_kw(p, t, "DESC") || vmy_is_kw(p, t, "EXPLAIN")) {
 		vmy_describe(p);
 	} else if (vmy_is_kw(p, t, "SET")) {
 		vmy_set(p);
-	} else if (vmy_is_kw(p, t, "BEGIN") ||
-		   (vmy_is_kw(p, t, "START") && vmy_kw_at(p, 1, "TRANSACTION"))) {
+	} else if (vmy_is_kw(p, t, "BEGIN") || (vmy_is_kw(p, t, "START") && vmy_kw_at(p, 1, "TRANSACTION"))) {
 		vmy_begin(p);
 	} else if (vmy_is_kw(p, t, "COMMIT")) {
 		vmy_commit(p, false);
@@ -123,8 +123,8 @@ static void dispatch(struct vmy_parser *p)
 		vmy_commit(p, true);
 	} else if (vmy_is_kw(p, t, "USE")) {
 		vmy_use(p);
-	} else if (vmy_is_kw(p, t, "ANALYZE") && !vmy_kw_at(p, 1, "TABLE") &&
-		   !vmy_kw_at(p, 1, "LOCAL") && !vmy_kw_at(p, 1, "NO_WRITE_TO_BINLOG")) {
+	} else if (vmy_is_kw(p, t, "ANALYZE") && !vmy_kw_at(p, 1, "TABLE") && !vmy_kw_at(p, 1, "LOCAL") &&
+		   !vmy_kw_at(p, 1, "NO_WRITE_TO_BINLOG")) {
 		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
 			   "use plain EXPLAIN (EXTENDED, PARTITIONS and FORMAT=JSON are fine)",
 			   "Not supported through airlock: ANALYZE runs the statement");
@@ -153,7 +153,8 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 		vmy_result_refuse(out, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
 				  "reconnect with utf8mb4 (or run SET NAMES utf8mb4)",
 				  "Access denied; statements in character set '%.32s' cannot be "
-				  "checked by airlock", pol->charset);
+				  "checked by airlock",
+				  pol->charset);
 		return;
 	}
 	if (!prepass(pol, sql, len, out, &ntok, &stmt_end))

@@ -27,13 +27,13 @@
 #include "protocol/errors.h"
 
 struct vmy_policy {
-	const char *user;            /* airlock login name, for messages */
-	const char *database;        /* current database; NULL when none is selected */
-	const char *const *tables;   /* allowlist: "db.table" or "db.*" as written in the config */
+	const char *user;          /* airlock login name, for messages */
+	const char *database;      /* current database; NULL when none is selected */
+	const char *const *tables; /* allowlist: "db.table" or "db.*" as written in the config */
 	size_t ntables;
 	bool allow_sleep, allow_benchmark;
-	bool no_backslash_escapes;   /* sql_mode has NO_BACKSLASH_ESCAPES */
-	bool ansi_quotes;            /* sql_mode has ANSI_QUOTES (or ANSI): "x" is an identifier */
+	bool no_backslash_escapes; /* sql_mode has NO_BACKSLASH_ESCAPES */
+	bool ansi_quotes;          /* sql_mode has ANSI_QUOTES (or ANSI): "x" is an identifier */
 	/*
 	 * The character set the backend will read the text in (the runner's
 	 * set.names); NULL means utf8mb4. utf8mb4, utf8mb3, utf8 and ascii are
@@ -47,17 +47,18 @@ struct vmy_policy {
 };
 
 enum vmy_kind {
-	VMY_READ,        /* run it in a runner: SELECT, WITH ... SELECT, SHOW (allowed forms), DESCRIBE/DESC, plain EXPLAIN */
-	VMY_EMPTY,       /* only comments/whitespace/';' -> the session answers 1065 "Query was empty" */
-	VMY_SET,         /* SET ... : see assigns */
-	VMY_BEGIN,       /* START TRANSACTION [READ ONLY | WITH CONSISTENT SNAPSHOT], BEGIN [WORK] */
-	VMY_COMMIT,      /* COMMIT [WORK] (also [AND NO CHAIN] [NO RELEASE]) */
-	VMY_ROLLBACK,    /* ROLLBACK [WORK] (not TO SAVEPOINT: refused) */
-	VMY_USE,         /* USE db : see use_db */
-	VMY_SHOW_WARNINGS, /* SHOW WARNINGS [LIMIT [offset,] n], SHOW COUNT(*) WARNINGS (count_only) */
-	VMY_SHOW_ERRORS,   /* SHOW ERRORS ..., SHOW COUNT(*) ERRORS */
-	VMY_LOCAL_SELECT,  /* SELECT of only local items (see below), optional LIMIT n */
-	VMY_SHOW_VARIABLES,/* SHOW [SESSION|LOCAL] VARIABLES [LIKE 'p' | WHERE Variable_name = 'x' | WHERE Variable_name IN ('a','b')] */
+	VMY_READ,  /* run it in a runner: SELECT, WITH ... SELECT, SHOW (allowed forms), DESCRIBE/DESC, plain EXPLAIN */
+	VMY_EMPTY, /* only comments/whitespace/';' -> the session answers 1065 "Query was empty" */
+	VMY_SET,   /* SET ... : see assigns */
+	VMY_BEGIN, /* START TRANSACTION [READ ONLY | WITH CONSISTENT SNAPSHOT], BEGIN [WORK] */
+	VMY_COMMIT,         /* COMMIT [WORK] (also [AND NO CHAIN] [NO RELEASE]) */
+	VMY_ROLLBACK,       /* ROLLBACK [WORK] (not TO SAVEPOINT: refused) */
+	VMY_USE,            /* USE db : see use_db */
+	VMY_SHOW_WARNINGS,  /* SHOW WARNINGS [LIMIT [offset,] n], SHOW COUNT(*) WARNINGS (count_only) */
+	VMY_SHOW_ERRORS,    /* SHOW ERRORS ..., SHOW COUNT(*) ERRORS */
+	VMY_LOCAL_SELECT,   /* SELECT of only local items (see below), optional LIMIT n */
+	VMY_SHOW_VARIABLES, /* SHOW [SESSION|LOCAL] VARIABLES [LIKE 'p' | WHERE Variable_name = 'x' | WHERE
+			       Variable_name IN ('a','b')] */
 	VMY_REFUSED,
 };
 
@@ -79,41 +80,48 @@ enum vmy_kind {
 struct vmy_assign {
 	char name[64];
 	char value[256];
-	char collate[64];  /* SET NAMES x COLLATE y (lower-case); "" when absent */
-	bool is_default;   /* value was DEFAULT (value holds "DEFAULT") */
-	bool append;       /* value is appended to the variable's current value:
-	                    * name = CONCAT(@@name, 'a', 'b') gives value "ab"
-	                    * (sql_mode and session_track_* only) */
+	char collate[64];           /* SET NAMES x COLLATE y (lower-case); "" when absent */
+	bool is_default;            /* value was DEFAULT (value holds "DEFAULT") */
+	bool append;                /* value is appended to the variable's current value:
+				     * name = CONCAT(@@name, 'a', 'b') gives value "ab"
+				     * (sql_mode and session_track_* only) */
 	bool next_transaction_only; /* SET TRANSACTION without SESSION: the next transaction only */
 };
 
-enum vmy_item { VMY_ITEM_DATABASE, VMY_ITEM_VERSION_COMMENT, VMY_ITEM_VERSION, VMY_ITEM_USER, VMY_ITEM_CURRENT_USER,
-	VMY_ITEM_CONNECTION_ID, VMY_ITEM_SYSVAR /* @@[session.]name; name in sysvar */ };
+enum vmy_item {
+	VMY_ITEM_DATABASE,
+	VMY_ITEM_VERSION_COMMENT,
+	VMY_ITEM_VERSION,
+	VMY_ITEM_USER,
+	VMY_ITEM_CURRENT_USER,
+	VMY_ITEM_CONNECTION_ID,
+	VMY_ITEM_SYSVAR /* @@[session.]name; name in sysvar */
+};
 
 struct vmy_local_item {
 	enum vmy_item item;
-	char sysvar[64];   /* lower-case variable name for every @@ item (also "version",
-	                    * "version_comment"); "" for function items */
-	char label[256];   /* column name as the server would print it: the item as
-	                    * written ("@@version_comment", "database()", "DATABASE( )")
-	                    * or the AS alias */
+	char sysvar[64]; /* lower-case variable name for every @@ item (also "version",
+			  * "version_comment"); "" for function items */
+	char label[256]; /* column name as the server would print it: the item as
+			  * written ("@@version_comment", "database()", "DATABASE( )")
+			  * or the AS alias */
 };
 
 #define VMY_MAX_ASSIGNS 32
-#define VMY_MAX_ITEMS 32      /* MySQL Connector/J asks for 21 variables at connect */
+#define VMY_MAX_ITEMS 32 /* MySQL Connector/J asks for 21 variables at connect */
 
 struct vmy_result {
 	enum vmy_kind kind;
 	/* VMY_REFUSED: */
-	uint16_t my_errno;       /* 1064, 1142, 1227, 1792, 1046, 1235, ... */
+	uint16_t my_errno; /* 1064, 1142, 1227, 1792, 1046, 1235, ... */
 	char sqlstate[6];
-	enum airlock_err code;   /* airlock code: NOT_READ_ONLY, MULTI_STATEMENT,
-	                          * FORBIDDEN_FUNCTION, TABLE_NOT_ALLOWED, NO_DATABASE,
-	                          * EXECUTABLE_COMMENT, SYNTAX, NOT_ALLOWED, UNSUPPORTED,
-	                          * TOO_COMPLEX; AIRLOCK_E_NONE when not refused */
-	char message[512];       /* native-style first part, e.g. "SELECT command denied to user
-	                          * 'agent' for table `shop`.`staff_salaries`" */
-	char hint[512];          /* what the agent can do */
+	enum airlock_err code; /* airlock code: NOT_READ_ONLY, MULTI_STATEMENT,
+				* FORBIDDEN_FUNCTION, TABLE_NOT_ALLOWED, NO_DATABASE,
+				* EXECUTABLE_COMMENT, SYNTAX, NOT_ALLOWED, UNSUPPORTED,
+				* TOO_COMPLEX; AIRLOCK_E_NONE when not refused */
+	char message[512];     /* native-style first part, e.g. "SELECT command denied to user
+				* 'agent' for table `shop`.`staff_salaries`" */
+	char hint[512];        /* what the agent can do */
 	/* VMY_SET */
 	struct vmy_assign assigns[VMY_MAX_ASSIGNS];
 	size_t nassigns;
@@ -124,17 +132,17 @@ struct vmy_result {
 	/* VMY_LOCAL_SELECT */
 	struct vmy_local_item items[VMY_MAX_ITEMS];
 	size_t nitems;
-	long limit;              /* LOCAL_SELECT and SHOW WARNINGS/ERRORS: -1 none */
+	long limit; /* LOCAL_SELECT and SHOW WARNINGS/ERRORS: -1 none */
 	/* VMY_SHOW_VARIABLES: like is the pattern as written; names are lower-case */
 	char like[256];
 	bool have_like;
 	char names[VMY_MAX_ITEMS][64];
 	size_t nnames;
 	/* VMY_READ */
-	const char *stmt_kind;   /* "SELECT", "SHOW", "DESCRIBE", "EXPLAIN" (static) */
+	const char *stmt_kind; /* "SELECT", "SHOW", "DESCRIBE", "EXPLAIN" (static) */
 	/* VMY_SHOW_WARNINGS / VMY_SHOW_ERRORS */
-	bool count_only;         /* SHOW COUNT(*) WARNINGS: one row with the count */
-	long offset;             /* SHOW WARNINGS LIMIT offset, n: 0 when absent */
+	bool count_only; /* SHOW COUNT(*) WARNINGS: one row with the count */
+	long offset;     /* SHOW WARNINGS LIMIT offset, n: 0 when absent */
 	/* Byte length of the statement proper, from the start of the text
 	 * through its last token, without a trailing ';' and trailing comments;
 	 * 0 for VMY_EMPTY and for text refused before parsing (lexical errors,

@@ -72,14 +72,13 @@ static size_t utf8_len(const struct vmy_lexer *lx, size_t i)
 		if ((at(lx, i + k) & 0xc0) != 0x80)
 			return 0;
 	}
-	if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) ||
-	    (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f))
-		return 0;   /* overlong, surrogate or beyond U+10FFFF */
+	if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) || (c == 0xf0 && c1 < 0x90) ||
+	    (c == 0xf4 && c1 > 0x8f))
+		return 0; /* overlong, surrogate or beyond U+10FFFF */
 	return n;
 }
 
-void vmy_lex_init(struct vmy_lexer *lx, const char *sql, size_t len, bool ansi_quotes,
-		  bool no_backslash_escapes)
+void vmy_lex_init(struct vmy_lexer *lx, const char *sql, size_t len, bool ansi_quotes, bool no_backslash_escapes)
 {
 	memset(lx, 0, sizeof(*lx));
 	lx->sql = sql;
@@ -89,8 +88,7 @@ void vmy_lex_init(struct vmy_lexer *lx, const char *sql, size_t len, bool ansi_q
 	lx->state = ST_START;
 }
 
-static enum vmy_tok_kind fail(struct vmy_lexer *lx, struct vmy_token *t,
-			      enum vmy_lex_err err, size_t where)
+static enum vmy_tok_kind fail(struct vmy_lexer *lx, struct vmy_token *t, enum vmy_lex_err err, size_t where)
 {
 	lx->err = err;
 	lx->err_at = where;
@@ -101,8 +99,8 @@ static enum vmy_tok_kind fail(struct vmy_lexer *lx, struct vmy_token *t,
 	return t->kind;
 }
 
-static enum vmy_tok_kind emit(struct vmy_lexer *lx, struct vmy_token *t,
-			      enum vmy_tok_kind kind, size_t start, size_t end)
+static enum vmy_tok_kind emit(struct vmy_lexer *lx, struct vmy_token *t, enum vmy_tok_kind kind, size_t start,
+			      size_t end)
 {
 	t->kind = kind;
 	t->start = start;
@@ -141,12 +139,10 @@ static size_t scan_ident(const struct vmy_lexer *lx, size_t i)
  * and an identifier byte follow directly (the server then lexes the '.'
  * and the next word in "identifier" states).
  */
-static enum vmy_tok_kind emit_word(struct vmy_lexer *lx, struct vmy_token *t, size_t start,
-				   size_t end, bool kw)
+static enum vmy_tok_kind emit_word(struct vmy_lexer *lx, struct vmy_token *t, size_t start, size_t end, bool kw)
 {
 	if (end == (size_t)-1)
-		return fail(lx, t, lx->quoted_high_bytes_only ? VMY_LEX_HIGH_BYTE : VMY_LEX_BAD_UTF8,
-			    start);
+		return fail(lx, t, lx->quoted_high_bytes_only ? VMY_LEX_HIGH_BYTE : VMY_LEX_BAD_UTF8, start);
 	if (at(lx, end) == '.' && end + 1 < lx->len && is_ident_byte(at(lx, end + 1))) {
 		kw = false;
 		lx->state = ST_IDENT_SEP;
@@ -158,8 +154,7 @@ static enum vmy_tok_kind emit_word(struct vmy_lexer *lx, struct vmy_token *t, si
 }
 
 /* '...' or "..." from the opening quote at start (after any N prefix). */
-static enum vmy_tok_kind lex_string(struct vmy_lexer *lx, struct vmy_token *t,
-				    size_t tok_start, size_t quote_at)
+static enum vmy_tok_kind lex_string(struct vmy_lexer *lx, struct vmy_token *t, size_t tok_start, size_t quote_at)
 {
 	char q = lx->sql[quote_at];
 	size_t i = quote_at + 1;
@@ -205,8 +200,7 @@ static enum vmy_tok_kind lex_qident(struct vmy_lexer *lx, struct vmy_token *t, s
 }
 
 /* X'hex' or B'bin' from the prefix letter at start. */
-static enum vmy_tok_kind lex_bitstring(struct vmy_lexer *lx, struct vmy_token *t, size_t start,
-				       bool hex)
+static enum vmy_tok_kind lex_bitstring(struct vmy_lexer *lx, struct vmy_token *t, size_t start, bool hex)
 {
 	size_t i = start + 2;
 
@@ -225,8 +219,7 @@ static enum vmy_tok_kind lex_bitstring(struct vmy_lexer *lx, struct vmy_token *t
  * An 'e' without digits after it makes the server drop the characters
  * read so far and return a single-character token: refused.
  */
-static enum vmy_tok_kind lex_real(struct vmy_lexer *lx, struct vmy_token *t, size_t start,
-				  size_t i)
+static enum vmy_tok_kind lex_real(struct vmy_lexer *lx, struct vmy_token *t, size_t start, size_t i)
 {
 	while (is_digit(at(lx, i)) && i < lx->len)
 		i++;
@@ -253,8 +246,7 @@ static enum vmy_tok_kind lex_digits(struct vmy_lexer *lx, struct vmy_token *t, s
 		bool hex = at(lx, start + 1) == 'x';
 
 		i = start + 2;
-		while (i < lx->len && (hex ? is_xdigit(at(lx, i)) :
-				       (at(lx, i) == '0' || at(lx, i) == '1')))
+		while (i < lx->len && (hex ? is_xdigit(at(lx, i)) : (at(lx, i) == '0' || at(lx, i) == '1')))
 			i++;
 		if (i - start >= 3 && !is_ident_byte(at(lx, i))) {
 			lx->state = ST_START;
@@ -354,8 +346,7 @@ static bool skip_blanks(struct vmy_lexer *lx, struct vmy_token *t)
 			return true;
 		if (is_space(c)) {
 			lx->pos++;
-		} else if (c == '#' ||
-			   (c == '-' && c1 == '-' && lx->pos + 1 < lx->len)) {
+		} else if (c == '#' || (c == '-' && c1 == '-' && lx->pos + 1 < lx->len)) {
 			if (c == '-') {
 				unsigned char c2 = at(lx, lx->pos + 2);
 
@@ -364,7 +355,7 @@ static bool skip_blanks(struct vmy_lexer *lx, struct vmy_token *t)
 					return false;
 				}
 				if (lx->pos + 2 < lx->len && !is_space(c2) && !is_cntrl(c2))
-					return true;   /* "--x": minus minus */
+					return true; /* "--x": minus minus */
 			}
 			while (lx->pos < lx->len && lx->sql[lx->pos] != '\n')
 				lx->pos++;
@@ -412,8 +403,7 @@ static bool skip_blanks(struct vmy_lexer *lx, struct vmy_token *t)
 /* Multi-character operators the server returns as one token. */
 static size_t op_len(const struct vmy_lexer *lx, size_t i)
 {
-	static const char *const ops[] = { "<=>", "<=", ">=", "<>", "!=", "<<", ">>", "&&", "||",
-					   ":=", ".." };
+	static const char *const ops[] = {"<=>", "<=", ">=", "<>", "!=", "<<", ">>", "&&", "||", ":=", ".."};
 	size_t k;
 
 	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
@@ -481,8 +471,7 @@ enum vmy_tok_kind vmy_lex_next(struct vmy_lexer *lx, struct vmy_token *t)
 	switch (lx->state) {
 	case ST_IDENT_SEP:
 		/* The '.' right after an identifier. */
-		lx->state = lx->pos + 1 < lx->len && is_ident_byte(at(lx, lx->pos + 1)) ?
-			    ST_IDENT_START : ST_START;
+		lx->state = lx->pos + 1 < lx->len && is_ident_byte(at(lx, lx->pos + 1)) ? ST_IDENT_START : ST_START;
 		return emit(lx, t, VMY_T_PUNCT, lx->pos, lx->pos + 1);
 	case ST_IDENT_START:
 		if (at(lx, lx->pos) == '$')
@@ -502,29 +491,39 @@ enum vmy_tok_kind vmy_lex_next(struct vmy_lexer *lx, struct vmy_token *t)
 const char *vmy_lex_err_text(enum vmy_lex_err err)
 {
 	switch (err) {
-	case VMY_LEX_OK: return "no error";
-	case VMY_LEX_NUL: return "the statement contains a NUL byte";
-	case VMY_LEX_UNTERM_STRING: return "unterminated string literal";
-	case VMY_LEX_UNTERM_IDENT: return "unterminated quoted identifier";
-	case VMY_LEX_UNTERM_COMMENT: return "unterminated /* comment";
+	case VMY_LEX_OK:
+		return "no error";
+	case VMY_LEX_NUL:
+		return "the statement contains a NUL byte";
+	case VMY_LEX_UNTERM_STRING:
+		return "unterminated string literal";
+	case VMY_LEX_UNTERM_IDENT:
+		return "unterminated quoted identifier";
+	case VMY_LEX_UNTERM_COMMENT:
+		return "unterminated /* comment";
 	case VMY_LEX_EXEC_COMMENT:
 		return "executable comments (/*! ... */, /*M! ... */) are not allowed; "
 		       "write the statement without them";
 	case VMY_LEX_HINT_COMMENT:
 		return "optimizer hints (/*+ ... */) are not allowed; write the statement without them";
-	case VMY_LEX_BAD_HEX: return "malformed X'...' literal (hex digits, an even number of them)";
-	case VMY_LEX_BAD_BIN: return "malformed B'...' literal (only 0 and 1)";
-	case VMY_LEX_BAD_NUMBER: return "malformed number: exponent without digits";
+	case VMY_LEX_BAD_HEX:
+		return "malformed X'...' literal (hex digits, an even number of them)";
+	case VMY_LEX_BAD_BIN:
+		return "malformed B'...' literal (only 0 and 1)";
+	case VMY_LEX_BAD_NUMBER:
+		return "malformed number: exponent without digits";
 	case VMY_LEX_BAD_UTF8:
 		return "invalid UTF-8 outside a string literal; quote non-ASCII names with backticks "
 		       "and send UTF-8";
 	case VMY_LEX_BAD_CHAR:
 		return "unexpected control character, backslash or bracket outside a string literal";
-	case VMY_LEX_DOLLAR: return "a name may not start with '$'; quote it with backticks";
+	case VMY_LEX_DOLLAR:
+		return "a name may not start with '$'; quote it with backticks";
 	case VMY_LEX_AMBIGUOUS_DASHES:
 		return "'--' followed by a non-ASCII byte is ambiguous; put a space after '--' "
 		       "for a comment";
-	case VMY_LEX_BAD_SYSVAR: return "'@@' must be followed directly by a variable name";
+	case VMY_LEX_BAD_SYSVAR:
+		return "'@@' must be followed directly by a variable name";
 	case VMY_LEX_HIGH_BYTE:
 		return "with this connection character set non-ASCII text must be inside quotes; "
 		       "use SET NAMES utf8mb4 to write non-ASCII names";
@@ -558,7 +557,7 @@ int vmy_tok_ident(const char *sql, const struct vmy_token *t, char *buf, size_t 
 		return -1;
 	for (i = 1; i + 1 < t->len; i++) {
 		if (s[i] == t->quote)
-			i++;   /* doubled quote: keep one */
+			i++; /* doubled quote: keep one */
 		if (s[i] == '\0' || n + 1 >= size)
 			return -1;
 		buf[n++] = s[i];
@@ -567,8 +566,8 @@ int vmy_tok_ident(const char *sql, const struct vmy_token *t, char *buf, size_t 
 	return (int)n;
 }
 
-bool vmy_tok_string(const char *sql, const struct vmy_token *t, bool no_backslash_escapes,
-		    char *buf, size_t size, size_t *used)
+bool vmy_tok_string(const char *sql, const struct vmy_token *t, bool no_backslash_escapes, char *buf, size_t size,
+		    size_t *used)
 {
 	const char *s = sql + t->start;
 	size_t i = 0, end = t->len - 1, n = *used;
@@ -576,18 +575,30 @@ bool vmy_tok_string(const char *sql, const struct vmy_token *t, bool no_backslas
 	if (t->kind != VMY_T_STRING || size == 0 || n >= size)
 		return false;
 	if (s[0] != t->quote)
-		i = 1;   /* N prefix */
+		i = 1; /* N prefix */
 	for (i++; i < end; i++) {
 		char c = s[i];
 
 		if (c == '\\' && !no_backslash_escapes && i + 1 < end) {
 			switch (s[++i]) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case '0': c = '\0'; break;
-			case 'Z': c = '\032'; break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case '0':
+				c = '\0';
+				break;
+			case 'Z':
+				c = '\032';
+				break;
 			case '%':
 			case '_':
 				if (n + 1 >= size)
@@ -595,10 +606,12 @@ bool vmy_tok_string(const char *sql, const struct vmy_token *t, bool no_backslas
 				buf[n++] = '\\';
 				c = s[i];
 				break;
-			default: c = s[i]; break;
+			default:
+				c = s[i];
+				break;
 			}
 		} else if (c == t->quote) {
-			i++;   /* doubled quote */
+			i++; /* doubled quote */
 		}
 		if (c == '\0' || n + 1 >= size)
 			return false;

@@ -17,21 +17,16 @@ struct fn_item {
 };
 
 static const struct fn_item functions[] = {
-	{ "DATABASE", VMY_ITEM_DATABASE },
-	{ "SCHEMA", VMY_ITEM_DATABASE },
-	{ "VERSION", VMY_ITEM_VERSION },
-	{ "USER", VMY_ITEM_USER },
-	{ "SESSION_USER", VMY_ITEM_USER },
-	{ "SYSTEM_USER", VMY_ITEM_USER },
-	{ "CURRENT_USER", VMY_ITEM_CURRENT_USER },
-	{ "CONNECTION_ID", VMY_ITEM_CONNECTION_ID },
+	{"DATABASE", VMY_ITEM_DATABASE},         {"SCHEMA", VMY_ITEM_DATABASE},
+	{"VERSION", VMY_ITEM_VERSION},           {"USER", VMY_ITEM_USER},
+	{"SESSION_USER", VMY_ITEM_USER},         {"SYSTEM_USER", VMY_ITEM_USER},
+	{"CURRENT_USER", VMY_ITEM_CURRENT_USER}, {"CONNECTION_ID", VMY_ITEM_CONNECTION_ID},
 };
 
 /* Words after an item that end it rather than name it. */
-static const char *const not_alias[] = {
-	"LIMIT", "FROM", "INTO", "FOR", "LOCK", "WHERE", "UNION", "EXCEPT", "INTERSECT",
-	"GROUP", "HAVING", "ORDER", "PROCEDURE", "WINDOW", "OFFSET", "FETCH", NULL
-};
+static const char *const not_alias[] = {"LIMIT",     "FROM",   "INTO",      "FOR",   "LOCK",   "WHERE",
+					"UNION",     "EXCEPT", "INTERSECT", "GROUP", "HAVING", "ORDER",
+					"PROCEDURE", "WINDOW", "OFFSET",    "FETCH", NULL};
 
 /* Copies at most size - 1 bytes of s, not cutting a UTF-8 character. */
 static void copy_label(char *dst, size_t size, const char *s, size_t n)
@@ -51,7 +46,7 @@ static bool sysvar_item(struct vmy_parser *p, struct vmy_local_item *it)
 	char name[VMY_NAME_MAX];
 	int n;
 
-	vmy_next(p);   /* @@ */
+	vmy_next(p); /* @@ */
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_WORD && vmy_punct_at(p, 1, ".")) {
 		if (!vmy_word_is(p, t, "SESSION") && !vmy_word_is(p, t, "LOCAL"))
@@ -92,7 +87,7 @@ static bool function_item(struct vmy_parser *p, struct vmy_local_item *it)
 	it->item = functions[i].item;
 	vmy_next(p);
 	if (it->item == VMY_ITEM_CURRENT_USER && !vmy_punct_at(p, 0, "("))
-		return true;   /* CURRENT_USER without parentheses */
+		return true; /* CURRENT_USER without parentheses */
 	return vmy_accept_punct(p, "(") && vmy_accept_punct(p, ")");
 }
 
@@ -104,8 +99,7 @@ static bool item_alias(struct vmy_parser *p, struct vmy_local_item *it)
 
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_STRING) {
-		if (!vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes, it->label,
-				    sizeof(it->label), &used))
+		if (!vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes, it->label, sizeof(it->label), &used))
 			return false;
 	} else if (t->kind == VMY_T_QIDENT || t->kind == VMY_T_WORD) {
 		const char *const *w;
@@ -149,7 +143,7 @@ static bool limit(struct vmy_parser *p, long *out)
 
 static bool match(struct vmy_parser *p, struct vmy_result *out)
 {
-	vmy_next(p);   /* SELECT */
+	vmy_next(p); /* SELECT */
 	do {
 		struct vmy_local_item *it;
 		size_t start;

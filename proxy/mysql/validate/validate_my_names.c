@@ -16,12 +16,32 @@ static const char I_S[] = "information_schema";
  * an entry ending in '_' is a prefix.
  */
 static const char *const sensitive_is[] = {
-	"administrable_role_authorizations", "applicable_roles", "client_statistics",
-	"column_privileges", "disks", "enabled_roles", "files", "global_status",
-	"global_variables", "innodb_", "metadata_lock_info", "processlist", "query_cache_info",
-	"role_", "schema_privileges", "session_status", "session_variables", "system_variables",
-	"table_privileges", "thread_pool_", "user_attributes", "user_privileges",
-	"user_statistics", "user_variables", "users", "wsrep_",
+	"administrable_role_authorizations",
+	"applicable_roles",
+	"client_statistics",
+	"column_privileges",
+	"disks",
+	"enabled_roles",
+	"files",
+	"global_status",
+	"global_variables",
+	"innodb_",
+	"metadata_lock_info",
+	"processlist",
+	"query_cache_info",
+	"role_",
+	"schema_privileges",
+	"session_status",
+	"session_variables",
+	"system_variables",
+	"table_privileges",
+	"thread_pool_",
+	"user_attributes",
+	"user_privileges",
+	"user_statistics",
+	"user_variables",
+	"users",
+	"wsrep_",
 };
 
 static bool is_is(const char *db, size_t n)
@@ -124,8 +144,7 @@ const char *vmy_current_db(struct vmy_parser *p)
 
 	if (p->pol->database && p->pol->database[0])
 		return p->pol->database;
-	vmy_allowed_hint(hint, sizeof(hint), p->pol,
-			 "run USE <database> first or write database.table; ");
+	vmy_allowed_hint(hint, sizeof(hint), p->pol, "run USE <database> first or write database.table; ");
 	vmy_refuse(p, 1046, "3D000", AIRLOCK_E_NO_DATABASE, hint, "No database selected");
 	return NULL;
 }
@@ -159,15 +178,16 @@ bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table)
 	if (ok == -1) {
 		char prefix[256];
 
-		snprintf(prefix, sizeof(prefix), "information_schema.%.64s shows server settings, "
-			 "grants or other sessions and must be listed by name; ", table);
+		snprintf(prefix, sizeof(prefix),
+			 "information_schema.%.64s shows server settings, "
+			 "grants or other sessions and must be listed by name; ",
+			 table);
 		vmy_allowed_hint(hint, sizeof(hint), p->pol, prefix);
 	} else {
 		vmy_allowed_hint(hint, sizeof(hint), p->pol, "");
 	}
 	vmy_refuse(p, 1142, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, hint,
-		   "SELECT command denied to user '%.64s' for table `%.64s`.`%.64s`",
-		   user_of(p), db, table);
+		   "SELECT command denied to user '%.64s' for table `%.64s`.`%.64s`", user_of(p), db, table);
 	return false;
 }
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-void vmy_parser_init(struct vmy_parser *p, const struct vmy_policy *pol, const char *sql,
-		     size_t len, struct vmy_result *out)
+void vmy_parser_init(struct vmy_parser *p, const struct vmy_policy *pol, const char *sql, size_t len,
+		     struct vmy_result *out)
 {
 	memset(p, 0, sizeof(*p));
 	p->pol = pol;
@@ -30,7 +30,7 @@ static void lex_one(struct vmy_parser *p, struct vmy_la *la)
 	if (la->tok.kind == VMY_T_SEMI) {
 		la->tok.kind = VMY_T_END;
 		la->tok.len = 0;
-		p->lx = la->before;   /* stay on the ';': every later token is the end again */
+		p->lx = la->before; /* stay on the ';': every later token is the end again */
 	}
 }
 
@@ -82,8 +82,7 @@ bool vmy_is_kw(const struct vmy_parser *p, const struct vmy_token *t, const char
 {
 	size_t n = strlen(kw);
 
-	return t->kind == VMY_T_WORD && t->kw && t->len == n &&
-	       strncasecmp(p->sql + t->start, kw, n) == 0;
+	return t->kind == VMY_T_WORD && t->kw && t->len == n && strncasecmp(p->sql + t->start, kw, n) == 0;
 }
 
 bool vmy_word_is(const struct vmy_parser *p, const struct vmy_token *t, const char *name)
@@ -147,8 +146,7 @@ bool vmy_enter(struct vmy_parser *p)
 	if (p->failed)
 		return false;
 	if (p->depth >= VMY_MAX_DEPTH) {
-		vmy_refuse(p, 1473, "HY000", AIRLOCK_E_TOO_COMPLEX,
-			   "nest fewer subqueries and parentheses",
+		vmy_refuse(p, 1473, "HY000", AIRLOCK_E_TOO_COMPLEX, "nest fewer subqueries and parentheses",
 			   "Too high level of nesting for select");
 		return false;
 	}
@@ -161,9 +159,9 @@ void vmy_leave(struct vmy_parser *p)
 	p->depth--;
 }
 
-__attribute__((format(printf, 6, 0)))
-static void vrefuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate,
-		    enum airlock_err code, const char *hint, const char *fmt, va_list ap)
+__attribute__((format(printf, 6, 0))) static void vrefuse(struct vmy_result *out, uint16_t my_errno,
+							  const char *sqlstate, enum airlock_err code, const char *hint,
+							  const char *fmt, va_list ap)
 {
 	out->kind = VMY_REFUSED;
 	out->my_errno = my_errno;
@@ -173,8 +171,8 @@ static void vrefuse(struct vmy_result *out, uint16_t my_errno, const char *sqlst
 	vsnprintf(out->message, sizeof(out->message), fmt, ap);
 }
 
-void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate,
-		       enum airlock_err code, const char *hint, const char *fmt, ...)
+void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate, enum airlock_err code,
+		       const char *hint, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -183,8 +181,8 @@ void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sq
 	va_end(ap);
 }
 
-void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
-		enum airlock_err code, const char *hint, const char *fmt, ...)
+void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate, enum airlock_err code, const char *hint,
+		const char *fmt, ...)
 {
 	va_list ap;
 
@@ -196,8 +194,8 @@ void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
 	va_end(ap);
 }
 
-void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t at,
-		     enum airlock_err code, const char *hint)
+void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t at, enum airlock_err code,
+		     const char *hint)
 {
 	unsigned line = 1;
 	size_t i, n;
@@ -223,7 +221,8 @@ void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t
 	vmy_result_refuse(out, 1064, "42000", code, hint,
 			  "You have an error in your SQL syntax; check the manual that corresponds "
 			  "to your MariaDB server version for the right syntax to use near '%.*s' "
-			  "at line %u", (int)n, sql + at, line);
+			  "at line %u",
+			  (int)n, sql + at, line);
 }
 
 void vmy_refuse_near(struct vmy_parser *p, size_t at, enum airlock_err code, const char *hint)
@@ -245,8 +244,10 @@ void vmy_refuse_write(struct vmy_parser *p, const char *what)
 {
 	char hint[512];
 
-	snprintf(hint, sizeof(hint), "airlock only runs reads (SELECT, SHOW, DESCRIBE, EXPLAIN) "
-		 "and session statements; %s is not allowed", what);
+	snprintf(hint, sizeof(hint),
+		 "airlock only runs reads (SELECT, SHOW, DESCRIBE, EXPLAIN) "
+		 "and session statements; %s is not allowed",
+		 what);
 	vmy_refuse(p, 1792, "25006", AIRLOCK_E_NOT_READ_ONLY, hint,
 		   "Cannot execute statement in a READ ONLY transaction");
 }

@@ -17,14 +17,14 @@
 #include "proxy/mysql/validate/validate_my_lex.h"
 
 #define VMY_LOOKAHEAD 4
-#define VMY_MAX_DEPTH 128       /* nested parentheses and subqueries */
-#define VMY_MAX_CTES 256        /* CTE names visible at once */
-#define VMY_CTE_POOL 8192       /* bytes of CTE names visible at once */
-#define VMY_NAME_MAX 256        /* bytes of one unquoted name, NUL included */
+#define VMY_MAX_DEPTH 128 /* nested parentheses and subqueries */
+#define VMY_MAX_CTES 256  /* CTE names visible at once */
+#define VMY_CTE_POOL 8192 /* bytes of CTE names visible at once */
+#define VMY_NAME_MAX 256  /* bytes of one unquoted name, NUL included */
 
 struct vmy_la {
 	struct vmy_token tok;
-	struct vmy_lexer before;    /* lexer state before this token */
+	struct vmy_lexer before; /* lexer state before this token */
 };
 
 struct vmy_parser {
@@ -32,14 +32,17 @@ struct vmy_parser {
 	struct vmy_result *out;
 	const char *sql;
 	size_t len;
-	struct vmy_lexer lx;         /* position after the lookahead tokens */
+	struct vmy_lexer lx; /* position after the lookahead tokens */
 	struct vmy_la la[VMY_LOOKAHEAD];
 	unsigned nla;
-	size_t last_end;             /* end offset of the last token consumed */
+	size_t last_end; /* end offset of the last token consumed */
 	int depth;
-	bool failed;                 /* out holds a refusal: unwind */
+	bool failed; /* out holds a refusal: unwind */
 	/* CTE names in scope, innermost last */
-	struct { uint32_t off; uint16_t len; } cte[VMY_MAX_CTES];
+	struct {
+		uint32_t off;
+		uint16_t len;
+	} cte[VMY_MAX_CTES];
 	size_t ncte;
 	char cte_pool[VMY_CTE_POOL];
 	size_t cte_used;
@@ -53,8 +56,8 @@ struct vmy_mark {
 	size_t last_end;
 };
 
-void vmy_parser_init(struct vmy_parser *p, const struct vmy_policy *pol, const char *sql,
-		     size_t len, struct vmy_result *out);
+void vmy_parser_init(struct vmy_parser *p, const struct vmy_policy *pol, const char *sql, size_t len,
+		     struct vmy_result *out);
 
 /* The k-th token ahead (0: the current one); a ';' reads as VMY_T_END. */
 const struct vmy_token *vmy_peek(struct vmy_parser *p, unsigned k);
@@ -95,9 +98,8 @@ bool vmy_enter(struct vmy_parser *p);
 void vmy_leave(struct vmy_parser *p);
 
 /* Fills out with a refusal (first one wins) and marks the parser failed. */
-__attribute__((format(printf, 6, 7)))
-void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
-		enum airlock_err code, const char *hint, const char *fmt, ...);
+__attribute__((format(printf, 6, 7))) void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
+						      enum airlock_err code, const char *hint, const char *fmt, ...);
 
 /* A 1064 refusal "... near '<text at offset>' at line N" with the given code and hint. */
 void vmy_refuse_near(struct vmy_parser *p, size_t at, enum airlock_err code, const char *hint);
@@ -109,11 +111,11 @@ void vmy_syntax(struct vmy_parser *p, const char *hint);
 void vmy_refuse_write(struct vmy_parser *p, const char *what);
 
 /* Result-level variants of vmy_refuse / vmy_refuse_near (no parser). */
-__attribute__((format(printf, 6, 7)))
-void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate,
-		       enum airlock_err code, const char *hint, const char *fmt, ...);
-void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t at,
-		     enum airlock_err code, const char *hint);
+__attribute__((format(printf, 6, 7))) void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno,
+							     const char *sqlstate, enum airlock_err code,
+							     const char *hint, const char *fmt, ...);
+void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t at, enum airlock_err code,
+		     const char *hint);
 
 /* Copies src (n bytes) into dst of size dsz, lower-cased; false if it does not fit. */
 bool vmy_lower_copy(char *dst, size_t dsz, const char *src, size_t n);

@@ -51,26 +51,23 @@ static bool kw_in(struct vmy_parser *p, const struct vmy_token *t, const char *c
 
 /* Words that can never be a table name or an unquoted alias. */
 static const char *const reserved[] = {
-	"ON", "USING", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW", "UNION",
-	"EXCEPT", "INTERSECT", "MINUS", "INTO", "FOR", "LOCK", "PROCEDURE", "JOIN", "INNER",
-	"CROSS", "LEFT", "RIGHT", "NATURAL", "STRAIGHT_JOIN", "OUTER", "FULL", "USE", "IGNORE",
-	"FORCE", "PARTITION", "AS", "SELECT", "WITH", "FROM", "SET", "VALUES", "TABLE",
-	"LATERAL", "DUAL", "OFFSET", "FETCH", "RETURNING", "KEY", "INDEX", NULL
-};
+	"ON",      "USING",     "WHERE",  "GROUP",   "HAVING",        "ORDER", "LIMIT",     "WINDOW", "UNION",
+	"EXCEPT",  "INTERSECT", "MINUS",  "INTO",    "FOR",           "LOCK",  "PROCEDURE", "JOIN",   "INNER",
+	"CROSS",   "LEFT",      "RIGHT",  "NATURAL", "STRAIGHT_JOIN", "OUTER", "FULL",      "USE",    "IGNORE",
+	"FORCE",   "PARTITION", "AS",     "SELECT",  "WITH",          "FROM",  "SET",       "VALUES", "TABLE",
+	"LATERAL", "DUAL",      "OFFSET", "FETCH",   "RETURNING",     "KEY",   "INDEX",     NULL};
 
 /* What may follow a table list. */
-static const char *const after_tables[] = {
-	"WHERE", "GROUP", "HAVING", "WINDOW", "ORDER", "LIMIT", "OFFSET", "FETCH", "UNION",
-	"EXCEPT", "INTERSECT", "INTO", "FOR", "LOCK", "PROCEDURE", NULL
-};
+static const char *const after_tables[] = {"WHERE",  "GROUP", "HAVING",    "WINDOW", "ORDER",     "LIMIT",
+					   "OFFSET", "FETCH", "UNION",     "EXCEPT", "INTERSECT", "INTO",
+					   "FOR",    "LOCK",  "PROCEDURE", NULL};
 
-static const char *const set_ops[] = { "UNION", "EXCEPT", "INTERSECT", NULL };
+static const char *const set_ops[] = {"UNION", "EXCEPT", "INTERSECT", NULL};
 
 /* Clauses that end a join's ON condition. */
-static const char *const clause_kws[] = {
-	"WHERE", "GROUP", "HAVING", "WINDOW", "ORDER", "LIMIT", "OFFSET", "FETCH", "INTO",
-	"FOR", "LOCK", "PROCEDURE", "UNION", "EXCEPT", "INTERSECT", "ON", "USING", NULL
-};
+static const char *const clause_kws[] = {"WHERE",  "GROUP",  "HAVING",    "WINDOW", "ORDER", "LIMIT",
+					 "OFFSET", "FETCH",  "INTO",      "FOR",    "LOCK",  "PROCEDURE",
+					 "UNION",  "EXCEPT", "INTERSECT", "ON",     "USING", NULL};
 
 static bool expect_punct(struct vmy_parser *p, const char *s)
 {
@@ -96,7 +93,7 @@ static void refuse_unsupported(struct vmy_parser *p, const char *what, const cha
 /* TABLE t, VALUES (...), and writes where a query was expected. */
 static bool refuse_non_query(struct vmy_parser *p, const struct vmy_token *t)
 {
-	static const char *const writes[] = { "INSERT", "UPDATE", "DELETE", "REPLACE", NULL };
+	static const char *const writes[] = {"INSERT", "UPDATE", "DELETE", "REPLACE", NULL};
 
 	if (vmy_is_kw(p, t, "TABLE")) {
 		refuse_unsupported(p, "TABLE statements", "write SELECT * FROM t instead of TABLE t");
@@ -145,7 +142,7 @@ static bool push_recursive_names(struct vmy_parser *p)
 	vmy_lex_next(&lx, &t);
 	for (;;) {
 		if (vmy_tok_ident(p->sql, &t, name, sizeof(name)) <= 0)
-			return true;   /* the real parse below refuses it */
+			return true; /* the real parse below refuses it */
 		if (!vmy_cte_push(p, name))
 			return false;
 		vmy_lex_next(&lx, &t);
@@ -186,7 +183,7 @@ static bool with_clause(struct vmy_parser *p)
 	char name[VMY_NAME_MAX];
 	bool recursive;
 
-	vmy_next(p);   /* WITH */
+	vmy_next(p); /* WITH */
 	recursive = vmy_accept_kw(p, "RECURSIVE");
 	if (recursive && !push_recursive_names(p))
 		return false;
@@ -230,10 +227,9 @@ static bool query(struct vmy_parser *p)
 }
 
 static const char *const select_options[] = {
-	"ALL", "DISTINCT", "DISTINCTROW", "HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT",
-	"SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CACHE", "SQL_NO_CACHE", "SQL_CALC_FOUND_ROWS",
-	NULL
-};
+	"ALL",           "DISTINCT",         "DISTINCTROW",         "HIGH_PRIORITY",
+	"STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT",      "SQL_BUFFER_RESULT",
+	"SQL_CACHE",     "SQL_NO_CACHE",     "SQL_CALC_FOUND_ROWS", NULL};
 
 static bool term(struct vmy_parser *p)
 {
@@ -277,7 +273,7 @@ static bool group(struct vmy_parser *p, unsigned extra)
 
 	if (!vmy_enter(p))
 		return false;
-	vmy_next(p);   /* ( */
+	vmy_next(p); /* ( */
 	t = vmy_peek(p, 0);
 	if (is_query_start(p, t))
 		ok = query(p);
@@ -328,9 +324,8 @@ static bool call(struct vmy_parser *p, bool qualified)
 		refuse_function(p, lower, "with an argument it sets a session value");
 		return false;
 	}
-	if (strcmp(lower, "substring") == 0 || strcmp(lower, "substr") == 0 ||
-	    strcmp(lower, "mid") == 0 || strcmp(lower, "trim") == 0 ||
-	    strcmp(lower, "extract") == 0)
+	if (strcmp(lower, "substring") == 0 || strcmp(lower, "substr") == 0 || strcmp(lower, "mid") == 0 ||
+	    strcmp(lower, "trim") == 0 || strcmp(lower, "extract") == 0)
 		extra = SEQ_FUNC_FROM;
 	vmy_next(p);
 	return group(p, extra);
@@ -340,9 +335,8 @@ static bool join_word(struct vmy_parser *p, const struct vmy_token *t)
 {
 	if (vmy_is_kw(p, t, "LEFT") || vmy_is_kw(p, t, "RIGHT"))
 		return !vmy_punct_at(p, 1, "(");
-	return vmy_is_kw(p, t, "JOIN") || vmy_is_kw(p, t, "STRAIGHT_JOIN") ||
-	       vmy_is_kw(p, t, "INNER") || vmy_is_kw(p, t, "CROSS") ||
-	       vmy_is_kw(p, t, "NATURAL") || vmy_is_kw(p, t, "OUTER");
+	return vmy_is_kw(p, t, "JOIN") || vmy_is_kw(p, t, "STRAIGHT_JOIN") || vmy_is_kw(p, t, "INNER") ||
+	       vmy_is_kw(p, t, "CROSS") || vmy_is_kw(p, t, "NATURAL") || vmy_is_kw(p, t, "OUTER");
 }
 
 /* A keyword inside seq(): returns 1 to go on, 0 to stop (not consumed), -1 refused. */
@@ -403,8 +397,8 @@ static int seq_keyword(struct vmy_parser *p, unsigned flags, bool *had_from)
 	if (vmy_is_kw(p, t, "WITH")) {
 		const struct vmy_token *n = vmy_peek(p, 1);
 
-		if (vmy_word_is(p, n, "ROLLUP") || vmy_word_is(p, n, "CUBE") ||
-		    vmy_word_is(p, n, "TIES") || vmy_word_is(p, n, "QUERY")) {
+		if (vmy_word_is(p, n, "ROLLUP") || vmy_word_is(p, n, "CUBE") || vmy_word_is(p, n, "TIES") ||
+		    vmy_word_is(p, n, "QUERY")) {
 			vmy_next(p);
 			vmy_next(p);
 			return 1;
@@ -420,22 +414,22 @@ static int seq_keyword(struct vmy_parser *p, unsigned flags, bool *had_from)
 	}
 	if ((flags & SEQ_ON) && kw_in(p, t, clause_kws))
 		return 0;
-	if ((vmy_is_kw(p, t, "CURRENT_USER") || vmy_is_kw(p, t, "CURRENT_ROLE")) &&
-	    !vmy_punct_at(p, 1, "(")) {
+	if ((vmy_is_kw(p, t, "CURRENT_USER") || vmy_is_kw(p, t, "CURRENT_ROLE")) && !vmy_punct_at(p, 1, "(")) {
 		char lower[32];
 
 		vmy_lower_copy(lower, sizeof(lower), p->sql + t->start, t->len);
-		refuse_function(p, lower, "it reveals the backend account; SELECT CURRENT_USER on "
+		refuse_function(p, lower,
+				"it reveals the backend account; SELECT CURRENT_USER on "
 				"its own is answered by airlock");
 		return -1;
 	}
-	if ((vmy_is_kw(p, t, "NEXT") || vmy_is_kw(p, t, "PREVIOUS")) &&
-	    vmy_kw_at(p, 1, "VALUE") && vmy_kw_at(p, 2, "FOR")) {
+	if ((vmy_is_kw(p, t, "NEXT") || vmy_is_kw(p, t, "PREVIOUS")) && vmy_kw_at(p, 1, "VALUE") &&
+	    vmy_kw_at(p, 2, "FOR")) {
 		refuse_function(p, vmy_is_kw(p, t, "NEXT") ? "nextval" : "lastval",
 				"it reads or advances a sequence (sequences are tables)");
 		return -1;
 	}
-	return 2;   /* an ordinary word: the caller treats it like a name */
+	return 2; /* an ordinary word: the caller treats it like a name */
 }
 
 /*
@@ -674,8 +668,7 @@ static bool factor(struct vmy_parser *p)
 	}
 	if ((t->kind == VMY_T_WORD || t->kind == VMY_T_QIDENT) && vmy_punct_at(p, 1, "(")) {
 		if (vmy_word_is(p, t, "JSON_TABLE"))
-			refuse_unsupported(p, "JSON_TABLE",
-					   "select the JSON column and process it instead");
+			refuse_unsupported(p, "JSON_TABLE", "select the JSON column and process it instead");
 		else
 			refuse_unsupported(p, "table functions", "name a table or a (SELECT ...)");
 		return false;
@@ -702,8 +695,7 @@ static bool join_op(struct vmy_parser *p)
 	}
 	if (vmy_is_kw(p, t, "INNER") || vmy_is_kw(p, t, "CROSS")) {
 		vmy_next(p);
-	} else if ((vmy_is_kw(p, t, "LEFT") || vmy_is_kw(p, t, "RIGHT")) &&
-		   !vmy_punct_at(p, 1, "(")) {
+	} else if ((vmy_is_kw(p, t, "LEFT") || vmy_is_kw(p, t, "RIGHT")) && !vmy_punct_at(p, 1, "(")) {
 		vmy_next(p);
 		vmy_accept_kw(p, "OUTER");
 	} else if (vmy_is_kw(p, t, "NATURAL")) {
@@ -727,7 +719,7 @@ static bool join_spec(struct vmy_parser *p)
 {
 	if (vmy_accept_kw(p, "ON"))
 		return seq(p, SEQ_ON);
-	vmy_next(p);   /* USING */
+	vmy_next(p); /* USING */
 	return name_list(p);
 }
 

@@ -10,15 +10,15 @@
 #include "proxy/mysql/validate/validate_my_funcs.h"
 #include "proxy/mysql/validate/validate_my_names.h"
 
-static const char LITERAL_HINT[] =
-	"set it to a literal value: a number, a quoted string, ON / OFF or DEFAULT";
+static const char LITERAL_HINT[] = "set it to a literal value: a number, a quoted string, ON / OFF or DEFAULT";
 
 static void refuse_global(struct vmy_parser *p, const char *what)
 {
 	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
 		   "airlock only changes settings of your own session: use SET SESSION name = value",
 		   "Access denied; you need (at least one of) the SUPER privilege(s) for this "
-		   "operation (%s)", what);
+		   "operation (%s)",
+		   what);
 }
 
 static void refuse_setting(struct vmy_parser *p, const char *name, const char *why)
@@ -36,8 +36,7 @@ static struct vmy_assign *new_assign(struct vmy_parser *p)
 
 	if (p->out->nassigns >= VMY_MAX_ASSIGNS) {
 		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "split the SET into several statements",
-			   "Not supported through airlock: more than %d settings in one SET",
-			   VMY_MAX_ASSIGNS);
+			   "Not supported through airlock: more than %d settings in one SET", VMY_MAX_ASSIGNS);
 		return NULL;
 	}
 	a = &p->out->assigns[p->out->nassigns++];
@@ -66,8 +65,7 @@ static void copy_case(char *dst, size_t size, const char *src, size_t n, bool lo
 static bool strings(struct vmy_parser *p, char *buf, size_t size, size_t *used)
 {
 	while (vmy_peek(p, 0)->kind == VMY_T_STRING) {
-		if (!vmy_tok_string(p->sql, vmy_peek(p, 0), p->pol->no_backslash_escapes, buf, size,
-				    used)) {
+		if (!vmy_tok_string(p->sql, vmy_peek(p, 0), p->pol->no_backslash_escapes, buf, size, used)) {
 			vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, "use a shorter value",
 				   "Access denied; the value is too long or holds a NUL byte");
 			return false;
@@ -84,15 +82,14 @@ static bool concat_value(struct vmy_parser *p, struct vmy_assign *a)
 	const struct vmy_token *t;
 	size_t used = 0;
 
-	vmy_next(p);   /* CONCAT */
-	vmy_next(p);   /* ( */
+	vmy_next(p); /* CONCAT */
+	vmy_next(p); /* ( */
 	if (vmy_peek(p, 0)->kind != VMY_T_ATAT)
 		return false;
 	vmy_next(p);
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_WORD && vmy_punct_at(p, 1, ".") &&
-	    (vmy_word_is(p, t, "GLOBAL") || vmy_word_is(p, t, "SESSION") ||
-	     vmy_word_is(p, t, "LOCAL"))) {
+	    (vmy_word_is(p, t, "GLOBAL") || vmy_word_is(p, t, "SESSION") || vmy_word_is(p, t, "LOCAL"))) {
 		vmy_next(p);
 		vmy_next(p);
 	}
@@ -131,9 +128,8 @@ static bool literal(struct vmy_parser *p, struct vmy_assign *a)
 			return false;
 		if (cs)
 			vmy_lower_copy(a->value, sizeof(a->value), a->value, used);
-	} else if (t->kind == VMY_T_NUMBER ||
-		   ((vmy_tok_punct(p->sql, t, "-") || vmy_tok_punct(p->sql, t, "+")) &&
-		    vmy_peek(p, 1)->kind == VMY_T_NUMBER)) {
+	} else if (t->kind == VMY_T_NUMBER || ((vmy_tok_punct(p->sql, t, "-") || vmy_tok_punct(p->sql, t, "+")) &&
+					       vmy_peek(p, 1)->kind == VMY_T_NUMBER)) {
 		bool neg = vmy_tok_punct(p->sql, t, "-");
 
 		if (t->kind != VMY_T_NUMBER) {
@@ -144,16 +140,15 @@ static bool literal(struct vmy_parser *p, struct vmy_assign *a)
 			refuse_setting(p, a->name, "the number is too long");
 			return false;
 		}
-		snprintf(a->value, sizeof(a->value), "%s%.*s", neg ? "-" : "", (int)t->len,
-			 p->sql + t->start);
+		snprintf(a->value, sizeof(a->value), "%s%.*s", neg ? "-" : "", (int)t->len, p->sql + t->start);
 		vmy_next(p);
 	} else if (t->kind == VMY_T_WORD) {
-		if ((strcmp(a->name, "sql_mode") == 0 ||
-		     strncmp(a->name, "session_track_", 14) == 0) &&
+		if ((strcmp(a->name, "sql_mode") == 0 || strncmp(a->name, "session_track_", 14) == 0) &&
 		    vmy_word_is(p, t, "CONCAT") && vmy_punct_at(p, 1, "(")) {
 			if (!concat_value(p, a)) {
 				if (!p->failed)
-					refuse_setting(p, a->name, "the only expression accepted is "
+					refuse_setting(p, a->name,
+						       "the only expression accepted is "
 						       "CONCAT(@@name, 'literal', ...)");
 				return false;
 			}
@@ -187,10 +182,10 @@ static bool charset_ok(struct vmy_parser *p, const struct vmy_assign *a)
 {
 	char hint[256];
 
-	if (!a->is_default && (vmy_charset_allowed(a->value) ||
-			       (p->pol->charset && vmy_charset_single_byte(a->value))))
+	if (!a->is_default && (vmy_charset_allowed(a->value) || (p->pol->charset && vmy_charset_single_byte(a->value))))
 		return true;
-	snprintf(hint, sizeof(hint), "airlock reads statements as utf8mb4: use SET NAMES utf8mb4 "
+	snprintf(hint, sizeof(hint),
+		 "airlock reads statements as utf8mb4: use SET NAMES utf8mb4 "
 		 "(utf8, utf8mb3 and ascii are accepted too)");
 	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
 		   "Access denied; character set '%.64s' is not allowed through airlock", a->value);
@@ -204,8 +199,8 @@ static bool true_word(const char *v)
 
 static bool bool_word(const char *v)
 {
-	return true_word(v) || strcasecmp(v, "0") == 0 || strcasecmp(v, "OFF") == 0 ||
-	       strcasecmp(v, "FALSE") == 0 || strcasecmp(v, "DEFAULT") == 0;
+	return true_word(v) || strcasecmp(v, "0") == 0 || strcasecmp(v, "OFF") == 0 || strcasecmp(v, "FALSE") == 0 ||
+	       strcasecmp(v, "DEFAULT") == 0;
 }
 
 /* Per-setting value rules. */
@@ -228,7 +223,8 @@ static bool check_value(struct vmy_parser *p, struct vmy_assign *a)
 		if (strcmp(a->value, "0") == 0 && !a->append) {
 			a->value[0] = '\0';
 		} else if (!vmy_sql_mode_parse(a->value, strlen(a->value), NULL, NULL)) {
-			refuse_setting(p, a->name, "airlock accepts the usual modes, ANSI, "
+			refuse_setting(p, a->name,
+				       "airlock accepts the usual modes, ANSI, "
 				       "ANSI_QUOTES, NO_BACKSLASH_ESCAPES and TRADITIONAL; not ORACLE, "
 				       "MSSQL, DB2, POSTGRESQL, MAXDB, numeric or unknown modes");
 			return false;
@@ -285,11 +281,13 @@ static bool names_item(struct vmy_parser *p, struct vmy_assign *a, const char *n
 static void set_transaction(struct vmy_parser *p, bool session)
 {
 	static const char *const levels[][2] = {
-		{ "READ", "UNCOMMITTED" }, { "READ", "COMMITTED" }, { "REPEATABLE", "READ" },
-		{ "SERIALIZABLE", NULL },
+		{"READ", "UNCOMMITTED"},
+		{"READ", "COMMITTED"},
+		{"REPEATABLE", "READ"},
+		{"SERIALIZABLE", NULL},
 	};
 
-	vmy_next(p);   /* TRANSACTION */
+	vmy_next(p); /* TRANSACTION */
 	do {
 		struct vmy_assign *a;
 		size_t i;
@@ -314,8 +312,7 @@ static void set_transaction(struct vmy_parser *p, bool session)
 			return;
 		}
 		for (i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
-			if (vmy_kw_at(p, 0, levels[i][0]) &&
-			    (!levels[i][1] || vmy_kw_at(p, 1, levels[i][1])))
+			if (vmy_kw_at(p, 0, levels[i][0]) && (!levels[i][1] || vmy_kw_at(p, 1, levels[i][1])))
 				break;
 		}
 		if (i == sizeof(levels) / sizeof(levels[0])) {
@@ -325,8 +322,8 @@ static void set_transaction(struct vmy_parser *p, bool session)
 		vmy_next(p);
 		if (levels[i][1])
 			vmy_next(p);
-		snprintf(a->value, sizeof(a->value), "ISOLATION LEVEL %s%s%s", levels[i][0],
-			 levels[i][1] ? " " : "", levels[i][1] ? levels[i][1] : "");
+		snprintf(a->value, sizeof(a->value), "ISOLATION LEVEL %s%s%s", levels[i][0], levels[i][1] ? " " : "",
+			 levels[i][1] ? levels[i][1] : "");
 	} while (vmy_accept_punct(p, ","));
 	if (!vmy_at_end(p)) {
 		vmy_syntax(p, "unexpected input at the end of SET TRANSACTION");
@@ -352,8 +349,7 @@ static bool variable_item(struct vmy_parser *p, struct vmy_assign *a)
 		refuse_setting(p, a->name, "structured (component) variables are not supported");
 		return false;
 	}
-	if (!vmy_setting_allowed(a->name) || strcmp(a->name, "names") == 0 ||
-	    strcmp(a->name, "character set") == 0) {
+	if (!vmy_setting_allowed(a->name) || strcmp(a->name, "names") == 0 || strcmp(a->name, "character set") == 0) {
 		refuse_setting(p, a->name, "unknown or server-wide setting");
 		return false;
 	}
@@ -366,8 +362,7 @@ static bool variable_item(struct vmy_parser *p, struct vmy_assign *a)
 
 static bool is_global_word(struct vmy_parser *p, const struct vmy_token *t)
 {
-	return vmy_word_is(p, t, "GLOBAL") || vmy_word_is(p, t, "PERSIST") ||
-	       vmy_word_is(p, t, "PERSIST_ONLY");
+	return vmy_word_is(p, t, "GLOBAL") || vmy_word_is(p, t, "PERSIST") || vmy_word_is(p, t, "PERSIST_ONLY");
 }
 
 static bool set_item(struct vmy_parser *p)
@@ -422,20 +417,18 @@ static bool set_item(struct vmy_parser *p)
 
 void vmy_set(struct vmy_parser *p)
 {
-	static const char *const forbidden[] = {
-		"PASSWORD", "ROLE", "STATEMENT", "RESOURCE", NULL
-	};
+	static const char *const forbidden[] = {"PASSWORD", "ROLE", "STATEMENT", "RESOURCE", NULL};
 	const char *const *f;
 	const struct vmy_token *t;
 
-	vmy_next(p);   /* SET */
+	vmy_next(p); /* SET */
 	t = vmy_peek(p, 0);
 	for (f = forbidden; *f; f++) {
 		if (vmy_is_kw(p, t, *f) || (vmy_is_kw(p, t, "DEFAULT") && vmy_kw_at(p, 1, "ROLE"))) {
 			vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
 				   "airlock does not change passwords, roles or per-statement settings",
-				   "Access denied; SET %.*s is not allowed through airlock",
-				   (int)t->len, p->sql + t->start);
+				   "Access denied; SET %.*s is not allowed through airlock", (int)t->len,
+				   p->sql + t->start);
 			return;
 		}
 	}
@@ -475,7 +468,7 @@ void vmy_begin(struct vmy_parser *p)
 		p->out->kind = VMY_BEGIN;
 		return;
 	}
-	vmy_next(p);   /* START */
+	vmy_next(p); /* START */
 	if (!vmy_accept_kw(p, "TRANSACTION")) {
 		vmy_refuse_write(p, "START (other than START TRANSACTION)");
 		return;
@@ -509,7 +502,7 @@ void vmy_begin(struct vmy_parser *p)
 
 void vmy_commit(struct vmy_parser *p, bool rollback)
 {
-	vmy_next(p);   /* COMMIT / ROLLBACK */
+	vmy_next(p); /* COMMIT / ROLLBACK */
 	vmy_accept_kw(p, "WORK");
 	if (rollback && vmy_kw_at(p, 0, "TO")) {
 		vmy_refuse_write(p, "ROLLBACK TO SAVEPOINT (savepoints)");
@@ -547,7 +540,7 @@ void vmy_use(struct vmy_parser *p)
 {
 	char db[VMY_NAME_MAX];
 
-	vmy_next(p);   /* USE */
+	vmy_next(p); /* USE */
 	if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
 		return;
 	vmy_next(p);

@@ -10,10 +10,9 @@
 #include "proxy/mysql/validate/validate_my_names.h"
 #include "proxy/mysql/validate/validate_my_read.h"
 
-static const char SHOW_HINT[] =
-	"allowed: SHOW DATABASES, SHOW [FULL] TABLES [FROM db], SHOW TABLE STATUS, "
-	"SHOW [FULL] COLUMNS FROM t, SHOW INDEX FROM t, SHOW CREATE TABLE t, SHOW VARIABLES, "
-	"SHOW WARNINGS, SHOW ERRORS, SHOW CHARACTER SET, SHOW COLLATION, SHOW ENGINES";
+static const char SHOW_HINT[] = "allowed: SHOW DATABASES, SHOW [FULL] TABLES [FROM db], SHOW TABLE STATUS, "
+				"SHOW [FULL] COLUMNS FROM t, SHOW INDEX FROM t, SHOW CREATE TABLE t, SHOW VARIABLES, "
+				"SHOW WARNINGS, SHOW ERRORS, SHOW CHARACTER SET, SHOW COLLATION, SHOW ENGINES";
 
 static void read_ok(struct vmy_parser *p, const char *kind)
 {
@@ -34,8 +33,7 @@ static void refuse_show(struct vmy_parser *p, size_t from, size_t to)
 	if (n > 64)
 		n = 64;
 	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, SHOW_HINT,
-		   "Access denied; SHOW %.*s is not available through airlock", (int)n,
-		   p->sql + from);
+		   "Access denied; SHOW %.*s is not available through airlock", (int)n, p->sql + from);
 }
 
 /* [LIKE 'pattern' | WHERE condition] up to the end. */
@@ -107,8 +105,7 @@ static bool is_variable_name(struct vmy_parser *p, const struct vmy_token *t)
 {
 	char name[32];
 
-	return vmy_tok_ident(p->sql, t, name, sizeof(name)) == 13 &&
-	       vmy_lower_copy(name, sizeof(name), name, 13) &&
+	return vmy_tok_ident(p->sql, t, name, sizeof(name)) == 13 && vmy_lower_copy(name, sizeof(name), name, 13) &&
 	       strcmp(name, "variable_name") == 0;
 }
 
@@ -167,9 +164,8 @@ static bool variables_where(struct vmy_parser *p)
 
 			vmy_next(p);
 			t = vmy_peek(p, 0);
-			if (t->kind != VMY_T_STRING ||
-			    !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes, p->out->like,
-					    sizeof(p->out->like), &used)) {
+			if (t->kind != VMY_T_STRING || !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes,
+								       p->out->like, sizeof(p->out->like), &used)) {
 				vmy_syntax(p, "LIKE 'pattern' was expected");
 				return false;
 			}
@@ -191,14 +187,13 @@ static bool variables_where(struct vmy_parser *p)
 
 static void show_variables(struct vmy_parser *p)
 {
-	vmy_next(p);   /* VARIABLES */
+	vmy_next(p); /* VARIABLES */
 	if (vmy_accept_kw(p, "LIKE")) {
 		const struct vmy_token *t = vmy_peek(p, 0);
 		size_t used = 0;
 
-		if (t->kind != VMY_T_STRING ||
-		    !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes, p->out->like,
-				    sizeof(p->out->like), &used)) {
+		if (t->kind != VMY_T_STRING || !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes, p->out->like,
+							       sizeof(p->out->like), &used)) {
 			vmy_syntax(p, "LIKE 'pattern' was expected");
 			return;
 		}
@@ -272,7 +267,7 @@ void vmy_show(struct vmy_parser *p)
 	size_t from;
 	bool full = false;
 
-	vmy_next(p);   /* SHOW */
+	vmy_next(p); /* SHOW */
 	if (vmy_at_end(p)) {
 		vmy_syntax(p, "SHOW what? e.g. SHOW TABLES");
 		return;
@@ -296,8 +291,7 @@ void vmy_show(struct vmy_parser *p)
 			vmy_syntax(p, "SHOW COLUMNS FROM table was expected");
 		else if (show_table(p, true) && like_or_where(p))
 			read_ok(p, "SHOW");
-	} else if (vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "INDEXES") ||
-		   vmy_accept_kw(p, "KEYS")) {
+	} else if (vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "INDEXES") || vmy_accept_kw(p, "KEYS")) {
 		if (!from_in(p))
 			vmy_syntax(p, "SHOW INDEX FROM table was expected");
 		else if (show_table(p, true) && (!vmy_accept_kw(p, "WHERE") || vmy_read_expr(p)))
@@ -307,8 +301,7 @@ void vmy_show(struct vmy_parser *p)
 		vmy_next(p);
 		if (show_table(p, false))
 			read_ok(p, "SHOW");
-	} else if (!full && ((vmy_kw_at(p, 0, "CHARACTER") && vmy_kw_at(p, 1, "SET")) ||
-			     vmy_kw_at(p, 0, "CHARSET"))) {
+	} else if (!full && ((vmy_kw_at(p, 0, "CHARACTER") && vmy_kw_at(p, 1, "SET")) || vmy_kw_at(p, 0, "CHARSET"))) {
 		if (!vmy_accept_kw(p, "CHARSET")) {
 			vmy_next(p);
 			vmy_next(p);
@@ -318,21 +311,21 @@ void vmy_show(struct vmy_parser *p)
 	} else if (!full && vmy_accept_kw(p, "COLLATION")) {
 		if (like_or_where(p))
 			read_ok(p, "SHOW");
-	} else if (!full && (vmy_accept_kw(p, "ENGINES") ||
-			     (vmy_kw_at(p, 0, "STORAGE") && vmy_kw_at(p, 1, "ENGINES")))) {
+	} else if (!full &&
+		   (vmy_accept_kw(p, "ENGINES") || (vmy_kw_at(p, 0, "STORAGE") && vmy_kw_at(p, 1, "ENGINES")))) {
 		if (vmy_accept_kw(p, "STORAGE"))
 			vmy_next(p);
 		read_ok(p, "SHOW");
-	} else if (!full && (vmy_kw_at(p, 0, "VARIABLES") ||
-			     ((vmy_kw_at(p, 0, "SESSION") || vmy_kw_at(p, 0, "LOCAL")) &&
-			      vmy_kw_at(p, 1, "VARIABLES")))) {
+	} else if (!full &&
+		   (vmy_kw_at(p, 0, "VARIABLES") ||
+		    ((vmy_kw_at(p, 0, "SESSION") || vmy_kw_at(p, 0, "LOCAL")) && vmy_kw_at(p, 1, "VARIABLES")))) {
 		if (!vmy_kw_at(p, 0, "VARIABLES"))
 			vmy_next(p);
 		show_variables(p);
 	} else if (!full && (vmy_kw_at(p, 0, "WARNINGS") || vmy_kw_at(p, 0, "ERRORS"))) {
 		show_warnings(p, false);
-	} else if (!full && vmy_kw_at(p, 0, "COUNT") && vmy_punct_at(p, 1, "(") &&
-		   vmy_punct_at(p, 2, "*") && vmy_punct_at(p, 3, ")")) {
+	} else if (!full && vmy_kw_at(p, 0, "COUNT") && vmy_punct_at(p, 1, "(") && vmy_punct_at(p, 2, "*") &&
+		   vmy_punct_at(p, 3, ")")) {
 		vmy_next(p);
 		vmy_next(p);
 		vmy_next(p);
@@ -360,13 +353,13 @@ static void explain_query(struct vmy_parser *p)
 
 void vmy_describe(struct vmy_parser *p)
 {
-	static const char *const writes[] = { "INSERT", "UPDATE", "DELETE", "REPLACE", NULL };
+	static const char *const writes[] = {"INSERT", "UPDATE", "DELETE", "REPLACE", NULL};
 	const char *const *w;
 	const struct vmy_token *t;
 	char col[VMY_NAME_MAX];
 	bool modifier = false;
 
-	vmy_next(p);   /* DESCRIBE / DESC / EXPLAIN */
+	vmy_next(p); /* DESCRIBE / DESC / EXPLAIN */
 	t = vmy_peek(p, 0);
 	if (vmy_is_kw(p, t, "ANALYZE")) {
 		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
@@ -401,9 +394,8 @@ void vmy_describe(struct vmy_parser *p)
 			return;
 		}
 	}
-	if (vmy_is_kw(p, t, "SELECT") || vmy_is_kw(p, t, "WITH") ||
-	    vmy_tok_punct(p->sql, t, "(") || vmy_is_kw(p, t, "TABLE") ||
-	    vmy_is_kw(p, t, "VALUES") || modifier) {
+	if (vmy_is_kw(p, t, "SELECT") || vmy_is_kw(p, t, "WITH") || vmy_tok_punct(p->sql, t, "(") ||
+	    vmy_is_kw(p, t, "TABLE") || vmy_is_kw(p, t, "VALUES") || modifier) {
 		explain_query(p);
 		return;
 	}

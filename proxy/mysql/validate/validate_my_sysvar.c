@@ -17,11 +17,10 @@ bool vmy_read_sysvar(struct vmy_parser *p)
 	const struct vmy_token *t;
 	bool global = false;
 
-	vmy_next(p);   /* @@ */
+	vmy_next(p); /* @@ */
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_WORD && vmy_punct_at(p, 1, ".") &&
-	    (vmy_word_is(p, t, "GLOBAL") || vmy_word_is(p, t, "SESSION") ||
-	     vmy_word_is(p, t, "LOCAL"))) {
+	    (vmy_word_is(p, t, "GLOBAL") || vmy_word_is(p, t, "SESSION") || vmy_word_is(p, t, "LOCAL"))) {
 		global = vmy_word_is(p, t, "GLOBAL");
 		vmy_next(p);
 		vmy_next(p);
@@ -31,8 +30,10 @@ bool vmy_read_sysvar(struct vmy_parser *p)
 		return false;
 	vmy_next(p);
 	vmy_lower_copy(lower, sizeof(lower), name, strlen(name));
-	snprintf(hint, sizeof(hint), "readable system variables: %s; @@global values are not "
-		 "shown through airlock", vmy_sysvar_list());
+	snprintf(hint, sizeof(hint),
+		 "readable system variables: %s; @@global values are not "
+		 "shown through airlock",
+		 vmy_sysvar_list());
 	if (vmy_punct_at(p, 0, ".")) {
 		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
 			   "Access denied to structured system variable '@@%.64s.*'", lower);
@@ -40,8 +41,7 @@ bool vmy_read_sysvar(struct vmy_parser *p)
 	}
 	if (global || !vmy_sysvar_readable(lower)) {
 		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
-			   "Access denied to system variable '@@%s%.64s'", global ? "global." : "",
-			   lower);
+			   "Access denied to system variable '@@%s%.64s'", global ? "global." : "", lower);
 		return false;
 	}
 	return true;

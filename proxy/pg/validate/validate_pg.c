@@ -19,8 +19,8 @@
 #include "proxy/pg/validate/validate_pg_stmt.h"
 #include "proxy/pg/validate/validate_pg_util.h"
 
-static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *sql,
-				   json_t *body, struct pgv_result *out)
+static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *sql, json_t *body,
+				   struct pgv_result *out)
 {
 	json_t *opts = json_object_get(body, "options");
 	json_t *query = json_object_get(body, "query");
@@ -57,8 +57,7 @@ static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *
 }
 
 /* DECLARE: its header, then its query validated as a statement of its own (the grammar's recursion). */
-static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, json_t *body,
-			     struct pgv_result *out)
+static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, json_t *body, struct pgv_result *out)
 {
 	struct pgv_result inner;
 
@@ -73,8 +72,7 @@ static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, j
 	return out->kind;
 }
 
-static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql,
-			      json_t *stmt, struct pgv_result *out)
+static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, json_t *stmt, struct pgv_result *out)
 {
 	const char *type;
 	json_t *body;
@@ -139,8 +137,7 @@ static void fingerprint(const char *sql, struct pgv_result *out)
 	pg_query_free_fingerprint_result(fp);
 }
 
-enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
-			   struct pgv_result *out)
+enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, struct pgv_result *out)
 {
 	PgQueryParseResult parsed;
 	json_error_t jerr;
@@ -161,8 +158,8 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 	parsed = pg_query_parse(sql);
 	if (parsed.error) {
 		pgv_refuse(out, "42601", AIRLOCK_E_SYNTAX_ERROR,
-			   parsed.error->cursorpos > 0 ? parsed.error->cursorpos : 0, NULL,
-			   "%s", parsed.error->message ? parsed.error->message : "syntax error");
+			   parsed.error->cursorpos > 0 ? parsed.error->cursorpos : 0, NULL, "%s",
+			   parsed.error->message ? parsed.error->message : "syntax error");
 		goto out_free_parse;
 	}
 	root = json_loads(parsed.parse_tree, 0, &jerr);
@@ -172,8 +169,7 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 	}
 	stmts = json_object_get(root, "stmts");
 	if (!json_is_array(stmts)) {
-		pgv_refuse(out, "XX000", AIRLOCK_E_UNSUPPORTED, 0, NULL,
-			   "statement could not be validated");
+		pgv_refuse(out, "XX000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "statement could not be validated");
 		goto out_free_json;
 	}
 	n = json_array_size(stmts);
@@ -186,10 +182,8 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql,
 		json_t *loc = json_object_get(second, "stmt_location");
 
 		pgv_refuse(out, "42601", AIRLOCK_E_MULTI_STATEMENT,
-			   pgv_cursor_from_offset(sql, json_is_integer(loc) ?
-						  json_integer_value(loc) : 0),
-			   "send one statement per query",
-			   "only one statement per query is allowed, found %zu", n);
+			   pgv_cursor_from_offset(sql, json_is_integer(loc) ? json_integer_value(loc) : 0),
+			   "send one statement per query", "only one statement per query is allowed, found %zu", n);
 		fingerprint(sql, out);
 		goto out_free_json;
 	}

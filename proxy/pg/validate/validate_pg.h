@@ -17,24 +17,24 @@
 #include "protocol/errors.h"
 
 enum pgv_kind {
-	PGV_REFUSED = 0,   /* see sqlstate, code, message, hint */
-	PGV_EMPTY,         /* only whitespace/comments: EmptyQueryResponse */
-	PGV_READ,          /* SELECT / VALUES / TABLE / EXPLAIN (never ANALYZE) of one of them */
-	PGV_SET,           /* SET [SESSION|LOCAL] name = value; name lower-cased, value in value */
-	PGV_RESET,         /* RESET name; name "all" for RESET ALL */
-	PGV_SHOW,          /* SHOW name, every SHOW ("all" for SHOW ALL); the session decides
-	                    * whether it answers locally or sends it to a runner */
-	PGV_BEGIN,         /* BEGIN / START TRANSACTION [READ ONLY | ISOLATION ...] */
-	PGV_COMMIT,        /* COMMIT / END */
-	PGV_ROLLBACK,      /* ROLLBACK / ABORT */
-	PGV_SAVEPOINT,     /* SAVEPOINT name */
-	PGV_RELEASE,       /* RELEASE [SAVEPOINT] name */
-	PGV_ROLLBACK_TO,   /* ROLLBACK TO [SAVEPOINT] name */
-	PGV_DISCARD,       /* DISCARD ALL | PLANS | SEQUENCES | TEMP */
+	PGV_REFUSED = 0,     /* see sqlstate, code, message, hint */
+	PGV_EMPTY,           /* only whitespace/comments: EmptyQueryResponse */
+	PGV_READ,            /* SELECT / VALUES / TABLE / EXPLAIN (never ANALYZE) of one of them */
+	PGV_SET,             /* SET [SESSION|LOCAL] name = value; name lower-cased, value in value */
+	PGV_RESET,           /* RESET name; name "all" for RESET ALL */
+	PGV_SHOW,            /* SHOW name, every SHOW ("all" for SHOW ALL); the session decides
+			      * whether it answers locally or sends it to a runner */
+	PGV_BEGIN,           /* BEGIN / START TRANSACTION [READ ONLY | ISOLATION ...] */
+	PGV_COMMIT,          /* COMMIT / END */
+	PGV_ROLLBACK,        /* ROLLBACK / ABORT */
+	PGV_SAVEPOINT,       /* SAVEPOINT name */
+	PGV_RELEASE,         /* RELEASE [SAVEPOINT] name */
+	PGV_ROLLBACK_TO,     /* ROLLBACK TO [SAVEPOINT] name */
+	PGV_DISCARD,         /* DISCARD ALL | PLANS | SEQUENCES | TEMP */
 	PGV_SET_TRANSACTION, /* SET TRANSACTION / SET SESSION CHARACTERISTICS (read-only or isolation only) */
-	PGV_DECLARE,       /* DECLARE name CURSOR FOR <read>; the read starts at query_offset */
-	PGV_FETCH,         /* FETCH [FORWARD] count FROM name (FETCH ALL: a huge count) */
-	PGV_CLOSE_CURSOR,  /* CLOSE name; name "" for CLOSE ALL */
+	PGV_DECLARE,         /* DECLARE name CURSOR FOR <read>; the read starts at query_offset */
+	PGV_FETCH,           /* FETCH [FORWARD] count FROM name (FETCH ALL: a huge count) */
+	PGV_CLOSE_CURSOR,    /* CLOSE name; name "" for CLOSE ALL */
 };
 
 /* Policy the validator enforces; borrowed for the call. */
@@ -64,26 +64,26 @@ struct pgv_result {
 	enum airlock_err code;
 	char message[512];
 	char hint[512];
-	int cursor_pos;         /* 1-based character position (syntax errors, the second
-	                         * statement, a refused table or function), 0 if none */
+	int cursor_pos; /* 1-based character position (syntax errors, the second
+			 * statement, a refused table or function), 0 if none */
 
 	/* PGV_SET / PGV_RESET / PGV_SHOW / PGV_SAVEPOINT / ...: */
-	char name[64];          /* lower-cased setting name; savepoint name as the parser
-	                         * gives it (unquoted names are already folded) */
-	char value[512];        /* SET value as Postgres would store it, e.g. "ISO, MDY" or "public, app";
-	                         * BEGIN / SET TRANSACTION: the isolation level if given */
-	bool is_local;          /* SET LOCAL */
-	bool set_default;       /* SET name TO DEFAULT (treat as RESET) */
-	bool read_write;        /* BEGIN/SET TRANSACTION asked for READ WRITE (session refuses it) */
+	char name[64];    /* lower-cased setting name; savepoint name as the parser
+			   * gives it (unquoted names are already folded) */
+	char value[512];  /* SET value as Postgres would store it, e.g. "ISO, MDY" or "public, app";
+			   * BEGIN / SET TRANSACTION: the isolation level if given */
+	bool is_local;    /* SET LOCAL */
+	bool set_default; /* SET name TO DEFAULT (treat as RESET) */
+	bool read_write;  /* BEGIN/SET TRANSACTION asked for READ WRITE (session refuses it) */
 
 	/* PGV_DECLARE / PGV_FETCH: */
-	bool hold;              /* WITH HOLD */
-	size_t query_offset;    /* where the cursor's SELECT starts in the text */
-	uint64_t count;         /* rows FETCH asks for */
-	bool explain;           /* PGV_READ that is itself an EXPLAIN */
+	bool hold;           /* WITH HOLD */
+	size_t query_offset; /* where the cursor's SELECT starts in the text */
+	uint64_t count;      /* rows FETCH asks for */
+	bool explain;        /* PGV_READ that is itself an EXPLAIN */
 
-	uint64_t fingerprint;   /* pg_query_fingerprint of the statement, for the audit log;
-	                         * 0 when the text does not parse */
+	uint64_t fingerprint; /* pg_query_fingerprint of the statement, for the audit log;
+			       * 0 when the text does not parse */
 };
 
 /* Validates sql (NUL-terminated). Always fills out; returns out->kind. */

@@ -161,8 +161,7 @@ static int cmp_name(const void *key, const void *elem)
 
 bool pgv_catalog_has_relation(const char *name)
 {
-	return bsearch(name, catalog_relations, NRELATIONS,
-		       sizeof(catalog_relations[0]), cmp_name) != NULL;
+	return bsearch(name, catalog_relations, NRELATIONS, sizeof(catalog_relations[0]), cmp_name) != NULL;
 }
 
 bool pgv_catalog_table_sorted(void)

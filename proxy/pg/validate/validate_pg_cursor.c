@@ -83,8 +83,8 @@ static const char *skip_word(const char *p, char *word, size_t wlen)
 /* Offset of the query after "DECLARE name [options] CURSOR [WITH[OUT] HOLD] FOR", or -1. */
 static long query_offset(const char *sql)
 {
-	static const char *const header_words[] = {"binary", "insensitive", "asensitive", "no",
-						   "scroll", "cursor", "with", "without", "hold"};
+	static const char *const header_words[] = {"binary", "insensitive", "asensitive", "no",  "scroll",
+						   "cursor", "with",        "without",    "hold"};
 	const char *p = skip_space(sql);
 	char word[32];
 
@@ -146,8 +146,8 @@ enum pgv_kind pgv_cursor_fetch(json_t *body, struct pgv_result *out)
 		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "use FETCH FORWARD n", "MOVE is not supported");
 		return out->kind;
 	}
-	if ((dir && strcmp(dir, "FETCH_FORWARD") != 0) || !json_is_integer(count) ||
-	    json_integer_value(count) <= 0 || !name) {
+	if ((dir && strcmp(dir, "FETCH_FORWARD") != 0) || !json_is_integer(count) || json_integer_value(count) <= 0 ||
+	    !name) {
 		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "use FETCH [FORWARD] n or FETCH ALL",
 			   "only forward fetches of one or more rows are supported");
 		return out->kind;

@@ -26,59 +26,59 @@ static const char R_NET[] = "it opens connections to other databases";
 
 struct denied_fn {
 	const char *name;
-	bool prefix;            /* name is a prefix: the whole family is denied */
+	bool prefix; /* name is a prefix: the whole family is denied */
 	const char *reason;
 };
 
 /* Sorted by name in strcmp order; pgv_function_table_sorted() checks it. */
 static const struct denied_fn denied[] = {
-	{ "binary_upgrade_", true, R_ADMIN },
-	{ "currval", false, R_SEQ },
-	{ "cursor_to_xml", true, R_DYNSQL },
-	{ "database_to_xml", true, R_DYNSQL },
-	{ "dblink", true, R_NET },
-	{ "lastval", false, R_SEQ },
-	{ "lo_", true, R_LO },
-	{ "loread", false, R_LO },
-	{ "lowrite", false, R_LO },
-	{ "nextval", false, R_SEQ },
-	{ "pg_advisory_", true, R_LOCK },
-	{ "pg_backup_", true, R_ADMIN },
-	{ "pg_cancel_backend", false, R_ADMIN },
-	{ "pg_copy_", true, R_REPL },
-	{ "pg_create_", true, R_REPL },
-	{ "pg_drop_replication_slot", false, R_REPL },
-	{ "pg_export_snapshot", false, R_SNAPSHOT },
-	{ "pg_file_", true, R_FILE_WRITE },
-	{ "pg_import_system_collations", false, R_ADMIN },
-	{ "pg_log_backend_memory_contexts", false, R_ADMIN },
-	{ "pg_logdir_ls", false, R_FILE },
-	{ "pg_logical_", true, R_REPL },
-	{ "pg_ls_", true, R_FILE },
-	{ "pg_notify", false, R_NOTIFY },
-	{ "pg_promote", false, R_ADMIN },
-	{ "pg_read_", true, R_FILE },
-	{ "pg_reload_conf", false, R_ADMIN },
-	{ "pg_replication_origin_", true, R_REPL },
-	{ "pg_replication_slot_advance", false, R_REPL },
-	{ "pg_rotate_logfile", false, R_ADMIN },
-	{ "pg_start_backup", false, R_ADMIN },
-	{ "pg_stat_file", false, R_FILE },
-	{ "pg_stat_reset", true, R_STATS },
-	{ "pg_stat_statements_reset", false, R_STATS },
-	{ "pg_stop_backup", false, R_ADMIN },
-	{ "pg_switch_wal", false, R_REPL },
-	{ "pg_terminate_backend", false, R_ADMIN },
-	{ "pg_truncate_visibility_map", false, R_ADMIN },
-	{ "pg_try_advisory_", true, R_LOCK },
-	{ "pg_wal_replay_", true, R_REPL },
-	{ "query_to_xml", true, R_DYNSQL },
-	{ "schema_to_xml", true, R_DYNSQL },
-	{ "set_config", false, R_CONFIG },
-	{ "setval", false, R_SEQ },
-	{ "table_to_xml", true, R_DYNSQL },
-	{ "ts_rewrite", false, R_DYNSQL },
-	{ "ts_stat", false, R_DYNSQL },
+	{"binary_upgrade_", true, R_ADMIN},
+	{"currval", false, R_SEQ},
+	{"cursor_to_xml", true, R_DYNSQL},
+	{"database_to_xml", true, R_DYNSQL},
+	{"dblink", true, R_NET},
+	{"lastval", false, R_SEQ},
+	{"lo_", true, R_LO},
+	{"loread", false, R_LO},
+	{"lowrite", false, R_LO},
+	{"nextval", false, R_SEQ},
+	{"pg_advisory_", true, R_LOCK},
+	{"pg_backup_", true, R_ADMIN},
+	{"pg_cancel_backend", false, R_ADMIN},
+	{"pg_copy_", true, R_REPL},
+	{"pg_create_", true, R_REPL},
+	{"pg_drop_replication_slot", false, R_REPL},
+	{"pg_export_snapshot", false, R_SNAPSHOT},
+	{"pg_file_", true, R_FILE_WRITE},
+	{"pg_import_system_collations", false, R_ADMIN},
+	{"pg_log_backend_memory_contexts", false, R_ADMIN},
+	{"pg_logdir_ls", false, R_FILE},
+	{"pg_logical_", true, R_REPL},
+	{"pg_ls_", true, R_FILE},
+	{"pg_notify", false, R_NOTIFY},
+	{"pg_promote", false, R_ADMIN},
+	{"pg_read_", true, R_FILE},
+	{"pg_reload_conf", false, R_ADMIN},
+	{"pg_replication_origin_", true, R_REPL},
+	{"pg_replication_slot_advance", false, R_REPL},
+	{"pg_rotate_logfile", false, R_ADMIN},
+	{"pg_start_backup", false, R_ADMIN},
+	{"pg_stat_file", false, R_FILE},
+	{"pg_stat_reset", true, R_STATS},
+	{"pg_stat_statements_reset", false, R_STATS},
+	{"pg_stop_backup", false, R_ADMIN},
+	{"pg_switch_wal", false, R_REPL},
+	{"pg_terminate_backend", false, R_ADMIN},
+	{"pg_truncate_visibility_map", false, R_ADMIN},
+	{"pg_try_advisory_", true, R_LOCK},
+	{"pg_wal_replay_", true, R_REPL},
+	{"query_to_xml", true, R_DYNSQL},
+	{"schema_to_xml", true, R_DYNSQL},
+	{"set_config", false, R_CONFIG},
+	{"setval", false, R_SEQ},
+	{"table_to_xml", true, R_DYNSQL},
+	{"ts_rewrite", false, R_DYNSQL},
+	{"ts_stat", false, R_DYNSQL},
 };
 
 #define NDENIED (sizeof(denied) / sizeof(denied[0]))
@@ -97,8 +97,7 @@ const char *pgv_function_denied(const char *name)
 	if (hit)
 		return hit->reason;
 	for (i = 0; i < NDENIED; i++) {
-		if (denied[i].prefix &&
-		    strncmp(name, denied[i].name, strlen(denied[i].name)) == 0)
+		if (denied[i].prefix && strncmp(name, denied[i].name, strlen(denied[i].name)) == 0)
 			return denied[i].reason;
 	}
 	return NULL;

@@ -32,10 +32,10 @@
 /* Refusal classes, most important first. */
 enum vclass {
 	V_NONE = 0,
-	V_FATAL,                /* could not check: too deep, out of memory */
-	V_WRITE,                /* data-modifying CTE, SELECT INTO, row locks */
-	V_FUNC,                 /* denied function */
-	V_REL,                  /* relation outside the allowlist */
+	V_FATAL, /* could not check: too deep, out of memory */
+	V_WRITE, /* data-modifying CTE, SELECT INTO, row locks */
+	V_FUNC,  /* denied function */
+	V_REL,   /* relation outside the allowlist */
 };
 
 /* One visible CTE name; scopes chain outwards through up. */
@@ -48,7 +48,7 @@ struct walk {
 	const struct pgv_policy *policy;
 	const char *sql;
 	struct pgv_result *out;
-	enum vclass found;      /* class of the refusal held in out */
+	enum vclass found; /* class of the refusal held in out */
 };
 
 static void walk_node(struct walk *w, json_t *v, const struct scope *sc, int depth);
@@ -92,15 +92,13 @@ static bool allowed(const struct pgv_policy *p, const char *schema, const char *
 }
 
 /* "<prefix>allowed tables: a, b, c" into out->hint, cut with "..." if long. */
-static void allowed_hint(struct pgv_result *out, const struct pgv_policy *p,
-			 const char *prefix)
+static void allowed_hint(struct pgv_result *out, const struct pgv_policy *p, const char *prefix)
 {
 	size_t used, i;
 	int n;
 
 	if (p->ntables == 0) {
-		snprintf(out->hint, sizeof(out->hint),
-			 "%sno tables are allowed for this user", prefix);
+		snprintf(out->hint, sizeof(out->hint), "%sno tables are allowed for this user", prefix);
 		return;
 	}
 	n = snprintf(out->hint, sizeof(out->hint), "%sallowed tables: ", prefix);
@@ -108,8 +106,7 @@ static void allowed_hint(struct pgv_result *out, const struct pgv_policy *p,
 	for (i = 0; i < p->ntables && used < sizeof(out->hint); i++) {
 		if (!p->tables[i])
 			continue;
-		n = snprintf(out->hint + used, sizeof(out->hint) - used, "%s%s",
-			     i ? ", " : "", p->tables[i]);
+		n = snprintf(out->hint + used, sizeof(out->hint) - used, "%s%s", i ? ", " : "", p->tables[i]);
 		if (n < 0 || (size_t)n >= sizeof(out->hint) - used) {
 			used = sizeof(out->hint);
 			break;
@@ -120,8 +117,7 @@ static void allowed_hint(struct pgv_result *out, const struct pgv_policy *p,
 		memcpy(out->hint + sizeof(out->hint) - 4, "...", 4);
 }
 
-static void refuse_table(struct walk *w, json_t *rv, const char *shown,
-			 const char *prefix)
+static void refuse_table(struct walk *w, json_t *rv, const char *shown, const char *prefix)
 {
 	if (!want(w, V_REL))
 		return;
@@ -183,11 +179,14 @@ static void check_unqualified(struct walk *w, json_t *rv, const char *rel)
 	if (good && want(w, V_REL)) {
 		char prefix[256];
 
-		snprintf(prefix, sizeof(prefix), "qualify the name (%s.%s) or change the "
-			 "search_path; ", good, rel);
-		pgv_refuse(w->out, "42501", AIRLOCK_E_TABLE_NOT_ALLOWED, pgv_cursor_of(w->sql, rv),
-			   NULL, "table \"%s\" is not allowed: through the search_path it may "
-			   "resolve to schema \"%s\"", rel, bad);
+		snprintf(prefix, sizeof(prefix),
+			 "qualify the name (%s.%s) or change the "
+			 "search_path; ",
+			 good, rel);
+		pgv_refuse(w->out, "42501", AIRLOCK_E_TABLE_NOT_ALLOWED, pgv_cursor_of(w->sql, rv), NULL,
+			   "table \"%s\" is not allowed: through the search_path it may "
+			   "resolve to schema \"%s\"",
+			   rel, bad);
 		allowed_hint(w->out, p, prefix);
 		return;
 	}
@@ -206,8 +205,8 @@ static void check_relation(struct walk *w, json_t *rv, const struct scope *sc)
 			return;
 		pgv_refuse(w->out, "0A000", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(w->sql, rv),
 			   "name tables as schema.table; only the current database is reachable",
-			   "cross-database reference \"%s.%s.%s\" is not supported",
-			   catalog, schema ? schema : "", rel);
+			   "cross-database reference \"%s.%s.%s\" is not supported", catalog, schema ? schema : "",
+			   rel);
 		return;
 	}
 	if (schema) {
@@ -246,8 +245,7 @@ static void refuse_into(struct walk *w, json_t *into)
 {
 	if (!want(w, V_WRITE))
 		return;
-	pgv_refuse(w->out, "25006", AIRLOCK_E_NOT_READ_ONLY,
-		   pgv_cursor_of(w->sql, json_object_get(into, "rel")),
+	pgv_refuse(w->out, "25006", AIRLOCK_E_NOT_READ_ONLY, pgv_cursor_of(w->sql, json_object_get(into, "rel")),
 		   "remove INTO: the rows are returned to you as the query result",
 		   "SELECT ... INTO creates a table and is not allowed on a read-only endpoint");
 }
@@ -280,8 +278,7 @@ static void refuse_nested(struct walk *w, const char *type, json_t *body)
 	pgv_statement_label(type, body, label, sizeof(label));
 	pgv_refuse(w->out, "25006", AIRLOCK_E_NOT_READ_ONLY, 0,
 		   "remove the data-modifying statement; only reads run here",
-		   "%s inside a query (e.g. in WITH) is not allowed on a read-only endpoint",
-		   label);
+		   "%s inside a query (e.g. in WITH) is not allowed on a read-only endpoint", label);
 }
 
 /* A parse-tree node name for a statement: upper-case start, "Stmt" end. */
@@ -289,8 +286,7 @@ static bool is_stmt_type(const char *key)
 {
 	size_t len = strlen(key);
 
-	return key[0] >= 'A' && key[0] <= 'Z' && len > 4 &&
-	       strcmp(key + len - 4, "Stmt") == 0;
+	return key[0] >= 'A' && key[0] <= 'Z' && len > 4 && strcmp(key + len - 4, "Stmt") == 0;
 }
 
 static void walk_fields(struct walk *w, json_t *obj, const struct scope *sc, int depth)
@@ -298,7 +294,8 @@ static void walk_fields(struct walk *w, json_t *obj, const struct scope *sc, int
 	const char *key;
 	json_t *val;
 
-	json_object_foreach(obj, key, val) {
+	json_object_foreach(obj, key, val)
+	{
 		if (strcmp(key, "withClause") == 0)
 			continue;
 		if (strcmp(key, "intoClause") == 0)
@@ -311,8 +308,7 @@ static void walk_fields(struct walk *w, json_t *obj, const struct scope *sc, int
 	}
 }
 
-static void walk_with(struct walk *w, json_t *obj, json_t *with, const struct scope *sc,
-		      int depth)
+static void walk_with(struct walk *w, json_t *obj, json_t *with, const struct scope *sc, int depth)
 {
 	json_t *ctes = json_object_get(with, "ctes");
 	bool recursive = json_is_true(json_object_get(with, "recursive"));
@@ -353,8 +349,8 @@ static void walk_node(struct walk *w, json_t *v, const struct scope *sc, int dep
 
 	if (depth > WALK_MAX_DEPTH) {
 		if (want(w, V_FATAL))
-			pgv_refuse(w->out, "54001", AIRLOCK_E_TOO_COMPLEX, 0,
-				   "simplify the statement", "statement is nested too deeply");
+			pgv_refuse(w->out, "54001", AIRLOCK_E_TOO_COMPLEX, 0, "simplify the statement",
+				   "statement is nested too deeply");
 		return;
 	}
 	if (json_is_array(v)) {
@@ -376,10 +372,9 @@ static void walk_node(struct walk *w, json_t *v, const struct scope *sc, int dep
 		walk_fields(w, v, sc, depth);
 }
 
-bool pgv_check_read(const struct pgv_policy *policy, const char *sql, json_t *node,
-		    struct pgv_result *out)
+bool pgv_check_read(const struct pgv_policy *policy, const char *sql, json_t *node, struct pgv_result *out)
 {
-	struct walk w = { .policy = policy, .sql = sql, .out = out, .found = V_NONE };
+	struct walk w = {.policy = policy, .sql = sql, .out = out, .found = V_NONE};
 
 	walk_node(&w, node, NULL, 0);
 	return w.found == V_NONE;

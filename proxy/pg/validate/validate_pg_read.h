@@ -18,7 +18,6 @@
  * otherwise fills out with the most important refusal found (writes first,
  * then denied functions, then relations) and returns false.
  */
-bool pgv_check_read(const struct pgv_policy *policy, const char *sql, json_t *node,
-		    struct pgv_result *out);
+bool pgv_check_read(const struct pgv_policy *policy, const char *sql, json_t *node, struct pgv_result *out);
 
 #endif

@@ -46,24 +46,17 @@ static bool is_one_of(const char *name, const char *const *list)
 }
 
 /* Settings whose list elements Postgres quotes as identifiers. */
-static const char *const list_quote_settings[] = {
-	"local_preload_libraries", "search_path", "session_preload_libraries",
-	"shared_preload_libraries", "temp_tablespaces", NULL
-};
+static const char *const list_quote_settings[] = {"local_preload_libraries",   "search_path",
+						  "session_preload_libraries", "shared_preload_libraries",
+						  "temp_tablespaces",          NULL};
 
 /* Settings that would load server code. */
-static const char *const code_loading_settings[] = {
-	"dynamic_library_path", "local_preload_libraries", "session_preload_libraries",
-	"shared_preload_libraries", NULL
-};
+static const char *const code_loading_settings[] = {"dynamic_library_path", "local_preload_libraries",
+						    "session_preload_libraries", "shared_preload_libraries", NULL};
 
-static const char *const read_only_settings[] = {
-	"default_transaction_read_only", "transaction_read_only", NULL
-};
+static const char *const read_only_settings[] = {"default_transaction_read_only", "transaction_read_only", NULL};
 
-static const char *const identity_settings[] = {
-	"role", "session_authorization", NULL
-};
+static const char *const identity_settings[] = {"role", "session_authorization", NULL};
 
 static bool is_plain_identifier(const char *s)
 {
@@ -107,8 +100,7 @@ static bool int_from_text(const char *sql, json_t *aconst, long long *v)
 	bool neg = false;
 	long long n;
 
-	if (!json_is_integer(loc) || json_integer_value(loc) < 0 ||
-	    (size_t)json_integer_value(loc) >= strlen(sql))
+	if (!json_is_integer(loc) || json_integer_value(loc) < 0 || (size_t)json_integer_value(loc) >= strlen(sql))
 		return false;
 	p = sql + json_integer_value(loc);
 	if (*p == '-' || *p == '+') {
@@ -172,7 +164,7 @@ static bool put_arg(struct sbuf *sb, const char *sql, const char *name, json_t *
 
 static bool truthy(const char *v)
 {
-	static const char *const yes[] = { "on", "true", "yes", "1", "t", "y", NULL };
+	static const char *const yes[] = {"on", "true", "yes", "1", "t", "y", NULL};
 	char lower[16];
 
 	return pgv_lower_copy(lower, sizeof(lower), v) && is_one_of(lower, yes);
@@ -215,8 +207,7 @@ static enum pgv_kind set_multi(json_t *body, const char *name, struct pgv_result
 		return out->kind;
 	}
 	if (strcmp(name, "TRANSACTION SNAPSHOT") == 0) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0,
-			   "each statement runs in its own snapshot",
+		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "each statement runs in its own snapshot",
 			   "SET TRANSACTION SNAPSHOT is not supported");
 		return out->kind;
 	}
@@ -229,15 +220,14 @@ static bool refuse_setting(const char *name, bool resetting, struct pgv_result *
 {
 	if (is_one_of(name, identity_settings)) {
 		pgv_refuse(out, "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, 0,
-			   "queries always run as the endpoint's read-only role",
-			   "%s %s is not allowed", resetting ? "RESET" : "SET",
-			   strcmp(name, "role") == 0 ? "ROLE" : "SESSION AUTHORIZATION");
+			   "queries always run as the endpoint's read-only role", "%s %s is not allowed",
+			   resetting ? "RESET" : "SET", strcmp(name, "role") == 0 ? "ROLE" : "SESSION AUTHORIZATION");
 		return true;
 	}
 	if (is_one_of(name, code_loading_settings)) {
 		pgv_refuse(out, "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, 0,
-			   "server-side code cannot be loaded through this endpoint",
-			   "changing %s is not allowed", name);
+			   "server-side code cannot be loaded through this endpoint", "changing %s is not allowed",
+			   name);
 		return true;
 	}
 	if (resetting && is_one_of(name, read_only_settings)) {
@@ -254,7 +244,7 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 	const char *kind = pgv_str(body, "kind");
 	const char *rawname = pgv_str(body, "name");
 	json_t *args = json_object_get(body, "args");
-	struct sbuf sb = { out->value, sizeof(out->value), 0, false };
+	struct sbuf sb = {out->value, sizeof(out->value), 0, false};
 	size_t i;
 
 	if (!kind) {
@@ -310,16 +300,13 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 		}
 	}
 	if (sb.overflow) {
-		pgv_refuse(out, "54000", AIRLOCK_E_UNSUPPORTED, 0, NULL,
-			   "value for %s is too long (at most %zu bytes)", out->name,
-			   sizeof(out->value) - 1);
+		pgv_refuse(out, "54000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "value for %s is too long (at most %zu bytes)",
+			   out->name, sizeof(out->value) - 1);
 		return out->kind;
 	}
 	if (is_one_of(out->name, read_only_settings) && !truthy(out->value)) {
-		pgv_refuse(out, "25006", AIRLOCK_E_NOT_READ_ONLY, 0,
-			   "transactions here are always read-only",
-			   "SET %s = %s is not allowed on a read-only endpoint", out->name,
-			   out->value);
+		pgv_refuse(out, "25006", AIRLOCK_E_NOT_READ_ONLY, 0, "transactions here are always read-only",
+			   "SET %s = %s is not allowed on a read-only endpoint", out->name, out->value);
 		return out->kind;
 	}
 	out->kind = PGV_SET;
@@ -365,13 +352,11 @@ enum pgv_kind pgv_session_transaction(json_t *body, struct pgv_result *out)
 	if (strcmp(kind, "TRANS_STMT_BEGIN") == 0 || strcmp(kind, "TRANS_STMT_START") == 0) {
 		transaction_options(json_object_get(body, "options"), out);
 		out->kind = PGV_BEGIN;
-	} else if (strcmp(kind, "TRANS_STMT_COMMIT") == 0 ||
-		   strcmp(kind, "TRANS_STMT_ROLLBACK") == 0) {
+	} else if (strcmp(kind, "TRANS_STMT_COMMIT") == 0 || strcmp(kind, "TRANS_STMT_ROLLBACK") == 0) {
 		bool commit = strcmp(kind, "TRANS_STMT_COMMIT") == 0;
 
 		if (chain) {
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0,
-				   "end the transaction, then send BEGIN",
+			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "end the transaction, then send BEGIN",
 				   "%s AND CHAIN is not supported", commit ? "COMMIT" : "ROLLBACK");
 			return out->kind;
 		}
@@ -386,8 +371,7 @@ enum pgv_kind pgv_session_transaction(json_t *body, struct pgv_result *out)
 		if (copy_savepoint(body, out))
 			out->kind = PGV_ROLLBACK_TO;
 	} else {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0,
-			   "use BEGIN / COMMIT / ROLLBACK",
+		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "use BEGIN / COMMIT / ROLLBACK",
 			   "two-phase commit (PREPARE TRANSACTION, COMMIT PREPARED, "
 			   "ROLLBACK PREPARED) is not supported");
 	}

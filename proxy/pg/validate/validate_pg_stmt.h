@@ -21,7 +21,6 @@ void pgv_statement_label(const char *type, json_t *body, char *buf, size_t bufsz
  * Refuses a statement of kind type. prefix ("" or e.g. "EXPLAIN of ") is
  * put before the statement's name in the message.
  */
-void pgv_refuse_statement(const char *type, json_t *body, const char *prefix,
-			  struct pgv_result *out);
+void pgv_refuse_statement(const char *type, json_t *body, const char *prefix, struct pgv_result *out);
 
 #endif

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-void pgv_refuse(struct pgv_result *out, const char *sqlstate, enum airlock_err code,
-		int cursor_pos, const char *hint, const char *fmt, ...)
+void pgv_refuse(struct pgv_result *out, const char *sqlstate, enum airlock_err code, int cursor_pos, const char *hint,
+		const char *fmt, ...)
 {
 	va_list ap;
 

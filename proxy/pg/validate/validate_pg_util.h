@@ -14,9 +14,9 @@
 #include "proxy/pg/validate/validate_pg.h"
 
 /* Marks out refused with sqlstate, code, an optional hint and a message. */
-__attribute__((format(printf, 6, 7)))
-void pgv_refuse(struct pgv_result *out, const char *sqlstate, enum airlock_err code,
-		int cursor_pos, const char *hint, const char *fmt, ...);
+__attribute__((format(printf, 6, 7))) void pgv_refuse(struct pgv_result *out, const char *sqlstate,
+						      enum airlock_err code, int cursor_pos, const char *hint,
+						      const char *fmt, ...);
 
 /*
  * 1-based character position (what a Postgres ErrorResponse carries) of

@@ -109,9 +109,9 @@ static void test_reset(void **state)
 	char msg[128];
 
 	pgs_init(&s, "a");
-	assert_int_equal(pgs_set(&s, "application_name", "from-startup", true, &reported, &sqlstate, &code, msg,
-				 sizeof(msg)),
-			 0);
+	assert_int_equal(
+		pgs_set(&s, "application_name", "from-startup", true, &reported, &sqlstate, &code, msg, sizeof(msg)),
+		0);
 	assert_true(reported);
 	assert_int_equal(set(&s, "application_name", "later", &sqlstate), 0);
 	assert_int_equal(set(&s, "timezone", "Europe/Paris", &sqlstate), 0);
@@ -138,12 +138,9 @@ static void test_too_long(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_datestyle_keeps_the_other_half),
-		cmocka_unit_test(test_search_path),
-		cmocka_unit_test(test_fixed_and_unknown),
-		cmocka_unit_test(test_reset),
-		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_datestyle_keeps_the_other_half),
+		cmocka_unit_test(test_search_path), cmocka_unit_test(test_fixed_and_unknown),
+		cmocka_unit_test(test_reset),       cmocka_unit_test(test_too_long),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

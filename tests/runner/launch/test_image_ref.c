@@ -38,9 +38,12 @@ static void test_unpinned(void **state)
 	assert_false(image_ref_pinned("sha256:"));
 	assert_false(image_ref_pinned("@" DIGEST));
 	assert_false(image_ref_pinned(DIGEST "0"));
-	assert_false(image_ref_pinned("sha256:" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde"));
-	assert_false(image_ref_pinned("sha256:" "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"));
-	assert_false(image_ref_pinned("sha256:" "0123456789abcdeg0123456789abcdef0123456789abcdef0123456789abcdef"));
+	assert_false(image_ref_pinned("sha256:"
+				      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde"));
+	assert_false(image_ref_pinned("sha256:"
+				      "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"));
+	assert_false(image_ref_pinned("sha256:"
+				      "0123456789abcdeg0123456789abcdef0123456789abcdef0123456789abcdef"));
 	assert_false(image_ref_pinned("sha512:" HEX));
 	assert_false(image_ref_pinned("runner@sha256:abc"));
 	assert_false(image_ref_pinned("run ner@" DIGEST));

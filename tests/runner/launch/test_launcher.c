@@ -45,7 +45,7 @@
 
 static struct event_base *base;
 static struct launcher *launcher;
-static bool in_api;		/* set around launcher calls: callbacks must not run then */
+static bool in_api; /* set around launcher calls: callbacks must not run then */
 static unsigned seq;
 
 struct tjob {
@@ -81,7 +81,11 @@ static bool engine_ready(void)
 	       launcher_ping_sync(DOCKER_SOCK, 2000, err, sizeof(err)) == 0;
 }
 
-#define NEED_ENGINE() do { if (!engine_ready()) skip(); } while (0)
+#define NEED_ENGINE()                \
+	do {                         \
+		if (!engine_ready()) \
+			skip();      \
+	} while (0)
 
 static void on_started(void *arg, bool ok, const char *code, const char *error)
 {
@@ -114,12 +118,12 @@ static void on_exited(void *arg, int exit_code, bool killed)
 	j->t_exited = now_ms();
 }
 
-static const struct launch_callbacks callbacks = { on_started, on_exited };
+static const struct launch_callbacks callbacks = {on_started, on_exited};
 
 /* A job directory; with listen, a control socket nobody ever answers on. */
 static void tjob_init(struct tjob *j, bool listen_sock)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
 
 	memset(j, 0, sizeof(*j));
 	j->listen_fd = -1;
@@ -185,7 +189,7 @@ static bool run_until(bool (*pred)(void *arg), void *arg, unsigned timeout_ms)
 {
 	bool timed_out = false;
 	struct event *t = evtimer_new(base, on_deadline, &timed_out);
-	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
 
 	evtimer_add(t, &tv);
 	while (!pred(arg) && !timed_out)
@@ -194,12 +198,24 @@ static bool run_until(bool (*pred)(void *arg), void *arg, unsigned timeout_ms)
 	return pred(arg);
 }
 
-static bool pred_started(void *arg) { return ((struct tjob *)arg)->started > 0; }
-static bool pred_exited(void *arg) { return ((struct tjob *)arg)->exited > 0; }
-static bool pred_none_live(void *arg) { return launcher_live(arg) == 0; }
+static bool pred_started(void *arg)
+{
+	return ((struct tjob *)arg)->started > 0;
+}
+static bool pred_exited(void *arg)
+{
+	return ((struct tjob *)arg)->exited > 0;
+}
+static bool pred_none_live(void *arg)
+{
+	return launcher_live(arg) == 0;
+}
 
 /* Lets the loop run idle for ms (to catch late callbacks). */
-static bool pred_never(void *arg) { return false; }
+static bool pred_never(void *arg)
+{
+	return false;
+}
 
 static void run_for(unsigned ms)
 {
@@ -208,7 +224,10 @@ static void run_for(unsigned ms)
 
 static size_t collect(char *p, size_t size, size_t n, void *arg)
 {
-	struct { char *data; size_t len; } *b = arg;
+	struct {
+		char *data;
+		size_t len;
+	} *b = arg;
 	char *q = realloc(b->data, b->len + size * n + 1);
 
 	assert_non_null(q);
@@ -222,7 +241,10 @@ static size_t collect(char *p, size_t size, size_t n, void *arg)
 /* GET path on the engine; returns the parsed JSON body or NULL on 404. */
 static json_t *engine_get(const char *path)
 {
-	struct { char *data; size_t len; } b = { NULL, 0 };
+	struct {
+		char *data;
+		size_t len;
+	} b = {NULL, 0};
 	char url[512];
 	CURL *c = curl_easy_init();
 	long status = 0;
@@ -291,10 +313,10 @@ static int teardown(void **state)
 struct fake {
 	char path[108];
 	struct evhttp *http;
-	int delete_failures;	/* answer this many DELETEs with 500 first */
-	int start_status;	/* 204 unless set */
-	bool huge_create;	/* answer create with 2 MiB */
-	int wait_code;		/* >= 0: answer wait at once; -1: hold until a DELETE */
+	int delete_failures; /* answer this many DELETEs with 500 first */
+	int start_status;    /* 204 unless set */
+	bool huge_create;    /* answer create with 2 MiB */
+	int wait_code;       /* >= 0: answer wait at once; -1: hold until a DELETE */
 	struct evhttp_request *pending_wait;
 	int n_create, n_start, n_wait, n_delete;
 	char last_delete[256];
@@ -364,15 +386,14 @@ static void fake_handle(struct evhttp_request *req, void *arg)
 
 static void fake_start(struct fake *f)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	struct evconnlistener *lis;
 
 	memset(f, 0, sizeof(*f));
 	snprintf(f->path, sizeof(f->path), "/tmp/airlock-fake-%ld-%u.sock", (long)getpid(), seq++);
 	unlink(f->path);
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", f->path);
-	lis = evconnlistener_new_bind(base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE, 16,
-				      (struct sockaddr *)&a, sizeof(a));
+	lis = evconnlistener_new_bind(base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE, 16, (struct sockaddr *)&a, sizeof(a));
 	assert_non_null(lis);
 	f->http = evhttp_new(base);
 	assert_non_null(f->http);
@@ -625,8 +646,8 @@ static void test_exit_removes(void **state)
 	assert_true(run_until(pred_none_live, launcher, 30000));
 	t_removed = now_ms();
 	assert_int_equal(engine_count(j.job_id), 0);
-	print_message("create+start %.0f ms, start->exit %.0f ms, exit->removed %.0f ms\n",
-		      j.t_started - j.t_run, j.t_exited - j.t_started, t_removed - j.t_exited);
+	print_message("create+start %.0f ms, start->exit %.0f ms, exit->removed %.0f ms\n", j.t_started - j.t_run,
+		      j.t_exited - j.t_started, t_removed - j.t_exited);
 	tjob_cleanup(&j);
 }
 
@@ -690,11 +711,10 @@ static void test_missing_image(void **state)
 	assert_int_equal(engine_count(j.job_id), 0);
 	tjob_cleanup(&j);
 
-	assert_int_equal(launcher_image_present_sync(DOCKER_SOCK, MISSING_IMAGE, 5000, err,
-						     sizeof(err)), -1);
+	assert_int_equal(launcher_image_present_sync(DOCKER_SOCK, MISSING_IMAGE, 5000, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not found"));
-	assert_int_equal(launcher_image_present_sync(DOCKER_SOCK, getenv("AIRLOCK_TEST_IMAGE"),
-						     5000, err, sizeof(err)), 0);
+	assert_int_equal(launcher_image_present_sync(DOCKER_SOCK, getenv("AIRLOCK_TEST_IMAGE"), 5000, err, sizeof(err)),
+			 0);
 }
 
 /* Release (with kill) from inside on_started: no more callbacks, container gone. */
@@ -744,9 +764,7 @@ static bool strarr_has(json_t *arr, const char *s)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(arr, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), s))
-			return true;
+	json_array_foreach(arr, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return true;
 	return false;
 }
 
@@ -786,8 +804,8 @@ static void test_settings(void **state)
 	assert_true(json_is_true(json_object_get(cfg, "NetworkDisabled")));
 	assert_int_equal(json_array_size(json_object_get(cfg, "Cmd")), 1);
 	assert_true(strarr_has(json_object_get(cfg, "Cmd"), "/job/control.sock"));
-	assert_string_equal(json_string_value(json_object_get(json_object_get(cfg, "Labels"),
-							      "airlock.job")), j.job_id);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(cfg, "Labels"), "airlock.job")),
+			    j.job_id);
 	/* The only mount: the job directory, read-only at /job. */
 	mounts = json_object_get(c, "Mounts");
 	assert_int_equal(json_array_size(mounts), 1);
@@ -797,7 +815,8 @@ static void test_settings(void **state)
 	assert_true(json_is_false(json_object_get(v, "RW")));
 	/* Only the image's own environment; nothing secret. */
 	env = json_object_get(cfg, "Env");
-	json_array_foreach(env, i, v) {
+	json_array_foreach(env, i, v)
+	{
 		assert_null(strstr(json_string_value(v), "PASSWORD"));
 		assert_null(strstr(json_string_value(v), "PGPASS"));
 		assert_null(strstr(json_string_value(v), "SECRET"));
@@ -853,8 +872,8 @@ static void test_concurrent(void **state)
 		assert_int_equal(engine_count(js[i].job_id), 0);
 		tjob_cleanup(&js[i]);
 	}
-	print_message("%d concurrent: all exited after %.0f ms, all removed after %.0f ms\n",
-		      NCONC, t_exit - t0, t_gone - t0);
+	print_message("%d concurrent: all exited after %.0f ms, all removed after %.0f ms\n", NCONC, t_exit - t0,
+		      t_gone - t0);
 }
 
 /* launcher_free removes containers that are still running. */

@@ -21,7 +21,10 @@
 #include "proxy/mysql/validate/validate_my_funcs.h"
 
 static const char *const default_tables[] = {
-	"shop.orders", "shop.customers", "shop.products", "information_schema.*",
+	"shop.orders",
+	"shop.customers",
+	"shop.products",
+	"information_schema.*",
 };
 
 enum { F_ANSI = 1, F_NOBS = 2, F_NODB = 4, F_SLEEP = 8, F_BENCH = 16 };
@@ -45,14 +48,20 @@ static struct vmy_policy make_policy(unsigned flags)
 struct vcase {
 	const char *sql;
 	enum vmy_kind kind;
-	uint16_t my_errno;      /* refusals only */
-	enum airlock_err code;  /* refusals only */
+	uint16_t my_errno;     /* refusals only */
+	enum airlock_err code; /* refusals only */
 	unsigned flags;
 };
 
-#define K(s, k) { s, k, 0, AIRLOCK_E_NONE, 0 }
+#define K(s, k)                            \
+	{                                  \
+		s, k, 0, AIRLOCK_E_NONE, 0 \
+	}
 #define READ(s) K(s, VMY_READ)
-#define REF(s, e, c) { s, VMY_REFUSED, e, c, 0 }
+#define REF(s, e, c)                    \
+	{                               \
+		s, VMY_REFUSED, e, c, 0 \
+	}
 #define RO(s) REF(s, 1792, AIRLOCK_E_NOT_READ_ONLY)
 #define MULTI(s) REF(s, 1064, AIRLOCK_E_MULTI_STATEMENT)
 #define EXEC(s) REF(s, 1064, AIRLOCK_E_EXECUTABLE_COMMENT)
@@ -62,8 +71,14 @@ struct vcase {
 #define FUNC(s) REF(s, 1370, AIRLOCK_E_FORBIDDEN_FUNCTION)
 #define DENIED(s) REF(s, 1227, AIRLOCK_E_NOT_ALLOWED)
 #define UNSUP(s) REF(s, 1235, AIRLOCK_E_UNSUPPORTED)
-#define READ_F(s, f) { s, VMY_READ, 0, AIRLOCK_E_NONE, f }
-#define REF_F(s, e, c, f) { s, VMY_REFUSED, e, c, f }
+#define READ_F(s, f)                              \
+	{                                         \
+		s, VMY_READ, 0, AIRLOCK_E_NONE, f \
+	}
+#define REF_F(s, e, c, f)               \
+	{                               \
+		s, VMY_REFUSED, e, c, f \
+	}
 
 static const struct vcase cases[] = {
 	/* Plain reads. */
@@ -579,7 +594,8 @@ static const struct vcase cases[] = {
 	K("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY", VMY_SET),
 	K("set autocommit=1, sql_mode = concat(@@sql_mode,',STRICT_TRANS_TABLES'), "
 	  "session_track_system_variables = CONCAT(@@global.session_track_system_variables,"
-	  "',transaction_isolation'), NAMES utf8mb4", VMY_SET),
+	  "',transaction_isolation'), NAMES utf8mb4",
+	  VMY_SET),
 	DENIED("SET GLOBAL max_connections = 1"),
 	DENIED("SET @@global.sql_mode = ''"),
 	DENIED("SET @@GLOBAL . sql_mode = ''"),
@@ -683,8 +699,8 @@ static const struct vcase cases[] = {
 static const char *kind_name(enum vmy_kind k)
 {
 	static const char *const names[] = {
-		"READ", "EMPTY", "SET", "BEGIN", "COMMIT", "ROLLBACK", "USE", "SHOW_WARNINGS",
-		"SHOW_ERRORS", "LOCAL_SELECT", "SHOW_VARIABLES", "REFUSED",
+		"READ", "EMPTY",         "SET",         "BEGIN",        "COMMIT",         "ROLLBACK",
+		"USE",  "SHOW_WARNINGS", "SHOW_ERRORS", "LOCAL_SELECT", "SHOW_VARIABLES", "REFUSED",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
@@ -699,14 +715,13 @@ static int check_case(size_t i, const struct vcase *c)
 	vmy_validate(&pol, c->sql, strlen(c->sql), &r);
 	ok = r.kind == c->kind;
 	if (ok && c->kind == VMY_REFUSED)
-		ok = r.my_errno == c->my_errno && r.code == c->code &&
-		     strlen(r.sqlstate) == 5 && r.message[0] != '\0';
+		ok = r.my_errno == c->my_errno && r.code == c->code && strlen(r.sqlstate) == 5 && r.message[0] != '\0';
 	if (ok && c->kind != VMY_REFUSED)
 		ok = r.code == AIRLOCK_E_NONE;
 	if (!ok)
-		print_error("case %zu: %s\n  want %s %u %s, got %s %u %s: %s (%s)\n", i, c->sql,
-			    kind_name(c->kind), c->my_errno, airlock_err_name(c->code), kind_name(r.kind),
-			    r.my_errno, airlock_err_name(r.code), r.message, r.hint);
+		print_error("case %zu: %s\n  want %s %u %s, got %s %u %s: %s (%s)\n", i, c->sql, kind_name(c->kind),
+			    c->my_errno, airlock_err_name(c->code), kind_name(r.kind), r.my_errno,
+			    airlock_err_name(r.code), r.message, r.hint);
 	return ok ? 0 : 1;
 }
 
@@ -739,38 +754,70 @@ struct scase {
 };
 
 static const struct scase set_cases[] = {
-	{ "SET NAMES utf8mb4", 1, { "names" }, { "utf8mb4" }, { "" }, 0, 0, 0 },
-	{ "SET NAMES 'UTF8MB4' COLLATE 'UTF8MB4_Bin'", 1, { "names" }, { "utf8mb4" },
-	  { "utf8mb4_bin" }, 0, 0, 0 },
-	{ "SET NAMES utf8 COLLATE DEFAULT", 1, { "names" }, { "utf8" }, { "DEFAULT" }, 0, 0, 0 },
-	{ "SET CHARACTER SET ascii", 1, { "character set" }, { "ascii" }, { "" }, 0, 0, 0 },
-	{ "SET @@SESSION.AutoCommit := on", 1, { "autocommit" }, { "ON" }, { "" }, 0, 0, 0 },
-	{ "SET autocommit=1, NAMES utf8mb4, sql_mode='ANSI_QUOTES'", 3,
-	  { "autocommit", "names", "sql_mode" }, { "1", "utf8mb4", "ANSI_QUOTES" }, { "" }, 0, 0, 0 },
-	{ "SET sql_mode = 'a''b\\\\c'", 0, { "" }, { "" }, { "" }, 0, 0, 0 },
-	{ "SET time_zone = '+01' ':00'", 1, { "time_zone" }, { "+01:00" }, { "" }, 0, 0, 0 },
-	{ "SET time_zone = 'Europe/Paris'", 1, { "time_zone" }, { "Europe/Paris" }, { "" }, 0, 0, 0 },
-	{ "SET sql_select_limit = -1", 1, { "sql_select_limit" }, { "-1" }, { "" }, 0, 0, 0 },
-	{ "SET sql_select_limit = +5", 1, { "sql_select_limit" }, { "5" }, { "" }, 0, 0, 0 },
-	{ "SET sql_mode = DEFAULT", 1, { "sql_mode" }, { "DEFAULT" }, { "" }, 0, 1, 0 },
-	{ "SET sql_mode = 0", 1, { "sql_mode" }, { "" }, { "" }, 0, 0, 0 },
-	{ "SET sql_mode = ansi", 1, { "sql_mode" }, { "ANSI" }, { "" }, 0, 0, 0 },
-	{ "SET character_set_results = NULL", 1, { "character_set_results" }, { "NULL" }, { "" },
-	  0, 0, 0 },
-	{ "SET collation_connection = UTF8MB4_BIN", 1, { "collation_connection" }, { "utf8mb4_bin" },
-	  { "" }, 0, 0, 0 },
-	{ "SET sql_mode = CONCAT(@@sql_mode, ',STRICT_TRANS_TABLES', ',NO_ZERO_DATE')", 1,
-	  { "sql_mode" }, { ",STRICT_TRANS_TABLES,NO_ZERO_DATE" }, { "" }, 1, 0, 0 },
-	{ "SET session_track_system_variables = CONCAT(@@global.session_track_system_variables, "
-	  "',auto_increment_increment')", 1, { "session_track_system_variables" },
-	  { ",auto_increment_increment" }, { "" }, 1, 0, 0 },
-	{ "SET TRANSACTION ISOLATION LEVEL READ COMMITTED", 1, { "transaction" },
-	  { "ISOLATION LEVEL READ COMMITTED" }, { "" }, 0, 0, 1 },
-	{ "SET SESSION TRANSACTION READ ONLY, ISOLATION LEVEL SERIALIZABLE", 2,
-	  { "transaction", "transaction" }, { "READ ONLY", "ISOLATION LEVEL SERIALIZABLE" }, { "" },
-	  0, 0, 0 },
-	{ "SET LOCAL TRANSACTION ISOLATION LEVEL REPEATABLE READ", 1, { "transaction" },
-	  { "ISOLATION LEVEL REPEATABLE READ" }, { "" }, 0, 0, 0 },
+	{"SET NAMES utf8mb4", 1, {"names"}, {"utf8mb4"}, {""}, 0, 0, 0},
+	{"SET NAMES 'UTF8MB4' COLLATE 'UTF8MB4_Bin'", 1, {"names"}, {"utf8mb4"}, {"utf8mb4_bin"}, 0, 0, 0},
+	{"SET NAMES utf8 COLLATE DEFAULT", 1, {"names"}, {"utf8"}, {"DEFAULT"}, 0, 0, 0},
+	{"SET CHARACTER SET ascii", 1, {"character set"}, {"ascii"}, {""}, 0, 0, 0},
+	{"SET @@SESSION.AutoCommit := on", 1, {"autocommit"}, {"ON"}, {""}, 0, 0, 0},
+	{"SET autocommit=1, NAMES utf8mb4, sql_mode='ANSI_QUOTES'",
+	 3,
+	 {"autocommit", "names", "sql_mode"},
+	 {"1", "utf8mb4", "ANSI_QUOTES"},
+	 {""},
+	 0,
+	 0,
+	 0},
+	{"SET sql_mode = 'a''b\\\\c'", 0, {""}, {""}, {""}, 0, 0, 0},
+	{"SET time_zone = '+01' ':00'", 1, {"time_zone"}, {"+01:00"}, {""}, 0, 0, 0},
+	{"SET time_zone = 'Europe/Paris'", 1, {"time_zone"}, {"Europe/Paris"}, {""}, 0, 0, 0},
+	{"SET sql_select_limit = -1", 1, {"sql_select_limit"}, {"-1"}, {""}, 0, 0, 0},
+	{"SET sql_select_limit = +5", 1, {"sql_select_limit"}, {"5"}, {""}, 0, 0, 0},
+	{"SET sql_mode = DEFAULT", 1, {"sql_mode"}, {"DEFAULT"}, {""}, 0, 1, 0},
+	{"SET sql_mode = 0", 1, {"sql_mode"}, {""}, {""}, 0, 0, 0},
+	{"SET sql_mode = ansi", 1, {"sql_mode"}, {"ANSI"}, {""}, 0, 0, 0},
+	{"SET character_set_results = NULL", 1, {"character_set_results"}, {"NULL"}, {""}, 0, 0, 0},
+	{"SET collation_connection = UTF8MB4_BIN", 1, {"collation_connection"}, {"utf8mb4_bin"}, {""}, 0, 0, 0},
+	{"SET sql_mode = CONCAT(@@sql_mode, ',STRICT_TRANS_TABLES', ',NO_ZERO_DATE')",
+	 1,
+	 {"sql_mode"},
+	 {",STRICT_TRANS_TABLES,NO_ZERO_DATE"},
+	 {""},
+	 1,
+	 0,
+	 0},
+	{"SET session_track_system_variables = CONCAT(@@global.session_track_system_variables, "
+	 "',auto_increment_increment')",
+	 1,
+	 {"session_track_system_variables"},
+	 {",auto_increment_increment"},
+	 {""},
+	 1,
+	 0,
+	 0},
+	{"SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
+	 1,
+	 {"transaction"},
+	 {"ISOLATION LEVEL READ COMMITTED"},
+	 {""},
+	 0,
+	 0,
+	 1},
+	{"SET SESSION TRANSACTION READ ONLY, ISOLATION LEVEL SERIALIZABLE",
+	 2,
+	 {"transaction", "transaction"},
+	 {"READ ONLY", "ISOLATION LEVEL SERIALIZABLE"},
+	 {""},
+	 0,
+	 0,
+	 0},
+	{"SET LOCAL TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+	 1,
+	 {"transaction"},
+	 {"ISOLATION LEVEL REPEATABLE READ"},
+	 {""},
+	 0,
+	 0,
+	 0},
 };
 
 static void test_set(void **state)
@@ -847,22 +894,34 @@ struct lcase {
 };
 
 static const struct lcase local_cases[] = {
-	{ "select @@version_comment limit 1", 1, { VMY_ITEM_VERSION_COMMENT }, { "version_comment" },
-	  { "@@version_comment" }, 1 },
-	{ "SELECT DATABASE()", 1, { VMY_ITEM_DATABASE }, { "" }, { "DATABASE()" }, -1 },
-	{ "select database( )", 1, { VMY_ITEM_DATABASE }, { "" }, { "database( )" }, -1 },
-	{ "SELECT schema() AS `the db`", 1, { VMY_ITEM_DATABASE }, { "" }, { "the db" }, -1 },
-	{ "SELECT @@SESSION . autocommit", 1, { VMY_ITEM_SYSVAR }, { "autocommit" },
-	  { "@@SESSION . autocommit" }, -1 },
-	{ "SELECT @@version AS v, version() ver, @@local.sql_mode 'mode'", 3,
-	  { VMY_ITEM_VERSION, VMY_ITEM_VERSION, VMY_ITEM_SYSVAR }, { "version", "", "sql_mode" },
-	  { "v", "ver", "mode" }, -1 },
-	{ "SELECT USER(), current_user, CURRENT_USER(), session_user(), CONNECTION_ID()", 5,
-	  { VMY_ITEM_USER, VMY_ITEM_CURRENT_USER, VMY_ITEM_CURRENT_USER, VMY_ITEM_USER,
-	    VMY_ITEM_CONNECTION_ID }, { "", "", "", "", "" },
-	  { "USER()", "current_user", "CURRENT_USER()", "session_user()", "CONNECTION_ID()" }, -1 },
-	{ "SELECT @@`Max_Allowed_Packet` LIMIT 5;", 1, { VMY_ITEM_SYSVAR }, { "max_allowed_packet" },
-	  { "@@`Max_Allowed_Packet`" }, 5 },
+	{"select @@version_comment limit 1",
+	 1,
+	 {VMY_ITEM_VERSION_COMMENT},
+	 {"version_comment"},
+	 {"@@version_comment"},
+	 1},
+	{"SELECT DATABASE()", 1, {VMY_ITEM_DATABASE}, {""}, {"DATABASE()"}, -1},
+	{"select database( )", 1, {VMY_ITEM_DATABASE}, {""}, {"database( )"}, -1},
+	{"SELECT schema() AS `the db`", 1, {VMY_ITEM_DATABASE}, {""}, {"the db"}, -1},
+	{"SELECT @@SESSION . autocommit", 1, {VMY_ITEM_SYSVAR}, {"autocommit"}, {"@@SESSION . autocommit"}, -1},
+	{"SELECT @@version AS v, version() ver, @@local.sql_mode 'mode'",
+	 3,
+	 {VMY_ITEM_VERSION, VMY_ITEM_VERSION, VMY_ITEM_SYSVAR},
+	 {"version", "", "sql_mode"},
+	 {"v", "ver", "mode"},
+	 -1},
+	{"SELECT USER(), current_user, CURRENT_USER(), session_user(), CONNECTION_ID()",
+	 5,
+	 {VMY_ITEM_USER, VMY_ITEM_CURRENT_USER, VMY_ITEM_CURRENT_USER, VMY_ITEM_USER, VMY_ITEM_CONNECTION_ID},
+	 {"", "", "", "", ""},
+	 {"USER()", "current_user", "CURRENT_USER()", "session_user()", "CONNECTION_ID()"},
+	 -1},
+	{"SELECT @@`Max_Allowed_Packet` LIMIT 5;",
+	 1,
+	 {VMY_ITEM_SYSVAR},
+	 {"max_allowed_packet"},
+	 {"@@`Max_Allowed_Packet`"},
+	 5},
 };
 
 static void test_local(void **state)
@@ -968,8 +1027,7 @@ static void test_show_variables(void **state)
 	assert_int_equal(r.nnames, 1);
 	assert_string_equal(r.names[0], "max_allowed_packet");
 
-	validate("SHOW VARIABLES WHERE `Variable_name` IN ('a', 'B', 'c') OR Variable_name = 'd'",
-		 0, &r);
+	validate("SHOW VARIABLES WHERE `Variable_name` IN ('a', 'B', 'c') OR Variable_name = 'd'", 0, &r);
 	assert_int_equal(r.kind, VMY_SHOW_VARIABLES);
 	assert_int_equal(r.nnames, 4);
 	assert_string_equal(r.names[1], "b");
@@ -999,7 +1057,8 @@ static void test_show_variables(void **state)
 	assert_int_equal(r.kind, VMY_REFUSED);
 	{
 		char many[1024];
-		size_t used = (size_t)snprintf(many, sizeof(many), "SHOW VARIABLES WHERE "
+		size_t used = (size_t)snprintf(many, sizeof(many),
+					       "SHOW VARIABLES WHERE "
 					       "Variable_name IN ('v0'");
 		int i;
 
@@ -1094,10 +1153,9 @@ static void test_messages(void **state)
 	(void)state;
 	validate("SELECT * FROM orders o JOIN staff_salaries s ON 1", 0, &r);
 	assert_string_equal(r.sqlstate, "42000");
-	assert_string_equal(r.message,
-			    "SELECT command denied to user 'agent' for table `shop`.`staff_salaries`");
+	assert_string_equal(r.message, "SELECT command denied to user 'agent' for table `shop`.`staff_salaries`");
 	assert_string_equal(r.hint, "allowed tables: shop.orders, shop.customers, shop.products, "
-			    "information_schema.*");
+				    "information_schema.*");
 
 	validate("SELECT * FROM orders", F_NODB, &r);
 	assert_string_equal(r.sqlstate, "3D000");
@@ -1173,7 +1231,7 @@ static void test_allowlist_entries(void **state)
 	vmy_validate(&pol, "SELECT * FROM information_schema.tables", 39, &r);
 	assert_int_equal(r.kind, VMY_REFUSED);
 	vmy_validate(&pol, "SELECT * FROM bad", 17, &r);
-	assert_int_equal(r.kind, VMY_READ);   /* shop.bad under shop.* */
+	assert_int_equal(r.kind, VMY_READ); /* shop.bad under shop.* */
 	vmy_validate(&pol, "SELECT * FROM y.x", 17, &r);
 	assert_int_equal(r.kind, VMY_REFUSED);
 	vmy_validate(&pol, "USE reports", 11, &r);
@@ -1320,7 +1378,8 @@ static void test_long_names(void **state)
 
 static void test_charsets(void **state)
 {
-	static const char hidden[] = "SELECT salary AS a\xc2\xa0" "FROM shop.staff_salaries";
+	static const char hidden[] = "SELECT salary AS a\xc2\xa0"
+				     "FROM shop.staff_salaries";
 	struct vmy_policy pol = make_policy(0);
 	struct vmy_result r;
 

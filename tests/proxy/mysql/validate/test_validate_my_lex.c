@@ -20,15 +20,27 @@
 
 struct lcase {
 	const char *sql;
-	size_t len;          /* 0: strlen(sql) */
+	size_t len; /* 0: strlen(sql) */
 	bool ansi, nobs;
 	const char *want;
 };
 
-#define L(s, w) { s, 0, false, false, w }
-#define LA(s, w) { s, 0, true, false, w }
-#define LN(s, w) { s, 0, false, true, w }
-#define LB(s, n, w) { s, n, false, false, w }
+#define L(s, w)                       \
+	{                             \
+		s, 0, false, false, w \
+	}
+#define LA(s, w)                     \
+	{                            \
+		s, 0, true, false, w \
+	}
+#define LN(s, w)                     \
+	{                            \
+		s, 0, false, true, w \
+	}
+#define LB(s, n, w)                   \
+	{                             \
+		s, n, false, false, w \
+	}
 
 static const struct lcase cases[] = {
 	/* Comments: "--" needs whitespace, a control byte or the end after it. */
@@ -98,7 +110,7 @@ static const struct lcase cases[] = {
 	L("SELECT B'012'", "W(SELECT) E8"),
 	/* Numbers and the identifiers that start with digits. */
 	L("SELECT 1e5, 1E+5, 1e-5, 1.5, .5, 1., 1.e5", "W(SELECT) N(1e5) P(,) N(1E+5) P(,) N(1e-5) P(,) "
-	  "N(1.5) P(,) N(.5) P(,) N(1.) P(,) N(1.e5)"),
+						       "N(1.5) P(,) N(.5) P(,) N(1.) P(,) N(1.e5)"),
 	L("SELECT 1e5x", "W(SELECT) N(1e5) W(x)"),
 	L("SELECT 1ex", "W(SELECT) w(1ex)"),
 	L("SELECT 1e+", "W(SELECT) w(1e) P(+)"),
@@ -153,7 +165,7 @@ static const struct lcase cases[] = {
 	L("SELECT caf\xc3\xa9, \xe4\xb8\xad", "W(SELECT) W(caf\xc3\xa9) P(,) W(\xe4\xb8\xad)"),
 	/* Operators. */
 	L("a<=>b:=c<>d!=e<=f>=g&&h||i<<j>>k", "W(a) P(<=>) W(b) P(:=) W(c) P(<>) W(d) P(!=) W(e) P(<=) "
-	  "W(f) P(>=) W(g) P(&&) W(h) P(||) W(i) P(<<) W(j) P(>>) W(k)"),
+					      "W(f) P(>=) W(g) P(&&) W(h) P(||) W(i) P(<<) W(j) P(>>) W(k)"),
 	L("a->'$.x'", "W(a) P(-) P(>) S('$.x')"),
 	L("SELECT 1; SELECT 2", "W(SELECT) N(1) ; W(SELECT) N(2)"),
 	L("SELECT ?", "W(SELECT) P(?)"),
@@ -173,26 +185,49 @@ static void render(const struct lcase *c, char *out, size_t size)
 		int n;
 
 		switch (t.kind) {
-		case VMY_T_WORD: k = t.kw ? 'W' : 'w'; break;
-		case VMY_T_QIDENT: k = 'Q'; break;
-		case VMY_T_STRING: k = 'S'; break;
-		case VMY_T_HEXSTR: k = 'X'; break;
-		case VMY_T_BINSTR: k = 'B'; break;
-		case VMY_T_NUMBER: k = 'N'; break;
-		case VMY_T_USERVAR: k = 'U'; break;
-		case VMY_T_AT: k = 'A'; break;
-		case VMY_T_ATAT: k = 'T'; break;
-		case VMY_T_PUNCT: k = 'P'; break;
-		case VMY_T_SEMI: k = ';'; break;
-		default: break;
+		case VMY_T_WORD:
+			k = t.kw ? 'W' : 'w';
+			break;
+		case VMY_T_QIDENT:
+			k = 'Q';
+			break;
+		case VMY_T_STRING:
+			k = 'S';
+			break;
+		case VMY_T_HEXSTR:
+			k = 'X';
+			break;
+		case VMY_T_BINSTR:
+			k = 'B';
+			break;
+		case VMY_T_NUMBER:
+			k = 'N';
+			break;
+		case VMY_T_USERVAR:
+			k = 'U';
+			break;
+		case VMY_T_AT:
+			k = 'A';
+			break;
+		case VMY_T_ATAT:
+			k = 'T';
+			break;
+		case VMY_T_PUNCT:
+			k = 'P';
+			break;
+		case VMY_T_SEMI:
+			k = ';';
+			break;
+		default:
+			break;
 		}
 		if (t.kind == VMY_T_ERROR)
 			n = snprintf(out + used, size - used, "%sE%d", used ? " " : "", (int)lx.err);
 		else if (t.kind == VMY_T_SEMI)
 			n = snprintf(out + used, size - used, "%s;", used ? " " : "");
 		else
-			n = snprintf(out + used, size - used, "%s%c(%.*s)", used ? " " : "", k,
-				     (int)t.len, c->sql + t.start);
+			n = snprintf(out + used, size - used, "%s%c(%.*s)", used ? " " : "", k, (int)t.len,
+				     c->sql + t.start);
 		if (n < 0 || (size_t)n >= size - used)
 			break;
 		used += (size_t)n;
@@ -211,8 +246,7 @@ static void test_tokens(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		render(&cases[i], got, sizeof(got));
 		if (strcmp(got, cases[i].want) != 0) {
-			print_error("case %zu: %s\n  want: %s\n  got:  %s\n", i, cases[i].sql,
-				    cases[i].want, got);
+			print_error("case %zu: %s\n  want: %s\n  got:  %s\n", i, cases[i].sql, cases[i].want, got);
 			failures++;
 		}
 	}
@@ -324,12 +358,9 @@ static void test_err_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tokens),
-		cmocka_unit_test(test_sticky_end),
-		cmocka_unit_test(test_length_bound),
-		cmocka_unit_test(test_ident_text),
-		cmocka_unit_test(test_string_text),
-		cmocka_unit_test(test_err_text),
+		cmocka_unit_test(test_tokens),       cmocka_unit_test(test_sticky_end),
+		cmocka_unit_test(test_length_bound), cmocka_unit_test(test_ident_text),
+		cmocka_unit_test(test_string_text),  cmocka_unit_test(test_err_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,10 +18,9 @@
 #include "proxy/pg/validate/validate_pg_funcs.h"
 
 static const char *const default_tables[] = {
-	"public.orders", "public.customers", "public.products", "pg_catalog.*",
-	"information_schema.*",
+	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
 };
-static const char *const default_path[] = { "public" };
+static const char *const default_path[] = {"public"};
 
 static const struct pgv_policy default_policy = {
 	.tables = default_tables,
@@ -33,12 +32,18 @@ static const struct pgv_policy default_policy = {
 struct vcase {
 	const char *sql;
 	enum pgv_kind kind;
-	const char *sqlstate;   /* refusals only */
-	enum airlock_err code;  /* refusals only */
+	const char *sqlstate;  /* refusals only */
+	enum airlock_err code; /* refusals only */
 };
 
-#define READ(s) { s, PGV_READ, NULL, AIRLOCK_E_NONE }
-#define REFUSE(s, st, c) { s, PGV_REFUSED, st, c }
+#define READ(s)                                   \
+	{                                         \
+		s, PGV_READ, NULL, AIRLOCK_E_NONE \
+	}
+#define REFUSE(s, st, c)              \
+	{                             \
+		s, PGV_REFUSED, st, c \
+	}
 #define RO(s) REFUSE(s, "25006", AIRLOCK_E_NOT_READ_ONLY)
 #define MULTI(s) REFUSE(s, "42601", AIRLOCK_E_MULTI_STATEMENT)
 #define FUNC(s) REFUSE(s, "42501", AIRLOCK_E_FORBIDDEN_FUNCTION)
@@ -94,8 +99,10 @@ static const struct vcase cases[] = {
 	READ("-- leading comment\nSELECT 1"),
 	READ("SELECT 1;  -- trailing comment"),
 	READ("SELECT 1 /* ; */ ;"),
-	SYNTAX("\xd0\x85" "ELECT 1"),
-	TABLE("SELECT * FROM \xd0\xbe" "rders"),
+	SYNTAX("\xd0\x85"
+	       "ELECT 1"),
+	TABLE("SELECT * FROM \xd0\xbe"
+	      "rders"),
 	TABLE("SELECT * FROM ｏrders"),
 	READ("SELECT 1::regclass, 'orders'::regclass::oid"),
 	READ("SELECT CASE WHEN amount > 0 THEN 'pos' ELSE 'neg' END FROM orders"),
@@ -158,11 +165,11 @@ static const struct vcase cases[] = {
 	RO("EXPLAIN WITH d AS (DELETE FROM orders RETURNING *) SELECT * FROM d"),
 	UNSUP("EXPLAIN EXECUTE p"),
 	/* Empty. */
-	{ "", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
-	{ "   \n\t ", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
-	{ "-- only a comment", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
-	{ "/* only a comment */", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
-	{ ";", PGV_EMPTY, NULL, AIRLOCK_E_NONE },
+	{"", PGV_EMPTY, NULL, AIRLOCK_E_NONE},
+	{"   \n\t ", PGV_EMPTY, NULL, AIRLOCK_E_NONE},
+	{"-- only a comment", PGV_EMPTY, NULL, AIRLOCK_E_NONE},
+	{"/* only a comment */", PGV_EMPTY, NULL, AIRLOCK_E_NONE},
+	{";", PGV_EMPTY, NULL, AIRLOCK_E_NONE},
 	/* Syntax errors. */
 	SYNTAX("SELEC 1"),
 	SYNTAX("SELECT 1 FROM"),
@@ -392,8 +399,8 @@ static const struct vcase cases[] = {
 static const char *kind_name(enum pgv_kind k)
 {
 	static const char *const names[] = {
-		"REFUSED", "EMPTY", "READ", "SET", "RESET", "SHOW", "BEGIN", "COMMIT",
-		"ROLLBACK", "SAVEPOINT", "RELEASE", "ROLLBACK_TO", "DISCARD", "SET_TRANSACTION",
+		"REFUSED", "EMPTY",    "READ",      "SET",     "RESET",       "SHOW",    "BEGIN",
+		"COMMIT",  "ROLLBACK", "SAVEPOINT", "RELEASE", "ROLLBACK_TO", "DISCARD", "SET_TRANSACTION",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
@@ -406,14 +413,12 @@ static int check_case(const struct pgv_policy *policy, const struct vcase *c)
 	bool ok = k == c->kind && r.kind == k;
 
 	if (ok && c->kind == PGV_REFUSED) {
-		ok = strcmp(r.sqlstate, c->sqlstate) == 0 && r.code == c->code &&
-		     r.message[0] != '\0';
+		ok = strcmp(r.sqlstate, c->sqlstate) == 0 && r.code == c->code && r.message[0] != '\0';
 	}
 	if (!ok) {
-		fprintf(stderr, "FAIL: %s\n  want %s %s %s\n  got  %s %s %s: %s (hint: %s)\n",
-			c->sql, kind_name(c->kind), c->sqlstate ? c->sqlstate : "",
-			airlock_err_name(c->code), kind_name(k), r.sqlstate, airlock_err_name(r.code),
-			r.message, r.hint);
+		fprintf(stderr, "FAIL: %s\n  want %s %s %s\n  got  %s %s %s: %s (hint: %s)\n", c->sql,
+			kind_name(c->kind), c->sqlstate ? c->sqlstate : "", airlock_err_name(c->code), kind_name(k),
+			r.sqlstate, airlock_err_name(r.code), r.message, r.hint);
 	}
 	return ok ? 0 : 1;
 }
@@ -441,69 +446,72 @@ struct scase {
 };
 
 static const struct scase session_cases[] = {
-	{ "SET search_path TO public, \"App\"", PGV_SET, "search_path", "public, \"App\"", false, false, false },
-	{ "SET search_path = 'public', 'App'", PGV_SET, "search_path", "public, \"App\"", false, false, false },
-	{ "SET search_path TO public", PGV_SET, "search_path", "public", false, false, false },
-	{ "SET SCHEMA 'app'", PGV_SET, "search_path", "app", false, false, false },
-	{ "SET datestyle TO 'ISO'", PGV_SET, "datestyle", "ISO", false, false, false },
-	{ "SET DateStyle = 'ISO, MDY'", PGV_SET, "datestyle", "ISO, MDY", false, false, false },
-	{ "SET datestyle = ISO, MDY", PGV_SET, "datestyle", "iso, mdy", false, false, false },
-	{ "SET TIME ZONE 'UTC'", PGV_SET, "timezone", "UTC", false, false, false },
-	{ "SET TimeZone TO 'Europe/Paris'", PGV_SET, "timezone", "Europe/Paris", false, false, false },
-	{ "SET TIME ZONE LOCAL", PGV_SET, "timezone", "", false, true, false },
-	{ "SET TIME ZONE DEFAULT", PGV_SET, "timezone", "", false, true, false },
-	{ "SET NAMES 'UTF8'", PGV_SET, "client_encoding", "UTF8", false, false, false },
-	{ "SET client_encoding TO 'UTF8'", PGV_SET, "client_encoding", "UTF8", false, false, false },
-	{ "SET extra_float_digits = 3", PGV_SET, "extra_float_digits", "3", false, false, false },
-	{ "SET extra_float_digits = -2", PGV_SET, "extra_float_digits", "-2", false, false, false },
-	{ "SET extra_float_digits = 0", PGV_SET, "extra_float_digits", "0", false, false, false },
-	{ "SET seed TO 0.5", PGV_SET, "seed", "0.5", false, false, false },
-	{ "SET statement_timeout = '5s'", PGV_SET, "statement_timeout", "5s", false, false, false },
-	{ "SET LOCAL work_mem = '64MB'", PGV_SET, "work_mem", "64MB", true, false, false },
-	{ "SET SESSION application_name = 'psql'", PGV_SET, "application_name", "psql", false, false, false },
-	{ "SET enable_seqscan = off", PGV_SET, "enable_seqscan", "off", false, false, false },
-	{ "SET enable_seqscan TO true", PGV_SET, "enable_seqscan", "true", false, false, false },
-	{ "SET work_mem TO DEFAULT", PGV_SET, "work_mem", "", false, true, false },
-	{ "SET default_transaction_read_only = on", PGV_SET, "default_transaction_read_only", "on", false, false, false },
-	{ "SET XML OPTION DOCUMENT", PGV_SET, "xmloption", "DOCUMENT", false, false, false },
-	{ "RESET search_path", PGV_RESET, "search_path", "", false, false, false },
-	{ "RESET ALL", PGV_RESET, "all", "", false, false, false },
-	{ "RESET TIME ZONE", PGV_RESET, "timezone", "", false, false, false },
-	{ "SHOW search_path", PGV_SHOW, "search_path", "", false, false, false },
-	{ "SHOW ALL", PGV_SHOW, "all", "", false, false, false },
-	{ "SHOW TIME ZONE", PGV_SHOW, "timezone", "", false, false, false },
-	{ "SHOW TRANSACTION ISOLATION LEVEL", PGV_SHOW, "transaction_isolation", "", false, false, false },
-	{ "SHOW server_version", PGV_SHOW, "server_version", "", false, false, false },
-	{ "show \"DateStyle\"", PGV_SHOW, "datestyle", "", false, false, false },
-	{ "BEGIN", PGV_BEGIN, "", "", false, false, false },
-	{ "BEGIN;", PGV_BEGIN, "", "", false, false, false },
-	{ "BEGIN TRANSACTION", PGV_BEGIN, "", "", false, false, false },
-	{ "BEGIN READ ONLY", PGV_BEGIN, "", "", false, false, false },
-	{ "BEGIN READ WRITE", PGV_BEGIN, "", "", false, false, true },
-	{ "BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE", PGV_BEGIN, "", "serializable", false, false, true },
-	{ "START TRANSACTION", PGV_BEGIN, "", "", false, false, false },
-	{ "START TRANSACTION ISOLATION LEVEL REPEATABLE READ", PGV_BEGIN, "", "repeatable read", false, false, false },
-	{ "START TRANSACTION READ ONLY, DEFERRABLE", PGV_BEGIN, "", "", false, false, false },
-	{ "COMMIT", PGV_COMMIT, "", "", false, false, false },
-	{ "COMMIT WORK", PGV_COMMIT, "", "", false, false, false },
-	{ "END", PGV_COMMIT, "", "", false, false, false },
-	{ "ROLLBACK", PGV_ROLLBACK, "", "", false, false, false },
-	{ "ABORT", PGV_ROLLBACK, "", "", false, false, false },
-	{ "SAVEPOINT sp1", PGV_SAVEPOINT, "sp1", "", false, false, false },
-	{ "SAVEPOINT \"My Sp\"", PGV_SAVEPOINT, "My Sp", "", false, false, false },
-	{ "RELEASE sp1", PGV_RELEASE, "sp1", "", false, false, false },
-	{ "RELEASE SAVEPOINT sp1", PGV_RELEASE, "sp1", "", false, false, false },
-	{ "ROLLBACK TO sp1", PGV_ROLLBACK_TO, "sp1", "", false, false, false },
-	{ "ROLLBACK TO SAVEPOINT sp1", PGV_ROLLBACK_TO, "sp1", "", false, false, false },
-	{ "DISCARD ALL", PGV_DISCARD, "all", "", false, false, false },
-	{ "DISCARD PLANS", PGV_DISCARD, "plans", "", false, false, false },
-	{ "DISCARD SEQUENCES", PGV_DISCARD, "sequences", "", false, false, false },
-	{ "DISCARD TEMP", PGV_DISCARD, "temp", "", false, false, false },
-	{ "SET TRANSACTION READ ONLY", PGV_SET_TRANSACTION, "transaction", "", false, false, false },
-	{ "SET TRANSACTION READ WRITE", PGV_SET_TRANSACTION, "transaction", "", false, false, true },
-	{ "SET TRANSACTION ISOLATION LEVEL READ COMMITTED", PGV_SET_TRANSACTION, "transaction", "read committed", false, false, false },
-	{ "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", PGV_SET_TRANSACTION, "session_characteristics", "", false, false, false },
-	{ "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", PGV_SET_TRANSACTION, "session_characteristics", "", false, false, true },
+	{"SET search_path TO public, \"App\"", PGV_SET, "search_path", "public, \"App\"", false, false, false},
+	{"SET search_path = 'public', 'App'", PGV_SET, "search_path", "public, \"App\"", false, false, false},
+	{"SET search_path TO public", PGV_SET, "search_path", "public", false, false, false},
+	{"SET SCHEMA 'app'", PGV_SET, "search_path", "app", false, false, false},
+	{"SET datestyle TO 'ISO'", PGV_SET, "datestyle", "ISO", false, false, false},
+	{"SET DateStyle = 'ISO, MDY'", PGV_SET, "datestyle", "ISO, MDY", false, false, false},
+	{"SET datestyle = ISO, MDY", PGV_SET, "datestyle", "iso, mdy", false, false, false},
+	{"SET TIME ZONE 'UTC'", PGV_SET, "timezone", "UTC", false, false, false},
+	{"SET TimeZone TO 'Europe/Paris'", PGV_SET, "timezone", "Europe/Paris", false, false, false},
+	{"SET TIME ZONE LOCAL", PGV_SET, "timezone", "", false, true, false},
+	{"SET TIME ZONE DEFAULT", PGV_SET, "timezone", "", false, true, false},
+	{"SET NAMES 'UTF8'", PGV_SET, "client_encoding", "UTF8", false, false, false},
+	{"SET client_encoding TO 'UTF8'", PGV_SET, "client_encoding", "UTF8", false, false, false},
+	{"SET extra_float_digits = 3", PGV_SET, "extra_float_digits", "3", false, false, false},
+	{"SET extra_float_digits = -2", PGV_SET, "extra_float_digits", "-2", false, false, false},
+	{"SET extra_float_digits = 0", PGV_SET, "extra_float_digits", "0", false, false, false},
+	{"SET seed TO 0.5", PGV_SET, "seed", "0.5", false, false, false},
+	{"SET statement_timeout = '5s'", PGV_SET, "statement_timeout", "5s", false, false, false},
+	{"SET LOCAL work_mem = '64MB'", PGV_SET, "work_mem", "64MB", true, false, false},
+	{"SET SESSION application_name = 'psql'", PGV_SET, "application_name", "psql", false, false, false},
+	{"SET enable_seqscan = off", PGV_SET, "enable_seqscan", "off", false, false, false},
+	{"SET enable_seqscan TO true", PGV_SET, "enable_seqscan", "true", false, false, false},
+	{"SET work_mem TO DEFAULT", PGV_SET, "work_mem", "", false, true, false},
+	{"SET default_transaction_read_only = on", PGV_SET, "default_transaction_read_only", "on", false, false, false},
+	{"SET XML OPTION DOCUMENT", PGV_SET, "xmloption", "DOCUMENT", false, false, false},
+	{"RESET search_path", PGV_RESET, "search_path", "", false, false, false},
+	{"RESET ALL", PGV_RESET, "all", "", false, false, false},
+	{"RESET TIME ZONE", PGV_RESET, "timezone", "", false, false, false},
+	{"SHOW search_path", PGV_SHOW, "search_path", "", false, false, false},
+	{"SHOW ALL", PGV_SHOW, "all", "", false, false, false},
+	{"SHOW TIME ZONE", PGV_SHOW, "timezone", "", false, false, false},
+	{"SHOW TRANSACTION ISOLATION LEVEL", PGV_SHOW, "transaction_isolation", "", false, false, false},
+	{"SHOW server_version", PGV_SHOW, "server_version", "", false, false, false},
+	{"show \"DateStyle\"", PGV_SHOW, "datestyle", "", false, false, false},
+	{"BEGIN", PGV_BEGIN, "", "", false, false, false},
+	{"BEGIN;", PGV_BEGIN, "", "", false, false, false},
+	{"BEGIN TRANSACTION", PGV_BEGIN, "", "", false, false, false},
+	{"BEGIN READ ONLY", PGV_BEGIN, "", "", false, false, false},
+	{"BEGIN READ WRITE", PGV_BEGIN, "", "", false, false, true},
+	{"BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE", PGV_BEGIN, "", "serializable", false, false, true},
+	{"START TRANSACTION", PGV_BEGIN, "", "", false, false, false},
+	{"START TRANSACTION ISOLATION LEVEL REPEATABLE READ", PGV_BEGIN, "", "repeatable read", false, false, false},
+	{"START TRANSACTION READ ONLY, DEFERRABLE", PGV_BEGIN, "", "", false, false, false},
+	{"COMMIT", PGV_COMMIT, "", "", false, false, false},
+	{"COMMIT WORK", PGV_COMMIT, "", "", false, false, false},
+	{"END", PGV_COMMIT, "", "", false, false, false},
+	{"ROLLBACK", PGV_ROLLBACK, "", "", false, false, false},
+	{"ABORT", PGV_ROLLBACK, "", "", false, false, false},
+	{"SAVEPOINT sp1", PGV_SAVEPOINT, "sp1", "", false, false, false},
+	{"SAVEPOINT \"My Sp\"", PGV_SAVEPOINT, "My Sp", "", false, false, false},
+	{"RELEASE sp1", PGV_RELEASE, "sp1", "", false, false, false},
+	{"RELEASE SAVEPOINT sp1", PGV_RELEASE, "sp1", "", false, false, false},
+	{"ROLLBACK TO sp1", PGV_ROLLBACK_TO, "sp1", "", false, false, false},
+	{"ROLLBACK TO SAVEPOINT sp1", PGV_ROLLBACK_TO, "sp1", "", false, false, false},
+	{"DISCARD ALL", PGV_DISCARD, "all", "", false, false, false},
+	{"DISCARD PLANS", PGV_DISCARD, "plans", "", false, false, false},
+	{"DISCARD SEQUENCES", PGV_DISCARD, "sequences", "", false, false, false},
+	{"DISCARD TEMP", PGV_DISCARD, "temp", "", false, false, false},
+	{"SET TRANSACTION READ ONLY", PGV_SET_TRANSACTION, "transaction", "", false, false, false},
+	{"SET TRANSACTION READ WRITE", PGV_SET_TRANSACTION, "transaction", "", false, false, true},
+	{"SET TRANSACTION ISOLATION LEVEL READ COMMITTED", PGV_SET_TRANSACTION, "transaction", "read committed", false,
+	 false, false},
+	{"SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", PGV_SET_TRANSACTION, "session_characteristics", "",
+	 false, false, false},
+	{"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", PGV_SET_TRANSACTION, "session_characteristics", "",
+	 false, false, true},
 };
 
 static void test_session(void **state)
@@ -517,14 +525,14 @@ static void test_session(void **state)
 		struct pgv_result r;
 
 		pgv_validate(&default_policy, c->sql, &r);
-		if (r.kind != c->kind || strcmp(r.name, c->name) != 0 ||
-		    strcmp(r.value, c->value) != 0 || r.is_local != c->is_local ||
-		    r.set_default != c->set_default || r.read_write != c->read_write) {
-			fprintf(stderr, "FAIL: %s\n  want %s name=%s value=%s local=%d default=%d rw=%d\n"
+		if (r.kind != c->kind || strcmp(r.name, c->name) != 0 || strcmp(r.value, c->value) != 0 ||
+		    r.is_local != c->is_local || r.set_default != c->set_default || r.read_write != c->read_write) {
+			fprintf(stderr,
+				"FAIL: %s\n  want %s name=%s value=%s local=%d default=%d rw=%d\n"
 				"  got  %s name=%s value=%s local=%d default=%d rw=%d (%s)\n",
-				c->sql, kind_name(c->kind), c->name, c->value, c->is_local,
-				c->set_default, c->read_write, kind_name(r.kind), r.name, r.value,
-				r.is_local, r.set_default, r.read_write, r.message);
+				c->sql, kind_name(c->kind), c->name, c->value, c->is_local, c->set_default,
+				c->read_write, kind_name(r.kind), r.name, r.value, r.is_local, r.set_default,
+				r.read_write, r.message);
 			failures++;
 		}
 	}
@@ -534,13 +542,13 @@ static void test_session(void **state)
 /* search_path resolution with other policies. */
 static void test_search_path(void **state)
 {
-	static const char *const t_app[] = { "app.*", "public.orders", "pg_catalog.pg_class" };
-	static const char *const p_app_public[] = { "app", "public" };
-	static const char *const p_public_app[] = { "public", "app" };
-	static const char *const p_explicit[] = { "public", "pg_catalog" };
-	static const char *const p_user[] = { "$user", "public" };
-	static const char *const p_empty[] = { "" };
-	struct pgv_policy p = { .tables = t_app, .ntables = 3 };
+	static const char *const t_app[] = {"app.*", "public.orders", "pg_catalog.pg_class"};
+	static const char *const p_app_public[] = {"app", "public"};
+	static const char *const p_public_app[] = {"public", "app"};
+	static const char *const p_explicit[] = {"public", "pg_catalog"};
+	static const char *const p_user[] = {"$user", "public"};
+	static const char *const p_empty[] = {""};
+	struct pgv_policy p = {.tables = t_app, .ntables = 3};
 	static const struct vcase app_public[] = {
 		/* orders: app.orders allowed (app.*), public.orders allowed. */
 		READ("SELECT * FROM orders"),
@@ -568,7 +576,7 @@ static void test_search_path(void **state)
 		READ("SELECT * FROM pg_class"),
 		TABLE("SELECT * FROM public.widgets"),
 	};
-	static const char *const none[] = { NULL };
+	static const char *const none[] = {NULL};
 	static const struct vcase empty_allowlist[] = {
 		TABLE("SELECT * FROM orders"),
 		TABLE("SELECT * FROM pg_class"),
@@ -613,11 +621,10 @@ static void test_messages(void **state)
 	struct pgv_result r;
 
 	(void)state;
-	assert_int_equal(pgv_validate(&default_policy, "SELECT * FROM staff_salaries", &r),
-			 PGV_REFUSED);
+	assert_int_equal(pgv_validate(&default_policy, "SELECT * FROM staff_salaries", &r), PGV_REFUSED);
 	assert_string_equal(r.message, "table \"staff_salaries\" is not allowed");
 	assert_string_equal(r.hint, "allowed tables: public.orders, public.customers, "
-			    "public.products, pg_catalog.*, information_schema.*");
+				    "public.products, pg_catalog.*, information_schema.*");
 	assert_int_equal(r.cursor_pos, 15);
 
 	pgv_validate(&default_policy, "SELECT * FROM public.staff_salaries", &r);
@@ -660,16 +667,16 @@ static void test_messages(void **state)
 	/* Writes outrank functions, which outrank relations. */
 	pgv_validate(&default_policy,
 		     "SELECT nextval('s') FROM staff_salaries WHERE id IN "
-		     "(SELECT id FROM orders FOR UPDATE)", &r);
+		     "(SELECT id FROM orders FOR UPDATE)",
+		     &r);
 	assert_int_equal(r.code, AIRLOCK_E_NOT_READ_ONLY);
 }
 
 static void test_search_path_hint(void **state)
 {
-	static const char *const tables[] = { "public.widgets" };
-	static const char *const path[] = { "app", "public" };
-	struct pgv_policy p = { .tables = tables, .ntables = 1, .search_path = path,
-				.nsearch_path = 2 };
+	static const char *const tables[] = {"public.widgets"};
+	static const char *const path[] = {"app", "public"};
+	struct pgv_policy p = {.tables = tables, .ntables = 1, .search_path = path, .nsearch_path = 2};
 	struct pgv_result r;
 
 	(void)state;
@@ -683,8 +690,7 @@ static void test_long_hint_is_cut(void **state)
 {
 	static const char *tables[200];
 	static char names[200][32];
-	struct pgv_policy p = { .tables = tables, .ntables = 200, .search_path = default_path,
-				.nsearch_path = 1 };
+	struct pgv_policy p = {.tables = tables, .ntables = 200, .search_path = default_path, .nsearch_path = 1};
 	struct pgv_result r;
 	size_t i;
 

@@ -44,8 +44,7 @@ static void test_declare_refused(void **state)
 	struct pgv_result v;
 
 	/* The cursor's query passes every check a plain SELECT passes. */
-	assert_int_equal(pgv_validate(&policy, "DECLARE c CURSOR FOR SELECT * FROM staff_salaries", &v),
-			 PGV_REFUSED);
+	assert_int_equal(pgv_validate(&policy, "DECLARE c CURSOR FOR SELECT * FROM staff_salaries", &v), PGV_REFUSED);
 	assert_string_equal(v.sqlstate, "42501");
 	assert_int_equal(pgv_validate(&policy, "DECLARE c CURSOR FOR SELECT pg_read_file('/etc/passwd')", &v),
 			 PGV_REFUSED);
@@ -55,8 +54,7 @@ static void test_declare_refused(void **state)
 	assert_int_equal(pgv_validate(&policy, "DECLARE c BINARY CURSOR FOR SELECT 1", &v), PGV_REFUSED);
 	assert_string_equal(v.sqlstate, "0A000");
 	assert_int_equal(pgv_validate(&policy, "DECLARE c SCROLL CURSOR FOR SELECT 1", &v), PGV_REFUSED);
-	assert_int_equal(pgv_validate(&policy, "DECLARE c CURSOR FOR SELECT 1; DELETE FROM orders", &v),
-			 PGV_REFUSED);
+	assert_int_equal(pgv_validate(&policy, "DECLARE c CURSOR FOR SELECT 1; DELETE FROM orders", &v), PGV_REFUSED);
 	assert_string_equal(v.sqlstate, "42601");
 	assert_int_equal(pgv_validate(&policy,
 				      "DECLARE c CURSOR FOR WITH d AS (DELETE FROM orders RETURNING *) SELECT * FROM d",
