@@ -45,7 +45,7 @@ AIRLOCK_PYTHON=/usr/bin/python3
 
 # Exactly the Debian packages the build, the demo and the tests use.
 AIRLOCK_PACKAGES=(
-	build-essential cmake pkg-config clang libclang-rt-14-dev
+	build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
 	libevent-dev libpq-dev libmariadb-dev libssl-dev libcurl4-openssl-dev
 	libcmocka-dev libinih-dev libjansson-dev libpg-query-dev
 	postgresql-15 postgresql-client-15
@@ -141,6 +141,20 @@ build_main()
 	cmake -S "$AIRLOCK_REPO" -B "$AIRLOCK_REPO/build" \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DAIRLOCK_WERROR=ON
 	cmake --build "$AIRLOCK_REPO/build" -j2
+}
+
+# The layout rules (file sizes, no call circles between files) on build $1,
+# and the pinned .clang-format on every C file.
+check_tree()
+{
+	local files
+
+	log "check: layout of $1, formatting"
+	"$AIRLOCK_PYTHON" "$AIRLOCK_REPO/integration/check_tree.py" "$AIRLOCK_REPO/$1"
+	mapfile -t files < <(cd "$AIRLOCK_REPO" && find protocol proxy runner conf tests fuzz bench \
+		-name '*.[ch]' | sort)
+	(cd "$AIRLOCK_REPO" && clang-format --dry-run --Werror "${files[@]}") ||
+		die "formatting differs from .clang-format: run clang-format -i on the files above"
 }
 
 build_asan()

@@ -2,7 +2,8 @@
 #
 # test.sh: builds airlock three ways and runs every test, as root on
 # Debian 12 (what .ci/run runs):
-#   1. build/      RelWithDebInfo, -Werror; then the demo environment
+#   1. build/      RelWithDebInfo, -Werror; the layout and format checks
+#                  (check_tree.py, clang-format); then the demo environment
 #                  (Postgres and MariaDB shops, Docker engine, runner
 #                  image); unit tests
 #   2. build-asan/ ASan + UBSan (leak detection on); unit tests
@@ -75,6 +76,7 @@ cd "$AIRLOCK_REPO"
 install_deps
 
 build_main
+check_tree build
 # Postgres, MariaDB, Docker and the runner image first: some unit tests use
 # the engine.
 prepare_environment
