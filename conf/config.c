@@ -6,7 +6,8 @@
  * everything about a key (defaults, required keys, the reload check,
  * freeing) is derived from it; config_parse.c drives inih over the text;
  * config_store.c checks and stores one value of each type; config_value.c
- * holds the value syntax. Ownership: config_load and config_load_string
+ * holds the value syntax; config_errors.c collects the problems found.
+ * Ownership: config_load and config_load_string
  * return a struct the caller owns and frees with config_free (or NULL,
  * with every problem listed in errs); every string and array inside it
  * belongs to that struct, and pointers between its parts (user->target)

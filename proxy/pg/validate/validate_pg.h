@@ -6,6 +6,15 @@
  * SHOW of a session setting, BEGIN, COMMIT, ...), a read that goes to a
  * runner, or refused with a native SQLSTATE and an actionable message.
  * Pure: no I/O, no global state besides libpg_query's own.
+ *
+ * proxy/pg/validate/ is this validator: validate_pg.c parses and
+ * dispatches on the statement's kind; validate_pg_read.c walks a read's
+ * tree (every relation against the allowlist, every function against the
+ * denylist, CTE scoping); validate_pg_stmt.c names and refuses the
+ * statement kinds that may not run; validate_pg_session.c the session
+ * statements; validate_pg_cursor.c DECLARE, FETCH and CLOSE;
+ * validate_pg_catalog.c the relations of pg_catalog; validate_pg_funcs.c
+ * the function denylist; validate_pg_util.c the tree accessors they share.
  */
 #ifndef AIRLOCK_PROXY_VALIDATE_PG_H
 #define AIRLOCK_PROXY_VALIDATE_PG_H
