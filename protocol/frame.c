@@ -280,6 +280,35 @@ enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols)
 	return FRAME_OK;
 }
 
+enum frame_status frame_row_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur)
+{
+	*ncols = 0;
+	if (f->type != FRAME_ROW)
+		return FRAME_ERR;
+	cur_init(cur, f);
+	if (!rbuf_get_be16(cur, ncols) || *ncols > FRAME_MAX_COLS) {
+		*ncols = 0;
+		return FRAME_ERR;
+	}
+	return FRAME_OK;
+}
+
+enum frame_status frame_row_next(struct rbuf *cur, const uint8_t **value, uint32_t *len)
+{
+	int32_t vlen;
+
+	*value = NULL;
+	*len = 0;
+	if (!get_i32(cur, &vlen) || vlen < -1)
+		return FRAME_ERR;
+	if (vlen == -1)
+		return FRAME_OK;
+	if (!rbuf_get_bytes(cur, (size_t)vlen, value))
+		return FRAME_ERR;
+	*len = (uint32_t)vlen;
+	return FRAME_OK;
+}
+
 enum frame_status frame_decode_complete(const struct frame *f, struct frame_complete *out)
 {
 	struct rbuf c;

@@ -163,6 +163,13 @@ enum frame_status frame_check_cancel(const struct frame *f);
 
 /* Data row: validates the layout (counts and lengths) without copying. */
 enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols);
+/*
+ * A data row's values, one at a time (cur borrows the frame's payload):
+ * begin reads the column count, next one value, *value NULL for SQL NULL.
+ * Either fails on a layout frame_row_check would refuse.
+ */
+enum frame_status frame_row_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur);
+enum frame_status frame_row_next(struct rbuf *cur, const uint8_t **value, uint32_t *len);
 
 struct frame_complete {
 	uint64_t rows;

@@ -89,21 +89,19 @@ static void job_rowdesc(void *arg, const struct frame *f)
 }
 
 /* A row in the binary protocol, from the text values of the 'D' frame; false (ERR sent) when one does not parse. */
-static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
+static bool binary_row(struct my_session *s, const struct frame *f)
 {
-	const uint8_t *p = f->payload + 2, *end = f->payload + f->len;
 	const char *why = NULL;
-	bool ok = n == s->ncols;
+	struct rbuf cur;
+	uint16_t n;
+	bool ok = frame_row_begin(f, &n, &cur) == FRAME_OK && n == s->ncols;
 
 	/* The arrays were made for this result's columns; each row only fills them. */
-	for (uint16_t i = 0; ok && i < n && p + 4 <= end; i++) {
-		int32_t len = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+	for (uint16_t i = 0; ok && i < n; i++) {
+		uint32_t len;
 
-		p += 4;
-		s->bin.values[i] = len >= 0 ? p : NULL;
-		s->bin.lens[i] = len >= 0 ? (size_t)len : 0;
-		if (len >= 0)
-			p += len;
+		ok = frame_row_next(&cur, &s->bin.values[i], &len) == FRAME_OK;
+		s->bin.lens[i] = len;
 	}
 	if (ok && my_write_binary_row(&s->core.w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values,
 				      s->bin.lens, &why) == MY_OK)
@@ -122,13 +120,13 @@ static bool binary_row(struct my_session *s, const struct frame *f, uint16_t n)
 static void job_row(void *arg, const struct frame *f)
 {
 	struct my_session *s = arg;
-	const uint8_t *p = f->payload + 2, *end = f->payload + f->len;
-	uint16_t n = (uint16_t)(f->payload[0] << 8 | f->payload[1]);
+	struct rbuf cur;
+	uint16_t n;
 
 	if (s->result_failed)
 		return;
 	if (s->binary) {
-		if (!binary_row(s, f, n)) {
+		if (!binary_row(s, f)) {
 			s->result_failed = true;
 			myr_flush(s);
 			job_cancel(s->core.job);
@@ -138,16 +136,18 @@ static void job_row(void *arg, const struct frame *f)
 	}
 	/* job.c checked the layout (frame_row_check) before handing the row on. */
 	my_begin(&s->core.w, s->seq++);
-	for (uint16_t i = 0; i < n && p + 4 <= end; i++) {
-		int32_t len = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+	if (frame_row_begin(f, &n, &cur) != FRAME_OK)
+		n = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *v;
+		uint32_t len;
 
-		p += 4;
-		if (len < 0) {
+		if (frame_row_next(&cur, &v, &len) != FRAME_OK)
+			break;
+		if (v)
+			my_put_lenenc_str(&s->core.w, v, len);
+		else
 			my_put_null(&s->core.w);
-			continue;
-		}
-		my_put_lenenc_str(&s->core.w, p, (size_t)len);
-		p += len;
 	}
 	my_end(&s->core.w);
 out:

@@ -25,11 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -39,6 +35,7 @@
 #include <event2/event.h>
 
 #include "protocol/pg_codec.h"
+#include "protocol/rbuf.h"
 #include "protocol/scram.h"
 #include "proxy/gen.h"
 #include "proxy/job.h"
@@ -365,8 +362,11 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 static size_t pg_frame(struct session *core, const uint8_t *hdr, size_t n, uint32_t max)
 {
 	struct pg_session *s = pg(core);
+	struct rbuf r;
+	uint8_t type;
 	uint32_t len;
 
+	rbuf_init(&r, hdr, n);
 	if (s->step == PG_STARTUP && core->st == SESSION_AUTH) {
 		struct pg_startup st;
 		const char *err = NULL;
@@ -377,11 +377,11 @@ static size_t pg_frame(struct session *core, const uint8_t *hdr, size_t n, uint3
 			fatal(s, "08P01", err ? err : "invalid startup packet");
 			return 0;
 		}
-		return (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+		/* n >= proto->header (4): the length is there. */
+		return rbuf_get_be32(&r, &len) ? len : 0;
 	}
-	if (n < 5)
+	if (!rbuf_get_u8(&r, &type) || !rbuf_get_be32(&r, &len))
 		return 5; /* the type byte and the length */
-	len = (uint32_t)hdr[1] << 24 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 8 | hdr[4];
 	if (len < 4 || len > max) {
 		fatal(s, len < 4 ? "08P01" : "54000",
 		      len < 4 ? "invalid message length" : "message too large: larger than max_message_bytes");

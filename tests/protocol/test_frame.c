@@ -197,6 +197,46 @@ static void test_row_roundtrip(void **state)
 	wbuf_free(&b);
 }
 
+/* The row's values one at a time: a value, SQL NULL, an empty value, then nothing more. */
+static void test_row_values(void **state)
+{
+	static const uint8_t bad_len[] = {0, 1, 0xff, 0xff, 0xff, 0xfe}; /* -2 */
+	static const uint8_t short_value[] = {0, 1, 0, 0, 0, 3, 'a', 'b'};
+	struct wbuf b;
+	struct frame f;
+	struct rbuf cur;
+	const uint8_t *v;
+	uint32_t len;
+	uint16_t n;
+
+	wbuf_init(&b);
+	build_row(&b);
+	f = peek_whole(&b);
+	assert_int_equal(frame_row_begin(&f, &n, &cur), FRAME_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(frame_row_next(&cur, &v, &len), FRAME_OK);
+	assert_int_equal(len, 2);
+	assert_memory_equal(v, "42", 2);
+	assert_int_equal(frame_row_next(&cur, &v, &len), FRAME_OK);
+	assert_null(v);
+	assert_int_equal(frame_row_next(&cur, &v, &len), FRAME_OK);
+	assert_non_null(v);
+	assert_int_equal(len, 0);
+	assert_int_equal(frame_row_next(&cur, &v, &len), FRAME_ERR);
+	f.type = FRAME_ROWDESC;
+	assert_int_equal(frame_row_begin(&f, &n, &cur), FRAME_ERR);
+	wbuf_free(&b);
+
+	f = (struct frame){.type = FRAME_ROW, .len = sizeof(bad_len), .payload = bad_len};
+	assert_int_equal(frame_row_begin(&f, &n, &cur), FRAME_OK);
+	assert_int_equal(frame_row_next(&cur, &v, &len), FRAME_ERR);
+	f = (struct frame){.type = FRAME_ROW, .len = sizeof(short_value), .payload = short_value};
+	assert_int_equal(frame_row_begin(&f, &n, &cur), FRAME_OK);
+	assert_int_equal(frame_row_next(&cur, &v, &len), FRAME_ERR);
+	f = (struct frame){.type = FRAME_ROW, .len = 1, .payload = short_value};
+	assert_int_equal(frame_row_begin(&f, &n, &cur), FRAME_ERR);
+}
+
 static void test_complete_roundtrip(void **state)
 {
 	struct wbuf b;
@@ -940,14 +980,15 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_roundtrip),      cmocka_unit_test(test_cancel_roundtrip),
 		cmocka_unit_test(test_rowdesc_roundtrip),  cmocka_unit_test(test_row_roundtrip),
-		cmocka_unit_test(test_complete_roundtrip), cmocka_unit_test(test_complete_warnings),
-		cmocka_unit_test(test_error_roundtrip),    cmocka_unit_test(test_peek_limits),
-		cmocka_unit_test(test_wrong_type),         cmocka_unit_test(test_job_malformed),
-		cmocka_unit_test(test_rowdesc_malformed),  cmocka_unit_test(test_row_malformed),
-		cmocka_unit_test(test_row_too_many_cols),  cmocka_unit_test(test_complete_malformed),
-		cmocka_unit_test(test_error_malformed),    cmocka_unit_test(test_error_position),
-		cmocka_unit_test(test_error_my_errno),     cmocka_unit_test(test_mycols_roundtrip),
-		cmocka_unit_test(test_mycols_malformed),   cmocka_unit_test(test_writer_limits),
+		cmocka_unit_test(test_row_values),         cmocka_unit_test(test_complete_roundtrip),
+		cmocka_unit_test(test_complete_warnings),  cmocka_unit_test(test_error_roundtrip),
+		cmocka_unit_test(test_peek_limits),        cmocka_unit_test(test_wrong_type),
+		cmocka_unit_test(test_job_malformed),      cmocka_unit_test(test_rowdesc_malformed),
+		cmocka_unit_test(test_row_malformed),      cmocka_unit_test(test_row_too_many_cols),
+		cmocka_unit_test(test_complete_malformed), cmocka_unit_test(test_error_malformed),
+		cmocka_unit_test(test_error_position),     cmocka_unit_test(test_error_my_errno),
+		cmocka_unit_test(test_mycols_roundtrip),   cmocka_unit_test(test_mycols_malformed),
+		cmocka_unit_test(test_writer_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
