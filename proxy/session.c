@@ -52,6 +52,10 @@ __attribute__((format(printf, 3, 0))) static void say(const struct session *s, b
 	char line[1024];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
+	/* What a client sent (a user name, say) cannot start a forged log line. */
+	for (char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	if (warn)
 		log_warn("%s session %u: %s", s->proto->name, s->id, line);
 	else

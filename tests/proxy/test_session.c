@@ -405,6 +405,29 @@ static void test_registry_finds_by_protocol_and_id(void **state)
 	bufferevent_free(c2);
 }
 
+/* A client's bytes in a log line (a user name holding a newline) cannot forge a line of their own. */
+static void test_log_line_cannot_be_forged(void **state)
+{
+	struct fixture *f = *state;
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	char buf[512] = {0};
+
+	assert_non_null(tmp);
+	assert_true(saved >= 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), 2) >= 0);
+	session_log(&f->t->core, "user %s authenticated", "x\n2026-01-01T00:00:00Z info forged\r");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, tmp) > 0);
+	fclose(tmp);
+	assert_non_null(strstr(buf, "user x?2026-01-01T00:00:00Z info forged? authenticated"));
+	assert_int_equal(strchr(buf, '\n') - buf, (long)strlen(buf) - 1); /* one line */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +441,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_max_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_max_connections_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_finds_by_protocol_and_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_line_cannot_be_forged, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
