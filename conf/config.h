@@ -65,10 +65,10 @@ struct airlock_config {
 	uint32_t max_message_bytes; /* largest frontend message accepted */
 	char *job_dir;              /* where per-job directories are made */
 	char *docker_socket;
-	char *runner_image;  /* pinned by digest */
-	char *runner_user;   /* uid:gid inside the container, as written (the launcher passes it on) */
-	uint32_t runner_uid; /* runner_user parsed once at load: never 0 */
-	uint32_t runner_gid;
+	char *runner_image;        /* pinned by digest */
+	char *runner_uids;         /* FIRST-LAST, as written: the uids runners run as, one per job */
+	uint32_t runner_uid_first; /* runner_uids parsed once at load: never 0, no host account in the range */
+	uint32_t runner_uid_last;
 	uint32_t kill_margin_ms; /* container killed at timeout_ms + this */
 	uint32_t pool_size;      /* containers started ahead of demand */
 	uint32_t max_jobs;       /* concurrent running jobs; beyond it: busy error */

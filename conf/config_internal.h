@@ -54,7 +54,7 @@ enum conf_type {
 	CT_SCRAM,         /* a SCRAM-SHA-256 verifier */
 	CT_MY_NATIVE,     /* "*" + 40 hex */
 	CT_LISTEN,        /* host:port: host (char *) at off, port (uint16_t) at off2 */
-	CT_RUNNER_USER,   /* uid:gid, uid not 0: text at off, uid and gid (uint32_t) at off2, off3 */
+	CT_UID_RANGE,     /* FIRST-LAST, not 0, no host account: text at off, first and last (uint32_t) at off2, off3 */
 	CT_PASSWORD_FILE, /* resolved path at off, the password read from it at off2 */
 	CT_TARGET_REF,    /* a target name, kept at off in struct conf_user_meta, resolved at the end */
 	CT_HOST_LIST,     /* lists: char ** at off, size_t count at off2 */
@@ -162,7 +162,9 @@ int conf_parse_cpus(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* "host:port" or "[ipv6]:port"; *host is allocated (caller frees). */
 int conf_parse_listen(const char *s, char **host, uint16_t *port);
 /* "uid:gid", numeric; *uid receives the uid so the caller can refuse 0. */
-int conf_parse_uid_gid(const char *s, uint32_t *uid, uint32_t *gid);
+int conf_parse_uid_range(const char *s, uint32_t *first, uint32_t *last);
+/* A host account (passwd) or group whose id is in [first, last]: its name in who, and true. */
+bool conf_host_id_in_range(uint32_t first, uint32_t last, char *who, size_t wholen);
 /* A host name or IP literal: 1..253 characters from [A-Za-z0-9.:_-]. */
 bool conf_valid_host(const char *s);
 /* A target/user name: 1..63 characters from [A-Za-z0-9_.@-]. */

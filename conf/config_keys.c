@@ -44,8 +44,10 @@ const struct conf_key conf_keys[] = {
 	    .expect = "the Docker engine's unix socket path"),
 	KEY(SERVER, "runner_image", CT_IMAGE, CFG(runner_image), REQUIRED, NULL,
 	    .expect = "an image pinned by digest: sha256:<64 hex> or NAME@sha256:<64 hex>"),
-	KEY(SERVER, "runner_user", CT_RUNNER_USER, CFG(runner_user), 0, "65534:65534", .off2 = CFG(runner_uid),
-	    .off3 = CFG(runner_gid), .expect = "a numeric uid:gid other than root, e.g. 65534:65534"),
+	KEY(SERVER, "runner_uids", CT_UID_RANGE, CFG(runner_uids), 0, "1000000000-1000065535",
+	    .off2 = CFG(runner_uid_first), .off3 = CFG(runner_uid_last),
+	    .expect = "a range of numeric uids FIRST-LAST that no host account or group uses, e.g. "
+		      "1000000000-1000065535"),
 	KEY(SERVER, "kill_margin_ms", CT_U32, CFG(kill_margin_ms), 0, "2000", .min = 100, .max = 600000),
 	KEY(SERVER, "pool_size", CT_U32, CFG(pool_size), 0, "0", .min = 0, .max = 1024),
 	KEY(SERVER, "max_jobs", CT_U32, CFG(max_jobs), 0, "16", .min = 1, .max = 4096),

@@ -230,14 +230,16 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		}
 		s = strdup(value);
 		break;
-	case CT_RUNNER_USER:
-		if (conf_parse_uid_gid(value, &uid, &gid) < 0)
+	case CT_UID_RANGE: {
+		char who[128];
+
+		if (conf_parse_uid_range(value, &uid, &gid) < 0)
 			goto out_bad;
-		if (uid == 0) {
+		/* A uid a host account or group has would let that account reach the runners. */
+		if (conf_host_id_in_range(uid, gid, who, sizeof(who))) {
 			conf_err(ctx, ctx->line,
-				 "%s %s: the runner must not run as root (uid 0); "
-				 "expected %s",
-				 label, k->name, k->expect);
+				 "%s %s %.40s: %s, so it could reach the runners' sockets and memory; expected %s",
+				 label, k->name, value, who, k->expect);
 			return;
 		}
 		s = strdup(value);
@@ -246,6 +248,7 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 			*FIELD(base, k->off3, uint32_t) = gid;
 		}
 		break;
+	}
 	case CT_ENGINE:
 		engine = engine_name(value);
 		if (!engine) {
@@ -325,7 +328,7 @@ bool conf_field_equal(const struct conf_key *k, const void *a, const void *b)
 	case CT_ENGINE:
 	case CT_SCRAM:
 	case CT_MY_NATIVE:
-	case CT_RUNNER_USER: /* uid and gid follow from the text */
+	case CT_UID_RANGE: /* first and last follow from the text */
 		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *));
 	case CT_LISTEN:
 		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *)) &&
@@ -361,7 +364,7 @@ void conf_field_free(const struct conf_key *k, void *base)
 	case CT_SCRAM:
 	case CT_MY_NATIVE:
 	case CT_LISTEN:
-	case CT_RUNNER_USER:
+	case CT_UID_RANGE:
 		put_string(FIELD(base, k->off, char *), NULL);
 		break;
 	case CT_PASSWORD_FILE:

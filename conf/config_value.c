@@ -11,6 +11,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,26 +119,50 @@ int conf_parse_listen(const char *s, char **host, uint16_t *port)
 	return 0;
 }
 
-int conf_parse_uid_gid(const char *s, uint32_t *uid, uint32_t *gid)
+int conf_parse_uid_range(const char *s, uint32_t *first, uint32_t *last)
 {
-	const char *colon = s ? strchr(s, ':') : NULL;
+	const char *dash = s ? strchr(s, '-') : NULL;
 	char buf[16];
-	uint64_t u, g;
+	uint64_t a, b;
 	size_t n;
 
-	if (!colon)
+	if (!dash)
 		return -1;
-	n = (size_t)(colon - s);
+	n = (size_t)(dash - s);
 	if (n == 0 || n >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	/* 4294967295 is (uid_t)-1, which means "no change" to the kernel. */
-	if (conf_parse_u64(buf, 0, 4294967294u, &u) < 0 || conf_parse_u64(colon + 1, 0, 4294967294u, &g) < 0)
+	if (conf_parse_u64(buf, 1, 4294967294u, &a) < 0 || conf_parse_u64(dash + 1, 1, 4294967294u, &b) < 0 || b < a)
 		return -1;
-	*uid = (uint32_t)u;
-	*gid = (uint32_t)g;
+	*first = (uint32_t)a;
+	*last = (uint32_t)b;
 	return 0;
+}
+
+bool conf_host_id_in_range(uint32_t first, uint32_t last, char *who, size_t wholen)
+{
+	struct passwd *pw;
+	struct group *gr;
+	bool found = false;
+
+	setpwent();
+	while (!found && (pw = getpwent()))
+		if (pw->pw_uid >= first && pw->pw_uid <= last) {
+			snprintf(who, wholen, "uid %u is the host account \"%.40s\"", (unsigned)pw->pw_uid,
+				 pw->pw_name);
+			found = true;
+		}
+	endpwent();
+	setgrent();
+	while (!found && (gr = getgrent()))
+		if (gr->gr_gid >= first && gr->gr_gid <= last) {
+			snprintf(who, wholen, "gid %u is the host group \"%.40s\"", (unsigned)gr->gr_gid, gr->gr_name);
+			found = true;
+		}
+	endgrent();
+	return found;
 }
 
 bool conf_valid_host(const char *s)

@@ -30,9 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct airlock_config *again = config_load_string(text, "/nonexistent", &errs);
 		const char *blocker = again ? config_reload_blocker(cfg, again) : "(second load failed)";
 
-		if (blocker || cfg->runner_uid == 0) {
-			fprintf(stderr, "fuzz_config: unchanged file refused on reload (%s) or runner uid %u\n",
-				blocker ? blocker : "-", cfg->runner_uid);
+		if (blocker || cfg->runner_uid_first == 0 || cfg->runner_uid_last < cfg->runner_uid_first) {
+			fprintf(stderr, "fuzz_config: unchanged file refused on reload (%s) or runner uids %u-%u\n",
+				blocker ? blocker : "-", cfg->runner_uid_first, cfg->runner_uid_last);
 			abort();
 		}
 		config_free(again);

@@ -677,7 +677,7 @@ mysql_listen = $AIRLOCK_LISTEN_HOST:$AIRLOCK_MY_LISTEN_PORT
 job_dir = $AIRLOCK_JOB_DIR
 docker_socket = $AIRLOCK_DOCKER_SOCK
 runner_image = $AIRLOCK_RUNNER_IMAGE
-runner_user = 65534:65534
+runner_uids = 1000000000-1000065535
 pool_size = $AIRLOCK_POOL_SIZE
 audit_log = $audit
 

@@ -60,6 +60,8 @@ class Instance:
         for key, value in (("pg_listen", "127.0.0.1:%d" % self.pg_port),
                            ("mysql_listen", "127.0.0.1:%d" % self.my_port),
                            ("job_dir", job_dir), ("pool_size", str(pool_size)),
+                           # The suite's airlockd runs its runners as the suite's range.
+                           ("runner_uids", "1100000000-1100065535"),
                            ("audit_log", os.path.join(scratch, "audit.log"))):
             text, n = re.subn(r"^%s = .*$" % key, "%s = %s" % (key, value), text, count=1, flags=re.M)
             assert n == 1, key

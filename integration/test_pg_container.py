@@ -54,7 +54,9 @@ def test_runner_container_settings(live_runner):
     assert hc["MemorySwap"] == hc["Memory"]
     assert hc["NanoCpus"] == 500000000
     assert hc["PidsLimit"] == 64
-    assert cfg["User"] == "65534:65534"
+    uid, gid = (int(x) for x in cfg["User"].split(":"))
+    # One uid of runner_uids per job, its gid the same number (tests/conf, test_pg_runner_identity).
+    assert 1000000000 <= uid <= 1000065535 and gid == uid
     mounts = live_runner["Mounts"]
     assert len(mounts) == 1
     assert mounts[0]["Destination"] == "/job"

@@ -58,8 +58,8 @@ struct job {
 	char dir[256];
 	char ctl_path[300];
 	char db_path[300];
-	uid_t runner_uid;
-	gid_t runner_gid;
+	uid_t runner_uid;     /* this job's own, from runner_uids; its gid is the same number */
+	char runner_user[24]; /* "uid:gid", for the launcher */
 
 	struct evconnlistener *ctl_lst;
 	struct evconnlistener *db_lst;
@@ -496,7 +496,7 @@ static void job_deadline_cb(evutil_socket_t fd, short what, void *arg)
 /* A listener on a new socket at path in the job's directory. */
 static int job_listen(struct job *j, const char *path, evconnlistener_cb cb, struct evconnlistener **out)
 {
-	int fd = job_dir_listen(path, j->runner_uid, j->runner_gid);
+	int fd = job_dir_listen(path, j->runner_uid, (gid_t)j->runner_uid);
 
 	if (fd < 0)
 		return -1;
@@ -538,6 +538,26 @@ struct job *job_new(struct job_env *env)
 	return j;
 }
 
+/*
+ * A uid of runner_uids that no live job has, taken in turn, so no two
+ * runners ever share one; 0 when every uid of the range is taken.
+ */
+static uid_t job_pick_uid(struct job_env *env)
+{
+	uint32_t first = env->cfg->runner_uid_first, count = env->cfg->runner_uid_last - first + 1;
+
+	for (unsigned tries = 0; tries <= env->live && tries < count; tries++) {
+		uid_t cand = (uid_t)(first + env->next_uid++ % count);
+		bool taken = false;
+
+		for (struct job *o = env->all; o && !taken; o = o->next)
+			taken = o->runner_uid == cand;
+		if (!taken)
+			return cand;
+	}
+	return 0;
+}
+
 int job_prepare(struct job *j, const struct airlock_target *target, uint32_t memory_mb, uint64_t nano_cpus,
 		uint32_t pids)
 {
@@ -551,10 +571,14 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	if (!j->host || j->connframe.failed)
 		return -1;
 
-	j->runner_uid = cfg->runner_uid;
-	j->runner_gid = cfg->runner_gid;
+	j->runner_uid = job_pick_uid(j->env);
+	if (!j->runner_uid) {
+		log_error("job %s: every uid of runner_uids is taken by a live job", j->id);
+		return -1;
+	}
+	snprintf(j->runner_user, sizeof(j->runner_user), "%u:%u", (unsigned)j->runner_uid, (unsigned)j->runner_uid);
 	snprintf(j->dir, sizeof(j->dir), "%s/%s", cfg->job_dir, j->id);
-	if (job_dir_make(j->dir, j->id, j->runner_uid, j->runner_gid) < 0) {
+	if (job_dir_make(j->dir) < 0) {
 		log_error("job %s: cannot create its directory under %s: %s", j->id, cfg->job_dir, strerror(errno));
 		j->dir[0] = '\0';
 		return -1;
@@ -568,7 +592,7 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	}
 	spec = (struct launch_spec){
 		.image = cfg->runner_image,
-		.user = cfg->runner_user,
+		.user = j->runner_user,
 		.job_dir = j->dir,
 		.job_id = j->id,
 		.memory_bytes = (uint64_t)memory_mb * 1024 * 1024,

@@ -36,14 +36,16 @@ const char *job_dir_db_sock(const char *engine);
 bool job_dir_is_id(const char *name);
 
 /*
- * Makes the directory path (mode 0700; owned by uid:gid when the proxy
- * runs as root: a failed chown is logged, not fatal). 0, or -1 with errno.
+ * Makes the directory path, owned by the proxy, mode 0711: the runner may
+ * reach the sockets inside by name, and nobody but the proxy may list,
+ * add or replace anything there. 0, or -1 with errno.
  */
-int job_dir_make(const char *path, const char *id, uid_t uid, gid_t gid);
+int job_dir_make(const char *path);
 
 /*
  * A nonblocking, listening unix socket at path, mode 0600, owned by
- * uid:gid when the proxy runs as root. Returns the descriptor (the caller
+ * uid:gid when the proxy runs as root (set without following a link), so
+ * only the job's runner can connect. Returns the descriptor (the caller
  * owns it), or -1 with errno.
  */
 int job_dir_listen(const char *path, uid_t uid, gid_t gid);

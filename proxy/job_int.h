@@ -29,6 +29,7 @@ struct job_env {
 	unsigned running;                 /* attached and not yet done */
 	unsigned live;                    /* made and not yet freed */
 	struct job *all;                  /* every live job, for shutdown */
+	uint32_t next_uid;                /* the next runner uid to try, as an offset into runner_uids */
 	/* Called, if set, whenever a job's container has started: the engine works. */
 	void (*on_started)(void *arg);
 	void *hook_arg;

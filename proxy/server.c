@@ -23,6 +23,7 @@
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
 #include "proxy/pg/pg_session.h"
+#include "proxy/runner_uids.h"
 #include "proxy/session.h"
 #include "runner/launch/launcher.h"
 
@@ -118,7 +119,7 @@ static struct evconnlistener *server_listen(struct server_listener *l, const cha
 
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
 {
-	char err[256];
+	char err[256], who[160];
 	int swept;
 
 	memset(srv, 0, sizeof(*srv));
@@ -145,6 +146,11 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		swept = launcher_sweep_sync(cfg->docker_socket, cfg->job_dir, 10000);
 		if (swept > 0)
 			log_info("removed %d runner containers left from an earlier run", swept);
+	}
+	/* After the sweep, nothing may run as a runner uid: such a process could reach a runner. */
+	if (runner_uids_busy(cfg->runner_uid_first, cfg->runner_uid_last, who, sizeof(who))) {
+		log_error("runner_uids %s: %s; pick a range that nothing on this host runs as", cfg->runner_uids, who);
+		return -1;
 	}
 	srv->base = event_base_new();
 	if (!srv->base)

@@ -18,6 +18,7 @@
  * containers is runner/launch/, the only code that links curl.
  */
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,15 @@ int main(int argc, char **argv)
 	char *dir = NULL;
 	int status = 1, type;
 
+	/*
+	 * Before anything secret arrives: not dumpable, so no other process of
+	 * the same uid may read this one's memory (/proc/PID/mem, ptrace) and a
+	 * crash writes no core.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		perror("airlock-runner: prctl(PR_SET_DUMPABLE)");
+		return 2;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	if (argc != 2) {
 		fprintf(stderr, "usage: airlock-runner /job/control.sock\n");

@@ -139,7 +139,7 @@ static void test_full_config(void **state)
 				   "job_dir = /var/lib/airlock/jobs\n"
 				   "docker_socket = /run/docker.sock\n"
 				   "runner_image = airlock/runner@" DIGEST "\n"
-				   "runner_user = 1000:1001\n"
+				   "runner_uids = 3000000000-3000000999\n"
 				   "kill_margin_ms = 3000\n"
 				   "pool_size = 4\n"
 				   "max_jobs = 32\n"
@@ -196,9 +196,9 @@ static void test_full_config(void **state)
 	assert_string_equal(cfg->job_dir, "/var/lib/airlock/jobs");
 	assert_string_equal(cfg->docker_socket, "/run/docker.sock");
 	assert_string_equal(cfg->runner_image, "airlock/runner@" DIGEST);
-	assert_string_equal(cfg->runner_user, "1000:1001");
-	assert_int_equal(cfg->runner_uid, 1000);
-	assert_int_equal(cfg->runner_gid, 1001);
+	assert_string_equal(cfg->runner_uids, "3000000000-3000000999");
+	assert_int_equal(cfg->runner_uid_first, 3000000000u);
+	assert_int_equal(cfg->runner_uid_last, 3000000999u);
 	assert_int_equal(cfg->kill_margin_ms, 3000);
 	assert_int_equal(cfg->pool_size, 4);
 	assert_int_equal(cfg->max_jobs, 32);
@@ -268,9 +268,9 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->max_message_bytes, 1048576);
 	assert_string_equal(cfg->job_dir, "/run/airlock/jobs");
 	assert_string_equal(cfg->docker_socket, "/var/run/docker.sock");
-	assert_string_equal(cfg->runner_user, "65534:65534");
-	assert_int_equal(cfg->runner_uid, 65534);
-	assert_int_equal(cfg->runner_gid, 65534);
+	assert_string_equal(cfg->runner_uids, "1000000000-1000065535");
+	assert_int_equal(cfg->runner_uid_first, 1000000000);
+	assert_int_equal(cfg->runner_uid_last, 1000065535);
 	assert_int_equal(cfg->kill_margin_ms, 2000);
 	assert_int_equal(cfg->pool_size, 0);
 	assert_int_equal(cfg->max_jobs, 16);
@@ -729,14 +729,20 @@ static void test_password_files(void **state)
 	free(text);
 }
 
-static void test_runner_user(void **state)
+static void test_runner_uids(void **state)
 {
 	(void)state;
-	expect_edit_error("[hosts]\n", "runner_user = 0:0\n[hosts]\n", "must not run as root (uid 0)", NULL);
-	expect_edit_error("[hosts]\n", "runner_user = nobody\n[hosts]\n",
-			  "[server] runner_user: expected a numeric uid:gid", NULL);
-	expect_edit_error("[hosts]\n", "runner_user = 1000\n[hosts]\n", "runner_user: expected", NULL);
-	expect_edit_error("[hosts]\n", "runner_user = 1000:\n[hosts]\n", "runner_user: expected", NULL);
+	expect_edit_error("[hosts]\n", "runner_uids = 0-10\n[hosts]\n", "[server] runner_uids: expected a range", NULL);
+	expect_edit_error("[hosts]\n", "runner_uids = nobody\n[hosts]\n", "runner_uids: expected", NULL);
+	expect_edit_error("[hosts]\n", "runner_uids = 2000000-\n[hosts]\n", "runner_uids: expected", NULL);
+	expect_edit_error("[hosts]\n", "runner_uids = 2000009-2000000\n[hosts]\n", "runner_uids: expected", NULL);
+	expect_edit_error("[hosts]\n", "runner_uids = 2000000-4294967295\n[hosts]\n", "runner_uids: expected", NULL);
+	/* The old default is nobody's uid: a host account could reach the runners. */
+	expect_edit_error("[hosts]\n", "runner_uids = 65000-65534\n[hosts]\n",
+			  "uid 65534 is the host account \"nobody\"", "could reach the runners");
+	/* Debian's daemon account (uid and gid 1). */
+	expect_edit_error("[hosts]\n", "runner_uids = 1-1\n[hosts]\n", "runner_uids 1-1: uid 1 is the host account",
+			  NULL);
 }
 
 static void test_tables(void **state)
@@ -1018,7 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_engine),
 		cmocka_unit_test(test_mysql_keys),
 		cmocka_unit_test(test_password_files),
-		cmocka_unit_test(test_runner_user),
+		cmocka_unit_test(test_runner_uids),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_comments_and_continuations),

@@ -194,8 +194,8 @@ static const char *other_value(const struct conf_key *k, char *buf, size_t cap)
 		return "/tmp/airlock-elsewhere.log";
 	case CT_IMAGE:
 		return "other/runner@" DIGEST;
-	case CT_RUNNER_USER:
-		return "1000:1000";
+	case CT_UID_RANGE:
+		return "1000000-1000099";
 	case CT_HOST_LIST:
 		return "127.0.0.1, db.internal, db2.internal";
 	default:
@@ -265,24 +265,24 @@ static void test_reload_takes_sections(void **state)
 
 static void test_runner_ids_parsed_once(void **state)
 {
-	const struct conf_key *k = conf_find_key(SECT_SERVER, "runner_user");
+	const struct conf_key *k = conf_find_key(SECT_SERVER, "runner_uids");
 	struct airlock_config *cfg;
 	char *text;
 
 	(void)state;
 	assert_non_null(k);
-	text = with_key(k, "1000:4294967294");
+	text = with_key(k, "4000000000-4294967294");
 	cfg = load(text);
 	assert_non_null(cfg);
-	assert_string_equal(cfg->runner_user, "1000:4294967294");
-	assert_int_equal(cfg->runner_uid, 1000);
-	assert_int_equal(cfg->runner_gid, 4294967294u);
+	assert_string_equal(cfg->runner_uids, "4000000000-4294967294");
+	assert_int_equal(cfg->runner_uid_first, 4000000000u);
+	assert_int_equal(cfg->runner_uid_last, 4294967294u);
 	config_free(cfg);
 	free(text);
 	cfg = load(base_conf);
 	assert_non_null(cfg);
-	assert_int_equal(cfg->runner_uid, 65534);
-	assert_int_equal(cfg->runner_gid, 65534);
+	assert_int_equal(cfg->runner_uid_first, 1000000000);
+	assert_int_equal(cfg->runner_uid_last, 1000065535);
 	config_free(cfg);
 }
 

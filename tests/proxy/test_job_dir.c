@@ -81,7 +81,7 @@ static void leave_job(const struct tdir *t, const char *id, const char *engine)
 	char dir[256], sock[320];
 
 	pathf(dir, sizeof(dir), "%s/%s", t->jobs, id);
-	assert_int_equal(job_dir_make(dir, id, getuid(), getgid()), 0);
+	assert_int_equal(job_dir_make(dir), 0);
 	pathf(sock, sizeof(sock), "%s/%s", dir, JOB_DIR_CTL_SOCK);
 	leave_socket(sock);
 	pathf(sock, sizeof(sock), "%s/%s", dir, job_dir_db_sock(engine));

@@ -1,0 +1,120 @@
+"""The runners' identity on the host is their own. Played as a local
+attacker against the live warm runners (both targets' pools): each runner
+runs as a uid of its own from runner_uids, which no host account has; a
+process running as the host's `nobody` (65534, the old default runner
+uid), as another uid, or even as another runner's uid, cannot list the job
+directory, connect to the control socket or the relay, or read the
+runner's memory or environment; and the runner is not dumpable, so not
+even a process with its own uid could read its memory."""
+
+import json
+import os
+import pwd
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import itest
+
+NOBODY = 65534
+
+# Run as the uid given: each probe prints what it reached, one word a line.
+PROBE = textwrap.dedent(r"""
+    import os, socket, sys
+    job_dir, pid = sys.argv[1], sys.argv[2]
+    def attempt(what, fn):
+        try:
+            fn()
+            print(what, "REACHED")
+        except OSError as e:
+            print(what, "refused", e.errno)
+    def connect(name):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(os.path.join(job_dir, name))
+        finally:
+            s.close()
+    attempt("list", lambda: os.listdir(job_dir))
+    attempt("control", lambda: connect("control.sock"))
+    for name in (".s.PGSQL.5432", "mysqld.sock"):
+        if os.path.exists(os.path.join(job_dir, name)):
+            attempt("relay", lambda: connect(name))
+    attempt("mem", lambda: open("/proc/%s/mem" % pid, "rb").read(1))
+    attempt("environ", lambda: open("/proc/%s/environ" % pid, "rb").read(1))
+""")
+
+
+def runners():
+    """(uid, host pid, job directory) of every running runner container."""
+    out = subprocess.run(["docker", "ps", "-q", "--filter", "label=airlock.job"],
+                         capture_output=True, text=True, check=True, timeout=30).stdout.split()
+    found = []
+    for cid in out:
+        r = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, timeout=30)
+        if r.returncode != 0:
+            continue
+        info = json.loads(r.stdout)[0]
+        if not info["State"]["Running"] or not info["State"]["Pid"]:
+            continue
+        uid = int(info["Config"]["User"].split(":")[0])
+        found.append((uid, info["State"]["Pid"], info["Mounts"][0]["Source"]))
+    return found
+
+
+@pytest.fixture
+def warm():
+    """At least two live runners (the pools of both targets are warm)."""
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        rs = runners()
+        if len(rs) >= 2:
+            return rs
+        time.sleep(0.3)
+    pytest.fail("fewer than two runner containers came up (pool_size=%d)" % itest.POOL_SIZE)
+
+
+def probe(uid, job_dir, pid):
+    out = subprocess.run([sys.executable, "-c", PROBE, job_dir, str(pid)], user=uid, group=uid,
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_each_runner_has_a_uid_of_its_own(warm):
+    uids = [uid for uid, _, _ in warm]
+    assert len(set(uids)) == len(uids), uids
+    for uid, pid, _ in warm:
+        assert uid != NOBODY and uid != 0
+        with pytest.raises(KeyError):
+            pwd.getpwuid(uid)
+        # The process itself runs as that uid, not just the container's metadata.
+        with open("/proc/%d/status" % pid) as f:
+            status = f.read()
+        assert "\nUid:\t%d\t%d\t%d\t%d\n" % (uid, uid, uid, uid) in status, status
+
+
+def test_nobody_and_other_uids_reach_nothing(warm):
+    (uid_a, pid_a, dir_a), (uid_b, _, _) = warm[0], warm[1]
+    for attacker in (NOBODY, 12345, uid_b):
+        seen = probe(attacker, dir_a, pid_a)
+        assert "REACHED" not in seen, (attacker, seen)
+        assert "control refused" in seen and "mem refused" in seen, seen
+
+
+def test_runner_is_not_dumpable(warm):
+    """Even a process with the runner's own uid cannot read its memory."""
+    uid, pid, _ = warm[0]
+    seen = probe(uid, "/nonexistent", pid)
+    assert "mem refused" in seen and "environ refused" in seen, seen
+
+
+def test_job_directory_is_root_owned(warm):
+    for uid, _, job_dir in warm:
+        st = os.lstat(job_dir)
+        assert st.st_uid == 0 and (st.st_mode & 0o777) == 0o711, oct(st.st_mode)
+        for name in os.listdir(job_dir):
+            sst = os.lstat(os.path.join(job_dir, name))
+            assert sst.st_uid == uid and (sst.st_mode & 0o777) == 0o600, (name, oct(sst.st_mode))
