@@ -136,7 +136,7 @@ static bool parse_id_part(const char **p, unsigned long *v)
 	return true;
 }
 
-/* "uid:gid", numeric, uid not 0 (the same rule as the config's runner_user). */
+/* "uid:gid", numeric, uid not 0 (each job passes its own uid of runner_uids). */
 static bool user_ok(const char *s)
 {
 	unsigned long uid, gid;
