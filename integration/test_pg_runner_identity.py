@@ -64,16 +64,33 @@ def runners():
     return found
 
 
-@pytest.fixture
-def warm():
-    """At least two live runners (the pools of both targets are warm)."""
+def alive(pid, job_dir):
+    return os.path.exists("/proc/%d" % pid) and os.path.isdir(job_dir)
+
+
+def warm_runners(n=2):
+    """At least n live runners (both targets' pools are warm). Runners of
+    finished jobs come and go; callers that need one to stay up check
+    alive() after using it and try again with a fresh list."""
     deadline = time.time() + 30
     while time.time() < deadline:
-        rs = runners()
-        if len(rs) >= 2:
+        rs = [r for r in runners() if alive(r[1], r[2])]
+        if len(rs) >= n:
             return rs
         time.sleep(0.3)
-    pytest.fail("fewer than two runner containers came up (pool_size=%d)" % itest.POOL_SIZE)
+    pytest.fail("fewer than %d runner containers came up (pool_size=%d)" % (n, itest.POOL_SIZE))
+
+
+def on_live_runners(check, tries=10):
+    """Runs check(runners) until it returns something and the runners it
+    was given were all still up afterwards (so what it saw was about live
+    runners, not exited ones); check returns None when one exited."""
+    for _ in range(tries):
+        rs = warm_runners()
+        result = check(rs)
+        if result is not None and all(alive(pid, d) for _, pid, d in rs[:2]):
+            return result
+    pytest.fail("runner containers kept exiting while they were probed")
 
 
 def probe(uid, job_dir, pid):
@@ -83,38 +100,62 @@ def probe(uid, job_dir, pid):
     return out.stdout
 
 
-def test_each_runner_has_a_uid_of_its_own(warm):
-    uids = [uid for uid, _, _ in warm]
-    assert len(set(uids)) == len(uids), uids
-    for uid, pid, _ in warm:
-        assert uid != NOBODY and uid != 0
-        with pytest.raises(KeyError):
-            pwd.getpwuid(uid)
+def test_each_runner_has_a_uid_of_its_own():
+    def check(rs):
+        uids = [uid for uid, _, _ in rs]
+        assert len(set(uids)) == len(uids), uids
+        statuses = []
+        for uid, pid, _ in rs[:2]:
+            assert uid != NOBODY and uid != 0
+            with pytest.raises(KeyError):
+                pwd.getpwuid(uid)
+            try:
+                with open("/proc/%d/status" % pid) as f:
+                    statuses.append((uid, f.read()))
+            except FileNotFoundError:
+                return None  # exited meanwhile: on_live_runners tries again
+        return statuses
+
+    for uid, status in on_live_runners(check):
         # The process itself runs as that uid, not just the container's metadata.
-        with open("/proc/%d/status" % pid) as f:
-            status = f.read()
         assert "\nUid:\t%d\t%d\t%d\t%d\n" % (uid, uid, uid, uid) in status, status
 
 
-def test_nobody_and_other_uids_reach_nothing(warm):
-    (uid_a, pid_a, dir_a), (uid_b, _, _) = warm[0], warm[1]
-    for attacker in (NOBODY, 12345, uid_b):
-        seen = probe(attacker, dir_a, pid_a)
+def test_nobody_and_other_uids_reach_nothing():
+    def check(rs):
+        (uid_a, pid_a, dir_a), (uid_b, _, _) = rs[0], rs[1]
+        return [(attacker, probe(attacker, dir_a, pid_a)) for attacker in (NOBODY, 12345, uid_b)]
+
+    for attacker, seen in on_live_runners(check):
         assert "REACHED" not in seen, (attacker, seen)
-        assert "control refused" in seen and "mem refused" in seen, seen
+        # Refused by permission (13), not missing (2): the runner was there.
+        assert "control refused 13" in seen and "mem refused 13" in seen, (attacker, seen)
 
 
-def test_runner_is_not_dumpable(warm):
+def test_runner_is_not_dumpable():
     """Even a process with the runner's own uid cannot read its memory."""
-    uid, pid, _ = warm[0]
-    seen = probe(uid, "/nonexistent", pid)
-    assert "mem refused" in seen and "environ refused" in seen, seen
+    def check(rs):
+        uid, pid, _ = rs[0]
+        return probe(uid, "/nonexistent", pid)
+
+    seen = on_live_runners(check)
+    assert "mem refused 13" in seen and "environ refused 13" in seen, seen
 
 
-def test_job_directory_is_root_owned(warm):
-    for uid, _, job_dir in warm:
-        st = os.lstat(job_dir)
+def test_job_directory_is_root_owned():
+    def check(rs):
+        seen = []
+        for uid, _, job_dir in rs[:2]:
+            try:
+                st = os.lstat(job_dir)
+                socks = [(name, os.lstat(os.path.join(job_dir, name))) for name in os.listdir(job_dir)]
+            except FileNotFoundError:
+                return None
+            seen.append((uid, job_dir, st, socks))
+        return seen
+
+    for uid, job_dir, st, socks in on_live_runners(check):
         assert st.st_uid == 0 and (st.st_mode & 0o777) == 0o711, oct(st.st_mode)
-        for name in os.listdir(job_dir):
-            sst = os.lstat(os.path.join(job_dir, name))
+        assert socks
+        for name, sst in socks:
             assert sst.st_uid == uid and (sst.st_mode & 0o777) == 0o600, (name, oct(sst.st_mode))
