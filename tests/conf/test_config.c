@@ -17,41 +17,7 @@
 #include <cmocka.h>
 
 #include "conf/config.h"
-
-/* Password "agent-secret", salt "airlock-test-salt", 4096 iterations. */
-#define VERIFIER                                       \
-	"SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
-	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
-#define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-
-static const char base_conf[] = "[server]\n"
-				"pg_listen = 127.0.0.1:6432\n"
-				"runner_image = " DIGEST "\n"
-				"\n"
-				"[hosts]\n"
-				"allow = 127.0.0.1, db.internal\n"
-				"\n"
-				"[target shop]\n"
-				"host = 127.0.0.1\n"
-				"port = 5432\n"
-				"database = shop\n"
-				"user = airlock_ro\n"
-				"password_file = shop.password\n"
-				"\n"
-				"[user agent]\n"
-				"scram = " VERIFIER "\n"
-				"target = shop\n";
-
-static char data_dir[4096];
-
-static int setup_data(void **state)
-{
-	const char *d = getenv("AIRLOCK_TEST_DATA");
-
-	(void)state;
-	snprintf(data_dir, sizeof(data_dir), "%s/config", d ? d : "tests/data");
-	return 0;
-}
+#include "tests/conf/conf_fixture.h"
 
 /* base with the first occurrence of from replaced by to (to may add lines). */
 static char *edit(const char *base, const char *from, const char *to)

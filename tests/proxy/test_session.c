@@ -24,14 +24,10 @@
 #include <event2/event.h>
 
 #include "conf/config.h"
+#include "tests/conf/conf_fixture.h"
 #include "proxy/gen.h"
 #include "proxy/server.h"
 #include "proxy/session.h"
-
-#define VERIFIER                                       \
-	"SCRAM-SHA-256$4096:YWlybG9jay10ZXN0LXNhbHQ=$" \
-	"cKkZlZXmh1OEM3AP9aRO2IiCEtynl4/E0ck21FGe++Q=:triCvT67TiAu9fE9j0tqZDvEO6HWPXCOgoxs+AQnM94="
-#define DIGEST "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static const char conf_text[] = "[server]\n"
 				"pg_listen = 127.0.0.1:6432\n"
@@ -41,18 +37,7 @@ static const char conf_text[] = "[server]\n"
 				"\n"
 				"[hosts]\n"
 				"allow = 127.0.0.1\n"
-				"\n"
-				"[target shop]\n"
-				"host = 127.0.0.1\n"
-				"port = 5432\n"
-				"database = shop\n"
-				"user = airlock_ro\n"
-				"password_file = shop.password\n"
-				"\n"
-				"[user agent]\n"
-				"scram = " VERIFIER "\n"
-				"target = shop\n"
-				"max_connections = 1\n";
+				"\n" SHOP_TARGET_AND_AGENT "max_connections = 1\n";
 
 /* The test protocol's session and what its hooks saw. */
 struct toy {
@@ -203,11 +188,8 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct config_errors errs = {0};
 	struct airlock_config *cfg;
-	char dir[4096];
-	const char *d = getenv("AIRLOCK_TEST_DATA");
-
-	snprintf(dir, sizeof(dir), "%s/config", d ? d : "tests/data");
-	cfg = config_load_string(conf_text, dir, &errs);
+	setup_data(state);
+	cfg = config_load_string(conf_text, data_dir, &errs);
 	for (size_t i = 0; i < errs.n; i++)
 		fprintf(stderr, "config: %s\n", errs.msg[i]);
 	assert_non_null(cfg);
