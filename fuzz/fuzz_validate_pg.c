@@ -1,13 +1,16 @@
 /*
  * fuzz_validate_pg: libFuzzer target for the Postgres statement validator.
  * Each input, copied and NUL-terminated, is validated under a fixed policy;
- * the result's strings must be terminated and its kind in range.
+ * the result's strings must be terminated and its kind in range. A read is
+ * then scoped (validate_pg_scope.h): a rewrite must itself validate as a
+ * read (the policy allows the catalogs the rewrite reads), and a refusal must carry a code.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proxy/pg/validate/validate_pg.h"
+#include "proxy/pg/validate/validate_pg_scope.h"
 
 static const char *const tables[] = {
 	"public.orders",
@@ -22,7 +25,23 @@ static const struct pgv_policy policy = {
 	.ntables = sizeof(tables) / sizeof(tables[0]),
 	.search_path = path,
 	.nsearch_path = sizeof(path) / sizeof(path[0]),
+	.user = "agent",
 };
+
+static void check_scope(const char *sql)
+{
+	struct pgv_result r, again;
+	char *out = NULL;
+
+	if (pgv_scope(&policy, sql, &out, &r) == PGV_REFUSED) {
+		if (out || r.code == AIRLOCK_E_NONE || strlen(r.sqlstate) != 5)
+			abort();
+		return;
+	}
+	if (out && pgv_validate(&policy, out, &again) != PGV_READ)
+		abort();
+	free(out);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -39,13 +58,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(sql, data, size);
 	sql[size] = '\0';
 	pgv_validate(&policy, sql, &r);
-	if ((unsigned)r.kind > PGV_SET_TRANSACTION)
+	if ((unsigned)r.kind > PGV_CLOSE_CURSOR)
 		abort();
 	if (memchr(r.message, '\0', sizeof(r.message)) == NULL || memchr(r.hint, '\0', sizeof(r.hint)) == NULL ||
 	    memchr(r.name, '\0', sizeof(r.name)) == NULL || memchr(r.value, '\0', sizeof(r.value)) == NULL)
 		abort();
 	if (r.kind == PGV_REFUSED && (r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT || strlen(r.sqlstate) != 5))
 		abort();
+	if (r.kind == PGV_READ)
+		check_scope(sql);
 	free(sql);
 	return 0;
 }

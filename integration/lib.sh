@@ -47,12 +47,12 @@ AIRLOCK_PYTHON=/usr/bin/python3
 AIRLOCK_PACKAGES=(
 	build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
 	libevent-dev libpq-dev libmariadb-dev libssl-dev libcurl4-openssl-dev
-	libcmocka-dev libinih-dev libjansson-dev libpg-query-dev
+	libcmocka-dev libinih-dev libjansson-dev libpg-query-dev libprotobuf-c-dev
 	postgresql-15 postgresql-client-15
 	mariadb-server mariadb-client
 	docker.io
 	python3 python3-psycopg2 python3-psycopg python3-pytest
-	python3-pymysql python3-mysqldb python3-cryptography
+	python3-pymysql python3-mysqldb python3-cryptography python3-sqlalchemy
 	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java
 )
 

@@ -229,6 +229,7 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 		.nsettings = pgs_job_settings(&s->set, settings),
 	};
 	struct pg_cursor *c;
+	char *scoped = NULL;
 	char msg[160];
 	int slot = -1;
 
@@ -260,7 +261,15 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	c->s = s;
 	c->hold = v->hold;
 	snprintf(c->name, sizeof(c->name), "%s", v->name);
+	if (!pgp_scope(s, req.sql, &scoped)) {
+		event_free(c->resume);
+		free(c);
+		return true;
+	}
+	if (scoped)
+		req.sql = scoped;
 	c->job = pgr_start_job(s, &req, &cursor_events, c);
+	free(scoped);
 	if (!c->job) {
 		event_free(c->resume);
 		free(c);

@@ -127,7 +127,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	st->ntypes = pp.ntypes;
 	for (uint16_t i = 0; i < pp.ntypes; i++)
 		st->types[i] = pg_parse_type_at(&pp, i);
-	pgq_validate(s, st->sql, &st->v);
+	pgp_validate(s, st->sql, &st->v);
 	s->core.fingerprint = st->v.fingerprint;
 	if (st->v.kind == PGV_REFUSED) {
 		pgr_error(s, st->v.sqlstate, st->v.code, st->v.message, st->v.hint[0] ? st->v.hint : NULL,
@@ -345,7 +345,7 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	/* The search_path may have changed since Parse: decide again. */
-	pgq_validate(s, p->stmt->sql, &v);
+	pgp_validate(s, p->stmt->sql, &v);
 	x = (struct pgq_exec){
 		.extended = true,
 		.describe = p->described,

@@ -243,8 +243,17 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgv_res
 		.cost_check = v->kind == PGV_READ && !v->explain,
 	};
 
+	char *scoped = NULL;
+
+	if (v->kind == PGV_READ) {
+		if (!pgp_scope(s, sql, &scoped))
+			return true;
+		if (scoped)
+			req.sql = scoped;
+	}
 	s->cur = *x;
 	s->core.job = pgr_start_job(s, &req, &pg_job_events, s);
+	free(scoped);
 	if (!s->core.job)
 		return true;
 	session_set_state(&s->core, SESSION_BUSY);
@@ -252,19 +261,6 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgv_res
 }
 
 /* ---- one statement ---- */
-
-void pgq_validate(struct pg_session *s, const char *sql, struct pgv_result *v)
-{
-	const char *path[PGS_MAX_PATH];
-	struct pgv_policy pol = {
-		.tables = (const char *const *)s->core.u->tables,
-		.ntables = s->core.u->ntables,
-		.search_path = path,
-	};
-
-	pol.nsearch_path = pgs_search_path(&s->set, path);
-	pgv_validate(&pol, sql, v);
-}
 
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
 {
@@ -354,7 +350,7 @@ void pgq_simple(struct pg_session *s, const char *sql)
 	struct pgv_result v;
 	const struct pgq_exec x = {.describe = true};
 
-	pgq_validate(s, sql, &v);
+	pgp_validate(s, sql, &v);
 	if (pgq_execute(s, sql, &v, &x))
 		pgr_ready(s);
 }

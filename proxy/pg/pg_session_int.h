@@ -130,9 +130,17 @@ void pgr_frame_notice(struct pg_session *s, const struct frame_error *e);
  */
 struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev, void *arg);
 
-/* pg_query.c */
+/* pg_policy.c */
 /* Validates sql against the session's policy into v. */
-void pgq_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
+void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
+/*
+ * Scopes a read to the session's policy (validate_pg_scope.h): true with
+ * *scoped NULL (run sql) or the text to run (caller frees); false when
+ * refused, with the ErrorResponse already queued.
+ */
+bool pgp_scope(struct pg_session *s, const char *sql, char **scoped);
+
+/* pg_query.c */
 /* Runs a validated statement. Returns false when a job was started (it finishes the statement later). */
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
 /* Simple Query. */

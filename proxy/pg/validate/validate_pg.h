@@ -60,6 +60,9 @@ struct pgv_policy {
 	 */
 	const char *const *search_path;
 	size_t nsearch_path;
+	/* The airlock user: what current_user, session_user and friends
+	 * return to the agent (NULL: "airlock"). */
+	const char *user;
 };
 
 struct pgv_result {

@@ -193,6 +193,30 @@ static void check_unqualified(struct walk *w, json_t *rv, const char *rel)
 	refuse_table(w, rv, rel, "");
 }
 
+bool pgv_name_allowed(const struct pgv_policy *p, const char *schema, const char *rel)
+{
+	bool implicit_catalog = !path_has(p, "pg_catalog");
+	size_t i;
+
+	if (schema)
+		return allowed(p, schema, rel);
+	if (implicit_catalog && pgv_catalog_has_relation(rel))
+		return allowed(p, "pg_catalog", rel);
+	for (i = 0; i < p->nsearch_path; i++) {
+		const char *s = p->search_path[i];
+
+		if (!s || s[0] == '\0')
+			continue;
+		if (strcmp(s, "pg_catalog") == 0 && !pgv_catalog_has_relation(rel))
+			continue;
+		if (!allowed(p, s, rel))
+			return false;
+		if (strcmp(s, "pg_catalog") == 0)
+			break;
+	}
+	return true;
+}
+
 static void check_relation(struct walk *w, json_t *rv, const struct scope *sc)
 {
 	const char *catalog = pgv_str(rv, "catalogname");

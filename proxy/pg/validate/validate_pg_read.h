@@ -20,4 +20,10 @@
  */
 bool pgv_check_read(const struct pgv_policy *policy, const char *sql, json_t *node, struct pgv_result *out);
 
+/*
+ * True when a reference to schema.rel (schema NULL: unqualified, resolved
+ * through the policy's search_path as the walk does) is allowed.
+ */
+bool pgv_name_allowed(const struct pgv_policy *policy, const char *schema, const char *rel);
+
 #endif

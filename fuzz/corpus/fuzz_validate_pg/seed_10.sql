@@ -1,0 +1,1 @@
+EXPLAIN SELECT * FROM pg_class

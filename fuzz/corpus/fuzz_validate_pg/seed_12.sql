@@ -1,0 +1,1 @@
+SELECT conname, pg_catalog.pg_get_constraintdef(r.oid, true) FROM pg_catalog.pg_constraint r WHERE r.conrelid = '16385'

@@ -1,0 +1,1 @@
+SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a WHERE a.attrelid = '16385' AND a.attnum > 0

@@ -1,0 +1,1 @@
+SELECT * FROM pg_stats WHERE tablename = 'orders'

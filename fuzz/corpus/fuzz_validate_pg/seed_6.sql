@@ -1,0 +1,1 @@
+SELECT 'orders'::regclass, to_regclass('x'), pg_relation_size('orders'), current_user

@@ -1,0 +1,1 @@
+SELECT g::oid::regclass FROM generate_series(1, 10) g

@@ -1,0 +1,1 @@
+SELECT has_table_privilege('u', 'orders', 'select'), obj_description(1, 'pg_class')

@@ -1,0 +1,1 @@
+WITH t AS (SELECT * FROM pg_tables) SELECT * FROM t

@@ -1,0 +1,44 @@
+/*
+ * pg_policy: the session's policy as the validator sees it (the user's
+ * allowlist, the session's search_path, the user name), and the two
+ * validator calls made with it: classifying a statement and scoping a
+ * read to the catalogs the user may see.
+ */
+#include <stdbool.h>
+
+#include "proxy/pg/pg_session_int.h"
+#include "proxy/pg/validate/validate_pg_scope.h"
+
+/* The session's policy; path (PGS_MAX_PATH entries) receives the search_path. */
+static void session_policy(struct pg_session *s, struct pgv_policy *pol, const char **path)
+{
+	*pol = (struct pgv_policy){
+		.tables = (const char *const *)s->core.u->tables,
+		.ntables = s->core.u->ntables,
+		.search_path = path,
+		.user = s->core.u->name,
+	};
+	pol->nsearch_path = pgs_search_path(&s->set, path);
+}
+
+void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v)
+{
+	const char *path[PGS_MAX_PATH];
+	struct pgv_policy pol;
+
+	session_policy(s, &pol, path);
+	pgv_validate(&pol, sql, v);
+}
+
+bool pgp_scope(struct pg_session *s, const char *sql, char **scoped)
+{
+	const char *path[PGS_MAX_PATH];
+	struct pgv_policy pol;
+	struct pgv_result v;
+
+	session_policy(s, &pol, path);
+	if (pgv_scope(&pol, sql, scoped, &v) == PGV_READ)
+		return true;
+	pgr_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
+	return false;
+}

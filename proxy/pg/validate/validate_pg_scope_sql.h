@@ -1,0 +1,56 @@
+/*
+ * validate_pg_scope_sql: the SQL text the catalog scoping splices into a
+ * statement. A growing string buffer, and the expansion of the filter
+ * templates of validate_pg_scope_rels into SQL that names exactly the
+ * relations the policy allows.
+ *
+ * Template markers (each expands to a parenthesised SQL expression):
+ *   @V          oids of the visible relations: the allowed tables and
+ *               views, their indexes, and the sequences and TOAST tables
+ *               that belong to them
+ *   @T          oids of the visible types: every type but the row types
+ *               of hidden relations and the arrays of those
+ *   @C          oids of the visible constraints (on visible relations and
+ *               referencing only visible relations)
+ *   @M          oids of the visible schemas: pg_catalog,
+ *               information_schema, schemas a "schema.*" entry allows, and
+ *               schemas holding a visible relation
+ *   @N(s,r)     true when schema column s and relation column r name a
+ *               visible relation
+ *   @K(s,k)     true when constraint schema s and name k name a visible
+ *               constraint (information_schema's synthesised NOT NULL
+ *               names included)
+ *   @O(c,o)     true when object o of catalog c (pg_depend style) belongs
+ *               to something visible
+ * Template text outside markers is copied verbatim. Everything returned is
+ * heap memory the caller frees.
+ */
+#ifndef AIRLOCK_PROXY_VALIDATE_PG_SCOPE_SQL_H
+#define AIRLOCK_PROXY_VALIDATE_PG_SCOPE_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "proxy/pg/validate/validate_pg.h"
+
+/* A NUL-terminated growing string; failed sticks once memory ran out. */
+struct pgv_sbuf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+void pgv_sb_put(struct pgv_sbuf *sb, const char *s);
+void pgv_sb_putn(struct pgv_sbuf *sb, const char *s, size_t n);
+/* s as a SQL string literal ('...' with quotes doubled). */
+void pgv_sb_literal(struct pgv_sbuf *sb, const char *s);
+/* s as a quoted identifier ("..." with quotes doubled). */
+void pgv_sb_ident(struct pgv_sbuf *sb, const char *s);
+/* Returns the text (caller frees) or NULL when memory ran out; resets sb. */
+char *pgv_sb_take(struct pgv_sbuf *sb);
+void pgv_sb_free(struct pgv_sbuf *sb);
+
+/* Appends template with its markers expanded for policy. */
+void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template);
+
+#endif
