@@ -24,6 +24,7 @@ static const char R_DYNSQL[] = "it runs SQL text or reads whole tables by name, 
 			       "which bypasses the table allowlist";
 static const char R_NET[] = "it opens connections to other databases";
 static const char R_SESSIONS[] = "it shows other sessions' activity and statements";
+static const char R_INDEX[] = "it changes an index, a sequence or an extension's state";
 static const char R_NAMES[] = "it names objects by oid, tables outside the allowlist included";
 
 struct denied_fn {
@@ -35,10 +36,13 @@ struct denied_fn {
 /* Sorted by name in strcmp order; pgv_function_table_sorted() checks it. */
 static const struct denied_fn denied[] = {
 	{"binary_upgrade_", true, R_ADMIN},
+	{"brin_desummarize_range", false, R_INDEX},
+	{"brin_summarize_", true, R_INDEX},
 	{"currval", false, R_SEQ},
 	{"cursor_to_xml", true, R_DYNSQL},
 	{"database_to_xml", true, R_DYNSQL},
 	{"dblink", true, R_NET},
+	{"gin_clean_pending_list", false, R_INDEX},
 	{"lastval", false, R_SEQ},
 	{"lo_", true, R_LO},
 	{"loread", false, R_LO},
@@ -53,6 +57,7 @@ static const struct denied_fn denied[] = {
 	{"pg_describe_object", false, R_NAMES},
 	{"pg_drop_replication_slot", false, R_REPL},
 	{"pg_export_snapshot", false, R_SNAPSHOT},
+	{"pg_extension_config_dump", false, R_INDEX},
 	{"pg_file_", true, R_FILE_WRITE},
 	{"pg_get_object_address", false, R_NAMES},
 	{"pg_identify_object", true, R_NAMES},
@@ -62,6 +67,7 @@ static const struct denied_fn denied[] = {
 	{"pg_logdir_ls", false, R_FILE},
 	{"pg_logical_", true, R_REPL},
 	{"pg_ls_", true, R_FILE},
+	{"pg_nextoid", false, R_INDEX},
 	{"pg_notify", false, R_NOTIFY},
 	{"pg_prepared_xact", false, R_SESSIONS},
 	{"pg_promote", false, R_ADMIN},

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "proxy/pg/validate/validate_pg_catalog.h"
+#include "proxy/pg/validate/validate_pg_read.h"
+#include "proxy/pg/validate/validate_pg_types.h"
 #include "proxy/pg/validate/validate_pg_scope_int.h"
 #include "proxy/pg/validate/validate_pg_scope_sql.h"
 #include "proxy/pg/validate/validate_pg_util.h"
@@ -200,6 +202,60 @@ static void scope_relation(struct pgv_scope *sc, PgQuery__Node *node)
 		filter_relation(sc, node, schema == PGV_PG_CATALOG ? "pg_catalog" : "information_schema", e);
 }
 
+/* ---- type names ---- */
+
+/* A type name (schema NULL: unqualified) names a visible type: built in, or the row type of an allowed relation or its
+ * array. */
+static bool type_visible(const struct pgv_policy *p, const char *schema, const char *name)
+{
+	size_t at;
+
+	if (schema && (!strcmp(schema, "pg_catalog") || !strcmp(schema, "information_schema")))
+		return true;
+	if (!schema && pgv_builtin_type(name) && (!path_lists(p, "pg_catalog", &at) || at == 0))
+		return true;
+	if (pgv_name_allowed(p, schema, name))
+		return true;
+	return name[0] == '_' && name[1] && pgv_name_allowed(p, schema, name + 1);
+}
+
+/*
+ * Postgres resolves a type name while it parses, and every table has a row
+ * type of its name: NULL::hidden_table would parse where a missing name
+ * fails. Names other than built-in types and the row types of allowed
+ * relations are refused as Postgres refuses a type that does not exist.
+ */
+static void check_type_name(struct pgv_scope *sc, const PgQuery__TypeName *tn)
+{
+	const char *parts[3] = {NULL, NULL, NULL};
+	size_t i;
+
+	if (tn->n_names == 0)
+		return;
+	for (i = 0; i < tn->n_names && i < 3; i++) {
+		if (tn->names[i]->node_case != PG_QUERY__NODE__NODE_STRING) {
+			pgv_scope_internal(sc, "a type name of an unexpected shape");
+			return;
+		}
+		parts[i] = tn->names[i]->string->sval;
+	}
+	if (tn->n_names > 2 || tn->pct_type) {
+		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, tn->location, "name the type as schema.type",
+				 "this form of type name is not supported");
+		return;
+	}
+	if (tn->n_names == 2 ? type_visible(sc->policy, parts[0], parts[1]) : type_visible(sc->policy, NULL, parts[0]))
+		return;
+	if (tn->n_names == 2)
+		pgv_scope_refuse(sc, "42704", AIRLOCK_E_TABLE_NOT_ALLOWED, tn->location,
+				 "only built-in types and the row types of allowed tables can be named",
+				 "type \"%s.%s\" does not exist", parts[0], parts[1]);
+	else
+		pgv_scope_refuse(sc, "42704", AIRLOCK_E_TABLE_NOT_ALLOWED, tn->location,
+				 "only built-in types and the row types of allowed tables can be named",
+				 "type \"%s\" does not exist", parts[0]);
+}
+
 /* ---- the walk ---- */
 
 static void walk(void *ctx, ProtobufCMessage *m, int depth);
@@ -239,6 +295,11 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 		     (!strcmp(rv->schemaname, "pg_catalog") || !strcmp(rv->schemaname, "information_schema"))) ||
 		    pgv_catalog_has_relation(rv->relname))
 			pgv_scope_internal(sc, "a catalog relation in an unexpected place");
+		return;
+	}
+	if (m->descriptor == &pg_query__type_name__descriptor) {
+		check_type_name(sc, (PgQuery__TypeName *)m);
+		pgv_scope_each_child(m, walk, sc, depth);
 		return;
 	}
 	if (m->descriptor == &pg_query__res_target__descriptor) {

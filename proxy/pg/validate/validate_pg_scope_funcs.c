@@ -17,6 +17,7 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"has_column_privilege", -3, PGV_G_REL, PGV_P_TEXT},
 	{"has_sequence_privilege", -2, PGV_G_REL, PGV_P_TEXT},
 	{"has_table_privilege", -2, PGV_G_REL, PGV_P_TEXT},
+	{"has_type_privilege", -2, PGV_G_TYPE, PGV_P_TEXT},
 	{"obj_description", 0, PGV_G_OBJ, PGV_P_OID},
 	{"pg_column_is_updatable", 0, PGV_G_REL, PGV_P_REGCLASS},
 	{"pg_filenode_relation", PGV_GUARD_RESULT, PGV_G_REL, PGV_P_OID},

@@ -3,7 +3,8 @@
  * relation's filter expands and parses; statements that touch nothing
  * scoped run as written; catalog references become filtered subqueries
  * under their own names; secrets and unknown catalog names are refused;
- * guards wrap catalog functions and regclass / regtype casts; the user
+ * guards wrap catalog functions and regclass / regtype casts; type names
+ * other than built-in ones and allowed row types are refused; the user
  * functions name the airlock user; and every rewrite is one read that
  * parses again.
  */
@@ -24,6 +25,7 @@
 #include "proxy/pg/validate/validate_pg_scope.h"
 #include "proxy/pg/validate/validate_pg_scope_funcs.h"
 #include "proxy/pg/validate/validate_pg_scope_sql.h"
+#include "proxy/pg/validate/validate_pg_types.h"
 
 static const char *const tables[] = {
 	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
@@ -71,6 +73,10 @@ static void test_tables_sorted(void **state)
 	assert_true(pgv_catalog_table_sorted());
 	assert_true(pgv_guarded_table_sorted());
 	assert_true(pgv_function_table_sorted());
+	assert_true(pgv_type_table_sorted());
+	assert_true(pgv_builtin_type("int4"));
+	assert_true(pgv_builtin_type("_text"));
+	assert_false(pgv_builtin_type("orders"));
 }
 
 /* Each FILTER predicate, expanded, is valid SQL over its relation. */
@@ -137,6 +143,9 @@ static void test_expand_quotes_policy_names(void **state)
 
 static const char *const untouched[] = {
 	"SELECT 1",
+	"SELECT 1::int4, 'a'::text, now()::timestamptz, '{}'::jsonb, NULL::\"char\", 1::pg_catalog.int8",
+	"SELECT NULL::orders, NULL::public.customers[], NULL::_products, NULL::pg_class",
+	"SELECT NULL::information_schema.sql_identifier, '1 day'::interval day, 1::double precision",
 	"SELECT * FROM orders WHERE id = $1",
 	"SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id",
 	"SELECT * FROM pg_catalog.pg_am",
@@ -243,6 +252,12 @@ static const struct refusal_case refusals[] = {
 	{"WITH pg_class AS (SELECT 1) SELECT * FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT '{orders}'::regclass[]", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT pg_relation_size(VARIADIC ARRAY['orders'::regclass])", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"SELECT NULL::staff_salaries", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT NULL::public.staff_salaries[]", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT CAST(NULL AS public._staff_salaries)", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT * FROM f() AS t(a staff_salaries)", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT NULL::no_such_type", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT NULL::a.b.c", "0A000", AIRLOCK_E_UNSUPPORTED},
 };
 
 static void test_refusals(void **state)
