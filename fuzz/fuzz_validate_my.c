@@ -5,13 +5,15 @@
  * bit 4 allow benchmark, bit 5 latin1 connection, bit 6 gbk connection);
  * the rest is the statement, passed without a terminating NUL so that any
  * read past its end is caught. The result must be well-formed and the
- * same on a second run.
+ * same on a second run. A read is then scoped (validate_my_scope.h): a
+ * rewrite must itself validate as a read.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proxy/mysql/validate/validate_my.h"
+#include "proxy/mysql/validate/validate_my_scope.h"
 
 static const char *const tables[] = {
 	"shop.orders",
@@ -109,6 +111,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vmy_validate(&pol, sql, len, &r2);
 	if (r1.kind != r2.kind || r1.my_errno != r2.my_errno || strcmp(r1.message, r2.message) != 0)
 		abort();
+	if (r1.kind == VMY_READ) {
+		bool failed;
+		char *out = vmy_scope(&pol, sql, len, &r1, &failed);
+
+		if (out) {
+			vmy_validate(&pol, out, strlen(out), &r2);
+			if (r2.kind != VMY_READ)
+				abort();
+		}
+		free(out);
+	}
 	free(copy);
 	return 0;
 }

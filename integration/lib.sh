@@ -707,7 +707,7 @@ database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
 mysql_native = $native
 mysql_target = shop_maria
-mysql_tables = shop.orders, shop.customers, shop.products
+mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
 mysql_allow_functions = sleep
 timeout_ms = 10000
 memory_mb = 128
@@ -726,7 +726,7 @@ database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
 mysql_native = $native
 mysql_target = shop_maria
-mysql_tables = shop.orders, shop.customers, shop.products
+mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
 mysql_allow_functions = sleep
 timeout_ms = 2000
 memory_mb = 128
@@ -744,7 +744,7 @@ target = shop
 database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
 mysql_target = shop_maria
-mysql_tables = shop.orders, shop.customers, shop.products
+mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
 EOF
 	fi
 	chmod 0600 "$tmp"

@@ -20,6 +20,7 @@
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
 #include "proxy/mysql/validate/validate_my_fingerprint.h"
+#include "proxy/mysql/validate/validate_my_scope.h"
 
 static void local_ok(struct my_session *s)
 {
@@ -389,6 +390,65 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 	myr_refuse(s, 1094, "HY000", AIRLOCK_E_NONE, msg, NULL);
 }
 
+/*
+ * Runs a read that passed the validator as v, through the catalog scoping
+ * (validate_my_scope.h): a rewritten text is validated again, with
+ * information_schema allowed for the derived tables the rewrite added,
+ * before it runs.
+ */
+static void run_read(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v, bool field_list,
+		     bool binary)
+{
+	struct vmy_policy pol, ext;
+	struct vmy_result *again = NULL;
+	const char **tables = NULL;
+	bool failed;
+	char *text;
+
+	fill_policy(s, &pol);
+	text = vmy_scope(&pol, sql, len, v, &failed);
+	if (!text && !failed) {
+		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
+		text = strndup(sql, len);
+		if (text)
+			myj_start(s, text, field_list, binary);
+		else
+			myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		free(text);
+		return;
+	}
+	if (!text) {
+		myr_refuse(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+			   "Not supported through airlock: this statement could not be scoped to the allowed tables",
+			   "write the catalog query more plainly");
+		return;
+	}
+	again = malloc(sizeof(*again));
+	tables = calloc(pol.ntables + 1, sizeof(*tables));
+	if (!again || !tables) {
+		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		goto out;
+	}
+	if (pol.ntables)
+		memcpy(tables, pol.tables, pol.ntables * sizeof(*tables));
+	tables[pol.ntables] = "information_schema.*";
+	ext = pol;
+	ext.tables = tables;
+	ext.ntables = pol.ntables + 1;
+	vmy_validate(&ext, text, strlen(text), again);
+	if (again->kind == VMY_REFUSED)
+		myr_refuse(s, again->my_errno, again->sqlstate, again->code, again->message, again->hint);
+	else if (again->kind != VMY_READ)
+		myr_refuse(s, 1064, "42000", AIRLOCK_E_UNSUPPORTED,
+			   "The statement could not be scoped to the allowed tables", NULL);
+	else
+		myj_start(s, text, field_list, binary);
+out:
+	free(text);
+	free(again);
+	free(tables);
+}
+
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v)
 {
 	struct vmy_policy pol;
@@ -415,7 +475,7 @@ void myq_run_binary(struct my_session *s, const char *sql, size_t len)
 			   "This command is not supported in the prepared statement protocol yet",
 			   "send it as a text query");
 	else
-		myj_start(s, sql, false, true);
+		run_read(s, sql, len, v, false, true);
 	free(v);
 }
 
@@ -424,7 +484,6 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 	bool query_only;
 	uint32_t kill_id;
 	struct vmy_result *v;
-	char *text;
 
 	if (kill_statement(sql, len, &query_only, &kill_id)) {
 		myr_clear_warnings(s);
@@ -474,14 +533,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		show_variables(s, v);
 		break;
 	case VMY_READ:
-		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
-		text = strndup(sql, len);
-		if (!text) {
-			myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
-			break;
-		}
-		myj_start(s, text, false, false);
-		free(text);
+		run_read(s, sql, len, v, false, false);
 		break;
 	}
 	free(v);
@@ -537,6 +589,6 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064,
 			   v->kind == VMY_REFUSED ? v->sqlstate : "42000", v->code, v->message, v->hint);
 	else
-		myj_start(s, sql, true, false);
+		run_read(s, sql, strlen(sql), v, true, false);
 	free(v);
 }

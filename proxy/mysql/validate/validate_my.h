@@ -110,6 +110,38 @@ struct vmy_local_item {
 #define VMY_MAX_ASSIGNS 32
 #define VMY_MAX_ITEMS 32 /* MySQL Connector/J asks for 21 variables at connect */
 
+/*
+ * What the catalog scoping (validate_my_scope.h) rewrites in a VMY_READ:
+ * each reference to an information_schema table, and the SHOW forms that
+ * list tables or databases. Offsets are bytes into the validated text.
+ */
+#define VMY_MAX_SCOPED 16
+
+enum vmy_show_kind {
+	VMY_SHOW_NONE = 0,
+	VMY_SHOW_TABLES,       /* SHOW [FULL] TABLES [FROM db] */
+	VMY_SHOW_TABLE_STATUS, /* SHOW TABLE STATUS [FROM db] */
+	VMY_SHOW_DATABASES,    /* SHOW DATABASES | SCHEMAS */
+};
+
+struct vmy_scoped_ref {
+	uint32_t start, end; /* [start, end): "db.table" or "table" as written, alias excluded */
+	char table[65];      /* the information_schema table, upper-case */
+	char written[65];    /* the table's name as written (unquoted) */
+	bool aliased;        /* an alias follows: the derived table takes that one */
+};
+
+struct vmy_scope_plan {
+	struct vmy_scoped_ref refs[VMY_MAX_SCOPED];
+	size_t nrefs;
+	bool too_many; /* more references than refs holds: the read is refused */
+	enum vmy_show_kind show;
+	bool full;                     /* SHOW FULL TABLES */
+	char db[65];                   /* SHOW TABLES / TABLE STATUS: the database listed */
+	uint32_t like_start, like_len; /* the LIKE pattern's string token; like_len 0 when none */
+	uint32_t where_start;          /* the WHERE condition's first byte (it runs to stmt_len); 0 when none */
+};
+
 struct vmy_result {
 	enum vmy_kind kind;
 	/* VMY_REFUSED: */
@@ -148,6 +180,8 @@ struct vmy_result {
 	 * 0 for VMY_EMPTY and for text refused before parsing (lexical errors,
 	 * several statements). */
 	size_t stmt_len;
+	/* VMY_READ: what validate_my_scope rewrites. */
+	struct vmy_scope_plan scope;
 };
 
 /*

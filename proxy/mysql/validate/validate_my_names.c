@@ -3,6 +3,8 @@
  */
 #include "proxy/mysql/validate/validate_my_names.h"
 
+#include "proxy/mysql/validate/validate_my_scope_tables.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -79,20 +81,54 @@ static bool db_matches(const char *e, size_t elen, const char *db)
 	return strlen(db) == elen && memcmp(e, db, elen) == 0;
 }
 
-/* 1 allowed, 0 not listed, -1 only a wildcard would allow a sensitive table. */
+/*
+ * Never readable, whatever the allowlist says: performance_schema and sys
+ * show other sessions' statements, information_schema's DENY tables
+ * (validate_my_scope_tables.h) every table's name or file paths, and these
+ * tables of the mysql database hold password hashes, grants or logged
+ * statements.
+ */
+static bool never_readable(const char *db, const char *table)
+{
+	static const char *const mysql_secret[] = {
+		"columns_priv", "db",           "general_log",   "global_priv", "password_reuse_check_history",
+		"procs_priv",   "proxies_priv", "roles_mapping", "slow_log",    "tables_priv",
+		"user",
+	};
+	size_t i;
+
+	if (strcasecmp(db, "performance_schema") == 0 || strcasecmp(db, "sys") == 0)
+		return true;
+	if (is_is(db, strlen(db)))
+		return vmy_is_table_denied(table);
+	if (strcmp(db, "mysql") != 0)
+		return false;
+	for (i = 0; i < sizeof(mysql_secret) / sizeof(mysql_secret[0]); i++) {
+		if (strcasecmp(table, mysql_secret[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * 1 allowed, 0 not listed, -1 only a wildcard would allow a sensitive
+ * information_schema table (or one the scoping does not know).
+ */
 static int table_allowed(const struct vmy_policy *pol, const char *db, const char *table)
 {
 	bool is = is_is(db, strlen(db));
 	bool wildcard_blocked = false;
 	size_t i;
 
+	if (never_readable(db, table))
+		return 0;
 	for (i = 0; i < pol->ntables; i++) {
 		const char *e = pol->tables ? pol->tables[i] : NULL, *dot;
 
 		if (!entry_split(e, &dot) || !db_matches(e, (size_t)(dot - e), db))
 			continue;
 		if (strcmp(dot + 1, "*") == 0) {
-			if (is && is_sensitive(table)) {
+			if (is && (is_sensitive(table) || !vmy_is_table_known(table))) {
 				wildcard_blocked = true;
 				continue;
 			}
@@ -180,7 +216,7 @@ bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table)
 
 		snprintf(prefix, sizeof(prefix),
 			 "information_schema.%.64s shows server settings, "
-			 "grants or other sessions and must be listed by name; ",
+			 "grants or other sessions (or is not known to airlock) and must be listed by name; ",
 			 table);
 		vmy_allowed_hint(hint, sizeof(hint), p->pol, prefix);
 	} else {
@@ -236,4 +272,43 @@ void vmy_cte_pop(struct vmy_parser *p, size_t mark)
 		return;
 	p->cte_used = p->cte[mark].off;
 	p->ncte = mark;
+}
+
+bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const char *table)
+{
+	struct vmy_scope_plan *sp = &p->out->scope;
+	struct vmy_scoped_ref *r;
+	size_t i;
+
+	if (!db) {
+		if (cte_visible(p, table))
+			return true;
+		db = vmy_current_db(p);
+		if (!db)
+			return false;
+	}
+	if (!is_is(db, strlen(db)))
+		return true;
+	if (sp->nrefs >= VMY_MAX_SCOPED) {
+		sp->too_many = true;
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_TOO_COMPLEX, "read fewer information_schema tables at once",
+			   "Not supported through airlock: more than %d information_schema references", VMY_MAX_SCOPED);
+		return false;
+	}
+	r = &sp->refs[sp->nrefs++];
+	r->start = (uint32_t)start;
+	r->end = (uint32_t)p->last_end;
+	for (i = 0; table[i] && i + 1 < sizeof(r->table); i++)
+		r->table[i] = (table[i] >= 'a' && table[i] <= 'z') ? (char)(table[i] - 32) : table[i];
+	r->table[i] = '\0';
+	snprintf(r->written, sizeof(r->written), "%s", table);
+	return true;
+}
+
+void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased)
+{
+	struct vmy_scope_plan *sp = &p->out->scope;
+
+	if (sp->nrefs > 0 && sp->refs[sp->nrefs - 1].start == start)
+		sp->refs[sp->nrefs - 1].aliased = aliased;
 }

@@ -28,6 +28,17 @@ bool vmy_check_database(struct vmy_parser *p, const char *db);
 /* The database an unqualified name refers to; refuses 1046 when none is selected. */
 const char *vmy_current_db(struct vmy_parser *p);
 
+/*
+ * A table reference that starts at byte start and ends with the last token
+ * consumed passed vmy_check_table: when it names an information_schema
+ * table (db NULL: the current database, unless a CTE of that name is in
+ * scope) it goes into out->scope for the catalog scoping. Returns false
+ * (refused) only when there are too many of them.
+ */
+bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const char *table);
+/* The reference vmy_scope_note took at start has an alias of its own (or not). */
+void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased);
+
 /* "<prefix>allowed tables: a, b, c" into hint, cut with "..." when long. */
 void vmy_allowed_hint(char *hint, size_t size, const struct vmy_policy *pol, const char *prefix);
 

@@ -62,6 +62,7 @@ void vmy_save(const struct vmy_parser *p, struct vmy_mark *m)
 	memcpy(m->la, p->la, sizeof(m->la));
 	m->nla = p->nla;
 	m->last_end = p->last_end;
+	m->nscoped = p->out->scope.nrefs;
 }
 
 void vmy_restore(struct vmy_parser *p, const struct vmy_mark *m)
@@ -70,6 +71,7 @@ void vmy_restore(struct vmy_parser *p, const struct vmy_mark *m)
 	memcpy(p->la, m->la, sizeof(p->la));
 	p->nla = m->nla;
 	p->last_end = m->last_end;
+	p->out->scope.nrefs = m->nscoped;
 }
 
 struct vmy_lexer vmy_lexer_here(struct vmy_parser *p)

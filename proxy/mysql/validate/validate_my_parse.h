@@ -54,6 +54,7 @@ struct vmy_mark {
 	struct vmy_la la[VMY_LOOKAHEAD];
 	unsigned nla;
 	size_t last_end;
+	size_t nscoped; /* out->scope.nrefs */
 };
 
 void vmy_parser_init(struct vmy_parser *p, const struct vmy_policy *pol, const char *sql, size_t len,

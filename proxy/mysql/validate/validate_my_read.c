@@ -580,6 +580,7 @@ static bool base_table(struct vmy_parser *p)
 {
 	char a[VMY_NAME_MAX], b[VMY_NAME_MAX];
 	const struct vmy_token *t = vmy_peek(p, 0);
+	size_t start = t->start, before_alias;
 	bool ok;
 
 	if (vmy_tok_punct(p->sql, t, ".")) {
@@ -591,7 +592,7 @@ static bool base_table(struct vmy_parser *p)
 			return false;
 		vmy_next(p);
 		db = vmy_current_db(p);
-		ok = db && vmy_check_table(p, db, b);
+		ok = db && vmy_check_table(p, db, b) && vmy_scope_note(p, start, db, b);
 	} else {
 		if (!vmy_take_name(p, t, a, sizeof(a)))
 			return false;
@@ -604,9 +605,9 @@ static bool base_table(struct vmy_parser *p)
 				vmy_syntax(p, "a table name is database.table");
 				return false;
 			}
-			ok = vmy_check_table(p, a, b);
+			ok = vmy_check_table(p, a, b) && vmy_scope_note(p, start, a, b);
 		} else {
-			ok = vmy_check_table(p, NULL, a);
+			ok = vmy_check_table(p, NULL, a) && vmy_scope_note(p, start, NULL, a);
 		}
 	}
 	if (!ok)
@@ -617,7 +618,11 @@ static bool base_table(struct vmy_parser *p)
 		refuse_unsupported(p, "FOR SYSTEM_TIME", "query the current rows");
 		return false;
 	}
-	return alias(p, false) && index_hints(p);
+	before_alias = p->last_end;
+	if (!alias(p, false))
+		return false;
+	vmy_scope_aliased(p, start, p->last_end != before_alias);
+	return index_hints(p);
 }
 
 /* The first token after any number of '(' from the current one. */

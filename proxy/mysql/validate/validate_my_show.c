@@ -36,19 +36,27 @@ static void refuse_show(struct vmy_parser *p, size_t from, size_t to)
 		   "Access denied; SHOW %.*s is not available through airlock", (int)n, p->sql + from);
 }
 
-/* [LIKE 'pattern' | WHERE condition] up to the end. */
+/* [LIKE 'pattern' | WHERE condition] up to the end; where they are goes into out->scope. */
 static bool like_or_where(struct vmy_parser *p)
 {
+	struct vmy_scope_plan *sp = &p->out->scope;
+
 	if (vmy_accept_kw(p, "LIKE")) {
-		if (vmy_peek(p, 0)->kind != VMY_T_STRING) {
+		const struct vmy_token *t = vmy_peek(p, 0);
+
+		if (t->kind != VMY_T_STRING) {
 			vmy_syntax(p, "LIKE 'pattern' was expected");
 			return false;
 		}
+		sp->like_start = (uint32_t)t->start;
+		sp->like_len = (uint32_t)t->len;
 		vmy_next(p);
 		return true;
 	}
-	if (vmy_accept_kw(p, "WHERE"))
+	if (vmy_accept_kw(p, "WHERE")) {
+		sp->where_start = (uint32_t)vmy_peek(p, 0)->start;
 		return vmy_read_expr(p);
+	}
 	return true;
 }
 
@@ -57,7 +65,7 @@ static bool from_in(struct vmy_parser *p)
 	return vmy_accept_kw(p, "FROM") || vmy_accept_kw(p, "IN");
 }
 
-/* [FROM | IN db]: checked against the allowlist; else the current database. */
+/* [FROM | IN db]: checked against the allowlist; else the current database. It goes into out->scope.db. */
 static bool show_db(struct vmy_parser *p)
 {
 	char db[VMY_NAME_MAX];
@@ -67,10 +75,28 @@ static bool show_db(struct vmy_parser *p)
 		if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
 			return false;
 		vmy_next(p);
-		return vmy_check_database(p, db);
+		cur = db;
+	} else {
+		cur = vmy_current_db(p);
+		if (!cur)
+			return false;
 	}
-	cur = vmy_current_db(p);
-	return cur && vmy_check_database(p, cur);
+	if (strlen(cur) >= sizeof(p->out->scope.db)) {
+		vmy_refuse(p, 1102, "42000", AIRLOCK_E_SYNTAX_ERROR, NULL, "Incorrect database name '%.64s'", cur);
+		return false;
+	}
+	snprintf(p->out->scope.db, sizeof(p->out->scope.db), "%s", cur);
+	return vmy_check_database(p, cur);
+}
+
+/* A SHOW form the catalog scoping rewrites. */
+static void scoped_show(struct vmy_parser *p, enum vmy_show_kind kind, bool full)
+{
+	read_ok(p, "SHOW");
+	if (p->out->kind == VMY_READ) {
+		p->out->scope.show = kind;
+		p->out->scope.full = full;
+	}
 }
 
 /* [db.]table [FROM | IN db], checked. */
@@ -277,15 +303,15 @@ void vmy_show(struct vmy_parser *p)
 		full = true;
 	if (!full && (vmy_accept_kw(p, "DATABASES") || vmy_accept_kw(p, "SCHEMAS"))) {
 		if (like_or_where(p))
-			read_ok(p, "SHOW");
+			scoped_show(p, VMY_SHOW_DATABASES, false);
 	} else if (vmy_accept_kw(p, "TABLES")) {
 		if (show_db(p) && like_or_where(p))
-			read_ok(p, "SHOW");
+			scoped_show(p, VMY_SHOW_TABLES, full);
 	} else if (!full && vmy_kw_at(p, 0, "TABLE") && vmy_kw_at(p, 1, "STATUS")) {
 		vmy_next(p);
 		vmy_next(p);
 		if (show_db(p) && like_or_where(p))
-			read_ok(p, "SHOW");
+			scoped_show(p, VMY_SHOW_TABLE_STATUS, false);
 	} else if (vmy_accept_kw(p, "COLUMNS") || vmy_accept_kw(p, "FIELDS")) {
 		if (!from_in(p))
 			vmy_syntax(p, "SHOW COLUMNS FROM table was expected");

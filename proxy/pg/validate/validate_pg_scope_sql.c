@@ -11,25 +11,8 @@
 
 void pgv_sb_putn(struct pgv_sbuf *sb, const char *s, size_t n)
 {
-	if (sb->failed)
-		return;
-	if (sb->len + n + 1 > sb->cap) {
-		size_t cap = sb->cap ? sb->cap : 256;
-		char *p;
-
-		while (cap < sb->len + n + 1)
-			cap *= 2;
-		p = realloc(sb->p, cap);
-		if (!p) {
-			sb->failed = true;
-			return;
-		}
-		sb->p = p;
-		sb->cap = cap;
-	}
-	memcpy(sb->p + sb->len, s, n);
-	sb->len += n;
-	sb->p[sb->len] = '\0';
+	wbuf_put_bytes(&sb->w, s, n);
+	sb->failed = sb->w.failed;
 }
 
 void pgv_sb_put(struct pgv_sbuf *sb, const char *s)
@@ -63,19 +46,20 @@ void pgv_sb_ident(struct pgv_sbuf *sb, const char *s)
 
 char *pgv_sb_take(struct pgv_sbuf *sb)
 {
-	char *p = sb->failed ? NULL : sb->p;
+	char *p = NULL;
 
-	if (sb->failed)
-		free(sb->p);
-	else if (!p)
-		p = strdup("");
+	wbuf_put_u8(&sb->w, 0);
+	if (!sb->failed && !sb->w.failed)
+		p = (char *)sb->w.data;
+	else
+		wbuf_free(&sb->w);
 	memset(sb, 0, sizeof(*sb));
 	return p;
 }
 
 void pgv_sb_free(struct pgv_sbuf *sb)
 {
-	free(sb->p);
+	wbuf_free(&sb->w);
 	memset(sb, 0, sizeof(*sb));
 }
 
@@ -187,6 +171,7 @@ static void expand_with(struct pgv_sbuf *sb, const struct pgv_policy *p, const c
 {
 	struct pgv_sbuf tmp = {0};
 	const char *s;
+	char *text;
 
 	for (s = form; *s; s++) {
 		if (s[0] == '%' && (s[1] == '1' || s[1] == '2')) {
@@ -196,11 +181,13 @@ static void expand_with(struct pgv_sbuf *sb, const struct pgv_policy *p, const c
 			pgv_sb_putn(&tmp, s, 1);
 		}
 	}
-	if (tmp.failed)
+	text = pgv_sb_take(&tmp);
+	if (!text) {
 		sb->failed = true;
-	else if (tmp.p)
-		expand(sb, p, tmp.p);
-	pgv_sb_free(&tmp);
+		return;
+	}
+	expand(sb, p, text);
+	free(text);
 }
 
 static void visible_schemas(struct pgv_sbuf *sb, const struct pgv_policy *p)

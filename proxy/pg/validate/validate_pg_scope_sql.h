@@ -31,12 +31,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/wbuf.h"
 #include "proxy/pg/validate/validate_pg.h"
 
-/* A NUL-terminated growing string; failed sticks once memory ran out. */
+/*
+ * A growing string on protocol/wbuf (zero-initialised is empty); failed
+ * sticks once memory ran out or an expansion went wrong.
+ */
 struct pgv_sbuf {
-	char *p;
-	size_t len, cap;
+	struct wbuf w;
 	bool failed;
 };
 
