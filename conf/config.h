@@ -32,6 +32,26 @@ struct airlock_target {
 	char *password_file; /* resolved against the config file's directory */
 };
 
+/* A column a rule lets the user see, and what is shown in its place. */
+struct airlock_column {
+	char *name; /* the column, as the database names it */
+	char *mask; /* an SQL expression over the table's columns shown instead; NULL: the value itself */
+};
+
+/*
+ * The row filter and column policy of one table for one user, over one
+ * protocol: the user's reads see that table as
+ *   SELECT <columns, masks in place> FROM table WHERE <filter>
+ * wherever they name it.
+ */
+struct airlock_rule {
+	char *table;                    /* "schema.table" (Postgres) or "db.table" (MySQL), as in the allowlist */
+	char *filter;                   /* SQL predicate over the table's columns; NULL: every row */
+	struct airlock_column *columns; /* the columns shown, in order; NULL: every column */
+	size_t ncolumns;
+	bool has_columns; /* a columns key was set (masks need it) */
+};
+
 struct airlock_user {
 	char *name;                          /* section name: [user NAME] */
 	char *scram;                         /* "SCRAM-SHA-256$<iter>:<salt b64>$<StoredKey b64>:<ServerKey b64>" */
@@ -51,6 +71,12 @@ struct airlock_user {
 	size_t nmysql_tables;
 	bool mysql_allow_sleep; /* mysql_allow_functions lists sleep */
 	bool mysql_allow_benchmark;
+
+	/* Row filters and column policies: filter / columns / mask keys (Postgres), mysql_* (MySQL). */
+	struct airlock_rule *rules;
+	size_t nrules;
+	struct airlock_rule *mysql_rules;
+	size_t nmysql_rules;
 };
 
 struct airlock_config {

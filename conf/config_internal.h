@@ -24,7 +24,7 @@
 #define CONF_MAX_LINE 197
 #define CONF_INI_BUFFER 4096
 /* Rows the key table may have (struct conf_seen keeps a line per row). */
-#define CONF_MAX_KEYS 48
+#define CONF_MAX_KEYS 56
 
 enum conf_section {
 	SECT_NONE, /* before the first header */
@@ -61,10 +61,16 @@ enum conf_type {
 	CT_TABLE_LIST,
 	CT_MY_TABLE_LIST,
 	CT_MY_FUNCS, /* sleep sets the bool at off, benchmark the bool at off2 */
+	/* Prefix keys ("filter public.orders"): the rest of the name says which table (and column). Rules at off,
+	 * count at off2; off3 is 1 for MySQL names (db.table, case kept). */
+	CT_RULE_FILTER,
+	CT_RULE_COLUMNS,
+	CT_RULE_MASK,
 };
 
 #define CONF_REQUIRED 0x1u  /* the section is incomplete without it */
 #define CONF_NO_RELOAD 0x2u /* bound at start-up: a reload that changes it is refused */
+#define CONF_PREFIX 0x4u    /* the name is a prefix ending in a space; it may be set once per suffix */
 
 /* One row per key: everything about it lives here and nowhere else. */
 struct conf_key {
@@ -109,7 +115,8 @@ struct conf_ctx {
 	const struct conf_key *list_key; /* the list key set last: indented lines continue it */
 
 	enum conf_section cur;
-	size_t cur_index; /* index into targets/users for SECT_TARGET/SECT_USER */
+	size_t cur_index;       /* index into targets/users for SECT_TARGET/SECT_USER */
+	const char *key_suffix; /* a CONF_PREFIX key: what follows the prefix in the name being set */
 
 	struct conf_seen server_seen;
 	struct conf_seen hosts_seen;
@@ -121,6 +128,13 @@ struct conf_ctx {
 
 /* Records one problem; line 0 means "no line". */
 void conf_err(struct conf_ctx *ctx, unsigned line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- row filters and column policies (config_rules.c) ---- */
+
+/* Stores one filter / columns / mask key (ctx->key_suffix names the table or table.column). */
+void conf_set_rule(struct conf_ctx *ctx, const struct conf_key *k, void *base, const char *label, const char *value);
+/* Frees count rules at *rules. */
+void conf_free_rules(struct airlock_rule *rules, size_t count);
 
 /* Runs inih over ctx->text, filling ctx->cfg and recording problems (config_parse.c). */
 void conf_parse(struct conf_ctx *ctx);

@@ -97,6 +97,19 @@ const struct conf_key conf_keys[] = {
 	    .expect = "a comma-separated list of db.table or db.*"),
 	KEY(USER, "mysql_allow_functions", CT_MY_FUNCS, USR(mysql_allow_sleep), 0, NULL,
 	    .off2 = USR(mysql_allow_benchmark), .expect = "a comma-separated list of sleep, benchmark"),
+	/* Row filters and column policies, one key per table (and per masked column). */
+	KEY(USER, "filter ", CT_RULE_FILTER, USR(rules), CONF_PREFIX, NULL, .off2 = USR(nrules),
+	    .expect = "filter schema.table = an SQL predicate over its columns, e.g. customer_id <= 100"),
+	KEY(USER, "columns ", CT_RULE_COLUMNS, USR(rules), CONF_PREFIX, NULL, .off2 = USR(nrules),
+	    .expect = "columns schema.table = a comma-separated list of its column names"),
+	KEY(USER, "mask ", CT_RULE_MASK, USR(rules), CONF_PREFIX, NULL, .off2 = USR(nrules),
+	    .expect = "mask schema.table.column = an SQL expression over the table's columns"),
+	KEY(USER, "mysql_filter ", CT_RULE_FILTER, USR(mysql_rules), CONF_PREFIX, NULL, .off2 = USR(nmysql_rules),
+	    .off3 = 1, .expect = "mysql_filter db.table = an SQL predicate over its columns"),
+	KEY(USER, "mysql_columns ", CT_RULE_COLUMNS, USR(mysql_rules), CONF_PREFIX, NULL, .off2 = USR(nmysql_rules),
+	    .off3 = 1, .expect = "mysql_columns db.table = a comma-separated list of its column names"),
+	KEY(USER, "mysql_mask ", CT_RULE_MASK, USR(mysql_rules), CONF_PREFIX, NULL, .off2 = USR(nmysql_rules),
+	    .off3 = 1, .expect = "mysql_mask db.table.column = an SQL expression over the table's columns"),
 };
 
 #define NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -107,9 +120,16 @@ const struct conf_key *conf_find_key(enum conf_section s, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < NKEYS; i++)
-		if (conf_keys[i].sect == s && strcasecmp(conf_keys[i].name, name) == 0)
-			return &conf_keys[i];
+	for (i = 0; i < NKEYS; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		size_t n = strlen(k->name);
+
+		if (k->sect != s)
+			continue;
+		if (k->flags & CONF_PREFIX ? strncasecmp(k->name, name, n) == 0 && name[n] != '\0'
+					   : strcasecmp(k->name, name) == 0)
+			return k;
+	}
 	return NULL;
 }
 
@@ -153,7 +173,10 @@ void conf_key_names(enum conf_section s, char *buf, size_t cap)
 	buf[0] = '\0';
 	for (i = 0; i < NKEYS && off < cap; i++)
 		if (conf_keys[i].sect == s)
-			off += (size_t)snprintf(buf + off, cap - off, "%s%s", off ? ", " : "", conf_keys[i].name);
+			off += (size_t)snprintf(buf + off, cap - off, "%s%s%s", off ? ", " : "", conf_keys[i].name,
+						!(conf_keys[i].flags & CONF_PREFIX) ? ""
+						: conf_keys[i].type == CT_RULE_MASK ? "TABLE.COLUMN"
+										    : "TABLE");
 }
 
 void conf_free_fields(enum conf_section s, void *base)

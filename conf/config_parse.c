@@ -284,6 +284,13 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 1;
 	}
 	i = (size_t)(k - conf_keys);
+	if (k->flags & CONF_PREFIX) {
+		/* Set once per table or column: config_rules.c keeps track. */
+		ctx->key_suffix = name + strlen(k->name);
+		conf_set_rule(ctx, k, base, label, value);
+		ctx->key_suffix = NULL;
+		return 1;
+	}
 	if (seen->key_line[i]) {
 		conf_err(ctx, ctx->line, "%s %s is set twice (first on line %u)", label, k->name, seen->key_line[i]);
 		return 1;

@@ -281,6 +281,11 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 	case CT_MY_FUNCS:
 		set_functions(ctx, k, base, label, value);
 		return;
+	case CT_RULE_FILTER:
+	case CT_RULE_COLUMNS:
+	case CT_RULE_MASK:
+		conf_set_rule(ctx, k, base, label, value);
+		return;
 	}
 	if (!s) {
 		conf_err(ctx, ctx->line, "out of memory");
@@ -344,6 +349,9 @@ bool conf_field_equal(const struct conf_key *k, const void *a, const void *b)
 		return *CFIELD(a, k->off, bool) == *CFIELD(b, k->off, bool) &&
 		       *CFIELD(a, k->off2, bool) == *CFIELD(b, k->off2, bool);
 	case CT_TARGET_REF:
+	case CT_RULE_FILTER:
+	case CT_RULE_COLUMNS:
+	case CT_RULE_MASK:
 		break;
 	}
 	/* Not stored in the section's struct (only during the load): never the same. */
@@ -387,6 +395,14 @@ void conf_field_free(const struct conf_key *k, void *base)
 	case CT_CPUS:
 	case CT_MY_FUNCS:
 	case CT_TARGET_REF: /* in struct conf_user_meta, freed with the load's state */
+		break;
+	case CT_RULE_FILTER: /* the filter row frees the rules the three rows of its protocol share */
+		conf_free_rules(*FIELD(base, k->off, struct airlock_rule *), *FIELD(base, k->off2, size_t));
+		*FIELD(base, k->off, struct airlock_rule *) = NULL;
+		*FIELD(base, k->off2, size_t) = 0;
+		break;
+	case CT_RULE_COLUMNS:
+	case CT_RULE_MASK:
 		break;
 	}
 }

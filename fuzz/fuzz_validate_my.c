@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/config.h"
 #include "proxy/mysql/validate/validate_my.h"
 #include "proxy/mysql/validate/validate_my_scope.h"
 
@@ -20,6 +21,12 @@ static const char *const tables[] = {
 	"shop.customers",
 	"shop.products",
 	"information_schema.*",
+};
+
+static struct airlock_column columns[] = {{"id", NULL}, {"email", "LEFT(email, 1)"}};
+static const struct airlock_rule rules[] = {
+	{.table = "shop.orders", .filter = "customer_id <= 100"},
+	{.table = "shop.customers", .columns = columns, .ncolumns = 2, .has_columns = true},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -81,6 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.database = "shop",
 		.tables = tables,
 		.ntables = sizeof(tables) / sizeof(tables[0]),
+		.rules = rules,
+		.nrules = 2,
 	};
 	static struct vmy_result r1, r2;
 	const char *sql;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/config.h"
 #include "proxy/pg/validate/validate_pg.h"
 #include "proxy/pg/validate/validate_pg_scope.h"
 
@@ -20,12 +21,20 @@ static const char *const tables[] = {
 };
 static const char *const path[] = {"app", "public"};
 
+static struct airlock_column columns[] = {{"id", NULL}, {"email", "left(email, 1) || '***'"}};
+static const struct airlock_rule rules[] = {
+	{.table = "public.orders", .filter = "customer_id <= 100"},
+	{.table = "public.customers", .columns = columns, .ncolumns = 2, .has_columns = true},
+};
+
 static const struct pgv_policy policy = {
 	.tables = tables,
 	.ntables = sizeof(tables) / sizeof(tables[0]),
 	.search_path = path,
 	.nsearch_path = sizeof(path) / sizeof(path[0]),
 	.user = "agent",
+	.rules = rules,
+	.nrules = 2,
 };
 
 static void check_scope(const char *sql)

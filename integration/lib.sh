@@ -33,6 +33,7 @@ AIRLOCK_MY_DATADIR=/var/lib/mysql
 AIRLOCK_MY_SOCK=/run/mysqld/mysqld.sock
 AIRLOCK_MY_PIDFILE=/run/mysqld/mysqld.pid
 AIRLOCK_AGENT_PASSWORD=agent-secret
+AIRLOCK_SUPPORT_PASSWORD=support-secret
 AIRLOCK_POOL_SIZE=${AIRLOCK_POOL_SIZE:-2}
 # Warm pools in write_config's config: one per target and resource shape
 # (shop and shop_maria; all users share one shape).
@@ -622,16 +623,17 @@ runner_image_build()
 
 # ---------------------------------------------------------------- airlockd
 
-# The SCRAM verifier of the demo password, made once by airlockd itself.
+# The SCRAM verifier of a demo password ($1, default the agent's), made once
+# by airlockd itself and kept in $AIRLOCK_STATE_DIR/$2 (default agent.verifier).
 agent_verifier()
 {
-	local f=$AIRLOCK_STATE_DIR/agent.verifier v
+	local pw=${1:-$AIRLOCK_AGENT_PASSWORD} f=$AIRLOCK_STATE_DIR/${2:-agent.verifier} v
 
 	if [[ -s $f ]] && [[ $(<"$f") == SCRAM-SHA-256\$* ]]; then
 		cat "$f"
 		return 0
 	fi
-	v=$(printf '%s' "$AIRLOCK_AGENT_PASSWORD" |
+	v=$(printf '%s' "$pw" |
 		"$AIRLOCK_REPO/build/airlockd" --make-verifier) ||
 		die "airlockd --make-verifier failed"
 	v=$(printf '%s\n' "$v" | tail -n 1)
@@ -640,11 +642,11 @@ agent_verifier()
 	printf '%s\n' "$v"
 }
 
-# The mysql_native_password verifier of the demo password:
-# "*" + upper-case hex SHA1(SHA1(password)), what PASSWORD() returns.
+# The mysql_native_password verifier of a demo password ($1, default the
+# agent's): "*" + upper-case hex SHA1(SHA1(password)), what PASSWORD() returns.
 agent_mysql_native()
 {
-	printf '%s' "$AIRLOCK_AGENT_PASSWORD" | "$AIRLOCK_PYTHON" -c '
+	printf '%s' "${1:-$AIRLOCK_AGENT_PASSWORD}" | "$AIRLOCK_PYTHON" -c '
 import hashlib, sys
 pw = sys.stdin.buffer.read()
 print("*" + hashlib.sha1(hashlib.sha1(pw).digest()).hexdigest().upper())'
@@ -655,13 +657,18 @@ print("*" + hashlib.sha1(hashlib.sha1(pw).digest()).hexdigest().upper())'
 # [user agent_small] (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions,
 # 2 jobs, cost cap 1e6; its MySQL logins get the same caps),
 # [user agent_sha2] (no mysql_native, so its MySQL logins go through
-# caching_sha2_password) and a separate audit log.
+# caching_sha2_password), [user support_cols] (orders shown as id,
+# customer_id and a rounded amount) and a separate audit log. Both have [user support]
+# (password support-secret): orders filtered to customer_id <= 100, customers
+# limited to id, name, email with the email masked, on both listeners.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier native audit tmp
+	local path=$1 kind=${2:-demo} verifier native sverifier snative audit tmp
 
 	verifier=$(agent_verifier)
 	native=$(agent_mysql_native)
+	sverifier=$(agent_verifier "$AIRLOCK_SUPPORT_PASSWORD" support.verifier)
+	snative=$(agent_mysql_native "$AIRLOCK_SUPPORT_PASSWORD")
 	[[ $native =~ ^\*[0-9A-F]{40}$ ]] || die "bad mysql_native verifier '$native'"
 	audit=$AIRLOCK_STATE_DIR/audit.log
 	[[ $kind == test ]] && audit=$AIRLOCK_STATE_DIR/audit-test.log
@@ -715,6 +722,21 @@ cpus = 0.5
 pids = 64
 max_rows = 1000
 max_bytes = 1000000
+
+[user support]
+scram = $sverifier
+target = shop
+database = shop
+tables = public.orders, public.customers, pg_catalog.*, information_schema.*
+filter public.orders = customer_id <= 100
+columns public.customers = id, name, email
+mask public.customers.email = left(email, 1) || '***@' || split_part(email, '@', 2)
+mysql_native = $snative
+mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, information_schema.*
+mysql_filter shop.orders = customer_id <= 100
+mysql_columns shop.customers = id, name, email
+mysql_mask shop.customers.email = CONCAT(LEFT(email, 1), '***@', SUBSTRING_INDEX(email, '@', -1))
 EOF
 	if [[ $kind == test ]]; then
 		cat >>"$tmp" <<EOF
@@ -745,6 +767,18 @@ database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
 mysql_target = shop_maria
 mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
+
+[user support_cols]
+scram = $sverifier
+target = shop
+tables = public.orders, pg_catalog.*, information_schema.*
+columns public.orders = id, customer_id, amount
+mask public.orders.amount = round(amount, -2)
+mysql_native = $snative
+mysql_target = shop_maria
+mysql_tables = shop.orders, information_schema.*
+mysql_columns shop.orders = id, customer_id, amount
+mysql_mask shop.orders.amount = ROUND(amount, -2)
 EOF
 	fi
 	chmod 0600 "$tmp"

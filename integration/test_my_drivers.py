@@ -15,13 +15,13 @@ import itest
 MY_JDBC_JAR = "/usr/share/java/mariadb-java-client.jar"
 
 
-def mysql2_run(jobs, direct=False):
+def mysql2_run(jobs, direct=False, user=("agent", itest.AGENT_PASSWORD)):
     env = dict(itest.clean_env())
     env["NODE_PATH"] = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
     if direct:
         target = [itest.MY_DIRECT_HOST, str(itest.MY_DIRECT_PORT), "airlock_ro", itest.my_backend_password()]
     else:
-        target = [itest.MY_HOST, str(itest.MY_PORT), "agent", itest.AGENT_PASSWORD]
+        target = [itest.MY_HOST, str(itest.MY_PORT), user[0], user[1]]
     out = subprocess.run(["node", os.path.join(itest.REPO, "integration/clients/node_mysql2.js")] + target +
                          ["shop"], input=json.dumps(jobs), capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -25,6 +25,7 @@
 #include "conf/config.h"
 #include "protocol/scram.h"
 #include "proxy/log.h"
+#include "proxy/policy_check.h"
 #include "proxy/server.h"
 
 static void usage(FILE *out)
@@ -45,9 +46,18 @@ static int check_config(const char *path, bool quiet_ok)
 			fprintf(stderr, "  %s\n", errs.msg[i]);
 		return 1;
 	}
-	if (!quiet_ok)
+	if (!policy_check(cfg, &errs)) {
+		fprintf(stderr, "%s: %zu problem%s:\n", path, errs.n, errs.n == 1 ? "" : "s");
+		for (size_t i = 0; i < errs.n; i++)
+			fprintf(stderr, "  %s\n", errs.msg[i]);
+		config_free(cfg);
+		return 1;
+	}
+	if (!quiet_ok) {
 		printf("%s: ok (%zu user%s, %zu target%s)\n", path, cfg->nusers, cfg->nusers == 1 ? "" : "s",
 		       cfg->ntargets, cfg->ntargets == 1 ? "" : "s");
+		policy_print(cfg, stdout);
+	}
 	config_free(cfg);
 	return 0;
 }
@@ -85,7 +95,8 @@ static int run(const char *path)
 	struct server srv;
 	int rc;
 
-	if (!cfg) {
+	if (!cfg || !policy_check(cfg, &errs)) {
+		config_free(cfg);
 		check_config(path, true);
 		return 1;
 	}

@@ -23,6 +23,7 @@
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
 #include "proxy/pg/pg_session.h"
+#include "proxy/policy_check.h"
 #include "proxy/runner_uids.h"
 #include "proxy/session.h"
 #include "runner/launch/launcher.h"
@@ -38,6 +39,13 @@ void server_reload(struct server *srv)
 		for (size_t i = 0; i < errs.n; i++)
 			log_error("reload: %s", errs.msg[i]);
 		log_error("reload refused: the running config stays in force");
+		return;
+	}
+	if (!policy_check(cfg, &errs)) {
+		for (size_t i = 0; i < errs.n; i++)
+			log_error("reload: %s", errs.msg[i]);
+		log_error("reload refused: the running config stays in force");
+		config_free(cfg);
 		return;
 	}
 	blocker = config_reload_blocker(srv->cfg, cfg);

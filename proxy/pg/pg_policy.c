@@ -17,6 +17,8 @@ static void session_policy(struct pg_session *s, struct pgv_policy *pol, const c
 		.ntables = s->core.u->ntables,
 		.search_path = path,
 		.user = s->core.u->name,
+		.rules = s->core.u->rules,
+		.nrules = s->core.u->nrules,
 	};
 	pol->nsearch_path = pgs_search_path(&s->set, path);
 }

@@ -370,6 +370,54 @@ static void test_example_file(void **state)
 			    (const char *)NULL));
 }
 
+/* Row filters and column policies: one rule per table collects filter, columns and masks. */
+static void test_rules(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	const struct airlock_user *u;
+	char *conf;
+
+	(void)state;
+	conf = edit(base_conf, "target = shop\n",
+		    "target = shop\n"
+		    "tables = public.orders, public.customers\n"
+		    "filter public.orders = customer_id <= 100\n"
+		    "columns Customers = id, name, email\n"
+		    "mask customers.email = left(email, 1) || '***@' || split_part(email, '@', 2)\n"
+		    "mysql_filter shop.Orders = customer_id <= 100\n"
+		    "mysql_columns shop.customers = id,name\n"
+		    "mysql_mask shop.customers.name = LEFT(name, 1)\n");
+	cfg = load(conf, &e);
+	free(conf);
+	assert_non_null(cfg);
+	u = &cfg->users[0];
+	assert_int_equal(u->nrules, 2);
+	assert_string_equal(u->rules[0].table, "public.orders");
+	assert_string_equal(u->rules[0].filter, "customer_id <= 100");
+	assert_false(u->rules[0].has_columns);
+	assert_string_equal(u->rules[1].table, "public.customers");
+	assert_int_equal(u->rules[1].ncolumns, 3);
+	assert_string_equal(u->rules[1].columns[2].name, "email");
+	assert_string_equal(u->rules[1].columns[2].mask, "left(email, 1) || '***@' || split_part(email, '@', 2)");
+	assert_null(u->rules[1].columns[0].mask);
+	assert_int_equal(u->nmysql_rules, 2);
+	assert_string_equal(u->mysql_rules[0].table, "shop.Orders");
+	assert_string_equal(u->mysql_rules[1].columns[1].mask, "LEFT(name, 1)");
+	config_free(cfg);
+
+	expect_edit_error("target = shop\n", "target = shop\nmask public.t.c = 1\n", "c is not in the table's columns",
+			  "columns public.t");
+	expect_edit_error("target = shop\n", "target = shop\nfilter public.t = a\nfilter PUBLIC.T = b\n",
+			  "filter public.t is set twice", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ncolumns t = a, b, a\n", "lists a twice", NULL);
+	expect_edit_error("target = shop\n", "target = shop\ncolumns t = a, 1b\n", "\"1b\" is not a column name", NULL);
+	expect_edit_error("target = shop\n", "target = shop\nfilter public.* = a\n", "is not a table", NULL);
+	expect_edit_error("target = shop\n", "target = shop\nfilter a.b.c = a\n", "is not a table", NULL);
+	expect_edit_error("target = shop\n", "target = shop\nmask t = a\n", "expected mask", NULL);
+	expect_edit_error("target = shop\n", "target = shop\nfiltr public.t = a\n", "has no key", NULL);
+}
+
 /* ---- one error class at a time ----------------------------------------------- */
 
 static void test_unknown_sections_and_keys(void **state)
@@ -976,6 +1024,7 @@ int main(void)
 		cmocka_unit_test(test_listen_forms),
 		cmocka_unit_test(test_load_file_resolves_relative_paths),
 		cmocka_unit_test(test_example_file),
+		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_unknown_sections_and_keys),
 		cmocka_unit_test(test_numbers_strict),
 		cmocka_unit_test(test_cpus_values),

@@ -26,6 +26,8 @@
 
 #include "protocol/errors.h"
 
+struct airlock_rule; /* conf/config.h: a row filter and column policy */
+
 struct vmy_policy {
 	const char *user;          /* airlock login name, for messages */
 	const char *database;      /* current database; NULL when none is selected */
@@ -44,6 +46,10 @@ struct vmy_policy {
 	 * session that fills it passes the new set back on the next statement.
 	 */
 	const char *charset;
+	/* Row filters and column policies (tables "db.table" as in tables):
+	 * validate_my_scope reads each through them. */
+	const struct airlock_rule *rules;
+	size_t nrules;
 };
 
 enum vmy_kind {
@@ -128,6 +134,8 @@ struct vmy_scoped_ref {
 	uint32_t start, end; /* [start, end): "db.table" or "table" as written, alias excluded */
 	char table[65];      /* the information_schema table, upper-case */
 	char written[65];    /* the table's name as written (unquoted) */
+	char db[65];         /* a table with a rule: its database */
+	int16_t rule;        /* index into the policy's rules; -1: an information_schema table */
 	bool aliased;        /* an alias follows: the derived table takes that one */
 };
 

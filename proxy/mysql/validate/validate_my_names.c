@@ -3,6 +3,8 @@
  */
 #include "proxy/mysql/validate/validate_my_names.h"
 
+#include "conf/config.h"
+
 #include "proxy/mysql/validate/validate_my_scope_tables.h"
 
 #include <stdio.h>
@@ -274,11 +276,25 @@ void vmy_cte_pop(struct vmy_parser *p, size_t mark)
 	p->ncte = mark;
 }
 
+int vmy_rule_index(const struct vmy_policy *pol, const char *db, const char *table)
+{
+	size_t dlen = strlen(db), i;
+
+	for (i = 0; i < pol->nrules && i < INT16_MAX; i++) {
+		const char *t = pol->rules[i].table;
+
+		if (strncmp(t, db, dlen) == 0 && t[dlen] == '.' && strcmp(t + dlen + 1, table) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
 bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const char *table)
 {
 	struct vmy_scope_plan *sp = &p->out->scope;
 	struct vmy_scoped_ref *r;
 	size_t i;
+	int rule;
 
 	if (!db) {
 		if (cte_visible(p, table))
@@ -287,7 +303,8 @@ bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const ch
 		if (!db)
 			return false;
 	}
-	if (!is_is(db, strlen(db)))
+	rule = vmy_rule_index(p->pol, db, table);
+	if (!is_is(db, strlen(db)) && rule < 0)
 		return true;
 	if (sp->nrefs >= VMY_MAX_SCOPED) {
 		sp->too_many = true;
@@ -296,6 +313,8 @@ bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const ch
 		return false;
 	}
 	r = &sp->refs[sp->nrefs++];
+	r->rule = (int16_t)rule;
+	snprintf(r->db, sizeof(r->db), "%s", db);
 	r->start = (uint32_t)start;
 	r->end = (uint32_t)p->last_end;
 	for (i = 0; table[i] && i + 1 < sizeof(r->table); i++)
@@ -311,4 +330,26 @@ void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased)
 
 	if (sp->nrefs > 0 && sp->refs[sp->nrefs - 1].start == start)
 		sp->refs[sp->nrefs - 1].aliased = aliased;
+}
+
+bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table)
+{
+	int rule;
+
+	if (!db) {
+		if (cte_visible(p, table))
+			return true;
+		db = vmy_current_db(p);
+		if (!db)
+			return false;
+	}
+	rule = vmy_rule_index(p->pol, db, table);
+	if (rule < 0 || !p->pol->rules[rule].has_columns)
+		return true;
+	vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+		   "read information_schema.COLUMNS, which lists the columns you may see",
+		   "Not supported through airlock: the definition of `%.64s`.`%.64s`, which shows you only some of its "
+		   "columns",
+		   db, table);
+	return false;
 }

@@ -31,11 +31,21 @@ const char *vmy_current_db(struct vmy_parser *p);
 /*
  * A table reference that starts at byte start and ends with the last token
  * consumed passed vmy_check_table: when it names an information_schema
- * table (db NULL: the current database, unless a CTE of that name is in
- * scope) it goes into out->scope for the catalog scoping. Returns false
+ * table or a table the user has a rule for (db NULL: the current database,
+ * unless a CTE of that name is in scope) it goes into out->scope for the
+ * scoping. Returns false
  * (refused) only when there are too many of them.
  */
 bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const char *table);
+/*
+ * SHOW COLUMNS / INDEX / CREATE TABLE and DESCRIBE of a table whose rule
+ * shows only some of its columns would list the others: refused.
+ */
+bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table);
+
+/* The index of the policy's rule for db.table (names compared byte for byte), or -1. */
+int vmy_rule_index(const struct vmy_policy *pol, const char *db, const char *table);
+
 /* The reference vmy_scope_note took at start has an alias of its own (or not). */
 void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased);
 

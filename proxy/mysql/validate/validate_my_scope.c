@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf/config.h"
 #include "proxy/mysql/validate/validate_my_scope_tables.h"
 
 static void put_hex(struct wbuf *w, const char *s, size_t n)
@@ -127,26 +128,102 @@ static const char *marker_args(const char *t, char *a, char *b, size_t cap)
 	return close + 1;
 }
 
+/*
+ * @C(s,t,c): column c of table s.t is one its rule shows (a rule without
+ * columns shows them all). The column argument is the third, after "t|".
+ */
+static void put_columns_allowed(struct wbuf *w, const struct vmy_policy *pol, const char *s, const char *t,
+				const char *c)
+{
+	bool any = false;
+	size_t i, j;
+
+	wbuf_put_str(w, "(");
+	for (i = 0; i < pol->nrules; i++) {
+		const struct airlock_rule *r = &pol->rules[i];
+		const char *dot = strchr(r->table, '.');
+
+		if (!r->has_columns || !dot)
+			continue;
+		wbuf_put_str(w, any ? " AND " : "");
+		any = true;
+		wbuf_put_str(w, "(NOT (BINARY ");
+		wbuf_put_str(w, s);
+		wbuf_put_str(w, " = ");
+		put_hex(w, r->table, (size_t)(dot - r->table));
+		wbuf_put_str(w, " AND BINARY ");
+		wbuf_put_str(w, t);
+		wbuf_put_str(w, " = ");
+		put_hex(w, dot + 1, strlen(dot + 1));
+		wbuf_put_str(w, ") OR ");
+		wbuf_put_str(w, c);
+		wbuf_put_str(w, " IN (");
+		for (j = 0; j < r->ncolumns; j++) {
+			wbuf_put_str(w, j ? ", " : "");
+			put_hex(w, r->columns[j].name, strlen(r->columns[j].name));
+		}
+		wbuf_put_str(w, "))");
+	}
+	wbuf_put_str(w, any ? ")" : "TRUE)");
+}
+
 bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *t)
 {
 	char a[96], b[96];
 
 	while (*t) {
-		const char *at = strchr(t, '@');
+		const char *at = strchr(t, '@'), *bar;
 
 		if (!at) {
 			wbuf_put_str(w, t);
 			return true;
 		}
 		wbuf_put_bytes(w, t, (size_t)(at - t));
-		if (at[1] != 'T' && at[1] != 'D')
+		if (at[1] != 'T' && at[1] != 'D' && at[1] != 'C')
 			return false;
 		t = marker_args(at + 2, a, b, sizeof(a));
-		if (!t || (at[1] == 'T') != (b[0] != '\0'))
+		if (!t || (at[1] != 'D') != (b[0] != '\0'))
 			return false;
-		put_allowed(w, pol, a, at[1] == 'T' ? b : NULL);
+		if (at[1] != 'C') {
+			put_allowed(w, pol, a, at[1] == 'T' ? b : NULL);
+			continue;
+		}
+		bar = strchr(b, '|');
+		if (!bar)
+			return false;
+		*(char *)bar = '\0';
+		put_columns_allowed(w, pol, a, b, bar + 1);
 	}
 	return true;
+}
+
+/* The derived table a rule makes of db.table: its columns (masks in place) and rows. */
+static void put_rule_table(struct wbuf *w, const struct airlock_rule *r, const char *db, const char *table)
+{
+	size_t i;
+
+	wbuf_put_str(w, "(SELECT ");
+	if (!r->has_columns)
+		wbuf_put_str(w, "*");
+	for (i = 0; r->has_columns && i < r->ncolumns; i++) {
+		wbuf_put_str(w, i ? ", " : "");
+		if (r->columns[i].mask) {
+			wbuf_put_str(w, "(");
+			wbuf_put_str(w, r->columns[i].mask);
+			wbuf_put_str(w, "\n) AS ");
+		}
+		put_ident(w, r->columns[i].name);
+	}
+	wbuf_put_str(w, " FROM ");
+	put_ident(w, db);
+	wbuf_put_str(w, ".");
+	put_ident(w, table);
+	if (r->filter) {
+		wbuf_put_str(w, " WHERE (");
+		wbuf_put_str(w, r->filter);
+		wbuf_put_str(w, "\n)");
+	}
+	wbuf_put_str(w, ")");
 }
 
 /*
@@ -164,21 +241,26 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 		return false;
 	for (i = 0; i < sp->nrefs; i++) {
 		const struct vmy_scoped_ref *r = &sp->refs[i];
-		const struct vmy_is_table *e = vmy_is_table_find(r->table);
+		const struct vmy_is_table *e = r->rule < 0 ? vmy_is_table_find(r->table) : NULL;
 
 		if (r->end <= from || r->start >= to)
 			continue;
-		if (r->start < at || r->end > to || r->end < r->start)
+		if (r->start < at || r->end > to || r->end < r->start ||
+		    (r->rule >= 0 && (size_t)r->rule >= pol->nrules))
 			return false;
-		if (!e || e->mode != VMY_IS_FILTER)
+		if (r->rule < 0 && (!e || e->mode != VMY_IS_FILTER))
 			continue;
 		wbuf_put_bytes(w, sql + at, r->start - at);
-		wbuf_put_str(w, "(SELECT * FROM information_schema.");
-		put_ident(w, r->table);
-		wbuf_put_str(w, " r WHERE ");
-		if (!vmy_scope_expand(w, pol, e->filter))
-			return false;
-		wbuf_put_str(w, ")");
+		if (r->rule >= 0) {
+			put_rule_table(w, &pol->rules[r->rule], r->db, r->written);
+		} else {
+			wbuf_put_str(w, "(SELECT * FROM information_schema.");
+			put_ident(w, r->table);
+			wbuf_put_str(w, " r WHERE ");
+			if (!vmy_scope_expand(w, pol, e->filter))
+				return false;
+			wbuf_put_str(w, ")");
+		}
 		if (!r->aliased) {
 			wbuf_put_str(w, " ");
 			put_ident(w, r->written);
@@ -265,7 +347,18 @@ static bool needs_scope(const struct vmy_scope_plan *sp)
 	for (i = 0; i < sp->nrefs; i++) {
 		const struct vmy_is_table *e = vmy_is_table_find(sp->refs[i].table);
 
-		if (e && e->mode == VMY_IS_FILTER)
+		if (sp->refs[i].rule >= 0 || (e && e->mode == VMY_IS_FILTER))
+			return true;
+	}
+	return false;
+}
+
+bool vmy_scope_reads_rules(const struct vmy_result *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->scope.nrefs; i++) {
+		if (v->scope.refs[i].rule >= 0)
 			return true;
 	}
 	return false;

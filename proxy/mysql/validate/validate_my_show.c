@@ -122,9 +122,10 @@ static bool show_table(struct vmy_parser *p, bool allow_from_db)
 		if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
 			return false;
 		vmy_next(p);
-		return vmy_check_table(p, db, a);
+		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a);
 	}
-	return qualified ? vmy_check_table(p, a, b) : vmy_check_table(p, NULL, a);
+	return qualified ? vmy_check_table(p, a, b) && vmy_check_describable(p, a, b)
+			 : vmy_check_table(p, NULL, a) && vmy_check_describable(p, NULL, a);
 }
 
 static bool is_variable_name(struct vmy_parser *p, const struct vmy_token *t)

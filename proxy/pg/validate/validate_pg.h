@@ -46,6 +46,8 @@ enum pgv_kind {
 	PGV_CLOSE_CURSOR,    /* CLOSE name; name "" for CLOSE ALL */
 };
 
+struct airlock_rule; /* conf/config.h: a row filter and column policy */
+
 /* Policy the validator enforces; borrowed for the call. */
 struct pgv_policy {
 	/* Allowlist: "schema.table" or "schema.*", lower-case, exact match. */
@@ -63,6 +65,10 @@ struct pgv_policy {
 	/* The airlock user: what current_user, session_user and friends
 	 * return to the agent (NULL: "airlock"). */
 	const char *user;
+	/* Row filters and column policies (tables "schema.table" as in
+	 * tables): validate_pg_scope reads each through them. */
+	const struct airlock_rule *rules;
+	size_t nrules;
 };
 
 struct pgv_result {

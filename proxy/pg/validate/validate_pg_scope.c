@@ -187,12 +187,18 @@ static void scope_relation(struct pgv_scope *sc, PgQuery__Node *node)
 			pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, rv->location,
 					 "give the CTE a name of its own",
 					 "WITH query \"%s\" has the name of a catalog relation", rv->relname);
+		else
+			pgv_scope_rules_relation(sc, node); /* refuses a CTE named like a filtered table */
 		return;
 	} else if (!resolve_unqualified(sc, rv, &schema, &is_catalog)) {
 		return;
 	}
-	if (!is_catalog)
+	if (!is_catalog) {
+		pgv_scope_rules_relation(sc, node);
 		return;
+	}
+	if (schema == PGV_PG_CATALOG && strcmp(rv->relname, "pg_stat_activity") == 0)
+		sc->shows_text = true;
 	e = pgv_catalog_find(schema, rv->relname);
 	if (!e || e->mode == PGV_CATALOG_DENY) {
 		refuse_catalog(sc, rv, schema == PGV_PG_CATALOG ? "pg_catalog" : "information_schema");
@@ -311,6 +317,8 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 		return;
 	}
 	node = (PgQuery__Node *)m;
+	if (node->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT)
+		sc->shows_text = true;
 	if (node->node_case == PG_QUERY__NODE__NODE_RANGE_VAR) {
 		scope_relation(sc, node);
 		return;
@@ -414,6 +422,11 @@ enum pgv_kind pgv_scope(const struct pgv_policy *policy, const char *sql, char *
 		if (tree->stmts[i]->stmt)
 			walk(&sc, &tree->stmts[i]->stmt->base, 0);
 	}
+	if (!sc.refused && sc.ruled && sc.shows_text)
+		pgv_scope_refuse(&sc, "0A000", AIRLOCK_E_UNSUPPORTED, -1,
+				 "read the filtered tables and the plan or session views in separate statements",
+				 "a statement that reads a filtered table cannot also show its own text or plan "
+				 "(EXPLAIN, pg_stat_activity, current_query())");
 	if (!sc.refused && sc.changes > 0)
 		text = deparse(&sc, tree);
 	pgv_scope_free(&sc);

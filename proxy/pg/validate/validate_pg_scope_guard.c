@@ -311,6 +311,9 @@ void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node)
 		replace_with_user(sc, node);
 		return;
 	}
+	if (fc->n_funcname >= 1 && fc->funcname[fc->n_funcname - 1]->node_case == PG_QUERY__NODE__NODE_STRING &&
+	    strcmp(fc->funcname[fc->n_funcname - 1]->string->sval, "current_query") == 0)
+		sc->shows_text = true;
 	if (fc->n_funcname == 0 || fc->n_funcname > 2)
 		return;
 	if (fc->n_funcname == 2 && (fc->funcname[0]->node_case != PG_QUERY__NODE__NODE_STRING ||

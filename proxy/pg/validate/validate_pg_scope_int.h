@@ -38,6 +38,9 @@ struct pgv_scope {
 	struct pgv_result *out;
 	bool refused; /* out holds a refusal */
 	int changes;
+	bool ruled;      /* a table was read through its row filter or column policy */
+	bool shows_text; /* the statement can show its own (rewritten) text or plan: EXPLAIN,
+			  * pg_stat_activity, current_query() */
 
 	struct pgv_undo *undo;
 	size_t nundo, capundo;
@@ -86,6 +89,16 @@ char *pgv_scope_strdup(struct pgv_scope *sc, const char *s);
  * failure.
  */
 PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, const char *expr, PgQuery__Node *value);
+
+/* ---- validate_pg_scope_rules.c ---- */
+
+/*
+ * A relation outside the catalogs: when the user has a rule for the table
+ * it names, node becomes the subquery the rule describes. Unqualified
+ * names resolve through the search_path; one that a schema listed before
+ * the rule's could capture is refused.
+ */
+void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node);
 
 /* ---- validate_pg_scope_guard.c ---- */
 

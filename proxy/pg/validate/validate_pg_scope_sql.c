@@ -6,6 +6,8 @@
  */
 #include "proxy/pg/validate/validate_pg_scope_sql.h"
 
+#include "conf/config.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,6 +216,156 @@ static void visible_schemas(struct pgv_sbuf *sb, const struct pgv_policy *p)
 	pgv_sb_put(sb, ")");
 }
 
+/* '"schema"."table"' of a rule's "schema.table", as a SQL literal for to_regclass. */
+static void put_regclass_literal(struct pgv_sbuf *sb, const char *table)
+{
+	struct pgv_sbuf tmp = {0};
+	const char *dot = strchr(table, '.');
+	char *schema = dot ? strndup(table, (size_t)(dot - table)) : NULL;
+	char *text;
+
+	if (!schema) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_ident(&tmp, schema);
+	pgv_sb_put(&tmp, ".");
+	pgv_sb_ident(&tmp, dot + 1);
+	free(schema);
+	text = pgv_sb_take(&tmp);
+	if (!text) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_put(sb, "COALESCE(pg_catalog.to_regclass(");
+	pgv_sb_literal(sb, text);
+	pgv_sb_put(sb, ")::pg_catalog.oid, 0)");
+	free(text);
+}
+
+/* (s = 'schema' AND r = 'table') for a rule's "schema.table". */
+static void put_rule_names(struct pgv_sbuf *sb, const char *table, const char *s, const char *r)
+{
+	const char *dot = strchr(table, '.');
+	char *schema = dot ? strndup(table, (size_t)(dot - table)) : NULL;
+
+	if (!schema) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_put(sb, "(");
+	pgv_sb_put(sb, s);
+	pgv_sb_put(sb, " = ");
+	pgv_sb_literal(sb, schema);
+	pgv_sb_put(sb, " AND ");
+	pgv_sb_put(sb, r);
+	pgv_sb_put(sb, " = ");
+	pgv_sb_literal(sb, dot + 1);
+	pgv_sb_put(sb, ")");
+	free(schema);
+}
+
+static void put_column_list(struct pgv_sbuf *sb, const struct airlock_rule *rule)
+{
+	size_t i;
+
+	pgv_sb_put(sb, "(");
+	for (i = 0; i < rule->ncolumns; i++) {
+		pgv_sb_put(sb, i ? ", " : "");
+		pgv_sb_literal(sb, rule->columns[i].name);
+	}
+	pgv_sb_put(sb, ")");
+}
+
+/* Up to three comma-separated marker arguments; returns the text after ')' or NULL. */
+static const char *split_args(const char *t, char args[3][96], size_t *n)
+{
+	const char *close = strchr(t, ')');
+
+	*n = 0;
+	if (*t != '(' || !close)
+		return NULL;
+	for (t++; t < close && *n < 3; (*n)++) {
+		const char *end = memchr(t, ',', (size_t)(close - t));
+		size_t len;
+
+		if (!end)
+			end = close;
+		len = (size_t)(end - t);
+		if (len >= sizeof(args[0]))
+			return NULL;
+		memcpy(args[*n], t, len);
+		args[*n][len] = '\0';
+		t = end + 1;
+	}
+	return close + 1;
+}
+
+/*
+ * The markers of the user's rules:
+ *   @R(s,r)      (s, r) names no table with a rule (its statistics would show hidden rows)
+ *   @U(o)        relation oid o is no table with a rule
+ *   @H(o,a)      column a of relation o is one its rule shows (rules without columns show all)
+ *   @Q(s,t,c)    the same by schema, table and column name
+ */
+static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, char kind, const char *t)
+{
+	static const size_t want[] = {['R' - 'H'] = 2, ['U' - 'H'] = 1, ['H' - 'H'] = 2, ['Q' - 'H'] = 3};
+	char args[3][96];
+	const char *rest;
+	size_t n = 0, i;
+	bool any = false;
+
+	rest = split_args(t, args, &n);
+	if (!rest || n != want[kind - 'H'])
+		return NULL;
+	pgv_sb_put(sb, "(");
+	for (i = 0; i < p->nrules; i++) {
+		const struct airlock_rule *rule = &p->rules[i];
+
+		if ((kind == 'H' || kind == 'Q') && !rule->has_columns)
+			continue;
+		pgv_sb_put(sb, any ? (kind == 'R' ? " OR " : " AND ") : (kind == 'R' ? "NOT (" : ""));
+		any = true;
+		switch (kind) {
+		case 'R':
+			put_rule_names(sb, rule->table, args[0], args[1]);
+			break;
+		case 'U':
+			pgv_sb_put(sb, args[0]);
+			pgv_sb_put(sb, " <> ");
+			put_regclass_literal(sb, rule->table);
+			break;
+		case 'H':
+			pgv_sb_put(sb, "(");
+			pgv_sb_put(sb, args[0]);
+			pgv_sb_put(sb, " <> ");
+			put_regclass_literal(sb, rule->table);
+			pgv_sb_put(sb, " OR ");
+			pgv_sb_put(sb, args[1]);
+			pgv_sb_put(sb, " IN ");
+			put_column_list(sb, rule);
+			pgv_sb_put(sb, ")");
+			break;
+		default:
+			pgv_sb_put(sb, "(NOT ");
+			put_rule_names(sb, rule->table, args[0], args[1]);
+			pgv_sb_put(sb, " OR ");
+			pgv_sb_put(sb, args[2]);
+			pgv_sb_put(sb, " IN ");
+			put_column_list(sb, rule);
+			pgv_sb_put(sb, ")");
+			break;
+		}
+	}
+	if (!any)
+		pgv_sb_put(sb, "true");
+	else if (kind == 'R')
+		pgv_sb_put(sb, ")");
+	pgv_sb_put(sb, ")");
+	return rest;
+}
+
 static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t)
 {
 	char a[96], b[96];
@@ -256,6 +408,17 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 				    : at[1] == 'K' ? VIS_CONSTRAINT_NAMED
 						   : VIS_OBJECT,
 				    a, b);
+			t = rest;
+			break;
+		case 'R':
+		case 'U':
+		case 'H':
+		case 'Q':
+			rest = rule_marker(sb, p, at[1], at + 2);
+			if (!rest) {
+				sb->failed = true;
+				return;
+			}
 			t = rest;
 			break;
 		default:

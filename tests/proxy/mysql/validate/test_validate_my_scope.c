@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "conf/config.h"
 #include "proxy/mysql/validate/validate_my.h"
 #include "proxy/mysql/validate/validate_my_scope.h"
 #include "proxy/mysql/validate/validate_my_scope_tables.h"
@@ -225,6 +226,49 @@ static void test_policy_names_are_hex(void **state)
 	free(out);
 }
 
+static struct airlock_column cols[] = {{"id", NULL}, {"email", "LEFT(email, 1)"}};
+static const struct airlock_rule rules[] = {
+	{.table = "shop.orders", .filter = "customer_id <= 100"},
+	{.table = "shop.customers", .columns = cols, .ncolumns = 2, .has_columns = true},
+};
+
+/* Row filters and column policies: the table becomes the rule's derived table wherever it is read. */
+static void test_rules(void **state)
+{
+	struct vmy_policy p = policy;
+	char *out;
+
+	(void)state;
+	p.rules = rules;
+	p.nrules = 2;
+	out = scope(&p, "SELECT * FROM orders");
+	assert_non_null(strstr(out, "(SELECT * FROM `shop`.`orders` WHERE (customer_id <= 100\n)) `orders`"));
+	free(out);
+	out = scope(&p, "SELECT o.id FROM shop.orders AS o JOIN customers c ON c.id = o.customer_id");
+	assert_non_null(strstr(out, "customer_id <= 100\n)) AS o JOIN"));
+	assert_non_null(strstr(out, "(SELECT `id`, (LEFT(email, 1)\n) AS `email` FROM `shop`.`customers`) c"));
+	free(out);
+	out = scope(&p,
+		    "SELECT * FROM (SELECT customer_id FROM orders) d WHERE customer_id IN (SELECT id FROM customers)");
+	assert_non_null(strstr(out, "customer_id <= 100"));
+	assert_non_null(strstr(out, "LEFT(email, 1)"));
+	free(out);
+	/* A CTE of the table's name is the CTE. */
+	out = scope(&p, "WITH orders AS (SELECT 1 AS a) SELECT * FROM orders");
+	assert_null(out);
+	/* Case matters, as on MariaDB: ORDERS is another table (and not allowed). */
+	refused(&p, "SELECT * FROM ORDERS", 1142);
+	/* The definition of a column-restricted table would name the hidden columns. */
+	refused(&p, "DESCRIBE customers", 1235);
+	refused(&p, "SHOW CREATE TABLE shop.customers", 1235);
+	refused(&p, "SHOW COLUMNS FROM customers", 1235);
+	free(scope(&p, "DESCRIBE orders"));
+	/* information_schema lists only the shown columns. */
+	out = scope(&p, "SELECT COLUMN_NAME FROM information_schema.COLUMNS");
+	assert_non_null(strstr(out, "r.COLUMN_NAME IN (X'6964', X'656D61696C')"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_never_readable),
 		cmocka_unit_test(test_processlist_own_session),
 		cmocka_unit_test(test_policy_names_are_hex),
+		cmocka_unit_test(test_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

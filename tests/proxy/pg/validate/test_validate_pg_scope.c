@@ -19,6 +19,7 @@
 #include <cmocka.h>
 #include <pg_query.h>
 
+#include "conf/config.h"
 #include "proxy/pg/validate/validate_pg.h"
 #include "proxy/pg/validate/validate_pg_catalog.h"
 #include "proxy/pg/validate/validate_pg_funcs.h"
@@ -391,6 +392,72 @@ static void test_robust(void **state)
 	}
 }
 
+/* Row filters and column policies: the table becomes the rule's subquery wherever it is read. */
+static struct airlock_column support_columns[] = {
+	{"id", NULL}, {"name", NULL}, {"email", "left(email, 1) || '***@' || split_part(email, '@', 2)"}};
+static const struct airlock_rule support_rules[] = {
+	{.table = "public.orders", .filter = "customer_id <= 100"},
+	{.table = "public.customers", .columns = support_columns, .ncolumns = 3, .has_columns = true},
+};
+
+static void test_rules(void **state)
+{
+	struct pgv_policy p = policy;
+	static const char *const two[] = {"app", "public"};
+	struct pgv_result r;
+	char *out;
+
+	(void)state;
+	p.rules = support_rules;
+	p.nrules = 2;
+	out = scope(&p, "SELECT * FROM orders", &r);
+	assert_non_null(strstr(out, "FROM public.orders WHERE customer_id <= 100) orders"));
+	assert_one_read(out);
+	free(out);
+	out = scope(&p, "SELECT o.id FROM public.orders o JOIN customers c ON c.id = o.customer_id", &r);
+	assert_non_null(strstr(out, "customer_id <= 100) o JOIN"));
+	assert_non_null(strstr(out, "AS email FROM public.customers) c"));
+	free(out);
+	out = scope(&p, "SELECT * FROM ONLY orders AS x(a, b)", &r);
+	assert_non_null(strstr(out, "FROM ONLY public.orders"));
+	assert_non_null(strstr(out, ") x(a, b)"));
+	free(out);
+	out = scope(&p, "SELECT (SELECT count(*) FROM orders), (SELECT 1 FROM products LIMIT 1)", &r);
+	assert_non_null(strstr(out, "customer_id <= 100"));
+	free(out);
+	/* A CTE of the table's name, or a schema that could capture the name: refused. */
+	assert_null(scope(&p, "WITH orders AS (SELECT 1) SELECT * FROM orders", &r));
+	assert_string_equal(r.sqlstate, "0A000");
+	{
+		static const char *const with_app[] = {"app.*", "public.orders", "pg_catalog.*"};
+		struct pgv_policy q = p;
+
+		q.tables = with_app;
+		q.ntables = 3;
+		q.search_path = two;
+		q.nsearch_path = 2;
+		assert_null(scope(&q, "SELECT * FROM orders", &r));
+		assert_string_equal(r.sqlstate, "0A000");
+		out = scope(&q, "SELECT * FROM public.orders", &r);
+		assert_non_null(strstr(out, "customer_id <= 100"));
+		free(out);
+	}
+	/* Its plan and its own text would show the filter. */
+	assert_null(scope(&p, "EXPLAIN SELECT * FROM orders", &r));
+	assert_string_equal(r.sqlstate, "0A000");
+	assert_null(scope(&p, "SELECT query FROM pg_stat_activity, orders", &r));
+	assert_null(scope(&p, "SELECT current_query() FROM customers", &r));
+	out = scope(&p, "EXPLAIN SELECT * FROM products", &r);
+	free(out);
+	/* Statistics and hidden columns of ruled tables leave the catalogs. */
+	out = scope(&p, "SELECT * FROM pg_stats", &r);
+	assert_non_null(strstr(out, "NOT ((r.schemaname = 'public' AND r.tablename = 'orders')"));
+	free(out);
+	out = scope(&p, "SELECT * FROM pg_attribute", &r);
+	assert_non_null(strstr(out, "r.attname IN ('id', 'name', 'email')"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_search_path_order),
 		cmocka_unit_test(test_literal_by_policy),
 		cmocka_unit_test(test_robust),
+		cmocka_unit_test(test_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
