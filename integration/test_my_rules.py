@@ -119,3 +119,11 @@ def test_other_users_unaffected(my_agent):
     with my_agent.cursor() as cur:
         cur.execute("SELECT COUNT(*) FROM orders WHERE customer_id > 100")
         assert cur.fetchone()[0] > 0
+
+
+def test_show_policy_names_what_not_how():
+    got = my_rows("SHOW AIRLOCK POLICY")
+    assert ("user", "support", "") in got
+    assert ("table", "shop.orders", "rows filtered") in got
+    assert ("table", "shop.customers", "columns id, name, email; masked: email") in got
+    assert "customer_id <=" not in repr(got) and "SUBSTRING_INDEX" not in repr(got)

@@ -172,3 +172,16 @@ def test_other_users_unaffected(agent_ac):
         assert cur.fetchone()[0] > 0
         cur.execute("SELECT email FROM customers WHERE id = 1")
         assert "***" not in cur.fetchone()[0]
+
+
+def test_show_policy_names_what_not_how():
+    got = rows(SUPPORT_URL, "SHOW airlock.policy")
+    assert ("user", "support", "") in got
+    assert ("table", "public.orders", "rows filtered") in got
+    assert ("table", "public.customers", "columns id, name, email; masked: email") in got
+    assert ("limit", "max_rows", "1000") in got
+    assert "customer_id <=" not in repr(got) and "split_part" not in repr(got)
+    r = itest.psql(SUPPORT_URL, "SHOW airlock.policy")
+    assert r.returncode == 0 and "rows filtered" in r.stdout, r.stderr
+    agent = rows(itest.AGENT_URL, "SHOW airlock.policy")
+    assert ("table", "public.orders", "") in agent

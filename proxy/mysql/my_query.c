@@ -17,6 +17,7 @@
 
 #include "protocol/my_stmt.h"
 #include "proxy/log.h"
+#include "proxy/policy_view.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
 #include "proxy/mysql/validate/validate_my_fingerprint.h"
@@ -250,6 +251,37 @@ static void show_variables(struct my_session *s, const struct vmy_result *v)
 
 	local_header(s, cols, 2);
 	myv_each(s, show_var_row, &c);
+	myr_result_end(s);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, c.rows, 0, 0);
+	myr_flush(s);
+}
+
+struct policy_ctx {
+	struct my_session *s;
+	uint64_t rows;
+};
+
+static void policy_row(void *arg, const char *kind, const char *name, const char *detail)
+{
+	struct policy_ctx *c = arg;
+	const char *row[3] = {kind, name, detail};
+
+	local_row(c->s, row, 3);
+	c->rows++;
+}
+
+/* SHOW AIRLOCK POLICY: the user's tables, which are filtered or narrowed, and its limits. */
+static void show_policy(struct my_session *s)
+{
+	static const struct local_col cols[] = {
+		{"Kind", MY_TYPE_VAR_STRING, false},
+		{"Name", MY_TYPE_VAR_STRING, false},
+		{"Detail", MY_TYPE_VAR_STRING, false},
+	};
+	struct policy_ctx c = {.s = s};
+
+	local_header(s, cols, 3);
+	policy_each(s->core.u, true, policy_row, &c);
 	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, c.rows, 0, 0);
 	myr_flush(s);
@@ -540,6 +572,9 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		break;
 	case VMY_SHOW_VARIABLES:
 		show_variables(s, v);
+		break;
+	case VMY_SHOW_POLICY:
+		show_policy(s);
 		break;
 	case VMY_READ:
 		run_read(s, sql, len, v, false, false);

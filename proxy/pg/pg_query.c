@@ -16,6 +16,7 @@
 #include <event2/bufferevent.h>
 
 #include "proxy/pg/pg_session_int.h"
+#include "proxy/policy_view.h"
 #include "proxy/server.h"
 
 static void report_param(struct pg_session *s, const char *name)
@@ -54,6 +55,65 @@ static void show_local(struct pg_session *s, const char *display, const char *va
 	memcpy(row + 6, value, vlen);
 	pg_put_datarow_raw(&s->core.w, row, 6 + vlen);
 	pgr_local_done(s, "SHOW");
+}
+
+struct policy_reply {
+	struct pg_session *s;
+	uint64_t rows;
+};
+
+static void put_text_cell(uint8_t *row, size_t *len, const char *v)
+{
+	size_t n = strlen(v);
+
+	row[(*len)++] = (uint8_t)(n >> 24);
+	row[(*len)++] = (uint8_t)(n >> 16);
+	row[(*len)++] = (uint8_t)(n >> 8);
+	row[(*len)++] = (uint8_t)n;
+	memcpy(row + *len, v, n);
+	*len += n;
+}
+
+static void policy_row(void *arg, const char *kind, const char *name, const char *detail)
+{
+	struct policy_reply *r = arg;
+	uint8_t row[2 + 3 * 4 + 16 + 256 + 512];
+	size_t len = 2;
+
+	if (strlen(kind) > 16 || strlen(name) > 256 || strlen(detail) > 512)
+		return;
+	row[0] = 0;
+	row[1] = 3;
+	put_text_cell(row, &len, kind);
+	put_text_cell(row, &len, name);
+	put_text_cell(row, &len, detail);
+	pg_put_datarow_raw(&r->s->core.w, row, len);
+	r->rows++;
+}
+
+/* SHOW airlock.policy: the user's tables, which are filtered or narrowed, and its limits. */
+static void show_policy(struct pg_session *s, bool describe)
+{
+	static const char *const names[] = {"kind", "name", "detail"};
+	struct policy_reply r = {.s = s};
+	char tag[32];
+
+	if (describe) {
+		pg_put_rowdesc_begin(&s->core.w, 3);
+		for (size_t i = 0; i < 3; i++) {
+			struct pg_column_desc c = {.name = names[i],
+						   .name_len = strlen(names[i]),
+						   .type_oid = 25,
+						   .typlen = -1,
+						   .typmod = -1};
+
+			pg_put_rowdesc_column(&s->core.w, &c);
+		}
+		pg_put_rowdesc_end(&s->core.w);
+	}
+	policy_each(s->core.u, false, policy_row, &r);
+	snprintf(tag, sizeof(tag), "SHOW");
+	pgr_local_done(s, tag);
 }
 
 static void do_set(struct pg_session *s, const struct pgv_result *v)
@@ -300,6 +360,10 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		}
 		break;
 	case PGV_SHOW:
+		if (strcmp(v->name, "airlock.policy") == 0) {
+			show_policy(s, x->describe);
+			break;
+		}
 		value = pgs_show(&s->set, v->name, &display);
 		if (!value)
 			return run_read(s, sql, v, x);

@@ -65,6 +65,7 @@ enum vmy_kind {
 	VMY_LOCAL_SELECT,   /* SELECT of only local items (see below), optional LIMIT n */
 	VMY_SHOW_VARIABLES, /* SHOW [SESSION|LOCAL] VARIABLES [LIKE 'p' | WHERE Variable_name = 'x' | WHERE
 			       Variable_name IN ('a','b')] */
+	VMY_SHOW_POLICY,    /* SHOW AIRLOCK POLICY: answered by the session */
 	VMY_REFUSED,
 };
 

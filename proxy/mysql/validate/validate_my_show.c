@@ -12,7 +12,8 @@
 
 static const char SHOW_HINT[] = "allowed: SHOW DATABASES, SHOW [FULL] TABLES [FROM db], SHOW TABLE STATUS, "
 				"SHOW [FULL] COLUMNS FROM t, SHOW INDEX FROM t, SHOW CREATE TABLE t, SHOW VARIABLES, "
-				"SHOW WARNINGS, SHOW ERRORS, SHOW CHARACTER SET, SHOW COLLATION, SHOW ENGINES";
+				"SHOW WARNINGS, SHOW ERRORS, SHOW CHARACTER SET, SHOW COLLATION, SHOW ENGINES, "
+				"SHOW AIRLOCK POLICY";
 
 static void read_ok(struct vmy_parser *p, const char *kind)
 {
@@ -349,6 +350,13 @@ void vmy_show(struct vmy_parser *p)
 		if (!vmy_kw_at(p, 0, "VARIABLES"))
 			vmy_next(p);
 		show_variables(p);
+	} else if (!full && vmy_kw_at(p, 0, "AIRLOCK") && vmy_kw_at(p, 1, "POLICY")) {
+		vmy_next(p);
+		vmy_next(p);
+		if (!vmy_at_end(p))
+			vmy_syntax(p, "unexpected input at the end of SHOW AIRLOCK POLICY");
+		else
+			p->out->kind = VMY_SHOW_POLICY;
 	} else if (!full && (vmy_kw_at(p, 0, "WARNINGS") || vmy_kw_at(p, 0, "ERRORS"))) {
 		show_warnings(p, false);
 	} else if (!full && vmy_kw_at(p, 0, "COUNT") && vmy_punct_at(p, 1, "(") && vmy_punct_at(p, 2, "*") &&

@@ -203,6 +203,8 @@ static const struct vcase cases[] = {
 	SYNTAX("EXPLAIN FORMAT=JSON INTO @x SELECT 1"),
 	/* SHOW that runs. */
 	K("SHOW DATABASES", VMY_READ),
+	K("SHOW AIRLOCK POLICY", VMY_SHOW_POLICY),
+	K("show airlock policy;", VMY_SHOW_POLICY),
 	K("SHOW SCHEMAS LIKE 's%'", VMY_READ),
 	K("SHOW TABLES", VMY_READ),
 	K("SHOW FULL TABLES FROM shop LIKE 'o%'", VMY_READ),
