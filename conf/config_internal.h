@@ -61,6 +61,7 @@ enum conf_type {
 	CT_TABLE_LIST,
 	CT_MY_TABLE_LIST,
 	CT_MY_FUNCS, /* sleep sets the bool at off, benchmark the bool at off2 */
+	CT_BOOL,     /* on/off, true/false, yes/no, 1/0 into a bool at off */
 	/* Prefix keys ("filter public.orders"): the rest of the name says which table (and column). Rules at off,
 	 * count at off2; off3 is 1 for MySQL names (db.table, case kept). */
 	CT_RULE_FILTER,

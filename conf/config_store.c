@@ -182,6 +182,16 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 			goto out_bad;
 		put_number(k, base, v);
 		return;
+	case CT_BOOL:
+		if (!strcasecmp(value, "on") || !strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
+		    !strcmp(value, "1"))
+			*FIELD(base, k->off, bool) = true;
+		else if (!strcasecmp(value, "off") || !strcasecmp(value, "false") || !strcasecmp(value, "no") ||
+			 !strcmp(value, "0"))
+			*FIELD(base, k->off, bool) = false;
+		else
+			goto out_bad;
+		return;
 	case CT_CPUS:
 		if (conf_parse_cpus(value, k->min, k->max, &v) < 0)
 			goto out_bad;
@@ -345,6 +355,8 @@ bool conf_field_equal(const struct conf_key *k, const void *a, const void *b)
 	case CT_TABLE_LIST:
 	case CT_MY_TABLE_LIST:
 		return same_list(k, a, b);
+	case CT_BOOL:
+		return *CFIELD(a, k->off, bool) == *CFIELD(b, k->off, bool);
 	case CT_MY_FUNCS:
 		return *CFIELD(a, k->off, bool) == *CFIELD(b, k->off, bool) &&
 		       *CFIELD(a, k->off2, bool) == *CFIELD(b, k->off2, bool);
@@ -394,6 +406,7 @@ void conf_field_free(const struct conf_key *k, void *base)
 	case CT_U64:
 	case CT_CPUS:
 	case CT_MY_FUNCS:
+	case CT_BOOL:
 	case CT_TARGET_REF: /* in struct conf_user_meta, freed with the load's state */
 		break;
 	case CT_RULE_FILTER: /* the filter row frees the rules the three rows of its protocol share */

@@ -52,7 +52,8 @@ struct job_request {
 	size_t nsettings;
 	const struct job_param *params;
 	size_t nparams;
-	bool cost_check; /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
+	bool cost_check;         /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
+	const char *plan_tables; /* the plan check: what the plan may scan ("schema.table, schema.*"); NULL: off */
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

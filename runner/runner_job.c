@@ -175,6 +175,10 @@ static int check_mariadb(const struct runner_job *job, char *why, size_t why_len
 		snprintf(why, why_len, "job key max_cost is not supported for engine mariadb");
 		return -1;
 	}
+	if (job->plan_tables) {
+		snprintf(why, why_len, "job key plan_tables is not supported for engine mariadb");
+		return -1;
+	}
 	if (job->nparams) {
 		snprintf(why, why_len, "bound parameters are not supported for engine mariadb");
 		return -1;
@@ -232,6 +236,8 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "max_cost")) {
 			rc = job->have_cost ? -1 : parse_u64(val, UINT64_MAX, &job->max_cost);
 			job->have_cost = rc == 0;
+		} else if (key_is(k, "plan_tables")) {
+			rc = job->plan_tables ? -1 : take(&job->plan_tables, val);
 		} else if (key_is(k, "max_bytes")) {
 			rc = job->have_bytes ? -1 : parse_u64(val, UINT64_MAX, &job->max_bytes);
 			job->have_bytes = rc == 0;
@@ -297,6 +303,7 @@ void runner_job_free(struct runner_job *job)
 	free_secret(job->password);
 	free(job->sql);
 	free(job->timeout_text);
+	free(job->plan_tables);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

@@ -43,6 +43,8 @@ struct runner_job {
 	bool have_bytes;
 	uint64_t max_cost; /* 0: no EXPLAIN check */
 	bool have_cost;
+	char *plan_tables; /* the plan check: relations a plan may read, "schema.table" / "schema.*",
+			    * comma-separated; NULL: no check */
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

@@ -13,6 +13,7 @@
  * password; libpq's own connection errors are reduced to a fixed message.
  */
 #include "runner/runner_pg.h"
+#include "runner/runner_plan.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -42,12 +43,14 @@ enum outcome {
 	OUT_TRUNCATED, /* a cap was reached; run.trunc says which */
 	OUT_REFUSED,   /* the runner will not handle this result (run.refusal) */
 	OUT_COST,      /* the plan's estimated cost is above max_cost (run.cost) */
+	OUT_PLAN,      /* the plan reads a relation outside plan_tables */
 };
 
 struct pg_run {
 	const struct runner_job *job;
 	bool ctl_quiet; /* the control socket is not watched (warm connect) */
 	double cost;    /* EXPLAIN's Total Cost, when max_cost is set */
+	int plan;       /* enum runner_plan_verdict of the plan check; 2 until a plan was read */
 	struct runner_ctl *ctl;
 	PGconn *conn;
 	PGresult *error;     /* first backend error of the job, owned */
@@ -566,6 +569,13 @@ static int finish(struct pg_run *r, enum outcome o)
 				 "filter on an indexed column, add a LIMIT, or join fewer rows");
 		break;
 	}
+	case OUT_PLAN:
+		/* Never named: the relation is one the user may not know exists. */
+		runner_ctl_error(r->ctl, FRAME_ERROR, "42501", airlock_err_name(AIRLOCK_E_TABLE_NOT_ALLOWED),
+				 "TABLE_NOT_ALLOWED: the plan of this statement reads a relation outside the allowed "
+				 "tables (through a view or a function)",
+				 "", "read the allowed tables directly");
+		break;
 	case OUT_GONE:
 		cancel_query(r);
 		return -1;
@@ -642,6 +652,50 @@ out:
 	return o;
 }
 
+static void read_plan(struct pg_run *r, const PGresult *res)
+{
+	const char *text;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 || r->plan != 2)
+		return;
+	text = PQgetvalue(res, 0, 0);
+	r->plan = runner_plan_check(text, (size_t)PQgetlength(res, 0, 0), r->job->plan_tables, NULL, 0);
+}
+
+/*
+ * The plan check: EXPLAIN (FORMAT JSON, VERBOSE) of the statement, with its
+ * parameters, in the same read-only transaction; every relation the plan
+ * scans (views expanded, SQL functions inlined) must be in plan_tables. A
+ * plan that cannot be read refuses.
+ */
+static enum outcome check_plan(struct pg_run *r, int64_t deadline)
+{
+	static const char prefix[] = "EXPLAIN (FORMAT JSON, VERBOSE) ";
+	size_t n = strlen(r->job->sql);
+	char *sql = malloc(sizeof(prefix) + n);
+	enum outcome o = OUT_LOST;
+
+	if (!sql)
+		return OUT_LOST;
+	memcpy(sql, prefix, sizeof(prefix) - 1);
+	memcpy(sql + sizeof(prefix) - 1, r->job->sql, n + 1);
+	if (!send_with_params(r, sql))
+		goto out;
+	r->plan = 2;
+	o = collect_with(r, deadline, read_plan);
+	if (o != OUT_OK || r->error)
+		goto out;
+	if (r->plan == RUNNER_PLAN_OUTSIDE) {
+		o = OUT_PLAN;
+	} else if (r->plan != RUNNER_PLAN_ALLOWED) {
+		r->refusal = "the statement's plan could not be checked";
+		o = OUT_REFUSED;
+	}
+out:
+	free(sql);
+	return o;
+}
+
 int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
 		  int (*complete)(void *arg, struct runner_job *job), void *arg)
 {
@@ -679,6 +733,8 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	o = begin_with_settings(&r, deadline);
 	if (o == OUT_OK && !r.error && job->max_cost)
 		o = check_cost(&r, deadline);
+	if (o == OUT_OK && !r.error && job->plan_tables)
+		o = check_plan(&r, deadline);
 	if (o == OUT_OK && !r.error) {
 		/* Single rows arrive as the backend produces them; the watchdog backs up statement_timeout. */
 		deadline = now_ms() + job->timeout_ms + WATCHDOG_GRACE_MS;

@@ -229,7 +229,7 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 		.nsettings = pgs_job_settings(&s->set, settings),
 	};
 	struct pg_cursor *c;
-	char *scoped = NULL;
+	char *scoped = NULL, *plan = NULL;
 	char msg[160];
 	int slot = -1;
 
@@ -268,8 +268,16 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	}
 	if (scoped)
 		req.sql = scoped;
+	if (s->core.u->plan_check && !(req.plan_tables = plan = pgp_plan_tables(s))) {
+		free(scoped);
+		event_free(c->resume);
+		free(c);
+		pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+		return true;
+	}
 	c->job = pgr_start_job(s, &req, &cursor_events, c);
 	free(scoped);
+	free(plan);
 	if (!c->job) {
 		event_free(c->resume);
 		free(c);

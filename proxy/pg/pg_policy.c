@@ -6,6 +6,8 @@
  */
 #include <stdbool.h>
 
+#include "protocol/wbuf.h"
+
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/pg/validate/validate_pg_scope.h"
 
@@ -43,4 +45,27 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped)
 		return true;
 	pgr_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
 	return false;
+}
+
+char *pgp_plan_tables(const struct pg_session *s)
+{
+	const struct airlock_user *u = s->core.u;
+	struct wbuf w;
+	size_t i;
+
+	if (!u->plan_check)
+		return NULL;
+	wbuf_init(&w);
+	for (i = 0; i < u->ntables; i++) {
+		wbuf_put_str(&w, u->tables[i]);
+		wbuf_put_str(&w, ", ");
+	}
+	/* The catalogs: the statement's own catalog references were checked and scoped before it got here. */
+	wbuf_put_str(&w, "pg_catalog.*, information_schema.*");
+	wbuf_put_u8(&w, 0);
+	if (w.failed) {
+		wbuf_free(&w);
+		return NULL;
+	}
+	return (char *)w.data;
 }

@@ -303,17 +303,26 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgv_res
 		.cost_check = v->kind == PGV_READ && !v->explain,
 	};
 
-	char *scoped = NULL;
+	char *scoped = NULL, *plan = NULL;
 
 	if (v->kind == PGV_READ) {
 		if (!pgp_scope(s, sql, &scoped))
 			return true;
 		if (scoped)
 			req.sql = scoped;
+		if (!v->explain && s->core.u->plan_check) {
+			req.plan_tables = plan = pgp_plan_tables(s);
+			if (!plan) {
+				free(scoped);
+				pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+				return true;
+			}
+		}
 	}
 	s->cur = *x;
 	s->core.job = pgr_start_job(s, &req, &pg_job_events, s);
 	free(scoped);
+	free(plan);
 	if (!s->core.job)
 		return true;
 	session_set_state(&s->core, SESSION_BUSY);

@@ -139,6 +139,12 @@ void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
  * refused, with the ErrorResponse already queued.
  */
 bool pgp_scope(struct pg_session *s, const char *sql, char **scoped);
+/*
+ * With the user's plan_check on: the relations a plan may scan, for the
+ * job's plan_tables (heap; the caller frees it). NULL when it is off (or
+ * memory ran out: the check is then skipped, so the caller refuses).
+ */
+char *pgp_plan_tables(const struct pg_session *s);
 
 /* pg_query.c */
 /* Runs a validated statement. Returns false when a job was started (it finishes the statement later). */
