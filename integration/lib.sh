@@ -119,19 +119,22 @@ install_deps()
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# node-postgres and mysql2 from the npm registry, for the driver tests (Debian's nodejs
-# ships npm separately; some nodejs builds bundle it).
+# node-postgres, mysql2 and the Postgres MCP server agents use, from the npm
+# registry, for the driver tests (Debian's nodejs ships npm separately; some
+# nodejs builds bundle it).
 node_pg_install()
 {
 	local dir=$AIRLOCK_STATE_DIR/node
 
-	if [[ -f $dir/node_modules/pg/package.json && -f $dir/node_modules/mysql2/package.json ]]; then
+	if [[ -f $dir/node_modules/pg/package.json && -f $dir/node_modules/mysql2/package.json &&
+		-f $dir/node_modules/@modelcontextprotocol/server-postgres/package.json ]]; then
 		return 0
 	fi
 	command -v npm >/dev/null || apt-get install -y -q --no-install-recommends npm
-	log "npm: installing pg@8 and mysql2@3 into $dir"
+	log "npm: installing pg@8, mysql2@3 and @modelcontextprotocol/server-postgres@0.6.2 into $dir"
 	mkdir -p "$dir"
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 mysql2@3 >&2
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 mysql2@3 \
+		@modelcontextprotocol/server-postgres@0.6.2 >&2
 }
 
 # ---------------------------------------------------------------- builds

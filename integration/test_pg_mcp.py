@@ -1,0 +1,85 @@
+"""The MCP server agents use for Postgres (@modelcontextprotocol/server-postgres,
+from the npm registry), pointed at airlock, driven over its stdio JSON-RPC
+as an agent's host would: its schema listing shows exactly the allowed
+tables, a hidden table has no schema, and its query tool gets airlock's
+refusals and the filtered rows."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+import itest
+
+NODE_MODULES = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
+SERVER = os.path.join(NODE_MODULES, "@modelcontextprotocol/server-postgres/dist/index.js")
+SUPPORT_URL = itest.AGENT_URL.replace("agent:agent-secret", "support:support-secret")
+
+
+def mcp(url, requests):
+    """Runs the server with url, sends the handshake and requests; returns the responses by id."""
+    msgs = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2024-11-05", "capabilities": {},
+                    "clientInfo": {"name": "airlock-test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for i, (method, params) in enumerate(requests, start=1):
+        msgs.append({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+    proc = subprocess.Popen(["node", SERVER, url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=itest.clean_env())
+    out = {}
+    try:
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in msgs))
+        proc.stdin.flush()
+        while len(out) < len(requests) + 1:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            msg = json.loads(line)
+            if "id" in msg:
+                out[msg["id"]] = msg
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+    assert len(out) == len(requests) + 1, (out, proc.stderr.read() if proc.stderr else "")
+    return out
+
+
+@pytest.fixture(scope="module", autouse=True)
+def server_installed():
+    if not os.path.exists(SERVER):
+        pytest.fail("the MCP server is not installed: integration/lib.sh node_pg_install")
+
+
+def resource_names(resp):
+    return sorted(r["name"] for r in resp["result"]["resources"])
+
+
+def test_schema_listing_shows_only_allowed_tables():
+    out = mcp(itest.AGENT_URL, [
+        ("resources/list", {}),
+        ("resources/read", {"uri": "postgres://127.0.0.1:6432/staff_salaries/schema"}),
+        ("resources/read", {"uri": "postgres://127.0.0.1:6432/orders/schema"}),
+    ])
+    assert resource_names(out[1]) == ["\"customers\" database schema", "\"orders\" database schema",
+                                      "\"products\" database schema"]
+    assert json.loads(out[2]["result"]["contents"][0]["text"]) == []
+    columns = json.loads(out[3]["result"]["contents"][0]["text"])
+    assert [c["column_name"] for c in columns] == ["id", "customer_id", "amount", "note", "created_at"]
+
+
+def test_query_tool_gets_refusals_and_filtered_rows():
+    out = mcp(SUPPORT_URL, [
+        ("resources/list", {}),
+        ("tools/call", {"name": "query", "arguments": {"sql": "SELECT max(customer_id) AS m FROM orders"}}),
+        ("tools/call", {"name": "query", "arguments": {"sql": "SELECT * FROM staff_salaries"}}),
+        ("tools/call", {"name": "query", "arguments": {"sql": "SELECT email FROM customers WHERE id = 2"}}),
+    ])
+    assert resource_names(out[1]) == ["\"customers\" database schema", "\"orders\" database schema"]
+    assert json.loads(out[2]["result"]["content"][0]["text"]) == [{"m": 100}]
+    refused = out[3]
+    text = json.dumps(refused)
+    assert "TABLE_NOT_ALLOWED" in text and "salary" not in text
+    assert json.loads(out[4]["result"]["content"][0]["text"]) == [{"email": "c***@example.com"}]
