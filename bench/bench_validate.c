@@ -1,5 +1,7 @@
 /*
- * bench_validate: time pgv_validate on a typical join and on SELECT 1, and
+ * bench_validate: time pgv_validate on a typical join and on SELECT 1,
+ * pgv_validate + pgv_scope (what each Postgres read costs: the join, which
+ * is not rewritten, and psql's \d catalog query, which is), and
  * vmy_validate (MySQL) on the same shapes plus a driver's connect SET.
  * Prints, one line per case, the median and p99 microseconds per call and
  * the calls per second over the whole run.
@@ -12,6 +14,7 @@
 
 #include "proxy/mysql/validate/validate_my.h"
 #include "proxy/pg/validate/validate_pg.h"
+#include "proxy/pg/validate/validate_pg_scope.h"
 
 static const char *const tables[] = {
 	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
@@ -104,6 +107,36 @@ static bool pg_call(const void *arg, bool check)
 	return true;
 }
 
+static const struct bench_case scope_cases[] = {
+	{"scope_join",
+	 "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
+	 "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50",
+	 PGV_READ},
+	{"scope_psql_d",
+	 "SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n "
+	 "ON n.oid = c.relnamespace WHERE c.relname OPERATOR(pg_catalog.~) '^(orders)$' COLLATE pg_catalog.default "
+	 "AND pg_catalog.pg_table_is_visible(c.oid) ORDER BY 2, 3",
+	 PGV_READ},
+};
+
+/* Validation and scoping of one read, as the session does it. */
+static bool scope_call(const void *arg, bool check)
+{
+	const struct bench_case *c = arg;
+	struct pgv_result r;
+	char *out = NULL;
+
+	pgv_validate(&policy, c->sql, &r);
+	if (r.kind == PGV_READ)
+		pgv_scope(&policy, c->sql, &out, &r);
+	free(out);
+	if (check && r.kind != c->want) {
+		fprintf(stderr, "%s: unexpected kind %d (%s)\n", c->name, r.kind, r.message);
+		return false;
+	}
+	return true;
+}
+
 /* The same for the MySQL validator (its result is large: kept off the stack). */
 static bool my_call(const void *arg, bool check)
 {
@@ -158,6 +191,10 @@ int main(int argc, char **argv)
 		return 1;
 	for (i = 0; i < sizeof(bench_cases) / sizeof(bench_cases[0]); i++) {
 		if (run(bench_cases[i].name, pg_call, &bench_cases[i], iters, samples) != 0)
+			rc = 1;
+	}
+	for (i = 0; i < sizeof(scope_cases) / sizeof(scope_cases[0]); i++) {
+		if (run(scope_cases[i].name, scope_call, &scope_cases[i], iters, samples) != 0)
 			rc = 1;
 	}
 	for (i = 0; i < sizeof(my_bench_cases) / sizeof(my_bench_cases[0]); i++) {

@@ -137,7 +137,8 @@ static void fingerprint(const char *sql, struct pgv_result *out)
 	pg_query_free_fingerprint_result(fp);
 }
 
-enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, struct pgv_result *out)
+static enum pgv_kind validate(const struct pgv_policy *policy, const char *sql, struct pgv_result *out,
+			      bool with_fingerprint)
 {
 	PgQueryParseResult parsed;
 	json_error_t jerr;
@@ -184,14 +185,26 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, str
 		pgv_refuse(out, "42601", AIRLOCK_E_MULTI_STATEMENT,
 			   pgv_cursor_from_offset(sql, json_is_integer(loc) ? json_integer_value(loc) : 0),
 			   "send one statement per query", "only one statement per query is allowed, found %zu", n);
-		fingerprint(sql, out);
+		if (with_fingerprint)
+			fingerprint(sql, out);
 		goto out_free_json;
 	}
 	classify(policy, sql, json_object_get(json_array_get(stmts, 0), "stmt"), out);
-	fingerprint(sql, out);
+	if (with_fingerprint)
+		fingerprint(sql, out);
 out_free_json:
 	json_decref(root);
 out_free_parse:
 	pg_query_free_parse_result(parsed);
 	return out->kind;
+}
+
+enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, struct pgv_result *out)
+{
+	return validate(policy, sql, out, true);
+}
+
+enum pgv_kind pgv_validate_again(const struct pgv_policy *policy, const char *sql, struct pgv_result *out)
+{
+	return validate(policy, sql, out, false);
 }

@@ -106,5 +106,7 @@ struct pgv_result {
 
 /* Validates sql (NUL-terminated). Always fills out; returns out->kind. */
 enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, struct pgv_result *out);
+/* The same without the fingerprint (out->fingerprint 0): for text airlock rewrote, audited as the original. */
+enum pgv_kind pgv_validate_again(const struct pgv_policy *policy, const char *sql, struct pgv_result *out);
 
 #endif

@@ -131,7 +131,9 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	PgQuery__SelectStmt *sel;
 	char *text;
 
-	pgv_sb_put(&sb, "SELECT * FROM (SELECT * FROM ");
+	pgv_sb_put(&sb, "SELECT * FROM (");
+	pgv_scope_put_visible_cte(&sb, sc->policy);
+	pgv_sb_put(&sb, "SELECT * FROM ");
 	pgv_sb_put(&sb, rv->inh ? "" : "ONLY ");
 	pgv_sb_put(&sb, schema);
 	pgv_sb_put(&sb, ".");
@@ -388,7 +390,7 @@ static bool revalidate(struct pgv_scope *sc, const char *text)
 	tables[p->ntables + 1] = "information_schema.*";
 	ext.tables = tables;
 	ext.ntables = p->ntables + 2;
-	kind = pgv_validate(&ext, text, &r);
+	kind = pgv_validate_again(&ext, text, &r);
 	free(tables);
 	if (kind == PGV_READ)
 		return true;

@@ -112,17 +112,17 @@ static void allowed(struct pgv_sbuf *sb, const struct pgv_policy *p, const char 
  */
 static void visible_relations(struct pgv_sbuf *sb, const struct pgv_policy *p)
 {
-	pgv_sb_put(sb, "(SELECT vc.oid FROM pg_catalog.pg_class vc JOIN pg_catalog.pg_namespace vn"
-		       " ON vn.oid = vc.relnamespace WHERE ");
+	/* The allowed relations once, then what depends on them (the CTE's name is read only in here). */
+	pgv_sb_put(sb,
+		   "(WITH airlock_allowed AS (SELECT vc.oid FROM pg_catalog.pg_class vc JOIN pg_catalog.pg_namespace vn"
+		   " ON vn.oid = vc.relnamespace WHERE ");
 	allowed(sb, p, "vn.nspname", "vc.relname");
-	pgv_sb_put(sb, " UNION ALL SELECT vx.indexrelid FROM pg_catalog.pg_index vx JOIN pg_catalog.pg_class vc"
-		       " ON vc.oid = vx.indrelid JOIN pg_catalog.pg_namespace vn ON vn.oid = vc.relnamespace WHERE ");
-	allowed(sb, p, "vn.nspname", "vc.relname");
-	pgv_sb_put(sb, " UNION ALL SELECT vd.objid FROM pg_catalog.pg_depend vd JOIN pg_catalog.pg_class vc"
-		       " ON vc.oid = vd.refobjid JOIN pg_catalog.pg_namespace vn ON vn.oid = vc.relnamespace"
-		       " WHERE vd.classid = 1259 AND vd.refclassid = 1259 AND vd.deptype IN ('a', 'i') AND ");
-	allowed(sb, p, "vn.nspname", "vc.relname");
-	pgv_sb_put(sb, ")");
+	pgv_sb_put(sb, ") SELECT airlock_allowed.oid FROM airlock_allowed"
+		       " UNION ALL SELECT vx.indexrelid FROM pg_catalog.pg_index vx"
+		       " WHERE vx.indrelid IN (SELECT airlock_allowed.oid FROM airlock_allowed)"
+		       " UNION ALL SELECT vd.objid FROM pg_catalog.pg_depend vd WHERE vd.classid = 1259"
+		       " AND vd.refclassid = 1259 AND vd.deptype IN ('a', 'i')"
+		       " AND vd.refobjid IN (SELECT airlock_allowed.oid FROM airlock_allowed))");
 }
 
 static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t);
@@ -380,7 +380,10 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 		pgv_sb_putn(sb, t, (size_t)(at - t));
 		switch (at[1]) {
 		case 'V':
-			visible_relations(sb, p);
+			if (sb->vis_cte)
+				pgv_sb_put(sb, "(SELECT airlock_visible.oid FROM airlock_visible)");
+			else
+				visible_relations(sb, p);
 			t = at + 2;
 			break;
 		case 'T':
@@ -427,6 +430,14 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 			return;
 		}
 	}
+}
+
+void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy)
+{
+	pgv_sb_put(sb, "WITH airlock_visible(oid) AS MATERIALIZED ");
+	visible_relations(sb, policy);
+	pgv_sb_put(sb, " ");
+	sb->vis_cte = true;
 }
 
 void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template)

@@ -41,6 +41,7 @@
 struct pgv_sbuf {
 	struct wbuf w;
 	bool failed;
+	bool vis_cte; /* @V names the CTE airlock_visible (pgv_scope_put_visible_cte) instead of repeating it */
 };
 
 void pgv_sb_put(struct pgv_sbuf *sb, const char *s);
@@ -52,6 +53,14 @@ void pgv_sb_ident(struct pgv_sbuf *sb, const char *s);
 /* Returns the text (caller frees) or NULL when memory ran out; resets sb. */
 char *pgv_sb_take(struct pgv_sbuf *sb);
 void pgv_sb_free(struct pgv_sbuf *sb);
+
+/*
+ * Appends "WITH airlock_visible AS MATERIALIZED (<the visible relations>) "
+ * and sets sb->vis_cte, so the markers expanded after it read that CTE:
+ * for templates that hold no text of the agent's, where a name could not
+ * be captured.
+ */
+void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy);
 
 /* Appends template with its markers expanded for policy. */
 void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template);
