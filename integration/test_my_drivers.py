@@ -119,3 +119,12 @@ def test_connector_j_refusal(jdbc_classes):
     got = jdbc_run(jdbc_classes, ["SELECT * FROM staff_salaries", "SELECT 2 AS two"])
     assert got[0].startswith("ERROR 1142 ") and "TABLE_NOT_ALLOWED" in got[0]
     assert got[1] == "two:BIGINT | 2" or got[1] == "two:INTEGER | 2", got[1]
+
+
+def test_connector_j_metadata_lists_only_allowed(jdbc_classes):
+    """DatabaseMetaData, what Hibernate and JDBC tools reflect, over the scoped information_schema."""
+    got = jdbc_run(jdbc_classes, ["#tables", "#columns orders", "#columns staff_salaries"])
+    assert got[0] == "#tables: customers orders products", got
+    assert got[1] == "#columns orders: id customer_id amount note created_at", got
+    assert got[2] == "#columns staff_salaries:", got
+

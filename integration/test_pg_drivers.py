@@ -144,3 +144,11 @@ def test_jdbc_refusal(jdbc_classes):
     got = jdbc_run(jdbc_classes, itest.AGENT_URL, ["SELECT * FROM staff_salaries", "SELECT 2 AS two"])
     assert got[0].startswith("ERROR 42501 ") and "TABLE_NOT_ALLOWED" in got[0]
     assert got[1] == "two:int4 | 2"
+
+
+def test_jdbc_metadata_lists_only_allowed(jdbc_classes):
+    """DatabaseMetaData, what Hibernate and JDBC tools reflect, over the scoped catalogs."""
+    got = jdbc_run(jdbc_classes, itest.AGENT_URL, ["#tables", "#columns orders", "#columns staff_salaries"])
+    assert got[0] == "#tables: customers orders products", got
+    assert got[1] == "#columns orders: id customer_id amount note created_at", got
+    assert got[2] == "#columns staff_salaries:", got

@@ -6,10 +6,13 @@
 // Each input line is one query, run RUNS times (default 5, so PgJDBC
 // switches to a named server-side statement) as a PreparedStatement with
 // autocommit off, then committed. An error prints its SQLSTATE, or with
-// "errno" the vendor error code (MySQL's errno).
+// "errno" the vendor error code (MySQL's errno). A line "#tables" prints
+// the tables DatabaseMetaData.getTables lists, "#columns T" the columns
+// getColumns lists for table T: what ORMs and tools reflect.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,6 +31,10 @@ public class JdbcCheck {
 				if (q.isEmpty())
 					continue;
 				StringBuilder sb = new StringBuilder();
+				if (q.startsWith("#")) {
+					System.out.println(metadata(c, q));
+					continue;
+				}
 				try (PreparedStatement p = c.prepareStatement(q)) {
 					for (int run = 0; run < runs; run++) {
 						sb.setLength(0);
@@ -51,5 +58,21 @@ public class JdbcCheck {
 			}
 			System.out.println("valid " + c.isValid(5));
 		}
+	}
+
+	static String metadata(Connection c, String q) {
+		StringBuilder sb = new StringBuilder(q).append(':');
+		try {
+			DatabaseMetaData md = c.getMetaData();
+			ResultSet r = q.equals("#tables") ? md.getTables(c.getCatalog(), null, "%", new String[] {"TABLE", "VIEW"})
+							  : md.getColumns(c.getCatalog(), null, q.substring(9), "%");
+			while (r.next())
+				sb.append(' ').append(r.getString(q.equals("#tables") ? "TABLE_NAME" : "COLUMN_NAME"));
+			r.close();
+			c.commit();
+		} catch (SQLException e) {
+			sb.append(" ERROR ").append(e.getSQLState()).append(' ').append(e.getMessage().split("\n")[0]);
+		}
+		return sb.toString();
 	}
 }

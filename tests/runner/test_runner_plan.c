@@ -81,8 +81,8 @@ static void test_unreadable_refuses(void **state)
 		"[{\"Relation Name\": \"orders\", \"Schema\": \"pub\\u00",
 		"[{\"Relation Name\": \"orders\", \"Relation Name\": \"x\", \"Schema\": \"public\"}]",
 		"]]",
-		"[{\"Relation Name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", "
-		"\"Schema\": \"public\"}]",
+		("[{\"Relation Name\": \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", "
+		 "\"Schema\": \"public\"}]"),
 		"[{\"a\": \"unterminated}]",
 	};
 	char deep[2000];
