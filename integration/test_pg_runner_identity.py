@@ -159,3 +159,13 @@ def test_job_directory_is_root_owned():
         assert socks
         for name, sst in socks:
             assert sst.st_uid == uid and (sst.st_mode & 0o777) == 0o600, (name, oct(sst.st_mode))
+
+
+def test_airlockd_writes_no_core_file():
+    """A crash of airlockd must not write its memory (backend passwords) anywhere: core size 0, soft and hard."""
+    pid = os.environ.get("AIRLOCKD_PID")
+    if not pid:
+        pytest.fail("AIRLOCKD_PID is not set: run through integration/test.sh")
+    with open("/proc/%s/limits" % pid) as f:
+        line = next(ln for ln in f if ln.startswith("Max core file size"))
+    assert line.split()[4:6] == ["0", "0"], line

@@ -17,10 +17,12 @@
  * session that runs it until its final event.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 
 #include "conf/config.h"
 #include "protocol/scram.h"
@@ -90,8 +92,16 @@ static int make_verifier(void)
 
 static int run(const char *path)
 {
+	static const struct rlimit no_core = {0, 0};
 	struct config_errors errs = {0};
-	struct airlock_config *cfg = config_load(path, &errs);
+	struct airlock_config *cfg;
+
+	/* Soft and hard: a crash must not write memory holding backend passwords into a core file. */
+	if (setrlimit(RLIMIT_CORE, &no_core) != 0) {
+		fprintf(stderr, "airlockd: could not turn core files off: %s\n", strerror(errno));
+		return 1;
+	}
+	cfg = config_load(path, &errs);
 	struct server srv;
 	int rc;
 
