@@ -152,6 +152,21 @@ def test_extended_error_discards_until_sync():
         assert [t for t, _ in c.query("SELECT 1")] == [b"T", b"D", b"C", b"Z"]
 
 
+def test_text_parameter_with_nul_is_22021():
+    """A NUL byte in a text parameter: Postgres' own encoding error, and the session goes on."""
+    with logged_in() as c:
+        c.send_msg(b"P", pgwire.cstr("") + pgwire.cstr("SELECT $1::text") + struct.pack("!h", 0))
+        value = b"a\x00b"
+        c.send_msg(b"B", pgwire.cstr("") + pgwire.cstr("") + struct.pack("!hh", 0, 1) +
+                   struct.pack("!i", len(value)) + value + struct.pack("!h", 0))
+        c.send_msg(b"E", pgwire.cstr("") + struct.pack("!i", 0))
+        c.send_msg(b"S")
+        msgs = c.recv_until_ready()
+        assert [t for t, _ in msgs] == [b"1", b"E", b"Z"], msgs
+        assert pgwire.error_fields(msgs[1][1])["C"] == "22021"
+        assert [t for t, _ in c.query("SELECT 1")] == [b"T", b"D", b"C", b"Z"]
+
+
 def test_flush_answers_without_sync():
     with logged_in() as c:
         c.send_msg(b"P", pgwire.cstr("") + pgwire.cstr("SELECT 1") + struct.pack("!h", 0))
@@ -205,6 +220,20 @@ def test_unknown_message_type_rejected():
         c.send_msg(b"\x01", b"junk")
         closed_or_error(c)
     still_serving()
+
+
+def test_function_call_gets_an_error_and_the_session_goes_on():
+    """FunctionCall ('F', fastpath): an ErrorResponse 0A000 and ReadyForQuery, as for a refused statement."""
+    with logged_in() as c:
+        # oid 1299 (now()), no argument formats, no arguments, text result
+        c.send_msg(b"F", struct.pack("!Ihhh", 1299, 0, 0, 0))
+        msgs = c.recv_until_ready()
+        assert [t for t, _ in msgs] == [b"E", b"Z"]
+        assert pgwire.error_fields(msgs[0][1])["C"] == "0A000"
+        # Copy messages outside a COPY are ignored, as Postgres ignores them.
+        c.send_msg(b"d", b"stray")
+        c.send_msg(b"c")
+        assert [t for t, _ in c.query("SELECT 1")] == [b"T", b"D", b"C", b"Z"]
 
 
 def test_query_without_terminator_rejected():

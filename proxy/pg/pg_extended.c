@@ -196,8 +196,15 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 			  "close portals you no longer need", 0);
 		return true;
 	}
-	for (uint16_t i = 0; i < b.nparams; i++)
+	for (uint16_t i = 0; i < b.nparams; i++) {
+		/* Postgres reads a text parameter as a string of the client encoding: a NUL byte is not one. */
+		if (vals[i].format == 0 && vals[i].len > 0 && memchr(vals[i].data, '\0', (size_t)vals[i].len)) {
+			pgr_error(s, "22021", AIRLOCK_E_NONE, "invalid byte sequence for encoding \"UTF8\": 0x00", NULL,
+				  0);
+			return true;
+		}
 		total += vals[i].len > 0 ? (size_t)vals[i].len : 0;
+	}
 	if (s->prepared_bytes + total > SESS_MAX_PREPARED_BYTES) {
 		pgr_error(s, "53400", AIRLOCK_E_NONE, "bound parameters of this session hold too much memory",
 			  "close portals you no longer need", 0);

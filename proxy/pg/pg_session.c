@@ -352,6 +352,21 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 	case 'S':
 	case 'H':
 		return pgx_message(s, m);
+	case 'F':
+		/* FunctionCall: answered like a refused statement, as Postgres answers a call it cannot make. */
+		if (s->discard_until_sync)
+			return true;
+		session_statement_begin(&s->core, 0);
+		s->cur = (struct pgq_exec){.describe = false};
+		pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED, "fastpath function calls are not supported",
+			  "send the call as a query: SELECT function(...)", 0);
+		pgr_ready(s);
+		return true;
+	case 'c':
+	case 'd':
+	case 'f':
+		/* CopyDone / CopyData / CopyFail outside a COPY: ignored, as Postgres ignores them. */
+		return true;
 	default:
 		fatal(s, "08P01", "invalid frontend message type");
 		return false;
