@@ -9,6 +9,8 @@
 # Then, from another shell:
 #   psql postgresql://agent:agent-secret@127.0.0.1:6432/shop
 #   mysql -h 127.0.0.1 -P 3307 -u agent -pagent-secret shop
+# or as support (orders filtered, customers' emails masked), password
+# support-secret.
 set -euo pipefail
 
 # shellcheck source=integration/lib.sh

@@ -114,6 +114,19 @@ def test_load_file_refused(my_agent, sql):
     assert code == "FORBIDDEN_FUNCTION" and "load_file" in message.lower(), message
 
 
+def test_state_changing_function_refused(my_agent):
+    """UUID_SHORT() advances a counter shared by the whole server: a write, refused."""
+    errno, message, code = refused(my_agent, "SELECT UUID_SHORT()")
+    assert errno == 1370 and code == "FORBIDDEN_FUNCTION", (errno, message)
+
+
+def test_cte_names_compare_without_case(my_agent):
+    """As MariaDB compares them: WITH Top ... FROM top reads the CTE."""
+    with my_agent.cursor() as cur:
+        cur.execute("WITH Top AS (SELECT id FROM orders ORDER BY id LIMIT 2) SELECT * FROM top")
+        assert cur.fetchall() == ((1,), (2,))
+
+
 @pytest.mark.parametrize("sql", [
     "/*!50000 DROP TABLE orders */",
     "SELECT 1 /*!50000 ; DROP TABLE orders */",

@@ -47,6 +47,8 @@ FORBIDDEN_FUNCTIONS = [
     "SELECT pg_ls_dir('.')",
     "SELECT pg_advisory_lock(1)",
     "SELECT pg_notify('c', 'x')",
+    "SELECT txid_current()",
+    "SELECT pg_current_xact_id()",
     "SELECT pg_terminate_backend(1)",
     "SELECT nextval('orders_id_seq')",
     "SELECT set_config('default_transaction_read_only', 'off', false)",

@@ -26,6 +26,7 @@ static const char R_SLEEP[] = "it holds a runner for a while; ask the administra
 static const char R_BENCH[] = "it burns CPU on the database server; ask the administrator to "
 			      "allow benchmark for this user";
 static const char R_TABLEFN[] = "table functions are not supported";
+static const char R_STATE[] = "it advances a counter shared by the whole server (a write other sessions see)";
 
 struct denied_fn {
 	const char *name;
@@ -69,6 +70,7 @@ static const struct denied_fn denied[] = {
 	{"sys_", true, R_UDF},
 	{"system_user", false, R_ROLE},
 	{"user", false, R_ROLE},
+	{"uuid_short", false, R_STATE},
 	{"version_tokens_", true, R_ADMIN},
 	{"wait_for_executed_gtid_set", false, R_REPL},
 	{"wait_until_sql_thread_after_gtids", false, R_REPL},

@@ -192,7 +192,8 @@ static bool cte_visible(const struct vmy_parser *p, const char *name)
 	size_t i = p->ncte, n = strlen(name);
 
 	while (i-- > 0) {
-		if (p->cte[i].len == n && memcmp(p->cte_pool + p->cte[i].off, name, n) == 0)
+		/* MariaDB compares CTE names without case (table names it compares byte for byte). */
+		if (p->cte[i].len == n && strncasecmp(p->cte_pool + p->cte[i].off, name, n) == 0)
 			return true;
 	}
 	return false;

@@ -23,6 +23,8 @@ static const char R_STATS[] = "it resets collected statistics";
 static const char R_DYNSQL[] = "it runs SQL text or reads whole tables by name, "
 			       "which bypasses the table allowlist";
 static const char R_NET[] = "it opens connections to other databases";
+static const char R_XID[] = "it assigns a transaction id, which writes to the server's log; "
+			    "txid_current_if_assigned() and pg_current_xact_id_if_assigned() read without assigning";
 static const char R_SESSIONS[] = "it shows other sessions' activity and statements";
 static const char R_INDEX[] = "it changes an index, a sequence or an extension's state";
 static const char R_NAMES[] = "it names objects by oid, tables outside the allowlist included";
@@ -54,6 +56,7 @@ static const struct denied_fn denied[] = {
 	{"pg_cancel_backend", false, R_ADMIN},
 	{"pg_copy_", true, R_REPL},
 	{"pg_create_", true, R_REPL},
+	{"pg_current_xact_id", false, R_XID},
 	{"pg_describe_object", false, R_NAMES},
 	{"pg_drop_replication_slot", false, R_REPL},
 	{"pg_export_snapshot", false, R_SNAPSHOT},
@@ -110,6 +113,7 @@ static const struct denied_fn denied[] = {
 	{"table_to_xml", true, R_DYNSQL},
 	{"ts_rewrite", false, R_DYNSQL},
 	{"ts_stat", false, R_DYNSQL},
+	{"txid_current", false, R_XID},
 };
 
 #define NDENIED (sizeof(denied) / sizeof(denied[0]))

@@ -160,6 +160,9 @@ static const struct vcase cases[] = {
 	/* CTEs. */
 	READ("WITH x AS (SELECT * FROM orders) SELECT * FROM x"),
 	READ("WITH staff_salaries AS (SELECT 1 AS a) SELECT * FROM staff_salaries"),
+	/* MariaDB compares CTE names without case. */
+	READ("WITH Top AS (SELECT * FROM orders LIMIT 3) SELECT * FROM top"),
+	READ("WITH STAFF_SALARIES AS (SELECT 1 AS a) SELECT * FROM staff_salaries"),
 	READ("WITH a AS (SELECT 1), b AS (SELECT * FROM a) SELECT * FROM b, a"),
 	READ("WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5) SELECT * FROM t"),
 	READ("WITH RECURSIVE a AS (SELECT * FROM b), b AS (SELECT 1) SELECT * FROM a"),
@@ -170,7 +173,7 @@ static const struct vcase cases[] = {
 	TABLE("WITH staff_salaries AS (SELECT * FROM staff_salaries) SELECT * FROM staff_salaries"),
 	TABLE("WITH x AS (SELECT 1) SELECT * FROM shop.x"),
 	TABLE("WITH a AS (SELECT * FROM b), b AS (SELECT 1) SELECT * FROM a"),
-	TABLE("WITH x AS (SELECT 1) SELECT * FROM X"),
+	READ("WITH x AS (SELECT 1) SELECT * FROM X"), /* MariaDB: the CTE, whatever the case */
 	TABLE("SELECT * FROM (WITH x AS (SELECT 1) SELECT * FROM x) s, x"),
 	TABLE("(WITH s AS (SELECT 1) SELECT * FROM s) UNION SELECT * FROM s"),
 	TABLE("WITH x AS (SELECT 1) SELECT * FROM x WHERE 1 IN (SELECT 1 FROM staff_salaries)"),
@@ -427,6 +430,8 @@ static const struct vcase cases[] = {
 	UNSUP("SELECT * FROM {oj orders LEFT JOIN staff_salaries ON 1}"),
 	/* Functions. */
 	FUNC("SELECT load_file('/etc/passwd')"),
+	FUNC("SELECT UUID_SHORT()"),
+	FUNC("SELECT uuid_short() FROM orders"),
 	FUNC("SELECT LOAD_FILE('/etc/passwd')"),
 	FUNC("SELECT `load_file`('/etc/passwd')"),
 	FUNC("SELECT load_file /* x */ ('/etc/passwd')"),

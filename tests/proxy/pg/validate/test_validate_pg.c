@@ -280,6 +280,9 @@ static const struct vcase cases[] = {
 	UNSUP("SET work_mem FROM CURRENT"),
 	/* Denied functions, however spelled. */
 	FUNC("SELECT nextval('s')"),
+	FUNC("SELECT txid_current()"),
+	FUNC("SELECT pg_catalog.pg_current_xact_id()"),
+	READ("SELECT txid_current_if_assigned(), pg_current_xact_id_if_assigned()"),
 	FUNC("SELECT setval('s', 1)"),
 	FUNC("SELECT currval('s')"),
 	FUNC("SELECT lastval()"),
