@@ -88,9 +88,11 @@ struct airlock_config {
 	uint16_t pg_listen_port;
 	char *mysql_listen_host; /* mysql_listen = host:port; NULL: no MySQL listener */
 	uint16_t mysql_listen_port;
-	uint32_t max_connections;   /* all sessions */
-	uint32_t max_message_bytes; /* largest frontend message accepted */
-	char *job_dir;              /* where per-job directories are made */
+	uint32_t max_connections;                 /* authenticated sessions, all users */
+	uint32_t max_unauthenticated;             /* sessions still logging in, all addresses */
+	uint32_t max_unauthenticated_per_address; /* sessions still logging in from one client address */
+	uint32_t max_message_bytes;               /* largest frontend message accepted */
+	char *job_dir;                            /* where per-job directories are made */
 	char *docker_socket;
 	char *runner_image;        /* pinned by digest */
 	char *runner_uids;         /* FIRST-LAST, as written: the uids runners run as, one per job */

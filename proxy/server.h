@@ -53,6 +53,8 @@ struct server {
 	struct event *sighup;
 
 	unsigned nsessions;       /* Postgres and MySQL sessions together */
+	unsigned npreauth;        /* of them, those still logging in */
+	uint64_t accept_seq;      /* order of arrival, for evicting the oldest */
 	struct session *sessions; /* every live session, linked through session.prev / next */
 };
 

@@ -7,11 +7,13 @@
 #define _GNU_SOURCE
 #include "proxy/session.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -93,6 +95,10 @@ static void unlink_session(struct session *s)
 	if (s->next)
 		s->next->prev = s->prev;
 	srv->nsessions--;
+	if (s->preauth) {
+		s->preauth = false;
+		srv->npreauth--;
+	}
 }
 
 /* Stops what runs for the session: its statement's job and whatever the protocol holds. */
@@ -223,6 +229,7 @@ void session_process(struct session *s)
 			session_close(s, false, "out of memory reading a message");
 			return;
 		}
+		s->progressed = true;
 		p->message(s, msg, len);
 		if (s->st == SESSION_CLOSING)
 			return;
@@ -270,21 +277,87 @@ static void auth_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct session *s = arg;
 
-	session_log(s, "authentication not finished in %d s", SESSION_AUTH_TIMEOUT_SEC);
+	session_log(s, "authentication not finished in time");
 	if (s->proto->auth_timeout)
 		s->proto->auth_timeout(s);
 	session_close(s, true, "authentication timeout");
 }
 
+/* The client address of fd as bytes (IPv4-mapped IPv6 as IPv4); 0 when it has none. */
+static uint8_t peer_address(evutil_socket_t fd, uint8_t out[16])
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+		return 0;
+	if (ss.ss_family == AF_INET) {
+		memcpy(out, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+		return 4;
+	}
+	if (ss.ss_family == AF_INET6) {
+		const uint8_t *a = ((struct sockaddr_in6 *)&ss)->sin6_addr.s6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)a)) {
+			memcpy(out, a + 12, 4);
+			return 4;
+		}
+		memcpy(out, a, 16);
+		return 16;
+	}
+	return 0;
+}
+
+/*
+ * The session that makes room for a new connection still logging in: the
+ * oldest one that never sent a whole first message (what a half-open flood
+ * holds), else the oldest; only from addr when addrlen is not 0.
+ */
+static struct session *eviction_victim(struct server *srv, const uint8_t *addr, uint8_t addrlen, unsigned *same)
+{
+	struct session *idle = NULL, *any = NULL, *s;
+
+	*same = 0;
+	for (s = srv->sessions; s; s = s->next) {
+		if (!s->preauth || s->st == SESSION_CLOSING)
+			continue;
+		if (addrlen && (s->addrlen != addrlen || memcmp(s->addr, addr, addrlen) != 0))
+			continue;
+		(*same)++;
+		if (!any || s->seq < any->seq)
+			any = s;
+		if (!s->progressed && (!idle || s->seq < idle->seq))
+			idle = s;
+	}
+	return idle ? idle : any;
+}
+
 void session_accept(struct server *srv, const struct session_proto *proto, evutil_socket_t fd)
 {
+	const struct airlock_config *cfg = srv->cfg;
 	struct bufferevent *bev;
+	struct session *s, *victim;
+	uint8_t addr[16] = {0};
+	uint8_t addrlen = peer_address(fd, addr);
+	unsigned same;
 
-	if (srv->nsessions >= srv->cfg->max_connections) {
+	/* Logged-in sessions are capped by max_connections; those logging in have budgets of their own. */
+	if (srv->nsessions - srv->npreauth >= cfg->max_connections) {
 		if (proto->refuse)
 			proto->refuse(fd);
 		close(fd);
 		return;
+	}
+	victim = eviction_victim(srv, addr, addrlen, &same);
+	if (addrlen && same >= cfg->max_unauthenticated_per_address && victim) {
+		session_log(victim, "closed to make room: %u connections from its address are logging in", same);
+		session_close(victim, false, "too many unauthenticated connections from its address");
+	} else if (srv->npreauth >= cfg->max_unauthenticated) {
+		victim = eviction_victim(srv, NULL, 0, &same);
+		if (victim) {
+			session_log(victim, "closed to make room: %u connections are logging in", srv->npreauth);
+			session_close(victim, false, "too many unauthenticated connections");
+		}
 	}
 	evutil_make_socket_nonblocking(fd);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
@@ -293,12 +366,18 @@ void session_accept(struct server *srv, const struct session_proto *proto, evuti
 		close(fd);
 		return;
 	}
-	session_attach(srv, proto, bev);
+	s = session_attach(srv, proto, bev);
+	if (s && addrlen) {
+		memcpy(s->addr, addr, addrlen);
+		s->addrlen = addrlen;
+	}
 }
 
 struct session *session_attach(struct server *srv, const struct session_proto *proto, struct bufferevent *bev)
 {
-	struct timeval tv = {SESSION_AUTH_TIMEOUT_SEC, 0};
+	/* Under pressure a connection gets less time to log in, so a flood turns over faster. */
+	bool pressed = srv->cfg && srv->npreauth >= srv->cfg->max_unauthenticated / 2;
+	struct timeval tv = {pressed ? SESSION_AUTH_TIMEOUT_PRESSED_SEC : SESSION_AUTH_TIMEOUT_SEC, 0};
 	struct session *s = calloc(1, proto->size);
 	uint32_t id;
 
@@ -320,6 +399,9 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 		srv->sessions->prev = s;
 	srv->sessions = s;
 	srv->nsessions++;
+	s->preauth = true;
+	s->seq = ++srv->accept_seq;
+	srv->npreauth++;
 	evtimer_add(s->timer, &tv);
 	bufferevent_setcb(bev, read_cb, write_cb, event_cb, s);
 	bufferevent_setwatermark(bev, EV_READ, 0, SESSION_PREAUTH_MAX_MESSAGE + proto->header + READ_SLACK);
@@ -337,6 +419,10 @@ bool session_login(struct session *s, const char *how)
 	if (!gen_session_acquire(s->gen, s->u))
 		return false;
 	s->counted = true;
+	if (s->preauth) {
+		s->preauth = false;
+		s->srv->npreauth--;
+	}
 	event_del(s->timer);
 	session_set_state(s, SESSION_READY);
 	session_log(s, "user %s authenticated (%s)", s->user, how);

@@ -43,6 +43,8 @@
 /* Before authentication only messages this small are buffered (SCRAM's and MySQL's handshakes fit). */
 #define SESSION_PREAUTH_MAX_MESSAGE 8192u
 #define SESSION_AUTH_TIMEOUT_SEC 15
+/* The deadline to log in while more than half the unauthenticated budget is taken. */
+#define SESSION_AUTH_TIMEOUT_PRESSED_SEC 3
 /* Bytes of a message's start that frame sees. */
 #define SESSION_PEEK 16
 
@@ -112,6 +114,13 @@ struct session {
 	struct server_gen *gen;       /* the config generation this session logged in under (held) */
 	const struct airlock_user *u; /* in gen->cfg; NULL until the user is known */
 	bool counted;                 /* counted in the generation's sessions of u */
+
+	/* Logging in: counted in srv->npreauth until session_login. */
+	bool preauth;
+	bool progressed;  /* a whole first message arrived (a flood's half-open connections never get here) */
+	uint64_t seq;     /* srv->accept_seq at arrival */
+	uint8_t addr[16]; /* the client's address (IPv4 or IPv6 bytes); addrlen 0: none (a pair in tests) */
+	uint8_t addrlen;
 
 	/* The running statement. */
 	struct job *job;

@@ -347,16 +347,23 @@ static void test_user_max_connections(void **state)
 	assert_int_equal(f->srv.gen->user_sessions[0], 0);
 }
 
+/* max_connections counts logged-in sessions: connections still logging in have a budget of their own. */
 static void test_server_max_connections_refused(void **state)
 {
 	struct fixture *f = *state;
+	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
 	struct bufferevent *c2, *c3;
 	int sv[2];
 	char buf[8] = {0};
 
+	cfg->max_connections = 1;
 	connect_pair(f, &toy_proto, &c2);
 	connect_pair(f, &toy_proto, &c3);
 	assert_int_equal(f->srv.nsessions, 3);
+	assert_int_equal(f->srv.npreauth, 3);
+	send_msg(f, "login");
+	pump(f);
+	assert_int_equal(f->srv.npreauth, 2);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	session_accept(&f->srv, &toy_proto, sv[0]); /* closes sv[0] after refusing */
 	assert_int_equal(refusals, 1);
@@ -364,6 +371,49 @@ static void test_server_max_connections_refused(void **state)
 	assert_int_equal(read(sv[1], buf, sizeof(buf) - 1), 4);
 	assert_string_equal(buf, "full");
 	assert_int_equal(read(sv[1], buf, sizeof(buf)), 0); /* closed */
+	close(sv[1]);
+	bufferevent_free(c2);
+	bufferevent_free(c3);
+}
+
+/*
+ * A full unauthenticated budget makes room: the oldest connection that never
+ * sent a whole message goes (what a half-open flood holds), not one that is
+ * logging in, and the new one is accepted.
+ */
+static void test_unauthenticated_budget_evicts_oldest_idle(void **state)
+{
+	struct fixture *f = *state;
+	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
+	struct bufferevent *c2, *c3;
+	struct toy *t2;
+	unsigned before;
+	int sv[2];
+
+	cfg->max_unauthenticated = 3;
+	t2 = connect_pair(f, &toy_proto, &c2);
+	connect_pair(f, &toy_proto, &c3);
+	/* The fixture's own session is the oldest, but it is sending a message: c2 is the oldest idle one... */
+	send_msg(f, "hi");
+	pump(f);
+	/* ...until c2 sends one too: then c3, the only idle one, is the victim. */
+	{
+		uint8_t hdr[2] = {0, 2};
+
+		bufferevent_write(c2, hdr, 2);
+		bufferevent_write(c2, "hi", 2);
+	}
+	pump(f);
+	assert_int_equal(f->srv.npreauth, 3);
+	before = closes;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	session_accept(&f->srv, &toy_proto, sv[0]);
+	pump(f);
+	assert_int_equal(refusals, 0);
+	assert_int_equal(closes, before + 1);
+	assert_int_equal(f->srv.npreauth, 3); /* c3 gone, the new one counted */
+	assert_true(f->t->core.st != SESSION_CLOSING);
+	assert_true(t2->core.st != SESSION_CLOSING);
 	close(sv[1]);
 	bufferevent_free(c2);
 	bufferevent_free(c3);
@@ -422,6 +472,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_client_eof_closes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_max_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_max_connections_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unauthenticated_budget_evicts_oldest_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_finds_by_protocol_and_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_line_cannot_be_forged, setup, teardown),
 	};
