@@ -36,10 +36,63 @@ static void quoted_table(const char *table, char q, char *buf, size_t cap)
 	snprintf(buf, cap, "%c%.*s%c.%c%s%c", q, dot ? (int)(dot - table) : 0, table, q, q, dot ? dot + 1 : table, q);
 }
 
+/* One protocol's way of checking a rule's SQL for one user. */
+struct checker {
+	bool (*statement_ok)(const void *pol, const char *sql, char *why, size_t cap);
+	const void *pol;
+	char quote;         /* the protocol's identifier quote */
+	const char *prefix; /* "" or "mysql_": how the rule keys are named */
+	const char *user;
+	struct config_errors *errs;
+};
+
+/* expr in the shapes the rewrite gives it: one projected expression (so it is one expression), and a WHERE clause. */
+static void check_expr(const struct checker *c, const char *what, const char *table, const char *expr, bool where)
+{
+	char qt[300], why[512], *sql;
+	size_t n;
+	bool ok;
+
+	quoted_table(table, c->quote, qt, sizeof(qt));
+	n = strlen(expr) + strlen(qt) + 64;
+	sql = malloc(n);
+	if (!sql) {
+		add(c->errs, "out of memory");
+		return;
+	}
+	snprintf(sql, n, "SELECT (%s\n) FROM %s", expr, qt);
+	ok = c->statement_ok(c->pol, sql, why, sizeof(why));
+	if (ok && where) {
+		snprintf(sql, n, "SELECT 1 FROM %s WHERE (%s\n)", qt, expr);
+		ok = c->statement_ok(c->pol, sql, why, sizeof(why));
+	}
+	if (!ok)
+		add(c->errs, "[user %s] %s%s %s: %s", c->user, c->prefix, what, table, why);
+	free(sql);
+}
+
+/* The filter and the masks of one rule. */
+static void check_rule_sql(const struct checker *c, const struct airlock_rule *r)
+{
+	size_t j;
+
+	if (r->filter)
+		check_expr(c, "filter", r->table, r->filter, true);
+	for (j = 0; j < r->ncolumns; j++) {
+		char what[96];
+
+		if (!r->columns[j].mask)
+			continue;
+		snprintf(what, sizeof(what), "mask of %.60s in", r->columns[j].name);
+		check_expr(c, what, r->table, r->columns[j].mask, false);
+	}
+}
+
 /* ---- Postgres ---- */
 
-static bool pg_statement_ok(const struct pgv_policy *pol, const char *sql, char *why, size_t cap)
+static bool pg_statement_ok(const void *arg, const char *sql, char *why, size_t cap)
 {
+	const struct pgv_policy *pol = arg;
 	struct pgv_result r;
 	char *scoped = NULL;
 
@@ -55,32 +108,6 @@ static bool pg_statement_ok(const struct pgv_policy *pol, const char *sql, char 
 	return true;
 }
 
-static void pg_check_expr(const struct pgv_policy *pol, struct config_errors *errs, const char *user, const char *what,
-			  const char *table, const char *expr, bool where)
-{
-	char qt[300], why[512], *sql;
-	size_t n;
-	bool ok;
-
-	quoted_table(table, '"', qt, sizeof(qt));
-	n = strlen(expr) + strlen(qt) + 64;
-	sql = malloc(n);
-	if (!sql) {
-		add(errs, "out of memory");
-		return;
-	}
-	/* Both shapes: one projected expression (so it is one expression), and a WHERE clause. */
-	snprintf(sql, n, "SELECT (%s\n) FROM %s", expr, qt);
-	ok = pg_statement_ok(pol, sql, why, sizeof(why));
-	if (ok && where) {
-		snprintf(sql, n, "SELECT 1 FROM %s WHERE (%s\n)", qt, expr);
-		ok = pg_statement_ok(pol, sql, why, sizeof(why));
-	}
-	if (!ok)
-		add(errs, "[user %s] %s %s: %s", user, what, table, why);
-	free(sql);
-}
-
 static void pg_check_user(const struct airlock_user *u, struct config_errors *errs)
 {
 	static const char *const path[] = {"public"};
@@ -91,7 +118,8 @@ static void pg_check_user(const struct airlock_user *u, struct config_errors *er
 		.nsearch_path = 1,
 		.user = u->name,
 	};
-	size_t i, j;
+	const struct checker c = {pg_statement_ok, &pol, '"', "", u->name, errs};
+	size_t i;
 
 	for (i = 0; i < u->nrules; i++) {
 		const struct airlock_rule *r = &u->rules[i];
@@ -108,23 +136,15 @@ static void pg_check_user(const struct airlock_user *u, struct config_errors *er
 			add(errs, "[user %s] a rule names %s, which is not in its tables", u->name, r->table);
 			continue;
 		}
-		if (r->filter)
-			pg_check_expr(&pol, errs, u->name, "filter", r->table, r->filter, true);
-		for (j = 0; j < r->ncolumns; j++) {
-			char what[96];
-
-			if (!r->columns[j].mask)
-				continue;
-			snprintf(what, sizeof(what), "mask of %.60s in", r->columns[j].name);
-			pg_check_expr(&pol, errs, u->name, what, r->table, r->columns[j].mask, false);
-		}
+		check_rule_sql(&c, r);
 	}
 }
 
 /* ---- MySQL ---- */
 
-static bool my_statement_ok(const struct vmy_policy *pol, const char *sql, char *why, size_t cap)
+static bool my_statement_ok(const void *arg, const char *sql, char *why, size_t cap)
 {
+	const struct vmy_policy *pol = arg;
 	struct vmy_result *r = malloc(sizeof(*r));
 	bool ok;
 
@@ -140,31 +160,6 @@ static bool my_statement_ok(const struct vmy_policy *pol, const char *sql, char 
 	return ok;
 }
 
-static void my_check_expr(const struct vmy_policy *pol, struct config_errors *errs, const char *user, const char *what,
-			  const char *table, const char *expr, bool where)
-{
-	char qt[300], why[512], *sql;
-	size_t n;
-	bool ok;
-
-	quoted_table(table, '`', qt, sizeof(qt));
-	n = strlen(expr) + strlen(qt) + 64;
-	sql = malloc(n);
-	if (!sql) {
-		add(errs, "out of memory");
-		return;
-	}
-	snprintf(sql, n, "SELECT (%s\n) FROM %s", expr, qt);
-	ok = my_statement_ok(pol, sql, why, sizeof(why));
-	if (ok && where) {
-		snprintf(sql, n, "SELECT 1 FROM %s WHERE (%s\n)", qt, expr);
-		ok = my_statement_ok(pol, sql, why, sizeof(why));
-	}
-	if (!ok)
-		add(errs, "[user %s] mysql_%s %s: %s", user, what, table, why);
-	free(sql);
-}
-
 static void my_check_user(const struct airlock_user *u, struct config_errors *errs)
 {
 	const struct vmy_policy pol = {
@@ -175,7 +170,8 @@ static void my_check_user(const struct airlock_user *u, struct config_errors *er
 		.allow_sleep = u->mysql_allow_sleep,
 		.allow_benchmark = u->mysql_allow_benchmark,
 	};
-	size_t i, j;
+	const struct checker c = {my_statement_ok, &pol, '`', "mysql_", u->name, errs};
+	size_t i;
 
 	for (i = 0; i < u->nmysql_rules; i++) {
 		const struct airlock_rule *r = &u->mysql_rules[i];
@@ -193,16 +189,7 @@ static void my_check_user(const struct airlock_user *u, struct config_errors *er
 			    r->table);
 			continue;
 		}
-		if (r->filter)
-			my_check_expr(&pol, errs, u->name, "filter", r->table, r->filter, true);
-		for (j = 0; j < r->ncolumns; j++) {
-			char what[96];
-
-			if (!r->columns[j].mask)
-				continue;
-			snprintf(what, sizeof(what), "mask of %.60s in", r->columns[j].name);
-			my_check_expr(&pol, errs, u->name, what, r->table, r->columns[j].mask, false);
-		}
+		check_rule_sql(&c, r);
 	}
 }
 

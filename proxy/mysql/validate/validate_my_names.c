@@ -199,18 +199,32 @@ static bool cte_visible(const struct vmy_parser *p, const char *name)
 	return false;
 }
 
+/*
+ * The database a table reference reads: db itself, or for an unqualified
+ * name the current one. NULL with *cte set when a CTE of that name is in
+ * scope (no table is read); NULL and refused when no database is selected.
+ */
+static const char *table_db(struct vmy_parser *p, const char *db, const char *table, bool *cte)
+{
+	*cte = false;
+	if (db)
+		return db;
+	if (cte_visible(p, table)) {
+		*cte = true;
+		return NULL;
+	}
+	return vmy_current_db(p);
+}
+
 bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table)
 {
 	char hint[512];
+	bool cte;
 	int ok;
 
-	if (!db) {
-		if (cte_visible(p, table))
-			return true;
-		db = vmy_current_db(p);
-		if (!db)
-			return false;
-	}
+	db = table_db(p, db, table, &cte);
+	if (!db)
+		return cte;
 	ok = table_allowed(p->pol, db, table);
 	if (ok == 1)
 		return true;
@@ -295,15 +309,12 @@ bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const ch
 	struct vmy_scope_plan *sp = &p->out->scope;
 	struct vmy_scoped_ref *r;
 	size_t i;
+	bool cte;
 	int rule;
 
-	if (!db) {
-		if (cte_visible(p, table))
-			return true;
-		db = vmy_current_db(p);
-		if (!db)
-			return false;
-	}
+	db = table_db(p, db, table, &cte);
+	if (!db)
+		return cte;
 	rule = vmy_rule_index(p->pol, db, table);
 	if (!is_is(db, strlen(db)) && rule < 0)
 		return true;
@@ -335,15 +346,12 @@ void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased)
 
 bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table)
 {
+	bool cte;
 	int rule;
 
-	if (!db) {
-		if (cte_visible(p, table))
-			return true;
-		db = vmy_current_db(p);
-		if (!db)
-			return false;
-	}
+	db = table_db(p, db, table, &cte);
+	if (!db)
+		return cte;
 	rule = vmy_rule_index(p->pol, db, table);
 	if (rule < 0 || !p->pol->rules[rule].has_columns)
 		return true;

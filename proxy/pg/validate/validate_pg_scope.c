@@ -100,29 +100,6 @@ static void refuse_catalog(struct pgv_scope *sc, const PgQuery__RangeVar *rv, co
 			 schema, rv->relname);
 }
 
-/* Alias text for the subquery: the reference's own alias (with column names) or its name. */
-static void put_alias(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv)
-{
-	size_t i;
-
-	pgv_sb_put(sb, " AS ");
-	if (!rv->alias || !rv->alias->aliasname || !rv->alias->aliasname[0]) {
-		pgv_sb_ident(sb, rv->relname);
-		return;
-	}
-	pgv_sb_ident(sb, rv->alias->aliasname);
-	if (rv->alias->n_colnames == 0)
-		return;
-	pgv_sb_put(sb, "(");
-	for (i = 0; i < rv->alias->n_colnames; i++) {
-		const PgQuery__Node *c = rv->alias->colnames[i];
-
-		pgv_sb_put(sb, i ? ", " : "");
-		pgv_sb_ident(sb, c->node_case == PG_QUERY__NODE__NODE_STRING ? c->string->sval : "?column?");
-	}
-	pgv_sb_put(sb, ")");
-}
-
 static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const char *schema,
 			    const struct pgv_catalog_rel *e)
 {
@@ -141,7 +118,7 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	pgv_sb_put(&sb, " r WHERE ");
 	pgv_scope_expand(&sb, sc->policy, e->filter);
 	pgv_sb_put(&sb, ")");
-	put_alias(&sb, rv);
+	pgv_scope_put_alias(&sb, rv);
 	text = pgv_sb_take(&sb);
 	if (!text) {
 		pgv_scope_internal(sc, "out of memory");

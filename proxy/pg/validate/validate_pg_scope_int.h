@@ -65,6 +65,10 @@ PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, const char *sql);
 /* n as a SelectStmt, or NULL. */
 PgQuery__SelectStmt *pgv_scope_select(PgQuery__Node *n);
 
+struct pgv_sbuf;
+/* " AS alias" for the subquery that replaces rv: rv's own alias (column names included) or its name. */
+void pgv_scope_put_alias(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv);
+
 typedef void (*pgv_scope_child_fn)(void *ctx, ProtobufCMessage *child, int depth);
 /* Calls fn for each message-typed field (each element of repeated ones, the set member of a oneof) of m. */
 void pgv_scope_each_child(ProtobufCMessage *m, pgv_scope_child_fn fn, void *ctx, int depth);

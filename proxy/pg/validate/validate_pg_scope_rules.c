@@ -86,29 +86,6 @@ static void put_columns(struct pgv_sbuf *sb, const struct airlock_rule *r)
 	}
 }
 
-/* The alias: the reference's own (column names included) or its name. */
-static void put_alias(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv)
-{
-	size_t i;
-
-	pgv_sb_put(sb, " AS ");
-	if (!rv->alias || !rv->alias->aliasname || !rv->alias->aliasname[0]) {
-		pgv_sb_ident(sb, rv->relname);
-		return;
-	}
-	pgv_sb_ident(sb, rv->alias->aliasname);
-	if (rv->alias->n_colnames == 0)
-		return;
-	pgv_sb_put(sb, "(");
-	for (i = 0; i < rv->alias->n_colnames; i++) {
-		const PgQuery__Node *c = rv->alias->colnames[i];
-
-		pgv_sb_put(sb, i ? ", " : "");
-		pgv_sb_ident(sb, c->node_case == PG_QUERY__NODE__NODE_STRING ? c->string->sval : "?column?");
-	}
-	pgv_sb_put(sb, ")");
-}
-
 void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 {
 	const PgQuery__RangeVar *rv = node->range_var;
@@ -151,7 +128,7 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 		pgv_sb_put(&sb, "\n)");
 	}
 	pgv_sb_put(&sb, ")");
-	put_alias(&sb, rv);
+	pgv_scope_put_alias(&sb, rv);
 	text = pgv_sb_take(&sb);
 	if (!text) {
 		pgv_scope_internal(sc, "out of memory");

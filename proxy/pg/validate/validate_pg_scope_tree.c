@@ -258,3 +258,25 @@ static PgQuery__Node *find_node(ProtobufCMessage *m, node_pred pred, int depth)
 	pgv_scope_each_child(m, find_child, &f, depth);
 	return f.hit;
 }
+
+void pgv_scope_put_alias(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv)
+{
+	size_t i;
+
+	pgv_sb_put(sb, " AS ");
+	if (!rv->alias || !rv->alias->aliasname || !rv->alias->aliasname[0]) {
+		pgv_sb_ident(sb, rv->relname);
+		return;
+	}
+	pgv_sb_ident(sb, rv->alias->aliasname);
+	if (rv->alias->n_colnames == 0)
+		return;
+	pgv_sb_put(sb, "(");
+	for (i = 0; i < rv->alias->n_colnames; i++) {
+		const PgQuery__Node *c = rv->alias->colnames[i];
+
+		pgv_sb_put(sb, i ? ", " : "");
+		pgv_sb_ident(sb, c->node_case == PG_QUERY__NODE__NODE_STRING ? c->string->sval : "?column?");
+	}
+	pgv_sb_put(sb, ")");
+}
