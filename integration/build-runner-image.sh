@@ -1,23 +1,23 @@
 #!/bin/sh
 # Builds the airlock-runner image from a built airlock-runner binary.
 #
-#   integration/build-runner-image.sh build/airlock-runner
+#   integration/build-runner-image.sh build/airlock-runner [TAG]
 #
 # Stages a root filesystem (the binary at /airlock-runner, every shared
 # library ldd lists including the dynamic loader, and a minimal passwd and
 # group with nobody 65534) in a temporary directory, builds the top-level
-# Dockerfile over it, tags the result airlock-runner:local and prints the
+# Dockerfile over it, tags the result TAG (airlock-runner:local) and prints the
 # image ID ("sha256:<hex>") as the last line of stdout. Everything else
 # goes to stderr.
 set -eu
 
-if [ $# -ne 1 ] || [ ! -x "$1" ]; then
-	echo "usage: $0 path/to/airlock-runner" >&2
+if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -x "$1" ]; then
+	echo "usage: $0 path/to/airlock-runner [tag]" >&2
 	exit 2
 fi
 bin=$1
 repo=$(cd "$(dirname "$0")/.." && pwd)
-tag=airlock-runner:local
+tag=${2:-airlock-runner:local}
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/airlock-runner-image.XXXXXX")
 trap 'rm -rf "$stage"' EXIT INT TERM

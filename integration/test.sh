@@ -124,6 +124,8 @@ log "airlockd: up (pid $AIRLOCKD_PID)"
 
 base=$AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT/shop
 export AIRLOCK_REPO AIRLOCK_JOB_DIR AIRLOCK_POOL_SIZE AIRLOCKD_PID AIRLOCK_PW_FILE
+# The binary, for the tests that start a private airlockd (private_airlockd.py).
+export AIRLOCKD_BIN=$airlockd_bin
 export AIRLOCK_CONFIG=$config
 export AIRLOCK_PG_URL=postgresql://agent:$AIRLOCK_AGENT_PASSWORD@$base
 export AIRLOCK_SMALL_URL=postgresql://agent_small:$AIRLOCK_AGENT_PASSWORD@$base

@@ -45,7 +45,7 @@ struct job {
 	struct job *prev, *next; /* env->all */
 	job_lost_fn lost;        /* told if the job is lost while idle */
 	void *lost_arg;
-	struct event *deadline; /* kill at timeout_ms + kill_margin_ms */
+	struct event *deadline; /* kill at timeout_ms + kill_margin_ms, and kill_margin_ms after the result */
 	const struct job_events *ev;
 	void *arg;
 	bool detached;
@@ -103,6 +103,26 @@ static void job_close_ctl(struct job *j)
 	j->ctl = NULL;
 }
 
+/*
+ * The job has its outcome (or will never have one): the runner loses its
+ * way to the backend at once, and has kill_margin_ms to exit before its
+ * container is killed. The deadline stays armed until the container is gone.
+ */
+static void job_end_runner(struct job *j)
+{
+	uint32_t ms = j->env->cfg->kill_margin_ms;
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+
+	for (int i = 0; i < JOB_MAX_RELAYS; i++) {
+		relay_free(j->relays[i]);
+		j->relays[i] = NULL;
+	}
+	if (j->db_lst)
+		evconnlistener_disable(j->db_lst);
+	if (j->launch)
+		evtimer_add(j->deadline, &tv);
+}
+
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
 static void job_finish(struct job *j, const struct job_result *r)
 {
@@ -111,6 +131,7 @@ static void job_finish(struct job *j, const struct job_result *r)
 	j->done = true;
 	j->env->running--;
 	job_close_ctl(j);
+	job_end_runner(j);
 	job_wipe_frame(j);
 	if (!j->detached && j->ev->on_done)
 		j->ev->on_done(j->arg, r);
@@ -138,6 +159,7 @@ static void job_lose(struct job *j)
 	j->done = true; /* never attached: nothing to report, nothing counted as running */
 	if (lost)
 		lost(j->lost_arg, j);
+	job_end_runner(j);
 	if (j->launch)
 		launcher_kill(j->launch);
 }
@@ -410,7 +432,7 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 		if (!j->relays[i])
 			slot = i;
 	/* Only a prepared job has a backend to reach. */
-	if (slot < 0 || !j->host || j->container_gone || !job_dir_peer_ok(fd, j->runner_uid)) {
+	if (slot < 0 || !j->host || j->container_gone || j->done || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
@@ -485,10 +507,14 @@ static void job_deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct job *j = arg;
 
-	if (j->launch && !j->done) {
+	if (!j->launch)
+		return;
+	if (j->done)
+		log_warn("job %s: runner still running %u ms after its result; killing it", j->id,
+			 j->env->cfg->kill_margin_ms);
+	else
 		log_info("job %s: kill deadline reached", j->id);
-		launcher_kill(j->launch);
-	}
+	launcher_kill(j->launch);
 }
 
 /* ---- set-up ---- */

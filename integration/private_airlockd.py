@@ -1,0 +1,161 @@
+"""private_airlockd: a second airlockd of the tests' own, for the tests that
+kill, stop or misconfigure it, or give it another runner image, without
+touching the one test.sh started.
+
+It runs the same binary (AIRLOCKD_BIN) with the suite's config
+(AIRLOCK_CONFIG), changed in [server] to listen on free loopback ports and
+to use a job directory, runner uid range and audit log of its own; other
+[server] keys can be set per test. Its runner containers carry its own job
+directory as their airlock.root label, so its start-up sweep and the
+suite's airlockd never touch each other's containers."""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+
+import psycopg2
+
+from itest import AGENT_PASSWORD, JOB_DIR, STATE_DIR, wait_until
+
+AIRLOCKD_BIN = os.environ.get("AIRLOCKD_BIN", os.path.join(
+    os.environ.get("AIRLOCK_REPO", "."), "build", "airlockd"))
+CONFIG = os.environ.get("AIRLOCK_CONFIG", STATE_DIR + "/airlock-test.ini")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rewrite_server(text, values):
+    """text with each key of values set in its [server] section (added where absent)."""
+    out, section, done = [], None, set()
+    for line in text.splitlines():
+        m = re.match(r"\s*\[(.+)\]\s*$", line)
+        if m:
+            if section == "server":
+                out.extend("%s = %s" % (k, v) for k, v in values.items() if k not in done)
+            section = m.group(1).strip()
+        elif section == "server":
+            k = line.split("=", 1)[0].strip()
+            if "=" in line and k in values:
+                done.add(k)
+                line = "%s = %s" % (k, values[k])
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+class PrivateAirlockd:
+    """One airlockd process; name keeps its files apart (and must be a plain word)."""
+
+    def __init__(self, name, server=None, uid_base=1000200000):
+        self.name = name
+        self.pg_port = free_port()
+        self.my_port = free_port()
+        self.job_dir = os.path.join(os.path.dirname(JOB_DIR), "jobs-" + name)
+        self.config = os.path.join(STATE_DIR, "airlock-%s.ini" % name)
+        self.log_path = os.path.join(STATE_DIR, "airlockd-%s.log" % name)
+        self.audit_log = os.path.join(STATE_DIR, "audit-%s.log" % name)
+        values = {
+            "pg_listen": "127.0.0.1:%d" % self.pg_port,
+            "mysql_listen": "127.0.0.1:%d" % self.my_port,
+            "job_dir": self.job_dir,
+            "runner_uids": "%d-%d" % (uid_base, uid_base + 999),
+            "audit_log": self.audit_log,
+        }
+        values.update(server or {})
+        with open(CONFIG) as f:
+            text = rewrite_server(f.read(), values)
+        with open(self.config, "w") as f:
+            f.write(text)
+        os.chmod(self.config, 0o600)
+        self.proc = None
+
+    def start(self, wait=True):
+        log = open(self.log_path, "ab")
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
+        self.proc = subprocess.Popen([AIRLOCKD_BIN, "-c", self.config], stdout=log, stderr=log,
+                                     stdin=subprocess.DEVNULL, env=env)
+        log.close()
+        if wait and not wait_until(lambda: self.accepts(self.pg_port) and self.accepts(self.my_port), 30, 0.1):
+            raise AssertionError("private airlockd %s does not accept:\n%s" % (self.name, self.log()))
+        return self
+
+    @staticmethod
+    def accepts(port):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def url(self, user="agent", password=AGENT_PASSWORD, database="shop"):
+        return "postgresql://%s:%s@127.0.0.1:%d/%s" % (user, password, self.pg_port, database)
+
+    def connect(self, **kw):
+        kw.setdefault("connect_timeout", 10)
+        conn = psycopg2.connect(self.url(), **kw)
+        conn.autocommit = True
+        return conn
+
+    def log(self):
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def stop(self, timeout=20):
+        """SIGTERM, then the exit status (SIGKILL after timeout s, and an AssertionError)."""
+        if not self.alive():
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError("private airlockd %s ignored SIGTERM for %d s" % (self.name, timeout))
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+    def containers(self):
+        """Ids of the runner containers that carry this airlockd's job directory."""
+        out = subprocess.run(["docker", "ps", "-aq", "--filter", "label=airlock.root=" + self.job_dir],
+                             capture_output=True, text=True, check=True).stdout
+        return out.split()
+
+    def job_dirs(self):
+        try:
+            return os.listdir(self.job_dir)
+        except FileNotFoundError:
+            return []
+
+    def backend_sockets(self, port):
+        """Established TCP connections this airlockd holds to 127.0.0.1:port."""
+        out = subprocess.run(["ss", "-Htnp", "state", "established", "dst", "127.0.0.1:%d" % port],
+                             capture_output=True, text=True, check=True).stdout
+        return [ln for ln in out.splitlines() if "pid=%d," % self.pid in ln]
+
+    def fds(self):
+        return len(os.listdir("/proc/%d/fd" % self.pid))
+
+    def clean(self, secs=30):
+        """True once no container and no job directory of this airlockd is left."""
+        return wait_until(lambda: not self.containers() and not self.job_dirs(), secs, 0.2)
