@@ -92,6 +92,10 @@ struct airlock_config {
 	uint32_t max_unauthenticated;             /* sessions still logging in, all addresses */
 	uint32_t max_unauthenticated_per_address; /* sessions still logging in from one client address */
 	uint32_t max_message_bytes;               /* largest frontend message accepted */
+	uint32_t login_free_failures;             /* failed logins per address or user name with no wait */
+	uint32_t login_delay_ms;                  /* the first wait after those, doubled with each failure */
+	uint32_t login_delay_max_ms;              /* the longest wait */
+	uint32_t login_failure_window_ms;         /* failures are forgotten this long after the last one */
 	char *job_dir;                            /* where per-job directories are made */
 	char *docker_socket;
 	char *runner_image;        /* pinned by digest */

@@ -73,6 +73,8 @@ class PrivateAirlockd:
         with open(self.config, "w") as f:
             f.write(text)
         os.chmod(self.config, 0o600)
+        # Each instance starts with an empty audit log of its own.
+        open(self.audit_log, "w").close()
         self.proc = None
 
     def start(self, wait=True):

@@ -1,4 +1,4 @@
-/* audit: JSON lines through jansson, one per statement, flushed per line. */
+/* audit: JSON lines through jansson, one per statement or failed login, flushed per line. */
 #include "proxy/audit.h"
 
 #include <stdio.h>
@@ -32,20 +32,64 @@ struct audit *audit_open(const char *path)
 	return a;
 }
 
-void audit_record(struct audit *a, const struct audit_entry *e)
+/* The current time as ISO 8601 UTC with milliseconds. */
+static void audit_now(char when[40])
 {
 	struct timespec ts;
-	char when[40], fp[20];
 	struct tm tm;
-	json_t *o;
-	char *line;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + strlen(when), 40 - strlen(when), ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* Writes o as one line and releases it. */
+static void audit_write(struct audit *a, json_t *o)
+{
+	char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	if (line) {
+		fprintf(a->out, "%s\n", line);
+		fflush(a->out);
+		free(line);
+	}
+	json_decref(o);
+}
+
+void audit_login_failed(struct audit *a, const char *user, uint32_t session, const char *protocol, const char *client,
+			const char *sqlstate, uint32_t wait_ms)
+{
+	char when[40], ascii[256];
+	json_t *o, *name;
+	size_t i;
 
 	if (!a)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%03ldZ", ts.tv_nsec / 1000000);
+	audit_now(when);
+	/* A name that is not UTF-8 is still recorded, its other bytes as '?'. */
+	name = json_string(user);
+	if (!name) {
+		for (i = 0; user[i] && i + 1 < sizeof(ascii); i++)
+			ascii[i] = (unsigned char)user[i] < 0x80 ? user[i] : '?';
+		ascii[i] = '\0';
+		name = json_string(ascii);
+	}
+	o = json_pack("{s:s, s:o, s:I, s:s, s:s, s:s, s:s, s:I}", "ts", when, "user", name, "session",
+		      (json_int_t)session, "decision", "login_failed", "protocol", protocol, "client", client,
+		      "sqlstate", sqlstate, "wait_ms", (json_int_t)wait_ms);
+	if (o)
+		audit_write(a, o);
+}
+
+void audit_record(struct audit *a, const struct audit_entry *e)
+{
+	char when[40], fp[20];
+	json_t *o;
+
+	if (!a)
+		return;
+	audit_now(when);
 	snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)e->fingerprint);
 	o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:f}", "ts", when, "user", e->user ? e->user : "", "session",
 		      (json_int_t)e->session, "fingerprint", fp, "decision", e->decision, "rows", (json_int_t)e->rows,
@@ -58,13 +102,7 @@ void audit_record(struct audit *a, const struct audit_entry *e)
 		json_object_set_new(o, "code", json_string(airlock_err_name(e->code)));
 	if (e->truncated)
 		json_object_set_new(o, "truncated", json_string(e->truncated == 1 ? "max_rows" : "max_bytes"));
-	line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (line) {
-		fprintf(a->out, "%s\n", line);
-		fflush(a->out);
-		free(line);
-	}
-	json_decref(o);
+	audit_write(a, o);
 }
 
 void audit_close(struct audit *a)

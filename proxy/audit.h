@@ -1,6 +1,7 @@
 /*
  * audit: one JSON line per statement: who, what (fingerprint), decision,
- * rows, bytes, time. Never the statement's values or any credential.
+ * rows, bytes, time; and one per failed login. Never the statement's
+ * values or any credential.
  */
 #ifndef AIRLOCK_PROXY_AUDIT_H
 #define AIRLOCK_PROXY_AUDIT_H
@@ -24,6 +25,13 @@ struct audit_entry {
 	double ms;
 };
 
+/*
+ * A failed login: the name tried (whether or not such a user exists), the
+ * protocol ("pg", "mysql"), the client address ("" when none), the
+ * sqlstate answered and how long the answer waits.
+ */
+void audit_login_failed(struct audit *a, const char *user, uint32_t session, const char *protocol, const char *client,
+			const char *sqlstate, uint32_t wait_ms);
 /* path "-" is stderr. Returns NULL with errno set on failure. The caller owns the result. */
 struct audit *audit_open(const char *path);
 void audit_record(struct audit *a, const struct audit_entry *e);

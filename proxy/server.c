@@ -20,6 +20,7 @@
 #include "proxy/gen.h"
 #include "proxy/job.h"
 #include "proxy/log.h"
+#include "proxy/login_guard.h"
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
 #include "proxy/pg/pg_session.h"
@@ -171,7 +172,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	if (srv->jobs && cfg->pool_size > 0)
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
-	if (!srv->dns || !srv->jobs) {
+	srv->guard = login_guard_new();
+	if (!srv->dns || !srv->jobs || !srv->guard) {
 		log_error("out of memory");
 		return -1;
 	}
@@ -243,6 +245,7 @@ void server_fini(struct server *srv)
 	if (srv->dns)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
+	login_guard_free(srv->guard);
 	if (srv->my_rsa)
 		my_rsa_free(srv->my_rsa);
 	if (srv->gen) {

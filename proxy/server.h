@@ -25,6 +25,7 @@ struct evconnlistener;
 struct launcher;
 struct jobs;
 struct audit;
+struct login_guard;
 struct my_rsa;
 struct session;
 struct session_proto;
@@ -47,6 +48,7 @@ struct server {
 	struct audit *audit;
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
+	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */
 	time_t started;
 	struct event *sigint;
 	struct event *sigterm;

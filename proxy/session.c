@@ -1,7 +1,7 @@
 /*
  * session: the connection life both protocols share (see session.h).
  *
- *   AUTH --session_login--> READY --statement to a job--> BUSY --result--> READY
+ *   AUTH --session_verdict (maybe a wait)--> session_login --> READY --statement to a job--> BUSY --result--> READY
  *   any --session_close--> CLOSING (flush if asked, then free on a later pass)
  */
 #define _GNU_SOURCE
@@ -26,6 +26,7 @@
 #include "proxy/gen.h"
 #include "proxy/job.h"
 #include "proxy/log.h"
+#include "proxy/login_guard.h"
 #include "proxy/server.h"
 
 /* Read-ahead above the message being waited for, so the next header arrives with it. */
@@ -207,7 +208,7 @@ void session_process(struct session *s)
 	struct evbuffer *in = bufferevent_get_input(s->bev);
 	const struct session_proto *p = s->proto;
 
-	while (s->st == SESSION_AUTH || s->st == SESSION_READY) {
+	while ((s->st == SESSION_AUTH || s->st == SESSION_READY) && !s->waiting) {
 		uint32_t max = s->st == SESSION_READY ? s->srv->cfg->max_message_bytes : SESSION_PREAUTH_MAX_MESSAGE;
 		size_t have = evbuffer_get_length(in), len, n;
 		uint8_t hdr[SESSION_PEEK];
@@ -412,6 +413,72 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 		return NULL;
 	}
 	return s;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void guard_cfg(const struct airlock_config *cfg, struct login_guard_cfg *g)
+{
+	g->free = cfg->login_free_failures;
+	g->delay_ms = cfg->login_delay_ms;
+	g->max_ms = cfg->login_delay_max_ms;
+	g->window_ms = cfg->login_failure_window_ms;
+}
+
+static void verdict_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+	struct timeval tv = {SESSION_AUTH_TIMEOUT_PRESSED_SEC, 0};
+
+	s->waiting = false;
+	/* Whatever then does next, the session is still bound by a login deadline. */
+	event_assign(s->timer, s->srv->base, -1, 0, auth_timeout_cb, s);
+	evtimer_add(s->timer, &tv);
+	s->verdict_then(s, s->verdict_pass);
+	if (s->st == SESSION_AUTH || s->st == SESSION_READY)
+		session_process(s);
+}
+
+void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*then)(struct session *s, bool pass))
+{
+	struct login_guard_cfg gc;
+	struct timeval tv;
+	uint64_t now = now_ms();
+	uint32_t wait;
+	char client[INET6_ADDRSTRLEN] = "";
+
+	guard_cfg(s->srv->cfg, &gc);
+	wait = s->srv->guard ? login_guard_wait(s->srv->guard, &gc, s->addr, s->addrlen, s->user, now) : 0;
+	if (!pass) {
+		if (s->addrlen)
+			inet_ntop(s->addrlen == 4 ? AF_INET : AF_INET6, s->addr, client, sizeof(client));
+		session_log(s, "authentication failed for user %s%s%s", s->user, client[0] ? " from " : "", client);
+		if (s->srv->guard)
+			login_guard_failed(s->srv->guard, &gc, s->addr, s->addrlen, s->user, now);
+		audit_login_failed(s->srv->audit, s->user, s->id, s->proto->name, client, sqlstate, wait);
+	} else if (s->srv->guard) {
+		login_guard_passed(s->srv->guard, s->user);
+	}
+	if (wait == 0) {
+		then(s, pass);
+		return;
+	}
+	session_log(s, "answering the login of user %s in %u ms: repeated failed logins for its address or name",
+		    s->user, wait);
+	s->waiting = true;
+	s->verdict_pass = pass;
+	s->verdict_then = then;
+	event_del(s->timer);
+	event_assign(s->timer, s->srv->base, -1, 0, verdict_cb, s);
+	tv.tv_sec = wait / 1000;
+	tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
+	evtimer_add(s->timer, &tv);
 }
 
 bool session_login(struct session *s, const char *how)

@@ -117,6 +117,9 @@ struct session {
 
 	/* Logging in: counted in srv->npreauth until session_login. */
 	bool preauth;
+	bool waiting; /* a login verdict waits out failed logins (session_verdict): input is not read */
+	bool verdict_pass;
+	void (*verdict_then)(struct session *s, bool pass);
 	bool progressed;  /* a whole first message arrived (a flood's half-open connections never get here) */
 	uint64_t seq;     /* srv->accept_seq at arrival */
 	uint8_t addr[16]; /* the client's address (IPv4 or IPv6 bytes); addrlen 0: none (a pair in tests) */
@@ -163,6 +166,15 @@ __attribute__((format(printf, 2, 3))) void session_warn(const struct session *s,
  * session against u's max_connections; false when u is at its limit.
  */
 bool session_login(struct session *s, const char *how);
+/*
+ * The password check is done (pass: the password was right for an existing
+ * user). A failure is counted against the client's address and the user
+ * name, logged and audited with sqlstate. then(s, pass) answers the client;
+ * it runs at once, or, after repeated failures for the address or the name
+ * (server login_* keys), once their wait is over, the same wait whatever
+ * the verdict. Input is not read meanwhile.
+ */
+void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*then)(struct session *s, bool pass));
 /* Reads the input that waited (after a statement, or a FETCH, finished). */
 void session_process(struct session *s);
 

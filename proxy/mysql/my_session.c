@@ -82,17 +82,36 @@ static void fatal(struct my_session *s, uint16_t errcode, const char *sqlstate, 
 
 /* ---- authentication ---- */
 
-static void auth_fail(struct my_session *s, bool used_password)
+static void login_finish(struct my_session *s);
+
+/* The verdict on the password, once any wait for earlier failures is over. */
+static void auth_verdict(struct session *core, bool pass)
 {
+	struct my_session *s = my(core);
 	char msg[200];
 
+	if (pass) {
+		login_finish(s);
+		return;
+	}
 	snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' (using password: %s)", s->core.user, s->host,
-		 used_password ? "YES" : "NO");
-	session_log(&s->core, "authentication failed for user %s", s->core.user);
+		 s->used_password ? "YES" : "NO");
 	fatal(s, 1045, "28000", msg);
 }
 
+static void auth_fail(struct my_session *s, bool used_password)
+{
+	s->used_password = used_password;
+	session_verdict(&s->core, false, "28000", auth_verdict);
+}
+
+/* The password was right: what was written so far goes out with the OK. */
 static void login_ok(struct my_session *s)
+{
+	session_verdict(&s->core, true, "28000", auth_verdict);
+}
+
+static void login_finish(struct my_session *s)
 {
 	char msg[300];
 

@@ -89,10 +89,11 @@ struct my_session {
 	uint8_t scramble[MY_SCRAMBLE_LEN];
 	uint32_t caps; /* client's capabilities AND ours */
 	enum mys_plugin plugin;
-	bool unknown_user; /* authentication runs to the end, then fails */
-	char host[64];     /* the client's address, for messages */
-	char login_db[65]; /* database named in the handshake response */
-	char database[65]; /* current database, "" when none */
+	bool unknown_user;  /* authentication runs to the end, then fails */
+	bool used_password; /* the failed login sent a password (for its 1045 text) */
+	char host[64];      /* the client's address, for messages */
+	char login_db[65];  /* database named in the handshake response */
+	char database[65];  /* current database, "" when none */
 
 	struct mys_vars vars;
 	bool in_trans;

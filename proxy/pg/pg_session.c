@@ -304,25 +304,38 @@ static bool finish_login(struct pg_session *s)
 	return true;
 }
 
+/* The verdict on the password, once any wait for earlier failures is over. */
+static void sasl_verdict(struct session *core, bool pass)
+{
+	struct pg_session *s = (struct pg_session *)core;
+	char msg[160];
+
+	if (!pass) {
+		snprintf(msg, sizeof(msg), "password authentication failed for user \"%s\"", s->core.user);
+		fatal(s, "28P01", msg);
+		return;
+	}
+	finish_login(s);
+}
+
 static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
 {
 	const char *err;
 	const uint8_t *data;
 	size_t dlen, outlen;
-	char out[SCRAM_MAX_MSG], msg[160];
+	char out[SCRAM_MAX_MSG];
+	bool pass;
 
 	if (m->type != 'p' || pg_parse_sasl_response(m, &data, &dlen, &err) != PG_OK) {
 		fatal(s, "08P01", "expected SASLResponse");
 		return false;
 	}
-	if (scram_server_final(&s->scram, data, dlen, out, sizeof(out), &outlen, &err) < 0 || !s->core.u) {
-		snprintf(msg, sizeof(msg), "password authentication failed for user \"%s\"", s->core.user);
-		session_log(&s->core, "authentication failed for user %s", s->core.user);
-		fatal(s, "28P01", msg);
-		return false;
-	}
-	pg_put_auth_sasl_final(&s->core.w, out, outlen);
-	return finish_login(s);
+	pass = scram_server_final(&s->scram, data, dlen, out, sizeof(out), &outlen, &err) == 0 && s->core.u;
+	/* SASLFinal waits in the reply with the rest of the login's answer. */
+	if (pass)
+		pg_put_auth_sasl_final(&s->core.w, out, outlen);
+	session_verdict(&s->core, pass, "28P01", sasl_verdict);
+	return s->core.st == SESSION_READY;
 }
 
 /* ---- the message loop ---- */
