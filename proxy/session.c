@@ -126,6 +126,8 @@ static void session_free(struct session *s)
 	unlink_session(s);
 	if (s->timer)
 		event_free(s->timer);
+	if (s->idle)
+		event_free(s->idle);
 	if (s->bev)
 		bufferevent_free(s->bev);
 	gen_release(s->gen);
@@ -151,6 +153,8 @@ void session_close(struct session *s, bool flush, const char *why)
 	if (s->u || s->st != SESSION_AUTH)
 		session_log(s, "closed: %s", why);
 	s->st = SESSION_CLOSING;
+	if (s->idle)
+		event_del(s->idle);
 	detach_all(s);
 	bufferevent_disable(s->bev, EV_READ);
 	/* The timer was the authentication deadline; from now on it frees (no allocation here). */
@@ -203,6 +207,32 @@ void session_backpressure(struct session *s, struct job *j)
 
 /* ---- input ---- */
 
+static void idle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct session *s = arg;
+
+	if (s->st != SESSION_READY)
+		return;
+	if (s->proto->idle_timeout)
+		s->proto->idle_timeout(s);
+	session_close(s, true, "idle for longer than the session allows");
+}
+
+/* Waiting for the client while logged in: the protocol's idle limit runs. */
+static void idle_arm(struct session *s)
+{
+	uint64_t ms;
+	struct timeval tv;
+
+	if (s->st != SESSION_READY || !s->proto->idle_ms || !(ms = s->proto->idle_ms(s)))
+		return;
+	if (!s->idle && !(s->idle = evtimer_new(s->srv->base, idle_cb, s)))
+		return;
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	evtimer_add(s->idle, &tv);
+}
+
 void session_process(struct session *s)
 {
 	struct evbuffer *in = bufferevent_get_input(s->bev);
@@ -214,8 +244,10 @@ void session_process(struct session *s)
 		uint8_t hdr[SESSION_PEEK];
 		const uint8_t *msg;
 
-		if (have < p->header)
+		if (have < p->header) {
+			idle_arm(s);
 			return;
+		}
 		n = have < sizeof(hdr) ? have : sizeof(hdr);
 		evbuffer_copyout(in, hdr, n);
 		len = p->frame(s, hdr, n, max);
@@ -223,8 +255,11 @@ void session_process(struct session *s)
 			return;
 		if (have < len) {
 			bufferevent_setwatermark(s->bev, EV_READ, 0, len + READ_SLACK);
+			idle_arm(s);
 			return;
 		}
+		if (s->idle)
+			event_del(s->idle);
 		msg = evbuffer_pullup(in, (ssize_t)len);
 		if (!msg) {
 			session_close(s, false, "out of memory reading a message");

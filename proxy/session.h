@@ -93,6 +93,10 @@ struct session_proto {
 	void (*refuse)(evutil_socket_t fd);
 	/* The authentication deadline passed: answer; the core closes. */
 	void (*auth_timeout)(struct session *s);
+	/* Logged in and waiting for the client: ms it may stay idle before the session is closed; 0: no limit. */
+	uint64_t (*idle_ms)(struct session *s);
+	/* That idle limit passed: answer (the core closes). */
+	void (*idle_timeout)(struct session *s);
 	/* The client's unsent output fell below SESSION_OUT_LOW_WATER. */
 	void (*drained)(struct session *s);
 	/* Closing: detach what still runs for the session (the core detaches s->job itself). */
@@ -107,6 +111,7 @@ struct session {
 	struct session *prev, *next; /* the registry: every live session of either protocol */
 	struct bufferevent *bev;
 	struct event *timer; /* the authentication deadline, then the deferred free */
+	struct event *idle;  /* proto->idle_ms's limit while waiting for the client; made on first use */
 	enum session_state st;
 
 	uint32_t id; /* the backend pid (Postgres) or connection id (MySQL) the client sees */

@@ -15,9 +15,26 @@ static const char *const denied_settings[] = {
 
 /* The only settings a mariadb job may carry (applied by runner_my). */
 static const char *const mariadb_settings[] = {
-	"names",     "sql_mode",
-	"time_zone", "database", /* the session's current database: unqualified names resolve against it */
-	"collation",             /* collation_connection, when not the character set's default */
+	"names",
+	"sql_mode",
+	"time_zone",
+	"database",  /* the session's current database: unqualified names resolve against it */
+	"collation", /* collation_connection, when not the character set's default */
+	/* The session variables the proxy keeps and checks (proxy/mysql/my_vars.c), applied by runner_my. */
+	"default_week_format",
+	"div_precision_increment",
+	"foreign_key_checks",
+	"group_concat_max_len",
+	"lc_time_names",
+	"net_read_timeout",
+	"net_write_timeout",
+	"sql_auto_is_null",
+	"sql_notes",
+	"sql_quote_show_create",
+	"sql_safe_updates",
+	"sql_select_limit",
+	"sql_warnings",
+	"unique_checks",
 };
 
 #define SET_PREFIX "set."

@@ -206,13 +206,42 @@ static int append_setting(struct my_run *r, char *sql, size_t cap, size_t *len, 
 	return 0;
 }
 
-/* The engine's statement timeout, sql_mode and time_zone in one statement. */
+/* The session variables of a job that are numbers (or 0 / 1): sent unquoted, digits only. */
+static const char *const numeric_settings[] = {
+	"default_week_format",   "div_precision_increment", "foreign_key_checks", "group_concat_max_len",
+	"net_read_timeout",      "net_write_timeout",       "sql_auto_is_null",   "sql_notes",
+	"sql_quote_show_create", "sql_safe_updates",        "sql_select_limit",   "sql_warnings",
+	"unique_checks",
+};
+
+#define MAX_NUMERIC_SETTING 20 /* digits of 2^64 - 1 */
+
+static int append_numeric(struct my_run *r, char *sql, size_t cap, size_t *len, const char *name)
+{
+	const char *value = runner_job_setting(r->job, name);
+	size_t n;
+
+	if (!value)
+		return 0;
+	if (!*value || strlen(value) > MAX_NUMERIC_SETTING || strspn(value, "0123456789") != strlen(value))
+		return -1;
+	n = (size_t)snprintf(sql + *len, cap - *len, ", @@SESSION.%s = %s", name, value);
+	if (n >= cap - *len)
+		return -1;
+	*len += n;
+	return 0;
+}
+
+/* The engine's statement timeout, sql_mode, time_zone and the session's variables in one statement. */
 static enum outcome set_session(struct my_run *r)
 {
 	const struct runner_job *job = r->job;
 	const char *mode = runner_job_setting(job, "sql_mode");
 	const char *tz = runner_job_setting(job, "time_zone");
-	size_t cap = 128 + 2 * (mode ? strlen(mode) : 0) + 2 * (tz ? strlen(tz) : 0), len;
+	const char *lc = runner_job_setting(job, "lc_time_names");
+	size_t cap = 128 + 2 * (mode ? strlen(mode) : 0) + 2 * (tz ? strlen(tz) : 0) + 2 * (lc ? strlen(lc) : 0) +
+		     sizeof(numeric_settings) / sizeof(numeric_settings[0]) * (48 + MAX_NUMERIC_SETTING),
+	       len;
 	char *sql = malloc(cap);
 	enum outcome o;
 
@@ -225,10 +254,18 @@ static enum outcome set_session(struct my_run *r)
 				       job->timeout_ms / 1000, job->timeout_ms % 1000);
 	else
 		len = (size_t)snprintf(sql, cap, "SET @@SESSION.MAX_EXECUTION_TIME = %" PRIu32, job->timeout_ms);
-	if (append_setting(r, sql, cap, &len, "sql_mode") < 0 || append_setting(r, sql, cap, &len, "time_zone") < 0) {
+	if (append_setting(r, sql, cap, &len, "sql_mode") < 0 || append_setting(r, sql, cap, &len, "time_zone") < 0 ||
+	    append_setting(r, sql, cap, &len, "lc_time_names") < 0) {
 		free(sql);
 		r->refusal = "a session setting could not be quoted";
 		return OUT_REFUSED;
+	}
+	for (size_t i = 0; i < sizeof(numeric_settings) / sizeof(numeric_settings[0]); i++) {
+		if (append_numeric(r, sql, cap, &len, numeric_settings[i]) < 0) {
+			free(sql);
+			r->refusal = "a numeric session setting is not a number";
+			return OUT_REFUSED;
+		}
 	}
 	o = run_simple(r, sql, len);
 	free(sql);

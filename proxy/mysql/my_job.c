@@ -248,22 +248,40 @@ static const struct job_events my_job_events = {
 	.on_done = job_done,
 };
 
+struct applied_ctx {
+	struct job_request *req;
+	struct job_setting *settings;
+};
+
+static void add_applied(void *arg, const char *name, const char *value)
+{
+	struct applied_ctx *c = arg;
+
+	c->settings[c->req->nsettings++] = (struct job_setting){name, value};
+}
+
 void myj_start(struct my_session *s, const char *sql, bool field_list, bool binary)
 {
-	struct job_setting settings[5] = {
+	struct job_setting settings[5 + MYV_KEPT] = {
 		{"names", s->vars.charset},
 		{"sql_mode", s->vars.sql_mode},
 		{"time_zone", s->vars.time_zone},
 	};
+	struct airlock_limits limits = s->core.u->limits;
 	struct job_request req = {
 		.target = s->core.u->mysql_target,
-		.limits = &s->core.u->limits,
+		.limits = &limits,
 		.sql = sql,
 		.settings = settings,
 		.nsettings = 3,
 	};
+	struct applied_ctx ac = {.req = &req, .settings = settings};
 	char msg[256];
 	bool busy;
+
+	/* max_statement_time / max_execution_time: the session's own, within the user's. */
+	limits.timeout_ms = myv_timeout_ms(s);
+	myv_each_applied(s, add_applied, &ac);
 
 	if (s->database[0])
 		settings[req.nsettings++] = (struct job_setting){"database", s->database};

@@ -174,6 +174,7 @@ static void local_select(struct my_session *s, const struct vmy_result *v)
 	struct local_col cols[VMY_MAX_ITEMS];
 	char bufs[VMY_MAX_ITEMS][128];
 	const char *values[VMY_MAX_ITEMS];
+	bool any;
 
 	for (size_t i = 0; i < v->nitems; i++) {
 		bool numeric;
@@ -185,11 +186,13 @@ static void local_select(struct my_session *s, const struct vmy_result *v)
 			.numeric = numeric,
 		};
 	}
+	/* Without a LIMIT of its own a SELECT is bound by sql_select_limit, which may be 0. */
+	any = v->limit != 0 && (v->limit > 0 || myv_select_limit(s) > 0);
 	local_header(s, cols, v->nitems);
-	if (v->limit != 0)
+	if (any)
 		local_row(s, values, v->nitems);
 	myr_result_end(s);
-	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, v->limit != 0, 0, 0);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, any, 0, 0);
 	myr_flush(s);
 }
 
@@ -235,7 +238,8 @@ static void show_var_row(void *arg, const char *name, const char *value)
 		want = like_match(c->v->like, name);
 	for (size_t i = 0; i < c->v->nnames && !want; i++)
 		want = strcasecmp(c->v->names[i], name) == 0;
-	if (!want)
+	/* MariaDB's SHOW VARIABLES is bound by sql_select_limit. */
+	if (!want || c->rows >= myv_select_limit(c->s))
 		return;
 	local_row(c->s, row, 2);
 	c->rows++;

@@ -510,6 +510,24 @@ static bool my_start(struct session *core)
 	return true;
 }
 
+static uint64_t my_idle_ms(struct session *core)
+{
+	return myv_idle_ms(my(core));
+}
+
+/* As MySQL 8 says it before closing an idle connection (ER_CLIENT_INTERACTION_TIMEOUT). */
+static void my_idle_timeout(struct session *core)
+{
+	struct my_session *s = my(core);
+
+	s->seq = 0;
+	myr_put_err(s, 4031, "HY000", AIRLOCK_E_NONE,
+		    "The client was disconnected by the server because of inactivity. See wait_timeout and "
+		    "interactive_timeout for configuring this behavior.",
+		    NULL);
+	myr_flush(s);
+}
+
 const struct session_proto my_session_proto = {
 	.name = "mysql",
 	.size = sizeof(struct my_session),
@@ -519,5 +537,7 @@ const struct session_proto my_session_proto = {
 	.start = my_start,
 	.refuse = my_refuse,
 	.auth_timeout = my_auth_timeout,
+	.idle_ms = my_idle_ms,
+	.idle_timeout = my_idle_timeout,
 	.free = my_free,
 };

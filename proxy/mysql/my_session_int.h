@@ -72,6 +72,9 @@ struct mys_bin {
 };
 
 /* The session variables that change what a statement does or how its result is encoded. */
+/* Variables a session keeps for itself (my_vars.c's table), most of them applied to every job. */
+#define MYV_KEPT 16
+
 struct mys_vars {
 	bool autocommit;
 	char charset[32];   /* SET NAMES / the handshake's character set: what results are encoded in */
@@ -79,7 +82,10 @@ struct mys_vars {
 	char collation[64];
 	char sql_mode[256]; /* sent to every job; the lexer follows it */
 	char time_zone[64];
-	char isolation[32]; /* what @@transaction_isolation reports */
+	char isolation[32];  /* what @@transaction_isolation reports */
+	uint32_t timeout_ms; /* max_statement_time / max_execution_time; 0: the user's timeout_ms */
+	/* The variables of my_vars.c's kept table, as normalised text ("" until set: the default). */
+	char kept[MYV_KEPT][24];
 };
 
 struct my_session {
@@ -173,6 +179,19 @@ bool myv_set_charset(struct mys_vars *v, const char *name);
 unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen);
 /* The text of a variable for @@name / SHOW VARIABLES; NULL when airlock does not expose it. */
 const char *myv_value(const struct my_session *s, const char *name, char *buf, size_t buflen, bool numeric_bool);
+/*
+ * The kept variables each job applies, for those not at their default:
+ * fn(arg, name, value), value being digits, or for lc_time_names a locale
+ * name (letters and '_').
+ */
+void myv_each_applied(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value),
+		      void *arg);
+/* The statement timeout a job gets: the session's, within the user's timeout_ms. */
+uint32_t myv_timeout_ms(const struct my_session *s);
+/* sql_select_limit: the rows a SELECT or SHOW VARIABLES without a LIMIT of its own returns at most. */
+uint64_t myv_select_limit(const struct my_session *s);
+/* wait_timeout in ms (idle sessions are closed after it). */
+uint64_t myv_idle_ms(const struct my_session *s);
 /* Calls fn for each exposed variable in name order. */
 void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg);
 /* sql_mode flags that change lexing. */

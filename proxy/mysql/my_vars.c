@@ -3,9 +3,13 @@
  * meaning or its result's encoding (the character set, sql_mode,
  * time_zone) are kept and sent with every job; autocommit and the
  * isolation level are kept for the protocol's status flags and for what
- * @@variables report; the other harmless ones are accepted and have no
- * effect. What airlock reports for @@name and SHOW VARIABLES comes from
- * here, never from the backend, so nothing about the backend host leaks.
+ * @@variables report. Every other variable SET may change is in the kept
+ * table below: its value is checked and normalised as the server would
+ * (numbers clamped to the variable's range with warning 1292), read back
+ * by @@name and SHOW VARIABLES, and applied to every job (or, for the
+ * connection timeouts, by airlock itself). What airlock reports for
+ * @@name and SHOW VARIABLES comes from here, never from the backend, so
+ * nothing about the backend host leaks.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -54,6 +58,51 @@ static const struct {
 	{224, "utf8mb4", "utf8mb4_unicode_ci"},
 	{255, "utf8mb4", NULL}, /* MySQL 8's utf8mb4_0900_ai_ci: MariaDB has no such collation */
 };
+
+enum kept_kind { KEPT_UINT, KEPT_BOOL, KEPT_LOCALE };
+
+struct kept_def {
+	const char *name;
+	enum kept_kind kind;
+	uint64_t min, max; /* KEPT_UINT */
+	const char *dflt;  /* what it reads as until set (KEPT_BOOL: "0" or "1") */
+	bool job;          /* applied to every job; else airlock applies it (the connection timeouts) */
+};
+
+/* In name order; at most MYV_KEPT. Ranges and defaults are MariaDB's. */
+static const struct kept_def kept[] = {
+	{"default_week_format", KEPT_UINT, 0, 7, "0", true},
+	{"div_precision_increment", KEPT_UINT, 0, 38, "4", true},
+	{"foreign_key_checks", KEPT_BOOL, 0, 1, "1", true},
+	{"group_concat_max_len", KEPT_UINT, 4, UINT64_MAX, "1048576", true},
+	{"interactive_timeout", KEPT_UINT, 1, 31536000, "28800", false},
+	{"lc_time_names", KEPT_LOCALE, 0, 0, "en_US", true},
+	{"net_read_timeout", KEPT_UINT, 1, 31536000, "30", true},
+	{"net_write_timeout", KEPT_UINT, 1, 31536000, "60", true},
+	{"sql_auto_is_null", KEPT_BOOL, 0, 1, "0", true},
+	{"sql_notes", KEPT_BOOL, 0, 1, "1", true},
+	{"sql_quote_show_create", KEPT_BOOL, 0, 1, "1", true},
+	{"sql_safe_updates", KEPT_BOOL, 0, 1, "0", true},
+	{"sql_select_limit", KEPT_UINT, 0, UINT64_MAX, "18446744073709551615", true},
+	{"sql_warnings", KEPT_BOOL, 0, 1, "0", true},
+	{"unique_checks", KEPT_BOOL, 0, 1, "1", true},
+	{"wait_timeout", KEPT_UINT, 1, 31536000, "28800", false},
+};
+
+_Static_assert(sizeof(kept) / sizeof(kept[0]) <= MYV_KEPT, "MYV_KEPT is too small for the kept table");
+
+static int kept_index(const char *name)
+{
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (strcasecmp(name, kept[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static const char *kept_value(const struct mys_vars *v, int i)
+{
+	return v->kept[i][0] ? v->kept[i] : kept[i].dflt;
+}
 
 void myv_init(struct mys_vars *v)
 {
@@ -134,6 +183,104 @@ static bool plain_value(const char *s)
 	return true;
 }
 
+/* An unsigned decimal; false when s is not one or it overflows. Negative values are 0 (*neg set). */
+static bool parse_uint(const char *s, uint64_t *out, bool *neg)
+{
+	uint64_t v = 0;
+
+	*neg = *s == '-';
+	if (*s == '-' || *s == '+')
+		s++;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = *neg ? 0 : v;
+	return true;
+}
+
+static unsigned set_kept(struct my_session *s, int i, const struct vmy_assign *a, char *msg, size_t msglen)
+{
+	const struct kept_def *d = &kept[i];
+	char *dst = s->vars.kept[i];
+	uint64_t n;
+	bool neg;
+	int b;
+
+	if (a->is_default) {
+		dst[0] = '\0';
+		return 0;
+	}
+	switch (d->kind) {
+	case KEPT_BOOL:
+		b = bool_value(a);
+		if (b < 0)
+			break;
+		snprintf(dst, sizeof(s->vars.kept[i]), "%d", b);
+		return 0;
+	case KEPT_LOCALE:
+		/* ll_CC, as MariaDB names locales; one it does not know fails at the next statement (1649). */
+		if (strlen(a->value) < 5 || strlen(a->value) >= sizeof(s->vars.kept[i]) ||
+		    strspn(a->value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != strlen(a->value))
+			break;
+		snprintf(dst, sizeof(s->vars.kept[i]), "%s", a->value);
+		return 0;
+	case KEPT_UINT:
+		if (a->quoted) {
+			snprintf(msg, msglen, "Incorrect argument type to variable '%s'", d->name);
+			return 1232;
+		}
+		if (!parse_uint(a->value, &n, &neg))
+			break;
+		if (neg || n < d->min || n > d->max) {
+			char w[160];
+
+			snprintf(w, sizeof(w), "Truncated incorrect %s value: '%.64s'", d->name, a->value);
+			myr_add_warning(s, "Warning", 1292, w);
+			n = n < d->min ? d->min : n > d->max ? d->max : n;
+		}
+		snprintf(dst, sizeof(s->vars.kept[i]), "%" PRIu64, n);
+		return 0;
+	}
+	snprintf(msg, msglen, "Variable '%s' can't be set to the value of '%.100s'", a->name, a->value);
+	return 1231;
+}
+
+/* max_statement_time (seconds, MariaDB) or max_execution_time (ms, MySQL): 0 is no limit of the session's own. */
+static unsigned set_timeout(struct mys_vars *v, const struct vmy_assign *a, char *msg, size_t msglen)
+{
+	bool seconds = !strcmp(a->name, "max_statement_time");
+	const char *p = a->value;
+	uint64_t whole = 0, frac = 0, scale = 1;
+
+	if (a->is_default) {
+		v->timeout_ms = 0;
+		return 0;
+	}
+	if (a->quoted) {
+		snprintf(msg, msglen, "Incorrect argument type to variable '%s'", a->name);
+		return 1232;
+	}
+	for (; *p >= '0' && *p <= '9' && whole < 100000000; p++)
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	if (*p == '.' && seconds)
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (scale < 1000) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				scale *= 10;
+			}
+	if (*p || p == a->value) {
+		snprintf(msg, msglen, "Variable '%s' can't be set to the value of '%.100s'", a->name, a->value);
+		return 1231;
+	}
+	whole = seconds ? whole * 1000 + frac * 1000 / scale : whole;
+	v->timeout_ms = whole > UINT32_MAX ? UINT32_MAX : (uint32_t)whole;
+	return 0;
+}
+
 unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen)
 {
 	struct mys_vars *v = &s->vars;
@@ -210,8 +357,41 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 			snprintf(v->isolation, sizeof(v->isolation), "%.31s", a->value);
 		return 0;
 	}
-	/* Accepted without effect: timeouts, session tracking, checks that only matter for writes. */
-	return 0;
+	if (!strcmp(a->name, "max_statement_time") || !strcmp(a->name, "max_execution_time"))
+		return set_timeout(v, a, msg, msglen);
+	if (kept_index(a->name) >= 0)
+		return set_kept(s, kept_index(a->name), a, msg, msglen);
+	if (!strcmp(a->name, "collation_connection")) {
+		size_t n = strlen(v->charset);
+		const char *c = a->is_default ? NULL : a->value;
+
+		if (!c)
+			return myv_set_charset(v, v->charset) ? 0 : 1273;
+		/* A collation is named after its character set: utf8mb4_bin belongs to utf8mb4. */
+		if (strncasecmp(c, v->charset, n) != 0 || c[n] != '_' || !plain_value(c) ||
+		    strlen(c) >= sizeof(v->collation)) {
+			snprintf(msg, msglen, "COLLATION '%.64s' is not valid for CHARACTER SET '%s'", c, v->charset);
+			return 1253;
+		}
+		for (size_t i = 0; i < sizeof(v->collation) && c[i]; i++)
+			v->collation[i] = (char)tolower((unsigned char)c[i]);
+		v->collation[strlen(c)] = '\0';
+		return 0;
+	}
+	/*
+	 * Left: session_track_*, which change nothing here as on the server,
+	 * since airlock does not offer CLIENT_SESSION_TRACK; turning
+	 * transaction_read_only on, the only value the validator lets through;
+	 * and SET TRANSACTION READ ONLY or an isolation level for the next
+	 * transaction only (every statement is its own read-only snapshot).
+	 * Anything else the validator lets SET reach here would be dropped:
+	 * refused instead, so nothing is accepted without effect.
+	 */
+	if (!strncmp(a->name, "session_track_", 14) || !strcmp(a->name, "transaction_read_only") ||
+	    !strcmp(a->name, "tx_read_only") || !strcmp(a->name, "transaction"))
+		return 0;
+	snprintf(msg, msglen, "Unknown system variable '%.64s'", a->name);
+	return 1193;
 out_value:
 	snprintf(msg, msglen, "Variable '%s' can't be set to the value of '%.100s'", a->name, a->value);
 	return 1231;
@@ -230,7 +410,10 @@ enum var_src {
 	V_READ_ONLY,
 	V_MAX_PACKET,
 	V_TIMEOUT_S,
-	V_TIMEOUT_MS
+	V_TIMEOUT_MS,
+	V_KEPT, /* fixed names the variable in the kept table */
+	V_WARNINGS,
+	V_ERRORS
 };
 
 struct var_def {
@@ -247,44 +430,57 @@ static const struct var_def vars[] = {
 	{"character_set_client", V_CHARSET, NULL},
 	{"character_set_connection", V_CHARSET, NULL},
 	{"character_set_database", V_FIXED, "utf8mb4"},
+	{"character_set_filesystem", V_FIXED, "binary"},
 	{"character_set_results", V_CHARSET, NULL},
 	{"character_set_server", V_FIXED, "utf8mb4"},
+	{"character_set_system", V_FIXED, "utf8mb3"},
 	{"collation_connection", V_COLLATION, NULL},
 	{"collation_database", V_FIXED, "utf8mb4_general_ci"},
 	{"collation_server", V_FIXED, "utf8mb4_general_ci"},
 	{"default_storage_engine", V_FIXED, "InnoDB"},
-	{"div_precision_increment", V_FIXED, "4"},
-	{"group_concat_max_len", V_FIXED, "1048576"},
+	{"default_week_format", V_KEPT, "default_week_format"},
+	{"div_precision_increment", V_KEPT, "div_precision_increment"},
+	{"error_count", V_ERRORS, NULL},
+	{"foreign_key_checks", V_KEPT, "foreign_key_checks"},
+	{"group_concat_max_len", V_KEPT, "group_concat_max_len"},
 	{"have_query_cache", V_FIXED, "NO"},
 	{"init_connect", V_FIXED, ""},
-	{"interactive_timeout", V_FIXED, "28800"},
+	{"interactive_timeout", V_KEPT, "interactive_timeout"},
+	{"lc_time_names", V_KEPT, "lc_time_names"},
+	{"license", V_FIXED, "GPL"},
 	{"lower_case_table_names", V_FIXED, "0"},
 	{"max_allowed_packet", V_MAX_PACKET, NULL},
 	{"max_execution_time", V_TIMEOUT_MS, NULL},
 	{"max_statement_time", V_TIMEOUT_S, NULL},
 	{"net_buffer_length", V_FIXED, "16384"},
-	{"net_write_timeout", V_FIXED, "60"},
+	{"net_read_timeout", V_KEPT, "net_read_timeout"},
+	{"net_write_timeout", V_KEPT, "net_write_timeout"},
 	{"performance_schema", V_FIXED, "OFF"},
 	{"query_cache_size", V_FIXED, "0"},
 	{"query_cache_type", V_FIXED, "OFF"},
+	{"sql_auto_is_null", V_KEPT, "sql_auto_is_null"},
 	{"sql_mode", V_SQL_MODE, NULL},
-	{"sql_select_limit", V_FIXED, "18446744073709551615"},
+	{"sql_notes", V_KEPT, "sql_notes"},
+	{"sql_quote_show_create", V_KEPT, "sql_quote_show_create"},
+	{"sql_safe_updates", V_KEPT, "sql_safe_updates"},
+	{"sql_select_limit", V_KEPT, "sql_select_limit"},
+	{"sql_warnings", V_KEPT, "sql_warnings"},
 	{"system_time_zone", V_FIXED, "UTC"},
 	{"time_zone", V_TIME_ZONE, NULL},
 	{"transaction_isolation", V_ISOLATION, NULL},
 	{"transaction_read_only", V_READ_ONLY, NULL},
 	{"tx_isolation", V_ISOLATION, NULL},
 	{"tx_read_only", V_READ_ONLY, NULL},
+	{"unique_checks", V_KEPT, "unique_checks"},
 	{"version", V_FIXED, MYS_SERVER_VERSION},
 	{"version_comment", V_FIXED, "airlock read-only endpoint"},
-	{"wait_timeout", V_FIXED, "28800"},
+	{"wait_timeout", V_KEPT, "wait_timeout"},
+	{"warning_count", V_WARNINGS, NULL},
 };
 
 static const char *var_text(const struct my_session *s, const struct var_def *d, char *buf, size_t buflen,
 			    bool numeric_bool)
 {
-	const struct airlock_limits *lim = &s->core.u->limits;
-
 	switch (d->src) {
 	case V_FIXED:
 		return d->fixed;
@@ -307,11 +503,30 @@ static const char *var_text(const struct my_session *s, const struct var_def *d,
 		snprintf(buf, buflen, "%u", s->core.srv->cfg->max_message_bytes);
 		return buf;
 	case V_TIMEOUT_S:
-		snprintf(buf, buflen, "%u.%03u000", lim->timeout_ms / 1000, lim->timeout_ms % 1000);
+		snprintf(buf, buflen, "%u.%03u000", myv_timeout_ms(s) / 1000, myv_timeout_ms(s) % 1000);
 		return buf;
 	case V_TIMEOUT_MS:
-		snprintf(buf, buflen, "%u", lim->timeout_ms);
+		snprintf(buf, buflen, "%u", myv_timeout_ms(s));
 		return buf;
+	case V_WARNINGS:
+		snprintf(buf, buflen, "%u", s->warn_count);
+		return buf;
+	case V_ERRORS: {
+		unsigned n = 0;
+
+		for (uint16_t i = 0; i < s->nwarnings; i++)
+			n += strcmp(s->warnings[i].level, "Error") == 0;
+		snprintf(buf, buflen, "%u", n);
+		return buf;
+	}
+	case V_KEPT: {
+		int i = kept_index(d->fixed);
+		const char *v = kept_value(&s->vars, i);
+
+		if (kept[i].kind == KEPT_BOOL && !numeric_bool)
+			return strcmp(v, "1") == 0 ? "ON" : "OFF";
+		return v;
+	}
 	}
 	return NULL;
 }
@@ -330,4 +545,36 @@ void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		fn(arg, vars[i].name, var_text(s, &vars[i], buf, sizeof(buf), false));
+}
+
+void myv_each_applied(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg)
+{
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (kept[i].job && s->vars.kept[i][0] && strcmp(s->vars.kept[i], kept[i].dflt) != 0)
+			fn(arg, kept[i].name, s->vars.kept[i]);
+}
+
+uint32_t myv_timeout_ms(const struct my_session *s)
+{
+	uint32_t cap = s->core.u->limits.timeout_ms;
+
+	return s->vars.timeout_ms && s->vars.timeout_ms < cap ? s->vars.timeout_ms : cap;
+}
+
+uint64_t myv_idle_ms(const struct my_session *s)
+{
+	uint64_t sec = 0;
+	bool neg;
+
+	parse_uint(kept_value(&s->vars, kept_index("wait_timeout")), &sec, &neg);
+	return sec * 1000;
+}
+
+uint64_t myv_select_limit(const struct my_session *s)
+{
+	uint64_t n = UINT64_MAX;
+	bool neg;
+
+	parse_uint(kept_value(&s->vars, kept_index("sql_select_limit")), &n, &neg);
+	return n;
 }

@@ -291,9 +291,11 @@ static const struct job_events pg_job_events = {
 static bool run_read(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
 {
 	struct job_setting settings[32];
+	struct airlock_limits limits = s->core.u->limits;
+	uint64_t session_ms = pgs_ms(&s->set, "statement_timeout");
 	struct job_request req = {
 		.target = s->core.u->target,
-		.limits = &s->core.u->limits,
+		.limits = &limits,
 		.max_rows = x->max_rows,
 		.sql = sql,
 		.settings = settings,
@@ -302,9 +304,11 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgv_res
 		.nparams = x->nparams,
 		.cost_check = v->kind == PGV_READ && !v->explain,
 	};
-
 	char *scoped = NULL, *plan = NULL;
 
+	/* The session's statement_timeout, within the user's timeout_ms. */
+	if (session_ms && session_ms < limits.timeout_ms)
+		limits.timeout_ms = (uint32_t)session_ms;
 	if (v->kind == PGV_READ) {
 		if (!pgp_scope(s, sql, &scoped))
 			return true;

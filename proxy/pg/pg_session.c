@@ -501,6 +501,26 @@ static void cancel(struct server *srv, uint32_t pid, uint32_t key)
 	}
 }
 
+/* idle_in_transaction_session_timeout inside a transaction block, idle_session_timeout outside one. */
+static uint64_t pg_idle_ms(struct session *core)
+{
+	struct pg_session *s = pg(core);
+
+	return pgs_ms(&s->set, s->txn == 'I' ? "idle_session_timeout" : "idle_in_transaction_session_timeout");
+}
+
+static void pg_idle_timeout(struct session *core)
+{
+	struct pg_session *s = pg(core);
+
+	if (s->txn == 'I')
+		pgr_put_error(s, "FATAL", "57P05", "terminating connection due to idle-session timeout", NULL, NULL, 0);
+	else
+		pgr_put_error(s, "FATAL", "25P03", "terminating connection due to idle-in-transaction timeout", NULL,
+			      NULL, 0);
+	pgr_flush(s);
+}
+
 const struct session_proto pg_session_proto = {
 	.name = "pg",
 	.size = sizeof(struct pg_session),
@@ -510,6 +530,8 @@ const struct session_proto pg_session_proto = {
 	.start = pg_start,
 	.refuse = pg_refuse,
 	.auth_timeout = pg_auth_timeout,
+	.idle_ms = pg_idle_ms,
+	.idle_timeout = pg_idle_timeout,
 	.drained = pg_drained,
 	.close = pg_close,
 	.free = pg_free,

@@ -4,6 +4,8 @@
 #include "proxy/pg/pg_settings.h"
 
 #include <ctype.h>
+#include <stdlib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -19,18 +21,19 @@ const struct pgs_def pgs_defs[] = {
 	{"default_transaction_isolation", "default_transaction_isolation", "read committed", 0},
 	{"default_transaction_read_only", "default_transaction_read_only", "on", PGS_REPORT | PGS_FIXED},
 	{"extra_float_digits", "extra_float_digits", "1", PGS_FORWARD},
-	{"idle_in_transaction_session_timeout", "idle_in_transaction_session_timeout", "0", 0},
+	{"idle_in_transaction_session_timeout", "idle_in_transaction_session_timeout", "0", PGS_MS},
+	{"idle_session_timeout", "idle_session_timeout", "0", PGS_MS},
 	{"in_hot_standby", "in_hot_standby", "off", PGS_REPORT | PGS_FIXED},
 	{"integer_datetimes", "integer_datetimes", "on", PGS_REPORT | PGS_FIXED},
 	{"intervalstyle", "IntervalStyle", "postgres", PGS_REPORT | PGS_FORWARD},
 	{"is_superuser", "is_superuser", "off", PGS_REPORT | PGS_FIXED},
-	{"lock_timeout", "lock_timeout", "0", 0},
+	{"lock_timeout", "lock_timeout", "0", PGS_MS | PGS_FORWARD},
 	{"search_path", "search_path", "public", PGS_FORWARD},
 	{"server_encoding", "server_encoding", "UTF8", PGS_REPORT | PGS_FIXED},
 	{"server_version", "server_version", SERVER_VERSION, PGS_REPORT | PGS_FIXED},
 	{"session_authorization", "session_authorization", "", PGS_REPORT | PGS_FIXED},
 	{"standard_conforming_strings", "standard_conforming_strings", "on", PGS_REPORT | PGS_FIXED},
-	{"statement_timeout", "statement_timeout", "0", 0},
+	{"statement_timeout", "statement_timeout", "0", PGS_MS},
 	{"timezone", "TimeZone", "UTC", PGS_REPORT | PGS_FORWARD},
 	{"transaction_isolation", "transaction_isolation", "read committed", 0},
 	{"transaction_read_only", "transaction_read_only", "on", PGS_FIXED},
@@ -159,6 +162,79 @@ static int pgs_datestyle(const char *cur, const char *value, char *out, size_t o
 	return 0;
 }
 
+int pgs_parse_ms(const char *value, uint64_t *ms)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = {{"us", 0.001}, {"ms", 1}, {"s", 1000}, {"min", 60000}, {"h", 3600000}, {"d", 86400000}};
+	const char *p = value;
+	char *end;
+	double v;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!isdigit((unsigned char)*p) && *p != '.' && *p != '+')
+		return -1;
+	v = strtod(p, &end);
+	if (end == p || v != v)
+		return -1;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end) {
+		size_t i, n = strcspn(end, " \t");
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strlen(units[i].unit) == n && !strncmp(end, units[i].unit, n))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -1;
+		v *= units[i].ms;
+		for (end += n; isspace((unsigned char)*end); end++)
+			;
+		if (*end)
+			return -1;
+	}
+	/* Postgres rounds to the setting's unit, ms, and allows up to INT_MAX of it. */
+	if (v < 0 || v > 2147483647.0)
+		return -1;
+	*ms = (uint64_t)(v + 0.5);
+	if (*ms > 2147483647u)
+		*ms = 2147483647u;
+	return 0;
+}
+
+/* As SHOW prints a duration: in the largest unit that divides it. */
+static void pgs_format_ms(uint64_t ms, char *out, size_t outlen)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ms;
+	} units[] = {{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}};
+
+	if (ms == 0) {
+		snprintf(out, outlen, "0");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ms % units[i].ms == 0) {
+			snprintf(out, outlen, "%" PRIu64 "%s", ms / units[i].ms, units[i].unit);
+			return;
+		}
+	}
+	snprintf(out, outlen, "%" PRIu64 "ms", ms);
+}
+
+uint64_t pgs_ms(const struct pg_settings *s, const char *name)
+{
+	int i = pgs_find(name);
+	uint64_t ms = 0;
+
+	if (i < 0 || pgs_parse_ms(s->value[i], &ms) < 0)
+		return 0;
+	return ms;
+}
+
 void pgs_init(struct pg_settings *s, const char *user)
 {
 	char canon[PGS_VALUE_MAX];
@@ -186,7 +262,8 @@ const char *pgs_allowed_names(void)
 {
 	return "application_name, bytea_output, client_min_messages, DateStyle, "
 	       "default_transaction_isolation, extra_float_digits, IntervalStyle, lock_timeout, "
-	       "search_path, statement_timeout, TimeZone, idle_in_transaction_session_timeout";
+	       "search_path, statement_timeout, TimeZone, idle_in_transaction_session_timeout, "
+	       "idle_session_timeout";
 }
 
 int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_startup, bool *reported,
@@ -234,6 +311,18 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		}
 		memcpy(s->path, tmp.path, sizeof(s->path));
 		s->npath = tmp.npath;
+		value = canon;
+	} else if (d->flags & PGS_MS) {
+		uint64_t ms;
+
+		if (pgs_parse_ms(value, &ms) < 0) {
+			*sqlstate = "22023";
+			*code = AIRLOCK_E_INVALID_VALUE;
+			snprintf(msg, msglen, "%s: invalid value for parameter \"%s\": \"%s\"", airlock_err_name(*code),
+				 d->display, value);
+			return -1;
+		}
+		pgs_format_ms(ms, canon, sizeof(canon));
 		value = canon;
 	} else if (i == pgs_find("datestyle")) {
 		if (pgs_datestyle(s->value[i], value, canon, sizeof(canon)) < 0) {

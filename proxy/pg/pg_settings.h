@@ -22,6 +22,7 @@ enum pgs_flags {
 	PGS_REPORT = 1 << 0,  /* sent as ParameterStatus at start-up and on change */
 	PGS_FORWARD = 1 << 1, /* applied to each job when set (search_path: always) */
 	PGS_FIXED = 1 << 2,   /* only its one value is accepted */
+	PGS_MS = 1 << 3,      /* a duration (ms when no unit), checked and shown as Postgres does */
 };
 
 struct pgs_def {
@@ -64,6 +65,15 @@ const char *pgs_show(const struct pg_settings *s, const char *name, const char *
 size_t pgs_job_settings(const struct pg_settings *s, struct job_setting *out);
 /* Search path for the validator; out must hold PGS_MAX_PATH pointers into s. */
 size_t pgs_search_path(const struct pg_settings *s, const char **out);
+
+/*
+ * A duration setting (PGS_MS) in ms, 0 meaning none. statement_timeout
+ * bounds each job within the user's timeout_ms; the idle timeouts are
+ * airlock's own to enforce.
+ */
+uint64_t pgs_ms(const struct pg_settings *s, const char *name);
+/* Postgres' reading of a duration: a number and an optional unit (us, ms, s, min, h, d). -1 when invalid. */
+int pgs_parse_ms(const char *value, uint64_t *ms);
 
 /* The allowed setting names, comma-separated, for hints. */
 const char *pgs_allowed_names(void);

@@ -89,6 +89,7 @@ struct vmy_assign {
 	char value[256];
 	char collate[64];           /* SET NAMES x COLLATE y (lower-case); "" when absent */
 	bool is_default;            /* value was DEFAULT (value holds "DEFAULT") */
+	bool quoted;                /* value was a string literal */
 	bool append;                /* value is appended to the variable's current value:
 				     * name = CONCAT(@@name, 'a', 'b') gives value "ab"
 				     * (sql_mode and session_track_* only) */

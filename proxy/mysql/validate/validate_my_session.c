@@ -126,6 +126,7 @@ static bool literal(struct vmy_parser *p, struct vmy_assign *a)
 	if (t->kind == VMY_T_STRING) {
 		if (!strings(p, a->value, sizeof(a->value), &used))
 			return false;
+		a->quoted = true;
 		if (cs)
 			vmy_lower_copy(a->value, sizeof(a->value), a->value, used);
 	} else if (t->kind == VMY_T_NUMBER || ((vmy_tok_punct(p->sql, t, "-") || vmy_tok_punct(p->sql, t, "+")) &&

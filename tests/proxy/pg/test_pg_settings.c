@@ -135,12 +135,58 @@ static void test_too_long(void **state)
 	assert_string_equal(sqlstate, "22023");
 }
 
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *in;
+		const char *shown; /* NULL: refused */
+		uint64_t ms;
+	} cases[] = {
+		{"0", "0", 0},
+		{"1500", "1500ms", 1500},
+		{"2000", "2s", 2000},
+		{"1.5s", "1500ms", 1500},
+		{"120s", "2min", 120000},
+		{" 5 min ", "5min", 300000},
+		{"3600000", "1h", 3600000},
+		{"2d", "2d", 172800000},
+		{"250us", "0", 0},
+		{"600us", "1ms", 1},
+		{"2147483647", "2147483647ms", 2147483647},
+		{"2147483648", NULL, 0},
+		{"1e20", NULL, 0},
+		{"-1", NULL, 0},
+		{"abc", NULL, 0},
+		{"5 parsecs", NULL, 0},
+		{"5 s s", NULL, 0},
+		{"", NULL, 0},
+		{"nan", NULL, 0},
+	};
+	const char *sqlstate;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pg_settings s;
+
+		pgs_init(&s, "a");
+		if (!cases[i].shown) {
+			assert_int_equal(set(&s, "statement_timeout", cases[i].in, &sqlstate), -1);
+			assert_string_equal(sqlstate, "22023");
+			assert_string_equal(show(&s, "statement_timeout"), "0");
+			continue;
+		}
+		assert_int_equal(set(&s, "statement_timeout", cases[i].in, &sqlstate), 0);
+		assert_string_equal(show(&s, "statement_timeout"), cases[i].shown);
+		assert_int_equal(pgs_ms(&s, "statement_timeout"), cases[i].ms);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_datestyle_keeps_the_other_half),
 		cmocka_unit_test(test_search_path), cmocka_unit_test(test_fixed_and_unknown),
 		cmocka_unit_test(test_reset),       cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_durations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
