@@ -27,7 +27,8 @@ static const char R_XID[] = "it assigns a transaction id, which writes to the se
 			    "txid_current_if_assigned() and pg_current_xact_id_if_assigned() read without assigning";
 static const char R_SESSIONS[] = "it shows other sessions' activity and statements";
 static const char R_INDEX[] = "it changes an index, a sequence or an extension's state";
-static const char R_NAMES[] = "it names objects by oid, tables outside the allowlist included";
+static const char R_NAMES[] = "it names objects by oid or reads a table by name, tables outside the allowlist "
+			      "included";
 
 struct denied_fn {
 	const char *name;
@@ -40,6 +41,7 @@ static const struct denied_fn denied[] = {
 	{"binary_upgrade_", true, R_ADMIN},
 	{"brin_desummarize_range", false, R_INDEX},
 	{"brin_summarize_", true, R_INDEX},
+	{"currtid", true, R_NAMES},
 	{"currval", false, R_SEQ},
 	{"cursor_to_xml", true, R_DYNSQL},
 	{"database_to_xml", true, R_DYNSQL},
@@ -78,7 +80,7 @@ static const struct denied_fn denied[] = {
 	{"pg_reload_conf", false, R_ADMIN},
 	{"pg_replication_origin_", true, R_REPL},
 	{"pg_replication_slot_advance", false, R_REPL},
-	{"pg_rotate_logfile", false, R_ADMIN},
+	{"pg_rotate_logfile", true, R_ADMIN},
 	{"pg_safe_snapshot_blocking_pids", false, R_SESSIONS},
 	{"pg_start_backup", false, R_ADMIN},
 	{"pg_stat_file", false, R_FILE},
@@ -97,6 +99,7 @@ static const struct denied_fn denied[] = {
 	{"pg_truncate_visibility_map", false, R_ADMIN},
 	{"pg_try_advisory_", true, R_LOCK},
 	{"pg_wal_replay_", true, R_REPL},
+	{"plpgsql_validator", false, R_NAMES},
 	{"query_to_xml", true, R_DYNSQL},
 	{"regclass", false, R_NAMES},
 	{"regclassin", false, R_NAMES},
