@@ -41,7 +41,7 @@ static void check(const struct vmy_result *r, size_t len)
 {
 	size_t i;
 
-	if ((unsigned)r->kind > VMY_REFUSED)
+	if ((unsigned)r->kind >= VMY_NKINDS)
 		abort();
 	check_str(r->message, sizeof(r->message));
 	check_str(r->hint, sizeof(r->hint));

@@ -3,7 +3,9 @@
  * Each input, copied and NUL-terminated, is validated under a fixed policy;
  * the result's strings must be terminated and its kind in range. A read is
  * then scoped (validate_pg_scope.h): a rewrite must itself validate as a
- * read (the policy allows the catalogs the rewrite reads), and a refusal must carry a code.
+ * read (the policy allows the catalogs the rewrite reads), and a refusal must carry a code;
+ * so is a DECLARE's query, from the offset the result gives. The kind's bound comes from
+ * the enum (PGV_NKINDS), so new kinds need no change here.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(sql, data, size);
 	sql[size] = '\0';
 	pgv_validate(&policy, sql, &r);
-	if ((unsigned)r.kind > PGV_CLOSE_CURSOR)
+	if ((unsigned)r.kind >= PGV_NKINDS)
 		abort();
 	if (memchr(r.message, '\0', sizeof(r.message)) == NULL || memchr(r.hint, '\0', sizeof(r.hint)) == NULL ||
 	    memchr(r.name, '\0', sizeof(r.name)) == NULL || memchr(r.value, '\0', sizeof(r.value)) == NULL)
@@ -76,6 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (r.kind == PGV_READ)
 		check_scope(sql);
+	/* A cursor's query is scoped as a read from where it starts, as pg_cursor.c runs it. */
+	if (r.kind == PGV_DECLARE) {
+		if (r.query_offset >= size)
+			abort();
+		check_scope(sql + r.query_offset);
+	}
 	free(sql);
 	return 0;
 }

@@ -190,9 +190,11 @@ run_unit_tests()
 		ctest --test-dir "$AIRLOCK_REPO/$1" --output-on-failure
 }
 
-# Runs every build-fuzz/fuzz_* for $AIRLOCK_FUZZ_SECONDS (default 20) with
-# a persistent corpus under build-fuzz/corpus/; seeds come from
-# fuzz/corpus/<name>/ when that exists. Fails if any fuzzer fails.
+# Runs every build-fuzz/fuzz_* (or those named as arguments) for
+# $AIRLOCK_FUZZ_SECONDS (default 20) with a persistent corpus under
+# build-fuzz/corpus/; the checked-in seeds of fuzz/corpus/<name>/ (see
+# fuzz/seeds.py) are run first, every one of them, and then mutated.
+# Fails if any fuzzer fails.
 run_fuzzers()
 {
 	local dir=$AIRLOCK_REPO/build-fuzz secs=${AIRLOCK_FUZZ_SECONDS:-20}
@@ -201,6 +203,9 @@ run_fuzzers()
 	for f in "$dir"/fuzz_*; do
 		[[ -f $f && -x $f ]] || continue
 		name=$(basename "$f")
+		if (($#)) && [[ " $* " != *" $name "* ]]; then
+			continue
+		fi
 		mkdir -p "$dir/corpus/$name" "$dir/artifacts"
 		seeds=()
 		if [[ -d $AIRLOCK_REPO/fuzz/corpus/$name ]]; then

@@ -545,6 +545,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		myr_clear_warnings(s);
 	switch (v->kind) {
 	case VMY_REFUSED:
+	case VMY_NKINDS: /* never a result; refused to be safe */
 		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
 		break;
 	case VMY_EMPTY:

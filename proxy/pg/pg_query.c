@@ -350,6 +350,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	}
 	switch (v->kind) {
 	case PGV_REFUSED:
+	case PGV_NKINDS: /* never a result; refused to be safe */
 		pgr_error(s, v->sqlstate, v->code, v->message, v->hint[0] ? v->hint : NULL, v->cursor_pos);
 		break;
 	case PGV_EMPTY:

@@ -67,6 +67,7 @@ enum vmy_kind {
 			       Variable_name IN ('a','b')] */
 	VMY_SHOW_POLICY,    /* SHOW AIRLOCK POLICY: answered by the session */
 	VMY_REFUSED,
+	VMY_NKINDS /* how many kinds there are: a bound for checks, never a result */
 };
 
 /*

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""seeds: (re)writes the checked-in seed corpora under fuzz/corpus/ from
+realistic inputs, so the fuzzers start from what clients really send.
+
+  fuzz/seeds.py            with the test environment up (integration/test.sh
+                           leaves Postgres, MariaDB and airlockd's config)
+
+What it gathers:
+- every SQL string of the integration tests (Postgres ones for
+  fuzz_validate_pg, MySQL ones for fuzz_validate_my, the latter under each
+  policy-flag byte the target reads);
+- the catalog queries psql sends for its backslash commands (psql -E) and
+  those SQLAlchemy sends to reflect a schema, on both engines;
+- whole client byte streams (psql, psycopg2, PyMySQL, the mysql CLI) as
+  they reach airlockd, captured by a relay on loopback: for fuzz_pg_decode,
+  fuzz_my_decode and fuzz_session (with its protocol byte);
+- EXPLAIN (FORMAT JSON, VERBOSE) of the Postgres corpus, for fuzz_runner_plan;
+- the demo and test configurations, for fuzz_config.
+
+Files are named by a hash of their content, so running it again adds only
+what is new. The corpora are inputs, not code: they carry no secrets (the
+captured logins use the suite's fixed test passwords)."""
+
+import ast
+import glob
+import hashlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(REPO, "fuzz", "corpus")
+STATE = "/var/lib/airlock-demo"
+SQL_START = re.compile(r"\s*(SELECT|WITH|VALUES|TABLE|SHOW|SET|RESET|BEGIN|START|COMMIT|END|ROLLBACK|"
+                       r"SAVEPOINT|RELEASE|DECLARE|FETCH|CLOSE|EXPLAIN|DESCRIBE|DESC|USE|DISCARD|COPY|"
+                       r"INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|GRANT|LOCK|CALL|DO|PREPARE|EXECUTE|"
+                       r"DEALLOCATE|LISTEN|NOTIFY|VACUUM|ANALYZE|TRUNCATE|KILL|HANDLER|LOAD)\b", re.I)
+# fuzz_validate_my's first byte: policy flags (see fuzz_validate_my.c); the same statement under several.
+MY_FLAGS = (0x00, 0x01, 0x02, 0x08)
+
+
+def put(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    if not data or len(data) > 64 * 1024:
+        return False
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, hashlib.sha1(data).hexdigest()[:16])
+    if os.path.exists(path):
+        return False
+    with open(path, "wb") as f:
+        f.write(data)
+    return True
+
+
+def test_strings():
+    """(engine, sql) of every SQL-looking string constant in integration/*.py."""
+    out = set()
+    for path in sorted(glob.glob(os.path.join(REPO, "integration", "*.py"))):
+        name = os.path.basename(path)
+        engine = "my" if name.startswith("test_my_") else "pg"
+        tree = ast.parse(open(path).read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id.startswith("MY_") for t in node.targets):
+                for sub in ast.walk(node.value):
+                    if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                        out.add(("my", sub.value))
+                continue
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL_START.match(node.value):
+                # Driver placeholders become a value, as the statement would reach airlock.
+                out.add((engine, node.value.replace("%s", "1")))
+    return sorted(out)
+
+
+def psql_hidden_queries(url):
+    cmds = [r"\d", r"\dt", r"\d orders", r"\d+ orders", r"\di", r"\ds", r"\dv", r"\dn", r"\df", r"\dT",
+            r"\l", r"\du", r"\dx", r"\dp", r"\dC", r"\do", r"\d customers"]
+    out = []
+    for c in cmds:
+        r = subprocess.run(["psql", "-X", "-E", "-c", c, url], capture_output=True, text=True, timeout=60)
+        out += re.findall(r"\*{8} QUERY \*{9}\n(.*?)\n\*{26}", r.stdout, re.S)
+    return out
+
+
+def sqlalchemy_queries(url):
+    try:
+        import sqlalchemy
+    except ImportError:
+        return []
+    seen = []
+    eng = sqlalchemy.create_engine(url)
+
+    @sqlalchemy.event.listens_for(eng, "before_cursor_execute")
+    def grab(conn, cursor, statement, parameters, context, executemany):
+        seen.append(statement.replace("%(", "(").replace(")s", ")"))
+
+    try:
+        with eng.connect() as conn:
+            insp = sqlalchemy.inspect(conn)
+            for t in insp.get_table_names():
+                insp.get_columns(t)
+                insp.get_pk_constraint(t)
+                insp.get_foreign_keys(t)
+                insp.get_indexes(t)
+    except Exception as e:  # a missing driver or server: the other sources still count
+        print("seeds: sqlalchemy %s: %s" % (url.split("://")[0], e), file=sys.stderr)
+    return seen
+
+
+class Capture:
+    """A loopback relay in front of port that keeps what clients send."""
+
+    def __init__(self, port):
+        self.port = port
+        self.lst = socket.socket()
+        self.lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.lst.bind(("127.0.0.1", 0))
+        self.lst.listen(8)
+        self.streams = []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    @property
+    def addr(self):
+        return self.lst.getsockname()[1]
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.lst.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.pipe, args=(c,), daemon=True).start()
+
+    def pipe(self, c):
+        s = socket.create_connection(("127.0.0.1", self.port))
+        got = bytearray()
+        self.streams.append(got)
+
+        def back():
+            while True:
+                try:
+                    b = s.recv(65536)
+                except OSError:
+                    b = b""
+                if not b:
+                    c.close()
+                    return
+                c.sendall(b)
+
+        threading.Thread(target=back, daemon=True).start()
+        while True:
+            try:
+                b = c.recv(65536)
+            except OSError:
+                b = b""
+            if not b:
+                s.close()
+                return
+            got += b
+            s.sendall(b)
+
+
+def capture_streams():
+    pg, my = Capture(6432), Capture(3307)
+    env = dict(os.environ, PGPASSWORD="agent-secret")
+    pg_url = "postgresql://agent@127.0.0.1:%d/shop?sslmode=disable" % pg.addr
+    for c in ["SELECT 1", r"\d orders", "SELECT id, amount FROM orders WHERE id < 4",
+              "BEGIN; SELECT 1; COMMIT", "SET search_path = public; SHOW search_path"]:
+        subprocess.run(["psql", "-X", "-c", c, pg_url], env=env, capture_output=True, timeout=60)
+    try:
+        import psycopg2
+        conn = psycopg2.connect(pg_url.replace("agent@", "agent:agent-secret@"))
+        cur = conn.cursor()
+        cur.execute("SELECT id FROM orders WHERE id = %s AND note IS DISTINCT FROM %s", (3, "x"))
+        cur.fetchall()
+        cur.execute("DECLARE c CURSOR FOR SELECT id FROM orders")
+        cur.execute("FETCH 3 FROM c")
+        conn.rollback()
+        conn.close()
+    except Exception as e:
+        print("seeds: psycopg2: %s" % e, file=sys.stderr)
+    for c in ["SELECT 1", "SHOW TABLES", "SELECT id, amount FROM orders WHERE id < 4", "SELECT @@version_comment"]:
+        subprocess.run(["mysql", "-h", "127.0.0.1", "-P", str(my.addr), "-u", "agent", "-pagent-secret",
+                        "--skip-ssl", "shop", "-e", c], capture_output=True, timeout=60)
+    try:
+        import pymysql
+        conn = pymysql.connect(host="127.0.0.1", port=my.addr, user="agent", password="agent-secret",
+                               database="shop")
+        with conn.cursor() as cur:
+            cur.execute("SELECT id FROM orders WHERE id = %s", (3,))
+            cur.fetchall()
+        conn.close()
+    except Exception as e:
+        print("seeds: pymysql: %s" % e, file=sys.stderr)
+    return [bytes(s) for s in pg.streams if s], [bytes(s) for s in my.streams if s]
+
+
+def explain_json(url, sqls):
+    import psycopg2
+    out = []
+    conn = psycopg2.connect(url)
+    conn.autocommit = True
+    for sql in sqls:
+        try:
+            with conn.cursor() as cur:
+                cur.execute("EXPLAIN (FORMAT JSON, VERBOSE) " + sql)
+                out.append(cur.fetchone()[0])
+        except Exception:
+            pass
+    conn.close()
+    import json
+    return [json.dumps(p) for p in out]
+
+
+def main():
+    n = {}
+
+    def add(target, data):
+        if put(target, data):
+            n[target] = n.get(target, 0) + 1
+
+    strings = test_strings()
+    pg_sql = [s for e, s in strings if e == "pg"]
+    my_sql = [s for e, s in strings if e == "my"]
+    with open(os.path.join(STATE, "shop.password")) as f:
+        pg_direct = "postgresql://airlock_ro:%s@127.0.0.1:5432/shop" % f.read().strip()
+    with open(os.path.join(STATE, "shop_maria.password")) as f:
+        my_direct = "mysql+pymysql://airlock_ro:%s@127.0.0.1:3306/shop" % f.read().strip()
+    pg_sql += psql_hidden_queries(pg_direct)
+    pg_sql += sqlalchemy_queries(pg_direct.replace("postgresql://", "postgresql+psycopg2://"))
+    my_sql += sqlalchemy_queries(my_direct)
+    for s in pg_sql:
+        add("fuzz_validate_pg", s)
+    for s in my_sql:
+        for flag in MY_FLAGS:
+            add("fuzz_validate_my", bytes([flag]) + s.encode())
+    for plan in explain_json(pg_direct, [s for s in pg_sql if re.match(r"\s*(SELECT|WITH)", s, re.I)]):
+        add("fuzz_runner_plan", plan)
+    pg_streams, my_streams = capture_streams()
+    for s in pg_streams:
+        add("fuzz_pg_decode", s)
+        add("fuzz_session", bytes([0x00]) + s)
+        add("fuzz_session", bytes([0x40]) + s)
+    for s in my_streams:
+        add("fuzz_my_decode", s)
+        add("fuzz_session", bytes([0x01]) + s)
+        add("fuzz_session", bytes([0x41]) + s)
+    for path in [os.path.join(REPO, "conf", "airlock.example.ini"), os.path.join(STATE, "airlock-test.ini"),
+                 os.path.join(STATE, "airlock.ini")]:
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                add("fuzz_config", f.read())
+    for target in sorted(n):
+        print("seeds: %s: %d new" % (target, n[target]))
+
+
+if __name__ == "__main__":
+    main()
