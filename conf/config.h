@@ -102,10 +102,11 @@ struct airlock_config {
 	char *runner_uids;         /* FIRST-LAST, as written: the uids runners run as, one per job */
 	uint32_t runner_uid_first; /* runner_uids parsed once at load: never 0, no host account in the range */
 	uint32_t runner_uid_last;
-	uint32_t kill_margin_ms; /* container killed at timeout_ms + this */
-	uint32_t pool_size;      /* containers started ahead of demand */
-	uint32_t max_jobs;       /* concurrent running jobs; beyond it: busy error */
-	char *audit_log;         /* file path, or "-" for stderr */
+	uint32_t kill_margin_ms;    /* container killed at timeout_ms + this */
+	uint32_t shutdown_grace_ms; /* SIGTERM: running statements get this long to finish */
+	uint32_t pool_size;         /* containers started ahead of demand */
+	uint32_t max_jobs;          /* concurrent running jobs; beyond it: busy error */
+	char *audit_log;            /* file path, or "-" for stderr */
 
 	/* [hosts] allow = a, b, c */
 	char **host_allow;

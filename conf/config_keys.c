@@ -57,6 +57,7 @@ const struct conf_key conf_keys[] = {
 	    .expect = "a range of numeric uids FIRST-LAST that no host account or group uses, e.g. "
 		      "1000000000-1000065535"),
 	KEY(SERVER, "kill_margin_ms", CT_U32, CFG(kill_margin_ms), 0, "2000", .min = 100, .max = 600000),
+	KEY(SERVER, "shutdown_grace_ms", CT_U32, CFG(shutdown_grace_ms), 0, "10000", .min = 0, .max = 600000),
 	KEY(SERVER, "pool_size", CT_U32, CFG(pool_size), 0, "0", .min = 0, .max = 1024),
 	KEY(SERVER, "max_jobs", CT_U32, CFG(max_jobs), 0, "16", .min = 1, .max = 4096),
 	KEY(SERVER, "audit_log", CT_AUDIT, CFG(audit_log), NO_RELOAD, "-",

@@ -5,7 +5,7 @@ touching the one test.sh started.
 It runs the same binary (AIRLOCKD_BIN) with the suite's config
 (AIRLOCK_CONFIG), changed in [server] to listen on free loopback ports and
 to use a job directory, runner uid range and audit log of its own; other
-[server] keys can be set per test. Its runner containers carry its own job
+keys of [server], and of any section, can be set per test. Its runner containers carry its own job
 directory as their airlock.root label, so its start-up sweep and the
 suite's airlockd never touch each other's containers."""
 
@@ -31,28 +31,34 @@ def free_port():
         return s.getsockname()[1]
 
 
-def rewrite_server(text, values):
-    """text with each key of values set in its [server] section (added where absent)."""
+def rewrite(text, sections):
+    """text with each key of sections[name] set in section [name] (added at its end where absent)."""
     out, section, done = [], None, set()
+
+    def flush():
+        for k, v in sections.get(section, {}).items():
+            if (section, k) not in done:
+                out.append("%s = %s" % (k, v))
+
     for line in text.splitlines():
         m = re.match(r"\s*\[(.+)\]\s*$", line)
         if m:
-            if section == "server":
-                out.extend("%s = %s" % (k, v) for k, v in values.items() if k not in done)
+            flush()
             section = m.group(1).strip()
-        elif section == "server":
+        elif section in sections and "=" in line and not line.lstrip().startswith(("#", ";")):
             k = line.split("=", 1)[0].strip()
-            if "=" in line and k in values:
-                done.add(k)
-                line = "%s = %s" % (k, values[k])
+            if k in sections[section]:
+                done.add((section, k))
+                line = "%s = %s" % (k, sections[section][k])
         out.append(line)
+    flush()
     return "\n".join(out) + "\n"
 
 
 class PrivateAirlockd:
     """One airlockd process; name keeps its files apart (and must be a plain word)."""
 
-    def __init__(self, name, server=None, uid_base=1000200000):
+    def __init__(self, name, server=None, uid_base=1000200000, sections=None):
         self.name = name
         self.pg_port = free_port()
         self.my_port = free_port()
@@ -69,7 +75,7 @@ class PrivateAirlockd:
         }
         values.update(server or {})
         with open(CONFIG) as f:
-            text = rewrite_server(f.read(), values)
+            text = rewrite(f.read(), dict(sections or {}, server=values))
         with open(self.config, "w") as f:
             f.write(text)
         os.chmod(self.config, 0o600)
@@ -157,6 +163,17 @@ class PrivateAirlockd:
 
     def fds(self):
         return len(os.listdir("/proc/%d/fd" % self.pid))
+
+    def rss_kb(self):
+        with open("/proc/%d/status" % self.pid) as f:
+            return int(next(ln for ln in f if ln.startswith("VmRSS:")).split()[1])
+
+    def wait_exit(self, secs):
+        """The exit status once the process ended within secs, else None."""
+        try:
+            return self.proc.wait(secs)
+        except subprocess.TimeoutExpired:
+            return None
 
     def clean(self, secs=30):
         """True once no container and no job directory of this airlockd is left."""

@@ -62,3 +62,36 @@ def test_docker_down_and_back():
         assert r.returncode == 0, r.stderr
 
     assert itest.wait_until(query_ok, 60, step=2), "no recovery after dockerd restart"
+
+
+def test_docker_stopped_during_a_statement():
+    """The engine goes away while a runner runs a statement: the client gets an error, not a hang."""
+    assert itest.wait_until(query_ok, 60, 1)
+    conn = itest.connect(itest.AGENT_URL, autocommit=True)
+    cur = conn.cursor()
+    out = {}
+
+    def run():
+        try:
+            cur.execute("SELECT pg_sleep(20)")
+            out["value"] = cur.fetchall()
+        except psycopg2.Error as e:
+            out["error"] = e
+
+    import threading
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    time.sleep(1.5)
+    t0 = time.monotonic()
+    r = itest.lib_sh("docker_stop")
+    try:
+        assert r.returncode == 0, r.stderr
+        th.join(30)
+        assert not th.is_alive(), "the statement hangs with the engine gone"
+        assert "error" in out, out
+        assert time.monotonic() - t0 < 30
+    finally:
+        r = itest.lib_sh("docker_start")
+        assert r.returncode == 0, r.stderr
+    conn.close()
+    assert itest.wait_until(query_ok, 90, 1)

@@ -96,6 +96,8 @@ struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct la
 void jobs_set_config(struct jobs *js, const struct airlock_config *cfg);
 /* Starts keeping cfg->pool_size warm containers per resource shape (memory, CPU, PIDs) of the users. */
 void jobs_start_pool(struct jobs *js);
+/* Shutting down: the warm runners go and none are made again. */
+void jobs_stop_pool(struct jobs *js);
 /* Frees every job too; call after launcher_free has removed the containers. */
 void jobs_free(struct jobs *js);
 /* Removes job directories left by an earlier run. Returns how many, or -1. */

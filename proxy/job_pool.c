@@ -207,6 +207,14 @@ void job_pool_engine_ok(struct job_pools *ps)
 	ps->backoff_ms = 0;
 }
 
+void job_pool_stop(struct job_pools *ps)
+{
+	job_pool_clear(ps, true);
+	if (ps->refill)
+		event_free(ps->refill);
+	ps->refill = NULL;
+}
+
 void job_pool_fini(struct job_pools *ps)
 {
 	job_pool_clear(ps, false);

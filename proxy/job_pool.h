@@ -60,6 +60,8 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 void job_pool_kick(struct job_pools *ps);
 /* A container started, so the engine works: refill without delay again. */
 void job_pool_engine_ok(struct job_pools *ps);
+/* Shutting down: idle jobs are discarded (their containers stopped) and no more are made. */
+void job_pool_stop(struct job_pools *ps);
 /* Forgets every idle job (the caller frees them) and frees what the pools hold. */
 void job_pool_fini(struct job_pools *ps);
 

@@ -55,6 +55,11 @@ void jobs_start_pool(struct jobs *js)
 	job_pool_start(&js->pools);
 }
 
+void jobs_stop_pool(struct jobs *js)
+{
+	job_pool_stop(&js->pools);
+}
+
 void jobs_free(struct jobs *js)
 {
 	job_pool_fini(&js->pools);

@@ -85,16 +85,68 @@ static void server_accept_error_cb(struct evconnlistener *lst, void *arg)
 	log_warn("accept failed: %s", evutil_socket_error_to_string(err));
 }
 
+/* The grace is over: what still runs is cut off, and the loop ends once the sessions are freed. */
+static void server_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	log_info("shutdown: %u ms passed; ending the %u statements still running", srv->cfg->shutdown_grace_ms,
+		 srv->nsessions);
+	session_shutdown_all(srv, true);
+	if (srv->nsessions == 0)
+		event_base_loopexit(srv->base, NULL);
+}
+
+/*
+ * SIGTERM / SIGINT: the listeners close and the warm runners go at once;
+ * idle sessions are told and closed; running statements have
+ * shutdown_grace_ms to finish (their sessions close as they do). A second
+ * signal ends everything now.
+ */
+static void server_drain(struct server *srv)
+{
+	uint32_t ms = srv->cfg->shutdown_grace_ms;
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+
+	srv->stopping = true;
+	for (size_t i = 0; i < sizeof(srv->listeners) / sizeof(srv->listeners[0]); i++) {
+		if (srv->listeners[i].lst)
+			evconnlistener_free(srv->listeners[i].lst);
+		srv->listeners[i].lst = NULL;
+	}
+	if (srv->jobs)
+		jobs_stop_pool(srv->jobs);
+	session_shutdown_all(srv, ms == 0);
+	log_info("shutdown: not accepting; %u sessions left, running statements get %u ms", srv->nsessions, ms);
+	if (srv->nsessions == 0) {
+		event_base_loopexit(srv->base, NULL);
+		return;
+	}
+	srv->drain = evtimer_new(srv->base, server_drain_cb, srv);
+	if (!srv->drain) {
+		session_shutdown_all(srv, true);
+		event_base_loopexit(srv->base, NULL);
+		return;
+	}
+	evtimer_add(srv->drain, &tv);
+}
+
 static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
 
 	if (sig == SIGHUP) {
-		server_reload(srv);
+		if (!srv->stopping)
+			server_reload(srv);
+		return;
+	}
+	if (srv->stopping) {
+		log_info("signal %d again: stopping now", (int)sig);
+		event_base_loopexit(srv->base, NULL);
 		return;
 	}
 	log_info("signal %d: shutting down", (int)sig);
-	event_base_loopexit(srv->base, NULL);
+	server_drain(srv);
 }
 
 /* Binds host:port for one protocol; NULL (logged) on failure. */
@@ -242,6 +294,8 @@ void server_fini(struct server *srv)
 		event_free(srv->sigterm);
 	if (srv->sighup)
 		event_free(srv->sighup);
+	if (srv->drain)
+		event_free(srv->drain);
 	if (srv->dns)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);

@@ -53,6 +53,8 @@ struct server {
 	struct event *sigint;
 	struct event *sigterm;
 	struct event *sighup;
+	bool stopping;       /* SIGTERM: draining (no listener, running statements finish) */
+	struct event *drain; /* shutdown_grace_ms: then what still runs is ended */
 
 	unsigned nsessions;       /* Postgres and MySQL sessions together */
 	unsigned npreauth;        /* of them, those still logging in */

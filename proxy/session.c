@@ -136,7 +136,12 @@ static void session_free(struct session *s)
 
 static void free_cb(evutil_socket_t fd, short what, void *arg)
 {
+	struct server *srv = ((struct session *)arg)->srv;
+
 	session_free(arg);
+	/* Draining and the last session is gone: the server may stop. */
+	if (srv->stopping && srv->nsessions == 0)
+		event_base_loopexit(srv->base, NULL);
 }
 
 static void free_soon(struct session *s)
@@ -165,6 +170,28 @@ void session_close(struct session *s, bool flush, const char *why)
 		return; /* the write callback frees once drained */
 	}
 	free_soon(s);
+}
+
+/* Tells the client the server is going away and closes; false when s keeps running a statement. */
+static bool shutdown_one(struct session *s, bool force)
+{
+	if (s->st == SESSION_CLOSING || (s->st == SESSION_BUSY && !force))
+		return false;
+	if (s->proto->shutdown)
+		s->proto->shutdown(s);
+	session_close(s, true,
+		      force && s->st == SESSION_BUSY ? "shutting down: its statement was cut off" : "shutting down");
+	return true;
+}
+
+void session_shutdown_all(struct server *srv, bool force)
+{
+	struct session *s, *next;
+
+	for (s = srv->sessions; s; s = next) {
+		next = s->next;
+		shutdown_one(s, force);
+	}
 }
 
 void session_close_all(struct server *srv)
@@ -238,6 +265,9 @@ void session_process(struct session *s)
 	struct evbuffer *in = bufferevent_get_input(s->bev);
 	const struct session_proto *p = s->proto;
 
+	/* Draining: a session whose statement just ended goes now. */
+	if (s->srv->stopping && shutdown_one(s, false))
+		return;
 	while ((s->st == SESSION_AUTH || s->st == SESSION_READY) && !s->waiting) {
 		uint32_t max = s->st == SESSION_READY ? s->srv->cfg->max_message_bytes : SESSION_PREAUTH_MAX_MESSAGE;
 		size_t have = evbuffer_get_length(in), len, n;

@@ -97,6 +97,8 @@ struct session_proto {
 	uint64_t (*idle_ms)(struct session *s);
 	/* That idle limit passed: answer (the core closes). */
 	void (*idle_timeout)(struct session *s);
+	/* The server is shutting down: answer (the core closes). */
+	void (*shutdown)(struct session *s);
 	/* The client's unsent output fell below SESSION_OUT_LOW_WATER. */
 	void (*drained)(struct session *s);
 	/* Closing: detach what still runs for the session (the core detaches s->job itself). */
@@ -149,6 +151,12 @@ void session_accept(struct server *srv, const struct session_proto *proto, evuti
 struct session *session_attach(struct server *srv, const struct session_proto *proto, struct bufferevent *bev);
 /* Frees every session at once (shutdown). */
 void session_close_all(struct server *srv);
+/*
+ * Shutting down (srv->stopping): every session not running a statement is
+ * told and closed, now and whenever a statement ends; with force, those
+ * running one too (their jobs are detached, their containers killed).
+ */
+void session_shutdown_all(struct server *srv, bool force);
 /* The live session of proto with this id, or NULL. */
 struct session *session_find(struct server *srv, const struct session_proto *proto, uint32_t id);
 

@@ -528,6 +528,17 @@ static void my_idle_timeout(struct session *core)
 	myr_flush(s);
 }
 
+static void my_shutdown(struct session *core)
+{
+	struct my_session *s = my(core);
+
+	/* Logged in, it is read as the answer to whatever the client sends next. */
+	if (core->st != SESSION_AUTH)
+		s->seq = 0;
+	myr_put_err(s, 1053, "08S01", AIRLOCK_E_NONE, "Server shutdown in progress", NULL);
+	myr_flush(s);
+}
+
 const struct session_proto my_session_proto = {
 	.name = "mysql",
 	.size = sizeof(struct my_session),
@@ -539,5 +550,6 @@ const struct session_proto my_session_proto = {
 	.auth_timeout = my_auth_timeout,
 	.idle_ms = my_idle_ms,
 	.idle_timeout = my_idle_timeout,
+	.shutdown = my_shutdown,
 	.free = my_free,
 };

@@ -521,6 +521,14 @@ static void pg_idle_timeout(struct session *core)
 	pgr_flush(s);
 }
 
+static void pg_shutdown(struct session *core)
+{
+	struct pg_session *s = pg(core);
+
+	pgr_put_error(s, "FATAL", "57P01", "terminating connection due to administrator command", NULL, NULL, 0);
+	pgr_flush(s);
+}
+
 const struct session_proto pg_session_proto = {
 	.name = "pg",
 	.size = sizeof(struct pg_session),
@@ -532,6 +540,7 @@ const struct session_proto pg_session_proto = {
 	.auth_timeout = pg_auth_timeout,
 	.idle_ms = pg_idle_ms,
 	.idle_timeout = pg_idle_timeout,
+	.shutdown = pg_shutdown,
 	.drained = pg_drained,
 	.close = pg_close,
 	.free = pg_free,

@@ -24,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define REQ_TIMEOUT_MS 30000L         /* create, start, delete */
 #define SYNC_REMOVE_TIMEOUT_MS 10000u /* per container in launcher_free */
+#define SYNC_REMOVE_RETRY_MS 100u     /* between its tries while the engine is removing it already */
 #define RETRY_FIRST_MS 250u
 #define RETRY_MAX_MS 30000u
 #define MAX_ERROR 256
@@ -679,7 +681,18 @@ void launcher_free(struct launcher *l)
 		la->req = la->kreq = NULL;
 		if (la->created && !la->removed) {
 			snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", la->id);
-			cc = docker_http_sync(l->sock, "DELETE", path, SYNC_REMOVE_TIMEOUT_MS, &status, &rb);
+			/*
+			 * 409: a removal this launcher asked for is still under way in
+			 * the engine; ask again until it is done (404) or time is up.
+			 */
+			for (unsigned waited = 0;; waited += SYNC_REMOVE_RETRY_MS) {
+				free(rb.data);
+				rb = (struct docker_reply){0};
+				cc = docker_http_sync(l->sock, "DELETE", path, SYNC_REMOVE_TIMEOUT_MS, &status, &rb);
+				if (cc != CURLE_OK || status != 409 || waited >= SYNC_REMOVE_TIMEOUT_MS)
+					break;
+				usleep(SYNC_REMOVE_RETRY_MS * 1000u);
+			}
 			if (cc == CURLE_OK && ((status >= 200 && status < 300) || status == 404))
 				launch_mark_removed(la);
 			else
