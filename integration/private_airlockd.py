@@ -58,8 +58,9 @@ def rewrite(text, sections):
 class PrivateAirlockd:
     """One airlockd process; name keeps its files apart (and must be a plain word)."""
 
-    def __init__(self, name, server=None, uid_base=1000200000, sections=None):
+    def __init__(self, name, server=None, uid_base=1000200000, sections=None, binary=None):
         self.name = name
+        self.binary = binary or AIRLOCKD_BIN
         self.pg_port = free_port()
         self.my_port = free_port()
         self.job_dir = os.path.join(os.path.dirname(JOB_DIR), "jobs-" + name)
@@ -86,7 +87,7 @@ class PrivateAirlockd:
     def start(self, wait=True):
         log = open(self.log_path, "ab")
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
-        self.proc = subprocess.Popen([AIRLOCKD_BIN, "-c", self.config], stdout=log, stderr=log,
+        self.proc = subprocess.Popen([self.binary, "-c", self.config], stdout=log, stderr=log,
                                      stdin=subprocess.DEVNULL, env=env)
         log.close()
         if wait and not wait_until(lambda: self.accepts(self.pg_port) and self.accepts(self.my_port), 30, 0.1):
