@@ -78,6 +78,17 @@ def connect(url, autocommit=False, **kw):
     return conn
 
 
+def fetch_all(url, sql):
+    """The rows of sql run on a new autocommit connection to url, closed after."""
+    conn = connect(url, autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall()
+    finally:
+        conn.close()
+
+
 def clean_env():
     """The environment without PG* variables, so only the URL counts."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}

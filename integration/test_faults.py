@@ -18,7 +18,7 @@ import psycopg2
 import pytest
 
 import pgwire
-from itest import REPO, wait_until
+from itest import REPO, fetch_all, wait_until
 from private_airlockd import PrivateAirlockd
 
 PG_PORT = 5432
@@ -115,13 +115,7 @@ def in_thread(fn, *args):
 
 
 def run_sql(d, sql):
-    conn = d.connect()
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return cur.fetchall()
-    finally:
-        conn.close()
+    return fetch_all(d.url(), sql)
 
 
 def settle(d):

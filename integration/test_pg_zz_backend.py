@@ -23,13 +23,7 @@ def pg_ctl(action):
 
 
 def query(url=itest.AGENT_URL, sql="SELECT count(*) FROM products"):
-    conn = itest.connect(url, autocommit=True)
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return cur.fetchall()
-    finally:
-        conn.close()
+    return itest.fetch_all(url, sql)
 
 
 def works():
