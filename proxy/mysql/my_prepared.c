@@ -9,9 +9,9 @@
  * whole text is validated again as it will run, and it runs as one job
  * like COM_QUERY; the rows come back in the binary protocol. So a value
  * can never change what a statement is: the validator sees the final text.
- * Statements are owned by the session (at most MYS_MAX_STMTS, holding at
- * most MYS_MAX_PREPARED_BYTES) and freed by CLOSE, COM_RESET_CONNECTION or
- * the end of the session.
+ * Statements are owned by the session (as many as fit in
+ * MYS_MAX_PREPARED_BYTES, each counted with what airlock keeps for it) and
+ * freed by CLOSE, COM_RESET_CONNECTION or the end of the session.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -27,7 +27,7 @@
 
 static struct mys_stmt **find_slot(struct my_session *s, uint32_t id)
 {
-	for (size_t i = 0; i < MYS_MAX_STMTS; i++)
+	for (size_t i = 0; i < s->nstmts; i++)
 		if (s->stmts[i] && s->stmts[i]->id == id)
 			return &s->stmts[i];
 	return NULL;
@@ -48,9 +48,30 @@ static void stmt_free(struct my_session *s, struct mys_stmt **slot)
 
 void myp_free_all(struct my_session *s)
 {
-	for (size_t i = 0; i < MYS_MAX_STMTS; i++)
+	for (size_t i = 0; i < s->nstmts; i++)
 		if (s->stmts[i])
 			stmt_free(s, &s->stmts[i]);
+	free(s->stmts);
+	s->stmts = NULL;
+	s->nstmts = 0;
+}
+
+/* A free slot, the array grown when full; NULL when out of memory. Valid until the next call. */
+static struct mys_stmt **free_slot(struct my_session *s)
+{
+	struct mys_stmt **grown;
+	size_t old = s->nstmts, n = old ? old * 2 : 16;
+
+	for (size_t i = 0; i < old; i++)
+		if (!s->stmts[i])
+			return &s->stmts[i];
+	grown = realloc(s->stmts, n * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	memset(grown + old, 0, (n - old) * sizeof(*grown));
+	s->stmts = grown;
+	s->nstmts = n;
+	return &s->stmts[old];
 }
 
 static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code, const char *msg,
@@ -149,12 +170,10 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	int n;
 
 	myr_clear_warnings(s);
-	for (size_t i = 0; i < MYS_MAX_STMTS && !slot; i++)
-		if (!s->stmts[i])
-			slot = &s->stmts[i];
-	if (!slot || s->prepared_bytes + len > MYS_MAX_PREPARED_BYTES) {
+	/* Bounded by memory (the text and what is kept for it), not by a count. */
+	if (s->prepared_bytes + sizeof(*st) + len > MYS_MAX_PREPARED_BYTES) {
 		err(s, 1461, "42000", AIRLOCK_E_BUSY, "Can't create more than max_prepared_stmt_count statements",
-		    "close prepared statements you no longer need (at most 64, 4 MiB of text, per session)");
+		    "close prepared statements you no longer need (they may hold 4 MiB per session)");
 		return;
 	}
 	n = find_holes(s, sql, len, &holes, &counts);
@@ -190,7 +209,17 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	st->counts = counts;
 	holes = NULL;
 	counts = NULL;
-	st->bytes = len + (size_t)n * (sizeof(size_t) + sizeof(bool) + 2);
+	slot = free_slot(s);
+	if (!slot) {
+		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		free(st->sql);
+		free(st->holes);
+		free(st->counts);
+		free(st->types);
+		free(st);
+		goto out;
+	}
+	st->bytes = sizeof(*st) + len + (size_t)n * (sizeof(size_t) + sizeof(bool) + 2);
 	s->prepared_bytes += st->bytes;
 	*slot = st;
 

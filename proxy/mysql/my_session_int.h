@@ -21,7 +21,6 @@
 #include "proxy/session.h"
 
 #define MYS_MAX_WARNINGS 16
-#define MYS_MAX_STMTS 64
 /* Bytes of statement text a session may keep prepared. */
 #define MYS_MAX_PREPARED_BYTES (4u * 1024u * 1024u)
 
@@ -108,7 +107,8 @@ struct my_session {
 	uint16_t nwarnings;  /* rows SHOW WARNINGS lists */
 	uint32_t warn_count; /* the count reported (may exceed the rows kept) */
 
-	struct mys_stmt *stmts[MYS_MAX_STMTS];
+	struct mys_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
+	size_t nstmts;
 	uint32_t next_stmt_id;
 	size_t prepared_bytes;
 

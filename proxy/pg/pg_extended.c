@@ -28,54 +28,6 @@ static void pgx_begin(struct pg_session *s)
 	s->cur = (struct pgq_exec){.extended = true};
 }
 
-static int find_stmt(struct pg_session *s, const char *name)
-{
-	for (int i = 0; i < SESS_MAX_STMTS; i++)
-		if (s->stmts[i] && !strcmp(s->stmts[i]->name, name))
-			return i;
-	return -1;
-}
-
-static int find_portal(struct pg_session *s, const char *name)
-{
-	for (int i = 0; i < SESS_MAX_PORTALS; i++)
-		if (s->portals[i] && !strcmp(s->portals[i]->name, name))
-			return i;
-	return -1;
-}
-
-static void close_portal(struct pg_session *s, int i)
-{
-	struct pgx_portal *p = s->portals[i];
-
-	s->prepared_bytes -= p->bytes;
-	free(p->values);
-	free(p->params);
-	free(p);
-	s->portals[i] = NULL;
-}
-
-static void close_stmt(struct pg_session *s, int i)
-{
-	struct pgx_stmt *st = s->stmts[i];
-
-	for (int k = 0; k < SESS_MAX_PORTALS; k++)
-		if (s->portals[k] && s->portals[k]->stmt == st)
-			close_portal(s, k);
-	s->prepared_bytes -= st->bytes;
-	free(st->sql);
-	free(st->types);
-	free(st);
-	s->stmts[i] = NULL;
-}
-
-void pgx_free_all(struct pg_session *s)
-{
-	for (int i = 0; i < SESS_MAX_STMTS; i++)
-		if (s->stmts[i])
-			close_stmt(s, i);
-}
-
 static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 {
 	struct pg_parse pp;
@@ -93,23 +45,17 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		pgr_error(s, "54000", AIRLOCK_E_NONE, "statement name too long or too many parameter types", NULL, 0);
 		return true;
 	}
-	old = find_stmt(s, pp.name);
+	old = pgx_find_stmt(s, pp.name);
 	if (old >= 0 && pp.name[0]) {
 		snprintf(msg, sizeof(msg), "prepared statement \"%s\" already exists", pp.name);
 		pgr_error(s, "42P05", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	if (old >= 0)
-		close_stmt(s, old); /* the unnamed statement is replaced */
-	for (int i = 0; i < SESS_MAX_STMTS && slot < 0; i++)
-		if (!s->stmts[i])
-			slot = i;
-	if (slot < 0) {
-		pgr_error(s, "53400", AIRLOCK_E_NONE, "too many prepared statements in this session",
-			  "close prepared statements you no longer need", 0);
-		return true;
-	}
-	if (s->prepared_bytes + strlen(pp.query) > SESS_MAX_PREPARED_BYTES) {
+		pgx_close_stmt(s, old); /* the unnamed statement is replaced */
+	/* Bounded by the memory they hold (their text and what airlock keeps for each), not by a count. */
+	if (s->prepared_bytes + sizeof(*st) + strlen(pp.query) + 1 + (size_t)pp.ntypes * sizeof(uint32_t) >
+	    SESS_MAX_PREPARED_BYTES) {
 		pgr_error(s, "53400", AIRLOCK_E_NONE, "prepared statements of this session hold too much memory",
 			  "close prepared statements you no longer need", 0);
 		return true;
@@ -137,7 +83,15 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		free(st);
 		return true;
 	}
-	st->bytes = strlen(st->sql) + 1;
+	slot = pgx_stmt_slot(s);
+	if (slot < 0) {
+		free(st->sql);
+		free(st->types);
+		free(st);
+		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+		return true;
+	}
+	st->bytes = sizeof(*st) + strlen(st->sql) + 1 + (size_t)st->ntypes * sizeof(uint32_t);
 	s->prepared_bytes += st->bytes;
 	s->stmts[slot] = st;
 	pg_put_parse_complete(&s->core.w);
@@ -161,7 +115,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		pgx_protocol_error(s, err);
 		return true;
 	}
-	si = find_stmt(s, b.stmt);
+	si = pgx_find_stmt(s, b.stmt);
 	if (si < 0) {
 		snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", b.stmt);
 		pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
@@ -180,14 +134,14 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 			return true;
 		}
 	}
-	old = find_portal(s, b.portal);
+	old = pgx_find_portal(s, b.portal);
 	if (old >= 0 && b.portal[0]) {
 		snprintf(msg, sizeof(msg), "portal \"%s\" already exists", b.portal);
 		pgr_error(s, "42P03", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
 	if (old >= 0)
-		close_portal(s, old);
+		pgx_close_portal(s, old);
 	for (int i = 0; i < SESS_MAX_PORTALS && slot < 0; i++)
 		if (!s->portals[i])
 			slot = i;
@@ -289,7 +243,7 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 	if (kind == 'S') {
 		struct pgx_stmt *st;
 
-		i = find_stmt(s, name);
+		i = pgx_find_stmt(s, name);
 		if (i < 0) {
 			snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", name);
 			pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
@@ -307,7 +261,7 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		pgr_flush(s);
 		return true;
 	}
-	i = find_portal(s, name);
+	i = pgx_find_portal(s, name);
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
 		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
@@ -338,7 +292,7 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 		pgx_protocol_error(s, err);
 		return true;
 	}
-	i = find_portal(s, name);
+	i = pgx_find_portal(s, name);
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
 		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
@@ -378,10 +332,10 @@ static bool pgx_close(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	/* Closing something that does not exist is not an error. */
-	if (kind == 'S' && (i = find_stmt(s, name)) >= 0)
-		close_stmt(s, i);
-	else if (kind == 'P' && (i = find_portal(s, name)) >= 0)
-		close_portal(s, i);
+	if (kind == 'S' && (i = pgx_find_stmt(s, name)) >= 0)
+		pgx_close_stmt(s, i);
+	else if (kind == 'P' && (i = pgx_find_portal(s, name)) >= 0)
+		pgx_close_portal(s, i);
 	pg_put_close_complete(&s->core.w);
 	pgr_flush(s);
 	return true;

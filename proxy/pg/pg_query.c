@@ -339,6 +339,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 {
 	const char *display, *value;
 	char msg[160];
+	int rc;
 
 	session_statement_begin(&s->core, v->fingerprint);
 	s->cur = *x;
@@ -389,8 +390,23 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 				  0);
 			break;
 		}
+		/* As Postgres: settings reset, prepared statements and cursors gone. */
 		pgs_reset(&s->set, "all", msg, sizeof(msg));
+		pgx_deallocate(s, "", x->portal ? x->portal->stmt : NULL);
+		pgc_close_all(s);
 		pgr_local_done(s, "DISCARD ALL");
+		break;
+	case PGV_DEALLOCATE:
+		rc = pgx_deallocate(s, v->name, x->portal ? x->portal->stmt : NULL);
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg),
+				 rc == -1 ? "prepared statement \"%.64s\" does not exist"
+					  : "prepared statement \"%.64s\" is running and cannot be deallocated",
+				 v->name);
+			pgr_error(s, rc == -1 ? "26000" : "55006", AIRLOCK_E_NONE, msg, NULL, 0);
+			break;
+		}
+		pgr_local_done(s, v->name[0] ? "DEALLOCATE" : "DEALLOCATE ALL");
 		break;
 	case PGV_SET_TRANSACTION:
 		if (v->read_write) {

@@ -22,7 +22,6 @@
 #include "proxy/pg/validate/validate_pg.h"
 
 #define SESS_MAX_SAVEPOINTS 32
-#define SESS_MAX_STMTS 64
 #define SESS_MAX_PORTALS 8
 #define SESS_MAX_PARAMS 200
 /* Bytes of statement text and parameter values a session may keep prepared. */
@@ -97,7 +96,8 @@ struct pg_session {
 	struct pg_cursor *fetching; /* the cursor a FETCH is reading */
 
 	size_t prepared_bytes;
-	struct pgx_stmt *stmts[SESS_MAX_STMTS];
+	struct pgx_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
+	int nstmts;
 	struct pgx_portal *portals[SESS_MAX_PORTALS];
 };
 
@@ -166,6 +166,21 @@ void pgc_output_drained(struct pg_session *s);
 /* pg_extended.c */
 /* One extended-protocol message (Parse, Bind, Describe, Execute, Close, Sync, Flush). */
 bool pgx_message(struct pg_session *s, const struct pg_msg *m);
+
+/* pg_prepared.c: the statements and portals (indexes into s->stmts / s->portals, -1: none) */
+int pgx_find_stmt(struct pg_session *s, const char *name);
+int pgx_find_portal(struct pg_session *s, const char *name);
+/* Frees statement i and its portals. */
+void pgx_close_stmt(struct pg_session *s, int i);
+void pgx_close_portal(struct pg_session *s, int i);
+/* A free index in s->stmts, the array grown when full; -1 when out of memory. */
+int pgx_stmt_slot(struct pg_session *s);
 void pgx_free_all(struct pg_session *s);
+/*
+ * DEALLOCATE name (name "": ALL, the named statements), never the statement
+ * running (running: the Execute's, or NULL): 0, -1 when no statement has the
+ * name, -2 when it is the running one.
+ */
+int pgx_deallocate(struct pg_session *s, const char *name, const struct pgx_stmt *running);
 
 #endif

@@ -253,9 +253,25 @@ void pgs_init(struct pg_settings *s, const char *user)
 	s->changed[pgs_find("search_path")] = true;
 }
 
+/*
+ * Whether an encoding name means UTF8 as Postgres reads names: everything
+ * but letters and digits dropped, case ignored, so "UTF8", "utf-8",
+ * "'utf-8'" (asyncpg quotes it) and "Unicode" all do.
+ */
 static bool pgs_is_utf8(const char *v)
 {
-	return !strcasecmp(v, "utf8") || !strcasecmp(v, "utf-8") || !strcasecmp(v, "unicode");
+	char clean[16];
+	size_t n = 0;
+
+	for (; *v; v++) {
+		if (!isalnum((unsigned char)*v))
+			continue;
+		if (n + 1 >= sizeof(clean))
+			return false;
+		clean[n++] = (char)tolower((unsigned char)*v);
+	}
+	clean[n] = '\0';
+	return !strcmp(clean, "utf8") || !strcmp(clean, "unicode");
 }
 
 const char *pgs_allowed_names(void)

@@ -98,6 +98,8 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 		return pgv_session_transaction(body, out);
 	if (strcmp(type, "DiscardStmt") == 0)
 		return pgv_session_discard(body, out);
+	if (strcmp(type, "DeallocateStmt") == 0)
+		return pgv_session_deallocate(body, out);
 	if (strcmp(type, "DeclareCursorStmt") == 0)
 		return declare(policy, sql, body, out);
 	if (strcmp(type, "FetchStmt") == 0)

@@ -44,6 +44,7 @@ enum pgv_kind {
 	PGV_DECLARE,         /* DECLARE name CURSOR FOR <read>; the read starts at query_offset */
 	PGV_FETCH,           /* FETCH [FORWARD] count FROM name (FETCH ALL: a huge count) */
 	PGV_CLOSE_CURSOR,    /* CLOSE name; name "" for CLOSE ALL */
+	PGV_DEALLOCATE,      /* DEALLOCATE [PREPARE] name; name "" for DEALLOCATE ALL */
 	PGV_NKINDS           /* how many kinds there are: a bound for checks, never a result */
 };
 

@@ -378,6 +378,16 @@ enum pgv_kind pgv_session_transaction(json_t *body, struct pgv_result *out)
 	return out->kind;
 }
 
+enum pgv_kind pgv_session_deallocate(json_t *body, struct pgv_result *out)
+{
+	const char *name = pgv_str(body, "name");
+
+	/* DEALLOCATE ALL has no name. */
+	snprintf(out->name, sizeof(out->name), "%s", name ? name : "");
+	out->kind = PGV_DEALLOCATE;
+	return out->kind;
+}
+
 enum pgv_kind pgv_session_discard(json_t *body, struct pgv_result *out)
 {
 	const char *target = pgv_str(body, "target");

@@ -23,5 +23,7 @@ enum pgv_kind pgv_session_transaction(json_t *body, struct pgv_result *out);
 
 /* body is the DiscardStmt's fields. */
 enum pgv_kind pgv_session_discard(json_t *body, struct pgv_result *out);
+/* DEALLOCATE: answered by the session, which holds the prepared statements. */
+enum pgv_kind pgv_session_deallocate(json_t *body, struct pgv_result *out);
 
 #endif

@@ -135,6 +135,23 @@ static void test_too_long(void **state)
 	assert_string_equal(sqlstate, "22023");
 }
 
+static void test_client_encoding_names(void **state)
+{
+	static const char *const utf8[] = {"UTF8", "utf8", "utf-8", "'utf-8'", "UTF_8", "Unicode", "\"utf8\""};
+	static const char *const other[] = {"latin1", "SQL_ASCII", "utf16", "", "'utf-8'x"};
+	const char *sqlstate;
+	struct pg_settings s;
+
+	pgs_init(&s, "a");
+	for (size_t i = 0; i < sizeof(utf8) / sizeof(utf8[0]); i++)
+		assert_int_equal(set(&s, "client_encoding", utf8[i], &sqlstate), 0);
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		assert_int_equal(set(&s, "client_encoding", other[i], &sqlstate), -1);
+		assert_string_equal(sqlstate, "22023");
+	}
+	assert_string_equal(show(&s, "client_encoding"), "UTF8");
+}
+
 static void test_durations(void **state)
 {
 	static const struct {
@@ -186,7 +203,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),    cmocka_unit_test(test_datestyle_keeps_the_other_half),
 		cmocka_unit_test(test_search_path), cmocka_unit_test(test_fixed_and_unknown),
 		cmocka_unit_test(test_reset),       cmocka_unit_test(test_too_long),
-		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_durations),   cmocka_unit_test(test_client_encoding_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
