@@ -184,3 +184,16 @@ def test_collation_connection_is_kept_and_applied(pair):
     with pytest.raises(pymysql.err.MySQLError) as e:
         rows(a, "SET collation_connection = latin1_bin")
     assert e.value.args[0] == 1253
+
+
+@pytest.mark.parametrize("setting", ["character_set_server = latin1", "character_set_server = 'utf8mb4'",
+                                     "collation_server = utf8mb4_unicode_ci"])
+def test_server_defaults_drivers_set_read_back_as_on_the_server(pair, setting):
+    """Drivers set these at connect; they shape new tables only, so a read sees no change, and
+    @@name reads back what the server would."""
+    a, d = pair
+    for conn in pair:
+        rows(conn, "SET " + setting)
+    q = "SELECT @@character_set_server, @@collation_server"
+    assert rows(a, q) == rows(d, q)
+    assert rows(a, "SELECT id FROM orders WHERE id = 3") == ((3,),)

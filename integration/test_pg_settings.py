@@ -122,3 +122,59 @@ def test_idle_timeouts_off_keep_the_session(pair):
         cur.execute("SET idle_session_timeout = 0")
     time.sleep(1.2)
     assert one(a, "SELECT 1") == 1
+
+
+def raw_query(sql):
+    import pgwire
+    c = pgwire.Conn("127.0.0.1", int(itest.AGENT_URL.rsplit(":", 1)[1].split("/")[0]))
+    assert c.login("agent", itest.AGENT_PASSWORD, "shop") is None
+    return c, c.query(sql)
+
+
+def test_sequelize_connect_statements_in_one_query(pair):
+    """Several session statements in one Query run in order, each with its CommandComplete."""
+    import pgwire
+    sql = "SET client_min_messages TO warning;SET TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE"
+    c, msgs = raw_query(sql)
+    assert [t for t, _ in msgs if t in (b"C", b"E")] == [b"C", b"C"], msgs
+    tz = [t for t, b in c.query("SHOW TimeZone") if t == b"D"]
+    assert tz, "no row"
+    c.close()
+    a, d = pair
+    for conn in pair:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+    assert one(a, "SHOW TimeZone") == one(d, "SHOW TimeZone") == "<+00>-00"
+    assert one(a, "SHOW client_min_messages") == "warning"
+    assert pgwire.cstr  # the raw client above used the simple protocol
+
+
+@pytest.mark.parametrize("interval", ["'+05:30'", "'-08:00'", "'01:00'", "'-03:30'", "'5 hours'", "'+14:00'"])
+def test_time_zone_interval_as_postgres(pair, interval):
+    a, d = pair
+    for conn in pair:
+        with conn.cursor() as cur:
+            cur.execute("SET TIME ZONE INTERVAL %s HOUR TO MINUTE" % interval)
+    assert one(a, "SHOW TimeZone") == one(d, "SHOW TimeZone")
+    q = "SELECT '2024-01-01 12:00:00+00'::timestamptz::text"
+    assert one(a, q) == one(d, q)
+
+
+def test_statement_list_with_a_read_is_refused_whole(pair):
+    a, _ = pair
+    with pytest.raises(psycopg2.Error) as e:
+        with a.cursor() as cur:
+            cur.execute("SET search_path = public, pg_catalog; SELECT 1")
+    assert e.value.pgcode == "42601" and "MULTI_STATEMENT" in str(e.value), e.value
+    assert one(a, "SHOW search_path") == '"public"'
+
+
+def test_statement_list_error_undoes_its_settings(pair):
+    a, d = pair
+    before = [one(a, "SHOW TimeZone"), one(d, "SHOW TimeZone")]
+    for conn in pair:
+        with pytest.raises(psycopg2.Error) as e:
+            with conn.cursor() as cur:
+                cur.execute("SET TimeZone = 'Asia/Tokyo'; SET statement_timeout = 'abc'")
+        assert e.value.pgcode == "22023", e.value
+    assert [one(a, "SHOW TimeZone"), one(d, "SHOW TimeZone")] == before

@@ -72,7 +72,7 @@ struct mys_bin {
 
 /* The session variables that change what a statement does or how its result is encoded. */
 /* Variables a session keeps for itself (my_vars.c's table), most of them applied to every job. */
-#define MYV_KEPT 16
+#define MYV_KEPT 20
 
 struct mys_vars {
 	bool autocommit;

@@ -59,7 +59,7 @@ static const struct {
 	{255, "utf8mb4", NULL}, /* MySQL 8's utf8mb4_0900_ai_ci: MariaDB has no such collation */
 };
 
-enum kept_kind { KEPT_UINT, KEPT_BOOL, KEPT_LOCALE };
+enum kept_kind { KEPT_UINT, KEPT_BOOL, KEPT_LOCALE, KEPT_CHARSET, KEPT_COLLATION };
 
 struct kept_def {
 	const char *name;
@@ -69,8 +69,11 @@ struct kept_def {
 	bool job;          /* applied to every job; else airlock applies it (the connection timeouts) */
 };
 
-/* In name order; at most MYV_KEPT. Ranges and defaults are MariaDB's. */
+/* At most MYV_KEPT. Ranges and defaults are MariaDB's. */
 static const struct kept_def kept[] = {
+	/* The server's defaults for new databases and tables: nothing a read uses; read back only. */
+	{"character_set_server", KEPT_CHARSET, 0, 0, "utf8mb4", false},
+	{"collation_server", KEPT_COLLATION, 0, 0, "utf8mb4_general_ci", false},
 	{"default_week_format", KEPT_UINT, 0, 7, "0", true},
 	{"div_precision_increment", KEPT_UINT, 0, 38, "4", true},
 	{"foreign_key_checks", KEPT_BOOL, 0, 1, "1", true},
@@ -220,6 +223,23 @@ static unsigned set_kept(struct my_session *s, int i, const struct vmy_assign *a
 		if (b < 0)
 			break;
 		snprintf(dst, sizeof(s->vars.kept[i]), "%d", b);
+		return 0;
+	case KEPT_CHARSET:
+		for (size_t c = 0; c < sizeof(charsets) / sizeof(charsets[0]); c++) {
+			if (strcasecmp(a->value, charsets[c].name) != 0)
+				continue;
+			snprintf(dst, sizeof(s->vars.kept[i]), "%s", charsets[c].name);
+			/* As on the server, the collation follows: the set's default. */
+			snprintf(s->vars.kept[kept_index("collation_server")], sizeof(s->vars.kept[0]), "%s",
+				 charsets[c].collation);
+			return 0;
+		}
+		snprintf(msg, msglen, "Unknown character set: '%.64s'", a->value);
+		return 1115;
+	case KEPT_COLLATION:
+		if (!a->value[0] || strlen(a->value) >= sizeof(s->vars.kept[i]) || !plain_value(a->value))
+			break;
+		snprintf(dst, sizeof(s->vars.kept[i]), "%s", a->value);
 		return 0;
 	case KEPT_LOCALE:
 		/* ll_CC, as MariaDB names locales; one it does not know fails at the next statement (1649). */
@@ -432,11 +452,11 @@ static const struct var_def vars[] = {
 	{"character_set_database", V_FIXED, "utf8mb4"},
 	{"character_set_filesystem", V_FIXED, "binary"},
 	{"character_set_results", V_CHARSET, NULL},
-	{"character_set_server", V_FIXED, "utf8mb4"},
+	{"character_set_server", V_KEPT, "character_set_server"},
 	{"character_set_system", V_FIXED, "utf8mb3"},
 	{"collation_connection", V_COLLATION, NULL},
 	{"collation_database", V_FIXED, "utf8mb4_general_ci"},
-	{"collation_server", V_FIXED, "utf8mb4_general_ci"},
+	{"collation_server", V_KEPT, "collation_server"},
 	{"default_storage_engine", V_FIXED, "InnoDB"},
 	{"default_week_format", V_KEPT, "default_week_format"},
 	{"div_precision_increment", V_KEPT, "div_precision_increment"},

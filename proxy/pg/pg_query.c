@@ -439,12 +439,72 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	return true;
 }
 
+#define PGQ_MAX_LIST 16
+
+/* A statement the session answers itself, with no runner: the kinds a statement list may hold. */
+static bool answered_here(struct pg_session *s, const struct pgv_result *v)
+{
+	const char *display;
+
+	switch (v->kind) {
+	case PGV_SET:
+	case PGV_RESET:
+	case PGV_SET_TRANSACTION:
+		return true;
+	case PGV_SHOW:
+		return pgs_show(&s->set, v->name, &display) != NULL;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Several statements in one Query (Sequelize: "SET client_min_messages TO
+ * warning;SET TIME ZONE INTERVAL '+00:00' HOUR TO MINUTE"): run in order
+ * when every one is answered by the session, each with its CommandComplete,
+ * as in one implicit transaction: an error stops the list and undoes its
+ * settings. False (nothing sent) when any of them needs a runner.
+ */
+static bool run_list(struct pg_session *s, const char *sql)
+{
+	size_t off[PGQ_MAX_LIST], len[PGQ_MAX_LIST], n = pgv_split(sql, off, len, PGQ_MAX_LIST);
+	struct pgv_result *v = n ? calloc(n, sizeof(*v)) : NULL;
+	char *text[PGQ_MAX_LIST] = {0};
+	struct pg_settings *saved = NULL;
+	const struct pgq_exec x = {.describe = true};
+	bool ok = v != NULL;
+	unsigned errors = s->errors;
+
+	for (size_t i = 0; ok && i < n; i++) {
+		text[i] = strndup(sql + off[i], len[i]);
+		if (text[i])
+			pgp_validate(s, text[i], &v[i]);
+		ok = text[i] && answered_here(s, &v[i]);
+	}
+	if (ok && (saved = malloc(sizeof(*saved)))) {
+		*saved = s->set;
+		for (size_t i = 0; i < n && s->errors == errors; i++)
+			pgq_execute(s, text[i], &v[i], &x);
+		if (s->errors != errors)
+			s->set = *saved;
+		pgr_ready(s);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(text[i]);
+	free(v);
+	ok = ok && saved;
+	free(saved);
+	return ok;
+}
+
 void pgq_simple(struct pg_session *s, const char *sql)
 {
 	struct pgv_result v;
 	const struct pgq_exec x = {.describe = true};
 
 	pgp_validate(s, sql, &v);
+	if (v.kind == PGV_REFUSED && v.code == AIRLOCK_E_MULTI_STATEMENT && run_list(s, sql))
+		return;
 	if (pgq_execute(s, sql, &v, &x))
 		pgr_ready(s);
 }

@@ -64,6 +64,7 @@ void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code
 		message = prefixed;
 	}
 	pgr_put_error(s, "ERROR", sqlstate, message, NULL, hint, position);
+	s->errors++;
 	if (s->txn == 'T')
 		s->txn = 'E';
 	if (s->cur.extended)

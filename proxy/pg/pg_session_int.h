@@ -88,6 +88,7 @@ struct pg_session {
 	char savepoints[SESS_MAX_SAVEPOINTS][64];
 	size_t nsavepoints;
 	bool discard_until_sync;
+	unsigned errors; /* ErrorResponses sent (pgr_error): a statement list stops at the first */
 
 	/* The running statement (its job is core.job). */
 	struct pgq_exec cur;

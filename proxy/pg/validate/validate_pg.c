@@ -206,6 +206,28 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, str
 	return validate(policy, sql, out, true);
 }
 
+size_t pgv_split(const char *sql, size_t *off, size_t *len, size_t max)
+{
+	PgQuerySplitResult r = pg_query_split_with_parser(sql);
+	size_t n = 0, total = strlen(sql);
+
+	if (!r.error && r.n_stmts > 0 && (size_t)r.n_stmts <= max) {
+		for (n = 0; n < (size_t)r.n_stmts; n++) {
+			off[n] = (size_t)r.stmts[n]->stmt_location;
+			len[n] = (size_t)r.stmts[n]->stmt_len;
+			if (off[n] > total || len[n] > total - off[n]) {
+				n = 0;
+				break;
+			}
+			/* The last statement's length is 0: to the end of the text. */
+			if (len[n] == 0)
+				len[n] = total - off[n];
+		}
+	}
+	pg_query_free_split_result(r);
+	return n;
+}
+
 enum pgv_kind pgv_validate_again(const struct pgv_policy *policy, const char *sql, struct pgv_result *out)
 {
 	return validate(policy, sql, out, false);

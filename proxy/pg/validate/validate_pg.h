@@ -110,5 +110,11 @@ struct pgv_result {
 enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, struct pgv_result *out);
 /* The same without the fingerprint (out->fingerprint 0): for text airlock rewrote, audited as the original. */
 enum pgv_kind pgv_validate_again(const struct pgv_policy *policy, const char *sql, struct pgv_result *out);
+/*
+ * The statements of a text that holds several, as Postgres' parser cuts
+ * them: off[i] and len[i] into sql. Returns how many (at most max), or 0
+ * when the text does not parse or holds more than max.
+ */
+size_t pgv_split(const char *sql, size_t *off, size_t *len, size_t max);
 
 #endif

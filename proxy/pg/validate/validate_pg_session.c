@@ -117,12 +117,54 @@ static bool int_from_text(const char *sql, json_t *aconst, long long *v)
 }
 
 /* Renders one SET argument; false when it is not a simple constant. */
+/*
+ * SET TIME ZONE INTERVAL '+05:30' HOUR TO MINUTE (Sequelize sends it at
+ * connect): the fixed offset as Postgres stores it, a POSIX zone whose
+ * sign is the other way, "<+05:30>-05:30" (minutes left out when 0).
+ * Accepted: [+-]H[H][:MM] and [+-]N hour[s]; false for anything else.
+ */
+static bool put_interval_zone(struct sbuf *sb, json_t *cast)
+{
+	json_t *sval = json_object_get(json_object_get(json_object_get(cast, "arg"), "A_Const"), "sval");
+	json_t *names = json_object_get(json_object_get(cast, "typeName"), "names");
+	json_t *last = json_array_get(names, json_array_size(names) ? json_array_size(names) - 1 : 0);
+	const char *t = pgv_str(sval, "sval"), *type = pgv_str(json_object_get(last, "String"), "sval");
+	int sign = 1, h = 0, m = 0, n = 0;
+	char out[64];
+
+	if (!t || !type || strcmp(type, "interval") != 0)
+		return false;
+	while (*t == ' ')
+		t++;
+	if (*t == '+' || *t == '-')
+		sign = *t++ == '-' ? -1 : 1;
+	if (sscanf(t, "%2d:%2d%n", &h, &m, &n) == 2 || sscanf(t, "%2d hour%n", &h, &n) == 1 ||
+	    sscanf(t, "%2d%n", &h, &n) == 1) {
+		t += n;
+		if (*t == 's' && n && t[-1] == 'r')
+			t++;
+		while (*t == ' ')
+			t++;
+	}
+	if (*t || n == 0 || h < 0 || m < 0 || h > 15 || m > 59 || (h == 15 && m))
+		return false;
+	if (m)
+		snprintf(out, sizeof(out), "<%c%02d:%02d>%c%02d:%02d", sign > 0 ? '+' : '-', h, m, sign > 0 ? '-' : '+',
+			 h, m);
+	else
+		snprintf(out, sizeof(out), "<%c%02d>%c%02d", sign > 0 ? '+' : '-', h, sign > 0 ? '-' : '+', h);
+	sb_puts(sb, out);
+	return true;
+}
+
 static bool put_arg(struct sbuf *sb, const char *sql, const char *name, json_t *arg)
 {
 	json_t *c = json_object_get(arg, "A_Const");
 	json_t *x;
 	char num[32];
 
+	if (!strcmp(name, "timezone") && json_is_object(json_object_get(arg, "TypeCast")))
+		return put_interval_zone(sb, json_object_get(arg, "TypeCast"));
 	if (!json_is_object(c))
 		return false;
 	if ((x = json_object_get(c, "sval"))) {
