@@ -666,7 +666,8 @@ print("*" + hashlib.sha1(hashlib.sha1(pw).digest()).hexdigest().upper())'
 # 2 jobs, cost cap 1e6; its MySQL logins get the same caps),
 # [user agent_sha2] (no mysql_native, so its MySQL logins go through
 # caching_sha2_password), [user support_cols] (orders shown as id,
-# customer_id and a rounded amount), [user planned] (plan_check on) and a
+# customer_id and a rounded amount), [user planned] (plan_check on),
+# [user strict] (max_rows 5, truncation_is_error on, both listeners) and a
 # separate audit log. Both have [user support]
 # (password support-secret): orders filtered to customer_id <= 100, customers
 # limited to id, name, email with the email masked, on both listeners.
@@ -784,6 +785,17 @@ scram = $verifier
 target = shop
 tables = public.orders, public.customers, plan_test.*, pg_catalog.*, information_schema.*
 plan_check = on
+
+[user strict]
+scram = $verifier
+target = shop
+tables = public.orders, public.customers, pg_catalog.*, information_schema.*
+mysql_native = $native
+mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, information_schema.*
+max_rows = 5
+max_bytes = 100000
+truncation_is_error = on
 
 [user support_cols]
 scram = $sverifier

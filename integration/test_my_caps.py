@@ -176,3 +176,20 @@ def test_sleep_not_allowed_without_allow_functions():
         assert itest.airlock_code(info.value.args[1]), info.value.args
     finally:
         conn.close()
+
+
+def test_truncation_is_error_over_mysql():
+    """truncation_is_error: the cut result ends with an ERR naming RESULT_TRUNCATED (drivers raise it)."""
+    import pymysql
+    conn = itest.my_connect(user="strict", autocommit=True)
+    try:
+        with pytest.raises(pymysql.err.MySQLError) as e:
+            with conn.cursor() as cur:
+                cur.execute("SELECT id FROM orders ORDER BY id")
+                cur.fetchall()
+        assert "RESULT_TRUNCATED" in str(e.value) and "max_rows=5" in str(e.value), e.value
+        with conn.cursor() as cur:
+            cur.execute("SELECT id FROM orders ORDER BY id LIMIT 5")
+            assert len(cur.fetchall()) == 5
+    finally:
+        conn.close()

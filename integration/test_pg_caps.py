@@ -109,3 +109,18 @@ def test_cost_cap_off_by_default(agent_ac):
     with agent_ac.cursor() as cur:
         cur.execute("SELECT count(*) FROM orders a, orders b WHERE a.id = b.id")
         assert cur.fetchall() == [(200000,)]
+
+
+def test_truncation_is_error_over_postgres():
+    strict = itest.AGENT_URL.replace("agent:agent-secret", "strict:agent-secret")
+    conn = itest.connect(strict, autocommit=True)
+    try:
+        with pytest.raises(psycopg2.Error) as e:
+            with conn.cursor() as cur:
+                cur.execute("SELECT id FROM orders ORDER BY id")
+        assert e.value.pgcode == "54000" and "RESULT_TRUNCATED" in str(e.value), e.value
+        with conn.cursor() as cur:
+            cur.execute("SELECT id FROM orders ORDER BY id LIMIT 5")
+            assert len(cur.fetchall()) == 5
+    finally:
+        conn.close()

@@ -83,3 +83,24 @@ def test_query_tool_gets_refusals_and_filtered_rows():
     text = json.dumps(refused)
     assert "TABLE_NOT_ALLOWED" in text and "salary" not in text
     assert json.loads(out[4]["result"]["content"][0]["text"]) == [{"email": "c***@example.com"}]
+
+
+def test_truncation_reaches_the_agent_through_an_mcp_server():
+    """The MCP server drops notices, so for a user with truncation_is_error a cut result comes back
+    as the tool's error naming RESULT_TRUNCATED and the cap, never as a shorter answer."""
+    strict = itest.AGENT_URL.replace("agent:agent-secret", "strict:agent-secret")
+    out = mcp(strict, [
+        ("tools/call", {"name": "query", "arguments": {"sql": "SELECT id FROM orders ORDER BY id"}}),
+        ("tools/call", {"name": "query", "arguments": {"sql": "SELECT id FROM orders ORDER BY id LIMIT 5"}}),
+    ])
+    first = out[1]
+    text = json.dumps(first)
+    assert "RESULT_TRUNCATED" in text and "max_rows=5" in text, first
+    assert "error" in first or first["result"].get("isError"), first
+    rows = json.loads(out[2]["result"]["content"][0]["text"])
+    assert [int(r["id"]) for r in rows] == [1, 2, 3, 4, 5]  # bigint arrives as text
+    # Without the option the same server returns the five rows and nothing tells the agent.
+    out = mcp(itest.SMALL_URL, [
+        ("tools/call", {"name": "query", "arguments": {"sql": "SELECT id FROM orders ORDER BY id"}}),
+    ])
+    assert len(json.loads(out[1]["result"]["content"][0]["text"])) == 5

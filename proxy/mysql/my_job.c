@@ -181,21 +181,27 @@ static unsigned errno_for(const struct job_result *r)
 	return n ? n : 1105; /* ER_UNKNOWN_ERROR */
 }
 
-static void truncated_warning(struct my_session *s, uint8_t truncated, uint64_t rows)
+static void truncation_text(struct my_session *s, uint8_t truncated, uint64_t rows, char *note, size_t len)
 {
 	const struct airlock_limits *lim = &s->core.u->limits;
-	char note[400];
 
 	if (truncated == FRAME_TRUNC_MAX_ROWS)
-		snprintf(note, sizeof(note),
+		snprintf(note, len,
 			 "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows; add a LIMIT, "
 			 "select fewer columns or filter with WHERE to get the whole result",
 			 lim->max_rows, rows);
 	else
-		snprintf(note, sizeof(note),
+		snprintf(note, len,
 			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows; add a "
 			 "LIMIT, select fewer columns or filter with WHERE to get the whole result",
 			 lim->max_bytes, rows);
+}
+
+static void truncated_warning(struct my_session *s, uint8_t truncated, uint64_t rows)
+{
+	char note[400];
+
+	truncation_text(s, truncated, rows, note, sizeof(note));
 	myr_add_warning(s, "Warning", TRUNCATED_WARNING_CODE, note);
 }
 
@@ -209,6 +215,13 @@ static void job_done(void *arg, const struct job_result *r)
 	if (s->result_failed) {
 		/* The ERR went out with the row that failed. */
 		session_audit(&s->core, "error", "HY000", AIRLOCK_E_UNSUPPORTED, r->rows, r->bytes, r->truncated);
+	} else if (r->ok && r->truncated && s->core.u->truncation_is_error) {
+		char msg[400];
+
+		/* For clients that drop warnings (MCP servers): a cut result cannot pass for a whole one. */
+		truncation_text(s, r->truncated, r->rows, msg, sizeof(msg));
+		myr_put_err(s, 1105, "HY000", AIRLOCK_E_RESULT_TRUNCATED, msg, NULL);
+		session_audit(&s->core, "error", "HY000", AIRLOCK_E_RESULT_TRUNCATED, r->rows, r->bytes, r->truncated);
 	} else if (r->ok) {
 		if (r->truncated)
 			truncated_warning(s, r->truncated, r->rows);

@@ -260,12 +260,16 @@ static void job_done(void *arg, const struct job_result *r)
 			pg_put_portal_suspended(&s->core.w);
 			if (x->portal)
 				x->portal->suspended = true;
+		} else if (r->truncated && s->core.u->truncation_is_error) {
+			/* For clients that drop notices (MCP servers): a cut result cannot pass for a whole one. */
+			pgr_truncated_error(s, r->truncated, r->rows);
 		} else {
 			if (r->truncated)
 				pgr_truncated(s, r->truncated, r->rows);
 			pg_put_command_complete(&s->core.w, r->tag);
 		}
-		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
+		if (!r->truncated || !s->core.u->truncation_is_error || suspended)
+			session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
 	} else {
 		pgr_job_error(s, r);
 		if (x->extended)

@@ -123,20 +123,34 @@ void pgr_frame_notice(struct pg_session *s, const struct frame_error *e)
 	pgr_flush(s);
 }
 
-void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
+static const char TRUNC_HINT[] = "add a LIMIT, select fewer columns or filter with WHERE to get the whole result";
+
+static void truncation_text(struct pg_session *s, uint8_t truncated, uint64_t rows, char *out, size_t len)
 {
 	const struct airlock_limits *lim = &s->core.u->limits;
-	char note[512];
 
 	if (truncated == FRAME_TRUNC_MAX_ROWS)
-		snprintf(note, sizeof(note), "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows",
+		snprintf(out, len, "RESULT_TRUNCATED: result truncated by max_rows=%u after %" PRIu64 " rows",
 			 lim->max_rows, rows);
 	else
-		snprintf(note, sizeof(note),
-			 "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows",
+		snprintf(out, len, "RESULT_TRUNCATED: result truncated by max_bytes=%" PRIu64 " after %" PRIu64 " rows",
 			 lim->max_bytes, rows);
-	pgr_put_notice(s, "NOTICE", "01000", note,
-		       "add a LIMIT, select fewer columns or filter with WHERE to get the whole result");
+}
+
+void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
+{
+	char note[512];
+
+	truncation_text(s, truncated, rows, note, sizeof(note));
+	pgr_put_notice(s, "NOTICE", "01000", note, TRUNC_HINT);
+}
+
+void pgr_truncated_error(struct pg_session *s, uint8_t truncated, uint64_t rows)
+{
+	char msg[512];
+
+	truncation_text(s, truncated, rows, msg, sizeof(msg));
+	pgr_error(s, "54000", AIRLOCK_E_RESULT_TRUNCATED, msg, TRUNC_HINT, 0);
 }
 
 /* A job's error as an ErrorResponse, the airlock code leading the message. */

@@ -120,6 +120,8 @@ void pgr_local_done(struct pg_session *s, const char *tag);
 void pgr_rowdesc(struct pg_session *s, const struct frame *f);
 /* The RESULT_TRUNCATED notice. */
 void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows);
+/* The same as an ErrorResponse (54000), for users with truncation_is_error. */
+void pgr_truncated_error(struct pg_session *s, uint8_t truncated, uint64_t rows);
 /* A job's error as an ErrorResponse, the airlock code leading the message. */
 void pgr_job_error(struct pg_session *s, const struct job_result *r);
 /* A runner's 'N' frame as a NoticeResponse, flushed. */
