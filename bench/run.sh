@@ -50,12 +50,13 @@ runuser -u postgres -- pgbouncer -d "$out/pgbouncer.ini"
 wait_for 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
 
 lat() { "$build/bench_latency" "$@"; }
-airlock="host=$AIRLOCK_LISTEN_HOST port=$AIRLOCK_LISTEN_PORT user=agent password=$AIRLOCK_AGENT_PASSWORD dbname=shop"
+# Without TLS on every path, so the ratios compare the statement path, not the crypto.
+airlock="host=$AIRLOCK_LISTEN_HOST port=$AIRLOCK_LISTEN_PORT user=agent password=$AIRLOCK_AGENT_PASSWORD dbname=shop sslmode=disable"
 wruns=$(( runs < 60 ? runs : 60 ))
 bruns=$(( runs < 100 ? runs : 100 ))
 {
-	lat direct "host=127.0.0.1 port=$AIRLOCK_PG_PORT user=airlock_ro password=$pw dbname=shop" "$runs"
-	lat pgbouncer "host=127.0.0.1 port=6433 user=airlock_ro password=$pw dbname=shop" "$runs"
+	lat direct "host=127.0.0.1 port=$AIRLOCK_PG_PORT user=airlock_ro password=$pw dbname=shop sslmode=disable" "$runs"
+	lat pgbouncer "host=127.0.0.1 port=6433 user=airlock_ro password=$pw dbname=shop sslmode=disable" "$runs"
 	# One statement a second: each finds a warm runner (pool_size > 0).
 	lat airlock_warm "$airlock" "$wruns" "SELECT 1" 1000
 	# Back to back: bounded by how fast the engine starts and removes containers.

@@ -105,10 +105,16 @@ static void finish_users(struct conf_ctx *ctx)
 
 static void finish(struct conf_ctx *ctx)
 {
+	const struct airlock_config *cfg = ctx->cfg;
+
 	if (!ctx->server_seen.header_line)
 		conf_err(ctx, 0, "the [server] section is missing; it needs at least pg_listen and runner_image");
 	else
 		conf_check_required(ctx, SECT_SERVER, &ctx->server_seen, "[server]");
+	if (!cfg->tls_cert_file != !cfg->tls_key_file)
+		conf_err(ctx, 0, "[server] tls_cert_file and tls_key_file go together; expected both or neither");
+	if (cfg->tls_required && !cfg->tls_cert_file)
+		conf_err(ctx, 0, "[server] tls_required = on needs tls_cert_file and tls_key_file");
 	if (!ctx->hosts_seen.header_line)
 		conf_err(ctx, 0,
 			 "the [hosts] section is missing; add [hosts] with allow = the database hosts "

@@ -93,6 +93,9 @@ struct airlock_config {
 	uint32_t max_unauthenticated;             /* sessions still logging in, all addresses */
 	uint32_t max_unauthenticated_per_address; /* sessions still logging in from one client address */
 	uint32_t max_message_bytes;               /* largest frontend message accepted */
+	char *tls_cert_file;                      /* PEM certificate chain; NULL: no TLS */
+	char *tls_key_file;                       /* PEM private key of tls_cert_file */
+	bool tls_required;                        /* logins without TLS are refused */
 	uint32_t login_free_failures;             /* failed logins per address or user name with no wait */
 	uint32_t login_delay_ms;                  /* the first wait after those, doubled with each failure */
 	uint32_t login_delay_max_ms;              /* the longest wait */

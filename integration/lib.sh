@@ -47,7 +47,7 @@ AIRLOCK_PYTHON=/usr/bin/python3
 # Exactly the Debian packages the build, the demo and the tests use.
 AIRLOCK_PACKAGES=(
 	build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
-	libevent-dev libpq-dev libmariadb-dev libssl-dev libcurl4-openssl-dev
+	libevent-dev libpq-dev libmariadb-dev libssl-dev openssl libcurl4-openssl-dev
 	libcmocka-dev libinih-dev libjansson-dev libpg-query-dev libprotobuf-c-dev
 	postgresql-15 postgresql-client-15
 	mariadb-server mariadb-client
@@ -660,6 +660,28 @@ pw = sys.stdin.buffer.read()
 print("*" + hashlib.sha1(hashlib.sha1(pw).digest()).hexdigest().upper())'
 }
 
+# The listeners' TLS: a local CA ($AIRLOCK_TLS_DIR/ca.crt, for clients that
+# verify) and a server certificate for 127.0.0.1 and localhost signed by
+# it, made once with the openssl CLI. The keys are root's (0600).
+AIRLOCK_TLS_DIR=$AIRLOCK_STATE_DIR/tls
+tls_files()
+{
+	local d=$AIRLOCK_TLS_DIR
+
+	[[ -s $d/server.crt && -s $d/server.key && -s $d/ca.crt ]] && return 0
+	log "tls: making a local CA and a server certificate in $d"
+	install -d -m 0700 "$d"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=airlock demo CA" \
+		-keyout "$d/ca.key" -out "$d/ca.crt" >/dev/null 2>&1 || die "openssl: cannot make the CA"
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$d/server.key" \
+		-out "$d/server.csr" >/dev/null 2>&1 || die "openssl: cannot make the server key"
+	printf 'subjectAltName = IP:127.0.0.1, DNS:localhost\nextendedKeyUsage = serverAuth\n' >"$d/ext.cnf"
+	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 3650 \
+		-extfile "$d/ext.cnf" -out "$d/server.crt" >/dev/null 2>&1 || die "openssl: cannot sign the server certificate"
+	chmod 0600 "$d"/*.key
+	chmod 0644 "$d/ca.crt" "$d/server.crt"
+}
+
 # write_config PATH [test]: the demo config, Postgres on $AIRLOCK_LISTEN_PORT
 # and MySQL on $AIRLOCK_MY_LISTEN_PORT (target shop_maria); "test" adds
 # [user agent_small] (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions,
@@ -675,6 +697,7 @@ write_config()
 {
 	local path=$1 kind=${2:-demo} verifier native sverifier snative audit tmp
 
+	tls_files
 	verifier=$(agent_verifier)
 	native=$(agent_mysql_native)
 	sverifier=$(agent_verifier "$AIRLOCK_SUPPORT_PASSWORD" support.verifier)
@@ -696,6 +719,8 @@ docker_socket = $AIRLOCK_DOCKER_SOCK
 runner_image = $AIRLOCK_RUNNER_IMAGE
 runner_uids = 1000000000-1000065535
 pool_size = $AIRLOCK_POOL_SIZE
+tls_cert_file = $AIRLOCK_TLS_DIR/server.crt
+tls_key_file = $AIRLOCK_TLS_DIR/server.key
 $([[ $kind == test ]] && printf '%s' "# The suite fails logins from 127.0.0.1 on purpose; test_login_guard.py tests the waits.
 login_free_failures = 100000")
 audit_log = $audit

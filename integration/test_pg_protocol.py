@@ -3,6 +3,7 @@
 ParameterStatus, BackendKeyData, SQLSTATEs of start-up errors, the
 extended protocol, and hostile frames."""
 
+import os
 import socket
 import struct
 
@@ -25,9 +26,13 @@ def logged_in():
     return c
 
 
-def test_ssl_request_answered_n_then_startup():
+def test_ssl_request_answered_s_then_tls_handshake():
+    """With TLS configured the answer is 'S', and what follows is a TLS handshake (test_pg_tls.py)."""
+    import ssl
     with conn() as c:
-        assert c.special_request(pgwire.SSL_REQUEST) == b"N"
+        assert c.special_request(pgwire.SSL_REQUEST) == b"S"
+        ctx = ssl.create_default_context(cafile=os.path.join(itest.STATE_DIR, "tls", "ca.crt"))
+        c.sock = ctx.wrap_socket(c.sock, server_hostname="127.0.0.1")
         assert c.login(USER, PASSWORD, DB) is None
         assert c.status == b"I"
 

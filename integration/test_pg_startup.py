@@ -11,10 +11,13 @@ import pytest
 import itest
 
 
-def test_sslmode_require_fails_cleanly():
-    with pytest.raises(psycopg2.OperationalError) as info:
-        itest.connect(itest.with_params(itest.AGENT_URL, sslmode="require"))
-    assert "SSL" in str(info.value)
+def test_sslmode_require_gets_tls():
+    """The suite's config has TLS (test_pg_tls.py covers it): sslmode=require connects over it."""
+    conn = itest.connect(itest.with_params(itest.AGENT_URL, sslmode="require"))
+    try:
+        assert conn.info.ssl_in_use
+    finally:
+        conn.close()
 
 
 def test_sslmode_prefer_works():

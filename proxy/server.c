@@ -21,6 +21,7 @@
 #include "proxy/job.h"
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
+#include "proxy/tls.h"
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
 #include "proxy/pg/pg_session.h"
@@ -225,6 +226,14 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
 	srv->guard = login_guard_new();
+	if (cfg->tls_cert_file) {
+		srv->tls = tls_new(cfg->tls_cert_file, cfg->tls_key_file, err, sizeof(err));
+		if (!srv->tls) {
+			log_error("TLS: %s", err);
+			return -1;
+		}
+		log_info("TLS: offered on both listeners%s", cfg->tls_required ? ", required for every login" : "");
+	}
 	if (!srv->dns || !srv->jobs || !srv->guard) {
 		log_error("out of memory");
 		return -1;
@@ -300,6 +309,7 @@ void server_fini(struct server *srv)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
 	login_guard_free(srv->guard);
+	tls_free(srv->tls);
 	if (srv->my_rsa)
 		my_rsa_free(srv->my_rsa);
 	if (srv->gen) {

@@ -49,6 +49,7 @@ struct server {
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */
+	struct ssl_ctx_st *tls;              /* the listeners' TLS context; NULL: no TLS configured */
 	time_t started;
 	struct event *sigint;
 	struct event *sigterm;

@@ -28,6 +28,7 @@
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/server.h"
+#include "proxy/tls.h"
 
 /* Read-ahead above the message being waited for, so the next header arrives with it. */
 #define READ_SLACK 4096u
@@ -136,9 +137,19 @@ static void session_free(struct session *s)
 
 static void free_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct server *srv = ((struct session *)arg)->srv;
+	struct session *s = arg;
+	struct server *srv = s->srv;
+	struct bufferevent *raw = s->tls ? bufferevent_get_underlying(s->bev) : NULL;
 
-	session_free(arg);
+	/* Over TLS the last records may still sit below the TLS layer: give the socket up to 1 s. */
+	if (raw && evbuffer_get_length(bufferevent_get_output(raw)) > 0 && s->flush_waits < 100) {
+		struct timeval tv = {0, 10000};
+
+		s->flush_waits++;
+		evtimer_add(s->timer, &tv);
+		return;
+	}
+	session_free(s);
 	/* Draining and the last session is gone: the server may stop. */
 	if (srv->stopping && srv->nsessions == 0)
 		event_base_loopexit(srv->base, NULL);
@@ -161,11 +172,12 @@ void session_close(struct session *s, bool flush, const char *why)
 	if (s->idle)
 		event_del(s->idle);
 	detach_all(s);
-	bufferevent_disable(s->bev, EV_READ);
+	if (s->bev)
+		bufferevent_disable(s->bev, EV_READ);
 	/* The timer was the authentication deadline; from now on it frees (no allocation here). */
 	event_del(s->timer);
 	event_assign(s->timer, s->srv->base, -1, 0, free_cb, s);
-	if (flush && evbuffer_get_length(bufferevent_get_output(s->bev)) > 0) {
+	if (flush && s->bev && evbuffer_get_length(bufferevent_get_output(s->bev)) > 0) {
 		bufferevent_setwatermark(s->bev, EV_WRITE, 0, 0);
 		return; /* the write callback frees once drained */
 	}
@@ -231,6 +243,8 @@ void session_backpressure(struct session *s, struct job *j)
 		job_pause(j, true);
 	}
 }
+
+static void tls_begin(struct session *s);
 
 /* ---- input ---- */
 
@@ -300,6 +314,11 @@ void session_process(struct session *s)
 		if (s->st == SESSION_CLOSING)
 			return;
 		evbuffer_drain(in, len);
+		if (s->tls_next) {
+			/* What follows is TLS: the new bufferevent's callbacks read it. */
+			tls_begin(s);
+			return;
+		}
 		bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)max + p->header + READ_SLACK);
 	}
 }
@@ -544,6 +563,39 @@ void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*
 	tv.tv_sec = wait / 1000;
 	tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
 	evtimer_add(s->timer, &tv);
+}
+
+bool session_start_tls(struct session *s)
+{
+	if (!s->srv->tls || s->tls) {
+		session_close(s, true, "TLS is not available");
+		return false;
+	}
+	s->tls_next = true;
+	return true;
+}
+
+/* After the asking message left the input: the socket's bufferevent goes under a TLS one. */
+static void tls_begin(struct session *s)
+{
+	struct bufferevent *raw = s->bev, *tls;
+
+	/* The answer that said yes must go out in the clear, before the handshake. */
+	bufferevent_setcb(raw, NULL, NULL, NULL, NULL);
+	bufferevent_setwatermark(raw, EV_READ, 0, 0);
+	tls = tls_wrap(s->srv->tls, s->srv->base, raw);
+	s->bev = tls;
+	s->tls_next = false;
+	if (!tls) {
+		/* raw is gone with the wrap that failed: nothing is left to write to. */
+		session_close(s, false, "TLS could not start");
+		return;
+	}
+	s->tls = true;
+	bufferevent_setcb(tls, read_cb, write_cb, event_cb, s);
+	bufferevent_setwatermark(tls, EV_READ, 0, SESSION_PREAUTH_MAX_MESSAGE + s->proto->header + READ_SLACK);
+	bufferevent_setwatermark(tls, EV_WRITE, SESSION_OUT_LOW_WATER, 0);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
 }
 
 bool session_login(struct session *s, const char *how)

@@ -127,9 +127,12 @@ struct session {
 	bool waiting; /* a login verdict waits out failed logins (session_verdict): input is not read */
 	bool verdict_pass;
 	void (*verdict_then)(struct session *s, bool pass);
-	bool progressed;  /* a whole first message arrived (a flood's half-open connections never get here) */
-	uint64_t seq;     /* srv->accept_seq at arrival */
-	uint8_t addr[16]; /* the client's address (IPv4 or IPv6 bytes); addrlen 0: none (a pair in tests) */
+	bool progressed;     /* a whole first message arrived (a flood's half-open connections never get here) */
+	bool tls;            /* bev is TLS over the socket (session_start_tls) */
+	bool tls_next;       /* asked for: TLS starts once the message that asked is consumed */
+	uint8_t flush_waits; /* closing over TLS: loop passes spent waiting for the socket to take the rest */
+	uint64_t seq;        /* srv->accept_seq at arrival */
+	uint8_t addr[16];    /* the client's address (IPv4 or IPv6 bytes); addrlen 0: none (a pair in tests) */
 	uint8_t addrlen;
 
 	/* The running statement. */
@@ -188,6 +191,12 @@ bool session_login(struct session *s, const char *how);
  * the verdict. Input is not read meanwhile.
  */
 void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*then)(struct session *s, bool pass));
+/*
+ * The client asked for TLS and was told yes (that answer already written):
+ * from the next byte on the session speaks TLS, the handshake first.
+ * False (the session is closed) when the server has no TLS or it fails.
+ */
+bool session_start_tls(struct session *s);
 /* Reads the input that waited (after a statement, or a FETCH, finished). */
 void session_process(struct session *s);
 

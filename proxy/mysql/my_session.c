@@ -57,6 +57,12 @@
 	 MY_CAP_MULTI_RESULTS | MY_CAP_PLUGIN_AUTH | MY_CAP_CONNECT_ATTRS | MY_CAP_PLUGIN_AUTH_LENENC_CLIENT_DATA |  \
 	 MY_CAP_DEPRECATE_EOF)
 
+/* CLIENT_SSL too when the listeners have TLS. */
+static uint32_t server_caps(const struct session *core)
+{
+	return SERVER_CAPS | (core->srv->tls ? MY_CAP_SSL : 0);
+}
+
 static struct my_session *my(struct session *core)
 {
 	return (struct my_session *)core;
@@ -194,11 +200,14 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 		auth_fail(s, true);
 		return;
 	}
-	if (my_rsa_decrypt_password(s->core.srv->my_rsa, p, len, s->scramble, password, sizeof(password)) < 0) {
+	if (s->core.tls && len > 0 && len <= sizeof(password) && p[len - 1] == '\0') {
+		/* Over TLS the client sends the password itself, NUL-terminated, as to a MySQL server. */
+		memcpy(password, p, len);
+	} else if (my_rsa_decrypt_password(s->core.srv->my_rsa, p, len, s->scramble, password, sizeof(password)) < 0) {
 		session_log(&s->core, "caching_sha2_password full authentication without the RSA exchange");
 		fatal(s, 1045, "28000",
-		      "Access denied: caching_sha2_password needs the password RSA-encrypted, as airlock has no TLS; "
-		      "let the client fetch the server's public key (mysql --get-server-public-key, "
+		      "Access denied: caching_sha2_password needs the password over TLS or RSA-encrypted; connect "
+		      "with TLS, let the client fetch the server's public key (mysql --get-server-public-key, "
 		      "PyMySQL with the cryptography package) or use mysql_native_password");
 		return;
 	}
@@ -262,7 +271,18 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	if (r.ssl_request) {
+		/* The SSL request: TLS from the next byte, then the whole handshake response inside it. */
+		if (s->core.srv->tls && !s->core.tls) {
+			session_start_tls(&s->core);
+			return;
+		}
 		fatal(s, 1045, "28000", "TLS is not available on this airlock listener; connect without TLS");
+		return;
+	}
+	if (s->core.srv->cfg->tls_required && !s->core.tls) {
+		fatal(s, 3159, "HY000",
+		      "Connections using insecure transport are prohibited: airlock requires TLS "
+		      "(--ssl-mode=REQUIRED)");
 		return;
 	}
 	if (r.user_len == 0 || r.user_len >= sizeof(s->core.user) || memchr(r.user, '\0', r.user_len) ||
@@ -276,7 +296,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		memcpy(s->login_db, r.database, r.database_len);
 		s->login_db[r.database_len] = '\0';
 	}
-	s->caps = r.caps & SERVER_CAPS;
+	s->caps = r.caps & server_caps(&s->core);
 	if (!myv_set_charset_id(&s->vars, r.charset))
 		myv_set_charset(&s->vars, "utf8mb4");
 	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
@@ -500,7 +520,7 @@ static bool my_start(struct session *core)
 		.server_version = MYS_SERVER_VERSION,
 		.conn_id = core->id,
 		.scramble = s->scramble,
-		.caps = SERVER_CAPS,
+		.caps = server_caps(core),
 		.charset = s->vars.charset_id,
 		.status = myr_status(s),
 		.auth_plugin = PLUGIN_NATIVE,

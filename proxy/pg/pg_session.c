@@ -183,8 +183,15 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 
 	switch (st->kind) {
 	case PG_STARTUP_SSL:
+		/* 'S' and the handshake when TLS is configured (once per connection), else 'N' and plain text. */
+		if (s->core.srv->tls && !s->core.tls) {
+			bufferevent_write(s->core.bev, "S", 1);
+			return session_start_tls(&s->core);
+		}
+		bufferevent_write(s->core.bev, "N", 1);
+		return true;
 	case PG_STARTUP_GSSENC:
-		/* No TLS or GSS encryption yet: a single 'N', then the client goes on in plain text. */
+		/* No GSS encryption: a single 'N', then the client goes on (libpq tries TLS next). */
 		bufferevent_write(s->core.bev, "N", 1);
 		return true;
 	case PG_STARTUP_CANCEL:
@@ -196,6 +203,10 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	}
 	if (st->protocol >> 16 != 3) {
 		fatal(s, "0A000", "unsupported frontend protocol: airlock speaks protocol 3.0");
+		return false;
+	}
+	if (s->core.srv->cfg->tls_required && !s->core.tls) {
+		fatal(s, "28000", "airlock requires TLS for every login: connect with sslmode=require (or stricter)");
 		return false;
 	}
 	user = pg_startup_get(st, "user");
