@@ -141,6 +141,11 @@ static void free_cb(evutil_socket_t fd, short what, void *arg)
 	struct server *srv = s->srv;
 	struct bufferevent *raw = s->tls ? bufferevent_get_underlying(s->bev) : NULL;
 
+	/* Everything the session wrote is encrypted by now: end TLS cleanly after it. */
+	if (raw && !s->tls_ended) {
+		s->tls_ended = true;
+		tls_close_notify(s->bev);
+	}
 	/* Over TLS the last records may still sit below the TLS layer: give the socket up to 1 s. */
 	if (raw && evbuffer_get_length(bufferevent_get_output(raw)) > 0 && s->flush_waits < 100) {
 		struct timeval tv = {0, 10000};

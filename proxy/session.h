@@ -131,6 +131,7 @@ struct session {
 	bool tls;            /* bev is TLS over the socket (session_start_tls) */
 	bool tls_next;       /* asked for: TLS starts once the message that asked is consumed */
 	uint8_t flush_waits; /* closing over TLS: loop passes spent waiting for the socket to take the rest */
+	bool tls_ended;      /* close_notify queued */
 	uint64_t seq;        /* srv->accept_seq at arrival */
 	uint8_t addr[16];    /* the client's address (IPv4 or IPv6 bytes); addrlen 0: none (a pair in tests) */
 	uint8_t addrlen;

@@ -51,6 +51,16 @@ void tls_free(SSL_CTX *ctx)
 	SSL_CTX_free(ctx);
 }
 
+void tls_close_notify(struct bufferevent *tls)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(tls);
+
+	if (ssl) {
+		SSL_shutdown(ssl);
+		ERR_clear_error();
+	}
+}
+
 struct bufferevent *tls_wrap(SSL_CTX *ctx, struct event_base *base, struct bufferevent *bev)
 {
 	SSL *ssl = SSL_new(ctx);

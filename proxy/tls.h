@@ -22,4 +22,10 @@ void tls_free(SSL_CTX *ctx);
  */
 struct bufferevent *tls_wrap(SSL_CTX *ctx, struct event_base *base, struct bufferevent *bev);
 
+/*
+ * Ending a session: queues TLS close_notify below tls, so the client reads
+ * a clean end after the last message instead of a broken connection.
+ */
+void tls_close_notify(struct bufferevent *tls);
+
 #endif
