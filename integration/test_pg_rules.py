@@ -66,13 +66,7 @@ PATHS = [
 
 
 def rows(url, sql):
-    conn = itest.connect(url, autocommit=True)
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return cur.fetchall()
-    finally:
-        conn.close()
+    return itest.fetch_all(url, sql)
 
 
 @pytest.mark.parametrize("through,direct", PATHS)
