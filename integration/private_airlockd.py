@@ -129,16 +129,22 @@ class PrivateAirlockd:
         self.proc.send_signal(sig)
 
     def stop(self, timeout=20):
-        """SIGTERM, then the exit status (SIGKILL after timeout s, and an AssertionError)."""
+        """SIGTERM, then the exit status (SIGKILL after timeout s, and an AssertionError).
+        Its job directory goes too once empty."""
         if not self.alive():
             return self.proc.returncode if self.proc else None
         self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(timeout)
+            status = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
             raise AssertionError("private airlockd %s ignored SIGTERM for %d s" % (self.name, timeout))
+        try:
+            os.rmdir(self.job_dir)
+        except OSError:
+            pass
+        return status
 
     def kill(self):
         self.proc.kill()
