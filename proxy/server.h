@@ -58,7 +58,8 @@ struct server {
 	struct event *drain; /* shutdown_grace_ms: then what still runs is ended */
 
 	unsigned nsessions;       /* Postgres and MySQL sessions together */
-	unsigned npreauth;        /* of them, those still logging in */
+	unsigned npreauth;        /* of them, those still logging in (closing ones not counted) */
+	unsigned nloggedin;       /* of them, those logged in and not closing: what max_connections caps */
 	uint64_t accept_seq;      /* order of arrival, for evicting the oldest */
 	struct session *sessions; /* every live session, linked through session.prev / next */
 };

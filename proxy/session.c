@@ -101,6 +101,10 @@ static void unlink_session(struct session *s)
 		s->preauth = false;
 		srv->npreauth--;
 	}
+	if (s->loggedin) {
+		s->loggedin = false;
+		srv->nloggedin--;
+	}
 }
 
 /* Stops what runs for the session: its statement's job and whatever the protocol holds. */
@@ -174,6 +178,19 @@ void session_close(struct session *s, bool flush, const char *why)
 	if (s->u || s->st != SESSION_AUTH)
 		session_log(s, "closed: %s", why);
 	s->st = SESSION_CLOSING;
+	/*
+	 * A closing session no longer logs in: it leaves the unauthenticated
+	 * budget now, not when it is freed, so a burst of evictions does not
+	 * look like pressure and evict connections that are logging in.
+	 */
+	if (s->preauth) {
+		s->preauth = false;
+		s->srv->npreauth--;
+	}
+	if (s->loggedin) {
+		s->loggedin = false;
+		s->srv->nloggedin--;
+	}
 	if (s->idle)
 		event_del(s->idle);
 	detach_all(s);
@@ -432,7 +449,7 @@ void session_accept(struct server *srv, const struct session_proto *proto, evuti
 	unsigned same;
 
 	/* Logged-in sessions are capped by max_connections; those logging in have budgets of their own. */
-	if (srv->nsessions - srv->npreauth >= cfg->max_connections) {
+	if (srv->nloggedin >= cfg->max_connections) {
 		if (proto->refuse)
 			proto->refuse(fd);
 		close(fd);
@@ -612,6 +629,8 @@ bool session_login(struct session *s, const char *how)
 		s->preauth = false;
 		s->srv->npreauth--;
 	}
+	s->loggedin = true;
+	s->srv->nloggedin++;
 	event_del(s->timer);
 	session_set_state(s, SESSION_READY);
 	session_log(s, "user %s authenticated (%s)", s->user, how);

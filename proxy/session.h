@@ -122,9 +122,10 @@ struct session {
 	const struct airlock_user *u; /* in gen->cfg; NULL until the user is known */
 	bool counted;                 /* counted in the generation's sessions of u */
 
-	/* Logging in: counted in srv->npreauth until session_login. */
+	/* Logging in: counted in srv->npreauth until session_login (or the close). */
 	bool preauth;
-	bool waiting; /* a login verdict waits out failed logins (session_verdict): input is not read */
+	bool loggedin; /* counted in srv->nloggedin from session_login to the close */
+	bool waiting;  /* a login verdict waits out failed logins (session_verdict): input is not read */
 	bool verdict_pass;
 	void (*verdict_then)(struct session *s, bool pass);
 	bool progressed;     /* a whole first message arrived (a flood's half-open connections never get here) */

@@ -419,6 +419,35 @@ static void test_unauthenticated_budget_evicts_oldest_idle(void **state)
 	bufferevent_free(c3);
 }
 
+/*
+ * A burst of connections in one loop pass: each one evicts another, and the
+ * evicted ones, closing but not yet freed, no longer count as logging in,
+ * so the budget is never seen as fuller than it is (which would evict a
+ * client that is logging in) and the one logging in keeps its place.
+ */
+static void test_burst_of_evictions_keeps_the_count_true(void **state)
+{
+	struct fixture *f = *state;
+	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
+	int sv[2], peers[12];
+
+	cfg->max_unauthenticated = 4;
+	send_msg(f, "hi");
+	pump(f);
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		session_accept(&f->srv, &toy_proto, sv[0]);
+		peers[i] = sv[1];
+		/* No loop pass in between: the evicted sessions are closing, not freed. */
+		assert_true(f->srv.npreauth <= 4);
+		assert_true(f->t->core.st != SESSION_CLOSING);
+	}
+	pump(f);
+	assert_int_equal(f->srv.npreauth, 4);
+	for (int i = 0; i < 12; i++)
+		close(peers[i]);
+}
+
 static void test_registry_finds_by_protocol_and_id(void **state)
 {
 	struct fixture *f = *state;
@@ -472,6 +501,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_client_eof_closes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_max_connections, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_max_connections_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_burst_of_evictions_keeps_the_count_true, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unauthenticated_budget_evicts_oldest_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_finds_by_protocol_and_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_line_cannot_be_forged, setup, teardown),
