@@ -36,6 +36,7 @@
 #include "proxy/job_int.h"
 #include "proxy/log.h"
 #include "proxy/relay.h"
+#include "proxy/timeval.h"
 #include "runner/launch/launcher.h"
 
 #define JOB_MAX_RELAYS 2
@@ -110,8 +111,7 @@ static void job_close_ctl(struct job *j)
  */
 static void job_end_runner(struct job *j)
 {
-	uint32_t ms = j->env->cfg->kill_margin_ms;
-	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+	struct timeval tv = ms_timeval(j->env->cfg->kill_margin_ms);
 
 	for (int i = 0; i < JOB_MAX_RELAYS; i++) {
 		relay_free(j->relays[i]);
@@ -675,8 +675,7 @@ void job_attach(struct job *j, const struct job_request *req, const struct job_e
 		return;
 	}
 	kill_ms = j->limits.timeout_ms + j->env->cfg->kill_margin_ms;
-	tv.tv_sec = kill_ms / 1000;
-	tv.tv_usec = (kill_ms % 1000) * 1000;
+	tv = ms_timeval(kill_ms);
 	evtimer_add(j->deadline, &tv);
 	job_send_frame(j);
 }

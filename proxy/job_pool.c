@@ -14,10 +14,11 @@
 
 #include "proxy/job_int.h"
 #include "proxy/log.h"
+#include "proxy/timeval.h"
 
 static void job_pool_schedule(struct job_pools *ps, uint32_t delay_ms)
 {
-	struct timeval tv = {delay_ms / 1000, (delay_ms % 1000) * 1000};
+	struct timeval tv = ms_timeval(delay_ms);
 
 	if (!ps->refill || ps->env->cfg->pool_size == 0 || evtimer_pending(ps->refill, NULL))
 		return;

@@ -22,6 +22,7 @@
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/tls.h"
+#include "proxy/timeval.h"
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
 #include "proxy/pg/pg_session.h"
@@ -107,7 +108,7 @@ static void server_drain_cb(evutil_socket_t fd, short what, void *arg)
 static void server_drain(struct server *srv)
 {
 	uint32_t ms = srv->cfg->shutdown_grace_ms;
-	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+	struct timeval tv = ms_timeval(ms);
 
 	srv->stopping = true;
 	for (size_t i = 0; i < sizeof(srv->listeners) / sizeof(srv->listeners[0]); i++) {

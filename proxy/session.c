@@ -28,6 +28,7 @@
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/server.h"
+#include "proxy/timeval.h"
 #include "proxy/tls.h"
 
 /* Read-ahead above the message being waited for, so the next header arrives with it. */
@@ -86,6 +87,23 @@ void session_warn(const struct session *s, const char *fmt, ...)
 
 /* ---- lifetime ---- */
 
+/*
+ * s leaves the counts of sessions logging in and logged in: at its close,
+ * so a closing session holds no place in either budget, or at its free
+ * when it was never closed (shutdown).
+ */
+static void uncount(struct session *s)
+{
+	if (s->preauth) {
+		s->preauth = false;
+		s->srv->npreauth--;
+	}
+	if (s->loggedin) {
+		s->loggedin = false;
+		s->srv->nloggedin--;
+	}
+}
+
 static void unlink_session(struct session *s)
 {
 	struct server *srv = s->srv;
@@ -97,14 +115,7 @@ static void unlink_session(struct session *s)
 	if (s->next)
 		s->next->prev = s->prev;
 	srv->nsessions--;
-	if (s->preauth) {
-		s->preauth = false;
-		srv->npreauth--;
-	}
-	if (s->loggedin) {
-		s->loggedin = false;
-		srv->nloggedin--;
-	}
+	uncount(s);
 }
 
 /* Stops what runs for the session: its statement's job and whatever the protocol holds. */
@@ -179,18 +190,11 @@ void session_close(struct session *s, bool flush, const char *why)
 		session_log(s, "closed: %s", why);
 	s->st = SESSION_CLOSING;
 	/*
-	 * A closing session no longer logs in: it leaves the unauthenticated
-	 * budget now, not when it is freed, so a burst of evictions does not
-	 * look like pressure and evict connections that are logging in.
+	 * It leaves the budgets now, not when it is freed, so a burst of
+	 * evictions does not look like pressure and evict connections that
+	 * are logging in.
 	 */
-	if (s->preauth) {
-		s->preauth = false;
-		s->srv->npreauth--;
-	}
-	if (s->loggedin) {
-		s->loggedin = false;
-		s->srv->nloggedin--;
-	}
+	uncount(s);
 	if (s->idle)
 		event_del(s->idle);
 	detach_all(s);
@@ -291,8 +295,7 @@ static void idle_arm(struct session *s)
 		return;
 	if (!s->idle && !(s->idle = evtimer_new(s->srv->base, idle_cb, s)))
 		return;
-	tv.tv_sec = (time_t)(ms / 1000);
-	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	tv = ms_timeval(ms);
 	evtimer_add(s->idle, &tv);
 }
 
@@ -582,8 +585,7 @@ void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*
 	s->verdict_then = then;
 	event_del(s->timer);
 	event_assign(s->timer, s->srv->base, -1, 0, verdict_cb, s);
-	tv.tv_sec = wait / 1000;
-	tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
+	tv = ms_timeval(wait);
 	evtimer_add(s->timer, &tv);
 }
 

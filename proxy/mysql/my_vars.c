@@ -304,7 +304,7 @@ static unsigned set_timeout(struct mys_vars *v, const struct vmy_assign *a, char
 unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen)
 {
 	struct mys_vars *v = &s->vars;
-	int b;
+	int b, k;
 
 	if (!strcmp(a->name, "names") || !strcmp(a->name, "character set") ||
 	    !strcmp(a->name, "character_set_client") || !strcmp(a->name, "character_set_connection") ||
@@ -379,8 +379,8 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 	}
 	if (!strcmp(a->name, "max_statement_time") || !strcmp(a->name, "max_execution_time"))
 		return set_timeout(v, a, msg, msglen);
-	if (kept_index(a->name) >= 0)
-		return set_kept(s, kept_index(a->name), a, msg, msglen);
+	if ((k = kept_index(a->name)) >= 0)
+		return set_kept(s, k, a, msg, msglen);
 	if (!strcmp(a->name, "collation_connection")) {
 		size_t n = strlen(v->charset);
 		const char *c = a->is_default ? NULL : a->value;

@@ -254,21 +254,22 @@ static void job_done(void *arg, const struct job_result *r)
 	if (r->ok) {
 		bool suspended = x->max_rows && r->truncated == FRAME_TRUNC_MAX_ROWS &&
 				 x->max_rows <= s->core.u->limits.max_rows;
+		/* For clients that drop notices (MCP servers): a cut result cannot pass for a whole one. */
+		bool cut_is_error = !suspended && r->truncated && s->core.u->truncation_is_error;
 
 		if (suspended) {
 			/* The client's own Execute limit, not the policy's: more rows were there. */
 			pg_put_portal_suspended(&s->core.w);
 			if (x->portal)
 				x->portal->suspended = true;
-		} else if (r->truncated && s->core.u->truncation_is_error) {
-			/* For clients that drop notices (MCP servers): a cut result cannot pass for a whole one. */
-			pgr_truncated_error(s, r->truncated, r->rows);
+		} else if (cut_is_error) {
+			pgr_truncated_error(s, r->truncated, r->rows); /* audited as refused */
 		} else {
 			if (r->truncated)
 				pgr_truncated(s, r->truncated, r->rows);
 			pg_put_command_complete(&s->core.w, r->tag);
 		}
-		if (!r->truncated || !s->core.u->truncation_is_error || suspended)
+		if (!cut_is_error)
 			session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
 	} else {
 		pgr_job_error(s, r);
