@@ -154,6 +154,17 @@ static void decode_one(const struct frame *f)
 				abort();
 		}
 		break;
+	case FRAME_PARAMDESC:
+		if (frame_paramdesc_begin(f, &n, &cur) == FRAME_OK) {
+			uint32_t oid;
+
+			for (i = 0; i < n; i++)
+				if (frame_paramdesc_next(&cur, &oid) != FRAME_OK)
+					abort();
+			if (rbuf_left(&cur) != 0 || frame_paramdesc_next(&cur, &oid) == FRAME_OK)
+				abort();
+		}
+		break;
 	case FRAME_MYCOLS:
 		if (frame_mycols_begin(f, &n, &cur) == FRAME_OK) {
 			for (i = 0; i < n; i++)

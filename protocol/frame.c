@@ -21,6 +21,7 @@ static bool known_type(uint8_t t)
 	case FRAME_CONNECT:
 	case FRAME_CANCEL:
 	case FRAME_ROWDESC:
+	case FRAME_PARAMDESC:
 	case FRAME_MYCOLS:
 	case FRAME_ROW:
 	case FRAME_COMPLETE:
@@ -168,7 +169,7 @@ static bool get_column(struct rbuf *c, struct frame_column *col)
 {
 	return get_str(c, &col->name) && rbuf_get_be32(c, &col->table_oid) && get_i16(c, &col->attnum) &&
 	       rbuf_get_be32(c, &col->type_oid) && get_i16(c, &col->typlen) && get_i32(c, &col->typmod) &&
-	       get_i16(c, &col->format) && col->format == 0;
+	       get_i16(c, &col->format) && (col->format == 0 || col->format == 1);
 }
 
 /* Smallest encoded column: empty name plus the fixed fields. */
@@ -218,6 +219,31 @@ enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, st
 enum frame_status frame_rowdesc_next(struct rbuf *cur, struct frame_column *col)
 {
 	if (get_column(cur, col))
+		return FRAME_OK;
+	rbuf_init(cur, NULL, 0);
+	return FRAME_ERR;
+}
+
+enum frame_status frame_paramdesc_begin(const struct frame *f, uint16_t *nparams, struct rbuf *cur)
+{
+	struct rbuf c;
+	uint16_t n;
+
+	*nparams = 0;
+	rbuf_init(cur, NULL, 0);
+	if (f->type != FRAME_PARAMDESC)
+		return FRAME_ERR;
+	cur_init(&c, f);
+	if (!rbuf_get_be16(&c, &n) || rbuf_left(&c) != (size_t)n * 4)
+		return FRAME_ERR;
+	*nparams = n;
+	*cur = c;
+	return FRAME_OK;
+}
+
+enum frame_status frame_paramdesc_next(struct rbuf *cur, uint32_t *type_oid)
+{
+	if (rbuf_get_be32(cur, type_oid))
 		return FRAME_OK;
 	rbuf_init(cur, NULL, 0);
 	return FRAME_ERR;

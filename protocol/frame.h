@@ -9,7 +9,11 @@
  *      Keys: engine ("postgres" or "mariadb"), dbname, user, password,
  *      sql, timeout_ms, max_rows, max_bytes, and "set.<guc>" for session
  *      settings the runner applies with set_config(name, value, true)
- *      inside its transaction.
+ *      inside its transaction. Postgres only: "formats", the result
+ *      format codes a client asked for in Bind ('0' text, '1' binary),
+ *      one per column or one for all (absent: all text); "describe" = "1"
+ *      for a describe job, which prepares the statement and answers 'S',
+ *      'T', 'C' instead of running it.
  *      For engine "mariadb" the keys are the same but for max_cost and
  *      param.<i>, which it does not take, and set.* is limited to
  *      set.names, set.sql_mode (required) and set.time_zone (see
@@ -24,7 +28,12 @@
  *      mariadb 70100 with my_errno 1317).
  *  'T' row description (runner -> proxy): u16 ncols, then per column:
  *      str name, u32 table_oid, i16 attnum, u32 type_oid, i16 typlen,
- *      i32 typmod, i16 format (always 0, text).
+ *      i32 typmod, i16 format (0 text, 1 binary: what the values of the
+ *      'D' frames that follow are in).
+ *  'S' parameter description (runner -> proxy), for a describe job: u16
+ *      nparams, then one u32 type OID per parameter (as the backend
+ *      inferred them); a 'T' frame follows (no columns: the statement
+ *      returns no rows), then 'C'.
  *  'D' data row (runner -> proxy): exactly the body of a Postgres DataRow:
  *      u16 ncols, then per value i32 length (-1 = NULL) + bytes. The proxy
  *      forwards it as 'D' + u32 (4 + payload length) + payload.
@@ -69,6 +78,7 @@ enum frame_type {
 	FRAME_CONNECT = 'P',
 	FRAME_CANCEL = 'X',
 	FRAME_ROWDESC = 'T',
+	FRAME_PARAMDESC = 'S',
 	FRAME_MYCOLS = 'K',
 	FRAME_ROW = 'D',
 	FRAME_COMPLETE = 'C',
@@ -140,6 +150,13 @@ struct frame_column {
 };
 enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur);
 enum frame_status frame_rowdesc_next(struct rbuf *cur, struct frame_column *col);
+
+/*
+ * Parameter description: begin checks the layout (exactly nparams OIDs)
+ * and leaves cur (borrowing the payload) at the first; next reads one.
+ */
+enum frame_status frame_paramdesc_begin(const struct frame *f, uint16_t *nparams, struct rbuf *cur);
+enum frame_status frame_paramdesc_next(struct rbuf *cur, uint32_t *type_oid);
 
 /* MySQL column definitions, decoded like the row description. */
 struct frame_mycol {

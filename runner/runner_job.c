@@ -135,6 +135,17 @@ static int take_param(struct runner_job *job, const struct frame_str *k, const s
 	return 0;
 }
 
+/* One result format code per column, or one for all: '0' text, '1' binary. */
+static bool formats_ok(const struct frame_str *v)
+{
+	if (v->len == 0 || v->len > FRAME_MAX_COLS)
+		return false;
+	for (uint32_t i = 0; i < v->len; i++)
+		if (v->ptr[i] != '0' && v->ptr[i] != '1')
+			return false;
+	return true;
+}
+
 static bool key_is(const struct frame_str *k, const char *name)
 {
 	size_t n = strlen(name);
@@ -200,6 +211,10 @@ static int check_mariadb(const struct runner_job *job, char *why, size_t why_len
 		snprintf(why, why_len, "bound parameters are not supported for engine mariadb");
 		return -1;
 	}
+	if (job->formats || job->describe) {
+		snprintf(why, why_len, "result formats and describe jobs are not supported for engine mariadb");
+		return -1;
+	}
 	for (i = 0; i < job->nsets; i++) {
 		for (j = 0; j < sizeof(mariadb_settings) / sizeof(mariadb_settings[0]); j++)
 			if (strcmp(job->set_names[i], mariadb_settings[j]) == 0)
@@ -255,6 +270,11 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			job->have_cost = rc == 0;
 		} else if (key_is(k, "plan_tables")) {
 			rc = job->plan_tables ? -1 : take(&job->plan_tables, val);
+		} else if (key_is(k, "formats")) {
+			rc = job->formats || !formats_ok(val) ? -1 : take(&job->formats, val);
+		} else if (key_is(k, "describe")) {
+			rc = job->describe || val->len != 1 || val->ptr[0] != '1' ? -1 : 0;
+			job->describe = rc == 0;
 		} else if (key_is(k, "max_bytes")) {
 			rc = job->have_bytes ? -1 : parse_u64(val, UINT64_MAX, &job->max_bytes);
 			job->have_bytes = rc == 0;
@@ -321,6 +341,7 @@ void runner_job_free(struct runner_job *job)
 	free(job->sql);
 	free(job->timeout_text);
 	free(job->plan_tables);
+	free(job->formats);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

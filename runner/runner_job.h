@@ -5,7 +5,8 @@
  * never be silently ignored. runner_job_free releases (and wipes) all of it.
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
- * max_cost and param.<i>, which fail its job, and only three settings:
+ * max_cost, plan_tables, formats, describe and param.<i>, which fail its
+ * job, and only three settings:
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.
  */
@@ -45,6 +46,8 @@ struct runner_job {
 	bool have_cost;
 	char *plan_tables; /* the plan check: relations a plan may read, "schema.table" / "schema.*",
 			    * comma-separated; NULL: no check */
+	char *formats;     /* result format codes, '0' / '1', one per column or one for all; NULL: text */
+	bool describe;     /* prepare and describe the statement instead of running it */
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

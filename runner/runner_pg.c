@@ -4,138 +4,27 @@
  * Sequence: connect through the relay socket, BEGIN TRANSACTION READ ONLY,
  * statement_timeout and the job's settings with set_config(..., true),
  * then the statement in single-row mode so only one row is ever held,
- * then COMMIT. libpq runs non-blocking and every wait polls the database
- * socket and the control socket together, so a cancel frame or the proxy
- * closing the socket is acted on at once. A runner-side watchdog backs up
- * the engine's statement_timeout.
+ * then COMMIT; a describe job prepares and describes the statement
+ * instead (runner_pg_result.c). Every wait watches the control socket too
+ * (runner_pg_io.c). A runner-side watchdog backs up the engine's
+ * statement_timeout.
  *
  * Nothing sent to the proxy names the socket path, the role or the
  * password; libpq's own connection errors are reduced to a fixed message.
  */
 #include "runner/runner_pg.h"
+#include "runner/runner_pg_int.h"
 #include "runner/runner_plan.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libpq-fe.h>
 
 #include "protocol/errors.h"
-
-#define CONNECT_TIMEOUT_MS 10000
-#define SETUP_TIMEOUT_MS 10000 /* BEGIN, set_config, COMMIT */
-#define ROLLBACK_TIMEOUT_MS 2000
-#define WATCHDOG_GRACE_MS 1000 /* after timeout_ms, before the runner gives up */
-#define MAX_NOTICES 64
-
-enum outcome {
-	OUT_OK,        /* command done; a backend error may be in run.error */
-	OUT_CANCEL,    /* the proxy sent 'X' */
-	OUT_GONE,      /* the control socket closed or failed */
-	OUT_DEADLINE,  /* the runner's own deadline passed */
-	OUT_LOST,      /* the database connection failed */
-	OUT_TRUNCATED, /* a cap was reached; run.trunc says which */
-	OUT_REFUSED,   /* the runner will not handle this result (run.refusal) */
-	OUT_COST,      /* the plan's estimated cost is above max_cost (run.cost) */
-	OUT_PLAN,      /* the plan reads a relation outside plan_tables */
-};
-
-struct pg_run {
-	const struct runner_job *job;
-	bool ctl_quiet; /* the control socket is not watched (warm connect) */
-	double cost;    /* EXPLAIN's Total Cost, when max_cost is set */
-	int plan;       /* enum runner_plan_verdict of the plan check; 2 until a plan was read */
-	struct runner_ctl *ctl;
-	PGconn *conn;
-	PGresult *error;     /* first backend error of the job, owned */
-	const char *refusal; /* static message for OUT_REFUSED */
-	unsigned notices;
-	bool sent_desc;
-	uint64_t rows;
-	uint64_t bytes;
-	enum frame_trunc trunc;
-	char tag[64];
-};
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * Waits until the database socket reports events, flushing queued frames
- * first. Returns OUT_OK when the database side is ready.
- */
-static enum outcome wait_db(struct pg_run *r, short events, int64_t deadline)
-{
-	struct pollfd pfd[2];
-
-	for (;;) {
-		int64_t left;
-		int n;
-
-		if (runner_ctl_flush(r->ctl) < 0)
-			return OUT_GONE;
-		left = deadline - now_ms();
-		if (left <= 0)
-			return OUT_DEADLINE;
-		pfd[0].fd = PQsocket(r->conn);
-		pfd[0].events = events;
-		pfd[0].revents = 0;
-		/* While a warm runner connects, its statement may arrive: leave it for later. */
-		pfd[1].fd = r->ctl_quiet ? -1 : r->ctl->fd;
-		pfd[1].events = POLLIN;
-		pfd[1].revents = 0;
-		if (pfd[0].fd < 0)
-			return OUT_LOST;
-		n = poll(pfd, 2, left > INT_MAX ? INT_MAX : (int)left);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return OUT_LOST;
-		}
-		if (pfd[1].revents) {
-			switch (runner_ctl_on_readable(r->ctl)) {
-			case RUNNER_CTL_CANCEL:
-				return OUT_CANCEL;
-			case RUNNER_CTL_GONE:
-				return OUT_GONE;
-			case RUNNER_CTL_NOTHING:
-				break;
-			}
-		}
-		if (pfd[0].revents)
-			return OUT_OK;
-	}
-}
-
-/* Waits until PQgetResult will not block. */
-static enum outcome wait_result(struct pg_run *r, int64_t deadline)
-{
-	for (;;) {
-		int f = PQflush(r->conn);
-		enum outcome o;
-
-		if (f < 0)
-			return OUT_LOST;
-		if (f == 0 && !PQisBusy(r->conn))
-			return OUT_OK;
-		o = wait_db(r, POLLIN | (f ? POLLOUT : 0), deadline);
-		if (o != OUT_OK)
-			return o;
-		if (!PQconsumeInput(r->conn))
-			return OUT_LOST;
-	}
-}
 
 static void on_notice(void *arg, const PGresult *res)
 {
@@ -208,46 +97,6 @@ static const char *connect_detail(const char *pqmsg)
 }
 
 /*
- * Collects every result of the command just sent; keeps the first error.
- * look (may be NULL) sees each other result before it is freed.
- */
-static enum outcome collect_with(struct pg_run *r, int64_t deadline,
-				 void (*look)(struct pg_run *r, const PGresult *res))
-{
-	for (;;) {
-		enum outcome o = wait_result(r, deadline);
-		PGresult *res;
-
-		if (o != OUT_OK)
-			return o;
-		res = PQgetResult(r->conn);
-		if (!res)
-			return OUT_OK;
-		if (PQresultStatus(res) == PGRES_FATAL_ERROR && !r->error) {
-			r->error = res;
-			continue;
-		}
-		if (look)
-			look(r, res);
-		PQclear(res);
-	}
-}
-
-static enum outcome collect(struct pg_run *r, int64_t deadline)
-{
-	return collect_with(r, deadline, NULL);
-}
-
-/* Sends a command with text parameters and collects its results. */
-static enum outcome run_command(struct pg_run *r, const char *sql, int nparams, const char *const *params,
-				int64_t deadline)
-{
-	if (!PQsendQueryParams(r->conn, sql, nparams, NULL, params, NULL, NULL, 0))
-		return OUT_LOST;
-	return collect(r, deadline);
-}
-
-/*
  * The transaction and every setting in one round trip: BEGIN READ ONLY,
  * then one SELECT of set_config() calls whose arguments are quoted by
  * libpq (PQescapeLiteral), never pasted raw.
@@ -293,73 +142,6 @@ out:
 	PQfreemem(lit[1]);
 	free(sql);
 	return o;
-}
-
-static enum outcome send_desc(struct pg_run *r, const PGresult *res)
-{
-	struct wbuf *b = &r->ctl->out;
-	int n = PQnfields(res), i;
-
-	if (r->sent_desc)
-		return OUT_OK;
-	if (n < 0 || n > FRAME_MAX_COLS) {
-		r->refusal = "the result has too many columns";
-		return OUT_REFUSED;
-	}
-	frame_begin(b, FRAME_ROWDESC);
-	frame_put_u16(b, (uint16_t)n);
-	for (i = 0; i < n; i++) {
-		frame_put_cstr(b, PQfname(res, i));
-		frame_put_u32(b, (uint32_t)PQftable(res, i));
-		frame_put_i16(b, (int16_t)PQftablecol(res, i));
-		frame_put_u32(b, (uint32_t)PQftype(res, i));
-		frame_put_i16(b, (int16_t)PQfsize(res, i));
-		frame_put_i32(b, (int32_t)PQfmod(res, i));
-		frame_put_i16(b, 0);
-	}
-	if (runner_ctl_commit(r->ctl) < 0)
-		return OUT_GONE;
-	r->sent_desc = true;
-	return OUT_OK;
-}
-
-/* Sends one row unless it would pass max_rows or max_bytes. */
-static enum outcome send_row(struct pg_run *r, const PGresult *res)
-{
-	struct wbuf *b = &r->ctl->out;
-	int n = PQnfields(res), i;
-	size_t body = 2;
-
-	if (r->rows >= r->job->max_rows) {
-		r->trunc = FRAME_TRUNC_MAX_ROWS;
-		return OUT_TRUNCATED;
-	}
-	for (i = 0; i < n; i++) {
-		body += 4;
-		if (!PQgetisnull(res, 0, i))
-			body += (size_t)PQgetlength(res, 0, i);
-	}
-	if (body > FRAME_MAX_PAYLOAD || body > r->job->max_bytes - r->bytes) {
-		r->trunc = FRAME_TRUNC_MAX_BYTES;
-		return OUT_TRUNCATED;
-	}
-	frame_begin(b, FRAME_ROW);
-	frame_put_u16(b, (uint16_t)n);
-	for (i = 0; i < n; i++) {
-		if (PQgetisnull(res, 0, i)) {
-			frame_put_i32(b, -1);
-		} else {
-			int len = PQgetlength(res, 0, i);
-
-			frame_put_i32(b, len);
-			frame_put_bytes(b, PQgetvalue(res, 0, i), (size_t)len);
-		}
-	}
-	if (runner_ctl_commit(r->ctl) < 0)
-		return OUT_GONE;
-	r->rows++;
-	r->bytes += body;
-	return OUT_OK;
 }
 
 static void set_tag(struct pg_run *r, const PGresult *res)
@@ -432,38 +214,35 @@ static void warm_up(struct pg_run *r)
 	}
 }
 
-/* Sends sql with the job's bound parameters (text results); 0 when libpq refused to send. */
-static int send_with_params(struct pg_run *r, const char *sql)
-{
-	const struct runner_job *job = r->job;
-	int n = job->nparams;
-
-	return PQsendQueryParams(r->conn, sql, n, n ? job->param_types : NULL,
-				 n ? (const char *const *)job->param_values : NULL, n ? job->param_lengths : NULL,
-				 n ? job->param_formats : NULL, 0);
-}
-
 /* Runs the statement itself, streaming its rows. */
 static enum outcome stream_statement(struct pg_run *r, int64_t deadline)
 {
+	char *sql;
+	int format;
+	enum outcome o = result_prepare(r, deadline, &sql, &format);
+
+	if (o != OUT_OK || r->error)
+		goto out;
 	/* The extended protocol also refuses a string with several statements. */
-	if (!send_with_params(r, r->job->sql))
-		return OUT_LOST;
-	if (!PQsetSingleRowMode(r->conn))
-		return OUT_LOST;
+	o = OUT_LOST;
+	if (!send_with_params(r, sql, format) || !PQsetSingleRowMode(r->conn))
+		goto out;
 	for (;;) {
-		enum outcome o = wait_result(r, deadline);
 		PGresult *res;
 
+		o = wait_result(r, deadline);
 		if (o != OUT_OK)
-			return o;
+			break;
 		res = PQgetResult(r->conn);
 		if (!res)
-			return OUT_OK;
+			break;
 		o = on_result(r, res);
 		if (o != OUT_OK)
-			return o;
+			break;
 	}
+out:
+	result_done(r, sql);
+	return o;
 }
 
 /* Asks the backend to stop the running statement; does not wait for it. */
@@ -569,6 +348,9 @@ static int finish(struct pg_run *r, enum outcome o)
 				 "filter on an indexed column, add a LIMIT, or join fewer rows");
 		break;
 	}
+	case OUT_PROTO:
+		runner_ctl_error_at(r->ctl, r->proto_state, r->proto_msg, "", "", "");
+		break;
 	case OUT_PLAN:
 		/* Never named: the relation is one the user may not know exists. */
 		runner_ctl_error(r->ctl, FRAME_ERROR, "42501", airlock_err_name(AIRLOCK_E_TABLE_NOT_ALLOWED),
@@ -633,7 +415,7 @@ static enum outcome check_cost(struct pg_run *r, int64_t deadline)
 		return OUT_LOST;
 	memcpy(sql, prefix, sizeof(prefix) - 1);
 	memcpy(sql + sizeof(prefix) - 1, job->sql, n + 1);
-	if (!send_with_params(r, sql))
+	if (!send_with_params(r, sql, 0))
 		goto out;
 	r->cost = -1;
 	o = collect_with(r, deadline, read_cost);
@@ -679,7 +461,7 @@ static enum outcome check_plan(struct pg_run *r, int64_t deadline)
 		return OUT_LOST;
 	memcpy(sql, prefix, sizeof(prefix) - 1);
 	memcpy(sql + sizeof(prefix) - 1, r->job->sql, n + 1);
-	if (!send_with_params(r, sql))
+	if (!send_with_params(r, sql, 0))
 		goto out;
 	r->plan = 2;
 	o = collect_with(r, deadline, read_plan);
@@ -731,6 +513,14 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 
 	deadline = now_ms() + SETUP_TIMEOUT_MS;
 	o = begin_with_settings(&r, deadline);
+	if (o == OUT_OK && !r.error && job->describe) {
+		o = describe_statement(&r, deadline);
+		result_done(&r, NULL);
+		if (o == OUT_OK && !r.error)
+			o = run_command(&r, "COMMIT", 0, NULL, now_ms() + SETUP_TIMEOUT_MS);
+		rc = finish(&r, o);
+		goto out;
+	}
 	if (o == OUT_OK && !r.error && job->max_cost)
 		o = check_cost(&r, deadline);
 	if (o == OUT_OK && !r.error && job->plan_tables)

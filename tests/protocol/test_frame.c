@@ -237,6 +237,50 @@ static void test_row_values(void **state)
 	assert_int_equal(frame_row_begin(&f, &n, &cur), FRAME_ERR);
 }
 
+static void test_paramdesc(void **state)
+{
+	static const uint8_t short_oid[] = {0, 2, 0, 0, 0, 23, 0, 0};
+	static const uint8_t extra[] = {0, 1, 0, 0, 0, 23, 0};
+	static const uint8_t none[] = {0, 0};
+	struct wbuf b;
+	struct frame f;
+	struct rbuf cur;
+	uint16_t n;
+	uint32_t oid;
+
+	(void)state;
+	wbuf_init(&b);
+	frame_begin(&b, FRAME_PARAMDESC);
+	frame_put_u16(&b, 2);
+	frame_put_u32(&b, 23);
+	frame_put_u32(&b, 1043);
+	frame_end(&b);
+	f = peek_whole(&b);
+	check_prefixes(&b);
+	assert_int_equal(frame_paramdesc_begin(&f, &n, &cur), FRAME_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(frame_paramdesc_next(&cur, &oid), FRAME_OK);
+	assert_int_equal(oid, 23);
+	assert_int_equal(frame_paramdesc_next(&cur, &oid), FRAME_OK);
+	assert_int_equal(oid, 1043);
+	assert_int_equal(frame_paramdesc_next(&cur, &oid), FRAME_ERR);
+	wbuf_free(&b);
+
+	f = raw(FRAME_PARAMDESC, short_oid, sizeof(short_oid));
+	assert_int_equal(frame_paramdesc_begin(&f, &n, &cur), FRAME_ERR);
+	assert_int_equal(n, 0);
+	f = raw(FRAME_PARAMDESC, extra, sizeof(extra));
+	assert_int_equal(frame_paramdesc_begin(&f, &n, &cur), FRAME_ERR);
+	f = raw(FRAME_PARAMDESC, short_oid, 1);
+	assert_int_equal(frame_paramdesc_begin(&f, &n, &cur), FRAME_ERR);
+	f = raw(FRAME_ROWDESC, short_oid, 2);
+	assert_int_equal(frame_paramdesc_begin(&f, &n, &cur), FRAME_ERR);
+	f = raw(FRAME_PARAMDESC, none, sizeof(none));
+	assert_int_equal(frame_paramdesc_begin(&f, &n, &cur), FRAME_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(frame_paramdesc_next(&cur, &oid), FRAME_ERR);
+}
+
 static void test_complete_roundtrip(void **state)
 {
 	struct wbuf b;
@@ -527,9 +571,11 @@ static void test_rowdesc_malformed(void **state)
 	copy[1] = 2;
 	copy[2] = 0x7f;
 	assert_int_equal(frame_rowdesc_begin(&f, &n, &cur), FRAME_ERR);
-	/* A format other than text. */
+	/* Binary is a format; 2 is none. */
 	memcpy(copy, b.data + FRAME_HEADER_LEN, b.len - FRAME_HEADER_LEN);
 	copy[b.len - FRAME_HEADER_LEN - 1] = 1;
+	assert_int_equal(frame_rowdesc_begin(&f, &n, &cur), FRAME_OK);
+	copy[b.len - FRAME_HEADER_LEN - 1] = 2;
 	assert_int_equal(frame_rowdesc_begin(&f, &n, &cur), FRAME_ERR);
 	free(copy);
 	wbuf_free(&b);
@@ -988,7 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_complete_malformed), cmocka_unit_test(test_error_malformed),
 		cmocka_unit_test(test_error_position),     cmocka_unit_test(test_error_my_errno),
 		cmocka_unit_test(test_mycols_roundtrip),   cmocka_unit_test(test_mycols_malformed),
-		cmocka_unit_test(test_writer_limits),
+		cmocka_unit_test(test_writer_limits),      cmocka_unit_test(test_paramdesc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

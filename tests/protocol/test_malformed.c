@@ -274,10 +274,25 @@ static const struct sample bad[] = {
 	     "\x00\x00\x00\x07"
 	     "\x00\x01\xff\xff\xff\xffx",
 	     0),
-	CASE(FRAME, "rowdesc: binary format",
+	CASE(FRAME, "rowdesc: format code 2",
 	     "T"
 	     "\x00\x00\x00\x18"
-	     "\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01",
+	     "\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02",
+	     0),
+	CASE(FRAME, "paramdesc: count past the OIDs",
+	     "S"
+	     "\x00\x00\x00\x06"
+	     "\x00\x02\x00\x00\x00\x17",
+	     0),
+	CASE(FRAME, "paramdesc: a partial OID",
+	     "S"
+	     "\x00\x00\x00\x05"
+	     "\x00\x01\x00\x00\x17",
+	     0),
+	CASE(FRAME, "paramdesc: no count",
+	     "S"
+	     "\x00\x00\x00\x01"
+	     "\x00",
 	     0),
 	CASE(FRAME, "rowdesc: more columns than bytes",
 	     "T"
@@ -473,6 +488,9 @@ static enum verdict frame_body(const struct frame *f)
 		break;
 	case FRAME_MYCOLS:
 		st = frame_mycols_begin(f, &n, &cur);
+		break;
+	case FRAME_PARAMDESC:
+		st = frame_paramdesc_begin(f, &n, &cur);
 		break;
 	case FRAME_ROW:
 		st = frame_row_check(f, &n);

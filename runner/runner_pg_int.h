@@ -1,0 +1,107 @@
+/*
+ * runner_pg_int: what the Postgres runner's files share: one job's state
+ * and the calls between them, listed from the bottom up. runner_pg.c (the
+ * job's sequence) -> runner_pg_result.c (descriptions, result formats,
+ * rows, describe jobs) -> runner_pg_io.c (waiting on libpq and the control
+ * socket). Nothing outside runner/ includes it.
+ */
+#ifndef AIRLOCK_RUNNER_PG_INT_H
+#define AIRLOCK_RUNNER_PG_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#include "runner/runner_ctl.h"
+#include "runner/runner_job.h"
+
+#define CONNECT_TIMEOUT_MS 10000
+#define SETUP_TIMEOUT_MS 10000 /* BEGIN, set_config, COMMIT */
+#define ROLLBACK_TIMEOUT_MS 2000
+#define WATCHDOG_GRACE_MS 1000 /* after timeout_ms, before the runner gives up */
+#define MAX_NOTICES 64
+
+enum outcome {
+	OUT_OK,        /* command done; a backend error may be in run.error */
+	OUT_CANCEL,    /* the proxy sent 'X' */
+	OUT_GONE,      /* the control socket closed or failed */
+	OUT_DEADLINE,  /* the runner's own deadline passed */
+	OUT_LOST,      /* the database connection failed */
+	OUT_TRUNCATED, /* a cap was reached; run.trunc says which */
+	OUT_REFUSED,   /* the runner will not handle this result (run.refusal) */
+	OUT_COST,      /* the plan's estimated cost is above max_cost (run.cost) */
+	OUT_PLAN,      /* the plan reads a relation outside plan_tables */
+	OUT_PROTO,     /* refused as Postgres refuses it: run.proto_state, run.proto_msg */
+};
+
+struct pg_run {
+	const struct runner_job *job;
+	bool ctl_quiet; /* the control socket is not watched (warm connect) */
+	double cost;    /* EXPLAIN's Total Cost, when max_cost is set */
+	int plan;       /* enum runner_plan_verdict of the plan check; 2 until a plan was read */
+	struct runner_ctl *ctl;
+	PGconn *conn;
+	PGresult *error;     /* first backend error of the job, owned */
+	const char *refusal; /* static message for OUT_REFUSED */
+	unsigned notices;
+	bool sent_desc;
+	/*
+	 * Per-column result formats (runner_pg_formats.c): desc is the
+	 * statement's own description (owned) when the rows come from a
+	 * wrapper that turns binary columns into bytea; dec / dec_len hold a
+	 * row's decoded values (ncols each, owned).
+	 */
+	PGresult *desc;
+	bool wrapped;
+	unsigned char **dec;
+	size_t *dec_len;
+	char proto_state[6];
+	char proto_msg[160];
+	uint64_t rows;
+	uint64_t bytes;
+	enum frame_trunc trunc;
+	char tag[64];
+};
+
+/* runner_pg_io.c */
+int64_t now_ms(void);
+/* Waits until PQgetResult will not block; watches the control socket meanwhile. */
+enum outcome wait_result(struct pg_run *r, int64_t deadline);
+/* Waits until the database socket reports events (OUT_OK), flushing queued frames first. */
+enum outcome wait_db(struct pg_run *r, short events, int64_t deadline);
+/*
+ * Collects every result of the command just sent; keeps the first error
+ * in r->error. look (may be NULL) sees each other result before it is freed.
+ */
+enum outcome collect_with(struct pg_run *r, int64_t deadline, void (*look)(struct pg_run *r, const PGresult *res));
+enum outcome collect(struct pg_run *r, int64_t deadline);
+/* Same, keeping the last result that is not an error in *kept (caller clears; NULL when none). */
+enum outcome collect_keep(struct pg_run *r, int64_t deadline, PGresult **kept);
+/* Sends a command with text parameters and collects its results. */
+enum outcome run_command(struct pg_run *r, const char *sql, int nparams, const char *const *params, int64_t deadline);
+/* Sends sql with the job's bound parameters, results in format (0 text, 1 binary); 0 when libpq refused to send. */
+int send_with_params(struct pg_run *r, const char *sql, int format);
+
+/* runner_pg_result.c */
+/* The format the client asked for column i (0 text, 1 binary). */
+int result_format(const struct runner_job *job, int i);
+/*
+ * Before the statement runs: the sql to send (*sql, owned by r until
+ * result_done; the job's own text when no wrapper is needed) and the
+ * result format to ask libpq for. For a mix of text and binary columns
+ * the statement is prepared and described first, and a wrapper query
+ * turns its binary columns into their send functions' bytea. OUT_OK with
+ * r->error set: the backend refused it.
+ */
+enum outcome result_prepare(struct pg_run *r, int64_t deadline, char **sql, int *format);
+/* The 'T' frame, once: from res or, when wrapped, from the statement's own description. */
+enum outcome send_desc(struct pg_run *r, const PGresult *res);
+/* One row as a 'D' frame, unless it would pass max_rows or max_bytes. */
+enum outcome send_row(struct pg_run *r, const PGresult *res);
+/* A describe job: prepares the statement and sends 'S', 'T' and 'C'. */
+enum outcome describe_statement(struct pg_run *r, int64_t deadline);
+/* Frees what result_prepare and send_desc kept. */
+void result_done(struct pg_run *r, char *sql);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * test_runner_job: the job frame read into a struct: every key checked,
+ * the result formats and describe keys, and what an engine may not take.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runner/runner_job.h"
+
+/* Builds a 'J' frame of n key/value pairs and parses it into job. */
+static int parse_pairs(struct runner_job *job, const char *const *kv, size_t n, char *why, size_t why_len)
+{
+	static struct frame_job fj;
+	struct wbuf b;
+	struct frame f;
+	size_t used;
+	int rc;
+
+	wbuf_init(&b);
+	frame_begin(&b, FRAME_JOB);
+	frame_put_u16(&b, (uint16_t)n);
+	for (size_t i = 0; i < n; i++) {
+		frame_put_cstr(&b, kv[2 * i]);
+		frame_put_cstr(&b, kv[2 * i + 1]);
+	}
+	frame_end(&b);
+	assert_false(b.failed);
+	assert_int_equal(frame_peek(b.data, b.len, FRAME_MAX_PAYLOAD, &f, &used), FRAME_OK);
+	assert_int_equal(frame_decode_job(&f, &fj), FRAME_OK);
+	rc = runner_job_parse(&fj, job, why, why_len);
+	wbuf_free(&b);
+	return rc;
+}
+
+#define BASE                                                                                                           \
+	"engine", "postgres", "dbname", "shop", "user", "u", "password", "p", "sql", "SELECT 1", "timeout_ms", "1000", \
+		"max_rows", "10", "max_bytes", "1000"
+#define NBASE 8
+
+static void test_formats(void **state)
+{
+	const char *const one[] = {BASE, "formats", "1"};
+	const char *const mixed[] = {BASE, "formats", "0110"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, one, NBASE + 1, why, sizeof(why)), 0);
+	assert_string_equal(job.formats, "1");
+	assert_false(job.describe);
+	assert_true(runner_job_complete(&job));
+	runner_job_free(&job);
+
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, mixed, NBASE + 1, why, sizeof(why)), 0);
+	assert_string_equal(job.formats, "0110");
+	runner_job_free(&job);
+	assert_null(job.formats);
+}
+
+static void test_bad_formats(void **state)
+{
+	static const char *const bad[] = {"", "2", "01a", "0 1", "-1"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *const kv[] = {BASE, "formats", bad[i]};
+
+		runner_job_init(&job);
+		assert_int_equal(parse_pairs(&job, kv, NBASE + 1, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "formats"));
+		assert_null(job.sql); /* freed on failure */
+	}
+}
+
+static void test_too_many_formats(void **state)
+{
+	static char many[FRAME_MAX_COLS + 2];
+	const char *const kv[] = {BASE, "formats", many};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	memset(many, '1', FRAME_MAX_COLS + 1);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, kv, NBASE + 1, why, sizeof(why)), -1);
+	many[FRAME_MAX_COLS] = '\0';
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, kv, NBASE + 1, why, sizeof(why)), 0);
+	runner_job_free(&job);
+}
+
+static void test_describe(void **state)
+{
+	const char *const ok[] = {BASE, "describe", "1"};
+	const char *const bad[] = {BASE, "describe", "yes"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, ok, NBASE + 1, why, sizeof(why)), 0);
+	assert_true(job.describe);
+	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, bad, NBASE + 1, why, sizeof(why)), -1);
+}
+
+static void test_mariadb_refuses_formats_and_describe(void **state)
+{
+	const char *const formats[] = {"engine",   "mariadb", "dbname",    "shop",     "user",       "u",
+				       "password", "p",       "sql",       "SELECT 1", "timeout_ms", "1000",
+				       "max_rows", "10",      "max_bytes", "1000",     "formats",    "1"};
+	const char *const describe[] = {"engine",   "mariadb", "dbname",    "shop",     "user",       "u",
+					"password", "p",       "sql",       "SELECT 1", "timeout_ms", "1000",
+					"max_rows", "10",      "max_bytes", "1000",     "describe",   "1"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, formats, 9, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "mariadb"));
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, describe, 9, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "mariadb"));
+}
+
+static void test_unknown_key_and_denied_setting(void **state)
+{
+	const char *const unknown[] = {BASE, "max_cpu", "1"};
+	const char *const denied[] = {BASE, "set.statement_timeout", "0"};
+	const char *const allowed[] = {BASE, "set.search_path", "public"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, unknown, NBASE + 1, why, sizeof(why)), -1);
+	assert_string_equal(why, "unknown job key");
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, denied, NBASE + 1, why, sizeof(why)), -1);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, allowed, NBASE + 1, why, sizeof(why)), 0);
+	assert_string_equal(runner_job_setting(&job, "search_path"), "public");
+	runner_job_free(&job);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_bad_formats),
+		cmocka_unit_test(test_too_many_formats),
+		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_mariadb_refuses_formats_and_describe),
+		cmocka_unit_test(test_unknown_key_and_denied_setting),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
