@@ -53,6 +53,7 @@ struct job {
 	bool done;
 	bool container_gone;
 	bool paused;
+	int exit_code; /* the runner's, once it exited with its frames still unread (paused) */
 	bool cancel_sent;
 
 	char id[JOB_DIR_ID_LEN + 1];
@@ -126,6 +127,8 @@ static void job_end_runner(struct job *j)
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
 static void job_finish(struct job *j, const struct job_result *r)
 {
+	struct timeval zero = {0, 0};
+
 	if (j->done)
 		return;
 	j->done = true;
@@ -133,6 +136,9 @@ static void job_finish(struct job *j, const struct job_result *r)
 	job_close_ctl(j);
 	job_end_runner(j);
 	job_wipe_frame(j);
+	/* Its container went first (a paused cursor's frames read after): nothing else will free it. */
+	if (j->container_gone && j->defer)
+		evtimer_add(j->defer, &zero);
 	if (!j->detached && j->ev->on_done)
 		j->ev->on_done(j->arg, r);
 }
@@ -337,6 +343,10 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		if (!j->detached && j->ev->on_rowdesc)
 			j->ev->on_rowdesc(j->arg, f);
 		break;
+	case FRAME_PARAMDESC:
+		if (!j->detached && j->ev->on_paramdesc)
+			j->ev->on_paramdesc(j->arg, f);
+		break;
 	case FRAME_ROW:
 		if (!job_frame_row(j, f))
 			return false;
@@ -367,10 +377,24 @@ static void job_ctl_bad(void *arg, const char *reason)
 		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, reason);
 }
 
+static void job_exited_early(struct job *j, int exit_code)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "the runner exited (status %d) before returning a result", exit_code);
+	job_fail(j, "58000", AIRLOCK_E_EXECUTION_FAILED, msg);
+}
+
 static void job_ctl_closed(void *arg)
 {
-	/* Runner went away without a result; on_exited will tell why. */
-	job_close_ctl(arg);
+	struct job *j = arg;
+
+	/* Runner went away without a result; on_exited will tell why, or has (paused, its frames then read). */
+	job_close_ctl(j);
+	if (j->container_gone && !j->done) {
+		job_exited_early(j, j->exit_code);
+		job_maybe_free(j);
+	}
 }
 
 static const struct job_ctl_events job_ctl_events = {
@@ -489,10 +513,11 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 			snprintf(msg, sizeof(msg), "statement exceeded timeout_ms=%u and its runner was stopped",
 				 j->limits.timeout_ms);
 			job_fail(j, "57014", AIRLOCK_E_TIMEOUT, msg);
+		} else if (j->paused && j->ctl) {
+			/* Its frames wait in the socket (a cursor not read yet): they decide, once read. */
+			j->exit_code = exit_code;
 		} else {
-			snprintf(msg, sizeof(msg), "the runner exited (status %d) before returning a result",
-				 exit_code);
-			job_fail(j, "58000", AIRLOCK_E_EXECUTION_FAILED, msg);
+			job_exited_early(j, exit_code);
 		}
 	}
 	job_maybe_free(j);

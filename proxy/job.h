@@ -54,6 +54,8 @@ struct job_request {
 	size_t nparams;
 	bool cost_check;         /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
 	const char *plan_tables; /* the plan check: what the plan may scan ("schema.table, schema.*"); NULL: off */
+	const char *formats;     /* Postgres result formats ('0' / '1', one for all or one per column); NULL: text */
+	bool describe;           /* Postgres: prepare and describe the statement, run nothing */
 };
 
 /* Final outcome, borrowed for the duration of on_done. */
@@ -80,7 +82,8 @@ struct job_result {
  * on_done is called exactly once unless the owner detached first.
  */
 struct job_events {
-	void (*on_rowdesc)(void *arg, const struct frame *f); /* 'T' (Postgres) or 'K' (MySQL) */
+	void (*on_rowdesc)(void *arg, const struct frame *f);   /* 'T' (Postgres) or 'K' (MySQL) */
+	void (*on_paramdesc)(void *arg, const struct frame *f); /* 'S', from a describe job */
 	void (*on_row)(void *arg, const struct frame *f);
 	void (*on_notice)(void *arg, const struct frame_error *e);
 	void (*on_done)(void *arg, const struct job_result *r);

@@ -43,7 +43,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req, uint32_t max_ro
 	char num[3][32];
 	char key[96];
 	bool cost = req->cost_check && req->limits->max_cost > 0;
-	size_t npairs = 4 + (cost ? 1 : 0) + (req->plan_tables ? 1 : 0) + req->nsettings + req->nparams;
+	size_t npairs = 4 + (cost ? 1 : 0) + (req->plan_tables ? 1 : 0) + (req->formats ? 1 : 0) +
+			(req->describe ? 1 : 0) + req->nsettings + req->nparams;
 
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
@@ -65,6 +66,10 @@ int job_frame_job(struct wbuf *b, const struct job_request *req, uint32_t max_ro
 	}
 	if (req->plan_tables)
 		job_put_pair(b, "plan_tables", req->plan_tables);
+	if (req->formats)
+		job_put_pair(b, "formats", req->formats);
+	if (req->describe)
+		job_put_pair(b, "describe", "1");
 	for (size_t i = 0; i < req->nsettings; i++) {
 		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
 		job_put_pair(b, key, req->settings[i].value);

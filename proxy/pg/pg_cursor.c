@@ -9,6 +9,13 @@
  * proxy and the caps of the user still bound the whole result. A cursor
  * lives at most timeout_ms (its runner's deadline) and, without HOLD,
  * until the end of its transaction. Each cursor is owned by its session.
+ *
+ * A portal executed with a row limit (node pg-cursor, PgJDBC's fetch
+ * size) is read the same way: its first Execute starts the job, every
+ * Execute sends up to its limit and PortalSuspended, the last one
+ * CommandComplete. Such a cursor is owned by its portal, not listed in
+ * the session's cursors, and ends with the portal (Close, the end of the
+ * transaction, Sync outside one).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -25,6 +32,9 @@
 
 struct pg_cursor {
 	struct pg_session *s;
+	struct pgx_portal *portal; /* NULL for a DECLAREd cursor */
+	bool rowdesc_sent;         /* a portal's RowDescription goes out once */
+	bool mismatch;             /* a portal's columns are not what its statement was described with */
 	char name[64];
 	bool hold;
 	struct job *job;      /* NULL once the result ended */
@@ -53,10 +63,8 @@ static int find_cursor(struct pg_session *s, const char *name)
 	return -1;
 }
 
-static void cursor_free(struct pg_session *s, int i)
+static void cursor_destroy(struct pg_session *s, struct pg_cursor *c)
 {
-	struct pg_cursor *c = s->cursors[i];
-
 	if (c->job) {
 		job_detach(c->job);
 		session_job_release(&s->core);
@@ -66,7 +74,19 @@ static void cursor_free(struct pg_session *s, int i)
 	event_free(c->resume);
 	free(c->rowdesc);
 	free(c);
+}
+
+static void cursor_free(struct pg_session *s, int i)
+{
+	cursor_destroy(s, s->cursors[i]);
 	s->cursors[i] = NULL;
+}
+
+void pgc_portal_free(struct pg_session *s, struct pgx_portal *p)
+{
+	if (p->running)
+		cursor_destroy(s, p->running);
+	p->running = NULL;
 }
 
 void pgc_close_all(struct pg_session *s)
@@ -91,6 +111,29 @@ static void put_stored_rowdesc(struct pg_cursor *c)
 		pgr_rowdesc(c->s, &f);
 }
 
+/* A portal's Execute ends: PortalSuspended while rows remain, else its tag; no ReadyForQuery. */
+static void portal_finish(struct pg_cursor *c)
+{
+	struct pg_session *s = c->s;
+	char tag[48];
+
+	if (!c->done) {
+		pg_put_portal_suspended(&s->core.w);
+		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, 0);
+	} else if (c->truncated && !c->truncation_told && s->core.u->truncation_is_error) {
+		c->truncation_told = true;
+		pgr_truncated_error(s, c->truncated, c->rows);
+	} else {
+		if (c->truncated && !c->truncation_told)
+			pgr_truncated(s, c->truncated, c->rows);
+		c->truncation_told = true;
+		snprintf(tag, sizeof(tag), "SELECT %" PRIu64, c->got);
+		pg_put_command_complete(&s->core.w, tag);
+		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
+	}
+	pgr_flush(s);
+}
+
 /* Ends the running FETCH: its tag, ReadyForQuery, then input that waited. */
 static void fetch_finish(struct pg_cursor *c)
 {
@@ -99,16 +142,20 @@ static void fetch_finish(struct pg_cursor *c)
 
 	if (c->job)
 		job_pause(c->job, true);
-	if (c->done && c->truncated && !c->truncation_told) {
-		pgr_truncated(s, c->truncated, c->rows);
-		c->truncation_told = true;
-	}
-	snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
-	pg_put_command_complete(&s->core.w, tag);
-	session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
 	s->fetching = NULL;
 	s->core.out_paused = false;
-	pgr_ready(s);
+	if (c->portal) {
+		portal_finish(c);
+	} else {
+		if (c->done && c->truncated && !c->truncation_told) {
+			pgr_truncated(s, c->truncated, c->rows);
+			c->truncation_told = true;
+		}
+		snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
+		pg_put_command_complete(&s->core.w, tag);
+		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
+		pgr_ready(s);
+	}
 	session_set_state(&s->core, SESSION_READY);
 	session_process(&s->core);
 }
@@ -117,14 +164,25 @@ static void cursor_rowdesc(void *arg, const struct frame *f)
 {
 	struct pg_cursor *c = arg;
 
+	if (c->portal && pgr_rowdesc_differs(c->portal->stmt, f)) {
+		c->mismatch = true;
+		job_cancel(c->job);
+		return;
+	}
 	free(c->rowdesc);
 	c->rowdesc = malloc(f->len ? f->len : 1);
 	if (!c->rowdesc)
 		return;
 	memcpy(c->rowdesc, f->payload, f->len);
 	c->rowdesc_len = f->len;
-	if (c->s->fetching == c)
+	if (c->s->fetching != c)
+		return;
+	if (!c->portal) {
 		put_stored_rowdesc(c);
+	} else if (c->portal->described && !c->rowdesc_sent) {
+		put_stored_rowdesc(c);
+		c->rowdesc_sent = true;
+	}
 }
 
 static void cursor_row(void *arg, const struct frame *f)
@@ -133,6 +191,8 @@ static void cursor_row(void *arg, const struct frame *f)
 	struct pg_session *s = c->s;
 
 	c->rows++;
+	if (c->mismatch)
+		return;
 	pg_put_datarow_raw(&s->core.w, f->payload, f->len);
 	pgr_flush(s);
 	if (s->fetching != c)
@@ -152,6 +212,22 @@ static void cursor_notice(void *arg, const struct frame_error *e)
 	pgr_frame_notice(c->s, e);
 }
 
+/* The error that ended a cursor's job, to the client now. */
+static void report_failure(struct pg_cursor *c, const struct job_result *r)
+{
+	struct pg_session *s = c->s;
+	struct job_result e = *r;
+
+	if (c->mismatch) {
+		pgr_result_type_changed(s);
+		return;
+	}
+	e.position = 0; /* it counts in the cursor's SELECT, not in the FETCH */
+	pgr_job_error(s, &e);
+	if (c->portal)
+		s->discard_until_sync = true;
+}
+
 static void cursor_done(void *arg, const struct job_result *r)
 {
 	struct pg_cursor *c = arg;
@@ -160,23 +236,24 @@ static void cursor_done(void *arg, const struct job_result *r)
 	c->job = NULL;
 	session_job_release(&s->core);
 	c->done = true;
-	if (r->ok) {
+	if (r->ok && !c->mismatch) {
 		c->truncated = r->truncated;
 	} else if (s->fetching == c) {
-		struct job_result e = *r;
-
-		e.position = 0; /* it counts in the cursor's SELECT, not in the FETCH */
-		pgr_job_error(s, &e);
+		report_failure(c, r);
 		s->fetching = NULL;
-		pgr_ready(s);
+		if (!c->portal)
+			pgr_ready(s);
+		else
+			pgr_flush(s);
 		session_set_state(&s->core, SESSION_READY);
 		session_process(&s->core);
 		return;
 	} else {
 		c->failed = true;
-		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s", r->sqlstate);
-		c->err_code = r->code;
-		snprintf(c->err_message, sizeof(c->err_message), "%s", r->message);
+		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s", c->mismatch ? "0A000" : r->sqlstate);
+		c->err_code = c->mismatch ? AIRLOCK_E_NONE : r->code;
+		snprintf(c->err_message, sizeof(c->err_message), "%s",
+			 c->mismatch ? "cached plan must not change result type" : r->message);
 		return;
 	}
 	if (s->fetching == c)
@@ -218,18 +295,26 @@ void pgc_output_drained(struct pg_session *s)
 	}
 }
 
+/* A cursor with its resume timer; NULL (the error queued) when memory ran out. */
+static struct pg_cursor *cursor_new(struct pg_session *s)
+{
+	struct pg_cursor *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
+	if (!c || !c->resume) {
+		free(c);
+		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+		return NULL;
+	}
+	c->s = s;
+	return c;
+}
+
 static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_result *v)
 {
-	struct job_setting settings[32];
-	struct job_request req = {
-		.target = s->core.u->target,
-		.limits = &s->core.u->limits,
-		.sql = sql + v->query_offset,
-		.settings = settings,
-		.nsettings = pgs_job_settings(&s->set, settings),
-	};
+	const struct pgj_read rd = {.sql = sql + v->query_offset, .scope = true, .plan = true};
 	struct pg_cursor *c;
-	char *scoped = NULL, *plan = NULL;
 	char msg[160];
 	int slot = -1;
 
@@ -250,37 +335,13 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 			  "CLOSE cursors you are done with", 0);
 		return true;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c)
-		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
-	if (!c || !c->resume) {
-		free(c);
-		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+	if (!(c = cursor_new(s)))
 		return true;
-	}
-	c->s = s;
 	c->hold = v->hold;
 	snprintf(c->name, sizeof(c->name), "%s", v->name);
-	if (!pgp_scope(s, req.sql, &scoped)) {
-		event_free(c->resume);
-		free(c);
-		return true;
-	}
-	if (scoped)
-		req.sql = scoped;
-	if (s->core.u->plan_check && !(req.plan_tables = plan = pgp_plan_tables(s))) {
-		free(scoped);
-		event_free(c->resume);
-		free(c);
-		pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
-		return true;
-	}
-	c->job = pgr_start_job(s, &req, &cursor_events, c);
-	free(scoped);
-	free(plan);
+	c->job = pgj_start(s, &rd, &cursor_events, c);
 	if (!c->job) {
-		event_free(c->resume);
-		free(c);
+		cursor_destroy(s, c);
 		return true;
 	}
 	/* Nothing is read until a FETCH asks for rows. */
@@ -290,9 +351,54 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	return true;
 }
 
-static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
+/* Reads up to want rows from c, outside the message loop; the FETCH or Execute finishes later. */
+static bool start_reading(struct pg_cursor *c, uint64_t want)
 {
 	struct timeval zero = {0, 0};
+	struct pg_session *s = c->s;
+
+	c->want = want;
+	c->got = 0;
+	s->fetching = c;
+	session_set_state(&s->core, SESSION_BUSY);
+	evtimer_add(c->resume, &zero);
+	return false;
+}
+
+bool pgc_portal_execute(struct pg_session *s, struct pgx_portal *p, const struct pgj_read *rd, uint32_t max_rows)
+{
+	struct pg_cursor *c = p->running;
+
+	if (!c) {
+		if (!(c = cursor_new(s)))
+			return true;
+		c->portal = p;
+		c->job = pgj_start(s, rd, &cursor_events, c);
+		if (!c->job) {
+			cursor_destroy(s, c);
+			return true;
+		}
+		job_pause(c->job, true);
+		p->running = c;
+	}
+	if (c->failed) {
+		struct job_result r = {.sqlstate = c->err_sqlstate, .code = c->err_code, .message = c->err_message};
+
+		c->failed = false;
+		pgr_job_error(s, &r);
+		s->discard_until_sync = true;
+		return true;
+	}
+	if (c->done) {
+		c->got = 0;
+		portal_finish(c);
+		return true;
+	}
+	return start_reading(c, max_rows ? max_rows : UINT64_MAX);
+}
+
+static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
+{
 	struct pg_cursor *c;
 	char msg[160];
 	int i = find_cursor(s, v->name);
@@ -315,8 +421,6 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 		return true;
 	}
 	put_stored_rowdesc(c);
-	c->want = v->count;
-	c->got = 0;
 	if (c->done) {
 		/* The result has ended: the rest of the FETCHes return no rows. */
 		if (c->truncated && !c->truncation_told) {
@@ -326,11 +430,7 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 		pgr_local_done(s, "FETCH 0");
 		return true;
 	}
-	s->fetching = c;
-	session_set_state(&s->core, SESSION_BUSY);
-	/* Resumed on the next loop pass, outside the message loop that called us. */
-	evtimer_add(c->resume, &zero);
-	return false;
+	return start_reading(c, v->count);
 }
 
 bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v)

@@ -92,10 +92,37 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	st->bytes = sizeof(*st) + strlen(st->sql) + 1 + (size_t)st->ntypes * sizeof(uint32_t);
+	st->refs = 1;
 	s->prepared_bytes += st->bytes;
 	s->stmts[slot] = st;
 	pg_put_parse_complete(&s->core.w);
 	pgr_flush(s);
+	return true;
+}
+
+/* What Postgres checks at Bind, for a statement whose description is known. */
+static bool bind_matches(struct pg_session *s, const struct pgx_stmt *st, const struct pg_bind *b)
+{
+	struct frame f = {.type = FRAME_ROWDESC, .len = st->desc_len, .payload = st->desc};
+	struct rbuf cur;
+	uint16_t ncols;
+	char msg[200];
+
+	if (!st->desc || frame_rowdesc_begin(&f, &ncols, &cur) != FRAME_OK)
+		return true;
+	if (b->nparams != st->ntypes) {
+		snprintf(msg, sizeof(msg),
+			 "bind message supplies %u parameters, but prepared statement \"%s\" requires %u", b->nparams,
+			 st->name, st->ntypes);
+		pgr_error(s, "08P01", AIRLOCK_E_NONE, msg, NULL, 0);
+		return false;
+	}
+	if (b->nresult_formats > 1 && b->nresult_formats != ncols) {
+		snprintf(msg, sizeof(msg), "bind message has %u result formats but query has %u columns",
+			 b->nresult_formats, ncols);
+		pgr_error(s, "08P01", AIRLOCK_E_NONE, msg, NULL, 0);
+		return false;
+	}
 	return true;
 }
 
@@ -109,6 +136,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	char msg[160];
 	size_t total = 0, off = 0;
 	int si, old, slot = -1;
+	bool binary = false;
 
 	pgx_begin(s);
 	if (pg_parse_bind(m, &b, &err) != PG_OK) {
@@ -128,12 +156,17 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	for (uint16_t c = 0; c < b.nresult_formats; c++) {
-		if (pg_bind_result_format(&b, c) != 0) {
-			pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED, "binary result format is not supported yet",
-				  "ask for text results (result format 0)", 0);
+		int16_t f = pg_bind_result_format(&b, c);
+
+		if (f != 0 && f != 1) {
+			snprintf(msg, sizeof(msg), "unsupported format code: %d", f);
+			pgr_error(s, "22023", AIRLOCK_E_NONE, msg, NULL, 0);
 			return true;
 		}
+		binary = binary || f == 1;
 	}
+	if (!bind_matches(s, st, &b))
+		return true;
 	old = pgx_find_portal(s, b.portal);
 	if (old >= 0 && b.portal[0]) {
 		snprintf(msg, sizeof(msg), "portal \"%s\" already exists", b.portal);
@@ -159,6 +192,9 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		}
 		total += vals[i].len > 0 ? (size_t)vals[i].len : 0;
 	}
+	/* Formats travel to the runner when any is binary, or when a list must match the column count. */
+	if (binary || b.nresult_formats > 1)
+		total += b.nresult_formats + 1;
 	if (s->prepared_bytes + total > SESS_MAX_PREPARED_BYTES) {
 		pgr_error(s, "53400", AIRLOCK_E_NONE, "bound parameters of this session hold too much memory",
 			  "close portals you no longer need", 0);
@@ -169,10 +205,16 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		p->values = malloc(total ? total : 1);
 		p->params = calloc(b.nparams ? b.nparams : 1, sizeof(*p->params));
 	}
-	if (!p || !p->values || !p->params) {
+	if (p && (binary || b.nresult_formats > 1) && (p->formats = malloc(b.nresult_formats + 1u))) {
+		for (uint16_t c = 0; c < b.nresult_formats; c++)
+			p->formats[c] = pg_bind_result_format(&b, c) == 1 ? '1' : '0';
+		p->formats[b.nresult_formats] = '\0';
+	}
+	if (!p || !p->values || !p->params || ((binary || b.nresult_formats > 1) && !p->formats)) {
 		if (p) {
 			free(p->values);
 			free(p->params);
+			free(p->formats);
 		}
 		free(p);
 		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
@@ -180,6 +222,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	}
 	snprintf(p->name, sizeof(p->name), "%s", b.portal);
 	p->stmt = st;
+	st->refs++;
 	p->nparams = b.nparams;
 	for (uint16_t i = 0; i < b.nparams; i++) {
 		struct job_param *jp = &p->params[i];
@@ -208,7 +251,7 @@ static bool runs_remotely(const struct pgv_result *v)
 }
 
 /* RowDescription for what the proxy answers itself (local SHOW), or NoData. */
-static void describe_local(struct pg_session *s, const struct pgv_result *v)
+static void describe_local(struct pg_session *s, const struct pgv_result *v, const char *formats)
 {
 	int i = v->kind == PGV_SHOW ? pgs_find(v->name) : -1;
 
@@ -219,6 +262,7 @@ static void describe_local(struct pg_session *s, const struct pgv_result *v)
 			.type_oid = 25,
 			.typlen = -1,
 			.typmod = -1,
+			.format = pgr_format(formats, 0),
 		};
 
 		pg_put_rowdesc_begin(&s->core.w, 1);
@@ -229,9 +273,106 @@ static void describe_local(struct pg_session *s, const struct pgv_result *v)
 	}
 }
 
+/* ---- Describe of a statement that runs remotely: a describe job ---- */
+
+static void described_params(void *arg, const struct frame *f)
+{
+	struct pg_session *s = arg;
+	struct pgx_stmt *st = s->describing;
+	struct rbuf cur;
+	uint32_t *types;
+	uint16_t n;
+
+	if (!st || frame_paramdesc_begin(f, &n, &cur) != FRAME_OK || n > SESS_MAX_PARAMS)
+		return;
+	types = calloc(n ? n : 1, sizeof(*types));
+	if (!types)
+		return;
+	for (uint16_t i = 0; i < n; i++)
+		if (frame_paramdesc_next(&cur, &types[i]) != FRAME_OK)
+			types[i] = 0;
+	/* The backend's inference replaces Parse's zeros: Bind then tells the runner the same types. */
+	s->prepared_bytes += ((size_t)n - st->ntypes) * sizeof(*types);
+	st->bytes += ((size_t)n - st->ntypes) * sizeof(*types);
+	free(st->types);
+	st->types = types;
+	st->ntypes = n;
+}
+
+static void described_columns(void *arg, const struct frame *f)
+{
+	struct pg_session *s = arg;
+	struct pgx_stmt *st = s->describing;
+	uint8_t *copy;
+
+	if (!st || !(copy = malloc(f->len ? f->len : 1)))
+		return;
+	memcpy(copy, f->payload, f->len);
+	s->prepared_bytes += (size_t)f->len - st->desc_len;
+	st->bytes += (size_t)f->len - st->desc_len;
+	free(st->desc);
+	st->desc = copy;
+	st->desc_len = f->len;
+}
+
+static void described(void *arg, const struct job_result *r)
+{
+	struct pg_session *s = arg;
+	struct pgx_stmt *st = s->describing;
+
+	session_job_finished(&s->core);
+	s->describing = NULL;
+	if (r->ok && st && st->desc) {
+		pg_put_parameter_description(&s->core.w, st->types, st->ntypes);
+		pgr_stmt_rowdesc(s, st, NULL);
+		session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
+	} else if (r->ok) {
+		pgr_error(s, "XX000", AIRLOCK_E_EXECUTION_FAILED, "the statement could not be described", NULL, 0);
+	} else {
+		pgr_job_error(s, r);
+		s->discard_until_sync = true;
+	}
+	pgr_flush(s);
+	session_set_state(&s->core, SESSION_READY);
+	session_process(&s->core);
+}
+
+static const struct job_events describe_events = {
+	.on_rowdesc = described_columns,
+	.on_paramdesc = described_params,
+	.on_done = described,
+};
+
+/* Starts the describe job of st; false when it started (it answers later). */
+static bool describe_remote(struct pg_session *s, struct pgx_stmt *st)
+{
+	struct job_param params[SESS_MAX_PARAMS];
+	struct pgv_result v;
+	struct pgj_read rd = {.sql = st->sql, .describe = true, .params = params, .nparams = st->ntypes};
+
+	/* The search_path may have changed since Parse: decide again, as Execute will. */
+	pgp_validate(s, st->sql, &v);
+	if (v.kind == PGV_REFUSED) {
+		pgr_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
+		return true;
+	}
+	rd.scope = v.kind == PGV_READ;
+	for (uint16_t i = 0; i < st->ntypes; i++)
+		params[i] = (struct job_param){.type_oid = st->types[i]};
+	s->describing = st;
+	s->core.job = pgj_start(s, &rd, &describe_events, s);
+	if (!s->core.job) {
+		s->describing = NULL;
+		return true;
+	}
+	session_set_state(&s->core, SESSION_BUSY);
+	return false;
+}
+
 static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 {
 	const char *name, *err = NULL;
+	struct pgx_portal *p;
 	char kind, msg[160];
 	int i;
 
@@ -250,14 +391,13 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 			return true;
 		}
 		st = s->stmts[i];
-		if (runs_remotely(&st->v)) {
-			pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED,
-				  "describing a prepared statement's result columns is not supported yet",
-				  "Bind it and Describe the portal instead", 0);
-			return true;
-		}
+		if (runs_remotely(&st->v) && !st->desc)
+			return describe_remote(s, st);
 		pg_put_parameter_description(&s->core.w, st->types, st->ntypes);
-		describe_local(s, &st->v);
+		if (st->desc)
+			pgr_stmt_rowdesc(s, st, NULL);
+		else
+			describe_local(s, &st->v, NULL);
 		pgr_flush(s);
 		return true;
 	}
@@ -267,12 +407,18 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
 		return true;
 	}
-	if (runs_remotely(&s->portals[i]->stmt->v)) {
-		/* Sent when Execute runs it: the runner's column description is the real one. */
-		s->portals[i]->described = true;
+	p = s->portals[i];
+	if (p->stmt->desc) {
+		/* Described before: answered now, and checked against the result when it runs. */
+		pgr_stmt_rowdesc(s, p->stmt, p->formats);
 		return true;
 	}
-	describe_local(s, &s->portals[i]->stmt->v);
+	if (runs_remotely(&p->stmt->v)) {
+		/* Sent when Execute runs it: the runner's column description is the real one. */
+		p->described = true;
+		return true;
+	}
+	describe_local(s, &p->stmt->v, p->formats);
 	pgr_flush(s);
 	return true;
 }
@@ -299,12 +445,6 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	p = s->portals[i];
-	if (p->suspended) {
-		pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED,
-			  "fetching more rows from a suspended portal is not supported yet",
-			  "run the query again with a LIMIT/OFFSET, or without a row limit on Execute", 0);
-		return true;
-	}
 	/* The search_path may have changed since Parse: decide again. */
 	pgp_validate(s, p->stmt->sql, &v);
 	x = (struct pgq_exec){
@@ -313,8 +453,27 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 		.max_rows = max_rows,
 		.params = p->params,
 		.nparams = p->nparams,
+		.formats = p->formats,
 		.portal = p,
 	};
+	/* A row limit on a read: the portal keeps its job and later Executes go on with it. */
+	if ((max_rows || p->running) && runs_remotely(&v) && s->txn != 'E') {
+		const struct pgj_read rd = {
+			.sql = p->stmt->sql,
+			.scope = v.kind == PGV_READ,
+			.plan = v.kind == PGV_READ && !v.explain,
+			.cost_check = v.kind == PGV_READ && !v.explain,
+			.params = p->params,
+			.nparams = p->nparams,
+			.formats = p->formats,
+		};
+
+		session_statement_begin(&s->core, v.fingerprint);
+		s->cur = x;
+		if (pgc_portal_execute(s, p, &rd, max_rows))
+			pgr_flush(s);
+		return true;
+	}
 	if (pgq_execute(s, p->stmt->sql, &v, &x))
 		pgr_flush(s);
 	return true;
@@ -345,6 +504,9 @@ bool pgx_message(struct pg_session *s, const struct pg_msg *m)
 {
 	if (m->type == 'S') {
 		s->discard_until_sync = false;
+		/* Sync ends an implicit transaction, and the portals with it. */
+		if (s->txn == 'I')
+			pgx_close_suspended(s);
 		pgr_ready(s);
 		return true;
 	}

@@ -3,7 +3,8 @@
  * store both the extended protocol (pg_extended.c: Parse, Bind, Close) and
  * the statements that free them (pg_query.c: DEALLOCATE, DISCARD ALL) use.
  * The statements array grows as needed: what bounds it is the memory they
- * hold (prepared_bytes, SESS_MAX_PREPARED_BYTES), not a count.
+ * hold (prepared_bytes, SESS_MAX_PREPARED_BYTES), not a count. A statement
+ * is freed when neither the session's list nor a portal holds it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,33 +27,54 @@ int pgx_find_portal(struct pg_session *s, const char *name)
 	return -1;
 }
 
+/* Drops one reference to st (the session's list holds one, each portal one); the last frees it. */
+static void stmt_unref(struct pg_session *s, struct pgx_stmt *st)
+{
+	if (--st->refs > 0)
+		return;
+	s->prepared_bytes -= st->bytes;
+	free(st->sql);
+	free(st->types);
+	free(st->desc);
+	free(st);
+}
+
 void pgx_close_portal(struct pg_session *s, int i)
 {
 	struct pgx_portal *p = s->portals[i];
 
+	if (p->running)
+		pgc_portal_free(s, p);
 	s->prepared_bytes -= p->bytes;
+	stmt_unref(s, p->stmt);
 	free(p->values);
 	free(p->params);
+	free(p->formats);
 	free(p);
 	s->portals[i] = NULL;
+}
+
+void pgx_close_suspended(struct pg_session *s)
+{
+	for (int i = 0; i < SESS_MAX_PORTALS; i++)
+		if (s->portals[i] && s->portals[i]->running)
+			pgx_close_portal(s, i);
 }
 
 void pgx_close_stmt(struct pg_session *s, int i)
 {
 	struct pgx_stmt *st = s->stmts[i];
 
-	for (int k = 0; k < SESS_MAX_PORTALS; k++)
-		if (s->portals[k] && s->portals[k]->stmt == st)
-			pgx_close_portal(s, k);
-	s->prepared_bytes -= st->bytes;
-	free(st->sql);
-	free(st->types);
-	free(st);
+	/* As in Postgres, portals bound from it live on: each holds the statement. */
 	s->stmts[i] = NULL;
+	stmt_unref(s, st);
 }
 
 void pgx_free_all(struct pg_session *s)
 {
+	for (int i = 0; i < SESS_MAX_PORTALS; i++)
+		if (s->portals[i])
+			pgx_close_portal(s, i);
 	for (int i = 0; i < s->nstmts; i++)
 		if (s->stmts[i])
 			pgx_close_stmt(s, i);
@@ -61,7 +83,7 @@ void pgx_free_all(struct pg_session *s)
 	s->nstmts = 0;
 }
 
-int pgx_deallocate(struct pg_session *s, const char *name, const struct pgx_stmt *running)
+int pgx_deallocate(struct pg_session *s, const char *name)
 {
 	int i;
 
@@ -69,13 +91,11 @@ int pgx_deallocate(struct pg_session *s, const char *name, const struct pgx_stmt
 		i = pgx_find_stmt(s, name);
 		if (i < 0)
 			return -1;
-		if (s->stmts[i] == running)
-			return -2;
 		pgx_close_stmt(s, i);
 		return 0;
 	}
 	for (i = 0; i < s->nstmts; i++)
-		if (s->stmts[i] && s->stmts[i]->name[0] && s->stmts[i] != running)
+		if (s->stmts[i] && s->stmts[i]->name[0])
 			pgx_close_stmt(s, i);
 	return 0;
 }

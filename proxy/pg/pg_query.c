@@ -29,7 +29,8 @@ static void report_param(struct pg_session *s, const char *name)
 
 /* ---- local answers ---- */
 
-static void show_local(struct pg_session *s, const char *display, const char *value, bool describe)
+/* A text value's binary form is its bytes: only the RowDescription says which was asked for. */
+static void show_local(struct pg_session *s, const char *display, const char *value, const struct pgq_exec *x)
 {
 	struct pg_column_desc c = {
 		.name = display,
@@ -37,11 +38,12 @@ static void show_local(struct pg_session *s, const char *display, const char *va
 		.type_oid = 25, /* text */
 		.typlen = -1,
 		.typmod = -1,
+		.format = pgr_format(x->formats, 0),
 	};
 	uint8_t row[2 + 4 + PGS_VALUE_MAX];
 	size_t vlen = strlen(value);
 
-	if (describe) {
+	if (x->describe) {
 		pg_put_rowdesc_begin(&s->core.w, 1);
 		pg_put_rowdesc_column(&s->core.w, &c);
 		pg_put_rowdesc_end(&s->core.w);
@@ -92,20 +94,21 @@ static void policy_row(void *arg, const char *kind, const char *name, const char
 }
 
 /* SHOW airlock.policy: the user's tables, which are filtered or narrowed, and its limits. */
-static void show_policy(struct pg_session *s, bool describe)
+static void show_policy(struct pg_session *s, const struct pgq_exec *x)
 {
 	static const char *const names[] = {"kind", "name", "detail"};
 	struct policy_reply r = {.s = s};
 	char tag[32];
 
-	if (describe) {
+	if (x->describe) {
 		pg_put_rowdesc_begin(&s->core.w, 3);
 		for (size_t i = 0; i < 3; i++) {
 			struct pg_column_desc c = {.name = names[i],
 						   .name_len = strlen(names[i]),
 						   .type_oid = 25,
 						   .typlen = -1,
-						   .typmod = -1};
+						   .typmod = -1,
+						   .format = pgr_format(x->formats, i)};
 
 			pg_put_rowdesc_column(&s->core.w, &c);
 		}
@@ -162,6 +165,7 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		return;
 	case PGV_COMMIT:
 		pgc_end_transaction(s);
+		pgx_close_suspended(s);
 		if (s->txn == 'I')
 			pgr_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
 		if (s->txn == 'E')
@@ -171,6 +175,7 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		return;
 	case PGV_ROLLBACK:
 		pgc_end_transaction(s);
+		pgx_close_suspended(s);
 		if (s->txn == 'I')
 			pgr_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
 		else
@@ -227,6 +232,12 @@ static void job_rowdesc(void *arg, const struct frame *f)
 {
 	struct pg_session *s = arg;
 
+	/* A schema change since Describe: no row may be read against the described columns. */
+	if (s->cur.portal && pgr_rowdesc_differs(s->cur.portal->stmt, f)) {
+		s->cur.mismatch = true;
+		job_cancel(s->core.job);
+		return;
+	}
 	if (s->cur.describe)
 		pgr_rowdesc(s, f);
 }
@@ -235,6 +246,8 @@ static void job_row(void *arg, const struct frame *f)
 {
 	struct pg_session *s = arg;
 
+	if (s->cur.mismatch)
+		return;
 	pg_put_datarow_raw(&s->core.w, f->payload, f->len);
 	pgr_flush(s);
 	session_backpressure(&s->core, s->core.job);
@@ -251,26 +264,20 @@ static void job_done(void *arg, const struct job_result *r)
 	const struct pgq_exec *x = &s->cur;
 
 	session_job_finished(&s->core);
-	if (r->ok) {
-		bool suspended = x->max_rows && r->truncated == FRAME_TRUNC_MAX_ROWS &&
-				 x->max_rows <= s->core.u->limits.max_rows;
+	if (x->mismatch) {
+		pgr_result_type_changed(s);
+	} else if (r->ok) {
 		/* For clients that drop notices (MCP servers): a cut result cannot pass for a whole one. */
-		bool cut_is_error = !suspended && r->truncated && s->core.u->truncation_is_error;
+		bool cut_is_error = r->truncated && s->core.u->truncation_is_error;
 
-		if (suspended) {
-			/* The client's own Execute limit, not the policy's: more rows were there. */
-			pg_put_portal_suspended(&s->core.w);
-			if (x->portal)
-				x->portal->suspended = true;
-		} else if (cut_is_error) {
+		if (cut_is_error) {
 			pgr_truncated_error(s, r->truncated, r->rows); /* audited as refused */
 		} else {
 			if (r->truncated)
 				pgr_truncated(s, r->truncated, r->rows);
 			pg_put_command_complete(&s->core.w, r->tag);
-		}
-		if (!cut_is_error)
 			session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
+		}
 	} else {
 		pgr_job_error(s, r);
 		if (x->extended)
@@ -295,43 +302,18 @@ static const struct job_events pg_job_events = {
 /* Returns false when the job started; true when the statement already failed. */
 static bool run_read(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
 {
-	struct job_setting settings[32];
-	struct airlock_limits limits = s->core.u->limits;
-	uint64_t session_ms = pgs_ms(&s->set, "statement_timeout");
-	struct job_request req = {
-		.target = s->core.u->target,
-		.limits = &limits,
-		.max_rows = x->max_rows,
+	const struct pgj_read rd = {
 		.sql = sql,
-		.settings = settings,
-		.nsettings = pgs_job_settings(&s->set, settings),
+		.scope = v->kind == PGV_READ,
+		.plan = v->kind == PGV_READ && !v->explain,
+		.cost_check = v->kind == PGV_READ && !v->explain,
 		.params = x->params,
 		.nparams = x->nparams,
-		.cost_check = v->kind == PGV_READ && !v->explain,
+		.formats = x->formats,
 	};
-	char *scoped = NULL, *plan = NULL;
 
-	/* The session's statement_timeout, within the user's timeout_ms. */
-	if (session_ms && session_ms < limits.timeout_ms)
-		limits.timeout_ms = (uint32_t)session_ms;
-	if (v->kind == PGV_READ) {
-		if (!pgp_scope(s, sql, &scoped))
-			return true;
-		if (scoped)
-			req.sql = scoped;
-		if (!v->explain && s->core.u->plan_check) {
-			req.plan_tables = plan = pgp_plan_tables(s);
-			if (!plan) {
-				free(scoped);
-				pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
-				return true;
-			}
-		}
-	}
 	s->cur = *x;
-	s->core.job = pgr_start_job(s, &req, &pg_job_events, s);
-	free(scoped);
-	free(plan);
+	s->core.job = pgj_start(s, &rd, &pg_job_events, s);
 	if (!s->core.job)
 		return true;
 	session_set_state(&s->core, SESSION_BUSY);
@@ -344,7 +326,6 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 {
 	const char *display, *value;
 	char msg[160];
-	int rc;
 
 	session_statement_begin(&s->core, v->fingerprint);
 	s->cur = *x;
@@ -381,13 +362,13 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_SHOW:
 		if (strcmp(v->name, "airlock.policy") == 0) {
-			show_policy(s, x->describe);
+			show_policy(s, x);
 			break;
 		}
 		value = pgs_show(&s->set, v->name, &display);
 		if (!value)
 			return run_read(s, sql, v, x);
-		show_local(s, display, value, x->describe);
+		show_local(s, display, value, x);
 		break;
 	case PGV_DISCARD:
 		if (s->txn != 'I') {
@@ -397,18 +378,14 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		}
 		/* As Postgres: settings reset, prepared statements and cursors gone. */
 		pgs_reset(&s->set, "all", msg, sizeof(msg));
-		pgx_deallocate(s, "", x->portal ? x->portal->stmt : NULL);
+		pgx_deallocate(s, "");
 		pgc_close_all(s);
 		pgr_local_done(s, "DISCARD ALL");
 		break;
 	case PGV_DEALLOCATE:
-		rc = pgx_deallocate(s, v->name, x->portal ? x->portal->stmt : NULL);
-		if (rc < 0) {
-			snprintf(msg, sizeof(msg),
-				 rc == -1 ? "prepared statement \"%.64s\" does not exist"
-					  : "prepared statement \"%.64s\" is running and cannot be deallocated",
-				 v->name);
-			pgr_error(s, rc == -1 ? "26000" : "55006", AIRLOCK_E_NONE, msg, NULL, 0);
+		if (pgx_deallocate(s, v->name) < 0) {
+			snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", v->name);
+			pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
 			break;
 		}
 		pgr_local_done(s, v->name[0] ? "DEALLOCATE" : "DEALLOCATE ALL");

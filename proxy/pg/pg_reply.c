@@ -78,8 +78,17 @@ void pgr_local_done(struct pg_session *s, const char *tag)
 	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
 }
 
-/* A runner's 'T' frame as a RowDescription. */
-void pgr_rowdesc(struct pg_session *s, const struct frame *f)
+int16_t pgr_format(const char *formats, size_t i)
+{
+	size_t n = formats ? strlen(formats) : 0;
+
+	if (n == 0)
+		return 0;
+	return formats[n == 1 ? 0 : (i < n ? i : 0)] == '1';
+}
+
+/* A 'T' payload as a RowDescription; formats NULL: as the frame says. */
+static void put_rowdesc(struct pg_session *s, const struct frame *f, bool own, const char *formats)
 {
 	struct rbuf cur;
 	struct frame_column col;
@@ -103,12 +112,58 @@ void pgr_rowdesc(struct pg_session *s, const struct frame *f)
 			.type_oid = col.type_oid,
 			.typlen = col.typlen,
 			.typmod = col.typmod,
-			.format = 0,
+			.format = own ? col.format : pgr_format(formats, i),
 		};
 		pg_put_rowdesc_column(&s->core.w, &c);
 	}
 	pg_put_rowdesc_end(&s->core.w);
 	pgr_flush(s);
+}
+
+void pgr_rowdesc(struct pg_session *s, const struct frame *f)
+{
+	put_rowdesc(s, f, true, NULL);
+}
+
+void pgr_stmt_rowdesc(struct pg_session *s, const struct pgx_stmt *st, const char *formats)
+{
+	struct frame f = {.type = FRAME_ROWDESC, .len = st->desc_len, .payload = st->desc};
+	uint16_t n = 0;
+	struct rbuf cur;
+
+	if (!st->desc || frame_rowdesc_begin(&f, &n, &cur) != FRAME_OK || n == 0) {
+		pg_put_no_data(&s->core.w);
+		pgr_flush(s);
+		return;
+	}
+	put_rowdesc(s, &f, false, formats);
+}
+
+bool pgr_rowdesc_differs(const struct pgx_stmt *st, const struct frame *f)
+{
+	struct frame d = {.type = FRAME_ROWDESC, .len = st->desc_len, .payload = st->desc};
+	struct rbuf a, b;
+	struct frame_column x, y;
+	uint16_t na, nb;
+
+	if (!st->desc)
+		return false;
+	if (frame_rowdesc_begin(&d, &na, &a) != FRAME_OK || frame_rowdesc_begin(f, &nb, &b) != FRAME_OK || na != nb)
+		return true;
+	for (uint16_t i = 0; i < na; i++) {
+		if (frame_rowdesc_next(&a, &x) != FRAME_OK || frame_rowdesc_next(&b, &y) != FRAME_OK)
+			return true;
+		if (x.type_oid != y.type_oid || x.typmod != y.typmod || x.name.len != y.name.len ||
+		    memcmp(x.name.ptr, y.name.ptr, x.name.len) != 0)
+			return true;
+	}
+	return false;
+}
+
+void pgr_result_type_changed(struct pg_session *s)
+{
+	pgr_error(s, "0A000", AIRLOCK_E_NONE, "cached plan must not change result type",
+		  "prepare the statement again (Parse), then Describe it", 0);
 }
 
 /* A runner's 'N' frame as a NoticeResponse, sent now. */

@@ -3,9 +3,11 @@
  * struct and each file's functions, listed from the bottom up. The calls
  * go one way: pg_session.c (start-up, authentication, dispatch) ->
  * pg_extended.c (prepared statements and portals) -> pg_query.c
- * (statements: local answers and jobs) -> pg_cursor.c (DECLARE / FETCH /
- * CLOSE) -> pg_reply.c (replies) and pg_settings.c. Nothing outside
- * proxy/pg/ includes it.
+ * (statements: local answers and jobs) -> pg_prepared.c (the store of
+ * statements and portals) -> pg_cursor.c (DECLARE / FETCH / CLOSE, and
+ * portals read a few rows at a time) -> pg_read.c (a read's job) ->
+ * pg_reply.c (replies) and pg_settings.c. Nothing outside proxy/pg/
+ * includes it.
  */
 #ifndef AIRLOCK_PROXY_PG_SESSION_INT_H
 #define AIRLOCK_PROXY_PG_SESSION_INT_H
@@ -41,26 +43,30 @@ struct server;
 struct server_gen;
 struct pg_cursor;
 
-/* A prepared statement (Parse). Owned by the session. */
+/* A prepared statement (Parse). Owned by the session's list and by the portals bound from it. */
 struct pgx_stmt {
 	char name[64];
+	int refs;
 	size_t bytes; /* counted in the session's prepared_bytes */
 	char *sql;
 	struct pgv_result v;
 	uint16_t ntypes;
-	uint32_t *types;
+	uint32_t *types; /* as Parse gave them; once described, as the backend inferred them */
+	uint8_t *desc;   /* once described: the runner's 'T' payload, which every execution must match */
+	uint32_t desc_len;
 };
 
 /* A portal (Bind): a statement with its parameter values. Owned by the session. */
 struct pgx_portal {
 	char name[64];
 	size_t bytes;          /* counted in the session's prepared_bytes */
-	struct pgx_stmt *stmt; /* borrowed: closing the statement closes its portals */
+	struct pgx_stmt *stmt; /* one reference held (the statement outlives Close and DEALLOCATE) */
 	uint8_t *values;       /* one buffer for every parameter's bytes */
 	struct job_param *params;
 	uint16_t nparams;
-	bool described;
-	bool suspended;
+	char *formats;  /* the result formats of Bind, '0' / '1' (one for all or one per column); NULL: text */
+	bool described; /* Describe asked: the RowDescription goes out with the first rows */
+	struct pg_cursor *running; /* an Execute with a row limit left it suspended: the rest of its rows */
 };
 
 /* How one statement is to be run and answered. */
@@ -70,7 +76,9 @@ struct pgq_exec {
 	uint32_t max_rows; /* Execute's row limit, 0 = none */
 	const struct job_param *params;
 	size_t nparams;
+	const char *formats; /* result formats, as in struct pgx_portal */
 	struct pgx_portal *portal;
+	bool mismatch; /* the result's columns are not the described statement's */
 };
 
 struct pg_session {
@@ -94,7 +102,8 @@ struct pg_session {
 	struct pgq_exec cur;
 
 	struct pg_cursor *cursors[SESS_MAX_CURSORS];
-	struct pg_cursor *fetching; /* the cursor a FETCH is reading */
+	struct pg_cursor *fetching;  /* the cursor a FETCH (or a portal's Execute) is reading */
+	struct pgx_stmt *describing; /* the statement a describe job is for */
 
 	size_t prepared_bytes;
 	struct pgx_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
@@ -118,6 +127,18 @@ void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code
 void pgr_local_done(struct pg_session *s, const char *tag);
 /* A runner's 'T' frame as a RowDescription, flushed. */
 void pgr_rowdesc(struct pg_session *s, const struct frame *f);
+/* The described statement's columns as a RowDescription with the formats (NULL: text), flushed. */
+void pgr_stmt_rowdesc(struct pg_session *s, const struct pgx_stmt *st, const char *formats);
+/*
+ * Whether a result's 'T' frame differs from what the statement was
+ * described with (names, types, typmods); false when it was never
+ * described. Postgres then fails the statement with 0A000.
+ */
+bool pgr_rowdesc_differs(const struct pgx_stmt *st, const struct frame *f);
+/* That failure. */
+void pgr_result_type_changed(struct pg_session *s);
+/* The format code of result column i. */
+int16_t pgr_format(const char *formats, size_t i);
 /* The RESULT_TRUNCATED notice. */
 void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows);
 /* The same as an ErrorResponse (54000), for users with truncation_is_error. */
@@ -149,6 +170,25 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped);
  */
 char *pgp_plan_tables(const struct pg_session *s);
 
+/* pg_read.c */
+/* How a read is to run: the text, what its job checks, and its parameters. */
+struct pgj_read {
+	const char *sql;
+	bool scope;      /* a read of tables: scoped to the policy */
+	bool plan;       /* plan-checked when the user has plan_check (not an EXPLAIN) */
+	bool cost_check; /* the runner checks max_cost with EXPLAIN first */
+	bool describe;   /* prepare and describe only */
+	const struct job_param *params;
+	size_t nparams;
+	const char *formats;
+};
+/*
+ * Starts the job of a read under the user's limits (the session's
+ * statement_timeout within timeout_ms) and settings. NULL when it did not
+ * start, with the ErrorResponse queued.
+ */
+struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const struct job_events *ev, void *arg);
+
 /* pg_query.c */
 /* Runs a validated statement. Returns false when a job was started (it finishes the statement later). */
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
@@ -165,6 +205,15 @@ void pgc_close_all(struct pg_session *s);
 bool pgc_cancel(struct pg_session *s);
 /* Output drained: a FETCH paused for the client may go on. */
 void pgc_output_drained(struct pg_session *s);
+/*
+ * Execute of portal p with a row limit (0: the rest): starts its job on
+ * the first Execute, then sends up to max_rows rows and PortalSuspended,
+ * or the rest and CommandComplete. Returns false while rows are read (it
+ * finishes later).
+ */
+bool pgc_portal_execute(struct pg_session *s, struct pgx_portal *p, const struct pgj_read *rd, uint32_t max_rows);
+/* Frees a suspended portal's job. */
+void pgc_portal_free(struct pg_session *s, struct pgx_portal *p);
 
 /* pg_extended.c */
 /* One extended-protocol message (Parse, Bind, Describe, Execute, Close, Sync, Flush). */
@@ -173,17 +222,18 @@ bool pgx_message(struct pg_session *s, const struct pg_msg *m);
 /* pg_prepared.c: the statements and portals (indexes into s->stmts / s->portals, -1: none) */
 int pgx_find_stmt(struct pg_session *s, const char *name);
 int pgx_find_portal(struct pg_session *s, const char *name);
-/* Frees statement i and its portals. */
+/* Takes statement i out of the session's list (freed once no portal holds it). */
 void pgx_close_stmt(struct pg_session *s, int i);
 void pgx_close_portal(struct pg_session *s, int i);
+/* End of a transaction (or of an implicit one, at Sync): suspended portals close, as in Postgres. */
+void pgx_close_suspended(struct pg_session *s);
 /* A free index in s->stmts, the array grown when full; -1 when out of memory. */
 int pgx_stmt_slot(struct pg_session *s);
 void pgx_free_all(struct pg_session *s);
 /*
- * DEALLOCATE name (name "": ALL, the named statements), never the statement
- * running (running: the Execute's, or NULL): 0, -1 when no statement has the
- * name, -2 when it is the running one.
+ * DEALLOCATE name (name "": ALL, the named statements): 0, -1 when no
+ * statement has the name. A running statement's portal holds it on.
  */
-int pgx_deallocate(struct pg_session *s, const char *name, const struct pgx_stmt *running);
+int pgx_deallocate(struct pg_session *s, const char *name);
 
 #endif

@@ -1,0 +1,55 @@
+/*
+ * pg_read: the job of a read, for every way a Postgres session runs one:
+ * a statement (simple Query or Execute), a cursor's query, a portal read a
+ * few rows at a time, and the describe job of a prepared statement. One
+ * place decides the limits, the settings, the policy's scoping and the
+ * plan check, so no path can run a read without them.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+
+#include "proxy/pg/pg_session_int.h"
+
+struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const struct job_events *ev, void *arg)
+{
+	struct job_setting settings[32];
+	struct airlock_limits limits = s->core.u->limits;
+	uint64_t session_ms = pgs_ms(&s->set, "statement_timeout");
+	struct job_request req = {
+		.target = s->core.u->target,
+		.limits = &limits,
+		.sql = rd->sql,
+		.settings = settings,
+		.nsettings = pgs_job_settings(&s->set, settings),
+		.params = rd->params,
+		.nparams = rd->nparams,
+		.cost_check = rd->cost_check && !rd->describe,
+		.formats = rd->formats,
+		.describe = rd->describe,
+	};
+	char *scoped = NULL, *plan = NULL;
+	struct job *j;
+
+	/* The session's statement_timeout, within the user's timeout_ms. */
+	if (session_ms && session_ms < limits.timeout_ms)
+		limits.timeout_ms = (uint32_t)session_ms;
+	if (rd->scope) {
+		if (!pgp_scope(s, rd->sql, &scoped))
+			return NULL;
+		if (scoped)
+			req.sql = scoped;
+		/* A describe job runs nothing: there is no plan to check. */
+		if (s->core.u->plan_check && rd->plan && !rd->describe) {
+			req.plan_tables = plan = pgp_plan_tables(s);
+			if (!plan) {
+				free(scoped);
+				pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+				return NULL;
+			}
+		}
+	}
+	j = pgr_start_job(s, &req, ev, arg);
+	free(scoped);
+	free(plan);
+	return j;
+}
