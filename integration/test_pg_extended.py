@@ -87,7 +87,7 @@ def normal(msgs):
             out.append((t, rowdesc(body)))
         elif t == b"E":
             f = pgwire.error_fields(body)
-            out.append((t, f.get("C"))) if not os.environ.get("DBG") else out.append((t, f.get("C"), f.get("M")))
+            out.append((t, f.get("C")))
         else:
             out.append((t, body))
     return out
