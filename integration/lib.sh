@@ -55,6 +55,7 @@ AIRLOCK_PACKAGES=(
 	python3 python3-psycopg2 python3-psycopg python3-pytest
 	python3-pymysql python3-mysqldb python3-cryptography python3-sqlalchemy
 	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java
+	golang-go golang-github-jackc-pgx-v4-dev
 )
 
 log()
@@ -127,13 +128,14 @@ node_pg_install()
 	local dir=$AIRLOCK_STATE_DIR/node
 
 	if [[ -f $dir/node_modules/pg/package.json && -f $dir/node_modules/mysql2/package.json &&
-		-f $dir/node_modules/@modelcontextprotocol/server-postgres/package.json ]]; then
+		-f $dir/node_modules/@modelcontextprotocol/server-postgres/package.json &&
+		-f $dir/node_modules/postgres/package.json && -f $dir/node_modules/pg-cursor/package.json ]]; then
 		return 0
 	fi
 	command -v npm >/dev/null || apt-get install -y -q --no-install-recommends npm
-	log "npm: installing pg@8, mysql2@3 and @modelcontextprotocol/server-postgres@0.6.2 into $dir"
+	log "npm: installing pg@8, pg-cursor@2, postgres@3, mysql2@3 and @modelcontextprotocol/server-postgres@0.6.2 into $dir"
 	mkdir -p "$dir"
-	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 mysql2@3 \
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 pg-cursor@2 postgres@3 mysql2@3 \
 		@modelcontextprotocol/server-postgres@0.6.2 >&2
 }
 

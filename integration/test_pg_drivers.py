@@ -122,11 +122,11 @@ def jdbc_classes():
     return out
 
 
-def jdbc_run(classes, url, queries):
+def jdbc_run(classes, url, queries, runs=5):
     u = urllib.parse.urlsplit(url)
     jdbc = "jdbc:postgresql://%s:%d%s" % (u.hostname, u.port, u.path)
     out = subprocess.run(["java", "-cp", JDBC_JAR + ":" + classes, "JdbcCheck", jdbc,
-                          urllib.parse.unquote(u.username), urllib.parse.unquote(u.password)],
+                          urllib.parse.unquote(u.username), urllib.parse.unquote(u.password), str(runs)],
                          input="\n".join(queries) + "\n", capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return out.stdout.splitlines()

@@ -8,12 +8,16 @@
 // autocommit off, then committed. An error prints its SQLSTATE, or with
 // "errno" the vendor error code (MySQL's errno). A line "#tables" prints
 // the tables DatabaseMetaData.getTables lists, "#columns T" the columns
-// getColumns lists for table T: what ORMs and tools reflect.
+// getColumns lists for table T: what ORMs and tools reflect. "#fetch N Q"
+// reads Q with setFetchSize(N) (a portal read N rows at a time); "#describe
+// Q" prints what PreparedStatement.getMetaData and getParameterMetaData
+// report before Q runs (a Describe of the statement).
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -31,6 +35,14 @@ public class JdbcCheck {
 				if (q.isEmpty())
 					continue;
 				StringBuilder sb = new StringBuilder();
+				if (q.startsWith("#fetch ")) {
+					System.out.println(fetch(c, q));
+					continue;
+				}
+				if (q.startsWith("#describe ")) {
+					System.out.println(describe(c, q));
+					continue;
+				}
 				if (q.startsWith("#")) {
 					System.out.println(metadata(c, q));
 					continue;
@@ -58,6 +70,49 @@ public class JdbcCheck {
 			}
 			System.out.println("valid " + c.isValid(5));
 		}
+	}
+
+	static String fetch(Connection c, String q) {
+		String[] parts = q.split(" ", 3);
+		StringBuilder sb = new StringBuilder("#fetch ").append(parts[1]).append(':');
+		try (PreparedStatement p = c.prepareStatement(parts[2])) {
+			p.setFetchSize(Integer.parseInt(parts[1]));
+			try (ResultSet r = p.executeQuery()) {
+				int n = r.getMetaData().getColumnCount();
+				while (r.next())
+					for (int i = 1; i <= n; i++)
+						sb.append(' ').append(r.getString(i));
+			}
+			c.commit();
+		} catch (SQLException e) {
+			sb.append(" ERROR ").append(e.getSQLState()).append(' ').append(e.getMessage().split("\n")[0]);
+			try {
+				c.rollback();
+			} catch (SQLException ignored) {
+			}
+		}
+		return sb.toString();
+	}
+
+	static String describe(Connection c, String q) {
+		StringBuilder sb = new StringBuilder("#describe:");
+		try (PreparedStatement p = c.prepareStatement(q.substring(10))) {
+			ResultSetMetaData md = p.getMetaData();
+			for (int i = 1; md != null && i <= md.getColumnCount(); i++)
+				sb.append(' ').append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i));
+			ParameterMetaData pm = p.getParameterMetaData();
+			sb.append(" |");
+			for (int i = 1; i <= pm.getParameterCount(); i++)
+				sb.append(' ').append(pm.getParameterTypeName(i));
+			c.commit();
+		} catch (SQLException e) {
+			sb.append(" ERROR ").append(e.getSQLState()).append(' ').append(e.getMessage().split("\n")[0]);
+			try {
+				c.rollback();
+			} catch (SQLException ignored) {
+			}
+		}
+		return sb.toString();
 	}
 
 	static String metadata(Connection c, String q) {

@@ -2,8 +2,10 @@
  * pg_cursor: DECLARE ... CURSOR, FETCH and CLOSE, as psycopg2's named
  * cursors use them.
  *
- * A cursor is a job whose result frames are read only while a FETCH wants
- * rows: DECLARE starts the runner with the job paused, FETCH n resumes it
+ * Over the simple and the extended protocol alike (psycopg 3's named
+ * cursors DECLARE with bound parameters, Describe the cursor as a portal,
+ * then FETCH through Execute). A cursor is a job whose result frames are
+ * read only while a FETCH wants rows: DECLARE starts the runner with the job paused, FETCH n resumes it
  * until n rows went out (or the result ended) and pauses it again. The
  * runner waits on its socket in between, so nothing is buffered in the
  * proxy and the caps of the user still bound the whole result. A cursor
@@ -34,6 +36,7 @@ struct pg_cursor {
 	struct pg_session *s;
 	struct pgx_portal *portal; /* NULL for a DECLAREd cursor */
 	bool rowdesc_sent;         /* a portal's RowDescription goes out once */
+	bool describing;           /* Describe of the cursor (psycopg 3): reading until its RowDescription */
 	bool mismatch;             /* a portal's columns are not what its statement was described with */
 	char name[64];
 	bool hold;
@@ -111,6 +114,15 @@ static void put_stored_rowdesc(struct pg_cursor *c)
 		pgr_rowdesc(c->s, &f);
 }
 
+/* A simple Query ends with ReadyForQuery; an Execute does not (Sync brings it). */
+static void end_message(struct pg_session *s)
+{
+	if (s->cur.extended)
+		pgr_flush(s);
+	else
+		pgr_ready(s);
+}
+
 /* A portal's Execute ends: PortalSuspended while rows remain, else its tag; no ReadyForQuery. */
 static void portal_finish(struct pg_cursor *c)
 {
@@ -154,7 +166,7 @@ static void fetch_finish(struct pg_cursor *c)
 		snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
 		pg_put_command_complete(&s->core.w, tag);
 		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
-		pgr_ready(s);
+		end_message(s);
 	}
 	session_set_state(&s->core, SESSION_READY);
 	session_process(&s->core);
@@ -177,8 +189,17 @@ static void cursor_rowdesc(void *arg, const struct frame *f)
 	c->rowdesc_len = f->len;
 	if (c->s->fetching != c)
 		return;
-	if (!c->portal) {
+	if (c->describing) {
+		/* Describe of the cursor: its columns, then it waits for a FETCH again. */
 		put_stored_rowdesc(c);
+		c->describing = false;
+		job_pause(c->job, true);
+		c->s->fetching = NULL;
+		session_set_state(&c->s->core, SESSION_READY);
+		session_process(&c->s->core);
+	} else if (!c->portal) {
+		if (!c->s->cur.extended || c->s->cur.describe)
+			put_stored_rowdesc(c);
 	} else if (c->portal->described && !c->rowdesc_sent) {
 		put_stored_rowdesc(c);
 		c->rowdesc_sent = true;
@@ -224,7 +245,7 @@ static void report_failure(struct pg_cursor *c, const struct job_result *r)
 	}
 	e.position = 0; /* it counts in the cursor's SELECT, not in the FETCH */
 	pgr_job_error(s, &e);
-	if (c->portal)
+	if (s->cur.extended)
 		s->discard_until_sync = true;
 }
 
@@ -241,10 +262,8 @@ static void cursor_done(void *arg, const struct job_result *r)
 	} else if (s->fetching == c) {
 		report_failure(c, r);
 		s->fetching = NULL;
-		if (!c->portal)
-			pgr_ready(s);
-		else
-			pgr_flush(s);
+		c->describing = false;
+		end_message(s);
 		session_set_state(&s->core, SESSION_READY);
 		session_process(&s->core);
 		return;
@@ -256,8 +275,17 @@ static void cursor_done(void *arg, const struct job_result *r)
 			 c->mismatch ? "cached plan must not change result type" : r->message);
 		return;
 	}
-	if (s->fetching == c)
+	if (s->fetching == c && c->describing) {
+		/* Ended before any column description: a cursor of no columns. */
+		c->describing = false;
+		s->fetching = NULL;
+		pg_put_no_data(&s->core.w);
+		pgr_flush(s);
+		session_set_state(&s->core, SESSION_READY);
+		session_process(&s->core);
+	} else if (s->fetching == c) {
 		fetch_finish(c);
+	}
 }
 
 static const struct job_events cursor_events = {
@@ -311,9 +339,15 @@ static struct pg_cursor *cursor_new(struct pg_session *s)
 	return c;
 }
 
-static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_result *v)
+static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
 {
-	const struct pgj_read rd = {.sql = sql + v->query_offset, .scope = true, .plan = true};
+	const struct pgj_read rd = {
+		.sql = sql + v->query_offset,
+		.scope = true,
+		.plan = true,
+		.params = x->params,
+		.nparams = x->nparams,
+	};
 	struct pg_cursor *c;
 	char msg[160];
 	int slot = -1;
@@ -397,7 +431,7 @@ bool pgc_portal_execute(struct pg_session *s, struct pgx_portal *p, const struct
 	return start_reading(c, max_rows ? max_rows : UINT64_MAX);
 }
 
-static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
+static bool do_fetch(struct pg_session *s, const struct pgv_result *v, const struct pgq_exec *x)
 {
 	struct pg_cursor *c;
 	char msg[160];
@@ -406,6 +440,13 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
 		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
+		return true;
+	}
+	if (x->formats && strchr(x->formats, '1')) {
+		pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED, "binary results from a cursor are not supported",
+			  "FETCH in text (psycopg: a server-side cursor with binary=False), or Execute the SELECT "
+			  "with a row limit",
+			  0);
 		return true;
 	}
 	c = s->cursors[i];
@@ -420,7 +461,8 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 		pgr_job_error(s, &r);
 		return true;
 	}
-	put_stored_rowdesc(c);
+	if (!x->extended || x->describe)
+		put_stored_rowdesc(c);
 	if (c->done) {
 		/* The result has ended: the rest of the FETCHes return no rows. */
 		if (c->truncated && !c->truncation_told) {
@@ -433,16 +475,40 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v)
 	return start_reading(c, v->count);
 }
 
-bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v)
+bool pgc_describe_cursor(struct pg_session *s, const char *name)
+{
+	int i = find_cursor(s, name);
+	struct pg_cursor *c;
+	char msg[160];
+
+	if (i < 0) {
+		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
+		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
+		return true;
+	}
+	c = s->cursors[i];
+	if (c->rowdesc || !c->job) {
+		if (c->rowdesc)
+			put_stored_rowdesc(c);
+		else
+			pg_put_no_data(&s->core.w);
+		pgr_flush(s);
+		return true;
+	}
+	c->describing = true;
+	return start_reading(c, 0);
+}
+
+bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
 {
 	int i;
 	char msg[160];
 
 	switch (v->kind) {
 	case PGV_DECLARE:
-		return do_declare(s, sql, v);
+		return do_declare(s, sql, v, x);
 	case PGV_FETCH:
-		return do_fetch(s, v);
+		return do_fetch(s, v, x);
 	case PGV_CLOSE_CURSOR:
 		if (!v->name[0]) {
 			pgc_close_all(s);

@@ -402,12 +402,14 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	i = pgx_find_portal(s, name);
-	if (i < 0) {
-		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
-		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
+	if (i < 0)
+		return pgc_describe_cursor(s, name); /* a cursor is a portal too */
+	p = s->portals[i];
+	if (p->stmt->v.kind == PGV_FETCH) {
+		/* The cursor's columns go out with the FETCH's rows. */
+		p->described = true;
 		return true;
 	}
-	p = s->portals[i];
 	if (p->stmt->desc) {
 		/* Described before: answered now, and checked against the result when it runs. */
 		pgr_stmt_rowdesc(s, p->stmt, p->formats);

@@ -410,13 +410,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	case PGV_DECLARE:
 	case PGV_FETCH:
 	case PGV_CLOSE_CURSOR:
-		if (x->extended) {
-			pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED,
-				  "cursors are available through simple queries only",
-				  "Bind and Execute the SELECT itself", 0);
-			break;
-		}
-		return pgc_statement(s, sql, v);
+		return pgc_statement(s, sql, v, x);
 	}
 	return true;
 }

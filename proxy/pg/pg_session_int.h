@@ -197,7 +197,12 @@ void pgq_simple(struct pg_session *s, const char *sql);
 
 /* pg_cursor.c */
 /* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */
-bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v);
+bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
+/*
+ * Describe of a portal that is a cursor: its RowDescription, read from its
+ * job first when it has not arrived yet (then false: it finishes later).
+ */
+bool pgc_describe_cursor(struct pg_session *s, const char *name);
 /* COMMIT / ROLLBACK: cursors without HOLD end with their transaction. */
 void pgc_end_transaction(struct pg_session *s);
 void pgc_close_all(struct pg_session *s);
