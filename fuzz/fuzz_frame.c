@@ -165,6 +165,21 @@ static void decode_one(const struct frame *f)
 				abort();
 		}
 		break;
+	case FRAME_COPY_START: {
+		uint8_t format;
+		int16_t cf;
+
+		if (frame_copy_start_begin(f, &format, &n, &cur) == FRAME_OK) {
+			for (i = 0; i < n; i++)
+				if (frame_copy_start_next(&cur, &cf) != FRAME_OK || (cf != 0 && cf != 1))
+					abort();
+			if (rbuf_left(&cur) != 0 || format > 1)
+				abort();
+		}
+		break;
+	}
+	case FRAME_COPY_DATA:
+		break;
 	case FRAME_MYCOLS:
 		if (frame_mycols_begin(f, &n, &cur) == FRAME_OK) {
 			for (i = 0; i < n; i++)

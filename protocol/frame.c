@@ -22,6 +22,8 @@ static bool known_type(uint8_t t)
 	case FRAME_CANCEL:
 	case FRAME_ROWDESC:
 	case FRAME_PARAMDESC:
+	case FRAME_COPY_START:
+	case FRAME_COPY_DATA:
 	case FRAME_MYCOLS:
 	case FRAME_ROW:
 	case FRAME_COMPLETE:
@@ -244,6 +246,40 @@ enum frame_status frame_paramdesc_begin(const struct frame *f, uint16_t *nparams
 enum frame_status frame_paramdesc_next(struct rbuf *cur, uint32_t *type_oid)
 {
 	if (rbuf_get_be32(cur, type_oid))
+		return FRAME_OK;
+	rbuf_init(cur, NULL, 0);
+	return FRAME_ERR;
+}
+
+enum frame_status frame_copy_start_begin(const struct frame *f, uint8_t *format, uint16_t *ncols, struct rbuf *cur)
+{
+	struct rbuf c;
+	uint16_t n;
+	uint8_t fmt;
+
+	*ncols = 0;
+	rbuf_init(cur, NULL, 0);
+	if (f->type != FRAME_COPY_START)
+		return FRAME_ERR;
+	cur_init(&c, f);
+	if (!rbuf_get_u8(&c, &fmt) || fmt > 1 || !rbuf_get_be16(&c, &n) || n > FRAME_MAX_COLS ||
+	    rbuf_left(&c) != (size_t)n * 2)
+		return FRAME_ERR;
+	for (struct rbuf t = c; rbuf_left(&t);) {
+		int16_t v;
+
+		if (!get_i16(&t, &v) || (v != 0 && v != 1))
+			return FRAME_ERR;
+	}
+	*format = fmt;
+	*ncols = n;
+	*cur = c;
+	return FRAME_OK;
+}
+
+enum frame_status frame_copy_start_next(struct rbuf *cur, int16_t *format)
+{
+	if (get_i16(cur, format))
 		return FRAME_OK;
 	rbuf_init(cur, NULL, 0);
 	return FRAME_ERR;

@@ -37,6 +37,11 @@
  *  'D' data row (runner -> proxy): exactly the body of a Postgres DataRow:
  *      u16 ncols, then per value i32 length (-1 = NULL) + bytes. The proxy
  *      forwards it as 'D' + u32 (4 + payload length) + payload.
+ *  'O' copy out (runner -> proxy): the statement is a COPY TO STDOUT: u8
+ *      format (0 text, 1 binary), u16 ncols, then one i16 format per
+ *      column; 'd' frames follow, then 'C' (tag "COPY n").
+ *  'd' copy data (runner -> proxy): one CopyData message's bytes as the
+ *      backend sent them (a row); counted against max_rows and max_bytes.
  *  'K' MySQL column definitions (runner -> proxy): u16 ncols, then per
  *      column: str schema, str table, str org_table, str name, str org_name,
  *      u16 charset, u32 length, u8 type, u16 flags, u8 decimals (the fields
@@ -79,6 +84,8 @@ enum frame_type {
 	FRAME_CANCEL = 'X',
 	FRAME_ROWDESC = 'T',
 	FRAME_PARAMDESC = 'S',
+	FRAME_COPY_START = 'O',
+	FRAME_COPY_DATA = 'd',
 	FRAME_MYCOLS = 'K',
 	FRAME_ROW = 'D',
 	FRAME_COMPLETE = 'C',
@@ -157,6 +164,10 @@ enum frame_status frame_rowdesc_next(struct rbuf *cur, struct frame_column *col)
  */
 enum frame_status frame_paramdesc_begin(const struct frame *f, uint16_t *nparams, struct rbuf *cur);
 enum frame_status frame_paramdesc_next(struct rbuf *cur, uint32_t *type_oid);
+
+/* Copy out: the overall format and column count; cur (borrowing the payload) at the first column's format. */
+enum frame_status frame_copy_start_begin(const struct frame *f, uint8_t *format, uint16_t *ncols, struct rbuf *cur);
+enum frame_status frame_copy_start_next(struct rbuf *cur, int16_t *format);
 
 /* MySQL column definitions, decoded like the row description. */
 struct frame_mycol {

@@ -479,6 +479,32 @@ void pg_put_datarow_raw(struct wbuf *w, const void *body, size_t len)
 	wb_end(w, s);
 }
 
+void pg_put_copy_out_response(struct wbuf *w, uint8_t format, const int16_t *formats, uint16_t n)
+{
+	size_t s = wb_begin(w, 'H');
+
+	wbuf_put_u8(w, format);
+	wbuf_put_be16(w, n);
+	for (uint16_t i = 0; i < n; i++)
+		wbuf_put_be16(w, (uint16_t)formats[i]);
+	wb_end(w, s);
+}
+
+void pg_put_copy_data(struct wbuf *w, const void *data, size_t len)
+{
+	size_t s = wb_begin(w, 'd');
+
+	wbuf_put_bytes(w, data, len);
+	wb_end(w, s);
+}
+
+void pg_put_copy_done(struct wbuf *w)
+{
+	size_t s = wb_begin(w, 'c');
+
+	wb_end(w, s);
+}
+
 /* ---- extended query protocol ---- */
 
 /* Entry i of n big-endian u16s at base; false when i is not below n. */

@@ -166,5 +166,9 @@ void pg_put_parameter_description(struct wbuf *w, const uint32_t *oids, uint16_t
 
 /* A DataRow whose body (u16 count + values) is already encoded. */
 void pg_put_datarow_raw(struct wbuf *w, const void *body, size_t len);
+/* COPY TO STDOUT: CopyOutResponse (overall format, one format per column), CopyData, CopyDone. */
+void pg_put_copy_out_response(struct wbuf *w, uint8_t format, const int16_t *formats, uint16_t n);
+void pg_put_copy_data(struct wbuf *w, const void *data, size_t len);
+void pg_put_copy_done(struct wbuf *w);
 
 #endif

@@ -53,7 +53,9 @@ struct job {
 	bool done;
 	bool container_gone;
 	bool paused;
-	int exit_code; /* the runner's, once it exited with its frames still unread (paused) */
+	int exit_code;    /* the runner's, once it exited with its frames still unread (paused) */
+	bool copy_ok;     /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
+	bool copy_header; /* its first 'd' frame is a header line, not a row */
 	bool cancel_sent;
 
 	char id[JOB_DIR_ID_LEN + 1];
@@ -299,12 +301,22 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 	struct job_result r = {.ok = true};
 	char tag[48];
 
-	if (frame_row_check(f, &ncols) != FRAME_OK) {
+	if (f->type == FRAME_ROW && frame_row_check(f, &ncols) != FRAME_OK) {
 		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed row");
 		return false;
 	}
+	if (f->type == FRAME_COPY_DATA && j->copy_header) {
+		/* The header line: bytes, not a row. */
+		j->copy_header = false;
+		if (j->bytes + f->len <= j->limits.max_bytes) {
+			j->bytes += f->len;
+			if (!j->detached && j->ev->on_row)
+				j->ev->on_row(j->arg, f);
+			return true;
+		}
+	}
 	if (j->rows + 1 > j->limits.max_rows || j->bytes + f->len > j->limits.max_bytes) {
-		snprintf(tag, sizeof(tag), "SELECT %" PRIu64, j->rows);
+		snprintf(tag, sizeof(tag), "%s %" PRIu64, f->type == FRAME_ROW ? "SELECT" : "COPY", j->rows);
 		r.rows = j->rows;
 		r.bytes = j->bytes;
 		r.truncated = j->rows + 1 > j->limits.max_rows ? FRAME_TRUNC_MAX_ROWS : FRAME_TRUNC_MAX_BYTES;
@@ -338,6 +350,12 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 	if (j->done || j->paused)
 		return false;
 	switch (f->type) {
+	case FRAME_COPY_START:
+		if (!j->copy_ok) {
+			job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a COPY the job did not ask for");
+			return false;
+		}
+		/* fall through */
 	case FRAME_ROWDESC:
 	case FRAME_MYCOLS:
 		if (!j->detached && j->ev->on_rowdesc)
@@ -347,6 +365,12 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		if (!j->detached && j->ev->on_paramdesc)
 			j->ev->on_paramdesc(j->arg, f);
 		break;
+	case FRAME_COPY_DATA:
+		if (!j->copy_ok) {
+			job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a COPY the job did not ask for");
+			return false;
+		}
+		/* fall through */
 	case FRAME_ROW:
 		if (!job_frame_row(j, f))
 			return false;
@@ -690,6 +714,8 @@ void job_attach(struct job *j, const struct job_request *req, const struct job_e
 		return;
 
 	j->limits = *req->limits;
+	j->copy_ok = req->copy;
+	j->copy_header = req->copy && req->copy_header;
 	if (req->max_rows && req->max_rows < j->limits.max_rows)
 		j->limits.max_rows = req->max_rows;
 	if (job_frame_job(&j->jobframe, req, j->limits.max_rows) < 0) {

@@ -56,6 +56,9 @@ struct job_request {
 	const char *plan_tables; /* the plan check: what the plan may scan ("schema.table, schema.*"); NULL: off */
 	const char *formats;     /* Postgres result formats ('0' / '1', one for all or one per column); NULL: text */
 	bool describe;           /* Postgres: prepare and describe the statement, run nothing */
+	const char *plan_sql;    /* Postgres: the read the cost and plan checks EXPLAIN when sql is a COPY */
+	bool copy;               /* Postgres: sql is a COPY TO STDOUT ('O' and 'd' frames expected) */
+	bool copy_header;        /* its first line is a header, not a row */
 };
 
 /* Final outcome, borrowed for the duration of on_done. */
@@ -82,9 +85,9 @@ struct job_result {
  * on_done is called exactly once unless the owner detached first.
  */
 struct job_events {
-	void (*on_rowdesc)(void *arg, const struct frame *f);   /* 'T' (Postgres) or 'K' (MySQL) */
+	void (*on_rowdesc)(void *arg, const struct frame *f);   /* 'T' or 'O' (Postgres), 'K' (MySQL) */
 	void (*on_paramdesc)(void *arg, const struct frame *f); /* 'S', from a describe job */
-	void (*on_row)(void *arg, const struct frame *f);
+	void (*on_row)(void *arg, const struct frame *f);       /* 'D', or 'd' after 'O' */
 	void (*on_notice)(void *arg, const struct frame_error *e);
 	void (*on_done)(void *arg, const struct job_result *r);
 };

@@ -44,7 +44,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req, uint32_t max_ro
 	char key[96];
 	bool cost = req->cost_check && req->limits->max_cost > 0;
 	size_t npairs = 4 + (cost ? 1 : 0) + (req->plan_tables ? 1 : 0) + (req->formats ? 1 : 0) +
-			(req->describe ? 1 : 0) + req->nsettings + req->nparams;
+			(req->describe ? 1 : 0) + (req->plan_sql ? 1 : 0) + (req->copy_header ? 1 : 0) +
+			req->nsettings + req->nparams;
 
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
@@ -70,6 +71,10 @@ int job_frame_job(struct wbuf *b, const struct job_request *req, uint32_t max_ro
 		job_put_pair(b, "formats", req->formats);
 	if (req->describe)
 		job_put_pair(b, "describe", "1");
+	if (req->plan_sql)
+		job_put_pair(b, "plan_sql", req->plan_sql);
+	if (req->copy_header)
+		job_put_pair(b, "copy_header", "1");
 	for (size_t i = 0; i < req->nsettings; i++) {
 		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
 		job_put_pair(b, key, req->settings[i].value);

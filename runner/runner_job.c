@@ -211,7 +211,7 @@ static int check_mariadb(const struct runner_job *job, char *why, size_t why_len
 		snprintf(why, why_len, "bound parameters are not supported for engine mariadb");
 		return -1;
 	}
-	if (job->formats || job->describe) {
+	if (job->formats || job->describe || job->plan_sql || job->copy_header) {
 		snprintf(why, why_len, "result formats and describe jobs are not supported for engine mariadb");
 		return -1;
 	}
@@ -270,6 +270,11 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			job->have_cost = rc == 0;
 		} else if (key_is(k, "plan_tables")) {
 			rc = job->plan_tables ? -1 : take(&job->plan_tables, val);
+		} else if (key_is(k, "copy_header")) {
+			rc = job->copy_header || val->len != 1 || val->ptr[0] != '1' ? -1 : 0;
+			job->copy_header = rc == 0;
+		} else if (key_is(k, "plan_sql")) {
+			rc = take(&job->plan_sql, val);
 		} else if (key_is(k, "formats")) {
 			rc = job->formats || !formats_ok(val) ? -1 : take(&job->formats, val);
 		} else if (key_is(k, "describe")) {
@@ -342,6 +347,7 @@ void runner_job_free(struct runner_job *job)
 	free(job->timeout_text);
 	free(job->plan_tables);
 	free(job->formats);
+	free(job->plan_sql);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

@@ -5,7 +5,7 @@
  * never be silently ignored. runner_job_free releases (and wipes) all of it.
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
- * max_cost, plan_tables, formats, describe and param.<i>, which fail its
+ * max_cost, plan_tables, plan_sql, formats, describe and param.<i>, which fail its
  * job, and only three settings:
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.
@@ -46,6 +46,8 @@ struct runner_job {
 	bool have_cost;
 	char *plan_tables; /* the plan check: relations a plan may read, "schema.table" / "schema.*",
 			    * comma-separated; NULL: no check */
+	bool copy_header;  /* a COPY's first line is a header: not counted as a row */
+	char *plan_sql;    /* the read whose plan max_cost and plan_tables check, when sql is not one (COPY) */
 	char *formats;     /* result format codes, '0' / '1', one per column or one for all; NULL: text */
 	bool describe;     /* prepare and describe the statement instead of running it */
 	size_t nsets;

@@ -181,9 +181,11 @@ static enum outcome on_result(struct pg_run *r, PGresult *res)
 	case PGRES_NONFATAL_ERROR:
 		break;
 	case PGRES_COPY_OUT:
+		o = r->error ? OUT_LOST : copy_out(r, res);
+		break;
 	case PGRES_COPY_IN:
 	case PGRES_COPY_BOTH:
-		r->refusal = "COPY is not supported; use SELECT";
+		r->refusal = "COPY FROM is not supported";
 		o = OUT_REFUSED;
 		break;
 	default:
@@ -221,6 +223,7 @@ static enum outcome stream_statement(struct pg_run *r, int64_t deadline)
 	int format;
 	enum outcome o = result_prepare(r, deadline, &sql, &format);
 
+	r->deadline = deadline;
 	if (o != OUT_OK || r->error)
 		goto out;
 	/* The extended protocol also refuses a string with several statements. */
@@ -320,7 +323,7 @@ static int finish(struct pg_run *r, enum outcome o)
 	case OUT_TRUNCATED:
 		/* Cancel first so the backend stops before the proxy drops the relay. */
 		cancel_query(r);
-		snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->rows);
+		snprintf(tag, sizeof(tag), "%s %" PRIu64, r->copying ? "COPY" : "SELECT", r->rows);
 		runner_ctl_complete(r->ctl, r->rows, r->trunc, tag);
 		break;
 	case OUT_CANCEL:
@@ -406,7 +409,8 @@ static enum outcome check_cost(struct pg_run *r, int64_t deadline)
 {
 	const struct runner_job *job = r->job;
 	static const char prefix[] = "EXPLAIN (FORMAT JSON) ";
-	size_t n = strlen(job->sql);
+	const char *read = job->plan_sql ? job->plan_sql : job->sql;
+	size_t n = strlen(read);
 	char *sql = malloc(sizeof(prefix) + n);
 	enum outcome o = OUT_LOST;
 	bool found = false;
@@ -414,7 +418,7 @@ static enum outcome check_cost(struct pg_run *r, int64_t deadline)
 	if (!sql)
 		return OUT_LOST;
 	memcpy(sql, prefix, sizeof(prefix) - 1);
-	memcpy(sql + sizeof(prefix) - 1, job->sql, n + 1);
+	memcpy(sql + sizeof(prefix) - 1, read, n + 1);
 	if (!send_with_params(r, sql, 0))
 		goto out;
 	r->cost = -1;
@@ -453,14 +457,15 @@ static void read_plan(struct pg_run *r, const PGresult *res)
 static enum outcome check_plan(struct pg_run *r, int64_t deadline)
 {
 	static const char prefix[] = "EXPLAIN (FORMAT JSON, VERBOSE) ";
-	size_t n = strlen(r->job->sql);
+	const char *read = r->job->plan_sql ? r->job->plan_sql : r->job->sql;
+	size_t n = strlen(read);
 	char *sql = malloc(sizeof(prefix) + n);
 	enum outcome o = OUT_LOST;
 
 	if (!sql)
 		return OUT_LOST;
 	memcpy(sql, prefix, sizeof(prefix) - 1);
-	memcpy(sql + sizeof(prefix) - 1, r->job->sql, n + 1);
+	memcpy(sql + sizeof(prefix) - 1, read, n + 1);
 	if (!send_with_params(r, sql, 0))
 		goto out;
 	r->plan = 2;

@@ -56,6 +56,8 @@ struct pg_run {
 	bool wrapped;
 	unsigned char **dec;
 	size_t *dec_len;
+	bool copying;     /* a COPY TO STDOUT is sending its rows */
+	int64_t deadline; /* the statement's */
 	char proto_state[6];
 	char proto_msg[160];
 	uint64_t rows;
@@ -99,6 +101,8 @@ enum outcome result_prepare(struct pg_run *r, int64_t deadline, char **sql, int 
 enum outcome send_desc(struct pg_run *r, const PGresult *res);
 /* One row as a 'D' frame, unless it would pass max_rows or max_bytes. */
 enum outcome send_row(struct pg_run *r, const PGresult *res);
+/* COPY TO STDOUT: the 'O' frame, then each CopyData as a 'd' frame within the caps. */
+enum outcome copy_out(struct pg_run *r, const PGresult *res);
 /* A describe job: prepares the statement and sends 'S', 'T' and 'C'. */
 enum outcome describe_statement(struct pg_run *r, int64_t deadline);
 /* Frees what result_prepare and send_desc kept. */

@@ -1,7 +1,8 @@
 /*
  * runner_pg_result: what a Postgres job's result becomes (see
  * runner_pg_int.h): its 'T' frame with the format of every column, its
- * 'D' frames, and the describe job's 'S' frame.
+ * 'D' frames, a COPY TO STDOUT's 'O' and 'd' frames, and the describe
+ * job's 'S' frame.
  *
  * libpq asks for one result format per statement, while a client's Bind
  * may ask for text and binary side by side. All text or all binary go to
@@ -23,6 +24,7 @@
 #define _GNU_SOURCE
 #include "runner/runner_pg_int.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +342,57 @@ enum outcome send_row(struct pg_run *r, const PGresult *res)
 	r->rows++;
 	r->bytes += body;
 	return OUT_OK;
+}
+
+enum outcome copy_out(struct pg_run *r, const PGresult *res)
+{
+	struct wbuf *b = &r->ctl->out;
+	int n = PQnfields(res);
+	bool header = r->job->copy_header;
+
+	if (n < 0 || n > FRAME_MAX_COLS) {
+		r->refusal = "the result has too many columns";
+		return OUT_REFUSED;
+	}
+	r->copying = true;
+	frame_begin(b, FRAME_COPY_START);
+	frame_put_u8(b, PQbinaryTuples(res) ? 1 : 0);
+	frame_put_u16(b, (uint16_t)n);
+	for (int i = 0; i < n; i++)
+		frame_put_i16(b, PQfformat(res, i) ? 1 : 0);
+	if (runner_ctl_commit(r->ctl) < 0)
+		return OUT_GONE;
+	for (;;) {
+		char *buf = NULL;
+		int len = PQgetCopyData(r->conn, &buf, 1);
+		enum outcome o;
+
+		if (len == 0) {
+			o = wait_db(r, POLLIN, r->deadline);
+			if (o == OUT_OK && !PQconsumeInput(r->conn))
+				o = OUT_LOST;
+			if (o != OUT_OK)
+				return o;
+			continue;
+		}
+		if (len < 0)
+			return OUT_OK; /* done (-1) or failed (-2): the result that follows says which */
+		if ((!header && r->rows >= r->job->max_rows) || (uint64_t)len > r->job->max_bytes - r->bytes ||
+		    (size_t)len > FRAME_MAX_PAYLOAD) {
+			r->trunc = r->rows >= r->job->max_rows ? FRAME_TRUNC_MAX_ROWS : FRAME_TRUNC_MAX_BYTES;
+			PQfreemem(buf);
+			return OUT_TRUNCATED;
+		}
+		frame_begin(b, FRAME_COPY_DATA);
+		frame_put_bytes(b, buf, (size_t)len);
+		PQfreemem(buf);
+		if (runner_ctl_commit(r->ctl) < 0)
+			return OUT_GONE;
+		if (!header)
+			r->rows++;
+		header = false; /* the header line is bytes, not a row */
+		r->bytes += (uint64_t)len;
+	}
 }
 
 enum outcome describe_statement(struct pg_run *r, int64_t deadline)

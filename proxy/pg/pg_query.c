@@ -228,9 +228,32 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 
 /* ---- reads through a job ---- */
 
+/* A COPY's 'O' frame as CopyOutResponse. */
+static void copy_start(struct pg_session *s, const struct frame *f)
+{
+	int16_t formats[FRAME_MAX_COLS];
+	struct rbuf cur;
+	uint16_t n;
+	uint8_t format;
+
+	if (frame_copy_start_begin(f, &format, &n, &cur) != FRAME_OK)
+		return;
+	for (uint16_t i = 0; i < n; i++)
+		if (frame_copy_start_next(&cur, &formats[i]) != FRAME_OK)
+			return;
+	pg_put_copy_out_response(&s->core.w, format, formats, n);
+	s->cur.copying = true;
+	pgr_flush(s);
+}
+
 static void job_rowdesc(void *arg, const struct frame *f)
 {
 	struct pg_session *s = arg;
+
+	if (f->type == FRAME_COPY_START) {
+		copy_start(s, f);
+		return;
+	}
 
 	/* A schema change since Describe: no row may be read against the described columns. */
 	if (s->cur.portal && pgr_rowdesc_differs(s->cur.portal->stmt, f)) {
@@ -248,7 +271,10 @@ static void job_row(void *arg, const struct frame *f)
 
 	if (s->cur.mismatch)
 		return;
-	pg_put_datarow_raw(&s->core.w, f->payload, f->len);
+	if (f->type == FRAME_COPY_DATA)
+		pg_put_copy_data(&s->core.w, f->payload, f->len);
+	else
+		pg_put_datarow_raw(&s->core.w, f->payload, f->len);
 	pgr_flush(s);
 	session_backpressure(&s->core, s->core.job);
 }
@@ -273,6 +299,8 @@ static void job_done(void *arg, const struct job_result *r)
 		if (cut_is_error) {
 			pgr_truncated_error(s, r->truncated, r->rows); /* audited as refused */
 		} else {
+			if (x->copying)
+				pg_put_copy_done(&s->core.w);
 			if (r->truncated)
 				pgr_truncated(s, r->truncated, r->rows);
 			pg_put_command_complete(&s->core.w, r->tag);
@@ -318,6 +346,50 @@ static bool run_read(struct pg_session *s, const char *sql, const struct pgv_res
 		return true;
 	session_set_state(&s->core, SESSION_BUSY);
 	return false;
+}
+
+/*
+ * COPY ... TO STDOUT: its read scoped as any read is, then the COPY the
+ * runner sends written around it and validated again, whole, with the
+ * policy: what runs is what was checked. The cost and plan checks EXPLAIN
+ * the read.
+ */
+static bool run_copy(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
+{
+	struct pgj_read rd = {.copy = true, .copy_header = v->copy_header, .plan = true, .cost_check = true};
+	char *inner = v->copy_query[0] ? strdup(v->copy_query) : strndup(sql + v->query_offset, v->query_len);
+	char *scoped = NULL, *copy = NULL;
+	struct pgv_result *again = malloc(sizeof(*again));
+	bool done = true;
+
+	if (!inner || !again || !pgp_scope(s, inner, &scoped))
+		goto out;
+	rd.plan_sql = scoped ? scoped : inner;
+	if (asprintf(&copy, "COPY (\n%s\n) TO STDOUT%s", rd.plan_sql, v->copy_options) < 0) {
+		copy = NULL;
+		goto out;
+	}
+	pgp_validate(s, copy, again);
+	if (again->kind != PGV_COPY_OUT) {
+		pgr_error(s, "XX000", AIRLOCK_E_UNSUPPORTED, "the COPY could not be checked again after scoping",
+			  "COPY (SELECT ...) TO STDOUT", 0);
+		goto out;
+	}
+	rd.sql = copy;
+	s->cur = *x;
+	s->core.job = pgj_start(s, &rd, &pg_job_events, s);
+	if (s->core.job) {
+		session_set_state(&s->core, SESSION_BUSY);
+		done = false;
+	}
+out:
+	if (done && (!inner || !again))
+		pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+	free(inner);
+	free(scoped);
+	free(copy);
+	free(again);
+	return done;
 }
 
 /* ---- one statement ---- */
@@ -407,6 +479,8 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_READ:
 		return run_read(s, sql, v, x);
+	case PGV_COPY_OUT:
+		return run_copy(s, sql, v, x);
 	case PGV_DECLARE:
 	case PGV_FETCH:
 	case PGV_CLOSE_CURSOR:

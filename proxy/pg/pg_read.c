@@ -26,6 +26,9 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		.cost_check = rd->cost_check && !rd->describe,
 		.formats = rd->formats,
 		.describe = rd->describe,
+		.plan_sql = rd->plan_sql,
+		.copy = rd->copy,
+		.copy_header = rd->copy_header,
 	};
 	char *scoped = NULL, *plan = NULL;
 	struct job *j;
@@ -38,14 +41,14 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 			return NULL;
 		if (scoped)
 			req.sql = scoped;
-		/* A describe job runs nothing: there is no plan to check. */
-		if (s->core.u->plan_check && rd->plan && !rd->describe) {
-			req.plan_tables = plan = pgp_plan_tables(s);
-			if (!plan) {
-				free(scoped);
-				pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
-				return NULL;
-			}
+	}
+	/* A describe job runs nothing: there is no plan to check. */
+	if (s->core.u->plan_check && rd->plan && !rd->describe) {
+		req.plan_tables = plan = pgp_plan_tables(s);
+		if (!plan) {
+			free(scoped);
+			pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+			return NULL;
 		}
 	}
 	j = pgr_start_job(s, &req, ev, arg);

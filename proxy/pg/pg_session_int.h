@@ -79,6 +79,7 @@ struct pgq_exec {
 	const char *formats; /* result formats, as in struct pgx_portal */
 	struct pgx_portal *portal;
 	bool mismatch; /* the result's columns are not the described statement's */
+	bool copying;  /* CopyOutResponse sent: the result ends with CopyDone */
 };
 
 struct pg_session {
@@ -174,10 +175,13 @@ char *pgp_plan_tables(const struct pg_session *s);
 /* How a read is to run: the text, what its job checks, and its parameters. */
 struct pgj_read {
 	const char *sql;
-	bool scope;      /* a read of tables: scoped to the policy */
-	bool plan;       /* plan-checked when the user has plan_check (not an EXPLAIN) */
-	bool cost_check; /* the runner checks max_cost with EXPLAIN first */
-	bool describe;   /* prepare and describe only */
+	bool scope;           /* a read of tables: scoped to the policy */
+	bool plan;            /* plan-checked when the user has plan_check (not an EXPLAIN) */
+	bool cost_check;      /* the runner checks max_cost with EXPLAIN first */
+	bool describe;        /* prepare and describe only */
+	bool copy;            /* sql is a COPY TO STDOUT (already scoped) */
+	bool copy_header;     /* whose first line is a header */
+	const char *plan_sql; /* with copy: its read, which the cost and plan checks EXPLAIN */
 	const struct job_param *params;
 	size_t nparams;
 	const char *formats;

@@ -289,6 +289,21 @@ static const struct sample bad[] = {
 	     "\x00\x00\x00\x05"
 	     "\x00\x01\x00\x00\x17",
 	     0),
+	CASE(FRAME, "copy start: format 2",
+	     "O"
+	     "\x00\x00\x00\x03"
+	     "\x02\x00\x00",
+	     0),
+	CASE(FRAME, "copy start: column format 2",
+	     "O"
+	     "\x00\x00\x00\x05"
+	     "\x00\x00\x01\x00\x02",
+	     0),
+	CASE(FRAME, "copy start: count past the formats",
+	     "O"
+	     "\x00\x00\x00\x05"
+	     "\x00\x00\x02\x00\x00",
+	     0),
 	CASE(FRAME, "paramdesc: no count",
 	     "S"
 	     "\x00\x00\x00\x01"
@@ -492,6 +507,12 @@ static enum verdict frame_body(const struct frame *f)
 	case FRAME_PARAMDESC:
 		st = frame_paramdesc_begin(f, &n, &cur);
 		break;
+	case FRAME_COPY_START: {
+		uint8_t format;
+
+		st = frame_copy_start_begin(f, &format, &n, &cur);
+		break;
+	}
 	case FRAME_ROW:
 		st = frame_row_check(f, &n);
 		break;

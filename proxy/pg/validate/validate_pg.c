@@ -3,16 +3,21 @@
  * parse tree with jansson, requires exactly one statement and dispatches
  * on its node type: reads to validate_pg_read, session statements to
  * validate_pg_session, everything else to validate_pg_stmt's refusals.
+ * The reads inside DECLARE and COPY are validated here, recursively, as
+ * statements of their own.
  * Everything libpg_query and jansson return is freed before returning.
  */
+#define _GNU_SOURCE
 #include "proxy/pg/validate/validate_pg.h"
 
 #include <jansson.h>
 #include <pg_query.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "proxy/pg/validate/validate_pg_copy.h"
 #include "proxy/pg/validate/validate_pg_cursor.h"
 #include "proxy/pg/validate/validate_pg_read.h"
 #include "proxy/pg/validate/validate_pg_session.h"
@@ -72,6 +77,37 @@ static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, j
 	return out->kind;
 }
 
+/* COPY ... TO STDOUT: its form and options, then its read validated as a statement of its own. */
+static enum pgv_kind copy_out(const struct pgv_policy *policy, const char *sql, json_t *body, struct pgv_result *out)
+{
+	struct pgv_result inner;
+	bool query_form;
+	char *text;
+
+	if (pgv_copy(sql, body, out) != PGV_COPY_OUT)
+		return out->kind;
+	query_form = !out->copy_query[0];
+	text = query_form ? strndup(sql + out->query_offset, out->query_len) : strdup(out->copy_query);
+	if (!text) {
+		pgv_refuse(out, "53200", AIRLOCK_E_OUT_OF_MEMORY, 0, NULL, "out of memory");
+		return out->kind;
+	}
+	if (pgv_validate(policy, text, &inner) != PGV_READ || inner.explain) {
+		size_t start = out->query_offset;
+
+		*out = inner;
+		if (out->kind != PGV_REFUSED || inner.explain)
+			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "COPY (SELECT ...) TO STDOUT",
+				   "COPY can only copy the rows of a read to the client");
+		else if (query_form && out->cursor_pos)
+			out->cursor_pos += pgv_cursor_from_offset(sql, (long long)start) - 1;
+		else
+			out->cursor_pos = 0; /* it counts in the SELECT made of the table */
+	}
+	free(text);
+	return out->kind;
+}
+
 static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, json_t *stmt, struct pgv_result *out)
 {
 	const char *type;
@@ -106,6 +142,8 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 		return pgv_cursor_fetch(body, out);
 	if (strcmp(type, "ClosePortalStmt") == 0)
 		return pgv_cursor_close(body, out);
+	if (strcmp(type, "CopyStmt") == 0)
+		return copy_out(policy, sql, body, out);
 	pgv_refuse_statement(type, body, "", out);
 	return out->kind;
 }

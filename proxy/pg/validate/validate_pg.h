@@ -45,6 +45,7 @@ enum pgv_kind {
 	PGV_FETCH,           /* FETCH [FORWARD] count FROM name (FETCH ALL: a huge count) */
 	PGV_CLOSE_CURSOR,    /* CLOSE name; name "" for CLOSE ALL */
 	PGV_DEALLOCATE,      /* DEALLOCATE [PREPARE] name; name "" for DEALLOCATE ALL */
+	PGV_COPY_OUT,        /* COPY (read) / COPY table TO STDOUT: the read and the options below */
 	PGV_NKINDS           /* how many kinds there are: a bound for checks, never a result */
 };
 
@@ -101,6 +102,13 @@ struct pgv_result {
 	size_t query_offset; /* where the cursor's SELECT starts in the text */
 	uint64_t count;      /* rows FETCH asks for */
 	bool explain;        /* PGV_READ that is itself an EXPLAIN */
+
+	/* PGV_COPY_OUT: the read, at query_offset for query_len bytes (COPY (read)) or in copy_query
+	 * (COPY table: SELECT over it), and the options as " (FORMAT 'csv', ...)" or "". */
+	size_t query_len;
+	char copy_query[1024];
+	char copy_options[512];
+	bool copy_header; /* HEADER: the first line is not a row */
 
 	uint64_t fingerprint; /* pg_query_fingerprint of the statement, for the audit log;
 			       * 0 when the text does not parse */

@@ -159,10 +159,10 @@ void pgv_refuse_statement(const char *type, json_t *body, const char *prefix, st
 
 	pgv_statement_label(type, body, label, sizeof(label));
 	if (strcmp(type, "CopyStmt") == 0 && !json_is_true(json_object_get(body, "is_from"))) {
-		/* COPY TO reads, but may write server files or run programs. */
+		/* COPY TO a server file or a program writes or runs something; TO STDOUT is validated as a read. */
 		sqlstate = "0A000";
 		code = AIRLOCK_E_UNSUPPORTED;
-		hint = "use SELECT to read the rows; results stream back as ordinary rows";
+		hint = "COPY (SELECT ...) TO STDOUT (psql: \\copy) sends the rows to you";
 	}
 	pgv_refuse(out, sqlstate, code, 0, hint,
 		   "%s%s is not allowed%s: only SELECT, VALUES, TABLE, EXPLAIN (without "

@@ -238,7 +238,6 @@ static const struct vcase cases[] = {
 	RO("WITH x AS (SELECT 1) DELETE FROM orders"),
 	RO("WITH d AS (DELETE FROM orders RETURNING *) SELECT nextval('s') FROM staff_salaries"),
 	/* Other statement kinds. */
-	UNSUP("COPY orders TO STDOUT"),
 	UNSUP("COPY (SELECT 1) TO '/tmp/out'"),
 	UNSUP("CALL p()"),
 	FORBID("DO $$BEGIN DELETE FROM orders; END$$"),
