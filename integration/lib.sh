@@ -120,8 +120,8 @@ install_deps()
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-# node-postgres, mysql2 and the Postgres MCP server agents use, from the npm
-# registry, for the driver tests (Debian's nodejs ships npm separately; some
+# node-postgres (with pg-cursor), postgres.js, mysql2 and the MCP servers
+# agents use, from the npm registry, for the driver tests (Debian's nodejs ships npm separately; some
 # nodejs builds bundle it).
 node_pg_install()
 {
@@ -129,14 +129,17 @@ node_pg_install()
 
 	if [[ -f $dir/node_modules/pg/package.json && -f $dir/node_modules/mysql2/package.json &&
 		-f $dir/node_modules/@modelcontextprotocol/server-postgres/package.json &&
-		-f $dir/node_modules/postgres/package.json && -f $dir/node_modules/pg-cursor/package.json ]]; then
+		-f $dir/node_modules/postgres/package.json && -f $dir/node_modules/pg-cursor/package.json &&
+		-f $dir/node_modules/@bytebase/dbhub/package.json &&
+		-f $dir/node_modules/@benborla29/mcp-server-mysql/package.json ]]; then
 		return 0
 	fi
 	command -v npm >/dev/null || apt-get install -y -q --no-install-recommends npm
-	log "npm: installing pg@8, pg-cursor@2, postgres@3, mysql2@3 and @modelcontextprotocol/server-postgres@0.6.2 into $dir"
+	log "npm: installing the Node drivers and MCP servers the tests drive into $dir"
 	mkdir -p "$dir"
 	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error pg@8 pg-cursor@2 postgres@3 mysql2@3 \
-		@modelcontextprotocol/server-postgres@0.6.2 >&2
+		@modelcontextprotocol/server-postgres@0.6.2 @bytebase/dbhub@0.21.2 \
+		@benborla29/mcp-server-mysql@2.0.9 >&2
 }
 
 # ---------------------------------------------------------------- builds

@@ -92,12 +92,12 @@ def jdbc_classes():
     return out
 
 
-def jdbc_run(classes, queries, direct=False):
+def jdbc_run(classes, queries, direct=False, options=""):
     if direct:
-        url = "jdbc:mariadb://%s:%d/shop" % (itest.MY_DIRECT_HOST, itest.MY_DIRECT_PORT)
+        url = "jdbc:mariadb://%s:%d/shop%s" % (itest.MY_DIRECT_HOST, itest.MY_DIRECT_PORT, options)
         user, password = "airlock_ro", itest.my_backend_password()
     else:
-        url = "jdbc:mariadb://%s:%d/shop" % (itest.MY_HOST, itest.MY_PORT)
+        url = "jdbc:mariadb://%s:%d/shop%s" % (itest.MY_HOST, itest.MY_PORT, options)
         user, password = "agent", itest.AGENT_PASSWORD
     # Twice per query (Connector/J formats statements on the client side), errors by errno.
     out = subprocess.run(["java", "-cp", MY_JDBC_JAR + ":" + classes, "JdbcCheck", url, user, password, "2",
@@ -119,6 +119,26 @@ def test_connector_j_refusal(jdbc_classes):
     got = jdbc_run(jdbc_classes, ["SELECT * FROM staff_salaries", "SELECT 2 AS two"])
     assert got[0].startswith("ERROR 1142 ") and "TABLE_NOT_ALLOWED" in got[0]
     assert got[1] == "two:BIGINT | 2" or got[1] == "two:INTEGER | 2", got[1]
+
+
+def test_connector_j_server_prepared_metadata(jdbc_classes):
+    """useServerPrepStmts: COM_STMT_PREPARE lists the statement's columns, which getMetaData() reads
+    before anything runs, the same as the backend's; then the statement runs with them."""
+    queries = [
+        "#describe SELECT id, amount, note, created_at FROM orders WHERE id = ? AND amount > ?",
+        "#describe SELECT c.name, COUNT(*) AS n FROM customers c JOIN orders o ON o.customer_id = c.id"
+        " WHERE c.id < ? GROUP BY c.name",
+        "#describe SELECT * FROM products",
+        "SELECT id, amount, note FROM orders WHERE id < 4 ORDER BY id",
+        "#describe SELECT * FROM staff_salaries WHERE id = ?",
+    ]
+    got = jdbc_run(jdbc_classes, queries, options="?useServerPrepStmts=true")
+    want = jdbc_run(jdbc_classes, queries, direct=True, options="?useServerPrepStmts=true")
+    assert got[:4] == want[:4]
+    assert got[0].startswith("#describe: id:BIGINT amount:DECIMAL note:VARCHAR created_at:DATETIME |"), got[0]
+    # Refused at COM_STMT_PREPARE: Connector/J falls back to its own prepare and learns no column.
+    assert got[4].split("|")[0].strip() == "#describe:", got[4]
+    assert got[-1] == "valid true"
 
 
 def test_connector_j_metadata_lists_only_allowed(jdbc_classes):

@@ -366,6 +366,10 @@ def prepare(c, sql):
         c.recv_payload()  # parameter definitions
     if nparams:
         c.recv_payload()  # EOF: mywire does not negotiate DEPRECATE_EOF
+    for _ in range(ncols):
+        c.recv_payload()  # the statement's columns, as the backend described them
+    if ncols:
+        c.recv_payload()
     return stmt_id, nparams
 
 

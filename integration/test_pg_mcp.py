@@ -6,11 +6,11 @@ refusals and the filtered rows."""
 
 import json
 import os
-import subprocess
 
 import pytest
 
 import itest
+import mcpwire
 
 NODE_MODULES = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
 SERVER = os.path.join(NODE_MODULES, "@modelcontextprotocol/server-postgres/dist/index.js")
@@ -19,32 +19,7 @@ SUPPORT_URL = itest.AGENT_URL.replace("agent:agent-secret", "support:support-sec
 
 def mcp(url, requests):
     """Runs the server with url, sends the handshake and requests; returns the responses by id."""
-    msgs = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-         "params": {"protocolVersion": "2024-11-05", "capabilities": {},
-                    "clientInfo": {"name": "airlock-test", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    for i, (method, params) in enumerate(requests, start=1):
-        msgs.append({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
-    proc = subprocess.Popen(["node", SERVER, url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=itest.clean_env())
-    out = {}
-    try:
-        proc.stdin.write("".join(json.dumps(m) + "\n" for m in msgs))
-        proc.stdin.flush()
-        while len(out) < len(requests) + 1:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            msg = json.loads(line)
-            if "id" in msg:
-                out[msg["id"]] = msg
-    finally:
-        proc.kill()
-        proc.wait(timeout=10)
-    assert len(out) == len(requests) + 1, (out, proc.stderr.read() if proc.stderr else "")
-    return out
+    return mcpwire.run(["node", SERVER, url], requests, env=itest.clean_env())
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -11,9 +11,10 @@
  *      settings the runner applies with set_config(name, value, true)
  *      inside its transaction. Postgres only: "formats", the result
  *      format codes a client asked for in Bind ('0' text, '1' binary),
- *      one per column or one for all (absent: all text); "describe" = "1"
- *      for a describe job, which prepares the statement and answers 'S',
- *      'T', 'C' instead of running it.
+ *      one per column or one for all (absent: all text). "describe" = "1"
+ *      for a describe job, which prepares the statement instead of running
+ *      it and answers 'S', 'T', 'C' (Postgres) or 'K' when it has columns,
+ *      then 'C' (MariaDB).
  *      For engine "mariadb" the keys are the same but for max_cost and
  *      param.<i>, which it does not take, and set.* is limited to
  *      set.names, set.sql_mode (required) and set.time_zone (see

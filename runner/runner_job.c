@@ -211,8 +211,8 @@ static int check_mariadb(const struct runner_job *job, char *why, size_t why_len
 		snprintf(why, why_len, "bound parameters are not supported for engine mariadb");
 		return -1;
 	}
-	if (job->formats || job->describe || job->plan_sql || job->copy_header) {
-		snprintf(why, why_len, "result formats and describe jobs are not supported for engine mariadb");
+	if (job->formats || job->plan_sql || job->copy_header) {
+		snprintf(why, why_len, "result formats, plan_sql and copy_header are not supported for engine mariadb");
 		return -1;
 	}
 	for (i = 0; i < job->nsets; i++) {

@@ -5,7 +5,7 @@
  * never be silently ignored. runner_job_free releases (and wipes) all of it.
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
- * max_cost, plan_tables, plan_sql, formats, describe and param.<i>, which fail its
+ * max_cost, plan_tables, plan_sql, formats, copy_header and param.<i>, which fail its
  * job, and only three settings:
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.

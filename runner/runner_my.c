@@ -561,11 +561,38 @@ static enum outcome send_warnings(struct my_run *r)
 	return o;
 }
 
+/* A describe job: the statement prepared, never executed; its columns ('K'), if it has any. */
+static enum outcome describe_statement(struct my_run *r)
+{
+	MYSQL_STMT *st = mysql_stmt_init(r->conn);
+	MYSQL_RES *meta;
+	enum outcome o = OUT_OK;
+
+	if (!st)
+		return capture_error(r);
+	if (mysql_stmt_prepare(st, r->job->sql, (unsigned long)strlen(r->job->sql)) != 0) {
+		r->err_no = mysql_stmt_errno(st) ? mysql_stmt_errno(st) : MY_ER_UNKNOWN;
+		snprintf(r->err_state, sizeof(r->err_state), "%s", mysql_stmt_sqlstate(st));
+		snprintf(r->err_msg, sizeof(r->err_msg), "%s", mysql_stmt_error(st));
+		mysql_stmt_close(st);
+		return OUT_ERROR;
+	}
+	meta = mysql_stmt_result_metadata(st);
+	if (meta) {
+		o = send_cols(r, meta);
+		mysql_free_result(meta);
+	}
+	mysql_stmt_close(st);
+	return o;
+}
+
 static enum outcome stream_statement(struct my_run *r)
 {
 	const char *sql = r->job->sql;
 	enum outcome o;
 
+	if (r->job->describe)
+		return describe_statement(r);
 	if (mysql_real_query(r->conn, sql, (unsigned long)strlen(sql)) != 0)
 		return capture_error(r);
 	r->res = mysql_use_result(r->conn);
@@ -675,38 +702,10 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 	return runner_ctl_flush(r->ctl);
 }
 
-/* A fixed description of why the connection failed; never the library's text. */
-static const char *connect_detail(unsigned err)
-{
-	switch (err) {
-	case 1045:
-		return "could not connect to the database: the database rejected the credentials";
-	case 1044:
-	case 1049:
-		return "could not connect to the database: the database does not exist or is not accessible";
-	case 1040:
-	case 1203:
-	case 1226:
-		return "could not connect to the database: the database has no free connection slots";
-	case 1251:
-	case 2059:
-	case 2061:
-	case 5010:
-		return "could not connect to the database: the account does not use mysql_native_password";
-	case 2002:
-	case 2003:
-	case 2006:
-	case 2013:
-		return "could not connect to the database: the database relay is not available";
-	default:
-		return "could not connect to the database";
-	}
-}
-
 static int finish_connect(struct my_run *r, unsigned err)
 {
 	runner_ctl_error_my(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), MY_CR_CONN_HOST,
-			    connect_detail(err), "");
+			    my_conn_failure(err), "");
 	return runner_ctl_flush(r->ctl);
 }
 

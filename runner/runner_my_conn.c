@@ -87,3 +87,31 @@ out_close:
 	mysql_close(m);
 	return NULL;
 }
+
+/* A fixed description of why the connection failed; never the library's text. */
+const char *my_conn_failure(unsigned err)
+{
+	switch (err) {
+	case 1045:
+		return "could not connect to the database: the database rejected the credentials";
+	case 1044:
+	case 1049:
+		return "could not connect to the database: the database does not exist or is not accessible";
+	case 1040:
+	case 1203:
+	case 1226:
+		return "could not connect to the database: the database has no free connection slots";
+	case 1251:
+	case 2059:
+	case 2061:
+	case 5010:
+		return "could not connect to the database: the account does not use mysql_native_password";
+	case 2002:
+	case 2003:
+	case 2006:
+	case 2013:
+		return "could not connect to the database: the database relay is not available";
+	default:
+		return "could not connect to the database";
+	}
+}

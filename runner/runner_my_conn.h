@@ -30,4 +30,7 @@ int my_conn_library_init(void);
 MYSQL *my_conn_open(const char *sock_path, const char *user, const char *password, const char *dbname,
 		    unsigned connect_s, unsigned read_s, unsigned write_s, unsigned *err);
 
+/* A fixed description of why a connection failed (err as my_conn_open set it); never the library's text. */
+const char *my_conn_failure(unsigned err);
+
 #endif

@@ -33,7 +33,6 @@ static void job_rowdesc(void *arg, const struct frame *f)
 {
 	struct my_session *s = arg;
 	struct rbuf cur;
-	struct frame_mycol col;
 	uint16_t n;
 
 	if (s->cols_sent || f->type != FRAME_MYCOLS || frame_mycols_begin(f, &n, &cur) != FRAME_OK) {
@@ -55,32 +54,7 @@ static void job_rowdesc(void *arg, const struct frame *f)
 	}
 	if (!s->field_list)
 		my_write_column_count(&s->core.w, s->seq++, n);
-	for (uint16_t i = 0; i < n; i++) {
-		if (frame_mycols_next(&cur, &col) != FRAME_OK)
-			break;
-		if (s->binary) {
-			s->bin.types[i] = col.type;
-			s->bin.is_unsigned[i] = (col.flags & MY_FLAG_UNSIGNED) != 0;
-		}
-		struct my_column c = {
-			.schema = col.schema.ptr,
-			.schema_len = col.schema.len,
-			.table = col.table.ptr,
-			.table_len = col.table.len,
-			.org_table = col.org_table.ptr,
-			.org_table_len = col.org_table.len,
-			.name = col.name.ptr,
-			.name_len = col.name.len,
-			.org_name = col.org_name.ptr,
-			.org_name_len = col.org_name.len,
-			.charset = col.charset,
-			.length = col.length,
-			.type = col.type,
-			.flags = col.flags,
-			.decimals = col.decimals,
-		};
-		my_write_column_def(&s->core.w, s->seq++, &c, s->field_list);
-	}
+	myr_put_columns(s, f, s->field_list, s->binary ? &s->bin : NULL);
 	if (!s->field_list && !myr_deprecate_eof(s))
 		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
 	s->cols_sent = true;
@@ -171,16 +145,6 @@ static void job_notice(void *arg, const struct frame_error *e)
 }
 
 /* The errno for a failure that did not come from the backend. */
-static unsigned errno_for(const struct job_result *r)
-{
-	unsigned n;
-
-	if (r->my_errno)
-		return r->my_errno;
-	n = airlock_err_my_errno(r->code);
-	return n ? n : 1105; /* ER_UNKNOWN_ERROR */
-}
-
 static void truncation_text(struct my_session *s, uint8_t truncated, uint64_t rows, char *note, size_t len)
 {
 	const struct airlock_limits *lim = &s->core.u->limits;
@@ -238,11 +202,7 @@ static void job_done(void *arg, const struct job_result *r)
 		}
 		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
 	} else {
-		char state[6];
-
-		snprintf(state, sizeof(state), "%s", r->sqlstate && strlen(r->sqlstate) == 5 ? r->sqlstate : "HY000");
-		myr_put_err(s, (uint16_t)errno_for(r), state, r->code, r->message, r->hint);
-		session_audit(&s->core, "error", state, r->code, 0, 0, 0);
+		myr_job_error(s, r);
 	}
 	myr_flush(s);
 	s->field_list = false;
@@ -273,7 +233,8 @@ static void add_applied(void *arg, const char *name, const char *value)
 	c->settings[c->req->nsettings++] = (struct job_setting){name, value};
 }
 
-void myj_start(struct my_session *s, const char *sql, bool field_list, bool binary)
+/* A job for sql with the session's settings; ev / arg get its events. Refuses when it cannot start. */
+static void start(struct my_session *s, const char *sql, bool describe, const struct job_events *ev, void *arg)
 {
 	struct job_setting settings[5 + MYV_KEPT] = {
 		{"names", s->vars.charset},
@@ -287,6 +248,7 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 		.sql = sql,
 		.settings = settings,
 		.nsettings = 3,
+		.describe = describe,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
 	char msg[256];
@@ -300,11 +262,7 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 		settings[req.nsettings++] = (struct job_setting){"database", s->database};
 	if (!myv_collation_is_default(&s->vars))
 		settings[req.nsettings++] = (struct job_setting){"collation", s->vars.collation};
-	s->field_list = field_list;
-	s->binary = binary;
-	s->result_failed = false;
-	s->cols_sent = false;
-	s->core.job = session_job_start(&s->core, &req, &my_job_events, s, &busy);
+	s->core.job = session_job_start(&s->core, &req, ev, arg, &busy);
 	if (!s->core.job && busy) {
 		snprintf(msg, sizeof(msg), "user '%s' already runs %u statements, its max_jobs", s->core.user,
 			 s->core.u->max_jobs);
@@ -316,4 +274,18 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 		return;
 	}
 	session_set_state(&s->core, SESSION_BUSY);
+}
+
+void myj_start(struct my_session *s, const char *sql, bool field_list, bool binary)
+{
+	s->field_list = field_list;
+	s->binary = binary;
+	s->result_failed = false;
+	s->cols_sent = false;
+	start(s, sql, false, &my_job_events, s);
+}
+
+void myj_describe(struct my_session *s, const char *sql, const struct job_events *ev)
+{
+	start(s, sql, true, ev, s);
 }

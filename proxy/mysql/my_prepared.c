@@ -9,7 +9,10 @@
  * whole text is validated again as it will run, and it runs as one job
  * like COM_QUERY; the rows come back in the binary protocol. So a value
  * can never change what a statement is: the validator sees the final text.
- * Statements are owned by the session (as many as fit in
+ * Its column definitions come from a describe job: the backend prepares
+ * the statement (scoped as it will run) without executing it, and
+ * COM_STMT_PREPARE_OK lists what it described, as Connector/J's
+ * getMetaData() reads it. Statements are owned by the session (as many as fit in
  * MYS_MAX_PREPARED_BYTES, each counted with what airlock keeps for it) and
  * freed by CLOSE, COM_RESET_CONNECTION or the end of the session.
  */
@@ -33,21 +36,28 @@ static struct mys_stmt **find_slot(struct my_session *s, uint32_t id)
 	return NULL;
 }
 
-static void stmt_free(struct my_session *s, struct mys_stmt **slot)
+static void stmt_destroy(struct my_session *s, struct mys_stmt *st)
 {
-	struct mys_stmt *st = *slot;
-
 	s->prepared_bytes -= st->bytes;
 	free(st->sql);
 	free(st->holes);
 	free(st->counts);
 	free(st->types);
+	free(st->cols);
 	free(st);
+}
+
+static void stmt_free(struct my_session *s, struct mys_stmt **slot)
+{
+	stmt_destroy(s, *slot);
 	*slot = NULL;
 }
 
 void myp_free_all(struct my_session *s)
 {
+	if (s->preparing)
+		stmt_destroy(s, s->preparing);
+	s->preparing = NULL;
 	for (size_t i = 0; i < s->nstmts; i++)
 		if (s->stmts[i])
 			stmt_free(s, &s->stmts[i]);
@@ -160,10 +170,81 @@ static char *with_zeros(const char *sql, size_t len, const size_t *holes, int n)
 	return out;
 }
 
+/* ---- the describe job of a COM_STMT_PREPARE ---- */
+
+static void described_columns(void *arg, const struct frame *f)
+{
+	struct my_session *s = arg;
+	struct mys_stmt *st = s->preparing;
+
+	if (!st || f->type != FRAME_MYCOLS || st->cols || !(st->cols = malloc(f->len ? f->len : 1)))
+		return;
+	memcpy(st->cols, f->payload, f->len);
+	st->cols_len = f->len;
+	st->bytes += f->len;
+	s->prepared_bytes += f->len;
+}
+
+/* COM_STMT_PREPARE_OK, the parameters' definitions, then the statement's columns as the backend described them. */
+static void put_prepare_ok(struct my_session *s, struct mys_stmt *st)
+{
+	struct frame f = {.type = FRAME_MYCOLS, .len = st->cols_len, .payload = st->cols};
+	struct rbuf cur;
+	uint16_t ncols = 0;
+
+	if (st->cols && frame_mycols_begin(&f, &ncols, &cur) != FRAME_OK)
+		ncols = 0;
+	my_write_prepare_ok(&s->core.w, s->seq++, st->id, ncols, st->nparams, 0);
+	for (int i = 0; i < st->nparams; i++) {
+		/* As MariaDB describes a parameter before it is bound. */
+		struct my_column c = {.name = "?", .name_len = 1, .charset = 63, .type = MY_TYPE_NULL};
+
+		my_write_column_def(&s->core.w, s->seq++, &c, false);
+	}
+	if (st->nparams > 0 && !(s->caps & MY_CAP_DEPRECATE_EOF))
+		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
+	if (ncols > 0) {
+		myr_put_columns(s, &f, false, NULL);
+		if (!(s->caps & MY_CAP_DEPRECATE_EOF))
+			my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
+	}
+}
+
+static void described(void *arg, const struct job_result *r)
+{
+	struct my_session *s = arg;
+	struct mys_stmt *st = s->preparing, **slot;
+
+	session_job_finished(&s->core);
+	s->preparing = NULL;
+	if (!st) {
+		/* The session reset meanwhile. */
+	} else if (!r->ok) {
+		myr_job_error(s, r);
+		stmt_destroy(s, st);
+	} else if (!(slot = free_slot(s))) {
+		myr_put_err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		stmt_destroy(s, st);
+	} else {
+		st->id = ++s->next_stmt_id;
+		*slot = st;
+		put_prepare_ok(s, st);
+		session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
+	}
+	myr_flush(s);
+	session_set_state(&s->core, SESSION_READY);
+	session_process(&s->core);
+}
+
+static const struct job_events describe_events = {
+	.on_rowdesc = described_columns,
+	.on_done = described,
+};
+
 void myp_prepare(struct my_session *s, const char *sql, size_t len)
 {
 	struct vmy_result *v = NULL;
-	struct mys_stmt **slot = NULL, *st = NULL;
+	struct mys_stmt *st = NULL;
 	size_t *holes = NULL;
 	bool *counts = NULL;
 	char *check = NULL;
@@ -202,37 +283,22 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 		free(st);
 		goto out;
 	}
-	st->id = ++s->next_stmt_id;
 	st->len = len;
 	st->nparams = (uint16_t)n;
 	st->holes = holes;
 	st->counts = counts;
 	holes = NULL;
 	counts = NULL;
-	slot = free_slot(s);
-	if (!slot) {
-		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
-		free(st->sql);
-		free(st->holes);
-		free(st->counts);
-		free(st->types);
-		free(st);
-		goto out;
-	}
 	st->bytes = sizeof(*st) + len + (size_t)n * (sizeof(size_t) + sizeof(bool) + 2);
 	s->prepared_bytes += st->bytes;
-	*slot = st;
-
-	my_write_prepare_ok(&s->core.w, s->seq++, st->id, 0, st->nparams, 0);
-	for (int i = 0; i < n; i++) {
-		struct my_column c = {.name = "?", .name_len = 1, .charset = 63, .type = MY_TYPE_VAR_STRING};
-
-		my_write_column_def(&s->core.w, s->seq++, &c, false);
+	/* Its columns come from the backend, which prepares the statement as it will run (scoped). */
+	s->preparing = st;
+	myq_describe(s, check, strlen(check), v, &describe_events);
+	if (!s->core.job) {
+		/* Refused before a job started: the ERR is out. */
+		s->preparing = NULL;
+		stmt_destroy(s, st);
 	}
-	if (n > 0 && !(s->caps & MY_CAP_DEPRECATE_EOF))
-		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
-	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
-	myr_flush(s);
 out:
 	free(holes);
 	free(counts);

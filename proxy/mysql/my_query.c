@@ -428,6 +428,15 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 	myr_refuse(s, 1094, "HY000", AIRLOCK_E_NONE, msg, NULL);
 }
 
+static void start_read(struct my_session *s, const char *text, bool field_list, bool binary,
+		       const struct job_events *describe)
+{
+	if (describe)
+		myj_describe(s, text, describe);
+	else
+		myj_start(s, text, field_list, binary);
+}
+
 /*
  * Runs a read that passed the validator as v, through the catalog scoping
  * (validate_my_scope.h): a rewritten text is validated again, with
@@ -435,7 +444,7 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
  * before it runs.
  */
 static void run_read(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v, bool field_list,
-		     bool binary)
+		     bool binary, const struct job_events *describe)
 {
 	struct vmy_policy pol, ext;
 	struct vmy_result *again = NULL;
@@ -456,7 +465,7 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
 		text = strndup(sql, len);
 		if (text)
-			myj_start(s, text, field_list, binary);
+			start_read(s, text, field_list, binary, describe);
 		else
 			myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		free(text);
@@ -487,7 +496,7 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 		myr_refuse(s, 1064, "42000", AIRLOCK_E_UNSUPPORTED,
 			   "The statement could not be scoped to the allowed tables", NULL);
 	else
-		myj_start(s, text, field_list, binary);
+		start_read(s, text, field_list, binary, describe);
 out:
 	free(text);
 	free(again);
@@ -501,6 +510,12 @@ void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_
 	fill_policy(s, &pol);
 	s->core.fingerprint = vmy_fingerprint(sql, len, pol.ansi_quotes, pol.no_backslash_escapes);
 	vmy_validate(&pol, sql, len, v);
+}
+
+void myq_describe(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
+		  const struct job_events *ev)
+{
+	run_read(s, sql, len, v, false, false, ev);
 }
 
 void myq_run_binary(struct my_session *s, const char *sql, size_t len)
@@ -520,7 +535,7 @@ void myq_run_binary(struct my_session *s, const char *sql, size_t len)
 			   "This command is not supported in the prepared statement protocol yet",
 			   "send it as a text query");
 	else
-		run_read(s, sql, len, v, false, true);
+		run_read(s, sql, len, v, false, true, NULL);
 	free(v);
 }
 
@@ -582,7 +597,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		show_policy(s);
 		break;
 	case VMY_READ:
-		run_read(s, sql, len, v, false, false);
+		run_read(s, sql, len, v, false, false, NULL);
 		break;
 	}
 	free(v);
@@ -638,6 +653,6 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064,
 			   v->kind == VMY_REFUSED ? v->sqlstate : "42000", v->code, v->message, v->hint);
 	else
-		run_read(s, sql, strlen(sql), v, true, false);
+		run_read(s, sql, strlen(sql), v, true, false, NULL);
 	free(v);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/errors.h"
 #include "proxy/mysql/my_session_int.h"
 
 void myr_flush(struct my_session *s)
@@ -87,4 +88,51 @@ void myr_result_end(struct my_session *s)
 		my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
 	else
 		my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
+}
+
+uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field_list, struct mys_bin *bin)
+{
+	struct rbuf cur;
+	struct frame_mycol col;
+	uint16_t n, i;
+
+	if (frame_mycols_begin(f, &n, &cur) != FRAME_OK)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (frame_mycols_next(&cur, &col) != FRAME_OK)
+			break;
+		if (bin) {
+			bin->types[i] = col.type;
+			bin->is_unsigned[i] = (col.flags & MY_FLAG_UNSIGNED) != 0;
+		}
+		struct my_column c = {
+			.schema = col.schema.ptr,
+			.schema_len = col.schema.len,
+			.table = col.table.ptr,
+			.table_len = col.table.len,
+			.org_table = col.org_table.ptr,
+			.org_table_len = col.org_table.len,
+			.name = col.name.ptr,
+			.name_len = col.name.len,
+			.org_name = col.org_name.ptr,
+			.org_name_len = col.org_name.len,
+			.charset = col.charset,
+			.length = col.length,
+			.type = col.type,
+			.flags = col.flags,
+			.decimals = col.decimals,
+		};
+		my_write_column_def(&s->core.w, s->seq++, &c, field_list);
+	}
+	return i;
+}
+
+void myr_job_error(struct my_session *s, const struct job_result *r)
+{
+	char state[6];
+	unsigned n = r->my_errno ? r->my_errno : airlock_err_my_errno(r->code);
+
+	snprintf(state, sizeof(state), "%s", r->sqlstate && strlen(r->sqlstate) == 5 ? r->sqlstate : "HY000");
+	myr_put_err(s, (uint16_t)(n ? n : 1105), state, r->code, r->message, r->hint); /* 1105: ER_UNKNOWN_ERROR */
+	session_audit(&s->core, "error", state, r->code, 0, 0, 0);
 }

@@ -58,6 +58,8 @@ struct mys_stmt {
 	bool *counts;   /* each '?' is a LIMIT / OFFSET count */
 	uint8_t *types; /* 2 bytes per parameter: the types last bound */
 	bool have_types;
+	uint8_t *cols; /* the describe job's 'K' payload: the columns PREPARE_OK lists; NULL: none */
+	uint32_t cols_len;
 	bool long_data; /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
 	size_t bytes;   /* counted in the session's prepared_bytes */
 };
@@ -107,7 +109,8 @@ struct my_session {
 	uint16_t nwarnings;  /* rows SHOW WARNINGS lists */
 	uint32_t warn_count; /* the count reported (may exceed the rows kept) */
 
-	struct mys_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
+	struct mys_stmt *preparing; /* a COM_STMT_PREPARE whose describe job runs (not in stmts yet) */
+	struct mys_stmt **stmts;    /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
 	size_t nstmts;
 	uint32_t next_stmt_id;
 	size_t prepared_bytes;
@@ -137,11 +140,21 @@ void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, en
 /* The EOF or OK that ends a result set. */
 void myr_result_end(struct my_session *s);
 void myr_clear_warnings(struct my_session *s);
+/*
+ * The column definitions of a runner's 'K' frame (no count, no EOF); bin
+ * (may be NULL) gets each column's type for binary rows. Returns how many
+ * were written.
+ */
+uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field_list, struct mys_bin *bin);
+/* A job's error as an ERR packet (the runner's MySQL errno, else the airlock code's), audited. */
+void myr_job_error(struct my_session *s, const struct job_result *r);
 void myr_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
 
 /* my_job.c */
 /* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */
 void myj_start(struct my_session *s, const char *sql, bool field_list, bool binary);
+/* A describe job for sql (columns of a prepared statement, nothing run); its events go to ev with the session. */
+void myj_describe(struct my_session *s, const char *sql, const struct job_events *ev);
 /* Frees the binary result arrays (safe when none were made). */
 void myj_bin_free(struct my_session *s);
 
@@ -153,6 +166,9 @@ void myq_init_db(struct my_session *s, const char *db, size_t len);
 bool myq_database_allowed(const struct my_session *s, const char *db);
 /* Validates sql under the session's policy, sql_mode and character set. */
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v);
+/* The describe job of a read that passed the validator as v, scoped as its execution will be. */
+void myq_describe(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
+		  const struct job_events *ev);
 /* Runs a bound prepared statement's text: reads only, rows in the binary protocol. */
 void myq_run_binary(struct my_session *s, const char *sql, size_t len);
 
