@@ -135,6 +135,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (my_stmt_execute_id(p, len, &id) == MY_OK &&
 	    id != (len >= 5 ? (uint32_t)p[1] | (uint32_t)p[2] << 8 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 24 : 0))
 		__builtin_trap();
+	{
+		uint32_t fid, rows;
+
+		/* COM_STMT_FETCH is exactly 9 bytes; anything else is refused and leaves zeros. */
+		if (my_stmt_fetch_decode(p, len, &fid, &rows) == MY_OK ? len != 9 : (fid != 0 || rows != 0))
+			__builtin_trap();
+	}
 	if (my_stmt_decode_execute(p, len, nparams, NULL, &ex, types, &why) == MY_OK) {
 		check(p, len, nparams);
 		literals(&b);

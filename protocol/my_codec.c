@@ -536,3 +536,20 @@ enum my_status my_decode_command(const uint8_t *p, size_t len, struct my_command
 	out->wildcard_len = wlen;
 	return MY_OK;
 }
+
+enum my_status my_stmt_fetch_decode(const uint8_t *p, size_t len, uint32_t *stmt_id, uint32_t *rows)
+{
+	struct rbuf r;
+	uint8_t cmd;
+
+	*stmt_id = 0;
+	*rows = 0;
+	rbuf_init(&r, p, len);
+	if (!rbuf_get_u8(&r, &cmd) || cmd != MY_COM_STMT_FETCH || !rbuf_get_le32(&r, stmt_id) ||
+	    !rbuf_get_le32(&r, rows) || rbuf_left(&r) != 0) {
+		*stmt_id = 0;
+		*rows = 0;
+		return MY_ERR;
+	}
+	return MY_OK;
+}

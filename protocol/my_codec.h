@@ -389,4 +389,7 @@ struct my_command {
  */
 enum my_status my_decode_command(const uint8_t *p, size_t len, struct my_command *out, const char **why);
 
+/* COM_STMT_FETCH (command byte included): statement id and rows wanted; MY_ERR (both 0) unless exactly 9 bytes. */
+enum my_status my_stmt_fetch_decode(const uint8_t *p, size_t len, uint32_t *stmt_id, uint32_t *rows);
+
 #endif

@@ -81,35 +81,14 @@ enum outcome wait_result(struct pg_run *r, int64_t deadline)
 	}
 }
 
-enum outcome collect_with(struct pg_run *r, int64_t deadline, void (*look)(struct pg_run *r, const PGresult *res))
+/*
+ * Every result of the command just sent: the first error kept in r->error,
+ * each other result shown to look (may be NULL), then kept in *kept (may be
+ * NULL: freed) in place of the one before.
+ */
+static enum outcome gather(struct pg_run *r, int64_t deadline, void (*look)(struct pg_run *r, const PGresult *res),
+			   PGresult **kept)
 {
-	for (;;) {
-		enum outcome o = wait_result(r, deadline);
-		PGresult *res;
-
-		if (o != OUT_OK)
-			return o;
-		res = PQgetResult(r->conn);
-		if (!res)
-			return OUT_OK;
-		if (PQresultStatus(res) == PGRES_FATAL_ERROR && !r->error) {
-			r->error = res;
-			continue;
-		}
-		if (look)
-			look(r, res);
-		PQclear(res);
-	}
-}
-
-enum outcome collect(struct pg_run *r, int64_t deadline)
-{
-	return collect_with(r, deadline, NULL);
-}
-
-enum outcome collect_keep(struct pg_run *r, int64_t deadline, PGresult **kept)
-{
-	*kept = NULL;
 	for (;;) {
 		enum outcome o = wait_result(r, deadline);
 		PGresult *res;
@@ -126,9 +105,31 @@ enum outcome collect_keep(struct pg_run *r, int64_t deadline, PGresult **kept)
 				PQclear(res);
 			continue;
 		}
-		PQclear(*kept);
-		*kept = res;
+		if (look)
+			look(r, res);
+		if (kept) {
+			PQclear(*kept);
+			*kept = res;
+		} else {
+			PQclear(res);
+		}
 	}
+}
+
+enum outcome collect_with(struct pg_run *r, int64_t deadline, void (*look)(struct pg_run *r, const PGresult *res))
+{
+	return gather(r, deadline, look, NULL);
+}
+
+enum outcome collect(struct pg_run *r, int64_t deadline)
+{
+	return gather(r, deadline, NULL, NULL);
+}
+
+enum outcome collect_keep(struct pg_run *r, int64_t deadline, PGresult **kept)
+{
+	*kept = NULL;
+	return gather(r, deadline, NULL, kept);
 }
 
 enum outcome run_command(struct pg_run *r, const char *sql, int nparams, const char *const *params, int64_t deadline)

@@ -285,7 +285,7 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 	start(s, sql, false, &my_job_events, s);
 }
 
-void myj_describe(struct my_session *s, const char *sql, const struct job_events *ev)
+void myj_start_with(struct my_session *s, const char *sql, const struct myq_job *how)
 {
-	start(s, sql, true, ev, s);
+	start(s, sql, how->describe, how->ev, how->arg);
 }

@@ -38,6 +38,7 @@ static struct mys_stmt **find_slot(struct my_session *s, uint32_t id)
 
 static void stmt_destroy(struct my_session *s, struct mys_stmt *st)
 {
+	myc_free(s, st->cursor);
 	s->prepared_bytes -= st->bytes;
 	free(st->sql);
 	free(st->holes);
@@ -293,7 +294,8 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	s->prepared_bytes += st->bytes;
 	/* Its columns come from the backend, which prepares the statement as it will run (scoped). */
 	s->preparing = st;
-	myq_describe(s, check, strlen(check), v, &describe_events);
+	myq_read_with(s, check, strlen(check), v,
+		      &(struct myq_job){.ev = &describe_events, .arg = s, .describe = true});
 	if (!s->core.job) {
 		/* Refused before a job started: the ERR is out. */
 		s->preparing = NULL;
@@ -376,6 +378,7 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 	struct my_stmt_execute *ex;
 	struct mys_stmt **slot;
 	const char *why = NULL;
+	bool cursor;
 	uint32_t id;
 	char *sql;
 
@@ -407,20 +410,53 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	(*slot)->have_types = true;
-	if (ex->flags != 0) {
-		err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "Server-side cursors are not supported",
-		    "execute without a cursor (CURSOR_TYPE_NO_CURSOR); rows are streamed anyway");
+	/* CURSOR_TYPE_READ_ONLY (1) only: FOR_UPDATE and SCROLLABLE cursors are not offered. */
+	if (ex->flags & ~1u) {
+		err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "This cursor type is not supported",
+		    "use CURSOR_TYPE_READ_ONLY or no cursor");
 		free(ex);
 		return;
 	}
+	cursor = ex->flags & 1u;
 	sql = bind_values(s, *slot, ex, &why);
 	free(ex);
 	if (!sql) {
 		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_execute", why);
 		return;
 	}
-	myq_run_binary(s, sql, strlen(sql));
+	/* A new execution closes the statement's cursor. */
+	myc_free(s, (*slot)->cursor);
+	(*slot)->cursor = NULL;
+	if (cursor)
+		(*slot)->cursor = myc_execute(s, sql, strlen(sql));
+	else
+		myq_run_binary(s, sql, strlen(sql));
 	free(sql);
+}
+
+void myp_fetch(struct my_session *s, const uint8_t *p, size_t len)
+{
+	struct mys_stmt **slot;
+	uint32_t id, rows;
+
+	myr_clear_warnings(s);
+	if (my_stmt_fetch_decode(p, len, &id, &rows) != MY_OK) {
+		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_fetch", NULL);
+		return;
+	}
+	slot = find_slot(s, id);
+	if (!slot) {
+		unknown_stmt(s, id, "mysqld_stmt_fetch");
+		return;
+	}
+	if (!(*slot)->cursor) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "The statement (%u) has no open cursor", id);
+		err(s, 1421, "HY000", AIRLOCK_E_NONE, msg, NULL);
+		return;
+	}
+	myc_fetch(s, (*slot)->cursor, rows);
 }
 
 void myp_close(struct my_session *s, const uint8_t *p, size_t len)
@@ -443,6 +479,8 @@ void myp_reset(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	(*slot)->long_data = false;
+	myc_free(s, (*slot)->cursor);
+	(*slot)->cursor = NULL;
 	myr_put_ok(s);
 	myr_flush(s);
 }

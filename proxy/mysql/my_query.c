@@ -428,11 +428,10 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 	myr_refuse(s, 1094, "HY000", AIRLOCK_E_NONE, msg, NULL);
 }
 
-static void start_read(struct my_session *s, const char *text, bool field_list, bool binary,
-		       const struct job_events *describe)
+static void start_read(struct my_session *s, const char *text, bool field_list, bool binary, const struct myq_job *how)
 {
-	if (describe)
-		myj_describe(s, text, describe);
+	if (how)
+		myj_start_with(s, text, how);
 	else
 		myj_start(s, text, field_list, binary);
 }
@@ -444,7 +443,7 @@ static void start_read(struct my_session *s, const char *text, bool field_list, 
  * before it runs.
  */
 static void run_read(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v, bool field_list,
-		     bool binary, const struct job_events *describe)
+		     bool binary, const struct myq_job *how)
 {
 	struct vmy_policy pol, ext;
 	struct vmy_result *again = NULL;
@@ -465,7 +464,7 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
 		text = strndup(sql, len);
 		if (text)
-			start_read(s, text, field_list, binary, describe);
+			start_read(s, text, field_list, binary, how);
 		else
 			myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		free(text);
@@ -496,7 +495,7 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 		myr_refuse(s, 1064, "42000", AIRLOCK_E_UNSUPPORTED,
 			   "The statement could not be scoped to the allowed tables", NULL);
 	else
-		start_read(s, text, field_list, binary, describe);
+		start_read(s, text, field_list, binary, how);
 out:
 	free(text);
 	free(again);
@@ -512,13 +511,14 @@ void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_
 	vmy_validate(&pol, sql, len, v);
 }
 
-void myq_describe(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
-		  const struct job_events *ev)
+void myq_read_with(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
+		   const struct myq_job *how)
 {
-	run_read(s, sql, len, v, false, false, ev);
+	run_read(s, sql, len, v, false, false, how);
 }
 
-void myq_run_binary(struct my_session *s, const char *sql, size_t len)
+/* A bound statement's final text: validated as it will run, then its job (how NULL: binary rows). */
+static void run_bound(struct my_session *s, const char *sql, size_t len, const struct myq_job *how)
 {
 	struct vmy_result *v = malloc(sizeof(*v));
 
@@ -535,8 +535,18 @@ void myq_run_binary(struct my_session *s, const char *sql, size_t len)
 			   "This command is not supported in the prepared statement protocol yet",
 			   "send it as a text query");
 	else
-		run_read(s, sql, len, v, false, true, NULL);
+		run_read(s, sql, len, v, false, !how, how);
 	free(v);
+}
+
+void myq_run_binary(struct my_session *s, const char *sql, size_t len)
+{
+	run_bound(s, sql, len, NULL);
+}
+
+void myq_run_with(struct my_session *s, const char *sql, size_t len, const struct myq_job *how)
+{
+	run_bound(s, sql, len, how);
 }
 
 void myq_query(struct my_session *s, const char *sql, size_t len)

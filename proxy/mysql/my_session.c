@@ -417,9 +417,8 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 				    "send one statement per query");
 		break;
 	case MY_COM_STMT_FETCH:
-		myr_put_err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "Server-side cursors are not supported",
-			    "execute without a cursor; rows are streamed anyway");
-		break;
+		myp_fetch(s, p, len);
+		return;
 	default:
 		myr_put_err(s, 1047, "08S01", AIRLOCK_E_UNSUPPORTED, "Unknown command",
 			    "airlock answers COM_QUERY, COM_PING, COM_INIT_DB, COM_FIELD_LIST and COM_QUIT");
@@ -559,6 +558,11 @@ static void my_shutdown(struct session *core)
 	myr_flush(s);
 }
 
+static void my_drained(struct session *core)
+{
+	myc_output_drained((struct my_session *)core);
+}
+
 const struct session_proto my_session_proto = {
 	.name = "mysql",
 	.size = sizeof(struct my_session),
@@ -571,5 +575,6 @@ const struct session_proto my_session_proto = {
 	.idle_ms = my_idle_ms,
 	.idle_timeout = my_idle_timeout,
 	.shutdown = my_shutdown,
+	.drained = my_drained,
 	.free = my_free,
 };

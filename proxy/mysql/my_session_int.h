@@ -2,7 +2,7 @@
  * my_session_int: what the MySQL session's files share: the session struct
  * and each file's functions, listed from the bottom up. The calls go one
  * way: my_session.c (handshake, authentication, the command loop) ->
- * my_prepared.c (COM_STMT_*) -> my_query.c (statements: local answers,
+ * my_prepared.c (COM_STMT_*) -> my_cursor.c (cursors of executions) -> my_query.c (statements: local answers,
  * validation) -> my_job.c (a statement's job and its result set) ->
  * my_reply.c (replies) and my_vars.c (the session's variables). Nothing
  * outside proxy/mysql/ includes it.
@@ -60,8 +60,9 @@ struct mys_stmt {
 	bool have_types;
 	uint8_t *cols; /* the describe job's 'K' payload: the columns PREPARE_OK lists; NULL: none */
 	uint32_t cols_len;
-	bool long_data; /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
-	size_t bytes;   /* counted in the session's prepared_bytes */
+	struct mys_cursor *cursor; /* an execution with CURSOR_TYPE_READ_ONLY: its rows, fetched in steps */
+	bool long_data;            /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
+	size_t bytes;              /* counted in the session's prepared_bytes */
 };
 
 /* The per-column arrays of a binary result, made once per result (owned by the session). */
@@ -109,8 +110,9 @@ struct my_session {
 	uint16_t nwarnings;  /* rows SHOW WARNINGS lists */
 	uint32_t warn_count; /* the count reported (may exceed the rows kept) */
 
-	struct mys_stmt *preparing; /* a COM_STMT_PREPARE whose describe job runs (not in stmts yet) */
-	struct mys_stmt **stmts;    /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
+	struct mys_stmt *preparing;  /* a COM_STMT_PREPARE whose describe job runs (not in stmts yet) */
+	struct mys_cursor *fetching; /* the cursor a COM_STMT_FETCH reads */
+	struct mys_stmt **stmts;     /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
 	size_t nstmts;
 	uint32_t next_stmt_id;
 	size_t prepared_bytes;
@@ -153,8 +155,14 @@ void myr_add_warning(struct my_session *s, const char *level, uint16_t code, con
 /* my_job.c */
 /* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */
 void myj_start(struct my_session *s, const char *sql, bool field_list, bool binary);
-/* A describe job for sql (columns of a prepared statement, nothing run); its events go to ev with the session. */
-void myj_describe(struct my_session *s, const char *sql, const struct job_events *ev);
+/* A statement's job whose events go elsewhere than the session's result set. */
+struct myq_job {
+	const struct job_events *ev;
+	void *arg;
+	bool describe; /* prepare and describe only, run nothing */
+};
+/* Hands sql (validated) to a job as how says; the job is s->core.job while it runs. */
+void myj_start_with(struct my_session *s, const char *sql, const struct myq_job *how);
 /* Frees the binary result arrays (safe when none were made). */
 void myj_bin_free(struct my_session *s);
 
@@ -166,11 +174,23 @@ void myq_init_db(struct my_session *s, const char *db, size_t len);
 bool myq_database_allowed(const struct my_session *s, const char *db);
 /* Validates sql under the session's policy, sql_mode and character set. */
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v);
-/* The describe job of a read that passed the validator as v, scoped as its execution will be. */
-void myq_describe(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
-		  const struct job_events *ev);
+/* The job (how) of a read that passed the validator as v, scoped as any read. */
+void myq_read_with(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
+		   const struct myq_job *how);
+/* A bound prepared statement's text validated as it will run, then its job as how says (a cursor). */
+void myq_run_with(struct my_session *s, const char *sql, size_t len, const struct myq_job *how);
 /* Runs a bound prepared statement's text: reads only, rows in the binary protocol. */
 void myq_run_binary(struct my_session *s, const char *sql, size_t len);
+
+/* my_cursor.c */
+struct mys_cursor;
+/* COM_STMT_EXECUTE with a read-only cursor of sql (the bound text); NULL when refused (ERR sent). */
+struct mys_cursor *myc_execute(struct my_session *s, const char *sql, size_t len);
+/* COM_STMT_FETCH of up to rows rows. */
+void myc_fetch(struct my_session *s, struct mys_cursor *c, uint32_t rows);
+/* Output drained: a fetch paused for the client goes on. */
+void myc_output_drained(struct my_session *s);
+void myc_free(struct my_session *s, struct mys_cursor *c);
 
 /* my_prepared.c */
 void myp_prepare(struct my_session *s, const char *sql, size_t len);
@@ -178,6 +198,7 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len);
 void myp_close(struct my_session *s, const uint8_t *p, size_t len);
 void myp_reset(struct my_session *s, const uint8_t *p, size_t len);
 void myp_long_data(struct my_session *s, const uint8_t *p, size_t len);
+void myp_fetch(struct my_session *s, const uint8_t *p, size_t len);
 void myp_free_all(struct my_session *s);
 
 /* my_vars.c */

@@ -773,6 +773,22 @@ static void test_binary_row_nulls_and_rollback(void **state)
 	wbuf_free(&b);
 }
 
+static void test_fetch_decode(void **state)
+{
+	uint32_t id, rows;
+
+	(void)state;
+	assert_int_equal(my_stmt_fetch_decode(LIT("\x1c\x07\x00\x00\x00\x0a\x00\x00\x00"), &id, &rows), MY_OK);
+	assert_int_equal(id, 7);
+	assert_int_equal(rows, 10);
+	/* Short, long, or another command. */
+	assert_int_equal(my_stmt_fetch_decode(LIT("\x1c\x07\x00\x00\x00\x0a\x00\x00"), &id, &rows), MY_ERR);
+	assert_int_equal(id, 0);
+	assert_int_equal(my_stmt_fetch_decode(LIT("\x1c\x07\x00\x00\x00\x0a\x00\x00\x00\x00"), &id, &rows), MY_ERR);
+	assert_int_equal(my_stmt_fetch_decode(LIT("\x17\x07\x00\x00\x00\x0a\x00\x00\x00"), &id, &rows), MY_ERR);
+	assert_int_equal(my_stmt_fetch_decode(NULL, 0, &id, &rows), MY_ERR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_binary_row_values),
 		cmocka_unit_test(test_binary_row_bad_text),
 		cmocka_unit_test(test_binary_row_nulls_and_rollback),
+		cmocka_unit_test(test_fetch_decode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

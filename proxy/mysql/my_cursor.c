@@ -1,0 +1,275 @@
+/*
+ * my_cursor: server-side cursors of MySQL prepared statements: a
+ * COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY answers the column
+ * definitions and an EOF with SERVER_STATUS_CURSOR_EXISTS, and each
+ * COM_STMT_FETCH sends up to the rows it asks for in the binary protocol,
+ * then an EOF with CURSOR_EXISTS while rows remain or LAST_ROW_SENT at the
+ * end (what Connector/C's STMT_ATTR_CURSOR_TYPE and MySQL Connector/J's
+ * useCursorFetch do).
+ *
+ * A cursor is its statement's job, paused between fetches: its rows are
+ * read from the runner only while a fetch wants them, so nothing is
+ * buffered here and the user's caps bound the whole result. It is owned by
+ * its statement and ends with the next execution, COM_STMT_RESET or CLOSE,
+ * the end of the session, or after timeout_ms (its runner's deadline).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "protocol/my_stmt.h"
+#include "proxy/mysql/my_session_int.h"
+#include "proxy/server.h"
+
+struct mys_cursor {
+	struct my_session *s;
+	struct job *job; /* NULL once the result ended */
+	struct event *resume;
+	bool executing; /* the COM_STMT_EXECUTE waits for the column definitions */
+	bool fetching;  /* a COM_STMT_FETCH is reading rows */
+	bool done;
+	struct mys_bin bin;
+	uint16_t ncols;
+	uint32_t want, got;
+	uint8_t truncated;
+	uint64_t rows;
+	bool failed; /* the job ended in an error not reported yet */
+	unsigned err_no;
+	char err_state[6];
+	char err_msg[512];
+};
+
+static void bin_free(struct mys_bin *b)
+{
+	free(b->types);
+	free(b->is_unsigned);
+	free(b->values);
+	free(b->lens);
+	memset(b, 0, sizeof(*b));
+}
+
+void myc_output_drained(struct my_session *s)
+{
+	struct mys_cursor *c = s->fetching;
+
+	if (c && s->core.out_paused && c->job) {
+		s->core.out_paused = false;
+		job_pause(c->job, false);
+	}
+}
+
+void myc_free(struct my_session *s, struct mys_cursor *c)
+{
+	if (!c)
+		return;
+	if (s->fetching == c)
+		s->fetching = NULL;
+	if (c->job) {
+		job_detach(c->job);
+		if (s->core.job == c->job)
+			s->core.job = NULL;
+		session_job_release(&s->core);
+	}
+	event_free(c->resume);
+	bin_free(&c->bin);
+	free(c);
+}
+
+/* The command is answered: the session reads its next one. */
+static void answered(struct mys_cursor *c)
+{
+	struct my_session *s = c->s;
+
+	if (s->fetching == c)
+		s->fetching = NULL;
+	s->core.out_paused = false;
+	myr_flush(s);
+	session_set_state(&s->core, SESSION_READY);
+	session_process(&s->core);
+}
+
+/* The EOF (or, with DEPRECATE_EOF, the OK) that ends column definitions or a fetch's rows. */
+static void put_end(struct my_session *s, uint16_t status)
+{
+	if (myr_deprecate_eof(s))
+		my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, (uint16_t)(myr_status(s) | status),
+			    (uint16_t)s->warn_count, true);
+	else
+		my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, (uint16_t)(myr_status(s) | status));
+}
+
+static void cursor_columns(void *arg, const struct frame *f)
+{
+	struct mys_cursor *c = arg;
+	struct my_session *s = c->s;
+	struct rbuf cur;
+	uint16_t n;
+
+	if (!c->executing || frame_mycols_begin(f, &n, &cur) != FRAME_OK)
+		return;
+	c->bin.types = calloc(n ? n : 1, sizeof(*c->bin.types));
+	c->bin.is_unsigned = calloc(n ? n : 1, sizeof(*c->bin.is_unsigned));
+	c->bin.values = calloc(n ? n : 1, sizeof(*c->bin.values));
+	c->bin.lens = calloc(n ? n : 1, sizeof(*c->bin.lens));
+	if (!c->bin.types || !c->bin.is_unsigned || !c->bin.values || !c->bin.lens) {
+		job_cancel(c->job);
+		return;
+	}
+	c->ncols = n;
+	my_write_column_count(&s->core.w, s->seq++, n);
+	myr_put_columns(s, f, false, &c->bin);
+	put_end(s, MY_STATUS_CURSOR_EXISTS);
+	/* The execution is answered; rows wait in the runner for COM_STMT_FETCH. */
+	job_pause(c->job, true);
+	c->executing = false;
+	s->core.job = NULL; /* still counted against max_jobs, as the cursor's */
+	answered(c);
+}
+
+static void cursor_row(void *arg, const struct frame *f)
+{
+	struct mys_cursor *c = arg;
+	struct my_session *s = c->s;
+	const char *why = NULL;
+	struct rbuf cur;
+	uint16_t n;
+	bool ok;
+
+	c->rows++;
+	if (!c->fetching)
+		return;
+	ok = frame_row_begin(f, &n, &cur) == FRAME_OK && n == c->ncols;
+	for (uint16_t i = 0; ok && i < n; i++) {
+		uint32_t len;
+
+		ok = frame_row_next(&cur, &c->bin.values[i], &len) == FRAME_OK;
+		c->bin.lens[i] = len;
+	}
+	if (ok && my_write_binary_row(&s->core.w, s->seq, n, c->bin.types, c->bin.is_unsigned, c->bin.values,
+				      c->bin.lens, &why) == MY_OK) {
+		s->seq++;
+	} else {
+		/* Cannot be sent: the cursor ends with an error. */
+		c->fetching = false;
+		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
+			    "run the statement as a text query");
+		job_detach(c->job);
+		c->job = NULL;
+		session_job_release(&s->core);
+		c->done = true;
+		answered(c);
+		return;
+	}
+	if (++c->got >= c->want) {
+		job_pause(c->job, true);
+		c->fetching = false;
+		put_end(s, MY_STATUS_CURSOR_EXISTS);
+		answered(c);
+		return;
+	}
+	myr_flush(s);
+	session_backpressure(&s->core, c->job);
+}
+
+static void cursor_done(void *arg, const struct job_result *r)
+{
+	struct mys_cursor *c = arg;
+	struct my_session *s = c->s;
+	bool executing = c->executing, fetching = c->fetching;
+
+	if (s->core.job == c->job)
+		session_job_finished(&s->core);
+	else
+		session_job_release(&s->core);
+	c->job = NULL;
+	c->done = true;
+	c->executing = c->fetching = false;
+	if (!r->ok && (executing || fetching)) {
+		myr_job_error(s, r);
+	} else if (!r->ok) {
+		c->failed = true;
+		c->err_no = r->my_errno ? r->my_errno : 1105;
+		snprintf(c->err_state, sizeof(c->err_state), "%s", r->sqlstate ? r->sqlstate : "HY000");
+		snprintf(c->err_msg, sizeof(c->err_msg), "%s", r->message ? r->message : "");
+		return;
+	} else {
+		c->truncated = r->truncated;
+		if (r->truncated)
+			myr_add_warning(s, "Warning", 1105,
+					"RESULT_TRUNCATED: the cursor's result was cut by max_rows or max_bytes");
+		if (executing)
+			myr_put_ok(s); /* no result set: nothing to fetch */
+		else if (fetching)
+			put_end(s, MY_STATUS_LAST_ROW_SENT);
+		else
+			return;
+	}
+	answered(c);
+}
+
+static void cursor_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mys_cursor *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->job)
+		job_pause(c->job, false);
+}
+
+static const struct job_events cursor_events = {
+	.on_rowdesc = cursor_columns,
+	.on_row = cursor_row,
+	.on_done = cursor_done,
+};
+
+struct mys_cursor *myc_execute(struct my_session *s, const char *sql, size_t len)
+{
+	struct mys_cursor *c = calloc(1, sizeof(*c));
+
+	if (c)
+		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
+	if (!c || !c->resume) {
+		free(c);
+		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		return NULL;
+	}
+	c->s = s;
+	c->executing = true;
+	myq_run_with(s, sql, len, &(struct myq_job){.ev = &cursor_events, .arg = c});
+	if (!s->core.job) {
+		/* Refused before a job started: the ERR is out. */
+		event_free(c->resume);
+		free(c);
+		return NULL;
+	}
+	c->job = s->core.job;
+	return c;
+}
+
+void myc_fetch(struct my_session *s, struct mys_cursor *c, uint32_t rows)
+{
+	struct timeval zero = {0, 0};
+
+	if (c->failed) {
+		c->failed = false;
+		myr_put_err(s, (uint16_t)c->err_no, c->err_state, AIRLOCK_E_NONE, c->err_msg, NULL);
+		myr_flush(s);
+		return;
+	}
+	if (c->done || !c->job) {
+		put_end(s, MY_STATUS_LAST_ROW_SENT);
+		myr_flush(s);
+		return;
+	}
+	c->want = rows ? rows : 1;
+	c->got = 0;
+	c->fetching = true;
+	s->fetching = c;
+	session_set_state(&s->core, SESSION_BUSY);
+	/* Resumed on the next loop pass, outside the command loop that called us. */
+	evtimer_add(c->resume, &zero);
+}
