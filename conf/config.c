@@ -121,6 +121,10 @@ static void finish(struct conf_ctx *ctx)
 			 "targets may use (an empty list denies every target)");
 	finish_targets(ctx);
 	finish_users(ctx);
+	for (size_t i = 0; i < cfg->nusers; i++)
+		if (cfg->users[i].tls_required && !cfg->tls_cert_file)
+			conf_err(ctx, 0, "[user %s] tls_required = on needs tls_cert_file and tls_key_file in [server]",
+				 cfg->users[i].name);
 	if (ctx->cfg->nusers == 0)
 		conf_err(ctx, 0, "no [user NAME] section; at least one user is needed");
 }

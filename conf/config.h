@@ -64,6 +64,7 @@ struct airlock_user {
 	uint32_t max_jobs;        /* statements (and open cursors) of this user running at once */
 	bool plan_check;          /* Postgres reads: the runner refuses a plan that scans a relation outside tables */
 	bool truncation_is_error; /* a result cut by max_rows / max_bytes ends with an error, not a notice */
+	bool tls_required;        /* this user's logins without TLS are refused (the server's key: everyone's) */
 
 	/* MySQL logins (all optional; a user without mysql_target cannot log in over MySQL). */
 	char *mysql_native; /* "*<40 HEX>": SHA1(SHA1(password)); NULL: caching_sha2_password only */

@@ -102,6 +102,7 @@ const struct conf_key conf_keys[] = {
 	KEY(USER, "max_jobs", CT_U32, USR(max_jobs), 0, "8", .min = 1, .max = 4096),
 	KEY(USER, "plan_check", CT_BOOL, USR(plan_check), 0, "off", .expect = "on or off"),
 	KEY(USER, "truncation_is_error", CT_BOOL, USR(truncation_is_error), 0, "off", .expect = "on or off"),
+	KEY(USER, "tls_required", CT_BOOL, USR(tls_required), 0, "off", .expect = "on or off"),
 	KEY(USER, "mysql_native", CT_MY_NATIVE, USR(mysql_native), 0, NULL,
 	    .expect = "a mysql_native_password hash: * and 40 hex digits, as MariaDB's PASSWORD() prints"),
 	KEY(USER, "mysql_target", CT_TARGET_REF, META(mysql_target_name), 0, NULL,

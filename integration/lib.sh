@@ -827,6 +827,15 @@ max_rows = 5
 max_bytes = 100000
 truncation_is_error = on
 
+[user secure]
+scram = $verifier
+target = shop
+tables = public.orders, pg_catalog.*, information_schema.*
+mysql_native = $native
+mysql_target = shop_maria
+mysql_tables = shop.orders, information_schema.*
+tls_required = on
+
 [user support_cols]
 scram = $sverifier
 target = shop

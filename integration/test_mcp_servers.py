@@ -75,10 +75,10 @@ def test_dbhub_sees_a_truncated_result(engine):
     assert "RESULT_TRUNCATED" not in mcpwire.text(out[2])
 
 
-def mysql_mcp(user, requests):
+def mysql_mcp(user, requests, writes="false"):
     env = dict(itest.clean_env(), MYSQL_HOST="127.0.0.1", MYSQL_PORT=str(itest.MY_PORT), MYSQL_USER=user,
                MYSQL_PASS=itest.AGENT_PASSWORD, MYSQL_DB="shop", MYSQL_DISABLE_READ_ONLY_TRANSACTIONS="true",
-               ALLOW_INSERT_OPERATION="false", ALLOW_UPDATE_OPERATION="false", ALLOW_DELETE_OPERATION="false",
+               ALLOW_INSERT_OPERATION=writes, ALLOW_UPDATE_OPERATION=writes, ALLOW_DELETE_OPERATION=writes,
                MYSQL_SSL="false")
     return mcpwire.run(["node", MYSQL_MCP], requests, env=env)
 
@@ -98,6 +98,15 @@ def test_mcp_server_mysql_lists_reads_and_is_refused():
     assert "order 1" in rows and "order 3" in rows, rows
     assert "TABLE_NOT_ALLOWED" in mcpwire.text(out[3]), out[3]
     assert "7" in mcpwire.text(out[4])
+
+
+def test_mcp_server_mysql_write_reaches_airlock_and_is_refused():
+    """With the server's own write switches on, its DELETE reaches airlock, which refuses it."""
+    out = mysql_mcp("agent", [sql_call("DELETE FROM orders WHERE id = 1", tool="mysql_query"),
+                              sql_call("SELECT COUNT(*) AS n FROM orders WHERE id = 1", tool="mysql_query")],
+                    writes="true")
+    assert "NOT_READ_ONLY" in mcpwire.text(out[1]), out[1]
+    assert "1" in mcpwire.text(out[2])
 
 
 def test_mcp_server_mysql_sees_a_truncated_result():

@@ -72,3 +72,17 @@ def test_tls_required_refuses_plain_mysql_logins():
         conn.close()
     finally:
         assert d.stop() in (0, -15)
+
+
+def test_a_mysql_user_who_must_use_tls():
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        pymysql.connect(host="127.0.0.1", port=itest.MY_PORT, user="secure", password=itest.AGENT_PASSWORD,
+                        database="shop", connect_timeout=10)
+    assert e.value.args[0] == 3159, e.value
+    ctx = ssl.create_default_context(cafile=CA)
+    conn = pymysql.connect(host="127.0.0.1", port=itest.MY_PORT, user="secure", password=itest.AGENT_PASSWORD,
+                           database="shop", ssl=ctx, connect_timeout=10)
+    with conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM orders WHERE id < 3")
+        assert cur.fetchall() == ((2,),)
+    conn.close()

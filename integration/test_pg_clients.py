@@ -179,3 +179,42 @@ def test_jdbc_refusal_then_more(jdbc_classes):  # noqa: F811
                    runs=20)
     assert got[0].startswith("#fetch 2: ERROR 42501") and "TABLE_NOT_ALLOWED" in got[0], got
     assert got[1] == "two:int4 | 2"
+
+
+@pytest.mark.parametrize("dialect", ["postgresql+psycopg2"])  # Debian's SQLAlchemy 1.4 has no psycopg 3 dialect
+def test_sqlalchemy_engine_reflection_and_orm_same_as_direct(dialect):
+    """What LangChain's SQLDatabase and ORMs do: reflect the tables, then ORM queries with bound
+    parameters, a join and an aggregate, and a refusal as the driver's own exception."""
+    sqlalchemy = pytest.importorskip("sqlalchemy")
+    from sqlalchemy import orm
+
+    def session_rows(url):
+        engine = sqlalchemy.create_engine(url.replace("postgresql://", dialect + "://"))
+        try:
+            meta = sqlalchemy.MetaData()
+            meta.reflect(bind=engine, only=["orders", "customers"])
+            orders, customers = meta.tables["orders"], meta.tables["customers"]
+            with orm.Session(engine) as session:
+                few = session.execute(sqlalchemy.select(orders.c.id, orders.c.amount, orders.c.note)
+                                      .where(orders.c.id <= 5).order_by(orders.c.id)).all()
+                joined = session.execute(sqlalchemy.select(customers.c.name, sqlalchemy.func.count(orders.c.id))
+                                         .join(orders, orders.c.customer_id == customers.c.id)
+                                         .where(customers.c.id < 4).group_by(customers.c.name)
+                                         .order_by(customers.c.name)).all()
+                one = session.execute(sqlalchemy.select(orders).where(orders.c.id == 7)).one()
+                try:
+                    session.execute(sqlalchemy.delete(orders).where(orders.c.id == 1))
+                    refused = None
+                except sqlalchemy.exc.DBAPIError as e:
+                    refused = str(e.orig).splitlines()[0]
+                session.rollback()
+                after = session.execute(sqlalchemy.select(sqlalchemy.func.count()).select_from(orders)).scalar()
+            return {"few": [tuple(r) for r in few], "joined": [tuple(r) for r in joined], "one": tuple(one),
+                    "after": after}, refused
+        finally:
+            engine.dispose()
+
+    got, refused = session_rows(itest.AGENT_URL)
+    want, _ = session_rows(itest.direct_url())
+    assert got == want
+    assert refused.startswith("NOT_READ_ONLY"), refused

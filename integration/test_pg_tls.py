@@ -96,3 +96,19 @@ def test_tls_required_refuses_plain_logins():
         conn.close()
     finally:
         assert d.stop() in (0, -15)
+
+
+def test_a_user_who_must_use_tls():
+    """tls_required in a [user]: that user's plain logins are refused before any password, others go on."""
+    url = itest.AGENT_URL.replace("agent:", "secure:")
+    with pytest.raises(psycopg2.OperationalError) as e:
+        psycopg2.connect(url, sslmode="disable", connect_timeout=10)
+    assert "requires TLS for this user" in str(e.value), e.value
+    conn = psycopg2.connect(url, sslmode="verify-full", sslrootcert=CA, connect_timeout=10)
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute("SELECT count(*) FROM orders WHERE id < 3")
+        assert cur.fetchall() == [(2,)]
+    conn.close()
+    conn = psycopg2.connect(itest.AGENT_URL, sslmode="disable", connect_timeout=10)
+    conn.close()

@@ -300,6 +300,13 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 	if (!myv_set_charset_id(&s->vars, r.charset))
 		myv_set_charset(&s->vars, "utf8mb4");
 	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
+	/* As REQUIRE SSL on the account: refused before its password is checked. */
+	if (s->core.u && s->core.u->mysql_target && s->core.u->tls_required && !s->core.tls) {
+		fatal(s, 3159, "HY000",
+		      "Connections using insecure transport are prohibited: airlock requires TLS for this user "
+		      "(--ssl-mode=REQUIRED)");
+		return;
+	}
 	if (!s->core.u || !s->core.u->mysql_target) {
 		/*
 		 * An unknown user goes the way a known user's wrong password goes, so

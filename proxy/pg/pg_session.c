@@ -243,6 +243,11 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		}
 	}
 	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
+	/* As pg_hba's hostssl: refused before any password is exchanged. */
+	if (s->core.u && s->core.u->tls_required && !s->core.tls) {
+		fatal(s, "28000", "airlock requires TLS for this user: connect with sslmode=require (or stricter)");
+		return false;
+	}
 	if (!s->core.u || scram_parse_verifier(s->core.u->scram, &s->verifier) < 0) {
 		s->core.u = NULL;
 		fake_verifier(s);

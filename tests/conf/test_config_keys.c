@@ -313,6 +313,30 @@ static void test_example_shows_every_key(void **state)
 	free(text);
 }
 
+/* A user who must use TLS needs a listener that offers it. */
+static void test_user_tls_required_needs_the_files(void **state)
+{
+	const struct conf_key *k = NULL;
+	struct airlock_config *cfg;
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < conf_nkeys; i++)
+		if (conf_keys[i].sect == SECT_USER && !strcmp(conf_keys[i].name, "tls_required"))
+			k = &conf_keys[i];
+	assert_non_null(k);
+	text = with_key(k, "on");
+	assert_null(load(text));
+	free(text);
+	text = with_key_in(tls_base(), k, "on");
+	cfg = load(text);
+	assert_non_null(cfg);
+	assert_true(cfg->users[0].tls_required);
+	assert_false(cfg->tls_required);
+	config_free(cfg);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_reload_takes_sections),
 		cmocka_unit_test(test_runner_ids_parsed_once),
 		cmocka_unit_test(test_example_shows_every_key),
+		cmocka_unit_test(test_user_tls_required_needs_the_files),
 	};
 
 	return cmocka_run_group_tests(tests, setup_data, NULL);
