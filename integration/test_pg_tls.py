@@ -2,7 +2,8 @@
 it, with the certificate the config names (a local CA signs it for
 127.0.0.1 and localhost in the test setup); clients that verify the server
 (sslmode=verify-full) connect; a client that does not ask still connects
-in the clear unless tls_required is on, when it is refused with 28000."""
+in the clear unless tls_required is on, when it is refused with 28000; a
+reload reads the certificate files again."""
 
 import os
 import subprocess
@@ -112,3 +113,82 @@ def test_a_user_who_must_use_tls():
     conn.close()
     conn = psycopg2.connect(itest.AGENT_URL, sslmode="disable", connect_timeout=10)
     conn.close()
+
+
+def served_certificate(port):
+    """The certificate a Postgres client gets after SSLRequest, as DER bytes (verified against the CA)."""
+    import socket
+    import ssl
+    import struct
+
+    ctx = ssl.create_default_context(cafile=CA)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        raw.sendall(struct.pack("!ii", 8, 80877103))
+        assert raw.recv(1) == b"S"
+        with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            return tls.getpeercert(binary_form=True)
+
+
+def make_certificate(directory, cn):
+    """A key and a certificate for 127.0.0.1 signed by the suite's CA, in directory."""
+    key, csr, crt, ext = (os.path.join(directory, n) for n in ("server.key", "server.csr", "server.crt", "ext.cnf"))
+    with open(ext, "w") as f:
+        f.write("subjectAltName = IP:127.0.0.1, DNS:localhost\nextendedKeyUsage = serverAuth\n")
+    for args in (["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + cn, "-keyout", key, "-out", csr],
+                 ["x509", "-req", "-in", csr, "-CA", CA, "-CAkey", os.path.join(TLS_DIR, "ca.key"),
+                  "-CAcreateserial", "-CAserial", os.path.join(directory, "ca.srl"), "-days", "30",
+                  "-extfile", ext, "-out", crt]):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+    os.chmod(key, 0o600)
+    return crt, key
+
+
+def test_a_renewed_certificate_is_served_after_reload(tmp_path):
+    """SIGHUP reads the certificate files again: new connections get the renewed one, a session already in
+    TLS goes on, and a pair that does not load refuses the reload and keeps the one in force."""
+    import signal
+
+    crt, key = make_certificate(str(tmp_path), "before")
+    d = PrivateAirlockd("tlsreload", {"tls_cert_file": crt, "tls_key_file": key, "pool_size": 0},
+                        uid_base=1001200000)
+    d.start()
+    try:
+        first = served_certificate(d.pg_port)
+        conn = psycopg2.connect(d.url(), sslmode="verify-full", sslrootcert=CA, connect_timeout=10)
+        conn.autocommit = True
+        make_certificate(str(tmp_path), "after")
+        d.signal(signal.SIGHUP)
+        assert itest.wait_until(lambda: "read again" in d.log(), 10), d.log()
+        second = served_certificate(d.pg_port)
+        assert second != first
+        with conn.cursor() as cur:
+            cur.execute("SELECT 1")
+            assert cur.fetchall() == [(1,)]
+        with open(crt, "w") as f:
+            f.write("not a certificate\n")
+        d.signal(signal.SIGHUP)
+        assert itest.wait_until(lambda: "reload refused: TLS" in d.log(), 10), d.log()
+        assert served_certificate(d.pg_port) == second
+        conn.close()
+    finally:
+        assert d.stop() in (0, -15)
+
+
+def test_direct_tls_negotiation():
+    """PostgreSQL 17's sslnegotiation=direct: TLS from the first byte, ALPN "postgresql", then the start-up
+    packet inside it; the session is the same as after SSLRequest."""
+    import ssl
+
+    import pgwire
+
+    ctx = ssl.create_default_context(cafile=CA)
+    ctx.set_alpn_protocols(["postgresql"])
+    c = pgwire.Conn("127.0.0.1", int(PORT))
+    c.sock = ctx.wrap_socket(c.sock, server_hostname="127.0.0.1")
+    try:
+        assert c.sock.selected_alpn_protocol() == "postgresql"
+        assert c.login("agent", itest.AGENT_PASSWORD, "shop") is None
+        msgs = c.query("SELECT count(*) FROM orders WHERE id < 3")
+        assert (b"D", b"\x00\x01\x00\x00\x00\x012") in msgs, msgs
+    finally:
+        c.close()

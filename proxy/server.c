@@ -37,6 +37,8 @@ void server_reload(struct server *srv)
 	struct airlock_config *cfg = config_load(srv->cfg->path, &errs);
 	struct server_gen *gen, *old;
 	const char *blocker;
+	SSL_CTX *tls = NULL;
+	char err[256];
 
 	if (!cfg) {
 		for (size_t i = 0; i < errs.n; i++)
@@ -58,16 +60,29 @@ void server_reload(struct server *srv)
 		config_free(cfg);
 		return;
 	}
+	/* The certificate files are read again, renewed or not; a bad pair refuses the whole reload. */
+	if (cfg->tls_cert_file && !(tls = tls_new(cfg->tls_cert_file, cfg->tls_key_file, err, sizeof(err)))) {
+		log_error("reload refused: TLS: %s; the running config and certificate stay in force", err);
+		config_free(cfg);
+		return;
+	}
 	gen = gen_new(cfg);
 	if (!gen) {
 		log_error("reload refused: out of memory");
+		tls_free(tls);
 		return;
 	}
 	old = srv->gen;
 	srv->gen = gen;
 	srv->cfg = gen->cfg;
+	/* Sessions already in TLS keep the context they were made with (OpenSSL counts its references). */
+	tls_free(srv->tls);
+	srv->tls = tls;
 	jobs_set_config(srv->jobs, srv->cfg);
 	gen_release(old);
+	if (tls)
+		log_info("TLS: %s read again%s", srv->cfg->tls_cert_file,
+			 srv->cfg->tls_required ? ", required for every login" : "");
 	log_info("reloaded %s: %zu users, %zu targets; sessions already open keep their settings", srv->cfg->path,
 		 srv->cfg->nusers, srv->cfg->ntargets);
 }

@@ -320,6 +320,12 @@ void session_process(struct session *s)
 		n = have < sizeof(hdr) ? have : sizeof(hdr);
 		evbuffer_copyout(in, hdr, n);
 		len = p->frame(s, hdr, n, max);
+		if (len == 0 && s->tls_next && s->st != SESSION_CLOSING) {
+			/* TLS from the first byte (the frame saw a handshake record): its bytes stay for TLS to read.
+			 */
+			tls_begin(s);
+			return;
+		}
 		if (len == 0 || s->st == SESSION_CLOSING)
 			return;
 		if (have < len) {

@@ -17,6 +17,25 @@ static void tls_reason(char *err, size_t errlen, const char *what)
 	ERR_clear_error();
 }
 
+/*
+ * ALPN: "postgresql" when the client offers it (PostgreSQL 17 clients do,
+ * and must for direct TLS); a client offering only other protocols or none
+ * goes on without ALPN, as libpq before 17 and MySQL clients do.
+ */
+static int select_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
+		       unsigned int inlen, void *arg)
+{
+	static const unsigned char pg[] = "\x0apostgresql";
+	unsigned char *sel = NULL;
+
+	(void)ssl;
+	(void)arg;
+	if (SSL_select_next_proto(&sel, outlen, pg, sizeof(pg) - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_NOACK;
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
 SSL_CTX *tls_new(const char *cert_file, const char *key_file, char *err, size_t errlen)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
@@ -28,6 +47,7 @@ SSL_CTX *tls_new(const char *cert_file, const char *key_file, char *err, size_t 
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	/* No renegotiation, no session tickets kept across restarts: nothing to resume. */
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_TICKET);
+	SSL_CTX_set_alpn_select_cb(ctx, select_alpn, NULL);
 	if (SSL_CTX_use_certificate_chain_file(ctx, cert_file) != 1) {
 		tls_reason(err, errlen, "tls_cert_file");
 		goto out_free;

@@ -1,7 +1,8 @@
 /*
  * tls: the listeners' TLS, with OpenSSL under libevent's bufferevent_openssl.
- * One server context per process, made at start from tls_cert_file and
- * tls_key_file (TLS 1.2 and newer); a session switches to TLS in place when
+ * One server context at a time, made at start and again at each reload
+ * from tls_cert_file and tls_key_file (TLS 1.2 and newer; a session keeps
+ * the context it started TLS with); a session switches to TLS in place when
  * its client asks (Postgres' SSLRequest, MySQL's SSL request packet).
  */
 #ifndef AIRLOCK_PROXY_TLS_H

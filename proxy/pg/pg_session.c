@@ -45,6 +45,8 @@
 #include "proxy/pg/validate/validate_pg.h"
 #include "proxy/pg/pg_session_int.h"
 
+#define TLS_HANDSHAKE_RECORD 0x16
+
 #define STARTUP_MAX 10000u
 
 static void cancel(struct server *srv, uint32_t pid, uint32_t key);
@@ -415,6 +417,16 @@ static size_t pg_frame(struct session *core, const uint8_t *hdr, size_t n, uint3
 		struct pg_startup st;
 		const char *err = NULL;
 		size_t consumed;
+
+		/*
+		 * Direct TLS negotiation (PostgreSQL 17's sslnegotiation=direct): a
+		 * TLS handshake record (0x16) instead of SSLRequest. No length word
+		 * of a start-up packet begins with it (that would be over 369 MB).
+		 */
+		if (hdr[0] == TLS_HANDSHAKE_RECORD && core->srv->tls && !core->tls) {
+			session_start_tls(core);
+			return 0;
+		}
 
 		/* The decoder judges the length from the first bytes, before the rest is buffered. */
 		if (pg_decode_startup(hdr, n, STARTUP_MAX, &st, &consumed, &err) == PG_ERR) {
