@@ -314,3 +314,29 @@ def test_changed_result_type_fails_as_postgres_fails_it():
         d.close()
     finally:
         itest.super_query("DROP TABLE IF EXISTS plan_test.shape_change")
+
+
+def test_describe_of_a_portal_that_is_not_executed():
+    """Bind, Describe of the portal, Sync (or Flush) with no Execute: the RowDescription still comes, before
+    ReadyForQuery; executed later, the portal's rows come without a second one."""
+    sql = "SELECT id, note FROM orders WHERE id <= $1 ORDER BY id"
+    got, want = both(parse("", sql), bind("p", "", [b"2"], [1, 0]), describe(b"P", "p"), SYNC,
+                     parse("", "SELECT * FROM staff_salaries"), bind("q", ""), describe(b"P", "q"), SYNC)
+    assert got[:4] == want[:4] == [(b"1", b""), (b"2", b""), got[2], (b"Z", b"I")]
+    assert got[2][0] == b"T" and [c[3] for c in got[2][1]] == [1, 0]
+    assert (b"E", "42501") in got  # the hidden table, refused as always
+    a, d = agent_conn(), direct_conn()
+    try:
+        outs = []
+        for c in (a, d):
+            for t, body in (parse("", sql), bind("p", "", [b"3"]), describe(b"P", "p"), (b"H", b"")):
+                c.send_msg(t, body)
+            first = []
+            while not first or first[-1][0] != b"T":
+                first.append(c.recv_msg())
+            outs.append(normal(first) + exchange(c, execute("p"), SYNC))
+        assert outs[0] == outs[1]
+        assert [t for t, _ in outs[0]] == [b"1", b"2", b"T", b"D", b"D", b"D", b"C", b"Z"]
+    finally:
+        a.close()
+        d.close()

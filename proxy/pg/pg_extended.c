@@ -319,18 +319,29 @@ static void described(void *arg, const struct job_result *r)
 {
 	struct pg_session *s = arg;
 	struct pgx_stmt *st = s->describing;
+	struct pgx_portal *p = s->describing_portal;
+	bool sync = s->sync_after_describe;
 
 	session_job_finished(&s->core);
 	s->describing = NULL;
+	s->describing_portal = NULL;
+	s->sync_after_describe = false;
 	if (r->ok && st && st->desc) {
-		pg_put_parameter_description(&s->core.w, st->types, st->ntypes);
-		pgr_stmt_rowdesc(s, st, NULL);
+		if (!p)
+			pg_put_parameter_description(&s->core.w, st->types, st->ntypes);
+		pgr_stmt_rowdesc(s, st, p ? p->formats : NULL);
 		session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
 	} else if (r->ok) {
 		pgr_error(s, "XX000", AIRLOCK_E_EXECUTION_FAILED, "the statement could not be described", NULL, 0);
 	} else {
 		pgr_job_error(s, r);
 		s->discard_until_sync = true;
+	}
+	if (sync) {
+		s->discard_until_sync = false;
+		if (s->txn == 'I')
+			pgx_close_suspended(s);
+		pgr_ready(s);
 	}
 	pgr_flush(s);
 	session_set_state(&s->core, SESSION_READY);
@@ -343,8 +354,12 @@ static const struct job_events describe_events = {
 	.on_done = described,
 };
 
-/* Starts the describe job of st; false when it started (it answers later). */
-static bool describe_remote(struct pg_session *s, struct pgx_stmt *st)
+/*
+ * Starts the describe job of st; false when it started (it answers later:
+ * the statement's description, or with portal the portal's RowDescription,
+ * then with sync the Sync's ReadyForQuery).
+ */
+static bool describe_remote(struct pg_session *s, struct pgx_stmt *st, struct pgx_portal *portal, bool sync)
 {
 	struct job_param params[SESS_MAX_PARAMS];
 	struct pgv_result v;
@@ -360,9 +375,13 @@ static bool describe_remote(struct pg_session *s, struct pgx_stmt *st)
 	for (uint16_t i = 0; i < st->ntypes; i++)
 		params[i] = (struct job_param){.type_oid = st->types[i]};
 	s->describing = st;
+	s->describing_portal = portal;
+	s->sync_after_describe = sync;
 	s->core.job = pgj_start(s, &rd, &describe_events, s);
 	if (!s->core.job) {
 		s->describing = NULL;
+		s->describing_portal = NULL;
+		s->sync_after_describe = false;
 		return true;
 	}
 	session_set_state(&s->core, SESSION_BUSY);
@@ -392,7 +411,7 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		}
 		st = s->stmts[i];
 		if (runs_remotely(&st->v) && !st->desc)
-			return describe_remote(s, st);
+			return describe_remote(s, st, NULL, false);
 		pg_put_parameter_description(&s->core.w, st->types, st->ntypes);
 		if (st->desc)
 			pgr_stmt_rowdesc(s, st, NULL);
@@ -416,8 +435,9 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	if (runs_remotely(&p->stmt->v)) {
-		/* Sent when Execute runs it: the runner's column description is the real one. */
+		/* Sent when Execute runs it, the runner's column description being the real one, or at Sync. */
 		p->described = true;
+		s->undescribed = p;
 		return true;
 	}
 	describe_local(s, &p->stmt->v, p->formats);
@@ -447,6 +467,8 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	p = s->portals[i];
+	if (s->undescribed == p)
+		s->undescribed = NULL; /* its RowDescription goes out with the rows */
 	/* The search_path may have changed since Parse: decide again. */
 	pgp_validate(s, p->stmt->sql, &v);
 	x = (struct pgq_exec){
@@ -504,6 +526,15 @@ static bool pgx_close(struct pg_session *s, const struct pg_msg *m)
 
 bool pgx_message(struct pg_session *s, const struct pg_msg *m)
 {
+	if ((m->type == 'S' || m->type == 'H') && s->undescribed) {
+		/* A Describe of a portal that no Execute followed: answered now, by a describe job. */
+		struct pgx_portal *p = s->undescribed;
+
+		s->undescribed = NULL;
+		p->described = false;
+		if (!s->discard_until_sync && !describe_remote(s, p->stmt, p, m->type == 'S'))
+			return true;
+	}
 	if (m->type == 'S') {
 		s->discard_until_sync = false;
 		/* Sync ends an implicit transaction, and the portals with it. */

@@ -45,6 +45,8 @@ void pgx_close_portal(struct pg_session *s, int i)
 
 	if (p->running)
 		pgc_portal_free(s, p);
+	if (s->undescribed == p)
+		s->undescribed = NULL;
 	s->prepared_bytes -= p->bytes;
 	stmt_unref(s, p->stmt);
 	free(p->values);

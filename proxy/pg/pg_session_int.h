@@ -105,6 +105,10 @@ struct pg_session {
 	struct pg_cursor *cursors[SESS_MAX_CURSORS];
 	struct pg_cursor *fetching;  /* the cursor a FETCH (or a portal's Execute) is reading */
 	struct pgx_stmt *describing; /* the statement a describe job is for */
+	/* A Describe of a portal that waits for its rows; if Sync or Flush comes first, it is answered then. */
+	struct pgx_portal *undescribed;
+	struct pgx_portal *describing_portal; /* the describe job answers this portal's Describe */
+	bool sync_after_describe;             /* and then the Sync that started it */
 
 	size_t prepared_bytes;
 	struct pgx_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
