@@ -385,6 +385,18 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	return true;
 }
 
+/* The error that ended c's job while nothing read it, to the FETCH or Execute that asks now. */
+static void report_stored(struct pg_cursor *c)
+{
+	struct job_result r = {.sqlstate = c->err_sqlstate, .code = c->err_code, .message = c->err_message};
+	struct pg_session *s = c->s;
+
+	c->failed = false;
+	pgr_job_error(s, &r);
+	if (s->cur.extended)
+		s->discard_until_sync = true;
+}
+
 /* Reads up to want rows from c, outside the message loop; the FETCH or Execute finishes later. */
 static bool start_reading(struct pg_cursor *c, uint64_t want)
 {
@@ -416,11 +428,7 @@ bool pgc_portal_execute(struct pg_session *s, struct pgx_portal *p, const struct
 		p->running = c;
 	}
 	if (c->failed) {
-		struct job_result r = {.sqlstate = c->err_sqlstate, .code = c->err_code, .message = c->err_message};
-
-		c->failed = false;
-		pgr_job_error(s, &r);
-		s->discard_until_sync = true;
+		report_stored(c);
 		return true;
 	}
 	if (c->done) {
@@ -451,14 +459,7 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v, const str
 	}
 	c = s->cursors[i];
 	if (c->failed) {
-		struct job_result r = {
-			.sqlstate = c->err_sqlstate,
-			.code = c->err_code,
-			.message = c->err_message,
-		};
-
-		c->failed = false;
-		pgr_job_error(s, &r);
+		report_stored(c);
 		return true;
 	}
 	if (!x->extended || x->describe)

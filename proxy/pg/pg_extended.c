@@ -136,7 +136,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	char msg[160];
 	size_t total = 0, off = 0;
 	int si, old, slot = -1;
-	bool binary = false;
+	bool binary = false, keep_formats;
 
 	pgx_begin(s);
 	if (pg_parse_bind(m, &b, &err) != PG_OK) {
@@ -155,16 +155,11 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		pgr_error(s, "54000", AIRLOCK_E_NONE, "too many parameters", NULL, 0);
 		return true;
 	}
-	for (uint16_t c = 0; c < b.nresult_formats; c++) {
-		int16_t f = pg_bind_result_format(&b, c);
-
-		if (f != 0 && f != 1) {
-			snprintf(msg, sizeof(msg), "unsupported format code: %d", f);
-			pgr_error(s, "22023", AIRLOCK_E_NONE, msg, NULL, 0);
-			return true;
-		}
-		binary = binary || f == 1;
-	}
+	/* The codec has checked every code is 0 or 1. */
+	for (uint16_t c = 0; c < b.nresult_formats; c++)
+		binary = binary || pg_bind_result_format(&b, c) == 1;
+	/* Formats travel to the runner when any is binary, or when a list must match the column count. */
+	keep_formats = binary || b.nresult_formats > 1;
 	if (!bind_matches(s, st, &b))
 		return true;
 	old = pgx_find_portal(s, b.portal);
@@ -192,8 +187,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		}
 		total += vals[i].len > 0 ? (size_t)vals[i].len : 0;
 	}
-	/* Formats travel to the runner when any is binary, or when a list must match the column count. */
-	if (binary || b.nresult_formats > 1)
+	if (keep_formats)
 		total += b.nresult_formats + 1;
 	if (s->prepared_bytes + total > SESS_MAX_PREPARED_BYTES) {
 		pgr_error(s, "53400", AIRLOCK_E_NONE, "bound parameters of this session hold too much memory",
@@ -205,12 +199,12 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		p->values = malloc(total ? total : 1);
 		p->params = calloc(b.nparams ? b.nparams : 1, sizeof(*p->params));
 	}
-	if (p && (binary || b.nresult_formats > 1) && (p->formats = malloc(b.nresult_formats + 1u))) {
+	if (p && keep_formats && (p->formats = malloc(b.nresult_formats + 1u))) {
 		for (uint16_t c = 0; c < b.nresult_formats; c++)
 			p->formats[c] = pg_bind_result_format(&b, c) == 1 ? '1' : '0';
 		p->formats[b.nresult_formats] = '\0';
 	}
-	if (!p || !p->values || !p->params || ((binary || b.nresult_formats > 1) && !p->formats)) {
+	if (!p || !p->values || !p->params || (keep_formats && !p->formats)) {
 		if (p) {
 			free(p->values);
 			free(p->params);
@@ -271,6 +265,15 @@ static void describe_local(struct pg_session *s, const struct pgv_result *v, con
 	} else {
 		pg_put_no_data(&s->core.w);
 	}
+}
+
+/* Sync's answer: the error state ends, an implicit transaction and its portals end, ReadyForQuery. */
+static void sync_ready(struct pg_session *s)
+{
+	s->discard_until_sync = false;
+	if (s->txn == 'I')
+		pgx_close_suspended(s);
+	pgr_ready(s);
 }
 
 /* ---- Describe of a statement that runs remotely: a describe job ---- */
@@ -337,12 +340,8 @@ static void described(void *arg, const struct job_result *r)
 		pgr_job_error(s, r);
 		s->discard_until_sync = true;
 	}
-	if (sync) {
-		s->discard_until_sync = false;
-		if (s->txn == 'I')
-			pgx_close_suspended(s);
-		pgr_ready(s);
-	}
+	if (sync)
+		sync_ready(s);
 	pgr_flush(s);
 	session_set_state(&s->core, SESSION_READY);
 	session_process(&s->core);
@@ -474,7 +473,6 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 	x = (struct pgq_exec){
 		.extended = true,
 		.describe = p->described,
-		.max_rows = max_rows,
 		.params = p->params,
 		.nparams = p->nparams,
 		.formats = p->formats,
@@ -482,15 +480,7 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 	};
 	/* A row limit on a read: the portal keeps its job and later Executes go on with it. */
 	if ((max_rows || p->running) && runs_remotely(&v) && s->txn != 'E') {
-		const struct pgj_read rd = {
-			.sql = p->stmt->sql,
-			.scope = v.kind == PGV_READ,
-			.plan = v.kind == PGV_READ && !v.explain,
-			.cost_check = v.kind == PGV_READ && !v.explain,
-			.params = p->params,
-			.nparams = p->nparams,
-			.formats = p->formats,
-		};
+		const struct pgj_read rd = pgj_statement(p->stmt->sql, &v, &x);
 
 		session_statement_begin(&s->core, v.fingerprint);
 		s->cur = x;
@@ -536,11 +526,7 @@ bool pgx_message(struct pg_session *s, const struct pg_msg *m)
 			return true;
 	}
 	if (m->type == 'S') {
-		s->discard_until_sync = false;
-		/* Sync ends an implicit transaction, and the portals with it. */
-		if (s->txn == 'I')
-			pgx_close_suspended(s);
-		pgr_ready(s);
+		sync_ready(s);
 		return true;
 	}
 	if (m->type == 'H') {

@@ -330,17 +330,8 @@ static const struct job_events pg_job_events = {
 /* Returns false when the job started; true when the statement already failed. */
 static bool run_read(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
 {
-	const struct pgj_read rd = {
-		.sql = sql,
-		.scope = v->kind == PGV_READ,
-		.plan = v->kind == PGV_READ && !v->explain,
-		.cost_check = v->kind == PGV_READ && !v->explain,
-		.params = x->params,
-		.nparams = x->nparams,
-		.formats = x->formats,
-	};
+	const struct pgj_read rd = pgj_statement(sql, v, x);
 
-	s->cur = *x;
 	s->core.job = pgj_start(s, &rd, &pg_job_events, s);
 	if (!s->core.job)
 		return true;
@@ -376,7 +367,6 @@ static bool run_copy(struct pg_session *s, const char *sql, const struct pgv_res
 		goto out;
 	}
 	rd.sql = copy;
-	s->cur = *x;
 	s->core.job = pgj_start(s, &rd, &pg_job_events, s);
 	if (s->core.job) {
 		session_set_state(&s->core, SESSION_BUSY);

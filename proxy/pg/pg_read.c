@@ -56,3 +56,18 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 	free(plan);
 	return j;
 }
+
+struct pgj_read pgj_statement(const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
+{
+	bool read = v->kind == PGV_READ;
+
+	return (struct pgj_read){
+		.sql = sql,
+		.scope = read,
+		.plan = read && !v->explain,
+		.cost_check = read && !v->explain,
+		.params = x->params,
+		.nparams = x->nparams,
+		.formats = x->formats,
+	};
+}

@@ -71,9 +71,8 @@ struct pgx_portal {
 
 /* How one statement is to be run and answered. */
 struct pgq_exec {
-	bool extended;     /* answered for Execute: no ReadyForQuery, errors discard until Sync */
-	bool describe;     /* send RowDescription (always for simple Query) */
-	uint32_t max_rows; /* Execute's row limit, 0 = none */
+	bool extended; /* answered for Execute: no ReadyForQuery, errors discard until Sync */
+	bool describe; /* send RowDescription (always for simple Query) */
 	const struct job_param *params;
 	size_t nparams;
 	const char *formats; /* result formats, as in struct pgx_portal */
@@ -196,6 +195,8 @@ struct pgj_read {
  * start, with the ErrorResponse queued.
  */
 struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const struct job_events *ev, void *arg);
+/* How a statement validated as v runs: a read of tables is scoped, plan- and cost-checked (not an EXPLAIN). */
+struct pgj_read pgj_statement(const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
 
 /* pg_query.c */
 /* Runs a validated statement. Returns false when a job was started (it finishes the statement later). */
