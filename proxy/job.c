@@ -349,13 +349,12 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 	}
 	if (j->done || j->paused)
 		return false;
+	if ((f->type == FRAME_COPY_START || f->type == FRAME_COPY_DATA) && !j->copy_ok) {
+		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a COPY the job did not ask for");
+		return false;
+	}
 	switch (f->type) {
 	case FRAME_COPY_START:
-		if (!j->copy_ok) {
-			job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a COPY the job did not ask for");
-			return false;
-		}
-		/* fall through */
 	case FRAME_ROWDESC:
 	case FRAME_MYCOLS:
 		if (!j->detached && j->ev->on_rowdesc)
@@ -366,11 +365,6 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 			j->ev->on_paramdesc(j->arg, f);
 		break;
 	case FRAME_COPY_DATA:
-		if (!j->copy_ok) {
-			job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a COPY the job did not ask for");
-			return false;
-		}
-		/* fall through */
 	case FRAME_ROW:
 		if (!job_frame_row(j, f))
 			return false;
@@ -716,9 +710,7 @@ void job_attach(struct job *j, const struct job_request *req, const struct job_e
 	j->limits = *req->limits;
 	j->copy_ok = req->copy;
 	j->copy_header = req->copy && req->copy_header;
-	if (req->max_rows && req->max_rows < j->limits.max_rows)
-		j->limits.max_rows = req->max_rows;
-	if (job_frame_job(&j->jobframe, req, j->limits.max_rows) < 0) {
+	if (job_frame_job(&j->jobframe, req) < 0) {
 		job_fail_later(j, "54000", AIRLOCK_E_EXECUTION_FAILED,
 			       "the statement and its parameters are too large for one job");
 		if (j->launch)

@@ -46,7 +46,6 @@ struct job_param {
 struct job_request {
 	const struct airlock_target *target;
 	const struct airlock_limits *limits;
-	uint32_t max_rows; /* rows the client asked for (Execute's limit); 0 = the policy's */
 	const char *sql;
 	const struct job_setting *settings;
 	size_t nsettings;

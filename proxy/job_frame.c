@@ -38,7 +38,7 @@ static void job_put_param(struct wbuf *b, size_t i, const struct job_param *p)
 		frame_put_bytes(b, p->value, p->len);
 }
 
-int job_frame_job(struct wbuf *b, const struct job_request *req, uint32_t max_rows)
+int job_frame_job(struct wbuf *b, const struct job_request *req)
 {
 	char num[3][32];
 	char key[96];
@@ -50,7 +50,7 @@ int job_frame_job(struct wbuf *b, const struct job_request *req, uint32_t max_ro
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
 	snprintf(num[0], sizeof(num[0]), "%u", req->limits->timeout_ms);
-	snprintf(num[1], sizeof(num[1]), "%u", max_rows);
+	snprintf(num[1], sizeof(num[1]), "%u", req->limits->max_rows);
 	snprintf(num[2], sizeof(num[2]), "%" PRIu64, req->limits->max_bytes);
 	wbuf_init(b);
 	frame_begin(b, FRAME_JOB);

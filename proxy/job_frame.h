@@ -16,11 +16,8 @@
 
 /* Builds the 'P' frame for target into b (initialised here); b->failed tells whether it fit. */
 void job_frame_connect(struct wbuf *b, const struct airlock_target *t);
-/*
- * Builds the 'J' frame of req into b, with max_rows rows at most (the
- * request's and the policy's smaller). -1 when it cannot be one frame.
- */
-int job_frame_job(struct wbuf *b, const struct job_request *req, uint32_t max_rows);
+/* Builds the 'J' frame of req into b (its caps from req->limits). -1 when it cannot be one frame. */
+int job_frame_job(struct wbuf *b, const struct job_request *req);
 /* Zeroes b's memory, then frees it. */
 void job_frame_wipe(struct wbuf *b);
 

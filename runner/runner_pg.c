@@ -387,6 +387,29 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 	return runner_ctl_flush(r->ctl);
 }
 
+/*
+ * prefix + the job's read (plan_sql when the statement is not one itself,
+ * a COPY), sent with the job's parameters in its read-only transaction;
+ * look sees each result. EXPLAIN without ANALYZE plans, it runs nothing.
+ */
+static enum outcome explain_read(struct pg_run *r, const char *prefix, int64_t deadline,
+				 void (*look)(struct pg_run *r, const PGresult *res))
+{
+	const char *read = r->job->plan_sql ? r->job->plan_sql : r->job->sql;
+	size_t p = strlen(prefix), n = strlen(read);
+	char *sql = malloc(p + n + 1);
+	enum outcome o = OUT_LOST;
+
+	if (!sql)
+		return OUT_LOST;
+	memcpy(sql, prefix, p);
+	memcpy(sql + p, read, n + 1);
+	if (send_with_params(r, sql, 0))
+		o = collect_with(r, deadline, look);
+	free(sql);
+	return o;
+}
+
 /* The top plan node's Total Cost: the first one in EXPLAIN's JSON. */
 static void read_cost(struct pg_run *r, const PGresult *res)
 {
@@ -407,35 +430,18 @@ static void read_cost(struct pg_run *r, const PGresult *res)
  */
 static enum outcome check_cost(struct pg_run *r, int64_t deadline)
 {
-	const struct runner_job *job = r->job;
-	static const char prefix[] = "EXPLAIN (FORMAT JSON) ";
-	const char *read = job->plan_sql ? job->plan_sql : job->sql;
-	size_t n = strlen(read);
-	char *sql = malloc(sizeof(prefix) + n);
-	enum outcome o = OUT_LOST;
-	bool found = false;
+	enum outcome o;
 
-	if (!sql)
-		return OUT_LOST;
-	memcpy(sql, prefix, sizeof(prefix) - 1);
-	memcpy(sql + sizeof(prefix) - 1, read, n + 1);
-	if (!send_with_params(r, sql, 0))
-		goto out;
 	r->cost = -1;
-	o = collect_with(r, deadline, read_cost);
-	if (o != OUT_OK)
-		goto out;
-	found = r->cost >= 0;
-	if (!r->error && !found) {
+	o = explain_read(r, "EXPLAIN (FORMAT JSON) ", deadline, read_cost);
+	if (o != OUT_OK || r->error)
+		return o;
+	if (r->cost < 0) {
 		/* Fail closed: a cap that cannot be checked refuses. */
 		r->refusal = "the planner's cost estimate could not be read";
-		o = OUT_REFUSED;
-	} else if (!r->error && r->cost > (double)job->max_cost) {
-		o = OUT_COST;
+		return OUT_REFUSED;
 	}
-out:
-	free(sql);
-	return o;
+	return r->cost > (double)r->job->max_cost ? OUT_COST : OUT_OK;
 }
 
 static void read_plan(struct pg_run *r, const PGresult *res)
@@ -456,31 +462,19 @@ static void read_plan(struct pg_run *r, const PGresult *res)
  */
 static enum outcome check_plan(struct pg_run *r, int64_t deadline)
 {
-	static const char prefix[] = "EXPLAIN (FORMAT JSON, VERBOSE) ";
-	const char *read = r->job->plan_sql ? r->job->plan_sql : r->job->sql;
-	size_t n = strlen(read);
-	char *sql = malloc(sizeof(prefix) + n);
-	enum outcome o = OUT_LOST;
+	enum outcome o;
 
-	if (!sql)
-		return OUT_LOST;
-	memcpy(sql, prefix, sizeof(prefix) - 1);
-	memcpy(sql + sizeof(prefix) - 1, read, n + 1);
-	if (!send_with_params(r, sql, 0))
-		goto out;
 	r->plan = 2;
-	o = collect_with(r, deadline, read_plan);
+	o = explain_read(r, "EXPLAIN (FORMAT JSON, VERBOSE) ", deadline, read_plan);
 	if (o != OUT_OK || r->error)
-		goto out;
-	if (r->plan == RUNNER_PLAN_OUTSIDE) {
-		o = OUT_PLAN;
-	} else if (r->plan != RUNNER_PLAN_ALLOWED) {
+		return o;
+	if (r->plan == RUNNER_PLAN_OUTSIDE)
+		return OUT_PLAN;
+	if (r->plan != RUNNER_PLAN_ALLOWED) {
 		r->refusal = "the statement's plan could not be checked";
-		o = OUT_REFUSED;
+		return OUT_REFUSED;
 	}
-out:
-	free(sql);
-	return o;
+	return OUT_OK;
 }
 
 int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
