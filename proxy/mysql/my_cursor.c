@@ -20,7 +20,6 @@
 
 #include <event2/event.h>
 
-#include "protocol/my_stmt.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
 
@@ -41,15 +40,6 @@ struct mys_cursor {
 	char err_state[6];
 	char err_msg[512];
 };
-
-static void bin_free(struct mys_bin *b)
-{
-	free(b->types);
-	free(b->is_unsigned);
-	free(b->values);
-	free(b->lens);
-	memset(b, 0, sizeof(*b));
-}
 
 void myc_output_drained(struct my_session *s)
 {
@@ -74,7 +64,7 @@ void myc_free(struct my_session *s, struct mys_cursor *c)
 		session_job_release(&s->core);
 	}
 	event_free(c->resume);
-	bin_free(&c->bin);
+	myr_bin_free(&c->bin);
 	free(c);
 }
 
@@ -91,16 +81,6 @@ static void answered(struct mys_cursor *c)
 	session_process(&s->core);
 }
 
-/* The EOF (or, with DEPRECATE_EOF, the OK) that ends column definitions or a fetch's rows. */
-static void put_end(struct my_session *s, uint16_t status)
-{
-	if (myr_deprecate_eof(s))
-		my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, (uint16_t)(myr_status(s) | status),
-			    (uint16_t)s->warn_count, true);
-	else
-		my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, (uint16_t)(myr_status(s) | status));
-}
-
 static void cursor_columns(void *arg, const struct frame *f)
 {
 	struct mys_cursor *c = arg;
@@ -110,18 +90,14 @@ static void cursor_columns(void *arg, const struct frame *f)
 
 	if (!c->executing || frame_mycols_begin(f, &n, &cur) != FRAME_OK)
 		return;
-	c->bin.types = calloc(n ? n : 1, sizeof(*c->bin.types));
-	c->bin.is_unsigned = calloc(n ? n : 1, sizeof(*c->bin.is_unsigned));
-	c->bin.values = calloc(n ? n : 1, sizeof(*c->bin.values));
-	c->bin.lens = calloc(n ? n : 1, sizeof(*c->bin.lens));
-	if (!c->bin.types || !c->bin.is_unsigned || !c->bin.values || !c->bin.lens) {
+	if (!myr_bin_alloc(&c->bin, n)) {
 		job_cancel(c->job);
 		return;
 	}
 	c->ncols = n;
 	my_write_column_count(&s->core.w, s->seq++, n);
 	myr_put_columns(s, f, false, &c->bin);
-	put_end(s, MY_STATUS_CURSOR_EXISTS);
+	myr_result_end_with(s, MY_STATUS_CURSOR_EXISTS);
 	/* The execution is answered; rows wait in the runner for COM_STMT_FETCH. */
 	job_pause(c->job, true);
 	c->executing = false;
@@ -133,29 +109,13 @@ static void cursor_row(void *arg, const struct frame *f)
 {
 	struct mys_cursor *c = arg;
 	struct my_session *s = c->s;
-	const char *why = NULL;
-	struct rbuf cur;
-	uint16_t n;
-	bool ok;
 
 	c->rows++;
 	if (!c->fetching)
 		return;
-	ok = frame_row_begin(f, &n, &cur) == FRAME_OK && n == c->ncols;
-	for (uint16_t i = 0; ok && i < n; i++) {
-		uint32_t len;
-
-		ok = frame_row_next(&cur, &c->bin.values[i], &len) == FRAME_OK;
-		c->bin.lens[i] = len;
-	}
-	if (ok && my_write_binary_row(&s->core.w, s->seq, n, c->bin.types, c->bin.is_unsigned, c->bin.values,
-				      c->bin.lens, &why) == MY_OK) {
-		s->seq++;
-	} else {
-		/* Cannot be sent: the cursor ends with an error. */
+	if (!myr_binary_row(s, &c->bin, c->ncols, f)) {
+		/* Cannot be sent (the ERR is out): the cursor ends. */
 		c->fetching = false;
-		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
-			    "run the statement as a text query");
 		job_detach(c->job);
 		c->job = NULL;
 		session_job_release(&s->core);
@@ -166,7 +126,7 @@ static void cursor_row(void *arg, const struct frame *f)
 	if (++c->got >= c->want) {
 		job_pause(c->job, true);
 		c->fetching = false;
-		put_end(s, MY_STATUS_CURSOR_EXISTS);
+		myr_result_end_with(s, MY_STATUS_CURSOR_EXISTS);
 		answered(c);
 		return;
 	}
@@ -203,7 +163,7 @@ static void cursor_done(void *arg, const struct job_result *r)
 		if (executing)
 			myr_put_ok(s); /* no result set: nothing to fetch */
 		else if (fetching)
-			put_end(s, MY_STATUS_LAST_ROW_SENT);
+			myr_result_end_with(s, MY_STATUS_LAST_ROW_SENT);
 		else
 			return;
 	}
@@ -261,7 +221,7 @@ void myc_fetch(struct my_session *s, struct mys_cursor *c, uint32_t rows)
 		return;
 	}
 	if (c->done || !c->job) {
-		put_end(s, MY_STATUS_LAST_ROW_SENT);
+		myr_result_end_with(s, MY_STATUS_LAST_ROW_SENT);
 		myr_flush(s);
 		return;
 	}

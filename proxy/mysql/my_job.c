@@ -13,21 +13,11 @@
 #include <string.h>
 
 #include "protocol/errors.h"
-#include "protocol/my_stmt.h"
 #include "proxy/log.h"
 #include "proxy/mysql/my_session_int.h"
 
 /* Warning code reported for a result cut by max_rows or max_bytes. */
 #define TRUNCATED_WARNING_CODE 1105
-
-void myj_bin_free(struct my_session *s)
-{
-	free(s->bin.types);
-	free(s->bin.is_unsigned);
-	free(s->bin.values);
-	free(s->bin.lens);
-	memset(&s->bin, 0, sizeof(s->bin));
-}
 
 static void job_rowdesc(void *arg, const struct frame *f)
 {
@@ -40,11 +30,7 @@ static void job_rowdesc(void *arg, const struct frame *f)
 		return;
 	}
 	if (s->binary) {
-		s->bin.types = calloc(n ? n : 1, sizeof(*s->bin.types));
-		s->bin.is_unsigned = calloc(n ? n : 1, sizeof(*s->bin.is_unsigned));
-		s->bin.values = calloc(n ? n : 1, sizeof(*s->bin.values));
-		s->bin.lens = calloc(n ? n : 1, sizeof(*s->bin.lens));
-		if (!s->bin.types || !s->bin.is_unsigned || !s->bin.values || !s->bin.lens) {
+		if (!myr_bin_alloc(&s->bin, n)) {
 			s->result_failed = true;
 			myr_put_err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 			myr_flush(s);
@@ -62,35 +48,6 @@ static void job_rowdesc(void *arg, const struct frame *f)
 	myr_flush(s);
 }
 
-/* A row in the binary protocol, from the text values of the 'D' frame; false (ERR sent) when one does not parse. */
-static bool binary_row(struct my_session *s, const struct frame *f)
-{
-	const char *why = NULL;
-	struct rbuf cur;
-	uint16_t n;
-	bool ok = frame_row_begin(f, &n, &cur) == FRAME_OK && n == s->ncols;
-
-	/* The arrays were made for this result's columns; each row only fills them. */
-	for (uint16_t i = 0; ok && i < n; i++) {
-		uint32_t len;
-
-		ok = frame_row_next(&cur, &s->bin.values[i], &len) == FRAME_OK;
-		s->bin.lens[i] = len;
-	}
-	if (ok && my_write_binary_row(&s->core.w, s->seq, n, s->bin.types, s->bin.is_unsigned, s->bin.values,
-				      s->bin.lens, &why) == MY_OK)
-		s->seq++;
-	else
-		ok = false;
-	if (!ok) {
-		session_warn(&s->core, "a value could not be encoded in the binary protocol: %s",
-			     why ? why : "out of memory");
-		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
-			    "run the statement as a text query");
-	}
-	return ok;
-}
-
 static void job_row(void *arg, const struct frame *f)
 {
 	struct my_session *s = arg;
@@ -100,7 +57,7 @@ static void job_row(void *arg, const struct frame *f)
 	if (s->result_failed)
 		return;
 	if (s->binary) {
-		if (!binary_row(s, f)) {
+		if (!myr_binary_row(s, &s->bin, s->ncols, f)) {
 			s->result_failed = true;
 			myr_flush(s);
 			job_cancel(s->core.job);
@@ -189,17 +146,10 @@ static void job_done(void *arg, const struct job_result *r)
 	} else if (r->ok) {
 		if (r->truncated)
 			truncated_warning(s, r->truncated, r->rows);
-		if (s->field_list) {
-			if (myr_deprecate_eof(s))
-				my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count,
-					    true);
-			else
-				my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
-		} else if (!s->cols_sent) {
+		if (!s->field_list && !s->cols_sent)
 			myr_put_ok(s);
-		} else {
+		else
 			myr_result_end(s);
-		}
 		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, r->rows, r->bytes, r->truncated);
 	} else {
 		myr_job_error(s, r);
@@ -208,7 +158,7 @@ static void job_done(void *arg, const struct job_result *r)
 	s->field_list = false;
 	s->binary = false;
 	s->result_failed = false;
-	myj_bin_free(s);
+	myr_bin_free(&s->bin);
 	session_set_state(&s->core, SESSION_READY);
 	/* Commands that arrived meanwhile. */
 	session_process(&s->core);

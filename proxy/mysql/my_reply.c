@@ -2,13 +2,17 @@
  * my_reply: the replies every part of a MySQL session writes: the output
  * buffer and its flush, the status flags of OK and EOF, OK and ERR
  * packets (the airlock code leading the message, the hint after it), the
- * end of a result set, refusals with their audit record, and the warnings
- * SHOW WARNINGS lists. It calls nothing else of the session's files, so
- * they all build on it.
+ * end of a result set, refusals with their audit record, the warnings
+ * SHOW WARNINGS lists, column definitions from a runner's frame and rows
+ * in the binary protocol (for COM_STMT_EXECUTE results and cursors alike). It calls nothing else of the session's
+ * files, so they all build on it.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "protocol/my_stmt.h"
 
 #include "protocol/errors.h"
 #include "proxy/mysql/my_session_int.h"
@@ -82,12 +86,64 @@ void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, en
 	myr_flush(s);
 }
 
+void myr_result_end_with(struct my_session *s, uint16_t status)
+{
+	status |= myr_status(s);
+	if (myr_deprecate_eof(s))
+		my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, status, (uint16_t)s->warn_count, true);
+	else
+		my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, status);
+}
+
 void myr_result_end(struct my_session *s)
 {
-	if (myr_deprecate_eof(s))
-		my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, true);
+	myr_result_end_with(s, 0);
+}
+
+bool myr_bin_alloc(struct mys_bin *b, uint16_t n)
+{
+	b->types = calloc(n ? n : 1, sizeof(*b->types));
+	b->is_unsigned = calloc(n ? n : 1, sizeof(*b->is_unsigned));
+	b->values = calloc(n ? n : 1, sizeof(*b->values));
+	b->lens = calloc(n ? n : 1, sizeof(*b->lens));
+	return b->types && b->is_unsigned && b->values && b->lens;
+}
+
+void myr_bin_free(struct mys_bin *b)
+{
+	free(b->types);
+	free(b->is_unsigned);
+	free(b->values);
+	free(b->lens);
+	memset(b, 0, sizeof(*b));
+}
+
+bool myr_binary_row(struct my_session *s, struct mys_bin *b, uint16_t ncols, const struct frame *f)
+{
+	const char *why = NULL;
+	struct rbuf cur;
+	uint16_t n;
+	bool ok = frame_row_begin(f, &n, &cur) == FRAME_OK && n == ncols;
+
+	/* The arrays were made for this result's columns; each row only fills them. */
+	for (uint16_t i = 0; ok && i < n; i++) {
+		uint32_t len;
+
+		ok = frame_row_next(&cur, &b->values[i], &len) == FRAME_OK;
+		b->lens[i] = len;
+	}
+	if (ok &&
+	    my_write_binary_row(&s->core.w, s->seq, n, b->types, b->is_unsigned, b->values, b->lens, &why) == MY_OK)
+		s->seq++;
 	else
-		my_write_eof(&s->core.w, s->seq++, (uint16_t)s->warn_count, myr_status(s));
+		ok = false;
+	if (!ok) {
+		session_warn(&s->core, "a value could not be encoded in the binary protocol: %s",
+			     why ? why : "out of memory");
+		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
+			    "run the statement as a text query");
+	}
+	return ok;
 }
 
 uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field_list, struct mys_bin *bin)

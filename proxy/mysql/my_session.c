@@ -75,7 +75,7 @@ static void my_free(struct session *core)
 	struct my_session *s = my(core);
 
 	myp_free_all(s);
-	myj_bin_free(s);
+	myr_bin_free(&s->bin);
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 

@@ -139,8 +139,15 @@ bool myr_deprecate_eof(const struct my_session *s);
 /* A refused statement: ERR, audit record, flush. */
 void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, enum airlock_err code,
 		const char *message, const char *hint);
-/* The EOF or OK that ends a result set. */
+/* The EOF or OK that ends a result set; _with adds status flags (a cursor's). */
 void myr_result_end(struct my_session *s);
+void myr_result_end_with(struct my_session *s, uint16_t status);
+/* The column arrays of a result in the binary protocol, for n columns; false when memory ran out. */
+bool myr_bin_alloc(struct mys_bin *b, uint16_t n);
+/* Frees them (safe when none were made). */
+void myr_bin_free(struct mys_bin *b);
+/* One 'D' frame as a binary row of b's columns; false, with the ERR written, when it cannot be encoded. */
+bool myr_binary_row(struct my_session *s, struct mys_bin *b, uint16_t ncols, const struct frame *f);
 void myr_clear_warnings(struct my_session *s);
 /*
  * The column definitions of a runner's 'K' frame (no count, no EOF); bin
@@ -163,8 +170,6 @@ struct myq_job {
 };
 /* Hands sql (validated) to a job as how says; the job is s->core.job while it runs. */
 void myj_start_with(struct my_session *s, const char *sql, const struct myq_job *how);
-/* Frees the binary result arrays (safe when none were made). */
-void myj_bin_free(struct my_session *s);
 
 /* my_query.c */
 void myq_query(struct my_session *s, const char *sql, size_t len);
