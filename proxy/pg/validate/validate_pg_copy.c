@@ -17,38 +17,24 @@
 #include <pg_query.h>
 #include <pg_query/pg_query.pb-c.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "proxy/pg/validate/validate_pg_scope_sql.h"
 #include "proxy/pg/validate/validate_pg_stmt.h"
 #include "proxy/pg/validate/validate_pg_util.h"
 
-/* Appends text to a fixed buffer; false once it does not fit. */
-static bool put(char *buf, size_t cap, size_t *len, const char *text)
+/* sb's text into the fixed field dst (cap bytes); false when it does not fit or memory ran out. */
+static bool take_into(struct pgv_sbuf *sb, char *dst, size_t cap)
 {
-	size_t n = strlen(text);
+	char *text = pgv_sb_take(sb);
+	bool ok = text && strlen(text) < cap;
 
-	if (*len + n + 1 > cap)
-		return false;
-	memcpy(buf + *len, text, n + 1);
-	*len += n;
-	return true;
-}
-
-/* text between q quotes, each q inside doubled (standard_conforming_strings is always on here). */
-static bool put_quoted(char *buf, size_t cap, size_t *len, const char *text, char q)
-{
-	char one[2] = {q, '\0'};
-
-	if (!put(buf, cap, len, one))
-		return false;
-	for (const char *p = text; *p; p++) {
-		char c[3] = {*p, *p == q ? q : '\0', '\0'};
-
-		if (!put(buf, cap, len, c))
-			return false;
-	}
-	return put(buf, cap, len, one);
+	if (ok)
+		memcpy(dst, text, strlen(text) + 1);
+	free(text);
+	return ok;
 }
 
 /* Where COPY's parenthesised query lies in sql: [*start, *end). False for the table form. */
@@ -91,21 +77,30 @@ static bool table_query(json_t *body, struct pgv_result *out)
 	json_t *rel = json_object_get(body, "relation");
 	json_t *cols = json_object_get(body, "attlist");
 	const char *schema = pgv_str(rel, "schemaname"), *name = pgv_str(rel, "relname");
-	char *buf = out->copy_query;
-	size_t cap = sizeof(out->copy_query), len = 0;
-	bool ok = name && put(buf, cap, &len, "SELECT ");
+	struct pgv_sbuf sb = {0};
 
-	for (size_t i = 0; ok && i < json_array_size(cols); i++) {
+	if (!name)
+		return false;
+	pgv_sb_put(&sb, "SELECT ");
+	for (size_t i = 0; i < json_array_size(cols); i++) {
 		const char *col = pgv_str(json_object_get(json_array_get(cols, i), "String"), "sval");
 
-		ok = col && (i == 0 || put(buf, cap, &len, ", ")) && put_quoted(buf, cap, &len, col, '"');
+		if (!col) {
+			pgv_sb_free(&sb);
+			return false;
+		}
+		pgv_sb_put(&sb, i ? ", " : "");
+		pgv_sb_ident(&sb, col);
 	}
-	if (ok && json_array_size(cols) == 0)
-		ok = put(buf, cap, &len, "*");
-	ok = ok && put(buf, cap, &len, " FROM "); /* COPY has no ONLY */
-	if (ok && schema)
-		ok = put_quoted(buf, cap, &len, schema, '"') && put(buf, cap, &len, ".");
-	return ok && put_quoted(buf, cap, &len, name, '"');
+	if (json_array_size(cols) == 0)
+		pgv_sb_put(&sb, "*");
+	pgv_sb_put(&sb, " FROM "); /* COPY has no ONLY */
+	if (schema) {
+		pgv_sb_ident(&sb, schema);
+		pgv_sb_put(&sb, ".");
+	}
+	pgv_sb_ident(&sb, name);
+	return take_into(&sb, out->copy_query, sizeof(out->copy_query));
 }
 
 /* A DefElem's argument as a string ("" for none); false for a kind the option cannot take. */
@@ -148,72 +143,108 @@ static bool boolean_arg(json_t *arg, bool *v)
 }
 
 /* FORCE_QUOTE * or (columns). */
-static bool put_force_quote(char *buf, size_t cap, size_t *len, json_t *arg)
+static bool put_force_quote(struct pgv_sbuf *sb, json_t *arg)
 {
 	json_t *items = json_object_get(json_object_get(arg, "List"), "items");
 
-	if (json_object_get(arg, "A_Star"))
-		return put(buf, cap, len, "FORCE_QUOTE *");
-	if (!json_array_size(items) || !put(buf, cap, len, "FORCE_QUOTE ("))
+	if (json_object_get(arg, "A_Star")) {
+		pgv_sb_put(sb, "FORCE_QUOTE *");
+		return true;
+	}
+	if (!json_array_size(items))
 		return false;
+	pgv_sb_put(sb, "FORCE_QUOTE (");
 	for (size_t i = 0; i < json_array_size(items); i++) {
 		const char *col = pgv_str(json_object_get(json_array_get(items, i), "String"), "sval");
 
-		if (!col || (i && !put(buf, cap, len, ", ")) || !put_quoted(buf, cap, len, col, '"'))
+		if (!col)
 			return false;
+		pgv_sb_put(sb, i ? ", " : "");
+		pgv_sb_ident(sb, col);
 	}
-	return put(buf, cap, len, ")");
+	pgv_sb_put(sb, ")");
+	return true;
+}
+
+/* One option written back out; false when its value is not one airlock takes. */
+static bool put_option(struct pgv_sbuf *sb, const char *name, json_t *arg, struct pgv_result *out)
+{
+	/* The options whose value is a string, with the keyword each is written back as. */
+	static const char *const strings[][2] = {
+		{"delimiter", "DELIMITER "}, {"null", "NULL "},         {"quote", "QUOTE "},
+		{"escape", "ESCAPE "},       {"encoding", "ENCODING "},
+	};
+	const char *s;
+	bool v;
+
+	if (!strcmp(name, "format")) {
+		if (!string_arg(arg, &s) || (strcasecmp(s, "text") && strcasecmp(s, "csv") && strcasecmp(s, "binary")))
+			return false;
+		pgv_sb_put(sb, "FORMAT ");
+		pgv_sb_literal(sb, s);
+		return true;
+	}
+	if (!strcmp(name, "header")) {
+		if (!boolean_arg(arg, &v))
+			return false;
+		pgv_sb_put(sb, v ? "HEADER true" : "HEADER false");
+		out->copy_header = v;
+		return true;
+	}
+	if (!strcmp(name, "force_quote"))
+		return put_force_quote(sb, arg);
+	for (size_t k = 0; k < sizeof(strings) / sizeof(strings[0]); k++) {
+		if (strcmp(name, strings[k][0]) != 0)
+			continue;
+		if (!string_arg(arg, &s))
+			return false;
+		pgv_sb_put(sb, strings[k][1]);
+		pgv_sb_literal(sb, s);
+		return true;
+	}
+	return false;
+}
+
+/* Whether name is an option COPY ... TO STDOUT may have here. */
+static bool known_option(const char *name)
+{
+	static const char *const names[] = {"format", "header", "force_quote", "delimiter",
+					    "null",   "quote",  "escape",      "encoding"};
+
+	for (size_t k = 0; name && k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(name, names[k]))
+			return true;
+	return false;
 }
 
 /* The options written back out as " (FORMAT 'csv', HEADER true, ...)"; false with out refused. */
 static bool options(const char *sql, json_t *body, struct pgv_result *out)
 {
-	static const char *const strings[] = {"delimiter", "null", "quote", "escape", "encoding"};
 	json_t *opts = json_object_get(body, "options");
-	char *buf = out->copy_options;
-	size_t cap = sizeof(out->copy_options), len = 0;
+	struct pgv_sbuf sb = {0};
 
 	for (size_t i = 0; i < json_array_size(opts); i++) {
 		json_t *d = json_object_get(json_array_get(opts, i), "DefElem");
-		json_t *arg = json_object_get(d, "arg");
-		const char *name = pgv_str(d, "defname"), *s;
-		bool ok = name && put(buf, cap, &len, i ? ", " : " (");
-		bool v;
-		size_t k;
+		const char *name = pgv_str(d, "defname");
 
-		for (k = 0; ok && k < sizeof(strings) / sizeof(strings[0]); k++)
-			if (!strcmp(name, strings[k]))
-				break;
-		if (!ok) {
-		} else if (!strcmp(name, "format")) {
-			ok = string_arg(arg, &s) &&
-			     (!strcasecmp(s, "text") || !strcasecmp(s, "csv") || !strcasecmp(s, "binary")) &&
-			     put(buf, cap, &len, "FORMAT ") && put_quoted(buf, cap, &len, s, '\'');
-		} else if (!strcmp(name, "header")) {
-			ok = boolean_arg(arg, &v) && put(buf, cap, &len, v ? "HEADER true" : "HEADER false");
-			out->copy_header = v;
-		} else if (!strcmp(name, "force_quote")) {
-			ok = put_force_quote(buf, cap, &len, arg);
-		} else if (k < sizeof(strings) / sizeof(strings[0])) {
-			char upper[16];
-
-			for (size_t c = 0; c <= strlen(name); c++)
-				upper[c] = (char)(name[c] >= 'a' && name[c] <= 'z' ? name[c] - 32 : name[c]);
-			ok = string_arg(arg, &s) && put(buf, cap, &len, upper) && put(buf, cap, &len, " ") &&
-			     put_quoted(buf, cap, &len, s, '\'');
-		} else {
+		if (!known_option(name)) {
+			pgv_sb_free(&sb);
 			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(sql, d),
 				   "use FORMAT, HEADER, DELIMITER, NULL, QUOTE, ESCAPE, FORCE_QUOTE or ENCODING",
 				   "COPY option \"%s\" is not supported here", name ? name : "");
 			return false;
 		}
-		if (!ok) {
+		pgv_sb_put(&sb, i ? ", " : " (");
+		if (!put_option(&sb, name, json_object_get(d, "arg"), out)) {
+			pgv_sb_free(&sb);
 			pgv_refuse(out, "22023", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(sql, d), NULL,
-				   "COPY option \"%s\" has a value airlock does not take", name ? name : "");
+				   "COPY option \"%s\" has a value airlock does not take", name);
 			return false;
 		}
 	}
-	if (len && !put(buf, cap, &len, ")")) {
+	if (json_array_size(opts))
+		pgv_sb_put(&sb, ")");
+	if (!take_into(&sb, out->copy_options, sizeof(out->copy_options))) {
 		pgv_refuse(out, "54000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "COPY options are too long");
 		return false;
 	}
