@@ -55,34 +55,29 @@ def test_wrong_password_over_tls_is_1045():
     assert e.value.args[0] == 1045, e.value
 
 
+def plain_refused_tls_reads(port, user, sql, rows):
+    """user's login in the clear gets 3159; over TLS (verified) it logs in and sql returns rows."""
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        pymysql.connect(host="127.0.0.1", port=port, user=user, password=itest.AGENT_PASSWORD, database="shop",
+                        connect_timeout=10)
+    assert e.value.args[0] == 3159, e.value
+    ctx = ssl.create_default_context(cafile=CA)
+    conn = pymysql.connect(host="127.0.0.1", port=port, user=user, password=itest.AGENT_PASSWORD, database="shop",
+                           ssl=ctx, connect_timeout=10)
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        assert cur.fetchall() == rows
+    conn.close()
+
+
 def test_tls_required_refuses_plain_mysql_logins():
     d = PrivateAirlockd("mytlsreq", {"tls_required": "on", "pool_size": 0}, uid_base=1001100000)
     d.start()
     try:
-        with pytest.raises(pymysql.err.OperationalError) as e:
-            pymysql.connect(host="127.0.0.1", port=d.my_port, user="agent", password=itest.AGENT_PASSWORD,
-                            database="shop", connect_timeout=10)
-        assert e.value.args[0] == 3159, e.value
-        ctx = ssl.create_default_context(cafile=CA)
-        conn = pymysql.connect(host="127.0.0.1", port=d.my_port, user="agent", password=itest.AGENT_PASSWORD,
-                               database="shop", ssl=ctx, connect_timeout=10)
-        with conn.cursor() as cur:
-            cur.execute("SELECT 1")
-            assert cur.fetchall() == ((1,),)
-        conn.close()
+        plain_refused_tls_reads(d.my_port, "agent", "SELECT 1", ((1,),))
     finally:
         assert d.stop() in (0, -15)
 
 
 def test_a_mysql_user_who_must_use_tls():
-    with pytest.raises(pymysql.err.OperationalError) as e:
-        pymysql.connect(host="127.0.0.1", port=itest.MY_PORT, user="secure", password=itest.AGENT_PASSWORD,
-                        database="shop", connect_timeout=10)
-    assert e.value.args[0] == 3159, e.value
-    ctx = ssl.create_default_context(cafile=CA)
-    conn = pymysql.connect(host="127.0.0.1", port=itest.MY_PORT, user="secure", password=itest.AGENT_PASSWORD,
-                           database="shop", ssl=ctx, connect_timeout=10)
-    with conn.cursor() as cur:
-        cur.execute("SELECT COUNT(*) FROM orders WHERE id < 3")
-        assert cur.fetchall() == ((2,),)
-    conn.close()
+    plain_refused_tls_reads(itest.MY_PORT, "secure", "SELECT COUNT(*) FROM orders WHERE id < 3", ((2,),))

@@ -72,6 +72,15 @@ public class JdbcCheck {
 		}
 	}
 
+	/* A failed step: its SQLSTATE and first line, and the transaction rolled back for the next. */
+	static void failed(Connection c, StringBuilder sb, SQLException e) {
+		sb.append(" ERROR ").append(e.getSQLState()).append(' ').append(e.getMessage().split("\n")[0]);
+		try {
+			c.rollback();
+		} catch (SQLException ignored) {
+		}
+	}
+
 	static String fetch(Connection c, String q) {
 		String[] parts = q.split(" ", 3);
 		StringBuilder sb = new StringBuilder("#fetch ").append(parts[1]).append(':');
@@ -85,11 +94,7 @@ public class JdbcCheck {
 			}
 			c.commit();
 		} catch (SQLException e) {
-			sb.append(" ERROR ").append(e.getSQLState()).append(' ').append(e.getMessage().split("\n")[0]);
-			try {
-				c.rollback();
-			} catch (SQLException ignored) {
-			}
+			failed(c, sb, e);
 		}
 		return sb.toString();
 	}
@@ -106,11 +111,7 @@ public class JdbcCheck {
 				sb.append(' ').append(pm.getParameterTypeName(i));
 			c.commit();
 		} catch (SQLException e) {
-			sb.append(" ERROR ").append(e.getSQLState()).append(' ').append(e.getMessage().split("\n")[0]);
-			try {
-				c.rollback();
-			} catch (SQLException ignored) {
-			}
+			failed(c, sb, e);
 		}
 		return sb.toString();
 	}
