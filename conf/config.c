@@ -111,6 +111,11 @@ static void finish(struct conf_ctx *ctx)
 		conf_err(ctx, 0, "the [server] section is missing; it needs at least pg_listen and runner_image");
 	else
 		conf_check_required(ctx, SECT_SERVER, &ctx->server_seen, "[server]");
+	if (ctx->server_seen.header_line && cfg->runtime && strcmp(cfg->runtime, "oci") == 0 && !cfg->runner_rootfs)
+		conf_err(ctx, 0, "[server] runtime = oci needs runner_rootfs = /PATH.tar@sha256:<64 hex>");
+	if (ctx->server_seen.header_line && cfg->runtime && strcmp(cfg->runtime, "docker") == 0 && !cfg->runner_image &&
+	    conf_key_line(SECT_SERVER, &ctx->server_seen, "runner_image") == ctx->server_seen.header_line)
+		conf_err(ctx, 0, "[server] runner_image is required with runtime = docker");
 	if (!cfg->tls_cert_file != !cfg->tls_key_file)
 		conf_err(ctx, 0, "[server] tls_cert_file and tls_key_file go together; expected both or neither");
 	if (cfg->tls_required && !cfg->tls_cert_file)

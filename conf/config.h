@@ -102,9 +102,13 @@ struct airlock_config {
 	uint32_t login_delay_max_ms;              /* the longest wait */
 	uint32_t login_failure_window_ms;         /* failures are forgotten this long after the last one */
 	char *job_dir;                            /* where per-job directories are made */
-	char *docker_socket;
-	char *runner_image;        /* pinned by digest */
-	char *runner_uids;         /* FIRST-LAST, as written: the uids runners run as, one per job */
+	char *runtime;                            /* "docker" or "oci" */
+	char *docker_socket;                      /* runtime = docker */
+	char *runner_image;                       /* runtime = docker: pinned by digest */
+	char *oci_runtime;                        /* runtime = oci: the runtime binary */
+	char *runner_rootfs;                      /* runtime = oci: /path.tar@sha256:<hex> */
+	bool oci_userns;                          /* runtime = oci: a user namespace per container */
+	char *runner_uids;                        /* FIRST-LAST, as written: the uids runners run as, one per job */
 	uint32_t runner_uid_first; /* runner_uids parsed once at load: never 0, no host account in the range */
 	uint32_t runner_uid_last;
 	uint32_t kill_margin_ms;    /* container killed at timeout_ms + this */

@@ -24,7 +24,7 @@
 #define CONF_MAX_LINE 197
 #define CONF_INI_BUFFER 4096
 /* Rows the key table may have (struct conf_seen keeps a line per row). */
-#define CONF_MAX_KEYS 56
+#define CONF_MAX_KEYS 72
 
 enum conf_section {
 	SECT_NONE, /* before the first header */
@@ -50,6 +50,8 @@ enum conf_type {
 	CT_PATH,          /* relative paths resolve against the config file's directory */
 	CT_AUDIT,         /* "-" or a path */
 	CT_IMAGE,         /* pinned by digest */
+	CT_ROOTFS,        /* /path@sha256:<64 hex>, an OCI root filesystem archive pinned by digest */
+	CT_RUNTIME,       /* "docker" or "oci" */
 	CT_ENGINE,        /* "postgres" or "mariadb" (synonyms accepted) */
 	CT_SCRAM,         /* a SCRAM-SHA-256 verifier */
 	CT_MY_NATIVE,     /* "*" + 40 hex */

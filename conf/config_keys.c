@@ -55,8 +55,17 @@ const struct conf_key conf_keys[] = {
 	KEY(SERVER, "job_dir", CT_PATH, CFG(job_dir), NO_RELOAD, "/run/airlock/jobs", .expect = "a directory path"),
 	KEY(SERVER, "docker_socket", CT_PATH, CFG(docker_socket), NO_RELOAD, "/var/run/docker.sock",
 	    .expect = "the Docker engine's unix socket path"),
-	KEY(SERVER, "runner_image", CT_IMAGE, CFG(runner_image), REQUIRED, NULL,
+	KEY(SERVER, "runtime", CT_RUNTIME, CFG(runtime), NO_RELOAD, "docker",
+	    .expect = "docker (the Docker engine at docker_socket) or oci (oci_runtime run directly)"),
+	/* Needed with runtime = docker: checked when the file is complete. */
+	KEY(SERVER, "runner_image", CT_IMAGE, CFG(runner_image), 0, NULL,
 	    .expect = "an image pinned by digest: sha256:<64 hex> or NAME@sha256:<64 hex>"),
+	KEY(SERVER, "oci_runtime", CT_PATH, CFG(oci_runtime), NO_RELOAD, "/usr/sbin/runc",
+	    .expect = "the path of an OCI runtime binary, e.g. /usr/sbin/runc or /usr/bin/crun"),
+	/* Needed with runtime = oci: checked when the file is complete. */
+	KEY(SERVER, "runner_rootfs", CT_ROOTFS, CFG(runner_rootfs), NO_RELOAD, NULL,
+	    .expect = "a root filesystem archive pinned by digest: /PATH.tar@sha256:<64 hex>"),
+	KEY(SERVER, "oci_userns", CT_BOOL, CFG(oci_userns), NO_RELOAD, "on", .expect = "on or off"),
 	KEY(SERVER, "runner_uids", CT_UID_RANGE, CFG(runner_uids), 0, "1000000000-1000065535",
 	    .off2 = CFG(runner_uid_first), .off3 = CFG(runner_uid_last),
 	    .expect = "a range of numeric uids FIRST-LAST that no host account or group uses, e.g. "

@@ -240,6 +240,24 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		}
 		s = strdup(value);
 		break;
+	case CT_ROOTFS:
+		if (!rootfs_ref_pinned(value, NULL)) {
+			conf_err(ctx, ctx->line,
+				 "%s %s: IMAGE_UNPINNED: \"%.60s\" is not pinned by digest; "
+				 "use /ABSOLUTE/PATH.tar@sha256:<64 hex>, from sha256sum PATH.tar",
+				 label, k->name, value);
+			return;
+		}
+		s = strdup(value);
+		break;
+	case CT_RUNTIME:
+		if (strcmp(value, "docker") != 0 && strcmp(value, "oci") != 0) {
+			conf_err(ctx, ctx->line, "%s %s \"%.40s\" is unknown; expected %s", label, k->name, value,
+				 k->expect);
+			return;
+		}
+		s = strdup(value);
+		break;
 	case CT_UID_RANGE: {
 		char who[128];
 
@@ -340,6 +358,8 @@ bool conf_field_equal(const struct conf_key *k, const void *a, const void *b)
 	case CT_PATH:
 	case CT_AUDIT:
 	case CT_IMAGE:
+	case CT_ROOTFS:
+	case CT_RUNTIME:
 	case CT_ENGINE:
 	case CT_SCRAM:
 	case CT_MY_NATIVE:
@@ -380,6 +400,8 @@ void conf_field_free(const struct conf_key *k, void *base)
 	case CT_PATH:
 	case CT_AUDIT:
 	case CT_IMAGE:
+	case CT_ROOTFS:
+	case CT_RUNTIME:
 	case CT_ENGINE:
 	case CT_SCRAM:
 	case CT_MY_NATIVE:

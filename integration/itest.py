@@ -3,6 +3,7 @@ addresses test.sh exports, psql / mysql CLI and superuser runners, and
 snapshots of the Postgres and MariaDB shop databases to prove that refused
 statements changed nothing."""
 
+import json
 import os
 import re
 import subprocess
@@ -22,6 +23,47 @@ POOL_SIZE = int(os.environ.get("AIRLOCK_POOL_SIZE", "0"))
 POOL_SHAPES = int(os.environ.get("AIRLOCK_POOL_SHAPES", "1"))
 WARM_MAX = POOL_SIZE * POOL_SHAPES
 AUDIT_LOG = os.environ.get("AIRLOCK_AUDIT_LOG", STATE_DIR + "/audit-test.log")
+# The runtime of the airlockd under test: "oci" (runc run directly) or "docker".
+RUNTIME = os.environ.get("AIRLOCK_RUNTIME", "docker")
+OCI_RUNTIME = os.environ.get("AIRLOCK_OCI_RUNTIME", "/usr/sbin/runc")
+# Under a job_dir, the OCI runtime's state, bundles and root filesystem.
+OCI_STATE = ".oci"
+
+
+def oci_root(job_dir=JOB_DIR):
+    return os.path.join(job_dir, OCI_STATE, "runtime")
+
+
+def oci_list(job_dir=JOB_DIR):
+    """The OCI runtime's containers of the airlockd whose job_dir this is: [{id, pid, status, ...}]."""
+    root = oci_root(job_dir)
+    if not os.path.isdir(root):
+        return []
+    out = subprocess.run([OCI_RUNTIME, "--root", root, "list", "--format", "json"],
+                         capture_output=True, text=True, timeout=30, check=True).stdout
+    return [c for c in (json.loads(out) or []) if c["id"].startswith("airlock-")]
+
+
+def runner_containers(job_dir=JOB_DIR, running_only=False):
+    """Ids of the runner containers of the airlockd with this job_dir, on the runtime under test."""
+    if RUNTIME == "oci":
+        return [c["id"] for c in oci_list(job_dir) if not running_only or c["status"] == "running"]
+    args = ["docker", "ps", "-q", "--filter", "label=airlock.root=" + job_dir]
+    if not running_only:
+        args.insert(2, "-a")
+    return subprocess.run(args, capture_output=True, text=True, check=True, timeout=30).stdout.split()
+
+
+def job_dir_entries(job_dir=JOB_DIR):
+    """What is left in job_dir but the OCI runtime's own directory (an empty bundle list is clean)."""
+    try:
+        names = [n for n in os.listdir(job_dir) if n != OCI_STATE]
+    except FileNotFoundError:
+        return []
+    bundles = os.path.join(job_dir, OCI_STATE, "bundles")
+    if os.path.isdir(bundles):
+        names += [os.path.join(OCI_STATE, "bundles", b) for b in os.listdir(bundles)]
+    return names
 
 AGENT_URL = os.environ.get("AIRLOCK_PG_URL",
                            "postgresql://agent:agent-secret@127.0.0.1:6432/shop")
@@ -319,3 +361,56 @@ def airlock_code(message):
     or None."""
     m = AIRLOCK_CODE.search(message or "")
     return m.group(1) if m else None
+
+
+def _oci_runner(c, job_dir):
+    """{id, pid, uid, job_dir, bundle} of one listed OCI container, or None when it is gone."""
+    try:
+        with open(os.path.join(c["bundle"], "config.json")) as f:
+            cfg = json.load(f)
+        with open("/proc/%d/status" % c["pid"]) as f:
+            uid = int(next(ln for ln in f if ln.startswith("Uid:")).split()[1])
+    except (OSError, StopIteration, ValueError):
+        return None
+    src = next(m["source"] for m in cfg["mounts"] if m["destination"] == "/job")
+    return {"id": c["id"], "pid": c["pid"], "uid": uid, "job_dir": src, "bundle": c["bundle"]}
+
+
+def live_runners(job_dir=JOB_DIR):
+    """{id, pid (on the host), uid, job_dir} of every running runner container."""
+    found = []
+    if RUNTIME == "oci":
+        for c in oci_list(job_dir):
+            r = c["status"] == "running" and c["pid"] and _oci_runner(c, job_dir)
+            if r:
+                found.append(r)
+        return found
+    for cid in runner_containers(job_dir, running_only=True):
+        r = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, timeout=30)
+        if r.returncode != 0:
+            continue
+        info = json.loads(r.stdout)[0]
+        if not info["State"]["Running"] or not info["State"]["Pid"]:
+            continue
+        found.append({"id": cid, "pid": info["State"]["Pid"], "uid": int(info["Config"]["User"].split(":")[0]),
+                      "job_dir": info["Mounts"][0]["Source"]})
+    return found
+
+
+def kill_container(cid, job_dir=JOB_DIR):
+    """Kills one runner container from outside airlockd, as an operator (or a crash) would."""
+    if RUNTIME == "oci":
+        args = [OCI_RUNTIME, "--root", oci_root(job_dir), "kill", cid, "KILL"]
+    else:
+        args = ["docker", "kill", cid]
+    subprocess.run(args, capture_output=True, timeout=30, check=True)
+
+
+def remove_containers(ids, job_dir=JOB_DIR):
+    """Force-removes runner containers a test left."""
+    for cid in ids:
+        if RUNTIME == "oci":
+            subprocess.run([OCI_RUNTIME, "--root", oci_root(job_dir), "delete", "--force", cid],
+                           capture_output=True, timeout=60)
+        else:
+            subprocess.run(["docker", "rm", "-f", cid], capture_output=True, timeout=60)

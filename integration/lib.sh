@@ -14,6 +14,8 @@
 #   shop_maria.password  the MariaDB account airlock_ro's password, likewise
 #   agent.verifier    the SCRAM verifier of the demo users' password
 #   runner_image      the runner image ID from the last build
+#   runner-rootfs.tar the runner's root filesystem for runtime = oci, and
+#   runner_rootfs     its runner_rootfs value (path@sha256:<hex>)
 #   airlock.ini       the demo config; airlock-test.ini adds agent_small and
 #                     agent_sha2
 #   audit.log, dockerd.log, mariadbd.log, airlockd-test.log
@@ -39,6 +41,10 @@ AIRLOCK_POOL_SIZE=${AIRLOCK_POOL_SIZE:-2}
 # (shop and shop_maria; all users share one shape).
 # shellcheck disable=SC2034  # used by test.sh
 AIRLOCK_POOL_SHAPES=2
+# What runs the runner containers: oci (runc run directly, the default: see
+# the README's "Runtimes") or docker.
+AIRLOCK_RUNTIME=${AIRLOCK_RUNTIME:-oci}
+AIRLOCK_OCI_RUNTIME=${AIRLOCK_OCI_RUNTIME:-/usr/sbin/runc}
 AIRLOCK_DOCKER_SOCK=/var/run/docker.sock
 AIRLOCK_DOCKER_PIDFILE=/var/run/docker.pid
 # shellcheck disable=SC2034  # used by test.sh
@@ -48,10 +54,10 @@ AIRLOCK_PYTHON=/usr/bin/python3
 AIRLOCK_PACKAGES=(
 	build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
 	libevent-dev libpq-dev libmariadb-dev libssl-dev openssl libcurl4-openssl-dev
-	libcmocka-dev libinih-dev libjansson-dev libpg-query-dev libprotobuf-c-dev
+	libcmocka-dev libinih-dev libjansson-dev libarchive-dev libpg-query-dev libprotobuf-c-dev
 	postgresql-15 postgresql-client-15
 	mariadb-server mariadb-client
-	docker.io
+	docker.io runc crun
 	python3 python3-psycopg2 python3-psycopg python3-pytest
 	python3-pymysql python3-mysqldb python3-cryptography python3-sqlalchemy
 	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java
@@ -634,6 +640,22 @@ runner_image_build()
 	log "docker: runner image $id"
 }
 
+# Builds the OCI root filesystem archive from build/airlock-runner; sets
+# AIRLOCK_RUNNER_ROOTFS to its pinned reference.
+runner_rootfs_build()
+{
+	local bin=$AIRLOCK_REPO/build/airlock-runner ref
+
+	[[ -x $bin ]] || die "$bin is missing (build first)"
+	log "oci: building the runner root filesystem"
+	ref=$(bash "$AIRLOCK_REPO/integration/build-runner-image.sh" --rootfs \
+		"$AIRLOCK_STATE_DIR/runner-rootfs.tar" "$bin" | tail -n 1) || die "build-runner-image.sh --rootfs failed"
+	[[ $ref =~ ^/.+@sha256:[0-9a-f]{64}$ ]] || die "build-runner-image.sh --rootfs printed '$ref'"
+	printf '%s\n' "$ref" >"$AIRLOCK_STATE_DIR/runner_rootfs"
+	AIRLOCK_RUNNER_ROOTFS=$ref
+	log "oci: runner root filesystem $ref"
+}
+
 # ---------------------------------------------------------------- airlockd
 
 # The SCRAM verifier of a demo password ($1, default the agent's), made once
@@ -720,8 +742,11 @@ write_config()
 pg_listen = $AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT
 mysql_listen = $AIRLOCK_LISTEN_HOST:$AIRLOCK_MY_LISTEN_PORT
 job_dir = $AIRLOCK_JOB_DIR
+runtime = $AIRLOCK_RUNTIME
 docker_socket = $AIRLOCK_DOCKER_SOCK
 runner_image = $AIRLOCK_RUNNER_IMAGE
+oci_runtime = $AIRLOCK_OCI_RUNTIME
+runner_rootfs = $AIRLOCK_RUNNER_ROOTFS
 runner_uids = 1000000000-1000065535
 pool_size = $AIRLOCK_POOL_SIZE
 tls_cert_file = $AIRLOCK_TLS_DIR/server.crt
@@ -884,4 +909,5 @@ prepare_environment()
 	mariadb_shop_verify
 	docker_start
 	runner_image_build
+	runner_rootfs_build
 }

@@ -11,6 +11,7 @@ suite's airlockd never touch each other's containers."""
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,6 +19,7 @@ import time
 
 import psycopg2
 
+import itest
 from itest import AGENT_PASSWORD, JOB_DIR, STATE_DIR, wait_until
 
 AIRLOCKD_BIN = os.environ.get("AIRLOCKD_BIN", os.path.join(
@@ -140,6 +142,8 @@ class PrivateAirlockd:
             self.proc.kill()
             self.proc.wait()
             raise AssertionError("private airlockd %s ignored SIGTERM for %d s" % (self.name, timeout))
+        if not self.containers():
+            shutil.rmtree(os.path.join(self.job_dir, itest.OCI_STATE), ignore_errors=True)
         try:
             os.rmdir(self.job_dir)
         except OSError:
@@ -152,15 +156,10 @@ class PrivateAirlockd:
 
     def containers(self):
         """Ids of the runner containers that carry this airlockd's job directory."""
-        out = subprocess.run(["docker", "ps", "-aq", "--filter", "label=airlock.root=" + self.job_dir],
-                             capture_output=True, text=True, check=True).stdout
-        return out.split()
+        return itest.runner_containers(self.job_dir)
 
     def job_dirs(self):
-        try:
-            return os.listdir(self.job_dir)
-        except FileNotFoundError:
-            return []
+        return itest.job_dir_entries(self.job_dir)
 
     def backend_sockets(self, port):
         """Established TCP connections this airlockd holds to 127.0.0.1:port."""

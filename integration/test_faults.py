@@ -17,6 +17,7 @@ import time
 import psycopg2
 import pytest
 
+import itest
 import pgwire
 from itest import REPO, fetch_all, wait_until
 from private_airlockd import PrivateAirlockd
@@ -27,18 +28,23 @@ LINGER_BIN = os.path.join(REPO, "build", "runner_linger")
 
 @pytest.fixture(scope="module")
 def linger_image():
-    """A runner image whose runner answers, then stays up holding its relay (integration/rogue/)."""
+    """A runner image (or, for runtime = oci, root filesystem) whose runner answers, then stays up
+    holding its relay (integration/rogue/): the server keys that select it."""
     if not os.access(LINGER_BIN, os.X_OK):
         pytest.fail("%s is missing: build/ must be built (test.sh does)" % LINGER_BIN)
-    out = subprocess.run([os.path.join(REPO, "integration", "build-runner-image.sh"), LINGER_BIN,
-                          "airlock-runner:linger"], capture_output=True, text=True, check=True).stdout
-    return out.split()[-1]
+    script = os.path.join(REPO, "integration", "build-runner-image.sh")
+    if itest.RUNTIME == "oci":
+        out = subprocess.run([script, "--rootfs", os.path.join(itest.STATE_DIR, "linger-rootfs.tar"), LINGER_BIN],
+                             capture_output=True, text=True, check=True).stdout
+        return {"runner_rootfs": out.split()[-1]}
+    out = subprocess.run([script, LINGER_BIN, "airlock-runner:linger"], capture_output=True, text=True,
+                         check=True).stdout
+    return {"runner_image": out.split()[-1]}
 
 
 @pytest.fixture
 def lingering(linger_image):
-    d = PrivateAirlockd("linger", {"runner_image": linger_image, "pool_size": 0,
-                                   "kill_margin_ms": 3000})
+    d = PrivateAirlockd("linger", dict(linger_image, pool_size=0, kill_margin_ms=3000))
     d.start()
     yield d
     status = d.stop()
@@ -83,9 +89,7 @@ def lone():
     yield d
     if d.alive():
         d.stop()
-    left = d.containers()
-    if left:
-        subprocess.run(["docker", "rm", "-f", *left], capture_output=True, timeout=60)
+    itest.remove_containers(d.containers(), d.job_dir)
 
 
 def fd_list(d):
@@ -171,6 +175,10 @@ def test_sigkill_mid_statement_then_restart_sweeps(lone):
     next start removes the container and the job directory the dead process left."""
     job = in_thread(run_sql, lone, "SELECT pg_sleep(20)")
     assert wait_until(lambda: len(lone.containers()) == 1, 20, 0.05)
+    # A runner that does not notice airlockd's death (stopped, as a hung one would be) keeps its container.
+    assert wait_until(lambda: itest.live_runners(lone.job_dir), 10, 0.05)
+    for r in itest.live_runners(lone.job_dir):
+        os.kill(r["pid"], signal.SIGSTOP)
     lone.kill()
     job["thread"].join(5)
     assert isinstance(job.get("error"), psycopg2.OperationalError), job
@@ -189,7 +197,7 @@ def test_runner_killed_from_outside_mid_result(lone):
         job = in_thread(run_sql, lone, "SELECT g, pg_sleep(0.005) FROM generate_series(1, 4000) g")
         assert wait_until(lambda: len(lone.containers()) == 1, 20, 0.05)
         time.sleep(0.5)
-        subprocess.run(["docker", "kill", lone.containers()[0]], capture_output=True, timeout=30, check=True)
+        itest.kill_container(lone.containers()[0], lone.job_dir)
         job["thread"].join(10)
         err = job.get("error")
         assert isinstance(err, psycopg2.Error) and err.pgcode == "58000", job

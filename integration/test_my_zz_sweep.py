@@ -38,15 +38,12 @@ def port_open(port):
 
 
 def containers(job_dir):
-    r = subprocess.run(["docker", "ps", "-a", "-q", "--filter", "label=airlock.root=" + job_dir],
-                       capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.split()
+    return itest.runner_containers(job_dir)
 
 
 def job_dirs(job_dir, sock):
     """The job directories under job_dir that hold the relay socket sock."""
-    return [d for d in os.listdir(job_dir) if os.path.exists(os.path.join(job_dir, d, sock))]
+    return [d for d in os.listdir(job_dir) if d != itest.OCI_STATE and os.path.exists(os.path.join(job_dir, d, sock))]
 
 
 class Instance:
@@ -136,14 +133,13 @@ def scratch():
         pytest.skip("needs the airlockd that test.sh started")
     parent = os.path.dirname(itest.JOB_DIR.rstrip("/"))
     job_dir = tempfile.mkdtemp(prefix="sweep-test-", dir=parent)
+    os.chmod(job_dir, 0o711)  # as airlockd makes it: runners (and a user namespace's root) search it
     scratch = tempfile.mkdtemp(prefix="airlock-sweep-")
     instances = []
     yield job_dir, scratch, instances
     for inst in instances:
         inst.stop(signal.SIGKILL)
-    left = containers(job_dir)
-    if left:
-        subprocess.run(["docker", "rm", "-f", *left], capture_output=True, timeout=60)
+    itest.remove_containers(containers(job_dir), job_dir)
     shutil.rmtree(job_dir, ignore_errors=True)
     shutil.rmtree(scratch, ignore_errors=True)
 
@@ -180,7 +176,7 @@ def test_restart_sweeps_mariadb_and_postgres_job_dirs(scratch):
     b = Instance(scratch_dir, job_dir, pool_size=0)
     instances.append(b)
     b.start(binary)
-    assert sorted(os.listdir(job_dir)) == ["not-a-job"], (left, os.listdir(job_dir))
+    assert sorted(itest.job_dir_entries(job_dir)) == ["not-a-job"], (left, os.listdir(job_dir))
     m = re.search(r"removed (\d+) job directories left from an earlier run", b.log_text())
     assert m and int(m.group(1)) == len(left), b.log_text()
     assert itest.wait_until(lambda: not containers(job_dir), 20), containers(job_dir)
@@ -191,4 +187,4 @@ def test_restart_sweeps_mariadb_and_postgres_job_dirs(scratch):
     assert os.path.isdir(os.path.join(job_dir, "not-a-job"))
 
     assert b.stop(signal.SIGTERM) in (0, -signal.SIGTERM), b.log_text()
-    assert os.listdir(job_dir) == ["not-a-job"]
+    assert itest.job_dir_entries(job_dir) == ["not-a-job"]

@@ -11,6 +11,8 @@ import pytest
 
 import itest
 
+pytestmark = pytest.mark.skipif(itest.RUNTIME != "docker", reason="the airlockd under test runs runtime = %s" % itest.RUNTIME)
+
 
 def runner_containers():
     out = subprocess.run(["docker", "ps", "-q", "--filter", "label=airlock.job"],

@@ -49,19 +49,7 @@ PROBE = textwrap.dedent(r"""
 
 def runners():
     """(uid, host pid, job directory) of every running runner container."""
-    out = subprocess.run(["docker", "ps", "-q", "--filter", "label=airlock.job"],
-                         capture_output=True, text=True, check=True, timeout=30).stdout.split()
-    found = []
-    for cid in out:
-        r = subprocess.run(["docker", "inspect", cid], capture_output=True, text=True, timeout=30)
-        if r.returncode != 0:
-            continue
-        info = json.loads(r.stdout)[0]
-        if not info["State"]["Running"] or not info["State"]["Pid"]:
-            continue
-        uid = int(info["Config"]["User"].split(":")[0])
-        found.append((uid, info["State"]["Pid"], info["Mounts"][0]["Source"]))
-    return found
+    return [(r["uid"], r["pid"], r["job_dir"]) for r in itest.live_runners()]
 
 
 def alive(pid, job_dir):

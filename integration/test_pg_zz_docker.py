@@ -9,6 +9,8 @@ import pytest
 
 import itest
 
+pytestmark = pytest.mark.skipif(itest.RUNTIME != "docker", reason="the airlockd under test runs runtime = %s" % itest.RUNTIME)
+
 
 def docker_answers():
     r = itest.lib_sh("docker_ok")

@@ -2,20 +2,17 @@
 (only the warm pool, at most pool_size of each, may remain)."""
 
 import os
-import subprocess
 
 import itest
 
 
-def containers(*extra):
-    r = subprocess.run(["docker", "ps", "-a", "-q", "--filter", "label=airlock.job", *extra],
-                       capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.split()
+def containers():
+    return itest.runner_containers()
 
 
 def not_running():
-    return [c for c in containers() if c not in containers("--filter", "status=running")]
+    running = set(itest.runner_containers(running_only=True))
+    return [c for c in containers() if c not in running]
 
 
 def test_no_leftover_containers():
@@ -26,6 +23,6 @@ def test_no_leftover_containers():
 
 def test_no_leftover_job_dirs():
     def few():
-        return len(os.listdir(itest.JOB_DIR)) <= itest.WARM_MAX
+        return len([n for n in os.listdir(itest.JOB_DIR) if n != itest.OCI_STATE]) <= itest.WARM_MAX
 
     assert itest.wait_until(few, 20), os.listdir(itest.JOB_DIR)

@@ -507,7 +507,9 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 	if (err == AIRLOCK_E_DOCKER_UNAVAILABLE) {
 		snprintf(msg, sizeof(msg), "the Docker engine is not reachable, so the statement was not run");
 	} else if (err == AIRLOCK_E_IMAGE_UNAVAILABLE) {
-		snprintf(msg, sizeof(msg), "the pinned runner image is not present in the Docker engine");
+		snprintf(msg, sizeof(msg), "the pinned runner image (or root filesystem) is not available");
+	} else if (err == AIRLOCK_E_RUNTIME_UNAVAILABLE) {
+		snprintf(msg, sizeof(msg), "the OCI runtime cannot be run, so the statement was not run");
 	} else {
 		err = AIRLOCK_E_EXECUTION_FAILED;
 		snprintf(msg, sizeof(msg), "the runner container could not be started");

@@ -30,6 +30,10 @@
 #include "proxy/runner_uids.h"
 #include "proxy/session.h"
 #include "runner/launch/launcher.h"
+#include "runner/launch/oci_rootfs.h"
+
+/* Under job_dir: the OCI runtime's state, the bundles and the unpacked root filesystem. */
+#define SERVER_OCI_STATE ".oci"
 
 void server_reload(struct server *srv)
 {
@@ -195,6 +199,63 @@ static struct evconnlistener *server_listen(struct server_listener *l, const cha
 	return lst;
 }
 
+/* Fail closed but keep serving: the engine may come back later. Leftover containers go first. */
+static int server_runtime_sweep(const struct airlock_config *cfg)
+{
+	char err[256], state[4096];
+	struct stat st;
+	int swept;
+
+	if (strcmp(cfg->runtime, "oci") == 0) {
+		snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, cfg->job_dir);
+		/* A user namespace's root (the host's nobody) mounts the root filesystem and /job from these paths. */
+		if (cfg->oci_userns && (stat(cfg->job_dir, &st) < 0 || !(st.st_mode & S_IXOTH))) {
+			log_error("job_dir %s must be searchable by others (mode 0711) for oci_userns = on",
+				  cfg->job_dir);
+			return -1;
+		}
+		if (mkdir(state, 0711) < 0 && errno != EEXIST) {
+			log_error("job_dir %s: cannot make %s: %s", cfg->job_dir, state, strerror(errno));
+			return -1;
+		}
+		if (oci_runtime_check_sync(cfg->oci_runtime, err, sizeof(err)) < 0) {
+			log_warn("RUNTIME_UNAVAILABLE: %s; statements will fail until it can be run", err);
+			return 0;
+		}
+		swept = oci_sweep_sync(cfg->oci_runtime, state);
+	} else if (launcher_ping_sync(cfg->docker_socket, 3000, err, sizeof(err)) < 0) {
+		log_warn("DOCKER_UNAVAILABLE: %s; statements will fail until the engine is reachable", err);
+		return 0;
+	} else {
+		if (launcher_image_present_sync(cfg->docker_socket, cfg->runner_image, 3000, err, sizeof(err)) < 0)
+			log_warn("IMAGE_UNAVAILABLE: %s", err);
+		swept = launcher_sweep_sync(cfg->docker_socket, cfg->job_dir, 10000);
+	}
+	if (swept > 0)
+		log_info("removed %d runner containers left from an earlier run", swept);
+	return 0;
+}
+
+/* The launcher of cfg's runtime; an OCI root filesystem that fails its check leaves every launch failing. */
+static struct launcher *server_launcher(struct event_base *base, const struct airlock_config *cfg)
+{
+	char err[512], state[4096], rootfs[4096];
+	struct oci_options o;
+
+	if (strcmp(cfg->runtime, "oci") != 0)
+		return launcher_new_docker(base, cfg->docker_socket);
+	snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, cfg->job_dir);
+	o = (struct oci_options){.runtime = cfg->oci_runtime, .state_dir = state, .userns = cfg->oci_userns};
+	if (oci_rootfs_prepare_sync(cfg->runner_rootfs, state, rootfs, sizeof(rootfs), err, sizeof(err)) < 0)
+		log_warn("%s", err);
+	else
+		o.rootfs = rootfs;
+	if (o.rootfs)
+		log_info("runtime oci: %s, root filesystem %s%s", cfg->oci_runtime, rootfs,
+			 cfg->oci_userns ? ", a user namespace per container" : "");
+	return launcher_new_oci(base, &o);
+}
+
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
 {
 	char err[256], who[160];
@@ -208,23 +269,16 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->cfg = srv->gen->cfg;
 	srv->started = time(NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (mkdir(cfg->job_dir, 0700) < 0 && errno != EEXIST) {
+	/* Searchable by all: a runner reaches its own directory's sockets by name, nothing else. */
+	if (mkdir(cfg->job_dir, 0711) < 0 && errno != EEXIST) {
 		log_error("job_dir %s: %s", cfg->job_dir, strerror(errno));
 		return -1;
 	}
 	swept = jobs_sweep_dir(cfg->job_dir);
 	if (swept > 0)
 		log_info("removed %d job directories left from an earlier run", swept);
-	/* Fail closed but keep serving: the engine may come back later. */
-	if (launcher_ping_sync(cfg->docker_socket, 3000, err, sizeof(err)) < 0) {
-		log_warn("DOCKER_UNAVAILABLE: %s; statements will fail until the engine is reachable", err);
-	} else {
-		if (launcher_image_present_sync(cfg->docker_socket, cfg->runner_image, 3000, err, sizeof(err)) < 0)
-			log_warn("IMAGE_UNAVAILABLE: %s", err);
-		swept = launcher_sweep_sync(cfg->docker_socket, cfg->job_dir, 10000);
-		if (swept > 0)
-			log_info("removed %d runner containers left from an earlier run", swept);
-	}
+	if (server_runtime_sweep(cfg) < 0)
+		return -1;
 	/* After the sweep, nothing may run as a runner uid: such a process could reach a runner. */
 	if (runner_uids_busy(cfg->runner_uid_first, cfg->runner_uid_last, who, sizeof(who))) {
 		log_error("runner_uids %s: %s; pick a range that nothing on this host runs as", cfg->runner_uids, who);
@@ -236,7 +290,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->dns = evdns_base_new(srv->base, EVDNS_BASE_INITIALIZE_NAMESERVERS);
 	if (!srv->dns)
 		srv->dns = evdns_base_new(srv->base, 0);
-	srv->launcher = launcher_new(srv->base, cfg->docker_socket);
+	srv->launcher = server_launcher(srv->base, cfg);
 	srv->jobs = srv->launcher ? jobs_new(srv->base, srv->dns, srv->launcher, cfg) : NULL;
 	if (srv->jobs && cfg->pool_size > 0)
 		jobs_start_pool(srv->jobs);

@@ -39,3 +39,17 @@ bool image_ref_pinned(const char *ref)
 			return false;
 	return image_ref_digest(at + 1);
 }
+
+bool rootfs_ref_pinned(const char *ref, size_t *at)
+{
+	const char *a;
+
+	if (!ref || ref[0] != '/' || strnlen(ref, ROOTFS_REF_MAX + 1) > ROOTFS_REF_MAX)
+		return false;
+	a = strchr(ref, '@');
+	if (!a || a == ref + 1 || !image_ref_digest(a + 1))
+		return false;
+	if (at)
+		*at = (size_t)(a - ref);
+	return true;
+}

@@ -1,18 +1,24 @@
 /*
- * launcher: runs one-shot runner containers through the Docker Engine API
- * (HTTP over the engine's unix socket, libcurl multi driven by the caller's
- * libevent base). Nothing blocks the loop. This header is the whole
- * interface; nothing else in airlock links curl.
+ * launcher: runs one-shot runner containers, on one of two runtimes,
+ * driven by the caller's libevent base. Nothing blocks the loop. This
+ * header is the whole interface.
  *
- * Lifecycle of one launch: create -> start -> wait -> remove. The container
- * is always removed (DELETE ?force=1), whatever happened: failed start,
- * kill deadline, caller release, or launcher shutdown.
+ *  - Docker: the Engine API over the engine's unix socket (libcurl multi);
+ *    create -> start -> wait -> remove (DELETE ?force=1).
+ *  - OCI: an OCI runtime binary (runc, crun) run directly: a bundle with a
+ *    generated config.json per container, `run` as a child process reaped
+ *    through a pidfd, `kill` and `delete --force` when it must stop.
  *
- * runner/launch/ is the host side of the runner: launcher_docker.c (the
- * Engine API calls and each launch's state), launcher_http.c (HTTP over a
- * unix socket with curl multi) and image_ref.c (the pinned-image rule,
- * pure, which conf/ uses too). A launch is owned by the launcher until
- * its container is removed; the caller holds it only until release.
+ * Either way the container is always removed, whatever happened: failed
+ * start, kill deadline, caller release, or launcher shutdown.
+ *
+ * runner/launch/ is the host side of the runner: launcher.c (dispatch and
+ * the spec checks both make), launcher_docker.c and launcher_http.c (the
+ * Engine API), launcher_oci.c (the runtime's processes), oci_spec.c (the
+ * config.json), oci_rootfs.c (the pinned root filesystem), oci_sync.c (the
+ * start-up checks and sweep) and image_ref.c (the pinned-image rule, pure,
+ * which conf/ uses too). A launch is owned by the launcher until its
+ * container is removed; the caller holds it only until release.
  */
 #ifndef AIRLOCK_RUNNER_LAUNCH_LAUNCHER_H
 #define AIRLOCK_RUNNER_LAUNCH_LAUNCHER_H
@@ -41,7 +47,7 @@ struct launch_spec {
  * Callbacks. Each is called at most once, on the event loop, never from
  * inside launcher_run. error is a short human-readable reason (borrowed,
  * valid during the call) and code one of "DOCKER_UNAVAILABLE",
- * "IMAGE_UNAVAILABLE", "LAUNCH_FAILED".
+ * "RUNTIME_UNAVAILABLE", "IMAGE_UNAVAILABLE", "LAUNCH_FAILED".
  *  on_started: the container is running (or failed to; then ok=false and
  *              on_exited will not be called).
  *  on_exited:  the container stopped; exit_code is its status, killed is
@@ -52,8 +58,23 @@ struct launch_callbacks {
 	void (*on_exited)(void *arg, int exit_code, bool killed);
 };
 
-/* New launcher on base. docker_socket is e.g. "/var/run/docker.sock". Copies it. */
-struct launcher *launcher_new(struct event_base *base, const char *docker_socket);
+/* New Docker launcher on base. docker_socket is e.g. "/var/run/docker.sock". Copies it. */
+struct launcher *launcher_new_docker(struct event_base *base, const char *docker_socket);
+
+/* What the OCI launcher needs. Strings are copied. */
+struct oci_options {
+	const char *runtime;   /* absolute path of the runtime binary (runc, crun) */
+	const char *state_dir; /* root-only directory of this airlockd: the runtime's state, the bundles */
+	const char *rootfs;    /* the unpacked, checked root filesystem (oci_rootfs_prepare_sync); NULL: none */
+	bool userns;           /* a user namespace per container */
+};
+
+/*
+ * New OCI launcher on base. Every launch without a rootfs fails with
+ * IMAGE_UNAVAILABLE, and when the runtime cannot be run, with
+ * RUNTIME_UNAVAILABLE: never with another runtime.
+ */
+struct launcher *launcher_new_oci(struct event_base *base, const struct oci_options *opts);
 /* Force-removes every live container of this launcher, then frees it (blocking; call at exit only). */
 void launcher_free(struct launcher *l);
 
@@ -89,7 +110,7 @@ void launcher_release(struct launch *la, bool kill_now);
 unsigned launcher_live(const struct launcher *l);
 
 /*
- * Synchronous checks for start-up and tests (block up to timeout_ms; never
+ * Synchronous checks of the Docker engine for start-up and tests (block up to timeout_ms; never
  * call them from a running loop's callbacks). Return 0 on success, or -1 and
  * write a reason into err.
  */
@@ -102,5 +123,14 @@ int launcher_image_present_sync(const char *docker_socket, const char *image, ui
  * job_root NULL removes every airlock container. Returns count or -1.
  */
 int launcher_sweep_sync(const char *docker_socket, const char *job_root, uint32_t timeout_ms);
+
+/*
+ * The OCI runtime's start-up checks: 0 when runtime runs (its --version),
+ * or -1 with a reason. The sweep force-deletes every container in
+ * state_dir's runtime root whose id has the airlock prefix and removes
+ * every bundle left there; it returns the number of containers or -1.
+ */
+int oci_runtime_check_sync(const char *runtime, char *err, size_t errlen);
+int oci_sweep_sync(const char *runtime, const char *state_dir);
 
 #endif

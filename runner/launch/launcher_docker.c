@@ -4,21 +4,19 @@
  * handle run by the caller's event_base (launcher_http.c); nothing here
  * blocks the loop except launcher_free.
  *
- * Ownership: the launcher owns every struct launch and frees it once its
+ * Ownership: the launcher owns every struct dlaunch and frees it once its
  * container is removed (or was never created) and the caller's handle is
  * dead (released, or the final callback has returned). A launch owns its
  * in-flight requests (struct dreq). Callbacks are only ever called from the
  * launch's notify event, so no callback runs inside an API call.
  */
-#include "runner/launch/launcher.h"
-#include "runner/launch/image_ref.h"
+#include "runner/launch/launcher_int.h"
 #include "runner/launch/launcher_http.h"
 
 #include <curl/curl.h>
 #include <event2/event.h>
 #include <jansson.h>
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,7 +43,7 @@ enum launch_state {
 
 /* One HTTP request of a launch. */
 struct dreq {
-	struct launch *la;
+	struct dlaunch *la;
 	enum dreq_kind kind;
 	CURL *easy;
 	struct curl_slist *hdrs;
@@ -65,10 +63,11 @@ struct dres {
 	bool overflow;
 };
 
-struct launch {
-	struct launcher *l;
-	struct launch *next;
-	struct launch *prev;
+struct dlaunch {
+	struct launch base; /* first: launcher.c reaches ops through it */
+	struct dlauncher *l;
+	struct dlaunch *next;
+	struct dlaunch *prev;
 	enum launch_state state;
 	struct launch_spec spec; /* strings owned */
 	struct launch_callbacks cb;
@@ -96,19 +95,20 @@ struct launch {
 	bool killed;
 };
 
-struct launcher {
-	struct event_base *base;
+struct dlauncher {
+	struct launcher base; /* first */
+	struct event_base *evb;
 	char *sock;
 	struct docker_multi *multi;
-	struct launch *launches;
+	struct dlaunch *launches;
 	unsigned live;
 };
 
-static void launch_set_state(struct launch *la, enum launch_state st);
-static void launch_send_kill(struct launch *la);
-static void launch_remove_step(struct launch *la);
+static void launch_set_state(struct dlaunch *la, enum launch_state st);
+static void launch_send_kill(struct dlaunch *la);
+static void launch_remove_step(struct dlaunch *la);
 
-static void __attribute__((format(printf, 2, 3))) log_launch(const struct launch *la, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) log_launch(const struct dlaunch *la, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -117,61 +117,6 @@ static void __attribute__((format(printf, 2, 3))) log_launch(const struct launch
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* ---- input checks ---- */
-
-/* A decimal uid or gid at *p; advances *p past it. */
-static bool parse_id_part(const char **p, unsigned long *v)
-{
-	const char *s = *p;
-
-	*v = 0;
-	if (!isdigit((unsigned char)*s))
-		return false;
-	while (isdigit((unsigned char)*s)) {
-		*v = *v * 10 + (unsigned long)(*s++ - '0');
-		if (*v > 0xffffffffUL)
-			return false;
-	}
-	*p = s;
-	return true;
-}
-
-/* "uid:gid", numeric, uid not 0 (each job passes its own uid of runner_uids). */
-static bool user_ok(const char *s)
-{
-	unsigned long uid, gid;
-
-	return parse_id_part(&s, &uid) && uid != 0 && *s++ == ':' && parse_id_part(&s, &gid) && *s == '\0';
-}
-
-static bool job_id_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > 64)
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
-			return false;
-	return true;
-}
-
-static const char *spec_problem(const struct launch_spec *sp)
-{
-	if (!sp->image || !image_ref_pinned(sp->image))
-		return "image reference is not pinned by digest";
-	if (!sp->user || !user_ok(sp->user))
-		return "user must be a numeric uid:gid with uid not 0 (root)";
-	if (!sp->job_dir || sp->job_dir[0] != '/' || strchr(sp->job_dir, ','))
-		return "job directory must be an absolute path";
-	if (!sp->job_id || !job_id_ok(sp->job_id))
-		return "job id must be 1-64 characters of [A-Za-z0-9_.-]";
-	if (!sp->memory_bytes || sp->memory_bytes > INT64_MAX || !sp->nano_cpus || sp->nano_cpus > INT64_MAX ||
-	    sp->pids_limit <= 0)
-		return "memory, cpu and pids limits are required";
-	return NULL;
 }
 
 /* ---- requests of a launch ---- */
@@ -190,13 +135,13 @@ static void dreq_free(struct dreq *r)
 	free(r);
 }
 
-static void launch_on_reply(struct launch *la, enum dreq_kind kind, const struct dres *res);
+static void launch_on_reply(struct dlaunch *la, enum dreq_kind kind, const struct dres *res);
 
 /*
  * Sends method path for la and stores the request in *slot. Takes body.
  * A request that cannot even be sent is answered at once as a failure.
  */
-static void dreq_send(struct launch *la, enum dreq_kind kind, const char *method, const char *path, char *body,
+static void dreq_send(struct dlaunch *la, enum dreq_kind kind, const char *method, const char *path, char *body,
 		      long timeout_ms, struct dreq **slot)
 {
 	struct dreq *r = calloc(1, sizeof(*r));
@@ -231,13 +176,13 @@ out_fail:
 	launch_on_reply(la, kind, &fail);
 }
 
-static void launch_maybe_free(struct launch *la);
+static void launch_maybe_free(struct dlaunch *la);
 
 /* A transfer of the multi handle finished (docker_done_fn). */
 static void on_transfer_done(void *arg, CURL *easy, CURLcode cc)
 {
 	struct dreq *r = NULL;
-	struct launch *la;
+	struct dlaunch *la;
 	struct dres res = {.cc = cc};
 
 	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&r);
@@ -259,7 +204,7 @@ static void on_transfer_done(void *arg, CURL *easy, CURLcode cc)
 
 /* ---- callbacks, always through the notify event ---- */
 
-static void notify_started(struct launch *la, bool ok, const char *code, const char *error)
+static void notify_started(struct dlaunch *la, bool ok, const char *code, const char *error)
 {
 	if (la->released)
 		return;
@@ -270,7 +215,7 @@ static void notify_started(struct launch *la, bool ok, const char *code, const c
 	event_active(la->notify, 0, 0);
 }
 
-static void notify_exited(struct launch *la, int exit_code, bool killed)
+static void notify_exited(struct dlaunch *la, int exit_code, bool killed)
 {
 	if (la->released)
 		return;
@@ -282,7 +227,7 @@ static void notify_exited(struct launch *la, int exit_code, bool killed)
 
 static void on_notify(evutil_socket_t fd, short what, void *arg)
 {
-	struct launch *la = arg;
+	struct dlaunch *la = arg;
 
 	if (!la->released && la->started_pending) {
 		la->started_pending = false;
@@ -302,7 +247,7 @@ static void on_notify(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the launch state machine ---- */
 
-static void launch_mark_removed(struct launch *la)
+static void launch_mark_removed(struct dlaunch *la)
 {
 	if (la->created && !la->removed) {
 		la->removed = true;
@@ -310,7 +255,7 @@ static void launch_mark_removed(struct launch *la)
 	}
 }
 
-static void launch_mark_created(struct launch *la)
+static void launch_mark_created(struct dlaunch *la)
 {
 	if (!la->created) {
 		la->created = true;
@@ -318,7 +263,7 @@ static void launch_mark_created(struct launch *la)
 	}
 }
 
-static void launch_send_create(struct launch *la)
+static void launch_send_create(struct dlaunch *la)
 {
 	const struct launch_spec *sp = &la->spec;
 	char path[128];
@@ -355,7 +300,7 @@ static void launch_send_create(struct launch *la)
 	dreq_send(la, DREQ_CREATE, "POST", path, body, REQ_TIMEOUT_MS, &la->req);
 }
 
-static void launch_send_delete(struct launch *la, enum dreq_kind kind, struct dreq **slot)
+static void launch_send_delete(struct dlaunch *la, enum dreq_kind kind, struct dreq **slot)
 {
 	char path[160];
 
@@ -363,7 +308,7 @@ static void launch_send_delete(struct launch *la, enum dreq_kind kind, struct dr
 	dreq_send(la, kind, "DELETE", path, NULL, REQ_TIMEOUT_MS, slot);
 }
 
-static void launch_send_kill(struct launch *la)
+static void launch_send_kill(struct dlaunch *la)
 {
 	la->kill_sent = true;
 	event_del(la->kill_timer);
@@ -371,14 +316,14 @@ static void launch_send_kill(struct launch *la)
 }
 
 /* Asks for the kill now, or as soon as the container is running. */
-static void launch_want_kill(struct launch *la)
+static void launch_want_kill(struct dlaunch *la)
 {
 	la->kill_wanted = true;
 	if (la->state == LS_RUNNING && !la->kill_sent && !la->removed && !la->kreq)
 		launch_send_kill(la);
 }
 
-static void launch_retry_later(struct launch *la)
+static void launch_retry_later(struct dlaunch *la)
 {
 	unsigned shift = la->retries < 7 ? la->retries : 7;
 	uint32_t ms = RETRY_FIRST_MS << shift;
@@ -394,7 +339,7 @@ static void launch_retry_later(struct launch *la)
 
 static void on_retry(evutil_socket_t fd, short what, void *arg)
 {
-	struct launch *la = arg;
+	struct dlaunch *la = arg;
 
 	if (la->state == LS_RUNNING && !la->removed && !la->kreq)
 		launch_send_kill(la);
@@ -405,7 +350,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
 
 static void on_kill_deadline(evutil_socket_t fd, short what, void *arg)
 {
-	struct launch *la = arg;
+	struct dlaunch *la = arg;
 
 	log_launch(la, "kill deadline of %" PRIu32 " ms reached", la->spec.kill_after_ms);
 	launch_want_kill(la);
@@ -413,7 +358,7 @@ static void on_kill_deadline(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Issues the final DELETE unless the container is gone or a request is out. */
-static void launch_remove_step(struct launch *la)
+static void launch_remove_step(struct dlaunch *la)
 {
 	if (!la->created || la->removed) {
 		launch_set_state(la, LS_DONE);
@@ -425,7 +370,7 @@ static void launch_remove_step(struct launch *la)
 }
 
 /* The only place the state moves; runs the new state's entry action. */
-static void launch_set_state(struct launch *la, enum launch_state st)
+static void launch_set_state(struct dlaunch *la, enum launch_state st)
 {
 	char path[160];
 	struct timeval tv;
@@ -468,7 +413,7 @@ static bool http_ok(const struct dres *res)
 }
 
 /* Why a request failed: the transport's reason or Docker's message. */
-static void reply_text(const struct launch *la, const struct dres *res, char *out, size_t outlen)
+static void reply_text(const struct dlaunch *la, const struct dres *res, char *out, size_t outlen)
 {
 	if (res->cc != CURLE_OK)
 		docker_transport_message(res->cc, res->curl_err, res->overflow, la->l->sock, out, outlen);
@@ -483,7 +428,7 @@ static bool maybe_sent(CURLcode cc)
 	       cc != CURLE_UNSUPPORTED_PROTOCOL;
 }
 
-static void on_create_reply(struct launch *la, const struct dres *res)
+static void on_create_reply(struct dlaunch *la, const struct dres *res)
 {
 	char msg[MAX_ERROR];
 	json_t *j;
@@ -531,7 +476,7 @@ static void on_create_reply(struct launch *la, const struct dres *res)
 	json_decref(j);
 }
 
-static void on_start_reply(struct launch *la, const struct dres *res)
+static void on_start_reply(struct dlaunch *la, const struct dres *res)
 {
 	char msg[MAX_ERROR];
 
@@ -545,7 +490,7 @@ static void on_start_reply(struct launch *la, const struct dres *res)
 	launch_set_state(la, LS_REMOVING);
 }
 
-static void on_wait_reply(struct launch *la, const struct dres *res)
+static void on_wait_reply(struct dlaunch *la, const struct dres *res)
 {
 	char msg[MAX_ERROR];
 	json_t *j = NULL, *code = NULL;
@@ -566,7 +511,7 @@ static void on_wait_reply(struct launch *la, const struct dres *res)
 	launch_set_state(la, LS_REMOVING);
 }
 
-static void on_delete_reply(struct launch *la, enum dreq_kind kind, const struct dres *res)
+static void on_delete_reply(struct dlaunch *la, enum dreq_kind kind, const struct dres *res)
 {
 	char msg[MAX_ERROR];
 
@@ -586,7 +531,7 @@ static void on_delete_reply(struct launch *la, enum dreq_kind kind, const struct
 		launch_retry_later(la);
 }
 
-static void launch_on_reply(struct launch *la, enum dreq_kind kind, const struct dres *res)
+static void launch_on_reply(struct dlaunch *la, enum dreq_kind kind, const struct dres *res)
 {
 	switch (kind) {
 	case DREQ_CREATE:
@@ -605,9 +550,9 @@ static void launch_on_reply(struct launch *la, enum dreq_kind kind, const struct
 	}
 }
 
-static void launch_destroy(struct launch *la)
+static void launch_destroy(struct dlaunch *la)
 {
-	struct launcher *l = la->l;
+	struct dlauncher *l = la->l;
 
 	if (la->prev)
 		la->prev->next = la->next;
@@ -630,7 +575,7 @@ static void launch_destroy(struct launch *la)
 	free(la);
 }
 
-static void launch_maybe_free(struct launch *la)
+static void launch_maybe_free(struct dlaunch *la)
 {
 	if (la->state != LS_DONE || la->req || la->kreq || evtimer_pending(la->retry_timer, NULL))
 		return;
@@ -641,9 +586,11 @@ static void launch_maybe_free(struct launch *la)
 
 /* ---- public API ---- */
 
-struct launcher *launcher_new(struct event_base *base, const char *docker_socket)
+static const struct launcher_ops docker_ops;
+
+struct launcher *launcher_new_docker(struct event_base *base, const char *docker_socket)
 {
-	struct launcher *l = calloc(1, sizeof(*l));
+	struct dlauncher *l = calloc(1, sizeof(*l));
 
 	if (!l)
 		return NULL;
@@ -651,7 +598,7 @@ struct launcher *launcher_new(struct event_base *base, const char *docker_socket
 		free(l);
 		return NULL;
 	}
-	l->base = base;
+	l->evb = base;
 	l->sock = strdup(docker_socket);
 	l->multi = docker_multi_new(base, on_transfer_done, l);
 	if (!l->sock || !l->multi) {
@@ -661,17 +608,17 @@ struct launcher *launcher_new(struct event_base *base, const char *docker_socket
 		curl_global_cleanup();
 		return NULL;
 	}
-	return l;
+	l->base.ops = &docker_ops;
+	return &l->base;
 }
 
-void launcher_free(struct launcher *l)
+static void docker_free(struct launcher *base)
 {
+	struct dlauncher *l = (struct dlauncher *)base;
 	char path[160];
 
-	if (!l)
-		return;
 	while (l->launches) {
-		struct launch *la = l->launches;
+		struct dlaunch *la = l->launches;
 		struct docker_reply rb = {0};
 		long status;
 		CURLcode cc;
@@ -707,14 +654,16 @@ void launcher_free(struct launcher *l)
 	curl_global_cleanup();
 }
 
-struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec, const struct launch_callbacks *cb,
-			    void *arg)
+static struct launch *docker_run(struct launcher *base, const struct launch_spec *spec,
+				 const struct launch_callbacks *cb, void *arg)
 {
-	struct launch *la = calloc(1, sizeof(*la));
+	struct dlauncher *l = (struct dlauncher *)base;
+	struct dlaunch *la = calloc(1, sizeof(*la));
 	const char *problem;
 
 	if (!la)
 		return NULL;
+	la->base.owner = base;
 	la->l = l;
 	la->spec = *spec;
 	la->spec.image = spec->image ? strdup(spec->image) : NULL;
@@ -723,9 +672,9 @@ struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec, 
 	la->spec.job_id = strdup(spec->job_id ? spec->job_id : "");
 	la->cb = *cb;
 	la->arg = arg;
-	la->kill_timer = evtimer_new(l->base, on_kill_deadline, la);
-	la->retry_timer = evtimer_new(l->base, on_retry, la);
-	la->notify = event_new(l->base, -1, 0, on_notify, la);
+	la->kill_timer = evtimer_new(l->evb, on_kill_deadline, la);
+	la->retry_timer = evtimer_new(l->evb, on_retry, la);
+	la->notify = event_new(l->evb, -1, 0, on_notify, la);
 	if ((spec->image && !la->spec.image) || (spec->user && !la->spec.user) ||
 	    (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id || !la->kill_timer || !la->retry_timer ||
 	    !la->notify)
@@ -734,29 +683,33 @@ struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec, 
 	if (l->launches)
 		l->launches->prev = la;
 	l->launches = la;
-	problem = spec_problem(&la->spec);
+	problem = launch_spec_problem(&la->spec, true);
 	if (problem) {
 		la->state = LS_DONE;
 		notify_started(la, false, "LAUNCH_FAILED", problem);
-		return la;
+		return &la->base;
 	}
 	launch_set_state(la, LS_CREATING);
-	return la;
+	return &la->base;
 
 out_free:
 	launch_destroy(la);
 	return NULL;
 }
 
-void launcher_kill(struct launch *la)
+static void docker_kill(struct launch *base)
 {
+	struct dlaunch *la = (struct dlaunch *)base;
+
 	if (la->released)
 		return;
 	launch_want_kill(la);
 }
 
-void launcher_release(struct launch *la, bool kill_now)
+static void docker_release(struct launch *base, bool kill_now)
 {
+	struct dlaunch *la = (struct dlaunch *)base;
+
 	la->released = true;
 	la->started_pending = false;
 	la->exited_pending = false;
@@ -766,7 +719,15 @@ void launcher_release(struct launch *la, bool kill_now)
 	event_active(la->notify, 0, 0);
 }
 
-unsigned launcher_live(const struct launcher *l)
+static unsigned docker_live(const struct launcher *base)
 {
-	return l->live;
+	return ((const struct dlauncher *)base)->live;
 }
+
+static const struct launcher_ops docker_ops = {
+	.run = docker_run,
+	.kill = docker_kill,
+	.release = docker_release,
+	.live = docker_live,
+	.free = docker_free,
+};

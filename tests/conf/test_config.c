@@ -560,7 +560,7 @@ static void test_missing_required(void **state)
 		const char *line, *msg;
 	} cases[] = {
 		{"pg_listen = 127.0.0.1:6432\n", "line 1: [server] is missing pg_listen; expected host:port"},
-		{"runner_image = " DIGEST "\n", "[server] is missing runner_image; expected an image pinned by digest"},
+		{"runner_image = " DIGEST "\n", "[server] runner_image is required with runtime = docker"},
 		{"host = 127.0.0.1\n", "line 8: [target shop] is missing host"},
 		{"port = 5432\n", "[target shop] is missing port; expected a whole number from 1 to 65535"},
 		{"database = shop\n", "[target shop] is missing database"},

@@ -40,8 +40,9 @@ static const char *section_header(enum conf_section s)
 
 /* base with key k set to value: its line replaced if base has one, else added under its header. */
 /*
- * The fixture with both TLS files set (they go together), so that each
- * [server] key, these two included, can be changed alone.
+ * The fixture with both TLS files set (they go together) and an OCI root
+ * filesystem (runtime = oci needs one), so that each [server] key, these
+ * included, can be changed alone.
  */
 static char *tls_base(void)
 {
@@ -49,10 +50,10 @@ static char *tls_base(void)
 	const char *at = strstr(base_conf, "[server]\n") + strlen("[server]\n");
 
 	if (!text)
-		assert_true(
-			asprintf(&text,
-				 "%.*stls_cert_file = /etc/airlock/tls.crt\ntls_key_file = /etc/airlock/tls.key\n%s",
-				 (int)(at - base_conf), base_conf, at) > 0);
+		assert_true(asprintf(&text,
+				     "%.*stls_cert_file = /etc/airlock/tls.crt\ntls_key_file = /etc/airlock/tls.key\n"
+				     "runner_rootfs = /var/lib/airlock/rootfs.tar@" DIGEST "\n%s",
+				     (int)(at - base_conf), base_conf, at) > 0);
 	return text;
 }
 
@@ -192,6 +193,10 @@ static const char *other_value(const struct conf_key *k, char *buf, size_t cap)
 		return "/tmp/airlock-elsewhere.log";
 	case CT_IMAGE:
 		return "other/runner@" DIGEST;
+	case CT_ROOTFS:
+		return "/srv/other-rootfs.tar@" DIGEST;
+	case CT_RUNTIME:
+		return "oci";
 	case CT_UID_RANGE:
 		return "1000000-1000099";
 	case CT_HOST_LIST:
@@ -237,7 +242,8 @@ static void test_reload_rule_for_every_server_key(void **state)
 		config_free(next);
 		free(text);
 	}
-	assert_int_equal(nblocked, 5); /* job_dir, docker_socket, audit_log, the listeners (the TLS files reload) */
+	/* job_dir, the runtime's four keys and docker_socket, audit_log, the listeners (the TLS files reload) */
+	assert_int_equal(nblocked, 9);
 	config_free(running);
 }
 

@@ -2,7 +2,8 @@
  * test_image_ref: the image-pin rule both the config and the launcher use.
  * A bare digest and NAME@digest pass; tags, bare names, short, long,
  * upper-case or non-sha256 digests, a second '@', odd first characters,
- * spaces and references longer than IMAGE_REF_MAX are refused.
+ * spaces and references longer than IMAGE_REF_MAX are refused. An OCI root
+ * filesystem is /ABSOLUTE/PATH@digest, nothing else.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,12 +74,32 @@ static void test_length(void **state)
 	assert_false(image_ref_pinned(ref));
 }
 
+static void test_rootfs(void **state)
+{
+	size_t at = 0;
+
+	(void)state;
+	assert_true(rootfs_ref_pinned("/var/lib/airlock/rootfs.tar@" DIGEST, &at));
+	assert_int_equal(at, strlen("/var/lib/airlock/rootfs.tar"));
+	assert_true(rootfs_ref_pinned("/r@" DIGEST, NULL));
+	assert_false(rootfs_ref_pinned(NULL, &at));
+	assert_false(rootfs_ref_pinned("", &at));
+	assert_false(rootfs_ref_pinned("/var/lib/airlock/rootfs.tar", &at));
+	assert_false(rootfs_ref_pinned("rootfs.tar@" DIGEST, &at));
+	assert_false(rootfs_ref_pinned("/@" DIGEST, &at));
+	assert_false(rootfs_ref_pinned("/a@b@" DIGEST, &at));
+	assert_false(rootfs_ref_pinned("/a@sha256:abc", &at));
+	assert_false(rootfs_ref_pinned("/a@" DIGEST "0", &at));
+	assert_false(rootfs_ref_pinned("/a@sha512:" HEX, &at));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_unpinned),
 		cmocka_unit_test(test_length),
+		cmocka_unit_test(test_rootfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -295,7 +295,7 @@ static int group_setup(void **state)
 static int setup(void **state)
 {
 	base = event_base_new();
-	launcher = launcher_new(base, DOCKER_SOCK);
+	launcher = launcher_new_docker(base, DOCKER_SOCK);
 	return base && launcher ? 0 : -1;
 }
 
@@ -429,7 +429,7 @@ static void test_fake_kill_retry(void **state)
 	fake_start(&f);
 	f.wait_code = -1;
 	f.delete_failures = 2;
-	l = launcher_new(base, f.path);
+	l = launcher_new_docker(base, f.path);
 	s = fake_spec(&j, 100);
 	tjob_run(l, &j, &s);
 	assert_true(run_until(pred_exited, &j, 10000));
@@ -456,7 +456,7 @@ static void test_fake_remove_retry(void **state)
 	fake_start(&f);
 	f.wait_code = 3;
 	f.delete_failures = 3;
-	l = launcher_new(base, f.path);
+	l = launcher_new_docker(base, f.path);
 	s = fake_spec(&j, 0);
 	tjob_run(l, &j, &s);
 	assert_true(run_until(pred_exited, &j, 10000));
@@ -481,7 +481,7 @@ static void test_fake_start_fails(void **state)
 
 	fake_start(&f);
 	f.start_status = 500;
-	l = launcher_new(base, f.path);
+	l = launcher_new_docker(base, f.path);
 	s = fake_spec(&j, 0);
 	tjob_run(l, &j, &s);
 	assert_true(run_until(pred_started, &j, 10000));
@@ -509,7 +509,7 @@ static void test_fake_huge_reply(void **state)
 
 	fake_start(&f);
 	f.huge_create = true;
-	l = launcher_new(base, f.path);
+	l = launcher_new_docker(base, f.path);
 	s = fake_spec(&j, 0);
 	tjob_run(l, &j, &s);
 	assert_true(run_until(pred_started, &j, 10000));
@@ -536,7 +536,7 @@ static void test_fake_free_engine_gone(void **state)
 
 	fake_start(&f);
 	f.wait_code = -1;
-	l = launcher_new(base, f.path);
+	l = launcher_new_docker(base, f.path);
 	s = fake_spec(&j, 0);
 	tjob_run(l, &j, &s);
 	assert_true(run_until(pred_started, &j, 10000));
@@ -554,7 +554,7 @@ static void test_fake_free_engine_gone(void **state)
 
 static void test_bad_socket(void **state)
 {
-	struct launcher *l = launcher_new(base, "/nonexistent/docker.sock");
+	struct launcher *l = launcher_new_docker(base, "/nonexistent/docker.sock");
 	struct launch_spec s;
 	struct tjob j;
 	char err[256] = "";
@@ -884,7 +884,7 @@ static void test_free_removes(void **state)
 	struct tjob j;
 
 	NEED_ENGINE();
-	l = launcher_new(base, DOCKER_SOCK);
+	l = launcher_new_docker(base, DOCKER_SOCK);
 	assert_non_null(l);
 	tjob_init(&j, true);
 	s = tjob_spec(&j, 0);

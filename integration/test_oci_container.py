@@ -1,0 +1,244 @@
+"""The runner containers of runtime = oci, inspected live: the runtime's
+own state, the generated config.json, and what the kernel says of the
+runner process (/proc/PID/status, limits, uid_map, mountinfo, net/dev,
+its namespaces and its cgroup files). Then a runner taken over by an
+attacker (integration/rogue/runner_escape.c) tries to get out, and its
+report comes back as the statement's error."""
+
+import json
+import os
+import subprocess
+import time
+
+import psycopg2
+import pytest
+
+import itest
+from private_airlockd import PrivateAirlockd
+
+pytestmark = pytest.mark.skipif(itest.RUNTIME != "oci",
+                                reason="the airlockd under test runs runtime = %s" % itest.RUNTIME)
+
+NAMESPACES = ("pid", "net", "ipc", "uts", "mnt", "cgroup", "user")
+
+
+@pytest.fixture
+def runner():
+    """A live warm runner of the airlockd under test, with its config.json."""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        for r in itest.live_runners():
+            try:
+                with open(os.path.join(r["bundle"], "config.json")) as f:
+                    r["config"] = json.load(f)
+                with open("/proc/%d/status" % r["pid"]) as f:
+                    r["status"] = dict(ln.rstrip("\n").split(":\t", 1) for ln in f if ":\t" in ln)
+                return r
+            except OSError:
+                continue
+        time.sleep(0.1)
+    pytest.fail("no live runner container (pool_size=%d)" % itest.POOL_SIZE)
+
+
+def read(pid, name):
+    with open("/proc/%d/%s" % (pid, name)) as f:
+        return f.read()
+
+
+def test_bundle_is_outside_the_container(runner):
+    assert runner["bundle"].startswith(os.path.join(itest.JOB_DIR, itest.OCI_STATE, "bundles") + "/")
+    # The container sees only /job, its own job directory: not the bundle, not other jobs.
+    mounts = read(runner["pid"], "mountinfo")
+    assert runner["bundle"] not in mounts
+    assert os.stat(os.path.dirname(runner["bundle"])).st_uid == 0
+
+
+def test_process_has_no_privileges(runner):
+    st = runner["status"]
+    for cap in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(st[cap], 16) == 0, (cap, st[cap])
+    assert st["NoNewPrivs"].strip() == "1"
+    assert st["Seccomp"].strip() == "2"  # a filter
+    uid = int(st["Uid"].split()[0])
+    gid = int(st["Gid"].split()[0])
+    assert 1000000000 <= uid <= 1000065535 and gid == uid
+    assert all(int(x) == uid for x in st["Uid"].split())
+    cfg = runner["config"]["process"]
+    assert cfg["noNewPrivileges"] is True
+    assert all(cfg["capabilities"][k] == [] for k in cfg["capabilities"])
+
+
+def test_user_namespace_maps_only_two_ids(runner):
+    uid = runner["uid"]
+    lines = [ln.split() for ln in read(runner["pid"], "uid_map").splitlines()]
+    assert sorted(lines) == sorted([["0", "65534", "1"], [str(uid), str(uid), "1"]])
+
+
+def test_own_namespaces(runner):
+    for ns in NAMESPACES:
+        mine = os.readlink("/proc/self/ns/%s" % ns)
+        theirs = os.readlink("/proc/%d/ns/%s" % (runner["pid"], ns))
+        assert mine != theirs, ns
+
+
+def test_no_network_interfaces(runner):
+    devs = [ln.split(":")[0].strip() for ln in read(runner["pid"], "net/dev").splitlines()[2:]]
+    assert devs == ["lo"]
+    # Not even loopback is up: nothing to connect to.
+    out = subprocess.run(["nsenter", "-t", str(runner["pid"]), "-n", "ip", "-o", "link"],
+                         capture_output=True, text=True, timeout=10, check=True).stdout
+    # Only the namespace's own loopback, which reaches nothing but this namespace.
+    assert len(out.splitlines()) == 1 and ": lo:" in out, out
+    routes = subprocess.run(["nsenter", "-t", str(runner["pid"]), "-n", "ip", "-o", "route", "show", "table", "all"],
+                            capture_output=True, text=True, timeout=10, check=True).stdout
+    assert all(" lo " in ln or ln.endswith(" lo") or "dev lo" in ln for ln in routes.splitlines()), routes
+
+
+def mount_options(pid, target):
+    for ln in read(pid, "mountinfo").splitlines():
+        f = ln.split()
+        if f[4] == target:
+            return f[5].split(",")
+    return None
+
+
+def test_root_and_job_read_only(runner):
+    assert "ro" in mount_options(runner["pid"], "/")
+    assert "ro" in mount_options(runner["pid"], "/job")
+    assert "ro" in mount_options(runner["pid"], "/proc/sys")
+    # Each masked file this kernel has is covered (a file it lacks cannot be read anyway).
+    for masked in ("/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug"):
+        if os.path.exists(masked):
+            assert mount_options(runner["pid"], masked) is not None, masked
+    assert runner["config"]["root"]["readonly"] is True
+
+
+def test_rlimits(runner):
+    limits = read(runner["pid"], "limits")
+    core = next(ln for ln in limits.splitlines() if ln.startswith("Max core file size"))
+    assert core.split()[4:6] == ["0", "0"], core
+    files = next(ln for ln in limits.splitlines() if ln.startswith("Max open files"))
+    assert files.split()[3:5] == ["256", "256"], files
+
+
+def cgroup_file(pid, controller, name):
+    """The file name of the cgroup controller that holds pid (v1 or v2)."""
+    for ln in read(pid, "cgroup").splitlines():
+        _, ctrls, path = ln.split(":", 2)
+        if controller in ctrls.split(",") and os.path.exists("/sys/fs/cgroup/%s%s/%s" % (controller, path, name)):
+            return "/sys/fs/cgroup/%s%s/%s" % (controller, path, name)
+        if ctrls == "" and os.path.exists("/sys/fs/cgroup%s/%s" % (path, name)):
+            return "/sys/fs/cgroup%s/%s" % (path, name)
+    raise AssertionError("no %s/%s for %d:\n%s" % (controller, name, pid, read(pid, "cgroup")))
+
+
+def cgroup_value(pid, controller, name):
+    with open(cgroup_file(pid, controller, name)) as f:
+        return f.read().strip()
+
+
+def test_cgroup_limits(runner):
+    pid = runner["pid"]
+    mem = 128 * 1024 * 1024
+    if os.path.exists("/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        assert int(cgroup_value(pid, "memory", "memory.limit_in_bytes")) == mem
+        assert int(cgroup_value(pid, "memory", "memory.memsw.limit_in_bytes")) == mem
+        assert cgroup_value(pid, "cpu", "cpu.cfs_quota_us") == "50000"
+        assert cgroup_value(pid, "cpu", "cpu.cfs_period_us") == "100000"
+    else:
+        assert int(cgroup_value(pid, "memory", "memory.max")) == mem
+        assert cgroup_value(pid, "memory", "memory.swap.max") == "0"
+        assert cgroup_value(pid, "cpu", "cpu.max") == "50000 100000"
+    assert cgroup_value(pid, "pids", "pids.max") == "64"
+
+
+def test_no_credentials_in_config_or_environment(runner):
+    secret = itest.backend_password()
+    blob = json.dumps(runner["config"])
+    assert secret not in blob and "agent-secret" not in blob
+    env = open("/proc/%d/environ" % runner["pid"], "rb").read().split(b"\0")
+    assert sorted(e for e in env if e) == [b"HOME=/", b"PATH=/"]
+
+
+# ---- a runner taken over ----
+
+@pytest.fixture(scope="module")
+def escaped():
+    binary = os.path.join(itest.REPO, "build", "runner_escape")
+    if not os.access(binary, os.X_OK):
+        pytest.fail("%s is missing: build/ must be built (test.sh does)" % binary)
+    out = subprocess.run([os.path.join(itest.REPO, "integration", "build-runner-image.sh"), "--rootfs",
+                          os.path.join(itest.STATE_DIR, "escape-rootfs.tar"), binary],
+                         capture_output=True, text=True, check=True).stdout
+    d = PrivateAirlockd("escape", {"runner_rootfs": out.split()[-1], "pool_size": 0}, uid_base=1000600000)
+    d.start()
+    conn = d.connect()
+    try:
+        with conn.cursor() as cur:
+            with pytest.raises(psycopg2.Error) as e:
+                cur.execute("SELECT 1")
+    finally:
+        conn.close()
+        d.stop()
+    assert d.clean(), (d.containers(), d.job_dirs())
+    msg = e.value.pgerror or str(e.value)
+    assert "escape:" in msg, msg
+    return dict(kv.split("=", 1) for kv in msg.split("escape:", 1)[1].split() if "=" in kv)
+
+
+@pytest.mark.parametrize("attempt", ["inet", "inet6", "netlink", "unshare_user", "unshare_net", "fork",
+                                     "mount", "ptrace", "keyctl", "bpf", "setuid0"])
+def test_escape_refused(escaped, attempt):
+    assert escaped[attempt] == "EPERM", escaped
+
+
+@pytest.mark.parametrize("attempt", ["write_root", "write_job", "write_sysrq"])
+def test_escape_cannot_write(escaped, attempt):
+    # ENOENT: a kernel without /proc/sysrq-trigger
+    allowed = ("EROFS", "EACCES", "EPERM") + (("ENOENT",) if not os.path.exists("/proc/sysrq-trigger") else ())
+    assert escaped[attempt] in allowed, escaped
+
+
+def test_escape_sees_masked_proc(escaped):
+    assert "kcore_empty" in escaped, escaped
+    assert escaped["uid_nonzero"] == "ok" and escaped["no_new_privs"] == "ok", escaped
+
+
+# ---- failing closed ----
+
+def first_error(d, sql="SELECT 1"):
+    conn = d.connect()
+    try:
+        with conn.cursor() as cur:
+            with pytest.raises(psycopg2.Error) as e:
+                cur.execute(sql)
+        return e.value
+    finally:
+        conn.close()
+
+
+def test_missing_runtime_binary_fails_closed():
+    d = PrivateAirlockd("noruntime", {"oci_runtime": "/nonexistent/runc", "pool_size": 0}, uid_base=1000610000)
+    d.start()
+    try:
+        err = first_error(d)
+        assert err.pgcode == "58000" and "RUNTIME_UNAVAILABLE" in str(err), str(err)
+        assert "RUNTIME_UNAVAILABLE" in d.log()
+        assert d.alive()
+    finally:
+        d.stop()
+
+
+def test_root_filesystem_with_another_digest_fails_closed():
+    with open(os.path.join(itest.STATE_DIR, "runner_rootfs")) as f:
+        path = f.read().strip().split("@")[0]
+    d = PrivateAirlockd("baddigest", {"runner_rootfs": path + "@sha256:" + "0" * 64, "pool_size": 0},
+                        uid_base=1000620000)
+    d.start()
+    try:
+        err = first_error(d)
+        assert err.pgcode == "58000" and "IMAGE_UNAVAILABLE" in str(err), str(err)
+        assert "not the pinned digest" in d.log()
+        assert not d.containers()
+    finally:
+        d.stop()
