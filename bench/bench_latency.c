@@ -1,13 +1,16 @@
 /*
  * bench_latency: round-trip latency of one statement over one connection.
  *
- *   bench_latency LABEL CONNINFO N [SQL [PAUSE_MS]]
+ *   bench_latency LABEL CONNINFO N [SQL [PAUSE_MS [fresh]]]
  *
  * Connects once, runs SQL (default "SELECT 1") N times as a simple query,
  * PAUSE_MS apart (default 0: back to back), and prints one line: label,
  * runs, median, p90, p99 and mean in ms. Only the statements are timed,
- * not the connection set-up or the pauses. Any failed run aborts.
+ * not the connection set-up or the pauses. With "fresh", each run makes a
+ * new connection and the time includes it (what a client without a pool
+ * pays). Any failed run aborts.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ int main(int argc, char **argv)
 {
 	const char *label, *conninfo, *sql = "SELECT 1";
 	int n, pause_ms = 0;
+	bool fresh;
 	double *ms;
 	PGconn *conn;
 
@@ -35,6 +39,7 @@ int main(int argc, char **argv)
 		sql = argv[4];
 	if (argc > 5)
 		pause_ms = atoi(argv[5]);
+	fresh = argc > 6 && strcmp(argv[6], "fresh") == 0;
 	if (n <= 0) {
 		fprintf(stderr, "N must be positive\n");
 		return 2;
@@ -51,6 +56,14 @@ int main(int argc, char **argv)
 		if (i > 0)
 			bench_pause(pause_ms);
 		t0 = bench_now_ms();
+		if (fresh && i > 0) {
+			PQfinish(conn);
+			conn = PQconnectdb(conninfo);
+			if (PQstatus(conn) != CONNECTION_OK) {
+				fprintf(stderr, "%s: run %d: connect failed: %s", label, i, PQerrorMessage(conn));
+				return 1;
+			}
+		}
 		PGresult *r = PQexec(conn, sql);
 
 		ms[i] = bench_now_ms() - t0;

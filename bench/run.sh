@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 #
-# bench/run.sh: latency of one statement through airlock, compared in the
-# same run with the baselines a user would otherwise pick:
-#   direct       libpq straight to the backend (no proxy at all)
-#   pgbouncer    libpq through PgBouncer (a plain pooling proxy, no isolation)
-#   docker_run   `docker run --rm` of the runner image per statement, the floor
-#                of any "one container per query" design without a warm pool
-#   airlock      libpq through airlockd (validation + one runner per statement)
-# The same over MySQL when the demo's MariaDB is there (bench_my_latency):
-#   my_direct    MariaDB Connector/C straight to MariaDB
-#   my_airlock   the same through airlockd's MySQL listener
-# and the validators' own cost per statement (bench_validate).
+# bench/run.sh: airlock's figures, each next to its baseline in the same
+# run, as a table of ratios. Needs the demo environment (integration/demo.sh
+# running, or test.sh's); starts beside it its own PgBouncer (127.0.0.1:6433)
+# and two airlockds of its own, one per runtime (oci: 6441/3341, docker:
+# 6442/3342), from the demo's config plus a [user bench] with the caps
+# lifted (for streaming and the connection counts), and stops them after.
 #
-# Needs the demo environment (integration/demo.sh running, or test.sh's);
-# starts its own PgBouncer on 127.0.0.1:6433 and stops it afterwards.
-# Usage: bench/run.sh [RUNS]     (default 200 statements per connection case)
+#  1. SELECT 1 latency, median and p99: direct (warm connection, and a fresh
+#     connection each time), PgBouncer, airlock one statement a second and
+#     back to back, per runtime; the same over MySQL.
+#  2. Throughput and p99 at 1, 4, 16 and 64 clients, per runtime, next to
+#     the runtime's raw one-shot ceiling at the same concurrency
+#     (bench/oneshot.sh) and docker run per statement.
+#  3. Bursts: psql \d orders, SQLAlchemy reflection of the three tables and
+#     3 rows of each, 100 statements back to back against 100 fresh direct
+#     connections.
+#  4. Streaming all 200,000 orders rows: MB/s through airlock against direct
+#     psql / mysql, and airlockd's RSS before and at its peak.
+#  5. Idle authenticated connections: airlockd's RSS for them against
+#     PgBouncer's.
+#  6. The validators' cost per statement (bench_validate).
+#
+# Usage: bench/run.sh [RUNS] [SECONDS] [IDLE]   (defaults 200 statements per
+# latency case, 8 s per throughput case, 10000 idle connections)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,10 +31,22 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../integration/lib.sh"
 
 runs=${1:-200}
+secs=${2:-8}
+idle=${3:-10000}
 build=$AIRLOCK_REPO/build
 pw=$(cat "$AIRLOCK_PW_FILE")
+mypw=$(cat "$AIRLOCK_MY_PW_FILE")
 out=$(mktemp -d)
-trap 'kill "$(cat "$out/pgbouncer.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$out"' EXIT
+pids=()
+cleanup()
+{
+	kill "$(cat "$out/pgbouncer.pid" 2>/dev/null)" 2>/dev/null || true
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	rm -rf "$out"
+}
+trap cleanup EXIT
+ulimit -n $((idle * 2 + 1024))
 
 command -v pgbouncer >/dev/null || apt-get install -y --no-install-recommends pgbouncer >/dev/null
 
@@ -36,76 +57,182 @@ shop = host=127.0.0.1 port=$AIRLOCK_PG_PORT dbname=shop
 [pgbouncer]
 listen_addr = 127.0.0.1
 listen_port = 6433
-auth_type = plain
+auth_type = scram-sha-256
 auth_file = $out/users.txt
 pool_mode = transaction
 default_pool_size = 4
+max_client_conn = $((idle + 100))
 pidfile = $out/pgbouncer.pid
 logfile = $out/pgbouncer.log
 unix_socket_dir =
 INI
 printf '"airlock_ro" "%s"\n' "$pw" >"$out/users.txt"
 chown -R postgres "$out"
-runuser -u postgres -- pgbouncer -d "$out/pgbouncer.ini"
+runuser -u postgres -- bash -c "ulimit -n $((idle * 2 + 1024)); pgbouncer -d '$out/pgbouncer.ini'"
 wait_for 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
 
-lat() { "$build/bench_latency" "$@"; }
+# bench_airlockd NAME RUNTIME PG_PORT MY_PORT UID_BASE: one airlockd of this
+# run; its pid in $out/NAME.pid.
+bench_airlockd()
+{
+	local name=$1 runtime=$2 pg=$3 my=$4 uid=$5 cfg=$out/$1.ini
+
+	"$AIRLOCK_PYTHON" - "$AIRLOCK_STATE_DIR/airlock.ini" "$cfg" <<PY
+import re, sys
+text = open(sys.argv[1]).read()
+keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir": "/run/airlock/bench-$name",
+        "runner_uids": "$uid-$((uid + 9999))", "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
+        "max_connections": "$((idle + 1000))", "max_unauthenticated": "1024",
+        "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64"}
+head, rest = text.split("[hosts]", 1)
+for k, v in keys.items():
+    head, n = re.subn(r"(?m)^%s = .*$" % k, "%s = %s" % (k, v), head)
+    if not n:
+        head = head.rstrip("\n") + "\n%s = %s\n\n" % (k, v)
+agent = re.search(r"(?ms)^\[user agent\]\n(.*?)(?=^\[|\Z)", rest).group(1)
+agent = re.sub(r"(?m)^(max_rows|max_bytes|timeout_ms|max_connections|max_jobs) = .*\n", "", agent)
+bench = ("\n[user bench]\n" + agent.rstrip("\n") + "\nmax_rows = 10000000\nmax_bytes = 1073741824\n"
+         "timeout_ms = 120000\nmax_connections = $((idle + 100))\nmax_jobs = 64\n")
+open(sys.argv[2], "w").write(head + "[hosts]" + rest + bench)
+PY
+	chmod 0600 "$cfg"
+	install -d -m 0711 "/run/airlock/bench-$name"
+	"$build/airlockd" -c "$cfg" >"$out/$name.log" 2>&1 </dev/null &
+	pids+=("$!")
+	echo "$!" >"$out/$name.pid"
+	wait_for 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$pg" || die "bench airlockd $name does not start: $(tail -5 "$out/$name.log")"
+	# Let the warm pool fill.
+	sleep 3
+}
+bench_airlockd oci oci 6441 3341 1001000000
+bench_airlockd docker docker 6442 3342 1001100000
+
+direct="host=127.0.0.1 port=$AIRLOCK_PG_PORT user=airlock_ro password=$pw dbname=shop sslmode=disable"
+bouncer="host=127.0.0.1 port=6433 user=airlock_ro password=$pw dbname=shop sslmode=disable"
 # Without TLS on every path, so the ratios compare the statement path, not the crypto.
-airlock="host=$AIRLOCK_LISTEN_HOST port=$AIRLOCK_LISTEN_PORT user=agent password=$AIRLOCK_AGENT_PASSWORD dbname=shop sslmode=disable"
+via() { echo "host=127.0.0.1 port=$1 user=${2:-agent} password=$AIRLOCK_AGENT_PASSWORD dbname=shop sslmode=disable"; }
+declare -A port=([oci]=6441 [docker]=6442) myport=([oci]=3341 [docker]=3342)
+lat() { "$build/bench_latency" "$@" | tee -a "$out/lat.txt"; }
+mylat() { "$build/bench_my_latency" "$@" | tee -a "$out/lat.txt"; }
 wruns=$(( runs < 60 ? runs : 60 ))
 bruns=$(( runs < 100 ? runs : 100 ))
-{
-	lat direct "host=127.0.0.1 port=$AIRLOCK_PG_PORT user=airlock_ro password=$pw dbname=shop sslmode=disable" "$runs"
-	lat pgbouncer "host=127.0.0.1 port=6433 user=airlock_ro password=$pw dbname=shop sslmode=disable" "$runs"
-	# One statement a second: each finds a warm runner (pool_size > 0).
-	lat airlock_warm "$airlock" "$wruns" "SELECT 1" 1000
-	# Back to back: bounded by how fast the engine starts and removes containers.
-	lat airlock_b2b "$airlock" "$bruns"
-} | tee "$out/lat.txt"
+field() { awk -v k="$1" -v f="$2" '$1==k {for(i=1;i<=NF;i++) if (index($i, f"=")==1) {sub(f"=","",$i); print $i}}' "$out/lat.txt" | tail -n 1; }
 
-# docker run per statement: create + start + exit + remove of the runner image.
+echo "== 1. SELECT 1 latency (ms)"
+lat direct "$direct" "$runs"
+lat direct_fresh "$direct" "$bruns" "SELECT 1" 0 fresh
+lat pgbouncer "$bouncer" "$runs"
+for rt in oci docker; do
+	lat "warm_$rt" "$(via "${port[$rt]}")" "$wruns" "SELECT 1" 1000
+	lat "b2b_$rt" "$(via "${port[$rt]}")" "$bruns"
+done
+mylat my_direct 127.0.0.1 "$AIRLOCK_MY_PORT" airlock_ro "$mypw" shop "$runs"
+for rt in oci docker; do
+	mylat "my_warm_$rt" 127.0.0.1 "${myport[$rt]}" agent "$AIRLOCK_AGENT_PASSWORD" shop "$wruns" "SELECT 1" 1000
+	mylat "my_b2b_$rt" 127.0.0.1 "${myport[$rt]}" agent "$AIRLOCK_AGENT_PASSWORD" shop "$bruns"
+done
 image=$(cat "$AIRLOCK_STATE_DIR/runner_image")
-druns=$(( runs < 30 ? runs : 30 ))
-for _ in $(seq "$druns"); do
+for _ in $(seq 20); do
 	t0=$(date +%s%N)
 	docker run --rm --network none --read-only --cap-drop ALL --user 65534:65534 "$image" /nonexistent \
 		>/dev/null 2>&1 || true
 	echo $(( ($(date +%s%N) - t0) / 1000 ))
-done | sort -n >"$out/docker.txt"
-dmed=$(awk '{a[NR]=$1} END {printf "%.3f", a[int((NR+1)/2)]/1000}' "$out/docker.txt")
-printf '%-12s runs=%d median_ms=%s\n' docker_run "$druns" "$dmed" | tee -a "$out/lat.txt"
+done | sort -n | awk '{a[NR]=$1} END {printf "%-12s runs=%d median_ms=%.3f p99_ms=%.3f\n", "docker_run", NR, a[int((NR+1)/2)]/1000, a[NR]/1000}' |
+	tee -a "$out/lat.txt"
 
-med() { awk -v k="$1" '$1==k {for(i=1;i<=NF;i++) if ($i ~ /^median_ms=/) {sub("median_ms=","",$i); print $i}}' "$out/lat.txt"; }
-d=$(med direct); b=$(med pgbouncer); a=$(med airlock_warm); ab=$(med airlock_b2b); r=$(med docker_run)
 echo
-echo "ratios of median latency (SELECT 1, one connection):"
-awk -v d="$d" -v b="$b" -v a="$a" -v ab="$ab" -v r="$r" 'BEGIN {
-	printf "  airlock_warm / direct     = %.1fx\n", a / d
-	printf "  airlock_warm / pgbouncer  = %.1fx\n", a / b
-	printf "  airlock_warm / docker_run = %.3fx\n", a / r
-	printf "  airlock_b2b  / docker_run = %.2fx\n", ab / r
-}'
+echo "== 2. throughput (SELECT 1, clients back to back, ${secs} s each)"
+for c in 1 4 16 64; do
+	for rt in oci docker; do
+		"$build/bench_throughput" "tp_${rt}_$c" "$(via "${port[$rt]}" bench)" "$c" "$secs" 2>>"$out/tp.err" |
+			tee -a "$out/lat.txt"
+	done
+	bash "$here/oneshot.sh" oci "/run/airlock/bench-oci" "$c" "$secs" | sed "s/^raw_oci /raw_oci_$c/" | tee -a "$out/lat.txt"
+	bash "$here/oneshot.sh" docker "$image" "$c" "$secs" | sed "s/^raw_docker /raw_docker_$c/" | tee -a "$out/lat.txt"
+done
+[[ -s $out/tp.err ]] && { echo "failures:"; sort "$out/tp.err" | uniq -c | sort -rn | head -5; }
 
-# MySQL: the same comparison against the demo's MariaDB.
-if [ -s "$AIRLOCK_MY_PW_FILE" ] && [ -x "$build/bench_my_latency" ]; then
-	mypw=$(cat "$AIRLOCK_MY_PW_FILE")
-	mylat() { "$build/bench_my_latency" "$@"; }
-	{
-		mylat my_direct 127.0.0.1 "$AIRLOCK_MY_PORT" airlock_ro "$mypw" shop "$runs"
-		mylat my_warm 127.0.0.1 "$AIRLOCK_MY_LISTEN_PORT" agent "$AIRLOCK_AGENT_PASSWORD" shop "$wruns" "SELECT 1" 1000
-		mylat my_b2b 127.0.0.1 "$AIRLOCK_MY_LISTEN_PORT" agent "$AIRLOCK_AGENT_PASSWORD" shop "$bruns"
-	} | tee -a "$out/lat.txt"
-	md=$(med my_direct); mw=$(med my_warm); mb=$(med my_b2b)
-	echo
-	echo "ratios of median latency (MySQL SELECT 1, one connection):"
-	awk -v d="$md" -v a="$mw" -v ab="$mb" -v r="$r" 'BEGIN {
-		printf "  my_warm / my_direct  = %.1fx\n", a / d
-		printf "  my_warm / docker_run = %.3fx\n", a / r
-		printf "  my_b2b  / docker_run = %.2fx\n", ab / r
-	}'
-fi
 echo
-if [ -x "$build/bench_validate" ]; then
-	echo "validator cost:"
-	"$build/bench_validate"
-fi
+echo "== 3. bursts (wall time, median of 5, ms)"
+burst()
+{
+	local label=$1
+	shift
+	for _ in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null
+		echo $(( ($(date +%s%N) - t0) / 1000 ))
+	done | sort -n | awk -v l="$label" '{a[NR]=$1} END {printf "%-16s median_ms=%.1f\n", l, a[3]/1000}' | tee -a "$out/lat.txt"
+}
+durl="postgresql://airlock_ro:$pw@127.0.0.1:$AIRLOCK_PG_PORT/shop?sslmode=disable"
+aurl() { echo "postgresql://agent:$AIRLOCK_AGENT_PASSWORD@127.0.0.1:$1/shop?sslmode=disable"; }
+burst d_direct psql -X "$durl" -c '\d orders'
+for rt in oci docker; do burst "d_$rt" psql -X "$(aurl "${port[$rt]}")" -c '\d orders'; done
+refl() { "$AIRLOCK_PYTHON" "$here/reflect.py" "postgresql+psycopg2://${1#postgresql://}" 5 orders customers products | sort -n | sed -n 3p; }
+printf '%-16s median_ms=%s\n' reflect_direct "$(refl "$durl")" | tee -a "$out/lat.txt"
+for rt in oci docker; do printf '%-16s median_ms=%s\n' "reflect_$rt" "$(refl "$(aurl "${port[$rt]}")")" | tee -a "$out/lat.txt"; done
+
+echo
+echo "== 4. streaming 200,000 orders rows"
+stream()
+{
+	local label=$1 pid=$2 t0 ms bytes before peak
+	shift 2
+	before=$( [[ $pid != - ]] && awk '/^VmRSS/ {print $2}' "/proc/$pid/status" || echo 0)
+	t0=$(date +%s%N)
+	bytes=$("$@" | wc -c)
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	peak=$( [[ $pid != - ]] && awk '/^VmHWM/ {print $2}' "/proc/$pid/status" || echo 0)
+	printf '%-16s bytes=%d ms=%d mb_s=%.1f rss_before_kb=%s rss_peak_kb=%s\n' "$label" "$bytes" "$ms" \
+		"$(awk -v b="$bytes" -v ms="$ms" 'BEGIN {print b / 1e6 / (ms / 1000)}')" "$before" "$peak" | tee -a "$out/lat.txt"
+}
+q="SELECT * FROM orders"
+stream s_direct - psql -X -A -t "$durl" -c "$q"
+for rt in oci docker; do
+	stream "s_$rt" "$(cat "$out/$rt.pid")" psql -X -A -t "postgresql://bench:$AIRLOCK_AGENT_PASSWORD@127.0.0.1:${port[$rt]}/shop?sslmode=disable" -c "$q"
+done
+stream s_my_direct - mysql -h127.0.0.1 -P"$AIRLOCK_MY_PORT" -uairlock_ro -p"$mypw" --skip-ssl -B -N shop -e "$q"
+stream s_my_oci "$(cat "$out/oci.pid")" mysql -h127.0.0.1 -P3341 -ubench -p"$AIRLOCK_AGENT_PASSWORD" --skip-ssl -B -N shop -e "$q"
+
+echo
+echo "== 5. $idle idle authenticated connections"
+"$AIRLOCK_PYTHON" "$here/idle.py" idle_airlock "$(cat "$out/oci.pid")" "$idle" "$(via 6441 bench)" | tee -a "$out/lat.txt"
+"$AIRLOCK_PYTHON" "$here/idle.py" idle_pgbouncer "$(cat "$out/pgbouncer.pid")" "$idle" "$bouncer" | tee -a "$out/lat.txt"
+
+echo
+echo "== 6. validator cost"
+"$build/bench_validate"
+
+# ---- the table
+f() { field "$1" "${2:-median_ms}"; }
+r() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
+echo
+echo "| figure | airlock (oci) | airlock (docker) | baseline | oci / baseline |"
+echo "| --- | --- | --- | --- | --- |"
+row() { printf '| %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$(r "$2" "$5")"; }
+row "SELECT 1 warm, median ms (direct)" "$(f warm_oci)" "$(f warm_docker)" "$(f direct)" "$(f direct)"
+row "SELECT 1 warm, p99 ms (direct)" "$(f warm_oci p99_ms)" "$(f warm_docker p99_ms)" "$(f direct p99_ms)" "$(f direct p99_ms)"
+row "SELECT 1 warm, median ms (PgBouncer)" "$(f warm_oci)" "$(f warm_docker)" "$(f pgbouncer)" "$(f pgbouncer)"
+row "SELECT 1 back to back, median ms (fresh direct connection)" "$(f b2b_oci)" "$(f b2b_docker)" "$(f direct_fresh)" "$(f direct_fresh)"
+row "SELECT 1 back to back, p99 ms (fresh direct connection)" "$(f b2b_oci p99_ms)" "$(f b2b_docker p99_ms)" "$(f direct_fresh p99_ms)" "$(f direct_fresh p99_ms)"
+row "100 back to back, total ms (100 fresh direct connections)" "$(awk -v m="$(f b2b_oci mean_ms)" 'BEGIN {print m * 100}')" \
+	"$(awk -v m="$(f b2b_docker mean_ms)" 'BEGIN {print m * 100}')" "$(awk -v m="$(f direct_fresh mean_ms)" 'BEGIN {print m * 100}')" \
+	"$(awk -v m="$(f direct_fresh mean_ms)" 'BEGIN {print m * 100}')"
+row "MySQL SELECT 1 warm, median ms (direct)" "$(f my_warm_oci)" "$(f my_warm_docker)" "$(f my_direct)" "$(f my_direct)"
+row "MySQL back to back, median ms (direct)" "$(f my_b2b_oci)" "$(f my_b2b_docker)" "$(f my_direct)" "$(f my_direct)"
+for c in 1 4 16 64; do
+	row "throughput at $c clients, statements/s (raw one-shot ceiling of each runtime)" \
+		"$(f "tp_oci_$c" per_s)" "$(f "tp_docker_$c" per_s)" "oci $(f "raw_oci_$c" per_s) / docker $(f "raw_docker_$c" per_s)" "$(f "raw_oci_$c" per_s)"
+	row "p99 ms at $c clients (errors oci/docker: $(f "tp_oci_$c" errors)/$(f "tp_docker_$c" errors))" \
+		"$(f "tp_oci_$c" p99_ms)" "$(f "tp_docker_$c" p99_ms)" "-" "0"
+done
+row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
+row "SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_oci)" "$(f reflect_docker)" "$(f reflect_direct)" "$(f reflect_direct)"
+row "streaming 200,000 rows, MB/s (direct psql)" "$(f s_oci mb_s)" "$(f s_docker mb_s)" "$(f s_direct mb_s)" "$(f s_direct mb_s)"
+row "airlockd RSS before / at peak while streaming, kB" "$(f s_oci rss_before_kb) / $(f s_oci rss_peak_kb)" "$(f s_docker rss_before_kb) / $(f s_docker rss_peak_kb)" "-" "0"
+row "MySQL streaming, MB/s (direct mysql)" "$(f s_my_oci mb_s)" "-" "$(f s_my_direct mb_s)" "$(f s_my_direct mb_s)"
+row "$idle idle connections, RSS growth kB (PgBouncer)" "$(f idle_airlock rss_with_kb) - $(f idle_airlock rss_before_kb)" "-" \
+	"$(f idle_pgbouncer rss_with_kb) - $(f idle_pgbouncer rss_before_kb)" "0"
+row "per idle connection, kB (PgBouncer)" "$(f idle_airlock per_conn_kb)" "-" "$(f idle_pgbouncer per_conn_kb)" "$(f idle_pgbouncer per_conn_kb)"
+echo
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r), $("${AIRLOCK_OCI_RUNTIME:-/usr/sbin/runc}" --version | head -n 1), $(docker --version)"

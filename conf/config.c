@@ -116,6 +116,14 @@ static void finish(struct conf_ctx *ctx)
 	if (ctx->server_seen.header_line && cfg->runtime && strcmp(cfg->runtime, "docker") == 0 && !cfg->runner_image &&
 	    conf_key_line(SECT_SERVER, &ctx->server_seen, "runner_image") == ctx->server_seen.header_line)
 		conf_err(ctx, 0, "[server] runner_image is required with runtime = docker");
+	if (ctx->server_seen.header_line &&
+	    conf_key_line(SECT_SERVER, &ctx->server_seen, "pool_size") != ctx->server_seen.header_line &&
+	    conf_key_line(SECT_SERVER, &ctx->server_seen, "pool_min") != ctx->server_seen.header_line)
+		conf_err(ctx, 0, "[server] pool_size is the old name of pool_min; give only pool_min");
+	if (cfg->pool_max && cfg->pool_max < cfg->pool_min)
+		conf_err(ctx, 0,
+			 "[server] pool_max = %u is below pool_min = %u; expected 0 (no growth) or at least pool_min",
+			 cfg->pool_max, cfg->pool_min);
 	if (!cfg->tls_cert_file != !cfg->tls_key_file)
 		conf_err(ctx, 0, "[server] tls_cert_file and tls_key_file go together; expected both or neither");
 	if (cfg->tls_required && !cfg->tls_cert_file)

@@ -111,11 +111,16 @@ struct airlock_config {
 	char *runner_uids;                        /* FIRST-LAST, as written: the uids runners run as, one per job */
 	uint32_t runner_uid_first; /* runner_uids parsed once at load: never 0, no host account in the range */
 	uint32_t runner_uid_last;
-	uint32_t kill_margin_ms;    /* container killed at timeout_ms + this */
-	uint32_t shutdown_grace_ms; /* SIGTERM: running statements get this long to finish */
-	uint32_t pool_size;         /* containers started ahead of demand */
-	uint32_t max_jobs;          /* concurrent running jobs; beyond it: busy error */
-	char *audit_log;            /* file path, or "-" for stderr */
+	uint32_t kill_margin_ms;          /* container killed at timeout_ms + this */
+	uint32_t shutdown_grace_ms;       /* SIGTERM: running statements get this long to finish */
+	uint32_t pool_min;                /* ready runners per target and shape at idle (pool_size: its old name) */
+	uint32_t pool_max;                /* what a pool may grow to while statements wait; 0: pool_min */
+	uint32_t pool_refill_concurrency; /* runners of one pool starting at once */
+	uint32_t pool_idle_ms;            /* an unused extra runner is retired after this */
+	uint32_t pool_max_age_ms;         /* a ready runner older than this is retired unused */
+	uint32_t queue_wait_ms;           /* beyond max_jobs: wait this long for room, then BUSY; 0: BUSY at once */
+	uint32_t max_jobs;                /* concurrent running jobs; beyond it: busy error */
+	char *audit_log;                  /* file path, or "-" for stderr */
 
 	/* [hosts] allow = a, b, c */
 	char **host_allow;

@@ -72,7 +72,15 @@ const struct conf_key conf_keys[] = {
 		      "1000000000-1000065535"),
 	KEY(SERVER, "kill_margin_ms", CT_U32, CFG(kill_margin_ms), 0, "2000", .min = 100, .max = 600000),
 	KEY(SERVER, "shutdown_grace_ms", CT_U32, CFG(shutdown_grace_ms), 0, "10000", .min = 0, .max = 600000),
-	KEY(SERVER, "pool_size", CT_U32, CFG(pool_size), 0, "0", .min = 0, .max = 1024),
+	KEY(SERVER, "pool_min", CT_U32, CFG(pool_min), 0, "0", .min = 0, .max = 1024),
+	/* The old name of pool_min: the same field (both at once is an error, checked at the end). */
+	KEY(SERVER, "pool_size", CT_U32, CFG(pool_min), 0, NULL, .min = 0, .max = 1024),
+	/* 0: pool_min, no growth. */
+	KEY(SERVER, "pool_max", CT_U32, CFG(pool_max), 0, "0", .min = 0, .max = 1024),
+	KEY(SERVER, "pool_refill_concurrency", CT_U32, CFG(pool_refill_concurrency), 0, "2", .min = 1, .max = 64),
+	KEY(SERVER, "pool_idle_ms", CT_U32, CFG(pool_idle_ms), 0, "30000", .min = 100, .max = 86400000),
+	KEY(SERVER, "pool_max_age_ms", CT_U32, CFG(pool_max_age_ms), 0, "600000", .min = 1000, .max = 86400000),
+	KEY(SERVER, "queue_wait_ms", CT_U32, CFG(queue_wait_ms), 0, "2000", .min = 0, .max = 600000),
 	KEY(SERVER, "max_jobs", CT_U32, CFG(max_jobs), 0, "16", .min = 1, .max = 4096),
 	KEY(SERVER, "audit_log", CT_AUDIT, CFG(audit_log), NO_RELOAD, "-",
 	    .expect = "\"-\" for stderr, or a file path"),

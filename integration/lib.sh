@@ -37,6 +37,8 @@ AIRLOCK_MY_PIDFILE=/run/mysqld/mysqld.pid
 AIRLOCK_AGENT_PASSWORD=agent-secret
 AIRLOCK_SUPPORT_PASSWORD=support-secret
 AIRLOCK_POOL_SIZE=${AIRLOCK_POOL_SIZE:-2}
+# Each pool grows toward this while statements find it empty (bursts).
+AIRLOCK_POOL_MAX=${AIRLOCK_POOL_MAX:-6}
 # Warm pools in write_config's config: one per target and resource shape
 # (shop and shop_maria; all users share one shape).
 # shellcheck disable=SC2034  # used by test.sh
@@ -748,7 +750,10 @@ runner_image = $AIRLOCK_RUNNER_IMAGE
 oci_runtime = $AIRLOCK_OCI_RUNTIME
 runner_rootfs = $AIRLOCK_RUNNER_ROOTFS
 runner_uids = 1000000000-1000065535
-pool_size = $AIRLOCK_POOL_SIZE
+pool_min = $AIRLOCK_POOL_SIZE
+pool_max = $AIRLOCK_POOL_MAX
+$([[ $kind == test ]] && printf '%s' "# Extras retire fast, so the suite ends with pool_min warm runners.
+pool_idle_ms = 1000")
 tls_cert_file = $AIRLOCK_TLS_DIR/server.crt
 tls_key_file = $AIRLOCK_TLS_DIR/server.key
 $([[ $kind == test ]] && printf '%s' "# The suite fails logins from 127.0.0.1 on purpose; test_login_guard.py tests the waits.

@@ -77,6 +77,9 @@ class PrivateAirlockd:
             "audit_log": self.audit_log,
         }
         values.update(server or {})
+        # A pool size given is the size: no growth beyond it unless asked.
+        if "pool_min" in values and "pool_max" not in values:
+            values["pool_max"] = 0
         with open(CONFIG) as f:
             text = rewrite(f.read(), dict(sections or {}, server=values))
         with open(self.config, "w") as f:

@@ -42,7 +42,7 @@ class Soak:
         self.counts = {}
         self.unexpected = []
         self.samples = []  # (t, rss_kb, fds)
-        self.d = PrivateAirlockd("soak", {"pool_size": 2, "kill_margin_ms": 1000}, uid_base=1000900000,
+        self.d = PrivateAirlockd("soak", {"pool_min": 2, "kill_margin_ms": 1000}, uid_base=1000900000,
                                  binary=os.path.join(REPO, "build", "airlockd"))
 
     def count(self, what):

@@ -44,7 +44,7 @@ def linger_image():
 
 @pytest.fixture
 def lingering(linger_image):
-    d = PrivateAirlockd("linger", dict(linger_image, pool_size=0, kill_margin_ms=3000))
+    d = PrivateAirlockd("linger", dict(linger_image, pool_min=0, kill_margin_ms=3000))
     d.start()
     yield d
     status = d.stop()
@@ -77,7 +77,7 @@ def test_runner_that_stays_up_loses_its_relay_and_is_killed(lingering):
 # ---- a private airlockd with no warm pool: every container is a statement's
 
 def plain(name, uid_base, server=None, sections=None, binary=None):
-    values = {"pool_size": 0, "kill_margin_ms": 1000}
+    values = {"pool_min": 0, "kill_margin_ms": 1000}
     values.update(server or {})
     return PrivateAirlockd(name, values, uid_base=uid_base, sections=sections, binary=binary)
 

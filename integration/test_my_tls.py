@@ -71,7 +71,7 @@ def plain_refused_tls_reads(port, user, sql, rows):
 
 
 def test_tls_required_refuses_plain_mysql_logins():
-    d = PrivateAirlockd("mytlsreq", {"tls_required": "on", "pool_size": 0}, uid_base=1001100000)
+    d = PrivateAirlockd("mytlsreq", {"tls_required": "on", "pool_min": 0}, uid_base=1001100000)
     d.start()
     try:
         plain_refused_tls_reads(d.my_port, "agent", "SELECT 1", ((1,),))

@@ -56,7 +56,7 @@ class Instance:
         self.pg_port, self.my_port = free_port(), free_port()
         for key, value in (("pg_listen", "127.0.0.1:%d" % self.pg_port),
                            ("mysql_listen", "127.0.0.1:%d" % self.my_port),
-                           ("job_dir", job_dir), ("pool_size", str(pool_size)),
+                           ("job_dir", job_dir), ("pool_min", str(pool_size)), ("pool_max", "0"),
                            # The suite's airlockd runs its runners as the suite's range.
                            ("runner_uids", "1100000000-1100065535"),
                            ("audit_log", os.path.join(scratch, "audit.log"))):

@@ -170,7 +170,7 @@ def escaped():
     out = subprocess.run([os.path.join(itest.REPO, "integration", "build-runner-image.sh"), "--rootfs",
                           os.path.join(itest.STATE_DIR, "escape-rootfs.tar"), binary],
                          capture_output=True, text=True, check=True).stdout
-    d = PrivateAirlockd("escape", {"runner_rootfs": out.split()[-1], "pool_size": 0}, uid_base=1000600000)
+    d = PrivateAirlockd("escape", {"runner_rootfs": out.split()[-1], "pool_min": 0}, uid_base=1000600000)
     d.start()
     conn = d.connect()
     try:
@@ -218,7 +218,7 @@ def first_error(d, sql="SELECT 1"):
 
 
 def test_missing_runtime_binary_fails_closed():
-    d = PrivateAirlockd("noruntime", {"oci_runtime": "/nonexistent/runc", "pool_size": 0}, uid_base=1000610000)
+    d = PrivateAirlockd("noruntime", {"oci_runtime": "/nonexistent/runc", "pool_min": 0}, uid_base=1000610000)
     d.start()
     try:
         err = first_error(d)
@@ -232,7 +232,7 @@ def test_missing_runtime_binary_fails_closed():
 def test_root_filesystem_with_another_digest_fails_closed():
     with open(os.path.join(itest.STATE_DIR, "runner_rootfs")) as f:
         path = f.read().strip().split("@")[0]
-    d = PrivateAirlockd("baddigest", {"runner_rootfs": path + "@sha256:" + "0" * 64, "pool_size": 0},
+    d = PrivateAirlockd("baddigest", {"runner_rootfs": path + "@sha256:" + "0" * 64, "pool_min": 0},
                         uid_base=1000620000)
     d.start()
     try:

@@ -83,7 +83,7 @@ def test_plain_connections_still_work_when_tls_is_optional():
 
 
 def test_tls_required_refuses_plain_logins():
-    d = PrivateAirlockd("tlsreq", {"tls_required": "on", "pool_size": 0}, uid_base=1001000000)
+    d = PrivateAirlockd("tlsreq", {"tls_required": "on", "pool_min": 0}, uid_base=1001000000)
     d.start()
     try:
         with pytest.raises(psycopg2.OperationalError) as e:
@@ -149,7 +149,7 @@ def test_a_renewed_certificate_is_served_after_reload(tmp_path):
     import signal
 
     crt, key = make_certificate(str(tmp_path), "before")
-    d = PrivateAirlockd("tlsreload", {"tls_cert_file": crt, "tls_key_file": key, "pool_size": 0},
+    d = PrivateAirlockd("tlsreload", {"tls_cert_file": crt, "tls_key_file": key, "pool_min": 0},
                         uid_base=1001200000)
     d.start()
     try:

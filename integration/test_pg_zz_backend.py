@@ -61,7 +61,7 @@ def test_postgres_stopped_and_started_again():
 def test_backend_role_at_its_connection_limit():
     """Postgres refuses the runner's connection (too many connections for the role): the client
     gets that as a native error, and the next statement works once there is room."""
-    d = PrivateAirlockd("connlimit", {"pool_size": 0, "kill_margin_ms": 1000}, uid_base=1000800000)
+    d = PrivateAirlockd("connlimit", {"pool_min": 0, "kill_margin_ms": 1000}, uid_base=1000800000)
     d.start()
     holders = []
     try:

@@ -39,55 +39,7 @@
 #include "proxy/timeval.h"
 #include "runner/launch/launcher.h"
 
-#define JOB_MAX_RELAYS 2
-
-struct job {
-	struct job_env *env;
-	struct job *prev, *next; /* env->all */
-	job_lost_fn lost;        /* told if the job is lost while idle */
-	void *lost_arg;
-	struct event *deadline; /* kill at timeout_ms + kill_margin_ms, and kill_margin_ms after the result */
-	const struct job_events *ev;
-	void *arg;
-	bool detached;
-	bool done;
-	bool container_gone;
-	bool paused;
-	int exit_code;    /* the runner's, once it exited with its frames still unread (paused) */
-	bool copy_ok;     /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
-	bool copy_header; /* its first 'd' frame is a header line, not a row */
-	bool cancel_sent;
-
-	char id[JOB_DIR_ID_LEN + 1];
-	char dir[256];
-	char ctl_path[300];
-	char db_path[300];
-	uid_t runner_uid;     /* this job's own, from runner_uids; its gid is the same number */
-	char runner_user[24]; /* "uid:gid", for the launcher */
-
-	struct evconnlistener *ctl_lst;
-	struct evconnlistener *db_lst;
-	struct job_ctl *ctl;
-	struct relay *relays[JOB_MAX_RELAYS];
-	struct launch *launch;
-	struct event *defer;
-
-	struct wbuf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
-	struct wbuf jobframe;  /* 'J': the statement, sent once attached */
-	char *host;
-	uint16_t port;
-	const struct airlock_target *target;
-	struct airlock_limits limits;
-	uint64_t rows;
-	uint64_t bytes;
-
-	/* A failure found before any runner output, delivered on the next pass. */
-	char pend_sqlstate[6];
-	enum airlock_err pend_code; /* AIRLOCK_E_NONE: no failure pending */
-	char pend_message[256];
-};
-
-static void job_maybe_free(struct job *j);
+#include "proxy/job_impl.h"
 
 /* Prepared, no owner attached yet, not discarded: a warm runner waiting for a statement. */
 static bool job_idle(const struct job *j)
@@ -127,14 +79,26 @@ static void job_end_runner(struct job *j)
 }
 
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
-static void job_finish(struct job *j, const struct job_result *r)
+void job_finish(struct job *j, const struct job_result *r)
 {
 	struct timeval zero = {0, 0};
 
 	if (j->done)
 		return;
 	j->done = true;
-	j->env->running--;
+	if (j->counted) {
+		j->counted = false;
+		j->env->running--;
+		if (j->env->on_finished)
+			j->env->on_finished(j->env->hook_arg);
+	}
+	/* Held in the manager's queue: it forgets the job. */
+	if (j->held && j->lost) {
+		job_lost_fn lost = j->lost;
+
+		j->lost = NULL;
+		lost(j->lost_arg, j);
+	}
 	job_close_ctl(j);
 	job_end_runner(j);
 	job_wipe_frame(j);
@@ -221,7 +185,7 @@ static void job_free(struct job *j)
 }
 
 /* Frees the job once it is done or detached and its container is gone. */
-static void job_maybe_free(struct job *j)
+void job_maybe_free(struct job *j)
 {
 	if ((j->done || j->detached) && j->container_gone && !j->pend_code)
 		job_free(j);
@@ -422,7 +386,7 @@ static const struct job_ctl_events job_ctl_events = {
 };
 
 /* Sends what the runner can have now: credentials at once, the statement once attached. */
-static void job_send_frame(struct job *j)
+void job_send_frame(struct job *j)
 {
 	if (!j->ctl || j->done)
 		return;
@@ -694,80 +658,4 @@ void job_discard(struct job *j)
 	j->lost = NULL;
 	job_lose(j);
 	job_maybe_free(j);
-}
-
-void job_attach(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg)
-{
-	struct timeval tv;
-	uint32_t kill_ms;
-
-	j->lost = NULL;
-	j->ev = ev;
-	j->arg = arg;
-	j->detached = false;
-	j->env->running++;
-	if (j->pend_code)
-		return;
-
-	j->limits = *req->limits;
-	j->copy_ok = req->copy;
-	j->copy_header = req->copy && req->copy_header;
-	if (job_frame_job(&j->jobframe, req) < 0) {
-		job_fail_later(j, "54000", AIRLOCK_E_EXECUTION_FAILED,
-			       "the statement and its parameters are too large for one job");
-		if (j->launch)
-			launcher_kill(j->launch);
-		return;
-	}
-	kill_ms = j->limits.timeout_ms + j->env->cfg->kill_margin_ms;
-	tv = ms_timeval(kill_ms);
-	evtimer_add(j->deadline, &tv);
-	job_send_frame(j);
-}
-
-void job_cancel(struct job *j)
-{
-	struct wbuf b;
-
-	if (j->done || j->cancel_sent)
-		return;
-	j->cancel_sent = true;
-	if (!j->ctl || j->jobframe.data) {
-		/* The runner has not received the job yet: stop it before it runs anything. */
-		job_fail_later(j, "57014", AIRLOCK_E_CANCELED, "canceling statement due to user request");
-		if (j->launch)
-			launcher_kill(j->launch);
-		return;
-	}
-	wbuf_init(&b);
-	frame_begin(&b, FRAME_CANCEL);
-	frame_end(&b);
-	if (!b.failed)
-		job_ctl_write(j->ctl, b.data, b.len);
-	wbuf_free(&b);
-}
-
-void job_pause(struct job *j, bool paused)
-{
-	j->paused = paused;
-	if (!j->ctl || j->jobframe.data)
-		return;
-	job_ctl_pause(j->ctl, paused);
-	if (!paused) {
-		/* Frames may already be buffered: process them now. */
-		job_ctl_process(j->ctl);
-	}
-}
-
-void job_detach(struct job *j)
-{
-	struct timeval zero = {0, 0};
-	bool was_done = j->done;
-
-	j->detached = true;
-	job_finish(j, NULL); /* detached: no event goes out */
-	if (!was_done && j->launch)
-		launcher_kill(j->launch);
-	j->pend_code = AIRLOCK_E_NONE;
-	evtimer_add(j->defer, &zero);
 }

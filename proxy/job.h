@@ -58,6 +58,7 @@ struct job_request {
 	const char *plan_sql;    /* Postgres: the read the cost and plan checks EXPLAIN when sql is a COPY */
 	bool copy;               /* Postgres: sql is a COPY TO STDOUT ('O' and 'd' frames expected) */
 	bool copy_header;        /* its first line is a header, not a row */
+	const void *user;        /* whose statement (a fairness key for the queue); NULL: nobody's */
 };
 
 /* Final outcome, borrowed for the duration of on_done. */
@@ -99,7 +100,7 @@ struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct la
  * warm runners of the old config are killed and the pools rebuilt.
  */
 void jobs_set_config(struct jobs *js, const struct airlock_config *cfg);
-/* Starts keeping cfg->pool_size warm containers per resource shape (memory, CPU, PIDs) of the users. */
+/* Starts keeping cfg->pool_min warm containers per resource shape (memory, CPU, PIDs) of the users. */
 void jobs_start_pool(struct jobs *js);
 /* Shutting down: the warm runners go and none are made again. */
 void jobs_stop_pool(struct jobs *js);
@@ -113,7 +114,9 @@ unsigned jobs_live(const struct jobs *js);
 /*
  * Starts a job. Never calls back from inside job_start: failures (busy,
  * host not allowed, Docker down) arrive through on_done on a later loop
- * pass. Returns NULL only when out of memory.
+ * pass. When the server's max_jobs statements run already, the job waits
+ * (fairly between users, see job_queue.h) up to queue_wait_ms for room,
+ * then fails with BUSY. Returns NULL only when out of memory.
  */
 struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg);
 /* Asks the runner to cancel the statement (an 'E' 57014 follows). */

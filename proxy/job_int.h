@@ -32,6 +32,8 @@ struct job_env {
 	uint32_t next_uid;                /* the next runner uid to try, as an offset into runner_uids */
 	/* Called, if set, whenever a job's container has started: the engine works. */
 	void (*on_started)(void *arg);
+	/* Called, if set, whenever a running job is done: there is room for another. */
+	void (*on_finished)(void *arg);
 	void *hook_arg;
 };
 
@@ -65,6 +67,16 @@ void job_fail_later(struct job *j, const char *sqlstate, enum airlock_err code, 
  * statement once the runner is there. Never calls back from inside.
  */
 void job_attach(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg);
+/*
+ * Gives a new job (job_new) its owner and statement, but no container and
+ * no running count yet: it waits for job_release_held. lost is told (once)
+ * if the job ends while held: its owner detached or canceled, or
+ * job_fail_later failed it. Never calls back from inside.
+ */
+void job_hold(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg, job_lost_fn lost,
+	      void *lost_arg);
+/* The held job runs now: a container of its own is prepared and the statement sent once the runner is there. */
+void job_release_held(struct job *j);
 /* Frees every job of env now, telling nobody; for shutdown, after the launcher is gone. */
 void job_free_all(struct job_env *env);
 

@@ -1,14 +1,19 @@
 /*
  * job_pool: warm runners (see job_pool.h). Each pool's idle jobs are an
- * array sized to pool_size when the pools are made; the refill timer
- * fills every pool up to it and stops at the first failure, which backs
- * off (500 ms, doubling, at most JOB_POOL_BACKOFF_MAX_MS).
+ * array sized to its cap when the pools are made. One timer does the
+ * pools' work: it retires what is too old or no longer wanted, fills each
+ * pool up to what it wants within its starts in flight, and stops at the
+ * first failure, which backs off (500 ms, doubling, at most
+ * JOB_POOL_BACKOFF_MAX_MS). While a pool is below what it wants, the timer
+ * comes back every JOB_POOL_FILL_MS; otherwise every JOB_POOL_TICK_MS.
  */
 #include "proxy/job_pool.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include <event2/event.h>
 
@@ -16,12 +21,31 @@
 #include "proxy/log.h"
 #include "proxy/timeval.h"
 
+#define JOB_POOL_FILL_MS 5
+#define JOB_POOL_TICK_MS 500
+
+static int64_t pool_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The refill in delay_ms; sooner replaces later unless a back-off is running. */
 static void job_pool_schedule(struct job_pools *ps, uint32_t delay_ms)
 {
 	struct timeval tv = ms_timeval(delay_ms);
+	int64_t due = pool_now_ms() + delay_ms;
 
-	if (!ps->refill || ps->env->cfg->pool_size == 0 || evtimer_pending(ps->refill, NULL))
+	if (!ps->refill || ps->npools == 0)
 		return;
+	if (evtimer_pending(ps->refill, NULL)) {
+		if (ps->backoff_ms || ps->due_ms <= due)
+			return;
+		evtimer_del(ps->refill);
+	}
+	ps->due_ms = due;
 	evtimer_add(ps->refill, &tv);
 }
 
@@ -40,8 +64,46 @@ static struct job *take_at(struct job_pool *p, unsigned k)
 	struct job *j = p->idle[k];
 
 	memmove(&p->idle[k], &p->idle[k + 1], (size_t)(p->nidle - k - 1) * sizeof(p->idle[0]));
+	memmove(&p->made_ms[k], &p->made_ms[k + 1], (size_t)(p->nidle - k - 1) * sizeof(p->made_ms[0]));
 	p->nidle--;
 	return j;
+}
+
+/* A statement asked p; empty (or emptied by it), p wants one more, up to its cap. */
+static void job_pool_demand(struct job_pool *p, int64_t now)
+{
+	p->demand_ms = now;
+	if (p->nidle == 0 && p->want < p->cap)
+		p->want++;
+}
+
+/* Retires what p no longer keeps: runners past pool_max_age_ms, and extras once demand stopped. */
+static void job_pool_retire(struct job_pools *ps, struct job_pool *p, int64_t now)
+{
+	const struct airlock_config *cfg = ps->env->cfg;
+
+	for (unsigned k = 0; k < p->nidle;) {
+		if (now - p->made_ms[k] >= cfg->pool_max_age_ms)
+			job_discard(take_at(p, k));
+		else
+			k++;
+	}
+	if (p->want > cfg->pool_min && now - p->demand_ms >= cfg->pool_idle_ms) {
+		p->want--;
+		p->demand_ms = now; /* one fewer per quiet pool_idle_ms */
+	}
+	while (p->nidle > p->want)
+		job_discard(take_at(p, 0)); /* the oldest */
+}
+
+/* Runners of p whose runner has not connected yet: starts in flight. */
+static unsigned job_pool_starting(const struct job_pool *p)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < p->nidle; k++)
+		n += !job_runner_connected(p->idle[k]);
+	return n;
 }
 
 /* Takes j out of whichever pool holds it. */
@@ -70,11 +132,16 @@ static void job_pool_lost(void *arg, struct job *j)
 static void job_pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct job_pools *ps = arg;
+	int64_t now = pool_now_ms();
+	bool short_of = false;
 
 	for (size_t i = 0; i < ps->npools; i++) {
 		struct job_pool *p = &ps->pools[i];
+		unsigned starting;
 
-		while (p->nidle < p->cap) {
+		job_pool_retire(ps, p, now);
+		starting = job_pool_starting(p);
+		while (p->nidle < p->want && starting < ps->env->cfg->pool_refill_concurrency) {
 			struct job *j = job_new(ps->env);
 
 			if (!j)
@@ -85,9 +152,13 @@ static void job_pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 				return;
 			}
 			job_watch(j, job_pool_lost, ps);
+			p->made_ms[p->nidle] = now;
 			p->idle[p->nidle++] = j;
+			starting++;
 		}
+		short_of |= p->nidle < p->want;
 	}
+	job_pool_schedule(ps, short_of ? JOB_POOL_FILL_MS : JOB_POOL_TICK_MS);
 }
 
 struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target, const struct airlock_limits *lim)
@@ -100,8 +171,10 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		if (p->target != target || p->memory_mb != lim->memory_mb || p->nano_cpus != lim->nano_cpus ||
 		    p->pids != lim->pids)
 			continue;
-		if (p->nidle == 0)
+		if (p->nidle == 0) {
+			job_pool_demand(p, pool_now_ms());
 			return NULL;
+		}
 		/*
 		 * The newest job whose runner is connected, else the newest, as
 		 * before the pool had its own file: measured back to back
@@ -117,6 +190,7 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		}
 		j = take_at(p, best);
 		job_watch(j, NULL, NULL);
+		job_pool_demand(p, pool_now_ms());
 		return j;
 	}
 	return NULL;
@@ -126,8 +200,10 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 static void job_pool_add_shape(struct job_pools *ps, const struct airlock_target *target,
 			       const struct airlock_limits *l)
 {
-	uint32_t cap = ps->env->cfg->pool_size;
+	const struct airlock_config *cfg = ps->env->cfg;
+	uint32_t cap = cfg->pool_max > cfg->pool_min ? cfg->pool_max : cfg->pool_min;
 	struct job **idle = NULL;
+	int64_t *made = NULL;
 	size_t i;
 
 	if (!target)
@@ -138,7 +214,13 @@ static void job_pool_add_shape(struct job_pools *ps, const struct airlock_target
 			return;
 	if (ps->npools == JOB_MAX_POOLS)
 		return;
-	if (cap && !(idle = calloc(cap, sizeof(*idle)))) {
+	if (!cap)
+		return;
+	idle = calloc(cap, sizeof(*idle));
+	made = calloc(cap, sizeof(*made));
+	if (!idle || !made) {
+		free(idle);
+		free(made);
 		log_error("no memory for a warm pool of %u runners", cap);
 		return;
 	}
@@ -148,7 +230,9 @@ static void job_pool_add_shape(struct job_pools *ps, const struct airlock_target
 		.nano_cpus = l->nano_cpus,
 		.pids = l->pids,
 		.idle = idle,
+		.made_ms = made,
 		.cap = cap,
+		.want = cfg->pool_min,
 	};
 }
 
@@ -171,6 +255,7 @@ static void job_pool_clear(struct job_pools *ps, bool discard)
 		while (discard && p->nidle)
 			job_discard(p->idle[--p->nidle]);
 		free(p->idle);
+		free(p->made_ms);
 	}
 	memset(ps->pools, 0, sizeof(ps->pools));
 	ps->npools = 0;
@@ -200,7 +285,7 @@ void job_pool_reset(struct job_pools *ps)
 
 void job_pool_kick(struct job_pools *ps)
 {
-	job_pool_schedule(ps, ps->backoff_ms);
+	job_pool_schedule(ps, ps->backoff_ms ? ps->backoff_ms : 0);
 }
 
 void job_pool_engine_ok(struct job_pools *ps)

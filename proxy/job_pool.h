@@ -1,10 +1,17 @@
 /*
  * job_pool: warm runners. For each target and resource shape (memory, CPU,
- * PIDs) of the configured users, pool_size idle jobs are prepared ahead of
- * demand; their runners connect to the database and wait for a statement.
- * The manager takes one (preferring a runner that is already connected)
- * and a refill prepares its replacement. Slots lost before use are
- * refilled with a growing delay, so a stopped engine is not hammered.
+ * PIDs) of the configured users, idle jobs are prepared ahead of demand;
+ * their runners connect to the database and wait for a statement. The
+ * manager takes one (preferring a runner that is already connected) and a
+ * refill prepares its replacement.
+ *
+ * Each pool is elastic: it keeps pool_min ready at idle, and wants one more
+ * (up to pool_max) each time a statement finds it empty or empties it; at
+ * most pool_refill_concurrency of its runners are starting at once. Once
+ * no statement has come for pool_idle_ms it wants one fewer (down to
+ * pool_min) and retires the oldest extra; a ready runner older than
+ * pool_max_age_ms is retired unused. Slots lost before use are refilled
+ * with a growing delay, so a stopped engine is not hammered.
  *
  * Sits above job (job_int.h) and below the manager (jobs.c); job knows
  * nothing of it. The pool holds its idle jobs by pointer and is told
@@ -31,9 +38,12 @@ struct job_pool {
 	uint32_t memory_mb;
 	uint64_t nano_cpus;
 	uint32_t pids;
-	struct job **idle; /* nidle of them, room for cap */
+	struct job **idle; /* nidle of them, oldest first, room for cap */
+	int64_t *made_ms;  /* when each was prepared */
 	unsigned nidle;
-	unsigned cap; /* the config's pool_size */
+	unsigned cap;      /* pool_max, or pool_min when it does not grow */
+	unsigned want;     /* how many it keeps ready now: pool_min..cap */
+	int64_t demand_ms; /* the last statement that asked it */
 };
 
 /* Every pool of one manager. */
@@ -42,12 +52,13 @@ struct job_pools {
 	struct job_pool pools[JOB_MAX_POOLS];
 	size_t npools;
 	struct event *refill; /* NULL until job_pool_start */
+	int64_t due_ms;       /* when it fires (monotonic) */
 	uint32_t backoff_ms;
 };
 
 /* No pools yet and nothing kept warm; env must outlive ps. */
 void job_pool_init(struct job_pools *ps, struct job_env *env);
-/* Starts keeping pool_size idle jobs per target and shape of env->cfg's users. */
+/* Starts keeping idle jobs per target and shape of env->cfg's users (pool_min, growing to pool_max). */
 void job_pool_start(struct job_pools *ps);
 /*
  * env->cfg changed: idle jobs hold the old targets' credentials, so they

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <event2/dns.h>
 #include <event2/event.h>
@@ -210,9 +211,13 @@ static int server_runtime_sweep(const struct airlock_config *cfg)
 		snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, cfg->job_dir);
 		/* A user namespace's root (the host's nobody) mounts the root filesystem and /job from these paths. */
 		if (cfg->oci_userns && (stat(cfg->job_dir, &st) < 0 || !(st.st_mode & S_IXOTH))) {
-			log_error("job_dir %s must be searchable by others (mode 0711) for oci_userns = on",
-				  cfg->job_dir);
-			return -1;
+			/* airlockd's own directory, made 0700 by an older release: search is all it lacks. */
+			if (st.st_uid != geteuid() || chmod(cfg->job_dir, (st.st_mode & 07777) | 0011) < 0) {
+				log_error("job_dir %s must be searchable by others (mode 0711) for oci_userns = on",
+					  cfg->job_dir);
+				return -1;
+			}
+			log_info("job_dir %s: made searchable by others (0711) for oci_userns = on", cfg->job_dir);
 		}
 		if (mkdir(state, 0711) < 0 && errno != EEXIST) {
 			log_error("job_dir %s: cannot make %s: %s", cfg->job_dir, state, strerror(errno));
@@ -292,7 +297,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		srv->dns = evdns_base_new(srv->base, 0);
 	srv->launcher = server_launcher(srv->base, cfg);
 	srv->jobs = srv->launcher ? jobs_new(srv->base, srv->dns, srv->launcher, cfg) : NULL;
-	if (srv->jobs && cfg->pool_size > 0)
+	if (srv->jobs && (cfg->pool_min > 0 || cfg->pool_max > 0))
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
 	srv->guard = login_guard_new();

@@ -657,7 +657,10 @@ struct job *session_job_start(struct session *s, const struct job_request *req, 
 		*busy = true;
 		return NULL;
 	}
-	j = job_start(s->srv->jobs, req, ev, arg);
+	struct job_request mine = *req;
+
+	mine.user = s->u;
+	j = job_start(s->srv->jobs, &mine, ev, arg);
 	if (!j)
 		gen_job_release(s->gen, s->u);
 	return j;

@@ -6,16 +6,17 @@
  * then waits for its statement. Then the watchdog starts (its deadline is
  * timeout_ms from here), one SET gives the engine's statement timeout
  * (MariaDB: max_statement_time in seconds; MySQL: MAX_EXECUTION_TIME in
- * ms; told apart by the server's version string) and the job's sql_mode
- * and time_zone, mysql_set_character_set applies set.names (then
- * set.collation, when given, sets collation_connection), set.database
- * becomes the current database (mysql_select_db), START
- * TRANSACTION READ ONLY opens the transaction, and only when all of that
- * succeeded is the statement sent. Its rows are read with
- * mysql_use_result, one at a time as the server sends them; when the
- * statement left warnings, SHOW WARNINGS turns them into 'N' frames before
- * the 'C' frame. The transaction is never committed: closing the
- * connection ends it.
+ * ms; told apart by the server's version string), read-only again for
+ * the next transaction (tx_read_only / transaction_read_only) and the
+ * job's sql_mode and time_zone, mysql_set_character_set applies set.names
+ * when it is not the connection's (then set.collation, when given, sets
+ * collation_connection), set.database becomes the current database
+ * (mysql_select_db) when it is not the one connected to, and only when all
+ * of that succeeded is the statement sent: in the common case two round
+ * trips, the SET and the statement, which runs as its own read-only
+ * transaction. Its rows are read with mysql_use_result, one at a time as
+ * the server sends them; when the statement left warnings, SHOW WARNINGS
+ * turns them into 'N' frames before the 'C' frame.
  *
  * Threads: everything here runs on the main thread, the only one that
  * writes frames and the only user of the statement's connection.
@@ -249,11 +250,16 @@ static enum outcome set_session(struct my_run *r)
 		r->refusal = "out of memory";
 		return OUT_REFUSED;
 	}
+	/* Read only, set again with the rest: the statement runs as its own transaction under it. */
 	if (mariadb_connection(r->conn))
-		len = (size_t)snprintf(sql, cap, "SET @@SESSION.max_statement_time = %" PRIu32 ".%03" PRIu32,
+		len = (size_t)snprintf(sql, cap,
+				       "SET @@SESSION.max_statement_time = %" PRIu32 ".%03" PRIu32
+				       ", @@SESSION.tx_read_only = 1",
 				       job->timeout_ms / 1000, job->timeout_ms % 1000);
 	else
-		len = (size_t)snprintf(sql, cap, "SET @@SESSION.MAX_EXECUTION_TIME = %" PRIu32, job->timeout_ms);
+		len = (size_t)snprintf(
+			sql, cap, "SET @@SESSION.MAX_EXECUTION_TIME = %" PRIu32 ", @@SESSION.transaction_read_only = 1",
+			job->timeout_ms);
 	if (append_setting(r, sql, cap, &len, "sql_mode") < 0 || append_setting(r, sql, cap, &len, "time_zone") < 0 ||
 	    append_setting(r, sql, cap, &len, "lc_time_names") < 0) {
 		free(sql);
@@ -348,12 +354,13 @@ static enum outcome select_database(struct my_run *r)
 {
 	const char *db = runner_job_setting(r->job, "database");
 
-	if (!db || mysql_select_db(r->conn, db) == 0)
+	/* The runner connected to the target's database: only another one needs COM_INIT_DB. */
+	if (!db || (r->job->dbname && strcmp(db, r->job->dbname) == 0) || mysql_select_db(r->conn, db) == 0)
 		return OUT_OK;
 	return capture_error(r);
 }
 
-/* Everything the job asks for, then the read-only transaction. */
+/* Everything the job asks for; the statement then runs as its own read-only transaction. */
 static enum outcome job_setup(struct my_run *r)
 {
 	enum outcome o = check_event(r);
@@ -370,14 +377,11 @@ static enum outcome job_setup(struct my_run *r)
 		o = select_database(r);
 	if (o == OUT_OK)
 		o = check_event(r);
-	if (o == OUT_OK)
-		o = run_fixed(r, "START TRANSACTION READ ONLY");
-	if (o == OUT_OK && !(r->conn->server_status & SERVER_STATUS_IN_TRANS)) {
-		r->refusal = "NOT_READ_ONLY: the read-only transaction did not start";
+	/* Nothing may have opened a transaction that is not read only. */
+	if (o == OUT_OK && (r->conn->server_status & SERVER_STATUS_IN_TRANS)) {
+		r->refusal = "NOT_READ_ONLY: a transaction is open before the statement";
 		o = OUT_REFUSED;
 	}
-	if (o == OUT_OK)
-		o = check_event(r);
 	return o;
 }
 

@@ -3,8 +3,11 @@
  *
  * Sequence: connect through the relay socket, BEGIN TRANSACTION READ ONLY,
  * statement_timeout and the job's settings with set_config(..., true),
- * then the statement in single-row mode so only one row is ever held,
- * then COMMIT; a describe job prepares and describes the statement
+ * then the statement in single-row mode so only one row is ever held.
+ * A plain statement sends all three at once in libpq's pipeline mode and
+ * ends with its last row (the read-only transaction needs no COMMIT);
+ * a cost or plan check, a COPY or mixed result formats take a round trip
+ * each, then COMMIT; a describe job prepares and describes the statement
  * instead (runner_pg_result.c). Every wait watches the control socket too
  * (runner_pg_io.c). A runner-side watchdog backs up the engine's
  * statement_timeout.
@@ -477,6 +480,94 @@ static enum outcome check_plan(struct pg_run *r, int64_t deadline)
 	return OUT_OK;
 }
 
+/* The settings as one SELECT of set_config($1, $2, true), ... with the values as parameters. */
+static char *settings_select(const struct runner_job *job, const char **values)
+{
+	size_t cap = 16 + (job->nsets + 1) * 48, len;
+	char *sql = malloc(cap);
+
+	if (!sql)
+		return NULL;
+	len = (size_t)snprintf(sql, cap, "SELECT ");
+	for (size_t i = 0; i <= job->nsets; i++) {
+		values[2 * i] = i == 0 ? "statement_timeout" : job->set_names[i - 1];
+		values[2 * i + 1] = i == 0 ? job->timeout_text : job->set_values[i - 1];
+		len += (size_t)snprintf(sql + len, cap - len, "%sset_config($%zu, $%zu, true)", i ? ", " : "",
+					2 * i + 1, 2 * i + 2);
+	}
+	return sql;
+}
+
+/* One query's results of a pipeline, up to its NULL; the first error is kept. */
+static enum outcome pipe_skip(struct pg_run *r, int64_t deadline)
+{
+	return collect(r, deadline);
+}
+
+/*
+ * The common statement in one round trip: BEGIN READ ONLY, the settings
+ * and the statement go out together in libpq's pipeline mode, then one
+ * Sync. The statement's rows stream in single-row mode, set once the
+ * settings' results are read (it applies to the query at the head of the
+ * pipeline). An error in the settings aborts the rest, as Postgres does,
+ * and is the job's error. No COMMIT: the transaction is read only, and the
+ * completion goes to the proxy as soon as the last row is read.
+ */
+static enum outcome pipelined_statement(struct pg_run *r, int64_t deadline, int64_t stmt_deadline)
+{
+	const char *values[2 * (FRAME_MAX_PAIRS + 1)];
+	char *sets = settings_select(r->job, values);
+	int nvalues = 2 * ((int)r->job->nsets + 1);
+	enum outcome o = OUT_LOST;
+	PGresult *res;
+
+	if (!sets || !PQenterPipelineMode(r->conn))
+		goto out;
+	if (!PQsendQueryParams(r->conn, "BEGIN TRANSACTION READ ONLY", 0, NULL, NULL, NULL, NULL, 0) ||
+	    !PQsendQueryParams(r->conn, sets, nvalues, NULL, values, NULL, NULL, 0) ||
+	    !send_with_params(r, r->job->sql, result_format(r->job, 0)) || !PQpipelineSync(r->conn))
+		goto out;
+	o = pipe_skip(r, deadline);
+	if (o == OUT_OK)
+		o = pipe_skip(r, deadline);
+	if (o != OUT_OK)
+		goto out;
+	r->deadline = stmt_deadline;
+	if (!r->error && !PQsetSingleRowMode(r->conn)) {
+		o = OUT_LOST;
+		goto out;
+	}
+	for (;;) {
+		o = wait_result(r, stmt_deadline);
+		if (o != OUT_OK)
+			break;
+		res = PQgetResult(r->conn);
+		if (!res)
+			break;
+		if (PQresultStatus(res) == PGRES_PIPELINE_ABORTED) {
+			PQclear(res);
+			continue;
+		}
+		o = on_result(r, res);
+		if (o != OUT_OK)
+			break;
+	}
+out:
+	result_done(r, NULL);
+	free(sets);
+	return o;
+}
+
+/*
+ * Can the statement go in one pipeline: no check to run first, no wrapper
+ * to look up, and no COPY (which pipeline mode does not carry; the proxy
+ * sends a COPY with the read it wraps in plan_sql).
+ */
+static bool pipelinable(const struct runner_job *job)
+{
+	return !job->describe && !job->max_cost && !job->plan_tables && !job->plan_sql && !formats_mixed(job);
+}
+
 int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
 		  int (*complete)(void *arg, struct runner_job *job), void *arg)
 {
@@ -511,6 +602,11 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	r.ctl_quiet = false;
 
 	deadline = now_ms() + SETUP_TIMEOUT_MS;
+	if (pipelinable(job)) {
+		o = pipelined_statement(&r, deadline, now_ms() + job->timeout_ms + WATCHDOG_GRACE_MS);
+		rc = finish(&r, o);
+		goto out;
+	}
 	o = begin_with_settings(&r, deadline);
 	if (o == OUT_OK && !r.error && job->describe) {
 		o = describe_statement(&r, deadline);

@@ -88,6 +88,8 @@ int send_with_params(struct pg_run *r, const char *sql, int format);
 /* runner_pg_result.c */
 /* The format the client asked for column i (0 text, 1 binary). */
 int result_format(const struct runner_job *job, int i);
+/* Does Bind ask for text and binary columns both (result_prepare's wrapper)? */
+bool formats_mixed(const struct runner_job *job);
 /*
  * Before the statement runs: the sql to send (*sql, owned by r until
  * result_done; the job's own text when no wrapper is needed) and the

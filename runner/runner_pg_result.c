@@ -41,7 +41,7 @@ int result_format(const struct runner_job *job, int i)
 	return i >= 0 && (size_t)i < n && job->formats[i] == '1';
 }
 
-static bool formats_mixed(const struct runner_job *job)
+bool formats_mixed(const struct runner_job *job)
 {
 	return job->formats && strchr(job->formats, '0') && strchr(job->formats, '1');
 }

@@ -166,7 +166,7 @@ static void test_full_config(void **state)
 	assert_int_equal(cfg->runner_uid_first, 3000000000u);
 	assert_int_equal(cfg->runner_uid_last, 3000000999u);
 	assert_int_equal(cfg->kill_margin_ms, 3000);
-	assert_int_equal(cfg->pool_size, 4);
+	assert_int_equal(cfg->pool_min, 4);
 	assert_int_equal(cfg->max_jobs, 32);
 	assert_string_equal(cfg->audit_log, "/var/log/airlock/audit.log");
 
@@ -238,7 +238,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->runner_uid_first, 1000000000);
 	assert_int_equal(cfg->runner_uid_last, 1000065535);
 	assert_int_equal(cfg->kill_margin_ms, 2000);
-	assert_int_equal(cfg->pool_size, 0);
+	assert_int_equal(cfg->pool_min, 0);
 	assert_int_equal(cfg->max_jobs, 16);
 	assert_string_equal(cfg->audit_log, "-");
 	assert_string_equal(cfg->targets[0].engine, "postgres");
