@@ -46,7 +46,11 @@ cleanup()
 	rm -rf "$out"
 }
 trap cleanup EXIT
-ulimit -n $((idle * 2 + 1024))
+# Descriptors for the idle connections (each process holds one per connection).
+hard=$(ulimit -Hn)
+want=$((idle + 2048))
+[[ $hard == unlimited || $hard -ge $want ]] || want=$hard
+ulimit -n "$want"
 
 command -v pgbouncer >/dev/null || apt-get install -y --no-install-recommends pgbouncer >/dev/null
 
@@ -68,7 +72,11 @@ unix_socket_dir =
 INI
 printf '"airlock_ro" "%s"\n' "$pw" >"$out/users.txt"
 chown -R postgres "$out"
-runuser -u postgres -- bash -c "ulimit -n $((idle * 2 + 1024)); pgbouncer -d '$out/pgbouncer.ini'"
+runuser -u postgres -- bash -c "# Descriptors for the idle connections (each process holds one per connection).
+hard=$(ulimit -Hn)
+want=$((idle + 2048))
+[[ $hard == unlimited || $hard -ge $want ]] || want=$hard
+ulimit -n "$want"; pgbouncer -d '$out/pgbouncer.ini'"
 wait_for 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
 
 # bench_airlockd NAME RUNTIME PG_PORT MY_PORT UID_BASE: one airlockd of this

@@ -22,6 +22,7 @@
 #include "proxy/timeval.h"
 
 #define JOB_POOL_FILL_MS 5
+#define JOB_POOL_KICK_MS 10
 #define JOB_POOL_TICK_MS 500
 
 static int64_t pool_now_ms(void)
@@ -283,9 +284,16 @@ void job_pool_reset(struct job_pools *ps)
 		job_pool_start(ps);
 }
 
+/*
+ * A statement took a runner (or found none): refill soon, not at once.
+ * Preparing a runner (its directory, sockets and the runtime's process)
+ * takes the loop for a moment, which the statement that just took one
+ * would otherwise wait for: measured, a warm statement cost 5.2 ms with
+ * the refill at once and 2 ms with it JOB_POOL_KICK_MS later.
+ */
 void job_pool_kick(struct job_pools *ps)
 {
-	job_pool_schedule(ps, ps->backoff_ms ? ps->backoff_ms : 0);
+	job_pool_schedule(ps, ps->backoff_ms ? ps->backoff_ms : JOB_POOL_KICK_MS);
 }
 
 void job_pool_engine_ok(struct job_pools *ps)
