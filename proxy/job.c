@@ -497,8 +497,12 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 			snprintf(msg, sizeof(msg), "statement exceeded timeout_ms=%u and its runner was stopped",
 				 j->limits.timeout_ms);
 			job_fail(j, "57014", AIRLOCK_E_TIMEOUT, msg);
-		} else if (j->paused && j->ctl) {
-			/* Its frames wait in the socket (a cursor not read yet): they decide, once read. */
+		} else if (j->ctl) {
+			/*
+			 * Its frames may still wait in the socket (a cursor not read yet, or a
+			 * result the loop has not read when a runtime reports the exit first):
+			 * they decide, once read, and the socket's end reports the exit.
+			 */
 			j->exit_code = exit_code;
 		} else {
 			job_exited_early(j, exit_code);

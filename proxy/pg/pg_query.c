@@ -157,7 +157,12 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		if (s->txn != 'I') {
 			pgr_put_notice(s, "WARNING", "25001", "there is already a transaction in progress", NULL);
 		} else {
-			s->snapshot = s->set;
+			/* Kept only while the block lasts: an idle session does not carry a second copy. */
+			if (!s->snapshot && !(s->snapshot = malloc(sizeof(*s->snapshot)))) {
+				pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+				return;
+			}
+			*s->snapshot = s->set;
 			s->nsavepoints = 0;
 			s->txn = 'T';
 		}
@@ -168,19 +173,23 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		pgx_close_suspended(s);
 		if (s->txn == 'I')
 			pgr_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
-		if (s->txn == 'E')
-			s->set = s->snapshot;
+		if (s->txn == 'E' && s->snapshot)
+			s->set = *s->snapshot;
 		pgr_local_done(s, s->txn == 'E' ? "ROLLBACK" : "COMMIT");
 		s->txn = 'I';
+		free(s->snapshot);
+		s->snapshot = NULL;
 		return;
 	case PGV_ROLLBACK:
 		pgc_end_transaction(s);
 		pgx_close_suspended(s);
 		if (s->txn == 'I')
 			pgr_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
-		else
-			s->set = s->snapshot;
+		else if (s->snapshot)
+			s->set = *s->snapshot;
 		s->txn = 'I';
+		free(s->snapshot);
+		s->snapshot = NULL;
 		pgr_local_done(s, "ROLLBACK");
 		return;
 	case PGV_SAVEPOINT:

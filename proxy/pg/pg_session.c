@@ -68,6 +68,8 @@ static void pg_free(struct session *core)
 	struct pg_session *s = pg(core);
 
 	pgx_free_all(s);
+	free(s->snapshot);
+	s->snapshot = NULL;
 	explicit_bzero(&s->scram, sizeof(s->scram));
 }
 

@@ -92,7 +92,7 @@ struct pg_session {
 
 	char txn; /* 'I', 'T', 'E' */
 	struct pg_settings set;
-	struct pg_settings snapshot; /* at BEGIN, for ROLLBACK */
+	struct pg_settings *snapshot; /* at BEGIN, for ROLLBACK; owned, only inside a transaction block */
 	char savepoints[SESS_MAX_SAVEPOINTS][64];
 	size_t nsavepoints;
 	bool discard_until_sync;
