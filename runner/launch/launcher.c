@@ -8,7 +8,10 @@
 
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <event2/event.h>
 
 /* A decimal uid or gid at *p; advances *p past it. */
 static bool parse_id_part(const char **p, unsigned long *v)
@@ -62,6 +65,84 @@ const char *launch_spec_problem(const struct launch_spec *sp, bool need_image)
 		return "memory, cpu and pids limits are required";
 	return NULL;
 }
+
+/* ---- callbacks, always through the notify event ---- */
+
+static void on_notify(evutil_socket_t fd, short what, void *arg)
+{
+	struct launch *la = arg;
+
+	(void)fd;
+	(void)what;
+	if (!la->released && la->started_pending) {
+		la->started_pending = false;
+		if (la->cb.on_started)
+			la->cb.on_started(la->arg, la->started_ok, la->code, la->error);
+		if (!la->started_ok)
+			la->final_done = true;
+	}
+	if (!la->released && la->exited_pending) {
+		la->exited_pending = false;
+		if (la->cb.on_exited)
+			la->cb.on_exited(la->arg, la->exit_code, la->killed);
+		la->final_done = true;
+	}
+	la->settled(la);
+}
+
+int launch_init(struct launch *la, struct launcher *owner, struct event_base *evb, const struct launch_callbacks *cb,
+		void *arg, void (*settled)(struct launch *la))
+{
+	la->owner = owner;
+	la->cb = *cb;
+	la->arg = arg;
+	la->settled = settled;
+	la->notify = event_new(evb, -1, 0, on_notify, la);
+	return la->notify ? 0 : -1;
+}
+
+void launch_fini(struct launch *la)
+{
+	if (la->notify)
+		event_free(la->notify);
+	la->notify = NULL;
+}
+
+void launch_notify_started(struct launch *la, bool ok, const char *code, const char *error)
+{
+	if (la->released)
+		return;
+	la->started_pending = true;
+	la->started_ok = ok;
+	la->code = code;
+	snprintf(la->error, sizeof(la->error), "%s", error ? error : "");
+	event_active(la->notify, 0, 0);
+}
+
+void launch_notify_exited(struct launch *la, int exit_code, bool killed)
+{
+	if (la->released)
+		return;
+	la->exited_pending = true;
+	la->exit_code = exit_code;
+	la->killed = killed;
+	event_active(la->notify, 0, 0);
+}
+
+void launch_release_handle(struct launch *la)
+{
+	la->released = true;
+	la->started_pending = false;
+	la->exited_pending = false;
+	event_active(la->notify, 0, 0);
+}
+
+bool launch_caller_done(const struct launch *la)
+{
+	return la->released || (la->final_done && !la->started_pending && !la->exited_pending);
+}
+
+/* ---- dispatch ---- */
 
 struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec, const struct launch_callbacks *cb,
 			    void *arg)

@@ -70,29 +70,16 @@ struct dlaunch {
 	struct dlaunch *prev;
 	enum launch_state state;
 	struct launch_spec spec; /* strings owned */
-	struct launch_callbacks cb;
-	void *arg;
-	char id[80];  /* container id, or name if create's outcome is unknown */
-	bool created; /* a container may exist */
+	char id[80];             /* container id, or name if create's outcome is unknown */
+	bool created;            /* a container may exist */
 	bool removed;
 	bool kill_wanted;
 	bool kill_sent;
-	bool released;
-	bool final_done; /* the last callback has returned */
 	unsigned retries;
 	struct dreq *req;  /* create, start, wait or remove */
 	struct dreq *kreq; /* kill */
 	struct event *kill_timer;
 	struct event *retry_timer;
-	struct event *notify;
-	/* queued callbacks */
-	bool started_pending;
-	bool started_ok;
-	bool exited_pending;
-	const char *code;
-	char error[MAX_ERROR];
-	int exit_code;
-	bool killed;
 };
 
 struct dlauncher {
@@ -199,49 +186,6 @@ static void on_transfer_done(void *arg, CURL *easy, CURLcode cc)
 	res.overflow = r->reply.overflow;
 	launch_on_reply(la, r->kind, &res);
 	dreq_free(r);
-	launch_maybe_free(la);
-}
-
-/* ---- callbacks, always through the notify event ---- */
-
-static void notify_started(struct dlaunch *la, bool ok, const char *code, const char *error)
-{
-	if (la->released)
-		return;
-	la->started_pending = true;
-	la->started_ok = ok;
-	la->code = code;
-	snprintf(la->error, sizeof(la->error), "%s", error ? error : "");
-	event_active(la->notify, 0, 0);
-}
-
-static void notify_exited(struct dlaunch *la, int exit_code, bool killed)
-{
-	if (la->released)
-		return;
-	la->exited_pending = true;
-	la->exit_code = exit_code;
-	la->killed = killed;
-	event_active(la->notify, 0, 0);
-}
-
-static void on_notify(evutil_socket_t fd, short what, void *arg)
-{
-	struct dlaunch *la = arg;
-
-	if (!la->released && la->started_pending) {
-		la->started_pending = false;
-		if (la->cb.on_started)
-			la->cb.on_started(la->arg, la->started_ok, la->code, la->error);
-		if (!la->started_ok)
-			la->final_done = true;
-	}
-	if (!la->released && la->exited_pending) {
-		la->exited_pending = false;
-		if (la->cb.on_exited)
-			la->cb.on_exited(la->arg, la->exit_code, la->killed);
-		la->final_done = true;
-	}
 	launch_maybe_free(la);
 }
 
@@ -385,7 +329,7 @@ static void launch_set_state(struct dlaunch *la, enum launch_state st)
 		dreq_send(la, DREQ_START, "POST", path, NULL, REQ_TIMEOUT_MS, &la->req);
 		break;
 	case LS_RUNNING:
-		notify_started(la, true, NULL, NULL);
+		launch_notify_started(&la->base, true, NULL, NULL);
 		if (la->spec.kill_after_ms && !la->kill_wanted) {
 			tv.tv_sec = la->spec.kill_after_ms / 1000;
 			tv.tv_usec = (la->spec.kill_after_ms % 1000) * 1000;
@@ -437,7 +381,7 @@ static void on_create_reply(struct dlaunch *la, const struct dres *res)
 	if (res->cc != CURLE_OK) {
 		reply_text(la, res, msg, sizeof(msg));
 		log_launch(la, "create failed: %s", msg);
-		notify_started(la, false, res->overflow ? "LAUNCH_FAILED" : "DOCKER_UNAVAILABLE", msg);
+		launch_notify_started(&la->base, false, res->overflow ? "LAUNCH_FAILED" : "DOCKER_UNAVAILABLE", msg);
 		if (maybe_sent(res->cc)) {
 			/* The container may exist: remove it by name. */
 			snprintf(la->id, sizeof(la->id), "airlock-%s", la->spec.job_id);
@@ -451,9 +395,9 @@ static void on_create_reply(struct dlaunch *la, const struct dres *res)
 	if (!http_ok(res)) {
 		reply_text(la, res, msg, sizeof(msg));
 		if (res->status == 404 && strstr(msg, "No such image"))
-			notify_started(la, false, "IMAGE_UNAVAILABLE", msg);
+			launch_notify_started(&la->base, false, "IMAGE_UNAVAILABLE", msg);
 		else
-			notify_started(la, false, "LAUNCH_FAILED", msg);
+			launch_notify_started(&la->base, false, "LAUNCH_FAILED", msg);
 		launch_set_state(la, LS_DONE);
 		return;
 	}
@@ -465,10 +409,10 @@ static void on_create_reply(struct dlaunch *la, const struct dres *res)
 		snprintf(la->id, sizeof(la->id), "airlock-%s", la->spec.job_id);
 	launch_mark_created(la);
 	if (!id || !docker_is_hex64(id)) {
-		notify_started(la, false, "LAUNCH_FAILED", "docker create reply has no container id");
+		launch_notify_started(&la->base, false, "LAUNCH_FAILED", "docker create reply has no container id");
 		launch_set_state(la, LS_REMOVING);
-	} else if (la->kill_wanted || la->released) {
-		notify_started(la, false, "LAUNCH_FAILED", "killed before start");
+	} else if (la->kill_wanted || la->base.released) {
+		launch_notify_started(&la->base, false, "LAUNCH_FAILED", "killed before start");
 		launch_set_state(la, LS_REMOVING);
 	} else {
 		launch_set_state(la, LS_STARTING);
@@ -485,7 +429,7 @@ static void on_start_reply(struct dlaunch *la, const struct dres *res)
 		return;
 	}
 	reply_text(la, res, msg, sizeof(msg));
-	notify_started(la, false, res->cc != CURLE_OK ? "DOCKER_UNAVAILABLE" : "LAUNCH_FAILED", msg);
+	launch_notify_started(&la->base, false, res->cc != CURLE_OK ? "DOCKER_UNAVAILABLE" : "LAUNCH_FAILED", msg);
 	log_launch(la, "start failed: %s", msg);
 	launch_set_state(la, LS_REMOVING);
 }
@@ -507,7 +451,7 @@ static void on_wait_reply(struct dlaunch *la, const struct dres *res)
 		log_launch(la, "wait failed: %s", msg);
 	}
 	json_decref(j);
-	notify_exited(la, exit_code, la->kill_sent && (exit_code == 137 || exit_code < 0));
+	launch_notify_exited(&la->base, exit_code, la->kill_sent && (exit_code == 137 || exit_code < 0));
 	launch_set_state(la, LS_REMOVING);
 }
 
@@ -566,8 +510,7 @@ static void launch_destroy(struct dlaunch *la)
 		event_free(la->kill_timer);
 	if (la->retry_timer)
 		event_free(la->retry_timer);
-	if (la->notify)
-		event_free(la->notify);
+	launch_fini(&la->base);
 	free((char *)la->spec.image);
 	free((char *)la->spec.user);
 	free((char *)la->spec.job_dir);
@@ -579,9 +522,14 @@ static void launch_maybe_free(struct dlaunch *la)
 {
 	if (la->state != LS_DONE || la->req || la->kreq || evtimer_pending(la->retry_timer, NULL))
 		return;
-	if (!la->released && !la->final_done)
+	if (!launch_caller_done(&la->base))
 		return;
 	launch_destroy(la);
+}
+
+static void launch_settled(struct launch *base)
+{
+	launch_maybe_free((struct dlaunch *)base);
 }
 
 /* ---- public API ---- */
@@ -663,21 +611,17 @@ static struct launch *docker_run(struct launcher *base, const struct launch_spec
 
 	if (!la)
 		return NULL;
-	la->base.owner = base;
 	la->l = l;
 	la->spec = *spec;
 	la->spec.image = spec->image ? strdup(spec->image) : NULL;
 	la->spec.user = spec->user ? strdup(spec->user) : NULL;
 	la->spec.job_dir = spec->job_dir ? strdup(spec->job_dir) : NULL;
 	la->spec.job_id = strdup(spec->job_id ? spec->job_id : "");
-	la->cb = *cb;
-	la->arg = arg;
 	la->kill_timer = evtimer_new(l->evb, on_kill_deadline, la);
 	la->retry_timer = evtimer_new(l->evb, on_retry, la);
-	la->notify = event_new(l->evb, -1, 0, on_notify, la);
-	if ((spec->image && !la->spec.image) || (spec->user && !la->spec.user) ||
-	    (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id || !la->kill_timer || !la->retry_timer ||
-	    !la->notify)
+	if (launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || (spec->image && !la->spec.image) ||
+	    (spec->user && !la->spec.user) || (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id ||
+	    !la->kill_timer || !la->retry_timer)
 		goto out_free;
 	la->next = l->launches;
 	if (l->launches)
@@ -686,7 +630,7 @@ static struct launch *docker_run(struct launcher *base, const struct launch_spec
 	problem = launch_spec_problem(&la->spec, true);
 	if (problem) {
 		la->state = LS_DONE;
-		notify_started(la, false, "LAUNCH_FAILED", problem);
+		launch_notify_started(&la->base, false, "LAUNCH_FAILED", problem);
 		return &la->base;
 	}
 	launch_set_state(la, LS_CREATING);
@@ -701,7 +645,7 @@ static void docker_kill(struct launch *base)
 {
 	struct dlaunch *la = (struct dlaunch *)base;
 
-	if (la->released)
+	if (la->base.released)
 		return;
 	launch_want_kill(la);
 }
@@ -710,13 +654,10 @@ static void docker_release(struct launch *base, bool kill_now)
 {
 	struct dlaunch *la = (struct dlaunch *)base;
 
-	la->released = true;
-	la->started_pending = false;
-	la->exited_pending = false;
+	/* Frees it on the next loop pass if nothing is left to do. */
+	launch_release_handle(&la->base);
 	if (kill_now)
 		launch_want_kill(la);
-	/* Frees it on the next loop pass if nothing is left to do. */
-	event_active(la->notify, 0, 0);
 }
 
 static unsigned docker_live(const struct launcher *base)

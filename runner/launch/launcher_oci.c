@@ -56,8 +56,6 @@ struct olaunch {
 	struct olaunch *next;
 	struct olaunch *prev;
 	struct launch_spec spec; /* strings owned */
-	struct launch_callbacks cb;
-	void *arg;
 	char id[96];
 	char bundle[4200];
 	struct oci_proc *run; /* the runtime's run, while it lives */
@@ -65,22 +63,12 @@ struct olaunch {
 	struct event *poll_timer;
 	struct event *kill_timer;  /* kill_after_ms */
 	struct event *grace_timer; /* after a kill */
-	struct event *notify;
-	bool live;    /* counted in l->live: a container may exist */
-	bool started; /* the pid file was seen */
+	bool live;                 /* counted in l->live: a container may exist */
+	bool started;              /* the pid file was seen */
 	bool kill_wanted;
 	bool kill_sent;
 	bool deleting;
 	bool done; /* nothing of the container is left */
-	bool released;
-	bool final_done;
-	bool started_pending;
-	bool started_ok;
-	bool exited_pending;
-	const char *code;
-	char error[256];
-	int exit_code;
-	bool killed;
 };
 
 static void launch_maybe_free(struct olaunch *la);
@@ -95,51 +83,6 @@ static void __attribute__((format(printf, 2, 3))) log_launch(const struct olaunc
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* ---- callbacks, always through the notify event ---- */
-
-static void notify_started(struct olaunch *la, bool ok, const char *code, const char *error)
-{
-	if (la->released)
-		return;
-	la->started_pending = true;
-	la->started_ok = ok;
-	la->code = code;
-	snprintf(la->error, sizeof(la->error), "%s", error ? error : "");
-	event_active(la->notify, 0, 0);
-}
-
-static void notify_exited(struct olaunch *la, int exit_code, bool killed)
-{
-	if (la->released)
-		return;
-	la->exited_pending = true;
-	la->exit_code = exit_code;
-	la->killed = killed;
-	event_active(la->notify, 0, 0);
-}
-
-static void on_notify(evutil_socket_t fd, short what, void *arg)
-{
-	struct olaunch *la = arg;
-
-	(void)fd;
-	(void)what;
-	if (!la->released && la->started_pending) {
-		la->started_pending = false;
-		if (la->cb.on_started)
-			la->cb.on_started(la->arg, la->started_ok, la->code, la->error);
-		if (!la->started_ok)
-			la->final_done = true;
-	}
-	if (!la->released && la->exited_pending) {
-		la->exited_pending = false;
-		if (la->cb.on_exited)
-			la->cb.on_exited(la->arg, la->exit_code, la->killed);
-		la->final_done = true;
-	}
-	launch_maybe_free(la);
 }
 
 /* ---- bundle ---- */
@@ -251,7 +194,7 @@ static void on_run_done(void *arg, int status, const char *head, const char *tai
 	if (la->poll_timer)
 		evtimer_del(la->poll_timer);
 	if (status < 0) {
-		notify_started(la, false, "RUNTIME_UNAVAILABLE", head);
+		launch_notify_started(&la->base, false, "RUNTIME_UNAVAILABLE", head);
 	} else if (!started) {
 		char msg[256];
 
@@ -261,12 +204,12 @@ static void on_run_done(void *arg, int status, const char *head, const char *tai
 			snprintf(msg, sizeof(msg), "%s exited %d before the container ran: ...%s", la->l->runtime,
 				 status, tail + (strlen(tail) > 160 ? strlen(tail) - 160 : 0));
 		log_launch(la, "%s", msg);
-		notify_started(la, false, "LAUNCH_FAILED", msg);
+		launch_notify_started(&la->base, false, "LAUNCH_FAILED", msg);
 	} else {
 		if (!la->started)
-			notify_started(la, true, NULL, NULL);
+			launch_notify_started(&la->base, true, NULL, NULL);
 		la->started = true;
-		notify_exited(la, status, la->kill_sent);
+		launch_notify_exited(&la->base, status, la->kill_sent);
 	}
 	if (status >= 0 && state_left(la))
 		launch_delete(la);
@@ -290,7 +233,7 @@ static void on_poll(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	la->started = true;
-	notify_started(la, true, NULL, NULL);
+	launch_notify_started(&la->base, true, NULL, NULL);
 	if (la->spec.kill_after_ms) {
 		struct timeval kt = {la->spec.kill_after_ms / 1000, (la->spec.kill_after_ms % 1000) * 1000};
 
@@ -378,8 +321,7 @@ static void launch_destroy(struct olaunch *la)
 		event_free(la->kill_timer);
 	if (la->grace_timer)
 		event_free(la->grace_timer);
-	if (la->notify)
-		event_free(la->notify);
+	launch_fini(&la->base);
 	free((char *)la->spec.image);
 	free((char *)la->spec.user);
 	free((char *)la->spec.job_dir);
@@ -391,9 +333,14 @@ static void launch_maybe_free(struct olaunch *la)
 {
 	if (!la->done || la->run || la->aux)
 		return;
-	if (!la->released && (!la->final_done || la->started_pending || la->exited_pending))
+	if (!launch_caller_done(&la->base))
 		return;
 	launch_destroy(la);
+}
+
+static void launch_settled(struct launch *base)
+{
+	launch_maybe_free((struct olaunch *)base);
 }
 
 static void launch_begin(struct olaunch *la)
@@ -406,12 +353,12 @@ static void launch_begin(struct olaunch *la)
 
 	if (problem) {
 		la->done = true;
-		notify_started(la, false, "LAUNCH_FAILED", problem);
+		launch_notify_started(&la->base, false, "LAUNCH_FAILED", problem);
 		return;
 	}
 	if (!la->l->rootfs) {
 		la->done = true;
-		notify_started(la, false, "IMAGE_UNAVAILABLE", "no checked runner root filesystem");
+		launch_notify_started(&la->base, false, "IMAGE_UNAVAILABLE", "no checked runner root filesystem");
 		return;
 	}
 	snprintf(la->id, sizeof(la->id), OCI_ID_PREFIX "%s", la->spec.job_id);
@@ -420,14 +367,14 @@ static void launch_begin(struct olaunch *la)
 	if (bundle_write(la, err, sizeof(err)) < 0) {
 		bundle_remove(la);
 		la->done = true;
-		notify_started(la, false, "LAUNCH_FAILED", err);
+		launch_notify_started(&la->base, false, "LAUNCH_FAILED", err);
 		return;
 	}
 	la->live = true;
 	la->l->live++;
 	la->run = oci_proc_spawn(la->l->evb, argv, on_run_done, la);
 	if (!la->run) {
-		notify_started(la, false, "LAUNCH_FAILED", "out of memory");
+		launch_notify_started(&la->base, false, "LAUNCH_FAILED", "out of memory");
 		launch_finish(la);
 		return;
 	}
@@ -442,25 +389,22 @@ static struct launch *oci_run(struct launcher *base, const struct launch_spec *s
 
 	if (!la)
 		return NULL;
-	la->base.owner = base;
 	la->l = l;
 	la->spec = *spec;
 	la->spec.image = NULL;
 	la->spec.user = spec->user ? strdup(spec->user) : NULL;
 	la->spec.job_dir = spec->job_dir ? strdup(spec->job_dir) : NULL;
 	la->spec.job_id = strdup(spec->job_id ? spec->job_id : "");
-	la->cb = *cb;
-	la->arg = arg;
 	la->poll_timer = evtimer_new(l->evb, on_poll, la);
 	la->kill_timer = evtimer_new(l->evb, on_kill_deadline, la);
 	la->grace_timer = evtimer_new(l->evb, on_grace, la);
-	la->notify = event_new(l->evb, -1, 0, on_notify, la);
 	la->next = l->launches;
 	if (l->launches)
 		l->launches->prev = la;
 	l->launches = la;
-	if ((spec->user && !la->spec.user) || (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id ||
-	    !la->poll_timer || !la->kill_timer || !la->grace_timer || !la->notify) {
+	if (launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || (spec->user && !la->spec.user) ||
+	    (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id || !la->poll_timer || !la->kill_timer ||
+	    !la->grace_timer) {
 		launch_destroy(la);
 		return NULL;
 	}
@@ -472,7 +416,7 @@ static void oci_kill(struct launch *base)
 {
 	struct olaunch *la = (struct olaunch *)base;
 
-	if (!la->released)
+	if (!la->base.released)
 		launch_want_kill(la);
 }
 
@@ -480,12 +424,9 @@ static void oci_release(struct launch *base, bool kill_now)
 {
 	struct olaunch *la = (struct olaunch *)base;
 
-	la->released = true;
-	la->started_pending = false;
-	la->exited_pending = false;
+	launch_release_handle(&la->base);
 	if (kill_now)
 		launch_want_kill(la);
-	event_active(la->notify, 0, 0);
 }
 
 static unsigned oci_live(const struct launcher *base)
