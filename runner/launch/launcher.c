@@ -152,12 +152,16 @@ struct launch *launcher_run(struct launcher *l, const struct launch_spec *spec, 
 
 void launcher_kill(struct launch *la)
 {
-	la->owner->ops->kill(la);
+	if (!la->released)
+		la->owner->ops->kill(la);
 }
 
 void launcher_release(struct launch *la, bool kill_now)
 {
-	la->owner->ops->release(la, kill_now);
+	/* Freed on the next loop pass if nothing is left to do. */
+	launch_release_handle(la);
+	if (kill_now)
+		la->owner->ops->kill(la);
 }
 
 unsigned launcher_live(const struct launcher *l)

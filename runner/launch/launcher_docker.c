@@ -643,21 +643,7 @@ out_free:
 
 static void docker_kill(struct launch *base)
 {
-	struct dlaunch *la = (struct dlaunch *)base;
-
-	if (la->base.released)
-		return;
-	launch_want_kill(la);
-}
-
-static void docker_release(struct launch *base, bool kill_now)
-{
-	struct dlaunch *la = (struct dlaunch *)base;
-
-	/* Frees it on the next loop pass if nothing is left to do. */
-	launch_release_handle(&la->base);
-	if (kill_now)
-		launch_want_kill(la);
+	launch_want_kill((struct dlaunch *)base);
 }
 
 static unsigned docker_live(const struct launcher *base)
@@ -668,7 +654,6 @@ static unsigned docker_live(const struct launcher *base)
 static const struct launcher_ops docker_ops = {
 	.run = docker_run,
 	.kill = docker_kill,
-	.release = docker_release,
 	.live = docker_live,
 	.free = docker_free,
 };

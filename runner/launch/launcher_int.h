@@ -13,8 +13,7 @@ struct event;
 struct launcher_ops {
 	struct launch *(*run)(struct launcher *l, const struct launch_spec *spec, const struct launch_callbacks *cb,
 			      void *arg);
-	void (*kill)(struct launch *la);
-	void (*release)(struct launch *la, bool kill_now);
+	void (*kill)(struct launch *la); /* stop it now; only while the caller holds its handle, or at release */
 	unsigned (*live)(const struct launcher *l);
 	void (*free)(struct launcher *l);
 };

@@ -414,19 +414,7 @@ static struct launch *oci_run(struct launcher *base, const struct launch_spec *s
 
 static void oci_kill(struct launch *base)
 {
-	struct olaunch *la = (struct olaunch *)base;
-
-	if (!la->base.released)
-		launch_want_kill(la);
-}
-
-static void oci_release(struct launch *base, bool kill_now)
-{
-	struct olaunch *la = (struct olaunch *)base;
-
-	launch_release_handle(&la->base);
-	if (kill_now)
-		launch_want_kill(la);
+	launch_want_kill((struct olaunch *)base);
 }
 
 static unsigned oci_live(const struct launcher *base)
@@ -475,7 +463,6 @@ static void oci_free(struct launcher *base)
 static const struct launcher_ops oci_ops = {
 	.run = oci_run,
 	.kill = oci_kill,
-	.release = oci_release,
 	.live = oci_live,
 	.free = oci_free,
 };
