@@ -70,11 +70,15 @@ static struct job *take_at(struct job_pool *p, unsigned k)
 	return j;
 }
 
-/* A statement asked p; empty (or emptied by it), p wants one more, up to its cap. */
-static void job_pool_demand(struct job_pool *p, int64_t now)
+/*
+ * A statement asked p; empty (or emptied by it), p wants one more, up to
+ * its cap, unless starts are failing (a back-off runs): more attempts
+ * against a runtime that is down help nobody.
+ */
+static void job_pool_demand(struct job_pools *ps, struct job_pool *p, int64_t now)
 {
 	p->demand_ms = now;
-	if (p->nidle == 0 && p->want < p->cap)
+	if (p->nidle == 0 && p->want < p->cap && !ps->backoff_ms)
 		p->want++;
 }
 
@@ -89,9 +93,10 @@ static void job_pool_retire(struct job_pools *ps, struct job_pool *p, int64_t no
 		else
 			k++;
 	}
-	if (p->want > cfg->pool_min && now - p->demand_ms >= cfg->pool_idle_ms) {
+	/* One fewer per quiet pool_idle_ms, however seldom this runs (a back-off spaces the ticks out). */
+	while (p->want > cfg->pool_min && now - p->demand_ms >= cfg->pool_idle_ms) {
 		p->want--;
-		p->demand_ms = now; /* one fewer per quiet pool_idle_ms */
+		p->demand_ms += cfg->pool_idle_ms;
 	}
 	while (p->nidle > p->want)
 		job_discard(take_at(p, 0)); /* the oldest */
@@ -173,7 +178,7 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		    p->pids != lim->pids)
 			continue;
 		if (p->nidle == 0) {
-			job_pool_demand(p, pool_now_ms());
+			job_pool_demand(ps, p, pool_now_ms());
 			return NULL;
 		}
 		/*
@@ -191,7 +196,7 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		}
 		j = take_at(p, best);
 		job_watch(j, NULL, NULL);
-		job_pool_demand(p, pool_now_ms());
+		job_pool_demand(ps, p, pool_now_ms());
 		return j;
 	}
 	return NULL;
