@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
 
 #include <event2/event.h>
 
@@ -25,19 +24,11 @@
 #define JOB_POOL_KICK_MS 10
 #define JOB_POOL_TICK_MS 500
 
-static int64_t pool_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The refill in delay_ms; sooner replaces later unless a back-off is running. */
 static void job_pool_schedule(struct job_pools *ps, uint32_t delay_ms)
 {
 	struct timeval tv = ms_timeval(delay_ms);
-	int64_t due = pool_now_ms() + delay_ms;
+	int64_t due = monotonic_ms() + delay_ms;
 
 	if (!ps->refill || ps->npools == 0)
 		return;
@@ -138,7 +129,7 @@ static void job_pool_lost(void *arg, struct job *j)
 static void job_pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct job_pools *ps = arg;
-	int64_t now = pool_now_ms();
+	int64_t now = monotonic_ms();
 	bool short_of = false;
 
 	for (size_t i = 0; i < ps->npools; i++) {
@@ -178,7 +169,7 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		    p->pids != lim->pids)
 			continue;
 		if (p->nidle == 0) {
-			job_pool_demand(ps, p, pool_now_ms());
+			job_pool_demand(ps, p, monotonic_ms());
 			return NULL;
 		}
 		/*
@@ -196,7 +187,7 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		}
 		j = take_at(p, best);
 		job_watch(j, NULL, NULL);
-		job_pool_demand(ps, p, pool_now_ms());
+		job_pool_demand(ps, p, monotonic_ms());
 		return j;
 	}
 	return NULL;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <event2/event.h>
 
@@ -16,14 +15,6 @@
 #include "proxy/timeval.h"
 
 #define BUSY_MSG "BUSY: every runner is busy and the statement waited queue_wait_ms=%u ms; retry shortly"
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void remove_at(struct job_queue *jq, size_t k)
 {
@@ -33,7 +24,7 @@ static void remove_at(struct job_queue *jq, size_t k)
 
 static void arm(struct job_queue *jq)
 {
-	int64_t first = INT64_MAX, now = mono_ms();
+	int64_t first = INT64_MAX, now = monotonic_ms();
 	struct timeval tv;
 
 	for (size_t k = 0; k < jq->n; k++)
@@ -73,7 +64,7 @@ static void fail_busy(struct job *j, uint32_t waited_ms)
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct job_queue *jq = arg;
-	int64_t now = mono_ms();
+	int64_t now = monotonic_ms();
 
 	(void)fd;
 	(void)what;
@@ -100,7 +91,7 @@ void job_queue_init(struct job_queue *jq, struct job_env *env)
 int job_queue_add(struct job_queue *jq, struct job *j, const void *user, const struct job_request *req,
 		  const struct job_events *ev, void *arg, uint32_t wait_ms)
 {
-	int64_t now = mono_ms();
+	int64_t now = monotonic_ms();
 
 	if (!jq->timer && !(jq->timer = evtimer_new(jq->env->base, on_timer, jq)))
 		return -1;
@@ -158,7 +149,7 @@ struct job *job_queue_next(struct job_queue *jq)
 		if (served_ms(jq, jq->q[k].user) < served_ms(jq, jq->q[best].user))
 			best = k;
 	j = jq->q[best].j;
-	mark_served(jq, jq->q[best].user, mono_ms());
+	mark_served(jq, jq->q[best].user, monotonic_ms());
 	remove_at(jq, best);
 	job_watch(j, NULL, NULL);
 	arm(jq);

@@ -530,14 +530,6 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	return s;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static void guard_cfg(const struct airlock_config *cfg, struct login_guard_cfg *g)
 {
 	g->free = cfg->login_free_failures;
@@ -564,7 +556,7 @@ void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*
 {
 	struct login_guard_cfg gc;
 	struct timeval tv;
-	uint64_t now = now_ms();
+	uint64_t now = (uint64_t)monotonic_ms();
 	uint32_t wait;
 	char client[INET6_ADDRSTRLEN] = "";
 

@@ -7,8 +7,10 @@
 #include "runner/launch/image_ref.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event2/event.h>
@@ -48,6 +50,47 @@ static bool job_id_ok(const char *s)
 		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
 			return false;
 	return true;
+}
+
+static char *dup_or_null(const char *s, bool *failed)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*failed = true;
+	return d;
+}
+
+int launch_spec_copy(struct launch_spec *dst, const struct launch_spec *src)
+{
+	bool failed = false;
+
+	*dst = *src;
+	dst->image = dup_or_null(src->image, &failed);
+	dst->user = dup_or_null(src->user, &failed);
+	dst->job_dir = dup_or_null(src->job_dir, &failed);
+	dst->job_id = dup_or_null(src->job_id ? src->job_id : "", &failed);
+	return failed ? -1 : 0;
+}
+
+void launch_spec_free(struct launch_spec *sp)
+{
+	free((char *)sp->image);
+	free((char *)sp->user);
+	free((char *)sp->job_dir);
+	free((char *)sp->job_id);
+	memset(sp, 0, sizeof(*sp));
+}
+
+void launch_log(const char *job_id, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "launcher: job %s: ", job_id ? job_id : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 const char *launch_spec_problem(const struct launch_spec *sp, bool need_image)

@@ -18,7 +18,6 @@
 #include <jansson.h>
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,16 +94,7 @@ static void launch_set_state(struct dlaunch *la, enum launch_state st);
 static void launch_send_kill(struct dlaunch *la);
 static void launch_remove_step(struct dlaunch *la);
 
-static void __attribute__((format(printf, 2, 3))) log_launch(const struct dlaunch *la, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "launcher: job %s: ", la->spec.job_id);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+#define log_launch(la, ...) launch_log((la)->spec.job_id, __VA_ARGS__)
 
 /* ---- requests of a launch ---- */
 
@@ -511,10 +501,7 @@ static void launch_destroy(struct dlaunch *la)
 	if (la->retry_timer)
 		event_free(la->retry_timer);
 	launch_fini(&la->base);
-	free((char *)la->spec.image);
-	free((char *)la->spec.user);
-	free((char *)la->spec.job_dir);
-	free((char *)la->spec.job_id);
+	launch_spec_free(&la->spec);
 	free(la);
 }
 
@@ -612,16 +599,10 @@ static struct launch *docker_run(struct launcher *base, const struct launch_spec
 	if (!la)
 		return NULL;
 	la->l = l;
-	la->spec = *spec;
-	la->spec.image = spec->image ? strdup(spec->image) : NULL;
-	la->spec.user = spec->user ? strdup(spec->user) : NULL;
-	la->spec.job_dir = spec->job_dir ? strdup(spec->job_dir) : NULL;
-	la->spec.job_id = strdup(spec->job_id ? spec->job_id : "");
 	la->kill_timer = evtimer_new(l->evb, on_kill_deadline, la);
 	la->retry_timer = evtimer_new(l->evb, on_retry, la);
-	if (launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || (spec->image && !la->spec.image) ||
-	    (spec->user && !la->spec.user) || (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id ||
-	    !la->kill_timer || !la->retry_timer)
+	if (launch_spec_copy(&la->spec, spec) < 0 ||
+	    launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || !la->kill_timer || !la->retry_timer)
 		goto out_free;
 	la->next = l->launches;
 	if (l->launches)

@@ -57,6 +57,12 @@ void launch_release_handle(struct launch *la);
 /* May the launcher free la as far as its caller is concerned? */
 bool launch_caller_done(const struct launch *la);
 
+/* dst gets src with its strings copied (the launch's own). -1 when out of memory (dst then holds what was copied). */
+int launch_spec_copy(struct launch_spec *dst, const struct launch_spec *src);
+void launch_spec_free(struct launch_spec *sp);
+/* One line on stderr about job_id's launch. */
+void launch_log(const char *job_id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /*
  * What is wrong with spec before any runtime is asked, or NULL. The image
  * is checked only when need_image (Docker); the OCI launcher has its root

@@ -27,7 +27,6 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,16 +73,7 @@ struct olaunch {
 static void launch_maybe_free(struct olaunch *la);
 static void launch_send_kill(struct olaunch *la);
 
-static void __attribute__((format(printf, 2, 3))) log_launch(const struct olaunch *la, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "launcher: job %s: ", la->spec.job_id);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+#define log_launch(la, ...) launch_log((la)->spec.job_id, __VA_ARGS__)
 
 /* ---- bundle ---- */
 
@@ -322,10 +312,7 @@ static void launch_destroy(struct olaunch *la)
 	if (la->grace_timer)
 		event_free(la->grace_timer);
 	launch_fini(&la->base);
-	free((char *)la->spec.image);
-	free((char *)la->spec.user);
-	free((char *)la->spec.job_dir);
-	free((char *)la->spec.job_id);
+	launch_spec_free(&la->spec);
 	free(la);
 }
 
@@ -390,11 +377,6 @@ static struct launch *oci_run(struct launcher *base, const struct launch_spec *s
 	if (!la)
 		return NULL;
 	la->l = l;
-	la->spec = *spec;
-	la->spec.image = NULL;
-	la->spec.user = spec->user ? strdup(spec->user) : NULL;
-	la->spec.job_dir = spec->job_dir ? strdup(spec->job_dir) : NULL;
-	la->spec.job_id = strdup(spec->job_id ? spec->job_id : "");
 	la->poll_timer = evtimer_new(l->evb, on_poll, la);
 	la->kill_timer = evtimer_new(l->evb, on_kill_deadline, la);
 	la->grace_timer = evtimer_new(l->evb, on_grace, la);
@@ -402,8 +384,8 @@ static struct launch *oci_run(struct launcher *base, const struct launch_spec *s
 	if (l->launches)
 		l->launches->prev = la;
 	l->launches = la;
-	if (launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || (spec->user && !la->spec.user) ||
-	    (spec->job_dir && !la->spec.job_dir) || !la->spec.job_id || !la->poll_timer || !la->kill_timer ||
+	if (launch_spec_copy(&la->spec, spec) < 0 ||
+	    launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || !la->poll_timer || !la->kill_timer ||
 	    !la->grace_timer) {
 		launch_destroy(la);
 		return NULL;

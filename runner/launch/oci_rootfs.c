@@ -165,6 +165,11 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
+void oci_remove_tree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
 /* Removes every earlier unpacked tree under state_dir but keep. */
 static void remove_old(const char *state_dir, const char *keep)
 {
@@ -178,7 +183,7 @@ static void remove_old(const char *state_dir, const char *keep)
 		if (strncmp(de->d_name, ROOTFS_PREFIX, strlen(ROOTFS_PREFIX)) != 0 || !strcmp(de->d_name, keep))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", state_dir, de->d_name);
-		nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		oci_remove_tree(path);
 	}
 	closedir(d);
 }
@@ -221,7 +226,7 @@ int oci_rootfs_prepare_sync(const char *ref, const char *state_dir, char *out, s
 	if (rc == 0 && chmod(dest, 0555) < 0)
 		rc = -1;
 	if (rc < 0) {
-		nftw(dest, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		oci_remove_tree(dest);
 		return -1;
 	}
 	remove_old(state_dir, name);

@@ -24,6 +24,9 @@
  */
 int oci_rootfs_prepare_sync(const char *ref, const char *state_dir, char *out, size_t outlen, char *err, size_t errlen);
 
+/* Removes the tree at path (never following a link or crossing a mount); root's own directories only. */
+void oci_remove_tree(const char *path);
+
 /* sha256 of data as 64 lower-case hex digits and a NUL into hex. */
 void oci_sha256_hex(const void *data, size_t len, char hex[65]);
 

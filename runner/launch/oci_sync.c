@@ -5,10 +5,10 @@
 #define _GNU_SOURCE
 #include "runner/launch/launcher.h"
 #include "runner/launch/oci_proc.h"
+#include "runner/launch/oci_rootfs.h"
 #include "runner/launch/oci_spec.h"
 
 #include <dirent.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +37,6 @@ int oci_runtime_check_sync(const char *runtime, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 int oci_sweep_sync(const char *runtime, const char *state_dir)
@@ -77,7 +70,7 @@ int oci_sweep_sync(const char *runtime, const char *state_dir)
 		if (strncmp(de->d_name, OCI_ID_PREFIX, strlen(OCI_ID_PREFIX)) != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", bundles, de->d_name);
-		nftw(path, rm_one, 8, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		oci_remove_tree(path);
 	}
 	if (d)
 		closedir(d);
