@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "proxy/pg/validate/validate_pg_bound.h"
 #include "proxy/pg/validate/validate_pg_copy.h"
 #include "proxy/pg/validate/validate_pg_cursor.h"
 #include "proxy/pg/validate/validate_pg_read.h"
@@ -196,6 +197,8 @@ static enum pgv_kind validate(const struct pgv_policy *policy, const char *sql, 
 		pgv_refuse(out, "42601", AIRLOCK_E_SYNTAX_ERROR, 0, NULL, "no statement text");
 		return out->kind;
 	}
+	if (!pgv_bound(sql, out))
+		return out->kind;
 	parsed = pg_query_parse(sql);
 	if (parsed.error) {
 		pgv_refuse(out, "42601", AIRLOCK_E_SYNTAX_ERROR,
@@ -246,8 +249,13 @@ enum pgv_kind pgv_validate(const struct pgv_policy *policy, const char *sql, str
 
 size_t pgv_split(const char *sql, size_t *off, size_t *len, size_t max)
 {
-	PgQuerySplitResult r = pg_query_split_with_parser(sql);
+	struct pgv_result refused;
+	PgQuerySplitResult r;
 	size_t n = 0, total = strlen(sql);
+
+	if (!pgv_bound(sql, &refused))
+		return 0; /* validated whole, it is refused with the reason */
+	r = pg_query_split_with_parser(sql);
 
 	if (!r.error && r.n_stmts > 0 && (size_t)r.n_stmts <= max) {
 		for (n = 0; n < (size_t)r.n_stmts; n++) {

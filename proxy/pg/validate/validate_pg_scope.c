@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proxy/pg/validate/validate_pg_bound.h"
 #include "proxy/pg/validate/validate_pg_catalog.h"
 #include "proxy/pg/validate/validate_pg_read.h"
 #include "proxy/pg/validate/validate_pg_types.h"
@@ -187,6 +188,36 @@ static void scope_relation(struct pgv_scope *sc, PgQuery__Node *node)
 		filter_relation(sc, node, schema == PGV_PG_CATALOG ? "pg_catalog" : "information_schema", e);
 }
 
+/*
+ * A relation becomes a subquery only where the grammar takes one: an item of
+ * FROM or a side of a JOIN. Elsewhere (TABLESAMPLE's relation, above all)
+ * the slot holds a plain relation and the deparser reads it as one, so a
+ * relation that would be rewritten there is refused instead.
+ */
+static bool takes_subquery(const ProtobufCMessageDescriptor *parent)
+{
+	return parent == &pg_query__select_stmt__descriptor || parent == &pg_query__join_expr__descriptor;
+}
+
+static void scope_relation_in_place(struct pgv_scope *sc, PgQuery__Node *node)
+{
+	const ProtobufCMessageDescriptor *parent = sc->parent;
+	int location = node->range_var->location, before = sc->changes;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s", node->range_var->relname ? node->range_var->relname : "");
+	scope_relation(sc, node);
+	if (sc->refused || sc->changes == before || takes_subquery(parent))
+		return;
+	if (parent == &pg_query__range_table_sample__descriptor)
+		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, location,
+				 "sample with WHERE random() < fraction instead",
+				 "TABLESAMPLE cannot be applied to \"%s\": airlock reads it through a filter", name);
+	else
+		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, location, "name the relation in FROM or JOIN",
+				 "relation \"%s\" cannot be read through airlock's filter in this position", name);
+}
+
 /* ---- type names ---- */
 
 /* A type name (schema NULL: unqualified) names a visible type: built in, or the row type of an allowed relation or its
@@ -282,24 +313,25 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 			pgv_scope_internal(sc, "a catalog relation in an unexpected place");
 		return;
 	}
-	if (m->descriptor == &pg_query__type_name__descriptor) {
-		check_type_name(sc, (PgQuery__TypeName *)m);
-		pgv_scope_each_child(m, walk, sc, depth);
-		return;
-	}
-	if (m->descriptor == &pg_query__res_target__descriptor) {
-		walk_res_target(sc, (PgQuery__ResTarget *)m, depth);
-		return;
-	}
 	if (m->descriptor != &pg_query__node__descriptor) {
-		pgv_scope_each_child(m, walk, sc, depth);
+		const ProtobufCMessageDescriptor *outer = sc->parent;
+
+		sc->parent = m->descriptor;
+		if (m->descriptor == &pg_query__res_target__descriptor) {
+			walk_res_target(sc, (PgQuery__ResTarget *)m, depth);
+		} else {
+			if (m->descriptor == &pg_query__type_name__descriptor)
+				check_type_name(sc, (PgQuery__TypeName *)m);
+			pgv_scope_each_child(m, walk, sc, depth);
+		}
+		sc->parent = outer;
 		return;
 	}
 	node = (PgQuery__Node *)m;
 	if (node->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT)
 		sc->shows_text = true;
 	if (node->node_case == PG_QUERY__NODE__NODE_RANGE_VAR) {
-		scope_relation(sc, node);
+		scope_relation_in_place(sc, node);
 		return;
 	}
 	pgv_scope_each_child(m, walk, sc, depth);
@@ -391,6 +423,8 @@ enum pgv_kind pgv_scope(const struct pgv_policy *policy, const char *sql, char *
 	*rewritten = NULL;
 	memset(out, 0, sizeof(*out));
 	out->kind = PGV_READ;
+	if (!pgv_bound(sql, out))
+		return out->kind;
 	tree = pgv_scope_unpack(sql);
 	if (!tree) {
 		pgv_scope_internal(&sc, "the statement did not parse again");

@@ -37,6 +37,9 @@ struct pgv_scope {
 	const char *sql;
 	struct pgv_result *out;
 	bool refused; /* out holds a refusal */
+	/* The nearest message around the walk's position that is not a Node
+	 * (SelectStmt for an item of FROM, RangeTableSample for its relation). */
+	const ProtobufCMessageDescriptor *parent;
 	int changes;
 	bool ruled;      /* a table was read through its row filter or column policy */
 	bool shows_text; /* the statement can show its own (rewritten) text or plan: EXPLAIN,
