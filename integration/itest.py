@@ -28,6 +28,8 @@ RUNTIME = os.environ.get("AIRLOCK_RUNTIME", "docker")
 OCI_RUNTIME = os.environ.get("AIRLOCK_OCI_RUNTIME", "/usr/sbin/runc")
 # Under a job_dir, the OCI runtime's state, bundles and root filesystem.
 OCI_STATE = ".oci"
+# The lock one airlockd holds on its job_dir.
+LOCK_FILE = ".airlockd.lock"
 
 
 def oci_root(job_dir=JOB_DIR):
@@ -57,7 +59,7 @@ def runner_containers(job_dir=JOB_DIR, running_only=False):
 def job_dir_entries(job_dir=JOB_DIR):
     """What is left in job_dir but the OCI runtime's own directory (an empty bundle list is clean)."""
     try:
-        names = [n for n in os.listdir(job_dir) if n != OCI_STATE]
+        names = [n for n in os.listdir(job_dir) if n not in (OCI_STATE, LOCK_FILE)]
     except FileNotFoundError:
         return []
     bundles = os.path.join(job_dir, OCI_STATE, "bundles")

@@ -148,6 +148,10 @@ class PrivateAirlockd:
         if not self.containers():
             shutil.rmtree(os.path.join(self.job_dir, itest.OCI_STATE), ignore_errors=True)
         try:
+            os.unlink(os.path.join(self.job_dir, itest.LOCK_FILE))
+        except OSError:
+            pass
+        try:
             os.rmdir(self.job_dir)
         except OSError:
             pass

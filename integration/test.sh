@@ -70,7 +70,7 @@ leftovers()
 	if [[ -d $AIRLOCK_JOB_DIR/.oci/runtime ]]; then
 		"$AIRLOCK_OCI_RUNTIME" --root "$AIRLOCK_JOB_DIR/.oci/runtime" list -q
 	fi
-	find "$AIRLOCK_JOB_DIR" -mindepth 1 -maxdepth 1 ! -name .oci
+	find "$AIRLOCK_JOB_DIR" -mindepth 1 -maxdepth 1 ! -name .oci ! -name .airlockd.lock
 	if [[ -d $AIRLOCK_JOB_DIR/.oci/bundles ]]; then
 		find "$AIRLOCK_JOB_DIR/.oci/bundles" -mindepth 1 -maxdepth 1
 	fi

@@ -23,6 +23,6 @@ def test_no_leftover_containers():
 
 def test_no_leftover_job_dirs():
     def few():
-        return len([n for n in os.listdir(itest.JOB_DIR) if n != itest.OCI_STATE]) <= itest.WARM_MAX
+        return len([n for n in os.listdir(itest.JOB_DIR) if n not in (itest.OCI_STATE, itest.LOCK_FILE)]) <= itest.WARM_MAX
 
     assert itest.wait_until(few, 20), os.listdir(itest.JOB_DIR)

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -174,4 +175,58 @@ int job_dir_sweep(const char *job_dir)
 	}
 	closedir(d);
 	return n;
+}
+
+/* The pid written in the lock file (at most a line), or 0. */
+static long lock_holder(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	long pid = 0;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "%ld", &pid) != 1 || pid <= 0)
+		return 0;
+	return pid;
+}
+
+int job_dir_lock(const char *job_dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX], pid[32];
+	int dfd, fd, len;
+
+	dfd = open(job_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0) {
+		snprintf(err, errlen, "job_dir %s: %s", job_dir, strerror(errno));
+		return -1;
+	}
+	fd = openat(dfd, JOB_DIR_LOCK, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	close(dfd);
+	snprintf(path, sizeof(path), "%s/" JOB_DIR_LOCK, job_dir);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		long holder = errno == EWOULDBLOCK ? lock_holder(fd) : 0;
+
+		if (holder)
+			snprintf(err, errlen,
+				 "job_dir %s is in use by airlockd pid %ld (%s); give each instance a job_dir of its "
+				 "own",
+				 job_dir, holder, path);
+		else
+			snprintf(err, errlen, "job_dir %s: cannot lock %s: %s", job_dir, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)len, 0) != len) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

@@ -63,6 +63,18 @@ bool job_dir_peer_ok(int fd, uid_t runner_uid);
  */
 int job_dir_remove(const char *path);
 
+/* The lock file in job_dir that one airlockd holds while it runs. */
+#define JOB_DIR_LOCK ".airlockd.lock"
+
+/*
+ * Takes the exclusive lock on job_dir (JOB_DIR_LOCK, flock) and writes this
+ * process's pid into it. Returns the descriptor, which holds the lock for
+ * as long as it is open (close-on-exec, so no child inherits it), or -1
+ * with a message in err: another process holds it (its pid named) or the
+ * file cannot be made. Nothing else in job_dir is touched either way.
+ */
+int job_dir_lock(const char *job_dir, char *err, size_t errlen);
+
 /*
  * Removes every job directory (a name job_dir_is_id accepts) under
  * job_dir, as an earlier run left it. Other names are left alone, and a

@@ -19,6 +19,7 @@
 
 #include "proxy/audit.h"
 #include "proxy/gen.h"
+#include "proxy/job_dir.h"
 #include "proxy/job.h"
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
@@ -267,6 +268,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	int swept;
 
 	memset(srv, 0, sizeof(*srv));
+	srv->job_dir_lock = -1;
 	(void)path; /* cfg->path holds it */
 	srv->gen = gen_new(cfg);
 	if (!srv->gen)
@@ -277,6 +279,12 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	/* Searchable by all: a runner reaches its own directory's sockets by name, nothing else. */
 	if (mkdir(cfg->job_dir, 0711) < 0 && errno != EEXIST) {
 		log_error("job_dir %s: %s", cfg->job_dir, strerror(errno));
+		return -1;
+	}
+	/* Before anything in job_dir is swept or unpacked: a second instance on it must touch nothing. */
+	srv->job_dir_lock = job_dir_lock(cfg->job_dir, err, sizeof(err));
+	if (srv->job_dir_lock < 0) {
+		log_error("%s", err);
 		return -1;
 	}
 	swept = jobs_sweep_dir(cfg->job_dir);
@@ -395,4 +403,6 @@ void server_fini(struct server *srv)
 	}
 	if (srv->base)
 		event_base_free(srv->base);
+	if (srv->job_dir_lock >= 0)
+		close(srv->job_dir_lock);
 }

@@ -43,6 +43,7 @@ struct server {
 	struct evdns_base *dns;
 	const struct airlock_config *cfg; /* gen->cfg */
 	struct server_gen *gen;           /* the current generation */
+	int job_dir_lock;                 /* holds job_dir for this process (job_dir_lock); -1 before */
 	struct launcher *launcher;
 	struct jobs *jobs;
 	struct audit *audit;
