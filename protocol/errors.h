@@ -34,6 +34,7 @@
 	X(TOO_COMPLEX,         "54001", 1473, "HY000")         \
 	X(COST_LIMIT,          "54001", 0,    NULL)            \
 	X(TIMEOUT,             "57014", 3024, "HY000")         \
+	X(MEMORY_LIMIT,        "53200", 1290, "HY000")         \
 	X(CANCELED,            "57014", 1317, "70100")         \
 	X(RESULT_TRUNCATED,    "01000", 1105, "HY000")         \
 	X(BUSY,                "53300", 1040, "08004")         \

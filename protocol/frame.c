@@ -20,6 +20,7 @@ static bool known_type(uint8_t t)
 	case FRAME_JOB:
 	case FRAME_CONNECT:
 	case FRAME_CANCEL:
+	case FRAME_BACKEND:
 	case FRAME_ROWDESC:
 	case FRAME_PARAMDESC:
 	case FRAME_COPY_START:
@@ -449,6 +450,21 @@ enum frame_status frame_decode_error(const struct frame *f, struct frame_error *
 enum frame_status frame_check_cancel(const struct frame *f)
 {
 	return f->type == FRAME_CANCEL && f->len == 0 ? FRAME_OK : FRAME_ERR;
+}
+
+enum frame_status frame_decode_backend(const struct frame *f, uint32_t *pid)
+{
+	struct rbuf c;
+
+	*pid = 0;
+	if (f->type != FRAME_BACKEND)
+		return FRAME_ERR;
+	cur_init(&c, f);
+	if (!rbuf_get_be32(&c, pid) || *pid == 0 || *pid > INT32_MAX) {
+		*pid = 0;
+		return FRAME_ERR;
+	}
+	return cur_finish(&c);
 }
 
 /* ---- writing ---- */

@@ -9,7 +9,10 @@
  *      Keys: engine ("postgres" or "mariadb"), dbname, user, password,
  *      sql, timeout_ms, max_rows, max_bytes, and "set.<guc>" for session
  *      settings the runner applies with set_config(name, value, true)
- *      inside its transaction. Postgres only: "formats", the result
+ *      inside its transaction, and optionally backend_memory_mb, the
+ *      user's budget for the database backend's memory in MiB, from which
+ *      the runner derives the engine's per-statement memory settings
+ *      (runner/runner_mem.h). Postgres only: "formats", the result
  *      format codes a client asked for in Bind ('0' text, '1' binary),
  *      one per column or one for all (absent: all text). "describe" = "1"
  *      for a describe job, which prepares the statement instead of running
@@ -27,6 +30,11 @@
  *  'X' cancel (proxy -> runner): empty payload. The runner cancels the
  *      running statement and answers with an 'E' frame (57014; for
  *      mariadb 70100 with my_errno 1317).
+ *  'B' backend (runner -> proxy): u32 pid, the process id the database
+ *      gave the runner's connection (Postgres' BackendKeyData), sent once
+ *      the statement has come, before it runs. Untrusted like every frame
+ *      from a runner: the proxy watches that process's memory only after
+ *      checking that it holds the other end of the job's own relay.
  *  'T' row description (runner -> proxy): u16 ncols, then per column:
  *      str name, u32 table_oid, i16 attnum, u32 type_oid, i16 typlen,
  *      i32 typmod, i16 format (0 text, 1 binary: what the values of the
@@ -83,6 +91,7 @@ enum frame_type {
 	FRAME_JOB = 'J',
 	FRAME_CONNECT = 'P',
 	FRAME_CANCEL = 'X',
+	FRAME_BACKEND = 'B',
 	FRAME_ROWDESC = 'T',
 	FRAME_PARAMDESC = 'S',
 	FRAME_COPY_START = 'O',
@@ -189,6 +198,9 @@ enum frame_status frame_mycols_next(struct rbuf *cur, struct frame_mycol *col);
 
 /* Cancel: FRAME_OK only for an 'X' frame with an empty payload. */
 enum frame_status frame_check_cancel(const struct frame *f);
+
+/* Backend: FRAME_OK only for a 'B' frame of exactly one u32, a pid above 0. */
+enum frame_status frame_decode_backend(const struct frame *f, uint32_t *pid);
 
 /* Data row: validates the layout (counts and lengths) without copying. */
 enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols);

@@ -117,6 +117,36 @@ static void test_cancel_roundtrip(void **state)
 	wbuf_free(&b);
 }
 
+static void test_backend_roundtrip(void **state)
+{
+	struct wbuf b;
+	struct frame f;
+	uint32_t pid = 7;
+	static const uint8_t zero[4] = {0, 0, 0, 0}, neg[4] = {0x80, 0, 0, 1}, longer[5] = {0, 0, 0, 1, 0};
+
+	wbuf_init(&b);
+	frame_begin(&b, FRAME_BACKEND);
+	frame_put_u32(&b, 4242);
+	frame_end(&b);
+	f = peek_whole(&b);
+	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_OK);
+	assert_int_equal(pid, 4242);
+	check_prefixes(&b);
+	/* No pid 0, none above a pid_t, nothing short or long, no other type. */
+	f = raw(FRAME_BACKEND, zero, 4);
+	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	assert_int_equal(pid, 0);
+	f = raw(FRAME_BACKEND, neg, 4);
+	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	f = raw(FRAME_BACKEND, longer, 5);
+	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	f = raw(FRAME_BACKEND, longer, 3);
+	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	f = raw(FRAME_CANCEL, longer + 1, 4);
+	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	wbuf_free(&b);
+}
+
 static void build_rowdesc(struct wbuf *b)
 {
 	frame_begin(b, FRAME_ROWDESC);
@@ -1035,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_error_position),     cmocka_unit_test(test_error_my_errno),
 		cmocka_unit_test(test_mycols_roundtrip),   cmocka_unit_test(test_mycols_malformed),
 		cmocka_unit_test(test_writer_limits),      cmocka_unit_test(test_paramdesc),
+		cmocka_unit_test(test_backend_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

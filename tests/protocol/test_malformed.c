@@ -253,6 +253,16 @@ static const struct sample bad[] = {
 	     "\x00\x00\x00\x0b"
 	     "\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00x",
 	     0),
+	CASE(FRAME, "backend: pid 0",
+	     "B"
+	     "\x00\x00\x00\x04"
+	     "\x00\x00\x00\x00",
+	     0),
+	CASE(FRAME, "backend: trailing byte",
+	     "B"
+	     "\x00\x00\x00\x05"
+	     "\x00\x00\x00\x01\x00",
+	     0),
 	CASE(FRAME, "row: value past the end",
 	     "D"
 	     "\x00\x00\x00\x08"
@@ -523,6 +533,12 @@ static enum verdict frame_body(const struct frame *f)
 	case FRAME_NOTICE:
 		st = frame_decode_error(f, &e);
 		break;
+	case FRAME_BACKEND: {
+		uint32_t pid;
+
+		st = frame_decode_backend(f, &pid);
+		break;
+	}
 	default:
 		st = frame_check_cancel(f);
 		break;
