@@ -12,13 +12,14 @@
 #include <stdint.h>
 
 struct airlock_limits {
-	uint32_t timeout_ms; /* statement timeout in the engine; container killed at +2000 ms */
-	uint32_t memory_mb;  /* container memory (and memory+swap) */
-	uint64_t nano_cpus;  /* container CPU, 1e9 = one CPU */
-	uint32_t pids;       /* container PID cap */
-	uint32_t max_rows;   /* rows returned before truncation */
-	uint64_t max_bytes;  /* DataRow payload bytes returned before truncation */
-	uint64_t max_cost;   /* planner's total cost above which a SELECT is refused; 0 = no check */
+	uint32_t timeout_ms;        /* statement timeout in the engine; container killed at +2000 ms */
+	uint32_t memory_mb;         /* container memory (and memory+swap) */
+	uint32_t backend_memory_mb; /* the database backend's memory per statement (runner/runner_mem.h) */
+	uint64_t nano_cpus;         /* container CPU, 1e9 = one CPU */
+	uint32_t pids;              /* container PID cap */
+	uint32_t max_rows;          /* rows returned before truncation */
+	uint64_t max_bytes;         /* DataRow payload bytes returned before truncation */
+	uint64_t max_cost;          /* planner's total cost above which a SELECT is refused; 0 = no check */
 };
 
 struct airlock_target {

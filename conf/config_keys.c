@@ -109,6 +109,7 @@ const struct conf_key conf_keys[] = {
 	    .expect = "a comma-separated list of schema.table, table or schema.*"),
 	KEY(USER, "timeout_ms", CT_U32, USR(limits.timeout_ms), 0, "10000", .min = 1, .max = 3600000),
 	KEY(USER, "memory_mb", CT_U32, USR(limits.memory_mb), 0, "128", .min = 16, .max = 65536),
+	KEY(USER, "backend_memory_mb", CT_U32, USR(limits.backend_memory_mb), 0, "256", .min = 16, .max = 65536),
 	KEY(USER, "cpus", CT_CPUS, USR(limits.nano_cpus), 0, "0.5", .min = NANO / 100, .max = 64 * NANO,
 	    .expect = "a number of CPUs from 0.01 to 64, e.g. 0.5"),
 	KEY(USER, "pids", CT_U32, USR(limits.pids), 0, "64", .min = 8, .max = 4096),

@@ -138,6 +138,7 @@ static void test_full_config(void **state)
 				   "\tarchive.Old_Orders\n"
 				   "timeout_ms = 2500\n"
 				   "memory_mb = 256\n"
+				   "backend_memory_mb = 64\n"
 				   "cpus = 1.25\n"
 				   "pids = 128\n"
 				   "max_rows = 5000\n"
@@ -205,6 +206,7 @@ static void test_full_config(void **state)
 	assert_string_equal(u->tables[5], "archive.old_orders");
 	assert_int_equal(u->limits.timeout_ms, 2500);
 	assert_int_equal(u->limits.memory_mb, 256);
+	assert_int_equal(u->limits.backend_memory_mb, 64);
 	assert_int_equal(u->limits.nano_cpus, 1250000000ull);
 	assert_int_equal(u->limits.pids, 128);
 	assert_int_equal(u->limits.max_rows, 5000);
@@ -250,6 +252,7 @@ static void test_defaults(void **state)
 	assert_null(u->tables);
 	assert_int_equal(u->limits.timeout_ms, 10000);
 	assert_int_equal(u->limits.memory_mb, 128);
+	assert_int_equal(u->limits.backend_memory_mb, 256);
 	assert_int_equal(u->limits.nano_cpus, 500000000ull);
 	assert_int_equal(u->limits.pids, 64);
 	assert_int_equal(u->limits.max_rows, 1000);
@@ -464,6 +467,8 @@ static void test_numbers_strict(void **state)
 		{"target = shop\n", "target = shop\ntimeout_ms = 10s\n", "timeout_ms: expected"},
 		{"target = shop\n", "target = shop\nmemory_mb = 15\n",
 		 "memory_mb: expected a whole number from 16 to 65536"},
+		{"target = shop\n", "target = shop\nbackend_memory_mb = 8\n",
+		 "backend_memory_mb: expected a whole number from 16 to 65536"},
 		{"target = shop\n", "target = shop\nmemory_mb = 65537\n", "memory_mb: expected"},
 		{"target = shop\n", "target = shop\ncpus = 0.001\n", "cpus: expected a number of CPUs from 0.01 to 64"},
 		{"target = shop\n", "target = shop\ncpus = 64.5\n", "cpus: expected"},
