@@ -239,6 +239,13 @@ int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate
 	return runner_ctl_commit(c);
 }
 
+int runner_ctl_backend(struct runner_ctl *c, uint32_t pid)
+{
+	frame_begin(&c->out, FRAME_BACKEND);
+	frame_put_u32(&c->out, pid);
+	return runner_ctl_commit(c);
+}
+
 int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag)
 {
 	frame_begin(&c->out, FRAME_COMPLETE);

@@ -2,6 +2,7 @@
  * runner_job: the job frame as C strings and numbers (see runner_job.h).
  */
 #include "runner/runner_job.h"
+#include "runner/runner_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,15 @@
 
 /* Settings a job may never change: they are what keeps it bounded and read-only. */
 static const char *const denied_settings[] = {
-	"statement_timeout", "transaction_read_only", "default_transaction_read_only", "role", "session_authorization",
+	"statement_timeout",
+	"transaction_read_only",
+	"default_transaction_read_only",
+	"role",
+	"session_authorization",
+	"work_mem",
+	"hash_mem_multiplier",
+	"max_parallel_workers_per_gather",
+	"temp_file_limit",
 };
 
 /* The only settings a mariadb job may carry (applied by runner_my). */
@@ -265,6 +274,12 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "max_rows")) {
 			rc = job->have_rows ? -1 : parse_u64(val, UINT64_MAX, &job->max_rows);
 			job->have_rows = rc == 0;
+		} else if (key_is(k, "backend_memory_mb")) {
+			rc = job->backend_memory_mb ? -1 : parse_u64(val, RUNNER_MEM_MAX_MB, &v);
+			if (rc == 0 && v < RUNNER_MEM_MIN_MB)
+				rc = -1;
+			if (rc == 0)
+				job->backend_memory_mb = (uint32_t)v;
 		} else if (key_is(k, "max_cost")) {
 			rc = job->have_cost ? -1 : parse_u64(val, UINT64_MAX, &job->max_cost);
 			job->have_cost = rc == 0;

@@ -4,6 +4,9 @@
  * pairs; an unknown key fails the job, so a cap the proxy asks for can
  * never be silently ignored. runner_job_free releases (and wipes) all of it.
  *
+ * backend_memory_mb (RUNNER_MEM_MIN_MB to RUNNER_MEM_MAX_MB) is optional too;
+ * the settings derived from it (work_mem, ...) may not come as set.<name>.
+ *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
  * max_cost, plan_tables, plan_sql, formats, copy_header and param.<i>, which fail its
  * job, and only three settings:
@@ -42,7 +45,8 @@ struct runner_job {
 	uint64_t max_bytes;
 	bool have_rows;
 	bool have_bytes;
-	uint64_t max_cost; /* 0: no EXPLAIN check */
+	uint32_t backend_memory_mb; /* 0: absent; else the engine's memory settings derive from it (runner_mem.h) */
+	uint64_t max_cost;          /* 0: no EXPLAIN check */
 	bool have_cost;
 	char *plan_tables; /* the plan check: relations a plan may read, "schema.table" / "schema.*",
 			    * comma-separated; NULL: no check */

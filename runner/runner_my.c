@@ -7,8 +7,9 @@
  * timeout_ms from here), one SET gives the engine's statement timeout
  * (MariaDB: max_statement_time in seconds; MySQL: MAX_EXECUTION_TIME in
  * ms; told apart by the server's version string), read-only again for
- * the next transaction (tx_read_only / transaction_read_only) and the
- * job's sql_mode and time_zone, mysql_set_character_set applies set.names
+ * the next transaction (tx_read_only / transaction_read_only), MariaDB's
+ * memory bounds (runner_mem.h), the job's sql_mode and time_zone,
+ * mysql_set_character_set applies set.names
  * when it is not the connection's (then set.collation, when given, sets
  * collation_connection), set.database becomes the current database
  * (mysql_select_db) when it is not the one connected to, and only when all
@@ -48,6 +49,7 @@
 #include <mysql.h>
 
 #include "protocol/errors.h"
+#include "runner/runner_mem.h"
 #include "runner/runner_my_conn.h"
 #include "runner/runner_my_watch.h"
 
@@ -64,6 +66,7 @@
 #define MY_ER_UNKNOWN 1105
 #define MY_ER_UNKNOWN_CHARSET 1115
 #define MY_ER_NOT_SUPPORTED 1235
+#define MY_ER_OPTION_PREVENTS_STATEMENT 1290 /* and max_session_mem_used's refusal */
 #define MY_ER_QUERY_INTERRUPTED 1317
 #define MY_ER_STATEMENT_TIMEOUT 1969 /* MariaDB, max_statement_time */
 #define MY_ER_QUERY_TIMEOUT 3024     /* MySQL, MAX_EXECUTION_TIME */
@@ -241,7 +244,8 @@ static enum outcome set_session(struct my_run *r)
 	const char *tz = runner_job_setting(job, "time_zone");
 	const char *lc = runner_job_setting(job, "lc_time_names");
 	size_t cap = 128 + 2 * (mode ? strlen(mode) : 0) + 2 * (tz ? strlen(tz) : 0) + 2 * (lc ? strlen(lc) : 0) +
-		     sizeof(numeric_settings) / sizeof(numeric_settings[0]) * (48 + MAX_NUMERIC_SETTING),
+		     sizeof(numeric_settings) / sizeof(numeric_settings[0]) * (48 + MAX_NUMERIC_SETTING) +
+		     RUNNER_MEM_MY_SQL_MAX,
 	       len;
 	char *sql = malloc(cap);
 	enum outcome o;
@@ -260,6 +264,8 @@ static enum outcome set_session(struct my_run *r)
 		len = (size_t)snprintf(
 			sql, cap, "SET @@SESSION.MAX_EXECUTION_TIME = %" PRIu32 ", @@SESSION.transaction_read_only = 1",
 			job->timeout_ms);
+	if (mariadb_connection(r->conn) && job->backend_memory_mb)
+		len += runner_mem_my_sql(job->backend_memory_mb, sql + len, cap - len);
 	if (append_setting(r, sql, cap, &len, "sql_mode") < 0 || append_setting(r, sql, cap, &len, "time_zone") < 0 ||
 	    append_setting(r, sql, cap, &len, "lc_time_names") < 0) {
 		free(sql);
@@ -649,21 +655,30 @@ static void send_lost(struct my_run *r)
 					    : "");
 }
 
+/* MariaDB refused an allocation past max_session_mem_used (set from backend_memory_mb). */
+static void send_memory_limit(struct my_run *r)
+{
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, airlock_err_my_sqlstate(AIRLOCK_E_MEMORY_LIMIT),
+			    airlock_err_name(AIRLOCK_E_MEMORY_LIMIT), airlock_err_my_errno(AIRLOCK_E_MEMORY_LIMIT),
+			    "the statement needed more database memory than the user's backend_memory_mb allows",
+			    "use shorter IN lists and fewer large expressions, aggregate fewer rows, or add a LIMIT");
+}
+
 static void send_backend_error(struct my_run *r)
 {
 	char msg[MYSQL_ERRMSG_SIZE + 32];
 
+	/* The client library's own errors can name the socket path: never echoed. */
 	if (r->err_no == MY_ER_STATEMENT_TIMEOUT || r->err_no == MY_ER_QUERY_TIMEOUT) {
 		send_timeout(r);
-		return;
-	}
-	/* The client library's own errors can name the socket path: never echoed. */
-	if (client_errno(r->err_no)) {
+	} else if (r->err_no == MY_ER_OPTION_PREVENTS_STATEMENT && strstr(r->err_msg, "max-session-mem-used")) {
+		send_memory_limit(r);
+	} else if (client_errno(r->err_no)) {
 		send_lost(r);
-		return;
+	} else {
+		mask_account(r->err_msg, r->job->user, msg, sizeof(msg));
+		runner_ctl_error_my(r->ctl, FRAME_ERROR, r->err_state, "", r->err_no, msg, "");
 	}
-	mask_account(r->err_msg, r->job->user, msg, sizeof(msg));
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, r->err_state, "", r->err_no, msg, "");
 }
 
 /* Sends the frame that ends the job; the watchdog's event decides over the statement's own outcome. */

@@ -1,8 +1,10 @@
 /*
  * runner_pg: one job against Postgres (see runner_pg.h).
  *
- * Sequence: connect through the relay socket, BEGIN TRANSACTION READ ONLY,
- * statement_timeout and the job's settings with set_config(..., true),
+ * Sequence: connect through the relay socket; once the statement is here,
+ * tell the proxy the backend's pid ('B', for its memory watch); BEGIN
+ * TRANSACTION READ ONLY, statement_timeout, the job's settings and last the
+ * memory bounds (runner_mem.h) with set_config(..., true),
  * then the statement in single-row mode so only one row is ever held.
  * A plain statement sends all three at once in libpq's pipeline mode and
  * ends with its last row (the read-only transaction needs no COMMIT);
@@ -99,6 +101,32 @@ static const char *connect_detail(const char *pqmsg)
 	return "";
 }
 
+/* How many settings the job's transaction gets. */
+static size_t setting_count(const struct pg_run *r)
+{
+	return 1 + r->job->nsets + r->nmem;
+}
+
+/*
+ * Setting i in the order applied: statement_timeout, the session's, then
+ * the memory bounds, last so that nothing before them can undo them.
+ */
+static void setting_at(const struct pg_run *r, size_t i, const char **name, const char **value)
+{
+	const struct runner_job *job = r->job;
+
+	if (i == 0) {
+		*name = "statement_timeout";
+		*value = job->timeout_text;
+	} else if (i <= job->nsets) {
+		*name = job->set_names[i - 1];
+		*value = job->set_values[i - 1];
+	} else {
+		*name = r->mem[i - 1 - job->nsets].name;
+		*value = r->mem[i - 1 - job->nsets].value;
+	}
+}
+
 /*
  * The transaction and every setting in one round trip: BEGIN READ ONLY,
  * then one SELECT of set_config() calls whose arguments are quoted by
@@ -106,18 +134,17 @@ static const char *connect_detail(const char *pqmsg)
  */
 static enum outcome begin_with_settings(struct pg_run *r, int64_t deadline)
 {
-	const struct runner_job *job = r->job;
 	size_t cap = 128, len = 0;
 	char *sql = NULL, *lit[3] = {NULL, NULL, NULL};
 	enum outcome o = OUT_LOST;
 	size_t i;
 
-	for (i = 0; i <= job->nsets; i++) {
-		const char *name = i == 0 ? "statement_timeout" : job->set_names[i - 1];
-		const char *value = i == 0 ? job->timeout_text : job->set_values[i - 1];
+	for (i = 0; i < setting_count(r); i++) {
+		const char *name, *value;
 		size_t need;
 		char *grown;
 
+		setting_at(r, i, &name, &value);
 		lit[0] = PQescapeLiteral(r->conn, name, strlen(name));
 		lit[1] = PQescapeLiteral(r->conn, value, strlen(value));
 		if (!lit[0] || !lit[1])
@@ -481,17 +508,16 @@ static enum outcome check_plan(struct pg_run *r, int64_t deadline)
 }
 
 /* The settings as one SELECT of set_config($1, $2, true), ... with the values as parameters. */
-static char *settings_select(const struct runner_job *job, const char **values)
+static char *settings_select(const struct pg_run *r, const char **values)
 {
-	size_t cap = 16 + (job->nsets + 1) * 48, len;
+	size_t cap = 16 + setting_count(r) * 48, len;
 	char *sql = malloc(cap);
 
 	if (!sql)
 		return NULL;
 	len = (size_t)snprintf(sql, cap, "SELECT ");
-	for (size_t i = 0; i <= job->nsets; i++) {
-		values[2 * i] = i == 0 ? "statement_timeout" : job->set_names[i - 1];
-		values[2 * i + 1] = i == 0 ? job->timeout_text : job->set_values[i - 1];
+	for (size_t i = 0; i < setting_count(r); i++) {
+		setting_at(r, i, &values[2 * i], &values[2 * i + 1]);
 		len += (size_t)snprintf(sql + len, cap - len, "%sset_config($%zu, $%zu, true)", i ? ", " : "",
 					2 * i + 1, 2 * i + 2);
 	}
@@ -515,9 +541,9 @@ static enum outcome pipe_skip(struct pg_run *r, int64_t deadline)
  */
 static enum outcome pipelined_statement(struct pg_run *r, int64_t deadline, int64_t stmt_deadline)
 {
-	const char *values[2 * (FRAME_MAX_PAIRS + 1)];
-	char *sets = settings_select(r->job, values);
-	int nvalues = 2 * ((int)r->job->nsets + 1);
+	const char *values[2 * (FRAME_MAX_PAIRS + 1 + RUNNER_MEM_PG_N)];
+	char *sets = settings_select(r, values);
+	int nvalues = 2 * (int)setting_count(r);
 	enum outcome o = OUT_LOST;
 	PGresult *res;
 
@@ -600,6 +626,15 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		}
 	}
 	r.ctl_quiet = false;
+	if (job->backend_memory_mb) {
+		runner_mem_pg(job->backend_memory_mb, r.mem);
+		r.nmem = RUNNER_MEM_PG_N;
+	}
+	/* Goes out with the first wait's flush, before the statement can grow the backend. */
+	if (PQbackendPID(r.conn) > 0 && runner_ctl_backend(ctl, (uint32_t)PQbackendPID(r.conn)) < 0) {
+		rc = -1;
+		goto out;
+	}
 
 	deadline = now_ms() + SETUP_TIMEOUT_MS;
 	if (pipelinable(job)) {

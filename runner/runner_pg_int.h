@@ -15,6 +15,7 @@
 
 #include "runner/runner_ctl.h"
 #include "runner/runner_job.h"
+#include "runner/runner_mem.h"
 
 #define CONNECT_TIMEOUT_MS 10000
 #define SETUP_TIMEOUT_MS 10000 /* BEGIN, set_config, COMMIT */
@@ -37,6 +38,9 @@ enum outcome {
 
 struct pg_run {
 	const struct runner_job *job;
+	/* The memory bounds derived from job->backend_memory_mb (nmem 0 when it has none). */
+	struct runner_mem_setting mem[RUNNER_MEM_PG_N];
+	size_t nmem;
 	bool ctl_quiet; /* the control socket is not watched (warm connect) */
 	double cost;    /* EXPLAIN's Total Cost, when max_cost is set */
 	int plan;       /* enum runner_plan_verdict of the plan check; 2 until a plan was read */

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -156,6 +157,36 @@ static void test_unknown_key_and_denied_setting(void **state)
 	runner_job_free(&job);
 }
 
+static void test_backend_memory(void **state)
+{
+	const char *const ok[] = {BASE, "backend_memory_mb", "256"};
+	const char *const small[] = {BASE, "backend_memory_mb", "15"};
+	const char *const big[] = {BASE, "backend_memory_mb", "65537"};
+	/* The bounds derived from backend_memory_mb are the runner's: a session setting may not carry them. */
+	const char *const derived[] = {"work_mem", "hash_mem_multiplier", "max_parallel_workers_per_gather",
+				       "temp_file_limit"};
+	struct runner_job job;
+	char why[128], key[64];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(job.backend_memory_mb, 0);
+	assert_int_equal(parse_pairs(&job, ok, NBASE + 1, why, sizeof(why)), 0);
+	assert_int_equal(job.backend_memory_mb, 256);
+	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, small, NBASE + 1, why, sizeof(why)), -1);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, big, NBASE + 1, why, sizeof(why)), -1);
+	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++) {
+		const char *const kv[] = {BASE, key, "1GB"};
+
+		snprintf(key, sizeof(key), "set.%s", derived[i]);
+		runner_job_init(&job);
+		assert_int_equal(parse_pairs(&job, kv, NBASE + 1, why, sizeof(why)), -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_mariadb_refuses_formats_takes_describe),
 		cmocka_unit_test(test_unknown_key_and_denied_setting),
+		cmocka_unit_test(test_backend_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
