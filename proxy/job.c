@@ -34,6 +34,7 @@
 #include "proxy/job_dir.h"
 #include "proxy/job_frame.h"
 #include "proxy/job_int.h"
+#include "proxy/job_mem.h"
 #include "proxy/log.h"
 #include "proxy/relay.h"
 #include "proxy/timeval.h"
@@ -99,6 +100,7 @@ void job_finish(struct job *j, const struct job_result *r)
 		j->lost = NULL;
 		lost(j->lost_arg, j);
 	}
+	job_mem_stop(j);
 	job_close_ctl(j);
 	job_end_runner(j);
 	job_wipe_frame(j);
@@ -159,6 +161,7 @@ void job_fail_later(struct job *j, const char *sqlstate, enum airlock_err code, 
 
 static void job_free(struct job *j)
 {
+	job_mem_stop(j);
 	for (int i = 0; i < JOB_MAX_RELAYS; i++)
 		relay_free(j->relays[i]);
 	job_close_ctl(j);
@@ -318,6 +321,18 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		return false;
 	}
 	switch (f->type) {
+	case FRAME_BACKEND: {
+		uint32_t pid;
+
+		if (frame_decode_backend(f, &pid) != FRAME_OK) {
+			job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed backend frame");
+			return false;
+		}
+		/* Postgres only: a MariaDB session is a thread, bounded by max_session_mem_used. */
+		if (strcmp(j->target->engine, "postgres") == 0)
+			job_mem_watch(j, pid, job_finish);
+		break;
+	}
 	case FRAME_COPY_START:
 	case FRAME_ROWDESC:
 	case FRAME_MYCOLS:

@@ -40,10 +40,11 @@ static void job_put_param(struct wbuf *b, size_t i, const struct job_param *p)
 
 int job_frame_job(struct wbuf *b, const struct job_request *req)
 {
-	char num[3][32];
+	char num[4][32];
 	char key[96];
 	bool cost = req->cost_check && req->limits->max_cost > 0;
-	size_t npairs = 4 + (cost ? 1 : 0) + (req->plan_tables ? 1 : 0) + (req->formats ? 1 : 0) +
+	bool mem = req->limits->backend_memory_mb > 0;
+	size_t npairs = 4 + (mem ? 1 : 0) + (cost ? 1 : 0) + (req->plan_tables ? 1 : 0) + (req->formats ? 1 : 0) +
 			(req->describe ? 1 : 0) + (req->plan_sql ? 1 : 0) + (req->copy_header ? 1 : 0) +
 			req->nsettings + req->nparams;
 
@@ -52,6 +53,7 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 	snprintf(num[0], sizeof(num[0]), "%u", req->limits->timeout_ms);
 	snprintf(num[1], sizeof(num[1]), "%u", req->limits->max_rows);
 	snprintf(num[2], sizeof(num[2]), "%" PRIu64, req->limits->max_bytes);
+	snprintf(num[3], sizeof(num[3]), "%u", req->limits->backend_memory_mb);
 	wbuf_init(b);
 	frame_begin(b, FRAME_JOB);
 	frame_put_u16(b, (uint16_t)npairs);
@@ -59,6 +61,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 	job_put_pair(b, "timeout_ms", num[0]);
 	job_put_pair(b, "max_rows", num[1]);
 	job_put_pair(b, "max_bytes", num[2]);
+	if (mem)
+		job_put_pair(b, "backend_memory_mb", num[3]);
 	if (cost) {
 		char c[32];
 

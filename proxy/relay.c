@@ -26,6 +26,11 @@ struct relay {
 	int closing;
 };
 
+int relay_backend_fd(const struct relay *r)
+{
+	return r && r->backend ? (int)bufferevent_getfd(r->backend) : -1;
+}
+
 static struct bufferevent *relay_peer(struct relay *r, struct bufferevent *bev)
 {
 	return bev == r->runner ? r->backend : r->runner;

@@ -25,5 +25,10 @@ struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int cli
 			void (*on_close)(void *arg, struct relay *r), void *arg);
 /* Closes both sides now; on_close is not called. */
 void relay_free(struct relay *r);
+/*
+ * The TCP socket to the backend (borrowed: for getsockname / getpeername),
+ * or -1 while it is not there yet.
+ */
+int relay_backend_fd(const struct relay *r);
 
 #endif
