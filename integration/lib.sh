@@ -371,6 +371,9 @@ $$;
 ALTER ROLE airlock_ro WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE
 	NOREPLICATION NOBYPASSRLS INHERIT CONNECTION LIMIT 32 PASSWORD :'pw';
 ALTER ROLE airlock_ro SET default_transaction_read_only = on;
+-- Temporary files of one statement: superuser-only to set, so the role's
+-- (airlock's backend_memory_mb bounds memory, this the disk a sort spills to).
+ALTER ROLE airlock_ro SET temp_file_limit = '1GB';
 REVOKE ALL ON DATABASE shop FROM PUBLIC;
 GRANT CONNECT ON DATABASE shop TO airlock_ro;
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
@@ -715,7 +718,8 @@ tls_files()
 # and MySQL on $AIRLOCK_MY_LISTEN_PORT (target shop_maria); "test" adds
 # [user agent_small] (max_rows 5, max_bytes 2000, timeout 2 s, 6 sessions,
 # 2 jobs, cost cap 1e6; its MySQL logins get the same caps),
-# [user agent_sha2] (no mysql_native, so its MySQL logins go through
+# [user agent_lowmem] (backend_memory_mb 32), [user agent_sha2] (no
+# mysql_native, so its MySQL logins go through
 # caching_sha2_password), [user support_cols] (orders shown as id,
 # customer_id and a rounded amount), [user planned] (plan_check on),
 # [user strict] (max_rows 5, truncation_is_error on, both listeners) and a
@@ -790,6 +794,7 @@ mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
 mysql_allow_functions = sleep
 timeout_ms = 10000
 memory_mb = 128
+backend_memory_mb = 256
 cpus = 0.5
 pids = 64
 max_rows = 1000
@@ -799,6 +804,7 @@ max_bytes = 1000000
 scram = $sverifier
 target = shop
 database = shop
+backend_memory_mb = 256
 tables = public.orders, public.customers, pg_catalog.*, information_schema.*
 filter public.orders = customer_id <= 100
 columns public.customers = id, name, email
@@ -831,6 +837,16 @@ max_bytes = 2000
 max_connections = 6
 max_jobs = 2
 max_cost = 1000000
+
+# MariaDB's max_session_mem_used at a budget a 1 MB statement can pass.
+[user agent_lowmem]
+scram = $verifier
+target = shop
+tables = public.orders, pg_catalog.*, information_schema.*
+mysql_native = $native
+mysql_target = shop_maria
+mysql_tables = shop.orders, information_schema.*
+backend_memory_mb = 32
 
 [user agent_sha2]
 scram = $verifier

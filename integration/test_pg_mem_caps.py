@@ -1,0 +1,160 @@
+"""backend_memory_mb over Postgres: the memory the database backend spends
+on one statement, which the runner's container limit does not cover. The
+demo's agent has 256 MB: the runner sets work_mem and friends from it, and
+airlockd watches the backend's private memory and cancels the statement
+past it with 53200 MEMORY_LIMIT. The attacker's statement grows a backend
+by about 600 MB in under a second when run directly."""
+
+import os
+import threading
+import time
+
+import psycopg2
+import pytest
+
+import itest
+
+BUDGET = 256 * 1024 * 1024
+# The watch samples every 20 ms: what a backend allocates in that time, and this test's own sampling.
+SLACK = 96 * 1024 * 1024
+HUNGRY = "SELECT length(string_agg(repeat('x', 1000000), '')) FROM generate_series(1, 300)"
+
+
+def private_bytes(pid):
+    """RssAnon + VmSwap of a process, as airlockd reads it; 0 once it is gone."""
+    anon = swap = 0
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    anon = int(line.split()[1])
+                elif line.startswith("VmSwap:"):
+                    swap = int(line.split()[1])
+    except OSError:
+        return 0
+    return (anon + swap) * 1024
+
+
+def ro_backends():
+    """The pids of the Postgres backends of the read role (their titles name it)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                title = f.read()
+        except OSError:
+            continue
+        if title.startswith(b"postgres: ") and b" airlock_ro " in title:
+            pids.append(int(name))
+    return pids
+
+
+class Peaks:
+    """Samples every read-role backend's private memory every 5 ms; the highest seen per pid."""
+
+    def __init__(self):
+        self.peak = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        while not self.stop.is_set():
+            for pid in ro_backends():
+                self.peak[pid] = max(self.peak.get(pid, 0), private_bytes(pid))
+            time.sleep(0.005)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def highest(self):
+        return max(self.peak.values(), default=0)
+
+
+def hungry_fails(conn):
+    with pytest.raises(psycopg2.Error) as e:
+        with conn.cursor() as cur:
+            cur.execute(HUNGRY)
+            cur.fetchall()
+    return e.value
+
+
+def test_backend_gets_the_bounds(agent_ac):
+    with agent_ac.cursor() as cur:
+        cur.execute("SELECT current_setting('work_mem'), current_setting('hash_mem_multiplier'), "
+                    "current_setting('max_parallel_workers_per_gather'), current_setting('temp_file_limit')")
+        # 256 MB / 16; temp_file_limit is the role's (superuser-only to set).
+        assert cur.fetchall() == [("16MB", "1", "0", "1GB")]
+
+
+def test_direct_statement_passes_the_budget(direct):
+    """Without airlock the same statement takes its backend past 256 MB: the test measures something."""
+    with Peaks() as p:
+        with direct.cursor() as cur:
+            cur.execute(HUNGRY)
+            assert cur.fetchall() == [(300000000,)]
+    direct.rollback()
+    assert p.highest() > BUDGET, p.peak
+    print("direct: backend peak %d MB" % (p.highest() >> 20))
+
+
+def test_memory_hungry_statement_is_canceled(agent_ac):
+    t0 = time.monotonic()
+    with Peaks() as p:
+        err = hungry_fails(agent_ac)
+    assert err.pgcode == "53200", err
+    assert itest.airlock_code(err.diag.message_primary) == "MEMORY_LIMIT", err.pgerror
+    assert "backend_memory_mb=256" in err.pgerror, err.pgerror
+    assert err.diag.message_hint and "LIMIT" in err.diag.message_hint, err.diag.message_hint
+    assert time.monotonic() - t0 < 5
+    assert 0 < p.highest() < BUDGET + SLACK, p.peak
+    print("through airlock: backend peak %d MB" % (p.highest() >> 20))
+    # The session and the next statement are fine.
+    with agent_ac.cursor() as cur:
+        cur.execute("SELECT count(*) FROM orders")
+        assert cur.fetchall() == [(200000,)]
+
+
+def test_three_at_once_stay_bounded():
+    """max_jobs statements at once each get the budget, no more."""
+    conns = [itest.connect(itest.AGENT_URL, autocommit=True) for _ in range(3)]
+    errors = [None] * 3
+
+    def one(i):
+        try:
+            errors[i] = hungry_fails(conns[i])
+        except BaseException as e:  # an assertion inside: report it below
+            errors[i] = e
+
+    try:
+        with Peaks() as p:
+            threads = [threading.Thread(target=one, args=(i,)) for i in range(3)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+        for e in errors:
+            assert isinstance(e, psycopg2.Error) and e.pgcode == "53200", e
+        assert p.highest() < BUDGET + SLACK, p.peak
+        assert sum(p.peak.values()) < 3 * (BUDGET + SLACK), p.peak
+        print("three at once: backend peaks %s MB" % sorted(v >> 20 for v in p.peak.values() if v > 16 << 20))
+        with conns[0].cursor() as cur:
+            cur.execute("SELECT id FROM orders WHERE id = 42")
+            assert cur.fetchall() == [(42,)]
+    finally:
+        for c in conns:
+            c.close()
+
+
+def test_ordinary_large_sort_is_not_canceled(agent_ac):
+    """A big sort spills to a temporary file at work_mem instead of growing the backend."""
+    with agent_ac.cursor() as cur:
+        cur.execute("SELECT count(*) FROM (SELECT o.id FROM orders o, generate_series(1, 5) g "
+                    "ORDER BY o.note, g DESC) s")
+        assert cur.fetchall() == [(1000000,)]
