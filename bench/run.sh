@@ -210,6 +210,8 @@ echo "== 5. $idle idle authenticated connections"
 echo
 echo "== 6. validator cost"
 "$build/bench_validate"
+# The same reads in this process and through one validator worker: the channel's cost per statement.
+"$build/bench_vworker" 20000 "$build/airlock-validator"
 
 # ---- the table
 f() { field "$1" "${2:-median_ms}"; }

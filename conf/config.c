@@ -124,6 +124,11 @@ static void finish(struct conf_ctx *ctx)
 		conf_err(ctx, 0,
 			 "[server] pool_max = %u is below pool_min = %u; expected 0 (no growth) or at least pool_min",
 			 cfg->pool_max, cfg->pool_min);
+	if (cfg->validator_uid >= cfg->runner_uid_first && cfg->validator_uid <= cfg->runner_uid_last)
+		conf_err(ctx, 0,
+			 "[server] validator_uid = %u is one of runner_uids; give the validator workers a uid of "
+			 "their own",
+			 cfg->validator_uid);
 	if (!cfg->tls_cert_file != !cfg->tls_key_file)
 		conf_err(ctx, 0, "[server] tls_cert_file and tls_key_file go together; expected both or neither");
 	if (cfg->tls_required && !cfg->tls_cert_file)

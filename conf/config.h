@@ -112,6 +112,11 @@ struct airlock_config {
 	char *runner_uids;                        /* FIRST-LAST, as written: the uids runners run as, one per job */
 	uint32_t runner_uid_first; /* runner_uids parsed once at load: never 0, no host account in the range */
 	uint32_t runner_uid_last;
+	uint32_t validator_workers;       /* validator worker processes kept running */
+	uint32_t validator_uid;           /* the uid (and gid) they run as; not 0, no runner uid */
+	uint32_t validator_timeout_ms;    /* the longest one statement's validation may take */
+	uint32_t validator_memory_mb;     /* each worker's address space */
+	char *validator_path;             /* the worker program; NULL: airlock-validator beside airlockd */
 	uint32_t kill_margin_ms;          /* container killed at timeout_ms + this */
 	uint32_t shutdown_grace_ms;       /* SIGTERM: running statements get this long to finish */
 	uint32_t pool_min;                /* ready runners per target and shape at idle (pool_size: its old name) */

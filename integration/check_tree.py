@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 MAX_LINES = 800
-FOLDERS = ("protocol", "proxy", "runner", "conf")
+FOLDERS = ("protocol", "proxy", "runner", "conf", "validator")
 
 
 def repo_root():
@@ -47,7 +47,7 @@ def objects(build, root):
     out = []
     top = os.path.join(build, "CMakeFiles")
     for target in sorted(os.listdir(top)):
-        if not (target.startswith("airlock_") or target == "airlock-runner.dir"):
+        if not (target.startswith("airlock_") or target in ("airlock-runner.dir", "airlock-validator.dir")):
             continue
         for dirpath, _, names in os.walk(os.path.join(top, target)):
             for name in names:

@@ -56,7 +56,7 @@ AIRLOCK_PYTHON=/usr/bin/python3
 AIRLOCK_PACKAGES=(
 	build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
 	libevent-dev libpq-dev libmariadb-dev libssl-dev openssl libcurl4-openssl-dev
-	libcmocka-dev libinih-dev libjansson-dev libarchive-dev libpg-query-dev libprotobuf-c-dev
+	libcmocka-dev libinih-dev libjansson-dev libarchive-dev libpg-query-dev libprotobuf-c-dev libseccomp-dev
 	postgresql-15 postgresql-client-15
 	mariadb-server mariadb-client
 	docker.io runc crun
@@ -168,7 +168,7 @@ check_tree()
 
 	log "check: layout of $1, formatting"
 	"$AIRLOCK_PYTHON" "$AIRLOCK_REPO/integration/check_tree.py" "$AIRLOCK_REPO/$1"
-	mapfile -t files < <(cd "$AIRLOCK_REPO" && find protocol proxy runner conf tests fuzz bench \
+	mapfile -t files < <(cd "$AIRLOCK_REPO" && find protocol proxy runner conf validator tests fuzz bench \
 		-name '*.[ch]' | sort)
 	(cd "$AIRLOCK_REPO" && clang-format --dry-run --Werror "${files[@]}") ||
 		die "formatting differs from .clang-format: run clang-format -i on the files above"

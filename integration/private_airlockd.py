@@ -4,7 +4,7 @@ touching the one test.sh started.
 
 It runs the same binary (AIRLOCKD_BIN) with the suite's config
 (AIRLOCK_CONFIG), changed in [server] to listen on free loopback ports and
-to use a job directory, runner uid range and audit log of its own; other
+to use a job directory, runner uid range, validator uid and audit log of its own; other
 keys of [server], and of any section, can be set per test. Its runner containers carry its own job
 directory as their airlock.root label, so its start-up sweep and the
 suite's airlockd never touch each other's containers."""
@@ -74,6 +74,8 @@ class PrivateAirlockd:
             "mysql_listen": "127.0.0.1:%d" % self.my_port,
             "job_dir": self.job_dir,
             "runner_uids": "%d-%d" % (uid_base, uid_base + 999),
+            # Its validator workers' uid, next to its runner range: no other airlockd's.
+            "validator_uid": uid_base + 1000,
             "audit_log": self.audit_log,
         }
         values.update(server or {})

@@ -43,6 +43,7 @@
 	X(IMAGE_UNAVAILABLE,   "58000", 1105, "58000")         \
 	X(RUNTIME_UNAVAILABLE, "58000", 1105, "58000")         \
 	X(EXECUTION_FAILED,    "58000", 1105, "58000")         \
+	X(VALIDATOR_FAILED,    "XX000", 1105, "HY000")         \
 	X(HOST_NOT_ALLOWED,    "42501", 1105, "42501")
 
 enum airlock_err {

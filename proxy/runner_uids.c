@@ -50,6 +50,8 @@ bool runner_uids_busy(uint32_t first, uint32_t last, char *who, size_t wholen)
 		while (!busy && fgets(line, sizeof(line), f)) {
 			if (!strncmp(line, "Name:", 5))
 				sscanf(line + 5, " %63s", name);
+			else if (!strncmp(line, "State:", 6) && strchr(line + 6, 'Z'))
+				break; /* a zombie runs nothing: only its exit status is left */
 			else if ((!strncmp(line, "Uid:", 4) || !strncmp(line, "Gid:", 4)) &&
 				 ids_in_range(line, first, last, &hit)) {
 				snprintf(who, wholen, "process %s (%s) runs with %s %lu", de->d_name, name,

@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* True, with the first such process described in who, when a process has a uid or gid in [first, last]. */
+/* True, with the first such process described in who, when a process (not a zombie) has a uid or gid in
+ * [first, last]. */
 bool runner_uids_busy(uint32_t first, uint32_t last, char *who, size_t wholen);
 
 #endif

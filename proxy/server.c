@@ -5,6 +5,8 @@
 #include "proxy/server.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/tls.h"
+#include "proxy/validator_client.h"
 #include "proxy/timeval.h"
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
@@ -262,6 +265,63 @@ static struct launcher *server_launcher(struct event_base *base, const struct ai
 	return launcher_new_oci(base, &o);
 }
 
+/*
+ * The validator workers: started before any listener, checked to answer,
+ * and refused to start at all rather than validate inside airlockd.
+ */
+static int server_validators(struct server *srv, const struct airlock_config *cfg)
+{
+	struct vpool_options o = {
+		.workers = cfg->validator_workers,
+		.uid = cfg->validator_uid,
+		.gid = cfg->validator_uid,
+		.timeout_ms = cfg->validator_timeout_ms,
+		.memory_mb = cfg->validator_memory_mb,
+		.cpu_seconds = 3600,
+	};
+	char exe[4096], path[4200], err[512], who[160];
+	ssize_t n;
+
+	if (cfg->validator_path) {
+		o.path = cfg->validator_path;
+	} else {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0) {
+			log_error("validator: cannot find airlockd's own program: %s", strerror(errno));
+			return -1;
+		}
+		exe[n] = '\0';
+		snprintf(path, sizeof(path), "%.*s/airlock-validator", (int)(strrchr(exe, '/') - exe), exe);
+		o.path = path;
+	}
+	if (geteuid() == 0) {
+		if (getpwuid(cfg->validator_uid) || getgrgid(cfg->validator_uid)) {
+			log_error("validator_uid %u is a host account or group; pick an id nothing on this host uses",
+				  cfg->validator_uid);
+			return -1;
+		}
+		/* The workers of an airlockd that was just killed die with it: give them a moment. */
+		for (int i = 0; i < 40 && runner_uids_busy(cfg->validator_uid, cfg->validator_uid, who, sizeof(who));
+		     i++)
+			usleep(50000);
+		if (runner_uids_busy(cfg->validator_uid, cfg->validator_uid, who, sizeof(who))) {
+			log_error("validator_uid %u: %s; pick an id nothing on this host runs as", cfg->validator_uid,
+				  who);
+			return -1;
+		}
+	} else {
+		log_warn("validator: airlockd is not root, so its workers run as its own uid (sandboxed all the same)");
+	}
+	srv->validators = vpool_new(&o, err, sizeof(err));
+	if (!srv->validators || !vcl_check(srv->validators, err, sizeof(err))) {
+		log_error("validator: %s", err);
+		return -1;
+	}
+	log_info("validator: %u workers (%s) as uid %u, %u ms and %u MB each", o.workers, o.path,
+		 geteuid() == 0 ? cfg->validator_uid : (unsigned)geteuid(), o.timeout_ms, o.memory_mb);
+	return 0;
+}
+
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
 {
 	char err[256], who[160];
@@ -297,6 +357,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		log_error("runner_uids %s: %s; pick a range that nothing on this host runs as", cfg->runner_uids, who);
 		return -1;
 	}
+	if (server_validators(srv, cfg) < 0)
+		return -1;
 	srv->base = event_base_new();
 	if (!srv->base)
 		return -1;
@@ -403,6 +465,7 @@ void server_fini(struct server *srv)
 	}
 	if (srv->base)
 		event_base_free(srv->base);
+	vpool_free(srv->validators);
 	if (srv->job_dir_lock >= 0)
 		close(srv->job_dir_lock);
 }

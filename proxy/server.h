@@ -45,6 +45,7 @@ struct server {
 	struct server_gen *gen;           /* the current generation */
 	int job_dir_lock;                 /* holds job_dir for this process (job_dir_lock); -1 before */
 	struct launcher *launcher;
+	struct vpool *validators; /* the validator workers every session's statements go through */
 	struct jobs *jobs;
 	struct audit *audit;
 	struct server_listener listeners[2]; /* Postgres, then MySQL */

@@ -20,8 +20,8 @@
 #include "proxy/policy_view.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
-#include "proxy/mysql/validate/validate_my_fingerprint.h"
 #include "proxy/mysql/validate/validate_my_scope.h"
+#include "proxy/validator_client.h"
 
 static void local_ok(struct my_session *s)
 {
@@ -445,9 +445,8 @@ static void start_read(struct my_session *s, const char *text, bool field_list, 
 static void run_read(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v, bool field_list,
 		     bool binary, const struct myq_job *how)
 {
-	struct vmy_policy pol, ext;
+	struct vmy_policy pol;
 	struct vmy_result *again = NULL;
-	const char **tables = NULL;
 	bool failed;
 	char *text;
 
@@ -459,7 +458,14 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 			   "run the statement itself");
 		return;
 	}
-	text = vmy_scope(&pol, sql, len, v, &failed);
+	again = malloc(sizeof(*again));
+	if (!again) {
+		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		return;
+	}
+	/* The worker scopes the read and validates the rewrite with information_schema allowed for the
+	 * derived tables it added. */
+	text = vcl_my_scope(s->core.srv->validators, &pol, sql, len, v, &failed, again);
 	if (!text && !failed) {
 		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
 		text = strndup(sql, len);
@@ -467,28 +473,18 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 			start_read(s, text, field_list, binary, how);
 		else
 			myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
-		free(text);
-		return;
+		goto out;
+	}
+	if (!text && again->kind == VMY_REFUSED) {
+		myr_refuse(s, again->my_errno, again->sqlstate, again->code, again->message, again->hint);
+		goto out;
 	}
 	if (!text) {
 		myr_refuse(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
 			   "Not supported through airlock: this statement could not be scoped to the allowed tables",
 			   "write the catalog query more plainly");
-		return;
-	}
-	again = malloc(sizeof(*again));
-	tables = calloc(pol.ntables + 1, sizeof(*tables));
-	if (!again || !tables) {
-		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
 		goto out;
 	}
-	if (pol.ntables)
-		memcpy(tables, pol.tables, pol.ntables * sizeof(*tables));
-	tables[pol.ntables] = "information_schema.*";
-	ext = pol;
-	ext.tables = tables;
-	ext.ntables = pol.ntables + 1;
-	vmy_validate(&ext, text, strlen(text), again);
 	if (again->kind == VMY_REFUSED)
 		myr_refuse(s, again->my_errno, again->sqlstate, again->code, again->message, again->hint);
 	else if (again->kind != VMY_READ)
@@ -499,7 +495,6 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 out:
 	free(text);
 	free(again);
-	free(tables);
 }
 
 void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_result *v)
@@ -507,8 +502,7 @@ void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_
 	struct vmy_policy pol;
 
 	fill_policy(s, &pol);
-	s->core.fingerprint = vmy_fingerprint(sql, len, pol.ansi_quotes, pol.no_backslash_escapes);
-	vmy_validate(&pol, sql, len, v);
+	vcl_my_validate(s->core.srv->validators, &pol, sql, len, v, &s->core.fingerprint);
 }
 
 void myq_read_with(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
@@ -638,6 +632,7 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 	char qdb[140], qtable[140], sql[320];
 	struct vmy_policy pol;
 	struct vmy_result *v;
+	uint64_t fingerprint;
 
 	myr_clear_warnings(s);
 	if (!s->database[0]) {
@@ -658,7 +653,7 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 		return;
 	}
 	fill_policy(s, &pol);
-	vmy_validate(&pol, sql, strlen(sql), v);
+	vcl_my_validate(s->core.srv->validators, &pol, sql, strlen(sql), v, &fingerprint);
 	if (v->kind != VMY_READ)
 		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064,
 			   v->kind == VMY_REFUSED ? v->sqlstate : "42000", v->code, v->message, v->hint);

@@ -2,14 +2,16 @@
  * pg_policy: the session's policy as the validator sees it (the user's
  * allowlist, the session's search_path, the user name), and the two
  * validator calls made with it: classifying a statement and scoping a
- * read to the catalogs the user may see.
+ * read to the catalogs the user may see, each answered by a validator
+ * worker (proxy/validator_client.h).
  */
 #include <stdbool.h>
 
 #include "protocol/wbuf.h"
 
 #include "proxy/pg/pg_session_int.h"
-#include "proxy/pg/validate/validate_pg_scope.h"
+#include "proxy/server.h"
+#include "proxy/validator_client.h"
 
 /* The session's policy; path (PGS_MAX_PATH entries) receives the search_path. */
 static void session_policy(struct pg_session *s, struct pgv_policy *pol, const char **path)
@@ -31,7 +33,7 @@ void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v)
 	struct pgv_policy pol;
 
 	session_policy(s, &pol, path);
-	pgv_validate(&pol, sql, v);
+	vcl_pg_validate(s->core.srv->validators, &pol, sql, false, v);
 }
 
 bool pgp_scope(struct pg_session *s, const char *sql, char **scoped)
@@ -41,7 +43,7 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped)
 	struct pgv_result v;
 
 	session_policy(s, &pol, path);
-	if (pgv_scope(&pol, sql, scoped, &v) == PGV_READ)
+	if (vcl_pg_scope(s->core.srv->validators, &pol, sql, scoped, &v) == PGV_READ)
 		return true;
 	pgr_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
 	return false;

@@ -18,6 +18,7 @@
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/policy_view.h"
 #include "proxy/server.h"
+#include "proxy/validator_client.h"
 
 static void report_param(struct pg_session *s, const char *name)
 {
@@ -516,7 +517,8 @@ static bool answered_here(struct pg_session *s, const struct pgv_result *v)
  */
 static bool run_list(struct pg_session *s, const char *sql)
 {
-	size_t off[PGQ_MAX_LIST], len[PGQ_MAX_LIST], n = pgv_split(sql, off, len, PGQ_MAX_LIST);
+	size_t off[PGQ_MAX_LIST], len[PGQ_MAX_LIST],
+		n = vcl_pg_split(s->core.srv->validators, sql, off, len, PGQ_MAX_LIST);
 	struct pgv_result *v = n ? calloc(n, sizeof(*v)) : NULL;
 	char *text[PGQ_MAX_LIST] = {0};
 	struct pg_settings *saved = NULL;

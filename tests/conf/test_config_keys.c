@@ -242,8 +242,9 @@ static void test_reload_rule_for_every_server_key(void **state)
 		config_free(next);
 		free(text);
 	}
-	/* job_dir, the runtime's four keys and docker_socket, audit_log, the listeners (the TLS files reload) */
-	assert_int_equal(nblocked, 9);
+	/* job_dir, the runtime's four keys and docker_socket, audit_log, the listeners (the TLS files reload),
+	 * the validator workers' five keys */
+	assert_int_equal(nblocked, 14);
 	config_free(running);
 }
 

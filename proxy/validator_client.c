@@ -1,0 +1,158 @@
+/*
+ * validator_client: requests to a validator worker in the validators'
+ * own terms. See validator_client.h.
+ */
+#include "proxy/validator_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/errors.h"
+
+#define HINT "it was not run; write it more simply or split it (other statements are not affected)"
+
+static void pg_failed(const struct vpool *p, struct pgv_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = PGV_REFUSED;
+	out->code = AIRLOCK_E_VALIDATOR_FAILED;
+	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_err_pg_sqlstate(AIRLOCK_E_VALIDATOR_FAILED));
+	snprintf(out->message, sizeof(out->message), "the statement could not be validated: %s", vpool_failure_text(p));
+	snprintf(out->hint, sizeof(out->hint), "%s", HINT);
+}
+
+static void my_failed(const struct vpool *p, struct vmy_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = VMY_REFUSED;
+	out->code = AIRLOCK_E_VALIDATOR_FAILED;
+	out->my_errno = airlock_err_my_errno(AIRLOCK_E_VALIDATOR_FAILED);
+	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_err_my_sqlstate(AIRLOCK_E_VALIDATOR_FAILED));
+	snprintf(out->message, sizeof(out->message), "The statement could not be validated: %s", vpool_failure_text(p));
+	snprintf(out->hint, sizeof(out->hint), "%s", HINT);
+}
+
+/* One request and its response; false when the worker failed. */
+static bool call(struct vpool *p, enum vw_op op, const struct pgv_policy *pg, const struct vmy_policy *my,
+		 const char *sql, size_t len, const struct vmy_result *read, size_t split_max, struct vw_response *res)
+{
+	struct wbuf w;
+	bool ok;
+
+	wbuf_init(&w);
+	vw_put_request(&w, op, pg, my, sql, len, read, split_max);
+	ok = vpool_call(p, &w, op, len, my ? my->nrules : 0, res);
+	wbuf_free(&w);
+	return ok;
+}
+
+enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, const char *sql, bool again,
+			      struct pgv_result *out)
+{
+	struct vw_response res;
+
+	if (!call(p, again ? VW_PG_AGAIN : VW_PG_VALIDATE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
+		pg_failed(p, out);
+		return out->kind;
+	}
+	*out = res.pg;
+	vw_response_free(&res);
+	return out->kind;
+}
+
+enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
+			   struct pgv_result *out)
+{
+	struct vw_response res;
+
+	*rewritten = NULL;
+	if (!call(p, VW_PG_SCOPE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
+		pg_failed(p, out);
+		return out->kind;
+	}
+	*out = res.pg;
+	/* A rewrite comes only with a read. */
+	if (out->kind == PGV_READ) {
+		*rewritten = res.text;
+		res.text = NULL;
+	}
+	vw_response_free(&res);
+	return out->kind;
+}
+
+size_t vcl_pg_split(struct vpool *p, const char *sql, size_t *off, size_t *len, size_t max)
+{
+	struct vw_response res;
+	size_t n = 0;
+
+	if (max > VW_MAX_SPLIT)
+		max = VW_MAX_SPLIT;
+	if (!call(p, VW_PG_SPLIT, NULL, NULL, sql, strlen(sql), NULL, max, &res))
+		return 0;
+	if (res.nsplit <= max) {
+		n = res.nsplit;
+		if (n) {
+			memcpy(off, res.split_off, n * sizeof(*off));
+			memcpy(len, res.split_len, n * sizeof(*len));
+		}
+	}
+	vw_response_free(&res);
+	return n;
+}
+
+void vcl_my_validate(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len, struct vmy_result *out,
+		     uint64_t *fingerprint)
+{
+	struct vw_response res;
+
+	*fingerprint = 0;
+	if (!call(p, VW_MY_VALIDATE, NULL, pol, sql, len, NULL, 0, &res)) {
+		my_failed(p, out);
+		return;
+	}
+	*out = *res.my;
+	*fingerprint = res.my_fingerprint;
+	vw_response_free(&res);
+}
+
+char *vcl_my_scope(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len,
+		   const struct vmy_result *v, bool *failed, struct vmy_result *again)
+{
+	struct vw_response res;
+	char *text;
+
+	memset(again, 0, sizeof(*again));
+	again->kind = VMY_EMPTY;
+	if (!call(p, VW_MY_SCOPE, NULL, pol, sql, len, v, 0, &res)) {
+		my_failed(p, again);
+		*failed = true;
+		return NULL;
+	}
+	*failed = res.my_failed;
+	text = res.text;
+	res.text = NULL;
+	if (text)
+		*again = *res.my;
+	vw_response_free(&res);
+	return text;
+}
+
+bool vcl_check(struct vpool *p, char *err, size_t errlen)
+{
+	static const char *const tables[] = {"public.t"};
+	const struct pgv_policy pol = {.tables = tables, .ntables = 1, .user = "check"};
+	pid_t pids[64];
+	size_t n = vpool_pids(p, pids, 64);
+
+	for (size_t i = 0; i < n; i++) {
+		struct pgv_result r;
+
+		if (vcl_pg_validate(p, &pol, "SELECT 1 FROM public.t", false, &r) != PGV_READ) {
+			snprintf(err, errlen, "the validator worker does not answer: %s",
+				 r.code == AIRLOCK_E_VALIDATOR_FAILED ? vpool_failure_text(p) : r.message);
+			return false;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,46 @@
+/*
+ * validator_client: the validators' calls as the sessions make them,
+ * answered by a validator worker (validator_pool.h) instead of running
+ * in airlockd. Each has the signature and meaning of the library call it
+ * stands for (validate_pg.h, validate_pg_scope.h, validate_my.h,
+ * validate_my_scope.h); when the worker fails, the statement is refused
+ * with VALIDATOR_FAILED in the protocol's terms and a hint, and nothing
+ * of it runs. Only the statement's user's policy is sent.
+ */
+#ifndef AIRLOCK_PROXY_VALIDATOR_CLIENT_H
+#define AIRLOCK_PROXY_VALIDATOR_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proxy/mysql/validate/validate_my.h"
+#include "proxy/pg/validate/validate_pg.h"
+#include "proxy/validator_pool.h"
+
+/* pgv_validate (again: pgv_validate_again). */
+enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, const char *sql, bool again,
+			      struct pgv_result *out);
+/* pgv_scope: *rewritten is the heap text to run, or NULL to run sql as it is. */
+enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
+			   struct pgv_result *out);
+/* pgv_split; 0 also when the worker failed (the whole text is then validated, and refused). */
+size_t vcl_pg_split(struct vpool *p, const char *sql, size_t *off, size_t *len, size_t max);
+
+/* vmy_validate, and vmy_fingerprint into *fingerprint (0 when the worker failed). */
+void vcl_my_validate(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len, struct vmy_result *out,
+		     uint64_t *fingerprint);
+/*
+ * vmy_scope of the read v, then vmy_validate of the rewrite under pol with
+ * information_schema.* added, into again. Returns the heap text, or NULL:
+ * with *failed false, run sql as it is; with *failed true, it could not be
+ * scoped, and again->kind is VMY_REFUSED when the worker failed (again
+ * says so) or VMY_EMPTY otherwise.
+ */
+char *vcl_my_scope(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len,
+		   const struct vmy_result *v, bool *failed, struct vmy_result *again);
+
+/* Each worker answers a harmless statement; false with a message in err otherwise. */
+bool vcl_check(struct vpool *p, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,240 @@
+/*
+ * test_validator_pool: airlockd's side of the validator workers, against
+ * the real airlock-validator program (AIRLOCK_VALIDATOR). A statement is
+ * validated and scoped in a worker, with the same answer the library
+ * gives in process; a worker stopped past the deadline, one killed while
+ * it holds a statement and one that died while idle each cost at most
+ * that one statement, and the next is answered by a replacement.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "proxy/pg/validate/validate_pg_scope.h"
+#include "proxy/validator_client.h"
+#include "proxy/validator_pool.h"
+
+static const char *const tables[] = {"public.orders", "pg_catalog.*", "information_schema.*"};
+static const char *const path[] = {"public"};
+static const struct airlock_rule rules[] = {{.table = "public.orders", .filter = "customer_id <= 100"}};
+static const struct pgv_policy pg = {
+	.tables = tables,
+	.ntables = 3,
+	.search_path = path,
+	.nsearch_path = 1,
+	.user = "agent",
+	.rules = rules,
+	.nrules = 1,
+};
+
+static struct vpool *pool(unsigned workers, uint32_t timeout_ms)
+{
+	const char *bin = getenv("AIRLOCK_VALIDATOR");
+	struct vpool_options o = {
+		.path = bin,
+		.workers = workers,
+		.uid = 999999998,
+		.gid = 999999998,
+		.timeout_ms = timeout_ms,
+		.memory_mb = 1024,
+		.cpu_seconds = 60,
+	};
+	char err[256];
+	struct vpool *p;
+
+	if (!bin)
+		fail_msg("AIRLOCK_VALIDATOR is not set (ctest sets it)");
+	p = vpool_new(&o, err, sizeof(err));
+	if (!p)
+		fail_msg("%s", err);
+	return p;
+}
+
+static pid_t only_pid(struct vpool *p)
+{
+	pid_t pid;
+
+	assert_int_equal(vpool_pids(p, &pid, 1), 1);
+	return pid;
+}
+
+static void assert_answers(struct vpool *p)
+{
+	struct pgv_result r;
+	char *text = NULL;
+
+	assert_int_equal(vcl_pg_validate(p, &pg, "SELECT count(*) FROM orders", false, &r), PGV_READ);
+	assert_int_equal(vcl_pg_scope(p, &pg, "SELECT count(*) FROM orders", &text, &r), PGV_READ);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "customer_id <= 100"));
+	free(text);
+}
+
+static void test_same_answers_as_in_process(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT * FROM orders WHERE id = 1",
+		"SELECT * FROM staff_salaries",
+		"SELECT 1; SELECT 2",
+		"SET search_path = public",
+		"SELECT count(*) FROM orders TABLESAMPLE SYSTEM (10)",
+		"SELECT relname FROM pg_class",
+		"DELETE FROM orders",
+		"SELECT 1 +",
+	};
+	struct vpool *p = pool(2, 5000);
+	size_t off[4], len[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		struct pgv_result local, remote;
+		char *lt = NULL, *rt = NULL;
+
+		pgv_validate(&pg, sqls[i], &local);
+		vcl_pg_validate(p, &pg, sqls[i], false, &remote);
+		assert_int_equal(remote.kind, local.kind);
+		assert_string_equal(remote.sqlstate, local.sqlstate);
+		assert_string_equal(remote.message, local.message);
+		assert_int_equal(remote.fingerprint, local.fingerprint);
+		if (local.kind != PGV_READ)
+			continue;
+		pgv_scope(&pg, sqls[i], &lt, &local);
+		vcl_pg_scope(p, &pg, sqls[i], &rt, &remote);
+		assert_int_equal(remote.kind, local.kind);
+		assert_string_equal(remote.message, local.message);
+		if (lt || rt)
+			assert_string_equal(rt, lt);
+		free(lt);
+		free(rt);
+	}
+	assert_int_equal(vcl_pg_split(p, "SELECT 1; SELECT 2", off, len, 4), 2);
+	assert_int_equal(off[1], 9);
+	vpool_free(p);
+}
+
+static void assert_failed(const struct pgv_result *r)
+{
+	assert_int_equal(r->kind, PGV_REFUSED);
+	assert_int_equal(r->code, AIRLOCK_E_VALIDATOR_FAILED);
+	assert_string_equal(r->sqlstate, "XX000");
+	assert_true(r->hint[0] != '\0');
+}
+
+static int64_t ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void test_stopped_worker_costs_one_statement(void **state)
+{
+	struct vpool *p = pool(1, 300);
+	struct pgv_result r;
+	pid_t pid = only_pid(p);
+	int64_t t0;
+
+	(void)state;
+	assert_answers(p);
+	kill(pid, SIGSTOP);
+	t0 = ms();
+	vcl_pg_validate(p, &pg, "SELECT 1", false, &r);
+	assert_true(ms() - t0 >= 290);
+	assert_failed(&r);
+	assert_int_equal(vpool_last_failure(p), VPOOL_TIMEOUT);
+	assert_non_null(strstr(r.message, "did not answer within 300 ms"));
+	assert_true(only_pid(p) != pid);
+	assert_answers(p);
+	vpool_free(p);
+}
+
+static void test_worker_killed_mid_statement(void **state)
+{
+	struct vpool *p = pool(1, 20000);
+	struct pgv_result r;
+	pid_t pid = only_pid(p), killer;
+	int64_t t0;
+
+	(void)state;
+	/* Stopped, so it holds the statement; killed 200 ms into the call. */
+	kill(pid, SIGSTOP);
+	killer = fork();
+	assert_true(killer >= 0);
+	if (killer == 0) {
+		usleep(200000);
+		kill(pid, SIGKILL);
+		_exit(0);
+	}
+	t0 = ms();
+	vcl_pg_validate(p, &pg, "SELECT 1", false, &r);
+	assert_true(ms() - t0 < 10000);
+	waitpid(killer, NULL, 0);
+	assert_failed(&r);
+	assert_int_equal(vpool_last_failure(p), VPOOL_CRASHED);
+	assert_answers(p);
+	vpool_free(p);
+}
+
+static void test_worker_dead_while_idle_is_replaced_first(void **state)
+{
+	struct vpool *p = pool(1, 5000);
+	uint64_t calls, failures, started;
+	pid_t pid = only_pid(p);
+
+	(void)state;
+	kill(pid, SIGKILL);
+	usleep(50000);
+	assert_answers(p);
+	vpool_counts(p, &calls, &failures, &started);
+	assert_int_equal(failures, 0);
+	assert_int_equal(started, 2);
+	vpool_free(p);
+}
+
+static void test_mysql_through_the_worker(void **state)
+{
+	static const char *const my_tables[] = {"shop.orders"};
+	const struct vmy_policy my = {.user = "agent", .database = "shop", .tables = my_tables, .ntables = 1};
+	struct vpool *p = pool(1, 5000);
+	struct vmy_result v, again;
+	uint64_t fp;
+	bool failed;
+	char *text;
+
+	(void)state;
+	vcl_my_validate(p, &my, "SELECT * FROM orders", 20, &v, &fp);
+	assert_int_equal(v.kind, VMY_READ);
+	assert_string_equal(v.stmt_kind, "SELECT");
+	assert_true(fp != 0);
+	text = vcl_my_scope(p, &my, "SELECT * FROM orders", 20, &v, &failed, &again);
+	assert_null(text);
+	assert_false(failed);
+	vcl_my_validate(p, &my, "SELECT * FROM information_schema.tables", 39, &v, &fp);
+	assert_int_equal(v.kind, VMY_REFUSED);
+	vcl_my_validate(p, &my, "DELETE FROM orders", 18, &v, &fp);
+	assert_int_equal(v.kind, VMY_REFUSED);
+	assert_int_equal(v.my_errno, 1792);
+	vpool_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_answers_as_in_process),
+		cmocka_unit_test(test_stopped_worker_costs_one_statement),
+		cmocka_unit_test(test_worker_killed_mid_statement),
+		cmocka_unit_test(test_worker_dead_while_idle_is_replaced_first),
+		cmocka_unit_test(test_mysql_through_the_worker),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,162 @@
+/*
+ * vw_serve: one request's validator calls and its response. See
+ * vw_serve.h.
+ */
+#include "validator/vw_serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/mysql/validate/validate_my_fingerprint.h"
+#include "proxy/mysql/validate/validate_my_scope.h"
+#include "proxy/pg/validate/validate_pg_scope.h"
+
+/* A rewrite too large for the channel is refused as too complex, in each protocol's terms. */
+static void refuse_pg_too_large(struct vw_response *res)
+{
+	free(res->text);
+	res->text = NULL;
+	memset(&res->pg, 0, sizeof(res->pg));
+	res->pg.kind = PGV_REFUSED;
+	res->pg.code = AIRLOCK_E_TOO_COMPLEX;
+	snprintf(res->pg.sqlstate, sizeof(res->pg.sqlstate), "%s", airlock_err_pg_sqlstate(AIRLOCK_E_TOO_COMPLEX));
+	snprintf(res->pg.message, sizeof(res->pg.message), "the statement's scoped form is too large");
+	snprintf(res->pg.hint, sizeof(res->pg.hint), "read fewer relations in one statement");
+}
+
+static void scope_my(const struct vw_request *req, struct vw_response *res)
+{
+	struct vmy_policy ext = req->my;
+	const char **tables;
+
+	res->text = vmy_scope(&req->my, req->sql, req->sql_len, req->my_read, &res->my_failed);
+	if (!res->text)
+		return;
+	/* The rewrite reads information_schema for the derived tables it added. */
+	tables = calloc(req->my.ntables + 1, sizeof(*tables));
+	res->my = malloc(sizeof(*res->my));
+	if (!tables || !res->my) {
+		free(tables);
+		free(res->text);
+		res->text = NULL;
+		res->my_failed = true;
+		return;
+	}
+	if (req->my.ntables)
+		memcpy(tables, req->my.tables, req->my.ntables * sizeof(*tables));
+	tables[req->my.ntables] = "information_schema.*";
+	ext.tables = tables;
+	ext.ntables = req->my.ntables + 1;
+	vmy_validate(&ext, res->text, strlen(res->text), res->my);
+	free(tables);
+}
+
+static bool run(const struct vw_request *req, struct vw_response *res)
+{
+	switch (req->op) {
+	case VW_PG_VALIDATE:
+		pgv_validate(&req->pg, req->sql, &res->pg);
+		return true;
+	case VW_PG_AGAIN:
+		pgv_validate_again(&req->pg, req->sql, &res->pg);
+		return true;
+	case VW_PG_SCOPE:
+		pgv_scope(&req->pg, req->sql, &res->text, &res->pg);
+		return true;
+	case VW_PG_SPLIT:
+		res->split_off = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_off));
+		res->split_len = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_len));
+		if (!res->split_off || !res->split_len)
+			return false;
+		res->nsplit = pgv_split(req->sql, res->split_off, res->split_len, req->split_max);
+		return true;
+	case VW_MY_VALIDATE:
+		res->my = malloc(sizeof(*res->my));
+		if (!res->my)
+			return false;
+		vmy_validate(&req->my, req->sql, req->sql_len, res->my);
+		res->my_fingerprint =
+			vmy_fingerprint(req->sql, req->sql_len, req->my.ansi_quotes, req->my.no_backslash_escapes);
+		return true;
+	case VW_MY_SCOPE:
+		if (!req->my_read)
+			return false;
+		scope_my(req, res);
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool vw_serve(const struct vw_request *req, struct wbuf *w)
+{
+	struct vw_response res = {.status = VW_OK};
+	size_t at = w->len;
+	bool ok;
+
+	if (!run(req, &res)) {
+		vw_response_free(&res);
+		return vw_serve_bad_request(w);
+	}
+	ok = vw_put_response(w, req->op, &res);
+	if (!ok && req->op == VW_PG_SCOPE) {
+		/* Only a rewrite can outgrow the channel: answer without it. */
+		w->len = at;
+		w->failed = false;
+		refuse_pg_too_large(&res);
+		ok = vw_put_response(w, req->op, &res);
+	}
+	vw_response_free(&res);
+	return ok;
+}
+
+bool vw_serve_bad_request(struct wbuf *w)
+{
+	struct vw_response res = {.status = VW_BAD_REQUEST};
+
+	return vw_put_response(w, VW_PG_VALIDATE, &res);
+}
+
+void vw_serve_warm_up(void)
+{
+	static const char *const tables[] = {"public.t", "pg_catalog.*", "information_schema.*"};
+	static const char *const path[] = {"public"};
+	static struct airlock_column cols[] = {{"a", NULL}, {"b", "left(b, 1)"}};
+	static const struct airlock_rule rules[] = {
+		{.table = "public.t", .filter = "a > 0", .columns = cols, .ncolumns = 2, .has_columns = true},
+	};
+	const struct pgv_policy pg = {
+		.tables = tables,
+		.ntables = 3,
+		.search_path = path,
+		.nsearch_path = 1,
+		.user = "u",
+		.rules = rules,
+		.nrules = 1,
+	};
+	const struct vmy_policy my = {.user = "u", .database = "d", .tables = tables, .ntables = 1};
+	static const char *const reads[] = {
+		"SELECT a, b FROM t JOIN pg_class c ON true WHERE c.relname = 't' AND a::regclass IS NULL",
+		"SELECT 1 +", /* a syntax error: the parser's error path */
+		"SET search_path = public",
+		"SELECT 1; SELECT 2",
+	};
+	struct pgv_result r;
+	struct vmy_result *m = malloc(sizeof(*m));
+	size_t off[2], len[2];
+	char *out;
+
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		out = NULL;
+		if (pgv_validate(&pg, reads[i], &r) == PGV_READ)
+			pgv_scope(&pg, reads[i], &out, &r);
+		free(out);
+		pgv_split(reads[i], off, len, 2);
+	}
+	if (m) {
+		vmy_validate(&my, "SELECT * FROM information_schema.tables", 39, m);
+		vmy_fingerprint("SELECT 1", 8, false, false);
+		free(m);
+	}
+}

@@ -1,0 +1,22 @@
+/*
+ * vw_serve: what a validator worker does with one request: the
+ * validators' calls the operation names, under the request's policy, and
+ * the response that carries their results. Pure: no I/O; the response is
+ * appended to a wbuf the caller owns.
+ */
+#ifndef AIRLOCK_VALIDATOR_VW_SERVE_H
+#define AIRLOCK_VALIDATOR_VW_SERVE_H
+
+#include "protocol/wbuf.h"
+#include "validator/vw_codec.h"
+
+/* Answers req into w (one whole message). False only when w cannot hold even a refusal. */
+bool vw_serve(const struct vw_request *req, struct wbuf *w);
+
+/* Answers a request that could not be read: VW_BAD_REQUEST. */
+bool vw_serve_bad_request(struct wbuf *w);
+
+/* Runs each validator once on harmless input, so that what they set up on first use is set up. */
+void vw_serve_warm_up(void);
+
+#endif
