@@ -7,6 +7,7 @@ started on the suite's job_dir is refused before it touches anything, and
 the first goes on serving."""
 
 import os
+import shutil
 import time
 
 import psycopg2
@@ -195,3 +196,29 @@ def test_second_airlockd_on_the_same_job_dir_is_refused(bystander):
         assert (name in before) == (name in after), (before, after)
     time.sleep(0.5)
     still_serving(pid, bystander)
+
+
+def test_removed_root_filesystem_is_unpacked_again():
+    """Whatever removed the unpacked runner tree (an operator, a stray sweep), the next statement
+    unpacks it again from the pinned archive, checked again, and runs."""
+    d = PrivateAirlockd("rootfsgone", {"runtime": "oci", "pool_min": 0}, uid_base=1000650000)
+    d.start()
+    try:
+        conn = pg_connect(d.url())
+        with conn.cursor() as cur:
+            cur.execute("SELECT count(*) FROM orders")
+            assert cur.fetchone()[0] > 0
+            state = os.path.join(d.job_dir, itest.OCI_STATE)
+            trees = [n for n in os.listdir(state) if n.startswith("rootfs-")]
+            assert len(trees) == 1, trees
+            shutil.rmtree(os.path.join(state, trees[0]))
+            cur.execute("SELECT count(*) FROM orders")
+            assert cur.fetchone()[0] > 0
+            again = [n for n in os.listdir(state) if n.startswith("rootfs-")]
+            assert len(again) == 1 and again != trees, again
+            cur.execute("SELECT 1")
+        conn.close()
+        assert "disappeared; unpacked" in d.log()
+    finally:
+        rc = d.stop()
+    assert rc in (0, -15), d.log()[-3000:]

@@ -259,6 +259,7 @@ static struct launcher *server_launcher(struct event_base *base, const struct ai
 		log_warn("%s", err);
 	else
 		o.rootfs = rootfs;
+	o.rootfs_ref = cfg->runner_rootfs;
 	if (o.rootfs)
 		log_info("runtime oci: %s, root filesystem %s%s", cfg->oci_runtime, rootfs,
 			 cfg->oci_userns ? ", a user namespace per container" : "");

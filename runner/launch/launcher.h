@@ -63,10 +63,11 @@ struct launcher *launcher_new_docker(struct event_base *base, const char *docker
 
 /* What the OCI launcher needs. Strings are copied. */
 struct oci_options {
-	const char *runtime;   /* absolute path of the runtime binary (runc, crun) */
-	const char *state_dir; /* root-only directory of this airlockd: the runtime's state, the bundles */
-	const char *rootfs;    /* the unpacked, checked root filesystem (oci_rootfs_prepare_sync); NULL: none */
-	bool userns;           /* a user namespace per container */
+	const char *runtime;    /* absolute path of the runtime binary (runc, crun) */
+	const char *state_dir;  /* root-only directory of this airlockd: the runtime's state, the bundles */
+	const char *rootfs;     /* the unpacked, checked root filesystem (oci_rootfs_prepare_sync); NULL: none */
+	const char *rootfs_ref; /* its pinned archive, to unpack it again if the tree disappears; NULL: never */
+	bool userns;            /* a user namespace per container */
 };
 
 /*

@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "runner/launch/launcher_int.h"
 #include "runner/launch/oci_proc.h"
+#include "runner/launch/oci_rootfs.h"
 #include "runner/launch/oci_spec.h"
 
 #include <errno.h>
@@ -41,7 +42,10 @@ struct olauncher {
 	struct launcher base; /* first */
 	struct event_base *evb;
 	char *runtime;
-	char *rootfs; /* NULL: no checked root filesystem */
+	char *rootfs;     /* NULL: no checked root filesystem */
+	char *rootfs_ref; /* the pinned archive it came from; NULL: it is never unpacked again */
+	char state[4096]; /* where it is unpacked */
+	bool rootfs_lost; /* it disappeared and could not be unpacked again (said once in the log) */
 	bool userns;
 	char root[4096];    /* the runtime's --root */
 	char bundles[4096]; /* bundle directories */
@@ -330,6 +334,39 @@ static void launch_settled(struct launch *base)
 	launch_maybe_free((struct olaunch *)base);
 }
 
+/*
+ * The unpacked root filesystem is there, or unpacked again from its pinned
+ * archive (hashed and checked again) when something removed it; false
+ * when it cannot be, after which every launch fails, as the log says once.
+ */
+static bool rootfs_ready(struct olauncher *l)
+{
+	char out[4096], err[512];
+	struct stat st;
+	char *copy;
+
+	if (!l->rootfs)
+		return false;
+	if (stat(l->rootfs, &st) == 0 && S_ISDIR(st.st_mode))
+		return true;
+	if (l->rootfs_lost || !l->rootfs_ref)
+		return false;
+	if (oci_rootfs_prepare_sync(l->rootfs_ref, l->state, out, sizeof(out), err, sizeof(err)) < 0 ||
+	    !(copy = strdup(out))) {
+		launch_log(NULL,
+			   "runner root filesystem %s disappeared and cannot be unpacked again: %s; "
+			   "every statement fails until airlockd is restarted",
+			   l->rootfs, err);
+		l->rootfs_lost = true;
+		return false;
+	}
+	launch_log(NULL, "runner root filesystem %s disappeared; unpacked %s again as %s", l->rootfs, l->rootfs_ref,
+		   copy);
+	free(l->rootfs);
+	l->rootfs = copy;
+	return true;
+}
+
 static void launch_begin(struct olaunch *la)
 {
 	char pidfile[4300], err[256];
@@ -343,9 +380,12 @@ static void launch_begin(struct olaunch *la)
 		launch_notify_started(&la->base, false, "LAUNCH_FAILED", problem);
 		return;
 	}
-	if (!la->l->rootfs) {
+	if (!rootfs_ready(la->l)) {
 		la->done = true;
-		launch_notify_started(&la->base, false, "IMAGE_UNAVAILABLE", "no checked runner root filesystem");
+		launch_notify_started(&la->base, false, "IMAGE_UNAVAILABLE",
+				      la->l->rootfs_lost ? "the runner root filesystem disappeared and could not be "
+							   "unpacked again from its pinned archive"
+							 : "no checked runner root filesystem");
 		return;
 	}
 	snprintf(la->id, sizeof(la->id), OCI_ID_PREFIX "%s", la->spec.job_id);
@@ -439,6 +479,7 @@ static void oci_free(struct launcher *base)
 	}
 	free(l->runtime);
 	free(l->rootfs);
+	free(l->rootfs_ref);
 	free(l);
 }
 
@@ -460,11 +501,14 @@ struct launcher *launcher_new_oci(struct event_base *base, const struct oci_opti
 	l->userns = o->userns;
 	l->runtime = strdup(o->runtime);
 	l->rootfs = o->rootfs ? strdup(o->rootfs) : NULL;
+	l->rootfs_ref = o->rootfs_ref ? strdup(o->rootfs_ref) : NULL;
+	snprintf(l->state, sizeof(l->state), "%s", o->state_dir);
 	snprintf(l->root, sizeof(l->root), "%s/runtime", o->state_dir);
 	snprintf(l->bundles, sizeof(l->bundles), "%s/bundles", o->state_dir);
-	if (!l->runtime || (o->rootfs && !l->rootfs)) {
+	if (!l->runtime || (o->rootfs && !l->rootfs) || (o->rootfs_ref && !l->rootfs_ref)) {
 		free(l->runtime);
 		free(l->rootfs);
+		free(l->rootfs_ref);
 		free(l);
 		return NULL;
 	}
