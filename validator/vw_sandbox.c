@@ -47,10 +47,24 @@ static int limits(const struct vw_limits *l, char *err, size_t errlen)
 
 /* System calls allowed whatever their arguments: memory, the clock, signals returning, leaving. */
 static const int allowed[] = {
-	SCMP_SYS(brk),          SCMP_SYS(mmap),          SCMP_SYS(munmap),       SCMP_SYS(mremap),
-	SCMP_SYS(madvise),      SCMP_SYS(mprotect),      SCMP_SYS(exit),         SCMP_SYS(exit_group),
-	SCMP_SYS(rt_sigreturn), SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(futex),
-	SCMP_SYS(getpid),       SCMP_SYS(gettid),        SCMP_SYS(sched_yield),  SCMP_SYS(rt_sigprocmask),
+	SCMP_SYS(brk),
+	SCMP_SYS(mmap),
+	SCMP_SYS(munmap),
+	SCMP_SYS(mremap),
+	SCMP_SYS(madvise),
+	SCMP_SYS(mprotect),
+	SCMP_SYS(exit),
+	SCMP_SYS(exit_group),
+	SCMP_SYS(rt_sigreturn),
+	SCMP_SYS(clock_gettime),
+	SCMP_SYS(gettimeofday),
+	SCMP_SYS(futex),
+	SCMP_SYS(getpid),
+	SCMP_SYS(gettid),
+	SCMP_SYS(sched_yield),
+	SCMP_SYS(rt_sigprocmask),
+	/* A sanitizer build asks for its signal stack on every longjmp (the parser's error path). */
+	SCMP_SYS(sigaltstack),
 };
 
 static int filter(char *err, size_t errlen)
