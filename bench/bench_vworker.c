@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_stats.h"
 #include "proxy/pg/validate/validate_pg_scope.h"
 #include "proxy/validator_client.h"
 
@@ -43,21 +44,6 @@ static const char *const cases[][2] = {
 };
 
 static struct vpool *pool;
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* A Postgres read as the session handles it: validate, then scope. */
 static void pg_read(const char *sql, bool remote)
@@ -101,12 +87,12 @@ static void timed(void (*fn)(const char *, bool), const char *sql, bool remote, 
 	for (long i = 0; i < 200; i++)
 		fn(sql, remote);
 	for (long i = 0; i < iters; i++) {
-		double t = now_us();
+		double t = bench_now_ms();
 
 		fn(sql, remote);
-		samples[i] = now_us() - t;
+		samples[i] = (bench_now_ms() - t) * 1000.0;
 	}
-	qsort(samples, (size_t)iters, sizeof(*samples), cmp_double);
+	qsort(samples, (size_t)iters, sizeof(*samples), bench_cmp_double);
 	*median = samples[iters / 2];
 	*p99 = samples[(iters * 99) / 100];
 }
