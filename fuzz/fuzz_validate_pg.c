@@ -1,13 +1,26 @@
 /*
- * fuzz_validate_pg: libFuzzer target for the Postgres statement validator.
- * Each input, copied and NUL-terminated, is validated under a fixed policy;
- * the result's strings must be terminated and its kind in range. A read is
- * then scoped (validate_pg_scope.h): a rewrite must itself validate as a
- * read (the policy allows the catalogs the rewrite reads), and a refusal must carry a code;
- * so is a DECLARE's query, from the offset the result gives. The kind's bound comes from
- * the enum (PGV_NKINDS), so new kinds need no change here.
+ * fuzz_validate_pg: libFuzzer target for the Postgres statement validator
+ * and the scoping rewrite. Each input, copied and NUL-terminated, is
+ * validated under each of two policies equal to the demo's users
+ * (integration/lib.sh, write_config): "agent" (three tables and the
+ * catalogs, no rules) and "support" (two tables, a row filter on orders,
+ * a column list with a mask on customers). The result's strings must be
+ * terminated and its kind in range. Then, as the proxy runs it:
+ *   - a read is scoped (validate_pg_scope.h), and so is a DECLARE's query
+ *     from the offset the result gives;
+ *   - a COPY's read is scoped and the COPY written around it must
+ *     validate again as a COPY (proxy/pg/pg_query.c, run_copy).
+ * A refusal must carry a code. A rewrite must validate again as a read
+ * under the same policy, and libpg_query must deparse it stably: parsed
+ * and deparsed it comes back as it is, and parsed and deparsed again the
+ * same (texts libpg_query itself cannot parse or deparse are skipped). The
+ * kind's bound comes from the enum (PGV_NKINDS), so new kinds need no
+ * change here.
  */
+#define _GNU_SOURCE
+#include <pg_query.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,51 +28,186 @@
 #include "proxy/pg/validate/validate_pg.h"
 #include "proxy/pg/validate/validate_pg_scope.h"
 
-static const char *const tables[] = {
+/* The session's search_path when the client sets none (proxy/pg/pg_settings.c). */
+static const char *const path[] = {"public"};
+
+static const char *const agent_tables[] = {
+	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
+};
+
+static const char *const support_tables[] = {
 	"public.orders",
 	"public.customers",
 	"pg_catalog.*",
 	"information_schema.*",
 };
-static const char *const path[] = {"app", "public"};
-
-static struct airlock_column columns[] = {{"id", NULL}, {"email", "left(email, 1) || '***'"}};
-static const struct airlock_rule rules[] = {
+static struct airlock_column support_columns[] = {
+	{"id", NULL},
+	{"name", NULL},
+	{"email", "left(email, 1) || '***@' || split_part(email, '@', 2)"},
+};
+static const struct airlock_rule support_rules[] = {
 	{.table = "public.orders", .filter = "customer_id <= 100"},
-	{.table = "public.customers", .columns = columns, .ncolumns = 2, .has_columns = true},
+	{.table = "public.customers", .columns = support_columns, .ncolumns = 3, .has_columns = true},
 };
 
-static const struct pgv_policy policy = {
-	.tables = tables,
-	.ntables = sizeof(tables) / sizeof(tables[0]),
-	.search_path = path,
-	.nsearch_path = sizeof(path) / sizeof(path[0]),
-	.user = "agent",
-	.rules = rules,
-	.nrules = 2,
+static const struct pgv_policy policies[] = {
+	{
+		.tables = agent_tables,
+		.ntables = sizeof(agent_tables) / sizeof(agent_tables[0]),
+		.search_path = path,
+		.nsearch_path = 1,
+		.user = "agent",
+	},
+	{
+		.tables = support_tables,
+		.ntables = sizeof(support_tables) / sizeof(support_tables[0]),
+		.search_path = path,
+		.nsearch_path = 1,
+		.user = "support",
+		.rules = support_rules,
+		.nrules = sizeof(support_rules) / sizeof(support_rules[0]),
+	},
 };
 
-static void check_scope(const char *sql)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_result(const struct pgv_result *r)
+{
+	if ((unsigned)r->kind >= PGV_NKINDS)
+		abort();
+	if (memchr(r->message, '\0', sizeof(r->message)) == NULL || memchr(r->hint, '\0', sizeof(r->hint)) == NULL ||
+	    memchr(r->name, '\0', sizeof(r->name)) == NULL || memchr(r->value, '\0', sizeof(r->value)) == NULL ||
+	    memchr(r->copy_query, '\0', sizeof(r->copy_query)) == NULL ||
+	    memchr(r->copy_options, '\0', sizeof(r->copy_options)) == NULL)
+		abort();
+	if (r->kind == PGV_REFUSED &&
+	    (r->code == AIRLOCK_E_NONE || r->code >= AIRLOCK_E_COUNT || strlen(r->sqlstate) != 5))
+		abort();
+}
+
+/* Parses text and deparses the tree; NULL when libpg_query refuses either step. */
+static char *reparse(const char *text)
+{
+	PgQueryProtobufParseResult p = pg_query_parse_protobuf(text);
+	PgQueryDeparseResult d;
+	char *out = NULL;
+
+	if (p.error) {
+		pg_query_free_protobuf_parse_result(p);
+		return NULL;
+	}
+	d = pg_query_deparse_protobuf(p.parse_tree);
+	pg_query_free_protobuf_parse_result(p);
+	if (!d.error && d.query)
+		out = strdup(d.query);
+	pg_query_free_deparse_result(d);
+	return out;
+}
+
+/*
+ * The rewrite is libpg_query's deparse of the tree the scoping changed. Parsed
+ * and deparsed, it must come back unchanged (a node grafted where the grammar
+ * never puts one prints as something else, or crashes the deparser), and
+ * parsed and deparsed again, the same.
+ */
+static void check_deparse(const char *text)
+{
+	char *first = reparse(text), *second;
+
+	if (!first)
+		return;
+	second = reparse(first);
+	if (strcmp(first, text) != 0 || (second && strcmp(first, second) != 0)) {
+		fprintf(stderr, "deparse is not stable:\n--- rewrite\n%s\n--- first\n%s\n--- second\n%s\n", text, first,
+			second ? second : "(libpg_query refused it)");
+		abort();
+	}
+	free(first);
+	free(second);
+}
+
+/*
+ * Scopes a read as the proxy does. Returns what runs (heap: the rewrite,
+ * or a copy of sql when it runs as written), or NULL when it is refused.
+ */
+static char *check_scope(const struct pgv_policy *pol, const char *sql)
 {
 	struct pgv_result r, again;
 	char *out = NULL;
 
-	if (pgv_scope(&policy, sql, &out, &r) == PGV_REFUSED) {
-		if (out || r.code == AIRLOCK_E_NONE || strlen(r.sqlstate) != 5)
+	if (pgv_scope(pol, sql, &out, &r) == PGV_REFUSED) {
+		if (out || r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT || strlen(r.sqlstate) != 5)
 			abort();
-		return;
+		return NULL;
 	}
-	if (out && pgv_validate(&policy, out, &again) != PGV_READ)
+	if (r.kind != PGV_READ)
 		abort();
-	free(out);
+	if (!out)
+		return strdup(sql);
+	if (pgv_validate(pol, out, &again) != PGV_READ) {
+		fprintf(stderr, "the rewrite does not validate as a read (%s):\n%s\n", again.message, out);
+		abort();
+	}
+	check_deparse(out);
+	return out;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* COPY ... TO STDOUT: its read scoped, the COPY the runner sends validated again, whole. */
+static void check_copy(const struct pgv_policy *pol, const char *sql, size_t size, const struct pgv_result *r)
+{
+	struct pgv_result again;
+	char *inner, *read, *copy;
+
+	if (!r->copy_query[0] && (r->query_offset > size || r->query_len > size - r->query_offset))
+		abort();
+	inner = r->copy_query[0] ? strdup(r->copy_query) : strndup(sql + r->query_offset, r->query_len);
+	if (!inner)
+		return;
+	read = check_scope(pol, inner);
+	free(inner);
+	if (!read)
+		return;
+	if (asprintf(&copy, "COPY (\n%s\n) TO STDOUT%s", read, r->copy_options) < 0)
+		copy = NULL;
+	free(read);
+	if (!copy)
+		return;
+	if (pgv_validate(pol, copy, &again) != PGV_COPY_OUT) {
+		fprintf(stderr, "the scoped COPY does not validate again (%s):\n%s\n", again.message, copy);
+		abort();
+	}
+	free(copy);
+}
+
+static void run(const struct pgv_policy *pol, const char *sql, size_t size)
+{
+	struct pgv_result r;
+
+	pgv_validate(pol, sql, &r);
+	check_result(&r);
+	switch (r.kind) {
+	case PGV_READ:
+		free(check_scope(pol, sql));
+		break;
+	case PGV_DECLARE:
+		/* A cursor's query is scoped as a read from where it starts, as pg_cursor.c runs it. */
+		if (r.query_offset >= size)
+			abort();
+		free(check_scope(pol, sql + r.query_offset));
+		break;
+	case PGV_COPY_OUT:
+		check_copy(pol, sql, size, &r);
+		break;
+	default:
+		break;
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pgv_result r;
 	char *sql;
+	size_t i;
 
 	if (size > 1 << 20)
 		return 0;
@@ -68,22 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(sql, data, size);
 	sql[size] = '\0';
-	pgv_validate(&policy, sql, &r);
-	if ((unsigned)r.kind >= PGV_NKINDS)
-		abort();
-	if (memchr(r.message, '\0', sizeof(r.message)) == NULL || memchr(r.hint, '\0', sizeof(r.hint)) == NULL ||
-	    memchr(r.name, '\0', sizeof(r.name)) == NULL || memchr(r.value, '\0', sizeof(r.value)) == NULL)
-		abort();
-	if (r.kind == PGV_REFUSED && (r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT || strlen(r.sqlstate) != 5))
-		abort();
-	if (r.kind == PGV_READ)
-		check_scope(sql);
-	/* A cursor's query is scoped as a read from where it starts, as pg_cursor.c runs it. */
-	if (r.kind == PGV_DECLARE) {
-		if (r.query_offset >= size)
-			abort();
-		check_scope(sql + r.query_offset);
-	}
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		run(&policies[i], sql, size);
 	free(sql);
 	return 0;
 }

@@ -4,6 +4,7 @@ realistic inputs, so the fuzzers start from what clients really send.
 
   fuzz/seeds.py            with the test environment up (integration/test.sh
                            leaves Postgres, MariaDB and airlockd's config)
+  fuzz/seeds.py --grammar  only the hand-written validator seeds, no database
 
 What it gathers:
 - every SQL string of the integration tests (Postgres ones for
@@ -15,12 +16,16 @@ What it gathers:
   they reach airlockd, captured by a relay on loopback: for fuzz_pg_decode,
   fuzz_my_decode and fuzz_session (with its protocol byte);
 - EXPLAIN (FORMAT JSON, VERBOSE) of the Postgres corpus, for fuzz_runner_plan;
-- the demo and test configurations, for fuzz_config.
+- the demo and test configurations, for fuzz_config;
+- hand-written statements for every construct that holds a relation
+  reference, and a few inputs near the size limit (fuzz/seeds_grammar.py),
+  for fuzz_validate_pg and fuzz_validate_my.
 
 Files are named by a hash of their content, so running it again adds only
 what is new. The corpora are inputs, not code: they carry no secrets (the
 captured logins use the suite's fixed test passwords)."""
 
+import argparse
 import ast
 import glob
 import hashlib
@@ -31,6 +36,8 @@ import subprocess
 import sys
 import threading
 
+import seeds_grammar  # fuzz/seeds_grammar.py, beside this script
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(REPO, "fuzz", "corpus")
 STATE = "/var/lib/airlock-demo"
@@ -40,12 +47,16 @@ SQL_START = re.compile(r"\s*(SELECT|WITH|VALUES|TABLE|SHOW|SET|RESET|BEGIN|START
                        r"DEALLOCATE|LISTEN|NOTIFY|VACUUM|ANALYZE|TRUNCATE|KILL|HANDLER|LOAD)\b", re.I)
 # fuzz_validate_my's first byte: policy flags (see fuzz_validate_my.c); the same statement under several.
 MY_FLAGS = (0x00, 0x01, 0x02, 0x08)
+# Captured and gathered inputs larger than this are left out; the hand-written large seeds go up to
+# LARGE_MAX, under the validators' 1 MiB (max_message_bytes' default).
+GATHERED_MAX = 64 * 1024
+LARGE_MAX = 512 * 1024
 
 
-def put(target, data):
+def put(target, data, limit=GATHERED_MAX):
     if isinstance(data, str):
         data = data.encode()
-    if not data or len(data) > 64 * 1024:
+    if not data or len(data) > limit:
         return False
     d = os.path.join(CORPUS, target)
     os.makedirs(d, exist_ok=True)
@@ -218,12 +229,20 @@ def explain_json(url, sqls):
 
 
 def main():
+    args = argparse.ArgumentParser(description="(re)writes the seed corpora under fuzz/corpus/")
+    args.add_argument("--grammar", action="store_true", help="only the hand-written validator seeds")
+    grammar_only = args.parse_args().grammar
     n = {}
 
-    def add(target, data):
-        if put(target, data):
+    def add(target, data, limit=GATHERED_MAX):
+        if put(target, data, limit):
             n[target] = n.get(target, 0) + 1
 
+    for target, data in seeds_grammar.seeds():
+        add(target, data, LARGE_MAX)
+    if grammar_only:
+        report(n)
+        return
     strings = test_strings()
     pg_sql = [s for e, s in strings if e == "pg"]
     my_sql = [s for e, s in strings if e == "my"]
@@ -255,6 +274,10 @@ def main():
         if os.path.exists(path):
             with open(path, "rb") as f:
                 add("fuzz_config", f.read())
+    report(n)
+
+
+def report(n):
     for target in sorted(n):
         print("seeds: %s: %d new" % (target, n[target]))
 
