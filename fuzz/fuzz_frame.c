@@ -202,6 +202,22 @@ static void decode_one(const struct frame *f)
 		if (frame_decode_error(f, &e) == FRAME_OK)
 			roundtrip_error(f, &e);
 		break;
+	case FRAME_BACKEND: {
+		uint32_t pid;
+
+		if (frame_decode_backend(f, &pid) == FRAME_OK) {
+			struct wbuf b;
+
+			if (pid == 0 || f->len != 4)
+				abort();
+			wbuf_init(&b);
+			frame_begin(&b, FRAME_BACKEND);
+			frame_put_u32(&b, pid);
+			frame_end(&b);
+			check_same(&b, f);
+		}
+		break;
+	}
 	default:
 		abort(); /* frame_peek only returns known types */
 	}
