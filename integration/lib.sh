@@ -210,7 +210,7 @@ run_unit_tests()
 # The validators take statements as long as a client may send (1 MiB,
 # max_message_bytes' default); under the fuzzer's instrumentation a flat
 # 1 MiB read takes up to about 40 s through both policies and the round
-# trips, where airlockd's worker gets 2 s uninstrumented
+# trips, where airlockd's worker gets 5 s uninstrumented
 # (validator_timeout_ms), so their timeout is 60 s: an input over it is
 # one the proxy would refuse for time. Fails if any fuzzer fails.
 run_fuzzers()

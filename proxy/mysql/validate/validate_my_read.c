@@ -580,8 +580,8 @@ static bool base_table(struct vmy_parser *p)
 {
 	char a[VMY_NAME_MAX], b[VMY_NAME_MAX];
 	const struct vmy_token *t = vmy_peek(p, 0);
-	size_t start = t->start, before_alias;
-	bool ok;
+	size_t start = t->start, before_alias, nrefs = p->out->scope.nrefs;
+	bool ok, scoped;
 
 	if (vmy_tok_punct(p->sql, t, ".")) {
 		/* ODBC ".table": the current database */
@@ -612,6 +612,12 @@ static bool base_table(struct vmy_parser *p)
 	}
 	if (!ok)
 		return false;
+	/* A table read through a filter becomes a derived table, which takes no PARTITION and no index hint. */
+	scoped = p->out->scope.nrefs > nrefs;
+	if (scoped && vmy_kw_at(p, 0, "PARTITION")) {
+		refuse_unsupported(p, "PARTITION on a table airlock reads through a filter", "read the whole table");
+		return false;
+	}
 	if (vmy_accept_kw(p, "PARTITION") && !name_list(p))
 		return false;
 	if (vmy_kw_at(p, 0, "FOR") && vmy_word_is(p, vmy_peek(p, 1), "SYSTEM_TIME")) {
@@ -622,6 +628,10 @@ static bool base_table(struct vmy_parser *p)
 	if (!alias(p, false))
 		return false;
 	vmy_scope_aliased(p, start, p->last_end != before_alias);
+	if (scoped && (vmy_kw_at(p, 0, "USE") || vmy_kw_at(p, 0, "IGNORE") || vmy_kw_at(p, 0, "FORCE"))) {
+		refuse_unsupported(p, "index hints on a table airlock reads through a filter", "drop the index hint");
+		return false;
+	}
 	return index_hints(p);
 }
 

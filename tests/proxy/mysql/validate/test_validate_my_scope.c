@@ -267,6 +267,13 @@ static void test_rules(void **state)
 	out = scope(&p, "SELECT COLUMN_NAME FROM information_schema.COLUMNS");
 	assert_non_null(strstr(out, "r.COLUMN_NAME IN (X'6964', X'656D61696C')"));
 	free(out);
+	/* A table read through a filter is a derived table: no PARTITION, no index hint after it. */
+	refused(&p, "SELECT * FROM orders PARTITION (p0)", 1235);
+	refused(&p, "SELECT * FROM orders USE INDEX (orders_customer_id) WHERE customer_id = 3", 1235);
+	refused(&p, "SELECT * FROM shop.orders o FORCE INDEX FOR JOIN (PRIMARY)", 1235);
+	refused(&p, "SELECT * FROM information_schema.TABLES USE INDEX (x)", 1235);
+	/* On a table without a rule they stay the server's business. */
+	assert_null(scope(&policy, "SELECT * FROM orders PARTITION (p0) o USE INDEX (PRIMARY)"));
 }
 
 int main(void)
