@@ -89,7 +89,8 @@ bench_airlockd()
 import re, sys
 text = open(sys.argv[1]).read()
 keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir": "/run/airlock/bench-$name",
-        "runner_uids": "$uid-$((uid + 9999))", "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
+        "runner_uids": "$uid-$((uid + 9999))", "validator_uid": "$((uid + 10000))",
+        "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
         "max_connections": "$((idle + 1000))", "max_unauthenticated": "1024",
         "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64"}
 head, rest = text.split("[hosts]", 1)
