@@ -10,8 +10,8 @@
  *     channel's number;
  *   - not dumpable (no ptrace by its own uid), no new privileges;
  *   - a seccomp filter that kills the process on any system call but
- *     reading and writing its channel, managing memory, the clock and
- *     leaving: no open, no socket, no exec, no kill of anything.
+ *     reading and writing its channel, polling, managing memory, the clock
+ *     and leaving: no open, no socket, no exec, no kill of anything.
  */
 #ifndef AIRLOCK_VALIDATOR_VW_SANDBOX_H
 #define AIRLOCK_VALIDATOR_VW_SANDBOX_H
