@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "proxy/mysql/validate/validate_my.h"
-#include "proxy/pg/validate/validate_pg.h"
-#include "proxy/pg/validate/validate_pg_scope.h"
+#include "validator/mysql/validate_my.h"
+#include "validator/pg/validate_pg.h"
+#include "validator/pg/validate_pg_scope.h"
 
 static const char *const tables[] = {
 	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",

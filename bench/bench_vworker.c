@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "bench/bench_stats.h"
-#include "proxy/pg/validate/validate_pg_scope.h"
+#include "validator/pg/validate_pg_scope.h"
 #include "proxy/validator_client.h"
 
 static const char *const tables[] = {

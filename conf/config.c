@@ -16,7 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
-#include "runner/launch/image_ref.h"
+#include "launch/image_ref.h"
 
 #include <ctype.h>
 #include <errno.h>

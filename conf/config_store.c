@@ -6,7 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
-#include "runner/launch/image_ref.h"
+#include "launch/image_ref.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/frame.h"
+#include "base/frame.h"
 
 static struct frame_job job;
 static struct frame_job again;

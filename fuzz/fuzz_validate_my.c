@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "conf/config.h"
-#include "proxy/mysql/validate/validate_my.h"
-#include "proxy/mysql/validate/validate_my_scope.h"
+#include "validator/mysql/validate_my.h"
+#include "validator/mysql/validate_my_scope.h"
 
 static const char *const agent_tables[] = {
 	"shop.orders",

@@ -25,8 +25,8 @@
 #include <string.h>
 
 #include "conf/config.h"
-#include "proxy/pg/validate/validate_pg.h"
-#include "proxy/pg/validate/validate_pg_scope.h"
+#include "validator/pg/validate_pg.h"
+#include "validator/pg/validate_pg_scope.h"
 
 /* The session's search_path when the client sets none (proxy/pg/pg_settings.c). */
 static const char *const path[] = {"public"};

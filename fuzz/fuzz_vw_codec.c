@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validator/vw_codec.h"
+#include "validator/channel/vw_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,23 +3,30 @@
 
   check_tree.py BUILD_DIR
 
-1. No source file in protocol/, proxy/, runner/ or conf/ is over 800 lines.
+1. No source file in the program and library folders is over 800 lines.
 2. No circle of calls between files: from the object files of the
    libraries and of airlock-runner (nm's defined and undefined symbols),
    file A depends on file B when A uses a symbol B defines; every strongly
    connected group of two or more files is reported. A grammar's own
    recursion stays inside one file.
+3. One folder per library: every .c file of a source folder is built into
+   exactly one target, the library of its nearest library folder (a folder
+   CMakeLists.txt lists), or, for a folder's main.c, that folder's program;
+   no library takes a file from outside its folder; and CMakeLists.txt picks
+   no library by a target's name.
 
 Exits 1 with one line per violation, 0 with a summary otherwise.
 """
 
 import collections
+import re
 import os
 import subprocess
 import sys
 
 MAX_LINES = 800
-FOLDERS = ("protocol", "proxy", "runner", "conf", "validator")
+FOLDERS = ("base", "protocol", "launch", "conf", "validator", "proxy", "runner")
+PROGRAMS = ("airlockd", "airlock-validator", "airlock-runner")
 
 
 def repo_root():
@@ -47,7 +54,7 @@ def objects(build, root):
     out = []
     top = os.path.join(build, "CMakeFiles")
     for target in sorted(os.listdir(top)):
-        if not (target.startswith("airlock_") or target in ("airlock-runner.dir", "airlock-validator.dir")):
+        if not (target.startswith("airlock_") or target[: -len(".dir")] in PROGRAMS):
             continue
         for dirpath, _, names in os.walk(os.path.join(top, target)):
             for name in names:
@@ -120,11 +127,77 @@ def circles(graph, nodes):
     return found
 
 
+def library_folders(root):
+    """{folder: library} as CMakeLists.txt lists them (airlock_library(NAME FOLDER ...))."""
+    out = {}
+    with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8") as f:
+        text = f.read()
+    for m in re.finditer(r"^airlock_library\((\S+) ([^\s)]+)", text, re.M):
+        out[m.group(2)] = m.group(1)
+    return out, text
+
+
+def owner(folders, path):
+    """The library a source file belongs to: its nearest listed folder's."""
+    d = os.path.dirname(path)
+    while d:
+        if d in folders:
+            return d, folders[d]
+        d = os.path.dirname(d)
+    return None, None
+
+
+def layout(build, root):
+    out = []
+    folders, text = library_folders(root)
+    for m in re.finditer(r"if\(\s*name\s+(MATCHES|STREQUAL)", text):
+        out.append("CMakeLists.txt picks by a target's name at offset %d" % m.start())
+    built = collections.defaultdict(set)
+    top = os.path.join(build, "CMakeFiles")
+    # The build's current targets (a build directory keeps those of earlier layouts).
+    with open(os.path.join(top, "TargetDirectories.txt"), encoding="utf-8") as f:
+        current = {os.path.basename(line.strip()) for line in f}
+    for target in os.listdir(top):
+        if not target.endswith(".dir") or target not in current:
+            continue
+        for dirpath, _, names in os.walk(os.path.join(top, target)):
+            for name in names:
+                if name.endswith(".c.o"):
+                    src = os.path.relpath(os.path.join(dirpath, name), os.path.join(top, target))[: -len(".o")]
+                    built[src].add(target[: -len(".dir")])
+    for folder in FOLDERS:
+        for dirpath, _, names in os.walk(os.path.join(root, folder)):
+            for name in sorted(names):
+                if not name.endswith(".c"):
+                    continue
+                src = os.path.relpath(os.path.join(dirpath, name), root)
+                lib_folder, lib = owner(folders, src)
+                if lib is None:
+                    out.append("%s: in no library folder" % src)
+                    continue
+                want = {lib}
+                if name == "main.c":
+                    want = {t for t in built.get(src, ()) if t in PROGRAMS} or {"a program"}
+                    if os.path.dirname(src) != lib_folder:
+                        out.append("%s: a program's main.c outside a library folder" % src)
+                got = built.get(src, set())
+                if got != want:
+                    out.append("%s: built into %s, its folder's target is %s"
+                               % (src, ", ".join(sorted(got)) or "nothing", ", ".join(sorted(want))))
+    for src, targets in built.items():
+        for t in targets:
+            if t in folders.values():
+                lib_folder, lib = owner(folders, src)
+                if lib != t:
+                    out.append("%s: library %s takes a file from outside its folder" % (src, t))
+    return out
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check_tree.py BUILD_DIR")
     root = repo_root()
-    problems = long_files(root)
+    problems = long_files(root) + layout(sys.argv[1], root)
     graph, nodes = call_graph(objects(sys.argv[1], root))
     for group in circles(graph, nodes):
         members = set(group)
@@ -134,8 +207,8 @@ def main():
         print("check_tree: " + p)
     if problems:
         sys.exit(1)
-    print("check_tree: %d files, %d links between them, none over %d lines, no call circle"
-          % (len(nodes), sum(len(v) for v in graph.values()), MAX_LINES))
+    print("check_tree: %d files, %d links between them, none over %d lines, no call circle,"
+          " one library per folder" % (len(nodes), sum(len(v) for v in graph.values()), MAX_LINES))
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/rbuf.h"
-#include "protocol/wbuf.h"
+#include "base/rbuf.h"
+#include "base/wbuf.h"
 
 #define MY_HEADER_LEN 4
 /* A 0xffffff packet (a payload split over several packets) is refused: our caps are far below 16 MiB. */
@@ -219,7 +219,7 @@ enum my_status my_packet_peek(const uint8_t *buf, size_t len, uint32_t max_paylo
 enum my_status my_read_lenenc_int(const uint8_t *p, size_t len, uint64_t *out, size_t *used);
 
 /*
- * The same through a cursor (protocol/rbuf.h), for decoders: false, with
+ * The same through a cursor (base/rbuf.h), for decoders: false, with
  * nothing consumed, when the integer is truncated or starts with 0xfb or
  * 0xff, or (my_get_lenenc_str) when the bytes it counts run past the
  * cursor. *s points into the cursor's bytes.
@@ -230,7 +230,7 @@ RBUF_MUST_CHECK bool my_get_lenenc_str(struct rbuf *r, const uint8_t **s, size_t
 /* ---- writer ---- */
 
 /*
- * Packets are written into a wbuf the caller owns (protocol/wbuf.h); check
+ * Packets are written into a wbuf the caller owns (base/wbuf.h); check
  * w->failed once before sending. A packet above MY_MAX_PAYLOAD or a
  * my_end without a my_begin sets the sticky failed bit, like a failed
  * allocation. One packet is open at a time: the whole-packet writers

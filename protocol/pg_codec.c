@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protocol/rbuf.h"
+#include "base/rbuf.h"
 
 /* Postgres refuses startup packets above this (MAX_STARTUP_PACKET_LENGTH). */
 #define PG_STARTUP_HARD_MAX 10000u

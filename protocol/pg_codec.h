@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/wbuf.h"
+#include "base/wbuf.h"
 
 enum pg_status {
 	PG_OK = 0,
@@ -119,7 +119,7 @@ enum pg_status pg_parse_execute(const struct pg_msg *m, const char **portal, uin
 
 /*
  * Writers: each pg_put_* appends one whole backend message to a wbuf the
- * caller owns (see protocol/wbuf.h); check w->failed once at the end.
+ * caller owns (see base/wbuf.h); check w->failed once at the end.
  */
 void pg_put_auth_ok(struct wbuf *w);
 void pg_put_auth_sasl(struct wbuf *w, const char *mechanism); /* one mechanism */

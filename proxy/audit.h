@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "protocol/errors.h"
+#include "base/errors.h"
 
 struct audit;
 

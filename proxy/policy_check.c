@@ -12,10 +12,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "proxy/mysql/validate/validate_my.h"
-#include "proxy/pg/validate/validate_pg.h"
-#include "proxy/pg/validate/validate_pg_read.h"
-#include "proxy/pg/validate/validate_pg_scope.h"
+#include "validator/mysql/validate_my.h"
+#include "validator/pg/validate_pg.h"
+#include "validator/pg/validate_pg_read.h"
+#include "validator/pg/validate_pg_scope.h"
 
 __attribute__((format(printf, 2, 3))) static void add(struct config_errors *errs, const char *fmt, ...)
 {

@@ -21,8 +21,8 @@
 
 #include "proxy/audit.h"
 #include "proxy/gen.h"
-#include "proxy/job_dir.h"
-#include "proxy/job.h"
+#include "proxy/job/job_dir.h"
+#include "proxy/job/job.h"
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/tls.h"
@@ -32,10 +32,10 @@
 #include "proxy/mysql/my_session.h"
 #include "proxy/pg/pg_session.h"
 #include "proxy/policy_check.h"
-#include "proxy/runner_uids.h"
+#include "proxy/job/runner_uids.h"
 #include "proxy/session.h"
-#include "runner/launch/launcher.h"
-#include "runner/launch/oci_rootfs.h"
+#include "launch/launcher.h"
+#include "launch/oci_rootfs.h"
 
 /* Under job_dir: the OCI runtime's state, the bundles and the unpacked root filesystem. */
 #define SERVER_OCI_STATE ".oci"

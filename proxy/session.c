@@ -24,7 +24,7 @@
 
 #include "proxy/audit.h"
 #include "proxy/gen.h"
-#include "proxy/job.h"
+#include "proxy/job/job.h"
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/server.h"

@@ -35,8 +35,8 @@
 
 #include <event2/util.h>
 
-#include "protocol/errors.h"
-#include "protocol/wbuf.h"
+#include "base/errors.h"
+#include "base/wbuf.h"
 
 #define SESSION_OUT_HIGH_WATER (1024u * 1024u)
 #define SESSION_OUT_LOW_WATER (256u * 1024u)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/errors.h"
+#include "base/errors.h"
 
 #define HINT "it was not run; write it more simply or split it (other statements are not affected)"
 

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proxy/mysql/validate/validate_my.h"
-#include "proxy/pg/validate/validate_pg.h"
+#include "validator/mysql/validate_my.h"
+#include "validator/pg/validate_pg.h"
 #include "proxy/validator_pool.h"
 
 /* pgv_validate (again: pgv_validate_again). */

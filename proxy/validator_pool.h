@@ -1,8 +1,8 @@
 /*
  * validator_pool: airlockd's side of the validator workers
- * (validator/validator_main.c). A few workers are started ahead of need,
+ * (validator/main.c). A few workers are started ahead of need,
  * each as the validator uid with nothing open but its channel; a call
- * sends one request (validator/vw_codec.h) to a worker and waits for its
+ * sends one request (validator/channel/vw_codec.h) to a worker and waits for its
  * answer, at most timeout_ms.
  *
  * A worker that crashes, closes its channel, overruns the deadline or
@@ -23,8 +23,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "protocol/wbuf.h"
-#include "validator/vw_codec.h"
+#include "base/wbuf.h"
+#include "validator/channel/vw_codec.h"
 
 /* Requests one worker answers before it is replaced. */
 #define VPOOL_RECYCLE 100000

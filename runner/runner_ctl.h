@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/frame.h"
+#include "base/frame.h"
 
 /* Output is written once this much is queued (and before any wait). */
 #define RUNNER_CTL_FLUSH_AT (64u * 1024u)

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/frame.h"
+#include "base/frame.h"
 
 #define RUNNER_JOB_MAX_TIMEOUT_MS (24u * 3600u * 1000u)
 #define RUNNER_JOB_MAX_PARAMS 200

@@ -14,7 +14,7 @@
  *     statement's memory is in the one backend airlockd watches.
  * What work_mem does not bound (an aggregate's state such as string_agg's
  * string, a huge array or row value, the planner's own memory) only the
- * watch in airlockd bounds (proxy/job_mem.h). temp_file_limit (disk, not
+ * watch in airlockd bounds (proxy/job/job_mem.h). temp_file_limit (disk, not
  * memory) can only be set by a superuser: the operator sets it on the
  * backend role (ALTER ROLE ... SET temp_file_limit).
  *

@@ -48,7 +48,7 @@
 
 #include <mysql.h>
 
-#include "protocol/errors.h"
+#include "base/errors.h"
 #include "runner/runner_mem.h"
 #include "runner/runner_my_conn.h"
 #include "runner/runner_my_watch.h"

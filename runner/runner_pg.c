@@ -29,7 +29,7 @@
 
 #include <libpq-fe.h>
 
-#include "protocol/errors.h"
+#include "base/errors.h"
 
 static void on_notice(void *arg, const PGresult *res)
 {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/mysql/validate/validate_my_fingerprint.h"
-#include "proxy/mysql/validate/validate_my_scope.h"
-#include "proxy/pg/validate/validate_pg_scope.h"
+#include "validator/mysql/validate_my_fingerprint.h"
+#include "validator/mysql/validate_my_scope.h"
+#include "validator/pg/validate_pg_scope.h"
 
 /* A rewrite too large for the channel is refused as too complex, in each protocol's terms. */
 static void refuse_pg_too_large(struct vw_response *res)

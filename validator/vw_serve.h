@@ -7,8 +7,8 @@
 #ifndef AIRLOCK_VALIDATOR_VW_SERVE_H
 #define AIRLOCK_VALIDATOR_VW_SERVE_H
 
-#include "protocol/wbuf.h"
-#include "validator/vw_codec.h"
+#include "base/wbuf.h"
+#include "validator/channel/vw_codec.h"
 
 /* Answers req into w (one whole message). False only when w cannot hold even a refusal. */
 bool vw_serve(const struct vw_request *req, struct wbuf *w);

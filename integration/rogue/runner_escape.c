@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "protocol/frame.h"
+#include "base/frame.h"
 #include "runner/runner_ctl.h"
 
 static char report[2048];

@@ -20,7 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "protocol/frame.h"
+#include "base/frame.h"
 #include "runner/runner_ctl.h"
 
 /* Connects to the relay socket beside the control socket; -1 on failure. */

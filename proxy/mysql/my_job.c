@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/errors.h"
+#include "base/errors.h"
 #include "proxy/log.h"
 #include "proxy/mysql/my_session_int.h"
 

@@ -26,7 +26,7 @@
 #include "proxy/log.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
-#include "proxy/mysql/validate/validate_my_lex.h"
+#include "validator/mysql/validate_my_lex.h"
 
 static struct mys_stmt **find_slot(struct my_session *s, uint32_t id)
 {

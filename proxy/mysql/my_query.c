@@ -20,7 +20,7 @@
 #include "proxy/policy_view.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
-#include "proxy/mysql/validate/validate_my_scope.h"
+#include "validator/mysql/validate_my_scope.h"
 #include "proxy/validator_client.h"
 
 static void local_ok(struct my_session *s)

@@ -14,7 +14,7 @@
 
 #include "protocol/my_stmt.h"
 
-#include "protocol/errors.h"
+#include "base/errors.h"
 #include "proxy/mysql/my_session_int.h"
 
 void myr_flush(struct my_session *s)

@@ -16,8 +16,8 @@
 
 #include "protocol/my_auth.h"
 #include "protocol/my_codec.h"
-#include "proxy/job.h"
-#include "proxy/mysql/validate/validate_my.h"
+#include "proxy/job/job.h"
+#include "validator/mysql/validate_my.h"
 #include "proxy/session.h"
 
 #define MYS_MAX_WARNINGS 16

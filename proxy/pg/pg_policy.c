@@ -7,7 +7,7 @@
  */
 #include <stdbool.h>
 
-#include "protocol/wbuf.h"
+#include "base/wbuf.h"
 
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"

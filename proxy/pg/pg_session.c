@@ -35,14 +35,14 @@
 #include <event2/event.h>
 
 #include "protocol/pg_codec.h"
-#include "protocol/rbuf.h"
+#include "base/rbuf.h"
 #include "protocol/scram.h"
 #include "proxy/gen.h"
-#include "proxy/job.h"
+#include "proxy/job/job.h"
 #include "proxy/log.h"
 #include "proxy/pg/pg_settings.h"
 #include "proxy/server.h"
-#include "proxy/pg/validate/validate_pg.h"
+#include "validator/pg/validate_pg.h"
 #include "proxy/pg/pg_session_int.h"
 
 #define TLS_HANDSHAKE_RECORD 0x16

@@ -18,10 +18,10 @@
 
 #include "protocol/pg_codec.h"
 #include "protocol/scram.h"
-#include "proxy/job.h"
+#include "proxy/job/job.h"
 #include "proxy/pg/pg_settings.h"
 #include "proxy/session.h"
-#include "proxy/pg/validate/validate_pg.h"
+#include "validator/pg/validate_pg.h"
 
 #define SESS_MAX_SAVEPOINTS 32
 #define SESS_MAX_PORTALS 8

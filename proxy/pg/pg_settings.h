@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "protocol/errors.h"
-#include "proxy/job.h"
+#include "base/errors.h"
+#include "proxy/job/job.h"
 
 #define PGS_VALUE_MAX 256
 #define PGS_MAX_PATH 16

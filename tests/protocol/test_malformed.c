@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "protocol/frame.h"
+#include "base/frame.h"
 #include "protocol/my_codec.h"
 #include "protocol/my_stmt.h"
 #include "protocol/pg_codec.h"

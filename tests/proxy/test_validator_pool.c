@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/pg/validate/validate_pg_scope.h"
+#include "validator/pg/validate_pg_scope.h"
 #include "proxy/validator_client.h"
 #include "proxy/validator_pool.h"
 

@@ -1,0 +1,129 @@
+/*
+ * job: one statement run in one one-shot runner container.
+ *
+ * A job owns a private directory under the configured job_dir holding two
+ * unix sockets: control.sock (the job frame goes in, result frames come
+ * out) and the relay to the allowlisted backend (.s.PGSQL.5432 for
+ * Postgres, mysqld.sock for MariaDB). It asks
+ * the launcher for a container with that directory mounted read-only at
+ * /job, feeds the job to the runner when it connects, and passes result
+ * frames to its owner as they arrive. The job frees itself once it has
+ * delivered its final event (or been detached) AND its container is gone;
+ * then the directory and sockets are removed too.
+ */
+#ifndef AIRLOCK_PROXY_JOB_JOB_H
+#define AIRLOCK_PROXY_JOB_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/config.h"
+#include "base/errors.h"
+#include "base/frame.h"
+
+struct event_base;
+struct evdns_base;
+struct launcher;
+struct jobs;
+struct job;
+
+/* A session setting the runner applies with set_config(name, value, true). */
+struct job_setting {
+	const char *name;
+	const char *value;
+};
+
+/* A bound parameter of an extended-protocol statement. */
+struct job_param {
+	const uint8_t *value; /* NULL for SQL NULL */
+	uint32_t len;
+	uint32_t type_oid; /* 0: the server infers it */
+	bool binary;
+};
+
+/* Everything a job needs; borrowed for the duration of job_start (copied). */
+struct job_request {
+	const struct airlock_target *target;
+	const struct airlock_limits *limits;
+	const char *sql;
+	const struct job_setting *settings;
+	size_t nsettings;
+	const struct job_param *params;
+	size_t nparams;
+	bool cost_check;         /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
+	const char *plan_tables; /* the plan check: what the plan may scan ("schema.table, schema.*"); NULL: off */
+	const char *formats;     /* Postgres result formats ('0' / '1', one for all or one per column); NULL: text */
+	bool describe;           /* Postgres: prepare and describe the statement, run nothing */
+	const char *plan_sql;    /* Postgres: the read the cost and plan checks EXPLAIN when sql is a COPY */
+	bool copy;               /* Postgres: sql is a COPY TO STDOUT ('O' and 'd' frames expected) */
+	bool copy_header;        /* its first line is a header, not a row */
+	const void *user;        /* whose statement (a fairness key for the queue); NULL: nobody's */
+};
+
+/* Final outcome, borrowed for the duration of on_done. */
+struct job_result {
+	bool ok;
+	/* ok: */
+	uint64_t rows;
+	uint64_t bytes;
+	uint8_t truncated; /* enum frame_trunc */
+	const char *tag;   /* command tag, e.g. "SELECT 3" */
+	uint16_t warnings; /* the backend's warning count (MySQL) */
+	/* !ok: */
+	const char *sqlstate;
+	enum airlock_err code; /* AIRLOCK_E_NONE for the database's own errors */
+	const char *message;
+	const char *detail;
+	const char *hint;
+	int position;      /* 1-based character position in the statement, 0 if none */
+	unsigned my_errno; /* MySQL error number from a MySQL runner; 0 otherwise */
+};
+
+/*
+ * Events, called on the loop. Frames are borrowed for the call.
+ * on_done is called exactly once unless the owner detached first.
+ */
+struct job_events {
+	void (*on_rowdesc)(void *arg, const struct frame *f);   /* 'T' or 'O' (Postgres), 'K' (MySQL) */
+	void (*on_paramdesc)(void *arg, const struct frame *f); /* 'S', from a describe job */
+	void (*on_row)(void *arg, const struct frame *f);       /* 'D', or 'd' after 'O' */
+	void (*on_notice)(void *arg, const struct frame_error *e);
+	void (*on_done)(void *arg, const struct job_result *r);
+};
+
+/* The job manager; one per server. Borrowed pointers must outlive it. */
+struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
+		      const struct airlock_config *cfg);
+/*
+ * Swaps the config used for new jobs (running jobs keep what they copied);
+ * warm runners of the old config are killed and the pools rebuilt.
+ */
+void jobs_set_config(struct jobs *js, const struct airlock_config *cfg);
+/* Starts keeping cfg->pool_min warm containers per resource shape (memory, CPU, PIDs) of the users. */
+void jobs_start_pool(struct jobs *js);
+/* Shutting down: the warm runners go and none are made again. */
+void jobs_stop_pool(struct jobs *js);
+/* Frees every job too; call after launcher_free has removed the containers. */
+void jobs_free(struct jobs *js);
+/* Removes job directories left by an earlier run. Returns how many, or -1. */
+int jobs_sweep_dir(const char *job_dir);
+/* Jobs started and not yet fully cleaned up (containers included). */
+unsigned jobs_live(const struct jobs *js);
+
+/*
+ * Starts a job. Never calls back from inside job_start: failures (busy,
+ * host not allowed, Docker down) arrive through on_done on a later loop
+ * pass. When the server's max_jobs statements run already, the job waits
+ * (fairly between users, see job_queue.h) up to queue_wait_ms for room,
+ * then fails with BUSY. Returns NULL only when out of memory.
+ */
+struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg);
+/* Asks the runner to cancel the statement (an 'E' 57014 follows). */
+void job_cancel(struct job *j);
+/* Back-pressure: stop/resume reading result frames. */
+void job_pause(struct job *j, bool paused);
+/* The owner is gone: no more events; the job cancels and cleans up on its own. */
+void job_detach(struct job *j);
+
+#endif

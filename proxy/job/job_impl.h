@@ -1,0 +1,77 @@
+/*
+ * job_impl: the insides of a job, shared by job.c (its directory,
+ * container, control connection and frames) and job_owner.c (what its
+ * owner and the manager do to it: attach, hold, cancel, pause, detach).
+ * Nothing else includes it.
+ */
+#ifndef AIRLOCK_PROXY_JOB_JOB_IMPL_H
+#define AIRLOCK_PROXY_JOB_JOB_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proxy/job/job_dir.h"
+#include "proxy/job/job_int.h"
+#include "base/wbuf.h"
+
+#define JOB_MAX_RELAYS 2
+
+struct job {
+	struct job_env *env;
+	struct job *prev, *next; /* env->all */
+	job_lost_fn lost;        /* told if the job is lost while idle */
+	void *lost_arg;
+	struct event *deadline; /* kill at timeout_ms + kill_margin_ms, and kill_margin_ms after the result */
+	const struct job_events *ev;
+	void *arg;
+	bool detached;
+	bool done;
+	bool container_gone;
+	bool paused;
+	int exit_code;    /* the runner's, once it exited with its frames still unread (paused) */
+	bool copy_ok;     /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
+	bool copy_header; /* its first 'd' frame is a header line, not a row */
+	bool cancel_sent;
+	bool held;    /* has an owner and a statement, waits for the manager's room (no container yet) */
+	bool counted; /* counted in env->running */
+
+	char id[JOB_DIR_ID_LEN + 1];
+	char dir[256];
+	char ctl_path[300];
+	char db_path[300];
+	uid_t runner_uid;     /* this job's own, from runner_uids; its gid is the same number */
+	char runner_user[24]; /* "uid:gid", for the launcher */
+
+	struct evconnlistener *ctl_lst;
+	struct evconnlistener *db_lst;
+	struct job_ctl *ctl;
+	struct relay *relays[JOB_MAX_RELAYS];
+	struct launch *launch;
+	struct event *defer;
+	struct job_mem *mem; /* the watch over the backend's memory (job_mem.h), while there is one */
+	bool mem_tried;      /* a backend pid came: never a second watch */
+
+	struct wbuf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
+	struct wbuf jobframe;  /* 'J': the statement, sent once attached */
+	char *host;
+	uint16_t port;
+	const struct airlock_target *target;
+	struct airlock_limits limits;
+	uint64_t rows;
+	uint64_t bytes;
+
+	/* A failure found before any runner output, delivered on the next pass. */
+	char pend_sqlstate[6];
+	enum airlock_err pend_code; /* AIRLOCK_E_NONE: no failure pending */
+	char pend_message[256];
+};
+
+/* Delivers the final event once (r may be NULL once detached); closes the control connection. */
+void job_finish(struct job *j, const struct job_result *r);
+/* Sends what the runner can have now: credentials at once, the statement once attached. */
+void job_send_frame(struct job *j);
+/* Frees the job once it is done or detached and its container is gone. */
+void job_maybe_free(struct job *j);
+
+#endif

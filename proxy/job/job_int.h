@@ -1,0 +1,83 @@
+/*
+ * job_int: one job as the layers above it use it. The warm pool
+ * (job_pool.c) makes jobs ahead of demand and discards them; the manager
+ * (jobs.c) admits statements and attaches jobs to their owners. job.c
+ * implements this and knows neither: what it has to tell them goes
+ * through job_env's hook and a job's watcher. Nothing else includes it.
+ *
+ * A job is idle from job_prepare until job_attach or job_discard: its
+ * runner may connect and reach the database, but it has no statement.
+ */
+#ifndef AIRLOCK_PROXY_JOB_JOB_INT_H
+#define AIRLOCK_PROXY_JOB_JOB_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proxy/job/job.h"
+
+struct event_base;
+struct evdns_base;
+struct launcher;
+
+/* What the jobs of one manager share; the manager owns it, every job borrows it. */
+struct job_env {
+	struct event_base *base;
+	struct evdns_base *dns;
+	struct launcher *launcher;
+	const struct airlock_config *cfg; /* for jobs prepared from now on */
+	unsigned running;                 /* attached and not yet done */
+	unsigned live;                    /* made and not yet freed */
+	struct job *all;                  /* every live job, for shutdown */
+	uint32_t next_uid;                /* the next runner uid to try, as an offset into runner_uids */
+	/* Called, if set, whenever a job's container has started: the engine works. */
+	void (*on_started)(void *arg);
+	/* Called, if set, whenever a running job is done: there is room for another. */
+	void (*on_finished)(void *arg);
+	void *hook_arg;
+};
+
+/*
+ * An idle job cannot serve any more: its container did not start or
+ * exited, or its runner could not connect to the database. Called once;
+ * the job then stops its container and frees itself when it is gone.
+ */
+typedef void (*job_lost_fn)(void *arg, struct job *j);
+
+/* A job with no directory and no container yet; counted live. NULL when out of memory. */
+struct job *job_new(struct job_env *env);
+/*
+ * Directory, sockets and container for a job of this target and resource
+ * shape; the job is idle from now on. -1 (with a reason logged) when any
+ * of it could not be made.
+ */
+int job_prepare(struct job *j, const struct airlock_target *target, uint32_t memory_mb, uint64_t nano_cpus,
+		uint32_t pids);
+/* Who to tell if the idle job j is lost (one watcher; NULL lost: none). */
+void job_watch(struct job *j, job_lost_fn lost, void *arg);
+/* Has the job's runner connected to its control socket? */
+bool job_runner_connected(const struct job *j);
+/* The idle job will not be used: no watcher is told; it stops its container and frees itself. */
+void job_discard(struct job *j);
+/* Records a failure that on_done reports on the next loop pass (never re-entrantly). */
+void job_fail_later(struct job *j, const char *sqlstate, enum airlock_err code, const char *message);
+/*
+ * Gives the job (idle, or new with a failure recorded) its owner and its
+ * statement: counts it running, arms the kill deadline and sends the
+ * statement once the runner is there. Never calls back from inside.
+ */
+void job_attach(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg);
+/*
+ * Gives a new job (job_new) its owner and statement, but no container and
+ * no running count yet: it waits for job_release_held. lost is told (once)
+ * if the job ends while held: its owner detached or canceled, or
+ * job_fail_later failed it. Never calls back from inside.
+ */
+void job_hold(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg, job_lost_fn lost,
+	      void *lost_arg);
+/* The held job runs now: a container of its own is prepared and the statement sent once the runner is there. */
+void job_release_held(struct job *j);
+/* Frees every job of env now, telling nobody; for shutdown, after the launcher is gone. */
+void job_free_all(struct job_env *env);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * job_mem: airlockd's watch over the memory of a Postgres job's backend
+ * process, which the runner's container limit does not cover.
+ *
+ * The runner reports its backend's pid ('B' frame); the runner is
+ * untrusted, so the pid is believed only once checked, on the watch's
+ * first tick: its process must run the same executable as its parent (a
+ * backend under its postmaster, never the postmaster itself) and hold the
+ * socket at the other end of one of the job's own relays' TCP connections
+ * (/proc/PID/net/tcp and /proc/PID/fd), checked through a pidfd taken
+ * before the checks, so a pid reused later is never read or signalled.
+ * A pid that fails any check is not watched (the engine's own bounds,
+ * runner_mem.h, still apply): it can cost a job its watch, never another
+ * process a signal. It works where the database runs on airlockd's host
+ * (its /proc shows the backend) and airlockd may read the backend's
+ * /proc/PID/fd (root, or the database's own uid).
+ *
+ * Then every JOB_MEM_TICK_MS the backend's private memory (RssAnon +
+ * VmSwap) is compared with the user's backend_memory_mb; past it, the
+ * backend gets SIGINT (what pg_cancel_backend sends: its current
+ * statement, which is this job's, is canceled) and the job ends with
+ * MEMORY_LIMIT. The watch ends with the job.
+ */
+#ifndef AIRLOCK_PROXY_JOB_JOB_MEM_H
+#define AIRLOCK_PROXY_JOB_JOB_MEM_H
+
+#include <stdint.h>
+
+struct job;
+struct job_result;
+
+#define JOB_MEM_TICK_MS 20
+
+/* How the job ends when its backend is past the budget (job.c's job_finish; the watch is stopped by then). */
+typedef void (*job_mem_over_fn)(struct job *j, const struct job_result *r);
+
+/* The runner of j says its backend is pid: watch it (once per job; later calls are ignored). */
+void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over);
+/* Ends j's watch, if any (its timer and pidfd go). */
+void job_mem_stop(struct job *j);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * job_owner: what a job's owner and the manager do to it (see job.h and
+ * job_int.h): give it its statement (at once, or held until the manager
+ * has room for it), cancel, pause and detach.
+ */
+#include "proxy/job/job.h"
+
+#include <stdio.h>
+
+#include <event2/event.h>
+
+#include "proxy/job/job_ctl.h"
+#include "proxy/job/job_frame.h"
+#include "proxy/job/job_impl.h"
+#include "proxy/timeval.h"
+#include "launch/launcher.h"
+
+/* The owner and the statement (the job frame is encoded now: req is only borrowed). */
+static void job_take(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg)
+{
+	j->lost = NULL;
+	j->ev = ev;
+	j->arg = arg;
+	j->detached = false;
+	if (j->pend_code)
+		return;
+	j->limits = *req->limits;
+	j->copy_ok = req->copy;
+	j->copy_header = req->copy && req->copy_header;
+	if (job_frame_job(&j->jobframe, req) < 0)
+		job_fail_later(j, "54000", AIRLOCK_E_EXECUTION_FAILED,
+			       "the statement and its parameters are too large for one job");
+}
+
+/* Counts the job running, arms its kill deadline and sends the statement once the runner is there. */
+static void job_go(struct job *j)
+{
+	struct timeval tv;
+
+	j->counted = true;
+	j->env->running++;
+	if (j->pend_code) {
+		if (j->launch)
+			launcher_kill(j->launch);
+		return;
+	}
+	tv = ms_timeval(j->limits.timeout_ms + j->env->cfg->kill_margin_ms);
+	evtimer_add(j->deadline, &tv);
+	job_send_frame(j);
+}
+
+void job_attach(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg)
+{
+	job_take(j, req, ev, arg);
+	job_go(j);
+}
+
+void job_hold(struct job *j, const struct job_request *req, const struct job_events *ev, void *arg, job_lost_fn lost,
+	      void *lost_arg)
+{
+	job_take(j, req, ev, arg);
+	j->held = true;
+	j->target = req->target;
+	j->lost = lost;
+	j->lost_arg = lost_arg;
+}
+
+void job_release_held(struct job *j)
+{
+	const struct airlock_target *target = j->target;
+
+	j->held = false;
+	j->lost = NULL;
+	if (!j->pend_code && job_prepare(j, target, j->limits.memory_mb, j->limits.nano_cpus, j->limits.pids) < 0)
+		job_fail_later(j, "58000", AIRLOCK_E_EXECUTION_FAILED,
+			       "the runner could not be prepared (see the airlock log)");
+	job_go(j);
+}
+
+void job_cancel(struct job *j)
+{
+	struct wbuf b;
+
+	if (j->done || j->cancel_sent)
+		return;
+	j->cancel_sent = true;
+	if (!j->ctl || j->jobframe.data) {
+		/* The runner has not received the job yet: stop it before it runs anything. */
+		job_fail_later(j, "57014", AIRLOCK_E_CANCELED, "canceling statement due to user request");
+		if (j->launch)
+			launcher_kill(j->launch);
+		return;
+	}
+	wbuf_init(&b);
+	frame_begin(&b, FRAME_CANCEL);
+	frame_end(&b);
+	if (!b.failed)
+		job_ctl_write(j->ctl, b.data, b.len);
+	wbuf_free(&b);
+}
+
+void job_pause(struct job *j, bool paused)
+{
+	j->paused = paused;
+	if (!j->ctl || j->jobframe.data)
+		return;
+	job_ctl_pause(j->ctl, paused);
+	if (!paused) {
+		/* Frames may already be buffered: process them now. */
+		job_ctl_process(j->ctl);
+	}
+}
+
+void job_detach(struct job *j)
+{
+	struct timeval zero = {0, 0};
+	bool was_done = j->done;
+
+	j->detached = true;
+	job_finish(j, NULL); /* detached: no event goes out */
+	if (!was_done && j->launch)
+		launcher_kill(j->launch);
+	j->pend_code = AIRLOCK_E_NONE;
+	evtimer_add(j->defer, &zero);
+}

@@ -1,0 +1,181 @@
+/*
+ * job_queue: fair, bounded waiting for max_jobs (see job_queue.h). The
+ * queue is an array in arrival order; picking scans it (it is short, and
+ * bounded by JOB_QUEUE_MAX).
+ */
+#include "proxy/job/job_queue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "proxy/job/job_int.h"
+#include "proxy/timeval.h"
+
+#define BUSY_MSG "BUSY: every runner is busy and the statement waited queue_wait_ms=%u ms; retry shortly"
+
+static void remove_at(struct job_queue *jq, size_t k)
+{
+	memmove(&jq->q[k], &jq->q[k + 1], (jq->n - k - 1) * sizeof(jq->q[0]));
+	jq->n--;
+}
+
+static void arm(struct job_queue *jq)
+{
+	int64_t first = INT64_MAX, now = monotonic_ms();
+	struct timeval tv;
+
+	for (size_t k = 0; k < jq->n; k++)
+		if (jq->q[k].until_ms < first)
+			first = jq->q[k].until_ms;
+	if (!jq->timer)
+		return;
+	evtimer_del(jq->timer);
+	if (jq->n == 0)
+		return;
+	tv = ms_timeval((uint32_t)(first > now ? first - now : 0));
+	evtimer_add(jq->timer, &tv);
+}
+
+/* A held job ended (owner gone, canceled, expired): forget it. */
+static void on_lost(void *arg, struct job *j)
+{
+	struct job_queue *jq = arg;
+
+	for (size_t k = 0; k < jq->n; k++) {
+		if (jq->q[k].j == j) {
+			remove_at(jq, k);
+			break;
+		}
+	}
+	arm(jq);
+}
+
+static void fail_busy(struct job *j, uint32_t waited_ms)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), BUSY_MSG, waited_ms);
+	job_fail_later(j, "53300", AIRLOCK_E_BUSY, msg);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct job_queue *jq = arg;
+	int64_t now = monotonic_ms();
+
+	(void)fd;
+	(void)what;
+	for (size_t k = 0; k < jq->n;) {
+		struct job_queued e = jq->q[k];
+
+		if (e.until_ms > now) {
+			k++;
+			continue;
+		}
+		remove_at(jq, k);
+		job_watch(e.j, NULL, NULL);
+		fail_busy(e.j, (uint32_t)(e.until_ms - e.since_ms));
+	}
+	arm(jq);
+}
+
+void job_queue_init(struct job_queue *jq, struct job_env *env)
+{
+	memset(jq, 0, sizeof(*jq));
+	jq->env = env;
+}
+
+int job_queue_add(struct job_queue *jq, struct job *j, const void *user, const struct job_request *req,
+		  const struct job_events *ev, void *arg, uint32_t wait_ms)
+{
+	int64_t now = monotonic_ms();
+
+	if (!jq->timer && !(jq->timer = evtimer_new(jq->env->base, on_timer, jq)))
+		return -1;
+	if (jq->n == jq->cap) {
+		size_t cap = jq->cap ? jq->cap * 2 : 16;
+		struct job_queued *q;
+
+		if (cap > JOB_QUEUE_MAX || !(q = realloc(jq->q, cap * sizeof(*q))))
+			return -1;
+		jq->q = q;
+		jq->cap = cap;
+	}
+	job_hold(j, req, ev, arg, on_lost, jq);
+	jq->q[jq->n++] = (struct job_queued){.j = j, .user = user, .since_ms = now, .until_ms = now + wait_ms};
+	arm(jq);
+	return 0;
+}
+
+/* When user was last given a slot; 0 if never (or forgotten). */
+static int64_t served_ms(const struct job_queue *jq, const void *user)
+{
+	for (size_t i = 0; i < jq->nserved; i++)
+		if (jq->served[i].user == user)
+			return jq->served[i].served_ms;
+	return 0;
+}
+
+static void mark_served(struct job_queue *jq, const void *user, int64_t now)
+{
+	size_t i, oldest = 0;
+
+	for (i = 0; i < jq->nserved; i++) {
+		if (jq->served[i].user == user) {
+			jq->served[i].served_ms = now;
+			return;
+		}
+		if (jq->served[i].served_ms < jq->served[oldest].served_ms)
+			oldest = i;
+	}
+	if (jq->nserved < JOB_QUEUE_USERS)
+		oldest = jq->nserved++;
+	jq->served[oldest].user = user;
+	jq->served[oldest].served_ms = now;
+}
+
+struct job *job_queue_next(struct job_queue *jq)
+{
+	size_t best = 0;
+	struct job *j;
+
+	if (jq->n == 0)
+		return NULL;
+	/* In arrival order, so the first of the least recently served user wins. */
+	for (size_t k = 1; k < jq->n; k++)
+		if (served_ms(jq, jq->q[k].user) < served_ms(jq, jq->q[best].user))
+			best = k;
+	j = jq->q[best].j;
+	mark_served(jq, jq->q[best].user, monotonic_ms());
+	remove_at(jq, best);
+	job_watch(j, NULL, NULL);
+	arm(jq);
+	return j;
+}
+
+size_t job_queue_len(const struct job_queue *jq)
+{
+	return jq->n;
+}
+
+void job_queue_flush(struct job_queue *jq, const char *why)
+{
+	while (jq->n) {
+		struct job *j = jq->q[--jq->n].j;
+
+		job_watch(j, NULL, NULL);
+		job_fail_later(j, "53300", AIRLOCK_E_BUSY, why);
+	}
+	arm(jq);
+}
+
+void job_queue_fini(struct job_queue *jq)
+{
+	if (jq->timer)
+		event_free(jq->timer);
+	free(jq->q);
+	memset(jq, 0, sizeof(*jq));
+}

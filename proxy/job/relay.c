@@ -1,0 +1,146 @@
+/*
+ * relay: a two-way byte splice between a runner's unix socket connection
+ * and the backend's TCP port, with bounded buffers.
+ */
+#include "proxy/job/relay.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+
+#include "proxy/log.h"
+
+struct relay {
+	struct bufferevent *runner;
+	struct bufferevent *backend;
+	void (*on_close)(void *arg, struct relay *r);
+	void *arg;
+	int closing;
+};
+
+int relay_backend_fd(const struct relay *r)
+{
+	return r && r->backend ? (int)bufferevent_getfd(r->backend) : -1;
+}
+
+static struct bufferevent *relay_peer(struct relay *r, struct bufferevent *bev)
+{
+	return bev == r->runner ? r->backend : r->runner;
+}
+
+/* Tells the owner (which forgets r), then frees r. */
+static void relay_finish(struct relay *r)
+{
+	if (r->on_close)
+		r->on_close(r->arg, r);
+	relay_free(r);
+}
+
+static void relay_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct relay *r = arg;
+	struct bufferevent *peer = relay_peer(r, bev);
+
+	evbuffer_add_buffer(bufferevent_get_output(peer), bufferevent_get_input(bev));
+	if (evbuffer_get_length(bufferevent_get_output(peer)) >= RELAY_HIGH_WATER)
+		bufferevent_disable(bev, EV_READ);
+}
+
+/* Output of bev drained below the low mark: let its peer read again. */
+static void relay_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct relay *r = arg;
+	struct bufferevent *peer = relay_peer(r, bev);
+
+	if (r->closing) {
+		if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+			relay_finish(r);
+		return;
+	}
+	bufferevent_enable(peer, EV_READ);
+}
+
+static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct relay *r = arg;
+	struct bufferevent *peer;
+
+	if (what & BEV_EVENT_CONNECTED) {
+		int one = 1;
+
+		/* Protocol messages are small and latency-bound: no Nagle delay. */
+		setsockopt(bufferevent_getfd(r->backend), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		bufferevent_enable(r->runner, EV_READ);
+		bufferevent_enable(r->backend, EV_READ);
+		return;
+	}
+	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
+		return;
+	if (bev == r->backend && (what & BEV_EVENT_ERROR) && !r->closing)
+		log_info("relay: backend connection failed or broke");
+	/* One side is gone: flush what the other side still has to send, then close. */
+	peer = relay_peer(r, bev);
+	r->closing = 1;
+	bufferevent_disable(bev, EV_READ | EV_WRITE);
+	bufferevent_disable(peer, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(peer)) == 0)
+		relay_finish(r);
+	else
+		bufferevent_setwatermark(peer, EV_WRITE, 0, 0);
+}
+
+struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host, uint16_t port,
+			void (*on_close)(void *arg, struct relay *r), void *arg)
+{
+	struct relay *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		goto out_close;
+	r->on_close = on_close;
+	r->arg = arg;
+	evutil_make_socket_nonblocking(client_fd);
+	r->runner = bufferevent_socket_new(base, client_fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!r->runner)
+		goto out_free;
+	client_fd = -1;
+	r->backend = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!r->backend)
+		goto out_free;
+	bufferevent_setcb(r->runner, relay_read_cb, relay_write_cb, relay_event_cb, r);
+	bufferevent_setcb(r->backend, relay_read_cb, relay_write_cb, relay_event_cb, r);
+	bufferevent_setwatermark(r->runner, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	bufferevent_setwatermark(r->backend, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	/* Reading from the runner starts once the backend is connected. */
+	bufferevent_disable(r->runner, EV_READ);
+	if (bufferevent_socket_connect_hostname(r->backend, dns, AF_UNSPEC, host, port) < 0)
+		goto out_free;
+	return r;
+
+out_free:
+	if (r->runner)
+		bufferevent_free(r->runner);
+	if (r->backend)
+		bufferevent_free(r->backend);
+	free(r);
+out_close:
+	if (client_fd >= 0)
+		close(client_fd);
+	return NULL;
+}
+
+void relay_free(struct relay *r)
+{
+	if (!r)
+		return;
+	bufferevent_free(r->runner);
+	bufferevent_free(r->backend);
+	free(r);
+}

@@ -1,0 +1,293 @@
+/*
+ * test_validate_my_scope: the MySQL catalog scoping. Every classified
+ * information_schema table's filter expands; references become filtered
+ * derived tables under their own name or alias; the SHOW forms that list
+ * tables and databases become filtered SELECTs with the same columns;
+ * what names other sessions or InnoDB's internals is refused whatever the
+ * allowlist says; and every rewrite validates again as a read.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "conf/config.h"
+#include "validator/mysql/validate_my.h"
+#include "validator/mysql/validate_my_scope.h"
+#include "validator/mysql/validate_my_scope_tables.h"
+
+static const char *const tables[] = {"shop.orders", "shop.customers", "information_schema.*"};
+
+static const struct vmy_policy policy = {
+	.user = "agent",
+	.database = "shop",
+	.tables = tables,
+	.ntables = 3,
+};
+
+/* Validates and scopes sql; returns the rewrite (heap) or NULL when it runs as written. */
+static char *scope(const struct vmy_policy *pol, const char *sql)
+{
+	struct vmy_result *r = calloc(1, sizeof(*r)), *again = calloc(1, sizeof(*again));
+	bool failed;
+	char *out;
+
+	assert_non_null(r);
+	assert_non_null(again);
+	vmy_validate(pol, sql, strlen(sql), r);
+	if (r->kind != VMY_READ)
+		fail_msg("not a read: %s: %s", sql, r->message);
+	out = vmy_scope(pol, sql, strlen(sql), r, &failed);
+	assert_false(failed);
+	if (out) {
+		vmy_validate(pol, out, strlen(out), again);
+		if (again->kind != VMY_READ)
+			fail_msg("rewrite does not validate: %s\n  %s\n  %s", sql, out, again->message);
+	}
+	free(r);
+	free(again);
+	return out;
+}
+
+static void refused(const struct vmy_policy *pol, const char *sql, uint16_t my_errno)
+{
+	struct vmy_result *r = calloc(1, sizeof(*r));
+
+	assert_non_null(r);
+	vmy_validate(pol, sql, strlen(sql), r);
+	if (r->kind != VMY_REFUSED)
+		fail_msg("not refused: %s", sql);
+	assert_int_equal(r->my_errno, my_errno);
+	free(r);
+}
+
+static void test_table_sorted_and_filters_expand(void **state)
+{
+	const struct vmy_is_table *e;
+	size_t i;
+
+	(void)state;
+	assert_true(vmy_is_table_sorted());
+	for (i = 0; (e = vmy_is_table_entry(i)) != NULL; i++) {
+		struct wbuf w;
+
+		if (e->mode != VMY_IS_FILTER) {
+			assert_null(e->filter);
+			continue;
+		}
+		wbuf_init(&w);
+		if (!vmy_scope_expand(&w, &policy, e->filter))
+			fail_msg("%s: filter does not expand", e->name);
+		assert_false(w.failed);
+		assert_null(memchr(w.data, '@', w.len));
+		wbuf_free(&w);
+	}
+	assert_non_null(vmy_is_table_find("tables"));
+	assert_true(vmy_is_table_denied("innodb_sys_tables"));
+	assert_false(vmy_is_table_known("not_a_table"));
+}
+
+static void test_untouched(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT * FROM orders",
+		"SELECT o.id FROM shop.orders o JOIN customers c ON c.id = o.customer_id",
+		"SELECT * FROM information_schema.COLLATIONS",
+		"SELECT * FROM information_schema.ENGINES e",
+		"SHOW COLUMNS FROM orders",
+		"SHOW CREATE TABLE orders",
+		"DESCRIBE orders",
+		"WITH TABLES AS (SELECT 1 AS a) SELECT * FROM TABLES",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		char *out = scope(&policy, sqls[i]);
+
+		if (out)
+			fail_msg("rewritten: %s -> %s", sqls[i], out);
+	}
+}
+
+struct rewrite_case {
+	const char *sql;
+	const char *must;
+};
+
+static const struct rewrite_case rewrites[] = {
+	{"SELECT * FROM information_schema.TABLES", "(SELECT * FROM information_schema.`TABLES` r WHERE"},
+	{"SELECT * FROM information_schema.tables", ") `tables`"},
+	{"SELECT t.table_name FROM information_schema.TABLES t", "'information_schema'))) t"},
+	{"SELECT c.x FROM information_schema.COLUMNS AS c", ")) AS c"},
+	{"SELECT * FROM `information_schema`.`STATISTICS`", "information_schema.`STATISTICS` r"},
+	{"SELECT (SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE) FROM orders",
+	 "r.REFERENCED_TABLE_NAME IS NULL"},
+	{"SELECT * FROM information_schema.TABLES, information_schema.COLUMNS", ") `COLUMNS`"},
+	{"SELECT * FROM information_schema.SCHEMATA", "BINARY r.SCHEMA_NAME = X'73686F70'"},
+	{"SELECT * FROM information_schema.TABLES WHERE TABLE_NAME = 'orders'",
+	 "BINARY r.TABLE_NAME = X'6F7264657273'"},
+	{"SHOW TABLES", "SELECT TABLE_NAME AS `Tables_in_shop` FROM information_schema.TABLES"},
+	{"SHOW FULL TABLES FROM shop", "TABLE_TYPE AS `Table_type`"},
+	{"SHOW TABLES LIKE 'o%'", "AND TABLE_NAME LIKE 'o%' ORDER BY 1"},
+	{"SHOW TABLES WHERE Tables_in_shop = 'orders'",
+	 ") AS `airlock_show` WHERE Tables_in_shop = 'orders' ORDER BY 1"},
+	{"SHOW TABLE STATUS", "TABLE_ROWS AS `Rows`"},
+	{"SHOW TABLE STATUS LIKE 'orders'", "AND TABLE_NAME LIKE 'orders'"},
+	{"SHOW DATABASES", "SELECT SCHEMA_NAME AS `Database` FROM information_schema.SCHEMATA"},
+	{"SHOW SCHEMAS LIKE 's%'", "AND SCHEMA_NAME LIKE 's%'"},
+	{"SHOW TABLES WHERE Tables_in_shop IN (SELECT TABLE_NAME FROM information_schema.TABLES)",
+	 "IN (SELECT TABLE_NAME FROM (SELECT * FROM information_schema.`TABLES` r"},
+	{"SELECT * FROM information_schema.TABLES;", "'information_schema'))) `TABLES`"},
+};
+
+static void test_rewrites(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rewrites) / sizeof(rewrites[0]); i++) {
+		char *out = scope(&policy, rewrites[i].sql);
+
+		if (!out)
+			fail_msg("not rewritten: %s", rewrites[i].sql);
+		if (!strstr(out, rewrites[i].must))
+			fail_msg("%s\n  rewritten: %s\n  lacks: %s", rewrites[i].sql, out, rewrites[i].must);
+		free(out);
+	}
+}
+
+/* With information_schema the current database, unqualified names are its tables. */
+static void test_current_database(void **state)
+{
+	struct vmy_policy p = policy;
+	char *out;
+
+	(void)state;
+	p.database = "information_schema";
+	out = scope(&p, "SELECT * FROM TABLES");
+	assert_non_null(out);
+	assert_non_null(strstr(out, "information_schema.`TABLES` r"));
+	free(out);
+	out = scope(&p, "SHOW TABLES");
+	assert_non_null(strstr(out, "Tables_in_information_schema"));
+	free(out);
+}
+
+/* Other sessions' statements, InnoDB's table list and secrets: refused even when allowlisted. */
+static void test_never_readable(void **state)
+{
+	static const char *const all[] = {"performance_schema.*", "sys.*", "mysql.*", "information_schema.*",
+					  "information_schema.innodb_trx"};
+	const struct vmy_policy p = {.user = "agent", .database = "mysql", .tables = all, .ntables = 5};
+
+	(void)state;
+	refused(&p, "SELECT * FROM performance_schema.events_statements_history", 1142);
+	refused(&p, "SELECT * FROM sys.processlist", 1142);
+	refused(&p, "SELECT * FROM mysql.user", 1142);
+	refused(&p, "SELECT * FROM global_priv", 1142);
+	refused(&p, "SELECT * FROM information_schema.INNODB_TRX", 1142);
+	refused(&p, "SELECT * FROM information_schema.innodb_sys_tables", 1142);
+	refused(&p, "SELECT * FROM information_schema.FILES", 1142);
+	refused(&policy, "SELECT * FROM information_schema.NOT_A_TABLE_YET", 1142);
+	refused(&policy, "SELECT * FROM information_schema.PROCESSLIST", 1142);
+	free(scope(&p, "SELECT * FROM mysql.time_zone_name"));
+}
+
+/* PROCESSLIST listed by name shows the runner's own connection only. */
+static void test_processlist_own_session(void **state)
+{
+	static const char *const listed[] = {"shop.*", "information_schema.processlist"};
+	const struct vmy_policy p = {.user = "agent", .database = "shop", .tables = listed, .ntables = 2};
+	char *out;
+
+	(void)state;
+	out = scope(&p, "SELECT INFO FROM information_schema.PROCESSLIST");
+	assert_non_null(strstr(out, "r.ID = CONNECTION_ID()"));
+	free(out);
+}
+
+/* Policy names are hexadecimal literals: no quote in a name can end the string. */
+static void test_policy_names_are_hex(void **state)
+{
+	static const char *const odd[] = {"we'ird.t`1", "information_schema.*"};
+	const struct vmy_policy p = {.user = "agent", .database = "shop", .tables = odd, .ntables = 2};
+	char *out;
+
+	(void)state;
+	out = scope(&p, "SELECT * FROM information_schema.TABLES");
+	assert_non_null(strstr(out, "X'776527697264'"));
+	assert_null(strstr(out, "we'ird"));
+	free(out);
+}
+
+static struct airlock_column cols[] = {{"id", NULL}, {"email", "LEFT(email, 1)"}};
+static const struct airlock_rule rules[] = {
+	{.table = "shop.orders", .filter = "customer_id <= 100"},
+	{.table = "shop.customers", .columns = cols, .ncolumns = 2, .has_columns = true},
+};
+
+/* Row filters and column policies: the table becomes the rule's derived table wherever it is read. */
+static void test_rules(void **state)
+{
+	struct vmy_policy p = policy;
+	char *out;
+
+	(void)state;
+	p.rules = rules;
+	p.nrules = 2;
+	out = scope(&p, "SELECT * FROM orders");
+	assert_non_null(strstr(out, "(SELECT * FROM `shop`.`orders` WHERE (customer_id <= 100\n)) `orders`"));
+	free(out);
+	out = scope(&p, "SELECT o.id FROM shop.orders AS o JOIN customers c ON c.id = o.customer_id");
+	assert_non_null(strstr(out, "customer_id <= 100\n)) AS o JOIN"));
+	assert_non_null(strstr(out, "(SELECT `id`, (LEFT(email, 1)\n) AS `email` FROM `shop`.`customers`) c"));
+	free(out);
+	out = scope(&p,
+		    "SELECT * FROM (SELECT customer_id FROM orders) d WHERE customer_id IN (SELECT id FROM customers)");
+	assert_non_null(strstr(out, "customer_id <= 100"));
+	assert_non_null(strstr(out, "LEFT(email, 1)"));
+	free(out);
+	/* A CTE of the table's name is the CTE. */
+	out = scope(&p, "WITH orders AS (SELECT 1 AS a) SELECT * FROM orders");
+	assert_null(out);
+	/* Case matters, as on MariaDB: ORDERS is another table (and not allowed). */
+	refused(&p, "SELECT * FROM ORDERS", 1142);
+	/* The definition of a column-restricted table would name the hidden columns. */
+	refused(&p, "DESCRIBE customers", 1235);
+	refused(&p, "SHOW CREATE TABLE shop.customers", 1235);
+	refused(&p, "SHOW COLUMNS FROM customers", 1235);
+	free(scope(&p, "DESCRIBE orders"));
+	/* information_schema lists only the shown columns. */
+	out = scope(&p, "SELECT COLUMN_NAME FROM information_schema.COLUMNS");
+	assert_non_null(strstr(out, "r.COLUMN_NAME IN (X'6964', X'656D61696C')"));
+	free(out);
+	/* A table read through a filter is a derived table: no PARTITION, no index hint after it. */
+	refused(&p, "SELECT * FROM orders PARTITION (p0)", 1235);
+	refused(&p, "SELECT * FROM orders USE INDEX (orders_customer_id) WHERE customer_id = 3", 1235);
+	refused(&p, "SELECT * FROM shop.orders o FORCE INDEX FOR JOIN (PRIMARY)", 1235);
+	refused(&p, "SELECT * FROM information_schema.TABLES USE INDEX (x)", 1235);
+	/* On a table without a rule they stay the server's business. */
+	assert_null(scope(&policy, "SELECT * FROM orders PARTITION (p0) o USE INDEX (PRIMARY)"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table_sorted_and_filters_expand),
+		cmocka_unit_test(test_untouched),
+		cmocka_unit_test(test_rewrites),
+		cmocka_unit_test(test_current_database),
+		cmocka_unit_test(test_never_readable),
+		cmocka_unit_test(test_processlist_own_session),
+		cmocka_unit_test(test_policy_names_are_hex),
+		cmocka_unit_test(test_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,479 @@
+/*
+ * test_validate_pg_scope: the catalog scoping. Every classified catalog
+ * relation's filter expands and parses; statements that touch nothing
+ * scoped run as written; catalog references become filtered subqueries
+ * under their own names; secrets and unknown catalog names are refused;
+ * guards wrap catalog functions and regclass / regtype casts; type names
+ * other than built-in ones and allowed row types are refused; the user
+ * functions name the airlock user; and every rewrite is one read that
+ * parses again.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <pg_query.h>
+
+#include "conf/config.h"
+#include "validator/pg/validate_pg.h"
+#include "validator/pg/validate_pg_catalog.h"
+#include "validator/pg/validate_pg_funcs.h"
+#include "validator/pg/validate_pg_scope.h"
+#include "validator/pg/validate_pg_scope_funcs.h"
+#include "validator/pg/validate_pg_scope_sql.h"
+#include "validator/pg/validate_pg_types.h"
+
+static const char *const tables[] = {
+	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
+};
+static const char *const path[] = {"public"};
+
+static const struct pgv_policy policy = {
+	.tables = tables,
+	.ntables = sizeof(tables) / sizeof(tables[0]),
+	.search_path = path,
+	.nsearch_path = 1,
+	.user = "agent",
+};
+
+/* Validates and scopes sql; returns the text to run (heap) or NULL when refused (r says why). */
+static char *scope(const struct pgv_policy *p, const char *sql, struct pgv_result *r)
+{
+	char *out = NULL;
+
+	assert_int_equal(pgv_validate(p, sql, r), PGV_READ);
+	if (pgv_scope(p, sql, &out, r) != PGV_READ) {
+		assert_null(out);
+		return NULL;
+	}
+	if (!out)
+		out = strdup(sql);
+	assert_non_null(out);
+	return out;
+}
+
+/* The rewritten text parses, as one statement. */
+static void assert_one_read(const char *text)
+{
+	PgQueryParseResult parsed = pg_query_parse(text);
+
+	if (parsed.error)
+		fail_msg("%s: %s", text, parsed.error->message);
+	assert_null(strstr(parsed.parse_tree, ",{\"stmt\":"));
+	pg_query_free_parse_result(parsed);
+}
+
+static void test_tables_sorted(void **state)
+{
+	(void)state;
+	assert_true(pgv_catalog_table_sorted());
+	assert_true(pgv_guarded_table_sorted());
+	assert_true(pgv_function_table_sorted());
+	assert_true(pgv_type_table_sorted());
+	assert_true(pgv_builtin_type("int4"));
+	assert_true(pgv_builtin_type("_text"));
+	assert_false(pgv_builtin_type("orders"));
+}
+
+/* Each FILTER predicate, expanded, is valid SQL over its relation. */
+static void test_every_filter_parses(void **state)
+{
+	static const char *const schemas[] = {"pg_catalog", "information_schema"};
+	int s;
+
+	(void)state;
+	for (s = 0; s < 2; s++) {
+		const struct pgv_catalog_rel *e;
+		size_t i;
+
+		for (i = 0; (e = pgv_catalog_entry((enum pgv_catalog_schema)s, i)) != NULL; i++) {
+			struct pgv_sbuf sb = {0};
+			PgQueryParseResult parsed;
+			char *text;
+
+			if (e->mode != PGV_CATALOG_FILTER) {
+				assert_null(e->filter);
+				continue;
+			}
+			pgv_sb_put(&sb, "SELECT * FROM ");
+			pgv_sb_put(&sb, schemas[s]);
+			pgv_sb_put(&sb, ".");
+			pgv_sb_put(&sb, e->name);
+			pgv_sb_put(&sb, " r WHERE ");
+			pgv_scope_expand(&sb, &policy, e->filter);
+			text = pgv_sb_take(&sb);
+			assert_non_null(text);
+			parsed = pg_query_parse(text);
+			if (parsed.error)
+				fail_msg("%s.%s: %s", schemas[s], e->name, parsed.error->message);
+			pg_query_free_parse_result(parsed);
+			free(text);
+		}
+	}
+}
+
+static void test_expand_quotes_policy_names(void **state)
+{
+	static const char *const odd[] = {"we'ird.t'1", "x.*"};
+	const struct pgv_policy p = {.tables = odd, .ntables = 2};
+	struct pgv_sbuf sb = {0};
+	char *text;
+
+	(void)state;
+	pgv_scope_expand(&sb, &p, "@V");
+	text = pgv_sb_take(&sb);
+	assert_non_null(strstr(text, "'we''ird'"));
+	assert_non_null(strstr(text, "'t''1'"));
+	assert_non_null(strstr(text, "vn.nspname = 'x'"));
+	free(text);
+	/* No tables at all: nothing is visible, and the SQL still parses. */
+	{
+		const struct pgv_policy none = {0};
+
+		pgv_scope_expand(&sb, &none, "SELECT 1 WHERE 1 IN @V");
+		text = pgv_sb_take(&sb);
+		assert_non_null(strstr(text, "false"));
+		free(text);
+	}
+}
+
+static const char *const untouched[] = {
+	"SELECT 1",
+	"SELECT 1::int4, 'a'::text, now()::timestamptz, '{}'::jsonb, NULL::\"char\", 1::pg_catalog.int8",
+	"SELECT NULL::orders, NULL::public.customers[], NULL::_products, NULL::pg_class",
+	"SELECT NULL::information_schema.sql_identifier, '1 day'::interval day, 1::double precision",
+	"SELECT * FROM orders WHERE id = $1",
+	"SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id",
+	"SELECT * FROM pg_catalog.pg_am",
+	"SELECT oprname FROM pg_operator LIMIT 1",
+	"SELECT 'orders'::regclass",
+	"SELECT pg_relation_size('public.orders')",
+	"SELECT has_table_privilege('orders', 'select')",
+	"WITH x AS (SELECT 1 AS a) SELECT * FROM x",
+	"SELECT current_date, now()",
+	"SELECT * FROM information_schema.sql_features LIMIT 1",
+};
+
+static void test_untouched(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(untouched) / sizeof(untouched[0]); i++) {
+		struct pgv_result r;
+		char *out = NULL;
+
+		assert_int_equal(pgv_validate(&policy, untouched[i], &r), PGV_READ);
+		assert_int_equal(pgv_scope(&policy, untouched[i], &out, &r), PGV_READ);
+		if (out)
+			fail_msg("rewritten: %s -> %s", untouched[i], out);
+	}
+}
+
+struct rewrite_case {
+	const char *sql;
+	const char *must; /* a substring of the rewritten text */
+};
+
+static const struct rewrite_case rewrites[] = {
+	{"SELECT relname FROM pg_class", "FROM pg_catalog.pg_class r WHERE r.oid IN"},
+	{"SELECT c.relname FROM pg_catalog.pg_class c", ") c"},
+	{"SELECT relname FROM pg_class", ") pg_class"},
+	{"SELECT x.a FROM pg_class AS x(a)", ") x(a)"},
+	{"SELECT * FROM ONLY pg_class", "FROM ONLY pg_catalog.pg_class r"},
+	{"SELECT * FROM pg_stats", "pg_catalog.pg_stats r WHERE EXISTS"},
+	{"SELECT * FROM pg_stat_activity", "r.pid = pg_catalog.pg_backend_pid()"},
+	{"SELECT * FROM pg_locks", "r.pid = pg_catalog.pg_backend_pid()"},
+	{"SELECT * FROM information_schema.tables", "information_schema.tables r WHERE EXISTS"},
+	{"SELECT * FROM information_schema.columns WHERE table_name = 'orders'", "information_schema.columns r"},
+	{"SELECT (SELECT count(*) FROM pg_attribute) FROM orders", "pg_catalog.pg_attribute r WHERE"},
+	{"SELECT * FROM orders WHERE EXISTS (SELECT 1 FROM pg_index WHERE indrelid = 1)", "pg_catalog.pg_index r"},
+	{"WITH t AS (SELECT * FROM pg_tables) SELECT * FROM t", "pg_catalog.pg_tables r"},
+	{"EXPLAIN SELECT * FROM pg_class", "EXPLAIN SELECT"},
+	{"SELECT current_user", "'agent'::pg_catalog.name AS \"current_user\""},
+	{"SELECT session_user, user, current_role", "AS \"current_role\""},
+	{"SELECT current_user AS me", "'agent'::pg_catalog.name AS me"},
+	{"SELECT \"current_user\"()", "'agent'"},
+	{"SELECT upper(current_user)", "upper('agent'"},
+	{"SELECT 'staff_salaries'::regclass", "to_regclass('staff_salaries')"},
+	{"SELECT '16390'::regclass", "'16390'::pg_catalog.oid::pg_catalog.regclass"},
+	{"SELECT 16390::regclass", "(SELECT 16390)"},
+	{"SELECT CAST(oid AS regclass) FROM pg_class", "(SELECT oid)"},
+	{"SELECT 'int4'::regtype", "to_regtype('int4')"},
+	{"SELECT to_regclass('staff_salaries')", "'staff_salaries'::pg_catalog.text"},
+	{"SELECT pg_relation_size('staff_salaries')", "pg_catalog.to_regclass('staff_salaries')"},
+	{"SELECT pg_relation_size('orders_pkey')", "pg_catalog.to_regclass('orders_pkey')"},
+	{"SELECT pg_get_indexdef(16390)", "(SELECT 16390)"},
+	{"SELECT pg_get_constraintdef(1)", "pg_catalog.pg_constraint vk"},
+	{"SELECT has_table_privilege('airlock_ro', 'staff_salaries', 'select')", "'staff_salaries'::pg_catalog.text"},
+	{"SELECT format_type(1, NULL)", "pg_catalog.pg_type vt"},
+	{"SELECT pg_filenode_relation(0, 1)", "(SELECT pg_filenode_relation(0, 1))"},
+	{"SELECT pg_stat_get_live_tuples(1)", "(SELECT 1)"},
+	{"SELECT obj_description(1, 'pg_class')", "pg_catalog.pg_constraint hk"},
+	{"SELECT pg_relation_size((SELECT oid FROM pg_class LIMIT 1))", "pg_catalog.pg_class r"},
+};
+
+static void test_rewrites(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rewrites) / sizeof(rewrites[0]); i++) {
+		struct pgv_result r;
+		char *out = scope(&policy, rewrites[i].sql, &r);
+
+		if (!out)
+			fail_msg("refused: %s: %s", rewrites[i].sql, r.message);
+		if (!strstr(out, rewrites[i].must))
+			fail_msg("%s\n  rewritten: %s\n  lacks: %s", rewrites[i].sql, out, rewrites[i].must);
+		assert_one_read(out);
+		free(out);
+	}
+}
+
+struct refusal_case {
+	const char *sql;
+	const char *sqlstate;
+	enum airlock_err code;
+};
+
+static const struct refusal_case refusals[] = {
+	{"SELECT * FROM pg_authid", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT rolpassword FROM pg_catalog.pg_shadow", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT * FROM pg_largeobject", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT * FROM pg_user_mappings", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT * FROM information_schema._pg_user_mappings", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT * FROM pg_catalog.pg_not_a_catalog", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT * FROM information_schema.not_a_view", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"WITH pg_class AS (SELECT 1) SELECT * FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"SELECT '{orders}'::regclass[]", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"SELECT pg_relation_size(VARIADIC ARRAY['orders'::regclass])", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"SELECT NULL::staff_salaries", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT NULL::public.staff_salaries[]", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT CAST(NULL AS public._staff_salaries)", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT * FROM f() AS t(a staff_salaries)", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT NULL::no_such_type", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT NULL::a.b.c", "0A000", AIRLOCK_E_UNSUPPORTED},
+};
+
+static void test_refusals(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
+		struct pgv_result r;
+		char *out = scope(&policy, refusals[i].sql, &r);
+
+		if (out)
+			fail_msg("not refused: %s -> %s", refusals[i].sql, out);
+		assert_int_equal(r.kind, PGV_REFUSED);
+		assert_string_equal(r.sqlstate, refusals[i].sqlstate);
+		assert_int_equal(r.code, refusals[i].code);
+		assert_true(r.message[0] != '\0');
+	}
+}
+
+/* pg_stat_statements is refused in any schema a policy might allow. */
+static void test_statement_statistics_refused(void **state)
+{
+	static const char *const all[] = {"public.*", "pg_catalog.*"};
+	const struct pgv_policy p = {.tables = all, .ntables = 2, .search_path = path, .nsearch_path = 1};
+	struct pgv_result r;
+
+	(void)state;
+	assert_null(scope(&p, "SELECT query FROM pg_stat_statements", &r));
+	assert_int_equal(r.code, AIRLOCK_E_TABLE_NOT_ALLOWED);
+	assert_null(scope(&p, "SELECT * FROM public.pg_stat_statements_info", &r));
+	assert_int_equal(r.code, AIRLOCK_E_TABLE_NOT_ALLOWED);
+}
+
+/* Functions that show other sessions or name any object by oid are refused by the validator itself. */
+static void test_denied_functions(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT pg_stat_get_backend_activity(1)",
+		"SELECT pg_stat_get_activity(NULL)",
+		"SELECT * FROM pg_stat_get_progress_info('VACUUM')",
+		"SELECT pg_blocking_pids(1)",
+		"SELECT * FROM pg_lock_status()",
+		"SELECT * FROM pg_stat_statements(true)",
+		"SELECT pg_describe_object(1259, 16390, 0)",
+		"SELECT * FROM pg_identify_object(1259, 16390, 0)",
+		"SELECT regclassout(16390)",
+		"SELECT regclass('staff_salaries')",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		struct pgv_result r;
+
+		if (pgv_validate(&policy, sqls[i], &r) != PGV_REFUSED)
+			fail_msg("not refused: %s", sqls[i]);
+		assert_int_equal(r.code, AIRLOCK_E_FORBIDDEN_FUNCTION);
+	}
+}
+
+/*
+ * search_path puts pg_catalog after a schema: an unqualified catalog name
+ * could resolve either way, so it must be qualified; qualified it is scoped.
+ */
+static void test_search_path_order(void **state)
+{
+	static const char *const later[] = {"public", "pg_catalog"};
+	static const char *const all[] = {"public.*", "pg_catalog.*"};
+	const struct pgv_policy p = {.tables = all, .ntables = 2, .search_path = later, .nsearch_path = 2};
+	struct pgv_result r;
+	char *out;
+
+	(void)state;
+	assert_null(scope(&p, "SELECT * FROM pg_stats", &r));
+	assert_string_equal(r.sqlstate, "0A000");
+	out = scope(&p, "SELECT * FROM pg_catalog.pg_stats", &r);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "pg_catalog.pg_stats r"));
+	free(out);
+	/* A plain table name stays a plain table. */
+	out = scope(&p, "SELECT * FROM orders", &r);
+	assert_string_equal(out, "SELECT * FROM orders");
+	free(out);
+}
+
+/* A literal the allowlist allows by name stays; under a narrower policy the same literal is guarded. */
+static void test_literal_by_policy(void **state)
+{
+	static const char *const narrow[] = {"public.customers", "pg_catalog.*"};
+	const struct pgv_policy p = {.tables = narrow, .ntables = 2, .search_path = path, .nsearch_path = 1};
+	struct pgv_result r;
+	char *out;
+
+	(void)state;
+	out = scope(&p, "SELECT 'orders'::regclass", &r);
+	assert_non_null(strstr(out, "to_regclass('orders')"));
+	free(out);
+	out = scope(&p, "SELECT 'customers'::regclass", &r);
+	assert_string_equal(out, "SELECT 'customers'::regclass");
+	free(out);
+	out = scope(&p, "SELECT '\"Customers\"'::regclass", &r);
+	assert_non_null(strstr(out, "to_regclass"));
+	free(out);
+}
+
+/* Malformed or hostile text never crashes the scoping and never runs unscoped. */
+static void test_robust(void **state)
+{
+	struct pgv_result r;
+	char *out = NULL;
+
+	(void)state;
+	assert_int_equal(pgv_scope(&policy, "SELECT (", &out, &r), PGV_REFUSED);
+	assert_null(out);
+	assert_int_equal(pgv_scope(&policy, "", &out, &r), PGV_READ);
+	assert_null(out);
+	/* The placeholder name written by the agent is just a column. */
+	out = scope(&policy, "SELECT airlock_guarded_value FROM orders", &r);
+	assert_string_equal(out, "SELECT airlock_guarded_value FROM orders");
+	free(out);
+	/* A user name with quotes is a literal, not SQL. */
+	{
+		struct pgv_policy q = policy;
+
+		q.user = "a'b";
+		out = scope(&q, "SELECT current_user", &r);
+		assert_non_null(strstr(out, "'a''b'"));
+		assert_one_read(out);
+		free(out);
+	}
+}
+
+/* Row filters and column policies: the table becomes the rule's subquery wherever it is read. */
+static struct airlock_column support_columns[] = {
+	{"id", NULL}, {"name", NULL}, {"email", "left(email, 1) || '***@' || split_part(email, '@', 2)"}};
+static const struct airlock_rule support_rules[] = {
+	{.table = "public.orders", .filter = "customer_id <= 100"},
+	{.table = "public.customers", .columns = support_columns, .ncolumns = 3, .has_columns = true},
+};
+
+static void test_rules(void **state)
+{
+	struct pgv_policy p = policy;
+	static const char *const two[] = {"app", "public"};
+	struct pgv_result r;
+	char *out;
+
+	(void)state;
+	p.rules = support_rules;
+	p.nrules = 2;
+	out = scope(&p, "SELECT * FROM orders", &r);
+	assert_non_null(strstr(out, "FROM public.orders WHERE customer_id <= 100) orders"));
+	assert_one_read(out);
+	free(out);
+	out = scope(&p, "SELECT o.id FROM public.orders o JOIN customers c ON c.id = o.customer_id", &r);
+	assert_non_null(strstr(out, "customer_id <= 100) o JOIN"));
+	assert_non_null(strstr(out, "AS email FROM public.customers) c"));
+	free(out);
+	out = scope(&p, "SELECT * FROM ONLY orders AS x(a, b)", &r);
+	assert_non_null(strstr(out, "FROM ONLY public.orders"));
+	assert_non_null(strstr(out, ") x(a, b)"));
+	free(out);
+	out = scope(&p, "SELECT (SELECT count(*) FROM orders), (SELECT 1 FROM products LIMIT 1)", &r);
+	assert_non_null(strstr(out, "customer_id <= 100"));
+	free(out);
+	/* A CTE of the table's name, or a schema that could capture the name: refused. */
+	assert_null(scope(&p, "WITH orders AS (SELECT 1) SELECT * FROM orders", &r));
+	assert_string_equal(r.sqlstate, "0A000");
+	{
+		static const char *const with_app[] = {"app.*", "public.orders", "pg_catalog.*"};
+		struct pgv_policy q = p;
+
+		q.tables = with_app;
+		q.ntables = 3;
+		q.search_path = two;
+		q.nsearch_path = 2;
+		assert_null(scope(&q, "SELECT * FROM orders", &r));
+		assert_string_equal(r.sqlstate, "0A000");
+		out = scope(&q, "SELECT * FROM public.orders", &r);
+		assert_non_null(strstr(out, "customer_id <= 100"));
+		free(out);
+	}
+	/* Its plan and its own text would show the filter. */
+	assert_null(scope(&p, "EXPLAIN SELECT * FROM orders", &r));
+	assert_string_equal(r.sqlstate, "0A000");
+	assert_null(scope(&p, "SELECT query FROM pg_stat_activity, orders", &r));
+	assert_null(scope(&p, "SELECT current_query() FROM customers", &r));
+	out = scope(&p, "EXPLAIN SELECT * FROM products", &r);
+	free(out);
+	/* Statistics and hidden columns of ruled tables leave the catalogs. */
+	out = scope(&p, "SELECT * FROM pg_stats", &r);
+	assert_non_null(strstr(out, "NOT ((r.schemaname = 'public' AND r.tablename = 'orders')"));
+	free(out);
+	out = scope(&p, "SELECT * FROM pg_attribute", &r);
+	assert_non_null(strstr(out, "r.attname IN ('id', 'name', 'email')"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tables_sorted),
+		cmocka_unit_test(test_every_filter_parses),
+		cmocka_unit_test(test_expand_quotes_policy_names),
+		cmocka_unit_test(test_untouched),
+		cmocka_unit_test(test_rewrites),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_statement_statistics_refused),
+		cmocka_unit_test(test_denied_functions),
+		cmocka_unit_test(test_search_path_order),
+		cmocka_unit_test(test_literal_by_policy),
+		cmocka_unit_test(test_robust),
+		cmocka_unit_test(test_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,397 @@
+/*
+ * validate_my_funcs: see validate_my_funcs.h. Each table is sorted so a
+ * lookup is a binary search; vmy_tables_sorted() lets the tests check
+ * the order. A denylist entry with prefix set covers every function whose
+ * name starts with it (sys_*, audit_log_*, ...), so new members of a UDF
+ * family are refused without a table change.
+ */
+#include "validator/mysql/validate_my_funcs.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char R_FILE[] = "it reads files on the database server";
+static const char R_LOCK[] = "it takes, releases or inspects named locks shared with other sessions";
+static const char R_REPL[] = "it waits on or inspects replication state";
+static const char R_SEQ[] = "it reads or advances a sequence (sequences are tables)";
+static const char R_ROLE[] = "it reveals the backend account; SELECT USER() / CURRENT_USER() "
+			     "on their own are answered by airlock";
+static const char R_UDF[] = "it is a user-defined function that runs code on the server";
+static const char R_ADMIN[] = "it manages server plugins, keys, audit logs or other sessions";
+static const char R_INTERNAL[] = "it is an internal data-dictionary function";
+static const char R_REMOTE[] = "it runs statements on other servers";
+static const char R_SLEEP[] = "it holds a runner for a while; ask the administrator to allow "
+			      "sleep for this user";
+static const char R_BENCH[] = "it burns CPU on the database server; ask the administrator to "
+			      "allow benchmark for this user";
+static const char R_TABLEFN[] = "table functions are not supported";
+static const char R_STATE[] = "it advances a counter shared by the whole server (a write other sessions see)";
+
+struct denied_fn {
+	const char *name;
+	bool prefix;
+	const char *reason;
+};
+
+/* Sorted by name in strcmp order. */
+static const struct denied_fn denied[] = {
+	{"audit_api_message_emit_udf", false, R_ADMIN},
+	{"audit_log_", true, R_ADMIN},
+	{"benchmark", false, R_BENCH},
+	{"binlog_gtid_pos", false, R_REPL},
+	{"can_access_", true, R_INTERNAL},
+	{"current_role", false, R_ROLE},
+	{"current_user", false, R_ROLE},
+	{"get_dd_", true, R_INTERNAL},
+	{"get_lock", false, R_LOCK},
+	{"internal_", true, R_INTERNAL},
+	{"is_free_lock", false, R_LOCK},
+	{"is_used_lock", false, R_LOCK},
+	{"json_table", false, R_TABLEFN},
+	{"keyring_", true, R_ADMIN},
+	{"lastval", false, R_SEQ},
+	{"lib_mysqludf", true, R_UDF},
+	{"load_file", false, R_FILE},
+	{"master_gtid_wait", false, R_REPL},
+	{"master_pos_wait", false, R_REPL},
+	{"mroonga_command", false, R_ADMIN},
+	{"nextval", false, R_SEQ},
+	{"release_all_locks", false, R_LOCK},
+	{"release_lock", false, R_LOCK},
+	{"roles_graphml", false, R_ROLE},
+	{"service_get_", true, R_LOCK},
+	{"service_release_locks", false, R_LOCK},
+	{"session_user", false, R_ROLE},
+	{"setval", false, R_SEQ},
+	{"sleep", false, R_SLEEP},
+	{"source_pos_wait", false, R_REPL},
+	{"spider_", true, R_REMOTE},
+	{"sys_", true, R_UDF},
+	{"system_user", false, R_ROLE},
+	{"user", false, R_ROLE},
+	{"uuid_short", false, R_STATE},
+	{"version_tokens_", true, R_ADMIN},
+	{"wait_for_executed_gtid_set", false, R_REPL},
+	{"wait_until_sql_thread_after_gtids", false, R_REPL},
+	{"wsrep_", true, R_REPL},
+};
+
+/*
+ * System variables whose session value a read may show: they describe
+ * the dialect and limits, not the backend host, paths or accounts.
+ */
+static const char *const readable[] = {
+	"auto_increment_increment",
+	"auto_increment_offset",
+	"autocommit",
+	"character_set_client",
+	"character_set_connection",
+	"character_set_database",
+	"character_set_filesystem",
+	"character_set_results",
+	"character_set_server",
+	"character_set_system",
+	"collation_connection",
+	"collation_database",
+	"collation_server",
+	"default_storage_engine",
+	"default_week_format",
+	"div_precision_increment",
+	"error_count",
+	"foreign_key_checks",
+	"group_concat_max_len",
+	"interactive_timeout",
+	"lc_time_names",
+	"license",
+	"lower_case_table_names",
+	"max_allowed_packet",
+	"max_execution_time",
+	"max_statement_time",
+	"net_buffer_length",
+	"net_read_timeout",
+	"net_write_timeout",
+	"performance_schema",
+	"query_cache_size",
+	"query_cache_type",
+	"sql_auto_is_null",
+	"sql_mode",
+	"sql_notes",
+	"sql_quote_show_create",
+	"sql_safe_updates",
+	"sql_select_limit",
+	"sql_warnings",
+	"system_time_zone",
+	"time_zone",
+	"transaction_isolation",
+	"transaction_read_only",
+	"tx_isolation",
+	"tx_read_only",
+	"unique_checks",
+	"version",
+	"version_comment",
+	"wait_timeout",
+	"warning_count",
+};
+
+/* Answered only by the session (connectors ask for them at connect). */
+static const char *const local_only[] = {
+	"have_query_cache",
+	"init_connect",
+};
+
+/* Settings SET may change (the session keeps some, accepts the rest). */
+static const char *const settable[] = {
+	"autocommit",
+	"character set",
+	"character_set_client",
+	"character_set_connection",
+	"character_set_results",
+	"character_set_server",
+	"collation_connection",
+	"collation_server",
+	"default_week_format",
+	"div_precision_increment",
+	"foreign_key_checks",
+	"group_concat_max_len",
+	"interactive_timeout",
+	"lc_time_names",
+	"max_execution_time",
+	"max_statement_time",
+	"names",
+	"net_read_timeout",
+	"net_write_timeout",
+	"session_track_gtids",
+	"session_track_schema",
+	"session_track_state_change",
+	"session_track_system_variables",
+	"session_track_transaction_info",
+	"sql_auto_is_null",
+	"sql_mode",
+	"sql_notes",
+	"sql_quote_show_create",
+	"sql_safe_updates",
+	"sql_select_limit",
+	"sql_warnings",
+	"time_zone",
+	"transaction_isolation",
+	"transaction_read_only",
+	"tx_isolation",
+	"tx_read_only",
+	"unique_checks",
+	"wait_timeout",
+};
+
+/*
+ * Client character sets: those in which every byte below 0x80 stands for
+ * itself and no byte is whitespace or a comment marker other than in
+ * utf8mb4. latin1 is not here: its 0xA0 is whitespace to the server.
+ */
+static const char *const charsets[] = {
+	"ascii",
+	"utf8",
+	"utf8mb3",
+	"utf8mb4",
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static int cmp_str(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+static int cmp_fn(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct denied_fn *)elem)->name);
+}
+
+const char *vmy_function_denied(const struct vmy_policy *pol, const char *name)
+{
+	const struct denied_fn *hit;
+	size_t i;
+
+	hit = bsearch(name, denied, N(denied), sizeof(denied[0]), cmp_fn);
+	if (hit) {
+		if (hit->reason == R_SLEEP && pol->allow_sleep)
+			return NULL;
+		if (hit->reason == R_BENCH && pol->allow_benchmark)
+			return NULL;
+		return hit->reason;
+	}
+	for (i = 0; i < N(denied); i++) {
+		if (denied[i].prefix && strncmp(name, denied[i].name, strlen(denied[i].name)) == 0)
+			return denied[i].reason;
+	}
+	return NULL;
+}
+
+bool vmy_sysvar_readable(const char *name)
+{
+	return bsearch(name, readable, N(readable), sizeof(readable[0]), cmp_str) != NULL;
+}
+
+bool vmy_sysvar_local(const char *name)
+{
+	return vmy_sysvar_readable(name) ||
+	       bsearch(name, local_only, N(local_only), sizeof(local_only[0]), cmp_str) != NULL;
+}
+
+const char *vmy_sysvar_list(void)
+{
+	return "version, version_comment, sql_mode, autocommit, character_set_*, collation_*, "
+	       "time_zone, transaction_isolation, transaction_read_only, max_allowed_packet, "
+	       "wait_timeout, interactive_timeout, lower_case_table_names, group_concat_max_len, "
+	       "sql_select_limit, max_statement_time, max_execution_time, ...";
+}
+
+bool vmy_setting_allowed(const char *name)
+{
+	return bsearch(name, settable, N(settable), sizeof(settable[0]), cmp_str) != NULL;
+}
+
+const char *vmy_setting_list(void)
+{
+	return "NAMES, CHARACTER SET, autocommit, sql_mode, time_zone, character_set_client / "
+	       "_connection / _results, collation_connection, transaction_isolation, "
+	       "transaction_read_only (on only), session_track_*, net_*_timeout, wait_timeout, "
+	       "interactive_timeout, sql_select_limit, max_statement_time, max_execution_time, "
+	       "group_concat_max_len, sql_auto_is_null, sql_safe_updates, sql_quote_show_create, "
+	       "sql_notes, sql_warnings, foreign_key_checks, unique_checks, "
+	       "div_precision_increment, lc_time_names, default_week_format";
+}
+
+bool vmy_charset_allowed(const char *name)
+{
+	return bsearch(name, charsets, N(charsets), sizeof(charsets[0]), cmp_str) != NULL;
+}
+
+bool vmy_charset_single_byte(const char *name)
+{
+	return name && (strcasecmp(name, "latin1") == 0 || strcasecmp(name, "binary") == 0);
+}
+
+bool vmy_charset_supported(const char *name)
+{
+	size_t i;
+
+	if (!name || vmy_charset_single_byte(name))
+		return true;
+	for (i = 0; i < N(charsets); i++) {
+		if (strcasecmp(name, charsets[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool sorted(const char *const *a, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		if (strcmp(a[i - 1], a[i]) >= 0)
+			return false;
+	}
+	return true;
+}
+
+bool vmy_tables_sorted(void)
+{
+	size_t i;
+
+	for (i = 1; i < N(denied); i++) {
+		if (strcmp(denied[i - 1].name, denied[i].name) >= 0)
+			return false;
+	}
+	return sorted(readable, N(readable)) && sorted(local_only, N(local_only)) && sorted(settable, N(settable)) &&
+	       sorted(charsets, N(charsets));
+}
+
+/* sql_mode names MariaDB and MySQL know, with what they mean for lexing. */
+enum { M_OK = 0, M_ANSI_QUOTES = 1, M_NO_BS = 2, M_REFUSE = 4 };
+
+struct mode {
+	const char *name;
+	int flags;
+};
+
+/* Sorted by name in strcasecmp order (all upper-case). */
+static const struct mode modes[] = {
+	{"ALLOW_INVALID_DATES", M_OK},
+	{"ANSI", M_ANSI_QUOTES},
+	{"ANSI_QUOTES", M_ANSI_QUOTES},
+	{"DB2", M_REFUSE},
+	{"EMPTY_STRING_IS_NULL", M_OK},
+	{"ERROR_FOR_DIVISION_BY_ZERO", M_OK},
+	{"HIGH_NOT_PRECEDENCE", M_OK},
+	{"IGNORE_BAD_TABLE_OPTIONS", M_OK},
+	{"IGNORE_SPACE", M_OK},
+	{"MAXDB", M_REFUSE},
+	{"MSSQL", M_REFUSE},
+	{"MYSQL323", M_REFUSE},
+	{"MYSQL40", M_REFUSE},
+	{"NO_AUTO_CREATE_USER", M_OK},
+	{"NO_AUTO_VALUE_ON_ZERO", M_OK},
+	{"NO_BACKSLASH_ESCAPES", M_NO_BS},
+	{"NO_DIR_IN_CREATE", M_OK},
+	{"NO_ENGINE_SUBSTITUTION", M_OK},
+	{"NO_FIELD_OPTIONS", M_OK},
+	{"NO_KEY_OPTIONS", M_OK},
+	{"NO_TABLE_OPTIONS", M_OK},
+	{"NO_UNSIGNED_SUBTRACTION", M_OK},
+	{"NO_ZERO_DATE", M_OK},
+	{"NO_ZERO_IN_DATE", M_OK},
+	{"ONLY_FULL_GROUP_BY", M_OK},
+	{"ORACLE", M_REFUSE},
+	{"PAD_CHAR_TO_FULL_LENGTH", M_OK},
+	{"PIPES_AS_CONCAT", M_OK},
+	{"POSTGRESQL", M_REFUSE},
+	{"REAL_AS_FLOAT", M_OK},
+	{"SIMULTANEOUS_ASSIGNMENT", M_OK},
+	{"STRICT_ALL_TABLES", M_OK},
+	{"STRICT_TRANS_TABLES", M_OK},
+	{"TIME_ROUND_FRACTIONAL", M_OK},
+	{"TIME_TRUNCATE_FRACTIONAL", M_OK},
+	{"TRADITIONAL", M_OK},
+};
+
+bool vmy_sql_mode_parse(const char *mode, size_t len, bool *ansi_quotes, bool *no_backslash_escapes)
+{
+	bool aq = false, nbs = false;
+	size_t i = 0;
+
+	if (!mode && len)
+		return false;
+	while (i < len) {
+		size_t j = i, k;
+		char word[32];
+		bool found = false;
+
+		while (j < len && mode[j] != ',')
+			j++;
+		if (j - i >= sizeof(word))
+			return false;
+		memcpy(word, mode + i, j - i);
+		word[j - i] = '\0';
+		if (j > i) {
+			for (k = 0; k < N(modes); k++) {
+				if (strcasecmp(word, modes[k].name) == 0) {
+					if (modes[k].flags & M_REFUSE)
+						return false;
+					aq |= (modes[k].flags & M_ANSI_QUOTES) != 0;
+					nbs |= (modes[k].flags & M_NO_BS) != 0;
+					found = true;
+					break;
+				}
+			}
+			if (!found)
+				return false;
+		}
+		i = j + 1;
+	}
+	if (ansi_quotes)
+		*ansi_quotes = aq;
+	if (no_backslash_escapes)
+		*no_backslash_escapes = nbs;
+	return true;
+}

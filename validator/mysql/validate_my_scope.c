@@ -1,0 +1,389 @@
+/*
+ * validate_my_scope: see validate_my_scope.h.
+ */
+#include "validator/mysql/validate_my_scope.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf/config.h"
+#include "validator/mysql/validate_my_scope_tables.h"
+
+static void put_hex(struct wbuf *w, const char *s, size_t n)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	size_t i;
+
+	if (n == 0) {
+		wbuf_put_str(w, "''");
+		return;
+	}
+	wbuf_put_str(w, "X'");
+	for (i = 0; i < n; i++) {
+		wbuf_put_u8(w, (uint8_t)digits[(unsigned char)s[i] >> 4]);
+		wbuf_put_u8(w, (uint8_t)digits[(unsigned char)s[i] & 15]);
+	}
+	wbuf_put_u8(w, '\'');
+}
+
+/* `name`, backticks doubled. */
+static void put_ident(struct wbuf *w, const char *s)
+{
+	wbuf_put_u8(w, '`');
+	for (; *s; s++) {
+		if (*s == '`')
+			wbuf_put_u8(w, '`');
+		wbuf_put_u8(w, (uint8_t)*s);
+	}
+	wbuf_put_u8(w, '`');
+}
+
+static bool is_is(const char *db, size_t n)
+{
+	return n == 18 && strncasecmp(db, "information_schema", 18) == 0;
+}
+
+/*
+ * One "db.table" or "db.*" entry as a predicate over columns s and t (t
+ * NULL: databases only). Table and database names compare byte for byte,
+ * as MariaDB compares them on a case-sensitive file system;
+ * information_schema's own names compare without case.
+ */
+static void put_entry(struct wbuf *w, const char *e, const char *s, const char *t)
+{
+	const char *dot = strchr(e, '.');
+	size_t dlen = (size_t)(dot - e);
+	bool is = is_is(e, dlen);
+
+	wbuf_put_str(w, "(");
+	if (is) {
+		wbuf_put_str(w, s);
+		wbuf_put_str(w, " = 'information_schema'");
+	} else {
+		wbuf_put_str(w, "BINARY ");
+		wbuf_put_str(w, s);
+		wbuf_put_str(w, " = ");
+		put_hex(w, e, dlen);
+	}
+	if (t && strcmp(dot + 1, "*") != 0) {
+		if (is) {
+			wbuf_put_str(w, " AND UPPER(");
+			wbuf_put_str(w, t);
+			wbuf_put_str(w, ") = UPPER(CONVERT(");
+			put_hex(w, dot + 1, strlen(dot + 1));
+			wbuf_put_str(w, " USING utf8mb4))");
+		} else {
+			wbuf_put_str(w, " AND BINARY ");
+			wbuf_put_str(w, t);
+			wbuf_put_str(w, " = ");
+			put_hex(w, dot + 1, strlen(dot + 1));
+		}
+	}
+	wbuf_put_str(w, ")");
+}
+
+static void put_allowed(struct wbuf *w, const struct vmy_policy *pol, const char *s, const char *t)
+{
+	bool any = false;
+	size_t i;
+
+	wbuf_put_str(w, "(");
+	for (i = 0; i < pol->ntables; i++) {
+		const char *e = pol->tables ? pol->tables[i] : NULL;
+		const char *dot = e ? strchr(e, '.') : NULL;
+
+		if (!dot || dot == e || dot[1] == '\0')
+			continue;
+		if (any)
+			wbuf_put_str(w, " OR ");
+		any = true;
+		put_entry(w, e, s, t);
+	}
+	wbuf_put_str(w, any ? ")" : "FALSE)");
+}
+
+/* The argument text of a marker: "(a,b)" or "(a)"; returns what follows ')' or NULL. */
+static const char *marker_args(const char *t, char *a, char *b, size_t cap)
+{
+	const char *close = strchr(t, ')'), *comma;
+	size_t n;
+
+	if (*t != '(' || !close)
+		return NULL;
+	comma = memchr(t, ',', (size_t)(close - t));
+	n = (size_t)((comma ? comma : close) - t - 1);
+	if (n >= cap)
+		return NULL;
+	memcpy(a, t + 1, n);
+	a[n] = '\0';
+	b[0] = '\0';
+	if (comma) {
+		n = (size_t)(close - comma - 1);
+		if (n >= cap)
+			return NULL;
+		memcpy(b, comma + 1, n);
+		b[n] = '\0';
+	}
+	return close + 1;
+}
+
+/*
+ * @C(s,t,c): column c of table s.t is one its rule shows (a rule without
+ * columns shows them all). The column argument is the third, after "t|".
+ */
+static void put_columns_allowed(struct wbuf *w, const struct vmy_policy *pol, const char *s, const char *t,
+				const char *c)
+{
+	bool any = false;
+	size_t i, j;
+
+	wbuf_put_str(w, "(");
+	for (i = 0; i < pol->nrules; i++) {
+		const struct airlock_rule *r = &pol->rules[i];
+		const char *dot = strchr(r->table, '.');
+
+		if (!r->has_columns || !dot)
+			continue;
+		wbuf_put_str(w, any ? " AND " : "");
+		any = true;
+		wbuf_put_str(w, "(NOT (BINARY ");
+		wbuf_put_str(w, s);
+		wbuf_put_str(w, " = ");
+		put_hex(w, r->table, (size_t)(dot - r->table));
+		wbuf_put_str(w, " AND BINARY ");
+		wbuf_put_str(w, t);
+		wbuf_put_str(w, " = ");
+		put_hex(w, dot + 1, strlen(dot + 1));
+		wbuf_put_str(w, ") OR ");
+		wbuf_put_str(w, c);
+		wbuf_put_str(w, " IN (");
+		for (j = 0; j < r->ncolumns; j++) {
+			wbuf_put_str(w, j ? ", " : "");
+			put_hex(w, r->columns[j].name, strlen(r->columns[j].name));
+		}
+		wbuf_put_str(w, "))");
+	}
+	wbuf_put_str(w, any ? ")" : "TRUE)");
+}
+
+bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *t)
+{
+	char a[96], b[96];
+
+	while (*t) {
+		const char *at = strchr(t, '@'), *bar;
+
+		if (!at) {
+			wbuf_put_str(w, t);
+			return true;
+		}
+		wbuf_put_bytes(w, t, (size_t)(at - t));
+		if (at[1] != 'T' && at[1] != 'D' && at[1] != 'C')
+			return false;
+		t = marker_args(at + 2, a, b, sizeof(a));
+		if (!t || (at[1] != 'D') != (b[0] != '\0'))
+			return false;
+		if (at[1] != 'C') {
+			put_allowed(w, pol, a, at[1] == 'T' ? b : NULL);
+			continue;
+		}
+		bar = strchr(b, '|');
+		if (!bar)
+			return false;
+		*(char *)bar = '\0';
+		put_columns_allowed(w, pol, a, b, bar + 1);
+	}
+	return true;
+}
+
+/* The derived table a rule makes of db.table: its columns (masks in place) and rows. */
+static void put_rule_table(struct wbuf *w, const struct airlock_rule *r, const char *db, const char *table)
+{
+	size_t i;
+
+	wbuf_put_str(w, "(SELECT ");
+	if (!r->has_columns)
+		wbuf_put_str(w, "*");
+	for (i = 0; r->has_columns && i < r->ncolumns; i++) {
+		wbuf_put_str(w, i ? ", " : "");
+		if (r->columns[i].mask) {
+			wbuf_put_str(w, "(");
+			wbuf_put_str(w, r->columns[i].mask);
+			wbuf_put_str(w, "\n) AS ");
+		}
+		put_ident(w, r->columns[i].name);
+	}
+	wbuf_put_str(w, " FROM ");
+	put_ident(w, db);
+	wbuf_put_str(w, ".");
+	put_ident(w, table);
+	if (r->filter) {
+		wbuf_put_str(w, " WHERE (");
+		wbuf_put_str(w, r->filter);
+		wbuf_put_str(w, "\n)");
+	}
+	wbuf_put_str(w, ")");
+}
+
+/*
+ * Copies sql[from, to) with every scoped reference inside it replaced by
+ * its filtered derived table, named as the reference was written (an alias
+ * after it still wins). References are recorded in text order; one out of
+ * order or straddling the range fails.
+ */
+static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *sql, size_t from, size_t to,
+		      const struct vmy_scope_plan *sp)
+{
+	size_t i, at = from;
+
+	if (to < from)
+		return false;
+	for (i = 0; i < sp->nrefs; i++) {
+		const struct vmy_scoped_ref *r = &sp->refs[i];
+		const struct vmy_is_table *e = r->rule < 0 ? vmy_is_table_find(r->table) : NULL;
+
+		if (r->end <= from || r->start >= to)
+			continue;
+		if (r->start < at || r->end > to || r->end < r->start ||
+		    (r->rule >= 0 && (size_t)r->rule >= pol->nrules))
+			return false;
+		if (r->rule < 0 && (!e || e->mode != VMY_IS_FILTER))
+			continue;
+		wbuf_put_bytes(w, sql + at, r->start - at);
+		if (r->rule >= 0) {
+			put_rule_table(w, &pol->rules[r->rule], r->db, r->written);
+		} else {
+			wbuf_put_str(w, "(SELECT * FROM information_schema.");
+			put_ident(w, r->table);
+			wbuf_put_str(w, " r WHERE ");
+			if (!vmy_scope_expand(w, pol, e->filter))
+				return false;
+			wbuf_put_str(w, ")");
+		}
+		if (!r->aliased) {
+			wbuf_put_str(w, " ");
+			put_ident(w, r->written);
+		}
+		at = r->end;
+	}
+	wbuf_put_bytes(w, sql + at, to - at);
+	return true;
+}
+
+static void put_show_tables(struct wbuf *w, const struct vmy_policy *pol, const struct vmy_scope_plan *sp)
+{
+	char label[80];
+
+	snprintf(label, sizeof(label), "Tables_in_%s", sp->db);
+	wbuf_put_str(w, "SELECT TABLE_NAME AS ");
+	put_ident(w, label);
+	if (sp->full)
+		wbuf_put_str(w, ", TABLE_TYPE AS `Table_type`");
+	wbuf_put_str(w, " FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = ");
+	put_hex(w, sp->db, strlen(sp->db));
+	wbuf_put_str(w, " AND ");
+	put_allowed(w, pol, "TABLE_SCHEMA", "TABLE_NAME");
+}
+
+static void put_show_status(struct wbuf *w, const struct vmy_policy *pol, const struct vmy_scope_plan *sp)
+{
+	wbuf_put_str(w, "SELECT TABLE_NAME AS `Name`, ENGINE AS `Engine`, VERSION AS `Version`,"
+			" ROW_FORMAT AS `Row_format`, TABLE_ROWS AS `Rows`, AVG_ROW_LENGTH AS `Avg_row_length`,"
+			" DATA_LENGTH AS `Data_length`, MAX_DATA_LENGTH AS `Max_data_length`,"
+			" INDEX_LENGTH AS `Index_length`, DATA_FREE AS `Data_free`, AUTO_INCREMENT AS `Auto_increment`,"
+			" CREATE_TIME AS `Create_time`, UPDATE_TIME AS `Update_time`, CHECK_TIME AS `Check_time`,"
+			" TABLE_COLLATION AS `Collation`, CHECKSUM AS `Checksum`, CREATE_OPTIONS AS `Create_options`,"
+			" TABLE_COMMENT AS `Comment`, MAX_INDEX_LENGTH AS `Max_index_length`, TEMPORARY AS `Temporary`"
+			" FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = ");
+	put_hex(w, sp->db, strlen(sp->db));
+	wbuf_put_str(w, " AND ");
+	put_allowed(w, pol, "TABLE_SCHEMA", "TABLE_NAME");
+}
+
+static void put_show_databases(struct wbuf *w, const struct vmy_policy *pol)
+{
+	wbuf_put_str(w, "SELECT SCHEMA_NAME AS `Database` FROM information_schema.SCHEMATA WHERE ");
+	put_allowed(w, pol, "SCHEMA_NAME", NULL);
+}
+
+/* SHOW ... [LIKE 'p' | WHERE cond] as a SELECT with the same columns, in name order. */
+static bool put_show(struct wbuf *w, const struct vmy_policy *pol, const char *sql, size_t stmt_len,
+		     const struct vmy_scope_plan *sp)
+{
+	const char *first = sp->show == VMY_SHOW_DATABASES ? "SCHEMA_NAME" : "TABLE_NAME";
+
+	if (sp->where_start)
+		wbuf_put_str(w, "SELECT * FROM (");
+	if (sp->show == VMY_SHOW_TABLES)
+		put_show_tables(w, pol, sp);
+	else if (sp->show == VMY_SHOW_TABLE_STATUS)
+		put_show_status(w, pol, sp);
+	else
+		put_show_databases(w, pol);
+	if (sp->like_len) {
+		wbuf_put_str(w, " AND ");
+		wbuf_put_str(w, first);
+		wbuf_put_str(w, " LIKE ");
+		wbuf_put_bytes(w, sql + sp->like_start, sp->like_len);
+	}
+	if (!sp->where_start) {
+		wbuf_put_str(w, " ORDER BY 1");
+		return true;
+	}
+	wbuf_put_str(w, ") AS `airlock_show` WHERE ");
+	if (!put_range(w, pol, sql, sp->where_start, stmt_len, sp))
+		return false;
+	wbuf_put_str(w, " ORDER BY 1");
+	return true;
+}
+
+static bool needs_scope(const struct vmy_scope_plan *sp)
+{
+	size_t i;
+
+	if (sp->show != VMY_SHOW_NONE)
+		return true;
+	for (i = 0; i < sp->nrefs; i++) {
+		const struct vmy_is_table *e = vmy_is_table_find(sp->refs[i].table);
+
+		if (sp->refs[i].rule >= 0 || (e && e->mode == VMY_IS_FILTER))
+			return true;
+	}
+	return false;
+}
+
+bool vmy_scope_reads_rules(const struct vmy_result *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->scope.nrefs; i++) {
+		if (v->scope.refs[i].rule >= 0)
+			return true;
+	}
+	return false;
+}
+
+char *vmy_scope(const struct vmy_policy *pol, const char *sql, size_t len, const struct vmy_result *v, bool *failed)
+{
+	const struct vmy_scope_plan *sp = &v->scope;
+	size_t stmt_len = v->stmt_len && v->stmt_len <= len ? v->stmt_len : len;
+	struct wbuf w;
+	bool ok;
+
+	*failed = false;
+	if (v->kind != VMY_READ || !needs_scope(sp))
+		return NULL;
+	wbuf_init(&w);
+	if (sp->show != VMY_SHOW_NONE)
+		ok = put_show(&w, pol, sql, stmt_len, sp);
+	else
+		ok = put_range(&w, pol, sql, 0, stmt_len, sp);
+	wbuf_put_u8(&w, 0);
+	if (!ok || w.failed) {
+		wbuf_free(&w);
+		*failed = true;
+		return NULL;
+	}
+	return (char *)w.data;
+}

@@ -1,0 +1,141 @@
+/*
+ * validate_my_scope_tables: see validate_my_scope_tables.h. Sorted in C
+ * byte order of the upper-case names for bsearch.
+ */
+#include "validator/mysql/validate_my_scope_tables.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* clang-format off */
+static const struct vmy_is_table tables[] = {
+	{"ALL_PLUGINS", VMY_IS_PASS, NULL},
+	{"APPLICABLE_ROLES", VMY_IS_PASS, NULL},
+	{"CHARACTER_SETS", VMY_IS_PASS, NULL},
+	{"CHECK_CONSTRAINTS", VMY_IS_FILTER, "@T(r.CONSTRAINT_SCHEMA,r.TABLE_NAME)"},
+	{"CLIENT_STATISTICS", VMY_IS_PASS, NULL},
+	{"COLLATIONS", VMY_IS_PASS, NULL},
+	{"COLLATION_CHARACTER_SET_APPLICABILITY", VMY_IS_PASS, NULL},
+	{"COLUMNS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME) AND @C(r.TABLE_SCHEMA,r.TABLE_NAME|r.COLUMN_NAME)"},
+	{"COLUMN_PRIVILEGES", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+	{"ENABLED_ROLES", VMY_IS_PASS, NULL},
+	{"ENGINES", VMY_IS_PASS, NULL},
+	{"EVENTS", VMY_IS_FILTER, "@D(r.EVENT_SCHEMA)"},
+	{"FILES", VMY_IS_DENY, NULL},
+	{"GEOMETRY_COLUMNS", VMY_IS_FILTER, "@T(r.F_TABLE_SCHEMA,r.F_TABLE_NAME)"},
+	{"GLOBAL_STATUS", VMY_IS_PASS, NULL},
+	{"GLOBAL_VARIABLES", VMY_IS_PASS, NULL},
+	{"INDEX_STATISTICS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+	{"INNODB_BUFFER_PAGE", VMY_IS_DENY, NULL},
+	{"INNODB_BUFFER_PAGE_LRU", VMY_IS_DENY, NULL},
+	{"INNODB_BUFFER_POOL_STATS", VMY_IS_DENY, NULL},
+	{"INNODB_CMP", VMY_IS_DENY, NULL},
+	{"INNODB_CMPMEM", VMY_IS_DENY, NULL},
+	{"INNODB_CMPMEM_RESET", VMY_IS_DENY, NULL},
+	{"INNODB_CMP_PER_INDEX", VMY_IS_DENY, NULL},
+	{"INNODB_CMP_PER_INDEX_RESET", VMY_IS_DENY, NULL},
+	{"INNODB_CMP_RESET", VMY_IS_DENY, NULL},
+	{"INNODB_FT_BEING_DELETED", VMY_IS_DENY, NULL},
+	{"INNODB_FT_CONFIG", VMY_IS_DENY, NULL},
+	{"INNODB_FT_DEFAULT_STOPWORD", VMY_IS_DENY, NULL},
+	{"INNODB_FT_DELETED", VMY_IS_DENY, NULL},
+	{"INNODB_FT_INDEX_CACHE", VMY_IS_DENY, NULL},
+	{"INNODB_FT_INDEX_TABLE", VMY_IS_DENY, NULL},
+	{"INNODB_LOCKS", VMY_IS_DENY, NULL},
+	{"INNODB_LOCK_WAITS", VMY_IS_DENY, NULL},
+	{"INNODB_METRICS", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_COLUMNS", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_FIELDS", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_FOREIGN", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_FOREIGN_COLS", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_INDEXES", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_TABLES", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_TABLESPACES", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_TABLESTATS", VMY_IS_DENY, NULL},
+	{"INNODB_SYS_VIRTUAL", VMY_IS_DENY, NULL},
+	{"INNODB_TABLESPACES_ENCRYPTION", VMY_IS_DENY, NULL},
+	{"INNODB_TRX", VMY_IS_DENY, NULL},
+	{"KEYWORDS", VMY_IS_PASS, NULL},
+	{"KEY_CACHES", VMY_IS_PASS, NULL},
+	{"KEY_COLUMN_USAGE", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME) AND (r.REFERENCED_TABLE_NAME IS NULL OR @T(r.REFERENCED_TABLE_SCHEMA,r.REFERENCED_TABLE_NAME))"},
+	{"OPTIMIZER_TRACE", VMY_IS_PASS, NULL},
+	{"PARAMETERS", VMY_IS_FILTER, "@D(r.SPECIFIC_SCHEMA)"},
+	{"PARTITIONS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+	{"PLUGINS", VMY_IS_PASS, NULL},
+	{"PROCESSLIST", VMY_IS_FILTER, "r.ID = CONNECTION_ID()"},
+	{"PROFILING", VMY_IS_PASS, NULL},
+	{"REFERENTIAL_CONSTRAINTS", VMY_IS_FILTER, "@T(r.CONSTRAINT_SCHEMA,r.TABLE_NAME) AND @T(r.UNIQUE_CONSTRAINT_SCHEMA,r.REFERENCED_TABLE_NAME)"},
+	{"ROUTINES", VMY_IS_FILTER, "@D(r.ROUTINE_SCHEMA)"},
+	{"SCHEMATA", VMY_IS_FILTER, "@D(r.SCHEMA_NAME)"},
+	{"SCHEMA_PRIVILEGES", VMY_IS_FILTER, "@D(r.TABLE_SCHEMA)"},
+	{"SESSION_STATUS", VMY_IS_PASS, NULL},
+	{"SESSION_VARIABLES", VMY_IS_PASS, NULL},
+	{"SPATIAL_REF_SYS", VMY_IS_PASS, NULL},
+	{"SQL_FUNCTIONS", VMY_IS_PASS, NULL},
+	{"STATISTICS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME) AND @C(r.TABLE_SCHEMA,r.TABLE_NAME|r.COLUMN_NAME)"},
+	{"SYSTEM_VARIABLES", VMY_IS_PASS, NULL},
+	{"TABLES", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+	{"TABLESPACES", VMY_IS_PASS, NULL},
+	{"TABLE_CONSTRAINTS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+	{"TABLE_PRIVILEGES", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+	{"TABLE_STATISTICS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+	{"THREAD_POOL_GROUPS", VMY_IS_PASS, NULL},
+	{"THREAD_POOL_QUEUES", VMY_IS_PASS, NULL},
+	{"THREAD_POOL_STATS", VMY_IS_PASS, NULL},
+	{"THREAD_POOL_WAITS", VMY_IS_PASS, NULL},
+	{"TRIGGERS", VMY_IS_FILTER, "@T(r.EVENT_OBJECT_SCHEMA,r.EVENT_OBJECT_TABLE)"},
+	{"USER_PRIVILEGES", VMY_IS_PASS, NULL},
+	{"USER_STATISTICS", VMY_IS_PASS, NULL},
+	{"USER_VARIABLES", VMY_IS_PASS, NULL},
+	{"VIEWS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)"},
+};
+/* clang-format on */
+
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+static int cmp_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct vmy_is_table *)elem)->name);
+}
+
+const struct vmy_is_table *vmy_is_table_find(const char *name)
+{
+	char upper[65];
+	size_t i;
+
+	for (i = 0; name[i]; i++) {
+		if (i + 1 >= sizeof(upper))
+			return NULL;
+		upper[i] = (name[i] >= 'a' && name[i] <= 'z') ? (char)(name[i] - 32) : name[i];
+	}
+	upper[i] = '\0';
+	return bsearch(upper, tables, NTABLES, sizeof(tables[0]), cmp_name);
+}
+
+bool vmy_is_table_known(const char *name)
+{
+	return vmy_is_table_find(name) != NULL;
+}
+
+bool vmy_is_table_denied(const char *name)
+{
+	const struct vmy_is_table *t = vmy_is_table_find(name);
+
+	return t && t->mode == VMY_IS_DENY;
+}
+
+const struct vmy_is_table *vmy_is_table_entry(size_t i)
+{
+	return i < NTABLES ? &tables[i] : NULL;
+}
+
+bool vmy_is_table_sorted(void)
+{
+	size_t i;
+
+	for (i = 1; i < NTABLES; i++) {
+		if (strcmp(tables[i - 1].name, tables[i].name) >= 0)
+			return false;
+	}
+	return true;
+}

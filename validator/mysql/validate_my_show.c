@@ -1,0 +1,452 @@
+/*
+ * validate_my_show: see validate_my_show.h.
+ */
+#include "validator/mysql/validate_my_show.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "validator/mysql/validate_my_names.h"
+#include "validator/mysql/validate_my_read.h"
+
+static const char SHOW_HINT[] = "allowed: SHOW DATABASES, SHOW [FULL] TABLES [FROM db], SHOW TABLE STATUS, "
+				"SHOW [FULL] COLUMNS FROM t, SHOW INDEX FROM t, SHOW CREATE TABLE t, SHOW VARIABLES, "
+				"SHOW WARNINGS, SHOW ERRORS, SHOW CHARACTER SET, SHOW COLLATION, SHOW ENGINES, "
+				"SHOW AIRLOCK POLICY";
+
+static void read_ok(struct vmy_parser *p, const char *kind)
+{
+	if (p->failed)
+		return;
+	if (!vmy_at_end(p)) {
+		vmy_syntax(p, "unexpected input at the end of the statement");
+		return;
+	}
+	p->out->kind = VMY_READ;
+	p->out->stmt_kind = kind;
+}
+
+static void refuse_show(struct vmy_parser *p, size_t from, size_t to)
+{
+	size_t n = to > from ? to - from : 0;
+
+	if (n > 64)
+		n = 64;
+	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, SHOW_HINT,
+		   "Access denied; SHOW %.*s is not available through airlock", (int)n, p->sql + from);
+}
+
+/* [LIKE 'pattern' | WHERE condition] up to the end; where they are goes into out->scope. */
+static bool like_or_where(struct vmy_parser *p)
+{
+	struct vmy_scope_plan *sp = &p->out->scope;
+
+	if (vmy_accept_kw(p, "LIKE")) {
+		const struct vmy_token *t = vmy_peek(p, 0);
+
+		if (t->kind != VMY_T_STRING) {
+			vmy_syntax(p, "LIKE 'pattern' was expected");
+			return false;
+		}
+		sp->like_start = (uint32_t)t->start;
+		sp->like_len = (uint32_t)t->len;
+		vmy_next(p);
+		return true;
+	}
+	if (vmy_accept_kw(p, "WHERE")) {
+		sp->where_start = (uint32_t)vmy_peek(p, 0)->start;
+		return vmy_read_expr(p);
+	}
+	return true;
+}
+
+static bool from_in(struct vmy_parser *p)
+{
+	return vmy_accept_kw(p, "FROM") || vmy_accept_kw(p, "IN");
+}
+
+/* [FROM | IN db]: checked against the allowlist; else the current database. It goes into out->scope.db. */
+static bool show_db(struct vmy_parser *p)
+{
+	char db[VMY_NAME_MAX];
+	const char *cur;
+
+	if (from_in(p)) {
+		if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
+			return false;
+		vmy_next(p);
+		cur = db;
+	} else {
+		cur = vmy_current_db(p);
+		if (!cur)
+			return false;
+	}
+	if (strlen(cur) >= sizeof(p->out->scope.db)) {
+		vmy_refuse(p, 1102, "42000", AIRLOCK_E_SYNTAX_ERROR, NULL, "Incorrect database name '%.64s'", cur);
+		return false;
+	}
+	snprintf(p->out->scope.db, sizeof(p->out->scope.db), "%s", cur);
+	return vmy_check_database(p, cur);
+}
+
+/* A SHOW form the catalog scoping rewrites. */
+static void scoped_show(struct vmy_parser *p, enum vmy_show_kind kind, bool full)
+{
+	read_ok(p, "SHOW");
+	if (p->out->kind == VMY_READ) {
+		p->out->scope.show = kind;
+		p->out->scope.full = full;
+	}
+}
+
+/* [db.]table [FROM | IN db], checked. */
+static bool show_table(struct vmy_parser *p, bool allow_from_db)
+{
+	char a[VMY_NAME_MAX], b[VMY_NAME_MAX], db[VMY_NAME_MAX];
+	bool qualified = false;
+
+	if (!vmy_take_name(p, vmy_peek(p, 0), a, sizeof(a)))
+		return false;
+	vmy_next(p);
+	if (vmy_accept_punct(p, ".")) {
+		if (!vmy_take_name(p, vmy_peek(p, 0), b, sizeof(b)))
+			return false;
+		vmy_next(p);
+		qualified = true;
+	}
+	if (allow_from_db && from_in(p)) {
+		if (qualified) {
+			vmy_syntax(p, "name the database once: FROM db.t or FROM t FROM db");
+			return false;
+		}
+		if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
+			return false;
+		vmy_next(p);
+		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a);
+	}
+	return qualified ? vmy_check_table(p, a, b) && vmy_check_describable(p, a, b)
+			 : vmy_check_table(p, NULL, a) && vmy_check_describable(p, NULL, a);
+}
+
+static bool is_variable_name(struct vmy_parser *p, const struct vmy_token *t)
+{
+	char name[32];
+
+	return vmy_tok_ident(p->sql, t, name, sizeof(name)) == 13 && vmy_lower_copy(name, sizeof(name), name, 13) &&
+	       strcmp(name, "variable_name") == 0;
+}
+
+static bool add_name(struct vmy_parser *p, const struct vmy_token *t)
+{
+	char buf[256];
+	size_t used = 0;
+
+	if (t->kind != VMY_T_STRING ||
+	    !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes, buf, sizeof(buf), &used)) {
+		vmy_syntax(p, "a quoted variable name was expected");
+		return false;
+	}
+	if (p->out->nnames >= VMY_MAX_ITEMS || used >= sizeof(p->out->names[0])) {
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "ask for fewer variables at a time",
+			   "Not supported through airlock: this SHOW VARIABLES condition");
+		return false;
+	}
+	vmy_lower_copy(p->out->names[p->out->nnames++], sizeof(p->out->names[0]), buf, used);
+	vmy_next(p);
+	return true;
+}
+
+/* Variable_name = 'x' | IN ('a', ...) | LIKE 'p', joined by OR. */
+static bool variables_where(struct vmy_parser *p)
+{
+	static const char hint[] = "use SHOW VARIABLES LIKE 'pattern' or WHERE Variable_name "
+				   "= 'x' / IN ('a', 'b') / LIKE 'p'";
+
+	do {
+		if (!is_variable_name(p, vmy_peek(p, 0))) {
+			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
+				   "Not supported through airlock: this SHOW VARIABLES condition");
+			return false;
+		}
+		vmy_next(p);
+		if (vmy_accept_punct(p, "=")) {
+			if (!add_name(p, vmy_peek(p, 0)))
+				return false;
+		} else if (vmy_accept_kw(p, "IN")) {
+			if (!vmy_accept_punct(p, "(")) {
+				vmy_syntax(p, "IN ('a', ...) was expected");
+				return false;
+			}
+			do {
+				if (!add_name(p, vmy_peek(p, 0)))
+					return false;
+			} while (vmy_accept_punct(p, ","));
+			if (!vmy_accept_punct(p, ")")) {
+				vmy_syntax(p, "')' was expected");
+				return false;
+			}
+		} else if (vmy_kw_at(p, 0, "LIKE") && !p->out->have_like) {
+			size_t used = 0;
+			const struct vmy_token *t;
+
+			vmy_next(p);
+			t = vmy_peek(p, 0);
+			if (t->kind != VMY_T_STRING || !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes,
+								       p->out->like, sizeof(p->out->like), &used)) {
+				vmy_syntax(p, "LIKE 'pattern' was expected");
+				return false;
+			}
+			p->out->have_like = true;
+			vmy_next(p);
+		} else {
+			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
+				   "Not supported through airlock: this SHOW VARIABLES condition");
+			return false;
+		}
+	} while (vmy_accept_kw(p, "OR"));
+	if (p->out->have_like && p->out->nnames) {
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
+			   "Not supported through airlock: LIKE combined with names");
+		return false;
+	}
+	return true;
+}
+
+static void show_variables(struct vmy_parser *p)
+{
+	vmy_next(p); /* VARIABLES */
+	if (vmy_accept_kw(p, "LIKE")) {
+		const struct vmy_token *t = vmy_peek(p, 0);
+		size_t used = 0;
+
+		if (t->kind != VMY_T_STRING || !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes, p->out->like,
+							       sizeof(p->out->like), &used)) {
+			vmy_syntax(p, "LIKE 'pattern' was expected");
+			return;
+		}
+		p->out->have_like = true;
+		vmy_next(p);
+	} else if (vmy_accept_kw(p, "WHERE")) {
+		if (!variables_where(p))
+			return;
+	}
+	if (!vmy_at_end(p)) {
+		vmy_syntax(p, "unexpected input at the end of SHOW VARIABLES");
+		return;
+	}
+	p->out->kind = VMY_SHOW_VARIABLES;
+}
+
+static bool plain_number(struct vmy_parser *p, long *v)
+{
+	const struct vmy_token *t = vmy_peek(p, 0);
+	size_t i;
+
+	*v = 0;
+	if (t->kind != VMY_T_NUMBER)
+		return false;
+	for (i = 0; i < t->len; i++) {
+		char c = p->sql[t->start + i];
+
+		if (c < '0' || c > '9')
+			return false;
+		*v = *v > (LONG_MAX - 9) / 10 ? LONG_MAX : *v * 10 + (c - '0');
+	}
+	vmy_next(p);
+	return true;
+}
+
+/* WARNINGS / ERRORS [LIMIT [offset,] n] */
+static void show_warnings(struct vmy_parser *p, bool count)
+{
+	enum vmy_kind kind = vmy_kw_at(p, 0, "ERRORS") ? VMY_SHOW_ERRORS : VMY_SHOW_WARNINGS;
+
+	vmy_next(p);
+	p->out->count_only = count;
+	p->out->limit = -1;
+	if (!count && vmy_accept_kw(p, "LIMIT")) {
+		long a, b;
+
+		if (!plain_number(p, &a)) {
+			vmy_syntax(p, "LIMIT n was expected");
+			return;
+		}
+		if (vmy_accept_punct(p, ",")) {
+			if (!plain_number(p, &b)) {
+				vmy_syntax(p, "LIMIT offset, n was expected");
+				return;
+			}
+			p->out->offset = a;
+			p->out->limit = b;
+		} else {
+			p->out->limit = a;
+		}
+	}
+	if (!vmy_at_end(p)) {
+		vmy_syntax(p, "unexpected input at the end of SHOW WARNINGS");
+		return;
+	}
+	p->out->kind = kind;
+}
+
+void vmy_show(struct vmy_parser *p)
+{
+	size_t from;
+	bool full = false;
+
+	vmy_next(p); /* SHOW */
+	if (vmy_at_end(p)) {
+		vmy_syntax(p, "SHOW what? e.g. SHOW TABLES");
+		return;
+	}
+	from = vmy_peek(p, 0)->start;
+	while (vmy_accept_kw(p, "FULL") || vmy_accept_kw(p, "EXTENDED"))
+		full = true;
+	if (!full && (vmy_accept_kw(p, "DATABASES") || vmy_accept_kw(p, "SCHEMAS"))) {
+		if (like_or_where(p))
+			scoped_show(p, VMY_SHOW_DATABASES, false);
+	} else if (vmy_accept_kw(p, "TABLES")) {
+		if (show_db(p) && like_or_where(p))
+			scoped_show(p, VMY_SHOW_TABLES, full);
+	} else if (!full && vmy_kw_at(p, 0, "TABLE") && vmy_kw_at(p, 1, "STATUS")) {
+		vmy_next(p);
+		vmy_next(p);
+		if (show_db(p) && like_or_where(p))
+			scoped_show(p, VMY_SHOW_TABLE_STATUS, false);
+	} else if (vmy_accept_kw(p, "COLUMNS") || vmy_accept_kw(p, "FIELDS")) {
+		if (!from_in(p))
+			vmy_syntax(p, "SHOW COLUMNS FROM table was expected");
+		else if (show_table(p, true) && like_or_where(p))
+			read_ok(p, "SHOW");
+	} else if (vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "INDEXES") || vmy_accept_kw(p, "KEYS")) {
+		if (!from_in(p))
+			vmy_syntax(p, "SHOW INDEX FROM table was expected");
+		else if (show_table(p, true) && (!vmy_accept_kw(p, "WHERE") || vmy_read_expr(p)))
+			read_ok(p, "SHOW");
+	} else if (!full && vmy_kw_at(p, 0, "CREATE") && vmy_kw_at(p, 1, "TABLE")) {
+		vmy_next(p);
+		vmy_next(p);
+		if (show_table(p, false))
+			read_ok(p, "SHOW");
+	} else if (!full && ((vmy_kw_at(p, 0, "CHARACTER") && vmy_kw_at(p, 1, "SET")) || vmy_kw_at(p, 0, "CHARSET"))) {
+		if (!vmy_accept_kw(p, "CHARSET")) {
+			vmy_next(p);
+			vmy_next(p);
+		}
+		if (like_or_where(p))
+			read_ok(p, "SHOW");
+	} else if (!full && vmy_accept_kw(p, "COLLATION")) {
+		if (like_or_where(p))
+			read_ok(p, "SHOW");
+	} else if (!full &&
+		   (vmy_accept_kw(p, "ENGINES") || (vmy_kw_at(p, 0, "STORAGE") && vmy_kw_at(p, 1, "ENGINES")))) {
+		if (vmy_accept_kw(p, "STORAGE"))
+			vmy_next(p);
+		read_ok(p, "SHOW");
+	} else if (!full &&
+		   (vmy_kw_at(p, 0, "VARIABLES") ||
+		    ((vmy_kw_at(p, 0, "SESSION") || vmy_kw_at(p, 0, "LOCAL")) && vmy_kw_at(p, 1, "VARIABLES")))) {
+		if (!vmy_kw_at(p, 0, "VARIABLES"))
+			vmy_next(p);
+		show_variables(p);
+	} else if (!full && vmy_kw_at(p, 0, "AIRLOCK") && vmy_kw_at(p, 1, "POLICY")) {
+		vmy_next(p);
+		vmy_next(p);
+		if (!vmy_at_end(p))
+			vmy_syntax(p, "unexpected input at the end of SHOW AIRLOCK POLICY");
+		else
+			p->out->kind = VMY_SHOW_POLICY;
+	} else if (!full && (vmy_kw_at(p, 0, "WARNINGS") || vmy_kw_at(p, 0, "ERRORS"))) {
+		show_warnings(p, false);
+	} else if (!full && vmy_kw_at(p, 0, "COUNT") && vmy_punct_at(p, 1, "(") && vmy_punct_at(p, 2, "*") &&
+		   vmy_punct_at(p, 3, ")")) {
+		vmy_next(p);
+		vmy_next(p);
+		vmy_next(p);
+		vmy_next(p);
+		if (vmy_kw_at(p, 0, "WARNINGS") || vmy_kw_at(p, 0, "ERRORS"))
+			show_warnings(p, true);
+		else
+			vmy_syntax(p, "SHOW COUNT(*) WARNINGS or ERRORS was expected");
+	} else {
+		const struct vmy_token *t = vmy_peek(p, 0);
+		size_t to = t->start + t->len;
+
+		if (vmy_peek(p, 1)->kind == VMY_T_WORD)
+			to = vmy_peek(p, 1)->start + vmy_peek(p, 1)->len;
+		refuse_show(p, from, to);
+	}
+}
+
+/* DESCRIBE / EXPLAIN of a query: EXPLAIN [EXTENDED | PARTITIONS | FORMAT = x] query */
+static void explain_query(struct vmy_parser *p)
+{
+	if (vmy_read_query(p))
+		read_ok(p, "EXPLAIN");
+}
+
+void vmy_describe(struct vmy_parser *p)
+{
+	static const char *const writes[] = {"INSERT", "UPDATE", "DELETE", "REPLACE", NULL};
+	const char *const *w;
+	const struct vmy_token *t;
+	char col[VMY_NAME_MAX];
+	bool modifier = false;
+
+	vmy_next(p); /* DESCRIBE / DESC / EXPLAIN */
+	t = vmy_peek(p, 0);
+	if (vmy_is_kw(p, t, "ANALYZE")) {
+		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+			   "use plain EXPLAIN (EXTENDED, PARTITIONS and FORMAT=JSON are fine)",
+			   "Not supported through airlock: EXPLAIN ANALYZE runs the statement");
+		return;
+	}
+	if (vmy_is_kw(p, t, "FOR")) {
+		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, "EXPLAIN a SELECT of your own instead",
+			   "Access denied; EXPLAIN FOR CONNECTION shows other sessions' statements");
+		return;
+	}
+	if (vmy_is_kw(p, t, "EXTENDED") || vmy_is_kw(p, t, "PARTITIONS")) {
+		modifier = true;
+		vmy_next(p);
+		t = vmy_peek(p, 0);
+	} else if (vmy_is_kw(p, t, "FORMAT") && vmy_punct_at(p, 1, "=")) {
+		modifier = true;
+		vmy_next(p);
+		vmy_next(p);
+		t = vmy_peek(p, 0);
+		if (t->kind != VMY_T_WORD && t->kind != VMY_T_STRING) {
+			vmy_syntax(p, "FORMAT = JSON or FORMAT = TRADITIONAL was expected");
+			return;
+		}
+		vmy_next(p);
+		t = vmy_peek(p, 0);
+	}
+	for (w = writes; *w; w++) {
+		if (vmy_is_kw(p, t, *w)) {
+			vmy_refuse_write(p, "EXPLAIN of a data-changing statement");
+			return;
+		}
+	}
+	if (vmy_is_kw(p, t, "SELECT") || vmy_is_kw(p, t, "WITH") || vmy_tok_punct(p->sql, t, "(") ||
+	    vmy_is_kw(p, t, "TABLE") || vmy_is_kw(p, t, "VALUES") || modifier) {
+		explain_query(p);
+		return;
+	}
+	if (t->kind != VMY_T_WORD && t->kind != VMY_T_QIDENT) {
+		vmy_syntax(p, "DESCRIBE table or EXPLAIN SELECT ... was expected");
+		return;
+	}
+	if (!show_table(p, false))
+		return;
+	t = vmy_peek(p, 0);
+	if (t->kind == VMY_T_STRING) {
+		vmy_next(p);
+	} else if (t->kind == VMY_T_WORD || t->kind == VMY_T_QIDENT) {
+		if (!vmy_take_name(p, t, col, sizeof(col)))
+			return;
+		vmy_next(p);
+	}
+	read_ok(p, "DESCRIBE");
+}

@@ -1,0 +1,292 @@
+/*
+ * validate_pg_catalog: every relation PostgreSQL 15 keeps in pg_catalog
+ * (relkind r, v, m, p, f or S in a fresh cluster) and every view of
+ * information_schema, each with what a read of it may show an agent:
+ *
+ *   PASS    nothing in it names or describes a table, a view or another
+ *           session (operators, types of pg_catalog, settings, ...)
+ *   FILTER  it does; the statement reads it through the filter, a
+ *           predicate over its row alias r (markers: validate_pg_scope_sql.h)
+ *   DENY    it holds secrets (password hashes, large objects, user
+ *           mapping options) and is refused like a table outside the allowlist
+ *
+ * Both lists are sorted in C byte order for bsearch and must be complete:
+ * a name of either schema not listed is refused (a relation a later
+ * server version adds is never shown unfiltered), and a pg_catalog name
+ * missing here would let an unqualified reference to it be judged against
+ * the other schemas of the search_path instead of pg_catalog's own entry.
+ */
+#include "validator/pg/validate_pg_catalog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PASS(n)                           \
+	{                                 \
+		n, PGV_CATALOG_PASS, NULL \
+	}
+#define FILTER(n, f)                     \
+	{                                \
+		n, PGV_CATALOG_FILTER, f \
+	}
+#define DENY(n)                           \
+	{                                 \
+		n, PGV_CATALOG_DENY, NULL \
+	}
+
+/* clang-format off */
+static const struct pgv_catalog_rel pg_catalog_rels[] = {
+	PASS("pg_aggregate"),
+	PASS("pg_am"),
+	PASS("pg_amop"),
+	PASS("pg_amproc"),
+	FILTER("pg_attrdef", "r.adrelid IN @V"),
+	FILTER("pg_attribute", "r.attrelid IN @V AND (r.attnum <= 0 OR @H(r.attrelid,r.attname))"),
+	PASS("pg_auth_members"),
+	DENY("pg_authid"),
+	PASS("pg_available_extension_versions"),
+	PASS("pg_available_extensions"),
+	PASS("pg_backend_memory_contexts"),
+	PASS("pg_cast"),
+	FILTER("pg_class", "r.oid IN @V"),
+	PASS("pg_collation"),
+	PASS("pg_config"),
+	FILTER("pg_constraint", "(r.conrelid = 0 OR r.conrelid IN @V) AND (r.confrelid = 0 OR r.confrelid IN @V)"),
+	PASS("pg_conversion"),
+	PASS("pg_cursors"),
+	PASS("pg_database"),
+	PASS("pg_db_role_setting"),
+	PASS("pg_default_acl"),
+	FILTER("pg_depend", "@O(r.classid,r.objid) AND @O(r.refclassid,r.refobjid)"),
+	FILTER("pg_description", "@O(r.classoid,r.objoid)"),
+	PASS("pg_enum"),
+	PASS("pg_event_trigger"),
+	PASS("pg_extension"),
+	PASS("pg_file_settings"),
+	PASS("pg_foreign_data_wrapper"),
+	PASS("pg_foreign_server"),
+	FILTER("pg_foreign_table", "r.ftrelid IN @V"),
+	PASS("pg_group"),
+	PASS("pg_hba_file_rules"),
+	PASS("pg_ident_file_mappings"),
+	FILTER("pg_index", "r.indrelid IN @V"),
+	FILTER("pg_indexes", "@N(r.schemaname,r.tablename)"),
+	FILTER("pg_inherits", "r.inhrelid IN @V AND r.inhparent IN @V"),
+	FILTER("pg_init_privs", "@O(r.classoid,r.objoid)"),
+	PASS("pg_language"),
+	DENY("pg_largeobject"),
+	PASS("pg_largeobject_metadata"),
+	FILTER("pg_locks", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_matviews", "@N(r.schemaname,r.matviewname)"),
+	FILTER("pg_namespace", "r.oid IN @M"),
+	PASS("pg_opclass"),
+	PASS("pg_operator"),
+	PASS("pg_opfamily"),
+	PASS("pg_parameter_acl"),
+	FILTER("pg_partitioned_table", "r.partrelid IN @V"),
+	FILTER("pg_policies", "@N(r.schemaname,r.tablename)"),
+	FILTER("pg_policy", "r.polrelid IN @V"),
+	PASS("pg_prepared_statements"),
+	FILTER("pg_prepared_xacts", "false"),
+	PASS("pg_proc"),
+	PASS("pg_publication"),
+	PASS("pg_publication_namespace"),
+	FILTER("pg_publication_rel", "r.prrelid IN @V"),
+	FILTER("pg_publication_tables", "@N(r.schemaname,r.tablename)"),
+	PASS("pg_range"),
+	PASS("pg_replication_origin"),
+	PASS("pg_replication_origin_status"),
+	PASS("pg_replication_slots"),
+	FILTER("pg_rewrite", "r.ev_class IN @V"),
+	PASS("pg_roles"),
+	FILTER("pg_rules", "@N(r.schemaname,r.tablename)"),
+	FILTER("pg_seclabel", "@O(r.classoid,r.objoid)"),
+	FILTER("pg_seclabels", "@O(r.classoid,r.objoid)"),
+	FILTER("pg_sequence", "r.seqrelid IN @V"),
+	FILTER("pg_sequences", "@N(r.schemaname,r.sequencename)"),
+	PASS("pg_settings"),
+	DENY("pg_shadow"),
+	FILTER("pg_shdepend", "@O(r.classid,r.objid)"),
+	PASS("pg_shdescription"),
+	PASS("pg_shmem_allocations"),
+	PASS("pg_shseclabel"),
+	FILTER("pg_stat_activity", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_all_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
+	FILTER("pg_stat_all_tables", "r.relid IN @V"),
+	PASS("pg_stat_archiver"),
+	PASS("pg_stat_bgwriter"),
+	PASS("pg_stat_database"),
+	PASS("pg_stat_database_conflicts"),
+	FILTER("pg_stat_gssapi", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_progress_analyze", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_progress_basebackup", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_progress_cluster", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_progress_copy", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_progress_create_index", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_progress_vacuum", "r.pid = pg_catalog.pg_backend_pid()"),
+	PASS("pg_stat_recovery_prefetch"),
+	FILTER("pg_stat_replication", "r.pid = pg_catalog.pg_backend_pid()"),
+	PASS("pg_stat_replication_slots"),
+	PASS("pg_stat_slru"),
+	FILTER("pg_stat_ssl", "r.pid = pg_catalog.pg_backend_pid()"),
+	FILTER("pg_stat_subscription", "false"),
+	PASS("pg_stat_subscription_stats"),
+	FILTER("pg_stat_sys_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
+	FILTER("pg_stat_sys_tables", "r.relid IN @V"),
+	PASS("pg_stat_user_functions"),
+	FILTER("pg_stat_user_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
+	FILTER("pg_stat_user_tables", "r.relid IN @V"),
+	PASS("pg_stat_wal"),
+	FILTER("pg_stat_wal_receiver", "false"),
+	FILTER("pg_stat_xact_all_tables", "r.relid IN @V"),
+	FILTER("pg_stat_xact_sys_tables", "r.relid IN @V"),
+	PASS("pg_stat_xact_user_functions"),
+	FILTER("pg_stat_xact_user_tables", "r.relid IN @V"),
+	FILTER("pg_statio_all_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
+	FILTER("pg_statio_all_sequences", "r.relid IN @V"),
+	FILTER("pg_statio_all_tables", "r.relid IN @V"),
+	FILTER("pg_statio_sys_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
+	FILTER("pg_statio_sys_sequences", "r.relid IN @V"),
+	FILTER("pg_statio_sys_tables", "r.relid IN @V"),
+	FILTER("pg_statio_user_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
+	FILTER("pg_statio_user_sequences", "r.relid IN @V"),
+	FILTER("pg_statio_user_tables", "r.relid IN @V"),
+	FILTER("pg_statistic", "r.starelid IN @V AND @U(r.starelid)"),
+	FILTER("pg_statistic_ext", "r.stxrelid IN @V AND @U(r.stxrelid)"),
+	FILTER("pg_statistic_ext_data", "r.stxoid IN (SELECT se.oid FROM pg_catalog.pg_statistic_ext se WHERE se.stxrelid IN @V AND @U(se.stxrelid))"),
+	FILTER("pg_stats", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename)"),
+	FILTER("pg_stats_ext", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename)"),
+	FILTER("pg_stats_ext_exprs", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename)"),
+	PASS("pg_subscription"),
+	FILTER("pg_subscription_rel", "r.srrelid IN @V"),
+	FILTER("pg_tables", "@N(r.schemaname,r.tablename)"),
+	PASS("pg_tablespace"),
+	PASS("pg_timezone_abbrevs"),
+	PASS("pg_timezone_names"),
+	PASS("pg_transform"),
+	FILTER("pg_trigger", "r.tgrelid IN @V"),
+	PASS("pg_ts_config"),
+	PASS("pg_ts_config_map"),
+	PASS("pg_ts_dict"),
+	PASS("pg_ts_parser"),
+	PASS("pg_ts_template"),
+	FILTER("pg_type", "r.oid IN @T"),
+	PASS("pg_user"),
+	DENY("pg_user_mapping"),
+	DENY("pg_user_mappings"),
+	FILTER("pg_views", "@N(r.schemaname,r.viewname)"),};
+
+static const struct pgv_catalog_rel information_schema_rels[] = {
+	PASS("_pg_foreign_data_wrappers"),
+	PASS("_pg_foreign_servers"),
+	FILTER("_pg_foreign_table_columns", "@N(r.nspname,r.relname)"),
+	FILTER("_pg_foreign_tables", "@N(r.foreign_table_schema,r.foreign_table_name)"),
+	DENY("_pg_user_mappings"),
+	PASS("administrable_role_authorizations"),
+	PASS("applicable_roles"),
+	PASS("attributes"),
+	PASS("character_sets"),
+	FILTER("check_constraint_routine_usage", "@K(r.constraint_schema,r.constraint_name)"),
+	FILTER("check_constraints", "@K(r.constraint_schema,r.constraint_name)"),
+	PASS("collation_character_set_applicability"),
+	PASS("collations"),
+	FILTER("column_column_usage", "@N(r.table_schema,r.table_name)"),
+	FILTER("column_domain_usage", "@N(r.table_schema,r.table_name)"),
+	FILTER("column_options", "@N(r.table_schema,r.table_name)"),
+	FILTER("column_privileges", "@N(r.table_schema,r.table_name)"),
+	FILTER("column_udt_usage", "@N(r.table_schema,r.table_name)"),
+	FILTER("columns", "@N(r.table_schema,r.table_name) AND @Q(r.table_schema,r.table_name,r.column_name)"),
+	FILTER("constraint_column_usage", "@N(r.table_schema,r.table_name) AND @K(r.constraint_schema,r.constraint_name)"),
+	FILTER("constraint_table_usage", "@N(r.table_schema,r.table_name) AND @K(r.constraint_schema,r.constraint_name)"),
+	FILTER("data_type_privileges", "(r.object_type <> 'TABLE' OR @N(r.object_schema,r.object_name))"),
+	PASS("domain_constraints"),
+	PASS("domain_udt_usage"),
+	PASS("domains"),
+	FILTER("element_types", "(r.object_type <> 'TABLE' OR @N(r.object_schema,r.object_name))"),
+	PASS("enabled_roles"),
+	PASS("foreign_data_wrapper_options"),
+	PASS("foreign_data_wrappers"),
+	PASS("foreign_server_options"),
+	PASS("foreign_servers"),
+	FILTER("foreign_table_options", "@N(r.foreign_table_schema,r.foreign_table_name)"),
+	FILTER("foreign_tables", "@N(r.foreign_table_schema,r.foreign_table_name)"),
+	PASS("information_schema_catalog_name"),
+	FILTER("key_column_usage", "@N(r.table_schema,r.table_name) AND @K(r.constraint_schema,r.constraint_name)"),
+	PASS("parameters"),
+	FILTER("referential_constraints", "@K(r.constraint_schema,r.constraint_name) AND (r.unique_constraint_name IS NULL OR @K(r.unique_constraint_schema,r.unique_constraint_name))"),
+	FILTER("role_column_grants", "@N(r.table_schema,r.table_name)"),
+	PASS("role_routine_grants"),
+	FILTER("role_table_grants", "@N(r.table_schema,r.table_name)"),
+	PASS("role_udt_grants"),
+	FILTER("role_usage_grants", "(r.object_type <> 'SEQUENCE' OR @N(r.object_schema,r.object_name))"),
+	FILTER("routine_column_usage", "@N(r.table_schema,r.table_name)"),
+	PASS("routine_privileges"),
+	PASS("routine_routine_usage"),
+	FILTER("routine_sequence_usage", "@N(r.sequence_schema,r.sequence_name)"),
+	FILTER("routine_table_usage", "@N(r.table_schema,r.table_name)"),
+	PASS("routines"),
+	FILTER("schemata", "r.schema_name IN (SELECT sn.nspname FROM pg_catalog.pg_namespace sn WHERE sn.oid IN @M)"),
+	FILTER("sequences", "@N(r.sequence_schema,r.sequence_name)"),
+	PASS("sql_features"),
+	PASS("sql_implementation_info"),
+	PASS("sql_parts"),
+	PASS("sql_sizing"),
+	FILTER("table_constraints", "@N(r.table_schema,r.table_name) AND @K(r.constraint_schema,r.constraint_name)"),
+	FILTER("table_privileges", "@N(r.table_schema,r.table_name)"),
+	FILTER("tables", "@N(r.table_schema,r.table_name)"),
+	PASS("transforms"),
+	FILTER("triggered_update_columns", "@N(r.event_object_schema,r.event_object_table)"),
+	FILTER("triggers", "@N(r.event_object_schema,r.event_object_table)"),
+	PASS("udt_privileges"),
+	FILTER("usage_privileges", "(r.object_type <> 'SEQUENCE' OR @N(r.object_schema,r.object_name))"),
+	PASS("user_defined_types"),
+	DENY("user_mapping_options"),
+	PASS("user_mappings"),
+	FILTER("view_column_usage", "@N(r.view_schema,r.view_name) AND @N(r.table_schema,r.table_name)"),
+	FILTER("view_routine_usage", "@N(r.table_schema,r.table_name)"),
+	FILTER("view_table_usage", "@N(r.view_schema,r.view_name) AND @N(r.table_schema,r.table_name)"),
+	FILTER("views", "@N(r.table_schema,r.table_name)"),};
+/* clang-format on */
+
+#define NPG (sizeof(pg_catalog_rels) / sizeof(pg_catalog_rels[0]))
+#define NIS (sizeof(information_schema_rels) / sizeof(information_schema_rels[0]))
+
+static int cmp_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct pgv_catalog_rel *)elem)->name);
+}
+
+const struct pgv_catalog_rel *pgv_catalog_find(enum pgv_catalog_schema schema, const char *name)
+{
+	if (schema == PGV_PG_CATALOG)
+		return bsearch(name, pg_catalog_rels, NPG, sizeof(pg_catalog_rels[0]), cmp_name);
+	return bsearch(name, information_schema_rels, NIS, sizeof(information_schema_rels[0]), cmp_name);
+}
+
+bool pgv_catalog_has_relation(const char *name)
+{
+	return pgv_catalog_find(PGV_PG_CATALOG, name) != NULL;
+}
+
+static bool sorted(const struct pgv_catalog_rel *t, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++) {
+		if (strcmp(t[i - 1].name, t[i].name) >= 0)
+			return false;
+	}
+	return true;
+}
+
+bool pgv_catalog_table_sorted(void)
+{
+	return sorted(pg_catalog_rels, NPG) && sorted(information_schema_rels, NIS);
+}
+
+const struct pgv_catalog_rel *pgv_catalog_entry(enum pgv_catalog_schema schema, size_t i)
+{
+	if (schema == PGV_PG_CATALOG)
+		return i < NPG ? &pg_catalog_rels[i] : NULL;
+	return i < NIS ? &information_schema_rels[i] : NULL;
+}

@@ -1,0 +1,153 @@
+/*
+ * validate_pg_funcs: the denylist as one sorted table. An entry either
+ * names one function or, with prefix set, every function whose name starts
+ * with it (pg_advisory_*, dblink*, lo_*, ...), so new members of a family
+ * are refused without a table change.
+ */
+#include "validator/pg/validate_pg_funcs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char R_FILE[] = "it reads or lists files on the database server";
+static const char R_FILE_WRITE[] = "it writes, renames or removes files on the database server";
+static const char R_LO[] = "it reads or writes large objects (server-side files and blobs)";
+static const char R_SEQ[] = "it reads or advances sequence state";
+static const char R_LOCK[] = "it takes or releases advisory locks";
+static const char R_NOTIFY[] = "it sends a notification to other sessions";
+static const char R_ADMIN[] = "it signals other backends or changes server state";
+static const char R_REPL[] = "it manages replication slots, origins or WAL";
+static const char R_CONFIG[] = "it changes configuration settings (e.g. read-only mode)";
+static const char R_SNAPSHOT[] = "it exports a transaction snapshot";
+static const char R_STATS[] = "it resets collected statistics";
+static const char R_DYNSQL[] = "it runs SQL text or reads whole tables by name, "
+			       "which bypasses the table allowlist";
+static const char R_NET[] = "it opens connections to other databases";
+static const char R_XID[] = "it assigns a transaction id, which writes to the server's log; "
+			    "txid_current_if_assigned() and pg_current_xact_id_if_assigned() read without assigning";
+static const char R_SESSIONS[] = "it shows other sessions' activity and statements";
+static const char R_INDEX[] = "it changes an index, a sequence or an extension's state";
+static const char R_NAMES[] = "it names objects by oid or reads a table by name, tables outside the allowlist "
+			      "included";
+
+struct denied_fn {
+	const char *name;
+	bool prefix; /* name is a prefix: the whole family is denied */
+	const char *reason;
+};
+
+/* Sorted by name in strcmp order; pgv_function_table_sorted() checks it. */
+static const struct denied_fn denied[] = {
+	{"binary_upgrade_", true, R_ADMIN},
+	{"brin_desummarize_range", false, R_INDEX},
+	{"brin_summarize_", true, R_INDEX},
+	{"currtid", true, R_NAMES},
+	{"currval", false, R_SEQ},
+	{"cursor_to_xml", true, R_DYNSQL},
+	{"database_to_xml", true, R_DYNSQL},
+	{"dblink", true, R_NET},
+	{"gin_clean_pending_list", false, R_INDEX},
+	{"lastval", false, R_SEQ},
+	{"lo_", true, R_LO},
+	{"loread", false, R_LO},
+	{"lowrite", false, R_LO},
+	{"nextval", false, R_SEQ},
+	{"pg_advisory_", true, R_LOCK},
+	{"pg_backup_", true, R_ADMIN},
+	{"pg_blocking_pids", false, R_SESSIONS},
+	{"pg_cancel_backend", false, R_ADMIN},
+	{"pg_copy_", true, R_REPL},
+	{"pg_create_", true, R_REPL},
+	{"pg_current_xact_id", false, R_XID},
+	{"pg_describe_object", false, R_NAMES},
+	{"pg_drop_replication_slot", false, R_REPL},
+	{"pg_export_snapshot", false, R_SNAPSHOT},
+	{"pg_extension_config_dump", false, R_INDEX},
+	{"pg_file_", true, R_FILE_WRITE},
+	{"pg_get_object_address", false, R_NAMES},
+	{"pg_identify_object", true, R_NAMES},
+	{"pg_import_system_collations", false, R_ADMIN},
+	{"pg_lock_status", false, R_SESSIONS},
+	{"pg_log_backend_memory_contexts", false, R_ADMIN},
+	{"pg_logdir_ls", false, R_FILE},
+	{"pg_logical_", true, R_REPL},
+	{"pg_ls_", true, R_FILE},
+	{"pg_nextoid", false, R_INDEX},
+	{"pg_notify", false, R_NOTIFY},
+	{"pg_prepared_xact", false, R_SESSIONS},
+	{"pg_promote", false, R_ADMIN},
+	{"pg_read_", true, R_FILE},
+	{"pg_reload_conf", false, R_ADMIN},
+	{"pg_replication_origin_", true, R_REPL},
+	{"pg_replication_slot_advance", false, R_REPL},
+	{"pg_rotate_logfile", true, R_ADMIN},
+	{"pg_safe_snapshot_blocking_pids", false, R_SESSIONS},
+	{"pg_start_backup", false, R_ADMIN},
+	{"pg_stat_file", false, R_FILE},
+	{"pg_stat_get_activity", false, R_SESSIONS},
+	{"pg_stat_get_backend_", true, R_SESSIONS},
+	{"pg_stat_get_progress_info", false, R_SESSIONS},
+	{"pg_stat_get_subscription", false, R_SESSIONS},
+	{"pg_stat_get_wal_receiver", false, R_SESSIONS},
+	{"pg_stat_get_wal_senders", false, R_SESSIONS},
+	{"pg_stat_reset", true, R_STATS},
+	{"pg_stat_statements", true, R_SESSIONS},
+	{"pg_stat_statements_reset", false, R_STATS},
+	{"pg_stop_backup", false, R_ADMIN},
+	{"pg_switch_wal", false, R_REPL},
+	{"pg_terminate_backend", false, R_ADMIN},
+	{"pg_truncate_visibility_map", false, R_ADMIN},
+	{"pg_try_advisory_", true, R_LOCK},
+	{"pg_wal_replay_", true, R_REPL},
+	{"plpgsql_validator", false, R_NAMES},
+	{"query_to_xml", true, R_DYNSQL},
+	{"regclass", false, R_NAMES},
+	{"regclassin", false, R_NAMES},
+	{"regclassout", false, R_NAMES},
+	{"regclassrecv", false, R_NAMES},
+	{"regclasssend", false, R_NAMES},
+	{"regtypein", false, R_NAMES},
+	{"regtypeout", false, R_NAMES},
+	{"regtyperecv", false, R_NAMES},
+	{"regtypesend", false, R_NAMES},
+	{"schema_to_xml", true, R_DYNSQL},
+	{"set_config", false, R_CONFIG},
+	{"setval", false, R_SEQ},
+	{"table_to_xml", true, R_DYNSQL},
+	{"ts_rewrite", false, R_DYNSQL},
+	{"ts_stat", false, R_DYNSQL},
+	{"txid_current", false, R_XID},
+};
+
+#define NDENIED (sizeof(denied) / sizeof(denied[0]))
+
+static int cmp_fn(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct denied_fn *)elem)->name);
+}
+
+const char *pgv_function_denied(const char *name)
+{
+	const struct denied_fn *hit;
+	size_t i;
+
+	hit = bsearch(name, denied, NDENIED, sizeof(denied[0]), cmp_fn);
+	if (hit)
+		return hit->reason;
+	for (i = 0; i < NDENIED; i++) {
+		if (denied[i].prefix && strncmp(name, denied[i].name, strlen(denied[i].name)) == 0)
+			return denied[i].reason;
+	}
+	return NULL;
+}
+
+bool pgv_function_table_sorted(void)
+{
+	size_t i;
+
+	for (i = 1; i < NDENIED; i++) {
+		if (strcmp(denied[i - 1].name, denied[i].name) >= 0)
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,378 @@
+/*
+ * validate_pg_scope_guard: the guards on catalog functions and on casts to
+ * regclass / regtype, and the user functions.
+ *
+ * A guard keeps a value only when it names something visible:
+ *   (SELECT g.a FROM (SELECT <value>) AS g(a) WHERE <check of g.a>)
+ * so a hidden relation reads as NULL, exactly as one that does not exist
+ * (the name is resolved with to_regclass, which does not raise for a
+ * missing relation). The value
+ * keeps its own type, so overloaded functions resolve as before. A string
+ * literal is typed by the guard itself (regclass, oid or text, as the
+ * function declares it), because Postgres would otherwise resolve it at
+ * parse time and fail on a name that does not exist, which a hidden one
+ * would not. A literal naming a relation the allowlist allows by name is
+ * left as it is.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "validator/pg/validate_pg_read.h"
+#include "validator/pg/validate_pg_scope_funcs.h"
+#include "validator/pg/validate_pg_scope_int.h"
+#include "validator/pg/validate_pg_scope_sql.h"
+#include "validator/pg/validate_pg_util.h"
+
+/*
+ * Any value reads as text: digits are an oid, anything else a name to
+ * resolve (a regclass or regtype prints as its name). The digit test comes
+ * first and is immutable, so when the planner folds a constant value it
+ * drops the branch that does not apply instead of evaluating it (casting a
+ * name to oid would raise).
+ */
+#define DIGITS "g.a::pg_catalog.text OPERATOR(pg_catalog.~) '^[0-9]+$'"
+
+static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_guard_kind k)
+{
+	switch (k) {
+	case PGV_G_REL:
+		pgv_scope_expand(sb, p,
+				 "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
+				 " ELSE pg_catalog.to_regclass(g.a::pg_catalog.text)::pg_catalog.oid END IN @V");
+		break;
+	case PGV_G_TYPE:
+		pgv_scope_expand(sb, p,
+				 "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
+				 " ELSE pg_catalog.to_regtype(g.a::pg_catalog.text)::pg_catalog.oid END IN @T");
+		break;
+	case PGV_G_CON:
+		pgv_scope_expand(sb, p, "g.a::pg_catalog.oid IN @C");
+		break;
+	case PGV_G_TRIG:
+		pgv_scope_expand(sb, p,
+				 "g.a::pg_catalog.oid IN (SELECT gt.oid FROM pg_catalog.pg_trigger gt"
+				 " WHERE gt.tgrelid IN @V)");
+		break;
+	case PGV_G_RULE:
+		pgv_scope_expand(sb, p,
+				 "g.a::pg_catalog.oid IN (SELECT gr.oid FROM pg_catalog.pg_rewrite gr"
+				 " WHERE gr.ev_class IN @V)");
+		break;
+	case PGV_G_STATX:
+		pgv_scope_expand(sb, p,
+				 "g.a::pg_catalog.oid IN (SELECT gs.oid FROM pg_catalog.pg_statistic_ext gs"
+				 " WHERE gs.stxrelid IN @V)");
+		break;
+	case PGV_G_OBJ:
+		pgv_scope_expand(sb, p,
+				 "g.a::pg_catalog.oid NOT IN (SELECT hc.oid FROM pg_catalog.pg_class hc"
+				 " WHERE hc.oid NOT IN @V UNION ALL SELECT hk.oid FROM pg_catalog.pg_constraint hk"
+				 " WHERE hk.oid NOT IN @C UNION ALL SELECT ht.oid FROM pg_catalog.pg_type ht"
+				 " WHERE ht.oid NOT IN @T)");
+		break;
+	}
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+	}
+	return true;
+}
+
+/* value: the SQL of the guarded value (NULL: the placeholder). */
+static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_guard_kind k, PgQuery__Node *node)
+{
+	struct pgv_sbuf sb = {0};
+	PgQuery__Node *expr;
+	char *text;
+
+	pgv_sb_put(&sb, "(SELECT g.a FROM (SELECT ");
+	pgv_sb_put(&sb, value ? value : PGV_SCOPE_PLACEHOLDER);
+	pgv_sb_put(&sb, ") AS g(a) WHERE ");
+	put_check(&sb, sc->policy, k);
+	pgv_sb_put(&sb, ")");
+	text = pgv_sb_take(&sb);
+	if (!text) {
+		pgv_scope_internal(sc, "out of memory");
+		return NULL;
+	}
+	expr = pgv_scope_expr(sc, text, value ? NULL : node);
+	free(text);
+	return expr;
+}
+
+/* The guarded value for string literal lit read as the declared type. */
+static char *literal_value(const char *lit, enum pgv_guard_kind k, enum pgv_guard_param param, bool cast)
+{
+	struct pgv_sbuf sb = {0};
+	bool digits = all_digits(lit);
+
+	if (param == PGV_P_TEXT) {
+		pgv_sb_literal(&sb, lit);
+		pgv_sb_put(&sb, "::pg_catalog.text");
+	} else if (param == PGV_P_OID || digits) {
+		pgv_sb_literal(&sb, lit);
+		pgv_sb_put(&sb, "::pg_catalog.oid");
+		if (cast)
+			pgv_sb_put(&sb, k == PGV_G_TYPE ? "::pg_catalog.regtype" : "::pg_catalog.regclass");
+	} else {
+		pgv_sb_put(&sb, k == PGV_G_TYPE ? "pg_catalog.to_regtype(" : "pg_catalog.to_regclass(");
+		pgv_sb_literal(&sb, lit);
+		pgv_sb_put(&sb, ")");
+	}
+	return pgv_sb_take(&sb);
+}
+
+/*
+ * Splits a relation name as regclass input reads it ("a", "s.a",
+ * "\"Mixed\".b"; unquoted parts folded to lower case) into schema (""
+ * when unqualified) and rel. False for anything else.
+ */
+static bool split_name(const char *s, char *schema, char *rel, size_t cap)
+{
+	char parts[2][128];
+	int n = 0;
+
+	for (;;) {
+		size_t len = 0;
+
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+			s++;
+		if (n == 2)
+			return false;
+		if (*s == '"') {
+			for (s++;; s++) {
+				if (*s == '\0')
+					return false;
+				if (*s == '"' && s[1] != '"')
+					break;
+				if (*s == '"')
+					s++;
+				if (len + 1 >= sizeof(parts[n]))
+					return false;
+				parts[n][len++] = *s;
+			}
+			s++;
+		} else {
+			while ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+			       *s == '_' || *s == '$' || (unsigned char)*s >= 0x80) {
+				if (len + 1 >= sizeof(parts[n]))
+					return false;
+				parts[n][len++] = (*s >= 'A' && *s <= 'Z') ? (char)(*s + 32) : *s;
+				s++;
+			}
+		}
+		if (len == 0)
+			return false;
+		parts[n++][len] = '\0';
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+			s++;
+		if (*s == '\0')
+			break;
+		if (*s != '.')
+			return false;
+		s++;
+	}
+	if (strlen(parts[n - 1]) >= cap || (n == 2 && strlen(parts[0]) >= cap))
+		return false;
+	snprintf(schema, cap, "%s", n == 2 ? parts[0] : "");
+	snprintf(rel, cap, "%s", parts[n - 1]);
+	return true;
+}
+
+static bool literal_allowed(const struct pgv_scope *sc, const char *lit)
+{
+	char schema[128], rel[128];
+
+	if (all_digits(lit) || !split_name(lit, schema, rel, sizeof(schema)))
+		return false;
+	return pgv_name_allowed(sc->policy, schema[0] ? schema : NULL, rel);
+}
+
+static const char *string_const(const PgQuery__Node *n)
+{
+	if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->isnull ||
+	    n->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL || !n->a_const->sval)
+		return NULL;
+	return n->a_const->sval->sval;
+}
+
+/* Replaces node (a value, or a whole cast when cast is set) by its guard. */
+static void guard_value(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery__Node *value, enum pgv_guard_kind k,
+			enum pgv_guard_param param, bool cast)
+{
+	const char *lit = string_const(value);
+	PgQuery__Node *expr;
+
+	if (lit) {
+		char *v;
+
+		if (k == PGV_G_REL && param != PGV_P_OID && literal_allowed(sc, lit))
+			return;
+		v = literal_value(lit, k, param, cast);
+		if (!v) {
+			pgv_scope_internal(sc, "out of memory");
+			return;
+		}
+		expr = guard(sc, v, k, NULL);
+		free(v);
+	} else {
+		expr = guard(sc, NULL, k, node);
+	}
+	if (expr)
+		pgv_scope_replace(sc, node, expr);
+}
+
+/* ---- the user functions ---- */
+
+static const char *user_function(const PgQuery__FuncCall *fc)
+{
+	static const char *const names[] = {"current_user", "session_user", "current_role", "getpgusername"};
+	const PgQuery__Node *last;
+	size_t i;
+
+	if (fc->n_args != 0 || fc->n_funcname == 0 || fc->n_funcname > 2)
+		return NULL;
+	if (fc->n_funcname == 2 && (fc->funcname[0]->node_case != PG_QUERY__NODE__NODE_STRING ||
+				    strcmp(fc->funcname[0]->string->sval, "pg_catalog") != 0))
+		return NULL;
+	last = fc->funcname[fc->n_funcname - 1];
+	if (last->node_case != PG_QUERY__NODE__NODE_STRING)
+		return NULL;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(last->string->sval, names[i]) == 0)
+			return names[i];
+	}
+	return NULL;
+}
+
+const char *pgv_scope_user_colname(const PgQuery__Node *node)
+{
+	if (node->node_case == PG_QUERY__NODE__NODE_FUNC_CALL)
+		return user_function(node->func_call);
+	if (node->node_case != PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION)
+		return NULL;
+	switch (node->sqlvalue_function->op) {
+	case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER:
+		return "current_user";
+	case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE:
+		return "current_role";
+	case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER:
+		return "user";
+	case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER:
+		return "session_user";
+	default:
+		return NULL;
+	}
+}
+
+static void replace_with_user(struct pgv_scope *sc, PgQuery__Node *node)
+{
+	struct pgv_sbuf sb = {0};
+	PgQuery__Node *expr;
+	char *text;
+
+	pgv_sb_literal(&sb, sc->policy->user ? sc->policy->user : "airlock");
+	pgv_sb_put(&sb, "::pg_catalog.name");
+	text = pgv_sb_take(&sb);
+	if (!text) {
+		pgv_scope_internal(sc, "out of memory");
+		return;
+	}
+	expr = pgv_scope_expr(sc, text, NULL);
+	free(text);
+	if (expr)
+		pgv_scope_replace(sc, node, expr);
+}
+
+void pgv_scope_user_value(struct pgv_scope *sc, PgQuery__Node *node)
+{
+	if (pgv_scope_user_colname(node))
+		replace_with_user(sc, node);
+}
+
+/* ---- catalog functions and casts ---- */
+
+void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node)
+{
+	PgQuery__FuncCall *fc = node->func_call;
+	const struct pgv_guarded_fn *e;
+	const PgQuery__Node *last;
+	char lower[128];
+	size_t i;
+	long idx;
+
+	if (user_function(fc)) {
+		replace_with_user(sc, node);
+		return;
+	}
+	if (fc->n_funcname >= 1 && fc->funcname[fc->n_funcname - 1]->node_case == PG_QUERY__NODE__NODE_STRING &&
+	    strcmp(fc->funcname[fc->n_funcname - 1]->string->sval, "current_query") == 0)
+		sc->shows_text = true;
+	if (fc->n_funcname == 0 || fc->n_funcname > 2)
+		return;
+	if (fc->n_funcname == 2 && (fc->funcname[0]->node_case != PG_QUERY__NODE__NODE_STRING ||
+				    strcmp(fc->funcname[0]->string->sval, "pg_catalog") != 0))
+		return;
+	last = fc->funcname[fc->n_funcname - 1];
+	if (last->node_case != PG_QUERY__NODE__NODE_STRING || !pgv_lower_copy(lower, sizeof(lower), last->string->sval))
+		return;
+	e = pgv_guarded_find(lower);
+	if (!e)
+		return;
+	if (e->arg == PGV_GUARD_RESULT) {
+		guard_value(sc, node, node, e->kind, e->param, false);
+		return;
+	}
+	for (i = 0; i < fc->n_args; i++) {
+		if (fc->func_variadic || fc->args[i]->node_case == PG_QUERY__NODE__NODE_NAMED_ARG_EXPR) {
+			pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, fc->location,
+					 "pass the arguments of catalog functions by position",
+					 "named or VARIADIC arguments to %s() are not supported", lower);
+			return;
+		}
+	}
+	idx = e->arg >= 0 ? e->arg : (long)fc->n_args + e->arg;
+	if (idx < 0 || (size_t)idx >= fc->n_args)
+		return;
+	guard_value(sc, fc->args[idx], fc->args[idx], e->kind, e->param, false);
+}
+
+void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
+{
+	PgQuery__TypeCast *tc = node->type_cast;
+	const PgQuery__TypeName *tn = tc->type_name;
+	const PgQuery__Node *last;
+	enum pgv_guard_kind k;
+
+	if (!tn || tn->n_names == 0 || tn->n_names > 2 || !tc->arg)
+		return;
+	if (tn->n_names == 2 && (tn->names[0]->node_case != PG_QUERY__NODE__NODE_STRING ||
+				 strcmp(tn->names[0]->string->sval, "pg_catalog") != 0))
+		return;
+	last = tn->names[tn->n_names - 1];
+	if (last->node_case != PG_QUERY__NODE__NODE_STRING)
+		return;
+	if (strcmp(last->string->sval, "regclass") == 0)
+		k = PGV_G_REL;
+	else if (strcmp(last->string->sval, "regtype") == 0)
+		k = PGV_G_TYPE;
+	else
+		return;
+	if (tn->n_array_bounds > 0) {
+		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, tc->location, "cast each element instead",
+				 "casts to %s[] are not supported", last->string->sval);
+		return;
+	}
+	if (string_const(tc->arg)) {
+		/* The whole cast becomes the guard, which yields the cast's type. */
+		guard_value(sc, node, tc->arg, k, PGV_P_REGCLASS, true);
+		return;
+	}
+	guard_value(sc, tc->arg, tc->arg, k, PGV_P_OID, false);
+}

@@ -1,0 +1,119 @@
+/*
+ * validate_pg_scope_int: what validate_pg_scope.c (the walk, relations and
+ * the driver), validate_pg_scope_guard.c (functions, casts and the user
+ * functions) and validate_pg_scope_tree.c (the bookkeeping under both)
+ * share.
+ *
+ * Mutations work in place on the agent's unpacked tree: a node is
+ * overwritten with a node of a template tree (parsed from SQL the scoping
+ * wrote), and the template's placeholder with the agent's node, so the
+ * two trees share subtrees while the statement is packed. Every overwrite
+ * is recorded first; pgv_scope_undo restores them in reverse order so that
+ * each tree is freed holding only what it was unpacked with.
+ */
+#ifndef AIRLOCK_VALIDATOR_PG_VALIDATE_PG_SCOPE_INT_H
+#define AIRLOCK_VALIDATOR_PG_VALIDATE_PG_SCOPE_INT_H
+
+#include <pg_query/pg_query.pb-c.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "validator/pg/validate_pg.h"
+
+/* The parser's own depth limit keeps trees far shallower; a safety net only. */
+#define PGV_SCOPE_MAX_DEPTH 10000
+
+/* The placeholder column a guard template holds where the guarded expression goes. */
+#define PGV_SCOPE_PLACEHOLDER "airlock_guarded_value"
+
+struct pgv_undo {
+	void *slot;
+	size_t size;
+	unsigned char saved[sizeof(PgQuery__Node)];
+};
+
+struct pgv_scope {
+	const struct pgv_policy *policy;
+	const char *sql;
+	struct pgv_result *out;
+	bool refused; /* out holds a refusal */
+	/* The nearest message around the walk's position that is not a Node
+	 * (SelectStmt for an item of FROM, RangeTableSample for its relation). */
+	const ProtobufCMessageDescriptor *parent;
+	int changes;
+	bool ruled;      /* a table was read through its row filter or column policy */
+	bool shows_text; /* the statement can show its own (rewritten) text or plan: EXPLAIN,
+			  * pg_stat_activity, current_query() */
+
+	struct pgv_undo *undo;
+	size_t nundo, capundo;
+	PgQuery__ParseResult **tmpl; /* template trees, freed at the end */
+	size_t ntmpl, captmpl;
+	char **strs; /* strings set into the agent's tree */
+	size_t nstrs, capstrs;
+	const char **ctes; /* every CTE name of the statement */
+	size_t nctes, capctes;
+};
+
+/* ---- validate_pg_scope_tree.c ---- */
+
+/* Grows *arr (elements of elem bytes, *cap of them) to hold n + 1; false (and refused) when out of memory. */
+bool pgv_scope_grow(struct pgv_scope *sc, void **arr, size_t *cap, size_t n, size_t elem);
+/* Undoes every recorded overwrite and frees what sc holds (not the agent's tree). */
+void pgv_scope_free(struct pgv_scope *sc);
+/* sql parsed and unpacked (caller frees with pg_query__parse_result__free_unpacked), NULL when it does not parse. */
+PgQuery__ParseResult *pgv_scope_unpack(const char *sql);
+/* The first statement of sql parsed as a template (kept until pgv_scope_free); NULL and refused on failure. */
+PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, const char *sql);
+/* n as a SelectStmt, or NULL. */
+PgQuery__SelectStmt *pgv_scope_select(PgQuery__Node *n);
+
+struct pgv_sbuf;
+/* " AS alias" for the subquery that replaces rv: rv's own alias (column names included) or its name. */
+void pgv_scope_put_alias(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv);
+
+typedef void (*pgv_scope_child_fn)(void *ctx, ProtobufCMessage *child, int depth);
+/* Calls fn for each message-typed field (each element of repeated ones, the set member of a oneof) of m. */
+void pgv_scope_each_child(ProtobufCMessage *m, pgv_scope_child_fn fn, void *ctx, int depth);
+
+/* Refuses (first refusal wins) with a cursor at the 0-based byte offset location. */
+__attribute__((format(printf, 6, 7))) void pgv_scope_refuse(struct pgv_scope *sc, const char *sqlstate,
+							    enum airlock_err code, int location, const char *hint,
+							    const char *fmt, ...);
+/* Out of memory or a template that did not parse: refused, never run unscoped. */
+void pgv_scope_internal(struct pgv_scope *sc, const char *what);
+
+/* Records size bytes at slot for pgv_scope_undo. False (and refused) when out of memory. */
+bool pgv_scope_save(struct pgv_scope *sc, void *slot, size_t size);
+/* Overwrites node with with's contents, recorded. */
+bool pgv_scope_replace(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery__Node *with);
+/* A heap copy of s owned by sc (freed at the end), NULL when out of memory. */
+char *pgv_scope_strdup(struct pgv_scope *sc, const char *s);
+
+/*
+ * The expression of "SELECT <expr>" parsed as a template, with the
+ * placeholder column (if any) replaced by value. NULL (and refused) on
+ * failure.
+ */
+PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, const char *expr, PgQuery__Node *value);
+
+/* ---- validate_pg_scope_rules.c ---- */
+
+/*
+ * A relation outside the catalogs: when the user has a rule for the table
+ * it names, node becomes the subquery the rule describes. Unqualified
+ * names resolve through the search_path; one that a schema listed before
+ * the rule's could capture is refused.
+ */
+void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node);
+
+/* ---- validate_pg_scope_guard.c ---- */
+
+/* Mutations applied after node's children were walked. */
+void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node);
+void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node);
+void pgv_scope_user_value(struct pgv_scope *sc, PgQuery__Node *node);
+/* The column name Postgres gives node when it is one the scoping replaces, else NULL. */
+const char *pgv_scope_user_colname(const PgQuery__Node *node);
+
+#endif

@@ -1,0 +1,446 @@
+/*
+ * validate_pg_scope_sql: the string buffer and the template expansion.
+ * The visible-relation set is computed by the backend from the catalogs
+ * themselves, so it follows the database as it is when the statement runs;
+ * the policy contributes only literal schema and table names.
+ */
+#include "validator/pg/validate_pg_scope_sql.h"
+
+#include "conf/config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pgv_sb_putn(struct pgv_sbuf *sb, const char *s, size_t n)
+{
+	wbuf_put_bytes(&sb->w, s, n);
+	sb->failed = sb->w.failed;
+}
+
+void pgv_sb_put(struct pgv_sbuf *sb, const char *s)
+{
+	pgv_sb_putn(sb, s, strlen(s));
+}
+
+static void quoted(struct pgv_sbuf *sb, const char *s, char q)
+{
+	const char *next;
+
+	pgv_sb_putn(sb, &q, 1);
+	while ((next = strchr(s, q)) != NULL) {
+		pgv_sb_putn(sb, s, (size_t)(next - s) + 1);
+		pgv_sb_putn(sb, &q, 1);
+		s = next + 1;
+	}
+	pgv_sb_put(sb, s);
+	pgv_sb_putn(sb, &q, 1);
+}
+
+void pgv_sb_literal(struct pgv_sbuf *sb, const char *s)
+{
+	quoted(sb, s, '\'');
+}
+
+void pgv_sb_ident(struct pgv_sbuf *sb, const char *s)
+{
+	quoted(sb, s, '"');
+}
+
+char *pgv_sb_take(struct pgv_sbuf *sb)
+{
+	char *p = NULL;
+
+	wbuf_put_u8(&sb->w, 0);
+	if (!sb->failed && !sb->w.failed)
+		p = (char *)sb->w.data;
+	else
+		wbuf_free(&sb->w);
+	memset(sb, 0, sizeof(*sb));
+	return p;
+}
+
+void pgv_sb_free(struct pgv_sbuf *sb)
+{
+	wbuf_free(&sb->w);
+	memset(sb, 0, sizeof(*sb));
+}
+
+/* SQL that is true when schema expression ns and relation expression rel match an allowlist entry. */
+static void allowed(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *ns, const char *rel)
+{
+	bool any = false;
+	size_t i;
+
+	pgv_sb_put(sb, "(");
+	for (i = 0; i < p->ntables; i++) {
+		const char *e = p->tables[i];
+		const char *dot = e ? strchr(e, '.') : NULL;
+		char *schema;
+
+		if (!dot || dot == e)
+			continue;
+		schema = strndup(e, (size_t)(dot - e));
+		if (!schema) {
+			sb->failed = true;
+			return;
+		}
+		pgv_sb_put(sb, any ? " OR " : "");
+		any = true;
+		if (strcmp(dot + 1, "*") == 0) {
+			pgv_sb_put(sb, ns);
+			pgv_sb_put(sb, " = ");
+			pgv_sb_literal(sb, schema);
+		} else {
+			pgv_sb_put(sb, "(");
+			pgv_sb_put(sb, ns);
+			pgv_sb_put(sb, " = ");
+			pgv_sb_literal(sb, schema);
+			pgv_sb_put(sb, " AND ");
+			pgv_sb_put(sb, rel);
+			pgv_sb_put(sb, " = ");
+			pgv_sb_literal(sb, dot + 1);
+			pgv_sb_put(sb, ")");
+		}
+		free(schema);
+	}
+	pgv_sb_put(sb, any ? ")" : "false)");
+}
+
+/*
+ * The visible relations: allowed by name, or an index, sequence or TOAST
+ * table that depends on one allowed by name.
+ */
+static void visible_relations(struct pgv_sbuf *sb, const struct pgv_policy *p)
+{
+	/* The allowed relations once, then what depends on them (the CTE's name is read only in here). */
+	pgv_sb_put(sb,
+		   "(WITH airlock_allowed AS (SELECT vc.oid FROM pg_catalog.pg_class vc JOIN pg_catalog.pg_namespace vn"
+		   " ON vn.oid = vc.relnamespace WHERE ");
+	allowed(sb, p, "vn.nspname", "vc.relname");
+	pgv_sb_put(sb, ") SELECT airlock_allowed.oid FROM airlock_allowed"
+		       " UNION ALL SELECT vx.indexrelid FROM pg_catalog.pg_index vx"
+		       " WHERE vx.indrelid IN (SELECT airlock_allowed.oid FROM airlock_allowed)"
+		       " UNION ALL SELECT vd.objid FROM pg_catalog.pg_depend vd WHERE vd.classid = 1259"
+		       " AND vd.refclassid = 1259 AND vd.deptype IN ('a', 'i')"
+		       " AND vd.refobjid IN (SELECT airlock_allowed.oid FROM airlock_allowed))");
+}
+
+static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t);
+
+/* Expands the two comma-separated arguments of a marker into a and b; returns the text after ')'. */
+static const char *marker_args(const char *t, char *a, char *b, size_t cap)
+{
+	const char *comma = strchr(t, ','), *close = comma ? strchr(comma, ')') : NULL;
+
+	if (*t != '(' || !comma || !close || (size_t)(comma - t) >= cap || (size_t)(close - comma) >= cap)
+		return NULL;
+	memcpy(a, t + 1, (size_t)(comma - t - 1));
+	a[comma - t - 1] = '\0';
+	memcpy(b, comma + 1, (size_t)(close - comma - 1));
+	b[close - comma - 1] = '\0';
+	return close + 1;
+}
+
+static const char VIS_TYPES[] = "(SELECT vt.oid FROM pg_catalog.pg_type vt WHERE (vt.typrelid = 0 OR vt.typrelid IN @V)"
+				" AND (vt.typelem = 0 OR vt.typelem NOT IN (SELECT ve.oid FROM pg_catalog.pg_type ve"
+				" WHERE ve.typrelid <> 0 AND ve.typrelid NOT IN @V)))";
+static const char VIS_CONSTRAINTS[] = "(SELECT vk.oid FROM pg_catalog.pg_constraint vk WHERE"
+				      " (vk.conrelid = 0 OR vk.conrelid IN @V) AND"
+				      " (vk.confrelid = 0 OR vk.confrelid IN @V))";
+static const char VIS_SCHEMAS_HEAD[] = "(SELECT vs.oid FROM pg_catalog.pg_namespace vs WHERE vs.nspname IN"
+				       " ('pg_catalog', 'information_schema') OR vs.oid IN (SELECT vr.relnamespace"
+				       " FROM pg_catalog.pg_class vr WHERE vr.oid IN @V)";
+static const char VIS_NAMED[] = "EXISTS (SELECT 1 FROM pg_catalog.pg_class nc JOIN pg_catalog.pg_namespace nn"
+				" ON nn.oid = nc.relnamespace WHERE nn.nspname = %1 AND nc.relname = %2"
+				" AND nc.oid IN @V)";
+static const char VIS_CONSTRAINT_NAMED[] =
+	"(EXISTS (SELECT 1 FROM pg_catalog.pg_constraint kc JOIN pg_catalog.pg_namespace kn"
+	" ON kn.oid = kc.connamespace WHERE kn.nspname = %1 AND kc.conname = %2 AND kc.oid IN @C)"
+	" OR (%2 OPERATOR(pg_catalog.~) '^[0-9]+_[0-9]+_[0-9]+_not_null$' AND"
+	" pg_catalog.split_part(%2, '_', 2)::pg_catalog.oid IN @V))";
+static const char VIS_OBJECT[] =
+	"(CASE %1 WHEN 1259 THEN %2 IN @V WHEN 2606 THEN %2 IN @C WHEN 1247 THEN %2 IN @T"
+	" WHEN 2615 THEN %2 IN @M"
+	" WHEN 2620 THEN %2 IN (SELECT og.oid FROM pg_catalog.pg_trigger og WHERE og.tgrelid IN @V)"
+	" WHEN 2618 THEN %2 IN (SELECT ow.oid FROM pg_catalog.pg_rewrite ow WHERE ow.ev_class IN @V)"
+	" WHEN 3256 THEN %2 IN (SELECT op.oid FROM pg_catalog.pg_policy op WHERE op.polrelid IN @V)"
+	" WHEN 2604 THEN %2 IN (SELECT od.oid FROM pg_catalog.pg_attrdef od WHERE od.adrelid IN @V)"
+	" WHEN 3381 THEN %2 IN (SELECT os.oid FROM pg_catalog.pg_statistic_ext os WHERE os.stxrelid IN @V)"
+	" ELSE true END)";
+
+/* Expands a two-argument form: %1 and %2 stand for a and b. */
+static void expand_with(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *form, const char *a, const char *b)
+{
+	struct pgv_sbuf tmp = {0};
+	const char *s;
+	char *text;
+
+	for (s = form; *s; s++) {
+		if (s[0] == '%' && (s[1] == '1' || s[1] == '2')) {
+			pgv_sb_put(&tmp, s[1] == '1' ? a : b);
+			s++;
+		} else {
+			pgv_sb_putn(&tmp, s, 1);
+		}
+	}
+	text = pgv_sb_take(&tmp);
+	if (!text) {
+		sb->failed = true;
+		return;
+	}
+	expand(sb, p, text);
+	free(text);
+}
+
+static void visible_schemas(struct pgv_sbuf *sb, const struct pgv_policy *p)
+{
+	size_t i;
+
+	expand(sb, p, VIS_SCHEMAS_HEAD);
+	for (i = 0; i < p->ntables; i++) {
+		const char *e = p->tables[i];
+		const char *dot = e ? strchr(e, '.') : NULL;
+		char *schema;
+
+		if (!dot || dot == e || strcmp(dot + 1, "*") != 0)
+			continue;
+		schema = strndup(e, (size_t)(dot - e));
+		if (!schema) {
+			sb->failed = true;
+			return;
+		}
+		pgv_sb_put(sb, " OR vs.nspname = ");
+		pgv_sb_literal(sb, schema);
+		free(schema);
+	}
+	pgv_sb_put(sb, ")");
+}
+
+/* '"schema"."table"' of a rule's "schema.table", as a SQL literal for to_regclass. */
+static void put_regclass_literal(struct pgv_sbuf *sb, const char *table)
+{
+	struct pgv_sbuf tmp = {0};
+	const char *dot = strchr(table, '.');
+	char *schema = dot ? strndup(table, (size_t)(dot - table)) : NULL;
+	char *text;
+
+	if (!schema) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_ident(&tmp, schema);
+	pgv_sb_put(&tmp, ".");
+	pgv_sb_ident(&tmp, dot + 1);
+	free(schema);
+	text = pgv_sb_take(&tmp);
+	if (!text) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_put(sb, "COALESCE(pg_catalog.to_regclass(");
+	pgv_sb_literal(sb, text);
+	pgv_sb_put(sb, ")::pg_catalog.oid, 0)");
+	free(text);
+}
+
+/* (s = 'schema' AND r = 'table') for a rule's "schema.table". */
+static void put_rule_names(struct pgv_sbuf *sb, const char *table, const char *s, const char *r)
+{
+	const char *dot = strchr(table, '.');
+	char *schema = dot ? strndup(table, (size_t)(dot - table)) : NULL;
+
+	if (!schema) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_put(sb, "(");
+	pgv_sb_put(sb, s);
+	pgv_sb_put(sb, " = ");
+	pgv_sb_literal(sb, schema);
+	pgv_sb_put(sb, " AND ");
+	pgv_sb_put(sb, r);
+	pgv_sb_put(sb, " = ");
+	pgv_sb_literal(sb, dot + 1);
+	pgv_sb_put(sb, ")");
+	free(schema);
+}
+
+static void put_column_list(struct pgv_sbuf *sb, const struct airlock_rule *rule)
+{
+	size_t i;
+
+	pgv_sb_put(sb, "(");
+	for (i = 0; i < rule->ncolumns; i++) {
+		pgv_sb_put(sb, i ? ", " : "");
+		pgv_sb_literal(sb, rule->columns[i].name);
+	}
+	pgv_sb_put(sb, ")");
+}
+
+/* Up to three comma-separated marker arguments; returns the text after ')' or NULL. */
+static const char *split_args(const char *t, char args[3][96], size_t *n)
+{
+	const char *close = strchr(t, ')');
+
+	*n = 0;
+	if (*t != '(' || !close)
+		return NULL;
+	for (t++; t < close && *n < 3; (*n)++) {
+		const char *end = memchr(t, ',', (size_t)(close - t));
+		size_t len;
+
+		if (!end)
+			end = close;
+		len = (size_t)(end - t);
+		if (len >= sizeof(args[0]))
+			return NULL;
+		memcpy(args[*n], t, len);
+		args[*n][len] = '\0';
+		t = end + 1;
+	}
+	return close + 1;
+}
+
+/*
+ * The markers of the user's rules:
+ *   @R(s,r)      (s, r) names no table with a rule (its statistics would show hidden rows)
+ *   @U(o)        relation oid o is no table with a rule
+ *   @H(o,a)      column a of relation o is one its rule shows (rules without columns show all)
+ *   @Q(s,t,c)    the same by schema, table and column name
+ */
+static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, char kind, const char *t)
+{
+	static const size_t want[] = {['R' - 'H'] = 2, ['U' - 'H'] = 1, ['H' - 'H'] = 2, ['Q' - 'H'] = 3};
+	char args[3][96];
+	const char *rest;
+	size_t n = 0, i;
+	bool any = false;
+
+	rest = split_args(t, args, &n);
+	if (!rest || n != want[kind - 'H'])
+		return NULL;
+	pgv_sb_put(sb, "(");
+	for (i = 0; i < p->nrules; i++) {
+		const struct airlock_rule *rule = &p->rules[i];
+
+		if ((kind == 'H' || kind == 'Q') && !rule->has_columns)
+			continue;
+		pgv_sb_put(sb, any ? (kind == 'R' ? " OR " : " AND ") : (kind == 'R' ? "NOT (" : ""));
+		any = true;
+		switch (kind) {
+		case 'R':
+			put_rule_names(sb, rule->table, args[0], args[1]);
+			break;
+		case 'U':
+			pgv_sb_put(sb, args[0]);
+			pgv_sb_put(sb, " <> ");
+			put_regclass_literal(sb, rule->table);
+			break;
+		case 'H':
+			pgv_sb_put(sb, "(");
+			pgv_sb_put(sb, args[0]);
+			pgv_sb_put(sb, " <> ");
+			put_regclass_literal(sb, rule->table);
+			pgv_sb_put(sb, " OR ");
+			pgv_sb_put(sb, args[1]);
+			pgv_sb_put(sb, " IN ");
+			put_column_list(sb, rule);
+			pgv_sb_put(sb, ")");
+			break;
+		default:
+			pgv_sb_put(sb, "(NOT ");
+			put_rule_names(sb, rule->table, args[0], args[1]);
+			pgv_sb_put(sb, " OR ");
+			pgv_sb_put(sb, args[2]);
+			pgv_sb_put(sb, " IN ");
+			put_column_list(sb, rule);
+			pgv_sb_put(sb, ")");
+			break;
+		}
+	}
+	if (!any)
+		pgv_sb_put(sb, "true");
+	else if (kind == 'R')
+		pgv_sb_put(sb, ")");
+	pgv_sb_put(sb, ")");
+	return rest;
+}
+
+static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t)
+{
+	char a[96], b[96];
+
+	while (*t && !sb->failed) {
+		const char *at = strchr(t, '@'), *rest;
+
+		if (!at) {
+			pgv_sb_put(sb, t);
+			return;
+		}
+		pgv_sb_putn(sb, t, (size_t)(at - t));
+		switch (at[1]) {
+		case 'V':
+			if (sb->vis_cte)
+				pgv_sb_put(sb, "(SELECT airlock_visible.oid FROM airlock_visible)");
+			else
+				visible_relations(sb, p);
+			t = at + 2;
+			break;
+		case 'T':
+			expand(sb, p, VIS_TYPES);
+			t = at + 2;
+			break;
+		case 'C':
+			expand(sb, p, VIS_CONSTRAINTS);
+			t = at + 2;
+			break;
+		case 'M':
+			visible_schemas(sb, p);
+			t = at + 2;
+			break;
+		case 'N':
+		case 'K':
+		case 'O':
+			rest = marker_args(at + 2, a, b, sizeof(a));
+			if (!rest) {
+				sb->failed = true;
+				return;
+			}
+			expand_with(sb, p,
+				    at[1] == 'N'   ? VIS_NAMED
+				    : at[1] == 'K' ? VIS_CONSTRAINT_NAMED
+						   : VIS_OBJECT,
+				    a, b);
+			t = rest;
+			break;
+		case 'R':
+		case 'U':
+		case 'H':
+		case 'Q':
+			rest = rule_marker(sb, p, at[1], at + 2);
+			if (!rest) {
+				sb->failed = true;
+				return;
+			}
+			t = rest;
+			break;
+		default:
+			/* Not a marker: templates never hold '@' otherwise. */
+			sb->failed = true;
+			return;
+		}
+	}
+}
+
+void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy)
+{
+	pgv_sb_put(sb, "WITH airlock_visible(oid) AS MATERIALIZED ");
+	visible_relations(sb, policy);
+	pgv_sb_put(sb, " ");
+	sb->vis_cte = true;
+}
+
+void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template)
+{
+	expand(sb, policy, template);
+}

@@ -1,0 +1,68 @@
+/*
+ * validate_pg_scope_sql: the SQL text the catalog scoping splices into a
+ * statement. A growing string buffer, and the expansion of the filter
+ * templates of validate_pg_scope_rels into SQL that names exactly the
+ * relations the policy allows.
+ *
+ * Template markers (each expands to a parenthesised SQL expression):
+ *   @V          oids of the visible relations: the allowed tables and
+ *               views, their indexes, and the sequences and TOAST tables
+ *               that belong to them
+ *   @T          oids of the visible types: every type but the row types
+ *               of hidden relations and the arrays of those
+ *   @C          oids of the visible constraints (on visible relations and
+ *               referencing only visible relations)
+ *   @M          oids of the visible schemas: pg_catalog,
+ *               information_schema, schemas a "schema.*" entry allows, and
+ *               schemas holding a visible relation
+ *   @N(s,r)     true when schema column s and relation column r name a
+ *               visible relation
+ *   @K(s,k)     true when constraint schema s and name k name a visible
+ *               constraint (information_schema's synthesised NOT NULL
+ *               names included)
+ *   @O(c,o)     true when object o of catalog c (pg_depend style) belongs
+ *               to something visible
+ * Template text outside markers is copied verbatim. Everything returned is
+ * heap memory the caller frees.
+ */
+#ifndef AIRLOCK_VALIDATOR_PG_VALIDATE_PG_SCOPE_SQL_H
+#define AIRLOCK_VALIDATOR_PG_VALIDATE_PG_SCOPE_SQL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/wbuf.h"
+#include "validator/pg/validate_pg.h"
+
+/*
+ * A growing string on protocol/wbuf (zero-initialised is empty); failed
+ * sticks once memory ran out or an expansion went wrong.
+ */
+struct pgv_sbuf {
+	struct wbuf w;
+	bool failed;
+	bool vis_cte; /* @V names the CTE airlock_visible (pgv_scope_put_visible_cte) instead of repeating it */
+};
+
+void pgv_sb_put(struct pgv_sbuf *sb, const char *s);
+void pgv_sb_putn(struct pgv_sbuf *sb, const char *s, size_t n);
+/* s as a SQL string literal ('...' with quotes doubled). */
+void pgv_sb_literal(struct pgv_sbuf *sb, const char *s);
+/* s as a quoted identifier ("..." with quotes doubled). */
+void pgv_sb_ident(struct pgv_sbuf *sb, const char *s);
+/* Returns the text (caller frees) or NULL when memory ran out; resets sb. */
+char *pgv_sb_take(struct pgv_sbuf *sb);
+void pgv_sb_free(struct pgv_sbuf *sb);
+
+/*
+ * Appends "WITH airlock_visible AS MATERIALIZED (<the visible relations>) "
+ * and sets sb->vis_cte, so the markers expanded after it read that CTE:
+ * for templates that hold no text of the agent's, where a name could not
+ * be captured.
+ */
+void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy);
+
+/* Appends template with its markers expanded for policy. */
+void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template);
+
+#endif

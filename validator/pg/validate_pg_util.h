@@ -1,0 +1,39 @@
+/*
+ * validate_pg_util: small helpers shared by the validator's files: filling
+ * a refusal, turning a parse-tree location into a client cursor position,
+ * and reading fields of libpg_query's JSON parse tree. Returned strings
+ * point into the json_t they came from and live as long as it does.
+ */
+#ifndef AIRLOCK_VALIDATOR_PG_VALIDATE_PG_UTIL_H
+#define AIRLOCK_VALIDATOR_PG_VALIDATE_PG_UTIL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "validator/pg/validate_pg.h"
+
+/* Marks out refused with sqlstate, code, an optional hint and a message. */
+__attribute__((format(printf, 6, 7))) void pgv_refuse(struct pgv_result *out, const char *sqlstate,
+						      enum airlock_err code, int cursor_pos, const char *hint,
+						      const char *fmt, ...);
+
+/*
+ * 1-based character position (what a Postgres ErrorResponse carries) of
+ * the 0-based byte offset in sql; 0 when offset is negative or past the end.
+ */
+int pgv_cursor_from_offset(const char *sql, long long offset);
+
+/* Cursor position of node's "location" field, 0 when it has none. */
+int pgv_cursor_of(const char *sql, json_t *node);
+
+/* The string value of obj[key], or NULL when absent or not a string. */
+const char *pgv_str(json_t *obj, const char *key);
+
+/*
+ * Copies src lower-cased (ASCII) into dst of size dstsz. Returns false,
+ * with dst holding a truncated copy, when src does not fit.
+ */
+bool pgv_lower_copy(char *dst, size_t dstsz, const char *src);
+
+#endif
