@@ -19,6 +19,7 @@ Exits 1 with one line per violation, 0 with a summary otherwise.
 """
 
 import collections
+import json
 import re
 import os
 import subprocess
@@ -152,19 +153,14 @@ def layout(build, root):
     folders, text = library_folders(root)
     for m in re.finditer(r"if\(\s*name\s+(MATCHES|STREQUAL)", text):
         out.append("CMakeLists.txt picks by a target's name at offset %d" % m.start())
+    # What the build compiles now, and into which target: the compile
+    # database (a build directory keeps objects of earlier layouts).
     built = collections.defaultdict(set)
-    top = os.path.join(build, "CMakeFiles")
-    # The build's current targets (a build directory keeps those of earlier layouts).
-    with open(os.path.join(top, "TargetDirectories.txt"), encoding="utf-8") as f:
-        current = {os.path.basename(line.strip()) for line in f}
-    for target in os.listdir(top):
-        if not target.endswith(".dir") or target not in current:
-            continue
-        for dirpath, _, names in os.walk(os.path.join(top, target)):
-            for name in names:
-                if name.endswith(".c.o"):
-                    src = os.path.relpath(os.path.join(dirpath, name), os.path.join(top, target))[: -len(".o")]
-                    built[src].add(target[: -len(".dir")])
+    with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
+        for entry in json.load(f):
+            m = re.search(r"-o CMakeFiles/([^/ ]+)\.dir/(\S+)\.o(\s|$)", entry["command"])
+            if m:
+                built[os.path.relpath(entry["file"], root)].add(m.group(1))
     for folder in FOLDERS:
         for dirpath, _, names in os.walk(os.path.join(root, folder)):
             for name in sorted(names):
