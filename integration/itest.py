@@ -41,9 +41,15 @@ def oci_list(job_dir=JOB_DIR):
     root = oci_root(job_dir)
     if not os.path.isdir(root):
         return []
-    out = subprocess.run([OCI_RUNTIME, "--root", root, "list", "--format", "json"],
-                         capture_output=True, text=True, timeout=30, check=True).stdout
-    return [c for c in (json.loads(out) or []) if c["id"].startswith("airlock-")]
+    # `list` reads each container's state file and fails when one is being
+    # deleted under it: that is a moment, not an answer, so ask again.
+    for attempt in range(20):
+        r = subprocess.run([OCI_RUNTIME, "--root", root, "list", "--format", "json"],
+                           capture_output=True, text=True, timeout=30)
+        if r.returncode == 0:
+            return [c for c in (json.loads(r.stdout) or []) if c["id"].startswith("airlock-")]
+        time.sleep(0.05)
+    raise AssertionError("%s list failed 20 times: %s" % (OCI_RUNTIME, r.stderr.strip()))
 
 
 def runner_containers(job_dir=JOB_DIR, running_only=False):
