@@ -4,8 +4,8 @@
  * client gets, when the place that raises it has no more specific one
  * (a column is NULL or 0 where the code never reaches that protocol's
  * clients). The code's name leads the error message, so an agent can
- * branch on it; README.md's error tables are checked against this list
- * by tests/base/test_errors.c.
+ * branch on it; the error tables of docs/errors.md are checked against
+ * this list by tests/base/test_errors.c.
  *
  * Pure data and look-ups; nothing here allocates or is owned.
  */

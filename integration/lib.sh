@@ -44,7 +44,7 @@ AIRLOCK_POOL_MAX=${AIRLOCK_POOL_MAX:-6}
 # shellcheck disable=SC2034  # used by test.sh
 AIRLOCK_POOL_SHAPES=2
 # What runs the runner containers: oci (runc run directly, the default: see
-# the README's "Runtimes") or docker.
+# docs/runtimes.md) or docker.
 AIRLOCK_RUNTIME=${AIRLOCK_RUNTIME:-oci}
 AIRLOCK_OCI_RUNTIME=${AIRLOCK_OCI_RUNTIME:-/usr/sbin/runc}
 AIRLOCK_DOCKER_SOCK=/var/run/docker.sock

@@ -7,7 +7,7 @@ mistake for a whole one (the strict user, truncation_is_error = on).
 
 mcp-server-mysql sends SET SESSION TRANSACTION READ WRITE after every read
 unless started with MYSQL_DISABLE_READ_ONLY_TRANSACTIONS=true; airlock
-refuses that statement, so the server is run that way, as the README says."""
+refuses that statement, so the server is run that way, as docs/clients.md says."""
 
 import os
 

@@ -1,10 +1,10 @@
 /*
- * test_errors: the table of airlock error codes (base/errors.h) and
- * README.md's two error tables say the same: every code that reaches
+ * test_errors: the table of airlock error codes (base/errors.h) and the
+ * two error tables of docs/errors.md say the same: every code that reaches
  * Postgres clients is a row of the Postgres table with its SQLSTATE first,
  * every code that reaches MySQL clients a row of the MySQL table with its
- * errno and SQLSTATE first, and the README names no code the table lacks.
- * README.md is found from $AIRLOCK_TEST_DATA (tests/data) two levels up.
+ * errno and SQLSTATE first, and the page names no code the table lacks.
+ * docs/errors.md is found from $AIRLOCK_TEST_DATA (tests/data) two levels up.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -19,9 +19,9 @@
 
 #include "base/errors.h"
 
-static char *readme;
+static char *page;
 
-static int load_readme(void **state)
+static int load_page(void **state)
 {
 	const char *d = getenv("AIRLOCK_TEST_DATA");
 	char path[4096];
@@ -29,7 +29,7 @@ static int load_readme(void **state)
 	long n;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/../../README.md", d ? d : "tests/data");
+	snprintf(path, sizeof(path), "%s/../../docs/errors.md", d ? d : "tests/data");
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "cannot open %s\n", path);
@@ -38,8 +38,8 @@ static int load_readme(void **state)
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
 	rewind(f);
-	readme = calloc(1, (size_t)n + 1);
-	if (!readme || fread(readme, 1, (size_t)n, f) != (size_t)n) {
+	page = calloc(1, (size_t)n + 1);
+	if (!page || fread(page, 1, (size_t)n, f) != (size_t)n) {
 		fclose(f);
 		return -1;
 	}
@@ -47,17 +47,17 @@ static int load_readme(void **state)
 	return 0;
 }
 
-static int free_readme(void **state)
+static int free_page(void **state)
 {
 	(void)state;
-	free(readme);
+	free(page);
 	return 0;
 }
 
 /* The table whose header line starts with header: its rows, up to the first line that is not a row. */
 static char *table(const char *header)
 {
-	const char *at = strstr(readme, header), *end;
+	const char *at = strstr(page, header), *end;
 
 	assert_non_null(at);
 	at = strchr(at, '\n') + 1; /* the header */
@@ -101,8 +101,8 @@ static void all_codes_known(const char *rows)
 				continue;
 			q = strchr(p + 1, '`');
 			if (airlock_err_from_name(p + 1, (uint32_t)(q - p - 1)) == AIRLOCK_E_NONE)
-				fail_msg("README names %.*s, which base/errors.h does not have", (int)(q - p - 1),
-					 p + 1);
+				fail_msg("docs/errors.md names %.*s, which base/errors.h does not have",
+					 (int)(q - p - 1), p + 1);
 			p = q;
 		}
 		line = eol + 1;
@@ -150,7 +150,7 @@ static void test_names_round_trip(void **state)
 	}
 }
 
-static void test_readme_postgres_table(void **state)
+static void test_doc_postgres_table(void **state)
 {
 	char *rows = table("| Code | SQLSTATE | Meaning |");
 
@@ -164,17 +164,17 @@ static void test_readme_postgres_table(void **state)
 			continue;
 		cell = cell_for(rows, airlock_err_name((enum airlock_err)e));
 		if (!cell)
-			fail_msg("README's Postgres error table has no row for %s",
+			fail_msg("docs/errors.md's Postgres error table has no row for %s",
 				 airlock_err_name((enum airlock_err)e));
 		if (strcmp(first_sqlstate(cell), want) != 0)
-			fail_msg("README gives %s the SQLSTATE \"%s\"; base/errors.h says %s",
+			fail_msg("docs/errors.md gives %s the SQLSTATE \"%s\"; base/errors.h says %s",
 				 airlock_err_name((enum airlock_err)e), cell, want);
 		free(cell);
 	}
 	free(rows);
 }
 
-static void test_readme_mysql_table(void **state)
+static void test_doc_mysql_table(void **state)
 {
 	char *rows = table("| Code | errno (SQLSTATE) | Meaning |");
 
@@ -189,18 +189,19 @@ static void test_readme_mysql_table(void **state)
 			continue;
 		cell = cell_for(rows, airlock_err_name((enum airlock_err)e));
 		if (!cell)
-			fail_msg("README's MySQL error table has no row for %s", airlock_err_name((enum airlock_err)e));
+			fail_msg("docs/errors.md's MySQL error table has no row for %s",
+				 airlock_err_name((enum airlock_err)e));
 		p = cell + strcspn(cell, "0123456789");
 		if ((unsigned)strtoul(p, NULL, 10) != want)
-			fail_msg("README gives %s \"%s\"; base/errors.h says errno %u",
+			fail_msg("docs/errors.md gives %s \"%s\"; base/errors.h says errno %u",
 				 airlock_err_name((enum airlock_err)e), cell, want);
-		/* A warning has no SQLSTATE in the README; an error names it in parentheses. */
+		/* A warning has no SQLSTATE in the table; an error names it in parentheses. */
 		paren = strchr(cell, '(');
 		if (paren && strncmp(paren + 1, state_want, 5) != 0)
-			fail_msg("README gives %s \"%s\"; base/errors.h says SQLSTATE %s",
+			fail_msg("docs/errors.md gives %s \"%s\"; base/errors.h says SQLSTATE %s",
 				 airlock_err_name((enum airlock_err)e), cell, state_want);
 		if (!paren && e != AIRLOCK_E_RESULT_TRUNCATED)
-			fail_msg("README gives %s no SQLSTATE", airlock_err_name((enum airlock_err)e));
+			fail_msg("docs/errors.md gives %s no SQLSTATE", airlock_err_name((enum airlock_err)e));
 		free(cell);
 	}
 	free(rows);
@@ -210,9 +211,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_round_trip),
-		cmocka_unit_test(test_readme_postgres_table),
-		cmocka_unit_test(test_readme_mysql_table),
+		cmocka_unit_test(test_doc_postgres_table),
+		cmocka_unit_test(test_doc_mysql_table),
 	};
 
-	return cmocka_run_group_tests(tests, load_readme, free_readme);
+	return cmocka_run_group_tests(tests, load_page, free_page);
 }

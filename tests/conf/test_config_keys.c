@@ -3,12 +3,16 @@
  * checked row by row so a new key is covered the day it is added: its
  * default parses with its own type and is what a file that leaves it out
  * gets; a reload that changes a no-reload key is refused and one that
- * changes any other key is not; the example file shows every key.
- * Fixtures live in $AIRLOCK_TEST_DATA/config.
+ * changes any other key is not; the example file shows every key, and
+ * the key table of docs/configuration.md gives every key in its section
+ * with its default and its reload rule. Fixtures live in
+ * $AIRLOCK_TEST_DATA/config; the example file and docs/ are found from it
+ * two levels up.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -320,6 +324,184 @@ static void test_example_shows_every_key(void **state)
 	free(text);
 }
 
+/* A file of the source tree, found from $AIRLOCK_TEST_DATA (tests/data) two levels up. */
+static char *read_source_file(const char *name)
+{
+	const char *d = getenv("AIRLOCK_TEST_DATA");
+	char path[4200], *text;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../../%s", d ? d : "tests/data", name);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	text = calloc(1, CONF_MAX_FILE + 1);
+	assert_non_null(text);
+	n = fread(text, 1, CONF_MAX_FILE, f);
+	fclose(f);
+	assert_true(n > 0);
+	return text;
+}
+
+/* The section a "[server]", "[hosts]", "[target NAME]" or "[user NAME]" at s names. */
+static enum conf_section doc_section(const char *s)
+{
+	if (!strncmp(s, "[server]", 8))
+		return SECT_SERVER;
+	if (!strncmp(s, "[hosts]", 7))
+		return SECT_HOSTS;
+	if (!strncmp(s, "[target ", 8))
+		return SECT_TARGET;
+	if (!strncmp(s, "[user ", 6))
+		return SECT_USER;
+	fail_msg("docs/configuration.md: a row names the section %.20s", s);
+	return SECT_NONE;
+}
+
+/* The key a name in the first cell stands for: a rule key may be named bare ("mysql_filter"). */
+static const struct conf_key *doc_key(enum conf_section sect, const char *name)
+{
+	const struct conf_key *k = conf_find_key(sect, name);
+	char with_arg[112];
+
+	if (k)
+		return k;
+	snprintf(with_arg, sizeof(with_arg), "%s TABLE", name);
+	k = conf_find_key(sect, with_arg);
+	return k && (k->flags & CONF_PREFIX) ? k : NULL;
+}
+
+/* The default cell says what the row's key defaults to: its first word, without backticks, or "required". */
+static void check_doc_default(const struct conf_key *k, const char *cell, size_t len)
+{
+	size_t n;
+
+	while (len && *cell == ' ')
+		cell++, len--;
+	if (k->def) {
+		if (*cell == '`') {
+			const char *close = memchr(cell + 1, '`', len - 1);
+
+			assert_non_null(close);
+			cell++;
+			n = (size_t)(close - cell);
+		} else {
+			n = strcspn(cell, " |");
+		}
+		if (n != strlen(k->def) || strncmp(cell, k->def, n) != 0)
+			fail_msg("docs/configuration.md gives %s the default \"%.*s\"; conf/config_keys.c says \"%s\"",
+				 k->name, (int)n, cell, k->def);
+	} else if (k->flags & CONF_REQUIRED) {
+		if (strncmp(cell, "required", 8) != 0)
+			fail_msg("docs/configuration.md does not say %s is required", k->name);
+	} else if (*cell == '`' || (*cell >= '0' && *cell <= '9')) {
+		fail_msg("docs/configuration.md gives %s a default; conf/config_keys.c has none", k->name);
+	}
+}
+
+/*
+ * Every key is a row of docs/configuration.md's key table in its own
+ * section ("[server] pg_listen" opens the [server] rows, and so on), with
+ * its default, and the table names no key the code lacks; an old name,
+ * stored where an earlier key of its section is, need only be named. A key
+ * that needs a restart says so in its row or is named in the sentence
+ * before the table that lists the others.
+ */
+static void test_doc_table_gives_every_key(void **state)
+{
+	char *text = read_source_file("docs/configuration.md");
+	const char *at = strstr(text, "| Section / key | Default | Meaning |"), *line, *restart, *from;
+	bool seen[CONF_MAX_KEYS] = {false}, in_sentence[CONF_MAX_KEYS] = {false}, says[CONF_MAX_KEYS] = {false};
+	enum conf_section sect = SECT_NONE;
+	size_t i, nrows = 0;
+
+	(void)state;
+	assert_non_null(at);
+	line = strchr(strchr(at, '\n') + 1, '\n') + 1; /* past the header and the | --- | line */
+	for (; *line == '|'; line = strchr(line, '\n') + 1) {
+		const char *c2 = strchr(line + 1, '|'), *c3 = c2 ? strchr(c2 + 1, '|') : NULL;
+		const char *eol = strchr(line, '\n');
+		bool no_reload = eol && memmem(line, (size_t)(eol - line), "(not reloadable)", 16);
+
+		assert_non_null(c3);
+		nrows++;
+		for (const char *p = line + 1; p < c2; p++) {
+			const char *q, *name;
+			const struct conf_key *k;
+			char buf[96];
+
+			if (*p != '`')
+				continue;
+			q = memchr(p + 1, '`', (size_t)(c2 - p - 1));
+			assert_non_null(q);
+			snprintf(buf, sizeof(buf), "%.*s", (int)(q - p - 1), p + 1);
+			name = buf;
+			if (*name == '[') {
+				sect = doc_section(name);
+				name = strchr(name, ']');
+				assert_non_null(name);
+				name += 1 + strspn(name + 1, " ");
+			}
+			k = doc_key(sect, name);
+			if (!k)
+				fail_msg("docs/configuration.md names %s, which conf/config_keys.c does not have in "
+					 "that section",
+					 buf);
+			seen[k - conf_keys] = true;
+			says[k - conf_keys] = no_reload;
+			check_doc_default(k, c2 + 1, (size_t)(c3 - c2 - 1));
+			p = q;
+		}
+	}
+	assert_true(nrows >= 10);
+
+	/* The sentence that ends "need a restart": from the ". " before it. */
+	restart = strstr(text, "need a restart.");
+	assert_true(restart && restart < at);
+	for (from = restart; from > text + 1 && strncmp(from - 2, ". ", 2) != 0 && strncmp(from - 2, "\n\n", 2) != 0;
+	     from--)
+		;
+	for (const char *p = from; p < restart; p++) {
+		const char *q = strchr(p + 1, '`');
+		const struct conf_key *k;
+		char buf[96];
+
+		if (*p != '`')
+			continue;
+		assert_true(q && q < restart);
+		snprintf(buf, sizeof(buf), "%.*s", (int)(q - p - 1), p + 1);
+		k = conf_find_key(SECT_SERVER, buf);
+		if (!k || !(k->flags & CONF_NO_RELOAD))
+			fail_msg("docs/configuration.md says %s needs a restart; conf/config_keys.c lets a reload "
+				 "change it",
+				 buf);
+		in_sentence[k - conf_keys] = true;
+		p = q;
+	}
+
+	for (i = 0; i < conf_nkeys; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		bool old_name = false;
+		char want[96];
+
+		for (size_t j = 0; j < i; j++)
+			if (conf_keys[j].sect == k->sect && conf_keys[j].off == k->off &&
+			    conf_keys[j].type == k->type && !(k->flags & CONF_PREFIX))
+				old_name = true;
+		snprintf(want, sizeof(want), "`%s`", k->name);
+		if (!seen[i] && !(old_name && strstr(at, want)))
+			fail_msg("docs/configuration.md's key table has no row for %s", k->name);
+		if ((k->flags & CONF_NO_RELOAD) && !says[i] && !in_sentence[i])
+			fail_msg("docs/configuration.md does not say that changing %s needs a restart", k->name);
+		if (says[i] && !(k->flags & CONF_NO_RELOAD))
+			fail_msg("docs/configuration.md says %s is not reloadable; conf/config_keys.c lets a reload "
+				 "change it",
+				 k->name);
+	}
+	free(text);
+}
+
 /* A user who must use TLS needs a listener that offers it. */
 static void test_user_tls_required_needs_the_files(void **state)
 {
@@ -353,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_reload_takes_sections),
 		cmocka_unit_test(test_runner_ids_parsed_once),
 		cmocka_unit_test(test_example_shows_every_key),
+		cmocka_unit_test(test_doc_table_gives_every_key),
 		cmocka_unit_test(test_user_tls_required_needs_the_files),
 	};
 
