@@ -1,4 +1,4 @@
-/* errors: look-ups in the table of airlock error codes (see errors.h). */
+/* errors: look-ups in the tables of airlock error codes and the database's own conditions (see errors.h). */
 #include "base/errors.h"
 
 #include <string.h>
@@ -47,4 +47,41 @@ uint16_t airlock_err_my_errno(enum airlock_err e)
 const char *airlock_err_my_sqlstate(enum airlock_err e)
 {
 	return row(e)->my_sqlstate;
+}
+
+static const struct err_row natives[AIRLOCK_N_COUNT] = {[AIRLOCK_N_NONE] = {"", NULL, 0, NULL},
+#define AIRLOCK_NATIVE_ROW(name, pg, my_errno, my_state) [AIRLOCK_N_##name] = {#name, pg, my_errno, my_state},
+							AIRLOCK_NATIVE(AIRLOCK_NATIVE_ROW)
+#undef AIRLOCK_NATIVE_ROW
+};
+
+static const struct err_row *native(enum airlock_native n)
+{
+	return (unsigned)n < AIRLOCK_N_COUNT ? &natives[n] : &natives[AIRLOCK_N_NONE];
+}
+
+const char *airlock_native_name(enum airlock_native n)
+{
+	return native(n)->name;
+}
+
+const char *airlock_pg_sqlstate(enum airlock_err code, enum airlock_native n)
+{
+	const char *s = n != AIRLOCK_N_NONE ? native(n)->pg_sqlstate : row(code)->pg_sqlstate;
+
+	return s ? s : natives[AIRLOCK_N_PG_INTERNAL_ERROR].pg_sqlstate;
+}
+
+uint16_t airlock_my_errno(enum airlock_err code, enum airlock_native n)
+{
+	const struct err_row *r = n != AIRLOCK_N_NONE ? native(n) : row(code);
+
+	return r->my_errno ? r->my_errno : natives[AIRLOCK_N_MY_UNKNOWN_ERROR].my_errno;
+}
+
+const char *airlock_my_sqlstate(enum airlock_err code, enum airlock_native n)
+{
+	const struct err_row *r = n != AIRLOCK_N_NONE ? native(n) : row(code);
+
+	return r->my_errno && r->my_sqlstate ? r->my_sqlstate : natives[AIRLOCK_N_MY_UNKNOWN_ERROR].my_sqlstate;
 }
