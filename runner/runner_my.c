@@ -49,6 +49,7 @@
 #include <mysql.h>
 
 #include "base/errors.h"
+#include "runner/runner_cap.h"
 #include "runner/runner_mem.h"
 #include "runner/runner_my_conn.h"
 #include "runner/runner_my_watch.h"
@@ -92,8 +93,7 @@ struct my_run {
 	unsigned long long conn_id;
 	struct my_watch watch;
 	bool sent_cols; /* a 'K' frame went out: the statement returned a result set */
-	uint64_t rows;
-	uint64_t bytes;
+	struct runner_sent sent;
 	enum frame_trunc trunc;
 	unsigned warnings;
 	const char *refusal;
@@ -434,19 +434,14 @@ static enum outcome send_row(struct my_run *r, MYSQL_ROW row, const unsigned lon
 	size_t body = 2;
 	unsigned i;
 
-	if (r->rows >= r->job->max_rows) {
-		r->trunc = FRAME_TRUNC_MAX_ROWS;
-		return OUT_TRUNCATED;
-	}
 	for (i = 0; i < n; i++) {
 		body += 4;
 		if (row[i])
 			body += lengths[i];
 	}
-	if (body > FRAME_MAX_PAYLOAD || body > r->job->max_bytes - r->bytes) {
-		r->trunc = FRAME_TRUNC_MAX_BYTES;
+	r->trunc = runner_cap_check(r->job, &r->sent, body, true);
+	if (r->trunc != FRAME_TRUNC_NONE)
 		return OUT_TRUNCATED;
-	}
 	frame_begin(b, FRAME_ROW);
 	frame_put_u16(b, (uint16_t)n);
 	for (i = 0; i < n; i++) {
@@ -459,8 +454,7 @@ static enum outcome send_row(struct my_run *r, MYSQL_ROW row, const unsigned lon
 	}
 	if (runner_ctl_commit(r->ctl) < 0)
 		return OUT_GONE;
-	r->rows++;
-	r->bytes += body;
+	runner_cap_count(&r->sent, body, true);
 	return OUT_OK;
 }
 
@@ -696,14 +690,14 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 		switch (o) {
 		case OUT_OK:
 			if (r->sent_cols)
-				snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->rows);
+				snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->sent.rows);
 			else
 				snprintf(tag, sizeof(tag), "OK");
-			runner_ctl_complete_my(r->ctl, r->rows, FRAME_TRUNC_NONE, tag, r->warnings);
+			runner_ctl_complete_my(r->ctl, r->sent.rows, FRAME_TRUNC_NONE, tag, r->warnings);
 			break;
 		case OUT_TRUNCATED:
-			snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->rows);
-			runner_ctl_complete_my(r->ctl, r->rows, r->trunc, tag, 0);
+			snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->sent.rows);
+			runner_ctl_complete_my(r->ctl, r->sent.rows, r->trunc, tag, 0);
 			break;
 		case OUT_ERROR:
 			send_backend_error(r);

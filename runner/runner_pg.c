@@ -348,13 +348,13 @@ static int finish(struct pg_run *r, enum outcome o)
 			send_backend_error(r, r->error);
 			break;
 		}
-		runner_ctl_complete(r->ctl, r->rows, FRAME_TRUNC_NONE, r->tag);
+		runner_ctl_complete(r->ctl, r->sent.rows, FRAME_TRUNC_NONE, r->tag);
 		break;
 	case OUT_TRUNCATED:
 		/* Cancel first so the backend stops before the proxy drops the relay. */
 		cancel_query(r);
-		snprintf(tag, sizeof(tag), "%s %" PRIu64, r->copying ? "COPY" : "SELECT", r->rows);
-		runner_ctl_complete(r->ctl, r->rows, r->trunc, tag);
+		snprintf(tag, sizeof(tag), "%s %" PRIu64, r->copying ? "COPY" : "SELECT", r->sent.rows);
+		runner_ctl_complete(r->ctl, r->sent.rows, r->trunc, tag);
 		break;
 	case OUT_CANCEL:
 		cancel_query(r);

@@ -13,6 +13,7 @@
 
 #include <libpq-fe.h>
 
+#include "runner/runner_cap.h"
 #include "runner/runner_ctl.h"
 #include "runner/runner_job.h"
 #include "runner/runner_mem.h"
@@ -64,8 +65,7 @@ struct pg_run {
 	int64_t deadline; /* the statement's */
 	char proto_state[6];
 	char proto_msg[160];
-	uint64_t rows;
-	uint64_t bytes;
+	struct runner_sent sent;
 	enum frame_trunc trunc;
 	char tag[64];
 };

@@ -309,10 +309,10 @@ enum outcome send_row(struct pg_run *r, const PGresult *res)
 	int n = PQnfields(res), i;
 	size_t body = 2;
 
-	if (r->rows >= r->job->max_rows) {
-		r->trunc = FRAME_TRUNC_MAX_ROWS;
+	/* Past max_rows nothing of the row is needed, not even its decoding. */
+	r->trunc = runner_cap_check(r->job, &r->sent, 0, true);
+	if (r->trunc != FRAME_TRUNC_NONE)
 		return OUT_TRUNCATED;
-	}
 	if (r->wrapped && !decode_row(r, res))
 		return OUT_LOST;
 	for (i = 0; i < n; i++) {
@@ -320,10 +320,9 @@ enum outcome send_row(struct pg_run *r, const PGresult *res)
 		if (!PQgetisnull(res, 0, i))
 			body += value_len(r, res, i);
 	}
-	if (body > FRAME_MAX_PAYLOAD || body > r->job->max_bytes - r->bytes) {
-		r->trunc = FRAME_TRUNC_MAX_BYTES;
+	r->trunc = runner_cap_check(r->job, &r->sent, body, true);
+	if (r->trunc != FRAME_TRUNC_NONE)
 		return OUT_TRUNCATED;
-	}
 	frame_begin(b, FRAME_ROW);
 	frame_put_u16(b, (uint16_t)n);
 	for (i = 0; i < n; i++) {
@@ -339,8 +338,7 @@ enum outcome send_row(struct pg_run *r, const PGresult *res)
 	}
 	if (runner_ctl_commit(r->ctl) < 0)
 		return OUT_GONE;
-	r->rows++;
-	r->bytes += body;
+	runner_cap_count(&r->sent, body, true);
 	return OUT_OK;
 }
 
@@ -377,9 +375,8 @@ enum outcome copy_out(struct pg_run *r, const PGresult *res)
 		}
 		if (len < 0)
 			return OUT_OK; /* done (-1) or failed (-2): the result that follows says which */
-		if ((!header && r->rows >= r->job->max_rows) || (uint64_t)len > r->job->max_bytes - r->bytes ||
-		    (size_t)len > FRAME_MAX_PAYLOAD) {
-			r->trunc = r->rows >= r->job->max_rows ? FRAME_TRUNC_MAX_ROWS : FRAME_TRUNC_MAX_BYTES;
+		r->trunc = runner_cap_check(r->job, &r->sent, (size_t)len, !header);
+		if (r->trunc != FRAME_TRUNC_NONE) {
 			PQfreemem(buf);
 			return OUT_TRUNCATED;
 		}
@@ -388,10 +385,8 @@ enum outcome copy_out(struct pg_run *r, const PGresult *res)
 		PQfreemem(buf);
 		if (runner_ctl_commit(r->ctl) < 0)
 			return OUT_GONE;
-		if (!header)
-			r->rows++;
+		runner_cap_count(&r->sent, (size_t)len, !header);
 		header = false; /* the header line is bytes, not a row */
-		r->bytes += (uint64_t)len;
 	}
 }
 
