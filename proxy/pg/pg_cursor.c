@@ -269,7 +269,9 @@ static void cursor_done(void *arg, const struct job_result *r)
 		return;
 	} else {
 		c->failed = true;
-		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s", c->mismatch ? "0A000" : r->sqlstate);
+		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s",
+			 c->mismatch ? airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED)
+				     : r->sqlstate);
 		c->err_code = c->mismatch ? AIRLOCK_E_NONE : r->code;
 		snprintf(c->err_message, sizeof(c->err_message), "%s",
 			 c->mismatch ? "cached plan must not change result type" : r->message);
@@ -332,7 +334,7 @@ static struct pg_cursor *cursor_new(struct pg_session *s)
 		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
 	if (!c || !c->resume) {
 		free(c);
-		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 		return NULL;
 	}
 	c->s = s;
@@ -353,20 +355,21 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	int slot = -1;
 
 	if (s->txn == 'I' && !v->hold) {
-		pgr_error(s, "25P01", AIRLOCK_E_NONE, "DECLARE CURSOR can only be used in transaction blocks", NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
+			  "DECLARE CURSOR can only be used in transaction blocks", NULL, 0);
 		return true;
 	}
 	if (find_cursor(s, v->name) >= 0) {
 		snprintf(msg, sizeof(msg), "cursor \"%s\" already exists", v->name);
-		pgr_error(s, "42P03", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_DUPLICATE_CURSOR, msg, NULL, 0);
 		return true;
 	}
 	for (int i = 0; i < SESS_MAX_CURSORS && slot < 0; i++)
 		if (!s->cursors[i])
 			slot = i;
 	if (slot < 0) {
-		pgr_error(s, "53400", AIRLOCK_E_NONE, "too many open cursors in this session",
-			  "CLOSE cursors you are done with", 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_CONFIGURATION_LIMIT_EXCEEDED,
+			  "too many open cursors in this session", "CLOSE cursors you are done with", 0);
 		return true;
 	}
 	if (!(c = cursor_new(s)))
@@ -447,11 +450,11 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v, const str
 
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
-		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_CURSOR, msg, NULL, 0);
 		return true;
 	}
 	if (x->formats && strchr(x->formats, '1')) {
-		pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED, "binary results from a cursor are not supported",
+		pgr_error(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "binary results from a cursor are not supported",
 			  "FETCH in text (psycopg: a server-side cursor with binary=False), or Execute the SELECT "
 			  "with a row limit",
 			  0);
@@ -484,7 +487,7 @@ bool pgc_describe_cursor(struct pg_session *s, const char *name)
 
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
-		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_CURSOR, msg, NULL, 0);
 		return true;
 	}
 	c = s->cursors[i];
@@ -517,7 +520,7 @@ bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_resul
 			cursor_free(s, i);
 		} else {
 			snprintf(msg, sizeof(msg), "cursor \"%s\" does not exist", v->name);
-			pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_CURSOR, msg, NULL, 0);
 			return true;
 		}
 		pgr_local_done(s, v->name[0] ? "CLOSE CURSOR" : "CLOSE CURSOR ALL");

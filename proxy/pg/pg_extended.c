@@ -19,7 +19,7 @@
 static void pgx_protocol_error(struct pg_session *s, const char *err)
 {
 	s->cur.extended = true;
-	pgr_error(s, "08P01", AIRLOCK_E_NONE, err ? err : "malformed message", NULL, 0);
+	pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "malformed message", NULL, 0);
 }
 
 static void pgx_begin(struct pg_session *s)
@@ -42,13 +42,14 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		return true;
 	}
 	if (strlen(pp.name) >= sizeof(st->name) || pp.ntypes > SESS_MAX_PARAMS) {
-		pgr_error(s, "54000", AIRLOCK_E_NONE, "statement name too long or too many parameter types", NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED,
+			  "statement name too long or too many parameter types", NULL, 0);
 		return true;
 	}
 	old = pgx_find_stmt(s, pp.name);
 	if (old >= 0 && pp.name[0]) {
 		snprintf(msg, sizeof(msg), "prepared statement \"%s\" already exists", pp.name);
-		pgr_error(s, "42P05", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_DUPLICATE_PREPARED_STATEMENT, msg, NULL, 0);
 		return true;
 	}
 	if (old >= 0)
@@ -56,7 +57,8 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	/* Bounded by the memory they hold (their text and what airlock keeps for each), not by a count. */
 	if (s->prepared_bytes + sizeof(*st) + strlen(pp.query) + 1 + (size_t)pp.ntypes * sizeof(uint32_t) >
 	    SESS_MAX_PREPARED_BYTES) {
-		pgr_error(s, "53400", AIRLOCK_E_NONE, "prepared statements of this session hold too much memory",
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_CONFIGURATION_LIMIT_EXCEEDED,
+			  "prepared statements of this session hold too much memory",
 			  "close prepared statements you no longer need", 0);
 		return true;
 	}
@@ -66,7 +68,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		if (st)
 			free(st->sql);
 		free(st);
-		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 		return true;
 	}
 	snprintf(st->name, sizeof(st->name), "%s", pp.name);
@@ -76,8 +78,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	pgp_validate(s, st->sql, &st->v);
 	s->core.fingerprint = st->v.fingerprint;
 	if (st->v.kind == PGV_REFUSED) {
-		pgr_error(s, st->v.sqlstate, st->v.code, st->v.message, st->v.hint[0] ? st->v.hint : NULL,
-			  st->v.cursor_pos);
+		pgr_refused(s, &st->v);
 		free(st->sql);
 		free(st->types);
 		free(st);
@@ -88,7 +89,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 		free(st->sql);
 		free(st->types);
 		free(st);
-		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 		return true;
 	}
 	st->bytes = sizeof(*st) + strlen(st->sql) + 1 + (size_t)st->ntypes * sizeof(uint32_t);
@@ -114,13 +115,13 @@ static bool bind_matches(struct pg_session *s, const struct pgx_stmt *st, const 
 		snprintf(msg, sizeof(msg),
 			 "bind message supplies %u parameters, but prepared statement \"%s\" requires %u", b->nparams,
 			 st->name, st->ntypes);
-		pgr_error(s, "08P01", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, msg, NULL, 0);
 		return false;
 	}
 	if (b->nresult_formats > 1 && b->nresult_formats != ncols) {
 		snprintf(msg, sizeof(msg), "bind message has %u result formats but query has %u columns",
 			 b->nresult_formats, ncols);
-		pgr_error(s, "08P01", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, msg, NULL, 0);
 		return false;
 	}
 	return true;
@@ -146,13 +147,13 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	si = pgx_find_stmt(s, b.stmt);
 	if (si < 0) {
 		snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", b.stmt);
-		pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_PREPARED_STATEMENT, msg, NULL, 0);
 		return true;
 	}
 	st = s->stmts[si];
 	if (b.nparams > SESS_MAX_PARAMS || strlen(b.portal) >= sizeof(p->name) ||
 	    pg_bind_values(&b, vals, SESS_MAX_PARAMS) != PG_OK) {
-		pgr_error(s, "54000", AIRLOCK_E_NONE, "too many parameters", NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED, "too many parameters", NULL, 0);
 		return true;
 	}
 	/* The codec has checked every code is 0 or 1. */
@@ -165,7 +166,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	old = pgx_find_portal(s, b.portal);
 	if (old >= 0 && b.portal[0]) {
 		snprintf(msg, sizeof(msg), "portal \"%s\" already exists", b.portal);
-		pgr_error(s, "42P03", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_DUPLICATE_CURSOR, msg, NULL, 0);
 		return true;
 	}
 	if (old >= 0)
@@ -174,15 +175,15 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		if (!s->portals[i])
 			slot = i;
 	if (slot < 0) {
-		pgr_error(s, "53400", AIRLOCK_E_NONE, "too many open portals in this session",
-			  "close portals you no longer need", 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_CONFIGURATION_LIMIT_EXCEEDED,
+			  "too many open portals in this session", "close portals you no longer need", 0);
 		return true;
 	}
 	for (uint16_t i = 0; i < b.nparams; i++) {
 		/* Postgres reads a text parameter as a string of the client encoding: a NUL byte is not one. */
 		if (vals[i].format == 0 && vals[i].len > 0 && memchr(vals[i].data, '\0', (size_t)vals[i].len)) {
-			pgr_error(s, "22021", AIRLOCK_E_NONE, "invalid byte sequence for encoding \"UTF8\": 0x00", NULL,
-				  0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_BYTE_SEQUENCE,
+				  "invalid byte sequence for encoding \"UTF8\": 0x00", NULL, 0);
 			return true;
 		}
 		total += vals[i].len > 0 ? (size_t)vals[i].len : 0;
@@ -190,8 +191,9 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	if (keep_formats)
 		total += b.nresult_formats + 1;
 	if (s->prepared_bytes + total > SESS_MAX_PREPARED_BYTES) {
-		pgr_error(s, "53400", AIRLOCK_E_NONE, "bound parameters of this session hold too much memory",
-			  "close portals you no longer need", 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_CONFIGURATION_LIMIT_EXCEEDED,
+			  "bound parameters of this session hold too much memory", "close portals you no longer need",
+			  0);
 		return true;
 	}
 	p = calloc(1, sizeof(*p));
@@ -211,7 +213,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 			free(p->formats);
 		}
 		free(p);
-		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 		return true;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", b.portal);
@@ -335,7 +337,8 @@ static void described(void *arg, const struct job_result *r)
 		pgr_stmt_rowdesc(s, st, p ? p->formats : NULL);
 		session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
 	} else if (r->ok) {
-		pgr_error(s, "XX000", AIRLOCK_E_EXECUTION_FAILED, "the statement could not be described", NULL, 0);
+		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			  "the statement could not be described", NULL, 0);
 	} else {
 		pgr_job_error(s, r);
 		s->discard_until_sync = true;
@@ -367,7 +370,7 @@ static bool describe_remote(struct pg_session *s, struct pgx_stmt *st, struct pg
 	/* The search_path may have changed since Parse: decide again, as Execute will. */
 	pgp_validate(s, st->sql, &v);
 	if (v.kind == PGV_REFUSED) {
-		pgr_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
+		pgr_refused(s, &v);
 		return true;
 	}
 	rd.scope = v.kind == PGV_READ;
@@ -405,7 +408,7 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		i = pgx_find_stmt(s, name);
 		if (i < 0) {
 			snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", name);
-			pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_PREPARED_STATEMENT, msg, NULL, 0);
 			return true;
 		}
 		st = s->stmts[i];
@@ -462,7 +465,7 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 	i = pgx_find_portal(s, name);
 	if (i < 0) {
 		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
-		pgr_error(s, "34000", AIRLOCK_E_NONE, msg, NULL, 0);
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_CURSOR, msg, NULL, 0);
 		return true;
 	}
 	p = s->portals[i];

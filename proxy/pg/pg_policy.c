@@ -45,7 +45,7 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped)
 	session_policy(s, &pol, path);
 	if (vcl_pg_scope(s->core.srv->validators, &pol, sql, scoped, &v) == PGV_READ)
 		return true;
-	pgr_error(s, v.sqlstate, v.code, v.message, v.hint[0] ? v.hint : NULL, v.cursor_pos);
+	pgr_refused(s, &v);
 	return false;
 }
 

@@ -131,14 +131,15 @@ static void do_set(struct pg_session *s, const struct pgv_result *v)
 		pgs_reset(&s->set, v->name, msg, sizeof(msg));
 		reported = true;
 	} else if (v->is_local && s->txn == 'I') {
-		pgr_put_notice(s, "WARNING", "25P01", "SET LOCAL can only be used in transaction blocks", NULL);
+		pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
+			    "SET LOCAL can only be used in transaction blocks");
 		pgr_local_done(s, "SET");
 		return;
 	} else if (pgs_set(&s->set, v->name, v->value, false, &reported, &sqlstate, &code, msg, sizeof(msg)) < 0) {
 		char hint[512];
 
 		snprintf(hint, sizeof(hint), "settings that can be changed: %s", pgs_allowed_names());
-		pgr_error(s, sqlstate, code, msg, code == AIRLOCK_E_SETTING_NOT_ALLOWED ? hint : NULL, 0);
+		pgr_error(s, code, AIRLOCK_N_NONE, msg, code == AIRLOCK_E_SETTING_NOT_ALLOWED ? hint : NULL, 0);
 		return;
 	}
 	pgr_local_done(s, "SET");
@@ -151,16 +152,17 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 	switch (v->kind) {
 	case PGV_BEGIN:
 		if (v->read_write) {
-			pgr_error(s, "25006", AIRLOCK_E_NOT_READ_ONLY, "airlock transactions are read-only",
+			pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "airlock transactions are read-only",
 				  "use BEGIN or BEGIN READ ONLY", 0);
 			return;
 		}
 		if (s->txn != 'I') {
-			pgr_put_notice(s, "WARNING", "25001", "there is already a transaction in progress", NULL);
+			pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_TRANSACTION_IN_PROGRESS,
+				    "there is already a transaction in progress");
 		} else {
 			/* Kept only while the block lasts: an idle session does not carry a second copy. */
 			if (!s->snapshot && !(s->snapshot = malloc(sizeof(*s->snapshot)))) {
-				pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+				pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 				return;
 			}
 			*s->snapshot = s->set;
@@ -173,7 +175,8 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		pgc_end_transaction(s);
 		pgx_close_suspended(s);
 		if (s->txn == 'I')
-			pgr_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
+			pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
+				    "there is no transaction in progress");
 		if (s->txn == 'E' && s->snapshot)
 			s->set = *s->snapshot;
 		pgr_local_done(s, s->txn == 'E' ? "ROLLBACK" : "COMMIT");
@@ -185,7 +188,8 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		pgc_end_transaction(s);
 		pgx_close_suspended(s);
 		if (s->txn == 'I')
-			pgr_put_notice(s, "WARNING", "25P01", "there is no transaction in progress", NULL);
+			pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
+				    "there is no transaction in progress");
 		else if (s->snapshot)
 			s->set = *s->snapshot;
 		s->txn = 'I';
@@ -195,8 +199,8 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		return;
 	case PGV_SAVEPOINT:
 		if (s->txn == 'I') {
-			pgr_error(s, "25P01", AIRLOCK_E_NONE, "SAVEPOINT can only be used in transaction blocks", NULL,
-				  0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
+				  "SAVEPOINT can only be used in transaction blocks", NULL, 0);
 			return;
 		}
 		if (s->nsavepoints < SESS_MAX_SAVEPOINTS)
@@ -211,14 +215,14 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		if (s->txn == 'I') {
 			snprintf(msg, sizeof(msg), "%s can only be used in transaction blocks",
 				 v->kind == PGV_RELEASE ? "RELEASE SAVEPOINT" : "ROLLBACK TO SAVEPOINT");
-			pgr_error(s, "25P01", AIRLOCK_E_NONE, msg, NULL, 0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION, msg, NULL, 0);
 			return;
 		}
 		while (i > 0 && strcmp(s->savepoints[i - 1], v->name) != 0)
 			i--;
 		if (i == 0) {
 			snprintf(msg, sizeof(msg), "savepoint \"%s\" does not exist", v->name);
-			pgr_error(s, "3B001", AIRLOCK_E_NONE, msg, NULL, 0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_SAVEPOINT, msg, NULL, 0);
 			return;
 		}
 		if (v->kind == PGV_RELEASE) {
@@ -372,8 +376,8 @@ static bool run_copy(struct pg_session *s, const char *sql, const struct pgv_res
 	}
 	pgp_validate(s, copy, again);
 	if (again->kind != PGV_COPY_OUT) {
-		pgr_error(s, "XX000", AIRLOCK_E_UNSUPPORTED, "the COPY could not be checked again after scoping",
-			  "COPY (SELECT ...) TO STDOUT", 0);
+		pgr_error(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			  "the COPY could not be checked again after scoping", "COPY (SELECT ...) TO STDOUT", 0);
 		goto out;
 	}
 	rd.sql = copy;
@@ -384,7 +388,7 @@ static bool run_copy(struct pg_session *s, const char *sql, const struct pgv_res
 	}
 out:
 	if (done && (!inner || !again))
-		pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 	free(inner);
 	free(scoped);
 	free(copy);
@@ -402,7 +406,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	session_statement_begin(&s->core, v->fingerprint);
 	s->cur = *x;
 	if (s->txn == 'E' && v->kind != PGV_ROLLBACK && v->kind != PGV_COMMIT && v->kind != PGV_ROLLBACK_TO) {
-		pgr_error(s, "25P02", AIRLOCK_E_NONE,
+		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_IN_FAILED_TRANSACTION,
 			  "current transaction is aborted, commands ignored until end of transaction block",
 			  "send ROLLBACK", 0);
 		return true;
@@ -410,7 +414,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	switch (v->kind) {
 	case PGV_REFUSED:
 	case PGV_NKINDS: /* never a result; refused to be safe */
-		pgr_error(s, v->sqlstate, v->code, v->message, v->hint[0] ? v->hint : NULL, v->cursor_pos);
+		pgr_refused(s, v);
 		break;
 	case PGV_EMPTY:
 		pg_put_empty_query(&s->core.w);
@@ -420,7 +424,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_RESET:
 		if (pgs_reset(&s->set, v->name, msg, sizeof(msg)) < 0) {
-			pgr_error(s, "42501", AIRLOCK_E_SETTING_NOT_ALLOWED, msg, NULL, 0);
+			pgr_error(s, AIRLOCK_E_SETTING_NOT_ALLOWED, AIRLOCK_N_NONE, msg, NULL, 0);
 			break;
 		}
 		pgr_local_done(s, "RESET");
@@ -444,8 +448,8 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		break;
 	case PGV_DISCARD:
 		if (s->txn != 'I') {
-			pgr_error(s, "25001", AIRLOCK_E_NONE, "DISCARD ALL cannot run inside a transaction block", NULL,
-				  0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_TRANSACTION_IN_PROGRESS,
+				  "DISCARD ALL cannot run inside a transaction block", NULL, 0);
 			break;
 		}
 		/* As Postgres: settings reset, prepared statements and cursors gone. */
@@ -457,14 +461,15 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	case PGV_DEALLOCATE:
 		if (pgx_deallocate(s, v->name) < 0) {
 			snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", v->name);
-			pgr_error(s, "26000", AIRLOCK_E_NONE, msg, NULL, 0);
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_PREPARED_STATEMENT, msg, NULL, 0);
 			break;
 		}
 		pgr_local_done(s, v->name[0] ? "DEALLOCATE" : "DEALLOCATE ALL");
 		break;
 	case PGV_SET_TRANSACTION:
 		if (v->read_write) {
-			pgr_error(s, "25006", AIRLOCK_E_NOT_READ_ONLY, "airlock transactions are read-only", NULL, 0);
+			pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "airlock transactions are read-only",
+				  NULL, 0);
 			break;
 		}
 		pgr_local_done(s, "SET");

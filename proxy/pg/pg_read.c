@@ -47,7 +47,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		req.plan_tables = plan = pgp_plan_tables(s);
 		if (!plan) {
 			free(scoped);
-			pgr_error(s, "53200", AIRLOCK_E_OUT_OF_MEMORY, "out of memory", NULL, 0);
+			pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 			return NULL;
 		}
 	}

@@ -19,8 +19,9 @@ void pgr_flush(struct pg_session *s)
 	session_flush(&s->core);
 }
 
-void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		   const char *detail, const char *hint, int position)
+/* An ErrorResponse with a SQLSTATE decided already (the table's, or one relayed from a runner). */
+static void put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		      const char *detail, const char *hint, int position)
 {
 	struct pg_error_fields e = {
 		.severity = severity,
@@ -33,8 +34,8 @@ void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlst
 	pg_put_error(&s->core.w, &e);
 }
 
-void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		    const char *hint)
+static void put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
+		       const char *hint)
 {
 	struct pg_error_fields e = {
 		.severity = severity,
@@ -45,6 +46,31 @@ void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqls
 	pg_put_notice(&s->core.w, &e);
 }
 
+/* The message as sent: the airlock code leads it, so an agent can branch on it. */
+static const char *led(enum airlock_err code, const char *message, char *buf, size_t len)
+{
+	const char *name = airlock_err_name(code);
+
+	if (!name[0] || strncmp(message, name, strlen(name)) == 0)
+		return message;
+	snprintf(buf, len, "%s: %s", name, message);
+	return buf;
+}
+
+void pgr_warning(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message)
+{
+	char text[1100];
+
+	put_notice(s, "WARNING", airlock_pg_sqlstate(code, native), led(code, message, text, sizeof(text)), NULL);
+}
+
+void pgr_fatal(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message)
+{
+	char text[1100];
+
+	put_error(s, "FATAL", airlock_pg_sqlstate(code, native), led(code, message, text, sizeof(text)), NULL, NULL, 0);
+}
+
 void pgr_ready(struct pg_session *s)
 {
 	pg_put_ready(&s->core.w, s->txn);
@@ -52,24 +78,30 @@ void pgr_ready(struct pg_session *s)
 }
 
 /* A statement-level error: inside a transaction block it aborts the block. */
-void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message, const char *hint,
-	       int position)
+static void refuse(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message,
+		   const char *hint, int position)
 {
-	const char *name = airlock_err_name(code);
-	char prefixed[1100];
+	char text[1100];
 
-	/* The airlock code leads the message, so an agent can branch on it. */
-	if (name[0] && strncmp(message, name, strlen(name)) != 0) {
-		snprintf(prefixed, sizeof(prefixed), "%s: %s", name, message);
-		message = prefixed;
-	}
-	pgr_put_error(s, "ERROR", sqlstate, message, NULL, hint, position);
+	put_error(s, "ERROR", sqlstate, led(code, message, text, sizeof(text)), NULL, hint, position);
 	s->errors++;
 	if (s->txn == 'T')
 		s->txn = 'E';
 	if (s->cur.extended)
 		s->discard_until_sync = true;
 	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
+}
+
+void pgr_error(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message,
+	       const char *hint, int position)
+{
+	refuse(s, airlock_pg_sqlstate(code, native), code, message, hint, position);
+}
+
+void pgr_refused(struct pg_session *s, const struct pgv_result *v)
+{
+	/* The worker took the SQLSTATE from the table; one that is not a SQLSTATE never passed vw_result. */
+	refuse(s, v->sqlstate, v->code, v->message, v->hint[0] ? v->hint : NULL, v->cursor_pos);
 }
 
 void pgr_local_done(struct pg_session *s, const char *tag)
@@ -162,7 +194,7 @@ bool pgr_rowdesc_differs(const struct pgx_stmt *st, const struct frame *f)
 
 void pgr_result_type_changed(struct pg_session *s)
 {
-	pgr_error(s, "0A000", AIRLOCK_E_NONE, "cached plan must not change result type",
+	pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED, "cached plan must not change result type",
 		  "prepare the statement again (Parse), then Describe it", 0);
 }
 
@@ -174,7 +206,9 @@ void pgr_frame_notice(struct pg_session *s, const struct frame_error *e)
 	snprintf(sqlstate, sizeof(sqlstate), "%.*s", (int)e->sqlstate.len, e->sqlstate.ptr);
 	snprintf(message, sizeof(message), "%.*s", (int)e->message.len, e->message.ptr);
 	snprintf(hint, sizeof(hint), "%.*s", (int)e->hint.len, e->hint.ptr);
-	pgr_put_notice(s, "NOTICE", sqlstate[0] ? sqlstate : "00000", message, hint[0] ? hint : NULL);
+	put_notice(s, "NOTICE",
+		   sqlstate[0] ? sqlstate : airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_SUCCESSFUL_COMPLETION),
+		   message, hint[0] ? hint : NULL);
 	pgr_flush(s);
 }
 
@@ -197,7 +231,7 @@ void pgr_truncated(struct pg_session *s, uint8_t truncated, uint64_t rows)
 	char note[512];
 
 	truncation_text(s, truncated, rows, note, sizeof(note));
-	pgr_put_notice(s, "NOTICE", "01000", note, TRUNC_HINT);
+	put_notice(s, "NOTICE", airlock_pg_sqlstate(AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE), note, TRUNC_HINT);
 }
 
 void pgr_truncated_error(struct pg_session *s, uint8_t truncated, uint64_t rows)
@@ -205,7 +239,7 @@ void pgr_truncated_error(struct pg_session *s, uint8_t truncated, uint64_t rows)
 	char msg[512];
 
 	truncation_text(s, truncated, rows, msg, sizeof(msg));
-	pgr_error(s, "54000", AIRLOCK_E_RESULT_TRUNCATED, msg, TRUNC_HINT, 0);
+	pgr_error(s, AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED, msg, TRUNC_HINT, 0);
 }
 
 /* A job's error as an ErrorResponse, the airlock code leading the message. */
@@ -218,7 +252,7 @@ void pgr_job_error(struct pg_session *s, const struct job_result *r)
 		snprintf(msg, sizeof(msg), "%s: %s", code, r->message);
 	else
 		snprintf(msg, sizeof(msg), "%s", r->message);
-	pgr_put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, r->position);
+	put_error(s, "ERROR", r->sqlstate, msg, r->detail, r->hint, r->position);
 	if (s->txn == 'T')
 		s->txn = 'E';
 	session_audit(&s->core, "error", r->sqlstate, r->code, 0, 0, 0);
@@ -234,9 +268,10 @@ struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, c
 	if (!j && busy) {
 		snprintf(msg, sizeof(msg), "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs",
 			 s->core.user, s->core.u->max_jobs);
-		pgr_error(s, "53300", AIRLOCK_E_BUSY, msg, "wait for a statement to finish or CLOSE a cursor", 0);
+		pgr_error(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, "wait for a statement to finish or CLOSE a cursor",
+			  0);
 	} else if (!j) {
-		pgr_error(s, "53200", AIRLOCK_E_NONE, "out of memory", NULL, 0);
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 	}
 	return j;
 }

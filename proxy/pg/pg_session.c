@@ -73,9 +73,9 @@ static void pg_free(struct session *core)
 	explicit_bzero(&s->scram, sizeof(s->scram));
 }
 
-static void fatal(struct pg_session *s, const char *sqlstate, const char *message)
+static void fatal(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message)
 {
-	pgr_put_error(s, "FATAL", sqlstate, message, NULL, NULL, 0);
+	pgr_fatal(s, code, native, message);
 	pgr_flush(s);
 	session_close(&s->core, true, message);
 }
@@ -135,7 +135,8 @@ static bool startup_options(struct pg_session *s, const char *opts)
 			if (*p == '\\' && p[1])
 				p++;
 			if (n + 1 >= sizeof(word)) {
-				fatal(s, "22023", "start-up options are too long");
+				fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_PARAMETER_VALUE,
+				      "start-up options are too long");
 				return false;
 			}
 			word[n++] = *p++;
@@ -156,9 +157,8 @@ static bool startup_options(struct pg_session *s, const char *opts)
 		expect_c = false;
 		eq = setting ? strchr(setting, '=') : NULL;
 		if (!eq) {
-			snprintf(msg, sizeof(msg),
-				 "UNSUPPORTED: start-up option \"%.64s\" is not a -c name=value setting", word);
-			fatal(s, "0A000", msg);
+			snprintf(msg, sizeof(msg), "start-up option \"%.64s\" is not a -c name=value setting", word);
+			fatal(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, msg);
 			return false;
 		}
 		*eq = '\0';
@@ -166,12 +166,12 @@ static bool startup_options(struct pg_session *s, const char *opts)
 			if (*c == '-')
 				*c = '_';
 		if (pgs_set(&s->set, setting, eq + 1, true, &reported, &sqlstate, &code, msg, sizeof(msg)) < 0) {
-			fatal(s, sqlstate, msg);
+			fatal(s, code, AIRLOCK_N_NONE, msg);
 			return false;
 		}
 	}
 	if (expect_c) {
-		fatal(s, "0A000", "UNSUPPORTED: start-up option -c without a setting");
+		fatal(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "start-up option -c without a setting");
 		return false;
 	}
 	return true;
@@ -206,20 +206,24 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		break;
 	}
 	if (st->protocol >> 16 != 3) {
-		fatal(s, "0A000", "unsupported frontend protocol: airlock speaks protocol 3.0");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED,
+		      "unsupported frontend protocol: airlock speaks protocol 3.0");
 		return false;
 	}
 	if (s->core.srv->cfg->tls_required && !s->core.tls) {
-		fatal(s, "28000", "airlock requires TLS for every login: connect with sslmode=require (or stricter)");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
+		      "airlock requires TLS for every login: connect with sslmode=require (or stricter)");
 		return false;
 	}
 	user = pg_startup_get(st, "user");
 	if (!user || !*user) {
-		fatal(s, "28000", "no PostgreSQL user name specified in startup packet");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
+		      "no PostgreSQL user name specified in startup packet");
 		return false;
 	}
 	if (pg_startup_get(st, "replication")) {
-		fatal(s, "0A000", "UNSUPPORTED: replication connections are not available through airlock");
+		fatal(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
+		      "replication connections are not available through airlock");
 		return false;
 	}
 	db = pg_startup_get(st, "database");
@@ -242,14 +246,15 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 			continue; /* unknown start-up parameters are ignored */
 		if (pgs_set(&s->set, name, st->params[i].value, true, &reported, &sqlstate, &code, msg, sizeof(msg)) <
 		    0) {
-			fatal(s, sqlstate, msg);
+			fatal(s, code, AIRLOCK_N_NONE, msg);
 			return false;
 		}
 	}
 	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
 	/* As pg_hba's hostssl: refused before any password is exchanged. */
 	if (s->core.u && s->core.u->tls_required && !s->core.tls) {
-		fatal(s, "28000", "airlock requires TLS for this user: connect with sslmode=require (or stricter)");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
+		      "airlock requires TLS for this user: connect with sslmode=require (or stricter)");
 		return false;
 	}
 	if (!s->core.u || scram_parse_verifier(s->core.u->scram, &s->verifier) < 0) {
@@ -272,21 +277,22 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 	size_t outlen;
 
 	if (m->type != 'p' || pg_parse_sasl_initial(m, &mech, &data, &dlen, &err) != PG_OK) {
-		fatal(s, "08P01", "expected SASLInitialResponse");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, "expected SASLInitialResponse");
 		return false;
 	}
 	if (strcmp(mech, "SCRAM-SHA-256") != 0) {
-		fatal(s, "28000", "client selected an invalid SASL authentication mechanism");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
+		      "client selected an invalid SASL authentication mechanism");
 		return false;
 	}
 	if (dlen < 0 || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
-		fatal(s, "08P01", "malformed SCRAM message");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, "malformed SCRAM message");
 		return false;
 	}
 	EVP_EncodeBlock((unsigned char *)nonce, rnd, sizeof(rnd));
 	if (scram_server_first(&s->scram, &s->verifier, data, (size_t)dlen, nonce, out, sizeof(out), &outlen, &err) <
 	    0) {
-		fatal(s, "08P01", err ? err : "malformed SCRAM message");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "malformed SCRAM message");
 		return false;
 	}
 	pg_put_auth_sasl_continue(&s->core.w, out, outlen);
@@ -300,18 +306,18 @@ static bool finish_login(struct pg_session *s)
 	char msg[160];
 
 	if (!s->core.u->target) {
-		fatal(s, "28000",
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
 		      "user has no Postgres target (no target key in its [user] section); it logs in over "
 		      "MySQL only");
 		return false;
 	}
 	if (strcmp(s->database, s->core.u->database) != 0) {
 		snprintf(msg, sizeof(msg), "database \"%s\" does not exist", s->database);
-		fatal(s, "3D000", msg);
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_DATABASE, msg);
 		return false;
 	}
 	if (!session_login(&s->core, "SCRAM-SHA-256")) {
-		fatal(s, "53300", "too many connections for this user");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_TOO_MANY_CONNECTIONS, "too many connections for this user");
 		return false;
 	}
 	pg_put_auth_ok(&s->core.w);
@@ -332,7 +338,7 @@ static void sasl_verdict(struct session *core, bool pass)
 
 	if (!pass) {
 		snprintf(msg, sizeof(msg), "password authentication failed for user \"%s\"", s->core.user);
-		fatal(s, "28P01", msg);
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_PASSWORD, msg);
 		return;
 	}
 	finish_login(s);
@@ -347,14 +353,15 @@ static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
 	bool pass;
 
 	if (m->type != 'p' || pg_parse_sasl_response(m, &data, &dlen, &err) != PG_OK) {
-		fatal(s, "08P01", "expected SASLResponse");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, "expected SASLResponse");
 		return false;
 	}
 	pass = scram_server_final(&s->scram, data, dlen, out, sizeof(out), &outlen, &err) == 0 && s->core.u;
 	/* SASLFinal waits in the reply with the rest of the login's answer. */
 	if (pass)
 		pg_put_auth_sasl_final(&s->core.w, out, outlen);
-	session_verdict(&s->core, pass, "28P01", sasl_verdict);
+	session_verdict(&s->core, pass, airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_PASSWORD),
+			sasl_verdict);
 	return s->core.st == SESSION_READY;
 }
 
@@ -369,7 +376,8 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 		if (s->discard_until_sync)
 			return true;
 		if (pg_parse_query(m, &sql, &err) != PG_OK) {
-			fatal(s, "08P01", err ? err : "malformed Query message");
+			fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION,
+			      err ? err : "malformed Query message");
 			return false;
 		}
 		pgq_simple(s, sql);
@@ -391,7 +399,7 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 			return true;
 		session_statement_begin(&s->core, 0);
 		s->cur = (struct pgq_exec){.describe = false};
-		pgr_error(s, "0A000", AIRLOCK_E_UNSUPPORTED, "fastpath function calls are not supported",
+		pgr_error(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "fastpath function calls are not supported",
 			  "send the call as a query: SELECT function(...)", 0);
 		pgr_ready(s);
 		return true;
@@ -401,7 +409,7 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 		/* CopyDone / CopyData / CopyFail outside a COPY: ignored, as Postgres ignores them. */
 		return true;
 	default:
-		fatal(s, "08P01", "invalid frontend message type");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, "invalid frontend message type");
 		return false;
 	}
 }
@@ -432,7 +440,7 @@ static size_t pg_frame(struct session *core, const uint8_t *hdr, size_t n, uint3
 
 		/* The decoder judges the length from the first bytes, before the rest is buffered. */
 		if (pg_decode_startup(hdr, n, STARTUP_MAX, &st, &consumed, &err) == PG_ERR) {
-			fatal(s, "08P01", err ? err : "invalid startup packet");
+			fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "invalid startup packet");
 			return 0;
 		}
 		/* n >= proto->header (4): the length is there. */
@@ -441,7 +449,8 @@ static size_t pg_frame(struct session *core, const uint8_t *hdr, size_t n, uint3
 	if (!rbuf_get_u8(&r, &type) || !rbuf_get_be32(&r, &len))
 		return 5; /* the type byte and the length */
 	if (len < 4 || len > max) {
-		fatal(s, len < 4 ? "08P01" : "54000",
+		fatal(s, AIRLOCK_E_NONE,
+		      len < 4 ? AIRLOCK_N_PG_PROTOCOL_VIOLATION : AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED,
 		      len < 4 ? "invalid message length" : "message too large: larger than max_message_bytes");
 		return 0;
 	}
@@ -460,14 +469,14 @@ static void pg_message(struct session *core, const uint8_t *data, size_t len)
 		struct pg_startup st;
 
 		if (pg_decode_startup(data, len, STARTUP_MAX, &st, &consumed, &err) != PG_OK) {
-			fatal(s, "08P01", err ? err : "invalid startup packet");
+			fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "invalid startup packet");
 			return;
 		}
 		handle_startup(s, &st);
 		return;
 	}
 	if (pg_decode_msg(data, len, max, &m, &consumed, &err) != PG_OK) {
-		fatal(s, "08P01", err ? err : "malformed message");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "malformed message");
 		return;
 	}
 	if (core->st != SESSION_AUTH)
@@ -482,7 +491,7 @@ static void pg_auth_timeout(struct session *core)
 {
 	struct pg_session *s = pg(core);
 
-	pgr_put_error(s, "FATAL", "08P01", "authentication timeout", NULL, NULL, 0);
+	pgr_fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, "authentication timeout");
 	pgr_flush(s);
 }
 
@@ -490,7 +499,11 @@ static void pg_auth_timeout(struct session *core)
 static void pg_refuse(evutil_socket_t fd)
 {
 	static const char msg[] = "too many connections: airlock's max_connections is reached";
-	struct pg_error_fields e = {.severity = "FATAL", .sqlstate = "53300", .message = msg};
+	struct pg_error_fields e = {
+		.severity = "FATAL",
+		.sqlstate = airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_TOO_MANY_CONNECTIONS),
+		.message = msg,
+	};
 	struct wbuf w;
 
 	wbuf_init(&w);
@@ -544,10 +557,11 @@ static void pg_idle_timeout(struct session *core)
 	struct pg_session *s = pg(core);
 
 	if (s->txn == 'I')
-		pgr_put_error(s, "FATAL", "57P05", "terminating connection due to idle-session timeout", NULL, NULL, 0);
+		pgr_fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_IDLE_SESSION_TIMEOUT,
+			  "terminating connection due to idle-session timeout");
 	else
-		pgr_put_error(s, "FATAL", "25P03", "terminating connection due to idle-in-transaction timeout", NULL,
-			      NULL, 0);
+		pgr_fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_IDLE_IN_TRANSACTION_TIMEOUT,
+			  "terminating connection due to idle-in-transaction timeout");
 	pgr_flush(s);
 }
 
@@ -555,7 +569,8 @@ static void pg_shutdown(struct session *core)
 {
 	struct pg_session *s = pg(core);
 
-	pgr_put_error(s, "FATAL", "57P01", "terminating connection due to administrator command", NULL, NULL, 0);
+	pgr_fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_ADMIN_SHUTDOWN,
+		  "terminating connection due to administrator command");
 	pgr_flush(s);
 }
 

@@ -118,15 +118,23 @@ struct pg_session {
 /* pg_reply.c: the replies, below everything else */
 /* Sends what s->w holds; a reply that could not be built closes the session. */
 void pgr_flush(struct pg_session *s);
-void pgr_put_error(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		   const char *detail, const char *hint, int position);
-void pgr_put_notice(struct pg_session *s, const char *severity, const char *sqlstate, const char *message,
-		    const char *hint);
+/*
+ * The replies that raise take their code from the error table: code is an
+ * airlock code (its name leads the message) or AIRLOCK_E_NONE for the
+ * database's own condition; native the condition whose SQLSTATE goes out,
+ * or AIRLOCK_N_NONE for the code's own (base/errors.h).
+ */
+/* A WARNING NoticeResponse. */
+void pgr_warning(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message);
+/* A FATAL ErrorResponse (not flushed; the caller closes the session). */
+void pgr_fatal(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message);
 /* ReadyForQuery with the transaction status, flushed. */
 void pgr_ready(struct pg_session *s);
 /* A refused or failed statement; aborts a transaction block; in extended mode, discards until Sync. */
-void pgr_error(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message, const char *hint,
-	       int position);
+void pgr_error(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message,
+	       const char *hint, int position);
+/* The validator's refusal, as pgr_error. */
+void pgr_refused(struct pg_session *s, const struct pgv_result *v);
 /* A statement answered by airlock: CommandComplete and its audit record. */
 void pgr_local_done(struct pg_session *s, const char *tag);
 /* A runner's 'T' frame as a RowDescription, flushed. */

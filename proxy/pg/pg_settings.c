@@ -291,16 +291,16 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 
 	*reported = false;
 	if (i < 0) {
-		*sqlstate = "42501";
 		*code = AIRLOCK_E_SETTING_NOT_ALLOWED;
+		*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 		snprintf(msg, msglen, "%s: setting \"%s\" cannot be changed through airlock", airlock_err_name(*code),
 			 name);
 		return -1;
 	}
 	d = &pgs_defs[i];
 	if (strlen(value) >= PGS_VALUE_MAX) {
-		*sqlstate = "22023";
 		*code = AIRLOCK_E_INVALID_VALUE;
+		*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 		snprintf(msg, msglen, "%s: value for \"%s\" is too long", airlock_err_name(*code), d->display);
 		return -1;
 	}
@@ -309,8 +309,8 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 
 		if (same)
 			return 0;
-		*sqlstate = i == pgs_find("client_encoding") ? "22023" : "25006";
 		*code = i == pgs_find("client_encoding") ? AIRLOCK_E_INVALID_VALUE : AIRLOCK_E_NOT_READ_ONLY;
+		*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 		snprintf(msg, msglen, "%s: \"%s\" is fixed at \"%s\" in airlock sessions", airlock_err_name(*code),
 			 d->display, s->value[i]);
 		return -1;
@@ -319,8 +319,8 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		struct pg_settings tmp = *s;
 
 		if (pgs_parse_path(&tmp, value, canon, sizeof(canon)) < 0) {
-			*sqlstate = "22023";
 			*code = AIRLOCK_E_INVALID_VALUE;
+			*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 			snprintf(msg, msglen, "%s: search_path must be a comma-separated list of schema names",
 				 airlock_err_name(*code));
 			return -1;
@@ -332,8 +332,8 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		uint64_t ms;
 
 		if (pgs_parse_ms(value, &ms) < 0) {
-			*sqlstate = "22023";
 			*code = AIRLOCK_E_INVALID_VALUE;
+			*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 			snprintf(msg, msglen, "%s: invalid value for parameter \"%s\": \"%s\"", airlock_err_name(*code),
 				 d->display, value);
 			return -1;
@@ -342,8 +342,8 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		value = canon;
 	} else if (i == pgs_find("datestyle")) {
 		if (pgs_datestyle(s->value[i], value, canon, sizeof(canon)) < 0) {
-			*sqlstate = "22023";
 			*code = AIRLOCK_E_INVALID_VALUE;
+			*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 			snprintf(msg, msglen, "%s: invalid value for parameter \"DateStyle\": \"%s\"",
 				 airlock_err_name(*code), value);
 			return -1;

@@ -50,7 +50,7 @@ void pgs_init(struct pg_settings *s, const char *user);
 int pgs_find(const char *name);
 
 /*
- * SET name = value. Returns 0, or -1 with sqlstate/code and an actionable
+ * SET name = value. Returns 0, or -1 with code, its SQLSTATE and an actionable
  * message that starts with the code's name. *reported is set when a ParameterStatus must be sent.
  * at_startup: a start-up packet parameter (also sets the RESET value).
  */
