@@ -56,11 +56,14 @@ static char *socket_dir(const char *path)
 static int reject_job(struct runner_ctl *ctl, bool my, const char *message)
 {
 	if (my)
-		runner_ctl_error_my(ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), 1105,
-				    message, "");
+		runner_ctl_error_my(
+			ctl, FRAME_ERROR, airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_UNKNOWN_ERROR),
+			airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+			airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_UNKNOWN_ERROR), message, "");
 	else
-		runner_ctl_error(ctl, FRAME_ERROR, "08P01", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), message, "",
-				 "");
+		runner_ctl_error(ctl, FRAME_ERROR,
+				 airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_PROTOCOL_VIOLATION),
+				 airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), message, "", "");
 	return runner_ctl_flush(ctl) == 0 ? 0 : 1;
 }
 

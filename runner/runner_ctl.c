@@ -13,6 +13,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/errors.h"
+
 int runner_ctl_connect(struct runner_ctl *c, const char *path)
 {
 	struct sockaddr_un sa;
@@ -191,7 +193,7 @@ int runner_ctl_error(struct runner_ctl *c, uint8_t type, const char *sqlstate, c
 {
 	/* The frame format requires five characters; anything else is internal. */
 	if (!sqlstate || strlen(sqlstate) != 5)
-		sqlstate = "XX000";
+		sqlstate = airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_INTERNAL_ERROR);
 	frame_begin(&c->out, type);
 	frame_put_str(&c->out, sqlstate, 5);
 	put_text(&c->out, code);
@@ -205,7 +207,7 @@ int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *
 			const char *hint, const char *position)
 {
 	if (!sqlstate || strlen(sqlstate) != 5)
-		sqlstate = "XX000";
+		sqlstate = airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_INTERNAL_ERROR);
 	frame_begin(&c->out, FRAME_ERROR);
 	frame_put_str(&c->out, sqlstate, 5);
 	put_text(&c->out, "");
@@ -224,9 +226,9 @@ int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate
 	char num[16];
 
 	if (!sqlstate || strlen(sqlstate) != 5)
-		sqlstate = "HY000";
+		sqlstate = airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR);
 	if (my_errno == 0 || my_errno > 65535)
-		my_errno = 1105;
+		my_errno = airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR);
 	snprintf(num, sizeof(num), "%u", my_errno);
 	frame_begin(&c->out, type);
 	frame_put_str(&c->out, sqlstate, 5);

@@ -64,13 +64,11 @@
 #define MAX_WARNING_FRAMES 64
 
 /* Error numbers the runner sends or maps (MySQL's and MariaDB's, some absent from Connector/C's headers). */
-#define MY_ER_UNKNOWN 1105
-#define MY_ER_UNKNOWN_CHARSET 1115
-#define MY_ER_NOT_SUPPORTED 1235
 #define MY_ER_OPTION_PREVENTS_STATEMENT 1290 /* and max_session_mem_used's refusal */
-#define MY_ER_QUERY_INTERRUPTED 1317
-#define MY_ER_STATEMENT_TIMEOUT 1969 /* MariaDB, max_statement_time */
-#define MY_ER_QUERY_TIMEOUT 3024     /* MySQL, MAX_EXECUTION_TIME */
+#define MY_ER_STATEMENT_TIMEOUT 1969         /* MariaDB, max_statement_time */
+#define MY_ER_QUERY_TIMEOUT 3024             /* MySQL, MAX_EXECUTION_TIME */
+/* A warning's SQLSTATE, as the server reports a Warning or Note level row (no row in base/errors.h). */
+#define MY_WARNING_SQLSTATE "01000"
 #define MY_CR_CONN_HOST 2003
 #define MY_CR_SERVER_LOST 2013
 
@@ -115,8 +113,9 @@ static enum outcome capture_error(struct my_run *r)
 
 	r->err_no = mysql_errno(r->conn);
 	if (r->err_no == 0)
-		r->err_no = MY_ER_UNKNOWN;
-	snprintf(r->err_state, sizeof(r->err_state), "%s", state && strlen(state) == 5 ? state : "HY000");
+		r->err_no = airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR);
+	snprintf(r->err_state, sizeof(r->err_state), "%s",
+		 state && strlen(state) == 5 ? state : airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR));
 	snprintf(r->err_msg, sizeof(r->err_msg), "%s", mysql_error(r->conn));
 	return OUT_ERROR;
 }
@@ -309,7 +308,8 @@ static enum outcome set_names(struct my_run *r)
 	if (mysql_errno(r->conn) && !client_errno(mysql_errno(r->conn)))
 		return capture_error(r);
 	/* The client library does not know it: answer as the server would. */
-	r->err_no = MY_ER_UNKNOWN_CHARSET;
+	r->err_no = airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_CHARACTER_SET);
+	/* The server's own SQLSTATE for 1115 (base/errors.h's row says HY000). */
 	snprintf(r->err_state, sizeof(r->err_state), "42000");
 	snprintf(r->err_msg, sizeof(r->err_msg), "Unknown character set: '%.64s'", charset_name_ok(name) ? name : "?");
 	return OUT_ERROR;
@@ -554,8 +554,11 @@ static enum outcome send_warnings(struct my_run *r)
 		const char *level = row[0] ? row[0] : "Warning";
 
 		mask_account(row[2] ? row[2] : "", r->job->user, msg, sizeof(msg));
-		if (runner_ctl_error_my(r->ctl, FRAME_NOTICE, strcmp(level, "Error") == 0 ? "HY000" : "01000", level,
-					row[1] ? (unsigned)strtoul(row[1], NULL, 10) : 0, msg, "") < 0) {
+		if (runner_ctl_error_my(r->ctl, FRAME_NOTICE,
+					strcmp(level, "Error") == 0
+						? airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR)
+						: MY_WARNING_SQLSTATE,
+					level, row[1] ? (unsigned)strtoul(row[1], NULL, 10) : 0, msg, "") < 0) {
 			o = OUT_GONE;
 			break;
 		}
@@ -575,7 +578,8 @@ static enum outcome describe_statement(struct my_run *r)
 	if (!st)
 		return capture_error(r);
 	if (mysql_stmt_prepare(st, r->job->sql, (unsigned long)strlen(r->job->sql)) != 0) {
-		r->err_no = mysql_stmt_errno(st) ? mysql_stmt_errno(st) : MY_ER_UNKNOWN;
+		r->err_no = mysql_stmt_errno(st) ? mysql_stmt_errno(st)
+						 : airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR);
 		snprintf(r->err_state, sizeof(r->err_state), "%s", mysql_stmt_sqlstate(st));
 		snprintf(r->err_msg, sizeof(r->err_msg), "%s", mysql_stmt_error(st));
 		mysql_stmt_close(st);
@@ -628,20 +632,23 @@ static void send_timeout(struct my_run *r)
 		 "the statement exceeded the timeout of %" PRIu32
 		 " ms; make it cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts",
 		 r->job->timeout_ms);
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_TIMEOUT), MY_ER_QUERY_TIMEOUT,
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, airlock_err_my_sqlstate(AIRLOCK_E_TIMEOUT),
+			    airlock_err_name(AIRLOCK_E_TIMEOUT), airlock_err_my_errno(AIRLOCK_E_TIMEOUT),
 			    "Query execution was interrupted, maximum statement execution time exceeded", hint);
 }
 
 static void send_cancel(struct my_run *r)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "70100", airlock_err_name(AIRLOCK_E_CANCELED), MY_ER_QUERY_INTERRUPTED,
+	runner_ctl_error_my(r->ctl, FRAME_ERROR, airlock_err_my_sqlstate(AIRLOCK_E_CANCELED),
+			    airlock_err_name(AIRLOCK_E_CANCELED), airlock_err_my_errno(AIRLOCK_E_CANCELED),
 			    "Query execution was interrupted", "");
 }
 
 static void send_lost(struct my_run *r)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "HY000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-			    MY_CR_SERVER_LOST,
+	runner_ctl_error_my(r->ctl, FRAME_ERROR,
+			    airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_UNKNOWN_ERROR),
+			    airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), MY_CR_SERVER_LOST,
 			    r->lost_in_rows ? "connection to the database was lost while reading rows"
 					    : "connection to the database was lost",
 			    r->lost_in_rows ? "a single row larger than 64 MiB also ends the connection; "
@@ -703,8 +710,12 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 			send_backend_error(r);
 			break;
 		case OUT_REFUSED:
-			runner_ctl_error_my(r->ctl, FRAME_ERROR, "42000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-					    MY_ER_NOT_SUPPORTED, r->refusal, "");
+			runner_ctl_error_my(
+				r->ctl, FRAME_ERROR,
+				airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_NOT_SUPPORTED_YET),
+				airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+				airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_NOT_SUPPORTED_YET),
+				r->refusal, "");
 			break;
 		case OUT_EVENT: /* an event is never taken back, so disarm returned it */
 		case OUT_GONE:

@@ -299,14 +299,15 @@ static void send_timeout(struct pg_run *r)
 	char msg[128];
 
 	snprintf(msg, sizeof(msg), "statement exceeded the timeout of %" PRIu32 " ms", r->job->timeout_ms);
-	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", airlock_err_name(AIRLOCK_E_TIMEOUT), msg, "",
+	runner_ctl_error(r->ctl, FRAME_ERROR, airlock_err_pg_sqlstate(AIRLOCK_E_TIMEOUT),
+			 airlock_err_name(AIRLOCK_E_TIMEOUT), msg, "",
 			 "make the statement cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts");
 }
 
 static void send_cancel(struct pg_run *r)
 {
-	runner_ctl_error(r->ctl, FRAME_ERROR, "57014", airlock_err_name(AIRLOCK_E_CANCELED),
-			 "canceling statement due to user request", "", "");
+	runner_ctl_error(r->ctl, FRAME_ERROR, airlock_err_pg_sqlstate(AIRLOCK_E_CANCELED),
+			 airlock_err_name(AIRLOCK_E_CANCELED), "canceling statement due to user request", "", "");
 }
 
 static void send_lost(struct pg_run *r)
@@ -325,7 +326,8 @@ static void send_backend_error(struct pg_run *r, const PGresult *res)
 		send_lost(r);
 		return;
 	}
-	if (strcmp(state, "57014") == 0) {
+	/* query_canceled: the engine's statement_timeout, or a cancel request. */
+	if (strcmp(state, airlock_err_pg_sqlstate(AIRLOCK_E_CANCELED)) == 0) {
 		if (strstr(msg, "user request"))
 			send_cancel(r);
 		else
@@ -366,8 +368,9 @@ static int finish(struct pg_run *r, enum outcome o)
 		break;
 	case OUT_REFUSED:
 		cancel_query(r);
-		runner_ctl_error(r->ctl, FRAME_ERROR, "0A000", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), r->refusal,
-				 "", "");
+		runner_ctl_error(r->ctl, FRAME_ERROR,
+				 airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED),
+				 airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), r->refusal, "", "");
 		break;
 	case OUT_LOST:
 		send_lost(r);
@@ -377,7 +380,8 @@ static int finish(struct pg_run *r, enum outcome o)
 
 		snprintf(msg, sizeof(msg), "COST_LIMIT: the estimated cost %.0f is above max_cost=%" PRIu64, r->cost,
 			 r->job->max_cost);
-		runner_ctl_error(r->ctl, FRAME_ERROR, "54001", airlock_err_name(AIRLOCK_E_COST_LIMIT), msg, "",
+		runner_ctl_error(r->ctl, FRAME_ERROR, airlock_err_pg_sqlstate(AIRLOCK_E_COST_LIMIT),
+				 airlock_err_name(AIRLOCK_E_COST_LIMIT), msg, "",
 				 "filter on an indexed column, add a LIMIT, or join fewer rows");
 		break;
 	}
@@ -386,7 +390,8 @@ static int finish(struct pg_run *r, enum outcome o)
 		break;
 	case OUT_PLAN:
 		/* Never named: the relation is one the user may not know exists. */
-		runner_ctl_error(r->ctl, FRAME_ERROR, "42501", airlock_err_name(AIRLOCK_E_TABLE_NOT_ALLOWED),
+		runner_ctl_error(r->ctl, FRAME_ERROR, airlock_err_pg_sqlstate(AIRLOCK_E_TABLE_NOT_ALLOWED),
+				 airlock_err_name(AIRLOCK_E_TABLE_NOT_ALLOWED),
 				 "TABLE_NOT_ALLOWED: the plan of this statement reads a relation outside the allowed "
 				 "tables (through a view or a function)",
 				 "", "read the allowed tables directly");

@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+
 int result_format(const struct runner_job *job, int i)
 {
 	size_t n;
@@ -53,7 +55,8 @@ static enum outcome check_count(struct pg_run *r, int ncols)
 
 	if (n <= 1 || n == (size_t)ncols)
 		return OUT_OK;
-	snprintf(r->proto_state, sizeof(r->proto_state), "08P01");
+	snprintf(r->proto_state, sizeof(r->proto_state), "%s",
+		 airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION));
 	snprintf(r->proto_msg, sizeof(r->proto_msg), "bind message has %zu result formats but query has %d columns", n,
 		 ncols);
 	return OUT_PROTO;
