@@ -151,15 +151,16 @@ static void cursor_done(void *arg, const struct job_result *r)
 		myr_job_error(s, r);
 	} else if (!r->ok) {
 		c->failed = true;
-		c->err_no = r->my_errno ? r->my_errno : 1105;
-		snprintf(c->err_state, sizeof(c->err_state), "%s", r->sqlstate ? r->sqlstate : "HY000");
+		c->err_no = r->my_errno ? r->my_errno : airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR);
+		snprintf(c->err_state, sizeof(c->err_state), "%s",
+			 r->sqlstate ? r->sqlstate : airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR));
 		snprintf(c->err_msg, sizeof(c->err_msg), "%s", r->message ? r->message : "");
 		return;
 	} else {
 		c->truncated = r->truncated;
 		if (r->truncated)
-			myr_add_warning(s, "Warning", 1105,
-					"RESULT_TRUNCATED: the cursor's result was cut by max_rows or max_bytes");
+			myr_warn(s, AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE,
+				 "RESULT_TRUNCATED: the cursor's result was cut by max_rows or max_bytes");
 		if (executing)
 			myr_put_ok(s); /* no result set: nothing to fetch */
 		else if (fetching)
@@ -194,7 +195,7 @@ struct mys_cursor *myc_execute(struct my_session *s, const char *sql, size_t len
 		c->resume = evtimer_new(s->core.srv->base, cursor_resume_cb, c);
 	if (!c || !c->resume) {
 		free(c);
-		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return NULL;
 	}
 	c->s = s;
@@ -216,7 +217,7 @@ void myc_fetch(struct my_session *s, struct mys_cursor *c, uint32_t rows)
 
 	if (c->failed) {
 		c->failed = false;
-		myr_put_err(s, (uint16_t)c->err_no, c->err_state, AIRLOCK_E_NONE, c->err_msg, NULL);
+		myr_put_db_err(s, (uint16_t)c->err_no, c->err_state, c->err_msg);
 		myr_flush(s);
 		return;
 	}

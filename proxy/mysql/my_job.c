@@ -17,7 +17,6 @@
 #include "proxy/mysql/my_session_int.h"
 
 /* Warning code reported for a result cut by max_rows or max_bytes. */
-#define TRUNCATED_WARNING_CODE 1105
 
 static void job_rowdesc(void *arg, const struct frame *f)
 {
@@ -32,7 +31,7 @@ static void job_rowdesc(void *arg, const struct frame *f)
 	if (s->binary) {
 		if (!myr_bin_alloc(&s->bin, n)) {
 			s->result_failed = true;
-			myr_put_err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+			myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 			myr_flush(s);
 			job_cancel(s->core.job);
 			return;
@@ -123,7 +122,7 @@ static void truncated_warning(struct my_session *s, uint8_t truncated, uint64_t 
 	char note[400];
 
 	truncation_text(s, truncated, rows, note, sizeof(note));
-	myr_add_warning(s, "Warning", TRUNCATED_WARNING_CODE, note);
+	myr_warn(s, AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE, note);
 }
 
 static void job_done(void *arg, const struct job_result *r)
@@ -135,14 +134,16 @@ static void job_done(void *arg, const struct job_result *r)
 		s->in_trans = true; /* a statement opens a transaction when autocommit is off */
 	if (s->result_failed) {
 		/* The ERR went out with the row that failed. */
-		session_audit(&s->core, "error", "HY000", AIRLOCK_E_UNSUPPORTED, r->rows, r->bytes, r->truncated);
+		session_audit(&s->core, "error", airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR),
+			      AIRLOCK_E_UNSUPPORTED, r->rows, r->bytes, r->truncated);
 	} else if (r->ok && r->truncated && s->core.u->truncation_is_error) {
 		char msg[400];
 
 		/* For clients that drop warnings (MCP servers): a cut result cannot pass for a whole one. */
 		truncation_text(s, r->truncated, r->rows, msg, sizeof(msg));
-		myr_put_err(s, 1105, "HY000", AIRLOCK_E_RESULT_TRUNCATED, msg, NULL);
-		session_audit(&s->core, "error", "HY000", AIRLOCK_E_RESULT_TRUNCATED, r->rows, r->bytes, r->truncated);
+		myr_put_err(s, AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE, msg, NULL);
+		session_audit(&s->core, "error", airlock_my_sqlstate(AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE),
+			      AIRLOCK_E_RESULT_TRUNCATED, r->rows, r->bytes, r->truncated);
 	} else if (r->ok) {
 		if (r->truncated)
 			truncated_warning(s, r->truncated, r->rows);
@@ -216,11 +217,11 @@ static void start(struct my_session *s, const char *sql, bool describe, const st
 	if (!s->core.job && busy) {
 		snprintf(msg, sizeof(msg), "user '%s' already runs %u statements, its max_jobs", s->core.user,
 			 s->core.u->max_jobs);
-		myr_refuse(s, 1040, "08004", AIRLOCK_E_BUSY, msg, "wait for a statement to finish");
+		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, "wait for a statement to finish");
 		return;
 	}
 	if (!s->core.job) {
-		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
 	session_set_state(&s->core, SESSION_BUSY);

@@ -85,14 +85,6 @@ static struct mys_stmt **free_slot(struct my_session *s)
 	return &s->stmts[old];
 }
 
-static void err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code, const char *msg,
-		const char *hint)
-{
-	myr_put_err(s, errcode, sqlstate, code, msg, hint);
-	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
-	myr_flush(s);
-}
-
 /*
  * The offsets of the '?' placeholders of sql (as the session's lexer reads
  * it), into *holes (malloc'd, caller frees), and for each whether it is a
@@ -224,7 +216,7 @@ static void described(void *arg, const struct job_result *r)
 		myr_job_error(s, r);
 		stmt_destroy(s, st);
 	} else if (!(slot = free_slot(s))) {
-		myr_put_err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		stmt_destroy(s, st);
 	} else {
 		st->id = ++s->next_stmt_id;
@@ -254,31 +246,32 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	myr_clear_warnings(s);
 	/* Bounded by memory (the text and what is kept for it), not by a count. */
 	if (s->prepared_bytes + sizeof(*st) + len > MYS_MAX_PREPARED_BYTES) {
-		err(s, 1461, "42000", AIRLOCK_E_BUSY, "Can't create more than max_prepared_stmt_count statements",
-		    "close prepared statements you no longer need (they may hold 4 MiB per session)");
+		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_MY_TOO_MANY_PREPARED,
+			   "Can't create more than max_prepared_stmt_count statements",
+			   "close prepared statements you no longer need (they may hold 4 MiB per session)");
 		return;
 	}
 	n = find_holes(s, sql, len, &holes, &counts);
 	v = malloc(sizeof(*v));
 	check = n >= 0 ? with_zeros(sql, len, holes, n) : strndup(sql, len);
 	if (!v || !check) {
-		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		goto out;
 	}
 	myq_validate(s, check, strlen(check), v);
 	if (v->kind == VMY_REFUSED) {
-		err(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		myr_refused(s, v);
 		goto out;
 	}
 	if (v->kind != VMY_READ || n < 0) {
-		err(s, 1295, "HY000", AIRLOCK_E_UNSUPPORTED,
-		    "This command is not supported in the prepared statement protocol yet",
-		    "send session statements (SET, USE, transactions, SHOW WARNINGS, ...) as text queries");
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_UNSUPPORTED_PREPARED,
+			   "This command is not supported in the prepared statement protocol yet",
+			   "send session statements (SET, USE, transactions, SHOW WARNINGS, ...) as text queries");
 		goto out;
 	}
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->sql = strndup(sql, len)) || (n && !(st->types = calloc((size_t)n, 2)))) {
-		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		if (st)
 			free(st->sql);
 		free(st);
@@ -313,7 +306,7 @@ static void unknown_stmt(struct my_session *s, uint32_t id, const char *what)
 	char msg[128];
 
 	snprintf(msg, sizeof(msg), "Unknown prepared statement handler (%u) given to %s", id, what);
-	err(s, 1243, "HY000", AIRLOCK_E_NONE, msg, NULL);
+	myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_STMT_HANDLER, msg, NULL);
 }
 
 /* True for a non-empty run of digits with an optional leading '-'. */
@@ -384,7 +377,8 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 
 	myr_clear_warnings(s);
 	if (my_stmt_execute_id(p, len, &id) != MY_OK) {
-		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_execute", NULL);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_WRONG_ARGUMENTS,
+			   "Incorrect arguments to mysqld_stmt_execute", NULL);
 		return;
 	}
 	slot = find_slot(s, id);
@@ -393,27 +387,28 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	if ((*slot)->long_data) {
-		err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "COM_STMT_SEND_LONG_DATA is not supported",
-		    "bind the value in COM_STMT_EXECUTE");
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "COM_STMT_SEND_LONG_DATA is not supported",
+			   "bind the value in COM_STMT_EXECUTE");
 		(*slot)->long_data = false;
 		return;
 	}
 	ex = malloc(sizeof(*ex));
 	if (!ex) {
-		err(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
 	if (my_stmt_decode_execute(p, len, (*slot)->nparams, (*slot)->have_types ? (*slot)->types : NULL, ex,
 				   (*slot)->types, &why) != MY_OK) {
-		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_execute", why);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_WRONG_ARGUMENTS,
+			   "Incorrect arguments to mysqld_stmt_execute", why);
 		free(ex);
 		return;
 	}
 	(*slot)->have_types = true;
 	/* CURSOR_TYPE_READ_ONLY (1) only: FOR_UPDATE and SCROLLABLE cursors are not offered. */
 	if (ex->flags & ~1u) {
-		err(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "This cursor type is not supported",
-		    "use CURSOR_TYPE_READ_ONLY or no cursor");
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "This cursor type is not supported",
+			   "use CURSOR_TYPE_READ_ONLY or no cursor");
 		free(ex);
 		return;
 	}
@@ -421,7 +416,8 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 	sql = bind_values(s, *slot, ex, &why);
 	free(ex);
 	if (!sql) {
-		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_execute", why);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_WRONG_ARGUMENTS,
+			   "Incorrect arguments to mysqld_stmt_execute", why);
 		return;
 	}
 	/* A new execution closes the statement's cursor. */
@@ -441,7 +437,8 @@ void myp_fetch(struct my_session *s, const uint8_t *p, size_t len)
 
 	myr_clear_warnings(s);
 	if (my_stmt_fetch_decode(p, len, &id, &rows) != MY_OK) {
-		err(s, 1210, "HY000", AIRLOCK_E_NONE, "Incorrect arguments to mysqld_stmt_fetch", NULL);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_WRONG_ARGUMENTS, "Incorrect arguments to mysqld_stmt_fetch",
+			   NULL);
 		return;
 	}
 	slot = find_slot(s, id);
@@ -453,7 +450,7 @@ void myp_fetch(struct my_session *s, const uint8_t *p, size_t len)
 		char msg[96];
 
 		snprintf(msg, sizeof(msg), "The statement (%u) has no open cursor", id);
-		err(s, 1421, "HY000", AIRLOCK_E_NONE, msg, NULL);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_OPEN_CURSOR, msg, NULL);
 		return;
 	}
 	myc_fetch(s, (*slot)->cursor, rows);

@@ -298,14 +298,14 @@ static void set_vars(struct my_session *s, const struct vmy_result *v)
 	char msg[256];
 
 	for (size_t i = 0; i < v->nassigns; i++) {
-		unsigned err = myv_assign(s, &v->assigns[i], msg, sizeof(msg));
+		enum airlock_native err = myv_assign(s, &v->assigns[i], msg, sizeof(msg));
 
 		if (err) {
 			/* All or nothing, as the server does. */
 			s->vars = saved;
 			s->in_trans = in_trans;
 			s->read_only_txn = ro;
-			myr_refuse(s, err, err == 1231 ? "42000" : "HY000", AIRLOCK_E_NONE, msg, NULL);
+			myr_refuse(s, AIRLOCK_E_NONE, err, msg, NULL);
 			return;
 		}
 	}
@@ -319,7 +319,7 @@ static void use_db(struct my_session *s, const char *db)
 	if (!myq_database_allowed(s, db)) {
 		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%.64s'", s->core.user,
 			 s->host, db);
-		myr_refuse(s, 1044, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, msg,
+		myr_refuse(s, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_MY_DB_ACCESS_DENIED, msg,
 			   "switch only to the databases of mysql_tables");
 		return;
 	}
@@ -333,7 +333,7 @@ void myq_init_db(struct my_session *s, const char *db, size_t len)
 
 	myr_clear_warnings(s);
 	if (len == 0 || len >= sizeof(name) || memchr(db, '\0', len)) {
-		myr_refuse(s, 1102, "42000", AIRLOCK_E_NONE, "Incorrect database name", NULL);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_WRONG_DB_NAME, "Incorrect database name", NULL);
 		return;
 	}
 	memcpy(name, db, len);
@@ -411,7 +411,7 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 
 	if (o && o->u && strcmp(o->user, s->core.user) == 0) {
 		if (!query_only) {
-			myr_refuse(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+			myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 				   "KILL CONNECTION is not available through airlock",
 				   "use KILL QUERY <id> to stop a statement, or close that connection");
 			return;
@@ -425,7 +425,7 @@ static void kill_query(struct my_session *s, bool query_only, uint32_t id)
 	}
 	/* Other users' sessions are as unknown as ids that do not exist. */
 	snprintf(msg, sizeof(msg), "Unknown thread id: %u", id);
-	myr_refuse(s, 1094, "HY000", AIRLOCK_E_NONE, msg, NULL);
+	myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_SUCH_THREAD, msg, NULL);
 }
 
 static void start_read(struct my_session *s, const char *text, bool field_list, bool binary, const struct myq_job *how)
@@ -453,14 +453,14 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 	fill_policy(s, &pol);
 	if (v->stmt_kind && strcmp(v->stmt_kind, "EXPLAIN") == 0 && vmy_scope_reads_rules(v)) {
 		/* The plan would show the filter (FORMAT=JSON prints it). */
-		myr_refuse(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 			   "Not supported through airlock: EXPLAIN of a statement that reads a filtered table",
 			   "run the statement itself");
 		return;
 	}
 	again = malloc(sizeof(*again));
 	if (!again) {
-		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
 	/* The worker scopes the read and validates the rewrite with information_schema allowed for the
@@ -472,23 +472,23 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 		if (text)
 			start_read(s, text, field_list, binary, how);
 		else
-			myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+			myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		goto out;
 	}
 	if (!text && again->kind == VMY_REFUSED) {
-		myr_refuse(s, again->my_errno, again->sqlstate, again->code, again->message, again->hint);
+		myr_refused(s, again);
 		goto out;
 	}
 	if (!text) {
-		myr_refuse(s, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 			   "Not supported through airlock: this statement could not be scoped to the allowed tables",
 			   "write the catalog query more plainly");
 		goto out;
 	}
 	if (again->kind == VMY_REFUSED)
-		myr_refuse(s, again->my_errno, again->sqlstate, again->code, again->message, again->hint);
+		myr_refused(s, again);
 	else if (again->kind != VMY_READ)
-		myr_refuse(s, 1064, "42000", AIRLOCK_E_UNSUPPORTED,
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_PARSE_ERROR,
 			   "The statement could not be scoped to the allowed tables", NULL);
 	else
 		start_read(s, text, field_list, binary, how);
@@ -517,15 +517,15 @@ static void run_bound(struct my_session *s, const char *sql, size_t len, const s
 	struct vmy_result *v = malloc(sizeof(*v));
 
 	if (!v) {
-		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
 	/* The final text, values in place, is what the validator judges. */
 	myq_validate(s, sql, len, v);
 	if (v->kind == VMY_REFUSED)
-		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		myr_refused(s, v);
 	else if (v->kind != VMY_READ)
-		myr_refuse(s, 1295, "HY000", AIRLOCK_E_UNSUPPORTED,
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_UNSUPPORTED_PREPARED,
 			   "This command is not supported in the prepared statement protocol yet",
 			   "send it as a text query");
 	else
@@ -556,7 +556,7 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 	}
 	v = malloc(sizeof(*v));
 	if (!v) {
-		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
 	myq_validate(s, sql, len, v);
@@ -565,10 +565,10 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 	switch (v->kind) {
 	case VMY_REFUSED:
 	case VMY_NKINDS: /* never a result; refused to be safe */
-		myr_refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
+		myr_refused(s, v);
 		break;
 	case VMY_EMPTY:
-		myr_refuse(s, 1065, "42000", AIRLOCK_E_NONE, "Query was empty", NULL);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_EMPTY_QUERY, "Query was empty", NULL);
 		break;
 	case VMY_SET:
 		set_vars(s, v);
@@ -636,27 +636,28 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 
 	myr_clear_warnings(s);
 	if (!s->database[0]) {
-		myr_refuse(s, 1046, "3D000", AIRLOCK_E_NONE, "No database selected", NULL);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_DATABASE_SELECTED, "No database selected", NULL);
 		return;
 	}
 	if (len == 0 || len > 64 || memchr(table, '\0', len) ||
 	    !quote_ident(s->database, strlen(s->database), qdb, sizeof(qdb)) ||
 	    !quote_ident(table, len, qtable, sizeof(qtable))) {
-		myr_refuse(s, 1103, "42000", AIRLOCK_E_NONE, "Incorrect table name", NULL);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_WRONG_TABLE_NAME, "Incorrect table name", NULL);
 		return;
 	}
 	/* The same rules as a query naming the table: the allowlist decides. */
 	snprintf(sql, sizeof(sql), "SELECT * FROM %s.%s LIMIT 0", qdb, qtable);
 	v = malloc(sizeof(*v));
 	if (!v) {
-		myr_refuse(s, 1037, "HY001", AIRLOCK_E_NONE, "Out of memory", NULL);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
 	fill_policy(s, &pol);
 	vcl_my_validate(s->core.srv->validators, &pol, sql, strlen(sql), v, &fingerprint);
-	if (v->kind != VMY_READ)
-		myr_refuse(s, v->kind == VMY_REFUSED ? v->my_errno : 1064,
-			   v->kind == VMY_REFUSED ? v->sqlstate : "42000", v->code, v->message, v->hint);
+	if (v->kind == VMY_REFUSED)
+		myr_refused(s, v);
+	else if (v->kind != VMY_READ)
+		myr_refuse(s, v->code, AIRLOCK_N_MY_PARSE_ERROR, v->message, v->hint);
 	else
 		run_read(s, sql, strlen(sql), v, true, false, NULL);
 	free(v);

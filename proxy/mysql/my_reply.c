@@ -40,8 +40,9 @@ void myr_put_ok(struct my_session *s)
 	my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, false);
 }
 
-void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code,
-		 const char *message, const char *hint)
+/* An ERR packet with an errno and SQLSTATE decided already (the table's, or relayed from a runner). */
+static void put_err(struct my_session *s, uint16_t my_errno, const char *sqlstate, enum airlock_err code,
+		    const char *message, const char *hint)
 {
 	const char *name = airlock_err_name(code);
 	char text[1400];
@@ -53,7 +54,18 @@ void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, e
 		n = snprintf(text, sizeof(text), "%s", message);
 	if (hint && hint[0] && n > 0 && (size_t)n < sizeof(text))
 		snprintf(text + n, sizeof(text) - (size_t)n, " (%s)", hint);
-	my_write_err(&s->core.w, s->seq++, errcode, sqlstate, text);
+	my_write_err(&s->core.w, s->seq++, my_errno, sqlstate, text);
+}
+
+void myr_put_err(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message,
+		 const char *hint)
+{
+	put_err(s, airlock_my_errno(code, native), airlock_my_sqlstate(code, native), code, message, hint);
+}
+
+void myr_put_db_err(struct my_session *s, uint16_t my_errno, const char *sqlstate, const char *message)
+{
+	put_err(s, my_errno, sqlstate, AIRLOCK_E_NONE, message, NULL);
 }
 
 bool myr_deprecate_eof(const struct my_session *s)
@@ -78,12 +90,29 @@ void myr_add_warning(struct my_session *s, const char *level, uint16_t code, con
 	snprintf(w->message, sizeof(w->message), "%s", message);
 }
 
-void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, enum airlock_err code,
-		const char *message, const char *hint)
+void myr_warn(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message)
 {
-	myr_put_err(s, (uint16_t)errcode, sqlstate, code, message, hint);
+	myr_add_warning(s, "Warning", airlock_my_errno(code, native), message);
+}
+
+static void refuse(struct my_session *s, uint16_t my_errno, const char *sqlstate, enum airlock_err code,
+		   const char *message, const char *hint)
+{
+	put_err(s, my_errno, sqlstate, code, message, hint);
 	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
 	myr_flush(s);
+}
+
+void myr_refuse(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message,
+		const char *hint)
+{
+	refuse(s, airlock_my_errno(code, native), airlock_my_sqlstate(code, native), code, message, hint);
+}
+
+void myr_refused(struct my_session *s, const struct vmy_result *v)
+{
+	/* The worker took the errno and SQLSTATE from the table; vw_result let through only a well-formed pair. */
+	refuse(s, v->my_errno, v->sqlstate, v->code, v->message, v->hint);
 }
 
 void myr_result_end_with(struct my_session *s, uint16_t status)
@@ -140,8 +169,8 @@ bool myr_binary_row(struct my_session *s, struct mys_bin *b, uint16_t ncols, con
 	if (!ok) {
 		session_warn(&s->core, "a value could not be encoded in the binary protocol: %s",
 			     why ? why : "out of memory");
-		myr_put_err(s, 1105, "HY000", AIRLOCK_E_UNSUPPORTED, "a value could not be sent in the binary protocol",
-			    "run the statement as a text query");
+		myr_put_err(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_UNKNOWN_ERROR,
+			    "a value could not be sent in the binary protocol", "run the statement as a text query");
 	}
 	return ok;
 }
@@ -186,9 +215,13 @@ uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field
 void myr_job_error(struct my_session *s, const struct job_result *r)
 {
 	char state[6];
-	unsigned n = r->my_errno ? r->my_errno : airlock_err_my_errno(r->code);
+	/* The runner's errno, else the airlock code's, else the server's "unknown error". */
+	uint16_t n = r->my_errno ? (uint16_t)r->my_errno : airlock_my_errno(r->code, AIRLOCK_N_NONE);
 
-	snprintf(state, sizeof(state), "%s", r->sqlstate && strlen(r->sqlstate) == 5 ? r->sqlstate : "HY000");
-	myr_put_err(s, (uint16_t)(n ? n : 1105), state, r->code, r->message, r->hint); /* 1105: ER_UNKNOWN_ERROR */
+	snprintf(state, sizeof(state), "%s",
+		 r->sqlstate && strlen(r->sqlstate) == 5
+			 ? r->sqlstate
+			 : airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR));
+	put_err(s, n, state, r->code, r->message, r->hint);
 	session_audit(&s->core, "error", state, r->code, 0, 0, 0);
 }

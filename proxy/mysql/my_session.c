@@ -79,9 +79,9 @@ static void my_free(struct session *core)
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 
-static void fatal(struct my_session *s, uint16_t errcode, const char *sqlstate, const char *message)
+static void fatal(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message)
 {
-	myr_put_err(s, errcode, sqlstate, AIRLOCK_E_NONE, message, NULL);
+	myr_put_err(s, code, native, message, NULL);
 	myr_flush(s);
 	session_close(&s->core, true, message);
 }
@@ -102,19 +102,19 @@ static void auth_verdict(struct session *core, bool pass)
 	}
 	snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' (using password: %s)", s->core.user, s->host,
 		 s->used_password ? "YES" : "NO");
-	fatal(s, 1045, "28000", msg);
+	fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_ACCESS_DENIED, msg);
 }
 
 static void auth_fail(struct my_session *s, bool used_password)
 {
 	s->used_password = used_password;
-	session_verdict(&s->core, false, "28000", auth_verdict);
+	session_verdict(&s->core, false, airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_ACCESS_DENIED), auth_verdict);
 }
 
 /* The password was right: what was written so far goes out with the OK. */
 static void login_ok(struct my_session *s)
 {
-	session_verdict(&s->core, true, "28000", auth_verdict);
+	session_verdict(&s->core, true, airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_ACCESS_DENIED), auth_verdict);
 }
 
 static void login_finish(struct my_session *s)
@@ -124,13 +124,13 @@ static void login_finish(struct my_session *s)
 	if (s->login_db[0] && !myq_database_allowed(s, s->login_db)) {
 		snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' to database '%s'", s->core.user, s->host,
 			 s->login_db);
-		fatal(s, 1044, "42000", msg);
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_DB_ACCESS_DENIED, msg);
 		return;
 	}
 	if (!session_login(&s->core, s->plugin == MYS_NATIVE ? PLUGIN_NATIVE : PLUGIN_SHA2)) {
 		snprintf(msg, sizeof(msg), "User '%s' has exceeded the 'max_connections' resource (current value: %u)",
 			 s->core.user, s->core.u->max_connections);
-		fatal(s, 1226, "42000", msg);
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_USER_LIMIT_REACHED, msg);
 		return;
 	}
 	snprintf(s->database, sizeof(s->database), "%s", s->login_db[0] ? s->login_db : s->core.u->mysql_database);
@@ -205,7 +205,7 @@ static void sha2_full(struct my_session *s, const uint8_t *p, size_t len)
 		memcpy(password, p, len);
 	} else if (my_rsa_decrypt_password(s->core.srv->my_rsa, p, len, s->scramble, password, sizeof(password)) < 0) {
 		session_log(&s->core, "caching_sha2_password full authentication without the RSA exchange");
-		fatal(s, 1045, "28000",
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_ACCESS_DENIED,
 		      "Access denied: caching_sha2_password needs the password over TLS or RSA-encrypted; connect "
 		      "with TLS, let the client fetch the server's public key (mysql --get-server-public-key, "
 		      "PyMySQL with the cryptography package) or use mysql_native_password");
@@ -267,7 +267,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 	bool native;
 
 	if (my_decode_handshake_response(p, len, &r, &why) != MY_OK) {
-		fatal(s, 1043, "08S01", why ? why : "Bad handshake");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_BAD_HANDSHAKE, why ? why : "Bad handshake");
 		return;
 	}
 	if (r.ssl_request) {
@@ -276,18 +276,20 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 			session_start_tls(&s->core);
 			return;
 		}
-		fatal(s, 1045, "28000", "TLS is not available on this airlock listener; connect without TLS");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_ACCESS_DENIED,
+		      "TLS is not available on this airlock listener; connect without TLS");
 		return;
 	}
 	if (s->core.srv->cfg->tls_required && !s->core.tls) {
-		fatal(s, 3159, "HY000",
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_SECURE_TRANSPORT_REQUIRED,
 		      "Connections using insecure transport are prohibited: airlock requires TLS "
 		      "(--ssl-mode=REQUIRED)");
 		return;
 	}
 	if (r.user_len == 0 || r.user_len >= sizeof(s->core.user) || memchr(r.user, '\0', r.user_len) ||
 	    r.database_len >= sizeof(s->login_db) || (r.database && memchr(r.database, '\0', r.database_len))) {
-		fatal(s, 1045, "28000", "Access denied: the user or database name is not valid");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_ACCESS_DENIED,
+		      "Access denied: the user or database name is not valid");
 		return;
 	}
 	memcpy(s->core.user, r.user, r.user_len);
@@ -302,7 +304,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
 	/* As REQUIRE SSL on the account: refused before its password is checked. */
 	if (s->core.u && s->core.u->mysql_target && s->core.u->tls_required && !s->core.tls) {
-		fatal(s, 3159, "HY000",
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_SECURE_TRANSPORT_REQUIRED,
 		      "Connections using insecure transport are prohibited: airlock requires TLS for this user "
 		      "(--ssl-mode=REQUIRED)");
 		return;
@@ -366,7 +368,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 	const char *why = NULL;
 
 	if (my_decode_command(p, len, &c, &why) != MY_OK) {
-		myr_put_err(s, 1047, "08S01", AIRLOCK_E_NONE, why ? why : "Unknown command", NULL);
+		myr_put_err(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_COMMAND, why ? why : "Unknown command", NULL);
 		myr_flush(s);
 		return;
 	}
@@ -419,7 +421,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		if (c.arg_len == 2 && c.arg[0] == 1 && c.arg[1] == 0)
 			my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
 		else
-			myr_put_err(s, 1235, "42000", AIRLOCK_E_MULTI_STATEMENT,
+			myr_put_err(s, AIRLOCK_E_MULTI_STATEMENT, AIRLOCK_N_MY_NOT_SUPPORTED_YET,
 				    "This version of airlock doesn't yet support 'multiple statements'",
 				    "send one statement per query");
 		break;
@@ -427,7 +429,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		myp_fetch(s, p, len);
 		return;
 	default:
-		myr_put_err(s, 1047, "08S01", AIRLOCK_E_UNSUPPORTED, "Unknown command",
+		myr_put_err(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_UNKNOWN_COMMAND, "Unknown command",
 			    "airlock answers COM_QUERY, COM_PING, COM_INIT_DB, COM_FIELD_LIST and COM_QUIT");
 		break;
 	}
@@ -441,7 +443,8 @@ static size_t my_frame(struct session *core, const uint8_t *hdr, size_t n, uint3
 	size_t consumed, needed;
 
 	if (my_packet_peek(hdr, MY_HEADER_LEN, max, &pkt, &consumed, &needed) == MY_ERR) {
-		fatal(my(core), 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
+		fatal(my(core), AIRLOCK_E_NONE, AIRLOCK_N_MY_PACKET_TOO_LARGE,
+		      "Got a packet bigger than 'max_allowed_packet' bytes");
 		return 0;
 	}
 	return needed ? needed : consumed;
@@ -455,7 +458,8 @@ static void my_message(struct session *core, const uint8_t *data, size_t len)
 	size_t consumed, needed;
 
 	if (my_packet_peek(data, len, max, &pkt, &consumed, &needed) != MY_OK) {
-		fatal(s, 1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_PACKET_TOO_LARGE,
+		      "Got a packet bigger than 'max_allowed_packet' bytes");
 		return;
 	}
 	if (core->st == SESSION_READY)
@@ -463,7 +467,7 @@ static void my_message(struct session *core, const uint8_t *data, size_t len)
 	if (my_seq_accept(&s->seq, pkt.seq) != MY_OK) {
 		session_log(core, "packet out of order in %s", session_state_name(core->st));
 		s->seq = (uint8_t)(pkt.seq + 1);
-		fatal(s, 1156, "08S01", "Got packets out of order");
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_PACKETS_OUT_OF_ORDER, "Got packets out of order");
 		return;
 	}
 	if (core->st == SESSION_READY)
@@ -480,7 +484,7 @@ static void my_auth_timeout(struct session *core)
 {
 	struct my_session *s = my(core);
 
-	myr_put_err(s, 1043, "08S01", AIRLOCK_E_NONE, "Bad handshake: authentication timeout", NULL);
+	myr_put_err(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_BAD_HANDSHAKE, "Bad handshake: authentication timeout", NULL);
 	myr_flush(s);
 }
 
@@ -490,7 +494,9 @@ static void my_refuse(evutil_socket_t fd)
 	struct wbuf w;
 
 	wbuf_init(&w);
-	my_write_err(&w, 0, 1040, "08004", "Too many connections: airlock's max_connections is reached");
+	my_write_err(&w, 0, airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_TOO_MANY_CONNECTIONS),
+		     airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_TOO_MANY_CONNECTIONS),
+		     "Too many connections: airlock's max_connections is reached");
 	if (!w.failed && write(fd, w.data, w.len) < 0) {
 		/* the client is gone either way */
 	}
@@ -547,7 +553,7 @@ static void my_idle_timeout(struct session *core)
 	struct my_session *s = my(core);
 
 	s->seq = 0;
-	myr_put_err(s, 4031, "HY000", AIRLOCK_E_NONE,
+	myr_put_err(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_CLIENT_INTERACTION_TIMEOUT,
 		    "The client was disconnected by the server because of inactivity. See wait_timeout and "
 		    "interactive_timeout for configuring this behavior.",
 		    NULL);
@@ -561,7 +567,7 @@ static void my_shutdown(struct session *core)
 	/* Logged in, it is read as the answer to whatever the client sends next. */
 	if (core->st != SESSION_AUTH)
 		s->seq = 0;
-	myr_put_err(s, 1053, "08S01", AIRLOCK_E_NONE, "Server shutdown in progress", NULL);
+	myr_put_err(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_SERVER_SHUTDOWN, "Server shutdown in progress", NULL);
 	myr_flush(s);
 }
 

@@ -132,13 +132,24 @@ void myr_flush(struct my_session *s);
 /* The status flags of OK and EOF: autocommit, in a transaction, read-only. */
 uint16_t myr_status(const struct my_session *s);
 void myr_put_ok(struct my_session *s);
-/* An ERR packet; code's name (unless AIRLOCK_E_NONE) leads the message and hint follows it. */
-void myr_put_err(struct my_session *s, uint16_t errcode, const char *sqlstate, enum airlock_err code,
-		 const char *message, const char *hint);
+/*
+ * The replies that raise take their code from the error table: code is an
+ * airlock code (its name leads the message, the hint follows it) or
+ * AIRLOCK_E_NONE for the server's own condition; native the condition
+ * whose errno and SQLSTATE go out, or AIRLOCK_N_NONE for the code's own
+ * (base/errors.h).
+ */
+/* An ERR packet. */
+void myr_put_err(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message,
+		 const char *hint);
+/* An ERR packet with the errno and SQLSTATE a runner reported, as they came. */
+void myr_put_db_err(struct my_session *s, uint16_t my_errno, const char *sqlstate, const char *message);
 bool myr_deprecate_eof(const struct my_session *s);
 /* A refused statement: ERR, audit record, flush. */
-void myr_refuse(struct my_session *s, unsigned errcode, const char *sqlstate, enum airlock_err code,
-		const char *message, const char *hint);
+void myr_refuse(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message,
+		const char *hint);
+/* The validator's refusal, as myr_refuse. */
+void myr_refused(struct my_session *s, const struct vmy_result *v);
 /* The EOF or OK that ends a result set; _with adds status flags (a cursor's). */
 void myr_result_end(struct my_session *s);
 void myr_result_end_with(struct my_session *s, uint16_t status);
@@ -157,7 +168,10 @@ void myr_clear_warnings(struct my_session *s);
 uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field_list, struct mys_bin *bin);
 /* A job's error as an ERR packet (the runner's MySQL errno, else the airlock code's), audited. */
 void myr_job_error(struct my_session *s, const struct job_result *r);
+/* A warning SHOW WARNINGS lists: level "Note", "Warning" or "Error" with the errno a runner reported. */
 void myr_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
+/* A "Warning" of airlock's own, its errno from the table. */
+void myr_warn(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message);
 
 /* my_job.c */
 /* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */
@@ -215,10 +229,11 @@ bool myv_collation_is_default(const struct mys_vars *v);
 /* Sets the character set (and its default collation) by name; false when unknown. */
 bool myv_set_charset(struct mys_vars *v, const char *name);
 /*
- * Applies one SET assignment the validator accepted. Returns 0, or the MySQL
- * errno (1231 wrong value, 1273 unknown collation, ...) with msg filled.
+ * Applies one SET assignment the validator accepted. Returns AIRLOCK_N_NONE,
+ * or the server's condition (MY_WRONG_VALUE_FOR_VAR, MY_UNKNOWN_COLLATION,
+ * ...) with msg filled.
  */
-unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen);
+enum airlock_native myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen);
 /* The text of a variable for @@name / SHOW VARIABLES; NULL when airlock does not expose it. */
 const char *myv_value(const struct my_session *s, const char *name, char *buf, size_t buflen, bool numeric_bool);
 /*

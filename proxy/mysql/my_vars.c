@@ -205,7 +205,7 @@ static bool parse_uint(const char *s, uint64_t *out, bool *neg)
 	return true;
 }
 
-static unsigned set_kept(struct my_session *s, int i, const struct vmy_assign *a, char *msg, size_t msglen)
+static enum airlock_native set_kept(struct my_session *s, int i, const struct vmy_assign *a, char *msg, size_t msglen)
 {
 	const struct kept_def *d = &kept[i];
 	char *dst = s->vars.kept[i];
@@ -215,7 +215,7 @@ static unsigned set_kept(struct my_session *s, int i, const struct vmy_assign *a
 
 	if (a->is_default) {
 		dst[0] = '\0';
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	switch (d->kind) {
 	case KEPT_BOOL:
@@ -223,7 +223,7 @@ static unsigned set_kept(struct my_session *s, int i, const struct vmy_assign *a
 		if (b < 0)
 			break;
 		snprintf(dst, sizeof(s->vars.kept[i]), "%d", b);
-		return 0;
+		return AIRLOCK_N_NONE;
 	case KEPT_CHARSET:
 		for (size_t c = 0; c < sizeof(charsets) / sizeof(charsets[0]); c++) {
 			if (strcasecmp(a->value, charsets[c].name) != 0)
@@ -232,26 +232,26 @@ static unsigned set_kept(struct my_session *s, int i, const struct vmy_assign *a
 			/* As on the server, the collation follows: the set's default. */
 			snprintf(s->vars.kept[kept_index("collation_server")], sizeof(s->vars.kept[0]), "%s",
 				 charsets[c].collation);
-			return 0;
+			return AIRLOCK_N_NONE;
 		}
 		snprintf(msg, msglen, "Unknown character set: '%.64s'", a->value);
-		return 1115;
+		return AIRLOCK_N_MY_UNKNOWN_CHARACTER_SET;
 	case KEPT_COLLATION:
 		if (!a->value[0] || strlen(a->value) >= sizeof(s->vars.kept[i]) || !plain_value(a->value))
 			break;
 		snprintf(dst, sizeof(s->vars.kept[i]), "%s", a->value);
-		return 0;
+		return AIRLOCK_N_NONE;
 	case KEPT_LOCALE:
 		/* ll_CC, as MariaDB names locales; one it does not know fails at the next statement (1649). */
 		if (strlen(a->value) < 5 || strlen(a->value) >= sizeof(s->vars.kept[i]) ||
 		    strspn(a->value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != strlen(a->value))
 			break;
 		snprintf(dst, sizeof(s->vars.kept[i]), "%s", a->value);
-		return 0;
+		return AIRLOCK_N_NONE;
 	case KEPT_UINT:
 		if (a->quoted) {
 			snprintf(msg, msglen, "Incorrect argument type to variable '%s'", d->name);
-			return 1232;
+			return AIRLOCK_N_MY_WRONG_TYPE_FOR_VAR;
 		}
 		if (!parse_uint(a->value, &n, &neg))
 			break;
@@ -259,18 +259,18 @@ static unsigned set_kept(struct my_session *s, int i, const struct vmy_assign *a
 			char w[160];
 
 			snprintf(w, sizeof(w), "Truncated incorrect %s value: '%.64s'", d->name, a->value);
-			myr_add_warning(s, "Warning", 1292, w);
+			myr_warn(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_TRUNCATED_WRONG_VALUE, w);
 			n = n < d->min ? d->min : n > d->max ? d->max : n;
 		}
 		snprintf(dst, sizeof(s->vars.kept[i]), "%" PRIu64, n);
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	snprintf(msg, msglen, "Variable '%s' can't be set to the value of '%.100s'", a->name, a->value);
-	return 1231;
+	return AIRLOCK_N_MY_WRONG_VALUE_FOR_VAR;
 }
 
 /* max_statement_time (seconds, MariaDB) or max_execution_time (ms, MySQL): 0 is no limit of the session's own. */
-static unsigned set_timeout(struct mys_vars *v, const struct vmy_assign *a, char *msg, size_t msglen)
+static enum airlock_native set_timeout(struct mys_vars *v, const struct vmy_assign *a, char *msg, size_t msglen)
 {
 	bool seconds = !strcmp(a->name, "max_statement_time");
 	const char *p = a->value;
@@ -278,11 +278,11 @@ static unsigned set_timeout(struct mys_vars *v, const struct vmy_assign *a, char
 
 	if (a->is_default) {
 		v->timeout_ms = 0;
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	if (a->quoted) {
 		snprintf(msg, msglen, "Incorrect argument type to variable '%s'", a->name);
-		return 1232;
+		return AIRLOCK_N_MY_WRONG_TYPE_FOR_VAR;
 	}
 	for (; *p >= '0' && *p <= '9' && whole < 100000000; p++)
 		whole = whole * 10 + (uint64_t)(*p - '0');
@@ -294,14 +294,14 @@ static unsigned set_timeout(struct mys_vars *v, const struct vmy_assign *a, char
 			}
 	if (*p || p == a->value) {
 		snprintf(msg, msglen, "Variable '%s' can't be set to the value of '%.100s'", a->name, a->value);
-		return 1231;
+		return AIRLOCK_N_MY_WRONG_VALUE_FOR_VAR;
 	}
 	whole = seconds ? whole * 1000 + frac * 1000 / scale : whole;
 	v->timeout_ms = whole > UINT32_MAX ? UINT32_MAX : (uint32_t)whole;
-	return 0;
+	return AIRLOCK_N_NONE;
 }
 
-unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen)
+enum airlock_native myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen)
 {
 	struct mys_vars *v = &s->vars;
 	int b, k;
@@ -313,17 +313,17 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 
 		/* character_set_results = NULL asks for no conversion: results stay in the connection's set. */
 		if (!strcmp(a->name, "character_set_results") && !strcasecmp(cs, "NULL"))
-			return 0;
+			return AIRLOCK_N_NONE;
 		if (!myv_set_charset(v, cs)) {
 			snprintf(msg, msglen,
 				 "Unknown character set: '%.64s'; airlock offers utf8mb4, utf8mb3, utf8, "
 				 "latin1, ascii and binary",
 				 cs);
-			return 1115;
+			return AIRLOCK_N_MY_UNKNOWN_CHARACTER_SET;
 		}
 		if (a->collate[0])
 			snprintf(v->collation, sizeof(v->collation), "%s", a->collate);
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "autocommit")) {
 		b = a->is_default ? 1 : bool_value(a);
@@ -335,7 +335,7 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 			s->read_only_txn = false;
 		}
 		v->autocommit = b == 1;
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "sql_mode")) {
 		char mode[sizeof(v->sql_mode)];
@@ -353,7 +353,7 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 		    !vmy_sql_mode_parse(mode, strlen(mode), &ansi_quotes, &no_backslash))
 			goto out_value;
 		memcpy(v->sql_mode, mode, sizeof(mode));
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "time_zone")) {
 		const char *tz = a->is_default ? "SYSTEM" : a->value;
@@ -361,7 +361,7 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 		if (!*tz || !plain_value(tz) || strlen(tz) >= sizeof(v->time_zone))
 			goto out_value;
 		snprintf(v->time_zone, sizeof(v->time_zone), "%.63s", tz);
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "transaction") && !a->next_transaction_only &&
 	    !strncmp(a->value, "ISOLATION LEVEL ", 16)) {
@@ -370,12 +370,12 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 		for (char *c = v->isolation; *c; c++)
 			if (*c == ' ')
 				*c = '-';
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "transaction_isolation") || !strcmp(a->name, "tx_isolation")) {
 		if (!a->is_default && plain_value(a->value) && strlen(a->value) < sizeof(v->isolation))
 			snprintf(v->isolation, sizeof(v->isolation), "%.31s", a->value);
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "max_statement_time") || !strcmp(a->name, "max_execution_time"))
 		return set_timeout(v, a, msg, msglen);
@@ -386,17 +386,17 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 		const char *c = a->is_default ? NULL : a->value;
 
 		if (!c)
-			return myv_set_charset(v, v->charset) ? 0 : 1273;
+			return myv_set_charset(v, v->charset) ? AIRLOCK_N_NONE : AIRLOCK_N_MY_UNKNOWN_COLLATION;
 		/* A collation is named after its character set: utf8mb4_bin belongs to utf8mb4. */
 		if (strncasecmp(c, v->charset, n) != 0 || c[n] != '_' || !plain_value(c) ||
 		    strlen(c) >= sizeof(v->collation)) {
 			snprintf(msg, msglen, "COLLATION '%.64s' is not valid for CHARACTER SET '%s'", c, v->charset);
-			return 1253;
+			return AIRLOCK_N_MY_COLLATION_CHARSET_MISMATCH;
 		}
 		for (size_t i = 0; i < sizeof(v->collation) && c[i]; i++)
 			v->collation[i] = (char)tolower((unsigned char)c[i]);
 		v->collation[strlen(c)] = '\0';
-		return 0;
+		return AIRLOCK_N_NONE;
 	}
 	/*
 	 * Left: session_track_*, which change nothing here as on the server,
@@ -409,12 +409,12 @@ unsigned myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg,
 	 */
 	if (!strncmp(a->name, "session_track_", 14) || !strcmp(a->name, "transaction_read_only") ||
 	    !strcmp(a->name, "tx_read_only") || !strcmp(a->name, "transaction"))
-		return 0;
+		return AIRLOCK_N_NONE;
 	snprintf(msg, msglen, "Unknown system variable '%.64s'", a->name);
-	return 1193;
+	return AIRLOCK_N_MY_UNKNOWN_SYSTEM_VARIABLE;
 out_value:
 	snprintf(msg, msglen, "Variable '%s' can't be set to the value of '%.100s'", a->name, a->value);
-	return 1231;
+	return AIRLOCK_N_MY_WRONG_VALUE_FOR_VAR;
 }
 
 /* ---- what @@name and SHOW VARIABLES report ---- */
