@@ -125,7 +125,7 @@ static void dispatch(struct vmy_parser *p)
 		vmy_use(p);
 	} else if (vmy_is_kw(p, t, "ANALYZE") && !vmy_kw_at(p, 1, "TABLE") && !vmy_kw_at(p, 1, "LOCAL") &&
 		   !vmy_kw_at(p, 1, "NO_WRITE_TO_BINLOG")) {
-		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 			   "use plain EXPLAIN (EXTENDED, PARTITIONS and FORMAT=JSON are fine)",
 			   "Not supported through airlock: ANALYZE runs the statement");
 	} else {
@@ -150,7 +150,7 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 		len = 0;
 	}
 	if (!vmy_charset_supported(pol->charset)) {
-		vmy_result_refuse(out, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
+		vmy_result_refuse(out, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE,
 				  "reconnect with utf8mb4 (or run SET NAMES utf8mb4)",
 				  "Access denied; statements in character set '%.32s' cannot be "
 				  "checked by airlock",

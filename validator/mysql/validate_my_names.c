@@ -183,7 +183,7 @@ const char *vmy_current_db(struct vmy_parser *p)
 	if (p->pol->database && p->pol->database[0])
 		return p->pol->database;
 	vmy_allowed_hint(hint, sizeof(hint), p->pol, "run USE <database> first or write database.table; ");
-	vmy_refuse(p, 1046, "3D000", AIRLOCK_E_NO_DATABASE, hint, "No database selected");
+	vmy_refuse(p, AIRLOCK_E_NO_DATABASE, AIRLOCK_N_NONE, hint, "No database selected");
 	return NULL;
 }
 
@@ -239,7 +239,7 @@ bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table)
 	} else {
 		vmy_allowed_hint(hint, sizeof(hint), p->pol, "");
 	}
-	vmy_refuse(p, 1142, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, hint,
+	vmy_refuse(p, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_NONE, hint,
 		   "SELECT command denied to user '%.64s' for table `%.64s`.`%.64s`", user_of(p), db, table);
 	return false;
 }
@@ -256,7 +256,7 @@ bool vmy_check_database(struct vmy_parser *p, const char *db)
 			return true;
 	}
 	vmy_allowed_hint(hint, sizeof(hint), p->pol, "");
-	vmy_refuse(p, 1044, "42000", AIRLOCK_E_TABLE_NOT_ALLOWED, hint,
+	vmy_refuse(p, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_MY_DB_ACCESS_DENIED, hint,
 		   "Access denied for user '%.64s' to database '%.64s'", user_of(p), db);
 	return false;
 }
@@ -271,7 +271,7 @@ bool vmy_cte_push(struct vmy_parser *p, const char *name)
 	size_t n = strlen(name);
 
 	if (p->ncte >= VMY_MAX_CTES || n > sizeof(p->cte_pool) - p->cte_used) {
-		vmy_refuse(p, 1473, "HY000", AIRLOCK_E_TOO_COMPLEX, "use fewer common table expressions",
+		vmy_refuse(p, AIRLOCK_E_TOO_COMPLEX, AIRLOCK_N_NONE, "use fewer common table expressions",
 			   "Too many common table expressions in one statement");
 		return false;
 	}
@@ -320,7 +320,8 @@ bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const ch
 		return true;
 	if (sp->nrefs >= VMY_MAX_SCOPED) {
 		sp->too_many = true;
-		vmy_refuse(p, 1235, "42000", AIRLOCK_E_TOO_COMPLEX, "read fewer information_schema tables at once",
+		vmy_refuse(p, AIRLOCK_E_TOO_COMPLEX, AIRLOCK_N_MY_NOT_SUPPORTED_YET,
+			   "read fewer information_schema tables at once",
 			   "Not supported through airlock: more than %d information_schema references", VMY_MAX_SCOPED);
 		return false;
 	}
@@ -355,7 +356,7 @@ bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *tab
 	rule = vmy_rule_index(p->pol, db, table);
 	if (rule < 0 || !p->pol->rules[rule].has_columns)
 		return true;
-	vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+	vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 		   "read information_schema.COLUMNS, which lists the columns you may see",
 		   "Not supported through airlock: the definition of `%.64s`.`%.64s`, which shows you only some of its "
 		   "columns",

@@ -136,7 +136,7 @@ bool vmy_take_name(struct vmy_parser *p, const struct vmy_token *t, char *buf, s
 		return false;
 	}
 	if ((t->kind == VMY_T_WORD || t->kind == VMY_T_QIDENT) && t->len >= size)
-		vmy_refuse(p, 1059, "42000", AIRLOCK_E_SYNTAX, "names are at most 64 characters",
+		vmy_refuse(p, AIRLOCK_E_SYNTAX, AIRLOCK_N_MY_IDENTIFIER_TOO_LONG, "names are at most 64 characters",
 			   "Identifier name '%.64s...' is too long", p->sql + t->start);
 	else
 		vmy_syntax(p, "a name was expected here");
@@ -148,7 +148,7 @@ bool vmy_enter(struct vmy_parser *p)
 	if (p->failed)
 		return false;
 	if (p->depth >= VMY_MAX_DEPTH) {
-		vmy_refuse(p, 1473, "HY000", AIRLOCK_E_TOO_COMPLEX, "nest fewer subqueries and parentheses",
+		vmy_refuse(p, AIRLOCK_E_TOO_COMPLEX, AIRLOCK_N_NONE, "nest fewer subqueries and parentheses",
 			   "Too high level of nesting for select");
 		return false;
 	}
@@ -161,29 +161,29 @@ void vmy_leave(struct vmy_parser *p)
 	p->depth--;
 }
 
-__attribute__((format(printf, 6, 0))) static void vrefuse(struct vmy_result *out, uint16_t my_errno,
-							  const char *sqlstate, enum airlock_err code, const char *hint,
-							  const char *fmt, va_list ap)
+__attribute__((format(printf, 5, 0))) static void vrefuse(struct vmy_result *out, enum airlock_err code,
+							  enum airlock_native native, const char *hint, const char *fmt,
+							  va_list ap)
 {
 	out->kind = VMY_REFUSED;
-	out->my_errno = my_errno;
-	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", sqlstate);
+	out->my_errno = airlock_my_errno(code, native);
+	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_my_sqlstate(code, native));
 	out->code = code;
 	snprintf(out->hint, sizeof(out->hint), "%s", hint ? hint : "");
 	vsnprintf(out->message, sizeof(out->message), fmt, ap);
 }
 
-void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno, const char *sqlstate, enum airlock_err code,
-		       const char *hint, const char *fmt, ...)
+void vmy_result_refuse(struct vmy_result *out, enum airlock_err code, enum airlock_native native, const char *hint,
+		       const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vrefuse(out, my_errno, sqlstate, code, hint, fmt, ap);
+	vrefuse(out, code, native, hint, fmt, ap);
 	va_end(ap);
 }
 
-void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate, enum airlock_err code, const char *hint,
+void vmy_refuse(struct vmy_parser *p, enum airlock_err code, enum airlock_native native, const char *hint,
 		const char *fmt, ...)
 {
 	va_list ap;
@@ -192,7 +192,7 @@ void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate, e
 		return;
 	p->failed = true;
 	va_start(ap, fmt);
-	vrefuse(p->out, my_errno, sqlstate, code, hint, fmt, ap);
+	vrefuse(p->out, code, native, hint, fmt, ap);
 	va_end(ap);
 }
 
@@ -220,7 +220,7 @@ void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t
 			break;
 		}
 	}
-	vmy_result_refuse(out, 1064, "42000", code, hint,
+	vmy_result_refuse(out, code, AIRLOCK_N_MY_PARSE_ERROR, hint,
 			  "You have an error in your SQL syntax; check the manual that corresponds "
 			  "to your MariaDB server version for the right syntax to use near '%.*s' "
 			  "at line %u",
@@ -250,7 +250,7 @@ void vmy_refuse_write(struct vmy_parser *p, const char *what)
 		 "airlock only runs reads (SELECT, SHOW, DESCRIBE, EXPLAIN) "
 		 "and session statements; %s is not allowed",
 		 what);
-	vmy_refuse(p, 1792, "25006", AIRLOCK_E_NOT_READ_ONLY, hint,
+	vmy_refuse(p, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, hint,
 		   "Cannot execute statement in a READ ONLY transaction");
 }
 

@@ -98,9 +98,13 @@ bool vmy_take_name(struct vmy_parser *p, const struct vmy_token *t, char *buf, s
 bool vmy_enter(struct vmy_parser *p);
 void vmy_leave(struct vmy_parser *p);
 
-/* Fills out with a refusal (first one wins) and marks the parser failed. */
-__attribute__((format(printf, 6, 7))) void vmy_refuse(struct vmy_parser *p, uint16_t my_errno, const char *sqlstate,
-						      enum airlock_err code, const char *hint, const char *fmt, ...);
+/*
+ * Fills out with a refusal (first one wins) and marks the parser failed:
+ * code and native as the proxy's replies take them (base/errors.h).
+ */
+__attribute__((format(printf, 5, 6))) void vmy_refuse(struct vmy_parser *p, enum airlock_err code,
+						      enum airlock_native native, const char *hint, const char *fmt,
+						      ...);
 
 /* A 1064 refusal "... near '<text at offset>' at line N" with the given code and hint. */
 void vmy_refuse_near(struct vmy_parser *p, size_t at, enum airlock_err code, const char *hint);
@@ -112,9 +116,9 @@ void vmy_syntax(struct vmy_parser *p, const char *hint);
 void vmy_refuse_write(struct vmy_parser *p, const char *what);
 
 /* Result-level variants of vmy_refuse / vmy_refuse_near (no parser). */
-__attribute__((format(printf, 6, 7))) void vmy_result_refuse(struct vmy_result *out, uint16_t my_errno,
-							     const char *sqlstate, enum airlock_err code,
-							     const char *hint, const char *fmt, ...);
+__attribute__((format(printf, 5, 6))) void vmy_result_refuse(struct vmy_result *out, enum airlock_err code,
+							     enum airlock_native native, const char *hint,
+							     const char *fmt, ...);
 void vmy_result_near(struct vmy_result *out, const char *sql, size_t len, size_t at, enum airlock_err code,
 		     const char *hint);
 

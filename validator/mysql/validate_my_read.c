@@ -87,7 +87,7 @@ static bool is_query_start(struct vmy_parser *p, const struct vmy_token *t)
 
 static void refuse_unsupported(struct vmy_parser *p, const char *what, const char *hint)
 {
-	vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint, "Not supported through airlock: %s", what);
+	vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, hint, "Not supported through airlock: %s", what);
 }
 
 /* TABLE t, VALUES (...), and writes where a query was expected. */
@@ -292,7 +292,7 @@ static void refuse_function(struct vmy_parser *p, const char *name, const char *
 	const char *user = p->pol->user ? p->pol->user : "";
 
 	snprintf(hint, sizeof(hint), "%.64s() is not allowed: %s", name, reason);
-	vmy_refuse(p, 1370, "42000", AIRLOCK_E_FORBIDDEN_FUNCTION, hint,
+	vmy_refuse(p, AIRLOCK_E_FORBIDDEN_FUNCTION, AIRLOCK_N_NONE, hint,
 		   "execute command denied to user '%.64s' for routine '%.64s'", user, name);
 }
 

@@ -14,7 +14,7 @@ static const char LITERAL_HINT[] = "set it to a literal value: a number, a quote
 
 static void refuse_global(struct vmy_parser *p, const char *what)
 {
-	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
+	vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE,
 		   "airlock only changes settings of your own session: use SET SESSION name = value",
 		   "Access denied; you need (at least one of) the SUPER privilege(s) for this "
 		   "operation (%s)",
@@ -26,7 +26,7 @@ static void refuse_setting(struct vmy_parser *p, const char *name, const char *w
 	char hint[512];
 
 	snprintf(hint, sizeof(hint), "%s; settings airlock accepts: %s", why, vmy_setting_list());
-	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
+	vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE, hint,
 		   "Access denied; SET %.64s is not allowed through airlock", name);
 }
 
@@ -35,7 +35,7 @@ static struct vmy_assign *new_assign(struct vmy_parser *p)
 	struct vmy_assign *a;
 
 	if (p->out->nassigns >= VMY_MAX_ASSIGNS) {
-		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "split the SET into several statements",
+		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "split the SET into several statements",
 			   "Not supported through airlock: more than %d settings in one SET", VMY_MAX_ASSIGNS);
 		return NULL;
 	}
@@ -66,7 +66,7 @@ static bool strings(struct vmy_parser *p, char *buf, size_t size, size_t *used)
 {
 	while (vmy_peek(p, 0)->kind == VMY_T_STRING) {
 		if (!vmy_tok_string(p->sql, vmy_peek(p, 0), p->pol->no_backslash_escapes, buf, size, used)) {
-			vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, "use a shorter value",
+			vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE, "use a shorter value",
 				   "Access denied; the value is too long or holds a NUL byte");
 			return false;
 		}
@@ -188,7 +188,7 @@ static bool charset_ok(struct vmy_parser *p, const struct vmy_assign *a)
 	snprintf(hint, sizeof(hint),
 		 "airlock reads statements as utf8mb4: use SET NAMES utf8mb4 "
 		 "(utf8, utf8mb3 and ascii are accepted too)");
-	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
+	vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE, hint,
 		   "Access denied; character set '%.64s' is not allowed through airlock", a->value);
 	return false;
 }
@@ -376,7 +376,7 @@ static bool set_item(struct vmy_parser *p)
 		return false;
 	}
 	if (t->kind == VMY_T_USERVAR || t->kind == VMY_T_AT) {
-		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
+		vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE,
 			   "each statement runs in a fresh session, so user variables do not "
 			   "survive; put the value in the query instead",
 			   "Access denied; user variables cannot be set through airlock");
@@ -426,7 +426,7 @@ void vmy_set(struct vmy_parser *p)
 	t = vmy_peek(p, 0);
 	for (f = forbidden; *f; f++) {
 		if (vmy_is_kw(p, t, *f) || (vmy_is_kw(p, t, "DEFAULT") && vmy_kw_at(p, 1, "ROLE"))) {
-			vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED,
+			vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE,
 				   "airlock does not change passwords, roles or per-statement settings",
 				   "Access denied; SET %.*s is not allowed through airlock", (int)t->len,
 				   p->sql + t->start);
@@ -511,7 +511,7 @@ void vmy_commit(struct vmy_parser *p, bool rollback)
 	}
 	if (vmy_accept_kw(p, "AND")) {
 		if (!vmy_accept_kw(p, "NO")) {
-			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "send BEGIN after the COMMIT instead",
+			vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "send BEGIN after the COMMIT instead",
 				   "Not supported through airlock: AND CHAIN");
 			return;
 		}
@@ -526,7 +526,7 @@ void vmy_commit(struct vmy_parser *p, bool rollback)
 			return;
 		}
 	} else if (vmy_kw_at(p, 0, "RELEASE")) {
-		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "close the connection instead",
+		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "close the connection instead",
 			   "Not supported through airlock: RELEASE");
 		return;
 	}
@@ -550,7 +550,7 @@ void vmy_use(struct vmy_parser *p)
 		return;
 	}
 	if (strlen(db) >= sizeof(p->out->use_db)) {
-		vmy_refuse(p, 1102, "42000", AIRLOCK_E_SYNTAX, "database names are at most 64 characters",
+		vmy_refuse(p, AIRLOCK_E_SYNTAX, AIRLOCK_N_MY_WRONG_DB_NAME, "database names are at most 64 characters",
 			   "Incorrect database name '%.64s...'", db);
 		return;
 	}

@@ -33,7 +33,7 @@ static void refuse_show(struct vmy_parser *p, size_t from, size_t to)
 
 	if (n > 64)
 		n = 64;
-	vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, SHOW_HINT,
+	vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE, SHOW_HINT,
 		   "Access denied; SHOW %.*s is not available through airlock", (int)n, p->sql + from);
 }
 
@@ -83,7 +83,8 @@ static bool show_db(struct vmy_parser *p)
 			return false;
 	}
 	if (strlen(cur) >= sizeof(p->out->scope.db)) {
-		vmy_refuse(p, 1102, "42000", AIRLOCK_E_SYNTAX_ERROR, NULL, "Incorrect database name '%.64s'", cur);
+		vmy_refuse(p, AIRLOCK_E_SYNTAX_ERROR, AIRLOCK_N_MY_WRONG_DB_NAME, NULL,
+			   "Incorrect database name '%.64s'", cur);
 		return false;
 	}
 	snprintf(p->out->scope.db, sizeof(p->out->scope.db), "%s", cur);
@@ -148,7 +149,7 @@ static bool add_name(struct vmy_parser *p, const struct vmy_token *t)
 		return false;
 	}
 	if (p->out->nnames >= VMY_MAX_ITEMS || used >= sizeof(p->out->names[0])) {
-		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, "ask for fewer variables at a time",
+		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, "ask for fewer variables at a time",
 			   "Not supported through airlock: this SHOW VARIABLES condition");
 		return false;
 	}
@@ -165,7 +166,7 @@ static bool variables_where(struct vmy_parser *p)
 
 	do {
 		if (!is_variable_name(p, vmy_peek(p, 0))) {
-			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
+			vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, hint,
 				   "Not supported through airlock: this SHOW VARIABLES condition");
 			return false;
 		}
@@ -200,13 +201,13 @@ static bool variables_where(struct vmy_parser *p)
 			p->out->have_like = true;
 			vmy_next(p);
 		} else {
-			vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
+			vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, hint,
 				   "Not supported through airlock: this SHOW VARIABLES condition");
 			return false;
 		}
 	} while (vmy_accept_kw(p, "OR"));
 	if (p->out->have_like && p->out->nnames) {
-		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED, hint,
+		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, hint,
 			   "Not supported through airlock: LIKE combined with names");
 		return false;
 	}
@@ -397,13 +398,13 @@ void vmy_describe(struct vmy_parser *p)
 	vmy_next(p); /* DESCRIBE / DESC / EXPLAIN */
 	t = vmy_peek(p, 0);
 	if (vmy_is_kw(p, t, "ANALYZE")) {
-		vmy_refuse(p, 1235, "42000", AIRLOCK_E_UNSUPPORTED,
+		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 			   "use plain EXPLAIN (EXTENDED, PARTITIONS and FORMAT=JSON are fine)",
 			   "Not supported through airlock: EXPLAIN ANALYZE runs the statement");
 		return;
 	}
 	if (vmy_is_kw(p, t, "FOR")) {
-		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, "EXPLAIN a SELECT of your own instead",
+		vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE, "EXPLAIN a SELECT of your own instead",
 			   "Access denied; EXPLAIN FOR CONNECTION shows other sessions' statements");
 		return;
 	}

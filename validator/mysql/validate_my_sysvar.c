@@ -35,12 +35,12 @@ bool vmy_read_sysvar(struct vmy_parser *p)
 		 "shown through airlock",
 		 vmy_sysvar_list());
 	if (vmy_punct_at(p, 0, ".")) {
-		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
+		vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE, hint,
 			   "Access denied to structured system variable '@@%.64s.*'", lower);
 		return false;
 	}
 	if (global || !vmy_sysvar_readable(lower)) {
-		vmy_refuse(p, 1227, "42000", AIRLOCK_E_NOT_ALLOWED, hint,
+		vmy_refuse(p, AIRLOCK_E_NOT_ALLOWED, AIRLOCK_N_NONE, hint,
 			   "Access denied to system variable '@@%s%.64s'", global ? "global." : "", lower);
 		return false;
 	}

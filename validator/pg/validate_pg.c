@@ -39,14 +39,14 @@ static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *
 		const char *name = pgv_str(d, "defname");
 
 		if (name && strcasecmp(name, "analyze") == 0) {
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(sql, d),
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, pgv_cursor_of(sql, d),
 				   "use plain EXPLAIN (VERBOSE, COSTS, FORMAT ... are fine)",
 				   "EXPLAIN ANALYZE executes the statement and is not allowed");
 			return out->kind;
 		}
 	}
 	if (!json_is_object(query) || json_object_size(query) != 1) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "unrecognised EXPLAIN statement");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, NULL, "unrecognised EXPLAIN statement");
 		return out->kind;
 	}
 	type = json_object_iter_key(json_object_iter(query));
@@ -72,7 +72,7 @@ static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, j
 	if (pgv_validate(policy, sql + out->query_offset, &inner) != PGV_READ) {
 		*out = inner;
 		if (out->kind != PGV_REFUSED)
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "declare a cursor for a SELECT",
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "declare a cursor for a SELECT",
 				   "a cursor can only be declared for a SELECT");
 	}
 	return out->kind;
@@ -90,7 +90,7 @@ static enum pgv_kind copy_out(const struct pgv_policy *policy, const char *sql, 
 	query_form = !out->copy_query[0];
 	text = query_form ? strndup(sql + out->query_offset, out->query_len) : strdup(out->copy_query);
 	if (!text) {
-		pgv_refuse(out, "53200", AIRLOCK_E_OUT_OF_MEMORY, 0, NULL, "out of memory");
+		pgv_refuse(out, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, 0, NULL, "out of memory");
 		return out->kind;
 	}
 	if (pgv_validate(policy, text, &inner) != PGV_READ || inner.explain) {
@@ -98,7 +98,7 @@ static enum pgv_kind copy_out(const struct pgv_policy *policy, const char *sql, 
 
 		*out = inner;
 		if (out->kind != PGV_REFUSED || inner.explain)
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "COPY (SELECT ...) TO STDOUT",
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "COPY (SELECT ...) TO STDOUT",
 				   "COPY can only copy the rows of a read to the client");
 		else if (query_form && out->cursor_pos)
 			out->cursor_pos += pgv_cursor_from_offset(sql, (long long)start) - 1;
@@ -115,7 +115,7 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 	json_t *body;
 
 	if (!json_is_object(stmt) || json_object_size(stmt) != 1) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "unrecognised statement");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, NULL, "unrecognised statement");
 		return out->kind;
 	}
 	type = json_object_iter_key(json_object_iter(stmt));
@@ -155,15 +155,15 @@ static void refuse_unloadable(const json_error_t *jerr, struct pgv_result *out)
 	switch (json_error_code(jerr)) {
 	case json_error_invalid_utf8:
 	case json_error_null_character:
-		pgv_refuse(out, "22021", AIRLOCK_E_SYNTAX_ERROR, 0, "send the statement as UTF-8",
-			   "invalid byte sequence for encoding \"UTF8\"");
+		pgv_refuse(out, AIRLOCK_E_SYNTAX_ERROR, AIRLOCK_N_PG_INVALID_BYTE_SEQUENCE, 0,
+			   "send the statement as UTF-8", "invalid byte sequence for encoding \"UTF8\"");
 		break;
 	case json_error_out_of_memory:
-		pgv_refuse(out, "53200", AIRLOCK_E_OUT_OF_MEMORY, 0, NULL,
+		pgv_refuse(out, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, 0, NULL,
 			   "out of memory while validating the statement");
 		break;
 	default:
-		pgv_refuse(out, "54001", AIRLOCK_E_TOO_COMPLEX, 0, "simplify the statement",
+		pgv_refuse(out, AIRLOCK_E_TOO_COMPLEX, AIRLOCK_N_NONE, 0, "simplify the statement",
 			   "statement is too complex to validate");
 		break;
 	}
@@ -194,14 +194,14 @@ static enum pgv_kind validate(const struct pgv_policy *policy, const char *sql, 
 	out->kind = PGV_REFUSED;
 	out->code = AIRLOCK_E_NONE;
 	if (!sql) {
-		pgv_refuse(out, "42601", AIRLOCK_E_SYNTAX_ERROR, 0, NULL, "no statement text");
+		pgv_refuse(out, AIRLOCK_E_SYNTAX_ERROR, AIRLOCK_N_NONE, 0, NULL, "no statement text");
 		return out->kind;
 	}
 	if (!pgv_bound(sql, out))
 		return out->kind;
 	parsed = pg_query_parse(sql);
 	if (parsed.error) {
-		pgv_refuse(out, "42601", AIRLOCK_E_SYNTAX_ERROR,
+		pgv_refuse(out, AIRLOCK_E_SYNTAX_ERROR, AIRLOCK_N_NONE,
 			   parsed.error->cursorpos > 0 ? parsed.error->cursorpos : 0, NULL, "%s",
 			   parsed.error->message ? parsed.error->message : "syntax error");
 		goto out_free_parse;
@@ -213,7 +213,8 @@ static enum pgv_kind validate(const struct pgv_policy *policy, const char *sql, 
 	}
 	stmts = json_object_get(root, "stmts");
 	if (!json_is_array(stmts)) {
-		pgv_refuse(out, "XX000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "statement could not be validated");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_INTERNAL_ERROR, 0, NULL,
+			   "statement could not be validated");
 		goto out_free_json;
 	}
 	n = json_array_size(stmts);
@@ -225,7 +226,7 @@ static enum pgv_kind validate(const struct pgv_policy *policy, const char *sql, 
 		json_t *second = json_array_get(stmts, 1);
 		json_t *loc = json_object_get(second, "stmt_location");
 
-		pgv_refuse(out, "42601", AIRLOCK_E_MULTI_STATEMENT,
+		pgv_refuse(out, AIRLOCK_E_MULTI_STATEMENT, AIRLOCK_N_NONE,
 			   pgv_cursor_from_offset(sql, json_is_integer(loc) ? json_integer_value(loc) : 0),
 			   "send one statement per query", "only one statement per query is allowed, found %zu", n);
 		if (with_fingerprint)

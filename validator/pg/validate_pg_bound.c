@@ -103,7 +103,7 @@ static size_t estimate(const PgQuery__ScanResult *r)
 	size_t sp = 0, best = 0, i;
 
 	if (!stack)
-		return limit; /* refused: better than parsing what cannot be judged */
+		return PGV_NESTING_NO_MEMORY; /* refused: better than parsing what cannot be judged */
 	for (i = 0; i < r->n_tokens && best < limit; i++) {
 		PgQuery__Token t = r->tokens[i]->token;
 		struct group *g = &stack[sp];
@@ -174,7 +174,7 @@ size_t pgv_nesting(const char *sql)
 		depth = estimate(r);
 		pg_query__scan_result__free_unpacked(r, NULL);
 	} else if (!scan.error) {
-		depth = PGV_MAX_NESTING + 1; /* out of memory: refuse rather than guess */
+		depth = PGV_NESTING_NO_MEMORY; /* refuse rather than guess */
 	}
 	pg_query_free_scan_result(scan);
 	return depth;
@@ -189,7 +189,12 @@ bool pgv_bound(const char *sql, struct pgv_result *out)
 	depth = pgv_nesting(sql);
 	if (depth <= PGV_MAX_NESTING)
 		return true;
-	pgv_refuse(out, "54001", AIRLOCK_E_TOO_COMPLEX, 0,
+	if (depth == PGV_NESTING_NO_MEMORY) {
+		pgv_refuse(out, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, 0, NULL,
+			   "out of memory while validating the statement");
+		return false;
+	}
+	pgv_refuse(out, AIRLOCK_E_TOO_COMPLEX, AIRLOCK_N_NONE, 0,
 		   "write long chains of one operator as a function over an array or a subquery, and nest less",
 		   "statement is nested too deeply to validate (more than %d levels of operators and brackets)",
 		   PGV_MAX_NESTING);

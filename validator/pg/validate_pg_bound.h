@@ -34,8 +34,9 @@
 /*
  * The estimated nesting of sql (NUL-terminated), or 0 when the text does
  * not scan (the parser then reports the syntax error). Stops counting past
- * PGV_MAX_NESTING + 1.
+ * PGV_MAX_NESTING + 1. PGV_NESTING_NO_MEMORY when memory ran out.
  */
+#define PGV_NESTING_NO_MEMORY ((size_t)-1)
 size_t pgv_nesting(const char *sql);
 
 /*

@@ -229,7 +229,7 @@ static bool options(const char *sql, json_t *body, struct pgv_result *out)
 
 		if (!known_option(name)) {
 			pgv_sb_free(&sb);
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(sql, d),
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, pgv_cursor_of(sql, d),
 				   "use FORMAT, HEADER, DELIMITER, NULL, QUOTE, ESCAPE, FORCE_QUOTE or ENCODING",
 				   "COPY option \"%s\" is not supported here", name ? name : "");
 			return false;
@@ -237,15 +237,17 @@ static bool options(const char *sql, json_t *body, struct pgv_result *out)
 		pgv_sb_put(&sb, i ? ", " : " (");
 		if (!put_option(&sb, name, json_object_get(d, "arg"), out)) {
 			pgv_sb_free(&sb);
-			pgv_refuse(out, "22023", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(sql, d), NULL,
-				   "COPY option \"%s\" has a value airlock does not take", name);
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_INVALID_PARAMETER_VALUE,
+				   pgv_cursor_of(sql, d), NULL, "COPY option \"%s\" has a value airlock does not take",
+				   name);
 			return false;
 		}
 	}
 	if (json_array_size(opts))
 		pgv_sb_put(&sb, ")");
 	if (!take_into(&sb, out->copy_options, sizeof(out->copy_options))) {
-		pgv_refuse(out, "54000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "COPY options are too long");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED, 0, NULL,
+			   "COPY options are too long");
 		return false;
 	}
 	return true;
@@ -264,15 +266,15 @@ enum pgv_kind pgv_copy(const char *sql, json_t *body, struct pgv_result *out)
 		return out->kind;
 	if (json_object_get(body, "query")) {
 		if (!find_query(sql, &start, &end)) {
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "COPY (SELECT ...) TO STDOUT",
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "COPY (SELECT ...) TO STDOUT",
 				   "unsupported form of COPY");
 			return out->kind;
 		}
 		out->query_offset = start;
 		out->query_len = end - start;
 	} else if (!table_query(body, out)) {
-		pgv_refuse(out, "54000", AIRLOCK_E_UNSUPPORTED, 0, "COPY (SELECT ...) TO STDOUT",
-			   "the table's name and columns are too long");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED, 0,
+			   "COPY (SELECT ...) TO STDOUT", "the table's name and columns are too long");
 		return out->kind;
 	}
 	out->kind = PGV_COPY_OUT;

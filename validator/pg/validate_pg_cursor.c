@@ -118,13 +118,13 @@ enum pgv_kind pgv_cursor_declare(const char *sql, json_t *body, struct pgv_resul
 	long off;
 
 	if (options & (CURSOR_OPT_BINARY | CURSOR_OPT_SCROLL)) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "declare a plain forward-only text cursor",
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "declare a plain forward-only text cursor",
 			   "BINARY and SCROLL cursors are not supported");
 		return out->kind;
 	}
 	off = query_offset(sql);
 	if (!name || off < 0) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0,
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0,
 			   "use DECLARE name CURSOR [WITHOUT HOLD] FOR SELECT ...", "unsupported form of DECLARE");
 		return out->kind;
 	}
@@ -143,12 +143,13 @@ enum pgv_kind pgv_cursor_fetch(json_t *body, struct pgv_result *out)
 	json_t *move = json_object_get(body, "ismove");
 
 	if (json_is_true(move)) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "use FETCH FORWARD n", "MOVE is not supported");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "use FETCH FORWARD n",
+			   "MOVE is not supported");
 		return out->kind;
 	}
 	if ((dir && strcmp(dir, "FETCH_FORWARD") != 0) || !json_is_integer(count) || json_integer_value(count) <= 0 ||
 	    !name) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "use FETCH [FORWARD] n or FETCH ALL",
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "use FETCH [FORWARD] n or FETCH ALL",
 			   "only forward fetches of one or more rows are supported");
 		return out->kind;
 	}

@@ -121,7 +121,7 @@ static void refuse_table(struct walk *w, json_t *rv, const char *shown, const ch
 {
 	if (!want(w, V_REL))
 		return;
-	pgv_refuse(w->out, "42501", AIRLOCK_E_TABLE_NOT_ALLOWED, pgv_cursor_of(w->sql, rv), NULL,
+	pgv_refuse(w->out, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, rv), NULL,
 		   "table \"%s\" is not allowed", shown);
 	allowed_hint(w->out, w->policy, prefix);
 }
@@ -183,7 +183,7 @@ static void check_unqualified(struct walk *w, json_t *rv, const char *rel)
 			 "qualify the name (%s.%s) or change the "
 			 "search_path; ",
 			 good, rel);
-		pgv_refuse(w->out, "42501", AIRLOCK_E_TABLE_NOT_ALLOWED, pgv_cursor_of(w->sql, rv), NULL,
+		pgv_refuse(w->out, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, rv), NULL,
 			   "table \"%s\" is not allowed: through the search_path it may "
 			   "resolve to schema \"%s\"",
 			   rel, bad);
@@ -227,7 +227,7 @@ static void check_relation(struct walk *w, json_t *rv, const struct scope *sc)
 	if (catalog) {
 		if (!want(w, V_REL))
 			return;
-		pgv_refuse(w->out, "0A000", AIRLOCK_E_UNSUPPORTED, pgv_cursor_of(w->sql, rv),
+		pgv_refuse(w->out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, rv),
 			   "name tables as schema.table; only the current database is reachable",
 			   "cross-database reference \"%s.%s.%s\" is not supported", catalog, schema ? schema : "",
 			   rel);
@@ -260,7 +260,7 @@ static void check_function(struct walk *w, json_t *call, json_t *funcname)
 	reason = pgv_function_denied(lower);
 	if (!reason || !want(w, V_FUNC))
 		return;
-	pgv_refuse(w->out, "42501", AIRLOCK_E_FORBIDDEN_FUNCTION, pgv_cursor_of(w->sql, call),
+	pgv_refuse(w->out, AIRLOCK_E_FORBIDDEN_FUNCTION, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, call),
 		   "remove the call; ordinary read-only functions (including pg_sleep) are fine",
 		   "function %s() is not allowed: %s", name, reason);
 }
@@ -269,7 +269,7 @@ static void refuse_into(struct walk *w, json_t *into)
 {
 	if (!want(w, V_WRITE))
 		return;
-	pgv_refuse(w->out, "25006", AIRLOCK_E_NOT_READ_ONLY, pgv_cursor_of(w->sql, json_object_get(into, "rel")),
+	pgv_refuse(w->out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, json_object_get(into, "rel")),
 		   "remove INTO: the rows are returned to you as the query result",
 		   "SELECT ... INTO creates a table and is not allowed on a read-only endpoint");
 }
@@ -288,7 +288,7 @@ static void refuse_locking(struct walk *w, json_t *clauses)
 		shown = "FOR SHARE";
 	else if (strength && strcmp(strength, "LCS_FORKEYSHARE") == 0)
 		shown = "FOR KEY SHARE";
-	pgv_refuse(w->out, "25006", AIRLOCK_E_NOT_READ_ONLY, 0,
+	pgv_refuse(w->out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, 0,
 		   "remove the FOR UPDATE / FOR SHARE clause; reads need no row locks",
 		   "SELECT ... %s locks rows and is not allowed on a read-only endpoint", shown);
 }
@@ -300,7 +300,7 @@ static void refuse_nested(struct walk *w, const char *type, json_t *body)
 	if (!want(w, V_WRITE))
 		return;
 	pgv_statement_label(type, body, label, sizeof(label));
-	pgv_refuse(w->out, "25006", AIRLOCK_E_NOT_READ_ONLY, 0,
+	pgv_refuse(w->out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, 0,
 		   "remove the data-modifying statement; only reads run here",
 		   "%s inside a query (e.g. in WITH) is not allowed on a read-only endpoint", label);
 }
@@ -346,7 +346,7 @@ static void walk_with(struct walk *w, json_t *obj, json_t *with, const struct sc
 	names = calloc(n, sizeof(*names));
 	if (!names) {
 		if (want(w, V_FATAL))
-			pgv_refuse(w->out, "53200", AIRLOCK_E_OUT_OF_MEMORY, 0, NULL,
+			pgv_refuse(w->out, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, 0, NULL,
 				   "out of memory while validating the statement");
 		return;
 	}
@@ -373,7 +373,7 @@ static void walk_node(struct walk *w, json_t *v, const struct scope *sc, int dep
 
 	if (depth > WALK_MAX_DEPTH) {
 		if (want(w, V_FATAL))
-			pgv_refuse(w->out, "54001", AIRLOCK_E_TOO_COMPLEX, 0, "simplify the statement",
+			pgv_refuse(w->out, AIRLOCK_E_TOO_COMPLEX, AIRLOCK_N_NONE, 0, "simplify the statement",
 				   "statement is nested too deeply");
 		return;
 	}

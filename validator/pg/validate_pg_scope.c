@@ -84,7 +84,7 @@ static bool resolve_unqualified(struct pgv_scope *sc, const PgQuery__RangeVar *r
 		return true;
 	}
 	if ((in_pg && pg_listed) || (in_is && is_listed)) {
-		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, rv->location,
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, rv->location,
 				 "write the name as pg_catalog.name or information_schema.name",
 				 "catalog relation \"%s\" must be schema-qualified while search_path lists other "
 				 "schemas before its own",
@@ -96,7 +96,7 @@ static bool resolve_unqualified(struct pgv_scope *sc, const PgQuery__RangeVar *r
 
 static void refuse_catalog(struct pgv_scope *sc, const PgQuery__RangeVar *rv, const char *schema)
 {
-	pgv_scope_refuse(sc, "42501", AIRLOCK_E_TABLE_NOT_ALLOWED, rv->location,
+	pgv_scope_refuse(sc, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_NONE, rv->location,
 			 "this catalog relation is never readable through airlock", "table \"%s.%s\" is not allowed",
 			 schema, rv->relname);
 }
@@ -122,7 +122,7 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	pgv_scope_put_alias(&sb, rv);
 	text = pgv_sb_take(&sb);
 	if (!text) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return;
 	}
 	sel = pgv_scope_select(pgv_scope_template(sc, text));
@@ -164,7 +164,7 @@ static void scope_relation(struct pgv_scope *sc, PgQuery__Node *node)
 		}
 	} else if (is_cte(sc, rv->relname)) {
 		if (pgv_catalog_has_relation(rv->relname))
-			pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, rv->location,
+			pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, rv->location,
 					 "give the CTE a name of its own",
 					 "WITH query \"%s\" has the name of a catalog relation", rv->relname);
 		else
@@ -210,11 +210,12 @@ static void scope_relation_in_place(struct pgv_scope *sc, PgQuery__Node *node)
 	if (sc->refused || sc->changes == before || takes_subquery(parent))
 		return;
 	if (parent == &pg_query__range_table_sample__descriptor)
-		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, location,
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, location,
 				 "sample with WHERE random() < fraction instead",
 				 "TABLESAMPLE cannot be applied to \"%s\": airlock reads it through a filter", name);
 	else
-		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, location, "name the relation in FROM or JOIN",
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, location,
+				 "name the relation in FROM or JOIN",
 				 "relation \"%s\" cannot be read through airlock's filter in this position", name);
 }
 
@@ -256,18 +257,18 @@ static void check_type_name(struct pgv_scope *sc, const PgQuery__TypeName *tn)
 		parts[i] = tn->names[i]->string->sval;
 	}
 	if (tn->n_names > 2 || tn->pct_type) {
-		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, tn->location, "name the type as schema.type",
-				 "this form of type name is not supported");
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, tn->location,
+				 "name the type as schema.type", "this form of type name is not supported");
 		return;
 	}
 	if (tn->n_names == 2 ? type_visible(sc->policy, parts[0], parts[1]) : type_visible(sc->policy, NULL, parts[0]))
 		return;
 	if (tn->n_names == 2)
-		pgv_scope_refuse(sc, "42704", AIRLOCK_E_TABLE_NOT_ALLOWED, tn->location,
+		pgv_scope_refuse(sc, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_PG_UNDEFINED_OBJECT, tn->location,
 				 "only built-in types and the row types of allowed tables can be named",
 				 "type \"%s.%s\" does not exist", parts[0], parts[1]);
 	else
-		pgv_scope_refuse(sc, "42704", AIRLOCK_E_TABLE_NOT_ALLOWED, tn->location,
+		pgv_scope_refuse(sc, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_PG_UNDEFINED_OBJECT, tn->location,
 				 "only built-in types and the row types of allowed tables can be named",
 				 "type \"%s\" does not exist", parts[0]);
 }
@@ -298,7 +299,7 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 	if (sc->refused)
 		return;
 	if (depth > PGV_SCOPE_MAX_DEPTH) {
-		pgv_scope_refuse(sc, "54001", AIRLOCK_E_TOO_COMPLEX, -1, "simplify the statement",
+		pgv_scope_refuse(sc, AIRLOCK_E_TOO_COMPLEX, AIRLOCK_N_NONE, -1, "simplify the statement",
 				 "statement is nested too deeply");
 		return;
 	}
@@ -363,19 +364,19 @@ static char *deparse(struct pgv_scope *sc, PgQuery__ParseResult *tree)
 
 	pb.data = malloc(len ? len : 1);
 	if (!pb.data) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return NULL;
 	}
 	pb.len = pg_query__parse_result__pack(tree, (uint8_t *)pb.data);
 	d = pg_query_deparse_protobuf(pb);
 	free(pb.data);
 	if (d.error)
-		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, -1,
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, -1,
 				 "write the catalog query more plainly, or read the allowed tables directly",
 				 "this catalog query could not be scoped to the allowed tables: %s",
 				 d.error->message ? d.error->message : "deparse failed");
 	else if (!(text = strdup(d.query)))
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 	pg_query_free_deparse_result(d);
 	return text;
 }
@@ -390,7 +391,7 @@ static bool revalidate(struct pgv_scope *sc, const char *text)
 	enum pgv_kind kind;
 
 	if (!tables) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return false;
 	}
 	if (p->ntables)
@@ -436,7 +437,7 @@ enum pgv_kind pgv_scope(const struct pgv_policy *policy, const char *sql, char *
 			walk(&sc, &tree->stmts[i]->stmt->base, 0);
 	}
 	if (!sc.refused && sc.ruled && sc.shows_text)
-		pgv_scope_refuse(&sc, "0A000", AIRLOCK_E_UNSUPPORTED, -1,
+		pgv_scope_refuse(&sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, -1,
 				 "read the filtered tables and the plan or session views in separate statements",
 				 "a statement that reads a filtered table cannot also show its own text or plan "
 				 "(EXPLAIN, pg_stat_activity, current_query())");

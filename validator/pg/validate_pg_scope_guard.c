@@ -98,7 +98,7 @@ static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_gu
 	pgv_sb_put(&sb, ")");
 	text = pgv_sb_take(&sb);
 	if (!text) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return NULL;
 	}
 	expr = pgv_scope_expr(sc, text, value ? NULL : node);
@@ -216,7 +216,7 @@ static void guard_value(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery
 			return;
 		v = literal_value(lit, k, param, cast);
 		if (!v) {
-			pgv_scope_internal(sc, "out of memory");
+			pgv_scope_out_of_memory(sc);
 			return;
 		}
 		expr = guard(sc, v, k, NULL);
@@ -281,7 +281,7 @@ static void replace_with_user(struct pgv_scope *sc, PgQuery__Node *node)
 	pgv_sb_put(&sb, "::pg_catalog.name");
 	text = pgv_sb_take(&sb);
 	if (!text) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return;
 	}
 	expr = pgv_scope_expr(sc, text, NULL);
@@ -331,7 +331,7 @@ void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node)
 	}
 	for (i = 0; i < fc->n_args; i++) {
 		if (fc->func_variadic || fc->args[i]->node_case == PG_QUERY__NODE__NODE_NAMED_ARG_EXPR) {
-			pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, fc->location,
+			pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, fc->location,
 					 "pass the arguments of catalog functions by position",
 					 "named or VARIADIC arguments to %s() are not supported", lower);
 			return;
@@ -365,7 +365,7 @@ void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
 	else
 		return;
 	if (tn->n_array_bounds > 0) {
-		pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, tc->location, "cast each element instead",
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, tc->location, "cast each element instead",
 				 "casts to %s[] are not supported", last->string->sval);
 		return;
 	}

@@ -77,11 +77,13 @@ typedef void (*pgv_scope_child_fn)(void *ctx, ProtobufCMessage *child, int depth
 void pgv_scope_each_child(ProtobufCMessage *m, pgv_scope_child_fn fn, void *ctx, int depth);
 
 /* Refuses (first refusal wins) with a cursor at the 0-based byte offset location. */
-__attribute__((format(printf, 6, 7))) void pgv_scope_refuse(struct pgv_scope *sc, const char *sqlstate,
-							    enum airlock_err code, int location, const char *hint,
+__attribute__((format(printf, 6, 7))) void pgv_scope_refuse(struct pgv_scope *sc, enum airlock_err code,
+							    enum airlock_native native, int location, const char *hint,
 							    const char *fmt, ...);
-/* Out of memory or a template that did not parse: refused, never run unscoped. */
+/* A template that did not parse: refused (UNSUPPORTED, as XX000), never run unscoped. */
 void pgv_scope_internal(struct pgv_scope *sc, const char *what);
+/* Out of memory: refused (OUT_OF_MEMORY), never run unscoped. */
+void pgv_scope_out_of_memory(struct pgv_scope *sc);
 
 /* Records size bytes at slot for pgv_scope_undo. False (and refused) when out of memory. */
 bool pgv_scope_save(struct pgv_scope *sc, void *slot, size_t size);

@@ -55,7 +55,8 @@ static const struct airlock_rule *resolve(struct pgv_scope *sc, const PgQuery__R
 		}
 		if (before) {
 			pgv_scope_refuse(
-				sc, "0A000", AIRLOCK_E_UNSUPPORTED, rv->location, "write the table as schema.table",
+				sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, rv->location,
+				"write the table as schema.table",
 				"table \"%s\" must be schema-qualified: search_path lists other schemas before "
 				"\"%s\"",
 				rv->relname, s);
@@ -105,7 +106,7 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 		for (size_t i = 0; r && i < sc->nctes; i++) {
 			/* CTE names are collected flat, not by scope: the name may be the table or the CTE. */
 			if (strcmp(sc->ctes[i], rv->relname) == 0) {
-				pgv_scope_refuse(sc, "0A000", AIRLOCK_E_UNSUPPORTED, rv->location,
+				pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, rv->location,
 						 "give the CTE a name of its own, or write the table as schema.table",
 						 "WITH query \"%s\" has the name of a filtered table", rv->relname);
 				return;
@@ -131,7 +132,7 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 	pgv_scope_put_alias(&sb, rv);
 	text = pgv_sb_take(&sb);
 	if (!text) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return;
 	}
 	sel = pgv_scope_select(pgv_scope_template(sc, text));

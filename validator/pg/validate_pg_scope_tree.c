@@ -16,15 +16,15 @@
 
 /* ---- bookkeeping ---- */
 
-void pgv_scope_refuse(struct pgv_scope *sc, const char *sqlstate, enum airlock_err code, int location, const char *hint,
-		      const char *fmt, ...)
+void pgv_scope_refuse(struct pgv_scope *sc, enum airlock_err code, enum airlock_native native, int location,
+		      const char *hint, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (sc->refused)
 		return;
 	sc->refused = true;
-	pgv_refuse(sc->out, sqlstate, code, pgv_cursor_from_offset(sc->sql, location), hint, "%s", "");
+	pgv_refuse(sc->out, code, native, pgv_cursor_from_offset(sc->sql, location), hint, "%s", "");
 	va_start(ap, fmt);
 	vsnprintf(sc->out->message, sizeof(sc->out->message), fmt, ap);
 	va_end(ap);
@@ -32,8 +32,14 @@ void pgv_scope_refuse(struct pgv_scope *sc, const char *sqlstate, enum airlock_e
 
 void pgv_scope_internal(struct pgv_scope *sc, const char *what)
 {
-	pgv_scope_refuse(sc, "XX000", AIRLOCK_E_UNSUPPORTED, -1, NULL,
+	pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_INTERNAL_ERROR, -1, NULL,
 			 "the statement could not be scoped to the allowed tables (%s)", what);
+}
+
+void pgv_scope_out_of_memory(struct pgv_scope *sc)
+{
+	pgv_scope_refuse(sc, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, -1, NULL,
+			 "the statement could not be scoped to the allowed tables (out of memory)");
 }
 
 bool pgv_scope_grow(struct pgv_scope *sc, void **arr, size_t *cap, size_t n, size_t elem)
@@ -46,7 +52,7 @@ bool pgv_scope_grow(struct pgv_scope *sc, void **arr, size_t *cap, size_t n, siz
 	ncap = *cap ? *cap * 2 : 16;
 	p = realloc(*arr, ncap * elem);
 	if (!p) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return false;
 	}
 	*arr = p;
@@ -85,7 +91,7 @@ char *pgv_scope_strdup(struct pgv_scope *sc, const char *s)
 		return NULL;
 	p = strdup(s);
 	if (!p) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return NULL;
 	}
 	sc->strs[sc->nstrs++] = p;
@@ -177,7 +183,7 @@ PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, const char *expr, PgQuery__N
 	pgv_sb_put(&sb, expr);
 	text = pgv_sb_take(&sb);
 	if (!text) {
-		pgv_scope_internal(sc, "out of memory");
+		pgv_scope_out_of_memory(sc);
 		return NULL;
 	}
 	sel = pgv_scope_select(pgv_scope_template(sc, text));

@@ -249,11 +249,11 @@ static enum pgv_kind set_multi(json_t *body, const char *name, struct pgv_result
 		return out->kind;
 	}
 	if (strcmp(name, "TRANSACTION SNAPSHOT") == 0) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "each statement runs in its own snapshot",
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "each statement runs in its own snapshot",
 			   "SET TRANSACTION SNAPSHOT is not supported");
 		return out->kind;
 	}
-	pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "SET %s is not supported", name);
+	pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, NULL, "SET %s is not supported", name);
 	return out->kind;
 }
 
@@ -261,19 +261,19 @@ static enum pgv_kind set_multi(json_t *body, const char *name, struct pgv_result
 static bool refuse_setting(const char *name, bool resetting, struct pgv_result *out)
 {
 	if (is_one_of(name, identity_settings)) {
-		pgv_refuse(out, "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, 0,
+		pgv_refuse(out, AIRLOCK_E_FORBIDDEN_STATEMENT, AIRLOCK_N_NONE, 0,
 			   "queries always run as the endpoint's read-only role", "%s %s is not allowed",
 			   resetting ? "RESET" : "SET", strcmp(name, "role") == 0 ? "ROLE" : "SESSION AUTHORIZATION");
 		return true;
 	}
 	if (is_one_of(name, code_loading_settings)) {
-		pgv_refuse(out, "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, 0,
+		pgv_refuse(out, AIRLOCK_E_FORBIDDEN_STATEMENT, AIRLOCK_N_NONE, 0,
 			   "server-side code cannot be loaded through this endpoint", "changing %s is not allowed",
 			   name);
 		return true;
 	}
 	if (resetting && is_one_of(name, read_only_settings)) {
-		pgv_refuse(out, "25006", AIRLOCK_E_NOT_READ_ONLY, 0,
+		pgv_refuse(out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, 0,
 			   "transactions here are always read-only; leave the setting alone",
 			   "resetting %s is not allowed", name);
 		return true;
@@ -290,7 +290,7 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 	size_t i;
 
 	if (!kind) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "unrecognised SET statement");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, NULL, "unrecognised SET statement");
 		return out->kind;
 	}
 	if (strcmp(kind, "VAR_RESET_ALL") == 0) {
@@ -299,14 +299,14 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 		return out->kind;
 	}
 	if (!rawname) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "unrecognised SET statement");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, NULL, "unrecognised SET statement");
 		return out->kind;
 	}
 	if (strcmp(kind, "VAR_SET_MULTI") == 0)
 		return set_multi(body, rawname, out);
 	if (!pgv_lower_copy(out->name, sizeof(out->name), rawname)) {
-		pgv_refuse(out, "42622", AIRLOCK_E_UNSUPPORTED, 0, "setting names are at most 63 bytes",
-			   "setting name is too long");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_NAME_TOO_LONG, 0,
+			   "setting names are at most 63 bytes", "setting name is too long");
 		return out->kind;
 	}
 	out->is_local = json_is_true(json_object_get(body, "is_local"));
@@ -324,7 +324,7 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 		return out->kind;
 	}
 	if (strcmp(kind, "VAR_SET_VALUE") != 0) {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "give the value as a constant",
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "give the value as a constant",
 			   "SET %s FROM CURRENT is not supported", out->name);
 		return out->kind;
 	}
@@ -335,19 +335,19 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 		if (i > 0)
 			sb_puts(&sb, ", ");
 		if (!put_arg(&sb, sql, out->name, json_array_get(args, i))) {
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0,
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0,
 				   "give the value as a string or number constant, e.g. SET TIME ZONE 'UTC'",
 				   "this form of SET %s value is not supported", out->name);
 			return out->kind;
 		}
 	}
 	if (sb.overflow) {
-		pgv_refuse(out, "54000", AIRLOCK_E_UNSUPPORTED, 0, NULL, "value for %s is too long (at most %zu bytes)",
-			   out->name, sizeof(out->value) - 1);
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED, 0, NULL,
+			   "value for %s is too long (at most %zu bytes)", out->name, sizeof(out->value) - 1);
 		return out->kind;
 	}
 	if (is_one_of(out->name, read_only_settings) && !truthy(out->value)) {
-		pgv_refuse(out, "25006", AIRLOCK_E_NOT_READ_ONLY, 0, "transactions here are always read-only",
+		pgv_refuse(out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, 0, "transactions here are always read-only",
 			   "SET %s = %s is not allowed on a read-only endpoint", out->name, out->value);
 		return out->kind;
 	}
@@ -360,8 +360,8 @@ enum pgv_kind pgv_session_show(json_t *body, struct pgv_result *out)
 	const char *name = pgv_str(body, "name");
 
 	if (!name || !pgv_lower_copy(out->name, sizeof(out->name), name)) {
-		pgv_refuse(out, "42622", AIRLOCK_E_UNSUPPORTED, 0, "setting names are at most 63 bytes",
-			   "setting name is too long");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_NAME_TOO_LONG, 0,
+			   "setting names are at most 63 bytes", "setting name is too long");
 		return out->kind;
 	}
 	out->kind = PGV_SHOW;
@@ -377,8 +377,8 @@ static bool copy_savepoint(json_t *body, struct pgv_result *out)
 		name = "";
 	n = snprintf(out->name, sizeof(out->name), "%s", name);
 	if (n < 0 || (size_t)n >= sizeof(out->name)) {
-		pgv_refuse(out, "42622", AIRLOCK_E_UNSUPPORTED, 0, "savepoint names are at most 63 bytes",
-			   "savepoint name is too long");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_NAME_TOO_LONG, 0,
+			   "savepoint names are at most 63 bytes", "savepoint name is too long");
 		return false;
 	}
 	return true;
@@ -398,8 +398,9 @@ enum pgv_kind pgv_session_transaction(json_t *body, struct pgv_result *out)
 		bool commit = strcmp(kind, "TRANS_STMT_COMMIT") == 0;
 
 		if (chain) {
-			pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "end the transaction, then send BEGIN",
-				   "%s AND CHAIN is not supported", commit ? "COMMIT" : "ROLLBACK");
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0,
+				   "end the transaction, then send BEGIN", "%s AND CHAIN is not supported",
+				   commit ? "COMMIT" : "ROLLBACK");
 			return out->kind;
 		}
 		out->kind = commit ? PGV_COMMIT : PGV_ROLLBACK;
@@ -413,7 +414,7 @@ enum pgv_kind pgv_session_transaction(json_t *body, struct pgv_result *out)
 		if (copy_savepoint(body, out))
 			out->kind = PGV_ROLLBACK_TO;
 	} else {
-		pgv_refuse(out, "0A000", AIRLOCK_E_UNSUPPORTED, 0, "use BEGIN / COMMIT / ROLLBACK",
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "use BEGIN / COMMIT / ROLLBACK",
 			   "two-phase commit (PREPARE TRANSACTION, COMMIT PREPARED, "
 			   "ROLLBACK PREPARED) is not supported");
 	}

@@ -26,46 +26,45 @@ static const char H_LOCK[] = "reads need no explicit locks: each statement runs 
 static const char H_CALL[] = "procedures may write; call read-only functions from a SELECT instead";
 
 struct stmt_rule {
-	const char *type;  /* parse-tree node name */
-	const char *label; /* SQL name; NULL: derived from type and fields */
-	const char *sqlstate;
-	enum airlock_err code;
+	const char *type;      /* parse-tree node name */
+	const char *label;     /* SQL name; NULL: derived from type and fields */
+	enum airlock_err code; /* sent under its own SQLSTATE */
 	const char *hint;
 };
 
 /* Sorted by type in strcmp order. */
 static const struct stmt_rule rules[] = {
-	{"AlterSystemStmt", "ALTER SYSTEM", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_ADMIN},
-	{"CallStmt", "CALL", "0A000", AIRLOCK_E_UNSUPPORTED, H_CALL},
-	{"CheckPointStmt", "CHECKPOINT", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_ADMIN},
-	{"ClosePortalStmt", "CLOSE", "0A000", AIRLOCK_E_UNSUPPORTED, H_CURSOR},
-	{"CompositeTypeStmt", "CREATE TYPE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"ConstraintsSetStmt", "SET CONSTRAINTS", "0A000", AIRLOCK_E_UNSUPPORTED, H_READ_ONLY},
-	{"CreatePLangStmt", "CREATE LANGUAGE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"CreateSeqStmt", "CREATE SEQUENCE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"CreateStmt", "CREATE TABLE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"CreateTrigStmt", "CREATE TRIGGER", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"CreatedbStmt", "CREATE DATABASE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"DeclareCursorStmt", "DECLARE CURSOR", "0A000", AIRLOCK_E_UNSUPPORTED, H_CURSOR},
-	{"DoStmt", "DO", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_CODE},
-	{"DropdbStmt", "DROP DATABASE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"ExecuteStmt", "EXECUTE", "0A000", AIRLOCK_E_UNSUPPORTED, H_PREPARED},
-	{"FetchStmt", NULL, "0A000", AIRLOCK_E_UNSUPPORTED, H_CURSOR},
-	{"IndexStmt", "CREATE INDEX", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"ListenStmt", "LISTEN", "0A000", AIRLOCK_E_UNSUPPORTED, H_LISTEN},
-	{"LoadStmt", "LOAD", "42501", AIRLOCK_E_FORBIDDEN_STATEMENT, H_CODE},
-	{"LockStmt", "LOCK", "0A000", AIRLOCK_E_UNSUPPORTED, H_LOCK},
-	{"NotifyStmt", "NOTIFY", "25006", AIRLOCK_E_NOT_READ_ONLY, H_LISTEN},
-	{"PrepareStmt", "PREPARE", "0A000", AIRLOCK_E_UNSUPPORTED, H_PREPARED},
-	{"RefreshMatViewStmt", "REFRESH MATERIALIZED VIEW", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"RenameStmt", NULL, "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"RuleStmt", "CREATE RULE", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"SecLabelStmt", "SECURITY LABEL", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
-	{"UnlistenStmt", "UNLISTEN", "0A000", AIRLOCK_E_UNSUPPORTED, H_LISTEN},
-	{"ViewStmt", "CREATE VIEW", "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"AlterSystemStmt", "ALTER SYSTEM", AIRLOCK_E_FORBIDDEN_STATEMENT, H_ADMIN},
+	{"CallStmt", "CALL", AIRLOCK_E_UNSUPPORTED, H_CALL},
+	{"CheckPointStmt", "CHECKPOINT", AIRLOCK_E_FORBIDDEN_STATEMENT, H_ADMIN},
+	{"ClosePortalStmt", "CLOSE", AIRLOCK_E_UNSUPPORTED, H_CURSOR},
+	{"CompositeTypeStmt", "CREATE TYPE", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"ConstraintsSetStmt", "SET CONSTRAINTS", AIRLOCK_E_UNSUPPORTED, H_READ_ONLY},
+	{"CreatePLangStmt", "CREATE LANGUAGE", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"CreateSeqStmt", "CREATE SEQUENCE", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"CreateStmt", "CREATE TABLE", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"CreateTrigStmt", "CREATE TRIGGER", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"CreatedbStmt", "CREATE DATABASE", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"DeclareCursorStmt", "DECLARE CURSOR", AIRLOCK_E_UNSUPPORTED, H_CURSOR},
+	{"DoStmt", "DO", AIRLOCK_E_FORBIDDEN_STATEMENT, H_CODE},
+	{"DropdbStmt", "DROP DATABASE", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"ExecuteStmt", "EXECUTE", AIRLOCK_E_UNSUPPORTED, H_PREPARED},
+	{"FetchStmt", NULL, AIRLOCK_E_UNSUPPORTED, H_CURSOR},
+	{"IndexStmt", "CREATE INDEX", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"ListenStmt", "LISTEN", AIRLOCK_E_UNSUPPORTED, H_LISTEN},
+	{"LoadStmt", "LOAD", AIRLOCK_E_FORBIDDEN_STATEMENT, H_CODE},
+	{"LockStmt", "LOCK", AIRLOCK_E_UNSUPPORTED, H_LOCK},
+	{"NotifyStmt", "NOTIFY", AIRLOCK_E_NOT_READ_ONLY, H_LISTEN},
+	{"PrepareStmt", "PREPARE", AIRLOCK_E_UNSUPPORTED, H_PREPARED},
+	{"RefreshMatViewStmt", "REFRESH MATERIALIZED VIEW", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"RenameStmt", NULL, AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"RuleStmt", "CREATE RULE", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"SecLabelStmt", "SECURITY LABEL", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
+	{"UnlistenStmt", "UNLISTEN", AIRLOCK_E_UNSUPPORTED, H_LISTEN},
+	{"ViewStmt", "CREATE VIEW", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
 };
 
-static const struct stmt_rule default_rule = {NULL, NULL, "25006", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY};
+static const struct stmt_rule default_rule = {NULL, NULL, AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY};
 
 static int cmp_rule(const void *key, const void *elem)
 {
@@ -153,20 +152,19 @@ void pgv_statement_label(const char *type, json_t *body, char *buf, size_t bufsz
 void pgv_refuse_statement(const char *type, json_t *body, const char *prefix, struct pgv_result *out)
 {
 	const struct stmt_rule *r = find_rule(type);
-	const char *sqlstate = r->sqlstate, *hint = r->hint;
+	const char *hint = r->hint;
 	enum airlock_err code = r->code;
 	char label[96];
 
 	pgv_statement_label(type, body, label, sizeof(label));
 	if (strcmp(type, "CopyStmt") == 0 && !json_is_true(json_object_get(body, "is_from"))) {
 		/* COPY TO a server file or a program writes or runs something; TO STDOUT is validated as a read. */
-		sqlstate = "0A000";
 		code = AIRLOCK_E_UNSUPPORTED;
 		hint = "COPY (SELECT ...) TO STDOUT (psql: \\copy) sends the rows to you";
 	}
-	pgv_refuse(out, sqlstate, code, 0, hint,
+	pgv_refuse(out, code, AIRLOCK_N_NONE, 0, hint,
 		   "%s%s is not allowed%s: only SELECT, VALUES, TABLE, EXPLAIN (without "
 		   "ANALYZE) and SHOW run here, plus session commands (SET, RESET, BEGIN, "
 		   "COMMIT, ROLLBACK, SAVEPOINT, DISCARD)",
-		   prefix, label, strcmp(sqlstate, "25006") == 0 ? " on a read-only endpoint" : "");
+		   prefix, label, code == AIRLOCK_E_NOT_READ_ONLY ? " on a read-only endpoint" : "");
 }

@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-void pgv_refuse(struct pgv_result *out, const char *sqlstate, enum airlock_err code, int cursor_pos, const char *hint,
-		const char *fmt, ...)
+void pgv_refuse(struct pgv_result *out, enum airlock_err code, enum airlock_native native, int cursor_pos,
+		const char *hint, const char *fmt, ...)
 {
 	va_list ap;
 
 	out->kind = PGV_REFUSED;
-	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", sqlstate);
+	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_pg_sqlstate(code, native));
 	out->code = code;
 	out->cursor_pos = cursor_pos;
 	snprintf(out->hint, sizeof(out->hint), "%s", hint ? hint : "");

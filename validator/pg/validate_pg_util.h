@@ -13,9 +13,9 @@
 
 #include "validator/pg/validate_pg.h"
 
-/* Marks out refused with sqlstate, code, an optional hint and a message. */
-__attribute__((format(printf, 6, 7))) void pgv_refuse(struct pgv_result *out, const char *sqlstate,
-						      enum airlock_err code, int cursor_pos, const char *hint,
+/* Marks out refused with code and native (base/errors.h), an optional hint and a message. */
+__attribute__((format(printf, 6, 7))) void pgv_refuse(struct pgv_result *out, enum airlock_err code,
+						      enum airlock_native native, int cursor_pos, const char *hint,
 						      const char *fmt, ...);
 
 /*
