@@ -277,6 +277,15 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	label = section_label(ctx, lbuf, sizeof(lbuf));
 	base = section_base(ctx, &seen);
 	ctx->list_key = NULL;
+#ifdef AIRLOCK_VALIDATOR_BYPASS
+	/* Test builds only, so outside the key table and its documentation: see CMakeLists.txt. */
+	if (ctx->cur == SECT_SERVER && strcasecmp(name, "validator_bypass") == 0) {
+		if (strcasecmp(value, "on") != 0 && strcasecmp(value, "off") != 0)
+			conf_err(ctx, ctx->line, "validator_bypass must be on or off");
+		ctx->cfg->validator_bypass = strcasecmp(value, "on") == 0;
+		return 1;
+	}
+#endif
 	k = conf_find_key(ctx->cur, name);
 	if (!k) {
 		conf_key_names(ctx->cur, names, sizeof(names));

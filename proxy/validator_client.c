@@ -33,6 +33,13 @@ static void my_failed(const struct vpool *p, struct vmy_result *out)
 	snprintf(out->hint, sizeof(out->hint), "%s", HINT);
 }
 
+#ifdef AIRLOCK_VALIDATOR_BYPASS
+/* Test builds only (CMakeLists.txt): every statement is a read, run as sent. */
+#define BYPASSED(p) vpool_bypass(p)
+#else
+#define BYPASSED(p) false
+#endif
+
 /* One request and its response; false when the worker failed. */
 static bool call(struct vpool *p, enum vw_op op, const struct pgv_policy *pg, const struct vmy_policy *my,
 		 const char *sql, size_t len, const struct vmy_result *read, size_t split_max, struct vw_response *res)
@@ -52,6 +59,10 @@ enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, con
 {
 	struct vw_response res;
 
+	if (BYPASSED(p)) {
+		memset(out, 0, sizeof(*out));
+		return out->kind = PGV_READ;
+	}
 	if (!call(p, again ? VW_PG_AGAIN : VW_PG_VALIDATE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
 		pg_failed(p, out);
 		return out->kind;
@@ -67,6 +78,10 @@ enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const 
 	struct vw_response res;
 
 	*rewritten = NULL;
+	if (BYPASSED(p)) {
+		memset(out, 0, sizeof(*out));
+		return out->kind = PGV_READ;
+	}
 	if (!call(p, VW_PG_SCOPE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
 		pg_failed(p, out);
 		return out->kind;
@@ -107,6 +122,12 @@ void vcl_my_validate(struct vpool *p, const struct vmy_policy *pol, const char *
 	struct vw_response res;
 
 	*fingerprint = 0;
+	if (BYPASSED(p)) {
+		memset(out, 0, sizeof(*out));
+		out->kind = VMY_READ;
+		out->stmt_kind = "SELECT";
+		return;
+	}
 	if (!call(p, VW_MY_VALIDATE, NULL, pol, sql, len, NULL, 0, &res)) {
 		my_failed(p, out);
 		return;
@@ -124,6 +145,9 @@ char *vcl_my_scope(struct vpool *p, const struct vmy_policy *pol, const char *sq
 
 	memset(again, 0, sizeof(*again));
 	again->kind = VMY_EMPTY;
+	*failed = false;
+	if (BYPASSED(p))
+		return NULL;
 	if (!call(p, VW_MY_SCOPE, NULL, pol, sql, len, v, 0, &res)) {
 		my_failed(p, again);
 		*failed = true;

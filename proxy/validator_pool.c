@@ -357,3 +357,10 @@ void vpool_counts(const struct vpool *p, uint64_t *calls, uint64_t *failures, ui
 	*failures = p->failures;
 	*started = p->started;
 }
+
+#ifdef AIRLOCK_VALIDATOR_BYPASS
+bool vpool_bypass(const struct vpool *p)
+{
+	return p->o.bypass;
+}
+#endif
