@@ -4,16 +4,16 @@
  * it); the directory and sockets are job_dir's, the control connection's
  * frames job_ctl's, the frames sent job_frame's.
  *
- * Life of a job:
+ * Life of a job (its states and their moves: job_state.h):
  *   job_prepare: make the directory and its two sockets, ask the launcher
- *   for a container (the job is idle until attached).
+ *   for a container (the job is IDLE until attached).
  *   runner connects to control.sock -> the credentials go out, and the
- *   statement once job_attach has given the job an owner.
+ *   statement once job_attach has given the job an owner (RUNNING).
  *   runner connects to the relay socket (job_dir_db_sock) -> a relay to
  *   the backend.
- *   result frames -> owner events; 'C' or 'E' -> on_done.
- *   container gone (exited, killed or never started) and owner done or
- *   detached -> sockets and directory removed, job freed.
+ *   result frames -> owner events; 'C' or 'E' -> on_done (DONE).
+ *   DONE and the container gone (exited, killed or never started) ->
+ *   sockets and directory removed, job freed.
  */
 #define _GNU_SOURCE
 #include "proxy/job/job.h"
@@ -45,7 +45,7 @@
 /* Prepared, no owner attached yet, not discarded: a warm runner waiting for a statement. */
 static bool job_idle(const struct job *j)
 {
-	return j->detached && !j->done;
+	return j->state == JOB_IDLE;
 }
 
 static void job_wipe_frame(struct job *j)
@@ -83,18 +83,13 @@ static void job_end_runner(struct job *j)
 void job_finish(struct job *j, const struct job_result *r)
 {
 	struct timeval zero = {0, 0};
+	enum job_state was = j->state;
 
-	if (j->done)
+	/* Moving to DONE uncounts a running job and tells the manager there is room. */
+	if (was == JOB_DONE || !job_set_state(j, JOB_DONE))
 		return;
-	j->done = true;
-	if (j->counted) {
-		j->counted = false;
-		j->env->running--;
-		if (j->env->on_finished)
-			j->env->on_finished(j->env->hook_arg);
-	}
 	/* Held in the manager's queue: it forgets the job. */
-	if (j->held && j->lost) {
+	if (was == JOB_HELD && j->lost) {
 		job_lost_fn lost = j->lost;
 
 		j->lost = NULL;
@@ -105,9 +100,9 @@ void job_finish(struct job *j, const struct job_result *r)
 	job_end_runner(j);
 	job_wipe_frame(j);
 	/* Its container went first (a paused cursor's frames read after): nothing else will free it. */
-	if (j->container_gone && j->defer)
+	if (!j->launch && j->defer)
 		evtimer_add(j->defer, &zero);
-	if (!j->detached && j->ev->on_done)
+	if (job_state_owed(was) && r && j->ev->on_done)
 		j->ev->on_done(j->arg, r);
 }
 
@@ -130,7 +125,8 @@ static void job_lose(struct job *j)
 	job_lost_fn lost = j->lost;
 
 	j->lost = NULL;
-	j->done = true; /* never attached: nothing to report, nothing counted as running */
+	if (!job_set_state(j, JOB_DONE)) /* never attached: nothing to report, nothing counted as running */
+		return;
 	if (lost)
 		lost(j->lost_arg, j);
 	job_end_runner(j);
@@ -187,10 +183,10 @@ static void job_free(struct job *j)
 	free(j);
 }
 
-/* Frees the job once it is done or detached and its container is gone. */
+/* Frees the job once it is DONE, its container is gone and no failure waits to be told. */
 void job_maybe_free(struct job *j)
 {
-	if ((j->done || j->detached) && j->container_gone && !j->pend_code)
+	if (j->state == JOB_DONE && !j->launch && !j->pend_code)
 		job_free(j);
 }
 
@@ -198,8 +194,6 @@ void job_free_all(struct job_env *env)
 {
 	/* The launcher is already gone (its containers removed): drop every job now. */
 	while (env->all) {
-		env->all->container_gone = true;
-		env->all->detached = true;
 		env->all->pend_code = AIRLOCK_E_NONE;
 		env->all->launch = NULL;
 		job_free(env->all);
@@ -219,7 +213,7 @@ static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 		return;
 	}
 	if (notice) {
-		if (!j->detached && j->ev->on_notice)
+		if (job_state_streams(j->state) && j->ev->on_notice)
 			j->ev->on_notice(j->arg, &e);
 		return;
 	}
@@ -277,7 +271,7 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 		j->copy_header = false;
 		if (j->bytes + f->len <= j->limits.max_bytes) {
 			j->bytes += f->len;
-			if (!j->detached && j->ev->on_row)
+			if (job_state_streams(j->state) && j->ev->on_row)
 				j->ev->on_row(j->arg, f);
 			return true;
 		}
@@ -293,7 +287,7 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 	}
 	j->rows++;
 	j->bytes += f->len;
-	if (!j->detached && j->ev->on_row)
+	if (job_state_streams(j->state) && j->ev->on_row)
 		j->ev->on_row(j->arg, f);
 	return true;
 }
@@ -314,7 +308,7 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		job_idle_spoke(j);
 		return false;
 	}
-	if (j->done || j->paused)
+	if (j->state == JOB_DONE || j->paused)
 		return false;
 	if ((f->type == FRAME_COPY_START || f->type == FRAME_COPY_DATA) && !j->copy_ok) {
 		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a COPY the job did not ask for");
@@ -336,11 +330,11 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 	case FRAME_COPY_START:
 	case FRAME_ROWDESC:
 	case FRAME_MYCOLS:
-		if (!j->detached && j->ev->on_rowdesc)
+		if (job_state_streams(j->state) && j->ev->on_rowdesc)
 			j->ev->on_rowdesc(j->arg, f);
 		break;
 	case FRAME_PARAMDESC:
-		if (!j->detached && j->ev->on_paramdesc)
+		if (job_state_streams(j->state) && j->ev->on_paramdesc)
 			j->ev->on_paramdesc(j->arg, f);
 		break;
 	case FRAME_COPY_DATA:
@@ -361,7 +355,7 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent an unexpected frame");
 		return false;
 	}
-	return !j->done && j->ctl;
+	return j->state != JOB_DONE && j->ctl;
 }
 
 static void job_ctl_bad(void *arg, const char *reason)
@@ -388,7 +382,7 @@ static void job_ctl_closed(void *arg)
 
 	/* Runner went away without a result; on_exited will tell why, or has (paused, its frames then read). */
 	job_close_ctl(j);
-	if (j->container_gone && !j->done) {
+	if (!j->launch && j->state != JOB_DONE) {
 		job_exited_early(j, j->exit_code);
 		job_maybe_free(j);
 	}
@@ -403,7 +397,7 @@ static const struct job_ctl_events job_ctl_events = {
 /* Sends what the runner can have now: credentials at once, the statement once attached. */
 void job_send_frame(struct job *j)
 {
-	if (!j->ctl || j->done)
+	if (!j->ctl || j->state == JOB_DONE)
 		return;
 	if (j->connframe.data) {
 		job_ctl_write(j->ctl, j->connframe.data, j->connframe.len);
@@ -423,7 +417,7 @@ static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, st
 	struct job *j = arg;
 
 	/* Attached or idle: an idle job's runner connects first and gets the credentials. */
-	if (j->ctl || j->done || !job_dir_peer_ok(fd, j->runner_uid)) {
+	if (j->ctl || j->state == JOB_DONE || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
@@ -453,7 +447,7 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 		if (!j->relays[i])
 			slot = i;
 	/* Only a prepared job has a backend to reach. */
-	if (slot < 0 || !j->host || j->container_gone || j->done || !job_dir_peer_ok(fd, j->runner_uid)) {
+	if (slot < 0 || !j->host || !j->launch || j->state == JOB_DONE || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
@@ -473,7 +467,6 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 			j->env->on_started(j->env->hook_arg);
 		return;
 	}
-	j->container_gone = true;
 	j->launch = NULL;
 	log_warn("job %s: runner did not start: %s: %s", j->id, code, error);
 	if (job_idle(j)) {
@@ -502,12 +495,11 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 	struct job *j = arg;
 	char msg[256];
 
-	j->container_gone = true;
 	j->launch = NULL;
 	if (job_idle(j)) {
 		log_warn("job %s: warm runner exited before use (status %d)", j->id, exit_code);
 		job_lose(j);
-	} else if (!j->done) {
+	} else if (j->state != JOB_DONE) {
 		if (killed) {
 			snprintf(msg, sizeof(msg), "statement exceeded timeout_ms=%u and its runner was stopped",
 				 j->limits.timeout_ms);
@@ -537,7 +529,7 @@ static void job_deadline_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (!j->launch)
 		return;
-	if (j->done)
+	if (j->state == JOB_DONE)
 		log_warn("job %s: runner still running %u ms after its result; killing it", j->id,
 			 j->env->cfg->kill_margin_ms);
 	else
@@ -587,8 +579,7 @@ struct job *job_new(struct job_env *env)
 	if (env->all)
 		env->all->prev = j;
 	env->all = j;
-	j->container_gone = true; /* until a launch exists */
-	j->detached = true;       /* until an owner attaches */
+	j->state = JOB_NEW; /* no launch yet: its container counts as gone */
 	return j;
 }
 
@@ -657,7 +648,9 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	j->launch = launcher_run(j->env->launcher, &spec, &job_launch_cb, j);
 	if (!j->launch)
 		return -1;
-	j->container_gone = false;
+	/* A held job being released stays HELD: job_release_held moves it on. */
+	if (j->state == JOB_NEW && !job_set_state(j, JOB_IDLE))
+		return -1;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "proxy/job/job_dir.h"
 #include "proxy/job/job_int.h"
+#include "proxy/job/job_state.h"
 #include "base/wbuf.h"
 
 #define JOB_MAX_RELAYS 2
@@ -22,19 +23,14 @@ struct job {
 	struct job *prev, *next; /* env->all */
 	job_lost_fn lost;        /* told if the job is lost while idle */
 	void *lost_arg;
-	struct event *deadline; /* kill at timeout_ms + kill_margin_ms, and kill_margin_ms after the result */
-	const struct job_events *ev;
+	struct event *deadline;      /* kill at timeout_ms + kill_margin_ms, and kill_margin_ms after the result */
+	const struct job_events *ev; /* the owner's, from job_attach or job_hold */
 	void *arg;
-	bool detached;
-	bool done;
-	bool container_gone;
-	bool paused;
-	int exit_code;    /* the runner's, once it exited with its frames still unread (paused) */
-	bool copy_ok;     /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
-	bool copy_header; /* its first 'd' frame is a header line, not a row */
-	bool cancel_sent;
-	bool held;    /* has an owner and a statement, waits for the manager's room (no container yet) */
-	bool counted; /* counted in env->running */
+	enum job_state state; /* written by job_set_state only (job_state.h) */
+	bool paused;          /* the owner's back-pressure: result frames are not read */
+	int exit_code;        /* the runner's, once it exited with its frames still unread (paused) */
+	bool copy_ok;         /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
+	bool copy_header;     /* its first 'd' frame is a header line, not a row */
 
 	char id[JOB_DIR_ID_LEN + 1];
 	char dir[256];
@@ -47,7 +43,7 @@ struct job {
 	struct evconnlistener *db_lst;
 	struct job_ctl *ctl;
 	struct relay *relays[JOB_MAX_RELAYS];
-	struct launch *launch;
+	struct launch *launch; /* NULL once the container is gone (or before there is one) */
 	struct event *defer;
 	struct job_mem *mem; /* the watch over the backend's memory (job_mem.h), while there is one */
 	bool mem_tried;      /* a backend pid came: never a second watch */
@@ -71,7 +67,7 @@ struct job {
 void job_finish(struct job *j, const struct job_result *r);
 /* Sends what the runner can have now: credentials at once, the statement once attached. */
 void job_send_frame(struct job *j);
-/* Frees the job once it is done or detached and its container is gone. */
+/* Frees the job once it is DONE, its container is gone and no failure waits to be told. */
 void job_maybe_free(struct job *j);
 
 #endif

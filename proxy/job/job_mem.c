@@ -272,7 +272,8 @@ void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over)
 	struct timeval tv = ms_timeval(JOB_MEM_TICK_MS);
 	int err;
 
-	if (j->mem || j->mem_tried || j->done || !j->limits.backend_memory_mb || pid == 0 || pid > INT32_MAX)
+	if (j->mem || j->mem_tried || j->state == JOB_DONE || !j->limits.backend_memory_mb || pid == 0 ||
+	    pid > INT32_MAX)
 		return;
 	j->mem_tried = true;
 	m = calloc(1, sizeof(*m));

@@ -21,7 +21,6 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->lost = NULL;
 	j->ev = ev;
 	j->arg = arg;
-	j->detached = false;
 	if (j->pend_code)
 		return;
 	j->limits = *req->limits;
@@ -32,13 +31,13 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 			       "the statement and its parameters are too large for one job");
 }
 
-/* Counts the job running, arms its kill deadline and sends the statement once the runner is there. */
+/* RUNNING (counted), its kill deadline armed, and the statement sent once the runner is there. */
 static void job_go(struct job *j)
 {
 	struct timeval tv;
 
-	j->counted = true;
-	j->env->running++;
+	if (!job_set_state(j, JOB_RUNNING))
+		return;
 	if (j->pend_code) {
 		if (j->launch)
 			launcher_kill(j->launch);
@@ -59,7 +58,7 @@ void job_hold(struct job *j, const struct job_request *req, const struct job_eve
 	      void *lost_arg)
 {
 	job_take(j, req, ev, arg);
-	j->held = true;
+	job_set_state(j, JOB_HELD);
 	j->target = req->target;
 	j->lost = lost;
 	j->lost_arg = lost_arg;
@@ -69,7 +68,6 @@ void job_release_held(struct job *j)
 {
 	const struct airlock_target *target = j->target;
 
-	j->held = false;
 	j->lost = NULL;
 	if (!j->pend_code && job_prepare(j, target, j->limits.memory_mb, j->limits.nano_cpus, j->limits.pids) < 0)
 		job_fail_later(j, "58000", AIRLOCK_E_EXECUTION_FAILED,
@@ -81,9 +79,9 @@ void job_cancel(struct job *j)
 {
 	struct wbuf b;
 
-	if (j->done || j->cancel_sent)
+	/* Asked once: a cancel went to the runner, or a CANCELED failure waits to be told. */
+	if (j->state == JOB_DONE || j->state == JOB_CANCELING || j->pend_code == AIRLOCK_E_CANCELED)
 		return;
-	j->cancel_sent = true;
 	if (!j->ctl || j->jobframe.data) {
 		/* The runner has not received the job yet: stop it before it runs anything. */
 		job_fail_later(j, "57014", AIRLOCK_E_CANCELED, "canceling statement due to user request");
@@ -91,6 +89,8 @@ void job_cancel(struct job *j)
 			launcher_kill(j->launch);
 		return;
 	}
+	if (!job_set_state(j, JOB_CANCELING))
+		return;
 	wbuf_init(&b);
 	frame_begin(&b, FRAME_CANCEL);
 	frame_end(&b);
@@ -114,10 +114,9 @@ void job_pause(struct job *j, bool paused)
 void job_detach(struct job *j)
 {
 	struct timeval zero = {0, 0};
-	bool was_done = j->done;
+	bool was_done = j->state == JOB_DONE;
 
-	j->detached = true;
-	job_finish(j, NULL); /* detached: no event goes out */
+	job_finish(j, NULL); /* no event goes out */
 	if (!was_done && j->launch)
 		launcher_kill(j->launch);
 	j->pend_code = AIRLOCK_E_NONE;
