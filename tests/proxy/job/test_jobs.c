@@ -1,0 +1,171 @@
+/*
+ * test_jobs: the job manager's admission (proxy/job/jobs.c) on a real loop
+ * with a real launcher that cannot start a container (job_fixture.h), so
+ * every statement that gets a runner fails with IMAGE_UNAVAILABLE: which
+ * statement ran, waited or was refused, and in what order, is what the
+ * manager decided. A host outside the allowlist is refused without a
+ * container; max_jobs statements run, the rest wait and run fairly as
+ * room comes; with queue_wait_ms = 0 they are refused with BUSY at once;
+ * a reload to queue_wait_ms = 0 fails those waiting; the pool's stop
+ * fails them too.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tests/proxy/job/job_fixture.h"
+
+static const int user_a, user_b;
+
+struct mfix {
+	struct jfix *f;
+	struct jobs *js;
+};
+
+static struct mfix *mfix_new(const char *extra)
+{
+	struct mfix *m = calloc(1, sizeof(*m));
+
+	m->f = jfix_new(extra);
+	m->js = jobs_new(m->f->base, NULL, m->f->launcher, m->f->cfg);
+	assert_non_null(m->js);
+	return m;
+}
+
+static int teardown(void **state)
+{
+	struct mfix *m = *state;
+
+	jobs_stop_pool(m->js);
+	jfix_pump(m->f, 5);
+	assert_int_equal(jobs_live(m->js), 0);
+	jobs_free(m->js);
+	jfix_free(m->f);
+	free(m);
+	return 0;
+}
+
+static int setup_one_at_a_time(void **state)
+{
+	*state = mfix_new("max_jobs = 1\nqueue_wait_ms = 5000\n");
+	return 0;
+}
+
+static int setup_no_queue(void **state)
+{
+	*state = mfix_new("max_jobs = 1\nqueue_wait_ms = 0\n");
+	return 0;
+}
+
+static struct job *start(struct mfix *m, const void *user, struct owner *o)
+{
+	struct job_request req = jfix_request(m->f, user);
+	struct job *j = job_start(m->js, &req, &owner_events, o);
+
+	assert_non_null(j);
+	return j;
+}
+
+static void test_host_not_allowed(void **state)
+{
+	struct mfix *m = *state;
+	struct job_request req = jfix_request(m->f, &user_a);
+	struct airlock_target elsewhere = *req.target;
+	struct owner o = {0};
+
+	elsewhere.host = "192.0.2.1";
+	req.target = &elsewhere;
+	assert_non_null(job_start(m->js, &req, &owner_events, &o));
+	assert_int_equal(o.done, 0); /* never from inside job_start */
+	jfix_pump(m->f, 3);
+	assert_int_equal(o.done, 1);
+	assert_int_equal(o.code, AIRLOCK_E_HOST_NOT_ALLOWED);
+	assert_string_equal(o.sqlstate, "42501");
+}
+
+/* One runs; the others wait, and run as room comes: a's second after b's first, though it came earlier. */
+static void test_max_jobs_then_fair_queue(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, a2 = {0}, a3 = {0}, b1 = {0};
+
+	start(m, &user_a, &a1);
+	start(m, &user_a, &a2);
+	start(m, &user_a, &a3);
+	start(m, &user_b, &b1);
+	jfix_run_ms(m->f, 200);
+	/* Every one got a runner in the end (which could not start here), none was refused. */
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(a2.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(a3.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(b1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	/* a1 ran at once; of those that waited, the first in, then b (never served), then a's last. */
+	assert_int_equal(a1.order, 1);
+	assert_int_equal(a2.order, 2);
+	assert_int_equal(b1.order, 3);
+	assert_int_equal(a3.order, 4);
+}
+
+static void test_waiting_fails_when_queue_wait_ms_becomes_0(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, a2 = {0};
+	struct airlock_config *cfg = (struct airlock_config *)m->f->cfg;
+
+	start(m, &user_a, &a1);
+	start(m, &user_a, &a2);
+	cfg->queue_wait_ms = 0;
+	jobs_set_config(m->js, cfg);
+	jfix_pump(m->f, 5);
+	assert_int_equal(a2.done, 1);
+	assert_int_equal(a2.code, AIRLOCK_E_BUSY);
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+}
+
+static void test_stop_fails_the_waiting(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, a2 = {0};
+
+	start(m, &user_a, &a1);
+	start(m, &user_b, &a2);
+	jobs_stop_pool(m->js);
+	jfix_pump(m->f, 5);
+	assert_int_equal(a2.code, AIRLOCK_E_BUSY);
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+}
+
+static void test_busy_at_once_without_a_queue(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, b1 = {0};
+
+	start(m, &user_a, &a1);
+	start(m, &user_b, &b1);
+	jfix_pump(m->f, 5);
+	assert_int_equal(b1.code, AIRLOCK_E_BUSY);
+	assert_string_equal(b1.sqlstate, "53300");
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	/* Room again: the next one runs. */
+	start(m, &user_b, &b1);
+	jfix_pump(m->f, 5);
+	assert_int_equal(b1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_host_not_allowed, setup_one_at_a_time, teardown),
+		cmocka_unit_test_setup_teardown(test_max_jobs_then_fair_queue, setup_one_at_a_time, teardown),
+		cmocka_unit_test_setup_teardown(test_waiting_fails_when_queue_wait_ms_becomes_0, setup_one_at_a_time,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stop_fails_the_waiting, setup_one_at_a_time, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_at_once_without_a_queue, setup_no_queue, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
