@@ -83,5 +83,5 @@ const char *airlock_my_sqlstate(enum airlock_err code, enum airlock_native n)
 {
 	const struct err_row *r = n != AIRLOCK_N_NONE ? native(n) : row(code);
 
-	return r->my_errno && r->my_sqlstate ? r->my_sqlstate : natives[AIRLOCK_N_MY_UNKNOWN_ERROR].my_sqlstate;
+	return r->my_sqlstate ? r->my_sqlstate : natives[AIRLOCK_N_MY_UNKNOWN_ERROR].my_sqlstate;
 }

@@ -49,71 +49,79 @@
 /*
  * The database's own conditions: where airlock answers as the server
  * itself would (no airlock name leads the message), or where an airlock
- * code goes out under a more specific code than its default. PG_ rows
- * reach Postgres clients, MY_ rows MySQL clients; the name is the
- * condition, as the server's documentation calls it.
+ * code goes out under a more specific code than its default; the runner
+ * names them too. PG_ rows reach Postgres clients, MY_ rows MySQL clients
+ * (MY_WARNING is a SQLSTATE only: a warning's errno is the server's); the
+ * name is the condition, as the server's documentation calls it.
  */
 /*  name                              Postgres  MySQL errno, SQLSTATE */
-#define AIRLOCK_NATIVE(X)                                               \
-	X(PG_SUCCESSFUL_COMPLETION,         "00000", 0,    NULL)     \
-	X(PG_PROTOCOL_VIOLATION,            "08P01", 0,    NULL)     \
-	X(PG_FEATURE_NOT_SUPPORTED,         "0A000", 0,    NULL)     \
-	X(PG_INVALID_BYTE_SEQUENCE,         "22021", 0,    NULL)     \
-	X(PG_INVALID_PARAMETER_VALUE,       "22023", 0,    NULL)     \
-	X(PG_TRANSACTION_IN_PROGRESS,       "25001", 0,    NULL)     \
-	X(PG_READ_ONLY_TRANSACTION,         "25006", 0,    NULL)     \
-	X(PG_NO_ACTIVE_TRANSACTION,         "25P01", 0,    NULL)     \
-	X(PG_IN_FAILED_TRANSACTION,         "25P02", 0,    NULL)     \
-	X(PG_IDLE_IN_TRANSACTION_TIMEOUT,   "25P03", 0,    NULL)     \
-	X(PG_NO_SUCH_PREPARED_STATEMENT,    "26000", 0,    NULL)     \
-	X(PG_INVALID_AUTHORIZATION,         "28000", 0,    NULL)     \
-	X(PG_INVALID_PASSWORD,              "28P01", 0,    NULL)     \
-	X(PG_NO_SUCH_CURSOR,                "34000", 0,    NULL)     \
-	X(PG_NO_SUCH_SAVEPOINT,             "3B001", 0,    NULL)     \
-	X(PG_NO_SUCH_DATABASE,              "3D000", 0,    NULL)     \
-	X(PG_INSUFFICIENT_PRIVILEGE,        "42501", 0,    NULL)     \
-	X(PG_NAME_TOO_LONG,                 "42622", 0,    NULL)     \
-	X(PG_UNDEFINED_OBJECT,              "42704", 0,    NULL)     \
-	X(PG_DUPLICATE_CURSOR,              "42P03", 0,    NULL)     \
-	X(PG_DUPLICATE_PREPARED_STATEMENT,  "42P05", 0,    NULL)     \
-	X(PG_TOO_MANY_CONNECTIONS,          "53300", 0,    NULL)     \
-	X(PG_CONFIGURATION_LIMIT_EXCEEDED,  "53400", 0,    NULL)     \
-	X(PG_PROGRAM_LIMIT_EXCEEDED,        "54000", 0,    NULL)     \
-	X(PG_ADMIN_SHUTDOWN,                "57P01", 0,    NULL)     \
-	X(PG_IDLE_SESSION_TIMEOUT,          "57P05", 0,    NULL)     \
-	X(PG_INTERNAL_ERROR,                "XX000", 0,    NULL)     \
-	X(MY_TOO_MANY_CONNECTIONS,          NULL,    1040, "08004")  \
-	X(MY_BAD_HANDSHAKE,                 NULL,    1043, "08S01")  \
-	X(MY_DB_ACCESS_DENIED,              NULL,    1044, "42000")  \
-	X(MY_ACCESS_DENIED,                 NULL,    1045, "28000")  \
-	X(MY_NO_DATABASE_SELECTED,          NULL,    1046, "3D000")  \
-	X(MY_UNKNOWN_COMMAND,               NULL,    1047, "08S01")  \
-	X(MY_SERVER_SHUTDOWN,               NULL,    1053, "08S01")  \
-	X(MY_IDENTIFIER_TOO_LONG,           NULL,    1059, "42000")  \
-	X(MY_PARSE_ERROR,                   NULL,    1064, "42000")  \
-	X(MY_EMPTY_QUERY,                   NULL,    1065, "42000")  \
-	X(MY_NO_SUCH_THREAD,                NULL,    1094, "HY000")  \
-	X(MY_WRONG_DB_NAME,                 NULL,    1102, "42000")  \
-	X(MY_WRONG_TABLE_NAME,              NULL,    1103, "42000")  \
-	X(MY_UNKNOWN_ERROR,                 NULL,    1105, "HY000")  \
-	X(MY_UNKNOWN_CHARACTER_SET,         NULL,    1115, "HY000")  \
-	X(MY_PACKET_TOO_LARGE,              NULL,    1153, "08S01")  \
-	X(MY_PACKETS_OUT_OF_ORDER,          NULL,    1156, "08S01")  \
-	X(MY_UNKNOWN_SYSTEM_VARIABLE,       NULL,    1193, "HY000")  \
-	X(MY_WRONG_ARGUMENTS,               NULL,    1210, "HY000")  \
-	X(MY_USER_LIMIT_REACHED,            NULL,    1226, "42000")  \
-	X(MY_WRONG_VALUE_FOR_VAR,           NULL,    1231, "42000")  \
-	X(MY_WRONG_TYPE_FOR_VAR,            NULL,    1232, "HY000")  \
-	X(MY_NOT_SUPPORTED_YET,             NULL,    1235, "42000")  \
-	X(MY_UNKNOWN_STMT_HANDLER,          NULL,    1243, "HY000")  \
-	X(MY_COLLATION_CHARSET_MISMATCH,    NULL,    1253, "HY000")  \
-	X(MY_UNKNOWN_COLLATION,             NULL,    1273, "HY000")  \
-	X(MY_TRUNCATED_WRONG_VALUE,         NULL,    1292, "22007")  \
-	X(MY_UNSUPPORTED_PREPARED,          NULL,    1295, "HY000")  \
-	X(MY_NO_OPEN_CURSOR,                NULL,    1421, "HY000")  \
-	X(MY_TOO_MANY_PREPARED,             NULL,    1461, "42000")  \
-	X(MY_SECURE_TRANSPORT_REQUIRED,     NULL,    3159, "HY000")  \
-	X(MY_CLIENT_INTERACTION_TIMEOUT,    NULL,    4031, "HY000")
+#define AIRLOCK_NATIVE(X)                                           \
+	X(PG_SUCCESSFUL_COMPLETION,          "00000", 0,    NULL)    \
+	X(PG_UNABLE_TO_CONNECT,              "08001", 0,    NULL)    \
+	X(PG_CONNECTION_FAILURE,             "08006", 0,    NULL)    \
+	X(PG_PROTOCOL_VIOLATION,             "08P01", 0,    NULL)    \
+	X(PG_FEATURE_NOT_SUPPORTED,          "0A000", 0,    NULL)    \
+	X(PG_INVALID_BYTE_SEQUENCE,          "22021", 0,    NULL)    \
+	X(PG_INVALID_PARAMETER_VALUE,        "22023", 0,    NULL)    \
+	X(PG_TRANSACTION_IN_PROGRESS,        "25001", 0,    NULL)    \
+	X(PG_NO_ACTIVE_TRANSACTION,          "25P01", 0,    NULL)    \
+	X(PG_IN_FAILED_TRANSACTION,          "25P02", 0,    NULL)    \
+	X(PG_IDLE_IN_TRANSACTION_TIMEOUT,    "25P03", 0,    NULL)    \
+	X(PG_NO_SUCH_PREPARED_STATEMENT,     "26000", 0,    NULL)    \
+	X(PG_INVALID_AUTHORIZATION,          "28000", 0,    NULL)    \
+	X(PG_INVALID_PASSWORD,               "28P01", 0,    NULL)    \
+	X(PG_NO_SUCH_CURSOR,                 "34000", 0,    NULL)    \
+	X(PG_NO_SUCH_SAVEPOINT,              "3B001", 0,    NULL)    \
+	X(PG_NO_SUCH_DATABASE,               "3D000", 0,    NULL)    \
+	X(PG_NAME_TOO_LONG,                  "42622", 0,    NULL)    \
+	X(PG_UNDEFINED_OBJECT,               "42704", 0,    NULL)    \
+	X(PG_UNDEFINED_FUNCTION,             "42883", 0,    NULL)    \
+	X(PG_DUPLICATE_CURSOR,               "42P03", 0,    NULL)    \
+	X(PG_DUPLICATE_PREPARED_STATEMENT,   "42P05", 0,    NULL)    \
+	X(PG_TOO_MANY_CONNECTIONS,           "53300", 0,    NULL)    \
+	X(PG_CONFIGURATION_LIMIT_EXCEEDED,   "53400", 0,    NULL)    \
+	X(PG_PROGRAM_LIMIT_EXCEEDED,         "54000", 0,    NULL)    \
+	X(PG_ADMIN_SHUTDOWN,                 "57P01", 0,    NULL)    \
+	X(PG_IDLE_SESSION_TIMEOUT,           "57P05", 0,    NULL)    \
+	X(PG_INTERNAL_ERROR,                 "XX000", 0,    NULL)    \
+	X(MY_WARNING,                        NULL,    0,    "01000") \
+	X(MY_TOO_MANY_CONNECTIONS,           NULL,    1040, "08004") \
+	X(MY_BAD_HANDSHAKE,                  NULL,    1043, "08S01") \
+	X(MY_DB_ACCESS_DENIED,               NULL,    1044, "42000") \
+	X(MY_ACCESS_DENIED,                  NULL,    1045, "28000") \
+	X(MY_NO_DATABASE_SELECTED,           NULL,    1046, "3D000") \
+	X(MY_UNKNOWN_COMMAND,                NULL,    1047, "08S01") \
+	X(MY_SERVER_SHUTDOWN,                NULL,    1053, "08S01") \
+	X(MY_IDENTIFIER_TOO_LONG,            NULL,    1059, "42000") \
+	X(MY_PARSE_ERROR,                    NULL,    1064, "42000") \
+	X(MY_EMPTY_QUERY,                    NULL,    1065, "42000") \
+	X(MY_NO_SUCH_THREAD,                 NULL,    1094, "HY000") \
+	X(MY_WRONG_DB_NAME,                  NULL,    1102, "42000") \
+	X(MY_WRONG_TABLE_NAME,               NULL,    1103, "42000") \
+	X(MY_UNKNOWN_ERROR,                  NULL,    1105, "HY000") \
+	X(MY_UNKNOWN_CHARACTER_SET,          NULL,    1115, "42000") \
+	X(MY_PACKET_TOO_LARGE,               NULL,    1153, "08S01") \
+	X(MY_PACKETS_OUT_OF_ORDER,           NULL,    1156, "08S01") \
+	X(MY_UNKNOWN_SYSTEM_VARIABLE,        NULL,    1193, "HY000") \
+	X(MY_WRONG_ARGUMENTS,                NULL,    1210, "HY000") \
+	X(MY_USER_LIMIT_REACHED,             NULL,    1226, "42000") \
+	X(MY_WRONG_VALUE_FOR_VAR,            NULL,    1231, "42000") \
+	X(MY_WRONG_TYPE_FOR_VAR,             NULL,    1232, "42000") \
+	X(MY_NOT_SUPPORTED_YET,              NULL,    1235, "42000") \
+	X(MY_UNKNOWN_STMT_HANDLER,           NULL,    1243, "HY000") \
+	X(MY_COLLATION_CHARSET_MISMATCH,     NULL,    1253, "42000") \
+	X(MY_UNKNOWN_COLLATION,              NULL,    1273, "HY000") \
+	X(MY_OPTION_PREVENTS_STATEMENT,      NULL,    1290, "HY000") \
+	X(MY_TRUNCATED_WRONG_VALUE,          NULL,    1292, "22007") \
+	X(MY_UNSUPPORTED_PREPARED,           NULL,    1295, "HY000") \
+	X(MY_NO_OPEN_CURSOR,                 NULL,    1421, "HY000") \
+	X(MY_TOO_MANY_PREPARED,              NULL,    1461, "42000") \
+	X(MY_STATEMENT_TIMEOUT,              NULL,    1969, "70100") \
+	X(MY_CONN_HOST_ERROR,                NULL,    2003, "08001") \
+	X(MY_SERVER_LOST,                    NULL,    2013, "HY000") \
+	X(MY_QUERY_TIMEOUT,                  NULL,    3024, "HY000") \
+	X(MY_SECURE_TRANSPORT_REQUIRED,      NULL,    3159, "HY000") \
+	X(MY_CLIENT_INTERACTION_TIMEOUT,     NULL,    4031, "HY000")
 
 enum airlock_err {
 	AIRLOCK_E_NONE, /* not airlock's: the database's own error, or none */

@@ -1,7 +1,7 @@
 /*
  * test_error_natives: the database's own conditions of base/errors.h:
  * each row names a code of the protocol its prefix says (PG_ rows a
- * SQLSTATE, MY_ rows an errno and SQLSTATE), no two rows are the same
+ * SQLSTATE, MY_ rows an errno and SQLSTATE, MY_WARNING only a SQLSTATE), no two rows are the same
  * condition, and a raise resolves to the native code when one is given,
  * to the airlock code's own otherwise, and never to nothing.
  */
@@ -41,9 +41,10 @@ static void rows_are_whole(void **state)
 			     e != AIRLOCK_N_PG_INTERNAL_ERROR))
 				fail_msg("%s has no SQLSTATE of its own", name);
 		} else if (strncmp(name, "MY_", 3) == 0) {
-			if (airlock_my_errno(AIRLOCK_E_NONE, e) < 1000 ||
+			if ((airlock_my_errno(AIRLOCK_E_NONE, e) < 1000 && e != AIRLOCK_N_MY_WARNING) ||
 			    !sqlstate_shaped(airlock_my_sqlstate(AIRLOCK_E_NONE, e)) ||
-			    (airlock_my_errno(AIRLOCK_E_NONE, e) == 1105 && e != AIRLOCK_N_MY_UNKNOWN_ERROR))
+			    (airlock_my_errno(AIRLOCK_E_NONE, e) == 1105 && e != AIRLOCK_N_MY_UNKNOWN_ERROR &&
+			     e != AIRLOCK_N_MY_WARNING))
 				fail_msg("%s has no errno and SQLSTATE of its own", name);
 		} else {
 			fail_msg("%s: a condition's name starts with PG_ or MY_", name);
@@ -54,7 +55,8 @@ static void rows_are_whole(void **state)
 			if (name[0] == 'P' && airlock_native_name(o)[0] == 'P' &&
 			    strcmp(airlock_pg_sqlstate(AIRLOCK_E_NONE, e), airlock_pg_sqlstate(AIRLOCK_E_NONE, o)) == 0)
 				fail_msg("%s and %s are the same SQLSTATE", name, airlock_native_name(o));
-			if (name[0] == 'M' && airlock_native_name(o)[0] == 'M' &&
+			if (name[0] == 'M' && airlock_native_name(o)[0] == 'M' && e != AIRLOCK_N_MY_WARNING &&
+			    o != AIRLOCK_N_MY_WARNING &&
 			    airlock_my_errno(AIRLOCK_E_NONE, e) == airlock_my_errno(AIRLOCK_E_NONE, o))
 				fail_msg("%s and %s are the same errno", name, airlock_native_name(o));
 		}
@@ -76,6 +78,8 @@ static void native_or_default(void **state)
 	assert_string_equal(airlock_pg_sqlstate(AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE), "53200");
 	assert_int_equal(airlock_my_errno(AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_MY_DB_ACCESS_DENIED), 1044);
 	assert_string_equal(airlock_native_name(AIRLOCK_N_PG_NO_SUCH_CURSOR), "PG_NO_SUCH_CURSOR");
+	assert_string_equal(airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_WARNING), "01000");
+	assert_int_equal(airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_WARNING), 1105);
 	assert_string_equal(airlock_native_name(AIRLOCK_N_NONE), "");
 	assert_string_equal(airlock_native_name(AIRLOCK_N_COUNT), "");
 }
