@@ -35,7 +35,8 @@ struct mys_cursor {
 	uint32_t want, got;
 	uint8_t truncated;
 	uint64_t rows;
-	bool failed; /* the job ended in an error not reported yet */
+	bool failed;        /* the job ended in an error not reported yet */
+	bool out_of_memory; /* the binary columns could not be made: the job was canceled */
 	unsigned err_no;
 	char err_state[6];
 	char err_msg[512];
@@ -91,6 +92,7 @@ static void cursor_columns(void *arg, const struct frame *f)
 	if (!c->executing || frame_mycols_begin(f, &n, &cur) != FRAME_OK)
 		return;
 	if (!myr_bin_alloc(&c->bin, n)) {
+		c->out_of_memory = true;
 		job_cancel(c->job);
 		return;
 	}
@@ -139,7 +141,17 @@ static void cursor_done(void *arg, const struct job_result *r)
 	struct mys_cursor *c = arg;
 	struct my_session *s = c->s;
 	bool executing = c->executing, fetching = c->fetching;
+	struct job_result oom;
 
+	if (c->out_of_memory && !r->ok) {
+		/* The cancel was airlock's, for want of memory: say so, not CANCELED. */
+		oom = (struct job_result){
+			.code = AIRLOCK_E_OUT_OF_MEMORY,
+			.sqlstate = airlock_my_sqlstate(AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE),
+			.message = "Out of memory",
+		};
+		r = &oom;
+	}
 	if (s->core.job == c->job)
 		session_job_finished(&s->core);
 	else

@@ -30,7 +30,7 @@ static void job_rowdesc(void *arg, const struct frame *f)
 	}
 	if (s->binary) {
 		if (!myr_bin_alloc(&s->bin, n)) {
-			s->result_failed = true;
+			s->result_failed = AIRLOCK_E_OUT_OF_MEMORY;
 			myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 			myr_flush(s);
 			job_cancel(s->core.job);
@@ -57,7 +57,7 @@ static void job_row(void *arg, const struct frame *f)
 		return;
 	if (s->binary) {
 		if (!myr_binary_row(s, &s->bin, s->ncols, f)) {
-			s->result_failed = true;
+			s->result_failed = AIRLOCK_E_UNSUPPORTED;
 			myr_flush(s);
 			job_cancel(s->core.job);
 			return;
@@ -134,8 +134,11 @@ static void job_done(void *arg, const struct job_result *r)
 		s->in_trans = true; /* a statement opens a transaction when autocommit is off */
 	if (s->result_failed) {
 		/* The ERR went out with the row that failed. */
-		session_audit(&s->core, "error", airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR),
-			      AIRLOCK_E_UNSUPPORTED, r->rows, r->bytes, r->truncated);
+		session_audit(&s->core, "error",
+			      airlock_my_sqlstate(s->result_failed, s->result_failed == AIRLOCK_E_UNSUPPORTED
+									    ? AIRLOCK_N_MY_UNKNOWN_ERROR
+									    : AIRLOCK_N_NONE),
+			      s->result_failed, r->rows, r->bytes, r->truncated);
 	} else if (r->ok && r->truncated && s->core.u->truncation_is_error) {
 		char msg[400];
 
@@ -158,7 +161,7 @@ static void job_done(void *arg, const struct job_result *r)
 	myr_flush(s);
 	s->field_list = false;
 	s->binary = false;
-	s->result_failed = false;
+	s->result_failed = AIRLOCK_E_NONE;
 	myr_bin_free(&s->bin);
 	session_set_state(&s->core, SESSION_READY);
 	/* Commands that arrived meanwhile. */
@@ -231,7 +234,7 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 {
 	s->field_list = field_list;
 	s->binary = binary;
-	s->result_failed = false;
+	s->result_failed = AIRLOCK_E_NONE;
 	s->cols_sent = false;
 	start(s, sql, false, &my_job_events, s);
 }

@@ -170,8 +170,12 @@ static void described_columns(void *arg, const struct frame *f)
 	struct my_session *s = arg;
 	struct mys_stmt *st = s->preparing;
 
-	if (!st || f->type != FRAME_MYCOLS || st->cols || !(st->cols = malloc(f->len ? f->len : 1)))
+	if (!st || f->type != FRAME_MYCOLS || st->cols)
 		return;
+	if (!(st->cols = malloc(f->len ? f->len : 1))) {
+		st->out_of_memory = true;
+		return;
+	}
 	memcpy(st->cols, f->payload, f->len);
 	st->cols_len = f->len;
 	st->bytes += f->len;
@@ -215,7 +219,7 @@ static void described(void *arg, const struct job_result *r)
 	} else if (!r->ok) {
 		myr_job_error(s, r);
 		stmt_destroy(s, st);
-	} else if (!(slot = free_slot(s))) {
+	} else if (st->out_of_memory || !(slot = free_slot(s))) {
 		myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		stmt_destroy(s, st);
 	} else {

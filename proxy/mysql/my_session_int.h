@@ -62,6 +62,7 @@ struct mys_stmt {
 	uint32_t cols_len;
 	struct mys_cursor *cursor; /* an execution with CURSOR_TYPE_READ_ONLY: its rows, fetched in steps */
 	bool long_data;            /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
+	bool out_of_memory;        /* its columns' description could not be kept: PREPARE fails */
 	size_t bytes;              /* counted in the session's prepared_bytes */
 };
 
@@ -118,9 +119,11 @@ struct my_session {
 	size_t prepared_bytes;
 
 	/* The running statement (its job is core.job). */
-	bool field_list;    /* a COM_FIELD_LIST: column definitions only */
-	bool binary;        /* a COM_STMT_EXECUTE: rows in the binary protocol */
-	bool result_failed; /* a row could not be encoded: ERR sent, the rest is dropped */
+	bool field_list; /* a COM_FIELD_LIST: column definitions only */
+	bool binary;     /* a COM_STMT_EXECUTE: rows in the binary protocol */
+	/* A row could not be encoded (UNSUPPORTED) or its arrays made (OUT_OF_MEMORY): that ERR
+	 * was sent and the rest is dropped. AIRLOCK_E_NONE otherwise. */
+	enum airlock_err result_failed;
 	struct mys_bin bin; /* binary: made at the column frame, freed when the result ends */
 	bool cols_sent;
 	uint16_t ncols;

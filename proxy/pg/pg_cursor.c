@@ -38,6 +38,7 @@ struct pg_cursor {
 	bool rowdesc_sent;         /* a portal's RowDescription goes out once */
 	bool describing;           /* Describe of the cursor (psycopg 3): reading until its RowDescription */
 	bool mismatch;             /* a portal's columns are not what its statement was described with */
+	bool out_of_memory;        /* its column description could not be kept: the job was canceled */
 	char name[64];
 	bool hold;
 	struct job *job;      /* NULL once the result ended */
@@ -183,8 +184,12 @@ static void cursor_rowdesc(void *arg, const struct frame *f)
 	}
 	free(c->rowdesc);
 	c->rowdesc = malloc(f->len ? f->len : 1);
-	if (!c->rowdesc)
+	if (!c->rowdesc) {
+		c->rowdesc_len = 0;
+		c->out_of_memory = true;
+		job_cancel(c->job);
 		return;
+	}
 	memcpy(c->rowdesc, f->payload, f->len);
 	c->rowdesc_len = f->len;
 	if (c->s->fetching != c)
@@ -212,7 +217,7 @@ static void cursor_row(void *arg, const struct frame *f)
 	struct pg_session *s = c->s;
 
 	c->rows++;
-	if (c->mismatch)
+	if (c->mismatch || c->out_of_memory)
 		return;
 	pg_put_datarow_raw(&s->core.w, f->payload, f->len);
 	pgr_flush(s);
@@ -243,6 +248,10 @@ static void report_failure(struct pg_cursor *c, const struct job_result *r)
 		pgr_result_type_changed(s);
 		return;
 	}
+	if (c->out_of_memory) {
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
+		return;
+	}
 	e.position = 0; /* it counts in the cursor's SELECT, not in the FETCH */
 	pgr_job_error(s, &e);
 	if (s->cur.extended)
@@ -257,7 +266,7 @@ static void cursor_done(void *arg, const struct job_result *r)
 	c->job = NULL;
 	session_job_release(&s->core);
 	c->done = true;
-	if (r->ok && !c->mismatch) {
+	if (r->ok && !c->mismatch && !c->out_of_memory) {
 		c->truncated = r->truncated;
 	} else if (s->fetching == c) {
 		report_failure(c, r);
@@ -269,12 +278,15 @@ static void cursor_done(void *arg, const struct job_result *r)
 		return;
 	} else {
 		c->failed = true;
+		c->err_code = c->mismatch ? AIRLOCK_E_NONE : c->out_of_memory ? AIRLOCK_E_OUT_OF_MEMORY : r->code;
 		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s",
-			 c->mismatch ? airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED)
-				     : r->sqlstate);
-		c->err_code = c->mismatch ? AIRLOCK_E_NONE : r->code;
+			 c->mismatch        ? airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED)
+			 : c->out_of_memory ? airlock_pg_sqlstate(AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE)
+					    : r->sqlstate);
 		snprintf(c->err_message, sizeof(c->err_message), "%s",
-			 c->mismatch ? "cached plan must not change result type" : r->message);
+			 c->mismatch        ? "cached plan must not change result type"
+			 : c->out_of_memory ? "out of memory"
+					    : r->message);
 		return;
 	}
 	if (s->fetching == c && c->describing) {

@@ -291,8 +291,10 @@ static void described_params(void *arg, const struct frame *f)
 	if (!st || frame_paramdesc_begin(f, &n, &cur) != FRAME_OK || n > SESS_MAX_PARAMS)
 		return;
 	types = calloc(n ? n : 1, sizeof(*types));
-	if (!types)
+	if (!types) {
+		s->describe_out_of_memory = true;
 		return;
+	}
 	for (uint16_t i = 0; i < n; i++)
 		if (frame_paramdesc_next(&cur, &types[i]) != FRAME_OK)
 			types[i] = 0;
@@ -310,8 +312,12 @@ static void described_columns(void *arg, const struct frame *f)
 	struct pgx_stmt *st = s->describing;
 	uint8_t *copy;
 
-	if (!st || !(copy = malloc(f->len ? f->len : 1)))
+	if (!st)
 		return;
+	if (!(copy = malloc(f->len ? f->len : 1))) {
+		s->describe_out_of_memory = true;
+		return;
+	}
 	memcpy(copy, f->payload, f->len);
 	s->prepared_bytes += (size_t)f->len - st->desc_len;
 	st->bytes += (size_t)f->len - st->desc_len;
@@ -325,13 +331,16 @@ static void described(void *arg, const struct job_result *r)
 	struct pg_session *s = arg;
 	struct pgx_stmt *st = s->describing;
 	struct pgx_portal *p = s->describing_portal;
-	bool sync = s->sync_after_describe;
+	bool sync = s->sync_after_describe, oom = s->describe_out_of_memory;
 
 	session_job_finished(&s->core);
+	s->describe_out_of_memory = false;
 	s->describing = NULL;
 	s->describing_portal = NULL;
 	s->sync_after_describe = false;
-	if (r->ok && st && st->desc) {
+	if (r->ok && oom) {
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
+	} else if (r->ok && st && st->desc) {
 		if (!p)
 			pg_put_parameter_description(&s->core.w, st->types, st->ntypes);
 		pgr_stmt_rowdesc(s, st, p ? p->formats : NULL);
@@ -378,6 +387,7 @@ static bool describe_remote(struct pg_session *s, struct pgx_stmt *st, struct pg
 		params[i] = (struct job_param){.type_oid = st->types[i]};
 	s->describing = st;
 	s->describing_portal = portal;
+	s->describe_out_of_memory = false;
 	s->sync_after_describe = sync;
 	s->core.job = pgj_start(s, &rd, &describe_events, s);
 	if (!s->core.job) {

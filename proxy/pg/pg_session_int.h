@@ -108,6 +108,7 @@ struct pg_session {
 	struct pgx_portal *undescribed;
 	struct pgx_portal *describing_portal; /* the describe job answers this portal's Describe */
 	bool sync_after_describe;             /* and then the Sync that started it */
+	bool describe_out_of_memory;          /* a frame of the describe job could not be kept */
 
 	size_t prepared_bytes;
 	struct pgx_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
