@@ -554,8 +554,14 @@ static enum outcome pipelined_statement(struct pg_run *r, int64_t deadline, int6
 
 	if (!sets || !PQenterPipelineMode(r->conn))
 		goto out;
+	/*
+	 * The flush request makes the backend send the first two results before
+	 * it runs the statement; without it they wait in its output buffer until
+	 * the statement ends, and the setup deadline, not the statement's, would
+	 * decide when a slow statement is given up.
+	 */
 	if (!PQsendQueryParams(r->conn, "BEGIN TRANSACTION READ ONLY", 0, NULL, NULL, NULL, NULL, 0) ||
-	    !PQsendQueryParams(r->conn, sets, nvalues, NULL, values, NULL, NULL, 0) ||
+	    !PQsendQueryParams(r->conn, sets, nvalues, NULL, values, NULL, NULL, 0) || !PQsendFlushRequest(r->conn) ||
 	    !send_with_params(r, r->job->sql, result_format(r->job, 0)) || !PQpipelineSync(r->conn))
 		goto out;
 	o = pipe_skip(r, deadline);
