@@ -3,6 +3,10 @@
  *
  *   AUTH --session_verdict (maybe a wait)--> session_login --> READY --statement to a job--> BUSY --result--> READY
  *   any --session_close--> CLOSING (flush if asked, then free on a later pass)
+ *
+ * session_set_state is the only writer of s->st after session_attach's
+ * first AUTH, and the only place the budgets of sessions logging in and
+ * logged in change (see session.h).
  */
 #define _GNU_SOURCE
 #include "proxy/session.h"
@@ -28,6 +32,7 @@
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/server.h"
+#include "proxy/strict.h"
 #include "proxy/timeval.h"
 #include "proxy/tls.h"
 
@@ -40,16 +45,83 @@ static const char *const state_names[] = {
 #undef SESSION_NAME
 };
 
+#define TO(st) (1u << SESSION_##st)
+
+/* For each state, the states it may move to. */
+static const unsigned allowed[SESSION_NSTATES] = {
+	[SESSION_AUTH] = TO(READY) | TO(CLOSING),
+	[SESSION_READY] = TO(BUSY) | TO(CLOSING),
+	[SESSION_BUSY] = TO(READY) | TO(CLOSING),
+	[SESSION_CLOSING] = 0,
+};
+
 const char *session_state_name(enum session_state st)
 {
-	return state_names[st];
+	return (unsigned)st < SESSION_NSTATES ? state_names[st] : "?";
 }
 
-void session_set_state(struct session *s, enum session_state st)
+bool session_state_allowed(enum session_state from, enum session_state to)
 {
+	return (unsigned)from < SESSION_NSTATES && (unsigned)to < SESSION_NSTATES && (allowed[from] & (1u << to));
+}
+
+/* The server's count a session in st belongs to: logging in, logged in, or none (closing). */
+static unsigned *budget(struct server *srv, enum session_state st)
+{
+	if (st == SESSION_AUTH)
+		return &srv->npreauth;
+	if (st == SESSION_READY || st == SESSION_BUSY)
+		return &srv->nloggedin;
+	return NULL;
+}
+
+/*
+ * Moves s to st when the table allows it (CLOSING too: session_close's
+ * move). A forbidden move is the bug of session_set_state's caller.
+ */
+static bool move(struct session *s, enum session_state st)
+{
+	unsigned *from, *to;
+
 	if (s->st == SESSION_CLOSING)
-		return; /* terminal */
+		return false; /* terminal: see session.h */
+	if (!session_state_allowed(s->st, st)) {
+		log_error("%s session %u: BUG: state %s -> %s is not allowed; closing the session", s->proto->name,
+			  s->id, session_state_name(s->st), session_state_name(st));
+		if (AIRLOCK_STRICT)
+			abort();
+		session_close(s, true, "internal error: inconsistent session state");
+		return false;
+	}
+	/*
+	 * A closing session leaves its budget now, not when it is freed, so a
+	 * burst of evictions does not look like pressure and evict connections
+	 * that are logging in.
+	 */
+	from = budget(s->srv, s->st);
+	to = budget(s->srv, st);
+	if (from != to) {
+		if (from)
+			(*from)--;
+		if (to)
+			(*to)++;
+	}
 	s->st = st;
+	return true;
+}
+
+bool session_set_state(struct session *s, enum session_state st)
+{
+	/* CLOSING is entered by session_close only, which does what closing takes. */
+	if (st == SESSION_CLOSING && s->st != SESSION_CLOSING) {
+		log_error("%s session %u: BUG: CLOSING asked of session_set_state, not session_close", s->proto->name,
+			  s->id);
+		if (AIRLOCK_STRICT)
+			abort();
+		session_close(s, true, "internal error: inconsistent session state");
+		return false;
+	}
+	return move(s, st);
 }
 
 __attribute__((format(printf, 3, 0))) static void say(const struct session *s, bool warn, const char *fmt, va_list ap)
@@ -87,26 +159,10 @@ void session_warn(const struct session *s, const char *fmt, ...)
 
 /* ---- lifetime ---- */
 
-/*
- * s leaves the counts of sessions logging in and logged in: at its close,
- * so a closing session holds no place in either budget, or at its free
- * when it was never closed (shutdown).
- */
-static void uncount(struct session *s)
-{
-	if (s->preauth) {
-		s->preauth = false;
-		s->srv->npreauth--;
-	}
-	if (s->loggedin) {
-		s->loggedin = false;
-		s->srv->nloggedin--;
-	}
-}
-
 static void unlink_session(struct session *s)
 {
 	struct server *srv = s->srv;
+	unsigned *n;
 
 	if (s->prev)
 		s->prev->next = s->next;
@@ -115,7 +171,9 @@ static void unlink_session(struct session *s)
 	if (s->next)
 		s->next->prev = s->prev;
 	srv->nsessions--;
-	uncount(s);
+	/* Freed without a close (shutdown): it leaves its budget here. */
+	if ((n = budget(srv, s->st)))
+		(*n)--;
 }
 
 /* Stops what runs for the session: its statement's job and whatever the protocol holds. */
@@ -188,13 +246,7 @@ void session_close(struct session *s, bool flush, const char *why)
 		return;
 	if (s->u || s->st != SESSION_AUTH)
 		session_log(s, "closed: %s", why);
-	s->st = SESSION_CLOSING;
-	/*
-	 * It leaves the budgets now, not when it is freed, so a burst of
-	 * evictions does not look like pressure and evict connections that
-	 * are logging in.
-	 */
-	uncount(s);
+	move(s, SESSION_CLOSING);
 	if (s->idle)
 		event_del(s->idle);
 	detach_all(s);
@@ -435,7 +487,7 @@ static struct session *eviction_victim(struct server *srv, const uint8_t *addr, 
 
 	*same = 0;
 	for (s = srv->sessions; s; s = s->next) {
-		if (!s->preauth || s->st == SESSION_CLOSING)
+		if (s->st != SESSION_AUTH)
 			continue;
 		if (addrlen && (s->addrlen != addrlen || memcmp(s->addr, addr, addrlen) != 0))
 			continue;
@@ -509,15 +561,14 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	wbuf_init(&s->w);
 	s->id = (id & 0x3fffffff) | 1;
 	s->gen = gen_hold(srv->gen);
-	s->st = SESSION_AUTH;
+	s->st = SESSION_AUTH; /* its first state, before any move: counted as logging in */
+	srv->npreauth++;
 	s->next = srv->sessions;
 	if (srv->sessions)
 		srv->sessions->prev = s;
 	srv->sessions = s;
 	srv->nsessions++;
-	s->preauth = true;
 	s->seq = ++srv->accept_seq;
-	srv->npreauth++;
 	evtimer_add(s->timer, &tv);
 	bufferevent_setcb(bev, read_cb, write_cb, event_cb, s);
 	bufferevent_setwatermark(bev, EV_READ, 0, SESSION_PREAUTH_MAX_MESSAGE + proto->header + READ_SLACK);
@@ -625,14 +676,8 @@ bool session_login(struct session *s, const char *how)
 	if (!gen_session_acquire(s->gen, s->u))
 		return false;
 	s->counted = true;
-	if (s->preauth) {
-		s->preauth = false;
-		s->srv->npreauth--;
-	}
-	s->loggedin = true;
-	s->srv->nloggedin++;
 	event_del(s->timer);
-	session_set_state(s, SESSION_READY);
+	session_set_state(s, SESSION_READY); /* from logging in to logged in, in the server's counts too */
 	session_log(s, "user %s authenticated (%s)", s->user, how);
 	return true;
 }

@@ -21,9 +21,33 @@
  *     when asked, and the free on a later loop pass, never inside the
  *     callback that closed it.
  *
- * The state below is written only by session_set_state(). A session is
- * owned by the loop: it frees itself after session_close(), or in
- * session_close_all() at shutdown.
+ * The state below is written only by session_set_state(), which checks
+ * each move against one table and moves the server's counts with it:
+ *
+ *   AUTH     logging in (counted in srv->npreauth); input is read, small
+ *            messages only, except while a login verdict waits
+ *            (s->waiting, session_verdict).
+ *   READY    logged in (counted in srv->nloggedin) and waiting for the
+ *            client: input is read and the idle limit runs.
+ *   BUSY     logged in, a statement (or FETCH, or Describe) runs for it:
+ *            input waits until it is answered.
+ *   CLOSING  session_close was called: counted nowhere, nothing is read,
+ *            the session is freed on a later loop pass.
+ *
+ *   AUTH  -> READY    session_login
+ *   READY -> BUSY     a statement went to a job (the protocols)
+ *   BUSY  -> READY    its answer is written (the protocols)
+ *   AUTH, READY, BUSY -> CLOSING   session_close (only: it does what
+ *                                  closing takes, then moves the state)
+ *
+ * Anything else is airlockd's bug: strict builds (proxy/strict.h) abort;
+ * others log it and close the session. One exception: CLOSING is
+ * terminal, and a move asked of a closing session is ignored quietly (a
+ * reply that could not be built closes the session in the middle of an
+ * answer whose end still asks for READY).
+ *
+ * A session is owned by the loop: it frees itself after session_close(),
+ * or in session_close_all() at shutdown.
  */
 #ifndef AIRLOCK_PROXY_SESSION_H
 #define AIRLOCK_PROXY_SESSION_H
@@ -60,6 +84,7 @@ enum session_state {
 	SESSION_STATES(SESSION_ENUM)
 #undef SESSION_ENUM
 };
+#define SESSION_NSTATES (SESSION_CLOSING + 1)
 
 struct bufferevent;
 struct event;
@@ -122,10 +147,7 @@ struct session {
 	const struct airlock_user *u; /* in gen->cfg; NULL until the user is known */
 	bool counted;                 /* counted in the generation's sessions of u */
 
-	/* Logging in: counted in srv->npreauth until session_login (or the close). */
-	bool preauth;
-	bool loggedin; /* counted in srv->nloggedin from session_login to the close */
-	bool waiting;  /* a login verdict waits out failed logins (session_verdict): input is not read */
+	bool waiting; /* AUTH: a login verdict waits out failed logins (session_verdict): input is not read */
 	bool verdict_pass;
 	void (*verdict_then)(struct session *s, bool pass);
 	bool progressed;     /* a whole first message arrived (a flood's half-open connections never get here) */
@@ -165,7 +187,15 @@ void session_shutdown_all(struct server *srv, bool force);
 /* The live session of proto with this id, or NULL. */
 struct session *session_find(struct server *srv, const struct session_proto *proto, uint32_t id);
 
-void session_set_state(struct session *s, enum session_state st);
+/*
+ * The one way a session's state moves (see the table above), CLOSING
+ * excepted: session_close moves to it. false when it did not move: the
+ * session was closing, or the move is forbidden (the bug is logged and
+ * the session closed).
+ */
+bool session_set_state(struct session *s, enum session_state st);
+/* Does the table allow from -> to? */
+bool session_state_allowed(enum session_state from, enum session_state to);
 const char *session_state_name(enum session_state st);
 /*
  * Ends the session: logs why, detaches its job, stops reading, and frees

@@ -4,7 +4,10 @@
  * payload): messages arrive whole and in order however the bytes are cut,
  * the size allowed before and after authentication, input waiting while
  * a statement runs, close with and without flush and the hooks it calls,
- * the per-user and global connection limits, and the registry.
+ * the per-user and global connection limits, and the registry; the state
+ * mover (every allowed move and the counts it moves, every forbidden one
+ * refused, CLOSING terminal), close with its reason logged and the free
+ * deferred to a later pass, and the per-user max_jobs of session_job_start.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -14,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,10 +30,13 @@
 #include <event2/event.h>
 
 #include "conf/config.h"
+#include "launch/launcher.h"
 #include "tests/conf/conf_fixture.h"
 #include "proxy/gen.h"
+#include "proxy/job/job.h"
 #include "proxy/server.h"
 #include "proxy/session.h"
+#include "proxy/strict.h"
 
 static const char conf_text[] = "[server]\n"
 				"pg_listen = 127.0.0.1:6432\n"
@@ -489,6 +498,230 @@ static void test_log_line_cannot_be_forged(void **state)
 	assert_int_equal(strchr(buf, '\n') - buf, (long)strlen(buf) - 1); /* one line */
 }
 
+/* ---- the state mover ---- */
+
+/* The moves session.h documents, written out again: the table may not drift from them. */
+static const struct {
+	enum session_state from, to;
+} documented[] = {
+	{SESSION_AUTH, SESSION_READY},    {SESSION_AUTH, SESSION_CLOSING}, {SESSION_READY, SESSION_BUSY},
+	{SESSION_READY, SESSION_CLOSING}, {SESSION_BUSY, SESSION_READY},   {SESSION_BUSY, SESSION_CLOSING},
+};
+
+static bool documented_move(enum session_state from, enum session_state to)
+{
+	for (size_t i = 0; i < sizeof(documented) / sizeof(documented[0]); i++)
+		if (documented[i].from == from && documented[i].to == to)
+			return true;
+	return false;
+}
+
+static void test_state_table_is_the_documented_one(void **state)
+{
+	for (int from = 0; from < SESSION_NSTATES; from++)
+		for (int to = 0; to < SESSION_NSTATES; to++)
+			assert_int_equal(session_state_allowed(from, to), documented_move(from, to));
+	assert_string_equal(session_state_name(SESSION_BUSY), "BUSY");
+	assert_string_equal(session_state_name(SESSION_NSTATES), "?");
+}
+
+/* A new session of the fixture's server, moved to st by allowed moves. */
+static struct toy *session_at(struct fixture *f, enum session_state st, struct bufferevent **client)
+{
+	struct toy *t = connect_pair(f, &toy_proto, client);
+
+	assert_int_equal(t->core.st, SESSION_AUTH);
+	if (st == SESSION_READY || st == SESSION_BUSY)
+		assert_true(session_set_state(&t->core, SESSION_READY));
+	if (st == SESSION_BUSY)
+		assert_true(session_set_state(&t->core, SESSION_BUSY));
+	if (st == SESSION_CLOSING)
+		session_close(&t->core, false, "test");
+	assert_int_equal(t->core.st, st);
+	return t;
+}
+
+/* Every allowed move moves, and the server's budgets follow: logging in, logged in, neither. */
+static void test_every_allowed_move_moves_the_counts(void **state)
+{
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof(documented) / sizeof(documented[0]); i++) {
+		enum session_state from = documented[i].from, to = documented[i].to;
+		struct bufferevent *c;
+		struct toy *t = session_at(f, from, &c);
+		unsigned pre = f->srv.npreauth, in = f->srv.nloggedin;
+
+		if (to == SESSION_CLOSING)
+			session_close(&t->core, false, "test"); /* the only way in */
+		else
+			assert_true(session_set_state(&t->core, to));
+		assert_int_equal(t->core.st, to);
+		assert_int_equal(f->srv.npreauth, pre - (from == SESSION_AUTH));
+		assert_int_equal(f->srv.nloggedin, in + (to == SESSION_READY && from == SESSION_AUTH) -
+							   (to == SESSION_CLOSING && from != SESSION_AUTH));
+		session_close(&t->core, false, "test");
+		pump(f);
+		bufferevent_free(c);
+	}
+	/* Only the fixture's own session is left, logging in. */
+	assert_int_equal(f->srv.nsessions, 1);
+	assert_int_equal(f->srv.npreauth, 1);
+	assert_int_equal(f->srv.nloggedin, 0);
+}
+
+static void test_every_forbidden_move_is_refused(void **state)
+{
+	struct fixture *f = *state;
+	unsigned n = 0;
+
+	for (int from = 0; from < SESSION_CLOSING; from++) {
+		for (int to = 0; to < SESSION_NSTATES; to++) {
+			struct bufferevent *c;
+			struct toy *t;
+			pid_t pid;
+			int status;
+
+			/* Allowed, except CLOSING, which session_set_state refuses: session_close is the way in. */
+			if (session_state_allowed(from, to) && to != SESSION_CLOSING)
+				continue;
+			n++;
+			t = session_at(f, from, &c);
+			if (AIRLOCK_STRICT) {
+				/* A strict build aborts: shown in a child, which exits 0 only if it returned. */
+				pid = fork();
+				assert_true(pid >= 0);
+				if (pid == 0) {
+					session_set_state(&t->core, to);
+					_exit(0);
+				}
+				assert_int_equal(waitpid(pid, &status, 0), pid);
+				assert_true(WIFSIGNALED(status));
+				assert_int_equal(WTERMSIG(status), SIGABRT);
+				session_close(&t->core, false, "test");
+			} else {
+				/* Otherwise the session is closed instead, and leaves both budgets. */
+				assert_false(session_set_state(&t->core, to));
+				assert_int_equal(t->core.st, SESSION_CLOSING);
+				assert_int_equal(f->srv.npreauth, 1);
+				assert_int_equal(f->srv.nloggedin, 0);
+			}
+			pump(f);
+			bufferevent_free(c);
+		}
+	}
+	assert_int_equal(n, SESSION_CLOSING * SESSION_NSTATES - sizeof(documented) / sizeof(documented[0]) + 3);
+	assert_int_equal(f->srv.nsessions, 1);
+}
+
+/* A closing session stays closing, whatever is asked of it, in every build. */
+static void test_closing_is_terminal(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_true(session_set_state(&f->t->core, SESSION_READY));
+	session_close(&f->t->core, false, "test");
+	for (int to = 0; to < SESSION_NSTATES; to++) {
+		assert_false(session_set_state(&f->t->core, to));
+		assert_int_equal(f->t->core.st, SESSION_CLOSING);
+	}
+	assert_int_equal(f->srv.nloggedin, 0);
+	assert_int_equal(f->srv.npreauth, 0);
+}
+
+/* The close logs why with the session's identity, happens once, and the free waits for a later pass. */
+static void test_close_logs_why_and_frees_later(void **state)
+{
+	struct fixture *f = *state;
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	char buf[1024] = {0}, want[128];
+
+	send_msg(f, "login");
+	pump(f);
+	assert_int_equal(f->t->core.st, SESSION_READY);
+	assert_non_null(tmp);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), 2) >= 0);
+	session_close(&f->t->core, false, "the test is over");
+	session_close(&f->t->core, false, "a second time");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	assert_true(fread(buf, 1, sizeof(buf) - 1, tmp) > 0);
+	fclose(tmp);
+	snprintf(want, sizeof(want), "toy session %u: closed: the test is over", f->t->core.id);
+	assert_non_null(strstr(buf, want));
+	assert_null(strstr(buf, "a second time"));
+	assert_int_equal(closes, 1);
+	/* Still there until the loop comes back: whoever called the close may still use it. */
+	assert_int_equal(frees, 0);
+	assert_int_equal(f->srv.nsessions, 1);
+	assert_null(session_find(&f->srv, &toy_proto, f->t->core.id));
+	assert_int_equal(f->srv.nloggedin, 0);
+	assert_int_equal(f->srv.gen->user_sessions[0], 1); /* its place is given back at the free */
+	pump(f);
+	assert_int_equal(frees, 1);
+	assert_int_equal(f->srv.nsessions, 0);
+	assert_int_equal(f->srv.gen->user_sessions[0], 0);
+}
+
+static const struct job_events no_events = {0};
+
+/* session_job_start holds the user to its max_jobs: the next is refused as busy until one is released. */
+static void test_user_max_jobs(void **state)
+{
+	struct fixture *f = *state;
+	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
+	char root[64] = "/tmp/airlock-sessiontest-XXXXXX", statedir[96], cmd[128];
+	struct oci_options o = {.runtime = "/bin/false", .state_dir = statedir};
+	struct launcher *l;
+	struct job *j1, *j2, *j3;
+	struct job_request req;
+	char *saved_dir;
+	bool busy;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(statedir, sizeof(statedir), "%s/state", root);
+	mkdir(statedir, 0700);
+	saved_dir = cfg->job_dir; /* the config frees its own: put back below */
+	cfg->job_dir = root;
+	l = launcher_new_oci(f->srv.base, &o);
+	assert_non_null(l);
+	f->srv.jobs = jobs_new(f->srv.base, NULL, l, cfg);
+	assert_non_null(f->srv.jobs);
+	send_msg(f, "login");
+	pump(f);
+	((struct airlock_user *)f->t->core.u)->max_jobs = 1;
+	req = (struct job_request){.target = f->t->core.u->target, .limits = &f->t->core.u->limits, .sql = "SELECT 1"};
+
+	j1 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	assert_non_null(j1);
+	assert_false(busy);
+	j2 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	assert_null(j2);
+	assert_true(busy);
+	assert_int_equal(f->srv.gen->user_jobs[0], 1);
+	job_detach(j1);
+	session_job_release(&f->t->core);
+	assert_int_equal(f->srv.gen->user_jobs[0], 0);
+	j3 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	assert_non_null(j3);
+	job_detach(j3);
+	session_job_release(&f->t->core);
+
+	jobs_stop_pool(f->srv.jobs);
+	pump(f);
+	assert_int_equal(jobs_live(f->srv.jobs), 0);
+	launcher_free(l);
+	jobs_free(f->srv.jobs);
+	f->srv.jobs = NULL;
+	cfg->job_dir = saved_dir;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +738,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unauthenticated_budget_evicts_oldest_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registry_finds_by_protocol_and_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_line_cannot_be_forged, setup, teardown),
+		cmocka_unit_test(test_state_table_is_the_documented_one),
+		cmocka_unit_test_setup_teardown(test_every_allowed_move_moves_the_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_every_forbidden_move_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_closing_is_terminal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_close_logs_why_and_frees_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_user_max_jobs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
