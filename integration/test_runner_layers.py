@@ -8,6 +8,8 @@ Postgres and MariaDB.
   (the harness's own) are refused with 25006 / 1792, and nothing changed.
 - max_rows and max_bytes: a million-row read is cut by the runner itself,
   with the truncation in its completion frame, at once.
+- The engine's timeout: statement_timeout ends a 60 s sleep at timeout_ms,
+  before the runner's watchdog (timeout_ms plus its grace) would.
 - The watchdog: with the engine's timeout off (the relay delivers
   statement_timeout / max_statement_time as 0), a 60 s sleep ends with
   TIMEOUT when the runner's own deadline passes, and the backend's
@@ -103,6 +105,14 @@ def test_pg_runner_stops_at_max_bytes():
 def pg_sleepers():
     return int(itest.super_query("SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' "
                                  "AND pid <> pg_backend_pid()"))
+
+
+def test_pg_engine_timeout_ends_a_statement_before_the_watchdog():
+    res = layers.run(layers.pg_job("SELECT pg_sleep(60)", timeout_ms=1500))
+    assert codes(res) == ("57014", "TIMEOUT"), res
+    # statement_timeout (1.5 s), not the runner's watchdog (1.5 s + its 1 s grace).
+    assert 1400 <= res.ms < 2300, res
+    assert wait_until(lambda: pg_sleepers() == 0, 3, 0.1), "the backend still sleeps"
 
 
 def test_pg_watchdog_ends_a_statement_the_engine_would_let_run():
