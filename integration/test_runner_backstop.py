@@ -15,6 +15,7 @@ so nothing but airlockd stands between it and the client.
 
 import os
 import subprocess
+import threading
 import time
 
 import psycopg2
@@ -28,6 +29,8 @@ from private_airlockd import PrivateAirlockd
 ROGUE_BIN = os.path.join(REPO, "build", "runner_rogue")
 KILL_MARGIN_MS = 1500
 SMALL_TIMEOUT_MS = 2000  # agent_small's timeout_ms in the test config
+# A client that has waited this long has no answer coming.
+GIVE_UP_S = 12
 
 
 @pytest.fixture(scope="module")
@@ -110,14 +113,26 @@ def test_my_proxy_backstop_cuts_a_runner_that_ignores_its_caps(rogue, sql, cap, 
 
 def test_pg_container_kill_ends_a_runner_that_never_answers(rogue):
     conn = pg_small(rogue)
-    t0 = time.monotonic()
-    try:
-        with pytest.raises(psycopg2.Error) as e:
+    out = {}
+
+    def statement():
+        try:
             pg_rows(conn, "SELECT id AS deaf FROM orders")
-        took = time.monotonic() - t0
-    finally:
-        conn.close()
-    assert e.value.pgcode == "57014" and "TIMEOUT" in str(e.value), e.value
+        except psycopg2.Error as e:
+            out["error"] = e
+
+    t0 = time.monotonic()
+    worker = threading.Thread(target=statement, daemon=True)
+    worker.start()
+    worker.join(GIVE_UP_S)
+    took = time.monotonic() - t0
+    if worker.is_alive():
+        conn.cancel()
+        worker.join(5)
+        pytest.fail("no answer %d s after the statement: nothing killed the runner" % GIVE_UP_S)
+    conn.close()
+    e = out.get("error")
+    assert e is not None and e.pgcode == "57014" and "TIMEOUT" in str(e), e
     # Killed at timeout_ms + kill_margin_ms: nothing in the runner ended it.
     assert (SMALL_TIMEOUT_MS + KILL_MARGIN_MS) / 1000 - 0.3 <= took <= 8, took
     assert wait_until(lambda: not rogue.containers(), 10, 0.1), rogue.containers()
@@ -125,7 +140,8 @@ def test_pg_container_kill_ends_a_runner_that_never_answers(rogue):
 
 
 def test_my_container_kill_ends_a_runner_that_never_answers(rogue):
-    conn = my_small(rogue)
+    conn = pymysql.connect(host="127.0.0.1", port=rogue.my_port, user="agent_small", password=AGENT_PASSWORD,
+                           database="shop", connect_timeout=10, read_timeout=GIVE_UP_S)
     t0 = time.monotonic()
     try:
         with pytest.raises(pymysql.MySQLError) as e:
