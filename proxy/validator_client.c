@@ -12,12 +12,18 @@
 
 #define HINT "it was not run; write it more simply or split it (other statements are not affected)"
 
+/* The code of a failed call: running out of memory is not the validator's failure. */
+static enum airlock_err failed_code(const struct vpool *p)
+{
+	return vpool_last_failure(p) == VPOOL_NO_MEMORY ? AIRLOCK_E_OUT_OF_MEMORY : AIRLOCK_E_VALIDATOR_FAILED;
+}
+
 static void pg_failed(const struct vpool *p, struct pgv_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->kind = PGV_REFUSED;
-	out->code = AIRLOCK_E_VALIDATOR_FAILED;
-	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_err_pg_sqlstate(AIRLOCK_E_VALIDATOR_FAILED));
+	out->code = failed_code(p);
+	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_pg_sqlstate(out->code, AIRLOCK_N_NONE));
 	snprintf(out->message, sizeof(out->message), "the statement could not be validated: %s", vpool_failure_text(p));
 	snprintf(out->hint, sizeof(out->hint), "%s", HINT);
 }
@@ -26,9 +32,9 @@ static void my_failed(const struct vpool *p, struct vmy_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->kind = VMY_REFUSED;
-	out->code = AIRLOCK_E_VALIDATOR_FAILED;
-	out->my_errno = airlock_err_my_errno(AIRLOCK_E_VALIDATOR_FAILED);
-	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_err_my_sqlstate(AIRLOCK_E_VALIDATOR_FAILED));
+	out->code = failed_code(p);
+	out->my_errno = airlock_my_errno(out->code, AIRLOCK_N_NONE);
+	snprintf(out->sqlstate, sizeof(out->sqlstate), "%s", airlock_my_sqlstate(out->code, AIRLOCK_N_NONE));
 	snprintf(out->message, sizeof(out->message), "The statement could not be validated: %s", vpool_failure_text(p));
 	snprintf(out->hint, sizeof(out->hint), "%s", HINT);
 }

@@ -322,9 +322,14 @@ bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t s
 		return fail(p, w, why);
 	}
 	w->served++;
-	ok = vw_get_response(body, len, op, sql_len, nrules, res) && res->status == VW_OK;
+	ok = vw_get_response(body, len, op, sql_len, nrules, res);
 	free(body);
-	if (!ok) {
+	if (ok && res->status == VW_NO_MEMORY) {
+		/* The worker answered: it stays. */
+		vw_response_free(res);
+		return fail(p, NULL, VPOOL_NO_MEMORY);
+	}
+	if (!ok || res->status != VW_OK) {
 		vw_response_free(res);
 		return fail(p, w, VPOOL_MALFORMED);
 	}

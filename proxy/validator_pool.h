@@ -51,7 +51,7 @@ enum vpool_failure {
 	VPOOL_TIMEOUT,   /* it did not answer within timeout_ms */
 	VPOOL_MALFORMED, /* its answer did not read as one */
 	VPOOL_NO_WORKER, /* none could be started */
-	VPOOL_NO_MEMORY,
+	VPOOL_NO_MEMORY, /* airlockd's or the worker's: OUT_OF_MEMORY to the client */
 };
 
 /* Starts the workers. NULL with a message in err when none can start. The caller owns the pool. */

@@ -52,40 +52,41 @@ static void scope_my(const struct vw_request *req, struct vw_response *res)
 	free(tables);
 }
 
-static bool run(const struct vw_request *req, struct vw_response *res)
+/* VW_OK with res filled, VW_NO_MEMORY, or VW_BAD_REQUEST for a request the worker cannot serve. */
+static enum vw_status run(const struct vw_request *req, struct vw_response *res)
 {
 	switch (req->op) {
 	case VW_PG_VALIDATE:
 		pgv_validate(&req->pg, req->sql, &res->pg);
-		return true;
+		return VW_OK;
 	case VW_PG_AGAIN:
 		pgv_validate_again(&req->pg, req->sql, &res->pg);
-		return true;
+		return VW_OK;
 	case VW_PG_SCOPE:
 		pgv_scope(&req->pg, req->sql, &res->text, &res->pg);
-		return true;
+		return VW_OK;
 	case VW_PG_SPLIT:
 		res->split_off = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_off));
 		res->split_len = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_len));
 		if (!res->split_off || !res->split_len)
-			return false;
+			return VW_NO_MEMORY;
 		res->nsplit = pgv_split(req->sql, res->split_off, res->split_len, req->split_max);
-		return true;
+		return VW_OK;
 	case VW_MY_VALIDATE:
 		res->my = malloc(sizeof(*res->my));
 		if (!res->my)
-			return false;
+			return VW_NO_MEMORY;
 		vmy_validate(&req->my, req->sql, req->sql_len, res->my);
 		res->my_fingerprint =
 			vmy_fingerprint(req->sql, req->sql_len, req->my.ansi_quotes, req->my.no_backslash_escapes);
-		return true;
+		return VW_OK;
 	case VW_MY_SCOPE:
 		if (!req->my_read)
-			return false;
+			return VW_BAD_REQUEST;
 		scope_my(req, res);
-		return true;
+		return VW_OK;
 	default:
-		return false;
+		return VW_BAD_REQUEST;
 	}
 }
 
@@ -95,9 +96,13 @@ bool vw_serve(const struct vw_request *req, struct wbuf *w)
 	size_t at = w->len;
 	bool ok;
 
-	if (!run(req, &res)) {
+	res.status = run(req, &res);
+	if (res.status != VW_OK) {
+		enum vw_status status = res.status;
+
 		vw_response_free(&res);
-		return vw_serve_bad_request(w);
+		res = (struct vw_response){.status = status};
+		return vw_put_response(w, req->op, &res);
 	}
 	ok = vw_put_response(w, req->op, &res);
 	if (!ok && req->op == VW_PG_SCOPE) {

@@ -376,7 +376,7 @@ bool vw_get_response(const uint8_t *body, size_t len, enum vw_op op, size_t sql_
 
 	memset(res, 0, sizeof(*res));
 	rbuf_init(&r, body, len);
-	if (!rbuf_get_u8(&r, &status) || status > VW_BAD_REQUEST)
+	if (!rbuf_get_u8(&r, &status) || status > VW_NO_MEMORY)
 		return false;
 	res->status = (enum vw_status)status;
 	if (status != VW_OK)

@@ -50,6 +50,7 @@ enum vw_op {
 enum vw_status {
 	VW_OK = 0,
 	VW_BAD_REQUEST = 1, /* the worker could not read the request: airlockd's bug, reported as such */
+	VW_NO_MEMORY = 2,   /* the worker ran out of memory: OUT_OF_MEMORY to the client */
 };
 
 /* A request as the worker reads it: views into the request's bytes, arrays owned by the struct. */

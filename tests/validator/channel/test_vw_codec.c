@@ -284,6 +284,25 @@ static void test_bad_request_status(void **state)
 	wbuf_free(&w);
 }
 
+/* A worker out of memory says so, and nothing else. */
+static void test_no_memory_status(void **state)
+{
+	struct vw_response res = {.status = VW_NO_MEMORY}, back;
+	struct wbuf w;
+	const uint8_t *body;
+	size_t len;
+
+	(void)state;
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_MY_VALIDATE, &res));
+	body = body_of(&w, &len);
+	assert_int_equal(len, 1);
+	assert_true(vw_get_response(body, len, VW_MY_VALIDATE, 0, 0, &back));
+	assert_int_equal(back.status, VW_NO_MEMORY);
+	assert_false(vw_get_response((const uint8_t *)"\x02\x00", 2, VW_MY_VALIDATE, 0, 0, &back));
+	wbuf_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_my_response_checks),
 		cmocka_unit_test(test_split_response),
 		cmocka_unit_test(test_bad_request_status),
+		cmocka_unit_test(test_no_memory_status),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
