@@ -1,0 +1,343 @@
+#!/usr/bin/python3
+"""ablate: for each claim of the safety table (docs/safety.md), take its
+mechanism away and run the test that names it; the test must fail. Not
+part of CI: run it by hand, as root, on a machine test.sh has set up (the
+demo's Postgres and MariaDB, runc, the suite's config and runner root
+filesystem).
+
+  integration/ablate.py            every row
+  integration/ablate.py NAME...    the rows whose name contains one of NAME
+  integration/ablate.py --list     the rows
+  integration/ablate.py --control NAME...
+                                   the same tests on HEAD as it is: each must
+                                   pass, or its "yes" above proves nothing
+  integration/ablate.py --no-lock NAME...
+                                   without the integration lock, for when its
+                                   holder is gone; rows that change the shared
+                                   backend roles (the .sql ablations) are
+                                   refused then
+
+Per row, in a scratch worktree of HEAD (/tmp/ablate-wt; the working tree
+of the repository is never touched):
+
+1. the row's ablation from integration/ablation/: a patch (git apply) that
+   removes the mechanism from the code, or for a database role an .sql file
+   whose "-- up" half takes the role's protection away and whose "-- down"
+   half puts it back (run as the superuser around the test, always undone);
+2. a build (RelWithDebInfo, with AIRLOCK_VALIDATOR_BYPASS for the tests
+   that need it) in the worktree's build/, and a runner root filesystem
+   from its airlock-runner;
+3. the row's test: a unit test of that build (ctest), or integration tests
+   (pytest) against an airlockd of that build on ports 16432 / 13307 with
+   job_dir /run/airlock/ablate/jobs, started only for rows that need it.
+   The integration lock (/tmp/airlock-itest.lock) is held while anything
+   runs against the shared databases.
+
+Each row's test output goes to /tmp/ablate-logs/NAME.log. Prints: claim | mechanism removed | test | failed without it? ("yes" is the
+proof; "NO" means the test does not depend on that mechanism)."""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WT = os.environ.get("AIRLOCK_ABLATE_WT", "/tmp/ablate-wt")
+BUILD = os.path.join(WT, "build")
+ABLATION = os.path.join(REPO, "integration", "ablation")
+STATE_DIR = "/var/lib/airlock-demo"
+BASE_CONFIG = os.path.join(STATE_DIR, "airlock-test.ini")
+CONFIG = os.path.join(STATE_DIR, "airlock-ablate.ini")
+JOB_DIR = "/run/airlock/ablate/jobs"
+LOCK = "/tmp/airlock-itest.lock"
+PG_PORT, MY_PORT = 16432, 13307
+OCI_RUNTIME = "/usr/sbin/runc"
+LOGS = "/tmp/ablate-logs"  # each row's test output
+
+# name, claim, mechanism removed, ablation file, test.
+# A test is "ctest:NAME" (a unit test of the ablated build), "py:ARGS" (pytest in integration/,
+# private airlockds and the runner harness only) or "airlockd+py:ARGS" (an airlockd of the
+# ablated build is started first, as test.sh starts the suite's).
+ROWS = [
+    ("pg-ro-txn", "No writes, no DDL", "the runner's BEGIN READ ONLY (Postgres)",
+     "01-pg-read-only-transaction.patch",
+     "py:test_runner_layers.py -k pg_read_only_transaction"),
+    ("pg-ro-txn-e2e", "No writes, no DDL", "the runner's BEGIN READ ONLY, validator bypassed",
+     "01-pg-read-only-transaction.patch",
+     "py:test_layers_bypass.py -k pg_read_only_transaction"),
+    ("my-ro-txn", "MySQL: no writes, no DDL", "the runner's READ ONLY session (MariaDB)",
+     "02-my-read-only-transaction.patch",
+     "py:test_runner_layers.py -k my_read_only_transaction"),
+    ("my-ro-txn-e2e", "MySQL: no writes, no DDL", "the runner's READ ONLY session, validator bypassed",
+     "02-my-read-only-transaction.patch",
+     "py:test_layers_bypass.py -k my_read_only_transaction"),
+    ("pg-role", "No writes, no DDL", "airlock_ro's read-only default and SELECT-only grants (Postgres)",
+     "09-pg-read-only-role.sql",
+     "py:test_runner_layers.py test_layers_bypass.py -k pg_read_only_role"),
+    ("my-role", "MySQL: no writes, no DDL", "airlock_ro's SELECT-only grants (MariaDB)",
+     "10-my-read-only-role.sql",
+     "py:test_runner_layers.py test_layers_bypass.py -k my_read_only_role"),
+    ("runner-caps", "Bounded results", "the runner's max_rows / max_bytes (runner_cap_check)",
+     "03-runner-caps.patch",
+     "py:test_runner_layers.py -k runner_stops"),
+    ("proxy-caps", "Bounded results", "airlockd's own row and byte counting (backstop)",
+     "04-proxy-backstop-caps.patch",
+     "py:test_runner_backstop.py -k proxy_backstop"),
+    ("engine-timeout", "Hard time limit", "statement_timeout in the engine (Postgres)",
+     "05-pg-engine-timeout.patch",
+     "py:test_runner_layers.py -k pg_engine_timeout"),
+    ("pg-watchdog", "Hard time limit", "the runner's watchdog and cancel (Postgres)",
+     "06-pg-watchdog.patch",
+     "py:test_runner_layers.py -k pg_watchdog"),
+    ("my-watchdog", "MySQL: hard time limit", "the runner's KILL QUERY watchdog (MariaDB)",
+     "07-my-watchdog.patch",
+     "py:test_runner_layers.py -k my_watchdog"),
+    ("container-kill", "Hard time limit", "airlockd's kill at timeout_ms + kill_margin_ms",
+     "08-container-kill.patch",
+     "py:test_runner_backstop.py -k container_kill"),
+    ("stmt-kind", "No writes, no DDL", "the validator's statement kind check (Postgres)",
+     "11-pg-statement-kind.patch", "ctest:test_validate_pg"),
+    ("stmt-kind-e2e", "No writes, no DDL", "the validator's statement kind check (Postgres)",
+     "11-pg-statement-kind.patch", "airlockd+py:test_pg_refusals.py"),
+    ("my-stmt-kind", "MySQL: no writes, no DDL", "the validator's statement kind check (MySQL)",
+     "17-my-statement-kind.patch", "ctest:test_validate_my"),
+    ("my-stmt-kind-e2e", "MySQL: no writes, no DDL", "the validator's statement kind check (MySQL)",
+     "17-my-statement-kind.patch", "airlockd+py:test_my_refusals.py"),
+    ("one-stmt", "One statement per query", "the validator's statement count (Postgres)",
+     "12-pg-one-statement.patch", "ctest:test_validate_pg"),
+    ("one-stmt-e2e", "One statement per query", "the validator's statement count (Postgres)",
+     "12-pg-one-statement.patch", "airlockd+py:test_pg_refusals.py"),
+    ("tables", "Only allowlisted tables", "the validator's relation allowlist (Postgres)",
+     "13-pg-table-allowlist.patch", "ctest:test_validate_pg"),
+    ("tables-e2e", "Only allowlisted tables", "the validator's relation allowlist (Postgres)",
+     "13-pg-table-allowlist.patch", "airlockd+py:test_pg_refusals.py"),
+    ("catalog-scope", "The catalogs show only the agent's world (Postgres)", "the scoping rewrite",
+     "14-pg-catalog-scoping.patch", "airlockd+py:test_pg_catalog_scope.py"),
+    ("functions", "No side-effect functions", "the function denylist (Postgres)",
+     "15-pg-function-denylist.patch", "ctest:test_validate_pg"),
+    ("functions-e2e", "No side-effect functions", "the function denylist (Postgres)",
+     "15-pg-function-denylist.patch", "airlockd+py:test_pg_refusals.py"),
+    ("sandbox", "Nothing an agent sends can end airlockd", "the validator worker's sandbox",
+     "16-validator-sandbox.patch", "airlockd+py:test_validator_worker.py"),
+]
+
+
+def sh(args, **kw):
+    kw.setdefault("check", True)
+    return subprocess.run(args, **kw)
+
+
+def log(msg):
+    print("[ablate %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def worktree_at_head():
+    head = sh(["git", "-C", REPO, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    if not os.path.isdir(WT):
+        sh(["git", "-C", REPO, "worktree", "add", "--detach", WT, head], capture_output=True)
+    # Only the scratch worktree is reset; build/ (ignored) is kept for incremental builds.
+    sh(["git", "-C", WT, "checkout", "-q", "-f", "--detach", head])
+    sh(["git", "-C", WT, "clean", "-q", "-f", "-d"])
+
+
+def apply(ablation):
+    path = os.path.join(ABLATION, ablation)
+    if ablation.endswith(".sql"):
+        return True
+    return sh(["git", "-C", WT, "apply", path], check=False, capture_output=True).returncode == 0
+
+
+def build():
+    if sh(["cmake", "-S", WT, "-B", BUILD, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DAIRLOCK_VALIDATOR_BYPASS=ON"],
+          check=False, capture_output=True).returncode != 0:
+        return None
+    r = sh(["cmake", "--build", BUILD, "-j2"], check=False, capture_output=True, text=True)
+    if r.returncode != 0:
+        log("build failed:\n" + r.stdout[-3000:] + r.stderr[-2000:])
+        return None
+    out = sh([os.path.join(WT, "integration", "build-runner-image.sh"), "--rootfs",
+              os.path.join(BUILD, "ablate-rootfs.tar"), os.path.join(BUILD, "airlock-runner")],
+             capture_output=True, text=True).stdout
+    return out.split()[-1]
+
+
+def sql_half(ablation, half):
+    text = open(os.path.join(ABLATION, ablation)).read()
+    up, down = text.split("-- down", 1)
+    return (up.split("-- up", 1)[1] if half == "up" else down).strip()
+
+
+def run_sql(ablation, half):
+    sql = sql_half(ablation, half)
+    if "-pg-" in ablation:
+        sh(["runuser", "-u", "postgres", "--", "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", "shop", "-c", sql],
+           cwd="/", capture_output=True)
+    else:
+        sh(["mariadb", "--no-defaults", "--protocol=socket", "-S", "/run/mysqld/mysqld.sock", "-u", "root",
+            "-e", sql], capture_output=True)
+
+
+def write_config(rootfs):
+    sys.path.insert(0, os.path.join(WT, "integration"))
+    from private_airlockd import rewrite  # the suite's own config rewriting
+
+    values = {
+        "pg_listen": "127.0.0.1:%d" % PG_PORT, "mysql_listen": "127.0.0.1:%d" % MY_PORT, "job_dir": JOB_DIR,
+        "runtime": "oci", "oci_runtime": OCI_RUNTIME, "runner_rootfs": rootfs,
+        "runner_uids": "1000700000-1000700999",
+        "audit_log": os.path.join(STATE_DIR, "audit-ablate.log"),
+    }
+    with open(BASE_CONFIG) as f:
+        text = rewrite(f.read(), {"server": values})
+    with open(CONFIG, "w") as f:
+        f.write(text)
+    os.chmod(CONFIG, 0o600)
+    open(values["audit_log"], "w").close()
+
+
+def test_env(rootfs, pid):
+    pw = open(os.path.join(STATE_DIR, "shop.password")).read().strip()
+    base = "127.0.0.1:%d/shop" % PG_PORT
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", AIRLOCK_REPO=WT, AIRLOCK_JOB_DIR=JOB_DIR,
+               AIRLOCK_POOL_SIZE="2", AIRLOCK_POOL_SHAPES="2", AIRLOCK_RUNTIME="oci", AIRLOCK_OCI_RUNTIME=OCI_RUNTIME,
+               AIRLOCKD_BIN=os.path.join(BUILD, "airlockd"), AIRLOCK_CONFIG=CONFIG,
+               AIRLOCK_PW_FILE=os.path.join(STATE_DIR, "shop.password"),
+               AIRLOCK_MY_PW_FILE=os.path.join(STATE_DIR, "shop_maria.password"),
+               AIRLOCK_PG_URL="postgresql://agent:agent-secret@" + base,
+               AIRLOCK_SMALL_URL="postgresql://agent_small:agent-secret@" + base,
+               AIRLOCK_AUDIT_LOG=os.path.join(STATE_DIR, "audit-ablate.log"),
+               AIRLOCK_DIRECT_URL="postgresql://airlock_ro:%s@127.0.0.1:5432/shop" % pw,
+               AIRLOCK_MY_LISTEN_HOST="127.0.0.1", AIRLOCK_MY_LISTEN_PORT=str(MY_PORT),
+               AIRLOCK_MY_DIRECT_HOST="127.0.0.1", AIRLOCK_MY_DIRECT_PORT="3306",
+               AIRLOCK_MY_SOCK="/run/mysqld/mysqld.sock", AIRLOCK_LAYERS_ROOTFS=rootfs,
+               AIRLOCK_LAYERS_LAUNCH=os.path.join(BUILD, "layers_launch"))
+    env.pop("AIRLOCKD_PID", None)
+    if pid:
+        env["AIRLOCKD_PID"] = str(pid)
+    return env
+
+
+def port_open(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def start_airlockd():
+    os.makedirs(os.path.dirname(JOB_DIR), mode=0o711, exist_ok=True)
+    logf = open(os.path.join(STATE_DIR, "airlockd-ablate.log"), "wb")
+    proc = subprocess.Popen([os.path.join(BUILD, "airlockd"), "-c", CONFIG], stdout=logf, stderr=logf,
+                            stdin=subprocess.DEVNULL)
+    for _ in range(300):
+        if proc.poll() is not None:
+            return proc
+        if port_open(PG_PORT) and port_open(MY_PORT):
+            return proc
+        time.sleep(0.1)
+    return proc
+
+
+def stop_airlockd(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+NO_LOCK = False
+CONTROL = False
+
+
+def run_test(spec, rootfs, ablation):
+    kind, args = spec.split(":", 1)
+    if kind == "ctest":
+        r = sh(["ctest", "--test-dir", BUILD, "-R", "^%s$" % args, "--output-on-failure"], check=False,
+               capture_output=True, text=True)
+        return r.returncode, r.stdout[-4000:]
+    write_config(rootfs)
+    lock = open(LOCK, "a")
+    import fcntl
+
+    if not NO_LOCK:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    proc = None
+    try:
+        if ablation.endswith(".sql") and not CONTROL:
+            run_sql(ablation, "up")
+        if kind == "airlockd+py":
+            proc = start_airlockd()
+            if proc.poll() is not None:
+                return 99, "the ablated airlockd did not start"
+        r = sh([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + args.split(),
+               cwd=os.path.join(WT, "integration"), env=test_env(rootfs, proc.pid if proc else None),
+               check=False, capture_output=True, text=True, timeout=1800)
+        return r.returncode, r.stdout[-20000:]
+    finally:
+        if proc:
+            stop_airlockd(proc)
+        if ablation.endswith(".sql") and not CONTROL:
+            run_sql(ablation, "down")
+        if not NO_LOCK:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+
+
+def main(argv):
+    if "--list" in argv:
+        for row in ROWS:
+            print("%-16s %s | %s | %s" % (row[0], row[1], row[2], row[4]))
+        return 0
+    global NO_LOCK, CONTROL
+    NO_LOCK = "--no-lock" in argv
+    CONTROL = "--control" in argv
+    names = [a for a in argv if not a.startswith("-")]
+    rows = [r for r in ROWS if not names or any(n in r[0] for n in names)]
+    if not rows:
+        print("no row matches %s; see --list" % " ".join(names), file=sys.stderr)
+        return 2
+    results = []
+    for name, claim, mechanism, ablation, test in rows:
+        log("%s: %s without %s" % (name, test, mechanism))
+        if NO_LOCK and ablation.endswith(".sql"):
+            results.append((claim, mechanism, test, "not run: it changes shared roles, and --no-lock"))
+            continue
+        worktree_at_head()
+        if not CONTROL and not apply(ablation):
+            results.append((claim, mechanism, test, "patch does not apply to HEAD"))
+            continue
+        rootfs = build()
+        if not rootfs:
+            results.append((claim, mechanism, test, "build failed"))
+            continue
+        rc, out = run_test(test, rootfs, ablation)
+        os.makedirs(LOGS, exist_ok=True)
+        with open(os.path.join(LOGS, name + ".log"), "w") as f:
+            f.write(out)
+        verdict = "yes" if rc != 0 else "NO"
+        if CONTROL:
+            verdict = "passes with it" if rc == 0 else "FAILS WITH IT TOO"
+        if rc == 99:
+            verdict = "setup failed: " + out
+        last = [ln for ln in out.splitlines() if ln.strip()][-1:] or [""]
+        log("%s: exit %d (%s)" % (name, rc, last[0]))
+        results.append((claim, mechanism, "%s (%s)" % (test.split(":", 1)[1], ablation), verdict))
+    worktree_at_head()
+    print("| claim | mechanism %s | test | %s |" % (("kept", "passes with it?") if CONTROL
+                                                   else ("removed", "failed without it?")))
+    print("| --- | --- | --- | --- |")
+    for r in results:
+        print("| %s |" % " | ".join(r))
+    return 0 if all(r[3] in ("yes", "passes with it") for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
