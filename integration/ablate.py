@@ -15,7 +15,9 @@ filesystem).
                                    without the integration lock, for when its
                                    holder is gone; rows that change the shared
                                    backend roles (the .sql ablations) are
-                                   refused then
+                                   refused then, unless --roles-too is given
+                                   as well (the roles are changed for a few
+                                   seconds and put back)
 
 Per row, in a scratch worktree of HEAD (/tmp/ablate-wt; the working tree
 of the repository is never touched):
@@ -28,8 +30,9 @@ of the repository is never touched):
    that need it) in the worktree's build/, and a runner root filesystem
    from its airlock-runner;
 3. the row's test: a unit test of that build (ctest), or integration tests
-   (pytest) against an airlockd of that build on ports 16432 / 13307 with
-   job_dir /run/airlock/ablate/jobs, started only for rows that need it.
+   (pytest) against an airlockd of that build on free ports of its own
+   with job_dir /run/airlock/ablate/jobs, started only for rows that need it
+   (and checked to be the process that listens there).
    The integration lock (/tmp/airlock-itest.lock) is held while anything
    runs against the shared databases.
 
@@ -54,7 +57,7 @@ BASE_CONFIG = os.path.join(STATE_DIR, "airlock-test.ini")
 CONFIG = os.path.join(STATE_DIR, "airlock-ablate.ini")
 JOB_DIR = "/run/airlock/ablate/jobs"
 LOCK = "/tmp/airlock-itest.lock"
-PG_PORT, MY_PORT = 16432, 13307
+PG_PORT, MY_PORT = 0, 0  # free ports, chosen at start
 OCI_RUNTIME = "/usr/sbin/runc"
 LOGS = "/tmp/ablate-logs"  # each row's test output
 
@@ -121,6 +124,20 @@ ROWS = [
      "15-pg-function-denylist.patch", "ctest:test_validate_pg"),
     ("functions-e2e", "No side-effect functions", "the function denylist (Postgres)",
      "15-pg-function-denylist.patch", "airlockd+py:test_pg_refusals.py"),
+    ("my-one-stmt", "MySQL: one statement, no hidden second one", "the validator's end-of-query check (MySQL)",
+     "18-my-one-statement.patch", "ctest:test_validate_my"),
+    ("my-one-stmt-e2e", "MySQL: one statement, no hidden second one", "the validator's end-of-query check (MySQL)",
+     "18-my-one-statement.patch", "airlockd+py:test_my_refusals.py"),
+    ("my-tables", "MySQL: only allowlisted tables", "the validator's table allowlist (MySQL)",
+     "19-my-table-allowlist.patch", "ctest:test_validate_my"),
+    ("my-tables-e2e", "MySQL: only allowlisted tables", "the validator's table allowlist (MySQL)",
+     "19-my-table-allowlist.patch", "airlockd+py:test_my_refusals.py"),
+    ("my-functions", "MySQL: no side-effect functions, no backend details", "the function denylist (MySQL)",
+     "20-my-function-denylist.patch", "ctest:test_validate_my"),
+    ("my-functions-e2e", "MySQL: no side-effect functions, no backend details", "the function denylist (MySQL)",
+     "20-my-function-denylist.patch", "airlockd+py:test_my_refusals.py"),
+    ("my-catalog-scope", "MySQL: the catalogs show only the agent's world", "the scoping rewrite (MySQL)",
+     "21-my-catalog-scoping.patch", "airlockd+py:test_my_catalog_scope.py"),
     ("sandbox", "Nothing an agent sends can end airlockd", "the validator worker's sandbox",
      "16-validator-sandbox.patch", "airlockd+py:test_validator_worker.py"),
 ]
@@ -181,6 +198,11 @@ def run_sql(ablation, half):
             "-e", sql], capture_output=True)
 
 
+def uid_busy(uid):
+    out = sh(["ps", "-eo", "uid="], capture_output=True, text=True).stdout.split()
+    return str(uid) in out
+
+
 def write_config(rootfs):
     sys.path.insert(0, os.path.join(WT, "integration"))
     from private_airlockd import rewrite  # the suite's own config rewriting
@@ -189,6 +211,9 @@ def write_config(rootfs):
         "pg_listen": "127.0.0.1:%d" % PG_PORT, "mysql_listen": "127.0.0.1:%d" % MY_PORT, "job_dir": JOB_DIR,
         "runtime": "oci", "oci_runtime": OCI_RUNTIME, "runner_rootfs": rootfs,
         "runner_uids": "1000700000-1000700999",
+        # The default validator uid, which test_validator_worker.py expects, unless another airlockd's
+        # workers run as it (then that one row's test cannot pass, with or without its mechanism).
+        "validator_uid": "1000701000" if uid_busy(999999999) else "999999999",
         "audit_log": os.path.join(STATE_DIR, "audit-ablate.log"),
     }
     with open(BASE_CONFIG) as f:
@@ -221,6 +246,18 @@ def test_env(rootfs, pid):
     return env
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listener_pid(port):
+    out = sh(["ss", "-Hltnp", "sport = :%d" % port], capture_output=True, text=True).stdout
+    m = re.search(r"pid=(\d+),", out)
+    return int(m.group(1)) if m else None
+
+
 def port_open(port):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1):
@@ -237,7 +274,7 @@ def start_airlockd():
     for _ in range(300):
         if proc.poll() is not None:
             return proc
-        if port_open(PG_PORT) and port_open(MY_PORT):
+        if listener_pid(PG_PORT) == proc.pid and listener_pid(MY_PORT) == proc.pid:
             return proc
         time.sleep(0.1)
     return proc
@@ -275,8 +312,8 @@ def run_test(spec, rootfs, ablation):
             run_sql(ablation, "up")
         if kind == "airlockd+py":
             proc = start_airlockd()
-            if proc.poll() is not None:
-                return 99, "the ablated airlockd did not start"
+            if proc.poll() is not None or listener_pid(PG_PORT) != proc.pid:
+                return 99, "the ablated airlockd did not start or does not own its ports"
         r = sh([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + args.split(),
                cwd=os.path.join(WT, "integration"), env=test_env(rootfs, proc.pid if proc else None),
                check=False, capture_output=True, text=True, timeout=1800)
@@ -296,7 +333,8 @@ def main(argv):
         for row in ROWS:
             print("%-16s %s | %s | %s" % (row[0], row[1], row[2], row[4]))
         return 0
-    global NO_LOCK, CONTROL
+    global NO_LOCK, CONTROL, PG_PORT, MY_PORT
+    PG_PORT, MY_PORT = free_port(), free_port()
     NO_LOCK = "--no-lock" in argv
     CONTROL = "--control" in argv
     names = [a for a in argv if not a.startswith("-")]
@@ -307,7 +345,7 @@ def main(argv):
     results = []
     for name, claim, mechanism, ablation, test in rows:
         log("%s: %s without %s" % (name, test, mechanism))
-        if NO_LOCK and ablation.endswith(".sql"):
+        if NO_LOCK and ablation.endswith(".sql") and "--roles-too" not in argv:
             results.append((claim, mechanism, test, "not run: it changes shared roles, and --no-lock"))
             continue
         worktree_at_head()
