@@ -20,7 +20,8 @@ this reports:
    MySQL error name (ER_*, CR_*, *_ERRNO, *_CODE).
 
 EXCEPTIONS lists the files still allowed their literals, each with why;
-remove a file from it when its literals are gone.
+remove a file from it when its literals are gone. MUST_REPORT and
+MUST_PASS are checked first, so a rule that stops seeing codes fails.
 
 Exits 1 with one line per literal, 0 with a summary otherwise.
 """
@@ -160,6 +161,33 @@ def scan(path, text):
     return out
 
 
+# What the rules must and must not report, checked on every run so the scanner cannot quietly go blind.
+MUST_REPORT = (
+    'pgr_error(s, "25P01", AIRLOCK_E_NONE, "there is no transaction in progress", NULL, 0);',
+    'fatal(s, 1045, "28000", msg);',
+    'myr_add_warning(s, "Warning", 1292, w);',
+    'static const char *f(void)\n{\n\treturn "HY001";\n}',
+    'struct pg_error_fields e = {.severity = "FATAL", .sqlstate = "53300"};',
+    'static const struct rule r[] = {{"CallStmt", "CALL", "0A000", AIRLOCK_E_UNSUPPORTED}};',
+    '#define MY_ER_QUERY_TIMEOUT 3024',
+    'snprintf(st, sizeof(st), "%s", bad ? "0A000" : r->sqlstate);',
+)
+MUST_PASS = (
+    'pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION, "SAVEPOINT needs a block", NULL, 0);',
+    '/* 25P01 as "25P01" in a comment */ x = 1;',
+    'static const struct kept k[] = {{"wait_timeout", KEPT_UINT, 1, 31536000, "28800", false}};',
+    'KEY(SERVER, "shutdown_grace_ms", CT_U32, CFG(shutdown_grace_ms), 0, "10000", .min = 0, .max = 600000),',
+    'if (strcmp(word, "TABLE") == 0) n = 1024;',
+    'tv.tv_sec = ms / 1000;',
+)
+
+
+def self_test():
+    """Lines for each rule that does not do what MUST_REPORT and MUST_PASS say."""
+    out = ["self-test: not reported: " + t for t in MUST_REPORT if not scan("t.c", t)]
+    return out + ["self-test: reported: " + t for t in MUST_PASS if scan("t.c", t)]
+
+
 def sources(root):
     for folder in FOLDERS:
         for dirpath, _, names in os.walk(os.path.join(root, folder)):
@@ -171,7 +199,7 @@ def sources(root):
 def problems(root):
     """One line per hand-written code outside the table and the exceptions; the files and literals seen;
     and the exceptions no longer needed."""
-    found, excused, files, spent = [], 0, 0, set(EXCEPTIONS)
+    found, excused, files, spent = self_test(), 0, 0, set(EXCEPTIONS)
     for rel in sources(root):
         if rel in TABLE:
             continue
