@@ -63,15 +63,6 @@
 #define DEFAULT_CHARSET "utf8mb4"
 #define MAX_WARNING_FRAMES 64
 
-/* Error numbers the runner sends or maps (MySQL's and MariaDB's, some absent from Connector/C's headers). */
-#define MY_ER_OPTION_PREVENTS_STATEMENT 1290 /* and max_session_mem_used's refusal */
-#define MY_ER_STATEMENT_TIMEOUT 1969         /* MariaDB, max_statement_time */
-#define MY_ER_QUERY_TIMEOUT 3024             /* MySQL, MAX_EXECUTION_TIME */
-/* A warning's SQLSTATE, as the server reports a Warning or Note level row (no row in base/errors.h). */
-#define MY_WARNING_SQLSTATE "01000"
-#define MY_CR_CONN_HOST 2003
-#define MY_CR_SERVER_LOST 2013
-
 enum outcome {
 	OUT_OK,        /* the statement ran; its result was read to the end */
 	OUT_ERROR,     /* the backend or the client library failed (r.err_*) */
@@ -309,8 +300,8 @@ static enum outcome set_names(struct my_run *r)
 		return capture_error(r);
 	/* The client library does not know it: answer as the server would. */
 	r->err_no = airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_CHARACTER_SET);
-	/* The server's own SQLSTATE for 1115 (base/errors.h's row says HY000). */
-	snprintf(r->err_state, sizeof(r->err_state), "42000");
+	snprintf(r->err_state, sizeof(r->err_state), "%s",
+		 airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_CHARACTER_SET));
 	snprintf(r->err_msg, sizeof(r->err_msg), "Unknown character set: '%.64s'", charset_name_ok(name) ? name : "?");
 	return OUT_ERROR;
 }
@@ -557,7 +548,7 @@ static enum outcome send_warnings(struct my_run *r)
 		if (runner_ctl_error_my(r->ctl, FRAME_NOTICE,
 					strcmp(level, "Error") == 0
 						? airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR)
-						: MY_WARNING_SQLSTATE,
+						: airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_WARNING),
 					level, row[1] ? (unsigned)strtoul(row[1], NULL, 10) : 0, msg, "") < 0) {
 			o = OUT_GONE;
 			break;
@@ -647,8 +638,9 @@ static void send_cancel(struct my_run *r)
 static void send_lost(struct my_run *r)
 {
 	runner_ctl_error_my(r->ctl, FRAME_ERROR,
-			    airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_UNKNOWN_ERROR),
-			    airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), MY_CR_SERVER_LOST,
+			    airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_SERVER_LOST),
+			    airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+			    airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_SERVER_LOST),
 			    r->lost_in_rows ? "connection to the database was lost while reading rows"
 					    : "connection to the database was lost",
 			    r->lost_in_rows ? "a single row larger than 64 MiB also ends the connection; "
@@ -670,9 +662,11 @@ static void send_backend_error(struct my_run *r)
 	char msg[MYSQL_ERRMSG_SIZE + 32];
 
 	/* The client library's own errors can name the socket path: never echoed. */
-	if (r->err_no == MY_ER_STATEMENT_TIMEOUT || r->err_no == MY_ER_QUERY_TIMEOUT) {
+	if (r->err_no == airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_STATEMENT_TIMEOUT) ||
+	    r->err_no == airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_QUERY_TIMEOUT)) {
 		send_timeout(r);
-	} else if (r->err_no == MY_ER_OPTION_PREVENTS_STATEMENT && strstr(r->err_msg, "max-session-mem-used")) {
+	} else if (r->err_no == airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_OPTION_PREVENTS_STATEMENT) &&
+		   strstr(r->err_msg, "max-session-mem-used")) {
 		send_memory_limit(r);
 	} else if (client_errno(r->err_no)) {
 		send_lost(r);
@@ -728,8 +722,10 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 
 static int finish_connect(struct my_run *r, unsigned err)
 {
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), MY_CR_CONN_HOST,
-			    my_conn_failure(err), "");
+	runner_ctl_error_my(
+		r->ctl, FRAME_ERROR, airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_CONN_HOST_ERROR),
+		airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+		airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_CONN_HOST_ERROR), my_conn_failure(err), "");
 	return runner_ctl_flush(r->ctl);
 }
 

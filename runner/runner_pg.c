@@ -312,8 +312,9 @@ static void send_cancel(struct pg_run *r)
 
 static void send_lost(struct pg_run *r)
 {
-	runner_ctl_error(r->ctl, FRAME_ERROR, "08006", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-			 "connection to the database was lost", "", "");
+	runner_ctl_error(r->ctl, FRAME_ERROR,
+			 airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_CONNECTION_FAILURE),
+			 airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), "connection to the database was lost", "", "");
 }
 
 static void send_backend_error(struct pg_run *r, const PGresult *res)
@@ -415,8 +416,10 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 		return -1;
 	default:
 		detail = o == OUT_DEADLINE ? "timed out" : connect_detail(r->conn ? PQerrorMessage(r->conn) : NULL);
-		runner_ctl_error(r->ctl, FRAME_ERROR, "08001", airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-				 "could not connect to the database", detail, "");
+		runner_ctl_error(r->ctl, FRAME_ERROR,
+				 airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_UNABLE_TO_CONNECT),
+				 airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), "could not connect to the database",
+				 detail, "");
 		break;
 	}
 	return runner_ctl_flush(r->ctl);

@@ -146,7 +146,8 @@ static enum outcome find_send_functions(struct pg_run *r, int64_t deadline, char
 			if (strtoul(PQgetvalue(res, k, 0), NULL, 10) == type)
 				row = k;
 		if (row < 0 || PQgetisnull(res, row, 3)) {
-			snprintf(r->proto_state, sizeof(r->proto_state), "42883");
+			snprintf(r->proto_state, sizeof(r->proto_state), "%s",
+				 airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_UNDEFINED_FUNCTION));
 			snprintf(r->proto_msg, sizeof(r->proto_msg), "no binary output function available for type %s",
 				 row < 0 ? "unknown" : PQgetvalue(res, row, 1));
 			o = OUT_PROTO;
