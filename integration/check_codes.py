@@ -37,10 +37,6 @@ TABLE = ("base/errors.c", "base/errors.h")
 EXCEPTIONS = {
     # The codec writes "HY000" when its caller's SQLSTATE is not five characters: a field's fallback, not a raise.
     "protocol/my_codec.c": "the ERR writer's fallback for a malformed SQLSTATE field",
-    # The runner is being reworked; its codes move onto the table with that work.
-    "runner/runner_my.c": "runner rework in progress",
-    "runner/runner_pg.c": "runner rework in progress",
-    "runner/runner_pg_result.c": "runner rework in progress",
     # The job engine's failures (job_fail and friends take a SQLSTATE) are being reworked with its states.
     "proxy/job/job.c": "job engine rework in progress",
     "proxy/job/job_owner.c": "job engine rework in progress",
