@@ -138,6 +138,10 @@ ROWS = [
      "20-my-function-denylist.patch", "airlockd+py:test_my_refusals.py"),
     ("my-catalog-scope", "MySQL: the catalogs show only the agent's world", "the scoping rewrite (MySQL)",
      "21-my-catalog-scoping.patch", "airlockd+py:test_my_catalog_scope.py"),
+    ("oci-netns", "The runner reaches only the configured database", "the container's own network namespace (OCI)",
+     "22-oci-network-namespace.patch", "airlockd+py:test_oci_container.py -k no_network_interfaces"),
+    ("oci-seccomp", "OCI runner containers are shut in", "the container's seccomp filter (OCI)",
+     "23-oci-seccomp.patch", "py:test_oci_container.py -k escape_refused"),
     ("sandbox", "Nothing an agent sends can end airlockd", "the validator worker's sandbox",
      "16-validator-sandbox.patch", "airlockd+py:test_validator_worker.py"),
 ]
