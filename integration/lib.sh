@@ -440,6 +440,22 @@ mariadb_pid()
 	pidfile_pid "$AIRLOCK_MY_PIDFILE"
 }
 
+# Runs "$@" in a session of its own with no descriptor but 0, 1 and 2, so a
+# lock the caller holds (flock LOCKFILE integration/test.sh) does not live on
+# in a daemon started here. As: detached CMD... >>LOG 2>&1 </dev/null &
+detached()
+{
+	local fd
+
+	for fd in /proc/"$BASHPID"/fd/*; do
+		fd=${fd##*/}
+		if ((fd > 2)); then
+			eval "exec $fd>&-" 2>/dev/null || true
+		fi
+	done
+	exec setsid "$@"
+}
+
 # Debian's mariadbd on 127.0.0.1:$AIRLOCK_MY_PORT without an init system:
 # reuses a server that already answers (started by apt's postinst, or by an
 # earlier run), initialises $AIRLOCK_MY_DATADIR if apt did not, and starts
@@ -466,7 +482,7 @@ mariadb_start()
 			}
 		fi
 		log "mariadb: starting mariadbd (log: $log)"
-		setsid mariadbd --user=mysql --datadir="$AIRLOCK_MY_DATADIR" \
+		detached mariadbd --user=mysql --datadir="$AIRLOCK_MY_DATADIR" \
 			--bind-address=127.0.0.1 --port="$AIRLOCK_MY_PORT" \
 			--socket="$AIRLOCK_MY_SOCK" --pid-file="$AIRLOCK_MY_PIDFILE" \
 			>>"$log" 2>&1 </dev/null &
@@ -609,7 +625,7 @@ docker_start()
 		log "docker: dockerd is running but not answering yet; waiting"
 	else
 		log "docker: starting dockerd (log: $AIRLOCK_STATE_DIR/dockerd.log)"
-		setsid dockerd --bridge=none --iptables=false \
+		detached dockerd --bridge=none --iptables=false \
 			>>"$AIRLOCK_STATE_DIR/dockerd.log" 2>&1 </dev/null &
 	fi
 	if ! wait_for 90 docker_ok; then
