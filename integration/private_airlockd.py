@@ -93,6 +93,8 @@ class PrivateAirlockd:
 
     def start(self, wait=True):
         log = open(self.log_path, "ab")
+        if not hasattr(self, "log_start"):
+            self.log_start = log.tell()  # log() reads this instance's lines, never an earlier run's
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
         self.proc = subprocess.Popen([self.binary, "-c", self.config], stdout=log, stderr=log,
                                      stdin=subprocess.DEVNULL, env=env)
@@ -127,8 +129,9 @@ class PrivateAirlockd:
 
     def log(self):
         try:
-            with open(self.log_path, errors="replace") as f:
-                return f.read()
+            with open(self.log_path, "rb") as f:
+                f.seek(getattr(self, "log_start", 0))
+                return f.read().decode(errors="replace")
         except FileNotFoundError:
             return ""
 
