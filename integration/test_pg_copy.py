@@ -9,8 +9,9 @@ import pytest
 
 import itest
 
-SUPPORT_URL = "postgresql://support:support-secret@127.0.0.1:6432/shop"
-STRICT_URL = "postgresql://strict:%s@127.0.0.1:6432/shop" % itest.AGENT_PASSWORD
+# The airlockd under test, as AGENT_URL names it (not always the suite's port).
+SUPPORT_URL = itest.AGENT_URL.replace("agent:agent-secret", "support:support-secret")
+STRICT_URL = itest.AGENT_URL.replace("agent:agent-secret", "strict:%s" % itest.AGENT_PASSWORD)
 
 
 def psql_out(url, command, extra=()):
