@@ -237,6 +237,9 @@ ROWS = [
     # the runner's uid access to its memory, with or without PR_SET_DUMPABLE.
     ("runner-dumpable", "A runner's identity on the host is its own", "the runner's PR_SET_DUMPABLE 0",
      "46-runner-not-dumpable.patch", "airlockd+py:test_pg_runner_identity.py -k runner_is_not_dumpable"),
+    ("runner-uid", "A runner's identity on the host is its own", "a uid of runner_uids that no other live job has",
+     "49-runner-uid-per-job.patch",
+     "airlockd+py:test_pg_runner_identity.py -k each_runner_has_a_uid_of_its_own or nobody_and_other_uids_reach_nothing"),
     ("sweep", "Nothing left behind", "the sweep of job directories left by a crash",
      "47-job-dir-sweep.patch", "ctest:test_job_dir"),
     ("pg-params", "Bound parameters stay data", "typed parameters through PQsendQueryParams (spliced into the text instead)",
