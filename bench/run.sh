@@ -27,8 +27,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=integration/lib.sh
-source "$here/../integration/lib.sh"
+# shellcheck source=integration/tools/lib.sh
+source "$here/../integration/tools/lib.sh"
 
 runs=${1:-200}
 secs=${2:-8}

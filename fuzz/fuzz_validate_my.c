@@ -6,7 +6,7 @@
  * connection, bit 6 gbk connection); the rest is the statement, passed
  * without a terminating NUL so that any read past its end is caught. It
  * is validated under each of two policies equal to the demo's users
- * (integration/lib.sh, write_config): "agent" (three tables and
+ * (integration/tools/lib.sh, write_config): "agent" (three tables and
  * information_schema, sleep allowed) and "support" (two tables, a row
  * filter on orders, a column list with a mask on customers); bits 3 and 4
  * allow a function on top of what the user allows. The result must be

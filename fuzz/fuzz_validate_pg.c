@@ -2,7 +2,7 @@
  * fuzz_validate_pg: libFuzzer target for the Postgres statement validator
  * and the scoping rewrite. Each input, copied and NUL-terminated, is
  * validated under each of two policies equal to the demo's users
- * (integration/lib.sh, write_config): "agent" (three tables and the
+ * (integration/tools/lib.sh, write_config): "agent" (three tables and the
  * catalogs, no rules) and "support" (two tables, a row filter on orders,
  * a column list with a mask on customers). The result's strings must be
  * terminated and its kind in range. Then, as the proxy runs it:

@@ -11,8 +11,8 @@
 #   fuzz/run.sh 600 fuzz_validate_pg ten minutes, one target
 set -euo pipefail
 
-# shellcheck source=integration/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
+# shellcheck source=integration/tools/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../integration/tools/lib.sh"
 
 secs=${1:-3600}
 shift || true

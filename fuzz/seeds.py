@@ -69,9 +69,9 @@ def put(target, data, limit=GATHERED_MAX):
 
 
 def test_strings():
-    """(engine, sql) of every SQL-looking string constant in integration/*.py."""
+    """(engine, sql) of every SQL-looking string constant in integration/tests/*.py."""
     out = set()
-    for path in sorted(glob.glob(os.path.join(REPO, "integration", "*.py"))):
+    for path in sorted(glob.glob(os.path.join(REPO, "integration", "tests", "*.py"))):
         name = os.path.basename(path)
         engine = "my" if name.startswith("test_my_") else "pg"
         tree = ast.parse(open(path).read())

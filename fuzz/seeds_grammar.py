@@ -4,7 +4,7 @@ for every construct of each grammar that can hold a relation reference
 operations, CTEs, cursors, COPY, subqueries in every clause, the catalogs,
 the filtered and masked tables), and a few large inputs (long operator
 chains, long IN lists, deep brackets) so the fuzzers start from the sizes
-a client may send. The tables are the demo's (integration/shop.sql):
+a client may send. The tables are the demo's (integration/tools/shop.sql):
 orders, customers and products, and staff_salaries, which no user may
 read. fuzz/seeds.py writes them; they need no running database."""
 

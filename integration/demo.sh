@@ -13,8 +13,8 @@
 # support-secret.
 set -euo pipefail
 
-# shellcheck source=integration/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=integration/tools/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tools/lib.sh"
 
 require_root
 install_deps

@@ -18,8 +18,8 @@
 # AIRLOCK_SKIP_FUZZ=1 skip steps 2 and 3 for quicker local runs.
 set -euo pipefail
 
-# shellcheck source=integration/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=integration/tools/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tools/lib.sh"
 
 AIRLOCKD_PID=
 AIRLOCKD_LOG=$AIRLOCK_STATE_DIR/airlockd-test.log
@@ -108,7 +108,7 @@ fi
 RUNTIME_TESTS=(
 	test_pg_container.py test_oci_container.py test_pg_runner_identity.py test_faults.py
 	test_pg_timeout.py test_my_kill.py test_pg_concurrency.py test_pg_psql.py test_my_cli.py
-	test_my_zz_sweep.py test_pg_zz_docker.py test_pg_zzz_cleanup.py
+	test_my_sweep.py test_docker_engine_down.py test_cleanup.py
 )
 
 export PYTHONDONTWRITEBYTECODE=1
@@ -180,8 +180,8 @@ run_suite()
 # Every test on the default runtime; then, on the other one, the tests of
 # what differs between them: the containers, the launcher's faults and
 # sweeps, timeouts and kills, concurrency, and the engine going away.
-run_suite "$AIRLOCK_RUNTIME" "$AIRLOCK_REPO/integration" "$@"
+run_suite "$AIRLOCK_RUNTIME" "$AIRLOCK_REPO/integration/tests" "$@"
 other=docker
 [[ $AIRLOCK_RUNTIME == docker ]] && other=oci
-run_suite "$other" "${RUNTIME_TESTS[@]/#/$AIRLOCK_REPO/integration/}" "$@"
+run_suite "$other" "${RUNTIME_TESTS[@]/#/$AIRLOCK_REPO/integration/tests/}" "$@"
 log "all tests passed"

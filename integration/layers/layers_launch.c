@@ -1,6 +1,6 @@
 /*
  * layers_launch: one runner container, started the way airlockd starts
- * it, for the runner harness (integration/layers.py), which plays
+ * it, for the runner harness (integration/tests/layers.py), which plays
  * airlockd's part on the job's sockets itself.
  *
  *	layers_launch STATE_DIR ROOTFS_REF JOB_DIR UID KILL_AFTER_MS [RUNTIME]

@@ -2,7 +2,8 @@
 started again, and Postgres at its own connection limit for the backend
 role. Statements fail with a clear native error meanwhile, airlockd keeps
 serving (local answers, the MySQL listener), and it recovers by itself.
-Runs late (file name order) because it stops Postgres."""
+Marked disruptive (it stops Postgres), so it runs after the tests that
+need Postgres up."""
 
 import subprocess
 import time
@@ -12,6 +13,8 @@ import pytest
 
 import itest
 from private_airlockd import PrivateAirlockd
+
+pytestmark = pytest.mark.disruptive
 
 PG_VERSION = "15"
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds the airlock-runner image from a built airlock-runner binary.
 #
-#   integration/build-runner-image.sh build/airlock-runner [TAG]
-#   integration/build-runner-image.sh --rootfs OUT.tar build/airlock-runner
+#   integration/tools/build-runner-image.sh build/airlock-runner [TAG]
+#   integration/tools/build-runner-image.sh --rootfs OUT.tar build/airlock-runner
 #
 # Stages a root filesystem (the binary at /airlock-runner, every shared
 # library ldd lists including the dynamic loader, and a minimal passwd and
@@ -31,7 +31,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -x "$1" ]; then
 	exit 2
 fi
 bin=$1
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 tag=${2:-airlock-runner:local}
 
 stage=$(mktemp -d "${TMPDIR:-/tmp}/airlock-runner-image.XXXXXX")

@@ -32,7 +32,7 @@ def linger_image():
     holding its relay (integration/rogue/): the server keys that select it."""
     if not os.access(LINGER_BIN, os.X_OK):
         pytest.fail("%s is missing: build/ must be built (test.sh does)" % LINGER_BIN)
-    script = os.path.join(REPO, "integration", "build-runner-image.sh")
+    script = os.path.join(REPO, "integration", "tools", "build-runner-image.sh")
     if itest.RUNTIME == "oci":
         out = subprocess.run([script, "--rootfs", os.path.join(itest.STATE_DIR, "linger-rootfs.tar"), LINGER_BIN],
                              capture_output=True, text=True, check=True).stdout

@@ -35,7 +35,7 @@ PROGRAMS = ("airlockd", "airlock-validator", "airlock-runner")
 
 
 def repo_root():
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def long_files(root):

@@ -1,6 +1,7 @@
 """The Docker engine goes away and comes back: queries fail with
-DOCKER_UNAVAILABLE meanwhile, airlockd stays up, then recovers. Runs after
-the other suites (file name order) because it stops dockerd."""
+DOCKER_UNAVAILABLE meanwhile, airlockd stays up, then recovers. Marked
+disruptive (it stops dockerd), so it runs after the tests that need the
+engine."""
 
 import time
 
@@ -9,7 +10,10 @@ import pytest
 
 import itest
 
-pytestmark = pytest.mark.skipif(itest.RUNTIME != "docker", reason="the airlockd under test runs runtime = %s" % itest.RUNTIME)
+pytestmark = [
+    pytest.mark.disruptive,
+    pytest.mark.skipif(itest.RUNTIME != "docker", reason="the airlockd under test runs runtime = %s" % itest.RUNTIME),
+]
 
 
 def docker_answers():

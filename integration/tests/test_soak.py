@@ -1,4 +1,4 @@
-"""A 2-minute mixed soak (integration/soak.py): 8 clients on both protocols
+"""A 2-minute mixed soak (integration/tests/soak.py): 8 clients on both protocols
 with reads, refusals, truncations, timeouts, cancels, transaction blocks,
 cursors, failed logins and a reconnect per operation. Every outcome must be
 the expected one, airlockd's RSS and descriptors flat after the warm-up,

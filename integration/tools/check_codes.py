@@ -212,7 +212,7 @@ def problems(root):
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     found, files, excused, spent = problems(root)
     for p in found:
         print("check_codes: " + p)

@@ -25,7 +25,7 @@ def mcp(url, requests):
 @pytest.fixture(scope="module", autouse=True)
 def server_installed():
     if not os.path.exists(SERVER):
-        pytest.fail("the MCP server is not installed: integration/lib.sh node_pg_install")
+        pytest.fail("the MCP server is not installed: integration/tools/lib.sh node_pg_install")
 
 
 def resource_names(resp):

@@ -20,7 +20,7 @@
 #                     agent_sha2
 #   audit.log, dockerd.log, mariadbd.log, airlockd-test.log
 
-AIRLOCK_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+AIRLOCK_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 AIRLOCK_STATE_DIR=${AIRLOCK_STATE_DIR:-/var/lib/airlock-demo}
 AIRLOCK_PW_FILE=$AIRLOCK_STATE_DIR/shop.password
 AIRLOCK_JOB_DIR=${AIRLOCK_JOB_DIR:-/run/airlock/jobs}
@@ -167,8 +167,8 @@ check_tree()
 	local files
 
 	log "check: layout of $1, formatting"
-	"$AIRLOCK_PYTHON" "$AIRLOCK_REPO/integration/check_tree.py" "$AIRLOCK_REPO/$1"
-	mapfile -t files < <(cd "$AIRLOCK_REPO" && find base protocol launch conf validator proxy runner tests fuzz bench integration/rogue \
+	"$AIRLOCK_PYTHON" "$AIRLOCK_REPO/integration/tools/check_tree.py" "$AIRLOCK_REPO/$1"
+	mapfile -t files < <(cd "$AIRLOCK_REPO" && find base protocol launch conf validator proxy runner tests fuzz bench integration/rogue integration/layers integration/clients \
 		-name '*.[ch]' | sort)
 	(cd "$AIRLOCK_REPO" && clang-format --dry-run --Werror "${files[@]}") ||
 		die "formatting differs from .clang-format: run clang-format -i on the files above"
@@ -333,7 +333,7 @@ shop_setup()
 		log "postgres: shop data present"
 	else
 		log "postgres: loading shop data"
-		pg_super -d shop -f - <"$AIRLOCK_REPO/integration/shop.sql" >/dev/null
+		pg_super -d shop -f - <"$AIRLOCK_REPO/integration/tools/shop.sql" >/dev/null
 		[[ $(shop_counts) == "$want" ]] || die "shop data did not load: $(shop_counts)"
 	fi
 	shop_role_setup
@@ -515,7 +515,7 @@ mariadb_shop_counts()
 }
 
 # Database shop on MariaDB: the same four tables and rows as the Postgres
-# shop (integration/shop_mariadb.sql), loaded once (reloaded only when the
+# shop (integration/tools/shop_mariadb.sql), loaded once (reloaded only when the
 # counts or the data version marker differ); then the account airlock_ro.
 mariadb_shop_setup()
 {
@@ -527,7 +527,7 @@ mariadb_shop_setup()
 		log "mariadb: shop data present"
 	else
 		log "mariadb: loading shop data"
-		my_super shop <"$AIRLOCK_REPO/integration/shop_mariadb.sql" >/dev/null
+		my_super shop <"$AIRLOCK_REPO/integration/tools/shop_mariadb.sql" >/dev/null
 		[[ $(mariadb_shop_counts) == "$want" ]] ||
 			die "mariadb shop data did not load: $(mariadb_shop_counts)"
 	fi
@@ -656,7 +656,7 @@ docker_stop()
 runner_image_build()
 {
 	local bin=$AIRLOCK_REPO/build/airlock-runner
-	local script=$AIRLOCK_REPO/integration/build-runner-image.sh
+	local script=$AIRLOCK_REPO/integration/tools/build-runner-image.sh
 	local out id
 
 	[[ -x $bin ]] || die "$bin is missing (build first)"
@@ -678,7 +678,7 @@ runner_rootfs_build()
 
 	[[ -x $bin ]] || die "$bin is missing (build first)"
 	log "oci: building the runner root filesystem"
-	ref=$(bash "$AIRLOCK_REPO/integration/build-runner-image.sh" --rootfs \
+	ref=$(bash "$AIRLOCK_REPO/integration/tools/build-runner-image.sh" --rootfs \
 		"$AIRLOCK_STATE_DIR/runner-rootfs.tar" "$bin" | tail -n 1) || die "build-runner-image.sh --rootfs failed"
 	[[ $ref =~ ^/.+@sha256:[0-9a-f]{64}$ ]] || die "build-runner-image.sh --rootfs printed '$ref'"
 	printf '%s\n' "$ref" >"$AIRLOCK_STATE_DIR/runner_rootfs"
@@ -767,7 +767,7 @@ write_config()
 	install -d -m 0711 "$AIRLOCK_JOB_DIR"
 	tmp=$(mktemp "$path.XXXXXX")
 	cat >"$tmp" <<EOF
-# airlock $kind config, written by integration/lib.sh (write_config).
+# airlock $kind config, written by integration/tools/lib.sh (write_config).
 
 [server]
 pg_listen = $AIRLOCK_LISTEN_HOST:$AIRLOCK_LISTEN_PORT

@@ -5,16 +5,16 @@ part of CI: run it by hand, as root, on a machine test.sh has set up (the
 demo's Postgres and MariaDB, runc, the suite's config and runner root
 filesystem).
 
-  integration/ablate.py            every row but the comparison rows
-  integration/ablate.py NAME...    the rows whose name contains one of NAME
+  integration/tools/ablate.py            every row but the comparison rows
+  integration/tools/ablate.py NAME...    the rows whose name contains one of NAME
                                    ("suite" names the comparison rows: the
                                    tests the table named before, which pass
                                    with any one layer gone)
-  integration/ablate.py --list     the rows
-  integration/ablate.py --control NAME...
+  integration/tools/ablate.py --list     the rows
+  integration/tools/ablate.py --control NAME...
                                    the same tests on HEAD as it is: each must
                                    pass, or its "yes" above proves nothing
-  integration/ablate.py --no-lock NAME...
+  integration/tools/ablate.py --no-lock NAME...
                                    without the integration lock, for when its
                                    holder is gone; rows that change the shared
                                    backend roles (the .sql ablations) are
@@ -25,7 +25,7 @@ filesystem).
 Per row, in a scratch worktree of HEAD (/tmp/ablate-wt; the working tree
 of the repository is never touched):
 
-1. the row's ablation from integration/ablation/: a patch (git apply) that
+1. the row's ablation from integration/tools/ablation/: a patch (git apply) that
    removes the mechanism from the code, or for a database role an .sql file
    whose "-- up" half takes the role's protection away and whose "-- down"
    half puts it back (run as the superuser around the test, always undone);
@@ -51,10 +51,10 @@ import subprocess
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WT = os.environ.get("AIRLOCK_ABLATE_WT", "/tmp/ablate-wt")
 BUILD = os.path.join(WT, "build")
-ABLATION = os.path.join(REPO, "integration", "ablation")
+ABLATION = os.path.join(REPO, "integration", "tools", "ablation")
 STATE_DIR = "/var/lib/airlock-demo"
 BASE_CONFIG = os.path.join(STATE_DIR, "airlock-test.ini")
 CONFIG = os.path.join(STATE_DIR, "airlock-ablate.ini")
@@ -280,7 +280,7 @@ def build():
     if r.returncode != 0:
         log("build failed:\n" + r.stdout[-3000:] + r.stderr[-2000:])
         return None
-    out = sh([os.path.join(WT, "integration", "build-runner-image.sh"), "--rootfs",
+    out = sh([os.path.join(WT, "integration", "tools", "build-runner-image.sh"), "--rootfs",
               os.path.join(BUILD, "ablate-rootfs.tar"), os.path.join(BUILD, "airlock-runner")],
              capture_output=True, text=True).stdout
     return out.split()[-1]
@@ -308,7 +308,7 @@ def uid_busy(uid):
 
 
 def write_config(rootfs):
-    sys.path.insert(0, os.path.join(WT, "integration"))
+    sys.path.insert(0, os.path.join(WT, "integration", "tests"))
     from private_airlockd import rewrite  # the suite's own config rewriting
 
     values = {
@@ -421,7 +421,7 @@ def run_test(spec, rootfs, ablation):
         words = args.split(" -k ", 1)
         pyargs = words[0].split() + (["-k", words[1]] if len(words) > 1 else [])
         r = sh([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + pyargs,
-               cwd=os.path.join(WT, "integration"), env=test_env(rootfs, proc.pid if proc else None),
+               cwd=os.path.join(WT, "integration", "tests"), env=test_env(rootfs, proc.pid if proc else None),
                check=False, capture_output=True, text=True, timeout=1800)
         return r.returncode, r.stdout[-20000:]
     finally:

@@ -4,7 +4,7 @@ protocols, for a while: reads, refusals, truncations, timeouts, cancels,
 catalog queries and reconnects, mixed at random. Samples airlockd's RSS and
 descriptor count, and reports whether they stayed flat after the warm-up.
 
-  integration/soak.py [--seconds N] [--clients N]
+  integration/tests/soak.py [--seconds N] [--clients N]
 
 test_soak.py runs it for 2 minutes in the suite; bench/soak.sh for an hour.
 Needs what integration/test.sh sets up (the databases, the engine, the

@@ -3,7 +3,12 @@
 
 import os
 
+import pytest
+
 import itest
+
+# After every other test: it looks at what the whole run left behind.
+pytestmark = pytest.mark.final
 
 
 def containers():

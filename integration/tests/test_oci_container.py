@@ -167,7 +167,7 @@ def escaped():
     binary = os.path.join(itest.REPO, "build", "runner_escape")
     if not os.access(binary, os.X_OK):
         pytest.fail("%s is missing: build/ must be built (test.sh does)" % binary)
-    out = subprocess.run([os.path.join(itest.REPO, "integration", "build-runner-image.sh"), "--rootfs",
+    out = subprocess.run([os.path.join(itest.REPO, "integration", "tools", "build-runner-image.sh"), "--rootfs",
                           os.path.join(itest.STATE_DIR, "escape-rootfs.tar"), binary],
                          capture_output=True, text=True, check=True).stdout
     d = PrivateAirlockd("escape", {"runner_rootfs": out.split()[-1], "pool_min": 0}, uid_base=1000600000)

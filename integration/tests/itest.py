@@ -12,7 +12,7 @@ import time
 import psycopg2
 
 REPO = os.environ.get("AIRLOCK_REPO",
-                      os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                      os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 STATE_DIR = "/var/lib/airlock-demo"
 PW_FILE = os.environ.get("AIRLOCK_PW_FILE", STATE_DIR + "/shop.password")
 JOB_DIR = os.environ.get("AIRLOCK_JOB_DIR", "/run/airlock/jobs")
@@ -198,8 +198,8 @@ def wait_until(pred, secs, step=0.5):
 
 
 def lib_sh(function):
-    """Runs one function of integration/lib.sh in bash; returns CompletedProcess."""
-    script = 'set -euo pipefail; source "%s/integration/lib.sh"; %s' % (REPO, function)
+    """Runs one function of integration/tools/lib.sh in bash; returns CompletedProcess."""
+    script = 'set -euo pipefail; source "%s/integration/tools/lib.sh"; %s' % (REPO, function)
     return subprocess.run(["bash", "-c", script], capture_output=True, text=True,
                           timeout=180, stdin=subprocess.DEVNULL)
 

@@ -37,7 +37,7 @@ GIVE_UP_S = 12
 def rogue_image():
     if not os.access(ROGUE_BIN, os.X_OK):
         pytest.fail("%s is missing: build/ must be built (test.sh does)" % ROGUE_BIN)
-    script = os.path.join(REPO, "integration", "build-runner-image.sh")
+    script = os.path.join(REPO, "integration", "tools", "build-runner-image.sh")
     if itest.RUNTIME == "oci":
         out = subprocess.run([script, "--rootfs", os.path.join(itest.STATE_DIR, "rogue-rootfs.tar"), ROGUE_BIN],
                              capture_output=True, text=True, check=True).stdout

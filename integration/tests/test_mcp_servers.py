@@ -26,7 +26,7 @@ PG_PORT = int(os.environ.get("AIRLOCK_LISTEN_PORT", "6432"))
 def servers_installed():
     for path in (DBHUB, MYSQL_MCP):
         if not os.path.exists(path):
-            pytest.fail("%s is not installed: integration/lib.sh node_pg_install" % path)
+            pytest.fail("%s is not installed: integration/tools/lib.sh node_pg_install" % path)
 
 
 def dbhub(dsn, requests):

@@ -7,6 +7,27 @@ import pytest
 
 import itest
 
+# The order of the run, by marker rather than by file name: a test marked
+# disruptive stops a service the others use (Postgres, the Docker engine)
+# and runs after them; one marked final looks at what the whole run left
+# behind and runs last. Within a rank, pytest's own order.
+RANKS = (("final", 2), ("disruptive", 1))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "disruptive: stops a service other tests use; runs after them")
+    config.addinivalue_line("markers", "final: looks at what the whole run left behind; runs last")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item):
+        for name, r in RANKS:
+            if item.get_closest_marker(name):
+                return r
+        return 0
+
+    items.sort(key=rank)
+
 
 @pytest.fixture(autouse=True)
 def airlockd_survives():
