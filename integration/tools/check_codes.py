@@ -37,12 +37,6 @@ TABLE = ("base/errors.c", "base/errors.h")
 EXCEPTIONS = {
     # The codec writes "HY000" when its caller's SQLSTATE is not five characters: a field's fallback, not a raise.
     "protocol/my_codec.c": "the ERR writer's fallback for a malformed SQLSTATE field",
-    # The job engine's failures (job_fail and friends take a SQLSTATE) are being reworked with its states.
-    "proxy/job/job.c": "job engine rework in progress",
-    "proxy/job/job_owner.c": "job engine rework in progress",
-    "proxy/job/job_queue.c": "job engine rework in progress",
-    "proxy/job/job_state.c": "job engine rework in progress",
-    "proxy/job/jobs.c": "job engine rework in progress",
 }
 
 # SQLSTATE classes of Postgres (Appendix A) and of MariaDB's error list.

@@ -106,11 +106,12 @@ void job_finish(struct job *j, const struct job_result *r)
 		j->ev->on_done(j->arg, r);
 }
 
-static void job_fail(struct job *j, const char *sqlstate, enum airlock_err code, const char *message)
+/* Fails the job now with code, on the wire as native (AIRLOCK_N_NONE: the code's own SQLSTATE). */
+static void job_fail(struct job *j, enum airlock_err code, enum airlock_native native, const char *message)
 {
 	struct job_result r = {
 		.ok = false,
-		.sqlstate = sqlstate,
+		.sqlstate = airlock_pg_sqlstate(code, native),
 		.code = code,
 		.message = message,
 		.detail = NULL,
@@ -139,17 +140,17 @@ static void job_defer_cb(evutil_socket_t fd, short what, void *arg)
 	struct job *j = arg;
 
 	if (j->pend_code) {
-		job_fail(j, j->pend_sqlstate, j->pend_code, j->pend_message);
+		job_fail(j, j->pend_code, j->pend_native, j->pend_message);
 		j->pend_code = AIRLOCK_E_NONE;
 	}
 	job_maybe_free(j);
 }
 
-void job_fail_later(struct job *j, const char *sqlstate, enum airlock_err code, const char *message)
+void job_fail_later(struct job *j, enum airlock_err code, enum airlock_native native, const char *message)
 {
 	struct timeval zero = {0, 0};
 
-	snprintf(j->pend_sqlstate, sizeof(j->pend_sqlstate), "%s", sqlstate);
+	j->pend_native = native;
 	j->pend_code = code;
 	snprintf(j->pend_message, sizeof(j->pend_message), "%s", message);
 	evtimer_add(j->defer, &zero);
@@ -209,7 +210,8 @@ static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 	struct job_result r = {.ok = false};
 
 	if (frame_decode_error(f, &e) != FRAME_OK) {
-		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed error frame");
+		job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			 "runner sent a malformed error frame");
 		return;
 	}
 	if (notice) {
@@ -222,7 +224,8 @@ static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 	snprintf(detail, sizeof(detail), "%.*s", (int)e.detail.len, e.detail.ptr);
 	snprintf(hint, sizeof(hint), "%.*s", (int)e.hint.len, e.hint.ptr);
 	if (strlen(sqlstate) != 5)
-		snprintf(sqlstate, sizeof(sqlstate), "XX000");
+		snprintf(sqlstate, sizeof(sqlstate), "%s",
+			 airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_INTERNAL_ERROR));
 	r.sqlstate = sqlstate;
 	/* The runner names airlock's codes; anything else is the database's own error. */
 	r.code = airlock_err_from_name(e.code.ptr, e.code.len);
@@ -243,7 +246,8 @@ static void job_frame_complete(struct job *j, const struct frame *f)
 	struct job_result r = {.ok = true};
 
 	if (frame_decode_complete(f, &c) != FRAME_OK) {
-		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed completion frame");
+		job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			 "runner sent a malformed completion frame");
 		return;
 	}
 	snprintf(tag, sizeof(tag), "%.*s", (int)c.tag.len, c.tag.ptr);
@@ -263,7 +267,7 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 	char tag[48];
 
 	if (f->type == FRAME_ROW && frame_row_check(f, &ncols) != FRAME_OK) {
-		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed row");
+		job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR, "runner sent a malformed row");
 		return false;
 	}
 	if (f->type == FRAME_COPY_DATA && j->copy_header) {
@@ -311,7 +315,8 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 	if (j->state == JOB_DONE || j->paused)
 		return false;
 	if ((f->type == FRAME_COPY_START || f->type == FRAME_COPY_DATA) && !j->copy_ok) {
-		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a COPY the job did not ask for");
+		job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			 "runner sent a COPY the job did not ask for");
 		return false;
 	}
 	switch (f->type) {
@@ -319,7 +324,8 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		uint32_t pid;
 
 		if (frame_decode_backend(f, &pid) != FRAME_OK) {
-			job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent a malformed backend frame");
+			job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+				 "runner sent a malformed backend frame");
 			return false;
 		}
 		/* Postgres only: a MariaDB session is a thread, bounded by max_session_mem_used. */
@@ -352,7 +358,7 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		job_frame_error(j, f, false);
 		return false;
 	default:
-		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, "runner sent an unexpected frame");
+		job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR, "runner sent an unexpected frame");
 		return false;
 	}
 	return j->state != JOB_DONE && j->ctl;
@@ -365,7 +371,7 @@ static void job_ctl_bad(void *arg, const char *reason)
 	if (job_idle(j))
 		job_idle_spoke(j);
 	else
-		job_fail(j, "XX000", AIRLOCK_E_EXECUTION_FAILED, reason);
+		job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR, reason);
 }
 
 static void job_exited_early(struct job *j, int exit_code)
@@ -373,7 +379,7 @@ static void job_exited_early(struct job *j, int exit_code)
 	char msg[256];
 
 	snprintf(msg, sizeof(msg), "the runner exited (status %d) before returning a result", exit_code);
-	job_fail(j, "58000", AIRLOCK_E_EXECUTION_FAILED, msg);
+	job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE, msg);
 }
 
 static void job_ctl_closed(void *arg)
@@ -486,7 +492,7 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 		err = AIRLOCK_E_EXECUTION_FAILED;
 		snprintf(msg, sizeof(msg), "the runner container could not be started");
 	}
-	job_fail(j, "58000", err, msg);
+	job_fail(j, err, AIRLOCK_N_NONE, msg);
 	job_maybe_free(j);
 }
 
@@ -503,7 +509,7 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 		if (killed) {
 			snprintf(msg, sizeof(msg), "statement exceeded timeout_ms=%u and its runner was stopped",
 				 j->limits.timeout_ms);
-			job_fail(j, "57014", AIRLOCK_E_TIMEOUT, msg);
+			job_fail(j, AIRLOCK_E_TIMEOUT, AIRLOCK_N_NONE, msg);
 		} else if (j->ctl) {
 			/*
 			 * Its frames may still wait in the socket (a cursor not read yet, or a

@@ -58,7 +58,7 @@ struct job {
 	uint64_t bytes;
 
 	/* A failure found before any runner output, delivered on the next pass. */
-	char pend_sqlstate[6];
+	enum airlock_native pend_native;
 	enum airlock_err pend_code; /* AIRLOCK_E_NONE: no failure pending */
 	char pend_message[256];
 };

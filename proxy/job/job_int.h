@@ -60,7 +60,7 @@ bool job_runner_connected(const struct job *j);
 /* The idle job will not be used: no watcher is told; it stops its container and frees itself. */
 void job_discard(struct job *j);
 /* Records a failure that on_done reports on the next loop pass (never re-entrantly). */
-void job_fail_later(struct job *j, const char *sqlstate, enum airlock_err code, const char *message);
+void job_fail_later(struct job *j, enum airlock_err code, enum airlock_native native, const char *message);
 /*
  * Gives the job (idle, or new with a failure recorded) its owner and its
  * statement: counts it running, arms the kill deadline and sends the

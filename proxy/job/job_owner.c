@@ -27,7 +27,7 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->copy_ok = req->copy;
 	j->copy_header = req->copy && req->copy_header;
 	if (job_frame_job(&j->jobframe, req) < 0)
-		job_fail_later(j, "54000", AIRLOCK_E_EXECUTION_FAILED,
+		job_fail_later(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED,
 			       "the statement and its parameters are too large for one job");
 }
 
@@ -70,7 +70,7 @@ void job_release_held(struct job *j)
 
 	j->lost = NULL;
 	if (!j->pend_code && job_prepare(j, target, j->limits.memory_mb, j->limits.nano_cpus, j->limits.pids) < 0)
-		job_fail_later(j, "58000", AIRLOCK_E_EXECUTION_FAILED,
+		job_fail_later(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE,
 			       "the runner could not be prepared (see the airlock log)");
 	job_go(j);
 }
@@ -84,7 +84,7 @@ void job_cancel(struct job *j)
 		return;
 	if (!j->ctl || j->jobframe.data) {
 		/* The runner has not received the job yet: stop it before it runs anything. */
-		job_fail_later(j, "57014", AIRLOCK_E_CANCELED, "canceling statement due to user request");
+		job_fail_later(j, AIRLOCK_E_CANCELED, AIRLOCK_N_NONE, "canceling statement due to user request");
 		if (j->launch)
 			launcher_kill(j->launch);
 		return;

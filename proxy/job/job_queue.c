@@ -58,7 +58,7 @@ static void fail_busy(struct job *j, uint32_t waited_ms)
 	char msg[160];
 
 	snprintf(msg, sizeof(msg), BUSY_MSG, waited_ms);
-	job_fail_later(j, "53300", AIRLOCK_E_BUSY, msg);
+	job_fail_later(j, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg);
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -167,7 +167,7 @@ void job_queue_flush(struct job_queue *jq, const char *why)
 		struct job *j = jq->q[--jq->n].j;
 
 		job_watch(j, NULL, NULL);
-		job_fail_later(j, "53300", AIRLOCK_E_BUSY, why);
+		job_fail_later(j, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, why);
 	}
 	arm(jq);
 }

@@ -56,7 +56,7 @@ static void job_state_bug(struct job *j, enum job_state to)
 	if (AIRLOCK_STRICT)
 		abort();
 	if (job_state_owed(j->state)) {
-		snprintf(j->pend_sqlstate, sizeof(j->pend_sqlstate), "XX000");
+		j->pend_native = AIRLOCK_N_PG_INTERNAL_ERROR;
 		j->pend_code = AIRLOCK_E_EXECUTION_FAILED;
 		snprintf(j->pend_message, sizeof(j->pend_message), "internal error: the job's state was inconsistent");
 		evtimer_add(j->defer, &zero);

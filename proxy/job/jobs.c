@@ -120,13 +120,13 @@ unsigned jobs_live(const struct jobs *js)
 
 /* A job that fails on the next pass without a container. */
 static struct job *job_refused(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg,
-			       const char *sqlstate, enum airlock_err code, const char *msg)
+			       enum airlock_err code, enum airlock_native native, const char *msg)
 {
 	struct job *j = job_new(&js->env);
 
 	if (!j)
 		return NULL;
-	job_fail_later(j, sqlstate, code, msg);
+	job_fail_later(j, code, native, msg);
 	job_attach(j, req, ev, arg);
 	return j;
 }
@@ -138,7 +138,7 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 
 	/* Refusals that need no container never take or start one. */
 	if (!config_host_allowed(cfg, req->target->host))
-		return job_refused(js, req, ev, arg, "42501", AIRLOCK_E_HOST_NOT_ALLOWED,
+		return job_refused(js, req, ev, arg, AIRLOCK_E_HOST_NOT_ALLOWED, AIRLOCK_N_NONE,
 				   "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
 	/* No room, or others already wait for it: wait too (behind them, fairly), or be told at once. */
 	if (js->env.running >= cfg->max_jobs || job_queue_len(&js->queue)) {
@@ -151,12 +151,12 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 				event_active(js->dispatch, 0, 0);
 				return j;
 			}
-			job_fail_later(j, "53300", AIRLOCK_E_BUSY,
+			job_fail_later(j, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
 				       "BUSY: too many statements wait for a runner already; retry shortly");
 			job_attach(j, req, ev, arg);
 			return j;
 		}
-		return job_refused(js, req, ev, arg, "53300", AIRLOCK_E_BUSY,
+		return job_refused(js, req, ev, arg, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
 				   "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
 	}
 	j = job_pool_take(&js->pools, req->target, req->limits);
@@ -165,7 +165,7 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 		if (!j)
 			return NULL;
 		if (job_prepare(j, req->target, req->limits->memory_mb, req->limits->nano_cpus, req->limits->pids) < 0)
-			job_fail_later(j, "58000", AIRLOCK_E_EXECUTION_FAILED,
+			job_fail_later(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE,
 				       "the runner could not be prepared (see the airlock log)");
 	}
 	job_pool_kick(&js->pools);

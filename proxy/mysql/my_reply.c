@@ -218,10 +218,18 @@ void myr_job_error(struct my_session *s, const struct job_result *r)
 	/* The runner's errno, else the airlock code's, else the server's "unknown error". */
 	uint16_t n = r->my_errno ? (uint16_t)r->my_errno : airlock_my_errno(r->code, AIRLOCK_N_NONE);
 
-	snprintf(state, sizeof(state), "%s",
-		 r->sqlstate && strlen(r->sqlstate) == 5
-			 ? r->sqlstate
-			 : airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR));
+	/*
+	 * The runner's SQLSTATE goes with the runner's errno; a failure without
+	 * one (airlockd's own: BUSY, TIMEOUT, a runner that did not start)
+	 * takes its code's MySQL SQLSTATE, not the Postgres one the job keeps.
+	 */
+	if (!r->my_errno && r->code != AIRLOCK_E_NONE)
+		snprintf(state, sizeof(state), "%s", airlock_my_sqlstate(r->code, AIRLOCK_N_NONE));
+	else
+		snprintf(state, sizeof(state), "%s",
+			 r->sqlstate && strlen(r->sqlstate) == 5
+				 ? r->sqlstate
+				 : airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR));
 	put_err(s, n, state, r->code, r->message, r->hint);
 	session_audit(&s->core, "error", state, r->code, 0, 0, 0);
 }

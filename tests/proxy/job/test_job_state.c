@@ -185,7 +185,7 @@ static void test_refused_job(void **state)
 	struct owner o = {0};
 	struct job *j = job_new(&f->env);
 
-	job_fail_later(j, "53300", AIRLOCK_E_BUSY, "BUSY: test");
+	job_fail_later(j, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, "BUSY: test");
 	job_attach(j, &req, &owner_events, &o);
 	assert_int_equal(j->state, JOB_RUNNING);
 	assert_int_equal(f->env.running, 1);
