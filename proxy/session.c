@@ -313,6 +313,13 @@ void session_flush(struct session *s)
 	wbuf_reset(&s->w);
 }
 
+void session_statement_done(struct session *s)
+{
+	session_flush(s);
+	session_set_state(s, SESSION_READY);
+	session_process(s);
+}
+
 void session_backpressure(struct session *s, struct job *j)
 {
 	if (j && s->st != SESSION_CLOSING &&
@@ -701,6 +708,11 @@ struct job *session_job_start(struct session *s, const struct job_request *req, 
 	if (!j)
 		gen_job_release(s->gen, s->u);
 	return j;
+}
+
+void session_busy_message(const struct session *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "user \"%s\" already runs %u statements or cursors, its max_jobs", s->user, s->u->max_jobs);
 }
 
 void session_job_release(struct session *s)

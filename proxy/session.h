@@ -231,6 +231,12 @@ void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*
 bool session_start_tls(struct session *s);
 /* Reads the input that waited (after a statement, or a FETCH, finished). */
 void session_process(struct session *s);
+/*
+ * The end of a statement whose reply (its end included) is in s->w: sends
+ * it, the session is READY again, and the messages that arrived meanwhile
+ * are processed. The one end-of-statement step of both protocols.
+ */
+void session_statement_done(struct session *s);
 
 /*
  * Jobs counted against the user's max_jobs. session_job_start returns
@@ -240,6 +246,9 @@ void session_process(struct session *s);
  */
 struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
 			      bool *busy);
+/* What a statement past the user's own max_jobs is told (*busy above), the same on both protocols. */
+#define SESSION_BUSY_HINT "wait for a statement to finish or close a cursor"
+void session_busy_message(const struct session *s, char *buf, size_t len);
 void session_job_release(struct session *s);
 /* The statement's job (s->job) delivered its result: s->job is dropped and released. */
 void session_job_finished(struct session *s);

@@ -158,14 +158,11 @@ static void job_done(void *arg, const struct job_result *r)
 	} else {
 		myr_job_error(s, r);
 	}
-	myr_flush(s);
 	s->field_list = false;
 	s->binary = false;
 	s->result_failed = AIRLOCK_E_NONE;
 	myr_bin_free(&s->bin);
-	session_set_state(&s->core, SESSION_READY);
-	/* Commands that arrived meanwhile. */
-	session_process(&s->core);
+	session_statement_done(&s->core);
 }
 
 static const struct job_events my_job_events = {
@@ -218,9 +215,8 @@ static void start(struct my_session *s, const char *sql, bool describe, const st
 		settings[req.nsettings++] = (struct job_setting){"collation", s->vars.collation};
 	s->core.job = session_job_start(&s->core, &req, ev, arg, &busy);
 	if (!s->core.job && busy) {
-		snprintf(msg, sizeof(msg), "user '%s' already runs %u statements, its max_jobs", s->core.user,
-			 s->core.u->max_jobs);
-		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, "wait for a statement to finish");
+		session_busy_message(&s->core, msg, sizeof(msg));
+		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, SESSION_BUSY_HINT);
 		return;
 	}
 	if (!s->core.job) {

@@ -169,8 +169,7 @@ static void fetch_finish(struct pg_cursor *c)
 		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
 		end_message(s);
 	}
-	session_set_state(&s->core, SESSION_READY);
-	session_process(&s->core);
+	session_statement_done(&s->core);
 }
 
 static void cursor_rowdesc(void *arg, const struct frame *f)

@@ -354,9 +354,7 @@ static void described(void *arg, const struct job_result *r)
 	}
 	if (sync)
 		sync_ready(s);
-	pgr_flush(s);
-	session_set_state(&s->core, SESSION_READY);
-	session_process(&s->core);
+	session_statement_done(&s->core);
 }
 
 static const struct job_events describe_events = {

@@ -326,12 +326,8 @@ static void job_done(void *arg, const struct job_result *r)
 			s->discard_until_sync = true;
 	}
 	if (!x->extended)
-		pgr_ready(s);
-	else
-		pgr_flush(s);
-	session_set_state(&s->core, SESSION_READY);
-	/* Messages that arrived meanwhile. */
-	session_process(&s->core);
+		pg_put_ready(&s->core.w, s->txn);
+	session_statement_done(&s->core);
 }
 
 static const struct job_events pg_job_events = {

@@ -266,10 +266,8 @@ struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, c
 
 	j = session_job_start(&s->core, req, ev, arg, &busy);
 	if (!j && busy) {
-		snprintf(msg, sizeof(msg), "BUSY: user \"%s\" already runs %u statements or cursors, its max_jobs",
-			 s->core.user, s->core.u->max_jobs);
-		pgr_error(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, "wait for a statement to finish or CLOSE a cursor",
-			  0);
+		session_busy_message(&s->core, msg, sizeof(msg));
+		pgr_error(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, SESSION_BUSY_HINT, 0);
 	} else if (!j) {
 		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 	}
