@@ -48,6 +48,8 @@
 #define TLS_HANDSHAKE_RECORD 0x16
 
 #define STARTUP_MAX 10000u
+/* The major "version" of SSLRequest, GSSENCRequest and CancelRequest (1234). */
+#define PG_REQUEST_MAJOR 1234u
 
 static void cancel(struct server *srv, uint32_t pid, uint32_t key);
 
@@ -177,6 +179,28 @@ static bool startup_options(struct pg_session *s, const char *opts)
 	return true;
 }
 
+/*
+ * A start-up packet the decoder refused. A protocol version airlock does
+ * not speak gets what Postgres answers, 0A000 naming the version (the
+ * client may try another); anything else is a protocol violation.
+ */
+static void startup_refused(struct pg_session *s, const uint8_t *data, size_t n, const char *err)
+{
+	struct rbuf r;
+	uint32_t len, code;
+	char msg[128];
+
+	rbuf_init(&r, data, n);
+	if (rbuf_get_be32(&r, &len) && rbuf_get_be32(&r, &code) && len >= 8 && len <= STARTUP_MAX &&
+	    code != PG_PROTOCOL_3_0 && code >> 16 != PG_REQUEST_MAJOR) {
+		snprintf(msg, sizeof(msg), "unsupported frontend protocol %u.%u: airlock supports 3.0 only", code >> 16,
+			 code & 0xffff);
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED, msg);
+		return;
+	}
+	fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "invalid startup packet");
+}
+
 static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 {
 	const char *user, *db;
@@ -204,11 +228,6 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		return false;
 	case PG_STARTUP_NORMAL:
 		break;
-	}
-	if (st->protocol >> 16 != 3) {
-		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED,
-		      "unsupported frontend protocol: airlock speaks protocol 3.0");
-		return false;
 	}
 	if (s->core.srv->cfg->tls_required && !s->core.tls) {
 		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
@@ -440,7 +459,7 @@ static size_t pg_frame(struct session *core, const uint8_t *hdr, size_t n, uint3
 
 		/* The decoder judges the length from the first bytes, before the rest is buffered. */
 		if (pg_decode_startup(hdr, n, STARTUP_MAX, &st, &consumed, &err) == PG_ERR) {
-			fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "invalid startup packet");
+			startup_refused(s, hdr, n, err);
 			return 0;
 		}
 		/* n >= proto->header (4): the length is there. */
@@ -469,7 +488,7 @@ static void pg_message(struct session *core, const uint8_t *data, size_t len)
 		struct pg_startup st;
 
 		if (pg_decode_startup(data, len, STARTUP_MAX, &st, &consumed, &err) != PG_OK) {
-			fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "invalid startup packet");
+			startup_refused(s, data, len, err);
 			return;
 		}
 		handle_startup(s, &st);

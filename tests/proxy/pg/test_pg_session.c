@@ -2,7 +2,7 @@
  * test_pg_session: the Postgres session (proxy/pg/pg_session.c) on the
  * session core, driven as a client drives it, bytes in and bytes out over
  * a bufferevent pair, with no validator, runner or database: the start-up
- * packet (its parameters and options, no user),
+ * packet (its parameters and options, an unknown protocol, no user),
  * SSLRequest and GSSENCRequest without TLS, CancelRequest on a connection
  * of its own, the SCRAM-SHA-256 login computed here as a client computes
  * it (a right password, a wrong one and an unknown user, which must read
@@ -343,6 +343,39 @@ static void test_startup_offers_scram_only(void **state)
 	assert_int_equal(r.off, r.len);
 	assert_int_equal(f->s->st, SESSION_AUTH);
 	assert_int_equal(f->srv.npreauth, 1);
+}
+
+/*
+ * Postgres refuses a protocol it does not speak with 0A000, naming the
+ * version (libpq may then try another); a malformed request is a
+ * protocol violation.
+ */
+static void test_unknown_protocol_version(void **state)
+{
+	struct sfx *f = *state;
+	const char *kv[] = {"user", "agent", NULL};
+	struct bufferevent *c2, *c3;
+	struct session *s2 = sfx_connect(f, &pg_session_proto, &c2);
+	struct session *s3 = sfx_connect(f, &pg_session_proto, &c3);
+	uint8_t ssl[12];
+	struct reply r;
+
+	send_startup(f->client, 2u << 16, kv);
+	take_closing(f, f->client, f->s, &r);
+	assert_string_equal(expect_fatal(&r, "0A000"), "unsupported frontend protocol 2.0: airlock supports 3.0 only");
+	send_startup(c2, 3u << 16 | 2, kv);
+	take_closing(f, c2, s2, &r);
+	assert_string_equal(expect_fatal(&r, "0A000"), "unsupported frontend protocol 3.2: airlock supports 3.0 only");
+	/* An SSLRequest four bytes too long. */
+	put_be32(ssl, 12);
+	put_be32(ssl + 4, PG_SSL_REQUEST_CODE);
+	put_be32(ssl + 8, 0);
+	sfx_send(c3, ssl, 12);
+	take_closing(f, c3, s3, &r);
+	assert_string_equal(expect_fatal(&r, "08P01"), "startup packet: encryption request of the wrong length");
+	assert_int_equal(f->srv.nsessions, 0);
+	bufferevent_free(c2);
+	bufferevent_free(c3);
 }
 
 static void test_missing_user(void **state)
@@ -722,6 +755,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_startup_offers_scram_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_protocol_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_startup_options_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ssl_and_gssenc_requests_get_n, setup, teardown),
