@@ -443,6 +443,8 @@ static size_t my_frame(struct session *core, const uint8_t *hdr, size_t n, uint3
 	size_t consumed, needed;
 
 	if (my_packet_peek(hdr, MY_HEADER_LEN, max, &pkt, &consumed, &needed) == MY_ERR) {
+		/* The ERR answers this packet (n >= the header: its id is there), not the last exchange. */
+		my(core)->seq = (uint8_t)(hdr[3] + 1);
 		fatal(my(core), AIRLOCK_E_NONE, AIRLOCK_N_MY_PACKET_TOO_LARGE,
 		      "Got a packet bigger than 'max_allowed_packet' bytes");
 		return 0;

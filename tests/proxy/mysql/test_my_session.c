@@ -7,7 +7,7 @@
  * alike), caching_sha2_password's full authentication over the RSA
  * exchange and then its fast path, the commands answered without a
  * statement (COM_PING, COM_QUIT, COM_INIT_DB and the rest), sequence ids,
- * packets out of turn, and the core's state at each step:
+ * packets out of turn and too large, and the core's state at each step:
  * AUTH, READY, BUSY (input waits) and CLOSING.
  */
 #define _GNU_SOURCE
@@ -499,6 +499,44 @@ static void test_packet_before_login(void **state)
 	bufferevent_free(c2);
 }
 
+/*
+ * A packet over the size allowed is refused from its header, before its
+ * payload is buffered; the ERR answers that packet (its sequence id plus
+ * one, as from MySQL), or the client reads it as out of order.
+ */
+static void test_oversized_packet(void **state)
+{
+	struct sfx *f = *state;
+	struct bufferevent *c2;
+	struct session *s2;
+	uint8_t hdr[4];
+	struct reply r;
+
+	/* Logging in: 8 KiB. */
+	take(f, f->client, &r);
+	hdr[0] = (uint8_t)(SESSION_PREAUTH_MAX_MESSAGE + 1);
+	hdr[1] = (uint8_t)((SESSION_PREAUTH_MAX_MESSAGE + 1) >> 8);
+	hdr[2] = 0;
+	hdr[3] = 1;
+	sfx_send(f->client, hdr, 4);
+	take_closing(f, f->client, f->s, &r);
+	assert_string_equal(expect_err(&r, 2, 1153, "08S01"), "Got a packet bigger than 'max_allowed_packet' bytes");
+	/* Logged in: max_message_bytes. */
+	s2 = sfx_connect(f, &my_session_proto, &c2);
+	bufferevent_free(f->client);
+	f->s = s2;
+	f->client = c2; /* the fixture frees it */
+	logged_in(f);
+	hdr[0] = (uint8_t)(SFX_MAX_MESSAGE + 1);
+	hdr[1] = (uint8_t)((SFX_MAX_MESSAGE + 1) >> 8);
+	hdr[2] = 0;
+	hdr[3] = 0;
+	sfx_send(c2, hdr, 4);
+	take_closing(f, c2, s2, &r);
+	expect_err(&r, 1, 1153, "08S01");
+	assert_int_equal(f->srv.nsessions, 0);
+}
+
 /* The login deadline: ERR, then the session goes. */
 static void test_authentication_timeout(void **state)
 {
@@ -639,6 +677,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_caching_sha2_wrong_password_and_unknown_user_alike, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_packet_before_login, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_packet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_authentication_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ping_and_sequence_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_quit, setup, teardown),
