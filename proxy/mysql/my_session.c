@@ -362,6 +362,46 @@ static void statistics(struct my_session *s)
 	my_end(&s->core.w);
 }
 
+/* COM_RESET_CONNECTION: the session as it was at login, the user and the connection kept. */
+static void reset_connection(struct my_session *s)
+{
+	myp_free_all(s);
+	myv_init(&s->vars);
+	s->in_trans = false;
+	s->read_only_txn = false;
+	myr_clear_warnings(s);
+	snprintf(s->database, sizeof(s->database), "%s", s->core.u->mysql_database);
+	myr_put_ok(s);
+}
+
+/* COM_SET_OPTION: 0 turns multi-statements on, 1 off; airlock never runs more than one statement. */
+static void set_option(struct my_session *s, const struct my_command *c)
+{
+	if (c->arg_len == 2 && c->arg[0] == 1 && c->arg[1] == 0)
+		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
+	else
+		myr_put_err(s, AIRLOCK_E_MULTI_STATEMENT, AIRLOCK_N_MY_NOT_SUPPORTED_YET,
+			    "This version of airlock doesn't yet support 'multiple statements'",
+			    "send one statement per query");
+}
+
+/*
+ * The commands the other files of the session answer, each in its own
+ * time (after a statement's job, or never: COM_STMT_CLOSE and
+ * COM_STMT_SEND_LONG_DATA have no reply). Each takes the text after the
+ * command byte, or else the whole packet.
+ */
+static const struct handed_command {
+	uint8_t cmd;
+	void (*text)(struct my_session *s, const char *arg, size_t len);
+	void (*packet)(struct my_session *s, const uint8_t *p, size_t len);
+} handed[] = {
+	{MY_COM_QUERY, myq_query, NULL},          {MY_COM_INIT_DB, myq_init_db, NULL},
+	{MY_COM_STMT_PREPARE, myp_prepare, NULL}, {MY_COM_STMT_EXECUTE, NULL, myp_execute},
+	{MY_COM_STMT_CLOSE, NULL, myp_close},     {MY_COM_STMT_SEND_LONG_DATA, NULL, myp_long_data},
+	{MY_COM_STMT_RESET, NULL, myp_reset},     {MY_COM_STMT_FETCH, NULL, myp_fetch},
+};
+
 static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 {
 	struct my_command c;
@@ -373,61 +413,35 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		return;
 	}
 	session_statement_begin(&s->core, 0);
+	for (size_t i = 0; i < sizeof(handed) / sizeof(handed[0]); i++) {
+		if (handed[i].cmd != c.cmd)
+			continue;
+		if (handed[i].text)
+			handed[i].text(s, (const char *)c.arg, c.arg_len);
+		else
+			handed[i].packet(s, p, len);
+		return;
+	}
+	/* The rest is answered here, at once. */
 	switch (c.cmd) {
 	case MY_COM_QUIT:
 		session_close(&s->core, false, "COM_QUIT");
 		return;
-	case MY_COM_PING:
-		myr_put_ok(s);
-		break;
-	case MY_COM_QUERY:
-		myq_query(s, (const char *)c.arg, c.arg_len);
-		return;
-	case MY_COM_INIT_DB:
-		myq_init_db(s, (const char *)c.arg, c.arg_len);
-		return;
 	case MY_COM_FIELD_LIST:
 		myq_field_list(s, c.table, c.table_len);
 		return;
+	case MY_COM_PING:
+		myr_put_ok(s);
+		break;
 	case MY_COM_STATISTICS:
 		statistics(s);
 		break;
 	case MY_COM_RESET_CONNECTION:
-		myp_free_all(s);
-		myv_init(&s->vars);
-		s->in_trans = false;
-		s->read_only_txn = false;
-		myr_clear_warnings(s);
-		snprintf(s->database, sizeof(s->database), "%s", s->core.u->mysql_database);
-		myr_put_ok(s);
+		reset_connection(s);
 		break;
-	case MY_COM_STMT_PREPARE:
-		myp_prepare(s, (const char *)c.arg, c.arg_len);
-		return;
-	case MY_COM_STMT_EXECUTE:
-		myp_execute(s, p, len);
-		return;
-	case MY_COM_STMT_CLOSE:
-		myp_close(s, p, len);
-		return; /* no reply */
-	case MY_COM_STMT_SEND_LONG_DATA:
-		myp_long_data(s, p, len);
-		return; /* no reply */
-	case MY_COM_STMT_RESET:
-		myp_reset(s, p, len);
-		return;
 	case MY_COM_SET_OPTION:
-		/* 0 turns multi-statements on, 1 off; airlock never runs more than one statement. */
-		if (c.arg_len == 2 && c.arg[0] == 1 && c.arg[1] == 0)
-			my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
-		else
-			myr_put_err(s, AIRLOCK_E_MULTI_STATEMENT, AIRLOCK_N_MY_NOT_SUPPORTED_YET,
-				    "This version of airlock doesn't yet support 'multiple statements'",
-				    "send one statement per query");
+		set_option(s, &c);
 		break;
-	case MY_COM_STMT_FETCH:
-		myp_fetch(s, p, len);
-		return;
 	default:
 		myr_put_err(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_UNKNOWN_COMMAND, "Unknown command",
 			    "airlock answers COM_QUERY, COM_PING, COM_INIT_DB, COM_FIELD_LIST and COM_QUIT");
