@@ -8,6 +8,7 @@
  * password is "agent-secret": agent logs in over both protocols (with a
  * mysql_native_password hash), mysqlonly over MySQL only (its SCRAM
  * verifier decides caching_sha2_password's full authentication).
+ * Include it after cmocka.h: its checks fail the test that calls them.
  */
 #ifndef AIRLOCK_TESTS_PROXY_SESSION_FIXTURE_H
 #define AIRLOCK_TESTS_PROXY_SESSION_FIXTURE_H
@@ -161,6 +162,40 @@ __attribute__((unused)) static enum session_state sfx_settle(struct sfx *f, cons
 			st = s->st;
 	}
 	return st;
+}
+
+/* What a client received, for the protocol's reader to walk (off: how far it got). */
+struct sfx_reply {
+	uint8_t buf[16384];
+	size_t len, off;
+};
+
+__attribute__((unused)) static void sfx_take(struct sfx *f, struct bufferevent *c, struct sfx_reply *r)
+{
+	r->len = sfx_recv(f, c, r->buf, sizeof(r->buf));
+	r->off = 0;
+}
+
+/* The session ends: it is CLOSING, then freed; what it said last is in r. */
+__attribute__((unused)) static void sfx_take_closing(struct sfx *f, struct bufferevent *c, const struct session *s,
+						     struct sfx_reply *r)
+{
+	assert_int_equal(sfx_settle(f, s), SESSION_CLOSING);
+	assert_false(sfx_alive(f, s));
+	sfx_take(f, c, r);
+}
+
+/* cmocka's setup and teardown around sfx_new and sfx_free. */
+__attribute__((unused)) static int sfx_setup(void **state, const struct session_proto *proto, struct my_rsa *rsa)
+{
+	*state = sfx_new(proto, rsa);
+	return *state ? 0 : -1;
+}
+
+__attribute__((unused)) static int sfx_teardown(void **state)
+{
+	sfx_free(*state);
+	return 0;
 }
 
 /* Bytes the session has not read yet from its client. */

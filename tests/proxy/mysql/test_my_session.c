@@ -59,20 +59,8 @@ static void send_command(struct bufferevent *c, uint8_t seq, uint8_t cmd, const 
 	send_packet(c, seq, buf, n + 1);
 }
 
-/* What a client received, read one packet at a time. */
-struct reply {
-	uint8_t buf[16384];
-	size_t len, off;
-};
-
-static void take(struct sfx *f, struct bufferevent *c, struct reply *r)
-{
-	r->len = sfx_recv(f, c, r->buf, sizeof(r->buf));
-	r->off = 0;
-}
-
 /* The next packet, which must carry sequence id seq; its payload and length. */
-static const uint8_t *next(struct reply *r, uint8_t seq, size_t *len)
+static const uint8_t *next(struct sfx_reply *r, uint8_t seq, size_t *len)
 {
 	size_t n;
 
@@ -86,7 +74,7 @@ static const uint8_t *next(struct reply *r, uint8_t seq, size_t *len)
 }
 
 /* The reply is one OK packet with sequence id seq. */
-static void expect_ok(struct reply *r, uint8_t seq)
+static void expect_ok(struct sfx_reply *r, uint8_t seq)
 {
 	size_t n;
 	const uint8_t *p = next(r, seq, &n);
@@ -97,7 +85,7 @@ static void expect_ok(struct reply *r, uint8_t seq)
 }
 
 /* The reply is one ERR packet with sequence id seq, errno and SQLSTATE; returns its message. */
-static const char *expect_err(struct reply *r, uint8_t seq, uint16_t code, const char *sqlstate)
+static const char *expect_err(struct sfx_reply *r, uint8_t seq, uint16_t code, const char *sqlstate)
 {
 	static char msg[600];
 	size_t n;
@@ -114,7 +102,7 @@ static const char *expect_err(struct reply *r, uint8_t seq, uint16_t code, const
 }
 
 /* AuthMoreData with sequence id seq: its data (after 0x01) and length. */
-static const uint8_t *expect_more(struct reply *r, uint8_t seq, size_t *len)
+static const uint8_t *expect_more(struct sfx_reply *r, uint8_t seq, size_t *len)
 {
 	size_t n;
 	const uint8_t *p = next(r, seq, &n);
@@ -138,11 +126,11 @@ struct greeting {
 
 static void read_greeting(struct sfx *f, struct bufferevent *c, struct greeting *g)
 {
-	struct reply r;
+	struct sfx_reply r;
 	const uint8_t *p, *end;
 	size_t n, v;
 
-	take(f, c, &r);
+	sfx_take(f, c, &r);
 	p = next(&r, 0, &n);
 	assert_int_equal(r.off, r.len);
 	end = p + n;
@@ -257,25 +245,7 @@ static size_t rsa_blob(const uint8_t *pem, size_t pemlen, const char *password, 
 
 static int setup(void **state)
 {
-	struct sfx *f = sfx_new(&my_session_proto, rsa);
-
-	assert_non_null(f);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	sfx_free(*state);
-	return 0;
-}
-
-/* The session ends: it is CLOSING, then freed; what it said last is in r. */
-static void take_closing(struct sfx *f, struct bufferevent *c, const struct session *s, struct reply *r)
-{
-	assert_int_equal(sfx_settle(f, s), SESSION_CLOSING);
-	assert_false(sfx_alive(f, s));
-	take(f, c, r);
+	return sfx_setup(state, &my_session_proto, rsa);
 }
 
 /* user logs in with mysql_native_password (the password right or not); the answer is unread. */
@@ -291,10 +261,10 @@ static void native_login(struct sfx *f, struct bufferevent *c, const char *user,
 
 static void logged_in(struct sfx *f)
 {
-	struct reply r;
+	struct sfx_reply r;
 
 	native_login(f, f->client, "agent", SFX_PASSWORD, NULL);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_ok(&r, 2);
 	assert_int_equal(f->s->st, SESSION_READY);
 	assert_int_equal(f->srv.nloggedin, 1);
@@ -355,13 +325,13 @@ static void test_login_database(void **state)
 	struct sfx *f = *state;
 	struct bufferevent *c2;
 	struct session *s2 = sfx_connect(f, &my_session_proto, &c2);
-	struct reply r;
+	struct sfx_reply r;
 
 	native_login(f, f->client, "agent", SFX_PASSWORD, "other");
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_ok(&r, 2);
 	native_login(f, c2, "agent", SFX_PASSWORD, "secret");
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_err(&r, 2, 1044, "42000"),
 			    "Access denied for user 'agent'@'%' to database 'secret'");
 	assert_int_equal(f->srv.nloggedin, 1);
@@ -374,14 +344,14 @@ static void test_wrong_password_and_unknown_user_alike(void **state)
 	struct sfx *f = *state;
 	struct bufferevent *c2;
 	struct session *s2 = sfx_connect(f, &my_session_proto, &c2);
-	struct reply r;
+	struct sfx_reply r;
 
 	native_login(f, f->client, "agent", "agent-secret2", NULL);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_err(&r, 2, 1045, "28000"),
 			    "Access denied for user 'agent'@'%' (using password: YES)");
 	native_login(f, c2, "nobody", SFX_PASSWORD, NULL);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_err(&r, 2, 1045, "28000"),
 			    "Access denied for user 'nobody'@'%' (using password: YES)");
 	assert_int_equal(f->srv.npreauth, 0);
@@ -401,7 +371,7 @@ static void test_caching_sha2_full_then_fast(void **state)
 	struct bufferevent *c2;
 	struct session *s2;
 	struct greeting g;
-	struct reply r;
+	struct sfx_reply r;
 	uint8_t token[32], blob[512], req = MY_SHA2_REQUEST_PUBLIC_KEY;
 	const uint8_t *more;
 	size_t n;
@@ -409,18 +379,18 @@ static void test_caching_sha2_full_then_fast(void **state)
 	read_greeting(f, f->client, &g);
 	sha2_token(SFX_PASSWORD, g.scramble, token);
 	send_response(f->client, CLIENT_CAPS, "mysqlonly", token, sizeof(token), NULL, MY_PLUGIN_CACHING_SHA2);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	more = expect_more(&r, 2, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(more[0], MY_SHA2_PERFORM_FULL_AUTH);
 	assert_int_equal(f->s->st, SESSION_AUTH);
 	send_packet(f->client, 3, &req, 1);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	more = expect_more(&r, 4, &n);
 	assert_int_equal(strncmp((const char *)more, "-----BEGIN PUBLIC KEY-----", 26), 0);
 	n = rsa_blob(more, n, SFX_PASSWORD, g.scramble, blob, sizeof(blob));
 	send_packet(f->client, 5, blob, n);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_ok(&r, 6);
 	assert_int_equal(f->s->st, SESSION_READY);
 
@@ -429,7 +399,7 @@ static void test_caching_sha2_full_then_fast(void **state)
 	read_greeting(f, c2, &g);
 	sha2_token(SFX_PASSWORD, g.scramble, token);
 	send_response(c2, CLIENT_CAPS, "mysqlonly", token, sizeof(token), NULL, MY_PLUGIN_CACHING_SHA2);
-	take(f, c2, &r);
+	sfx_take(f, c2, &r);
 	more = expect_more(&r, 2, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(more[0], MY_SHA2_FAST_AUTH_OK);
@@ -451,7 +421,7 @@ static void test_caching_sha2_wrong_password_and_unknown_user_alike(void **state
 		struct bufferevent *c;
 		struct session *s = i ? sfx_connect(f, &my_session_proto, &c) : f->s;
 		struct greeting g;
-		struct reply r;
+		struct sfx_reply r;
 		uint8_t token[32], blob[512], req = MY_SHA2_REQUEST_PUBLIC_KEY;
 		const uint8_t *more;
 		size_t n;
@@ -461,15 +431,15 @@ static void test_caching_sha2_wrong_password_and_unknown_user_alike(void **state
 		read_greeting(f, c, &g);
 		sha2_token(passwords[i], g.scramble, token);
 		send_response(c, CLIENT_CAPS, users[i], token, sizeof(token), NULL, MY_PLUGIN_CACHING_SHA2);
-		take(f, c, &r);
+		sfx_take(f, c, &r);
 		more = expect_more(&r, 2, &n);
 		assert_int_equal(more[0], MY_SHA2_PERFORM_FULL_AUTH);
 		send_packet(c, 3, &req, 1);
-		take(f, c, &r);
+		sfx_take(f, c, &r);
 		more = expect_more(&r, 4, &n);
 		n = rsa_blob(more, n, passwords[i], g.scramble, blob, sizeof(blob));
 		send_packet(c, 5, blob, n);
-		take_closing(f, c, s, &r);
+		sfx_take_closing(f, c, s, &r);
 		snprintf(want, sizeof(want), "Access denied for user '%s'@'%%' (using password: YES)", users[i]);
 		assert_string_equal(expect_err(&r, 6, 1045, "28000"), want);
 		if (i)
@@ -484,16 +454,16 @@ static void test_packet_before_login(void **state)
 	struct sfx *f = *state;
 	struct bufferevent *c2;
 	struct session *s2 = sfx_connect(f, &my_session_proto, &c2);
-	struct reply r;
+	struct sfx_reply r;
 
-	take(f, f->client, &r); /* the greeting */
+	sfx_take(f, f->client, &r); /* the greeting */
 	send_command(f->client, 1, MY_COM_QUERY, "SELECT 1");
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	expect_err(&r, 2, 1043, "08S01");
 	/* Sequence id 0 again, after the greeting's 0: out of order. */
-	take(f, c2, &r);
+	sfx_take(f, c2, &r);
 	send_command(c2, 0, MY_COM_PING, NULL);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_err(&r, 1, 1156, "08S01"), "Got packets out of order");
 	assert_int_equal(f->srv.nsessions, 0);
 	bufferevent_free(c2);
@@ -510,16 +480,16 @@ static void test_oversized_packet(void **state)
 	struct bufferevent *c2;
 	struct session *s2;
 	uint8_t hdr[4];
-	struct reply r;
+	struct sfx_reply r;
 
 	/* Logging in: 8 KiB. */
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	hdr[0] = (uint8_t)(SESSION_PREAUTH_MAX_MESSAGE + 1);
 	hdr[1] = (uint8_t)((SESSION_PREAUTH_MAX_MESSAGE + 1) >> 8);
 	hdr[2] = 0;
 	hdr[3] = 1;
 	sfx_send(f->client, hdr, 4);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_err(&r, 2, 1153, "08S01"), "Got a packet bigger than 'max_allowed_packet' bytes");
 	/* Logged in: max_message_bytes. */
 	s2 = sfx_connect(f, &my_session_proto, &c2);
@@ -532,7 +502,7 @@ static void test_oversized_packet(void **state)
 	hdr[2] = 0;
 	hdr[3] = 0;
 	sfx_send(c2, hdr, 4);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	expect_err(&r, 1, 1153, "08S01");
 	assert_int_equal(f->srv.nsessions, 0);
 }
@@ -541,11 +511,11 @@ static void test_oversized_packet(void **state)
 static void test_authentication_timeout(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	event_active(f->s->timer, EV_TIMEOUT, 1);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_err(&r, 1, 1043, "08S01"), "Bad handshake: authentication timeout");
 }
 
@@ -555,16 +525,16 @@ static void test_authentication_timeout(void **state)
 static void test_ping_and_sequence_ids(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f);
 	for (int i = 0; i < 3; i++) {
 		send_command(f->client, 0, MY_COM_PING, NULL);
-		take(f, f->client, &r);
+		sfx_take(f, f->client, &r);
 		expect_ok(&r, 1);
 	}
 	send_command(f->client, 1, MY_COM_PING, NULL);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	expect_err(&r, 2, 1156, "08S01");
 	assert_int_equal(f->srv.nloggedin, 0);
 }
@@ -572,11 +542,11 @@ static void test_ping_and_sequence_ids(void **state)
 static void test_quit(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f);
 	send_command(f->client, 0, MY_COM_QUIT, NULL);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(f->srv.nloggedin, 0);
 	assert_int_equal(f->srv.gen->user_sessions[0], 0);
@@ -586,21 +556,21 @@ static void test_quit(void **state)
 static void test_init_db(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f);
 	send_command(f->client, 0, MY_COM_INIT_DB, "other");
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_ok(&r, 1);
 	send_command(f->client, 0, MY_COM_INIT_DB, "secret");
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_non_null(
 		strstr(expect_err(&r, 1, 1044, "42000"), "Access denied for user 'agent'@'%' to database 'secret'"));
 	send_command(f->client, 0, MY_COM_INIT_DB, "");
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_string_equal(expect_err(&r, 1, 1102, "42000"), "Incorrect database name");
 	send_command(f->client, 0, MY_COM_INIT_DB, "shop");
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_ok(&r, 1);
 	assert_int_equal(f->s->st, SESSION_READY);
 }
@@ -611,34 +581,34 @@ static void test_local_commands(void **state)
 	struct sfx *f = *state;
 	static const uint8_t multi_off[] = {MY_COM_SET_OPTION, 1, 0}, multi_on[] = {MY_COM_SET_OPTION, 0, 0};
 	static const uint8_t close_stmt[] = {MY_COM_STMT_CLOSE, 7, 0, 0, 0};
-	struct reply r;
+	struct sfx_reply r;
 	const uint8_t *p;
 	size_t n;
 
 	logged_in(f);
 	send_command(f->client, 0, MY_COM_STATISTICS, NULL);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	p = next(&r, 1, &n);
 	assert_int_equal(strncmp((const char *)p, "Uptime: ", 8), 0);
 	send_command(f->client, 0, MY_COM_RESET_CONNECTION, NULL);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_ok(&r, 1);
 	send_packet(f->client, 0, multi_off, sizeof(multi_off));
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	p = next(&r, 1, &n);
 	assert_int_equal(p[0], 0xfe); /* EOF */
 	send_packet(f->client, 0, multi_on, sizeof(multi_on));
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_err(&r, 1, 1235, "42000");
 	/* COM_STMT_CLOSE is never answered, even for a statement that does not exist. */
 	send_packet(f->client, 0, close_stmt, sizeof(close_stmt));
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(r.len, 0);
 	send_command(f->client, 0, MY_COM_SHUTDOWN, NULL);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_non_null(strstr(expect_err(&r, 1, 1047, "08S01"), "Unknown command"));
 	send_packet(f->client, 0, NULL, 0);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect_err(&r, 1, 1047, "08S01");
 	assert_int_equal(f->s->st, SESSION_READY);
 }
@@ -648,19 +618,19 @@ static void test_query_waits_while_busy(void **state)
 {
 	struct sfx *f = *state;
 	static const char kill[] = "KILL QUERY 12345";
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f);
 	assert_true(session_set_state(f->s, SESSION_BUSY));
 	send_command(f->client, 0, MY_COM_QUERY, kill);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(f->s->st, SESSION_BUSY);
 	assert_int_equal(sfx_unread(f->s), 4 + 1 + strlen(kill));
 	/* A KILL is answered by the session itself: no validator needed to see the query read. */
 	session_statement_done(f->s);
 	assert_int_equal(f->s->st, SESSION_READY);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_string_equal(expect_err(&r, 1, 1094, "HY000"), "Unknown thread id: 12345");
 	assert_int_equal(sfx_unread(f->s), 0);
 }
@@ -668,22 +638,22 @@ static void test_query_waits_while_busy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_greeting, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_each_session_its_own_scramble, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_native_login, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_login_database, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_password_and_unknown_user_alike, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_caching_sha2_full_then_fast, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_greeting, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_each_session_its_own_scramble, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_native_login, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_login_database, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_password_and_unknown_user_alike, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_caching_sha2_full_then_fast, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_caching_sha2_wrong_password_and_unknown_user_alike, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_packet_before_login, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_oversized_packet, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_authentication_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ping_and_sequence_ids, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_quit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_init_db, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_local_commands, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_query_waits_while_busy, setup, teardown),
+						sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_packet_before_login, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_oversized_packet, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_authentication_timeout, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_ping_and_sequence_ids, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_quit, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_init_db, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_local_commands, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_query_waits_while_busy, setup, sfx_teardown),
 	};
 	int rc;
 

@@ -74,20 +74,8 @@ static void send_msg(struct bufferevent *c, char type, const void *body, size_t 
 		sfx_send(c, body, len);
 }
 
-/* What a client received, read one message at a time. */
-struct reply {
-	uint8_t buf[16384];
-	size_t len, off;
-};
-
-static void take(struct sfx *f, struct bufferevent *c, struct reply *r)
-{
-	r->len = sfx_recv(f, c, r->buf, sizeof(r->buf));
-	r->off = 0;
-}
-
 /* The next message: its type, body and body length; false at the end (a cut message fails the test). */
-static bool next(struct reply *r, char *type, const uint8_t **body, size_t *len)
+static bool next(struct sfx_reply *r, char *type, const uint8_t **body, size_t *len)
 {
 	uint32_t l;
 
@@ -104,7 +92,7 @@ static bool next(struct reply *r, char *type, const uint8_t **body, size_t *len)
 }
 
 /* The next message, which must be of type. */
-static const uint8_t *expect(struct reply *r, char type, size_t *len)
+static const uint8_t *expect(struct sfx_reply *r, char type, size_t *len)
 {
 	char t;
 	const uint8_t *body;
@@ -133,7 +121,7 @@ static const char *field(const uint8_t *body, size_t len, char which)
 }
 
 /* The reply is exactly one FATAL ErrorResponse with this SQLSTATE; returns its message. */
-static const char *expect_fatal(struct reply *r, const char *sqlstate)
+static const char *expect_fatal(struct sfx_reply *r, const char *sqlstate)
 {
 	static char msg[512];
 	size_t n;
@@ -243,26 +231,26 @@ static void scram_expected_final(const struct scram_client *sc, char *out, size_
 
 /* Start-up as user to database (NULL: none), the SASL offer checked, up to the proof sent (its answer unread). */
 static void login(struct sfx *f, struct bufferevent *c, const char *user, const char *db, const char *password,
-		  struct scram_client *sc, struct reply *r)
+		  struct scram_client *sc, struct sfx_reply *r)
 {
 	const char *kv[] = {"user", user, db ? "database" : NULL, db, NULL};
 	const uint8_t *b;
 	size_t n;
 
 	send_startup(c, PG_PROTOCOL_3_0, kv);
-	take(f, c, r);
+	sfx_take(f, c, r);
 	b = expect(r, 'R', &n);
 	assert_int_equal(n, 4 + sizeof("SCRAM-SHA-256") + 1);
 	assert_int_equal(get_be32(b), 10);
 	assert_memory_equal(b + 4, "SCRAM-SHA-256\0", sizeof("SCRAM-SHA-256") + 1);
 	scram_first(c, sc, "SCRAM-SHA-256");
-	take(f, c, r);
+	sfx_take(f, c, r);
 	b = expect(r, 'R', &n);
 	scram_final(c, sc, b, n, password);
 }
 
 /* The user logged in: SASLFinal (the server knew the password), AuthenticationOk, the parameters, the key, ready. */
-static void expect_logged_in(struct sfx *f, struct session *s, const struct scram_client *sc, struct reply *r,
+static void expect_logged_in(struct sfx *f, struct session *s, const struct scram_client *sc, struct sfx_reply *r,
 			     uint32_t *key)
 {
 	char want[128], t;
@@ -299,25 +287,7 @@ static void expect_logged_in(struct sfx *f, struct session *s, const struct scra
 
 static int setup(void **state)
 {
-	struct sfx *f = sfx_new(&pg_session_proto, NULL);
-
-	assert_non_null(f);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	sfx_free(*state);
-	return 0;
-}
-
-/* The session ends: it is CLOSING, then freed; what it said last is in r. */
-static void take_closing(struct sfx *f, struct bufferevent *c, const struct session *s, struct reply *r)
-{
-	assert_int_equal(sfx_settle(f, s), SESSION_CLOSING);
-	assert_false(sfx_alive(f, s));
-	take(f, c, r);
+	return sfx_setup(state, &pg_session_proto, NULL);
 }
 
 /* ---- start-up ---- */
@@ -326,15 +296,15 @@ static void test_startup_offers_scram_only(void **state)
 {
 	struct sfx *f = *state;
 	const char *kv[] = {"user", "agent", "database", "shop", "application_name", "psql", NULL};
-	struct reply r;
+	struct sfx_reply r;
 	const uint8_t *b;
 	size_t n;
 
 	/* Nothing is said before the client speaks. */
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(r.len, 0);
 	send_startup(f->client, PG_PROTOCOL_3_0, kv);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	b = expect(&r, 'R', &n);
 	assert_int_equal(get_be32(b), 10);
 	assert_int_equal(n, 4 + sizeof("SCRAM-SHA-256") + 1);
@@ -358,20 +328,20 @@ static void test_unknown_protocol_version(void **state)
 	struct session *s2 = sfx_connect(f, &pg_session_proto, &c2);
 	struct session *s3 = sfx_connect(f, &pg_session_proto, &c3);
 	uint8_t ssl[12];
-	struct reply r;
+	struct sfx_reply r;
 
 	send_startup(f->client, 2u << 16, kv);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_fatal(&r, "0A000"), "unsupported frontend protocol 2.0: airlock supports 3.0 only");
 	send_startup(c2, 3u << 16 | 2, kv);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_fatal(&r, "0A000"), "unsupported frontend protocol 3.2: airlock supports 3.0 only");
 	/* An SSLRequest four bytes too long. */
 	put_be32(ssl, 12);
 	put_be32(ssl + 4, PG_SSL_REQUEST_CODE);
 	put_be32(ssl + 8, 0);
 	sfx_send(c3, ssl, 12);
-	take_closing(f, c3, s3, &r);
+	sfx_take_closing(f, c3, s3, &r);
 	assert_string_equal(expect_fatal(&r, "08P01"), "startup packet: encryption request of the wrong length");
 	assert_int_equal(f->srv.nsessions, 0);
 	bufferevent_free(c2);
@@ -385,13 +355,13 @@ static void test_missing_user(void **state)
 	const char *empty_user[] = {"user", "", NULL};
 	struct bufferevent *c2;
 	struct session *s2 = sfx_connect(f, &pg_session_proto, &c2);
-	struct reply r;
+	struct sfx_reply r;
 
 	send_startup(f->client, PG_PROTOCOL_3_0, no_user);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_fatal(&r, "28000"), "no PostgreSQL user name specified in startup packet");
 	send_startup(c2, PG_PROTOCOL_3_0, empty_user);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_fatal(&r, "28000"), "no PostgreSQL user name specified in startup packet");
 	assert_int_equal(f->srv.nsessions, 0);
 	bufferevent_free(c2);
@@ -405,13 +375,13 @@ static void test_startup_options_refused(void **state)
 	const char *junk[] = {"user", "agent", "options", "-x", NULL};
 	struct bufferevent *c2;
 	struct session *s2 = sfx_connect(f, &pg_session_proto, &c2);
-	struct reply r;
+	struct sfx_reply r;
 
 	send_startup(f->client, PG_PROTOCOL_3_0, fixed);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	expect_fatal(&r, "25006");
 	send_startup(c2, PG_PROTOCOL_3_0, junk);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_fatal(&r, "0A000"),
 			    "UNSUPPORTED: start-up option \"-x\" is not a -c name=value setting");
 	bufferevent_free(c2);
@@ -421,23 +391,23 @@ static void test_startup_options_refused(void **state)
 static void test_ssl_and_gssenc_requests_get_n(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 	const uint8_t *b;
 	size_t n;
 	const char *kv[] = {"user", "agent", NULL};
 
 	send_startup(f->client, PG_GSSENC_REQUEST_CODE, NULL);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(r.len, 1);
 	assert_int_equal(r.buf[0], 'N');
 	send_startup(f->client, PG_SSL_REQUEST_CODE, NULL);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(r.len, 1);
 	assert_int_equal(r.buf[0], 'N');
 	assert_int_equal(f->s->st, SESSION_AUTH);
 	assert_false(f->s->tls);
 	send_startup(f->client, PG_PROTOCOL_3_0, kv);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	b = expect(&r, 'R', &n);
 	assert_int_equal(get_be32(b), 10);
 }
@@ -451,20 +421,20 @@ static void test_login_with_the_right_password(void **state)
 		"user", "agent", "database", "shop", "application_name", "psql", "options", "-c DateStyle=German",
 		NULL};
 	struct scram_client sc;
-	struct reply r;
+	struct sfx_reply r;
 	const uint8_t *b;
 	size_t n;
 	char t;
 	bool app = false, datestyle = false;
 
 	send_startup(f->client, PG_PROTOCOL_3_0, kv);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	expect(&r, 'R', NULL);
 	scram_first(f->client, &sc, "SCRAM-SHA-256");
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	b = expect(&r, 'R', &n);
 	scram_final(f->client, &sc, b, n, SFX_PASSWORD);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	/* The start-up parameter and option are in force and reported. */
 	while (next(&r, &t, &b, &n)) {
 		if (t == 'S' && !strcmp((const char *)b, "application_name"))
@@ -492,14 +462,14 @@ static void test_database_must_be_the_targets(void **state)
 	struct bufferevent *c2;
 	struct session *s2 = sfx_connect(f, &pg_session_proto, &c2);
 	struct scram_client sc;
-	struct reply r;
+	struct sfx_reply r;
 
 	login(f, f->client, "agent", NULL, SFX_PASSWORD, &sc, &r);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_int_equal(get_be32(expect(&r, 'R', NULL)), 12);
 	assert_string_equal(expect_fatal(&r, "3D000"), "database \"agent\" does not exist");
 	login(f, c2, "agent", "elsewhere", SFX_PASSWORD, &sc, &r);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_int_equal(get_be32(expect(&r, 'R', NULL)), 12);
 	assert_string_equal(expect_fatal(&r, "3D000"), "database \"elsewhere\" does not exist");
 	assert_int_equal(f->srv.gen->user_sessions[0], 0);
@@ -514,13 +484,13 @@ static void test_wrong_password_and_unknown_user_alike(void **state)
 	struct bufferevent *c2;
 	struct session *s2 = sfx_connect(f, &pg_session_proto, &c2);
 	struct scram_client wrong, unknown;
-	struct reply r;
+	struct sfx_reply r;
 
 	login(f, f->client, "agent", "shop", "agent-secret2", &wrong, &r);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_fatal(&r, "28P01"), "password authentication failed for user \"agent\"");
 	login(f, c2, "nobody", "shop", SFX_PASSWORD, &unknown, &r);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_fatal(&r, "28P01"), "password authentication failed for user \"nobody\"");
 	/* The unknown user was offered a salt and the same iterations, as a known one is. */
 	assert_non_null(strstr(unknown.server_first, ",s="));
@@ -537,10 +507,10 @@ static void test_user_without_a_postgres_target(void **state)
 {
 	struct sfx *f = *state;
 	struct scram_client sc;
-	struct reply r;
+	struct sfx_reply r;
 
 	login(f, f->client, "mysqlonly", "shop", SFX_PASSWORD, &sc, &r);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_int_equal(get_be32(expect(&r, 'R', NULL)), 12);
 	assert_non_null(strstr(expect_fatal(&r, "28000"), "has no Postgres target"));
 }
@@ -550,12 +520,12 @@ static void test_other_sasl_mechanism_refused(void **state)
 	struct sfx *f = *state;
 	const char *kv[] = {"user", "agent", "database", "shop", NULL};
 	struct scram_client sc;
-	struct reply r;
+	struct sfx_reply r;
 
 	send_startup(f->client, PG_PROTOCOL_3_0, kv);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	scram_first(f->client, &sc, "SCRAM-SHA-256-PLUS");
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_fatal(&r, "28000"), "client selected an invalid SASL authentication mechanism");
 }
 
@@ -564,21 +534,21 @@ static void test_other_sasl_mechanism_refused(void **state)
 static void logged_in(struct sfx *f, struct bufferevent *c, struct session *s, uint32_t *key)
 {
 	struct scram_client sc;
-	struct reply r;
+	struct sfx_reply r;
 
 	login(f, c, "agent", "shop", SFX_PASSWORD, &sc, &r);
-	take(f, c, &r);
+	sfx_take(f, c, &r);
 	expect_logged_in(f, s, &sc, &r, key);
 }
 
 static void test_terminate_closes_quietly(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f, f->client, f->s, NULL);
 	send_msg(f->client, 'X', NULL, 0);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(f->srv.nloggedin, 0);
 	assert_int_equal(f->srv.gen->user_sessions[0], 0);
@@ -592,7 +562,7 @@ static void test_cancel_request_on_its_own_connection(void **state)
 	struct session *s2, *s3;
 	uint8_t cancel[16];
 	uint32_t key;
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f, f->client, f->s, &key);
 	s2 = sfx_connect(f, &pg_session_proto, &c2);
@@ -602,18 +572,18 @@ static void test_cancel_request_on_its_own_connection(void **state)
 	put_be32(cancel + 8, f->s->id);
 	put_be32(cancel + 12, key);
 	sfx_send(c2, cancel, 16);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_int_equal(r.len, 0);
 	put_be32(cancel + 12, key ^ 1); /* a wrong key: the same */
 	sfx_send(c3, cancel, 16);
-	take_closing(f, c3, s3, &r);
+	sfx_take_closing(f, c3, s3, &r);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(f->srv.nsessions, 1);
 	assert_int_equal(f->srv.npreauth, 0);
 	/* Nothing ran, so nothing was cancelled: the session answers on. */
 	assert_int_equal(f->s->st, SESSION_READY);
 	send_msg(f->client, 'S', NULL, 0);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(expect(&r, 'Z', NULL)[0], 'I');
 	bufferevent_free(c2);
 	bufferevent_free(c3);
@@ -629,29 +599,29 @@ static void test_messages_before_login_finishes(void **state)
 	struct session *s2 = sfx_connect(f, &pg_session_proto, &c2);
 	struct session *s3 = sfx_connect(f, &pg_session_proto, &c3);
 	struct scram_client sc;
-	struct reply r;
+	struct sfx_reply r;
 	const uint8_t *b;
 	size_t n;
 
 	/* A Query instead of a start-up packet: its bytes read as a start-up length far too large. */
 	send_msg(f->client, 'Q', sql, sizeof(sql));
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	expect_fatal(&r, "08P01");
 	/* A Query instead of SASLInitialResponse. */
 	send_startup(c2, PG_PROTOCOL_3_0, kv);
-	take(f, c2, &r);
+	sfx_take(f, c2, &r);
 	send_msg(c2, 'Q', sql, sizeof(sql));
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	assert_string_equal(expect_fatal(&r, "08P01"), "expected SASLInitialResponse");
 	/* A Query instead of SASLResponse. */
 	send_startup(c3, PG_PROTOCOL_3_0, kv);
-	take(f, c3, &r);
+	sfx_take(f, c3, &r);
 	scram_first(c3, &sc, "SCRAM-SHA-256");
-	take(f, c3, &r);
+	sfx_take(f, c3, &r);
 	b = expect(&r, 'R', &n);
 	assert_int_equal(get_be32(b), 11);
 	send_msg(c3, 'Q', sql, sizeof(sql));
-	take_closing(f, c3, s3, &r);
+	sfx_take_closing(f, c3, s3, &r);
 	assert_string_equal(expect_fatal(&r, "08P01"), "expected SASLResponse");
 	assert_int_equal(f->srv.nloggedin, 0);
 	assert_int_equal(f->srv.nsessions, 0);
@@ -668,29 +638,29 @@ static void test_too_long_messages(void **state)
 	struct session *s2, *s3;
 	uint8_t hdr[5] = {'Q'};
 	uint8_t startup[8];
-	struct reply r;
+	struct sfx_reply r;
 
 	/* Logged in: max_message_bytes. */
 	logged_in(f, f->client, f->s, NULL);
 	put_be32(hdr + 1, SFX_MAX_MESSAGE + 1);
 	sfx_send(f->client, hdr, 5);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_fatal(&r, "54000"), "message too large: larger than max_message_bytes");
 	/* Logging in: 8 KiB. */
 	s2 = sfx_connect(f, &pg_session_proto, &c2);
 	send_startup(c2, PG_PROTOCOL_3_0, kv);
-	take(f, c2, &r);
+	sfx_take(f, c2, &r);
 	hdr[0] = 'p';
 	put_be32(hdr + 1, SESSION_PREAUTH_MAX_MESSAGE + 1);
 	sfx_send(c2, hdr, 5);
-	take_closing(f, c2, s2, &r);
+	sfx_take_closing(f, c2, s2, &r);
 	expect_fatal(&r, "54000");
 	/* A start-up packet over its own limit. */
 	s3 = sfx_connect(f, &pg_session_proto, &c3);
 	put_be32(startup, 100000);
 	put_be32(startup + 4, PG_PROTOCOL_3_0);
 	sfx_send(c3, startup, 8);
-	take_closing(f, c3, s3, &r);
+	sfx_take_closing(f, c3, s3, &r);
 	assert_string_equal(expect_fatal(&r, "08P01"), "startup packet: length too large");
 	assert_int_equal(f->srv.nsessions, 0);
 	bufferevent_free(c2);
@@ -702,20 +672,20 @@ static void test_input_waits_while_busy(void **state)
 {
 	struct sfx *f = *state;
 	static const char sql[] = "SELECT 1";
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f, f->client, f->s, NULL);
 	assert_true(session_set_state(f->s, SESSION_BUSY));
 	send_msg(f->client, 'S', NULL, 0);
 	send_msg(f->client, 'Q', sql, sizeof(sql));
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(f->s->st, SESSION_BUSY);
 	assert_int_equal(sfx_unread(f->s), 5 + 5 + sizeof(sql));
 	assert_int_equal(f->srv.nloggedin, 1);
 	/* The statement's end would read them; here the session ends first, and the Query never runs. */
 	session_close(f->s, false, "test");
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_int_equal(r.len, 0);
 	assert_int_equal(f->srv.nloggedin, 0);
 }
@@ -724,16 +694,16 @@ static void test_input_waits_while_busy(void **state)
 static void test_waiting_input_is_read_when_ready(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 
 	logged_in(f, f->client, f->s, NULL);
 	assert_true(session_set_state(f->s, SESSION_BUSY));
 	send_msg(f->client, 'S', NULL, 0);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(r.len, 0);
 	session_statement_done(f->s);
 	assert_int_equal(f->s->st, SESSION_READY);
-	take(f, f->client, &r);
+	sfx_take(f, f->client, &r);
 	assert_int_equal(expect(&r, 'Z', NULL)[0], 'I');
 	assert_int_equal(r.off, r.len);
 	assert_int_equal(sfx_unread(f->s), 0);
@@ -743,10 +713,10 @@ static void test_waiting_input_is_read_when_ready(void **state)
 static void test_authentication_timeout(void **state)
 {
 	struct sfx *f = *state;
-	struct reply r;
+	struct sfx_reply r;
 
 	event_active(f->s->timer, EV_TIMEOUT, 1);
-	take_closing(f, f->client, f->s, &r);
+	sfx_take_closing(f, f->client, f->s, &r);
 	assert_string_equal(expect_fatal(&r, "08P01"), "authentication timeout");
 	assert_int_equal(f->srv.nsessions, 0);
 }
@@ -754,23 +724,23 @@ static void test_authentication_timeout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_startup_offers_scram_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_protocol_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_user, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_startup_options_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ssl_and_gssenc_requests_get_n, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_login_with_the_right_password, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_database_must_be_the_targets, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_password_and_unknown_user_alike, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_user_without_a_postgres_target, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_other_sasl_mechanism_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_terminate_closes_quietly, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cancel_request_on_its_own_connection, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_messages_before_login_finishes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_too_long_messages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_input_waits_while_busy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_waiting_input_is_read_when_ready, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_authentication_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_startup_offers_scram_only, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_protocol_version, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_missing_user, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_startup_options_refused, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_ssl_and_gssenc_requests_get_n, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_login_with_the_right_password, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_database_must_be_the_targets, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_password_and_unknown_user_alike, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_user_without_a_postgres_target, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_other_sasl_mechanism_refused, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_terminate_closes_quietly, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_request_on_its_own_connection, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_messages_before_login_finishes, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_too_long_messages, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_input_waits_while_busy, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_waiting_input_is_read_when_ready, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_authentication_timeout, setup, sfx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
