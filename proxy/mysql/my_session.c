@@ -396,10 +396,16 @@ static const struct handed_command {
 	void (*text)(struct my_session *s, const char *arg, size_t len);
 	void (*packet)(struct my_session *s, const uint8_t *p, size_t len);
 } handed[] = {
-	{MY_COM_QUERY, myq_query, NULL},          {MY_COM_INIT_DB, myq_init_db, NULL},
-	{MY_COM_STMT_PREPARE, myp_prepare, NULL}, {MY_COM_STMT_EXECUTE, NULL, myp_execute},
-	{MY_COM_STMT_CLOSE, NULL, myp_close},     {MY_COM_STMT_SEND_LONG_DATA, NULL, myp_long_data},
-	{MY_COM_STMT_RESET, NULL, myp_reset},     {MY_COM_STMT_FETCH, NULL, myp_fetch},
+	/* clang-format off */
+	{MY_COM_QUERY,               myq_query,   NULL},
+	{MY_COM_INIT_DB,             myq_init_db, NULL},
+	{MY_COM_STMT_PREPARE,        myp_prepare, NULL},
+	{MY_COM_STMT_EXECUTE,        NULL,        myp_execute},
+	{MY_COM_STMT_CLOSE,          NULL,        myp_close},
+	{MY_COM_STMT_SEND_LONG_DATA, NULL,        myp_long_data},
+	{MY_COM_STMT_RESET,          NULL,        myp_reset},
+	{MY_COM_STMT_FETCH,          NULL,        myp_fetch},
+	/* clang-format on */
 };
 
 static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
