@@ -448,6 +448,100 @@ static void test_caching_sha2_wrong_password_and_unknown_user_alike(void **state
 	assert_int_equal(f->srv.nsessions, 0);
 }
 
+/*
+ * A client that starts with another plugin is switched: AuthSwitchRequest
+ * names mysql_native_password and repeats the scramble, the client answers
+ * with its token. An unknown user is switched the same way, then fails.
+ */
+static void test_plugin_switch(void **state)
+{
+	struct sfx *f = *state;
+	const char *users[] = {"agent", "nobody"};
+
+	for (int i = 0; i < 2; i++) {
+		struct bufferevent *c = f->client;
+		struct session *s = i ? sfx_connect(f, &my_session_proto, &c) : f->s;
+		struct greeting g;
+		struct sfx_reply r;
+		uint8_t token[20];
+		const uint8_t *p;
+		size_t n;
+
+		read_greeting(f, c, &g);
+		send_response(c, CLIENT_CAPS, users[i], (const uint8_t *)"pw", 2, NULL, MY_PLUGIN_CLEAR);
+		sfx_take(f, c, &r);
+		p = next(&r, 2, &n);
+		assert_int_equal(r.off, r.len);
+		assert_int_equal(n, 1 + sizeof(MY_PLUGIN_NATIVE) + MY_SCRAMBLE_LEN + 1);
+		assert_int_equal(p[0], 0xfe);
+		assert_string_equal((const char *)p + 1, MY_PLUGIN_NATIVE);
+		assert_memory_equal(p + 1 + sizeof(MY_PLUGIN_NATIVE), g.scramble, MY_SCRAMBLE_LEN);
+		assert_int_equal(p[n - 1], 0);
+		native_token(SFX_PASSWORD, g.scramble, token);
+		send_packet(c, 3, token, sizeof(token));
+		if (i == 0) {
+			sfx_take(f, c, &r);
+			expect_ok(&r, 4);
+			assert_int_equal(s->st, SESSION_READY);
+			continue;
+		}
+		sfx_take_closing(f, c, s, &r);
+		assert_string_equal(expect_err(&r, 4, 1045, "28000"),
+				    "Access denied for user 'nobody'@'%' (using password: YES)");
+		bufferevent_free(c);
+	}
+}
+
+/* No TLS on this listener: a client that asks for it is told so, not switched to TLS. */
+static void test_ssl_request_without_tls(void **state)
+{
+	struct sfx *f = *state;
+	uint8_t req[32] = {0};
+	uint32_t caps = CLIENT_CAPS | MY_CAP_SSL;
+	struct sfx_reply r;
+
+	sfx_take(f, f->client, &r);
+	for (int i = 0; i < 4; i++)
+		req[i] = (uint8_t)(caps >> (8 * i));
+	req[7] = 1;
+	req[8] = MY_CHARSET_UTF8MB4_GENERAL_CI;
+	send_packet(f->client, 1, req, sizeof(req));
+	sfx_take_closing(f, f->client, f->s, &r);
+	assert_non_null(strstr(expect_err(&r, 2, 1045, "28000"), "TLS is not available"));
+}
+
+/* A user at its own max_connections: the right password, then 1226, and the count does not move. */
+static void test_user_max_connections(void **state)
+{
+	struct sfx *f = *state;
+	struct bufferevent *c2;
+	struct session *s2;
+	struct sfx_reply r;
+
+	((struct airlock_user *)config_find_user(f->srv.cfg, "agent"))->max_connections = 1;
+	logged_in(f);
+	s2 = sfx_connect(f, &my_session_proto, &c2);
+	native_login(f, c2, "agent", SFX_PASSWORD, NULL);
+	sfx_take_closing(f, c2, s2, &r);
+	assert_string_equal(expect_err(&r, 2, 1226, "42000"),
+			    "User 'agent' has exceeded the 'max_connections' resource (current value: 1)");
+	assert_int_equal(f->srv.gen->user_sessions[0], 1);
+	assert_int_equal(f->srv.nloggedin, 1);
+	bufferevent_free(c2);
+}
+
+/* Shutting down: a session logged in is told (an ERR numbered as the answer to its next command), then closed. */
+static void test_shutdown(void **state)
+{
+	struct sfx *f = *state;
+	struct sfx_reply r;
+
+	logged_in(f);
+	session_shutdown_all(&f->srv, false);
+	sfx_take_closing(f, f->client, f->s, &r);
+	assert_string_equal(expect_err(&r, 0, 1053, "08S01"), "Server shutdown in progress");
+}
+
 /* Before login only the handshake response is read: a command there is a bad handshake. */
 static void test_packet_before_login(void **state)
 {
@@ -646,6 +740,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_caching_sha2_full_then_fast, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_caching_sha2_wrong_password_and_unknown_user_alike, setup,
 						sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_plugin_switch, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_ssl_request_without_tls, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_user_max_connections, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_shutdown, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_packet_before_login, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_oversized_packet, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_authentication_timeout, setup, sfx_teardown),
