@@ -6,8 +6,10 @@
  * SSLRequest and GSSENCRequest without TLS, CancelRequest on a connection
  * of its own, the SCRAM-SHA-256 login computed here as a client computes
  * it (a right password, a wrong one and an unknown user, which must read
- * alike), Terminate, messages out of turn and too long, and the core's
- * state at each step: AUTH, READY, BUSY (input waits) and CLOSING.
+ * alike), the user's connection cap, Terminate, the messages answered
+ * without a statement, shutdown, messages out of turn and too long, and
+ * the core's state at each step: AUTH, READY, BUSY (input waits) and
+ * CLOSING.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -589,6 +591,71 @@ static void test_cancel_request_on_its_own_connection(void **state)
 	bufferevent_free(c3);
 }
 
+/*
+ * What the session answers without a statement: a FunctionCall is refused
+ * as a statement is (ERROR, then ready), COPY messages outside a COPY are
+ * ignored, and an unknown message type ends the session.
+ */
+static void test_messages_answered_without_a_statement(void **state)
+{
+	struct sfx *f = *state;
+	static const uint8_t call[] = {0, 0, 0x04, 0xd2, 0, 0, 0, 0, 0, 0};
+	struct sfx_reply r;
+	const uint8_t *b;
+	size_t n;
+
+	logged_in(f, f->client, f->s, NULL);
+	send_msg(f->client, 'F', call, sizeof(call));
+	sfx_take(f, f->client, &r);
+	b = expect(&r, 'E', &n);
+	assert_string_equal(field(b, n, 'S'), "ERROR");
+	assert_string_equal(field(b, n, 'C'), "0A000");
+	assert_non_null(strstr(field(b, n, 'M'), "fastpath function calls are not supported"));
+	assert_int_equal(expect(&r, 'Z', NULL)[0], 'I');
+	assert_int_equal(r.off, r.len);
+	send_msg(f->client, 'd', "x", 1);
+	send_msg(f->client, 'c', NULL, 0);
+	sfx_take(f, f->client, &r);
+	assert_int_equal(r.len, 0);
+	assert_int_equal(f->s->st, SESSION_READY);
+	send_msg(f->client, 'z', NULL, 0);
+	sfx_take_closing(f, f->client, f->s, &r);
+	assert_string_equal(expect_fatal(&r, "08P01"), "invalid frontend message type");
+}
+
+/* A user at its own max_connections: the right password, then 53300, and the count does not move. */
+static void test_user_max_connections(void **state)
+{
+	struct sfx *f = *state;
+	struct bufferevent *c2;
+	struct session *s2;
+	struct scram_client sc;
+	struct sfx_reply r;
+
+	((struct airlock_user *)config_find_user(f->srv.cfg, "agent"))->max_connections = 1;
+	logged_in(f, f->client, f->s, NULL);
+	s2 = sfx_connect(f, &pg_session_proto, &c2);
+	login(f, c2, "agent", "shop", SFX_PASSWORD, &sc, &r);
+	sfx_take_closing(f, c2, s2, &r);
+	assert_int_equal(get_be32(expect(&r, 'R', NULL)), 12);
+	assert_string_equal(expect_fatal(&r, "53300"), "too many connections for this user");
+	assert_int_equal(f->srv.gen->user_sessions[0], 1);
+	assert_int_equal(f->srv.nloggedin, 1);
+	bufferevent_free(c2);
+}
+
+/* Shutting down: a session waiting for its client gets the FATAL an administrator's shutdown sends. */
+static void test_shutdown(void **state)
+{
+	struct sfx *f = *state;
+	struct sfx_reply r;
+
+	logged_in(f, f->client, f->s, NULL);
+	session_shutdown_all(&f->srv, false);
+	sfx_take_closing(f, f->client, f->s, &r);
+	assert_string_equal(expect_fatal(&r, "57P01"), "terminating connection due to administrator command");
+}
+
 /* Before the password is proven only the next step of the login is read. */
 static void test_messages_before_login_finishes(void **state)
 {
@@ -736,6 +803,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_other_sasl_mechanism_refused, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_terminate_closes_quietly, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_request_on_its_own_connection, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_messages_answered_without_a_statement, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_user_max_connections, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_shutdown, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_messages_before_login_finishes, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_too_long_messages, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_input_waits_while_busy, setup, sfx_teardown),
