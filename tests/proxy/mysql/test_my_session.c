@@ -29,6 +29,7 @@
 
 #include "protocol/my_auth.h"
 #include "protocol/my_codec.h"
+#include "proxy/login_guard.h"
 #include "proxy/mysql/my_session.h"
 #include "tests/proxy/session_fixture.h"
 
@@ -358,6 +359,58 @@ static void test_wrong_password_and_unknown_user_alike(void **state)
 	assert_int_equal(f->srv.nloggedin, 0);
 	assert_int_equal(f->srv.nsessions, 0);
 	bufferevent_free(c2);
+}
+
+/*
+ * After failures for a name, its next verdict waits, whatever it is: an
+ * unknown name waits as a known one does, and a right password waits as a
+ * wrong one. Each connection comes from an address of its own, so only
+ * the names count.
+ */
+static void test_failed_logins_wait_alike(void **state)
+{
+	struct sfx *f = *state;
+	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
+	const char *users[] = {"agent", "nobody", "agent", "nobody", "agent"};
+	const char *passwords[] = {"agent-secret2", SFX_PASSWORD, "agent-secret2", SFX_PASSWORD, SFX_PASSWORD};
+	struct sfx_reply r;
+	char want[128];
+
+	f->srv.guard = login_guard_new();
+	assert_non_null(f->srv.guard);
+	cfg->login_free_failures = 1;
+	for (uint8_t i = 0; i < 5; i++) {
+		struct bufferevent *c;
+		struct session *s = sfx_connect(f, &my_session_proto, &c);
+
+		memcpy(s->addr, (uint8_t[]){10, 0, 0, i}, 4);
+		s->addrlen = 4;
+		native_login(f, c, users[i], passwords[i], NULL);
+		sfx_take(f, c, &r);
+		snprintf(want, sizeof(want), "Access denied for user '%s'@'%%' (using password: YES)", users[i]);
+		if (i < 2) {
+			/* The first failure of each name: answered at once. */
+			assert_int_equal(sfx_settle(f, s), SESSION_NSTATES);
+			assert_string_equal(expect_err(&r, 2, 1045, "28000"), want);
+			bufferevent_free(c);
+			continue;
+		}
+		assert_int_equal(r.len, 0);
+		assert_true(s->waiting);
+		assert_int_equal(s->st, SESSION_AUTH);
+		event_active(s->timer, EV_TIMEOUT, 1); /* the wait is over */
+		if (i < 4) {
+			sfx_take_closing(f, c, s, &r);
+			assert_string_equal(expect_err(&r, 2, 1045, "28000"), want);
+		} else {
+			sfx_take(f, c, &r);
+			expect_ok(&r, 2);
+			assert_int_equal(s->st, SESSION_READY);
+		}
+		bufferevent_free(c);
+	}
+	login_guard_free(f->srv.guard);
+	f->srv.guard = NULL;
 }
 
 /*
@@ -737,6 +790,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_native_login, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_login_database, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_password_and_unknown_user_alike, setup, sfx_teardown),
+		cmocka_unit_test_setup_teardown(test_failed_logins_wait_alike, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_caching_sha2_full_then_fast, setup, sfx_teardown),
 		cmocka_unit_test_setup_teardown(test_caching_sha2_wrong_password_and_unknown_user_alike, setup,
 						sfx_teardown),
