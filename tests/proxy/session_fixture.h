@@ -25,6 +25,7 @@
 
 #include "conf/config.h"
 #include "proxy/gen.h"
+#include "proxy/login_guard.h"
 #include "proxy/server.h"
 #include "proxy/session.h"
 #include "tests/conf/conf_fixture.h"
@@ -196,6 +197,66 @@ __attribute__((unused)) static int sfx_teardown(void **state)
 {
 	sfx_free(*state);
 	return 0;
+}
+
+/* A protocol's login, for sfx_check_waits_alike. */
+struct sfx_login {
+	/* Logs in on c as user with password, up to the password's verdict (unread). */
+	void (*attempt)(struct sfx *f, struct bufferevent *c, const char *user, const char *password, void *arg);
+	/* The reply is the refusal a wrong password or an unknown user gets. */
+	void (*refused)(struct sfx_reply *r, const char *user, void *arg);
+	/* The reply logs s in. */
+	void (*accepted)(struct sfx *f, struct session *s, struct sfx_reply *r, void *arg);
+	void *arg;
+};
+
+/*
+ * After failures for a name, its next verdict waits, whatever it is: an
+ * unknown name waits as a known one does, and a right password waits as
+ * a wrong one, so neither the answer nor its time tells them apart. Each
+ * connection comes from an address of its own, so only the names count.
+ */
+__attribute__((unused)) static void sfx_check_waits_alike(struct sfx *f, const struct session_proto *proto,
+							  const struct sfx_login *l)
+{
+	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
+	const char *users[] = {"agent", "nobody", "agent", "nobody", "agent"};
+	const char *passwords[] = {"agent-secret2", SFX_PASSWORD, "agent-secret2", SFX_PASSWORD, SFX_PASSWORD};
+	struct sfx_reply r;
+
+	f->srv.guard = login_guard_new();
+	assert_non_null(f->srv.guard);
+	cfg->login_free_failures = 1;
+	for (uint8_t i = 0; i < 5; i++) {
+		struct bufferevent *c;
+		struct session *s = sfx_connect(f, proto, &c);
+
+		memcpy(s->addr, (uint8_t[]){10, 0, 0, i}, 4);
+		s->addrlen = 4;
+		l->attempt(f, c, users[i], passwords[i], l->arg);
+		sfx_take(f, c, &r);
+		if (i < 2) {
+			/* The first failure of each name: answered at once, and the session is gone. */
+			assert_int_equal(sfx_settle(f, s), SESSION_NSTATES);
+			l->refused(&r, users[i], l->arg);
+			bufferevent_free(c);
+			continue;
+		}
+		assert_int_equal(r.len, 0);
+		assert_true(s->waiting);
+		assert_int_equal(s->st, SESSION_AUTH);
+		event_active(s->timer, EV_TIMEOUT, 1); /* the wait is over */
+		if (i < 4) {
+			sfx_take_closing(f, c, s, &r);
+			l->refused(&r, users[i], l->arg);
+		} else {
+			sfx_take(f, c, &r);
+			l->accepted(f, s, &r, l->arg);
+		}
+		bufferevent_free(c);
+	}
+	login_guard_free(f->srv.guard);
+	f->srv.guard = NULL;
 }
 
 /* Bytes the session has not read yet from its client. */

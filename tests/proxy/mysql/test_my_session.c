@@ -29,7 +29,6 @@
 
 #include "protocol/my_auth.h"
 #include "protocol/my_codec.h"
-#include "proxy/login_guard.h"
 #include "proxy/mysql/my_session.h"
 #include "tests/proxy/session_fixture.h"
 
@@ -361,56 +360,31 @@ static void test_wrong_password_and_unknown_user_alike(void **state)
 	bufferevent_free(c2);
 }
 
-/*
- * After failures for a name, its next verdict waits, whatever it is: an
- * unknown name waits as a known one does, and a right password waits as a
- * wrong one. Each connection comes from an address of its own, so only
- * the names count.
- */
-static void test_failed_logins_wait_alike(void **state)
+static void my_attempt(struct sfx *f, struct bufferevent *c, const char *user, const char *password, void *arg)
 {
-	struct sfx *f = *state;
-	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
-	const char *users[] = {"agent", "nobody", "agent", "nobody", "agent"};
-	const char *passwords[] = {"agent-secret2", SFX_PASSWORD, "agent-secret2", SFX_PASSWORD, SFX_PASSWORD};
-	struct sfx_reply r;
+	native_login(f, c, user, password, NULL);
+}
+
+static void my_refused(struct sfx_reply *r, const char *user, void *arg)
+{
 	char want[128];
 
-	f->srv.guard = login_guard_new();
-	assert_non_null(f->srv.guard);
-	cfg->login_free_failures = 1;
-	for (uint8_t i = 0; i < 5; i++) {
-		struct bufferevent *c;
-		struct session *s = sfx_connect(f, &my_session_proto, &c);
+	snprintf(want, sizeof(want), "Access denied for user '%s'@'%%' (using password: YES)", user);
+	assert_string_equal(expect_err(r, 2, 1045, "28000"), want);
+}
 
-		memcpy(s->addr, (uint8_t[]){10, 0, 0, i}, 4);
-		s->addrlen = 4;
-		native_login(f, c, users[i], passwords[i], NULL);
-		sfx_take(f, c, &r);
-		snprintf(want, sizeof(want), "Access denied for user '%s'@'%%' (using password: YES)", users[i]);
-		if (i < 2) {
-			/* The first failure of each name: answered at once. */
-			assert_int_equal(sfx_settle(f, s), SESSION_NSTATES);
-			assert_string_equal(expect_err(&r, 2, 1045, "28000"), want);
-			bufferevent_free(c);
-			continue;
-		}
-		assert_int_equal(r.len, 0);
-		assert_true(s->waiting);
-		assert_int_equal(s->st, SESSION_AUTH);
-		event_active(s->timer, EV_TIMEOUT, 1); /* the wait is over */
-		if (i < 4) {
-			sfx_take_closing(f, c, s, &r);
-			assert_string_equal(expect_err(&r, 2, 1045, "28000"), want);
-		} else {
-			sfx_take(f, c, &r);
-			expect_ok(&r, 2);
-			assert_int_equal(s->st, SESSION_READY);
-		}
-		bufferevent_free(c);
-	}
-	login_guard_free(f->srv.guard);
-	f->srv.guard = NULL;
+static void my_accepted(struct sfx *f, struct session *s, struct sfx_reply *r, void *arg)
+{
+	expect_ok(r, 2);
+	assert_int_equal(s->st, SESSION_READY);
+}
+
+/* A login's verdict waits alike for unknown and known names, right and wrong passwords (the fixture says how). */
+static void test_failed_logins_wait_alike(void **state)
+{
+	const struct sfx_login l = {my_attempt, my_refused, my_accepted, NULL};
+
+	sfx_check_waits_alike(*state, &my_session_proto, &l);
 }
 
 /*

@@ -27,7 +27,6 @@
 #include <openssl/sha.h>
 
 #include "protocol/pg_codec.h"
-#include "proxy/login_guard.h"
 #include "proxy/pg/pg_session.h"
 #include "tests/proxy/session_fixture.h"
 
@@ -505,54 +504,33 @@ static void test_wrong_password_and_unknown_user_alike(void **state)
 	bufferevent_free(c2);
 }
 
-/*
- * After failures for a name, its next verdict waits, whatever it is: an
- * unknown name waits as a known one does, and a right password waits as a
- * wrong one, so neither the answer nor its time tells them apart. Each
- * connection comes from an address of its own, so only the names count.
- */
-static void test_failed_logins_wait_alike(void **state)
+static void pg_attempt(struct sfx *f, struct bufferevent *c, const char *user, const char *password, void *arg)
 {
-	struct sfx *f = *state;
-	struct airlock_config *cfg = (struct airlock_config *)f->srv.cfg;
-	const char *users[] = {"agent", "nobody", "agent", "nobody", "agent"};
-	const char *passwords[] = {"agent-secret2", SFX_PASSWORD, "agent-secret2", SFX_PASSWORD, SFX_PASSWORD};
-	struct scram_client sc;
 	struct sfx_reply r;
 
-	f->srv.guard = login_guard_new();
-	assert_non_null(f->srv.guard);
-	cfg->login_free_failures = 1;
-	for (uint8_t i = 0; i < 5; i++) {
-		struct bufferevent *c;
-		struct session *s = sfx_connect(f, &pg_session_proto, &c);
+	login(f, c, user, "shop", password, arg, &r);
+}
 
-		memcpy(s->addr, (uint8_t[]){10, 0, 0, i}, 4);
-		s->addrlen = 4;
-		login(f, c, users[i], "shop", passwords[i], &sc, &r);
-		sfx_take(f, c, &r);
-		if (i < 2) {
-			/* The first failure of each name: answered at once. */
-			assert_int_equal(sfx_settle(f, s), SESSION_NSTATES);
-			expect_fatal(&r, "28P01");
-			bufferevent_free(c);
-			continue;
-		}
-		assert_int_equal(r.len, 0);
-		assert_true(s->waiting);
-		assert_int_equal(s->st, SESSION_AUTH);
-		event_active(s->timer, EV_TIMEOUT, 1); /* the wait is over */
-		if (i < 4) {
-			sfx_take_closing(f, c, s, &r);
-			expect_fatal(&r, "28P01");
-		} else {
-			sfx_take(f, c, &r);
-			expect_logged_in(f, s, &sc, &r, NULL);
-		}
-		bufferevent_free(c);
-	}
-	login_guard_free(f->srv.guard);
-	f->srv.guard = NULL;
+static void pg_refused(struct sfx_reply *r, const char *user, void *arg)
+{
+	char want[96];
+
+	snprintf(want, sizeof(want), "password authentication failed for user \"%s\"", user);
+	assert_string_equal(expect_fatal(r, "28P01"), want);
+}
+
+static void pg_accepted(struct sfx *f, struct session *s, struct sfx_reply *r, void *arg)
+{
+	expect_logged_in(f, s, arg, r, NULL);
+}
+
+/* A login's verdict waits alike for unknown and known names, right and wrong passwords (the fixture says how). */
+static void test_failed_logins_wait_alike(void **state)
+{
+	struct scram_client sc;
+	const struct sfx_login l = {pg_attempt, pg_refused, pg_accepted, &sc};
+
+	sfx_check_waits_alike(*state, &pg_session_proto, &l);
 }
 
 /* The right password of a user with no Postgres target: refused after the password. */
