@@ -26,6 +26,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "base/dlist.h"
 #include "proxy/audit.h"
 #include "proxy/gen.h"
 #include "proxy/job/job.h"
@@ -164,12 +165,7 @@ static void unlink_session(struct session *s)
 	struct server *srv = s->srv;
 	unsigned *n;
 
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		srv->sessions = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
+	DLIST_UNLINK(srv->sessions, s);
 	srv->nsessions--;
 	/* Freed without a close (shutdown): it leaves its budget here. */
 	if ((n = budget(srv, s->st)))
@@ -570,10 +566,7 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	s->gen = gen_hold(srv->gen);
 	s->st = SESSION_AUTH; /* its first state, before any move: counted as logging in */
 	srv->npreauth++;
-	s->next = srv->sessions;
-	if (srv->sessions)
-		srv->sessions->prev = s;
-	srv->sessions = s;
+	DLIST_PUSH(srv->sessions, s);
 	srv->nsessions++;
 	s->seq = ++srv->accept_seq;
 	evtimer_add(s->timer, &tv);

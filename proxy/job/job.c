@@ -30,6 +30,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "base/dlist.h"
 #include "proxy/job/job_ctl.h"
 #include "proxy/job/job_dir.h"
 #include "proxy/job/job_frame.h"
@@ -174,12 +175,7 @@ static void job_free(struct job *j)
 		event_free(j->deadline);
 	job_wipe_frame(j);
 	free(j->host);
-	if (j->prev)
-		j->prev->next = j->next;
-	else
-		j->env->all = j->next;
-	if (j->next)
-		j->next->prev = j->prev;
+	DLIST_UNLINK(j->env->all, j);
 	j->env->live--;
 	free(j);
 }
@@ -581,10 +577,7 @@ struct job *job_new(struct job_env *env)
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(j->id + 2 * i, 3, "%02x", rnd[i]);
 	env->live++;
-	j->next = env->all;
-	if (env->all)
-		env->all->prev = j;
-	env->all = j;
+	DLIST_PUSH(env->all, j);
 	j->state = JOB_NEW; /* no launch yet: its container counts as gone */
 	return j;
 }
