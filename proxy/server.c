@@ -157,6 +157,9 @@ static void server_drain(struct server *srv)
 	evtimer_add(srv->drain, &tv);
 }
 
+/* The signals server_signal_cb answers: SIGINT and SIGTERM drain and stop, SIGHUP reloads. */
+static const int server_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
 static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
@@ -423,12 +426,13 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 			return -1;
 		log_info("listening for %s clients on %s:%u", protos[i].what, protos[i].host, protos[i].port);
 	}
-	srv->sigint = evsignal_new(srv->base, SIGINT, server_signal_cb, srv);
-	srv->sigterm = evsignal_new(srv->base, SIGTERM, server_signal_cb, srv);
-	srv->sighup = evsignal_new(srv->base, SIGHUP, server_signal_cb, srv);
-	event_add(srv->sigint, NULL);
-	event_add(srv->sigterm, NULL);
-	event_add(srv->sighup, NULL);
+	_Static_assert(sizeof(server_signals) / sizeof(server_signals[0]) ==
+			       sizeof(srv->signals) / sizeof(srv->signals[0]),
+		       "one event per signal");
+	for (size_t i = 0; i < sizeof(server_signals) / sizeof(server_signals[0]); i++) {
+		srv->signals[i] = evsignal_new(srv->base, server_signals[i], server_signal_cb, srv);
+		event_add(srv->signals[i], NULL);
+	}
 	return 0;
 }
 
@@ -448,12 +452,9 @@ void server_fini(struct server *srv)
 		launcher_free(srv->launcher);
 	if (srv->jobs)
 		jobs_free(srv->jobs);
-	if (srv->sigint)
-		event_free(srv->sigint);
-	if (srv->sigterm)
-		event_free(srv->sigterm);
-	if (srv->sighup)
-		event_free(srv->sighup);
+	for (size_t i = 0; i < sizeof(srv->signals) / sizeof(srv->signals[0]); i++)
+		if (srv->signals[i])
+			event_free(srv->signals[i]);
 	if (srv->drain)
 		event_free(srv->drain);
 	if (srv->dns)

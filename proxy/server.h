@@ -53,11 +53,9 @@ struct server {
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */
 	struct ssl_ctx_st *tls;              /* the listeners' TLS context; NULL: no TLS configured */
 	time_t started;
-	struct event *sigint;
-	struct event *sigterm;
-	struct event *sighup;
-	bool stopping;       /* SIGTERM: draining (no listener, running statements finish) */
-	struct event *drain; /* shutdown_grace_ms: then what still runs is ended */
+	struct event *signals[3]; /* SIGINT, SIGTERM, SIGHUP, as server_signals lists them */
+	bool stopping;            /* SIGTERM: draining (no listener, running statements finish) */
+	struct event *drain;      /* shutdown_grace_ms: then what still runs is ended */
 
 	unsigned nsessions;       /* Postgres and MySQL sessions together */
 	unsigned npreauth;        /* of them, those still logging in (closing ones not counted) */
