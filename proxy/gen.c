@@ -59,14 +59,18 @@ void gen_release(struct server_gen *gen)
 		gen_free(gen);
 }
 
-bool gen_session_acquire(struct server_gen *gen, const struct airlock_user *u)
+/* Counts one more against *n unless that would pass max. */
+static bool take(unsigned *n, uint32_t max)
 {
-	unsigned *n = &gen->user_sessions[user_index(gen, u)];
-
-	if (*n >= u->max_connections)
+	if (*n >= max)
 		return false;
 	(*n)++;
 	return true;
+}
+
+bool gen_session_acquire(struct server_gen *gen, const struct airlock_user *u)
+{
+	return take(&gen->user_sessions[user_index(gen, u)], u->max_connections);
 }
 
 void gen_session_release(struct server_gen *gen, const struct airlock_user *u)
@@ -76,12 +80,7 @@ void gen_session_release(struct server_gen *gen, const struct airlock_user *u)
 
 bool gen_job_acquire(struct server_gen *gen, const struct airlock_user *u)
 {
-	unsigned *n = &gen->user_jobs[user_index(gen, u)];
-
-	if (*n >= u->max_jobs)
-		return false;
-	(*n)++;
-	return true;
+	return take(&gen->user_jobs[user_index(gen, u)], u->max_jobs);
 }
 
 void gen_job_release(struct server_gen *gen, const struct airlock_user *u)
