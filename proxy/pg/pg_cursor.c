@@ -67,6 +67,15 @@ static int find_cursor(struct pg_session *s, const char *name)
 	return -1;
 }
 
+/* A free slot of s->cursors, or -1. */
+static int free_cursor_slot(struct pg_session *s)
+{
+	for (int i = 0; i < SESS_MAX_CURSORS; i++)
+		if (!s->cursors[i])
+			return i;
+	return -1;
+}
+
 static void cursor_destroy(struct pg_session *s, struct pg_cursor *c)
 {
 	if (c->job) {
@@ -124,11 +133,29 @@ static void end_message(struct pg_session *s)
 		pgr_ready(s);
 }
 
+/* Once c's result has ended: the notice that it was cut, if it was and the client was not told. */
+static void tell_truncation(struct pg_cursor *c)
+{
+	if (c->done && c->truncated && !c->truncation_told) {
+		pgr_truncated(c->s, c->truncated, c->rows);
+		c->truncation_told = true;
+	}
+}
+
+/* A read that returned its rows ends: CommandComplete "VERB n" and its audit line. */
+static void read_complete(struct pg_cursor *c, const char *verb)
+{
+	char tag[48];
+
+	snprintf(tag, sizeof(tag), "%s %" PRIu64, verb, c->got);
+	pg_put_command_complete(&c->s->core.w, tag);
+	session_audit(&c->s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
+}
+
 /* A portal's Execute ends: PortalSuspended while rows remain, else its tag; no ReadyForQuery. */
 static void portal_finish(struct pg_cursor *c)
 {
 	struct pg_session *s = c->s;
-	char tag[48];
 
 	if (!c->done) {
 		pg_put_portal_suspended(&s->core.w);
@@ -137,12 +164,8 @@ static void portal_finish(struct pg_cursor *c)
 		c->truncation_told = true;
 		pgr_truncated_error(s, c->truncated, c->rows);
 	} else {
-		if (c->truncated && !c->truncation_told)
-			pgr_truncated(s, c->truncated, c->rows);
-		c->truncation_told = true;
-		snprintf(tag, sizeof(tag), "SELECT %" PRIu64, c->got);
-		pg_put_command_complete(&s->core.w, tag);
-		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
+		tell_truncation(c); /* the result has ended */
+		read_complete(c, "SELECT");
 	}
 	pgr_flush(s);
 }
@@ -151,7 +174,6 @@ static void portal_finish(struct pg_cursor *c)
 static void fetch_finish(struct pg_cursor *c)
 {
 	struct pg_session *s = c->s;
-	char tag[48];
 
 	if (c->job)
 		job_pause(c->job, true);
@@ -160,13 +182,8 @@ static void fetch_finish(struct pg_cursor *c)
 	if (c->portal) {
 		portal_finish(c);
 	} else {
-		if (c->done && c->truncated && !c->truncation_told) {
-			pgr_truncated(s, c->truncated, c->rows);
-			c->truncation_told = true;
-		}
-		snprintf(tag, sizeof(tag), "FETCH %" PRIu64, c->got);
-		pg_put_command_complete(&s->core.w, tag);
-		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, c->got, 0, c->truncated);
+		tell_truncation(c);
+		read_complete(c, "FETCH");
 		end_message(s);
 	}
 	session_statement_done(&s->core);
@@ -257,6 +274,27 @@ static void report_failure(struct pg_cursor *c, const struct job_result *r)
 		s->discard_until_sync = true;
 }
 
+/* The error that ended c's job while nothing read it, kept for report_stored. */
+static void store_failure(struct pg_cursor *c, const struct job_result *r)
+{
+	enum airlock_err code = r->code;
+	const char *sqlstate = r->sqlstate, *message = r->message;
+
+	if (c->mismatch) {
+		code = AIRLOCK_E_NONE;
+		sqlstate = airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED);
+		message = "cached plan must not change result type";
+	} else if (c->out_of_memory) {
+		code = AIRLOCK_E_OUT_OF_MEMORY;
+		sqlstate = airlock_pg_sqlstate(AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE);
+		message = "out of memory";
+	}
+	c->failed = true;
+	c->err_code = code;
+	snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s", sqlstate);
+	snprintf(c->err_message, sizeof(c->err_message), "%s", message);
+}
+
 static void cursor_done(void *arg, const struct job_result *r)
 {
 	struct pg_cursor *c = arg;
@@ -276,16 +314,7 @@ static void cursor_done(void *arg, const struct job_result *r)
 		session_process(&s->core);
 		return;
 	} else {
-		c->failed = true;
-		c->err_code = c->mismatch ? AIRLOCK_E_NONE : c->out_of_memory ? AIRLOCK_E_OUT_OF_MEMORY : r->code;
-		snprintf(c->err_sqlstate, sizeof(c->err_sqlstate), "%s",
-			 c->mismatch        ? airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_FEATURE_NOT_SUPPORTED)
-			 : c->out_of_memory ? airlock_pg_sqlstate(AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE)
-					    : r->sqlstate);
-		snprintf(c->err_message, sizeof(c->err_message), "%s",
-			 c->mismatch        ? "cached plan must not change result type"
-			 : c->out_of_memory ? "out of memory"
-					    : r->message);
+		store_failure(c, r);
 		return;
 	}
 	if (s->fetching == c && c->describing) {
@@ -363,7 +392,7 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 	};
 	struct pg_cursor *c;
 	char msg[160];
-	int slot = -1;
+	int slot;
 
 	if (s->txn == 'I' && !v->hold) {
 		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
@@ -375,9 +404,7 @@ static bool do_declare(struct pg_session *s, const char *sql, const struct pgv_r
 		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_DUPLICATE_CURSOR, msg, NULL, 0);
 		return true;
 	}
-	for (int i = 0; i < SESS_MAX_CURSORS && slot < 0; i++)
-		if (!s->cursors[i])
-			slot = i;
+	slot = free_cursor_slot(s);
 	if (slot < 0) {
 		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_CONFIGURATION_LIMIT_EXCEEDED,
 			  "too many open cursors in this session", "CLOSE cursors you are done with", 0);
@@ -480,10 +507,7 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v, const str
 		put_stored_rowdesc(c);
 	if (c->done) {
 		/* The result has ended: the rest of the FETCHes return no rows. */
-		if (c->truncated && !c->truncation_told) {
-			pgr_truncated(s, c->truncated, c->rows);
-			c->truncation_told = true;
-		}
+		tell_truncation(c);
 		pgr_local_done(s, "FETCH 0");
 		return true;
 	}
