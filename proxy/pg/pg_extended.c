@@ -28,13 +28,43 @@ static void pgx_begin(struct pg_session *s)
 	s->cur = (struct pgq_exec){.extended = true};
 }
 
+/* A prepared statement or a portal: how Parse and Bind find and replace one by name. */
+struct pgx_kind {
+	const char *noun;
+	enum airlock_native duplicate; /* a named one that exists already */
+	int (*find)(struct pg_session *s, const char *name);
+	void (*close)(struct pg_session *s, int i);
+};
+
+static const struct pgx_kind stmt_kind = {"prepared statement", AIRLOCK_N_PG_DUPLICATE_PREPARED_STATEMENT,
+					  pgx_find_stmt, pgx_close_stmt};
+static const struct pgx_kind portal_kind = {"portal", AIRLOCK_N_PG_DUPLICATE_CURSOR, pgx_find_portal, pgx_close_portal};
+
+/*
+ * Frees name for a new statement or portal: a named one that exists is an
+ * error (queued; false); the unnamed one is closed, as Postgres replaces it.
+ */
+static bool pgx_claim_name(struct pg_session *s, const struct pgx_kind *k, const char *name)
+{
+	int old = k->find(s, name);
+	char msg[160];
+
+	if (old >= 0 && name[0]) {
+		snprintf(msg, sizeof(msg), "%s \"%s\" already exists", k->noun, name);
+		pgr_error(s, AIRLOCK_E_NONE, k->duplicate, msg, NULL, 0);
+		return false;
+	}
+	if (old >= 0)
+		k->close(s, old);
+	return true;
+}
+
 static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 {
 	struct pg_parse pp;
 	struct pgx_stmt *st;
 	const char *err = NULL;
-	char msg[160];
-	int slot = -1, old;
+	int slot;
 
 	pgx_begin(s);
 	if (pg_parse_parse(m, &pp, &err) != PG_OK) {
@@ -46,14 +76,8 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 			  "statement name too long or too many parameter types", NULL, 0);
 		return true;
 	}
-	old = pgx_find_stmt(s, pp.name);
-	if (old >= 0 && pp.name[0]) {
-		snprintf(msg, sizeof(msg), "prepared statement \"%s\" already exists", pp.name);
-		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_DUPLICATE_PREPARED_STATEMENT, msg, NULL, 0);
+	if (!pgx_claim_name(s, &stmt_kind, pp.name))
 		return true;
-	}
-	if (old >= 0)
-		pgx_close_stmt(s, old); /* the unnamed statement is replaced */
 	/* Bounded by the memory they hold (their text and what airlock keeps for each), not by a count. */
 	if (s->prepared_bytes + sizeof(*st) + strlen(pp.query) + 1 + (size_t)pp.ntypes * sizeof(uint32_t) >
 	    SESS_MAX_PREPARED_BYTES) {
@@ -101,6 +125,15 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	return true;
 }
 
+/* A free slot of s->portals, or -1. */
+static int free_portal_slot(struct pg_session *s)
+{
+	for (int i = 0; i < SESS_MAX_PORTALS; i++)
+		if (!s->portals[i])
+			return i;
+	return -1;
+}
+
 /* What Postgres checks at Bind, for a statement whose description is known. */
 static bool bind_matches(struct pg_session *s, const struct pgx_stmt *st, const struct pg_bind *b)
 {
@@ -136,7 +169,7 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	const char *err = NULL;
 	char msg[160];
 	size_t total = 0, off = 0;
-	int si, old, slot = -1;
+	int si, slot;
 	bool binary = false, keep_formats;
 
 	pgx_begin(s);
@@ -163,17 +196,9 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	keep_formats = binary || b.nresult_formats > 1;
 	if (!bind_matches(s, st, &b))
 		return true;
-	old = pgx_find_portal(s, b.portal);
-	if (old >= 0 && b.portal[0]) {
-		snprintf(msg, sizeof(msg), "portal \"%s\" already exists", b.portal);
-		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_DUPLICATE_CURSOR, msg, NULL, 0);
+	if (!pgx_claim_name(s, &portal_kind, b.portal))
 		return true;
-	}
-	if (old >= 0)
-		pgx_close_portal(s, old);
-	for (int i = 0; i < SESS_MAX_PORTALS && slot < 0; i++)
-		if (!s->portals[i])
-			slot = i;
+	slot = free_portal_slot(s);
 	if (slot < 0) {
 		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_CONFIGURATION_LIMIT_EXCEEDED,
 			  "too many open portals in this session", "close portals you no longer need", 0);
