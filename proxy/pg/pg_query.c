@@ -147,6 +147,28 @@ static void do_set(struct pg_session *s, const struct pgv_result *v)
 		report_param(s, v->name);
 }
 
+/*
+ * COMMIT or ROLLBACK: the block's cursors and suspended portals end; a
+ * rollback, or the COMMIT of a failed block (which Postgres answers as
+ * ROLLBACK), puts back the settings the block began with.
+ */
+static void end_transaction(struct pg_session *s, bool rollback)
+{
+	bool undo = rollback || s->txn == 'E';
+
+	pgc_end_transaction(s);
+	pgx_close_suspended(s);
+	if (s->txn == 'I')
+		pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
+			    "there is no transaction in progress");
+	else if (undo && s->snapshot)
+		s->set = *s->snapshot;
+	s->txn = 'I';
+	free(s->snapshot);
+	s->snapshot = NULL;
+	pgr_local_done(s, undo ? "ROLLBACK" : "COMMIT");
+}
+
 static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 {
 	switch (v->kind) {
@@ -172,30 +194,8 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		pgr_local_done(s, "BEGIN");
 		return;
 	case PGV_COMMIT:
-		pgc_end_transaction(s);
-		pgx_close_suspended(s);
-		if (s->txn == 'I')
-			pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
-				    "there is no transaction in progress");
-		if (s->txn == 'E' && s->snapshot)
-			s->set = *s->snapshot;
-		pgr_local_done(s, s->txn == 'E' ? "ROLLBACK" : "COMMIT");
-		s->txn = 'I';
-		free(s->snapshot);
-		s->snapshot = NULL;
-		return;
 	case PGV_ROLLBACK:
-		pgc_end_transaction(s);
-		pgx_close_suspended(s);
-		if (s->txn == 'I')
-			pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
-				    "there is no transaction in progress");
-		else if (s->snapshot)
-			s->set = *s->snapshot;
-		s->txn = 'I';
-		free(s->snapshot);
-		s->snapshot = NULL;
-		pgr_local_done(s, "ROLLBACK");
+		end_transaction(s, v->kind == PGV_ROLLBACK);
 		return;
 	case PGV_SAVEPOINT:
 		if (s->txn == 'I') {
