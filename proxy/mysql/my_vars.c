@@ -69,7 +69,7 @@ struct kept_def {
 	bool job;          /* applied to every job; else airlock applies it (the connection timeouts) */
 };
 
-/* At most MYV_KEPT. Ranges and defaults are MariaDB's. */
+/* At most MYV_KEPT, in name order. Ranges and defaults are MariaDB's. */
 static const struct kept_def kept[] = {
 	/* The server's defaults for new databases and tables: nothing a read uses; read back only. */
 	{"character_set_server", KEPT_CHARSET, 0, 0, "utf8mb4", false},
@@ -431,7 +431,6 @@ enum var_src {
 	V_MAX_PACKET,
 	V_TIMEOUT_S,
 	V_TIMEOUT_MS,
-	V_KEPT, /* fixed names the variable in the kept table */
 	V_WARNINGS,
 	V_ERRORS
 };
@@ -442,7 +441,10 @@ struct var_def {
 	const char *fixed;
 };
 
-/* In name order, as SHOW VARIABLES lists them. */
+/*
+ * In name order, as SHOW VARIABLES lists them (merged with the kept table,
+ * whose variables are not repeated here).
+ */
 static const struct var_def vars[] = {
 	{"auto_increment_increment", V_FIXED, "1"},
 	{"auto_increment_offset", V_FIXED, "1"},
@@ -452,49 +454,31 @@ static const struct var_def vars[] = {
 	{"character_set_database", V_FIXED, "utf8mb4"},
 	{"character_set_filesystem", V_FIXED, "binary"},
 	{"character_set_results", V_CHARSET, NULL},
-	{"character_set_server", V_KEPT, "character_set_server"},
 	{"character_set_system", V_FIXED, "utf8mb3"},
 	{"collation_connection", V_COLLATION, NULL},
 	{"collation_database", V_FIXED, "utf8mb4_general_ci"},
-	{"collation_server", V_KEPT, "collation_server"},
 	{"default_storage_engine", V_FIXED, "InnoDB"},
-	{"default_week_format", V_KEPT, "default_week_format"},
-	{"div_precision_increment", V_KEPT, "div_precision_increment"},
 	{"error_count", V_ERRORS, NULL},
-	{"foreign_key_checks", V_KEPT, "foreign_key_checks"},
-	{"group_concat_max_len", V_KEPT, "group_concat_max_len"},
 	{"have_query_cache", V_FIXED, "NO"},
 	{"init_connect", V_FIXED, ""},
-	{"interactive_timeout", V_KEPT, "interactive_timeout"},
-	{"lc_time_names", V_KEPT, "lc_time_names"},
 	{"license", V_FIXED, "GPL"},
 	{"lower_case_table_names", V_FIXED, "0"},
 	{"max_allowed_packet", V_MAX_PACKET, NULL},
 	{"max_execution_time", V_TIMEOUT_MS, NULL},
 	{"max_statement_time", V_TIMEOUT_S, NULL},
 	{"net_buffer_length", V_FIXED, "16384"},
-	{"net_read_timeout", V_KEPT, "net_read_timeout"},
-	{"net_write_timeout", V_KEPT, "net_write_timeout"},
 	{"performance_schema", V_FIXED, "OFF"},
 	{"query_cache_size", V_FIXED, "0"},
 	{"query_cache_type", V_FIXED, "OFF"},
-	{"sql_auto_is_null", V_KEPT, "sql_auto_is_null"},
 	{"sql_mode", V_SQL_MODE, NULL},
-	{"sql_notes", V_KEPT, "sql_notes"},
-	{"sql_quote_show_create", V_KEPT, "sql_quote_show_create"},
-	{"sql_safe_updates", V_KEPT, "sql_safe_updates"},
-	{"sql_select_limit", V_KEPT, "sql_select_limit"},
-	{"sql_warnings", V_KEPT, "sql_warnings"},
 	{"system_time_zone", V_FIXED, "UTC"},
 	{"time_zone", V_TIME_ZONE, NULL},
 	{"transaction_isolation", V_ISOLATION, NULL},
 	{"transaction_read_only", V_READ_ONLY, NULL},
 	{"tx_isolation", V_ISOLATION, NULL},
 	{"tx_read_only", V_READ_ONLY, NULL},
-	{"unique_checks", V_KEPT, "unique_checks"},
 	{"version", V_FIXED, MYS_SERVER_VERSION},
 	{"version_comment", V_FIXED, "airlock read-only endpoint"},
-	{"wait_timeout", V_KEPT, "wait_timeout"},
 	{"warning_count", V_WARNINGS, NULL},
 };
 
@@ -539,20 +523,25 @@ static const char *var_text(const struct my_session *s, const struct var_def *d,
 		snprintf(buf, buflen, "%u", n);
 		return buf;
 	}
-	case V_KEPT: {
-		int i = kept_index(d->fixed);
-		const char *v = kept_value(&s->vars, i);
-
-		if (kept[i].kind == KEPT_BOOL && !numeric_bool)
-			return strcmp(v, "1") == 0 ? "ON" : "OFF";
-		return v;
-	}
 	}
 	return NULL;
 }
 
+static const char *kept_text(const struct my_session *s, int i, bool numeric_bool)
+{
+	const char *v = kept_value(&s->vars, i);
+
+	if (kept[i].kind == KEPT_BOOL && !numeric_bool)
+		return strcmp(v, "1") == 0 ? "ON" : "OFF";
+	return v;
+}
+
 const char *myv_value(const struct my_session *s, const char *name, char *buf, size_t buflen, bool numeric_bool)
 {
+	int k = kept_index(name);
+
+	if (k >= 0)
+		return kept_text(s, k, numeric_bool);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		if (strcasecmp(name, vars[i].name) == 0)
 			return var_text(s, &vars[i], buf, buflen, numeric_bool);
@@ -561,10 +550,19 @@ const char *myv_value(const struct my_session *s, const char *name, char *buf, s
 
 void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg)
 {
+	const size_t nvars = sizeof(vars) / sizeof(vars[0]), nkept = sizeof(kept) / sizeof(kept[0]);
 	char buf[64];
 
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		fn(arg, vars[i].name, var_text(s, &vars[i], buf, sizeof(buf), false));
+	/* Both tables are in name order: merged, they are SHOW VARIABLES' list. */
+	for (size_t i = 0, k = 0; i < nvars || k < nkept;) {
+		if (k == nkept || (i < nvars && strcmp(vars[i].name, kept[k].name) < 0)) {
+			fn(arg, vars[i].name, var_text(s, &vars[i], buf, sizeof(buf), false));
+			i++;
+		} else {
+			fn(arg, kept[k].name, kept_text(s, (int)k, false));
+			k++;
+		}
+	}
 }
 
 void myv_each_applied(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg)
