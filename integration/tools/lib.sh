@@ -753,7 +753,7 @@ tls_files()
 # limited to id, name, email with the email masked, on both listeners.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier native sverifier snative audit tmp
+	local path=$1 kind=${2:-demo} verifier native sverifier snative audit tmp agent agent_my
 
 	tls_files
 	verifier=$(agent_verifier)
@@ -761,6 +761,13 @@ write_config()
 	sverifier=$(agent_verifier "$AIRLOCK_SUPPORT_PASSWORD" support.verifier)
 	snative=$(agent_mysql_native "$AIRLOCK_SUPPORT_PASSWORD")
 	[[ $native =~ ^\*[0-9A-F]{40}$ ]] || die "bad mysql_native verifier '$native'"
+	# What [user agent] reads on each listener; agent_small and agent_sha2 read the same.
+	agent="scram = $verifier
+target = shop
+database = shop
+tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*"
+	agent_my="mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*"
 	audit=$AIRLOCK_STATE_DIR/audit.log
 	[[ $kind == test ]] && audit=$AIRLOCK_STATE_DIR/audit-test.log
 	install -d -m 0711 "$(dirname "$AIRLOCK_JOB_DIR")"
@@ -809,13 +816,9 @@ user = airlock_ro
 password_file = $AIRLOCK_MY_PW_FILE
 
 [user agent]
-scram = $verifier
-target = shop
-database = shop
-tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
+$agent
 mysql_native = $native
-mysql_target = shop_maria
-mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
+$agent_my
 mysql_allow_functions = sleep
 timeout_ms = 10000
 memory_mb = 128
@@ -845,13 +848,9 @@ EOF
 		cat >>"$tmp" <<EOF
 
 [user agent_small]
-scram = $verifier
-target = shop
-database = shop
-tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
+$agent
 mysql_native = $native
-mysql_target = shop_maria
-mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
+$agent_my
 mysql_allow_functions = sleep
 timeout_ms = 2000
 memory_mb = 128
@@ -874,12 +873,8 @@ mysql_tables = shop.orders, information_schema.*
 backend_memory_mb = 32
 
 [user agent_sha2]
-scram = $verifier
-target = shop
-database = shop
-tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
-mysql_target = shop_maria
-mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
+$agent
+$agent_my
 
 [user planned]
 scram = $verifier
