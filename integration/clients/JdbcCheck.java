@@ -55,9 +55,7 @@ public class JdbcCheck {
 							for (int i = 1; i <= md.getColumnCount(); i++)
 								sb.append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i)).append(' ');
 							sb.append('|');
-							while (r.next())
-								for (int i = 1; i <= md.getColumnCount(); i++)
-									sb.append(' ').append(r.getString(i));
+							rows(sb, r, md.getColumnCount());
 						}
 					}
 					c.commit();
@@ -81,17 +79,15 @@ public class JdbcCheck {
 		}
 	}
 
-	static String fetch(Connection c, String q) {
-		String[] parts = q.split(" ", 3);
-		StringBuilder sb = new StringBuilder("#fetch ").append(parts[1]).append(':');
-		try (PreparedStatement p = c.prepareStatement(parts[2])) {
-			p.setFetchSize(Integer.parseInt(parts[1]));
-			try (ResultSet r = p.executeQuery()) {
-				int n = r.getMetaData().getColumnCount();
-				while (r.next())
-					for (int i = 1; i <= n; i++)
-						sb.append(' ').append(r.getString(i));
-			}
+	/* What a directive does with its prepared statement, appending to sb. */
+	interface Step {
+		void run(PreparedStatement p) throws SQLException;
+	}
+
+	/* Prepares sql, runs step on it and commits; a failure is appended (failed). Returns sb's text. */
+	static String prepared(Connection c, String sql, StringBuilder sb, Step step) {
+		try (PreparedStatement p = c.prepareStatement(sql)) {
+			step.run(p);
 			c.commit();
 		} catch (SQLException e) {
 			failed(c, sb, e);
@@ -99,9 +95,27 @@ public class JdbcCheck {
 		return sb.toString();
 	}
 
+	/* Each row of r: its values as strings, each after a space. */
+	static void rows(StringBuilder sb, ResultSet r, int ncols) throws SQLException {
+		while (r.next())
+			for (int i = 1; i <= ncols; i++)
+				sb.append(' ').append(r.getString(i));
+	}
+
+	static String fetch(Connection c, String q) {
+		String[] parts = q.split(" ", 3);
+		StringBuilder sb = new StringBuilder("#fetch ").append(parts[1]).append(':');
+		return prepared(c, parts[2], sb, p -> {
+			p.setFetchSize(Integer.parseInt(parts[1]));
+			try (ResultSet r = p.executeQuery()) {
+				rows(sb, r, r.getMetaData().getColumnCount());
+			}
+		});
+	}
+
 	static String describe(Connection c, String q) {
 		StringBuilder sb = new StringBuilder("#describe:");
-		try (PreparedStatement p = c.prepareStatement(q.substring(10))) {
+		return prepared(c, q.substring(10), sb, p -> {
 			ResultSetMetaData md = p.getMetaData();
 			for (int i = 1; md != null && i <= md.getColumnCount(); i++)
 				sb.append(' ').append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i));
@@ -109,11 +123,7 @@ public class JdbcCheck {
 			sb.append(" |");
 			for (int i = 1; i <= pm.getParameterCount(); i++)
 				sb.append(' ').append(pm.getParameterTypeName(i));
-			c.commit();
-		} catch (SQLException e) {
-			failed(c, sb, e);
-		}
-		return sb.toString();
+		});
 	}
 
 	static String metadata(Connection c, String q) {
