@@ -28,30 +28,50 @@ static void pgx_begin(struct pg_session *s)
 	s->cur = (struct pgq_exec){.extended = true};
 }
 
-/* A prepared statement or a portal: how Parse and Bind find and replace one by name. */
+/* A prepared statement or a portal: how the messages find, replace and name one. */
 struct pgx_kind {
 	const char *noun;
 	enum airlock_native duplicate; /* a named one that exists already */
+	enum airlock_native missing;   /* none of that name */
 	int (*find)(struct pg_session *s, const char *name);
 	void (*close)(struct pg_session *s, int i);
 };
 
 static const struct pgx_kind stmt_kind = {"prepared statement", AIRLOCK_N_PG_DUPLICATE_PREPARED_STATEMENT,
-					  pgx_find_stmt, pgx_close_stmt};
-static const struct pgx_kind portal_kind = {"portal", AIRLOCK_N_PG_DUPLICATE_CURSOR, pgx_find_portal, pgx_close_portal};
+					  AIRLOCK_N_PG_NO_SUCH_PREPARED_STATEMENT, pgx_find_stmt, pgx_close_stmt};
+static const struct pgx_kind portal_kind = {"portal", AIRLOCK_N_PG_DUPLICATE_CURSOR, AIRLOCK_N_PG_NO_SUCH_CURSOR,
+					    pgx_find_portal, pgx_close_portal};
+
+/* Queues the error that name exists already (exists) or does not exist. */
+static void pgx_name_error(struct pg_session *s, const struct pgx_kind *k, const char *name, bool exists)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "%s \"%.64s\" %s", k->noun, name, exists ? "already exists" : "does not exist");
+	pgr_error(s, AIRLOCK_E_NONE, exists ? k->duplicate : k->missing, msg, NULL, 0);
+}
+
+/* The index of the statement or portal called name; -1 (the error queued) when there is none. */
+static int pgx_lookup(struct pg_session *s, const struct pgx_kind *k, const char *name)
+{
+	int i = k->find(s, name);
+
+	if (i < 0)
+		pgx_name_error(s, k, name, false);
+	return i;
+}
 
 /*
  * Frees name for a new statement or portal: a named one that exists is an
  * error (queued; false); the unnamed one is closed, as Postgres replaces it.
+ * Its length is checked before, so the error quotes it whole.
  */
 static bool pgx_claim_name(struct pg_session *s, const struct pgx_kind *k, const char *name)
 {
 	int old = k->find(s, name);
-	char msg[160];
 
 	if (old >= 0 && name[0]) {
-		snprintf(msg, sizeof(msg), "%s \"%s\" already exists", k->noun, name);
-		pgr_error(s, AIRLOCK_E_NONE, k->duplicate, msg, NULL, 0);
+		pgx_name_error(s, k, name, true);
 		return false;
 	}
 	if (old >= 0)
@@ -167,7 +187,6 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 	struct pgx_portal *p;
 	struct pgx_stmt *st;
 	const char *err = NULL;
-	char msg[160];
 	size_t total = 0, off = 0;
 	int si, slot;
 	bool binary = false, keep_formats;
@@ -177,12 +196,9 @@ static bool pgx_bind(struct pg_session *s, const struct pg_msg *m)
 		pgx_protocol_error(s, err);
 		return true;
 	}
-	si = pgx_find_stmt(s, b.stmt);
-	if (si < 0) {
-		snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", b.stmt);
-		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_PREPARED_STATEMENT, msg, NULL, 0);
+	si = pgx_lookup(s, &stmt_kind, b.stmt);
+	if (si < 0)
 		return true;
-	}
 	st = s->stmts[si];
 	if (b.nparams > SESS_MAX_PARAMS || strlen(b.portal) >= sizeof(p->name) ||
 	    pg_bind_values(&b, vals, SESS_MAX_PARAMS) != PG_OK) {
@@ -427,7 +443,7 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 {
 	const char *name, *err = NULL;
 	struct pgx_portal *p;
-	char kind, msg[160];
+	char kind;
 	int i;
 
 	pgx_begin(s);
@@ -438,12 +454,9 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 	if (kind == 'S') {
 		struct pgx_stmt *st;
 
-		i = pgx_find_stmt(s, name);
-		if (i < 0) {
-			snprintf(msg, sizeof(msg), "prepared statement \"%.64s\" does not exist", name);
-			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_PREPARED_STATEMENT, msg, NULL, 0);
+		i = pgx_lookup(s, &stmt_kind, name);
+		if (i < 0)
 			return true;
-		}
 		st = s->stmts[i];
 		if (runs_remotely(&st->v) && !st->desc)
 			return describe_remote(s, st, NULL, false);
@@ -487,7 +500,6 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 	struct pgv_result v;
 	struct pgq_exec x;
 	uint32_t max_rows;
-	char msg[160];
 	int i;
 
 	pgx_begin(s);
@@ -495,12 +507,9 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 		pgx_protocol_error(s, err);
 		return true;
 	}
-	i = pgx_find_portal(s, name);
-	if (i < 0) {
-		snprintf(msg, sizeof(msg), "portal \"%.64s\" does not exist", name);
-		pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_CURSOR, msg, NULL, 0);
+	i = pgx_lookup(s, &portal_kind, name);
+	if (i < 0)
 		return true;
-	}
 	p = s->portals[i];
 	if (s->undescribed == p)
 		s->undescribed = NULL; /* its RowDescription goes out with the rows */
