@@ -439,18 +439,28 @@ static bool describe_remote(struct pg_session *s, struct pgx_stmt *st, struct pg
 	return false;
 }
 
+/* Begins a Describe or a Close, whose bodies are alike: false (the error queued) when m is malformed. */
+static bool pgx_begin_named(struct pg_session *s, const struct pg_msg *m, char *kind, const char **name)
+{
+	const char *err = NULL;
+
+	pgx_begin(s);
+	if (pg_parse_describe(m, kind, name, &err) != PG_OK) {
+		pgx_protocol_error(s, err);
+		return false;
+	}
+	return true;
+}
+
 static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 {
-	const char *name, *err = NULL;
+	const char *name;
 	struct pgx_portal *p;
 	char kind;
 	int i;
 
-	pgx_begin(s);
-	if (pg_parse_describe(m, &kind, &name, &err) != PG_OK) {
-		pgx_protocol_error(s, err);
+	if (!pgx_begin_named(s, m, &kind, &name))
 		return true;
-	}
 	if (kind == 'S') {
 		struct pgx_stmt *st;
 
@@ -540,15 +550,12 @@ static bool pgx_execute(struct pg_session *s, const struct pg_msg *m)
 
 static bool pgx_close(struct pg_session *s, const struct pg_msg *m)
 {
-	const char *name, *err = NULL;
+	const char *name;
 	char kind;
 	int i;
 
-	pgx_begin(s);
-	if (pg_parse_describe(m, &kind, &name, &err) != PG_OK) {
-		pgx_protocol_error(s, err);
+	if (!pgx_begin_named(s, m, &kind, &name))
 		return true;
-	}
 	/* Closing something that does not exist is not an error. */
 	if (kind == 'S' && (i = pgx_find_stmt(s, name)) >= 0)
 		pgx_close_stmt(s, i);
