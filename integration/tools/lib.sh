@@ -753,7 +753,7 @@ tls_files()
 # limited to id, name, email with the email masked, on both listeners.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier native sverifier snative audit tmp agent agent_my
+	local path=$1 kind=${2:-demo} verifier native sverifier snative audit tmp agent agent_my orders
 
 	tls_files
 	verifier=$(agent_verifier)
@@ -768,6 +768,13 @@ database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*"
 	agent_my="mysql_target = shop_maria
 mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*"
+	# What agent_lowmem and secure read: orders alone, on both listeners.
+	orders="scram = $verifier
+target = shop
+tables = public.orders, pg_catalog.*, information_schema.*
+mysql_native = $native
+mysql_target = shop_maria
+mysql_tables = shop.orders, information_schema.*"
 	audit=$AIRLOCK_STATE_DIR/audit.log
 	[[ $kind == test ]] && audit=$AIRLOCK_STATE_DIR/audit-test.log
 	install -d -m 0711 "$(dirname "$AIRLOCK_JOB_DIR")"
@@ -864,12 +871,7 @@ max_cost = 1000000
 
 # MariaDB's max_session_mem_used at a budget a 1 MB statement can pass.
 [user agent_lowmem]
-scram = $verifier
-target = shop
-tables = public.orders, pg_catalog.*, information_schema.*
-mysql_native = $native
-mysql_target = shop_maria
-mysql_tables = shop.orders, information_schema.*
+$orders
 backend_memory_mb = 32
 
 [user agent_sha2]
@@ -894,12 +896,7 @@ max_bytes = 100000
 truncation_is_error = on
 
 [user secure]
-scram = $verifier
-target = shop
-tables = public.orders, pg_catalog.*, information_schema.*
-mysql_native = $native
-mysql_target = shop_maria
-mysql_tables = shop.orders, information_schema.*
+$orders
 tls_required = on
 
 [user support_cols]
