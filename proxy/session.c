@@ -194,8 +194,7 @@ static void session_free(struct session *s)
 	if (s->counted)
 		gen_session_release(s->gen, s->u);
 	unlink_session(s);
-	if (s->timer)
-		event_free(s->timer);
+	event_free(s->timer); /* made with the session (session_attach) */
 	if (s->idle)
 		event_free(s->idle);
 	if (s->bev)
