@@ -18,9 +18,11 @@
 
 #include "proxy/log.h"
 
+/* A relay's two connections: the runner's (accepted) and the backend's (opened by airlockd). */
+enum { RUNNER, BACKEND, NSIDES };
+
 struct relay {
-	struct bufferevent *runner;
-	struct bufferevent *backend;
+	struct bufferevent *side[NSIDES];
 	void (*on_close)(void *arg, struct relay *r);
 	void *arg;
 	int closing;
@@ -28,12 +30,12 @@ struct relay {
 
 int relay_backend_fd(const struct relay *r)
 {
-	return r && r->backend ? (int)bufferevent_getfd(r->backend) : -1;
+	return r && r->side[BACKEND] ? (int)bufferevent_getfd(r->side[BACKEND]) : -1;
 }
 
 static struct bufferevent *relay_peer(struct relay *r, struct bufferevent *bev)
 {
-	return bev == r->runner ? r->backend : r->runner;
+	return r->side[bev == r->side[RUNNER] ? BACKEND : RUNNER];
 }
 
 /* Tells the owner (which forgets r), then frees r. */
@@ -77,14 +79,14 @@ static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
 		int one = 1;
 
 		/* Protocol messages are small and latency-bound: no Nagle delay. */
-		setsockopt(bufferevent_getfd(r->backend), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		bufferevent_enable(r->runner, EV_READ);
-		bufferevent_enable(r->backend, EV_READ);
+		setsockopt(bufferevent_getfd(r->side[BACKEND]), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		for (int i = 0; i < NSIDES; i++)
+			bufferevent_enable(r->side[i], EV_READ);
 		return;
 	}
 	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
 		return;
-	if (bev == r->backend && (what & BEV_EVENT_ERROR) && !r->closing)
+	if (bev == r->side[BACKEND] && (what & BEV_EVENT_ERROR) && !r->closing)
 		log_info("relay: backend connection failed or broke");
 	/* One side is gone: flush what the other side still has to send, then close. */
 	peer = relay_peer(r, bev);
@@ -107,40 +109,38 @@ struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int cli
 	r->on_close = on_close;
 	r->arg = arg;
 	evutil_make_socket_nonblocking(client_fd);
-	r->runner = bufferevent_socket_new(base, client_fd, BEV_OPT_CLOSE_ON_FREE);
-	if (!r->runner)
+	r->side[RUNNER] = bufferevent_socket_new(base, client_fd, BEV_OPT_CLOSE_ON_FREE);
+	if (!r->side[RUNNER])
 		goto out_free;
 	client_fd = -1;
-	r->backend = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
-	if (!r->backend)
+	r->side[BACKEND] = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!r->side[BACKEND])
 		goto out_free;
-	bufferevent_setcb(r->runner, relay_read_cb, relay_write_cb, relay_event_cb, r);
-	bufferevent_setcb(r->backend, relay_read_cb, relay_write_cb, relay_event_cb, r);
-	bufferevent_setwatermark(r->runner, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
-	bufferevent_setwatermark(r->backend, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	for (int i = 0; i < NSIDES; i++) {
+		bufferevent_setcb(r->side[i], relay_read_cb, relay_write_cb, relay_event_cb, r);
+		bufferevent_setwatermark(r->side[i], EV_WRITE, RELAY_HIGH_WATER / 2, 0);
+	}
 	/* Reading from the runner starts once the backend is connected. */
-	bufferevent_disable(r->runner, EV_READ);
-	if (bufferevent_socket_connect_hostname(r->backend, dns, AF_UNSPEC, host, port) < 0)
+	bufferevent_disable(r->side[RUNNER], EV_READ);
+	if (bufferevent_socket_connect_hostname(r->side[BACKEND], dns, AF_UNSPEC, host, port) < 0)
 		goto out_free;
 	return r;
 
 out_free:
-	if (r->runner)
-		bufferevent_free(r->runner);
-	if (r->backend)
-		bufferevent_free(r->backend);
-	free(r);
+	relay_free(r);
 out_close:
 	if (client_fd >= 0)
 		close(client_fd);
 	return NULL;
 }
 
+/* Also frees a relay relay_new gave up on half way, with one side or none. */
 void relay_free(struct relay *r)
 {
 	if (!r)
 		return;
-	bufferevent_free(r->runner);
-	bufferevent_free(r->backend);
+	for (int i = 0; i < NSIDES; i++)
+		if (r->side[i])
+			bufferevent_free(r->side[i]);
 	free(r);
 }
