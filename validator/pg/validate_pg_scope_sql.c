@@ -22,28 +22,29 @@ void pgv_sb_put(struct pgv_sbuf *sb, const char *s)
 	pgv_sb_putn(sb, s, strlen(s));
 }
 
-static void quoted(struct pgv_sbuf *sb, const char *s, char q)
+/* The n bytes at s (no NUL among them) quoted with q, q doubled inside. */
+static void quoted(struct pgv_sbuf *sb, const char *s, size_t n, char q)
 {
-	const char *next;
+	const char *end = s + n, *next;
 
 	pgv_sb_putn(sb, &q, 1);
-	while ((next = strchr(s, q)) != NULL) {
+	while ((next = memchr(s, q, (size_t)(end - s))) != NULL) {
 		pgv_sb_putn(sb, s, (size_t)(next - s) + 1);
 		pgv_sb_putn(sb, &q, 1);
 		s = next + 1;
 	}
-	pgv_sb_put(sb, s);
+	pgv_sb_putn(sb, s, (size_t)(end - s));
 	pgv_sb_putn(sb, &q, 1);
 }
 
 void pgv_sb_literal(struct pgv_sbuf *sb, const char *s)
 {
-	quoted(sb, s, '\'');
+	quoted(sb, s, strlen(s), '\'');
 }
 
 void pgv_sb_ident(struct pgv_sbuf *sb, const char *s)
 {
-	quoted(sb, s, '"');
+	quoted(sb, s, strlen(s), '"');
 }
 
 char *pgv_sb_take(struct pgv_sbuf *sb)
@@ -65,6 +66,26 @@ void pgv_sb_free(struct pgv_sbuf *sb)
 	memset(sb, 0, sizeof(*sb));
 }
 
+/* (s = 'schema' AND r = 'table') for a "schema.table" (a rule's or an allowlist entry). */
+static void put_names(struct pgv_sbuf *sb, const char *table, const char *s, const char *r)
+{
+	const char *dot = strchr(table, '.');
+
+	if (!dot) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_put(sb, "(");
+	pgv_sb_put(sb, s);
+	pgv_sb_put(sb, " = ");
+	quoted(sb, table, (size_t)(dot - table), '\'');
+	pgv_sb_put(sb, " AND ");
+	pgv_sb_put(sb, r);
+	pgv_sb_put(sb, " = ");
+	pgv_sb_literal(sb, dot + 1);
+	pgv_sb_put(sb, ")");
+}
+
 /* SQL that is true when schema expression ns and relation expression rel match an allowlist entry. */
 static void allowed(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *ns, const char *rel)
 {
@@ -75,33 +96,18 @@ static void allowed(struct pgv_sbuf *sb, const struct pgv_policy *p, const char 
 	for (i = 0; i < p->ntables; i++) {
 		const char *e = p->tables[i];
 		const char *dot = e ? strchr(e, '.') : NULL;
-		char *schema;
 
 		if (!dot || dot == e)
 			continue;
-		schema = strndup(e, (size_t)(dot - e));
-		if (!schema) {
-			sb->failed = true;
-			return;
-		}
 		pgv_sb_put(sb, any ? " OR " : "");
 		any = true;
 		if (strcmp(dot + 1, "*") == 0) {
 			pgv_sb_put(sb, ns);
 			pgv_sb_put(sb, " = ");
-			pgv_sb_literal(sb, schema);
+			quoted(sb, e, (size_t)(dot - e), '\'');
 		} else {
-			pgv_sb_put(sb, "(");
-			pgv_sb_put(sb, ns);
-			pgv_sb_put(sb, " = ");
-			pgv_sb_literal(sb, schema);
-			pgv_sb_put(sb, " AND ");
-			pgv_sb_put(sb, rel);
-			pgv_sb_put(sb, " = ");
-			pgv_sb_literal(sb, dot + 1);
-			pgv_sb_put(sb, ")");
+			put_names(sb, e, ns, rel);
 		}
-		free(schema);
 	}
 	pgv_sb_put(sb, any ? ")" : "false)");
 }
@@ -200,18 +206,11 @@ static void visible_schemas(struct pgv_sbuf *sb, const struct pgv_policy *p)
 	for (i = 0; i < p->ntables; i++) {
 		const char *e = p->tables[i];
 		const char *dot = e ? strchr(e, '.') : NULL;
-		char *schema;
 
 		if (!dot || dot == e || strcmp(dot + 1, "*") != 0)
 			continue;
-		schema = strndup(e, (size_t)(dot - e));
-		if (!schema) {
-			sb->failed = true;
-			return;
-		}
 		pgv_sb_put(sb, " OR vs.nspname = ");
-		pgv_sb_literal(sb, schema);
-		free(schema);
+		quoted(sb, e, (size_t)(dot - e), '\'');
 	}
 	pgv_sb_put(sb, ")");
 }
@@ -221,17 +220,15 @@ static void put_regclass_literal(struct pgv_sbuf *sb, const char *table)
 {
 	struct pgv_sbuf tmp = {0};
 	const char *dot = strchr(table, '.');
-	char *schema = dot ? strndup(table, (size_t)(dot - table)) : NULL;
 	char *text;
 
-	if (!schema) {
+	if (!dot) {
 		sb->failed = true;
 		return;
 	}
-	pgv_sb_ident(&tmp, schema);
+	quoted(&tmp, table, (size_t)(dot - table), '"');
 	pgv_sb_put(&tmp, ".");
 	pgv_sb_ident(&tmp, dot + 1);
-	free(schema);
 	text = pgv_sb_take(&tmp);
 	if (!text) {
 		sb->failed = true;
@@ -241,28 +238,6 @@ static void put_regclass_literal(struct pgv_sbuf *sb, const char *table)
 	pgv_sb_literal(sb, text);
 	pgv_sb_put(sb, ")::pg_catalog.oid, 0)");
 	free(text);
-}
-
-/* (s = 'schema' AND r = 'table') for a rule's "schema.table". */
-static void put_rule_names(struct pgv_sbuf *sb, const char *table, const char *s, const char *r)
-{
-	const char *dot = strchr(table, '.');
-	char *schema = dot ? strndup(table, (size_t)(dot - table)) : NULL;
-
-	if (!schema) {
-		sb->failed = true;
-		return;
-	}
-	pgv_sb_put(sb, "(");
-	pgv_sb_put(sb, s);
-	pgv_sb_put(sb, " = ");
-	pgv_sb_literal(sb, schema);
-	pgv_sb_put(sb, " AND ");
-	pgv_sb_put(sb, r);
-	pgv_sb_put(sb, " = ");
-	pgv_sb_literal(sb, dot + 1);
-	pgv_sb_put(sb, ")");
-	free(schema);
 }
 
 static void put_column_list(struct pgv_sbuf *sb, const struct airlock_rule *rule)
@@ -329,7 +304,7 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 		any = true;
 		switch (kind) {
 		case 'R':
-			put_rule_names(sb, rule->table, args[0], args[1]);
+			put_names(sb, rule->table, args[0], args[1]);
 			break;
 		case 'U':
 			pgv_sb_put(sb, args[0]);
@@ -349,7 +324,7 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 			break;
 		default:
 			pgv_sb_put(sb, "(NOT ");
-			put_rule_names(sb, rule->table, args[0], args[1]);
+			put_names(sb, rule->table, args[0], args[1]);
 			pgv_sb_put(sb, " OR ");
 			pgv_sb_put(sb, args[2]);
 			pgv_sb_put(sb, " IN ");
