@@ -106,8 +106,6 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 {
 	const PgQuery__RangeVar *rv = node->range_var;
 	struct pgv_sbuf sb = {0};
-	PgQuery__SelectStmt *sel;
-	char *text;
 
 	pgv_sb_put(&sb, "SELECT * FROM (");
 	pgv_scope_put_visible_cte(&sb, sc->policy);
@@ -119,21 +117,7 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	pgv_sb_put(&sb, " r WHERE ");
 	pgv_scope_expand(&sb, sc->policy, e->filter);
 	pgv_sb_put(&sb, ")");
-	pgv_scope_put_alias(&sb, rv);
-	text = pgv_sb_take(&sb);
-	if (!text) {
-		pgv_scope_out_of_memory(sc);
-		return;
-	}
-	sel = pgv_scope_select(pgv_scope_template(sc, text));
-	free(text);
-	if (!sel)
-		return;
-	if (sel->n_from_clause != 1) {
-		pgv_scope_internal(sc, "a scoping template has an unexpected shape");
-		return;
-	}
-	pgv_scope_replace(sc, node, sel->from_clause[0]);
+	pgv_scope_replace_relation(sc, node, &sb, "a scoping template has an unexpected shape");
 }
 
 static bool is_statements_view(const char *rel)
@@ -275,6 +259,16 @@ static void check_type_name(struct pgv_scope *sc, const PgQuery__TypeName *tn)
 
 /* ---- the walk ---- */
 
+/* The mutations applied to a node after its children were walked (validate_pg_scope_guard.c). */
+static const struct {
+	PgQuery__Node__NodeCase node_case;
+	void (*mutate)(struct pgv_scope *sc, PgQuery__Node *node);
+} after_children[] = {
+	{PG_QUERY__NODE__NODE_FUNC_CALL, pgv_scope_func_call},
+	{PG_QUERY__NODE__NODE_TYPE_CAST, pgv_scope_type_cast},
+	{PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION, pgv_scope_user_value},
+};
+
 static void walk(void *ctx, ProtobufCMessage *m, int depth);
 
 static void walk_res_target(struct pgv_scope *sc, PgQuery__ResTarget *rt, int depth)
@@ -338,18 +332,12 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 	pgv_scope_each_child(m, walk, sc, depth);
 	if (sc->refused)
 		return;
-	switch (node->node_case) {
-	case PG_QUERY__NODE__NODE_FUNC_CALL:
-		pgv_scope_func_call(sc, node);
-		break;
-	case PG_QUERY__NODE__NODE_TYPE_CAST:
-		pgv_scope_type_cast(sc, node);
-		break;
-	case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
-		pgv_scope_user_value(sc, node);
-		break;
-	default:
-		break;
+	for (size_t i = 0; i < sizeof(after_children) / sizeof(after_children[0]); i++) {
+		if (node->node_case == after_children[i].node_case) {
+			/* One only: the mutation may overwrite node with a node of another case. */
+			after_children[i].mutate(sc, node);
+			break;
+		}
 	}
 }
 

@@ -88,22 +88,13 @@ static bool all_digits(const char *s)
 static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_guard_kind k, PgQuery__Node *node)
 {
 	struct pgv_sbuf sb = {0};
-	PgQuery__Node *expr;
-	char *text;
 
-	pgv_sb_put(&sb, "(SELECT g.a FROM (SELECT ");
+	pgv_sb_put(&sb, "SELECT (SELECT g.a FROM (SELECT ");
 	pgv_sb_put(&sb, value ? value : PGV_SCOPE_PLACEHOLDER);
 	pgv_sb_put(&sb, ") AS g(a) WHERE ");
 	put_check(&sb, sc->policy, k);
 	pgv_sb_put(&sb, ")");
-	text = pgv_sb_take(&sb);
-	if (!text) {
-		pgv_scope_out_of_memory(sc);
-		return NULL;
-	}
-	expr = pgv_scope_expr(sc, text, value ? NULL : node);
-	free(text);
-	return expr;
+	return pgv_scope_expr(sc, &sb, value ? NULL : node);
 }
 
 /* The guarded value for string literal lit read as the declared type. */
@@ -275,17 +266,11 @@ static void replace_with_user(struct pgv_scope *sc, PgQuery__Node *node)
 {
 	struct pgv_sbuf sb = {0};
 	PgQuery__Node *expr;
-	char *text;
 
+	pgv_sb_put(&sb, "SELECT ");
 	pgv_sb_literal(&sb, sc->policy->user ? sc->policy->user : "airlock");
 	pgv_sb_put(&sb, "::pg_catalog.name");
-	text = pgv_sb_take(&sb);
-	if (!text) {
-		pgv_scope_out_of_memory(sc);
-		return;
-	}
-	expr = pgv_scope_expr(sc, text, NULL);
-	free(text);
+	expr = pgv_scope_expr(sc, &sb, NULL);
 	if (expr)
 		pgv_scope_replace(sc, node, expr);
 }

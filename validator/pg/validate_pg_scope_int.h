@@ -63,14 +63,24 @@ bool pgv_scope_grow(struct pgv_scope *sc, void **arr, size_t *cap, size_t n, siz
 void pgv_scope_free(struct pgv_scope *sc);
 /* sql parsed and unpacked (caller frees with pg_query__parse_result__free_unpacked), NULL when it does not parse. */
 PgQuery__ParseResult *pgv_scope_unpack(const char *sql);
-/* The first statement of sql parsed as a template (kept until pgv_scope_free); NULL and refused on failure. */
-PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, const char *sql);
+struct pgv_sbuf;
+/*
+ * The first statement of sb's text parsed as a template (kept until
+ * pgv_scope_free); sb is emptied. NULL and refused on failure, out of
+ * memory included.
+ */
+PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, struct pgv_sbuf *sb);
 /* n as a SelectStmt, or NULL. */
 PgQuery__SelectStmt *pgv_scope_select(PgQuery__Node *n);
 
-struct pgv_sbuf;
 /* " AS alias" for the subquery that replaces rv: rv's own alias (column names included) or its name. */
 void pgv_scope_put_alias(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv);
+/*
+ * node (a RangeVar) becomes the subquery sb holds ("SELECT * FROM (...)",
+ * without its alias; sb is emptied), named as node was. Refused on
+ * failure; what says which template had an unexpected shape.
+ */
+void pgv_scope_replace_relation(struct pgv_scope *sc, PgQuery__Node *node, struct pgv_sbuf *sb, const char *what);
 
 typedef void (*pgv_scope_child_fn)(void *ctx, ProtobufCMessage *child, int depth);
 /* Calls fn for each message-typed field (each element of repeated ones, the set member of a oneof) of m. */
@@ -93,11 +103,11 @@ bool pgv_scope_replace(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery_
 char *pgv_scope_strdup(struct pgv_scope *sc, const char *s);
 
 /*
- * The expression of "SELECT <expr>" parsed as a template, with the
- * placeholder column (if any) replaced by value. NULL (and refused) on
- * failure.
+ * The expression of sb's "SELECT <expr>" parsed as a template (sb is
+ * emptied), with the placeholder column (if any) replaced by value. NULL
+ * (and refused) on failure.
  */
-PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, const char *expr, PgQuery__Node *value);
+PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, struct pgv_sbuf *sb, PgQuery__Node *value);
 
 /* ---- validate_pg_scope_rules.c ---- */
 

@@ -93,8 +93,6 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 	const struct airlock_rule *r;
 	const char *schema = NULL;
 	struct pgv_sbuf sb = {0};
-	PgQuery__SelectStmt *sel;
-	char *text;
 
 	if (sc->policy->nrules == 0)
 		return;
@@ -129,19 +127,5 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 		pgv_sb_put(&sb, "\n)");
 	}
 	pgv_sb_put(&sb, ")");
-	pgv_scope_put_alias(&sb, rv);
-	text = pgv_sb_take(&sb);
-	if (!text) {
-		pgv_scope_out_of_memory(sc);
-		return;
-	}
-	sel = pgv_scope_select(pgv_scope_template(sc, text));
-	free(text);
-	if (!sel)
-		return;
-	if (sel->n_from_clause != 1) {
-		pgv_scope_internal(sc, "a rule's template has an unexpected shape");
-		return;
-	}
-	pgv_scope_replace(sc, node, sel->from_clause[0]);
+	pgv_scope_replace_relation(sc, node, &sb, "a rule's template has an unexpected shape");
 }

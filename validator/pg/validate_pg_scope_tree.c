@@ -135,14 +135,22 @@ PgQuery__ParseResult *pgv_scope_unpack(const char *sql)
 	return tree;
 }
 
-/* The first statement of sql parsed as a template, kept until the end. */
-PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, const char *sql)
+/* The first statement of sb's text parsed as a template, kept until the end. */
+PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, struct pgv_sbuf *sb)
 {
 	PgQuery__ParseResult *tree;
+	char *sql = pgv_sb_take(sb);
 
-	if (!pgv_scope_grow(sc, (void **)&sc->tmpl, &sc->captmpl, sc->ntmpl, sizeof(*sc->tmpl)))
+	if (!sql) {
+		pgv_scope_out_of_memory(sc);
 		return NULL;
+	}
+	if (!pgv_scope_grow(sc, (void **)&sc->tmpl, &sc->captmpl, sc->ntmpl, sizeof(*sc->tmpl))) {
+		free(sql);
+		return NULL;
+	}
 	tree = pgv_scope_unpack(sql);
+	free(sql);
 	if (!tree || tree->n_stmts != 1 || !tree->stmts[0]->stmt) {
 		if (tree)
 			pg_query__parse_result__free_unpacked(tree, NULL);
@@ -172,22 +180,11 @@ static bool is_placeholder(const PgQuery__Node *n)
 	       strcmp(c->fields[0]->string->sval, PGV_SCOPE_PLACEHOLDER) == 0;
 }
 
-PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, const char *expr, PgQuery__Node *value)
+PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, struct pgv_sbuf *sb, PgQuery__Node *value)
 {
-	struct pgv_sbuf sb = {0};
-	PgQuery__SelectStmt *sel;
+	PgQuery__SelectStmt *sel = pgv_scope_select(pgv_scope_template(sc, sb));
 	PgQuery__Node *root, *hole;
-	char *text;
 
-	pgv_sb_put(&sb, "SELECT ");
-	pgv_sb_put(&sb, expr);
-	text = pgv_sb_take(&sb);
-	if (!text) {
-		pgv_scope_out_of_memory(sc);
-		return NULL;
-	}
-	sel = pgv_scope_select(pgv_scope_template(sc, text));
-	free(text);
 	if (!sel)
 		return NULL;
 	if (sel->n_target_list != 1 || sel->target_list[0]->node_case != PG_QUERY__NODE__NODE_RES_TARGET) {
@@ -285,4 +282,19 @@ void pgv_scope_put_alias(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv)
 		pgv_sb_ident(sb, c->node_case == PG_QUERY__NODE__NODE_STRING ? c->string->sval : "?column?");
 	}
 	pgv_sb_put(sb, ")");
+}
+
+void pgv_scope_replace_relation(struct pgv_scope *sc, PgQuery__Node *node, struct pgv_sbuf *sb, const char *what)
+{
+	PgQuery__SelectStmt *sel;
+
+	pgv_scope_put_alias(sb, node->range_var);
+	sel = pgv_scope_select(pgv_scope_template(sc, sb));
+	if (!sel)
+		return;
+	if (sel->n_from_clause != 1) {
+		pgv_scope_internal(sc, what);
+		return;
+	}
+	pgv_scope_replace(sc, node, sel->from_clause[0]);
 }
