@@ -78,108 +78,78 @@ static const struct denied_fn denied[] = {
 };
 
 /*
- * System variables whose session value a read may show: they describe
- * the dialect and limits, not the backend host, paths or accounts.
+ * System variables by what a statement may do with them:
+ *   read   a read may show the session value (those that describe the
+ *          dialect and limits, not the backend host, paths or accounts)
+ *   local  only the session answers it (connectors ask at connect)
+ *   set    SET may change it (the session keeps some, accepts the rest)
  */
-static const char *const readable[] = {
-	"auto_increment_increment",
-	"auto_increment_offset",
-	"autocommit",
-	"character_set_client",
-	"character_set_connection",
-	"character_set_database",
-	"character_set_filesystem",
-	"character_set_results",
-	"character_set_server",
-	"character_set_system",
-	"collation_connection",
-	"collation_database",
-	"collation_server",
-	"default_storage_engine",
-	"default_week_format",
-	"div_precision_increment",
-	"error_count",
-	"foreign_key_checks",
-	"group_concat_max_len",
-	"interactive_timeout",
-	"lc_time_names",
-	"license",
-	"lower_case_table_names",
-	"max_allowed_packet",
-	"max_execution_time",
-	"max_statement_time",
-	"net_buffer_length",
-	"net_read_timeout",
-	"net_write_timeout",
-	"performance_schema",
-	"query_cache_size",
-	"query_cache_type",
-	"sql_auto_is_null",
-	"sql_mode",
-	"sql_notes",
-	"sql_quote_show_create",
-	"sql_safe_updates",
-	"sql_select_limit",
-	"sql_warnings",
-	"system_time_zone",
-	"time_zone",
-	"transaction_isolation",
-	"transaction_read_only",
-	"tx_isolation",
-	"tx_read_only",
-	"unique_checks",
-	"version",
-	"version_comment",
-	"wait_timeout",
-	"warning_count",
+struct sysvar {
+	const char *name;
+	bool read, local, set;
 };
 
-/* Answered only by the session (connectors ask for them at connect). */
-static const char *const local_only[] = {
-	"have_query_cache",
-	"init_connect",
-};
-
-/* Settings SET may change (the session keeps some, accepts the rest). */
-static const char *const settable[] = {
-	"autocommit",
-	"character set",
-	"character_set_client",
-	"character_set_connection",
-	"character_set_results",
-	"character_set_server",
-	"collation_connection",
-	"collation_server",
-	"default_week_format",
-	"div_precision_increment",
-	"foreign_key_checks",
-	"group_concat_max_len",
-	"interactive_timeout",
-	"lc_time_names",
-	"max_execution_time",
-	"max_statement_time",
-	"names",
-	"net_read_timeout",
-	"net_write_timeout",
-	"session_track_gtids",
-	"session_track_schema",
-	"session_track_state_change",
-	"session_track_system_variables",
-	"session_track_transaction_info",
-	"sql_auto_is_null",
-	"sql_mode",
-	"sql_notes",
-	"sql_quote_show_create",
-	"sql_safe_updates",
-	"sql_select_limit",
-	"sql_warnings",
-	"time_zone",
-	"transaction_isolation",
-	"transaction_read_only",
-	"tx_isolation",
-	"tx_read_only",
-	"unique_checks",
-	"wait_timeout",
+/* Sorted by name in strcmp order. */
+static const struct sysvar sysvars[] = {
+	{"auto_increment_increment", true, false, false},
+	{"auto_increment_offset", true, false, false},
+	{"autocommit", true, false, true},
+	{"character set", false, false, true},
+	{"character_set_client", true, false, true},
+	{"character_set_connection", true, false, true},
+	{"character_set_database", true, false, false},
+	{"character_set_filesystem", true, false, false},
+	{"character_set_results", true, false, true},
+	{"character_set_server", true, false, true},
+	{"character_set_system", true, false, false},
+	{"collation_connection", true, false, true},
+	{"collation_database", true, false, false},
+	{"collation_server", true, false, true},
+	{"default_storage_engine", true, false, false},
+	{"default_week_format", true, false, true},
+	{"div_precision_increment", true, false, true},
+	{"error_count", true, false, false},
+	{"foreign_key_checks", true, false, true},
+	{"group_concat_max_len", true, false, true},
+	{"have_query_cache", false, true, false},
+	{"init_connect", false, true, false},
+	{"interactive_timeout", true, false, true},
+	{"lc_time_names", true, false, true},
+	{"license", true, false, false},
+	{"lower_case_table_names", true, false, false},
+	{"max_allowed_packet", true, false, false},
+	{"max_execution_time", true, false, true},
+	{"max_statement_time", true, false, true},
+	{"names", false, false, true},
+	{"net_buffer_length", true, false, false},
+	{"net_read_timeout", true, false, true},
+	{"net_write_timeout", true, false, true},
+	{"performance_schema", true, false, false},
+	{"query_cache_size", true, false, false},
+	{"query_cache_type", true, false, false},
+	{"session_track_gtids", false, false, true},
+	{"session_track_schema", false, false, true},
+	{"session_track_state_change", false, false, true},
+	{"session_track_system_variables", false, false, true},
+	{"session_track_transaction_info", false, false, true},
+	{"sql_auto_is_null", true, false, true},
+	{"sql_mode", true, false, true},
+	{"sql_notes", true, false, true},
+	{"sql_quote_show_create", true, false, true},
+	{"sql_safe_updates", true, false, true},
+	{"sql_select_limit", true, false, true},
+	{"sql_warnings", true, false, true},
+	{"system_time_zone", true, false, false},
+	{"time_zone", true, false, true},
+	{"transaction_isolation", true, false, true},
+	{"transaction_read_only", true, false, true},
+	{"tx_isolation", true, false, true},
+	{"tx_read_only", true, false, true},
+	{"unique_checks", true, false, true},
+	{"version", true, false, false},
+	{"version_comment", true, false, false},
+	{"wait_timeout", true, false, true},
+	{"warning_count", true, false, false},
 };
 
 /*
@@ -196,14 +166,15 @@ static const char *const charsets[] = {
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int cmp_str(const void *key, const void *elem)
+/* Every table here holds elements whose first member is the name (a struct's, or the string itself). */
+static const char *name_at(const void *table, size_t size, size_t i)
 {
-	return strcmp(key, *(const char *const *)elem);
+	return *(const char *const *)((const char *)table + i * size);
 }
 
-static int cmp_fn(const void *key, const void *elem)
+static int cmp_name(const void *key, const void *elem)
 {
-	return strcmp(key, ((const struct denied_fn *)elem)->name);
+	return strcmp(key, *(const char *const *)elem);
 }
 
 const char *vmy_function_denied(const struct vmy_policy *pol, const char *name)
@@ -211,7 +182,7 @@ const char *vmy_function_denied(const struct vmy_policy *pol, const char *name)
 	const struct denied_fn *hit;
 	size_t i;
 
-	hit = bsearch(name, denied, N(denied), sizeof(denied[0]), cmp_fn);
+	hit = bsearch(name, denied, N(denied), sizeof(denied[0]), cmp_name);
 	if (hit) {
 		if (hit->reason == R_SLEEP && pol->allow_sleep)
 			return NULL;
@@ -226,15 +197,23 @@ const char *vmy_function_denied(const struct vmy_policy *pol, const char *name)
 	return NULL;
 }
 
+/* The entry for name, or one that allows nothing. */
+static const struct sysvar *sysvar(const char *name)
+{
+	static const struct sysvar unknown;
+	const struct sysvar *v = bsearch(name, sysvars, N(sysvars), sizeof(sysvars[0]), cmp_name);
+
+	return v ? v : &unknown;
+}
+
 bool vmy_sysvar_readable(const char *name)
 {
-	return bsearch(name, readable, N(readable), sizeof(readable[0]), cmp_str) != NULL;
+	return sysvar(name)->read;
 }
 
 bool vmy_sysvar_local(const char *name)
 {
-	return vmy_sysvar_readable(name) ||
-	       bsearch(name, local_only, N(local_only), sizeof(local_only[0]), cmp_str) != NULL;
+	return sysvar(name)->read || sysvar(name)->local;
 }
 
 const char *vmy_sysvar_list(void)
@@ -247,7 +226,7 @@ const char *vmy_sysvar_list(void)
 
 bool vmy_setting_allowed(const char *name)
 {
-	return bsearch(name, settable, N(settable), sizeof(settable[0]), cmp_str) != NULL;
+	return sysvar(name)->set;
 }
 
 const char *vmy_setting_list(void)
@@ -263,7 +242,7 @@ const char *vmy_setting_list(void)
 
 bool vmy_charset_allowed(const char *name)
 {
-	return bsearch(name, charsets, N(charsets), sizeof(charsets[0]), cmp_str) != NULL;
+	return bsearch(name, charsets, N(charsets), sizeof(charsets[0]), cmp_name) != NULL;
 }
 
 bool vmy_charset_single_byte(const char *name)
@@ -284,12 +263,12 @@ bool vmy_charset_supported(const char *name)
 	return false;
 }
 
-static bool sorted(const char *const *a, size_t n)
+static bool sorted(const void *table, size_t n, size_t size)
 {
 	size_t i;
 
 	for (i = 1; i < n; i++) {
-		if (strcmp(a[i - 1], a[i]) >= 0)
+		if (strcmp(name_at(table, size, i - 1), name_at(table, size, i)) >= 0)
 			return false;
 	}
 	return true;
@@ -297,14 +276,8 @@ static bool sorted(const char *const *a, size_t n)
 
 bool vmy_tables_sorted(void)
 {
-	size_t i;
-
-	for (i = 1; i < N(denied); i++) {
-		if (strcmp(denied[i - 1].name, denied[i].name) >= 0)
-			return false;
-	}
-	return sorted(readable, N(readable)) && sorted(local_only, N(local_only)) && sorted(settable, N(settable)) &&
-	       sorted(charsets, N(charsets));
+	return sorted(denied, N(denied), sizeof(denied[0])) && sorted(sysvars, N(sysvars), sizeof(sysvars[0])) &&
+	       sorted(charsets, N(charsets), sizeof(charsets[0]));
 }
 
 /* sql_mode names MariaDB and MySQL know, with what they mean for lexing. */
