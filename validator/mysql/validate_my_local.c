@@ -6,7 +6,6 @@
  */
 #include "validator/mysql/validate_my_local.h"
 
-#include <limits.h>
 #include <string.h>
 
 #include "validator/mysql/validate_my_funcs.h"
@@ -120,25 +119,7 @@ static bool item_alias(struct vmy_parser *p, struct vmy_local_item *it)
 /* LIMIT n with n a plain decimal number. */
 static bool limit(struct vmy_parser *p, long *out)
 {
-	const struct vmy_token *t;
-	long v = 0;
-	size_t i;
-
-	if (!vmy_accept_kw(p, "LIMIT"))
-		return true;
-	t = vmy_peek(p, 0);
-	if (t->kind != VMY_T_NUMBER)
-		return false;
-	for (i = 0; i < t->len; i++) {
-		char c = p->sql[t->start + i];
-
-		if (c < '0' || c > '9')
-			return false;
-		v = v > (LONG_MAX - 9) / 10 ? LONG_MAX : v * 10 + (c - '0');
-	}
-	vmy_next(p);
-	*out = v;
-	return true;
+	return !vmy_accept_kw(p, "LIMIT") || vmy_accept_number(p, out);
 }
 
 static bool match(struct vmy_parser *p, struct vmy_result *out)

@@ -5,6 +5,7 @@
 
 #include "validator/mysql/validate_my_funcs.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,6 +144,34 @@ bool vmy_take_name(struct vmy_parser *p, const struct vmy_token *t, char *buf, s
 	return false;
 }
 
+bool vmy_accept_name(struct vmy_parser *p, char *buf, size_t size)
+{
+	if (!vmy_take_name(p, vmy_peek(p, 0), buf, size))
+		return false;
+	vmy_next(p);
+	return true;
+}
+
+bool vmy_accept_number(struct vmy_parser *p, long *v)
+{
+	const struct vmy_token *t = vmy_peek(p, 0);
+	long n = 0;
+	size_t i;
+
+	if (t->kind != VMY_T_NUMBER)
+		return false;
+	for (i = 0; i < t->len; i++) {
+		char c = p->sql[t->start + i];
+
+		if (c < '0' || c > '9')
+			return false;
+		n = n > (LONG_MAX - 9) / 10 ? LONG_MAX : n * 10 + (c - '0');
+	}
+	vmy_next(p);
+	*v = n;
+	return true;
+}
+
 bool vmy_enter(struct vmy_parser *p)
 {
 	if (p->failed)
@@ -240,6 +269,13 @@ void vmy_syntax(struct vmy_parser *p, const char *hint)
 	const struct vmy_token *t = vmy_peek(p, 0);
 
 	vmy_refuse_near(p, t->start, AIRLOCK_E_SYNTAX, hint);
+}
+
+bool vmy_expect(struct vmy_parser *p, bool ok, const char *hint)
+{
+	if (!ok)
+		vmy_syntax(p, hint);
+	return ok;
 }
 
 void vmy_refuse_write(struct vmy_parser *p, const char *what)

@@ -93,6 +93,15 @@ bool vmy_word_is(const struct vmy_parser *p, const struct vmy_token *t, const ch
  * names too long.
  */
 bool vmy_take_name(struct vmy_parser *p, const struct vmy_token *t, char *buf, size_t size);
+/* The same for the current token, passed over when it is a name. */
+bool vmy_accept_name(struct vmy_parser *p, char *buf, size_t size);
+
+/*
+ * A NUMBER token of plain decimal digits at the current token, its value
+ * (LONG_MAX when it does not fit) in *v, passed over. False, with
+ * nothing refused or passed over, for anything else.
+ */
+bool vmy_accept_number(struct vmy_parser *p, long *v);
 
 /* Enter a nesting level; refuses (TOO_COMPLEX) past VMY_MAX_DEPTH. */
 bool vmy_enter(struct vmy_parser *p);
@@ -111,6 +120,8 @@ void vmy_refuse_near(struct vmy_parser *p, size_t at, enum airlock_err code, con
 
 /* Same for the current token, code SYNTAX. */
 void vmy_syntax(struct vmy_parser *p, const char *hint);
+/* ok; when it is false, first vmy_syntax(p, hint). */
+bool vmy_expect(struct vmy_parser *p, bool ok, const char *hint);
 
 /* NOT_READ_ONLY (1792, 25006) for a statement or clause described by what. */
 void vmy_refuse_write(struct vmy_parser *p, const char *what);

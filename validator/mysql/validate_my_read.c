@@ -171,9 +171,8 @@ static bool name_list(struct vmy_parser *p)
 	if (!expect_punct(p, "("))
 		return false;
 	do {
-		if (!vmy_take_name(p, vmy_peek(p, 0), name, sizeof(name)))
+		if (!vmy_accept_name(p, name, sizeof(name)))
 			return false;
-		vmy_next(p);
 	} while (vmy_accept_punct(p, ","));
 	return expect_punct(p, ")");
 }
@@ -188,19 +187,13 @@ static bool with_clause(struct vmy_parser *p)
 	if (recursive && !push_recursive_names(p))
 		return false;
 	do {
-		if (!vmy_take_name(p, vmy_peek(p, 0), name, sizeof(name)))
+		if (!vmy_accept_name(p, name, sizeof(name)))
 			return false;
-		vmy_next(p);
 		if (vmy_punct_at(p, 0, "(") && !name_list(p))
 			return false;
-		if (!vmy_accept_kw(p, "AS")) {
-			vmy_syntax(p, "WITH name AS (SELECT ...) was expected");
+		if (!vmy_expect(p, vmy_accept_kw(p, "AS") && vmy_punct_at(p, 0, "("),
+				"WITH name AS (SELECT ...) was expected"))
 			return false;
-		}
-		if (!vmy_punct_at(p, 0, "(")) {
-			vmy_syntax(p, "WITH name AS (SELECT ...) was expected");
-			return false;
-		}
 		if (!vmy_enter(p))
 			return false;
 		vmy_next(p);
@@ -545,26 +538,16 @@ static bool index_hints(struct vmy_parser *p)
 {
 	while (vmy_kw_at(p, 0, "USE") || vmy_kw_at(p, 0, "IGNORE") || vmy_kw_at(p, 0, "FORCE")) {
 		vmy_next(p);
-		if (!vmy_accept_kw(p, "INDEX") && !vmy_accept_kw(p, "KEY")) {
-			vmy_syntax(p, "INDEX or KEY was expected");
+		if (!vmy_expect(p, vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "KEY"), "INDEX or KEY was expected"))
 			return false;
+		if (vmy_accept_kw(p, "FOR") && !vmy_accept_kw(p, "JOIN")) {
+			if (!vmy_expect(p, vmy_accept_kw(p, "ORDER") || vmy_accept_kw(p, "GROUP"),
+					"FOR JOIN, FOR ORDER BY or FOR GROUP BY was expected") ||
+			    !vmy_expect(p, vmy_accept_kw(p, "BY"), "BY was expected"))
+				return false;
 		}
-		if (vmy_accept_kw(p, "FOR")) {
-			if (!vmy_accept_kw(p, "JOIN")) {
-				if (!vmy_accept_kw(p, "ORDER") && !vmy_accept_kw(p, "GROUP")) {
-					vmy_syntax(p, "FOR JOIN, FOR ORDER BY or FOR GROUP BY was expected");
-					return false;
-				}
-				if (!vmy_accept_kw(p, "BY")) {
-					vmy_syntax(p, "BY was expected");
-					return false;
-				}
-			}
-		}
-		if (!vmy_punct_at(p, 0, "(")) {
-			vmy_syntax(p, "an index list was expected");
+		if (!vmy_expect(p, vmy_punct_at(p, 0, "("), "an index list was expected"))
 			return false;
-		}
 		if (vmy_punct_at(p, 1, ")")) {
 			vmy_next(p);
 			vmy_next(p);
@@ -588,19 +571,16 @@ static bool base_table(struct vmy_parser *p)
 		const char *db;
 
 		vmy_next(p);
-		if (!vmy_take_name(p, vmy_peek(p, 0), b, sizeof(b)))
+		if (!vmy_accept_name(p, b, sizeof(b)))
 			return false;
-		vmy_next(p);
 		db = vmy_current_db(p);
 		ok = db && vmy_check_table(p, db, b) && vmy_scope_note(p, start, db, b);
 	} else {
-		if (!vmy_take_name(p, t, a, sizeof(a)))
+		if (!vmy_accept_name(p, a, sizeof(a)))
 			return false;
-		vmy_next(p);
 		if (vmy_accept_punct(p, ".")) {
-			if (!vmy_take_name(p, vmy_peek(p, 0), b, sizeof(b)))
+			if (!vmy_accept_name(p, b, sizeof(b)))
 				return false;
-			vmy_next(p);
 			if (vmy_punct_at(p, 0, ".")) {
 				vmy_syntax(p, "a table name is database.table");
 				return false;
@@ -723,11 +703,7 @@ static bool join_op(struct vmy_parser *p)
 		vmy_syntax(p, "a join was expected");
 		return false;
 	}
-	if (!vmy_accept_kw(p, "JOIN")) {
-		vmy_syntax(p, "JOIN was expected");
-		return false;
-	}
-	return true;
+	return vmy_expect(p, vmy_accept_kw(p, "JOIN"), "JOIN was expected");
 }
 
 static bool join_spec(struct vmy_parser *p)

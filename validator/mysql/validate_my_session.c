@@ -337,11 +337,9 @@ static void set_transaction(struct vmy_parser *p, bool session)
 static bool variable_item(struct vmy_parser *p, struct vmy_assign *a)
 {
 	char name[VMY_NAME_MAX];
-	const struct vmy_token *t = vmy_peek(p, 0);
 
-	if (!vmy_take_name(p, t, name, sizeof(name)))
+	if (!vmy_accept_name(p, name, sizeof(name)))
 		return false;
-	vmy_next(p);
 	if (!vmy_lower_copy(a->name, sizeof(a->name), name, strlen(name))) {
 		refuse_setting(p, "(a long name)", "unknown setting");
 		return false;
@@ -542,9 +540,8 @@ void vmy_use(struct vmy_parser *p)
 	char db[VMY_NAME_MAX];
 
 	vmy_next(p); /* USE */
-	if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
+	if (!vmy_accept_name(p, db, sizeof(db)))
 		return;
-	vmy_next(p);
 	if (!vmy_at_end(p)) {
 		vmy_syntax(p, "USE takes one database name");
 		return;

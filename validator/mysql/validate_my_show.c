@@ -3,7 +3,6 @@
  */
 #include "validator/mysql/validate_my_show.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,9 +72,8 @@ static bool show_db(struct vmy_parser *p)
 	const char *cur;
 
 	if (from_in(p)) {
-		if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
+		if (!vmy_accept_name(p, db, sizeof(db)))
 			return false;
-		vmy_next(p);
 		cur = db;
 	} else {
 		cur = vmy_current_db(p);
@@ -107,13 +105,11 @@ static bool show_table(struct vmy_parser *p, bool allow_from_db)
 	char a[VMY_NAME_MAX], b[VMY_NAME_MAX], db[VMY_NAME_MAX];
 	bool qualified = false;
 
-	if (!vmy_take_name(p, vmy_peek(p, 0), a, sizeof(a)))
+	if (!vmy_accept_name(p, a, sizeof(a)))
 		return false;
-	vmy_next(p);
 	if (vmy_accept_punct(p, ".")) {
-		if (!vmy_take_name(p, vmy_peek(p, 0), b, sizeof(b)))
+		if (!vmy_accept_name(p, b, sizeof(b)))
 			return false;
-		vmy_next(p);
 		qualified = true;
 	}
 	if (allow_from_db && from_in(p)) {
@@ -121,9 +117,8 @@ static bool show_table(struct vmy_parser *p, bool allow_from_db)
 			vmy_syntax(p, "name the database once: FROM db.t or FROM t FROM db");
 			return false;
 		}
-		if (!vmy_take_name(p, vmy_peek(p, 0), db, sizeof(db)))
+		if (!vmy_accept_name(p, db, sizeof(db)))
 			return false;
-		vmy_next(p);
 		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a);
 	}
 	return qualified ? vmy_check_table(p, a, b) && vmy_check_describable(p, a, b)
@@ -239,25 +234,6 @@ static void show_variables(struct vmy_parser *p)
 	p->out->kind = VMY_SHOW_VARIABLES;
 }
 
-static bool plain_number(struct vmy_parser *p, long *v)
-{
-	const struct vmy_token *t = vmy_peek(p, 0);
-	size_t i;
-
-	*v = 0;
-	if (t->kind != VMY_T_NUMBER)
-		return false;
-	for (i = 0; i < t->len; i++) {
-		char c = p->sql[t->start + i];
-
-		if (c < '0' || c > '9')
-			return false;
-		*v = *v > (LONG_MAX - 9) / 10 ? LONG_MAX : *v * 10 + (c - '0');
-	}
-	vmy_next(p);
-	return true;
-}
-
 /* WARNINGS / ERRORS [LIMIT [offset,] n] */
 static void show_warnings(struct vmy_parser *p, bool count)
 {
@@ -269,12 +245,12 @@ static void show_warnings(struct vmy_parser *p, bool count)
 	if (!count && vmy_accept_kw(p, "LIMIT")) {
 		long a, b;
 
-		if (!plain_number(p, &a)) {
+		if (!vmy_accept_number(p, &a)) {
 			vmy_syntax(p, "LIMIT n was expected");
 			return;
 		}
 		if (vmy_accept_punct(p, ",")) {
-			if (!plain_number(p, &b)) {
+			if (!vmy_accept_number(p, &b)) {
 				vmy_syntax(p, "LIMIT offset, n was expected");
 				return;
 			}
@@ -445,9 +421,8 @@ void vmy_describe(struct vmy_parser *p)
 	if (t->kind == VMY_T_STRING) {
 		vmy_next(p);
 	} else if (t->kind == VMY_T_WORD || t->kind == VMY_T_QIDENT) {
-		if (!vmy_take_name(p, t, col, sizeof(col)))
+		if (!vmy_accept_name(p, col, sizeof(col)))
 			return;
-		vmy_next(p);
 	}
 	read_ok(p, "DESCRIBE");
 }

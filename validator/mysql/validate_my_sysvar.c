@@ -26,9 +26,8 @@ bool vmy_read_sysvar(struct vmy_parser *p)
 		vmy_next(p);
 		t = vmy_peek(p, 0);
 	}
-	if (!vmy_take_name(p, t, name, sizeof(name)))
+	if (!vmy_accept_name(p, name, sizeof(name)))
 		return false;
-	vmy_next(p);
 	vmy_lower_copy(lower, sizeof(lower), name, strlen(name));
 	snprintf(hint, sizeof(hint),
 		 "readable system variables: %s; @@global values are not "
