@@ -80,6 +80,19 @@ static bool expect_punct(struct vmy_parser *p, const char *s)
 	return false;
 }
 
+/* "(" query ")" at the current "(", one nesting level deeper. */
+static bool paren_query(struct vmy_parser *p)
+{
+	bool ok;
+
+	if (!vmy_enter(p))
+		return false;
+	vmy_next(p); /* ( */
+	ok = query(p) && expect_punct(p, ")");
+	vmy_leave(p);
+	return ok;
+}
+
 static bool is_query_start(struct vmy_parser *p, const struct vmy_token *t)
 {
 	return vmy_is_kw(p, t, "SELECT") || vmy_is_kw(p, t, "WITH");
@@ -194,12 +207,8 @@ static bool with_clause(struct vmy_parser *p)
 		if (!vmy_expect(p, vmy_accept_kw(p, "AS") && vmy_punct_at(p, 0, "("),
 				"WITH name AS (SELECT ...) was expected"))
 			return false;
-		if (!vmy_enter(p))
+		if (!paren_query(p))
 			return false;
-		vmy_next(p);
-		if (!query(p) || !expect_punct(p, ")"))
-			return false;
-		vmy_leave(p);
 		if (!recursive && !vmy_cte_push(p, name))
 			return false;
 	} while (vmy_accept_punct(p, ","));
@@ -228,15 +237,8 @@ static bool term(struct vmy_parser *p)
 {
 	const struct vmy_token *t = vmy_peek(p, 0);
 
-	if (vmy_tok_punct(p->sql, t, "(")) {
-		if (!vmy_enter(p))
-			return false;
-		vmy_next(p);
-		if (!query(p) || !expect_punct(p, ")"))
-			return false;
-		vmy_leave(p);
-		return seq(p, SEQ_TAIL);
-	}
+	if (vmy_tok_punct(p->sql, t, "("))
+		return paren_query(p) && seq(p, SEQ_TAIL);
 	if (!vmy_is_kw(p, t, "SELECT"))
 		return refuse_non_query(p, t);
 	vmy_next(p);
