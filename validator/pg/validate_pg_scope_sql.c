@@ -66,15 +66,23 @@ void pgv_sb_free(struct pgv_sbuf *sb)
 	memset(sb, 0, sizeof(*sb));
 }
 
-/* (s = 'schema' AND r = 'table') for a "schema.table" (a rule's or an allowlist entry). */
-static void put_names(struct pgv_sbuf *sb, const char *table, const char *s, const char *r)
+/* The dot of a "schema.table"; NULL, and sb failed, when there is none. */
+static const char *table_dot(struct pgv_sbuf *sb, const char *table)
 {
 	const char *dot = strchr(table, '.');
 
-	if (!dot) {
+	if (!dot)
 		sb->failed = true;
+	return dot;
+}
+
+/* (s = 'schema' AND r = 'table') for a "schema.table" (a rule's or an allowlist entry). */
+static void put_names(struct pgv_sbuf *sb, const char *table, const char *s, const char *r)
+{
+	const char *dot = table_dot(sb, table);
+
+	if (!dot)
 		return;
-	}
 	pgv_sb_put(sb, "(");
 	pgv_sb_put(sb, s);
 	pgv_sb_put(sb, " = ");
@@ -219,13 +227,11 @@ static void visible_schemas(struct pgv_sbuf *sb, const struct pgv_policy *p)
 static void put_regclass_literal(struct pgv_sbuf *sb, const char *table)
 {
 	struct pgv_sbuf tmp = {0};
-	const char *dot = strchr(table, '.');
+	const char *dot = table_dot(sb, table);
 	char *text;
 
-	if (!dot) {
-		sb->failed = true;
+	if (!dot)
 		return;
-	}
 	quoted(&tmp, table, (size_t)(dot - table), '"');
 	pgv_sb_put(&tmp, ".");
 	pgv_sb_ident(&tmp, dot + 1);
