@@ -295,7 +295,7 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 	char args[3][96];
 	const char *rest;
 	size_t n = 0, i;
-	bool any = false;
+	bool any = false, by_column = kind == 'H' || kind == 'Q';
 
 	rest = split_args(t, args, &n);
 	if (!rest || n != want[kind - 'H'])
@@ -304,39 +304,27 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 	for (i = 0; i < p->nrules; i++) {
 		const struct airlock_rule *rule = &p->rules[i];
 
-		if ((kind == 'H' || kind == 'Q') && !rule->has_columns)
+		if (by_column && !rule->has_columns)
 			continue;
 		pgv_sb_put(sb, any ? (kind == 'R' ? " OR " : " AND ") : (kind == 'R' ? "NOT (" : ""));
 		any = true;
-		switch (kind) {
-		case 'R':
-			put_names(sb, rule->table, args[0], args[1]);
-			break;
-		case 'U':
-			pgv_sb_put(sb, args[0]);
-			pgv_sb_put(sb, " <> ");
-			put_regclass_literal(sb, rule->table);
-			break;
-		case 'H':
+		if (by_column)
 			pgv_sb_put(sb, "(");
+		if (kind == 'R' || kind == 'Q') {
+			pgv_sb_put(sb, kind == 'Q' ? "NOT " : "");
+			put_names(sb, rule->table, args[0], args[1]);
+		} else {
 			pgv_sb_put(sb, args[0]);
 			pgv_sb_put(sb, " <> ");
 			put_regclass_literal(sb, rule->table);
+		}
+		if (by_column) {
+			/* ... or the column (the last argument) is one the rule shows */
 			pgv_sb_put(sb, " OR ");
-			pgv_sb_put(sb, args[1]);
+			pgv_sb_put(sb, args[n - 1]);
 			pgv_sb_put(sb, " IN ");
 			put_column_list(sb, rule);
 			pgv_sb_put(sb, ")");
-			break;
-		default:
-			pgv_sb_put(sb, "(NOT ");
-			put_names(sb, rule->table, args[0], args[1]);
-			pgv_sb_put(sb, " OR ");
-			pgv_sb_put(sb, args[2]);
-			pgv_sb_put(sb, " IN ");
-			put_column_list(sb, rule);
-			pgv_sb_put(sb, ")");
-			break;
 		}
 	}
 	if (!any)
