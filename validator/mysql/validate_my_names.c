@@ -201,30 +201,26 @@ static bool cte_visible(const struct vmy_parser *p, const char *name)
 
 /*
  * The database a table reference reads: db itself, or for an unqualified
- * name the current one. NULL with *cte set when a CTE of that name is in
- * scope (no table is read); NULL and refused when no database is selected.
+ * name the current one. NULL when there is no table to check: a CTE of
+ * that name is in scope, or no database is selected (refused, p->failed).
  */
-static const char *table_db(struct vmy_parser *p, const char *db, const char *table, bool *cte)
+static const char *table_db(struct vmy_parser *p, const char *db, const char *table)
 {
-	*cte = false;
 	if (db)
 		return db;
-	if (cte_visible(p, table)) {
-		*cte = true;
+	if (cte_visible(p, table))
 		return NULL;
-	}
 	return vmy_current_db(p);
 }
 
 bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table)
 {
 	char hint[512];
-	bool cte;
 	int ok;
 
-	db = table_db(p, db, table, &cte);
+	db = table_db(p, db, table);
 	if (!db)
-		return cte;
+		return !p->failed;
 	ok = table_allowed(p->pol, db, table);
 	if (ok == 1)
 		return true;
@@ -309,12 +305,11 @@ bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const ch
 	struct vmy_scope_plan *sp = &p->out->scope;
 	struct vmy_scoped_ref *r;
 	size_t i;
-	bool cte;
 	int rule;
 
-	db = table_db(p, db, table, &cte);
+	db = table_db(p, db, table);
 	if (!db)
-		return cte;
+		return !p->failed;
 	rule = vmy_rule_index(p->pol, db, table);
 	if (!is_is(db, strlen(db)) && rule < 0)
 		return true;
@@ -347,12 +342,11 @@ void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased)
 
 bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table)
 {
-	bool cte;
 	int rule;
 
-	db = table_db(p, db, table, &cte);
+	db = table_db(p, db, table);
 	if (!db)
-		return cte;
+		return !p->failed;
 	rule = vmy_rule_index(p->pol, db, table);
 	if (rule < 0 || !p->pol->rules[rule].has_columns)
 		return true;
