@@ -139,9 +139,15 @@ static bool get_count(struct rbuf *r, uint32_t *n)
 	return rbuf_get_be32(r, n) && *n <= rbuf_left(r) / 4;
 }
 
-static bool get_list(struct rbuf *r, struct vw_request *req, const char *const **out, size_t *nout)
+typedef bool (*get_elem_fn)(struct rbuf *r, struct vw_request *req, void *elem);
+
+/*
+ * A count, then that many elements of size bytes each, read by get into
+ * an array owned by req. *out is NULL when the count is 0.
+ */
+static bool get_array(struct rbuf *r, struct vw_request *req, size_t size, get_elem_fn get, void **out, size_t *nout)
 {
-	const char **v;
+	char *v;
 	uint32_t n;
 
 	*out = NULL;
@@ -150,66 +156,68 @@ static bool get_list(struct rbuf *r, struct vw_request *req, const char *const *
 		return false;
 	if (n == 0)
 		return true;
-	v = own(req, n, sizeof(*v));
+	v = own(req, n, size);
 	if (!v)
 		return false;
 	for (uint32_t i = 0; i < n; i++)
-		if (!get_view(r, req, &v[i]))
+		if (!get(r, req, v + (size_t)i * size))
 			return false;
 	*out = v;
 	*nout = n;
 	return true;
 }
 
-static bool get_rule(struct rbuf *r, struct vw_request *req, struct airlock_rule *rule)
+static bool get_string(struct rbuf *r, struct vw_request *req, void *elem)
 {
-	const char *table, *filter;
-	uint32_t ncols;
-	uint8_t has_columns;
+	return get_view(r, req, elem);
+}
 
-	if (!get_view(r, req, &table) || !get_opt(r, req, &filter) || !rbuf_get_u8(r, &has_columns) ||
-	    has_columns > 1 || !get_count(r, &ncols))
+static bool get_list(struct rbuf *r, struct vw_request *req, const char *const **out, size_t *nout)
+{
+	void *v;
+	bool ok = get_array(r, req, sizeof(**out), get_string, &v, nout);
+
+	*out = v;
+	return ok;
+}
+
+static bool get_column(struct rbuf *r, struct vw_request *req, void *elem)
+{
+	struct airlock_column *col = elem;
+	const char *name, *mask;
+
+	if (!get_view(r, req, &name) || !get_opt(r, req, &mask))
+		return false;
+	col->name = (char *)name;
+	col->mask = (char *)mask;
+	return true;
+}
+
+static bool get_rule(struct rbuf *r, struct vw_request *req, void *elem)
+{
+	struct airlock_rule *rule = elem;
+	const char *table, *filter;
+	uint8_t has_columns;
+	void *columns;
+
+	if (!get_view(r, req, &table) || !get_opt(r, req, &filter) || !rbuf_get_u8(r, &has_columns) || has_columns > 1)
 		return false;
 	rule->table = (char *)table;
 	rule->filter = (char *)filter;
 	rule->has_columns = has_columns;
-	rule->ncolumns = ncols;
-	if (ncols == 0)
-		return true;
-	rule->columns = own(req, ncols, sizeof(*rule->columns));
-	if (!rule->columns)
+	if (!get_array(r, req, sizeof(*rule->columns), get_column, &columns, &rule->ncolumns))
 		return false;
-	for (uint32_t c = 0; c < ncols; c++) {
-		const char *name, *mask;
-
-		if (!get_view(r, req, &name) || !get_opt(r, req, &mask))
-			return false;
-		rule->columns[c].name = (char *)name;
-		rule->columns[c].mask = (char *)mask;
-	}
+	rule->columns = columns;
 	return true;
 }
 
 static bool get_rules(struct rbuf *r, struct vw_request *req, const struct airlock_rule **out, size_t *nout)
 {
-	struct airlock_rule *rules;
-	uint32_t n;
+	void *v;
+	bool ok = get_array(r, req, sizeof(**out), get_rule, &v, nout);
 
-	*out = NULL;
-	*nout = 0;
-	if (!get_count(r, &n))
-		return false;
-	if (n == 0)
-		return true;
-	rules = own(req, n, sizeof(*rules));
-	if (!rules)
-		return false;
-	for (uint32_t i = 0; i < n; i++)
-		if (!get_rule(r, req, &rules[i]))
-			return false;
-	*out = rules;
-	*nout = n;
-	return true;
+	*out = v;
+	return ok;
 }
 
 static bool get_policies(struct rbuf *r, struct vw_request *req)
