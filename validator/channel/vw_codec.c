@@ -40,6 +40,17 @@ static void put_rules(struct wbuf *w, const struct airlock_rule *rules, size_t n
 	}
 }
 
+/* Fills in the length of the body begun at at (a 4-byte placeholder); false, and w failed, when it is too long. */
+static bool end_body(struct wbuf *w, size_t at)
+{
+	if (w->failed || w->len - at - 4 > VW_MAX_BODY) {
+		w->failed = true;
+		return false;
+	}
+	wbuf_patch_be32(w, at, (uint32_t)(w->len - at - 4));
+	return true;
+}
+
 bool vw_put_request(struct wbuf *w, enum vw_op op, const struct pgv_policy *pg, const struct vmy_policy *my,
 		    const char *sql, size_t sql_len, const struct vmy_result *my_read, size_t split_max)
 {
@@ -73,12 +84,7 @@ bool vw_put_request(struct wbuf *w, enum vw_op op, const struct pgv_policy *pg, 
 	wbuf_put_u8(w, my_read != NULL);
 	if (my_read)
 		vw_put_my_result(w, my_read);
-	if (w->failed || w->len - at - 4 > VW_MAX_BODY) {
-		w->failed = true;
-		return false;
-	}
-	wbuf_patch_be32(w, at, (uint32_t)(w->len - at - 4));
-	return true;
+	return end_body(w, at);
 }
 
 /* ---- reading a request ---- */
@@ -321,12 +327,7 @@ bool vw_put_response(struct wbuf *w, enum vw_op op, const struct vw_response *r)
 			break;
 		}
 	}
-	if (w->failed || w->len - at - 4 > VW_MAX_BODY) {
-		w->failed = true;
-		return false;
-	}
-	wbuf_patch_be32(w, at, (uint32_t)(w->len - at - 4));
-	return true;
+	return end_body(w, at);
 }
 
 /* An optional string of any length up to the body's, copied to the heap. */
