@@ -92,10 +92,8 @@ static void read_statement(struct vmy_parser *p)
 {
 	if (!vmy_read_query(p))
 		return;
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input after the query");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input after the query"))
 		return;
-	}
 	p->out->kind = VMY_READ;
 	p->out->stmt_kind = "SELECT";
 }

@@ -755,9 +755,7 @@ bool vmy_read_expr(struct vmy_parser *p)
 {
 	if (!seq(p, SEQ_TAIL))
 		return false;
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input after the expression");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input after the expression"))
 		return false;
-	}
 	return true;
 }

@@ -326,10 +326,8 @@ static void set_transaction(struct vmy_parser *p, bool session)
 		snprintf(a->value, sizeof(a->value), "ISOLATION LEVEL %s%s%s", levels[i][0], levels[i][1] ? " " : "",
 			 levels[i][1] ? levels[i][1] : "");
 	} while (vmy_accept_punct(p, ","));
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input at the end of SET TRANSACTION");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input at the end of SET TRANSACTION"))
 		return;
-	}
 	p->out->kind = VMY_SET;
 }
 
@@ -449,10 +447,8 @@ void vmy_set(struct vmy_parser *p)
 		if (!set_item(p))
 			return;
 	} while (vmy_accept_punct(p, ","));
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input in SET");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input in SET"))
 		return;
-	}
 	p->out->kind = VMY_SET;
 }
 
@@ -492,10 +488,8 @@ void vmy_begin(struct vmy_parser *p)
 			}
 		} while (vmy_accept_punct(p, ","));
 	}
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input at the end of START TRANSACTION");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input at the end of START TRANSACTION"))
 		return;
-	}
 	p->out->kind = VMY_BEGIN;
 }
 
@@ -528,10 +522,8 @@ void vmy_commit(struct vmy_parser *p, bool rollback)
 			   "Not supported through airlock: RELEASE");
 		return;
 	}
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input at the end of the statement");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input at the end of the statement"))
 		return;
-	}
 	p->out->kind = rollback ? VMY_ROLLBACK : VMY_COMMIT;
 }
 
@@ -542,10 +534,8 @@ void vmy_use(struct vmy_parser *p)
 	vmy_next(p); /* USE */
 	if (!vmy_accept_name(p, db, sizeof(db)))
 		return;
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "USE takes one database name");
+	if (!vmy_expect(p, vmy_at_end(p), "USE takes one database name"))
 		return;
-	}
 	if (strlen(db) >= sizeof(p->out->use_db)) {
 		vmy_refuse(p, AIRLOCK_E_SYNTAX, AIRLOCK_N_MY_WRONG_DB_NAME, "database names are at most 64 characters",
 			   "Incorrect database name '%.64s...'", db);

@@ -18,10 +18,8 @@ static void read_ok(struct vmy_parser *p, const char *kind)
 {
 	if (p->failed)
 		return;
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input at the end of the statement");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input at the end of the statement"))
 		return;
-	}
 	p->out->kind = VMY_READ;
 	p->out->stmt_kind = kind;
 }
@@ -227,10 +225,8 @@ static void show_variables(struct vmy_parser *p)
 		if (!variables_where(p))
 			return;
 	}
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input at the end of SHOW VARIABLES");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input at the end of SHOW VARIABLES"))
 		return;
-	}
 	p->out->kind = VMY_SHOW_VARIABLES;
 }
 
@@ -260,10 +256,8 @@ static void show_warnings(struct vmy_parser *p, bool count)
 			p->out->limit = a;
 		}
 	}
-	if (!vmy_at_end(p)) {
-		vmy_syntax(p, "unexpected input at the end of SHOW WARNINGS");
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input at the end of SHOW WARNINGS"))
 		return;
-	}
 	p->out->kind = kind;
 }
 
