@@ -7,9 +7,10 @@
  */
 #include "validator/mysql/validate_my_funcs.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "base/name_table.h"
 
 static const char R_FILE[] = "it reads files on the database server";
 static const char R_LOCK[] = "it takes, releases or inspects named locks shared with other sessions";
@@ -28,14 +29,8 @@ static const char R_BENCH[] = "it burns CPU on the database server; ask the admi
 static const char R_TABLEFN[] = "table functions are not supported";
 static const char R_STATE[] = "it advances a counter shared by the whole server (a write other sessions see)";
 
-struct denied_fn {
-	const char *name;
-	bool prefix;
-	const char *reason;
-};
-
 /* Sorted by name in strcmp order. */
-static const struct denied_fn denied[] = {
+static const struct name_rule denied[] = {
 	{"audit_api_message_emit_udf", false, R_ADMIN},
 	{"audit_log_", true, R_ADMIN},
 	{"benchmark", false, R_BENCH},
@@ -164,44 +159,26 @@ static const char *const charsets[] = {
 	"utf8mb4",
 };
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Every table here holds elements whose first member is the name (a struct's, or the string itself). */
-static const char *name_at(const void *table, size_t size, size_t i)
-{
-	return *(const char *const *)((const char *)table + i * size);
-}
-
-static int cmp_name(const void *key, const void *elem)
-{
-	return strcmp(key, *(const char *const *)elem);
-}
+#define N(a) NAME_TABLE_LEN(a)
 
 const char *vmy_function_denied(const struct vmy_policy *pol, const char *name)
 {
-	const struct denied_fn *hit;
-	size_t i;
+	const struct name_rule *hit = name_rule_find(denied, N(denied), name);
 
-	hit = bsearch(name, denied, N(denied), sizeof(denied[0]), cmp_name);
-	if (hit) {
-		if (hit->reason == R_SLEEP && pol->allow_sleep)
-			return NULL;
-		if (hit->reason == R_BENCH && pol->allow_benchmark)
-			return NULL;
-		return hit->reason;
-	}
-	for (i = 0; i < N(denied); i++) {
-		if (denied[i].prefix && strncmp(name, denied[i].name, strlen(denied[i].name)) == 0)
-			return denied[i].reason;
-	}
-	return NULL;
+	if (!hit)
+		return NULL;
+	if (hit->reason == R_SLEEP && pol->allow_sleep)
+		return NULL;
+	if (hit->reason == R_BENCH && pol->allow_benchmark)
+		return NULL;
+	return hit->reason;
 }
 
 /* The entry for name, or one that allows nothing. */
 static const struct sysvar *sysvar(const char *name)
 {
 	static const struct sysvar unknown;
-	const struct sysvar *v = bsearch(name, sysvars, N(sysvars), sizeof(sysvars[0]), cmp_name);
+	const struct sysvar *v = name_table_find(sysvars, N(sysvars), sizeof(sysvars[0]), name);
 
 	return v ? v : &unknown;
 }
@@ -242,7 +219,7 @@ const char *vmy_setting_list(void)
 
 bool vmy_charset_allowed(const char *name)
 {
-	return bsearch(name, charsets, N(charsets), sizeof(charsets[0]), cmp_name) != NULL;
+	return name_table_find(charsets, N(charsets), sizeof(charsets[0]), name) != NULL;
 }
 
 bool vmy_charset_single_byte(const char *name)
@@ -263,21 +240,11 @@ bool vmy_charset_supported(const char *name)
 	return false;
 }
 
-static bool sorted(const void *table, size_t n, size_t size)
-{
-	size_t i;
-
-	for (i = 1; i < n; i++) {
-		if (strcmp(name_at(table, size, i - 1), name_at(table, size, i)) >= 0)
-			return false;
-	}
-	return true;
-}
-
 bool vmy_tables_sorted(void)
 {
-	return sorted(denied, N(denied), sizeof(denied[0])) && sorted(sysvars, N(sysvars), sizeof(sysvars[0])) &&
-	       sorted(charsets, N(charsets), sizeof(charsets[0]));
+	return name_table_sorted(denied, N(denied), sizeof(denied[0])) &&
+	       name_table_sorted(sysvars, N(sysvars), sizeof(sysvars[0])) &&
+	       name_table_sorted(charsets, N(charsets), sizeof(charsets[0]));
 }
 
 /* sql_mode names MariaDB and MySQL know, with what they mean for lexing. */

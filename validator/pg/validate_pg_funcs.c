@@ -6,8 +6,7 @@
  */
 #include "validator/pg/validate_pg_funcs.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include "base/name_table.h"
 
 static const char R_FILE[] = "it reads or lists files on the database server";
 static const char R_FILE_WRITE[] = "it writes, renames or removes files on the database server";
@@ -30,14 +29,8 @@ static const char R_INDEX[] = "it changes an index, a sequence or an extension's
 static const char R_NAMES[] = "it names objects by oid or reads a table by name, tables outside the allowlist "
 			      "included";
 
-struct denied_fn {
-	const char *name;
-	bool prefix; /* name is a prefix: the whole family is denied */
-	const char *reason;
-};
-
 /* Sorted by name in strcmp order; pgv_function_table_sorted() checks it. */
-static const struct denied_fn denied[] = {
+static const struct name_rule denied[] = {
 	{"binary_upgrade_", true, R_ADMIN},
 	{"brin_desummarize_range", false, R_INDEX},
 	{"brin_summarize_", true, R_INDEX},
@@ -119,35 +112,14 @@ static const struct denied_fn denied[] = {
 	{"txid_current", false, R_XID},
 };
 
-#define NDENIED (sizeof(denied) / sizeof(denied[0]))
-
-static int cmp_fn(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct denied_fn *)elem)->name);
-}
-
 const char *pgv_function_denied(const char *name)
 {
-	const struct denied_fn *hit;
-	size_t i;
+	const struct name_rule *hit = name_rule_find(denied, NAME_TABLE_LEN(denied), name);
 
-	hit = bsearch(name, denied, NDENIED, sizeof(denied[0]), cmp_fn);
-	if (hit)
-		return hit->reason;
-	for (i = 0; i < NDENIED; i++) {
-		if (denied[i].prefix && strncmp(name, denied[i].name, strlen(denied[i].name)) == 0)
-			return denied[i].reason;
-	}
-	return NULL;
+	return hit ? hit->reason : NULL;
 }
 
 bool pgv_function_table_sorted(void)
 {
-	size_t i;
-
-	for (i = 1; i < NDENIED; i++) {
-		if (strcmp(denied[i - 1].name, denied[i].name) >= 0)
-			return false;
-	}
-	return true;
+	return name_table_sorted(denied, NAME_TABLE_LEN(denied), sizeof(denied[0]));
 }

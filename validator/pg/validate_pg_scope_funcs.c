@@ -6,8 +6,7 @@
  */
 #include "validator/pg/validate_pg_scope_funcs.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include "base/name_table.h"
 
 /* clang-format off */
 static const struct pgv_guarded_fn guarded[] = {
@@ -85,25 +84,12 @@ static const struct pgv_guarded_fn guarded[] = {
 };
 /* clang-format on */
 
-#define NGUARDED (sizeof(guarded) / sizeof(guarded[0]))
-
-static int cmp_fn(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct pgv_guarded_fn *)elem)->name);
-}
-
 const struct pgv_guarded_fn *pgv_guarded_find(const char *name)
 {
-	return bsearch(name, guarded, NGUARDED, sizeof(guarded[0]), cmp_fn);
+	return name_table_find(guarded, NAME_TABLE_LEN(guarded), sizeof(guarded[0]), name);
 }
 
 bool pgv_guarded_table_sorted(void)
 {
-	size_t i;
-
-	for (i = 1; i < NGUARDED; i++) {
-		if (strcmp(guarded[i - 1].name, guarded[i].name) >= 0)
-			return false;
-	}
-	return true;
+	return name_table_sorted(guarded, NAME_TABLE_LEN(guarded), sizeof(guarded[0]));
 }
