@@ -144,11 +144,16 @@ int launch_init(struct launch *la, struct launcher *owner, struct event_base *ev
 	return la->notify ? 0 : -1;
 }
 
+void launch_event_free(struct event **ev)
+{
+	if (*ev)
+		event_free(*ev);
+	*ev = NULL;
+}
+
 void launch_fini(struct launch *la)
 {
-	if (la->notify)
-		event_free(la->notify);
-	la->notify = NULL;
+	launch_event_free(&la->notify);
 }
 
 void launch_notify_started(struct launch *la, bool ok, const char *code, const char *error)

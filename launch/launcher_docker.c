@@ -10,6 +10,7 @@
  * in-flight requests (struct dreq). Callbacks are only ever called from the
  * launch's notify event, so no callback runs inside an API call.
  */
+#include "base/dlist.h"
 #include "launch/launcher_int.h"
 #include "launch/launcher_http.h"
 
@@ -488,18 +489,11 @@ static void launch_destroy(struct dlaunch *la)
 {
 	struct dlauncher *l = la->l;
 
-	if (la->prev)
-		la->prev->next = la->next;
-	else
-		l->launches = la->next;
-	if (la->next)
-		la->next->prev = la->prev;
+	DLIST_UNLINK(l->launches, la);
 	dreq_free(la->req);
 	dreq_free(la->kreq);
-	if (la->kill_timer)
-		event_free(la->kill_timer);
-	if (la->retry_timer)
-		event_free(la->retry_timer);
+	launch_event_free(&la->kill_timer);
+	launch_event_free(&la->retry_timer);
 	launch_fini(&la->base);
 	launch_spec_free(&la->spec);
 	free(la);
@@ -507,11 +501,9 @@ static void launch_destroy(struct dlaunch *la)
 
 static void launch_maybe_free(struct dlaunch *la)
 {
-	if (la->state != LS_DONE || la->req || la->kreq || evtimer_pending(la->retry_timer, NULL))
-		return;
-	if (!launch_caller_done(&la->base))
-		return;
-	launch_destroy(la);
+	if (la->state == LS_DONE && !la->req && !la->kreq && !evtimer_pending(la->retry_timer, NULL) &&
+	    launch_caller_done(&la->base))
+		launch_destroy(la);
 }
 
 static void launch_settled(struct launch *base)
@@ -604,10 +596,7 @@ static struct launch *docker_run(struct launcher *base, const struct launch_spec
 	if (launch_spec_copy(&la->spec, spec) < 0 ||
 	    launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || !la->kill_timer || !la->retry_timer)
 		goto out_free;
-	la->next = l->launches;
-	if (l->launches)
-		l->launches->prev = la;
-	l->launches = la;
+	DLIST_PUSH(l->launches, la);
 	problem = launch_spec_problem(&la->spec, true);
 	if (problem) {
 		la->state = LS_DONE;

@@ -4,6 +4,7 @@
  * launcher_sweep_sync), which are plain blocking easy handles.
  */
 #include "launch/launcher_http.h"
+#include "base/dlist.h"
 #include "launch/launcher.h"
 
 #include <event2/event.h>
@@ -197,12 +198,7 @@ static void on_timer_event(evutil_socket_t fd, short what, void *arg)
 static void sockev_free(struct docker_multi *m, struct sockev *se)
 {
 	event_free(se->ev);
-	if (se->prev)
-		se->prev->next = se->next;
-	else
-		m->socks = se->next;
-	if (se->next)
-		se->next->prev = se->prev;
+	DLIST_UNLINK(m->socks, se);
 	free(se);
 }
 
@@ -233,10 +229,7 @@ static int on_curl_socket(CURL *easy, curl_socket_t s, int what, void *userp, vo
 			free(se);
 			return -1;
 		}
-		se->next = m->socks;
-		if (m->socks)
-			m->socks->prev = se;
-		m->socks = se;
+		DLIST_PUSH(m->socks, se);
 		curl_multi_assign(m->multi, s, se);
 	} else {
 		event_del(se->ev);

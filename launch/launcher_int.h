@@ -49,6 +49,8 @@ struct launch {
 int launch_init(struct launch *la, struct launcher *owner, struct event_base *evb, const struct launch_callbacks *cb,
 		void *arg, void (*settled)(struct launch *la));
 void launch_fini(struct launch *la);
+/* Frees *ev (owned by the caller) when it is set and clears the pointer. */
+void launch_event_free(struct event **ev);
 /* Queue on_started / on_exited for the next loop pass (nothing once released). */
 void launch_notify_started(struct launch *la, bool ok, const char *code, const char *error);
 void launch_notify_exited(struct launch *la, int exit_code, bool killed);

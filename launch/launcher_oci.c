@@ -19,6 +19,7 @@
  * Callbacks are only called from the launch's notify event.
  */
 #define _GNU_SOURCE
+#include "base/dlist.h"
 #include "launch/launcher_int.h"
 #include "launch/oci_proc.h"
 #include "launch/oci_rootfs.h"
@@ -133,6 +134,19 @@ static bool state_left(const struct olaunch *la)
 
 /* ---- the end of a launch ---- */
 
+/* Stops each of the launch's timers that exists, or (free_them) frees it. */
+static void timers_end(struct olaunch *la, bool free_them)
+{
+	struct event **timers[] = {&la->poll_timer, &la->kill_timer, &la->grace_timer};
+
+	for (size_t i = 0; i < sizeof(timers) / sizeof(timers[0]); i++) {
+		if (free_them)
+			launch_event_free(timers[i]);
+		else if (*timers[i])
+			evtimer_del(*timers[i]);
+	}
+}
+
 static void launch_finish(struct olaunch *la)
 {
 	bundle_remove(la);
@@ -141,12 +155,7 @@ static void launch_finish(struct olaunch *la)
 		la->l->live--;
 	}
 	la->done = true;
-	if (la->poll_timer)
-		evtimer_del(la->poll_timer);
-	if (la->kill_timer)
-		evtimer_del(la->kill_timer);
-	if (la->grace_timer)
-		evtimer_del(la->grace_timer);
+	timers_end(la, false);
 	launch_maybe_free(la);
 }
 
@@ -299,22 +308,12 @@ static void launch_destroy(struct olaunch *la)
 {
 	struct olauncher *l = la->l;
 
-	if (la->prev)
-		la->prev->next = la->next;
-	else
-		l->launches = la->next;
-	if (la->next)
-		la->next->prev = la->prev;
+	DLIST_UNLINK(l->launches, la);
 	if (la->run)
 		oci_proc_forget(la->run);
 	if (la->aux)
 		oci_proc_forget(la->aux);
-	if (la->poll_timer)
-		event_free(la->poll_timer);
-	if (la->kill_timer)
-		event_free(la->kill_timer);
-	if (la->grace_timer)
-		event_free(la->grace_timer);
+	timers_end(la, true);
 	launch_fini(&la->base);
 	launch_spec_free(&la->spec);
 	free(la);
@@ -322,11 +321,8 @@ static void launch_destroy(struct olaunch *la)
 
 static void launch_maybe_free(struct olaunch *la)
 {
-	if (!la->done || la->run || la->aux)
-		return;
-	if (!launch_caller_done(&la->base))
-		return;
-	launch_destroy(la);
+	if (la->done && !la->run && !la->aux && launch_caller_done(&la->base))
+		launch_destroy(la);
 }
 
 static void launch_settled(struct launch *base)
@@ -420,10 +416,7 @@ static struct launch *oci_run(struct launcher *base, const struct launch_spec *s
 	la->poll_timer = evtimer_new(l->evb, on_poll, la);
 	la->kill_timer = evtimer_new(l->evb, on_kill_deadline, la);
 	la->grace_timer = evtimer_new(l->evb, on_grace, la);
-	la->next = l->launches;
-	if (l->launches)
-		l->launches->prev = la;
-	l->launches = la;
+	DLIST_PUSH(l->launches, la);
 	if (launch_spec_copy(&la->spec, spec) < 0 ||
 	    launch_init(&la->base, base, l->evb, cb, arg, launch_settled) < 0 || !la->poll_timer || !la->kill_timer ||
 	    !la->grace_timer) {

@@ -36,18 +36,23 @@ struct oci_proc {
 	size_t ntail;
 };
 
+/* Stops watching one descriptor: frees its event and closes it (either may be unset already). */
+static void unwatch(struct event **ev, int *fd)
+{
+	if (*ev)
+		event_free(*ev);
+	*ev = NULL;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 static void proc_free(struct oci_proc *p)
 {
-	if (p->pid_ev)
-		event_free(p->pid_ev);
-	if (p->out_ev)
-		event_free(p->out_ev);
+	unwatch(&p->pid_ev, &p->pidfd);
+	unwatch(&p->out_ev, &p->outfd);
 	if (p->fail_ev)
 		event_free(p->fail_ev);
-	if (p->pidfd >= 0)
-		close(p->pidfd);
-	if (p->outfd >= 0)
-		close(p->outfd);
 	free(p);
 }
 
@@ -101,10 +106,7 @@ static void on_output(evutil_socket_t fd, short what, void *arg)
 			return;
 		break;
 	}
-	event_free(p->out_ev);
-	p->out_ev = NULL;
-	close(p->outfd);
-	p->outfd = -1;
+	unwatch(&p->out_ev, &p->outfd);
 	proc_maybe_done(p);
 }
 
@@ -120,10 +122,7 @@ static void on_exit_ev(evutil_socket_t fd, short what, void *arg)
 	p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	p->exited = true;
 	p->pid = 0;
-	event_free(p->pid_ev);
-	p->pid_ev = NULL;
-	close(p->pidfd);
-	p->pidfd = -1;
+	unwatch(&p->pid_ev, &p->pidfd);
 	proc_maybe_done(p);
 }
 
