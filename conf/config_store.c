@@ -332,6 +332,11 @@ static bool same_string(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+static bool same_string_at(const void *a, const void *b, size_t off)
+{
+	return same_string(*CFIELD(a, off, char *), *CFIELD(b, off, char *));
+}
+
 static bool same_list(const struct conf_key *k, const void *a, const void *b)
 {
 	char **ia = *CFIELD(a, k->off, char **), **ib = *CFIELD(b, k->off, char **);
@@ -345,45 +350,68 @@ static bool same_list(const struct conf_key *k, const void *a, const void *b)
 	return true;
 }
 
+/* How each type's value is kept in the section's struct (offsets as enum conf_type says). */
+enum storage {
+	ST_LOAD_ONLY, /* not in the section's struct, or freed through another row */
+	ST_NUMBER,    /* a number at off, of the type's width */
+	ST_STRING,    /* a string at off (CT_UID_RANGE: first and last follow from it) */
+	ST_LISTEN,    /* a string at off, a uint16_t port at off2 */
+	ST_SECRET,    /* a path at off, the secret read from it at off2 */
+	ST_LIST,      /* char ** at off, size_t count at off2 */
+	ST_BOOL,      /* a bool at off */
+	ST_BOOLS,     /* a bool at off and one at off2 */
+	ST_RULES,     /* struct airlock_rule * at off, size_t count at off2 */
+};
+
+static const enum storage storage_of[] = {
+	[CT_U16] = ST_NUMBER,
+	[CT_U32] = ST_NUMBER,
+	[CT_U64] = ST_NUMBER,
+	[CT_CPUS] = ST_NUMBER,
+	[CT_TEXT] = ST_STRING,
+	[CT_HOST] = ST_STRING,
+	[CT_PATH] = ST_STRING,
+	[CT_AUDIT] = ST_STRING,
+	[CT_IMAGE] = ST_STRING,
+	[CT_ROOTFS] = ST_STRING,
+	[CT_RUNTIME] = ST_STRING,
+	[CT_ENGINE] = ST_STRING,
+	[CT_SCRAM] = ST_STRING,
+	[CT_MY_NATIVE] = ST_STRING,
+	[CT_UID_RANGE] = ST_STRING,
+	[CT_LISTEN] = ST_LISTEN,
+	[CT_PASSWORD_FILE] = ST_SECRET,
+	[CT_TARGET_REF] = ST_LOAD_ONLY, /* in struct conf_user_meta, freed with the load's state */
+	[CT_HOST_LIST] = ST_LIST,
+	[CT_TABLE_LIST] = ST_LIST,
+	[CT_MY_TABLE_LIST] = ST_LIST,
+	[CT_MY_FUNCS] = ST_BOOLS,
+	[CT_BOOL] = ST_BOOL,
+	[CT_RULE_FILTER] = ST_RULES, /* the filter row holds the rules the three rows of its protocol share */
+	[CT_RULE_COLUMNS] = ST_LOAD_ONLY,
+	[CT_RULE_MASK] = ST_LOAD_ONLY,
+};
+
 bool conf_field_equal(const struct conf_key *k, const void *a, const void *b)
 {
-	switch (k->type) {
-	case CT_U16:
-	case CT_U32:
-	case CT_U64:
-	case CT_CPUS:
+	switch (storage_of[k->type]) {
+	case ST_NUMBER:
 		return get_number(k, a) == get_number(k, b);
-	case CT_TEXT:
-	case CT_HOST:
-	case CT_PATH:
-	case CT_AUDIT:
-	case CT_IMAGE:
-	case CT_ROOTFS:
-	case CT_RUNTIME:
-	case CT_ENGINE:
-	case CT_SCRAM:
-	case CT_MY_NATIVE:
-	case CT_UID_RANGE: /* first and last follow from the text */
-		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *));
-	case CT_LISTEN:
-		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *)) &&
-		       *CFIELD(a, k->off2, uint16_t) == *CFIELD(b, k->off2, uint16_t);
-	case CT_PASSWORD_FILE:
-		return same_string(*CFIELD(a, k->off, char *), *CFIELD(b, k->off, char *)) &&
-		       same_string(*CFIELD(a, k->off2, char *), *CFIELD(b, k->off2, char *));
-	case CT_HOST_LIST:
-	case CT_TABLE_LIST:
-	case CT_MY_TABLE_LIST:
+	case ST_STRING:
+		return same_string_at(a, b, k->off);
+	case ST_LISTEN:
+		return same_string_at(a, b, k->off) && *CFIELD(a, k->off2, uint16_t) == *CFIELD(b, k->off2, uint16_t);
+	case ST_SECRET:
+		return same_string_at(a, b, k->off) && same_string_at(a, b, k->off2);
+	case ST_LIST:
 		return same_list(k, a, b);
-	case CT_BOOL:
+	case ST_BOOL:
 		return *CFIELD(a, k->off, bool) == *CFIELD(b, k->off, bool);
-	case CT_MY_FUNCS:
+	case ST_BOOLS:
 		return *CFIELD(a, k->off, bool) == *CFIELD(b, k->off, bool) &&
 		       *CFIELD(a, k->off2, bool) == *CFIELD(b, k->off2, bool);
-	case CT_TARGET_REF:
-	case CT_RULE_FILTER:
-	case CT_RULE_COLUMNS:
-	case CT_RULE_MASK:
+	case ST_LOAD_ONLY:
+	case ST_RULES:
 		break;
 	}
 	/* Not stored in the section's struct (only during the load): never the same. */
@@ -394,50 +422,32 @@ void conf_field_free(const struct conf_key *k, void *base)
 {
 	char **password;
 
-	switch (k->type) {
-	case CT_TEXT:
-	case CT_HOST:
-	case CT_PATH:
-	case CT_AUDIT:
-	case CT_IMAGE:
-	case CT_ROOTFS:
-	case CT_RUNTIME:
-	case CT_ENGINE:
-	case CT_SCRAM:
-	case CT_MY_NATIVE:
-	case CT_LISTEN:
-	case CT_UID_RANGE:
-		put_string(FIELD(base, k->off, char *), NULL);
-		break;
-	case CT_PASSWORD_FILE:
+	switch (storage_of[k->type]) {
+	case ST_SECRET:
 		put_string(FIELD(base, k->off, char *), NULL);
 		password = FIELD(base, k->off2, char *);
 		if (*password)
 			explicit_bzero(*password, strlen(*password));
 		put_string(password, NULL);
 		break;
-	case CT_HOST_LIST:
-	case CT_TABLE_LIST:
-	case CT_MY_TABLE_LIST:
+	case ST_STRING:
+	case ST_LISTEN:
+		put_string(FIELD(base, k->off, char *), NULL);
+		break;
+	case ST_LIST:
 		conf_free_list(*FIELD(base, k->off, char **), *FIELD(base, k->off2, size_t));
 		*FIELD(base, k->off, char **) = NULL;
 		*FIELD(base, k->off2, size_t) = 0;
 		break;
-	case CT_U16:
-	case CT_U32:
-	case CT_U64:
-	case CT_CPUS:
-	case CT_MY_FUNCS:
-	case CT_BOOL:
-	case CT_TARGET_REF: /* in struct conf_user_meta, freed with the load's state */
-		break;
-	case CT_RULE_FILTER: /* the filter row frees the rules the three rows of its protocol share */
+	case ST_RULES:
 		conf_free_rules(*FIELD(base, k->off, struct airlock_rule *), *FIELD(base, k->off2, size_t));
 		*FIELD(base, k->off, struct airlock_rule *) = NULL;
 		*FIELD(base, k->off2, size_t) = 0;
 		break;
-	case CT_RULE_COLUMNS:
-	case CT_RULE_MASK:
+	case ST_NUMBER:
+	case ST_BOOL:
+	case ST_BOOLS:
+	case ST_LOAD_ONLY:
 		break;
 	}
 }
