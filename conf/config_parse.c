@@ -64,61 +64,60 @@ static int grow(void **arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-static void begin_target(struct conf_ctx *ctx, const char *name, unsigned line)
-{
-	struct airlock_config *cfg = ctx->cfg;
-	size_t cap = ctx->cap_targets, i;
+/*
+ * The named sections ([target NAME], [user NAME]): where each keeps its
+ * entries (an array and its count in struct airlock_config) and the load's
+ * parallel array holding each entry's struct conf_seen (in struct
+ * conf_ctx); the two arrays grow together and share one capacity.
+ */
+struct named_section {
+	const char *kind;
+	enum conf_section sect;
+	size_t entries_off, count_off; /* in struct airlock_config */
+	size_t entry_size, name_off;   /* an entry, and its char *name */
+	size_t meta_off, cap_off;      /* in struct conf_ctx */
+	size_t meta_size, seen_off;    /* a meta element, and its struct conf_seen */
+};
 
-	for (i = 0; i < cfg->ntargets; i++) {
-		if (strcmp(cfg->targets[i].name, name) == 0) {
-			conf_err(ctx, line, "[target %s] is defined twice (first on line %u)", name,
-				 ctx->target_seen[i].header_line);
+static const struct named_section named_sections[] = {
+	{"target", SECT_TARGET, offsetof(struct airlock_config, targets), offsetof(struct airlock_config, ntargets),
+	 sizeof(struct airlock_target), offsetof(struct airlock_target, name), offsetof(struct conf_ctx, target_seen),
+	 offsetof(struct conf_ctx, cap_targets), sizeof(struct conf_seen), 0},
+	{"user", SECT_USER, offsetof(struct airlock_config, users), offsetof(struct airlock_config, nusers),
+	 sizeof(struct airlock_user), offsetof(struct airlock_user, name), offsetof(struct conf_ctx, user_meta),
+	 offsetof(struct conf_ctx, cap_users), sizeof(struct conf_user_meta), offsetof(struct conf_user_meta, seen)},
+};
+
+#define MEMBER(base, off, type) ((type *)(void *)((char *)(base) + (off)))
+
+/* Opens [kind name] as a new entry of s, unless that name has one already. */
+static void begin_named(struct conf_ctx *ctx, const struct named_section *s, const char *name, unsigned line)
+{
+	void **entries = MEMBER(ctx->cfg, s->entries_off, void *), **meta = MEMBER(ctx, s->meta_off, void *);
+	size_t *count = MEMBER(ctx->cfg, s->count_off, size_t), *ctx_cap = MEMBER(ctx, s->cap_off, size_t);
+	size_t cap = *ctx_cap, i;
+	char **entry_name;
+
+	for (i = 0; i < *count; i++) {
+		if (strcmp(*MEMBER(*entries, i * s->entry_size + s->name_off, char *), name) == 0) {
+			conf_err(ctx, line, "[%s %s] is defined twice (first on line %u)", s->kind, name,
+				 MEMBER(*meta, i * s->meta_size + s->seen_off, struct conf_seen)->header_line);
 			return;
 		}
 	}
-	if (grow((void **)&cfg->targets, &cap, cfg->ntargets, sizeof(*cfg->targets)) < 0 ||
-	    grow((void **)&ctx->target_seen, &ctx->cap_targets, cfg->ntargets, sizeof(*ctx->target_seen)) < 0)
+	if (grow(entries, &cap, *count, s->entry_size) < 0 || grow(meta, ctx_cap, *count, s->meta_size) < 0)
 		goto out_oom;
-	ctx->cap_targets = cap;
-	i = cfg->ntargets;
-	cfg->targets[i].name = strdup(name);
-	if (!cfg->targets[i].name)
+	*ctx_cap = cap;
+	i = *count;
+	entry_name = MEMBER(*entries, i * s->entry_size + s->name_off, char *);
+	*entry_name = strdup(name);
+	if (!*entry_name)
 		goto out_oom;
-	ctx->target_seen[i].header_line = line;
-	cfg->ntargets++;
-	ctx->cur = SECT_TARGET;
+	MEMBER(*meta, i * s->meta_size + s->seen_off, struct conf_seen)->header_line = line;
+	(*count)++;
+	ctx->cur = s->sect;
 	ctx->cur_index = i;
-	conf_apply_defaults(ctx, SECT_TARGET, &cfg->targets[i]);
-	return;
-out_oom:
-	conf_err(ctx, line, "out of memory");
-}
-
-static void begin_user(struct conf_ctx *ctx, const char *name, unsigned line)
-{
-	struct airlock_config *cfg = ctx->cfg;
-	size_t cap = ctx->cap_users, i;
-
-	for (i = 0; i < cfg->nusers; i++) {
-		if (strcmp(cfg->users[i].name, name) == 0) {
-			conf_err(ctx, line, "[user %s] is defined twice (first on line %u)", name,
-				 ctx->user_meta[i].seen.header_line);
-			return;
-		}
-	}
-	if (grow((void **)&cfg->users, &cap, cfg->nusers, sizeof(*cfg->users)) < 0 ||
-	    grow((void **)&ctx->user_meta, &ctx->cap_users, cfg->nusers, sizeof(*ctx->user_meta)) < 0)
-		goto out_oom;
-	ctx->cap_users = cap;
-	i = cfg->nusers;
-	cfg->users[i].name = strdup(name);
-	if (!cfg->users[i].name)
-		goto out_oom;
-	ctx->user_meta[i].seen.header_line = line;
-	cfg->nusers++;
-	ctx->cur = SECT_USER;
-	ctx->cur_index = i;
-	conf_apply_defaults(ctx, SECT_USER, &cfg->users[i]);
+	conf_apply_defaults(ctx, s->sect, MEMBER(*entries, i * s->entry_size, char));
 	return;
 out_oom:
 	conf_err(ctx, line, "out of memory");
@@ -171,20 +170,19 @@ static void begin_section(struct conf_ctx *ctx, const char *s, size_t n)
 		ctx->cur = server ? SECT_SERVER : SECT_HOSTS;
 		return;
 	}
-	if (strcasecmp(kind, "target") == 0 || strcasecmp(kind, "user") == 0) {
-		bool target = strcasecmp(kind, "target") == 0;
+	for (size_t i = 0; i < sizeof(named_sections) / sizeof(named_sections[0]); i++) {
+		const struct named_section *ns = &named_sections[i];
 
+		if (strcasecmp(kind, ns->kind) != 0)
+			continue;
 		if (!name || extra || !conf_valid_name(name)) {
 			conf_err(ctx, line,
 				 "expected [%s NAME] where NAME is 1 to %d characters from "
 				 "A-Z a-z 0-9 _ . @ -",
-				 target ? "target" : "user", CONF_MAX_NAME);
+				 ns->kind, CONF_MAX_NAME);
 			return;
 		}
-		if (target)
-			begin_target(ctx, name, line);
-		else
-			begin_user(ctx, name, line);
+		begin_named(ctx, ns, name, line);
 		return;
 	}
 out_unknown:
