@@ -165,28 +165,27 @@ bool conf_host_id_in_range(uint32_t first, uint32_t last, char *who, size_t whol
 	return found;
 }
 
-bool conf_valid_host(const char *s)
+/* 1 to max characters, each a letter, a digit or one of punct. */
+static bool valid_word(const char *s, size_t max, const char *punct)
 {
 	size_t n = s ? strlen(s) : 0;
 
-	if (n == 0 || n > CONF_MAX_HOST)
+	if (n == 0 || n > max)
 		return false;
 	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr(".:_-", *s))
+		if (!isalnum((unsigned char)*s) && !strchr(punct, *s))
 			return false;
 	return true;
 }
 
+bool conf_valid_host(const char *s)
+{
+	return valid_word(s, CONF_MAX_HOST, ".:_-");
+}
+
 bool conf_valid_name(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n > CONF_MAX_NAME)
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("_.@-", *s))
-			return false;
-	return true;
+	return valid_word(s, CONF_MAX_NAME, "_.@-");
 }
 
 bool conf_valid_text(const char *s)
