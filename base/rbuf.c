@@ -33,100 +33,43 @@ static bool take(struct rbuf *r, size_t n, const uint8_t **p)
 	return true;
 }
 
-bool rbuf_get_u8(struct rbuf *r, uint8_t *v)
+/* The n bytes at p as an unsigned number, most significant first (big) or last. */
+static uint64_t uint_at(const uint8_t *p, size_t n, bool big)
 {
-	const uint8_t *p;
+	uint64_t v = 0;
+	size_t i;
 
-	if (!take(r, 1, &p))
-		return false;
-	*v = p[0];
-	return true;
+	for (i = 0; i < n; i++)
+		v = v << 8 | p[big ? i : n - 1 - i];
+	return v;
 }
 
-bool rbuf_get_be16(struct rbuf *r, uint16_t *v)
-{
-	const uint8_t *p;
+/*
+ * The fixed-width getters: n bytes in one byte order through take(), so
+ * nothing is read, moved or written when fewer than n are left. The
+ * signed ones reinterpret the unsigned value (two's complement).
+ */
+#define RBUF_GETTER(name, type, n, big)        \
+	bool name(struct rbuf *r, type *v)     \
+	{                                      \
+		const uint8_t *p;              \
+                                               \
+		if (!take(r, n, &p))           \
+			return false;          \
+		*v = (type)uint_at(p, n, big); \
+		return true;                   \
+	}
 
-	if (!take(r, 2, &p))
-		return false;
-	*v = (uint16_t)((unsigned)p[0] << 8 | p[1]);
-	return true;
-}
-
-static uint32_t be32_at(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-bool rbuf_get_be32(struct rbuf *r, uint32_t *v)
-{
-	const uint8_t *p;
-
-	if (!take(r, 4, &p))
-		return false;
-	*v = be32_at(p);
-	return true;
-}
-
-bool rbuf_get_be64(struct rbuf *r, uint64_t *v)
-{
-	const uint8_t *p;
-
-	if (!take(r, 8, &p))
-		return false;
-	*v = (uint64_t)be32_at(p) << 32 | be32_at(p + 4);
-	return true;
-}
-
-bool rbuf_get_le16(struct rbuf *r, uint16_t *v)
-{
-	const uint8_t *p;
-
-	if (!take(r, 2, &p))
-		return false;
-	*v = (uint16_t)(p[0] | (unsigned)p[1] << 8);
-	return true;
-}
-
-static uint32_t le24_at(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-}
-
-bool rbuf_get_le24(struct rbuf *r, uint32_t *v)
-{
-	const uint8_t *p;
-
-	if (!take(r, 3, &p))
-		return false;
-	*v = le24_at(p);
-	return true;
-}
-
-static uint32_t le32_at(const uint8_t *p)
-{
-	return le24_at(p) | (uint32_t)p[3] << 24;
-}
-
-bool rbuf_get_le32(struct rbuf *r, uint32_t *v)
-{
-	const uint8_t *p;
-
-	if (!take(r, 4, &p))
-		return false;
-	*v = le32_at(p);
-	return true;
-}
-
-bool rbuf_get_le64(struct rbuf *r, uint64_t *v)
-{
-	const uint8_t *p;
-
-	if (!take(r, 8, &p))
-		return false;
-	*v = le32_at(p) | (uint64_t)le32_at(p + 4) << 32;
-	return true;
-}
+RBUF_GETTER(rbuf_get_u8, uint8_t, 1, true)
+RBUF_GETTER(rbuf_get_be16, uint16_t, 2, true)
+RBUF_GETTER(rbuf_get_be32, uint32_t, 4, true)
+RBUF_GETTER(rbuf_get_be64, uint64_t, 8, true)
+RBUF_GETTER(rbuf_get_le16, uint16_t, 2, false)
+RBUF_GETTER(rbuf_get_le24, uint32_t, 3, false)
+RBUF_GETTER(rbuf_get_le32, uint32_t, 4, false)
+RBUF_GETTER(rbuf_get_le64, uint64_t, 8, false)
+RBUF_GETTER(rbuf_get_be16_signed, int16_t, 2, true)
+RBUF_GETTER(rbuf_get_be32_signed, int32_t, 4, true)
 
 bool rbuf_get_bytes(struct rbuf *r, size_t n, const uint8_t **p)
 {

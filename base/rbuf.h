@@ -40,6 +40,9 @@ RBUF_MUST_CHECK bool rbuf_get_le16(struct rbuf *r, uint16_t *v);
 RBUF_MUST_CHECK bool rbuf_get_le24(struct rbuf *r, uint32_t *v);
 RBUF_MUST_CHECK bool rbuf_get_le32(struct rbuf *r, uint32_t *v);
 RBUF_MUST_CHECK bool rbuf_get_le64(struct rbuf *r, uint64_t *v);
+/* Big-endian two's complement. */
+RBUF_MUST_CHECK bool rbuf_get_be16_signed(struct rbuf *r, int16_t *v);
+RBUF_MUST_CHECK bool rbuf_get_be32_signed(struct rbuf *r, int32_t *v);
 
 /* A view of the next n bytes (*p points into the caller's bytes). */
 RBUF_MUST_CHECK bool rbuf_get_bytes(struct rbuf *r, size_t n, const uint8_t **p);

@@ -56,6 +56,34 @@ static void test_values(void **state)
 	assert_int_equal(rbuf_left(&r), 0);
 }
 
+/* The signed getters: two's complement, and nothing read or written when short. */
+static void test_signed(void **state)
+{
+	static const uint8_t neg[] = {0xff, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff};
+	struct rbuf r;
+	int16_t i16 = 7;
+	int32_t i32 = 7;
+
+	(void)state;
+	rbuf_init(&r, neg, sizeof(neg));
+	assert_true(rbuf_get_be16_signed(&r, &i16));
+	assert_int_equal(i16, -2);
+	assert_true(rbuf_get_be32_signed(&r, &i32));
+	assert_true(i32 == INT32_MIN);
+	assert_true(rbuf_get_be16_signed(&r, &i16));
+	assert_int_equal(i16, INT16_MAX);
+	i16 = 7;
+	i32 = 7;
+	assert_false(rbuf_get_be16_signed(&r, &i16));
+	assert_false(rbuf_get_be32_signed(&r, &i32));
+	assert_int_equal(i16, 7);
+	assert_int_equal(i32, 7);
+	rbuf_init(&r, neg, 3);
+	assert_false(rbuf_get_be32_signed(&r, &i32));
+	assert_int_equal(rbuf_left(&r), 3);
+	assert_int_equal(i32, 7);
+}
+
 /* One getter by width, returning what it read widened to 64 bits. */
 enum getter { G_U8, G_BE16, G_BE32, G_BE64, G_LE16, G_LE24, G_LE32, G_LE64, G_COUNT };
 
@@ -286,9 +314,13 @@ static void test_empty_cursor(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_values),         cmocka_unit_test(test_every_getter_at_the_boundary),
-		cmocka_unit_test(test_bytes_and_skip), cmocka_unit_test(test_cstr),
-		cmocka_unit_test(test_sub_cursor),     cmocka_unit_test(test_empty_cursor),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_signed),
+		cmocka_unit_test(test_every_getter_at_the_boundary),
+		cmocka_unit_test(test_bytes_and_skip),
+		cmocka_unit_test(test_cstr),
+		cmocka_unit_test(test_sub_cursor),
+		cmocka_unit_test(test_empty_cursor),
 	};
 
 	return cmocka_run_group_tests_name("rbuf", tests, NULL, NULL);
