@@ -73,26 +73,6 @@ static void cur_init(struct rbuf *c, const struct frame *f)
 	rbuf_init(c, f->payload, f->len);
 }
 
-static bool get_i16(struct rbuf *c, int16_t *v)
-{
-	uint16_t u;
-
-	if (!rbuf_get_be16(c, &u))
-		return false;
-	*v = (int16_t)u;
-	return true;
-}
-
-static bool get_i32(struct rbuf *c, int32_t *v)
-{
-	uint32_t u;
-
-	if (!rbuf_get_be32(c, &u))
-		return false;
-	*v = (int32_t)u;
-	return true;
-}
-
 /* A u32 length and that many bytes; nothing consumed when either is missing. */
 static bool get_str(struct rbuf *c, struct frame_str *s)
 {
@@ -106,6 +86,15 @@ static bool get_str(struct rbuf *c, struct frame_str *s)
 	s->len = n;
 	*c = t;
 	return true;
+}
+
+/* A cursor's next(): FRAME_OK when the read went, else FRAME_ERR with cur emptied so every later next fails too. */
+static enum frame_status cur_step(struct rbuf *cur, bool read)
+{
+	if (read)
+		return FRAME_OK;
+	rbuf_init(cur, NULL, 0);
+	return FRAME_ERR;
 }
 
 /* OK only when every byte was consumed. */
@@ -170,20 +159,41 @@ const struct frame_str *frame_job_get(const struct frame_job *job, const char *k
 
 static bool get_column(struct rbuf *c, struct frame_column *col)
 {
-	return get_str(c, &col->name) && rbuf_get_be32(c, &col->table_oid) && get_i16(c, &col->attnum) &&
-	       rbuf_get_be32(c, &col->type_oid) && get_i16(c, &col->typlen) && get_i32(c, &col->typmod) &&
-	       get_i16(c, &col->format) && (col->format == 0 || col->format == 1);
+	return get_str(c, &col->name) && rbuf_get_be32(c, &col->table_oid) && rbuf_get_be16_signed(c, &col->attnum) &&
+	       rbuf_get_be32(c, &col->type_oid) && rbuf_get_be16_signed(c, &col->typlen) &&
+	       rbuf_get_be32_signed(c, &col->typmod) && rbuf_get_be16_signed(c, &col->format) &&
+	       (col->format == 0 || col->format == 1);
 }
 
 /* Smallest encoded column: empty name plus the fixed fields. */
 #define COLUMN_MIN_LEN (4 + 4 + 2 + 4 + 2 + 4 + 2)
 
+static bool get_mycol(struct rbuf *c, struct frame_mycol *col)
+{
+	return get_str(c, &col->schema) && get_str(c, &col->table) && get_str(c, &col->org_table) &&
+	       get_str(c, &col->name) && get_str(c, &col->org_name) && rbuf_get_be16(c, &col->charset) &&
+	       rbuf_get_be32(c, &col->length) && rbuf_get_u8(c, &col->type) && rbuf_get_be16(c, &col->flags) &&
+	       rbuf_get_u8(c, &col->decimals);
+}
+
+/* Smallest encoded MySQL column: five empty strings plus the fixed fields. */
+#define MYCOL_MIN_LEN (5 * 4 + 2 + 4 + 1 + 2 + 1)
+
+/* Reads one column of a 'T' or a 'K' frame, only to check it. */
+static bool check_column(struct rbuf *c, uint8_t type)
+{
+	struct frame_column pg;
+	struct frame_mycol my;
+
+	return type == FRAME_ROWDESC ? get_column(c, &pg) : get_mycol(c, &my);
+}
+
 /*
  * The column list of a 'T' or 'K' frame: every column is checked up front
  * (so next() can only fail on misuse) and cur is left at the first one.
  */
-static enum frame_status columns_begin(const struct frame *f, uint8_t type, size_t min_len,
-				       bool (*check)(struct rbuf *c), uint16_t *ncols, struct rbuf *cur)
+static enum frame_status columns_begin(const struct frame *f, uint8_t type, size_t min_len, uint16_t *ncols,
+				       struct rbuf *cur)
 {
 	struct rbuf c;
 	uint16_t n, i;
@@ -195,7 +205,7 @@ static enum frame_status columns_begin(const struct frame *f, uint8_t type, size
 		goto err;
 	*cur = c;
 	for (i = 0; i < n; i++)
-		if (!check(&c))
+		if (!check_column(&c, type))
 			goto err;
 	if (cur_finish(&c) != FRAME_OK)
 		goto err;
@@ -207,24 +217,14 @@ err:
 	return FRAME_ERR;
 }
 
-static bool check_column(struct rbuf *c)
-{
-	struct frame_column col;
-
-	return get_column(c, &col);
-}
-
 enum frame_status frame_rowdesc_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur)
 {
-	return columns_begin(f, FRAME_ROWDESC, COLUMN_MIN_LEN, check_column, ncols, cur);
+	return columns_begin(f, FRAME_ROWDESC, COLUMN_MIN_LEN, ncols, cur);
 }
 
 enum frame_status frame_rowdesc_next(struct rbuf *cur, struct frame_column *col)
 {
-	if (get_column(cur, col))
-		return FRAME_OK;
-	rbuf_init(cur, NULL, 0);
-	return FRAME_ERR;
+	return cur_step(cur, get_column(cur, col));
 }
 
 enum frame_status frame_paramdesc_begin(const struct frame *f, uint16_t *nparams, struct rbuf *cur)
@@ -246,10 +246,7 @@ enum frame_status frame_paramdesc_begin(const struct frame *f, uint16_t *nparams
 
 enum frame_status frame_paramdesc_next(struct rbuf *cur, uint32_t *type_oid)
 {
-	if (rbuf_get_be32(cur, type_oid))
-		return FRAME_OK;
-	rbuf_init(cur, NULL, 0);
-	return FRAME_ERR;
+	return cur_step(cur, rbuf_get_be32(cur, type_oid));
 }
 
 enum frame_status frame_copy_start_begin(const struct frame *f, uint8_t *format, uint16_t *ncols, struct rbuf *cur)
@@ -269,7 +266,7 @@ enum frame_status frame_copy_start_begin(const struct frame *f, uint8_t *format,
 	for (struct rbuf t = c; rbuf_left(&t);) {
 		int16_t v;
 
-		if (!get_i16(&t, &v) || (v != 0 && v != 1))
+		if (!rbuf_get_be16_signed(&t, &v) || (v != 0 && v != 1))
 			return FRAME_ERR;
 	}
 	*format = fmt;
@@ -280,41 +277,17 @@ enum frame_status frame_copy_start_begin(const struct frame *f, uint8_t *format,
 
 enum frame_status frame_copy_start_next(struct rbuf *cur, int16_t *format)
 {
-	if (get_i16(cur, format))
-		return FRAME_OK;
-	rbuf_init(cur, NULL, 0);
-	return FRAME_ERR;
-}
-
-static bool get_mycol(struct rbuf *c, struct frame_mycol *col)
-{
-	return get_str(c, &col->schema) && get_str(c, &col->table) && get_str(c, &col->org_table) &&
-	       get_str(c, &col->name) && get_str(c, &col->org_name) && rbuf_get_be16(c, &col->charset) &&
-	       rbuf_get_be32(c, &col->length) && rbuf_get_u8(c, &col->type) && rbuf_get_be16(c, &col->flags) &&
-	       rbuf_get_u8(c, &col->decimals);
-}
-
-/* Smallest encoded MySQL column: five empty strings plus the fixed fields. */
-#define MYCOL_MIN_LEN (5 * 4 + 2 + 4 + 1 + 2 + 1)
-
-static bool check_mycol(struct rbuf *c)
-{
-	struct frame_mycol col;
-
-	return get_mycol(c, &col);
+	return cur_step(cur, rbuf_get_be16_signed(cur, format));
 }
 
 enum frame_status frame_mycols_begin(const struct frame *f, uint16_t *ncols, struct rbuf *cur)
 {
-	return columns_begin(f, FRAME_MYCOLS, MYCOL_MIN_LEN, check_mycol, ncols, cur);
+	return columns_begin(f, FRAME_MYCOLS, MYCOL_MIN_LEN, ncols, cur);
 }
 
 enum frame_status frame_mycols_next(struct rbuf *cur, struct frame_mycol *col)
 {
-	if (get_mycol(cur, col))
-		return FRAME_OK;
-	rbuf_init(cur, NULL, 0);
-	return FRAME_ERR;
+	return cur_step(cur, get_mycol(cur, col));
 }
 
 enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols)
@@ -330,7 +303,7 @@ enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols)
 	if (!rbuf_get_be16(&c, &n) || n > FRAME_MAX_COLS || rbuf_left(&c) / 4 < n)
 		return FRAME_ERR;
 	for (i = 0; i < n; i++) {
-		if (!get_i32(&c, &vlen))
+		if (!rbuf_get_be32_signed(&c, &vlen))
 			return FRAME_ERR;
 		if (vlen == -1)
 			continue;
@@ -362,7 +335,7 @@ enum frame_status frame_row_next(struct rbuf *cur, const uint8_t **value, uint32
 
 	*value = NULL;
 	*len = 0;
-	if (!get_i32(cur, &vlen) || vlen < -1)
+	if (!rbuf_get_be32_signed(cur, &vlen) || vlen < -1)
 		return FRAME_ERR;
 	if (vlen == -1)
 		return FRAME_OK;
@@ -502,16 +475,6 @@ void frame_end(struct wbuf *b)
 {
 	size_t plen;
 
-	if (b->failed)
-		return;
-	if (b->len < b->mark + FRAME_HEADER_LEN) {
-		b->failed = true;
-		return;
-	}
-	plen = b->len - b->mark - FRAME_HEADER_LEN;
-	if (plen > FRAME_MAX_PAYLOAD) {
-		b->failed = true;
-		return;
-	}
-	wbuf_patch_be32(b, b->mark + 1, (uint32_t)plen);
+	if (wbuf_message_len(b, FRAME_HEADER_LEN, FRAME_MAX_PAYLOAD, &plen))
+		wbuf_patch_be32(b, b->mark + 1, (uint32_t)plen);
 }
