@@ -190,6 +190,18 @@ static uint8_t *patch_at(struct wbuf *w, size_t off, size_t n)
 	return w->data + off;
 }
 
+bool wbuf_message_len(struct wbuf *w, size_t header_len, size_t max, size_t *len)
+{
+	if (w->failed)
+		return false;
+	if (w->len < w->mark + header_len || w->len - w->mark - header_len > max) {
+		w->failed = true;
+		return false;
+	}
+	*len = w->len - w->mark - header_len;
+	return true;
+}
+
 void wbuf_patch_be32(struct wbuf *w, size_t off, uint32_t v)
 {
 	uint8_t *p = patch_at(w, off, 4);

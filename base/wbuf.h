@@ -73,6 +73,13 @@ void wbuf_put_str(struct wbuf *w, const char *s);
 void wbuf_put_cstr(struct wbuf *w, const char *s);
 
 /*
+ * The payload length of the message opened at w->mark whose header is
+ * header_len bytes: true with *len set when the header is all written and
+ * the payload is at most max; false otherwise, with failed set.
+ */
+bool wbuf_message_len(struct wbuf *w, size_t header_len, size_t max, size_t *len);
+
+/*
  * Overwrite bytes already written at off (a length placeholder). Nothing
  * happens once failed; an offset whose bytes are not all written sets it.
  */

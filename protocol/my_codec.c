@@ -161,18 +161,8 @@ void my_end(struct wbuf *b)
 {
 	size_t plen;
 
-	if (b->failed)
-		return;
-	if (b->len < b->mark + MY_HEADER_LEN) {
-		b->failed = true;
-		return;
-	}
-	plen = b->len - b->mark - MY_HEADER_LEN;
-	if (plen > MY_MAX_PAYLOAD) {
-		b->failed = true;
-		return;
-	}
-	wbuf_patch_le24(b, b->mark, (uint32_t)plen);
+	if (wbuf_message_len(b, MY_HEADER_LEN, MY_MAX_PAYLOAD, &plen))
+		wbuf_patch_le24(b, b->mark, (uint32_t)plen);
 }
 
 void my_put_lenenc_int(struct wbuf *b, uint64_t v)
