@@ -16,9 +16,26 @@ static const struct err_row rows[AIRLOCK_E_COUNT] = {[AIRLOCK_E_NONE] = {"", NUL
 #undef AIRLOCK_ERR_ROW
 };
 
+static const struct err_row natives[AIRLOCK_N_COUNT] = {[AIRLOCK_N_NONE] = {"", NULL, 0, NULL},
+#define AIRLOCK_NATIVE_ROW(name, pg, my_errno, my_state) [AIRLOCK_N_##name] = {#name, pg, my_errno, my_state},
+							AIRLOCK_NATIVE(AIRLOCK_NATIVE_ROW)
+#undef AIRLOCK_NATIVE_ROW
+};
+
+/* Row i of a table of count rows; its row 0 (none) when i is out of range. */
+static const struct err_row *at(const struct err_row *table, unsigned count, unsigned i)
+{
+	return i < count ? &table[i] : &table[0];
+}
+
 static const struct err_row *row(enum airlock_err e)
 {
-	return (unsigned)e < AIRLOCK_E_COUNT ? &rows[e] : &rows[AIRLOCK_E_NONE];
+	return at(rows, AIRLOCK_E_COUNT, (unsigned)e);
+}
+
+static const struct err_row *native(enum airlock_native n)
+{
+	return at(natives, AIRLOCK_N_COUNT, (unsigned)n);
 }
 
 const char *airlock_err_name(enum airlock_err e)
@@ -47,17 +64,6 @@ uint16_t airlock_err_my_errno(enum airlock_err e)
 const char *airlock_err_my_sqlstate(enum airlock_err e)
 {
 	return row(e)->my_sqlstate;
-}
-
-static const struct err_row natives[AIRLOCK_N_COUNT] = {[AIRLOCK_N_NONE] = {"", NULL, 0, NULL},
-#define AIRLOCK_NATIVE_ROW(name, pg, my_errno, my_state) [AIRLOCK_N_##name] = {#name, pg, my_errno, my_state},
-							AIRLOCK_NATIVE(AIRLOCK_NATIVE_ROW)
-#undef AIRLOCK_NATIVE_ROW
-};
-
-static const struct err_row *native(enum airlock_native n)
-{
-	return (unsigned)n < AIRLOCK_N_COUNT ? &natives[n] : &natives[AIRLOCK_N_NONE];
 }
 
 const char *airlock_native_name(enum airlock_native n)
