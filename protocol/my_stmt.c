@@ -415,6 +415,26 @@ static enum my_status put_int_param(struct wbuf *b, const struct my_param *prm, 
 	return MY_OK;
 }
 
+/* A binary FLOAT (4 bytes) or DOUBLE (8 bytes) parameter, little-endian IEEE 754, as text. */
+static enum my_status put_float_param(struct wbuf *out, const struct my_param *prm, bool is_float, const char **why)
+{
+	struct rbuf r;
+	uint32_t bits32 = 0;
+	uint64_t bits64 = 0;
+	float f;
+	double d;
+
+	rbuf_init(&r, prm->value, prm->len);
+	if (prm->len != (is_float ? 4u : 8u) || !(is_float ? rbuf_get_le32(&r, &bits32) : rbuf_get_le64(&r, &bits64)))
+		return fail(why, is_float ? "bad FLOAT parameter length" : "bad DOUBLE parameter length");
+	if (!is_float) {
+		memcpy(&d, &bits64, sizeof(d));
+		return put_float_text(out, d, false, why);
+	}
+	memcpy(&f, &bits32, sizeof(f));
+	return put_float_text(out, (double)f, true, why);
+}
+
 static enum my_status literal(const struct my_param *prm, bool nbe, struct wbuf *out, const char **why)
 {
 	size_t fixed_len;
@@ -430,28 +450,9 @@ static enum my_status literal(const struct my_param *prm, bool nbe, struct wbuf 
 	if (!prm->value && prm->len)
 		return fail(why, "parameter without a value");
 	switch (prm->type) {
-	case MY_TYPE_FLOAT: {
-		struct rbuf r;
-		uint32_t bits;
-		float f;
-
-		rbuf_init(&r, prm->value, prm->len);
-		if (prm->len != 4 || !rbuf_get_le32(&r, &bits))
-			return fail(why, "bad FLOAT parameter length");
-		memcpy(&f, &bits, sizeof(f));
-		return put_float_text(out, (double)f, true, why);
-	}
-	case MY_TYPE_DOUBLE: {
-		struct rbuf r;
-		uint64_t bits;
-		double d;
-
-		rbuf_init(&r, prm->value, prm->len);
-		if (prm->len != 8 || !rbuf_get_le64(&r, &bits))
-			return fail(why, "bad DOUBLE parameter length");
-		memcpy(&d, &bits, sizeof(d));
-		return put_float_text(out, d, false, why);
-	}
+	case MY_TYPE_FLOAT:
+	case MY_TYPE_DOUBLE:
+		return put_float_param(out, prm, prm->type == MY_TYPE_FLOAT, why);
 	case MY_TYPE_DECIMAL:
 	case MY_TYPE_NEWDECIMAL:
 		if (!decimal_text(prm->value, prm->len))
