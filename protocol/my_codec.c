@@ -352,6 +352,17 @@ static bool attrs_well_formed(struct rbuf *r)
  * The auth response: lenenc with CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA,
  * else one length byte with CLIENT_SECURE_CONNECTION, else NUL-terminated.
  */
+/* A NUL-terminated name of at most max bytes; on failure, why says which of the two things went wrong. */
+static enum my_status get_name(struct rbuf *r, size_t max, const char **s, size_t *len, const char *no_nul,
+			       const char *too_long, const char **why)
+{
+	if (!rbuf_get_cstr(r, s, len))
+		return fail(why, no_nul);
+	if (*len > max)
+		return fail(why, too_long);
+	return MY_OK;
+}
+
 static enum my_status decode_auth_response(struct rbuf *r, struct my_handshake_response *out, const char **why)
 {
 	const uint8_t *auth = NULL;
@@ -415,38 +426,28 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 		out->ssl_request = true;
 		return MY_OK;
 	}
-	if (!rbuf_get_cstr(&r, &out->user, &out->user_len)) {
-		st = fail(why, "handshake response: user name without NUL");
+	st = get_name(&r, MY_MAX_USER_LEN, &out->user, &out->user_len, "handshake response: user name without NUL",
+		      "handshake response: user name too long", why);
+	if (st != MY_OK)
 		goto out_err;
-	}
-	if (out->user_len > MY_MAX_USER_LEN) {
-		st = fail(why, "handshake response: user name too long");
-		goto out_err;
-	}
 	st = decode_auth_response(&r, out, why);
 	if (st != MY_OK)
 		goto out_err;
 	if ((out->caps & MY_CAP_CONNECT_WITH_DB) && rbuf_left(&r) > 0) {
-		if (!rbuf_get_cstr(&r, &out->database, &out->database_len)) {
-			st = fail(why, "handshake response: database name without NUL");
+		st = get_name(&r, MY_MAX_DATABASE_LEN, &out->database, &out->database_len,
+			      "handshake response: database name without NUL",
+			      "handshake response: database name too long", why);
+		if (st != MY_OK)
 			goto out_err;
-		}
-		if (out->database_len > MY_MAX_DATABASE_LEN) {
-			st = fail(why, "handshake response: database name too long");
-			goto out_err;
-		}
 		if (out->database_len == 0)
 			out->database = NULL;
 	}
 	if ((out->caps & MY_CAP_PLUGIN_AUTH) && rbuf_left(&r) > 0) {
-		if (!rbuf_get_cstr(&r, &out->plugin, &out->plugin_len)) {
-			st = fail(why, "handshake response: plugin name without NUL");
+		st = get_name(&r, MY_MAX_PLUGIN_LEN, &out->plugin, &out->plugin_len,
+			      "handshake response: plugin name without NUL", "handshake response: plugin name too long",
+			      why);
+		if (st != MY_OK)
 			goto out_err;
-		}
-		if (out->plugin_len > MY_MAX_PLUGIN_LEN) {
-			st = fail(why, "handshake response: plugin name too long");
-			goto out_err;
-		}
 	}
 	if ((out->caps & MY_CAP_CONNECT_ATTRS) && rbuf_left(&r) > 0) {
 		struct rbuf attrs;
