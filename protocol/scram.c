@@ -214,6 +214,26 @@ static int refuse(const char **err, const char *why)
 	return -1;
 }
 
+/* Why a client message is refused before it is parsed: empty, too long, a NUL byte in it. */
+static const char *const first_refusals[] = {"SCRAM: empty client-first-message",
+					     "SCRAM: client-first-message too long",
+					     "SCRAM: NUL byte in client-first-message"};
+static const char *const final_refusals[] = {"SCRAM: empty client-final-message",
+					     "SCRAM: client-final-message too long",
+					     "SCRAM: NUL byte in client-final-message"};
+
+/* The checks both client messages pass first; reasons is one of the two lists above. */
+static int check_message(const uint8_t *msg, size_t len, const char *const reasons[3], const char **err)
+{
+	if (!msg || len == 0)
+		return refuse(err, reasons[0]);
+	if (len >= SCRAM_MAX_MSG)
+		return refuse(err, reasons[1]);
+	if (memchr(msg, 0, len))
+		return refuse(err, reasons[2]);
+	return 0;
+}
+
 /* A nonce character: printable ASCII except ','. */
 static bool nonce_char(uint8_t c)
 {
@@ -283,12 +303,8 @@ int scram_server_first(struct scram_state *st, const struct scram_verifier *v, c
 	for (i = 0; i < sn_len; i++)
 		if (!nonce_char((uint8_t)server_nonce[i]))
 			return refuse(err, "SCRAM: invalid server nonce");
-	if (!client_first || len == 0)
-		return refuse(err, "SCRAM: empty client-first-message");
-	if (len >= SCRAM_MAX_MSG)
-		return refuse(err, "SCRAM: client-first-message too long");
-	if (memchr(client_first, 0, len))
-		return refuse(err, "SCRAM: NUL byte in client-first-message");
+	if (check_message(client_first, len, first_refusals, err) < 0)
+		return -1;
 	p = (const char *)client_first;
 	end = p + len;
 
@@ -376,12 +392,8 @@ int scram_server_final(struct scram_state *st, const uint8_t *client_final, size
 		return refuse(err, "SCRAM: exchange not in progress");
 	/* One attempt per exchange, whatever its outcome. */
 	st->done = true;
-	if (!client_final || len == 0)
-		return refuse(err, "SCRAM: empty client-final-message");
-	if (len >= SCRAM_MAX_MSG)
-		return refuse(err, "SCRAM: client-final-message too long");
-	if (memchr(client_final, 0, len))
-		return refuse(err, "SCRAM: NUL byte in client-final-message");
+	if (check_message(client_final, len, final_refusals, err) < 0)
+		return -1;
 	p = (const char *)client_final;
 	end = p + len;
 
