@@ -53,6 +53,7 @@
 #include "runner/runner_mem.h"
 #include "runner/runner_my_conn.h"
 #include "runner/runner_my_watch.h"
+#include "runner/runner_row.h"
 
 #define SOCKET_NAME "mysqld.sock"
 #define CONNECT_TIMEOUT_S 10
@@ -360,20 +361,14 @@ static enum outcome select_database(struct my_run *r)
 /* Everything the job asks for; the statement then runs as its own read-only transaction. */
 static enum outcome job_setup(struct my_run *r)
 {
-	enum outcome o = check_event(r);
+	/* In order, each only after the one before it went through; the watchdog is asked between them. */
+	static enum outcome (*const steps[])(struct my_run *) = {
+		check_event, set_session, check_event, set_names, set_collation, select_database, check_event,
+	};
+	enum outcome o = OUT_OK;
 
-	if (o == OUT_OK)
-		o = set_session(r);
-	if (o == OUT_OK)
-		o = check_event(r);
-	if (o == OUT_OK)
-		o = set_names(r);
-	if (o == OUT_OK)
-		o = set_collation(r);
-	if (o == OUT_OK)
-		o = select_database(r);
-	if (o == OUT_OK)
-		o = check_event(r);
+	for (size_t i = 0; o == OUT_OK && i < sizeof(steps) / sizeof(steps[0]); i++)
+		o = steps[i](r);
 	/* Nothing may have opened a transaction that is not read only. */
 	if (o == OUT_OK && (r->conn->server_status & SERVER_STATUS_IN_TRANS)) {
 		r->refusal = "NOT_READ_ONLY: a transaction is open before the statement";
@@ -419,34 +414,26 @@ static enum outcome send_cols(struct my_run *r, MYSQL_RES *res)
 }
 
 /* Sends one row unless it would pass max_rows or max_bytes. */
+struct row_at {
+	MYSQL_ROW row;
+	const unsigned long *lengths;
+};
+
+/* runner_row_value over a fetched row: NULL for SQL NULL. */
+static const void *row_value(void *arg, unsigned i, size_t *len)
+{
+	const struct row_at *at = arg;
+
+	*len = at->row[i] ? at->lengths[i] : 0;
+	return at->row[i];
+}
+
 static enum outcome send_row(struct my_run *r, MYSQL_ROW row, const unsigned long *lengths, unsigned n)
 {
-	struct wbuf *b = &r->ctl->out;
-	size_t body = 2;
-	unsigned i;
+	struct row_at at = {row, lengths};
+	enum runner_row_status st = runner_row_send(r->ctl, r->job, &r->sent, n, row_value, &at, &r->trunc);
 
-	for (i = 0; i < n; i++) {
-		body += 4;
-		if (row[i])
-			body += lengths[i];
-	}
-	r->trunc = runner_cap_check(r->job, &r->sent, body, true);
-	if (r->trunc != FRAME_TRUNC_NONE)
-		return OUT_TRUNCATED;
-	frame_begin(b, FRAME_ROW);
-	frame_put_u16(b, (uint16_t)n);
-	for (i = 0; i < n; i++) {
-		if (!row[i]) {
-			frame_put_i32(b, -1);
-		} else {
-			frame_put_i32(b, (int32_t)lengths[i]);
-			frame_put_bytes(b, row[i], lengths[i]);
-		}
-	}
-	if (runner_ctl_commit(r->ctl) < 0)
-		return OUT_GONE;
-	runner_cap_count(&r->sent, body, true);
-	return OUT_OK;
+	return st == RUNNER_ROW_SENT ? OUT_OK : st == RUNNER_ROW_TRUNCATED ? OUT_TRUNCATED : OUT_GONE;
 }
 
 /*

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "runner/runner_row.h"
 
 int result_format(const struct runner_job *job, int i)
 {
@@ -300,18 +301,31 @@ static bool decode_row(struct pg_run *r, const PGresult *res)
 	return true;
 }
 
-static size_t value_len(const struct pg_run *r, const PGresult *res, int i)
+/* What runner_row_value reads: the first row of res, decoded where the job wraps bytea. */
+struct row_at {
+	const struct pg_run *r;
+	const PGresult *res;
+};
+
+static const void *row_value(void *arg, unsigned i, size_t *len)
 {
-	if (r->wrapped && r->dec[i])
-		return r->dec_len[i];
-	return (size_t)PQgetlength(res, 0, i);
+	const struct row_at *at = arg;
+
+	*len = 0;
+	if (PQgetisnull(at->res, 0, (int)i))
+		return NULL;
+	if (at->r->wrapped && at->r->dec[i]) {
+		*len = at->r->dec_len[i];
+		return at->r->dec[i];
+	}
+	*len = (size_t)PQgetlength(at->res, 0, (int)i);
+	return PQgetvalue(at->res, 0, (int)i);
 }
 
 enum outcome send_row(struct pg_run *r, const PGresult *res)
 {
-	struct wbuf *b = &r->ctl->out;
-	int n = PQnfields(res), i;
-	size_t body = 2;
+	struct row_at at = {r, res};
+	enum runner_row_status st;
 
 	/* Past max_rows nothing of the row is needed, not even its decoding. */
 	r->trunc = runner_cap_check(r->job, &r->sent, 0, true);
@@ -319,31 +333,8 @@ enum outcome send_row(struct pg_run *r, const PGresult *res)
 		return OUT_TRUNCATED;
 	if (r->wrapped && !decode_row(r, res))
 		return OUT_LOST;
-	for (i = 0; i < n; i++) {
-		body += 4;
-		if (!PQgetisnull(res, 0, i))
-			body += value_len(r, res, i);
-	}
-	r->trunc = runner_cap_check(r->job, &r->sent, body, true);
-	if (r->trunc != FRAME_TRUNC_NONE)
-		return OUT_TRUNCATED;
-	frame_begin(b, FRAME_ROW);
-	frame_put_u16(b, (uint16_t)n);
-	for (i = 0; i < n; i++) {
-		if (PQgetisnull(res, 0, i)) {
-			frame_put_i32(b, -1);
-			continue;
-		}
-		frame_put_i32(b, (int32_t)value_len(r, res, i));
-		if (r->wrapped && r->dec[i])
-			frame_put_bytes(b, r->dec[i], r->dec_len[i]);
-		else
-			frame_put_bytes(b, PQgetvalue(res, 0, i), (size_t)PQgetlength(res, 0, i));
-	}
-	if (runner_ctl_commit(r->ctl) < 0)
-		return OUT_GONE;
-	runner_cap_count(&r->sent, body, true);
-	return OUT_OK;
+	st = runner_row_send(r->ctl, r->job, &r->sent, (unsigned)PQnfields(res), row_value, &at, &r->trunc);
+	return st == RUNNER_ROW_SENT ? OUT_OK : st == RUNNER_ROW_TRUNCATED ? OUT_TRUNCATED : OUT_GONE;
 }
 
 enum outcome copy_out(struct pg_run *r, const PGresult *res)
