@@ -246,6 +246,30 @@ static void warm_up(struct pg_run *r)
 	}
 }
 
+/*
+ * Hands each result of the statement to on_result until there are no more
+ * or one is not OUT_OK. In a pipeline, the results of what an error
+ * aborted are passed over (none come outside one).
+ */
+static enum outcome read_results(struct pg_run *r, int64_t deadline)
+{
+	enum outcome o;
+	PGresult *res;
+
+	for (;;) {
+		o = next_result(r, deadline, &res);
+		if (o != OUT_OK || !res)
+			return o;
+		if (PQresultStatus(res) == PGRES_PIPELINE_ABORTED) {
+			PQclear(res);
+			continue;
+		}
+		o = on_result(r, res);
+		if (o != OUT_OK)
+			return o;
+	}
+}
+
 /* Runs the statement itself, streaming its rows. */
 static enum outcome stream_statement(struct pg_run *r, int64_t deadline)
 {
@@ -260,19 +284,7 @@ static enum outcome stream_statement(struct pg_run *r, int64_t deadline)
 	o = OUT_LOST;
 	if (!send_with_params(r, sql, format) || !PQsetSingleRowMode(r->conn))
 		goto out;
-	for (;;) {
-		PGresult *res;
-
-		o = wait_result(r, deadline);
-		if (o != OUT_OK)
-			break;
-		res = PQgetResult(r->conn);
-		if (!res)
-			break;
-		o = on_result(r, res);
-		if (o != OUT_OK)
-			break;
-	}
+	o = read_results(r, deadline);
 out:
 	result_done(r, sql);
 	return o;
@@ -553,7 +565,6 @@ static enum outcome pipelined_statement(struct pg_run *r, int64_t deadline, int6
 	char *sets = settings_select(r, values);
 	int nvalues = 2 * (int)setting_count(r);
 	enum outcome o = OUT_LOST;
-	PGresult *res;
 
 	if (!sets || !PQenterPipelineMode(r->conn))
 		goto out;
@@ -577,21 +588,7 @@ static enum outcome pipelined_statement(struct pg_run *r, int64_t deadline, int6
 		o = OUT_LOST;
 		goto out;
 	}
-	for (;;) {
-		o = wait_result(r, stmt_deadline);
-		if (o != OUT_OK)
-			break;
-		res = PQgetResult(r->conn);
-		if (!res)
-			break;
-		if (PQresultStatus(res) == PGRES_PIPELINE_ABORTED) {
-			PQclear(res);
-			continue;
-		}
-		o = on_result(r, res);
-		if (o != OUT_OK)
-			break;
-	}
+	o = read_results(r, stmt_deadline);
 out:
 	result_done(r, NULL);
 	free(sets);

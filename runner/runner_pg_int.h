@@ -74,6 +74,8 @@ struct pg_run {
 int64_t now_ms(void);
 /* Waits until PQgetResult will not block; watches the control socket meanwhile. */
 enum outcome wait_result(struct pg_run *r, int64_t deadline);
+/* The next result of the command (owned by the caller), or *res NULL when there are no more; else why not. */
+enum outcome next_result(struct pg_run *r, int64_t deadline, PGresult **res);
 /* Waits until the database socket reports events (OUT_OK), flushing queued frames first. */
 enum outcome wait_db(struct pg_run *r, short events, int64_t deadline);
 /*

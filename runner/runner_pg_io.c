@@ -81,6 +81,14 @@ enum outcome wait_result(struct pg_run *r, int64_t deadline)
 	}
 }
 
+enum outcome next_result(struct pg_run *r, int64_t deadline, PGresult **res)
+{
+	enum outcome o = wait_result(r, deadline);
+
+	*res = o == OUT_OK ? PQgetResult(r->conn) : NULL;
+	return o;
+}
+
 /*
  * Every result of the command just sent: the first error kept in r->error,
  * each other result shown to look (may be NULL), then kept in *kept (may be
@@ -90,14 +98,11 @@ static enum outcome gather(struct pg_run *r, int64_t deadline, void (*look)(stru
 			   PGresult **kept)
 {
 	for (;;) {
-		enum outcome o = wait_result(r, deadline);
 		PGresult *res;
+		enum outcome o = next_result(r, deadline, &res);
 
-		if (o != OUT_OK)
+		if (o != OUT_OK || !res)
 			return o;
-		res = PQgetResult(r->conn);
-		if (!res)
-			return OUT_OK;
 		if (PQresultStatus(res) == PGRES_FATAL_ERROR) {
 			if (!r->error)
 				r->error = res;
