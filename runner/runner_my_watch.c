@@ -117,6 +117,13 @@ static void drain_wake(struct my_watch *w)
 		;
 }
 
+/* What the control socket's news means to the watch. */
+static const enum my_event ctl_event[] = {
+	[RUNNER_CTL_NOTHING] = MY_EVENT_NONE,
+	[RUNNER_CTL_CANCEL] = MY_EVENT_CANCEL,
+	[RUNNER_CTL_GONE] = MY_EVENT_GONE,
+};
+
 static void *watch_main(void *arg)
 {
 	struct my_watch *w = arg;
@@ -161,16 +168,10 @@ static void *watch_main(void *arg)
 		if (p[0].revents)
 			drain_wake(w);
 		if (p[1].revents) {
-			switch (runner_ctl_on_readable(w->ctl)) {
-			case RUNNER_CTL_CANCEL:
-				fire(w, MY_EVENT_CANCEL);
-				break;
-			case RUNNER_CTL_GONE:
-				fire(w, MY_EVENT_GONE);
-				break;
-			case RUNNER_CTL_NOTHING:
-				break;
-			}
+			enum my_event got = ctl_event[runner_ctl_on_readable(w->ctl)];
+
+			if (got != MY_EVENT_NONE)
+				fire(w, got);
 		}
 	}
 	return NULL;
