@@ -135,9 +135,11 @@ static void set_scram(struct conf_ctx *ctx, char **dst, const char *label, const
 		conf_err(ctx, ctx->line, "out of memory");
 }
 
-/* The engine's canonical name, or NULL when value names none. */
-static const char *engine_name(const char *value)
+/* The canonical name value gives a runtime or an engine (synonyms accepted), or NULL when it names none. */
+static const char *canonical_name(enum conf_type t, const char *value)
 {
+	if (t == CT_RUNTIME)
+		return strcmp(value, "docker") == 0 || strcmp(value, "oci") == 0 ? value : NULL;
 	if (strcasecmp(value, "postgres") == 0 || strcasecmp(value, "postgresql") == 0)
 		return "postgres";
 	if (strcasecmp(value, "mysql") == 0 || strcasecmp(value, "mariadb") == 0)
@@ -170,7 +172,7 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 	char **field = FIELD(base, k->off, char *);
 	uint32_t uid, gid;
 	char ebuf[64];
-	const char *engine;
+	const char *name;
 	char *s = NULL;
 	uint64_t v;
 
@@ -178,7 +180,8 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 	case CT_U16:
 	case CT_U32:
 	case CT_U64:
-		if (conf_parse_u64(value, k->min, k->max, &v) < 0)
+	case CT_CPUS:
+		if ((k->type == CT_CPUS ? conf_parse_cpus : conf_parse_u64)(value, k->min, k->max, &v) < 0)
 			goto out_bad;
 		put_number(k, base, v);
 		return;
@@ -192,18 +195,9 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		else
 			goto out_bad;
 		return;
-	case CT_CPUS:
-		if (conf_parse_cpus(value, k->min, k->max, &v) < 0)
-			goto out_bad;
-		put_number(k, base, v);
-		return;
 	case CT_TEXT:
-		if (!conf_valid_text(value))
-			goto out_bad;
-		s = strdup(value);
-		break;
 	case CT_HOST:
-		if (!conf_valid_host(value))
+		if (!(k->type == CT_HOST ? conf_valid_host : conf_valid_text)(value))
 			goto out_bad;
 		s = strdup(value);
 		break;
@@ -230,30 +224,13 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		s = strdup(value);
 		break;
 	case CT_IMAGE:
-		if (!image_ref_pinned(value)) {
-			conf_err(ctx, ctx->line,
-				 "%s %s: IMAGE_UNPINNED: \"%.40s\" is not pinned by digest; "
-				 "use sha256:<64 hex> or NAME@sha256:<64 hex>, from "
-				 "docker inspect --format '{{.Id}}' IMAGE",
-				 label, k->name, value);
-			return;
-		}
-		s = strdup(value);
-		break;
 	case CT_ROOTFS:
-		if (!rootfs_ref_pinned(value, NULL)) {
-			conf_err(ctx, ctx->line,
-				 "%s %s: IMAGE_UNPINNED: \"%.60s\" is not pinned by digest; "
-				 "use /ABSOLUTE/PATH.tar@sha256:<64 hex>, from sha256sum PATH.tar",
-				 label, k->name, value);
-			return;
-		}
-		s = strdup(value);
-		break;
-	case CT_RUNTIME:
-		if (strcmp(value, "docker") != 0 && strcmp(value, "oci") != 0) {
-			conf_err(ctx, ctx->line, "%s %s \"%.40s\" is unknown; expected %s", label, k->name, value,
-				 k->expect);
+		if (!(k->type == CT_IMAGE ? image_ref_pinned(value) : rootfs_ref_pinned(value, NULL))) {
+			conf_err(ctx, ctx->line, "%s %s: IMAGE_UNPINNED: \"%.*s\" is not pinned by digest; use %s",
+				 label, k->name, k->type == CT_IMAGE ? 40 : 60, value,
+				 k->type == CT_IMAGE ? "sha256:<64 hex> or NAME@sha256:<64 hex>, from "
+						       "docker inspect --format '{{.Id}}' IMAGE"
+						     : "/ABSOLUTE/PATH.tar@sha256:<64 hex>, from sha256sum PATH.tar");
 			return;
 		}
 		s = strdup(value);
@@ -277,14 +254,15 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		}
 		break;
 	}
+	case CT_RUNTIME:
 	case CT_ENGINE:
-		engine = engine_name(value);
-		if (!engine) {
+		name = canonical_name(k->type, value);
+		if (!name) {
 			conf_err(ctx, ctx->line, "%s %s \"%.40s\" is unknown; expected %s", label, k->name, value,
 				 k->expect);
 			return;
 		}
-		s = strdup(engine);
+		s = strdup(name);
 		break;
 	case CT_PASSWORD_FILE:
 		if (!conf_valid_text(value))
