@@ -277,17 +277,16 @@ static void refuse_into(struct walk *w, json_t *into)
 static void refuse_locking(struct walk *w, json_t *clauses)
 {
 	json_t *lc = json_object_get(json_array_get(clauses, 0), "LockingClause");
-	const char *strength = pgv_str(lc, "strength");
-	const char *shown = "FOR UPDATE";
+	static const struct pgv_word strengths[] = {
+		{"LCS_FORNOKEYUPDATE", "FOR NO KEY UPDATE"},
+		{"LCS_FORSHARE", "FOR SHARE"},
+		{"LCS_FORKEYSHARE", "FOR KEY SHARE"},
+	};
+	const char *shown =
+		pgv_enum_word(lc, "strength", strengths, sizeof(strengths) / sizeof(strengths[0]), "FOR UPDATE");
 
 	if (!want(w, V_WRITE))
 		return;
-	if (strength && strcmp(strength, "LCS_FORNOKEYUPDATE") == 0)
-		shown = "FOR NO KEY UPDATE";
-	else if (strength && strcmp(strength, "LCS_FORSHARE") == 0)
-		shown = "FOR SHARE";
-	else if (strength && strcmp(strength, "LCS_FORKEYSHARE") == 0)
-		shown = "FOR KEY SHARE";
 	pgv_refuse(w->out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, 0,
 		   "remove the FOR UPDATE / FOR SHARE clause; reads need no row locks",
 		   "SELECT ... %s locks rows and is not allowed on a read-only endpoint", shown);

@@ -433,15 +433,12 @@ enum pgv_kind pgv_session_deallocate(json_t *body, struct pgv_result *out)
 
 enum pgv_kind pgv_session_discard(json_t *body, struct pgv_result *out)
 {
-	const char *target = pgv_str(body, "target");
-	const char *name = "all";
-
-	if (target && strcmp(target, "DISCARD_PLANS") == 0)
-		name = "plans";
-	else if (target && strcmp(target, "DISCARD_SEQUENCES") == 0)
-		name = "sequences";
-	else if (target && strcmp(target, "DISCARD_TEMP") == 0)
-		name = "temp";
+	static const struct pgv_word targets[] = {
+		{"DISCARD_PLANS", "plans"},
+		{"DISCARD_SEQUENCES", "sequences"},
+		{"DISCARD_TEMP", "temp"},
+	};
+	const char *name = pgv_enum_word(body, "target", targets, sizeof(targets) / sizeof(targets[0]), "all");
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->kind = PGV_DISCARD;
 	return out->kind;

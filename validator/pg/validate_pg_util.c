@@ -71,3 +71,14 @@ bool pgv_lower_copy(char *dst, size_t dstsz, const char *src)
 	dst[i] = '\0';
 	return true;
 }
+
+const char *pgv_enum_word(json_t *obj, const char *key, const struct pgv_word *words, size_t n, const char *dflt)
+{
+	const char *value = pgv_str(obj, key);
+
+	for (size_t i = 0; value && i < n; i++) {
+		if (strcmp(value, words[i].value) == 0)
+			return words[i].word;
+	}
+	return dflt;
+}

@@ -30,6 +30,18 @@ int pgv_cursor_of(const char *sql, json_t *node);
 /* The string value of obj[key], or NULL when absent or not a string. */
 const char *pgv_str(json_t *obj, const char *key);
 
+/* One value of a libpg_query enum field and the words a message shows for it. */
+struct pgv_word {
+	const char *value;
+	const char *word;
+};
+
+/*
+ * The word for obj[key] in words (n entries), or dflt when the field is
+ * absent (libpg_query leaves out an enum's first value) or not listed.
+ */
+const char *pgv_enum_word(json_t *obj, const char *key, const struct pgv_word *words, size_t n, const char *dflt);
+
 /*
  * Copies src lower-cased (ASCII) into dst of size dstsz. Returns false,
  * with dst holding a truncated copy, when src does not fit.
