@@ -127,6 +127,22 @@ def test_unknown_user_caching_sha2_same_exchange():
     assert known_key and known_key == unknown_key
 
 
+def test_sha2_cleartext_password_in_the_clear_is_refused():
+    """Full authentication on a connection without TLS: the password itself, as a client sends it
+    over TLS, is refused though it is the right one; in the clear only the RSA exchange carries it."""
+    with mywire.Conn(itest.MY_HOST, itest.MY_PORT) as c:
+        c.read_handshake()
+        c.handshake.plugin = "caching_sha2_password"
+        # A scramble of another password: the fast path fails, cached entry or not.
+        c.send_packet(c.handshake_response("agent_sha2", "not-the-password", "shop"))
+        more = c.recv_payload()
+        assert more[:2] == b"\x01\x04", more[:8]  # full authentication
+        c.send_packet(itest.AGENT_PASSWORD.encode() + b"\0")
+        answer = c.recv_payload()
+        assert answer[:1] == b"\xff", "a cleartext password in the clear logged in: %r" % answer[:16]
+        assert mywire.Err(answer).errno == 1045, mywire.Err(answer)
+
+
 def test_backend_account_cannot_log_in_to_airlock():
     """The backend account's name and password are not an airlock login."""
     access_denied(user="airlock_ro", password=itest.my_backend_password())
