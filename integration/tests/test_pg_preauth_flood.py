@@ -5,10 +5,14 @@ address of their own (127.0.0.2, 127.0.0.3), held open, or reopened as
 fast as they are closed. A real client on 127.0.0.1 must still log in and
 run a statement on both protocols: connections still logging in have a
 budget of their own apart from max_connections, capped per client address,
-with the oldest idle one closed to make room."""
+with the oldest idle one closed to make room. Then a flood from several
+addresses, each under the per-address cap, fills the whole budget while a
+slow client that has sent its start-up packet waits: the flood turns over,
+the client keeps its place and logs in."""
 
 import resource
 import socket
+import struct
 import threading
 import time
 import urllib.parse
@@ -17,6 +21,8 @@ import pymysql
 import pytest
 
 import itest
+import pgwire
+from private_airlockd import PrivateAirlockd
 
 FLOOD = 1000
 
@@ -31,15 +37,15 @@ def open_half(port, payload, src):
 class Flood:
     """FLOOD half-open connections to port from src; with reopen, those the server closes are reopened."""
 
-    def __init__(self, port, payload, src, reopen):
-        self.port, self.payload, self.src, self.reopen = port, payload, src, reopen
+    def __init__(self, port, payload, src, reopen, count=FLOOD):
+        self.port, self.payload, self.src, self.reopen, self.count = port, payload, src, reopen, count
         self.socks = []
         self.stop = threading.Event()
         self.reopened = 0  # connections the server closed
         self.opened = 0
 
     def fill(self):
-        while len(self.socks) < FLOOD and not self.stop.is_set():
+        while len(self.socks) < self.count and not self.stop.is_set():
             try:
                 self.socks.append(open_half(self.port, self.payload, self.src))
                 self.opened += 1
@@ -143,3 +149,57 @@ def test_server_serves_after_the_flood():
         with m.cursor() as cur:
             cur.execute("SELECT 1")
             assert cur.fetchone() == (1,)
+
+
+def finish_scram(c, password):
+    """The rest of a SCRAM login whose start-up packet went earlier: None when ready, else the error."""
+    scram = pgwire._Scram(password)
+    first = scram.client_first()
+    c.send_msg(b"p", pgwire.cstr("SCRAM-SHA-256") + struct.pack("!i", len(first)) + first)
+    while True:
+        t, body = c.recv_msg()
+        if t == b"E":
+            return pgwire.error_fields(body)
+        if t == b"R":
+            (code,) = struct.unpack("!i", body[:4])
+            if code == 11:
+                c.send_msg(b"p", scram.client_final(body[4:]))
+            elif code == 12:
+                scram.check_server_final(body[4:])
+        elif t == b"Z":
+            return None
+
+
+def test_slow_login_keeps_its_place_while_a_flood_from_many_addresses_turns_over():
+    """Four addresses, 24 half-open connections each (under the per-address cap of 32), reopened as
+    they are closed, against a budget of 64: the server must close the flood's connections, the oldest
+    idle first, and never the oldest of all, a client on 127.0.0.1 that sent its start-up packet
+    before the flood began and finishes its login only after the flood has turned over."""
+    d = PrivateAirlockd("preauthmany", {"max_unauthenticated": 64, "max_unauthenticated_per_address": 32,
+                                        "pool_min": 0}, uid_base=1001300000)
+    d.start()
+    floods, threads = [], []
+    try:
+        c = pgwire.Conn("127.0.0.1", d.pg_port)
+        c.startup("agent", "shop")
+        t, body = c.recv_msg()
+        assert t == b"R" and struct.unpack("!i", body[:4])[0] == 10, (t, body)  # AuthenticationSASL
+        floods = [Flood(d.pg_port, b"\x00\x00\x00\x52", "127.0.0.%d" % n, True, count=24) for n in range(10, 14)]
+        threads = [threading.Thread(target=f.run, daemon=True) for f in floods]
+        for th in threads:
+            th.start()
+        # Past the budget every new connection closes another: the flood's own, as long as the rule holds.
+        assert itest.wait_until(lambda: sum(f.reopened for f in floods) >= 100, 10, 0.1), \
+            [(f.opened, f.reopened) for f in floods]
+        assert finish_scram(c, itest.AGENT_PASSWORD) is None
+        msgs = c.query("SELECT 1")
+        assert [t for t, _ in msgs] == [b"T", b"D", b"C", b"Z"], msgs
+        c.close()
+    finally:
+        for f in floods:
+            f.stop.set()
+        for th in threads:
+            th.join(timeout=30)
+        for f in floods:
+            f.close()
+        d.stop()
