@@ -5,7 +5,9 @@ process running as the host's `nobody` (65534, the old default runner
 uid), as another uid, or even as another runner's uid, cannot list the job
 directory, connect to the control socket or the relay, or read the
 runner's memory or environment; and the runner is not dumpable, so not
-even a process with its own uid could read its memory."""
+even a process with its own uid could read its memory, on the host or
+inside the runner's own user namespace (runtime = oci), where that uid is
+the runner's and nothing but PR_SET_DUMPABLE keeps it out."""
 
 import json
 import os
@@ -120,14 +122,35 @@ def test_nobody_and_other_uids_reach_nothing():
         assert "control refused 13" in seen and "mem refused 13" in seen, (attacker, seen)
 
 
+def probe_in_its_user_namespace(uid, pid):
+    """PROBE as uid inside the runner's own user namespace (runtime = oci), where a process of its uid
+    is no stranger: only the runner's being non-dumpable keeps it out of the memory there."""
+    out = subprocess.run(["nsenter", "--target", str(pid), "--user", "--setuid", str(uid), "--setgid", str(uid),
+                          sys.executable, "-c", PROBE, "/nonexistent", str(pid)],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
 def test_runner_is_not_dumpable():
-    """Even a process with the runner's own uid cannot read its memory."""
+    """Even a process with the runner's own uid cannot read its memory: on the host, and in the
+    runner's own user namespace, where the namespace no longer stands in the way."""
     def check(rs):
         uid, pid, _ = rs[0]
-        return probe(uid, "/nonexistent", pid)
+        seen = [("host", probe(uid, "/nonexistent", pid))]
+        try:
+            own = os.readlink("/proc/%d/ns/user" % pid) != os.readlink("/proc/self/ns/user")
+        except FileNotFoundError:
+            return None
+        if own:
+            seen.append(("its user namespace", probe_in_its_user_namespace(uid, pid)))
+        return seen
 
     seen = on_live_runners(check)
-    assert "mem refused 13" in seen and "environ refused 13" in seen, seen
+    if itest.RUNTIME == "oci":
+        assert len(seen) == 2, seen
+    for where, out in seen:
+        assert "mem refused 13" in out and "environ refused 13" in out, (where, out)
 
 
 def test_job_directory_is_root_owned():
