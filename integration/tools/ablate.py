@@ -14,6 +14,12 @@ filesystem).
   integration/tools/ablate.py --control NAME...
                                    the same tests on HEAD as it is: each must
                                    pass, or its "yes" above proves nothing
+  integration/tools/ablate.py --hold NAME...
+                                   takes the integration lock at the first
+                                   test and keeps it to the end of the run
+                                   (builds included), instead of taking it
+                                   again for every row: for a long list of
+                                   rows while others wait for the lock too
   integration/tools/ablate.py --no-lock NAME...
                                    without the integration lock, for when its
                                    holder is gone; rows that change the shared
@@ -438,6 +444,24 @@ def stop_airlockd(proc):
 
 NO_LOCK = False
 CONTROL = False
+HOLD = False
+HELD = None  # with --hold, the lock's file once taken, kept open to the end of the run
+
+
+def take_lock():
+    """Takes the integration lock; returns the file to release it with, or None when there is nothing to
+    release (--no-lock, or --hold, which keeps it)."""
+    global HELD
+    if NO_LOCK or HELD:
+        return None
+    import fcntl
+
+    f = open(LOCK, "a")
+    fcntl.flock(f, fcntl.LOCK_EX)
+    if HOLD:
+        HELD = f
+        return None
+    return f
 
 
 def run_test(spec, rootfs, ablation):
@@ -447,11 +471,7 @@ def run_test(spec, rootfs, ablation):
                capture_output=True, text=True)
         return r.returncode, r.stdout[-4000:]
     write_config(rootfs)
-    lock = open(LOCK, "a")
-    import fcntl
-
-    if not NO_LOCK:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    lock = take_lock()
     proc = None
     try:
         if ablation.endswith(".sql") and not CONTROL:
@@ -471,9 +491,8 @@ def run_test(spec, rootfs, ablation):
             stop_airlockd(proc)
         if ablation.endswith(".sql") and not CONTROL:
             run_sql(ablation, "down")
-        if not NO_LOCK:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
+        if lock:
+            lock.close()  # closing the file releases the lock
 
 
 def main(argv):
@@ -481,9 +500,10 @@ def main(argv):
         for row in ROWS:
             print("%-16s %s | %s | %s" % (row[0], row[1], row[2], row[4]))
         return 0
-    global NO_LOCK, CONTROL, PG_PORT, MY_PORT
+    global NO_LOCK, CONTROL, HOLD, PG_PORT, MY_PORT
     PG_PORT, MY_PORT = free_port(), free_port()
     NO_LOCK = "--no-lock" in argv
+    HOLD = "--hold" in argv
     CONTROL = "--control" in argv
     names = [a for a in argv if not a.startswith("-")]
     # The comparison rows ("-suite") run only when named: they are expected to say NO.
