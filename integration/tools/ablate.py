@@ -239,8 +239,8 @@ ROWS = [
     ("queue-turns-e2e", "Statements beyond max_jobs wait their turn",
      "the user served longest ago first (arrival order)", "45-queue-turns.patch",
      "airlockd+py:test_pg_queue.py -k users_take_turns"),
-    # Says NO: under runtime = oci the container's own user namespace already refuses a host process of
-    # the runner's uid access to its memory, with or without PR_SET_DUMPABLE.
+    # From the host, the container's own user namespace already keeps a process of the runner's uid out
+    # of its memory, with or without PR_SET_DUMPABLE; the test probes from inside that namespace too.
     ("runner-dumpable", "A runner's identity on the host is its own", "the runner's PR_SET_DUMPABLE 0",
      "46-runner-not-dumpable.patch", "airlockd+py:test_pg_runner_identity.py -k runner_is_not_dumpable"),
     ("runner-uid", "A runner's identity on the host is its own", "a uid of runner_uids that no other live job has",
