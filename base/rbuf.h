@@ -1,6 +1,7 @@
 /*
- * rbuf: the one bounds-checked read cursor every decoder in protocol/
- * reads through (Postgres messages, MySQL packets, job/result frames).
+ * rbuf: the one bounds-checked read cursor every decoder reads through
+ * (protocol/'s Postgres messages and MySQL packets, base/'s job/result
+ * frames, the validator channel's requests).
  * Pure: no I/O, no allocation.
  *
  * Ownership: an rbuf borrows the caller's bytes; it never writes or frees

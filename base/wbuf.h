@@ -1,15 +1,6 @@
 /*
- * protocol/ holds the pure codecs: bytes in, structs out, structs in,
- * bytes out, no I/O. wbuf.c and rbuf.c are the writer and the checked
- * reader every codec is built on; pg_codec.c the Postgres frontend and
- * backend messages, scram.c SCRAM-SHA-256, my_codec.c, my_auth.c and
- * my_stmt.c the MySQL packets, logins and prepared statements, frame.c
- * the job/result frames between airlockd and the runner, errors.c the
- * table of airlock error codes. Decoders borrow the caller's bytes and
- * return views into them; writers append to a wbuf the caller owns.
- *
- * wbuf: the one growable byte writer every codec in protocol/ appends to
- * (Postgres messages, MySQL packets, job/result frames, MySQL literals).
+ * wbuf: the one growable byte writer every codec appends to (protocol/'s
+ * Postgres messages, MySQL packets and literals, base/'s job/result frames).
  * Pure: no I/O; the only allocation is realloc on w->data.
  *
  * Ownership: the caller owns the struct wbuf (usually on its stack or
