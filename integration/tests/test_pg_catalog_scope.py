@@ -4,6 +4,7 @@ policy allows. staff_salaries exists (and has statistics) but is not
 allowed; every probe must answer for it exactly as for a table that does
 not exist, and nothing the catalogs return may mention it."""
 
+import io
 import threading
 import time
 
@@ -110,6 +111,10 @@ SWEEPS = [
     "SELECT string_agg(obj_description(g::oid), ',') FROM generate_series(16384, 40000) g",
     "SELECT string_agg(n.nspname, ',') FROM pg_namespace n",
     "SELECT string_agg(has_type_privilege(oid, 'usage')::text || typname, ',') FROM pg_type",
+    "SELECT string_agg(u::text, ',') FROM information_schema.udt_privileges u",
+    "SELECT string_agg(u::text, ',') FROM information_schema.role_udt_grants u",
+    "SELECT string_agg(u::text, ',') FROM information_schema.user_defined_types u",
+    "SELECT string_agg(a::text, ',') FROM information_schema.attributes a",
 ]
 
 LEAKS = ("staff", "salar")
@@ -153,6 +158,21 @@ def test_sweep_does_not_name_hidden(agent, sweep):
     assert got[0] == "rows", got
     for word in LEAKS:
         assert word not in repr(got), (sweep, got)
+
+
+def test_type_privileges_list_only_the_world(agent):
+    """The row types of allowed tables keep their privileges; a hidden table's
+    row type is not listed, whether read by SELECT or by COPY."""
+    with agent.cursor() as cur:
+        cur.execute("SELECT udt_name FROM information_schema.udt_privileges WHERE udt_schema = 'public'")
+        names = {r[0] for r in cur.fetchall()}
+        assert {"orders", "customers", "products"} <= names, names
+        assert HIDDEN not in names, names
+        buf = io.StringIO()
+        cur.copy_expert("COPY (SELECT udt_name FROM information_schema.udt_privileges"
+                        " WHERE udt_schema = 'public') TO STDOUT", buf)
+        copied = set(buf.getvalue().split())
+        assert copied == names, (copied, names)
 
 
 def test_allowed_tables_stay_described(agent):

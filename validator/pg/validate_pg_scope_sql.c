@@ -172,6 +172,9 @@ static const char VIS_CONSTRAINT_NAMED[] =
 	" ON kn.oid = kc.connamespace WHERE kn.nspname = %1 AND kc.conname = %2 AND kc.oid IN @C)"
 	" OR (%2 OPERATOR(pg_catalog.~) '^[0-9]+_[0-9]+_[0-9]+_not_null$' AND"
 	" pg_catalog.split_part(%2, '_', 2)::pg_catalog.oid IN @V))";
+static const char VIS_TYPE_NAMED[] = "EXISTS (SELECT 1 FROM pg_catalog.pg_type yt JOIN pg_catalog.pg_namespace yn"
+				     " ON yn.oid = yt.typnamespace WHERE yn.nspname = %1 AND yt.typname = %2"
+				     " AND yt.oid IN @T)";
 static const char VIS_OBJECT[] =
 	"(CASE %1 WHEN 1259 THEN %2 IN @V WHEN 2606 THEN %2 IN @C WHEN 1247 THEN %2 IN @T"
 	" WHEN 2615 THEN %2 IN @M"
@@ -335,6 +338,21 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 	return rest;
 }
 
+/* The template of a two-argument marker: @N a relation, @K a constraint, @Y a type by name; @O an object. */
+static const char *named_template(char marker)
+{
+	switch (marker) {
+	case 'N':
+		return VIS_NAMED;
+	case 'K':
+		return VIS_CONSTRAINT_NAMED;
+	case 'Y':
+		return VIS_TYPE_NAMED;
+	default:
+		return VIS_OBJECT;
+	}
+}
+
 static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t)
 {
 	char a[96], b[96];
@@ -370,16 +388,13 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 		case 'N':
 		case 'K':
 		case 'O':
+		case 'Y':
 			rest = marker_args(at + 2, a, b, sizeof(a));
 			if (!rest) {
 				sb->failed = true;
 				return;
 			}
-			expand_with(sb, p,
-				    at[1] == 'N'   ? VIS_NAMED
-				    : at[1] == 'K' ? VIS_CONSTRAINT_NAMED
-						   : VIS_OBJECT,
-				    a, b);
+			expand_with(sb, p, named_template(at[1]), a, b);
 			t = rest;
 			break;
 		case 'R':

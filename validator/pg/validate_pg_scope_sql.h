@@ -22,6 +22,8 @@
  *               names included)
  *   @O(c,o)     true when object o of catalog c (pg_depend style) belongs
  *               to something visible
+ *   @Y(s,t)     true when schema column s and type column t name a
+ *               visible type (in @T)
  * Template text outside markers is copied verbatim. Everything returned is
  * heap memory the caller frees.
  */
@@ -35,7 +37,7 @@
 #include "validator/pg/validate_pg.h"
 
 /*
- * A growing string on protocol/wbuf (zero-initialised is empty); failed
+ * A growing string on base/wbuf (zero-initialised is empty); failed
  * sticks once memory ran out or an expansion went wrong.
  */
 struct pgv_sbuf {
