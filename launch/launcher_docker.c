@@ -89,6 +89,7 @@ struct dlauncher {
 	struct docker_multi *multi;
 	struct dlaunch *launches;
 	unsigned live;
+	bool engine_lost; /* the last request failed below HTTP */
 };
 
 static void launch_set_state(struct dlaunch *la, enum launch_state st);
@@ -157,6 +158,32 @@ out_fail:
 static void launch_maybe_free(struct dlaunch *la);
 
 /* A transfer of the multi handle finished (docker_done_fn). */
+/*
+ * Tracks whether the engine answers. When it answers again after a
+ * transport failure, every launch waiting out a backoff retries now: a
+ * removal that failed while dockerd was away would otherwise wait up to
+ * RETRY_MAX_MS, leaving its container behind that long.
+ */
+static void engine_seen(struct dlauncher *l, CURLcode cc)
+{
+	static const struct timeval now = {0, 0};
+	struct dlaunch *la;
+
+	if (cc != CURLE_OK) {
+		l->engine_lost = true;
+		return;
+	}
+	if (!l->engine_lost)
+		return;
+	l->engine_lost = false;
+	for (la = l->launches; la; la = la->next) {
+		if (evtimer_pending(la->retry_timer, NULL)) {
+			la->retries = 0;
+			evtimer_add(la->retry_timer, &now);
+		}
+	}
+}
+
 static void on_transfer_done(void *arg, CURL *easy, CURLcode cc)
 {
 	struct dreq *r = NULL;
@@ -167,6 +194,7 @@ static void on_transfer_done(void *arg, CURL *easy, CURLcode cc)
 	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &res.status);
 	r->added = false;
 	la = r->la;
+	engine_seen(la->l, cc);
 	if (la->req == r)
 		la->req = NULL;
 	if (la->kreq == r)

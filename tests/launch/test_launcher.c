@@ -384,13 +384,12 @@ static void fake_handle(struct evhttp_request *req, void *arg)
 	}
 }
 
-static void fake_start(struct fake *f)
+/* Listens on f->path (again): counters and settings are kept. */
+static void fake_listen(struct fake *f)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	struct evconnlistener *lis;
 
-	memset(f, 0, sizeof(*f));
-	snprintf(f->path, sizeof(f->path), "/tmp/airlock-fake-%ld-%u.sock", (long)getpid(), seq++);
 	unlink(f->path);
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", f->path);
 	lis = evconnlistener_new_bind(base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE, 16, (struct sockaddr *)&a, sizeof(a));
@@ -402,9 +401,19 @@ static void fake_start(struct fake *f)
 	evhttp_set_gencb(f->http, fake_handle, f);
 }
 
+static void fake_start(struct fake *f)
+{
+	memset(f, 0, sizeof(*f));
+	snprintf(f->path, sizeof(f->path), "/tmp/airlock-fake-%ld-%u.sock", (long)getpid(), seq++);
+	fake_listen(f);
+}
+
+/* Closes the listener and every connection, as a dockerd that exits. */
 static void fake_stop(struct fake *f)
 {
 	evhttp_free(f->http);
+	f->http = NULL;
+	f->pending_wait = NULL;
 	unlink(f->path);
 }
 
@@ -548,6 +557,47 @@ static void test_fake_free_engine_gone(void **state)
 	assert_true(now_ms() - t0 < 2000);
 	assert_int_equal(j.exited, 0);
 	tjob_cleanup(&j);
+}
+
+/*
+ * The engine goes away mid-run and comes back: the removal that failed
+ * meanwhile is tried again as soon as a request gets through, not after
+ * its backoff (which by then is 8 s).
+ */
+static void test_fake_engine_back_hurries_removal(void **state)
+{
+	struct fake f;
+	struct launcher *l;
+	struct launch_spec s1, s2;
+	struct tjob j1, j2;
+	double t0;
+
+	fake_start(&f);
+	f.wait_code = -1;
+	l = launcher_new_docker(base, f.path);
+	s1 = fake_spec(&j1, 0);
+	tjob_run(l, &j1, &s1);
+	assert_true(run_until(pred_started, &j1, 10000));
+	fake_stop(&f);
+	assert_true(run_until(pred_exited, &j1, 10000));
+	/* Removal tries at 0, 0.25, 0.75, 1.75, 3.75 and 7.75 s; the next is due at 15.75 s. */
+	run_for(8000);
+	assert_int_equal(launcher_live(l), 1);
+	assert_int_equal(f.n_delete, 0);
+
+	fake_listen(&f);
+	f.wait_code = 0;
+	s2 = fake_spec(&j2, 0);
+	t0 = now_ms();
+	tjob_run(l, &j2, &s2);
+	assert_true(run_until(pred_exited, &j2, 10000));
+	assert_true(run_until(pred_none_live, l, 10000));
+	assert_true(now_ms() - t0 < 5000);
+	assert_int_equal(f.n_delete, 2);
+	launcher_free(l);
+	fake_stop(&f);
+	tjob_cleanup(&j1);
+	tjob_cleanup(&j2);
 }
 
 /* ---- tests that need no engine ---- */
@@ -929,6 +979,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fake_start_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_huge_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_free_engine_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fake_engine_back_hurries_removal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_removes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill_now, setup, teardown),
