@@ -458,6 +458,16 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 			   "run the statement itself");
 		return;
 	}
+	if (vmy_scope_reads_rules(v) && myv_mode_changes_values(&s->vars)) {
+		/* No spelling of the operator's filter or mask means the same under these modes. */
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
+			   "Not supported through airlock: reading a table with a row filter or column mask under "
+			   "this sql_mode",
+			   "SET sql_mode without NO_UNSIGNED_SUBTRACTION, NO_ZERO_IN_DATE, NO_ZERO_DATE, "
+			   "ALLOW_INVALID_DATES, PAD_CHAR_TO_FULL_LENGTH and TIME_ROUND_FRACTIONAL (TRADITIONAL "
+			   "sets two of them), which change what the policy's expressions compute");
+		return;
+	}
 	again = malloc(sizeof(*again));
 	if (!again) {
 		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);

@@ -256,6 +256,8 @@ uint64_t myv_idle_ms(const struct my_session *s);
 void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name, const char *value), void *arg);
 /* sql_mode flags that change lexing. */
 void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backslash_escapes);
+/* The sql_mode has a mode that changes what an expression computes (VMY_MODE_VALUES). */
+bool myv_mode_changes_values(const struct mys_vars *v);
 
 #define MYS_SERVER_VERSION "8.0.36-airlock"
 

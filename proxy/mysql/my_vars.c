@@ -162,6 +162,13 @@ void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backsla
 	vmy_sql_mode_parse(v->sql_mode, strlen(v->sql_mode), ansi_quotes, no_backslash_escapes);
 }
 
+bool myv_mode_changes_values(const struct mys_vars *v)
+{
+	unsigned f = 0;
+
+	return vmy_sql_mode_normalize(v->sql_mode, strlen(v->sql_mode), NULL, 0, &f) && (f & VMY_MODE_VALUES);
+}
+
 static int bool_value(const struct vmy_assign *a)
 {
 	static const char *const on[] = {"1", "ON", "TRUE"}, *const off[] = {"0", "OFF", "FALSE"};

@@ -203,13 +203,28 @@ struct vmy_result {
 void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, struct vmy_result *out);
 
 /*
- * sql_mode helper for the session: parses a sql_mode value as MariaDB
- * stores it (comma-separated mode names, case-insensitive, empty elements
- * ignored) and reports the two modes that change lexing. Returns false
- * for unknown names and for modes airlock refuses because they change the
- * grammar or the quoting rules beyond those two (ORACLE, MSSQL, DB2,
- * POSTGRESQL, MAXDB, MYSQL323, MYSQL40). The outputs may be NULL.
+ * sql_mode helpers for the session. vmy_sql_mode_normalize parses a
+ * sql_mode value as MariaDB reads it (comma-separated mode names,
+ * case-insensitive, empty elements ignored) and writes into out (cap
+ * bytes; out may be NULL) what MariaDB prints for it afterwards: upper
+ * case, in MariaDB's order, combination modes (ANSI, TRADITIONAL)
+ * followed by the modes they set. flags gets the VMY_MODE_* bits (may be
+ * NULL). Returns false for unknown names, for a result that does not fit
+ * and for modes airlock refuses because they change the grammar or the
+ * quoting rules beyond ANSI_QUOTES and NO_BACKSLASH_ESCAPES (ORACLE,
+ * MSSQL, DB2, POSTGRESQL, MAXDB, MYSQL323, MYSQL40).
+ *
+ * vmy_sql_mode_parse is the same check reporting the two modes that
+ * change lexing. The outputs may be NULL.
  */
+#define VMY_MODE_ANSI_QUOTES 1u          /* ANSI_QUOTES (or ANSI): "x" is an identifier */
+#define VMY_MODE_NO_BACKSLASH_ESCAPES 2u /* NO_BACKSLASH_ESCAPES */
+/* A mode that changes an expression's value, not only how it is written
+ * (NO_UNSIGNED_SUBTRACTION, NO_ZERO_DATE, NO_ZERO_IN_DATE,
+ * ALLOW_INVALID_DATES, PAD_CHAR_TO_FULL_LENGTH, TIME_ROUND_FRACTIONAL):
+ * no spelling of a row filter or mask reads the same under it. */
+#define VMY_MODE_VALUES 4u
+bool vmy_sql_mode_normalize(const char *mode, size_t len, char *out, size_t cap, unsigned *flags);
 bool vmy_sql_mode_parse(const char *mode, size_t len, bool *ansi_quotes, bool *no_backslash_escapes);
 
 #endif

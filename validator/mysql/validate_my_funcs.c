@@ -7,6 +7,7 @@
  */
 #include "validator/mysql/validate_my_funcs.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -247,91 +248,146 @@ bool vmy_tables_sorted(void)
 	       name_table_sorted(charsets, N(charsets), sizeof(charsets[0]));
 }
 
-/* sql_mode names MariaDB and MySQL know, with what they mean for lexing. */
-enum { M_OK = 0, M_ANSI_QUOTES = 1, M_NO_BS = 2, M_REFUSE = 4 };
+/*
+ * sql_mode names in MariaDB's own order (the order it prints them in), with
+ * what they mean to airlock. M_ANSI_QUOTES and M_NO_BS change lexing;
+ * M_VALUES changes what an expression's values are (so a row filter or mask
+ * would mean something else than under airlock's default mode); M_REFUSE
+ * modes change the grammar beyond what the validator follows.
+ */
+enum { M_OK = 0, M_ANSI_QUOTES = 1, M_NO_BS = 2, M_REFUSE = 4, M_VALUES = 8 };
 
 struct mode {
 	const char *name;
 	int flags;
+	const char *expands; /* a combination mode: the modes it sets besides itself */
 };
 
-/* Sorted by name in strcasecmp order (all upper-case). */
 static const struct mode modes[] = {
-	{"ALLOW_INVALID_DATES", M_OK},
-	{"ANSI", M_ANSI_QUOTES},
-	{"ANSI_QUOTES", M_ANSI_QUOTES},
-	{"DB2", M_REFUSE},
-	{"EMPTY_STRING_IS_NULL", M_OK},
-	{"ERROR_FOR_DIVISION_BY_ZERO", M_OK},
-	{"HIGH_NOT_PRECEDENCE", M_OK},
-	{"IGNORE_BAD_TABLE_OPTIONS", M_OK},
-	{"IGNORE_SPACE", M_OK},
-	{"MAXDB", M_REFUSE},
-	{"MSSQL", M_REFUSE},
-	{"MYSQL323", M_REFUSE},
-	{"MYSQL40", M_REFUSE},
-	{"NO_AUTO_CREATE_USER", M_OK},
-	{"NO_AUTO_VALUE_ON_ZERO", M_OK},
-	{"NO_BACKSLASH_ESCAPES", M_NO_BS},
-	{"NO_DIR_IN_CREATE", M_OK},
-	{"NO_ENGINE_SUBSTITUTION", M_OK},
-	{"NO_FIELD_OPTIONS", M_OK},
-	{"NO_KEY_OPTIONS", M_OK},
-	{"NO_TABLE_OPTIONS", M_OK},
-	{"NO_UNSIGNED_SUBTRACTION", M_OK},
-	{"NO_ZERO_DATE", M_OK},
-	{"NO_ZERO_IN_DATE", M_OK},
-	{"ONLY_FULL_GROUP_BY", M_OK},
-	{"ORACLE", M_REFUSE},
-	{"PAD_CHAR_TO_FULL_LENGTH", M_OK},
-	{"PIPES_AS_CONCAT", M_OK},
-	{"POSTGRESQL", M_REFUSE},
-	{"REAL_AS_FLOAT", M_OK},
-	{"SIMULTANEOUS_ASSIGNMENT", M_OK},
-	{"STRICT_ALL_TABLES", M_OK},
-	{"STRICT_TRANS_TABLES", M_OK},
-	{"TIME_ROUND_FRACTIONAL", M_OK},
-	{"TIME_TRUNCATE_FRACTIONAL", M_OK},
-	{"TRADITIONAL", M_OK},
+	{"REAL_AS_FLOAT", M_OK, NULL},
+	{"PIPES_AS_CONCAT", M_OK, NULL},
+	{"ANSI_QUOTES", M_ANSI_QUOTES, NULL},
+	{"IGNORE_SPACE", M_OK, NULL},
+	{"IGNORE_BAD_TABLE_OPTIONS", M_OK, NULL},
+	{"ONLY_FULL_GROUP_BY", M_OK, NULL},
+	{"NO_UNSIGNED_SUBTRACTION", M_VALUES, NULL},
+	{"NO_DIR_IN_CREATE", M_OK, NULL},
+	{"POSTGRESQL", M_REFUSE, NULL},
+	{"ORACLE", M_REFUSE, NULL},
+	{"MSSQL", M_REFUSE, NULL},
+	{"DB2", M_REFUSE, NULL},
+	{"MAXDB", M_REFUSE, NULL},
+	{"NO_KEY_OPTIONS", M_OK, NULL},
+	{"NO_TABLE_OPTIONS", M_OK, NULL},
+	{"NO_FIELD_OPTIONS", M_OK, NULL},
+	{"MYSQL323", M_REFUSE, NULL},
+	{"MYSQL40", M_REFUSE, NULL},
+	{"ANSI", M_OK, "REAL_AS_FLOAT,PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE"},
+	{"NO_AUTO_VALUE_ON_ZERO", M_OK, NULL},
+	{"NO_BACKSLASH_ESCAPES", M_NO_BS, NULL},
+	{"STRICT_TRANS_TABLES", M_OK, NULL},
+	{"STRICT_ALL_TABLES", M_OK, NULL},
+	{"NO_ZERO_IN_DATE", M_VALUES, NULL},
+	{"NO_ZERO_DATE", M_VALUES, NULL},
+	{"ALLOW_INVALID_DATES", M_VALUES, NULL},
+	{"ERROR_FOR_DIVISION_BY_ZERO", M_OK, NULL},
+	{"TRADITIONAL", M_OK,
+	 "STRICT_TRANS_TABLES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,"
+	 "NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"},
+	{"NO_AUTO_CREATE_USER", M_OK, NULL},
+	{"HIGH_NOT_PRECEDENCE", M_OK, NULL},
+	{"NO_ENGINE_SUBSTITUTION", M_OK, NULL},
+	{"PAD_CHAR_TO_FULL_LENGTH", M_VALUES, NULL},
+	{"EMPTY_STRING_IS_NULL", M_OK, NULL},
+	{"SIMULTANEOUS_ASSIGNMENT", M_OK, NULL},
+	{"TIME_ROUND_FRACTIONAL", M_VALUES, NULL},
 };
 
-bool vmy_sql_mode_parse(const char *mode, size_t len, bool *ansi_quotes, bool *no_backslash_escapes)
+_Static_assert(sizeof(modes) / sizeof(modes[0]) <= 64, "a mode set is a 64-bit mask");
+
+/* Adds the modes of the comma-separated list [s, s + len) to *set; false on an unknown or refused name. */
+static bool mode_add(const char *s, size_t len, uint64_t *set)
 {
-	bool aq = false, nbs = false;
 	size_t i = 0;
 
-	if (!mode && len)
-		return false;
 	while (i < len) {
 		size_t j = i, k;
 		char word[32];
 		bool found = false;
 
-		while (j < len && mode[j] != ',')
+		while (j < len && s[j] != ',')
 			j++;
 		if (j - i >= sizeof(word))
 			return false;
-		memcpy(word, mode + i, j - i);
+		memcpy(word, s + i, j - i);
 		word[j - i] = '\0';
 		if (j > i) {
 			for (k = 0; k < N(modes); k++) {
-				if (strcasecmp(word, modes[k].name) == 0) {
-					if (modes[k].flags & M_REFUSE)
-						return false;
-					aq |= (modes[k].flags & M_ANSI_QUOTES) != 0;
-					nbs |= (modes[k].flags & M_NO_BS) != 0;
-					found = true;
-					break;
-				}
+				if (strcasecmp(word, modes[k].name) != 0)
+					continue;
+				if (modes[k].flags & M_REFUSE)
+					return false;
+				*set |= (uint64_t)1 << k;
+				if (modes[k].expands && !mode_add(modes[k].expands, strlen(modes[k].expands), set))
+					return false;
+				found = true;
+				break;
 			}
 			if (!found)
 				return false;
 		}
 		i = j + 1;
 	}
+	return true;
+}
+
+bool vmy_sql_mode_normalize(const char *mode, size_t len, char *out, size_t cap, unsigned *flags)
+{
+	uint64_t set = 0;
+	unsigned f = 0;
+	size_t k, n = 0;
+
+	if ((!mode && len) || !mode_add(mode, len, &set))
+		return false;
+	for (k = 0; k < N(modes); k++) {
+		size_t l = strlen(modes[k].name);
+
+		if (!(set & ((uint64_t)1 << k)))
+			continue;
+		if (modes[k].flags & M_ANSI_QUOTES)
+			f |= VMY_MODE_ANSI_QUOTES;
+		if (modes[k].flags & M_NO_BS)
+			f |= VMY_MODE_NO_BACKSLASH_ESCAPES;
+		if (modes[k].flags & M_VALUES)
+			f |= VMY_MODE_VALUES;
+		if (out) {
+			if (n + (n ? 1 : 0) + l >= cap)
+				return false;
+			if (n)
+				out[n++] = ',';
+			memcpy(out + n, modes[k].name, l);
+			n += l;
+		}
+	}
+	if (out) {
+		if (cap == 0)
+			return false;
+		out[n] = '\0';
+	}
+	if (flags)
+		*flags = f;
+	return true;
+}
+
+bool vmy_sql_mode_parse(const char *mode, size_t len, bool *ansi_quotes, bool *no_backslash_escapes)
+{
+	unsigned f;
+
+	if (!vmy_sql_mode_normalize(mode, len, NULL, 0, &f))
+		return false;
 	if (ansi_quotes)
-		*ansi_quotes = aq;
+		*ansi_quotes = (f & VMY_MODE_ANSI_QUOTES) != 0;
 	if (no_backslash_escapes)
-		*no_backslash_escapes = nbs;
+		*no_backslash_escapes = (f & VMY_MODE_NO_BACKSLASH_ESCAPES) != 0;
 	return true;
 }

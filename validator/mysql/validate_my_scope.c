@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "conf/config.h"
+#include "validator/mysql/validate_my_rule.h"
 #include "validator/mysql/validate_my_scope_tables.h"
 
 static void put_hex(struct wbuf *w, const char *s, size_t n)
@@ -197,8 +198,12 @@ bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *
 	return true;
 }
 
-/* The derived table a rule makes of db.table: its columns (masks in place) and rows. */
-static void put_rule_table(struct wbuf *w, const struct airlock_rule *r, const char *db, const char *table)
+/*
+ * The derived table a rule makes of db.table: its columns (masks in place)
+ * and rows, the operator's expressions re-spelled to mean the same under
+ * every sql_mode (validate_my_rule.h). False when one cannot be.
+ */
+static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const char *db, const char *table)
 {
 	size_t i;
 
@@ -209,8 +214,9 @@ static void put_rule_table(struct wbuf *w, const struct airlock_rule *r, const c
 		wbuf_put_str(w, i ? ", " : "");
 		if (r->columns[i].mask) {
 			wbuf_put_str(w, "(");
-			wbuf_put_str(w, r->columns[i].mask);
-			wbuf_put_str(w, "\n) AS ");
+			if (!vmy_rule_put(w, r->columns[i].mask))
+				return false;
+			wbuf_put_str(w, ") AS ");
 		}
 		put_ident(w, r->columns[i].name);
 	}
@@ -220,10 +226,12 @@ static void put_rule_table(struct wbuf *w, const struct airlock_rule *r, const c
 	put_ident(w, table);
 	if (r->filter) {
 		wbuf_put_str(w, " WHERE (");
-		wbuf_put_str(w, r->filter);
-		wbuf_put_str(w, "\n)");
+		if (!vmy_rule_put(w, r->filter))
+			return false;
+		wbuf_put_str(w, ")");
 	}
 	wbuf_put_str(w, ")");
+	return true;
 }
 
 /*
@@ -252,7 +260,8 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 			continue;
 		wbuf_put_bytes(w, sql + at, r->start - at);
 		if (r->rule >= 0) {
-			put_rule_table(w, &pol->rules[r->rule], r->db, r->written);
+			if (!put_rule_table(w, &pol->rules[r->rule], r->db, r->written))
+				return false;
 		} else {
 			wbuf_put_str(w, "(SELECT * FROM information_schema.");
 			put_ident(w, r->table);
