@@ -345,8 +345,7 @@ enum airlock_native myv_assign(struct my_session *s, const struct vmy_assign *a,
 		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "sql_mode")) {
-		char mode[sizeof(v->sql_mode)];
-		bool ansi_quotes, no_backslash;
+		char mode[sizeof(v->sql_mode)], norm[sizeof(v->sql_mode)];
 		int n;
 
 		/* CONCAT(@@sql_mode, ',X') appends to the current mode. */
@@ -356,10 +355,11 @@ enum airlock_native myv_assign(struct my_session *s, const struct vmy_assign *a,
 			n = snprintf(mode, sizeof(mode), "%s%s", v->sql_mode, a->value);
 		else
 			n = snprintf(mode, sizeof(mode), "%s", a->value);
+		/* Kept as MariaDB prints it after SET: upper case, its order, combinations expanded. */
 		if (n < 0 || (size_t)n >= sizeof(mode) || !plain_value(mode) ||
-		    !vmy_sql_mode_parse(mode, strlen(mode), &ansi_quotes, &no_backslash))
+		    !vmy_sql_mode_normalize(mode, strlen(mode), norm, sizeof(norm), NULL))
 			goto out_value;
-		memcpy(v->sql_mode, mode, sizeof(mode));
+		memcpy(v->sql_mode, norm, sizeof(norm));
 		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "time_zone")) {
