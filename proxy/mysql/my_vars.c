@@ -308,6 +308,44 @@ static enum airlock_native set_timeout(struct mys_vars *v, const struct vmy_assi
 	return AIRLOCK_N_NONE;
 }
 
+/* Every character set MariaDB knows: a collation named after one of them belongs to it. */
+static const char *const mariadb_charsets[] = {
+	"armscii8", "ascii",   "big5",   "binary",  "cp1250", "cp1251", "cp1256",  "cp1257",  "cp850",   "cp852",
+	"cp866",    "cp932",   "dec8",   "eucjpms", "euckr",  "gb2312", "gbk",     "geostd8", "greek",   "hebrew",
+	"hp8",      "keybcs2", "koi8r",  "koi8u",   "latin1", "latin2", "latin5",  "latin7",  "macce",   "macroman",
+	"sjis",     "swe7",    "tis620", "ucs2",    "ujis",   "utf16",  "utf16le", "utf32",   "utf8mb3", "utf8mb4",
+};
+
+/* The collation name as MariaDB prints it: lower case, utf8_ read as utf8mb3_. */
+static void collation_name(const char *c, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (strncasecmp(c, "utf8_", 5) == 0) {
+		snprintf(out, cap, "utf8mb3_");
+		n = 8;
+		c += 4;
+	}
+	for (; *c && n + 1 < cap; c++)
+		out[n++] = (char)tolower((unsigned char)*c);
+	out[n] = '\0';
+}
+
+/* The character set a (normalised) collation name belongs to, or NULL when it names none. */
+static const char *collation_charset(const char *c)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; i < sizeof(mariadb_charsets) / sizeof(mariadb_charsets[0]); i++) {
+		size_t n = strlen(mariadb_charsets[i]);
+
+		if (strncmp(c, mariadb_charsets[i], n) == 0 &&
+		    (c[n] == '_' || (c[n] == '\0' && !strcmp(c, "binary"))) && (!best || n > strlen(best)))
+			best = mariadb_charsets[i];
+	}
+	return best;
+}
+
 enum airlock_native myv_assign(struct my_session *s, const struct vmy_assign *a, char *msg, size_t msglen)
 {
 	struct mys_vars *v = &s->vars;
@@ -328,8 +366,21 @@ enum airlock_native myv_assign(struct my_session *s, const struct vmy_assign *a,
 				 cs);
 			return AIRLOCK_N_MY_UNKNOWN_CHARACTER_SET;
 		}
-		if (a->collate[0])
-			snprintf(v->collation, sizeof(v->collation), "%s", a->collate);
+		if (a->collate[0]) {
+			char coll[sizeof(v->collation)];
+			const char *set = !strcmp(v->charset, "utf8") ? "utf8mb3" : v->charset;
+			const char *of;
+
+			/* A collation of another character set is refused as MariaDB refuses it. */
+			collation_name(a->collate, coll, sizeof(coll));
+			of = collation_charset(coll);
+			if (of && strcmp(of, set) != 0) {
+				snprintf(msg, msglen, "COLLATION '%.64s' is not valid for CHARACTER SET '%s'", coll,
+					 set);
+				return AIRLOCK_N_MY_COLLATION_CHARSET_MISMATCH;
+			}
+			snprintf(v->collation, sizeof(v->collation), "%s", coll);
+		}
 		return AIRLOCK_N_NONE;
 	}
 	if (!strcmp(a->name, "autocommit")) {
