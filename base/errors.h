@@ -92,6 +92,7 @@
 	X(MY_NO_DATABASE_SELECTED,           NULL,    1046, "3D000") \
 	X(MY_UNKNOWN_COMMAND,                NULL,    1047, "08S01") \
 	X(MY_SERVER_SHUTDOWN,                NULL,    1053, "08S01") \
+	X(MY_BAD_FIELD,                      NULL,    1054, "42S22") \
 	X(MY_IDENTIFIER_TOO_LONG,            NULL,    1059, "42000") \
 	X(MY_PARSE_ERROR,                    NULL,    1064, "42000") \
 	X(MY_EMPTY_QUERY,                    NULL,    1065, "42000") \
@@ -116,6 +117,7 @@
 	X(MY_UNSUPPORTED_PREPARED,           NULL,    1295, "HY000") \
 	X(MY_NO_OPEN_CURSOR,                 NULL,    1421, "HY000") \
 	X(MY_TOO_MANY_PREPARED,              NULL,    1461, "42000") \
+	X(MY_NO_SUCH_QUERY,                  NULL,    1957, "HY000") \
 	X(MY_STATEMENT_TIMEOUT,              NULL,    1969, "70100") \
 	X(MY_CONN_HOST_ERROR,                NULL,    2003, "08001") \
 	X(MY_SERVER_LOST,                    NULL,    2013, "HY000") \

@@ -375,11 +375,13 @@ static bool take_word(const char **p, const char *end, const char *word)
 
 /*
  * "KILL QUERY <id>" (what the mysql client sends on Ctrl-C, over a second
- * connection) and "KILL [CONNECTION] <id>": only the exact form, digits
- * and an optional ';'. Returns false when sql is not one; then the
- * validator refuses it like any other statement.
+ * connection), "KILL [CONNECTION] <id>" and "KILL QUERY ID <id>" (*by_id:
+ * a query id, or with CONNECTION or nothing before it a column MariaDB
+ * cannot find): only the exact form, digits and an optional ';'. Returns
+ * false when sql is not one; then the validator refuses it like any other
+ * statement.
  */
-static bool kill_statement(const char *sql, size_t len, bool *query_only, uint32_t *id)
+static bool kill_statement(const char *sql, size_t len, bool *query_only, bool *by_id, uint32_t *id)
 {
 	const char *p = sql, *end = sql + len;
 	uint64_t v = 0;
@@ -390,6 +392,7 @@ static bool kill_statement(const char *sql, size_t len, bool *query_only, uint32
 	*query_only = take_word(&p, end, "QUERY");
 	if (!*query_only)
 		take_word(&p, end, "CONNECTION");
+	*by_id = take_word(&p, end, "ID");
 	while (p < end && isspace((unsigned char)*p))
 		p++;
 	for (; p < end && isdigit((unsigned char)*p) && digits < 11; p++, digits++)
@@ -403,11 +406,23 @@ static bool kill_statement(const char *sql, size_t len, bool *query_only, uint32
 }
 
 /* Cancels the statement of one of the same user's sessions (KILL QUERY), as the server would. */
-static void kill_query(struct my_session *s, bool query_only, uint32_t id)
+static void kill_query(struct my_session *s, bool query_only, bool by_id, uint32_t id)
 {
 	char msg[128];
+	struct session *o;
 
-	struct session *o = session_find(s->core.srv, s->core.proto, id);
+	if (by_id && !query_only) {
+		/* MariaDB reads KILL [CONNECTION] ID n as a column named id. */
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_BAD_FIELD, "Unknown column 'id' in 'KILL'", NULL);
+		return;
+	}
+	if (by_id) {
+		/* Query ids number the backend's statements; an agent is shown none, so none is known. */
+		snprintf(msg, sizeof(msg), "Unknown query id: %u", id);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_SUCH_QUERY, msg, NULL);
+		return;
+	}
+	o = session_find(s->core.srv, s->core.proto, id);
 
 	if (o && o->u && strcmp(o->user, s->core.user) == 0) {
 		if (!query_only) {
@@ -555,13 +570,13 @@ void myq_run_with(struct my_session *s, const char *sql, size_t len, const struc
 
 void myq_query(struct my_session *s, const char *sql, size_t len)
 {
-	bool query_only;
+	bool query_only, by_id;
 	uint32_t kill_id;
 	struct vmy_result *v;
 
-	if (kill_statement(sql, len, &query_only, &kill_id)) {
+	if (kill_statement(sql, len, &query_only, &by_id, &kill_id)) {
 		myr_clear_warnings(s);
-		kill_query(s, query_only, kill_id);
+		kill_query(s, query_only, by_id, kill_id);
 		return;
 	}
 	v = malloc(sizeof(*v));
