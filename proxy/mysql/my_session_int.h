@@ -104,6 +104,9 @@ struct my_session {
 	char login_db[65];  /* database named in the handshake response */
 	char database[65];  /* current database, "" when none */
 
+	time_t connected;   /* when the connection arrived: COM_STATISTICS' uptime */
+	uint64_t questions; /* commands this session sent after login: COM_STATISTICS' questions */
+
 	struct mys_vars vars;
 	bool in_trans;
 	bool read_only_txn;
