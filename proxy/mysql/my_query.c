@@ -652,7 +652,7 @@ static bool quote_ident(const char *name, size_t len, char *out, size_t cap)
 	return true;
 }
 
-void myq_field_list(struct my_session *s, const char *table, size_t len)
+void myq_field_list(struct my_session *s, const char *table, size_t len, const char *wild, size_t wild_len)
 {
 	char qdb[140], qtable[140], sql[320];
 	struct vmy_policy pol;
@@ -660,6 +660,11 @@ void myq_field_list(struct my_session *s, const char *table, size_t len)
 	uint64_t fingerprint;
 
 	myr_clear_warnings(s);
+	/* Longer than any column name could need; the server would read it whole, so keep what fits. */
+	if (wild_len >= sizeof(s->field_wild))
+		wild_len = sizeof(s->field_wild) - 1;
+	memcpy(s->field_wild, wild, wild_len);
+	s->field_wild[wild_len] = '\0';
 	if (!s->database[0]) {
 		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_DATABASE_SELECTED, "No database selected", NULL);
 		return;

@@ -8,6 +8,7 @@
  * files, so they all build on it.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,58 @@ bool myr_binary_row(struct my_session *s, struct mys_bin *b, uint16_t ncols, con
 	return ok;
 }
 
+/* The bytes of the UTF-8 character at s (1 for a stray byte). */
+static size_t char_len(const char *s, size_t n)
+{
+	unsigned char c = (unsigned char)*s;
+	size_t len = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+
+	return len <= n ? len : 1;
+}
+
+/*
+ * Whether name matches the COM_FIELD_LIST wildcard as MariaDB matches it:
+ * '%' any run, '_' one character, '\' takes the next byte as itself, letters
+ * without case. Greedy with one backtrack point, so time stays linear in
+ * the two lengths times the pattern's '%' groups, never exponential.
+ */
+static bool wild_match(const char *name, size_t n, const char *wild)
+{
+	size_t si = 0, pi = 0, star_p = 0, star_s = 0, wn = strlen(wild);
+	bool star = false;
+
+	while (si < n) {
+		if (pi < wn && wild[pi] == '%') {
+			star = true;
+			star_p = ++pi;
+			star_s = si;
+			continue;
+		}
+		if (pi < wn && wild[pi] == '_') {
+			pi++;
+			si += char_len(name + si, n - si);
+			continue;
+		}
+		if (pi < wn) {
+			size_t lit = wild[pi] == '\\' && pi + 1 < wn ? pi + 1 : pi;
+
+			if (tolower((unsigned char)wild[lit]) == tolower((unsigned char)name[si])) {
+				pi = lit + 1;
+				si++;
+				continue;
+			}
+		}
+		if (!star)
+			return false;
+		star_s += char_len(name + star_s, n - star_s);
+		si = star_s;
+		pi = star_p;
+	}
+	while (pi < wn && wild[pi] == '%')
+		pi++;
+	return pi == wn;
+}
+
 uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field_list, struct mys_bin *bin)
 {
 	struct rbuf cur;
@@ -207,6 +260,8 @@ uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field
 			.flags = col.flags,
 			.decimals = col.decimals,
 		};
+		if (field_list && s->field_wild[0] && !wild_match(c.name, c.name_len, s->field_wild))
+			continue;
 		my_write_column_def(&s->core.w, s->seq++, &c, field_list);
 	}
 	return i;

@@ -444,7 +444,7 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 		session_close(&s->core, false, "COM_QUIT");
 		return;
 	case MY_COM_FIELD_LIST:
-		myq_field_list(s, c.table, c.table_len);
+		myq_field_list(s, c.table, c.table_len, c.wildcard, c.wildcard_len);
 		return;
 	case MY_COM_PING:
 		myr_put_ok(s);

@@ -123,7 +123,9 @@ struct my_session {
 
 	/* The running statement (its job is core.job). */
 	bool field_list; /* a COM_FIELD_LIST: column definitions only */
-	bool binary;     /* a COM_STMT_EXECUTE: rows in the binary protocol */
+	/* Its wildcard (a LIKE pattern on column names, as MariaDB reads it); "" lists every column. */
+	char field_wild[257];
+	bool binary; /* a COM_STMT_EXECUTE: rows in the binary protocol */
 	/* A row could not be encoded (UNSUPPORTED) or its arrays made (OUT_OF_MEMORY): that ERR
 	 * was sent and the rest is dropped. AIRLOCK_E_NONE otherwise. */
 	enum airlock_err result_failed;
@@ -168,8 +170,8 @@ bool myr_binary_row(struct my_session *s, struct mys_bin *b, uint16_t ncols, con
 void myr_clear_warnings(struct my_session *s);
 /*
  * The column definitions of a runner's 'K' frame (no count, no EOF); bin
- * (may be NULL) gets each column's type for binary rows. Returns how many
- * were written.
+ * (may be NULL) gets each column's type for binary rows. For a field list,
+ * only the columns s->field_wild matches. Returns how many were read.
  */
 uint16_t myr_put_columns(struct my_session *s, const struct frame *f, bool field_list, struct mys_bin *bin);
 /* A job's error as an ERR packet (the runner's MySQL errno, else the airlock code's), audited. */
@@ -193,7 +195,8 @@ void myj_start_with(struct my_session *s, const char *sql, const struct myq_job 
 
 /* my_query.c */
 void myq_query(struct my_session *s, const char *sql, size_t len);
-void myq_field_list(struct my_session *s, const char *table, size_t table_len);
+/* COM_FIELD_LIST: the columns of table whose names match wild (wild_len 0: all of them). */
+void myq_field_list(struct my_session *s, const char *table, size_t table_len, const char *wild, size_t wild_len);
 void myq_init_db(struct my_session *s, const char *db, size_t len);
 /* True when the user may make db its current database. */
 bool myq_database_allowed(const struct my_session *s, const char *db);
