@@ -118,3 +118,20 @@ def test_sql_mode_reads_back_as_mariadb_prints_it(mode):
         q = "SET sql_mode = CONCAT(@@sql_mode, ',ansi_quotes')"
         assert isinstance(c.query(q), mywire.Ok) and isinstance(d.query(q), mywire.Ok)
         assert c.query("SELECT @@sql_mode").rows == d.query("SELECT @@sql_mode").rows, mode
+
+
+@pytest.mark.parametrize("sql", ["SELECT UUID()", "SELECT uuid ( ) AS u FROM orders LIMIT 1",
+                                 "SELECT SYS_GUID()", "SELECT UUID_SHORT()",
+                                 "SELECT id FROM orders WHERE RIGHT(UUID(), 12) <> '' LIMIT 1"])
+def test_host_derived_ids_are_refused(sql):
+    """UUID() ends in the backend host's MAC address (SYS_GUID() too); UUID_SHORT() counts from
+    the server's id and start time. None of it reaches the agent."""
+    with direct() as d:
+        mac = d.query("SELECT RIGHT(UUID(), 12)").rows[0][0].decode()
+    with logged_in() as c:
+        err = c.query(sql)
+        errno, _, message = err_of(err)
+        assert errno == 1370 and itest.airlock_code(message) == "FORBIDDEN_FUNCTION", err
+        assert mac not in message
+        # A column of that name is just a name.
+        assert c.query("SELECT 1 AS uuid").rows == [[b"1"]]

@@ -28,6 +28,8 @@ static const char R_SLEEP[] = "it holds a runner for a while; ask the administra
 static const char R_BENCH[] = "it burns CPU on the database server; ask the administrator to "
 			      "allow benchmark for this user";
 static const char R_TABLEFN[] = "table functions are not supported";
+static const char R_HOST[] = "its value carries the database host's network address (a version-1 UUID ends in "
+			     "its MAC address); make UUIDs in the client";
 static const char R_STATE[] = "it advances a counter shared by the whole server (a write other sessions see)";
 
 /* Sorted by name in strcmp order. */
@@ -66,6 +68,7 @@ static const struct name_rule denied[] = {
 	{"sys_", true, R_UDF},
 	{"system_user", false, R_ROLE},
 	{"user", false, R_ROLE},
+	{"uuid", false, R_HOST},
 	{"uuid_short", false, R_STATE},
 	{"version_tokens_", true, R_ADMIN},
 	{"wait_for_executed_gtid_set", false, R_REPL},
