@@ -340,7 +340,7 @@ void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased)
 		sp->refs[sp->nrefs - 1].aliased = aliased;
 }
 
-bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table)
+bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table, bool counts)
 {
 	int rule;
 
@@ -348,7 +348,18 @@ bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *tab
 	if (!db)
 		return !p->failed;
 	rule = vmy_rule_index(p->pol, db, table);
-	if (rule < 0 || !p->pol->rules[rule].has_columns)
+	if (rule < 0)
+		return true;
+	if (counts && !p->pol->rules[rule].has_columns) {
+		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
+			   "read information_schema.STATISTICS or SHOW COLUMNS, which leave out what counts hidden "
+			   "rows",
+			   "Not supported through airlock: index figures and the definition of `%.64s`.`%.64s`, whose "
+			   "rows a filter shows you only in part",
+			   db, table);
+		return false;
+	}
+	if (!p->pol->rules[rule].has_columns)
 		return true;
 	vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 		   "read information_schema.COLUMNS, which lists the columns you may see",

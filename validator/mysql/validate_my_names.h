@@ -39,9 +39,12 @@ const char *vmy_current_db(struct vmy_parser *p);
 bool vmy_scope_note(struct vmy_parser *p, size_t start, const char *db, const char *table);
 /*
  * SHOW COLUMNS / INDEX / CREATE TABLE and DESCRIBE of a table whose rule
- * shows only some of its columns would list the others: refused.
+ * shows only some of its columns would list the others: refused. With
+ * counts (SHOW INDEX, SHOW CREATE TABLE: index cardinality, the next
+ * AUTO_INCREMENT value) a table with any rule is refused, since those
+ * figures count the rows a filter hides.
  */
-bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table);
+bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table, bool counts);
 
 /* The index of the policy's rule for db.table (names compared byte for byte), or -1. */
 int vmy_rule_index(const struct vmy_policy *pol, const char *db, const char *table);

@@ -168,6 +168,34 @@ static void put_columns_allowed(struct wbuf *w, const struct vmy_policy *pol, co
 	wbuf_put_str(w, any ? ")" : "TRUE)");
 }
 
+/* @R(s,t): s.t is a table the user reads through a rule (a filter, a column list or both). */
+static void put_ruled(struct wbuf *w, const struct vmy_policy *pol, const char *s, const char *t)
+{
+	bool any = false;
+	size_t i;
+
+	wbuf_put_str(w, "(");
+	for (i = 0; i < pol->nrules; i++) {
+		const struct airlock_rule *r = &pol->rules[i];
+		const char *dot = strchr(r->table, '.');
+
+		if (!dot)
+			continue;
+		wbuf_put_str(w, any ? " OR " : "");
+		any = true;
+		wbuf_put_str(w, "(BINARY ");
+		wbuf_put_str(w, s);
+		wbuf_put_str(w, " = ");
+		put_hex(w, r->table, (size_t)(dot - r->table));
+		wbuf_put_str(w, " AND BINARY ");
+		wbuf_put_str(w, t);
+		wbuf_put_str(w, " = ");
+		put_hex(w, dot + 1, strlen(dot + 1));
+		wbuf_put_str(w, ")");
+	}
+	wbuf_put_str(w, any ? ")" : "FALSE)");
+}
+
 bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *t)
 {
 	char a[96], b[96];
@@ -180,11 +208,15 @@ bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *
 			return true;
 		}
 		wbuf_put_bytes(w, t, (size_t)(at - t));
-		if (at[1] != 'T' && at[1] != 'D' && at[1] != 'C')
+		if (at[1] != 'T' && at[1] != 'D' && at[1] != 'C' && at[1] != 'R')
 			return false;
 		t = marker_args(at + 2, a, b, sizeof(a));
 		if (!t || (at[1] != 'D') != (b[0] != '\0'))
 			return false;
+		if (at[1] == 'R') {
+			put_ruled(w, pol, a, b);
+			continue;
+		}
 		if (at[1] != 'C') {
 			put_allowed(w, pol, a, at[1] == 'T' ? b : NULL);
 			continue;
@@ -263,7 +295,12 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 			if (!put_rule_table(w, &pol->rules[r->rule], r->db, r->written))
 				return false;
 		} else {
-			wbuf_put_str(w, "(SELECT * FROM information_schema.");
+			wbuf_put_str(w, "(SELECT ");
+			if (!e->columns)
+				wbuf_put_str(w, "*");
+			else if (!vmy_scope_expand(w, pol, e->columns))
+				return false;
+			wbuf_put_str(w, " FROM information_schema.");
 			put_ident(w, r->table);
 			wbuf_put_str(w, " r WHERE ");
 			if (!vmy_scope_expand(w, pol, e->filter))
@@ -295,19 +332,31 @@ static void put_show_tables(struct wbuf *w, const struct vmy_policy *pol, const 
 	put_allowed(w, pol, "TABLE_SCHEMA", "TABLE_NAME");
 }
 
-static void put_show_status(struct wbuf *w, const struct vmy_policy *pol, const struct vmy_scope_plan *sp)
+/* SHOW TABLE STATUS: what counts a ruled table's rows (or dates its last change) reads as unknown. */
+static bool put_show_status(struct wbuf *w, const struct vmy_policy *pol, const struct vmy_scope_plan *sp)
 {
-	wbuf_put_str(w, "SELECT TABLE_NAME AS `Name`, ENGINE AS `Engine`, VERSION AS `Version`,"
-			" ROW_FORMAT AS `Row_format`, TABLE_ROWS AS `Rows`, AVG_ROW_LENGTH AS `Avg_row_length`,"
-			" DATA_LENGTH AS `Data_length`, MAX_DATA_LENGTH AS `Max_data_length`,"
-			" INDEX_LENGTH AS `Index_length`, DATA_FREE AS `Data_free`, AUTO_INCREMENT AS `Auto_increment`,"
-			" CREATE_TIME AS `Create_time`, UPDATE_TIME AS `Update_time`, CHECK_TIME AS `Check_time`,"
-			" TABLE_COLLATION AS `Collation`, CHECKSUM AS `Checksum`, CREATE_OPTIONS AS `Create_options`,"
-			" TABLE_COMMENT AS `Comment`, MAX_INDEX_LENGTH AS `Max_index_length`, TEMPORARY AS `Temporary`"
-			" FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = ");
+	if (!vmy_scope_expand(
+		    w, pol,
+		    "SELECT TABLE_NAME AS `Name`, ENGINE AS `Engine`, VERSION AS `Version`,"
+		    " ROW_FORMAT AS `Row_format`, IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, TABLE_ROWS) AS `Rows`,"
+		    " IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, AVG_ROW_LENGTH) AS `Avg_row_length`,"
+		    " IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, DATA_LENGTH) AS `Data_length`,"
+		    " MAX_DATA_LENGTH AS `Max_data_length`,"
+		    " IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, INDEX_LENGTH) AS `Index_length`,"
+		    " IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, DATA_FREE) AS `Data_free`,"
+		    " IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, AUTO_INCREMENT) AS `Auto_increment`,"
+		    " CREATE_TIME AS `Create_time`, IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, UPDATE_TIME) AS "
+		    "`Update_time`,"
+		    " CHECK_TIME AS `Check_time`, TABLE_COLLATION AS `Collation`,"
+		    " IF(@R(TABLE_SCHEMA,TABLE_NAME), NULL, CHECKSUM) AS `Checksum`, CREATE_OPTIONS AS "
+		    "`Create_options`,"
+		    " TABLE_COMMENT AS `Comment`, MAX_INDEX_LENGTH AS `Max_index_length`, TEMPORARY AS `Temporary`"
+		    " FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = "))
+		return false;
 	put_hex(w, sp->db, strlen(sp->db));
 	wbuf_put_str(w, " AND ");
 	put_allowed(w, pol, "TABLE_SCHEMA", "TABLE_NAME");
+	return true;
 }
 
 static void put_show_databases(struct wbuf *w, const struct vmy_policy *pol)
@@ -326,9 +375,10 @@ static bool put_show(struct wbuf *w, const struct vmy_policy *pol, const char *s
 		wbuf_put_str(w, "SELECT * FROM (");
 	if (sp->show == VMY_SHOW_TABLES)
 		put_show_tables(w, pol, sp);
-	else if (sp->show == VMY_SHOW_TABLE_STATUS)
-		put_show_status(w, pol, sp);
-	else
+	else if (sp->show == VMY_SHOW_TABLE_STATUS) {
+		if (!put_show_status(w, pol, sp))
+			return false;
+	} else
 		put_show_databases(w, pol);
 	if (sp->like_len) {
 		wbuf_put_str(w, " AND ");

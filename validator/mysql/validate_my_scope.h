@@ -18,6 +18,8 @@
  *            allows (byte for byte, as MariaDB compares table names)
  *   @D(s)    s names a database the allowlist has an entry for
  *   @C(s,t|c) column c of table s.t is one the user's rule for it shows
+ *   @R(s,t)  s.t is a table the user reads through a rule: figures that
+ *            count its rows (TABLE_ROWS, CARDINALITY, ...) read as NULL
  *
  * Names from the policy go in as hexadecimal literals, so no quoting or
  * character set rule can change what they mean. The caller validates the

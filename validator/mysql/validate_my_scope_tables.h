@@ -25,6 +25,9 @@ struct vmy_is_table {
 	const char *name; /* upper-case */
 	enum vmy_is_mode mode;
 	const char *filter; /* FILTER only */
+	/* FILTER: the derived table's select list over r (markers allowed), so that figures
+	 * that count a table's rows read as unknown (NULL) where a rule hides some; NULL: r.* */
+	const char *columns;
 };
 
 /* The entry for an information_schema table (any case), or NULL when it is not known. */

@@ -98,7 +98,8 @@ static void scoped_show(struct vmy_parser *p, enum vmy_show_kind kind, bool full
 }
 
 /* [db.]table [FROM | IN db], checked. */
-static bool show_table(struct vmy_parser *p, bool allow_from_db)
+/* The table of SHOW COLUMNS / INDEX / CREATE TABLE; counts: see vmy_check_describable. */
+static bool show_table(struct vmy_parser *p, bool allow_from_db, bool counts)
 {
 	char a[VMY_NAME_MAX], b[VMY_NAME_MAX], db[VMY_NAME_MAX];
 	bool qualified = false;
@@ -117,10 +118,10 @@ static bool show_table(struct vmy_parser *p, bool allow_from_db)
 		}
 		if (!vmy_accept_name(p, db, sizeof(db)))
 			return false;
-		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a);
+		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a, counts);
 	}
-	return qualified ? vmy_check_table(p, a, b) && vmy_check_describable(p, a, b)
-			 : vmy_check_table(p, NULL, a) && vmy_check_describable(p, NULL, a);
+	return qualified ? vmy_check_table(p, a, b) && vmy_check_describable(p, a, b, counts)
+			 : vmy_check_table(p, NULL, a) && vmy_check_describable(p, NULL, a, counts);
 }
 
 static bool is_variable_name(struct vmy_parser *p, const struct vmy_token *t)
@@ -288,17 +289,17 @@ void vmy_show(struct vmy_parser *p)
 	} else if (vmy_accept_kw(p, "COLUMNS") || vmy_accept_kw(p, "FIELDS")) {
 		if (!from_in(p))
 			vmy_syntax(p, "SHOW COLUMNS FROM table was expected");
-		else if (show_table(p, true) && like_or_where(p))
+		else if (show_table(p, true, false) && like_or_where(p))
 			read_ok(p, "SHOW");
 	} else if (vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "INDEXES") || vmy_accept_kw(p, "KEYS")) {
 		if (!from_in(p))
 			vmy_syntax(p, "SHOW INDEX FROM table was expected");
-		else if (show_table(p, true) && (!vmy_accept_kw(p, "WHERE") || vmy_read_expr(p)))
+		else if (show_table(p, true, true) && (!vmy_accept_kw(p, "WHERE") || vmy_read_expr(p)))
 			read_ok(p, "SHOW");
 	} else if (!full && vmy_kw_at(p, 0, "CREATE") && vmy_kw_at(p, 1, "TABLE")) {
 		vmy_next(p);
 		vmy_next(p);
-		if (show_table(p, false))
+		if (show_table(p, false, true))
 			read_ok(p, "SHOW");
 	} else if (!full && ((vmy_kw_at(p, 0, "CHARACTER") && vmy_kw_at(p, 1, "SET")) || vmy_kw_at(p, 0, "CHARSET"))) {
 		if (!vmy_accept_kw(p, "CHARSET")) {
@@ -409,7 +410,7 @@ void vmy_describe(struct vmy_parser *p)
 		vmy_syntax(p, "DESCRIBE table or EXPLAIN SELECT ... was expected");
 		return;
 	}
-	if (!show_table(p, false))
+	if (!show_table(p, false, false))
 		return;
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_STRING) {
