@@ -52,7 +52,7 @@ def user_section(config):
     text = open(config).read()
     support = re.search(r"^\[user support\]\n(.*?)(?=^\[|\Z)", text, re.S | re.M).group(1)
     keep = [line for line in support.splitlines()
-            if line.split("=", 1)[0].strip() in ("mysql_native", "mysql_target")]
+            if line.split("=", 1)[0].strip() in ("scram", "mysql_native", "mysql_target")]
     return "\n".join(["", "[user modes]"] + keep + [
         "mysql_tables = shop.orders, shop.customers, shop.products",
         "mysql_filter shop.orders = " + FILTER,
