@@ -375,13 +375,12 @@ static bool take_word(const char **p, const char *end, const char *word)
 
 /*
  * "KILL QUERY <id>" (what the mysql client sends on Ctrl-C, over a second
- * connection), "KILL [CONNECTION] <id>" and "KILL QUERY ID <id>" (*by_id:
- * a query id, or with CONNECTION or nothing before it a column MariaDB
- * cannot find): only the exact form, digits and an optional ';'. Returns
- * false when sql is not one; then the validator refuses it like any other
- * statement.
+ * connection), "KILL [CONNECTION] <id>" and "KILL QUERY ID <id>" (by_id
+ * gets the word ID as written, "" without it: a query id, or with
+ * CONNECTION or nothing before it a column MariaDB cannot find): only the exact form, digits and an optional ';'.
+ * Returns false when sql is not one; then the validator refuses it like any other statement.
  */
-static bool kill_statement(const char *sql, size_t len, bool *query_only, bool *by_id, uint32_t *id)
+static bool kill_statement(const char *sql, size_t len, bool *query_only, char by_id[3], uint32_t *id)
 {
 	const char *p = sql, *end = sql + len;
 	uint64_t v = 0;
@@ -392,7 +391,12 @@ static bool kill_statement(const char *sql, size_t len, bool *query_only, bool *
 	*query_only = take_word(&p, end, "QUERY");
 	if (!*query_only)
 		take_word(&p, end, "CONNECTION");
-	*by_id = take_word(&p, end, "ID");
+	by_id[0] = '\0';
+	if (take_word(&p, end, "ID")) {
+		/* As written: MariaDB names the column it cannot find that way. */
+		memcpy(by_id, p - 2, 2);
+		by_id[2] = '\0';
+	}
 	while (p < end && isspace((unsigned char)*p))
 		p++;
 	for (; p < end && isdigit((unsigned char)*p) && digits < 11; p++, digits++)
@@ -406,17 +410,18 @@ static bool kill_statement(const char *sql, size_t len, bool *query_only, bool *
 }
 
 /* Cancels the statement of one of the same user's sessions (KILL QUERY), as the server would. */
-static void kill_query(struct my_session *s, bool query_only, bool by_id, uint32_t id)
+static void kill_query(struct my_session *s, bool query_only, const char *by_id, uint32_t id)
 {
 	char msg[128];
 	struct session *o;
 
-	if (by_id && !query_only) {
+	if (by_id[0] && !query_only) {
 		/* MariaDB reads KILL [CONNECTION] ID n as a column named id. */
-		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_BAD_FIELD, "Unknown column 'id' in 'KILL'", NULL);
+		snprintf(msg, sizeof(msg), "Unknown column '%s' in 'KILL'", by_id);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_BAD_FIELD, msg, NULL);
 		return;
 	}
-	if (by_id) {
+	if (by_id[0]) {
 		/* Query ids number the backend's statements; an agent is shown none, so none is known. */
 		snprintf(msg, sizeof(msg), "Unknown query id: %u", id);
 		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_SUCH_QUERY, msg, NULL);
@@ -570,11 +575,12 @@ void myq_run_with(struct my_session *s, const char *sql, size_t len, const struc
 
 void myq_query(struct my_session *s, const char *sql, size_t len)
 {
-	bool query_only, by_id;
+	bool query_only;
+	char by_id[3];
 	uint32_t kill_id;
 	struct vmy_result *v;
 
-	if (kill_statement(sql, len, &query_only, &by_id, &kill_id)) {
+	if (kill_statement(sql, len, &query_only, by_id, &kill_id)) {
 		myr_clear_warnings(s);
 		kill_query(s, query_only, by_id, kill_id);
 		return;

@@ -324,7 +324,7 @@ static void collation_name(const char *c, char *out, size_t cap)
 	if (strncasecmp(c, "utf8_", 5) == 0) {
 		snprintf(out, cap, "utf8mb3_");
 		n = 8;
-		c += 4;
+		c += 5;
 	}
 	for (; *c && n + 1 < cap; c++)
 		out[n++] = (char)tolower((unsigned char)*c);
