@@ -6,7 +6,10 @@
  */
 #include "validator/pg/validate_pg_funcs.h"
 
+#include <string.h>
+
 #include "base/name_table.h"
+#include "validator/pg/validate_pg_proc.h"
 
 static const char R_FILE[] = "it reads or lists files on the database server";
 static const char R_FILE_WRITE[] = "it writes, renames or removes files on the database server";
@@ -28,6 +31,14 @@ static const char R_SESSIONS[] = "it shows other sessions' activity and statemen
 static const char R_INDEX[] = "it changes an index, a sequence or an extension's state";
 static const char R_NAMES[] = "it names objects by oid or reads a table by name, tables outside the allowlist "
 			      "included";
+
+static const char R_LISTED[] = "it is on airlock's denylist";
+static const char R_UNKNOWN[] = "airlock does not know this catalog function, and refuses what it has not classified";
+static const char R_INPUT[] = "it is a type's input, receive or support function (it takes cstring or internal), "
+			      "which answers for a hidden type as for a visible one";
+static const char R_OID[] = "it takes an oid or reg* value that may name a table or type outside the allowlist";
+static const char R_OBJNAME[] = "it reads a name that may name a table or type outside the allowlist "
+				"(a signature's argument types, a publication)";
 
 /* Sorted by name in strcmp order; pgv_function_table_sorted() checks it. */
 static const struct name_rule denied[] = {
@@ -117,6 +128,41 @@ const char *pgv_function_denied(const char *name)
 	const struct name_rule *hit = name_rule_find(denied, NAME_TABLE_LEN(denied), name);
 
 	return hit ? hit->reason : NULL;
+}
+
+const char *pgv_function_refused(const char *schema, const char *name)
+{
+	const char *reason = pgv_function_denied(name);
+	const struct pgv_proc *e;
+	unsigned want = 0;
+
+	if (reason)
+		return reason;
+	if (schema && strcmp(schema, "pg_catalog") == 0)
+		want = PGV_PROC_PG;
+	else if (schema && strcmp(schema, "information_schema") == 0)
+		want = PGV_PROC_IS;
+	else if (schema)
+		return NULL; /* a function of the world's own schemas */
+	e = pgv_proc_find(name);
+	if (!e)
+		return want ? R_UNKNOWN : NULL;
+	if (want && !(e->schemas & want))
+		return R_UNKNOWN;
+	switch (e->cls) {
+	case PGV_FN_SAFE:
+	case PGV_FN_GUARDED:
+		return NULL;
+	case PGV_FN_DENY_INPUT:
+		return R_INPUT;
+	case PGV_FN_DENY_OID:
+		return R_OID;
+	case PGV_FN_DENY_NAME:
+		return R_OBJNAME;
+	case PGV_FN_DENY_LIST:
+		break;
+	}
+	return R_LISTED; /* a table generated against another denylist still refuses */
 }
 
 bool pgv_function_table_sorted(void)

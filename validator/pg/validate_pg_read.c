@@ -248,7 +248,7 @@ static void check_relation(struct walk *w, json_t *rv, const struct scope *sc)
 static void check_function(struct walk *w, json_t *call, json_t *funcname)
 {
 	size_t n = json_array_size(funcname);
-	const char *name, *reason;
+	const char *name, *schema = NULL, *reason;
 	char lower[128];
 
 	if (n == 0)
@@ -256,13 +256,15 @@ static void check_function(struct walk *w, json_t *call, json_t *funcname)
 	name = pgv_str(json_object_get(json_array_get(funcname, n - 1), "String"), "sval");
 	if (!name)
 		return;
+	if (n >= 2)
+		schema = pgv_str(json_object_get(json_array_get(funcname, n - 2), "String"), "sval");
 	pgv_lower_copy(lower, sizeof(lower), name);
-	reason = pgv_function_denied(lower);
+	reason = pgv_function_refused(schema, lower);
 	if (!reason || !want(w, V_FUNC))
 		return;
 	pgv_refuse(w->out, AIRLOCK_E_FORBIDDEN_FUNCTION, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, call),
 		   "remove the call; ordinary read-only functions (including pg_sleep) are fine",
-		   "function %s() is not allowed: %s", name, reason);
+		   "function %s%s%s() is not allowed: %s", schema ? schema : "", schema ? "." : "", name, reason);
 }
 
 static void refuse_into(struct walk *w, json_t *into)

@@ -76,9 +76,12 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"pg_stat_get_xact_tuples_inserted", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_xact_tuples_returned", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_xact_tuples_updated", 0, PGV_G_REL, PGV_P_OID},
+	{"pg_statistics_obj_is_visible", 0, PGV_G_STATX, PGV_P_OID},
 	{"pg_table_is_visible", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_table_size", 0, PGV_G_REL, PGV_P_REGCLASS},
 	{"pg_total_relation_size", 0, PGV_G_REL, PGV_P_REGCLASS},
+	{"pg_type_is_visible", 0, PGV_G_TYPE, PGV_P_OID},
+	{"row_security_active", 0, PGV_G_REL, PGV_P_TEXT},
 	{"to_regclass", 0, PGV_G_REL, PGV_P_TEXT},
 	{"to_regtype", 0, PGV_G_TYPE, PGV_P_TEXT},
 };
