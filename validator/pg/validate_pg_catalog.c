@@ -34,6 +34,12 @@
 		n, PGV_CATALOG_DENY, NULL \
 	}
 
+/*
+ * The catalogs' own column statistics (pg_class.relname, pg_attribute.attrelid,
+ * pg_depend.objid, ...) sample every object, hidden ones included.
+ */
+#define NOT_CATALOG_STATS "r.schemaname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')"
+
 /* clang-format off */
 static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	PASS("pg_aggregate"),
@@ -154,9 +160,9 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	FILTER("pg_statistic", "r.starelid IN @V AND @U(r.starelid)"),
 	FILTER("pg_statistic_ext", "r.stxrelid IN @V AND @U(r.stxrelid)"),
 	FILTER("pg_statistic_ext_data", "r.stxoid IN (SELECT se.oid FROM pg_catalog.pg_statistic_ext se WHERE se.stxrelid IN @V AND @U(se.stxrelid))"),
-	FILTER("pg_stats", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename)"),
-	FILTER("pg_stats_ext", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename)"),
-	FILTER("pg_stats_ext_exprs", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename)"),
+	FILTER("pg_stats", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename) AND " NOT_CATALOG_STATS),
+	FILTER("pg_stats_ext", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename) AND " NOT_CATALOG_STATS),
+	FILTER("pg_stats_ext_exprs", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename) AND " NOT_CATALOG_STATS),
 	PASS("pg_subscription"),
 	FILTER("pg_subscription_rel", "r.srrelid IN @V"),
 	FILTER("pg_tables", "@N(r.schemaname,r.tablename)"),

@@ -4,7 +4,7 @@
  * input functions (cstring, internal), unguarded oid and object-name
  * arguments; the newly guarded functions are rewritten so a hidden object
  * answers as a missing one; the generated table agrees with the guard
- * table and the denylist.
+ * table and the denylist; the catalogs' own statistics are left out.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,6 +194,26 @@ static void test_new_guards_rewrite(void **state)
 	}
 }
 
+/* The catalogs' own column statistics sample hidden objects' oids (pg_attribute.attrelid, pg_depend.objid). */
+static void test_catalog_statistics_left_out(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT * FROM pg_stats",
+		"SELECT * FROM pg_catalog.pg_stats_ext",
+		"SELECT * FROM pg_stats_ext_exprs",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		char *out = scoped(sqls[i]);
+
+		if (!strstr(out, "r.schemaname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')"))
+			fail_msg("%s -> %s: keeps the catalogs' statistics", sqls[i], out);
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_cstring_functions_denied),
 		cmocka_unit_test(test_unguarded_object_arguments_denied),
 		cmocka_unit_test(test_new_guards_rewrite),
+		cmocka_unit_test(test_catalog_statistics_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
