@@ -119,8 +119,8 @@ SAFE_OID = {
 # Text arguments that name something airlock hides, unguarded.
 DENY_NAME = {
     # Postgres 15 raises "type ... does not exist" for a missing argument
-    # type of a signature and answers for a hidden one.
-    "has_function_privilege": "signature",
+    # type of a signature and answers for a hidden one (has_function_privilege
+    # is guarded: a text signature reads as NULL).
     "to_regoperator": "signature",
     "to_regprocedure": "signature",
     # Lists the relations of a publication by oid, hidden ones included.

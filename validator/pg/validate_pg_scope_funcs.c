@@ -14,6 +14,7 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"format_type", 0, PGV_G_TYPE, PGV_P_OID},
 	{"has_any_column_privilege", -2, PGV_G_REL, PGV_P_TEXT},
 	{"has_column_privilege", -3, PGV_G_REL, PGV_P_TEXT},
+	{"has_function_privilege", -2, PGV_G_FUNC, PGV_P_TEXT},
 	{"has_sequence_privilege", -2, PGV_G_REL, PGV_P_TEXT},
 	{"has_table_privilege", -2, PGV_G_REL, PGV_P_TEXT},
 	{"has_type_privilege", -2, PGV_G_TYPE, PGV_P_TEXT},

@@ -17,6 +17,8 @@ enum pgv_guard_kind {
 	PGV_G_RULE,  /* a rewrite rule oid */
 	PGV_G_STATX, /* an extended statistics object oid */
 	PGV_G_OBJ,   /* an oid of any catalog: hidden when it is a hidden relation, constraint or type */
+	PGV_G_FUNC,  /* a function: kept as an oid or regproc(edure), NULL as a text signature, whose
+		      * argument types Postgres 15 resolves and raises on only when missing */
 };
 
 /* The declared type of the argument: how a string literal there is read. */

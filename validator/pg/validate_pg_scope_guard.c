@@ -63,6 +63,10 @@ static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_
 				 "g.a::pg_catalog.oid IN (SELECT gs.oid FROM pg_catalog.pg_statistic_ext gs"
 				 " WHERE gs.stxrelid IN @V)");
 		break;
+	case PGV_G_FUNC:
+		/* oid, regproc, regprocedure, int2, int4, int8: what the oid overloads take. */
+		pgv_sb_put(sb, "pg_catalog.pg_typeof(g.a)::pg_catalog.oid IN (26, 24, 2202, 21, 23, 20)");
+		break;
 	case PGV_G_OBJ:
 		pgv_scope_expand(sb, p,
 				 "g.a::pg_catalog.oid NOT IN (SELECT hc.oid FROM pg_catalog.pg_class hc"
