@@ -4,11 +4,18 @@
  * catalog relations, and the arrays of all of them), sorted in C byte
  * order for bsearch. An unqualified type name found here resolves to
  * pg_catalog, which is implicitly first on every search_path.
+ *
+ * Type oids: Postgres hand-assigns the oids of its built-in types below
+ * 10000 (FirstGenbkiObjectId); relations get their row types from there
+ * up, except the catalogs declared with a fixed row type oid, listed here.
  */
 #include "validator/pg/validate_pg_types.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "validator/pg/validate_pg_scope_sql.h"
 
 /* clang-format off */
 static const char *const builtin_types[] = {
@@ -499,4 +506,44 @@ bool pgv_type_table_sorted(void)
 			return false;
 	}
 	return true;
+}
+
+/* The first oid Postgres does not hand-assign (FirstGenbkiObjectId). */
+#define FIRST_ASSIGNED_OID 10000u
+
+/*
+ * The row types below FIRST_ASSIGNED_OID, and their arrays: pg_type,
+ * pg_attribute, pg_proc, pg_class (and _pg_type ... _pg_class), pg_database,
+ * pg_authid, pg_auth_members, pg_shseclabel, pg_subscription. Sorted.
+ */
+static const uint32_t fixed_row_types[] = {71, 75, 81, 83, 210, 270, 272, 273, 1248, 2842, 2843, 4066, 6101};
+
+bool pgv_param_type_needs_check(uint32_t oid)
+{
+	size_t i;
+
+	if (oid >= FIRST_ASSIGNED_OID)
+		return true;
+	for (i = 0; i < sizeof(fixed_row_types) / sizeof(fixed_row_types[0]); i++) {
+		if (fixed_row_types[i] == oid)
+			return true;
+	}
+	return false;
+}
+
+char *pgv_param_type_check_sql(const uint32_t *oids, size_t n)
+{
+	struct pgv_sbuf sb = {0};
+	char row[48];
+	size_t i;
+
+	if (n == 0)
+		return NULL;
+	pgv_sb_put(&sb, "SELECT v.o FROM (VALUES ");
+	for (i = 0; i < n; i++) {
+		snprintf(row, sizeof(row), "%s(%zu, '%u'::pg_catalog.oid)", i ? ", " : "", i + 1, (unsigned)oids[i]);
+		pgv_sb_put(&sb, row);
+	}
+	pgv_sb_put(&sb, ") AS v(n, o) WHERE v.o::pg_catalog.regtype IS NULL ORDER BY v.n LIMIT 1");
+	return pgv_sb_take(&sb);
 }
