@@ -17,7 +17,10 @@
  *      one per column or one for all (absent: all text). "describe" = "1"
  *      for a describe job, which prepares the statement instead of running
  *      it and answers 'S', 'T', 'C' (Postgres) or 'K' when it has columns,
- *      then 'C' (MariaDB).
+ *      then 'C' (MariaDB). "type_check": a read the runner runs first in
+ *      the transaction; a row from it is the oid of a parameter type the
+ *      user may not see, and the job fails as for a type that does not
+ *      exist (runner_job.h).
  *      For engine "mariadb" the keys are the same but for max_cost and
  *      param.<i>, which it does not take, and set.* is limited to
  *      set.names, set.sql_mode (required) and set.time_zone (see

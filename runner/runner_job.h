@@ -8,7 +8,7 @@
  * the settings derived from it (work_mem, ...) may not come as set.<name>.
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
- * max_cost, plan_tables, plan_sql, formats, copy_header and param.<i>, which fail its
+ * max_cost, plan_tables, plan_sql, formats, copy_header, type_check and param.<i>, which fail its
  * job, and only three settings:
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.
@@ -54,6 +54,11 @@ struct runner_job {
 	char *plan_sql;    /* the read whose plan max_cost and plan_tables check, when sql is not one (COPY) */
 	char *formats;     /* result format codes, '0' / '1', one per column or one for all; NULL: text */
 	bool describe;     /* prepare and describe the statement instead of running it */
+	/*
+	 * A read run before anything else sees the parameter types: a row from
+	 * it is the oid of a type outside the user's world; NULL: none.
+	 */
+	char *type_check;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

@@ -8,9 +8,10 @@
  * then the statement in single-row mode so only one row is ever held.
  * A plain statement sends all three at once in libpq's pipeline mode and
  * ends with its last row (the read-only transaction needs no COMMIT);
- * a cost or plan check, a COPY or mixed result formats take a round trip
- * each, then COMMIT; a describe job prepares and describes the statement
- * instead (runner_pg_result.c). Every wait watches the control socket too
+ * a check of parameter types that may be hidden, a cost or plan check, a
+ * COPY or mixed result formats take a round trip each, then COMMIT; a
+ * describe job prepares and describes the statement instead
+ * (runner_pg_result.c). Every wait watches the control socket too
  * (runner_pg_io.c). A runner-side watchdog backs up the engine's
  * statement_timeout.
  *
@@ -527,6 +528,48 @@ static enum outcome check_plan(struct pg_run *r, int64_t deadline)
 	return OUT_OK;
 }
 
+/* The check's row: the oid of the first parameter type outside the user's world. */
+static void read_hidden_type(struct pg_run *r, const PGresult *res)
+{
+	const char *oid;
+	size_t n;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) == 0 || r->proto_state[0])
+		return;
+	oid = PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0);
+	n = strspn(oid, "0123456789");
+	if (PQntuples(res) != 1 || PQnfields(res) != 1 || n == 0 || n > 10 || oid[n] != '\0') {
+		r->refusal = "the parameter types could not be checked";
+		return;
+	}
+	snprintf(r->proto_state, sizeof(r->proto_state), "%s",
+		 airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_INTERNAL_ERROR));
+	snprintf(r->proto_msg, sizeof(r->proto_msg), "cache lookup failed for type %s", oid);
+}
+
+/*
+ * The parameter types' check, before anything is prepared with them: a
+ * type outside the user's world (a hidden relation's row type) fails the
+ * job exactly as one that does not exist fails at Parse in Postgres
+ * (XX000, "cache lookup failed for type N"), and the backend never sees
+ * it. A check that answers anything else refuses.
+ */
+static enum outcome check_types(struct pg_run *r, int64_t deadline)
+{
+	enum outcome o;
+
+	r->proto_state[0] = '\0';
+	r->refusal = NULL;
+	if (!PQsendQueryParams(r->conn, r->job->type_check, 0, NULL, NULL, NULL, NULL, 0))
+		return OUT_LOST;
+	o = collect_with(r, deadline, read_hidden_type);
+	if (o != OUT_OK || r->error)
+		return o;
+	if (r->refusal)
+		return OUT_REFUSED;
+	return r->proto_state[0] ? OUT_PROTO : OUT_OK;
+}
+
 /* The settings as one SELECT of set_config($1, $2, true), ... with the values as parameters. */
 static char *settings_select(const struct pg_run *r, const char **values)
 {
@@ -596,13 +639,15 @@ out:
 }
 
 /*
- * Can the statement go in one pipeline: no check to run first, no wrapper
+ * Can the statement go in one pipeline: no check to run first (cost, plan
+ * or parameter types), no wrapper
  * to look up, and no COPY (which pipeline mode does not carry; the proxy
  * sends a COPY with the read it wraps in plan_sql).
  */
 static bool pipelinable(const struct runner_job *job)
 {
-	return !job->describe && !job->max_cost && !job->plan_tables && !job->plan_sql && !formats_mixed(job);
+	return !job->describe && !job->max_cost && !job->plan_tables && !job->plan_sql && !job->type_check &&
+	       !formats_mixed(job);
 }
 
 int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
@@ -654,6 +699,8 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		goto out;
 	}
 	o = begin_with_settings(&r, deadline);
+	if (o == OUT_OK && !r.error && job->type_check)
+		o = check_types(&r, deadline);
 	if (o == OUT_OK && !r.error && job->describe) {
 		o = describe_statement(&r, deadline);
 		result_done(&r, NULL);

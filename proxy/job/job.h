@@ -59,6 +59,13 @@ struct job_request {
 	bool copy;               /* Postgres: sql is a COPY TO STDOUT ('O' and 'd' frames expected) */
 	bool copy_header;        /* its first line is a header, not a row */
 	const void *user;        /* whose statement (a fairness key for the queue); NULL: nobody's */
+	/*
+	 * Postgres: a read run first in the statement's transaction, before
+	 * anything is prepared with the parameter types; a row it returns is the
+	 * oid of a parameter type outside the user's world, and the job then
+	 * fails as Postgres fails a type that does not exist. NULL: none.
+	 */
+	const char *type_check;
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

@@ -1,6 +1,7 @@
 /*
  * test_runner_job: the job frame read into a struct: every key checked,
- * the result formats and describe keys, and what an engine may not take.
+ * the result formats, describe and type_check keys, and what an engine may
+ * not take.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,6 +138,27 @@ static void test_mariadb_refuses_formats_takes_describe(void **state)
 	runner_job_free(&job);
 }
 
+/* The parameter types' check: one read, for Postgres only. */
+static void test_type_check(void **state)
+{
+	const char *const ok[] = {BASE, "type_check", "SELECT 1"};
+	const char *const maria[] = {"engine",   "mariadb", "dbname",    "shop",     "user",       "u",
+				     "password", "p",       "sql",       "SELECT 1", "timeout_ms", "1000",
+				     "max_rows", "10",      "max_bytes", "1000",     "type_check", "SELECT 1"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, ok, NBASE + 1, why, sizeof(why)), 0);
+	assert_string_equal(job.type_check, "SELECT 1");
+	runner_job_free(&job);
+	assert_null(job.type_check);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, maria, 9, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "mariadb"));
+}
+
 static void test_unknown_key_and_denied_setting(void **state)
 {
 	const char *const unknown[] = {BASE, "max_cpu", "1"};
@@ -195,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_formats),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_mariadb_refuses_formats_takes_describe),
+		cmocka_unit_test(test_type_check),
 		cmocka_unit_test(test_unknown_key_and_denied_setting),
 		cmocka_unit_test(test_backend_memory),
 	};
