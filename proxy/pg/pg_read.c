@@ -9,6 +9,53 @@
 #include <stdlib.h>
 
 #include "proxy/pg/pg_session_int.h"
+#include "validator/pg/validate_pg_types.h"
+
+/*
+ * The parameter types that may name a type outside the user's world (a
+ * hidden relation's row type: the client chose them in Parse, or the
+ * backend inferred them at Describe): the runner's check of them, scoped to
+ * the policy, in *check (caller frees; NULL when no type needs one, which is
+ * every statement with only built-in or unspecified types). False when it
+ * could not be made, the ErrorResponse queued.
+ */
+static bool type_check(struct pg_session *s, const struct pgj_read *rd, char **check)
+{
+	uint32_t oids[SESS_MAX_PARAMS];
+	size_t n = 0;
+	char *sql;
+
+	*check = NULL;
+	for (size_t i = 0; i < rd->nparams; i++) {
+		if (!pgv_param_type_needs_check(rd->params[i].type_oid))
+			continue;
+		if (n == SESS_MAX_PARAMS) {
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED, "too many parameters", NULL,
+				  0);
+			return false;
+		}
+		oids[n++] = rd->params[i].type_oid;
+	}
+	if (n == 0)
+		return true;
+	sql = pgv_param_type_check_sql(oids, n);
+	if (!sql) {
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
+		return false;
+	}
+	if (!pgp_scope(s, sql, check)) {
+		free(sql);
+		return false;
+	}
+	free(sql);
+	/* Unscoped, the check would pass every type that exists: fail closed. */
+	if (!*check) {
+		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			  "the parameter types could not be checked", NULL, 0);
+		return false;
+	}
+	return true;
+}
 
 struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const struct job_events *ev, void *arg)
 {
@@ -30,15 +77,20 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		.copy = rd->copy,
 		.copy_header = rd->copy_header,
 	};
-	char *scoped = NULL, *plan = NULL;
+	char *scoped = NULL, *plan = NULL, *types = NULL;
 	struct job *j;
 
 	/* The session's statement_timeout, within the user's timeout_ms. */
 	if (session_ms && session_ms < limits.timeout_ms)
 		limits.timeout_ms = (uint32_t)session_ms;
+	if (!type_check(s, rd, &types))
+		return NULL;
+	req.type_check = types;
 	if (rd->scope) {
-		if (!pgp_scope(s, rd->sql, &scoped))
+		if (!pgp_scope(s, rd->sql, &scoped)) {
+			free(types);
 			return NULL;
+		}
 		if (scoped)
 			req.sql = scoped;
 	}
@@ -47,6 +99,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		req.plan_tables = plan = pgp_plan_tables(s);
 		if (!plan) {
 			free(scoped);
+			free(types);
 			pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 			return NULL;
 		}
@@ -54,6 +107,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 	j = pgr_start_job(s, &req, ev, arg);
 	free(scoped);
 	free(plan);
+	free(types);
 	return j;
 }
 

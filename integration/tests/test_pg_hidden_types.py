@@ -1,0 +1,143 @@
+"""Hidden types, played as an attacker who guesses oids (there are few to
+guess): a parameter type given in Parse must answer for the hidden table's
+row type, its array type and its index exactly as for an oid that does not
+exist. The real oids come from the backend, asked directly as the
+superuser; every answer is compared with the oid's digits replaced, and
+none may name what is hidden."""
+
+import os
+import re
+import struct
+
+import pytest
+
+import itest
+import pgwire
+
+pytestmark = pytest.mark.usefixtures("snapshot_guard")
+
+HOST, PORT = "127.0.0.1", int(os.environ.get("AIRLOCK_LISTEN_PORT", "6432"))
+LEAKS = ("staff", "salar", "probe")
+
+
+@pytest.fixture(scope="module")
+def oids():
+    """The hidden table's row type, its array type and its primary key's index; a visible table's row
+    type; and an oid that names nothing in the database."""
+    row = itest.super_query(
+        "SELECT t.oid, t.typarray, 'staff_salaries_pkey'::regclass::oid, 'orders'::regtype::oid,"
+        " (SELECT g FROM generate_series(90001, 99999) g WHERE NOT EXISTS (SELECT 1 FROM pg_type"
+        " WHERE oid = g) AND NOT EXISTS (SELECT 1 FROM pg_class WHERE oid = g) AND NOT EXISTS"
+        " (SELECT 1 FROM pg_namespace WHERE oid = g) AND NOT EXISTS (SELECT 1 FROM pg_proc"
+        " WHERE oid = g) ORDER BY g LIMIT 1)"
+        " FROM pg_type t WHERE t.oid = 'staff_salaries'::regtype")
+    hidden_row, hidden_array, hidden_index, orders_row, missing = (int(x) for x in row.split("|"))
+    return {"row": hidden_row, "array": hidden_array, "index": hidden_index, "orders": orders_row,
+            "missing": missing}
+
+
+def agent_conn():
+    c = pgwire.Conn(HOST, PORT)
+    assert c.login("agent", itest.AGENT_PASSWORD, "shop") is None
+    return c
+
+
+def parse(sql, types):
+    return b"P", pgwire.cstr("") + pgwire.cstr(sql) + struct.pack("!h", len(types)) + \
+        b"".join(struct.pack("!I", t) for t in types)
+
+
+def bind(params=(), param_formats=()):
+    body = pgwire.cstr("") + pgwire.cstr("") + struct.pack("!h", len(param_formats)) + \
+        b"".join(struct.pack("!h", f) for f in param_formats) + struct.pack("!h", len(params))
+    for p in params:
+        body += struct.pack("!i", -1) if p is None else struct.pack("!i", len(p)) + p
+    return b"B", body + struct.pack("!h", 0)
+
+
+DESCRIBE_S = (b"D", b"S\0")
+DESCRIBE_P = (b"D", b"P\0")
+SYNC = (b"S", b"")
+
+
+def execute(max_rows=0):
+    return b"E", b"\0" + struct.pack("!i", max_rows)
+
+
+def exchange(*msgs):
+    """Everything the agent reads for msgs (up to the last Sync's ReadyForQuery), errors as
+    (SQLSTATE, message, detail, hint), notices and parameter status left out."""
+    c = agent_conn()
+    try:
+        for t, body in msgs:
+            c.send_msg(t, body)
+        got = []
+        for _ in range(sum(1 for t, _ in msgs if t == b"S")):
+            got += c.recv_until_ready()
+    finally:
+        c.close()
+    out = []
+    for t, body in got:
+        if t in (b"N", b"S"):
+            continue
+        if t == b"E":
+            f = pgwire.error_fields(body)
+            out.append((t, tuple(f.get(k) for k in "CMDH")))
+        elif t == b"T":
+            # The column's type oid is the parameter's: compared with the digits replaced.
+            out.append((t, body))
+        else:
+            out.append((t, body))
+    return out
+
+
+def blind(value, oid):
+    """repr(value) with the oid's digits, as text and as a big-endian u32, replaced."""
+    text = repr(value).replace(repr(struct.pack("!I", oid))[2:-1], "<OID>")
+    return re.sub(r"(?<![0-9])%d(?![0-9])" % oid, "<OID>", text)
+
+
+# Each is the agent's exchange for a parameter type oid: Parse with it, then Describe, Bind and
+# Execute as drivers send them.
+EXCHANGES = {
+    "describe": lambda oid: [parse("SELECT $1", [oid]), DESCRIBE_S, SYNC],
+    "bind_execute": lambda oid: [parse("SELECT $1", [oid]), bind([b"(1,x,2)"]), DESCRIBE_P, execute(), SYNC],
+    "row_to_json": lambda oid: [parse("SELECT row_to_json($1)", [oid]), bind([b"(1,x,2)"]), execute(), SYNC],
+    "cast": lambda oid: [parse("SELECT $1::int", [oid]), DESCRIBE_S, SYNC],
+    "operator": lambda oid: [parse("SELECT $1 = 1", [oid]), bind([None]), execute(), SYNC],
+    "unused": lambda oid: [parse("SELECT 1", [oid]), bind([None]), execute(), SYNC],
+    "binary": lambda oid: [parse("SELECT $1", [23, oid]), bind([b"\0\0\0\1", b"\0\0\0\0"], [1]), execute(), SYNC],
+    "portal_rows": lambda oid: [parse("SELECT id FROM orders WHERE id < 3 AND $1 IS NULL", [oid]),
+                                bind([None]), execute(1), execute(1), SYNC],
+    "second_param": lambda oid: [parse("SELECT $1::int, $2", [23, oid]), DESCRIBE_S, bind([b"1", b"(1,x,2)"]),
+                                 execute(), SYNC],
+}
+
+
+@pytest.mark.parametrize("kind", ["row", "array", "index"])
+@pytest.mark.parametrize("name", sorted(EXCHANGES))
+def test_parameter_type_of_hidden_reads_as_missing(oids, kind, name):
+    hidden = exchange(*EXCHANGES[name](oids[kind]))
+    missing = exchange(*EXCHANGES[name](oids["missing"]))
+    assert blind(hidden, oids[kind]) == blind(missing, oids["missing"]), (hidden, missing)
+    for word in LEAKS:
+        assert word not in repr(hidden)
+    # What Postgres answers for a type that does not exist.
+    errors = [body for t, body in hidden if t == b"E"]
+    assert errors and errors[0][:2] == ("XX000", "cache lookup failed for type %d" % oids[kind]), hidden
+    assert hidden[-1][0] == b"Z"
+
+
+def test_parameter_type_in_the_world_passes(oids):
+    """A visible table's row type works as a parameter type, as it does directly."""
+    got = exchange(parse("SELECT row_to_json($1)", [oids["orders"]]),
+                   bind([b"(7,8,1.50,x,2024-01-01 00:00:00+00)"]), execute(), SYNC)
+    rows = [body for t, body in got if t == b"D"]
+    assert len(rows) == 1 and b'"customer_id":8' in rows[0], got
+
+
+def test_builtin_parameter_types_pass():
+    got = exchange(parse("SELECT $1::int + $2, $3::text", [23, 20, 25]), bind([b"1", b"2", b"x"]), execute(),
+                   SYNC)
+    assert [body for t, body in got if t == b"D"] == [struct.pack("!hi", 2, 1) + b"3" + struct.pack("!i", 1) + b"x"]
+
