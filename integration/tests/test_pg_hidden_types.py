@@ -1,14 +1,17 @@
-"""Hidden types, played as an attacker who guesses oids (there are few to
-guess): a parameter type given in Parse must answer for the hidden table's
-row type, its array type and its index exactly as for an oid that does not
-exist. The real oids come from the backend, asked directly as the
-superuser; every answer is compared with the oid's digits replaced, and
-none may name what is hidden."""
+"""Hidden types and objects, played as an attacker who guesses oids (there
+are few to guess): a parameter type given in Parse, and a cast to a reg*
+type, must answer for the hidden table's row type, its array type and its
+index exactly as for an oid that does not exist (and for a hidden schema,
+and the objects in it, as for names that do not exist). The real oids
+come from the backend, asked directly as the superuser; every answer is
+compared with the oid's digits (and names) replaced, and none may name
+what is hidden."""
 
 import os
 import re
 import struct
 
+import psycopg2
 import pytest
 
 import itest
@@ -141,3 +144,100 @@ def test_builtin_parameter_types_pass():
                    SYNC)
     assert [body for t, body in got if t == b"D"] == [struct.pack("!hi", 2, 1) + b"3" + struct.pack("!i", 1) + b"x"]
 
+
+# ---------------------------------------------------------------- casts to the reg* types
+
+HIDDEN_NS, MISSING_NS = "hush_ns", "gone_ns"
+
+
+@pytest.fixture(scope="module")
+def hidden_objects():
+    """A schema the agent's world does not hold (no allowed relation is in it), with an object of each
+    kind a reg* type names, and a public function over the hidden table's row type; their oids."""
+    s = HIDDEN_NS
+    itest.super_query(
+        "DROP SCHEMA IF EXISTS {s} CASCADE; DROP FUNCTION IF EXISTS public.hush_over(staff_salaries);"
+        " CREATE SCHEMA {s};"
+        " CREATE FUNCTION {s}.hush_fn(int4, int4) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT true';"
+        " CREATE OPERATOR {s}.=== (LEFTARG = int4, RIGHTARG = int4, FUNCTION = {s}.hush_fn);"
+        " CREATE COLLATION {s}.hush_coll FROM \"C\";"
+        " CREATE TEXT SEARCH DICTIONARY {s}.hush_dict (TEMPLATE = simple);"
+        " CREATE TEXT SEARCH CONFIGURATION {s}.hush_cfg (COPY = simple);"
+        " CREATE FUNCTION public.hush_over(staff_salaries) RETURNS int LANGUAGE sql AS 'SELECT 1';"
+        " GRANT USAGE ON SCHEMA {s} TO airlock_ro".format(s=s))
+    row = itest.super_query(
+        "SELECT '{s}'::regnamespace::oid, '{s}.hush_fn'::regproc::oid, '{s}.===(int4,int4)'::regoperator::oid,"
+        " '{s}.hush_coll'::regcollation::oid, '{s}.hush_dict'::regdictionary::oid,"
+        " '{s}.hush_cfg'::regconfig::oid, 'public.hush_over'::regproc::oid".format(s=s))
+    keys = ("schema", "function", "operator", "collation", "dictionary", "config", "over_hidden")
+    yield dict(zip(keys, (int(x) for x in row.split("|"))))
+    itest.super_query("DROP SCHEMA {s} CASCADE; DROP FUNCTION public.hush_over(staff_salaries)".format(s=s))
+
+
+def outcome(conn, sql):
+    """('rows', rows) or ('error', sqlstate, message) for sql on conn."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return ("rows", cur.fetchall())
+    except psycopg2.Error as e:
+        conn.rollback()
+        return ("error", e.pgcode, e.pgerror.splitlines()[0] if e.pgerror else "")
+
+
+CAST_TYPES = ["regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regoper", "regoperator",
+              "regcollation", "regconfig", "regdictionary"]
+
+# Casts of an oid: {o} is the hidden object's oid, or one that names nothing.
+OID_CASTS = ["SELECT {o}::{t}", "SELECT {o}::{t}::text", "SELECT {o}::oid::{t}::text", "SELECT '{o}'::{t}",
+             "SELECT CAST({o} AS pg_catalog.{t})::oid", "SELECT x::{t}::text FROM (VALUES ({o}::oid)) v(x)",
+             "SELECT {t} '{o}'"]
+
+
+@pytest.mark.parametrize("kind", ["row", "array", "index", "schema", "function", "operator", "collation",
+                                  "dictionary", "config", "over_hidden"])
+@pytest.mark.parametrize("regtype", CAST_TYPES)
+def test_cast_of_hidden_oid_reads_as_missing(agent, oids, hidden_objects, kind, regtype):
+    oid = oids[kind] if kind in oids else hidden_objects[kind]
+    for probe in OID_CASTS:
+        hidden = outcome(agent, probe.format(o=oid, t=regtype))
+        missing = outcome(agent, probe.format(o=oids["missing"], t=regtype))
+        assert blind(hidden, oid) == blind(missing, oids["missing"]), (probe, hidden, missing)
+        for word in LEAKS + ("hush",):
+            assert word not in repr(hidden), (probe, hidden)
+
+
+# Casts of a name: {s} is the hidden schema, or one that does not exist.
+NAME_CASTS = [
+    "SELECT '{s}'::regnamespace",
+    "SELECT '{s}'::regnamespace::oid",
+    "SELECT '\"{s}\"'::regnamespace::text",
+    "SELECT n::regnamespace FROM (VALUES ('{s}')) v(n)",
+    "SELECT '{s}.hush_fn'::regproc",
+    "SELECT '{s}.hush_fn(int4, int4)'::regprocedure::oid",
+    "SELECT '{s}.===(int4,int4)'::regoperator",
+    "SELECT '{s}.==='::regoper",
+    "SELECT '{s}.hush_coll'::regcollation",
+    "SELECT 'public.staff_salaries'::regclass::oid",
+    "SELECT 'staff_salaries'::regtype::oid::regtype::text",
+]
+
+
+@pytest.mark.parametrize("probe", NAME_CASTS)
+def test_cast_of_hidden_name_reads_as_missing(agent, hidden_objects, probe):
+    hidden = outcome(agent, probe.format(s=HIDDEN_NS))
+    missing = outcome(agent, probe.format(s=MISSING_NS).replace("staff_salaries", "gone_table"))
+    assert repr(hidden).replace(HIDDEN_NS, "S") == repr(missing).replace(MISSING_NS, "S"), (hidden, missing)
+    for word in LEAKS + ("hush",):
+        assert word not in repr(hidden).replace(HIDDEN_NS, "S"), hidden
+
+
+def test_casts_in_the_world_still_resolve(agent, oids):
+    """What the world holds reads as it does directly: psql's and the ORMs' casts keep working."""
+    got = outcome(agent, "SELECT 'public'::regnamespace::text, 'pg_catalog'::regnamespace::oid,"
+                         " 'now()'::regprocedure::text, 'pg_catalog.now'::regproc::text,"
+                         " '+(int4,int4)'::regoperator::text, 'english'::regconfig::text,"
+                         " 'simple'::regdictionary::text, '\"C\"'::regcollation::text,"
+                         " {o}::regtype::text, to_tsvector('english'::regconfig, 'cats')::text".format(o=oids["orders"]))
+    assert got == ("rows", [("public", 11, "now()", "now", "+(integer,integer)", "english", "simple", '"C"',
+                             "orders", "'cat':1")]), got

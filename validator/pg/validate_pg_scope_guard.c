@@ -1,6 +1,6 @@
 /*
  * validate_pg_scope_guard: the guards on catalog functions and on casts to
- * regclass / regtype, and the user functions.
+ * the reg* types, and the user functions.
  *
  * A guard keeps a value only when it names something visible:
  *   (SELECT g.a FROM (SELECT <value>) AS g(a) WHERE <check of g.a>)
@@ -332,12 +332,124 @@ void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node)
 	guard_value(sc, fc->args[idx], fc->args[idx], e->kind, e->param, false);
 }
 
+/* ---- casts to the other reg* types ---- */
+
+/*
+ * The reg* types besides regclass and regtype whose values name an object
+ * that can be outside the world: a schema, or an object whose printed name
+ * would show a hidden schema (it is qualified when its schema is not on the
+ * search_path) or a hidden type (a function's or an operator's operand
+ * types). Such an object reads as NULL, as one that does not exist, by oid
+ * or by name. to_reg resolves a name without raising (NULL: Postgres 15
+ * has none, the cast itself resolves the name and a missing one raises);
+ * visible is the template of the world's oids of that kind, read as one
+ * array (an InitPlan, computed once per statement rather than once for each
+ * value the cast sees). regrole is not here: role names are not hidden.
+ */
+struct reg_cast {
+	const char *type;
+	const char *to_reg;
+	const char *visible;
+};
+
+#define VIS_FUNCTIONS                                                                                            \
+	"(SELECT gp.oid FROM pg_catalog.pg_proc gp WHERE gp.pronamespace IN @M EXCEPT SELECT gq.oid FROM"        \
+	" pg_catalog.pg_proc gq, pg_catalog.unnest(gq.proargtypes::pg_catalog.oid[]) AS ga(t) WHERE NOT ga.t IN" \
+	" @T)"
+#define VIS_OPERATORS                                                                                      \
+	"(SELECT gr.oid FROM pg_catalog.pg_operator gr WHERE gr.oprnamespace IN @M AND (gr.oprleft = 0 OR" \
+	" gr.oprleft IN @T) AND (gr.oprright = 0 OR gr.oprright IN @T))"
+
+static const struct reg_cast reg_casts[] = {
+	{"regcollation", "pg_catalog.to_regcollation",
+	 "(SELECT gc.oid FROM pg_catalog.pg_collation gc WHERE gc.collnamespace IN @M)"},
+	{"regconfig", NULL, "(SELECT gf.oid FROM pg_catalog.pg_ts_config gf WHERE gf.cfgnamespace IN @M)"},
+	{"regdictionary", NULL, "(SELECT gd.oid FROM pg_catalog.pg_ts_dict gd WHERE gd.dictnamespace IN @M)"},
+	{"regnamespace", "pg_catalog.to_regnamespace", "@M"},
+	{"regoper", "pg_catalog.to_regoper", VIS_OPERATORS},
+	{"regoperator", "pg_catalog.to_regoperator", VIS_OPERATORS},
+	{"regproc", "pg_catalog.to_regproc", VIS_FUNCTIONS},
+	{"regprocedure", "pg_catalog.to_regprocedure", VIS_FUNCTIONS},
+};
+
+static const struct reg_cast *find_reg_cast(const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(reg_casts) / sizeof(reg_casts[0]); i++) {
+		if (strcmp(reg_casts[i].type, type) == 0)
+			return &reg_casts[i];
+	}
+	return NULL;
+}
+
+/* How a name of the type resolves to its oid: the to_reg function, or the cast itself. */
+static void put_resolved(struct pgv_sbuf *sb, const struct reg_cast *rc, const char *name_sql)
+{
+	if (rc->to_reg) {
+		pgv_sb_put(sb, rc->to_reg);
+		pgv_sb_put(sb, "(");
+		pgv_sb_put(sb, name_sql);
+		pgv_sb_put(sb, ")");
+	} else {
+		pgv_sb_put(sb, name_sql);
+		pgv_sb_put(sb, "::pg_catalog.");
+		pgv_sb_put(sb, rc->type);
+	}
+}
+
+/*
+ * A cast to one of reg_casts. A string literal: the whole cast becomes the
+ * resolved value (digits an oid, a name resolved), kept only when visible,
+ * so it keeps the cast's type. Any other value: kept only when it is the
+ * digits of a visible oid or a name that resolves to one, and then cast.
+ */
+static void guard_reg_cast(struct pgv_scope *sc, PgQuery__Node *node, const struct reg_cast *rc)
+{
+	PgQuery__TypeCast *tc = node->type_cast;
+	const char *lit = string_const(tc->arg);
+	struct pgv_sbuf sb = {0}, lit_sql = {0};
+	PgQuery__Node *expr;
+	char *quoted = NULL;
+
+	pgv_sb_put(&sb, "SELECT (SELECT g.a FROM (SELECT ");
+	if (lit) {
+		pgv_sb_literal(&lit_sql, lit);
+		quoted = pgv_sb_take(&lit_sql);
+		if (!quoted) {
+			pgv_sb_free(&sb);
+			pgv_scope_out_of_memory(sc);
+			return;
+		}
+		if (all_digits(lit)) {
+			pgv_sb_put(&sb, quoted);
+			pgv_sb_put(&sb, "::pg_catalog.oid::pg_catalog.");
+			pgv_sb_put(&sb, rc->type);
+		} else {
+			put_resolved(&sb, rc, quoted);
+		}
+		free(quoted);
+		pgv_sb_put(&sb, ") AS g(a) WHERE g.a::pg_catalog.oid = ANY (ARRAY");
+	} else {
+		pgv_sb_put(&sb, PGV_SCOPE_PLACEHOLDER ") AS g(a) WHERE CASE WHEN " DIGITS
+						      " THEN g.a::pg_catalog.text::pg_catalog.oid ELSE ");
+		put_resolved(&sb, rc, "g.a::pg_catalog.text");
+		pgv_sb_put(&sb, "::pg_catalog.oid END = ANY (ARRAY");
+	}
+	pgv_scope_expand(&sb, sc->policy, rc->visible);
+	pgv_sb_put(&sb, "))");
+	expr = pgv_scope_expr(sc, &sb, lit ? NULL : tc->arg);
+	if (expr)
+		pgv_scope_replace(sc, lit ? node : tc->arg, expr);
+}
+
 void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
 {
 	PgQuery__TypeCast *tc = node->type_cast;
 	const PgQuery__TypeName *tn = tc->type_name;
 	const PgQuery__Node *last;
-	enum pgv_guard_kind k;
+	const struct reg_cast *rc;
+	enum pgv_guard_kind k = PGV_G_REL;
 
 	if (!tn || tn->n_names == 0 || tn->n_names > 2 || !tc->arg)
 		return;
@@ -347,15 +459,20 @@ void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
 	last = tn->names[tn->n_names - 1];
 	if (last->node_case != PG_QUERY__NODE__NODE_STRING)
 		return;
+	rc = find_reg_cast(last->string->sval);
 	if (strcmp(last->string->sval, "regclass") == 0)
 		k = PGV_G_REL;
 	else if (strcmp(last->string->sval, "regtype") == 0)
 		k = PGV_G_TYPE;
-	else
+	else if (!rc)
 		return;
 	if (tn->n_array_bounds > 0) {
 		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, tc->location, "cast each element instead",
 				 "casts to %s[] are not supported", last->string->sval);
+		return;
+	}
+	if (rc) {
+		guard_reg_cast(sc, node, rc);
 		return;
 	}
 	if (string_const(tc->arg)) {

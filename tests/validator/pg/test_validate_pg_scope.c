@@ -3,7 +3,7 @@
  * relation's filter expands and parses; statements that touch nothing
  * scoped run as written; catalog references become filtered subqueries
  * under their own names; secrets and unknown catalog names are refused;
- * guards wrap catalog functions and regclass / regtype casts; type names
+ * guards wrap catalog functions and casts to the reg* types; type names
  * other than built-in ones and allowed row types are refused; the user
  * functions name the airlock user; and every rewrite is one read that
  * parses again.
@@ -216,6 +216,21 @@ static const struct rewrite_case rewrites[] = {
 	{"SELECT pg_stat_get_live_tuples(1)", "(SELECT 1)"},
 	{"SELECT obj_description(1, 'pg_class')", "pg_catalog.pg_constraint hk"},
 	{"SELECT pg_relation_size((SELECT oid FROM pg_class LIMIT 1))", "pg_catalog.pg_class r"},
+	/* The other reg* types: a schema, or what a hidden schema or type would be printed in, reads as NULL. */
+	{"SELECT 'secret'::regnamespace", "(SELECT pg_catalog.to_regnamespace('secret')) g(a) WHERE"},
+	{"SELECT 'secret'::regnamespace", "= ANY(ARRAY(SELECT vs.oid FROM pg_catalog.pg_namespace vs"},
+	{"SELECT '16390'::pg_catalog.regnamespace", "(SELECT '16390'::pg_catalog.oid::pg_catalog.regnamespace)"},
+	{"SELECT 16390::regnamespace::text", "(SELECT 16390) g(a) WHERE CASE WHEN"},
+	{"SELECT n::regnamespace FROM (VALUES ('x')) v(n)", "pg_catalog.to_regnamespace(g.a::pg_catalog.text)"},
+	{"SELECT 'f'::regproc", "(SELECT pg_catalog.to_regproc('f')) g(a)"},
+	{"SELECT 'f(int4)'::regprocedure", "pg_catalog.unnest(gq.proargtypes::pg_catalog.oid[])"},
+	{"SELECT oid::regprocedure FROM pg_proc", "gp.pronamespace IN (SELECT vs.oid"},
+	{"SELECT '+'::regoper", "pg_catalog.to_regoper('+')"},
+	{"SELECT '+(int4,int4)'::regoperator", "gr.oprleft IN (SELECT vt.oid"},
+	{"SELECT '\"C\"'::regcollation", "pg_catalog.to_regcollation('\"C\"')"},
+	{"SELECT 'english'::regconfig", "(SELECT 'english'::pg_catalog.regconfig) g(a) WHERE"},
+	{"SELECT 'simple'::regdictionary", "gd.dictnamespace IN"},
+	{"SELECT to_tsvector('english'::regconfig, 'a cat')", "gf.cfgnamespace IN"},
 };
 
 static void test_rewrites(void **state)
@@ -252,6 +267,7 @@ static const struct refusal_case refusals[] = {
 	{"SELECT * FROM information_schema.not_a_view", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
 	{"WITH pg_class AS (SELECT 1) SELECT * FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT '{orders}'::regclass[]", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"SELECT '{public}'::regnamespace[]", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT pg_relation_size(VARIADIC ARRAY['orders'::regclass])", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT NULL::staff_salaries", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
 	{"SELECT NULL::public.staff_salaries[]", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
