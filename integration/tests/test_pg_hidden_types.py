@@ -232,11 +232,19 @@ def test_cast_of_hidden_name_reads_as_missing(agent, hidden_objects, probe):
         assert word not in repr(hidden).replace(HIDDEN_NS, "S"), hidden
 
 
+def test_signature_casts_are_refused_alike(agent):
+    """A text signature names types, which Postgres 15 resolves and raises for: refused, hidden or not."""
+    for probe in ("SELECT 'abs(staff_salaries)'::regprocedure", "SELECT 'abs(gone_tablex)'::regprocedure",
+                  "SELECT '+(staff_salaries,int4)'::regoperator", "SELECT 'now()'::regprocedure"):
+        got = outcome(agent, probe)
+        assert got[0] == "error" and "0A000" in repr(got) and "signature cast" in repr(got), (probe, got)
+
+
 def test_casts_in_the_world_still_resolve(agent, oids):
     """What the world holds reads as it does directly: psql's and the ORMs' casts keep working."""
     got = outcome(agent, "SELECT 'public'::regnamespace::text, 'pg_catalog'::regnamespace::oid,"
-                         " 'now()'::regprocedure::text, 'pg_catalog.now'::regproc::text,"
-                         " '+(int4,int4)'::regoperator::text, 'english'::regconfig::text,"
+                         " 'now'::regproc::oid::regprocedure::text, 'pg_catalog.now'::regproc::text,"
+                         " '+'::regoper::oid::regoperator::text, 'english'::regconfig::text,"
                          " 'simple'::regdictionary::text, '\"C\"'::regcollation::text,"
                          " {o}::regtype::text, to_tsvector('english'::regconfig, 'cats')::text".format(o=oids["orders"]))
     assert got == ("rows", [("public", 11, "now()", "now", "+(integer,integer)", "english", "simple", '"C"',

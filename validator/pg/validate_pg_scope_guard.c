@@ -350,6 +350,7 @@ struct reg_cast {
 	const char *type;
 	const char *to_reg;
 	const char *visible;
+	bool oid_only; /* a name is a signature, whose argument types Postgres 15 resolves and raises for */
 };
 
 #define VIS_FUNCTIONS                                                                                            \
@@ -367,9 +368,9 @@ static const struct reg_cast reg_casts[] = {
 	{"regdictionary", NULL, "(SELECT gd.oid FROM pg_catalog.pg_ts_dict gd WHERE gd.dictnamespace IN @M)"},
 	{"regnamespace", "pg_catalog.to_regnamespace", "@M"},
 	{"regoper", "pg_catalog.to_regoper", VIS_OPERATORS},
-	{"regoperator", "pg_catalog.to_regoperator", VIS_OPERATORS},
+	{"regoperator", NULL, VIS_OPERATORS, true},
 	{"regproc", "pg_catalog.to_regproc", VIS_FUNCTIONS},
-	{"regprocedure", "pg_catalog.to_regprocedure", VIS_FUNCTIONS},
+	{"regprocedure", NULL, VIS_FUNCTIONS, true},
 };
 
 static const struct reg_cast *find_reg_cast(const char *type)
@@ -383,10 +384,16 @@ static const struct reg_cast *find_reg_cast(const char *type)
 	return NULL;
 }
 
-/* How a name of the type resolves to its oid: the to_reg function, or the cast itself. */
+/*
+ * How a name of the type resolves to its oid: the to_reg function, or the
+ * cast itself; for a signature type, not at all (NULL), since both raise
+ * for a missing argument type and so would tell a hidden type from none.
+ */
 static void put_resolved(struct pgv_sbuf *sb, const struct reg_cast *rc, const char *name_sql)
 {
-	if (rc->to_reg) {
+	if (rc->oid_only) {
+		pgv_sb_put(sb, "NULL");
+	} else if (rc->to_reg) {
 		pgv_sb_put(sb, rc->to_reg);
 		pgv_sb_put(sb, "(");
 		pgv_sb_put(sb, name_sql);
@@ -412,6 +419,13 @@ static void guard_reg_cast(struct pgv_scope *sc, PgQuery__Node *node, const stru
 	PgQuery__Node *expr;
 	char *quoted = NULL;
 
+	if (lit && rc->oid_only && !all_digits(lit)) {
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, tc->location,
+				 "cast the function's or operator's oid, or use regproc / regoper with its name",
+				 "a signature cast to %s is not supported: its argument types could name a hidden type",
+				 rc->type);
+		return;
+	}
 	pgv_sb_put(&sb, "SELECT (SELECT g.a FROM (SELECT ");
 	if (lit) {
 		pgv_sb_literal(&lit_sql, lit);
