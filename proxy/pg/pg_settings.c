@@ -32,7 +32,8 @@ const struct pgs_def pgs_defs[] = {
 	{"server_encoding", "server_encoding", "UTF8", PGS_REPORT | PGS_FIXED},
 	{"server_version", "server_version", SERVER_VERSION, PGS_REPORT | PGS_FIXED},
 	{"session_authorization", "session_authorization", "", PGS_REPORT | PGS_FIXED},
-	{"standard_conforming_strings", "standard_conforming_strings", "on", PGS_REPORT | PGS_FIXED},
+	/* Forwarded although fixed: see pgs_init. */
+	{"standard_conforming_strings", "standard_conforming_strings", "on", PGS_REPORT | PGS_FIXED | PGS_FORWARD},
 	{"statement_timeout", "statement_timeout", "0", PGS_MS},
 	{"timezone", "TimeZone", "UTC", PGS_REPORT | PGS_FORWARD},
 	{"transaction_isolation", "transaction_isolation", "read committed", 0},
@@ -251,6 +252,13 @@ void pgs_init(struct pg_settings *s, const char *user)
 	pgs_copy(s->reset[pgs_find("search_path")], canon);
 	/* search_path is always applied: the validator resolved names against it. */
 	s->changed[pgs_find("search_path")] = true;
+	/*
+	 * So is standard_conforming_strings = on: the validator's parser reads
+	 * string literals with it on, and a backend role or database whose
+	 * default is off would read 'a\' || '...' as one literal where the
+	 * validator reads two, and run text the validator saw inside a string.
+	 */
+	s->changed[pgs_find("standard_conforming_strings")] = true;
 }
 
 /*

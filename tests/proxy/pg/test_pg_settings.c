@@ -78,6 +78,15 @@ static void test_search_path(void **state)
 		if (!strcmp(js[i].name, "search_path"))
 			found = !strcmp(js[i].value, "\"public\", \"App\"\"x\"");
 	assert_true(found);
+	/* So does standard_conforming_strings = on, which the validator parsed with. */
+	found = false;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(js[i].name, "standard_conforming_strings"))
+			found = !strcmp(js[i].value, "on");
+	assert_true(found);
+	assert_int_equal(set(&s, "standard_conforming_strings", "off", &sqlstate), -1);
+	assert_int_equal(set(&s, "backslash_quote", "on", &sqlstate), -1);
+	assert_int_equal(set(&s, "escape_string_warning", "off", &sqlstate), -1);
 	assert_int_equal(set(&s, "search_path", "\"unterminated", &sqlstate), -1);
 	assert_int_equal(set(&s, "search_path", "a b", &sqlstate), -1);
 }
