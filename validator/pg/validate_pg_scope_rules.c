@@ -10,6 +10,18 @@
  * SQL was checked against the user's policy when the configuration loaded
  * (proxy/policy_check.c); each expression is followed by a newline so a
  * trailing "--" comment cannot swallow the rest of the template.
+ *
+ * A rule means what the operator wrote only under the settings it was
+ * written for: a mask created_at::date shows the hour of each row to an
+ * agent that tries one TimeZone after another, a filter created_at <
+ * '01/02/2024' keeps other rows under DateStyle DMY. The settings a
+ * session may change that turn text into values or values into text are
+ * therefore held at the database's defaults (pg_settings.reset_val: the
+ * runner sets the session's own values for its transaction only) while
+ * a rule's table is read: the WHERE starts with a check that holds no
+ * column, so Postgres runs it once, before the scan, and it fails the
+ * statement naming the settings to reset. Names in a rule resolve through
+ * the search_path, so a rule's table is read only under the default one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +99,37 @@ static void put_columns(struct pgv_sbuf *sb, const struct airlock_rule *r)
 	}
 }
 
+/* Settings whose value may change what a rule's expressions mean (see the head of the file). */
+#define RULE_SETTINGS                                                                                     \
+	"'TimeZone', 'DateStyle', 'IntervalStyle', 'bytea_output', 'extra_float_digits', 'lc_monetary', " \
+	"'lc_numeric', 'lc_time'"
+
+/* Time zones that are all UTC: the proxy's default spelling and the database's may differ. */
+#define UTC_NAMES "'utc', 'etc/utc', 'uct', 'etc/uct', 'universal', 'etc/universal', 'zulu', 'etc/zulu'"
+
+/*
+ * True when every setting of RULE_SETTINGS is at its reset value (extra_float_digits:
+ * any two positive values print alike; TimeZone: spelt alike, or both UTC); otherwise an
+ * error that names the settings to reset (a cast the planner cannot fold, as its
+ * text holds current_setting()).
+ */
+static const char SETTINGS_CHECK[] =
+	"(SELECT CASE WHEN ad.n IS NULL THEN true ELSE ('RULE_SETTINGS: reset ' || ad.n || ' (SET name TO"
+	" DEFAULT) to read a table with a row filter or column mask: its rules are read under the database''s"
+	" defaults' || pg_catalog.left(pg_catalog.current_setting('TimeZone'), 0))::pg_catalog.int4 = 0 END"
+	" FROM (SELECT pg_catalog.string_agg(ag.name, ', ') AS n FROM pg_catalog.pg_settings ag"
+	" WHERE ag.name IN (" RULE_SETTINGS ") AND ag.setting IS DISTINCT FROM ag.reset_val"
+	" AND NOT (CASE WHEN ag.name = 'extra_float_digits' THEN ag.setting::pg_catalog.int4 > 0"
+	" AND ag.reset_val::pg_catalog.int4 > 0 WHEN ag.name = 'TimeZone' THEN"
+	" pg_catalog.lower(ag.setting) = pg_catalog.lower(ag.reset_val) OR (pg_catalog.lower(ag.setting) IN"
+	" (" UTC_NAMES ") AND pg_catalog.lower(ag.reset_val) IN (" UTC_NAMES ")) ELSE false END)) ad)";
+
+/* The session's search_path is the default one ("public" alone). */
+static bool default_path(const struct pgv_policy *p)
+{
+	return p->nsearch_path == 1 && p->search_path[0] && strcmp(p->search_path[0], "public") == 0;
+}
+
 void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 {
 	const PgQuery__RangeVar *rv = node->range_var;
@@ -113,6 +156,13 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 	}
 	if (!r)
 		return;
+	if (!default_path(sc->policy)) {
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, rv->location, "SET search_path TO DEFAULT",
+				 "table \"%s\" has a row filter or column mask, whose names resolve through the "
+				 "search_path: it is read only under the default search_path (public)",
+				 rv->relname);
+		return;
+	}
 	sc->ruled = true;
 	pgv_sb_put(&sb, "SELECT * FROM (SELECT ");
 	put_columns(&sb, r);
@@ -121,8 +171,10 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 	pgv_sb_ident(&sb, schema);
 	pgv_sb_put(&sb, ".");
 	pgv_sb_ident(&sb, rv->relname);
+	pgv_sb_put(&sb, " WHERE ");
+	pgv_sb_put(&sb, SETTINGS_CHECK);
 	if (r->filter) {
-		pgv_sb_put(&sb, " WHERE (");
+		pgv_sb_put(&sb, " AND (");
 		pgv_sb_put(&sb, r->filter);
 		pgv_sb_put(&sb, "\n)");
 	}

@@ -430,12 +430,16 @@ static void test_rules(void **state)
 	p.rules = support_rules;
 	p.nrules = 2;
 	out = scope(&p, "SELECT * FROM orders", &r);
-	assert_non_null(strstr(out, "FROM public.orders WHERE customer_id <= 100) orders"));
+	assert_non_null(strstr(out, "FROM public.orders WHERE (SELECT CASE WHEN ad.n IS NULL THEN true"));
+	assert_non_null(strstr(out, "AND customer_id <= 100) orders"));
+	/* The settings that turn text into values and back are checked first, once. */
+	assert_non_null(strstr(out, "'TimeZone', 'DateStyle', 'IntervalStyle', 'bytea_output', 'extra_float_digits'"));
+	assert_non_null(strstr(out, "ag.setting IS DISTINCT FROM ag.reset_val"));
 	assert_one_read(out);
 	free(out);
 	out = scope(&p, "SELECT o.id FROM public.orders o JOIN customers c ON c.id = o.customer_id", &r);
 	assert_non_null(strstr(out, "customer_id <= 100) o JOIN"));
-	assert_non_null(strstr(out, "AS email FROM public.customers) c"));
+	assert_non_null(strstr(out, "AS email FROM public.customers WHERE (SELECT CASE WHEN ad.n IS NULL"));
 	free(out);
 	out = scope(&p, "SELECT * FROM ONLY orders AS x(a, b)", &r);
 	assert_non_null(strstr(out, "FROM ONLY public.orders"));
@@ -457,8 +461,12 @@ static void test_rules(void **state)
 		q.nsearch_path = 2;
 		assert_null(scope(&q, "SELECT * FROM orders", &r));
 		assert_string_equal(r.sqlstate, "0A000");
-		out = scope(&q, "SELECT * FROM public.orders", &r);
-		assert_non_null(strstr(out, "customer_id <= 100"));
+		/* Qualified too: a rule's own names resolve through the search_path. */
+		assert_null(scope(&q, "SELECT * FROM public.orders", &r));
+		assert_string_equal(r.sqlstate, "0A000");
+		assert_non_null(strstr(r.hint, "search_path"));
+		/* Tables without a rule read as before under any search_path. */
+		out = scope(&q, "SELECT * FROM app.t", &r);
 		free(out);
 	}
 	/* Its plan and its own text would show the filter. */
