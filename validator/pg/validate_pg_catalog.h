@@ -23,6 +23,15 @@ struct pgv_catalog_rel {
 	const char *name;
 	enum pgv_catalog_mode mode;
 	const char *filter; /* FILTER: a predicate over the row alias r, with markers */
+	/*
+	 * FILTER, or NULL: a jsonb expression over r (with markers) whose keys
+	 * name columns read other than stored; the row is read through
+	 * jsonb_populate_record, so its columns keep their order and types.
+	 * One role in the world: owners read as the backend role's oid, role
+	 * names as the airlock user, ACLs as NULL; and a table with a rule
+	 * reads as never analyzed.
+	 */
+	const char *project;
 };
 
 /* The entry for name (exact, case-sensitive) in schema, or NULL when the schema has no such relation. */

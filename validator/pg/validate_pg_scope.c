@@ -15,6 +15,7 @@
 #include "validator/pg/validate_pg_read.h"
 #include "validator/pg/validate_pg_types.h"
 #include "validator/pg/validate_pg_scope_int.h"
+#include "validator/pg/validate_pg_scope_role.h"
 #include "validator/pg/validate_pg_scope_sql.h"
 #include "validator/pg/validate_pg_util.h"
 
@@ -109,12 +110,18 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 
 	pgv_sb_put(&sb, "SELECT * FROM (");
 	pgv_scope_put_visible_cte(&sb, sc->policy);
-	pgv_sb_put(&sb, "SELECT * FROM ");
+	pgv_sb_put(&sb, e->project ? "SELECT p.* FROM " : "SELECT * FROM ");
 	pgv_sb_put(&sb, rv->inh ? "" : "ONLY ");
 	pgv_sb_put(&sb, schema);
 	pgv_sb_put(&sb, ".");
 	pgv_sb_ident(&sb, rv->relname);
-	pgv_sb_put(&sb, " r WHERE ");
+	pgv_sb_put(&sb, " r");
+	if (e->project) {
+		pgv_sb_put(&sb, ", LATERAL pg_catalog.jsonb_populate_record(r, ");
+		pgv_scope_expand(&sb, sc->policy, e->project);
+		pgv_sb_put(&sb, ") p");
+	}
+	pgv_sb_put(&sb, " WHERE ");
 	pgv_scope_expand(&sb, sc->policy, e->filter);
 	pgv_sb_put(&sb, ")");
 	pgv_scope_replace_relation(sc, node, &sb, "a scoping template has an unexpected shape");
@@ -264,6 +271,7 @@ static const struct {
 	PgQuery__Node__NodeCase node_case;
 	void (*mutate)(struct pgv_scope *sc, PgQuery__Node *node);
 } after_children[] = {
+	{PG_QUERY__NODE__NODE_FUNC_CALL, pgv_scope_role_call},
 	{PG_QUERY__NODE__NODE_FUNC_CALL, pgv_scope_func_call},
 	{PG_QUERY__NODE__NODE_TYPE_CAST, pgv_scope_type_cast},
 	{PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION, pgv_scope_user_value},
@@ -334,9 +342,12 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 		return;
 	for (size_t i = 0; i < sizeof(after_children) / sizeof(after_children[0]); i++) {
 		if (node->node_case == after_children[i].node_case) {
-			/* One only: the mutation may overwrite node with a node of another case. */
+			int before = sc->changes;
+
+			/* One that changes it only: the mutation may overwrite node with a node of another case. */
 			after_children[i].mutate(sc, node);
-			break;
+			if (sc->refused || sc->changes != before)
+				break;
 		}
 	}
 }

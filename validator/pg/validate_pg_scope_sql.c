@@ -155,6 +155,8 @@ static const char *marker_args(const char *t, char *a, char *b, size_t cap)
 	return close + 1;
 }
 
+/* The backend role's oid, read where the statement runs (the real current user: templates are not rewritten). */
+static const char BACKEND_ROLE[] = "(SELECT ab.oid FROM pg_catalog.pg_roles ab WHERE ab.rolname = CURRENT_USER)";
 static const char VIS_TYPES[] = "(SELECT vt.oid FROM pg_catalog.pg_type vt WHERE (vt.typrelid = 0 OR vt.typrelid IN @V)"
 				" AND (vt.typelem = 0 OR vt.typelem NOT IN (SELECT ve.oid FROM pg_catalog.pg_type ve"
 				" WHERE ve.typrelid <> 0 AND ve.typrelid NOT IN @V)))";
@@ -375,6 +377,16 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 			break;
 		case 'T':
 			expand(sb, p, VIS_TYPES);
+			t = at + 2;
+			break;
+		case 'B':
+			pgv_sb_put(sb, BACKEND_ROLE);
+			t = at + 2;
+			break;
+		case 'W':
+			pgv_sb_put(sb, "(");
+			pgv_sb_literal(sb, p->user ? p->user : "airlock");
+			pgv_sb_put(sb, "::pg_catalog.name)");
 			t = at + 2;
 			break;
 		case 'C':

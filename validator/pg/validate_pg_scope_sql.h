@@ -24,6 +24,10 @@
  *               to something visible
  *   @Y(s,t)     true when schema column s and type column t name a
  *               visible type (in @T)
+ *   @B          the backend role's oid: the one role of the agent's world,
+ *               owner of everything in it
+ *   @W          the airlock user's name (as name): what that role is called
+ *   @R, @U, @H, @Q  the user's rules (validate_pg_scope_sql.c)
  * Template text outside markers is copied verbatim. Everything returned is
  * heap memory the caller frees.
  */

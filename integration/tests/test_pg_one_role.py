@@ -1,0 +1,114 @@
+"""One role in the agent's world, played as an attacker over the real
+protocol: the backend role (airlock_ro) and every other role (postgres)
+must not be named anywhere the agent can read. The one role there is is
+called as the airlock user and keeps the backend role's oid, so joins from
+owners to pg_roles still find it; owners are that role; ACLs name no one;
+the backend's address and the database's size are not known."""
+
+import psycopg2
+import pytest
+
+import itest
+
+pytestmark = pytest.mark.usefixtures("snapshot_guard")
+
+BACKEND = "airlock_ro"
+
+# Every place a role name used to show: none may name the backend role.
+SWEEPS = [
+    "SELECT string_agg(r::text, ',') FROM pg_roles r",
+    "SELECT string_agg(u::text, ',') FROM pg_user u",
+    "SELECT string_agg(rolname, ',') FROM pg_catalog.pg_roles",
+    "SELECT string_agg(pg_get_userbyid(relowner)::text, ',') FROM pg_class",
+    "SELECT string_agg(pg_catalog.pg_get_userbyid(g)::text, ',') FROM generate_series(1, 20000) g",
+    "SELECT string_agg(relacl::text, ',') FROM pg_class",
+    "SELECT string_agg(a.grantee::text || a.grantor::text, ',') FROM pg_class c, aclexplode(c.relacl) a",
+    "SELECT string_agg(nspacl::text, ',') FROM pg_namespace",
+    "SELECT string_agg(d::text, ',') FROM pg_database d",
+    "SELECT string_agg(proacl::text, ',') FROM pg_proc",
+    "SELECT string_agg(typacl::text, ',') FROM pg_type",
+    "SELECT string_agg(attacl::text, ',') FROM pg_attribute",
+    "SELECT string_agg(t::text, ',') FROM pg_tables t",
+    "SELECT string_agg(s::text, ',') FROM pg_sequences s",
+    "SELECT string_agg(t::text, ',') FROM information_schema.table_privileges t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.column_privileges t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.role_table_grants t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.role_column_grants t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.routine_privileges t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.usage_privileges t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.udt_privileges t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.enabled_roles t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.applicable_roles t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.administrable_role_authorizations t",
+    "SELECT string_agg(t::text, ',') FROM information_schema.schemata t",
+    "SELECT string_agg(a::text, ',') FROM pg_stat_activity a",
+    "SELECT string_agg(m::text, ',') FROM pg_auth_members m",
+    "SELECT string_agg(s::text, ',') FROM pg_db_role_setting s",
+    "SELECT string_agg(g::text, ',') FROM pg_group g",
+    "SELECT current_setting('session_authorization'), current_setting('role'),"
+    " pg_catalog.current_setting('SESSION_AUTHORIZATION', true)",
+    "SELECT string_agg(current_setting(n), ',') FROM (VALUES ('session_authorization'), ('role')) v(n)",
+]
+
+
+def outcome(conn, sql):
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return ("rows", cur.fetchall())
+    except psycopg2.Error as e:
+        conn.rollback()
+        return ("error", e.pgcode, str(e))
+
+
+@pytest.fixture(scope="module")
+def backend_oid():
+    return itest.fetch_all(itest.direct_url(), "SELECT oid FROM pg_roles WHERE rolname = current_user")[0][0]
+
+
+@pytest.mark.parametrize("sweep", SWEEPS)
+def test_no_role_but_the_agent_is_named(agent_ac, sweep):
+    got = outcome(agent_ac, sweep)
+    assert got[0] == "rows", got
+    assert BACKEND not in repr(got), (sweep, got)
+    # postgres is also a database's name; as a role it must not show.
+    assert "postgres=" not in repr(got) and "/postgres" not in repr(got), (sweep, got)
+
+
+def test_the_one_role(agent_ac, backend_oid):
+    def one(sql):
+        got = outcome(agent_ac, sql)
+        assert got[0] == "rows", (sql, got)
+        return got[1]
+
+    assert one("SELECT rolname, oid FROM pg_roles") == [("agent", backend_oid)]
+    assert one("SELECT usename, usesysid FROM pg_user") == [("agent", backend_oid)]
+    assert one("SELECT role_name FROM information_schema.enabled_roles") == [("agent",)]
+    # Owners are that role, and joins from owners to it still hold.
+    assert one("SELECT c.relname, r.rolname, pg_get_userbyid(c.relowner) FROM pg_class c"
+               " JOIN pg_roles r ON r.oid = c.relowner WHERE c.relname = 'orders'") == [("orders", "agent", "agent")]
+    assert one("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'") == [("agent",)]
+    assert one("SELECT DISTINCT grantor, grantee FROM information_schema.table_privileges"
+               " WHERE table_schema = 'public'") == [("agent", "agent")]
+    assert one("SELECT pg_get_userbyid(10)") == [("unknown (OID=10)",)]
+    assert one("SELECT current_setting('session_authorization'), current_setting('role'),"
+               " current_setting('is_superuser')") == [("agent", "none", "off")]
+    # The session's own row only, named as the agent, over no address.
+    assert one("SELECT usename, client_addr, client_hostname, client_port FROM pg_stat_activity") == \
+        [("agent", None, None, -1)]
+    assert one("SELECT inet_server_addr(), inet_server_port(), inet_client_addr(), inet_client_port()") == \
+        [(None, None, None, None)]
+    # The database's size would tell the hidden tables' sizes from the visible ones'.
+    assert one("SELECT pg_database_size('shop'), pg_database_size(current_database()),"
+               " pg_tablespace_size('pg_default')") == [(None, None, None)]
+    with agent_ac.cursor() as cur:
+        cur.execute("SHOW session_authorization")
+        assert cur.fetchone() == ("agent",)
+
+
+def test_psql_owner_columns_name_the_agent():
+    r = itest.psql(itest.AGENT_URL, r"\dt", r"\dn", r"\l", r"\dp orders", r"\du", r"\ds")
+    assert r.returncode == 0, r.stderr
+    assert BACKEND not in r.stdout, r.stdout
+    assert "| agent" in r.stdout, r.stdout
+    assert "postgres=" not in r.stdout and "/postgres" not in r.stdout, r.stdout
