@@ -43,6 +43,23 @@
 #define J(args) "pg_catalog.jsonb_build_object(" args ")"
 #define OWNED(n, owner) PROJECT(n, "true", J("'" owner "', @B"))
 #define OWNED_ACL(n, owner, acl) PROJECT(n, "true", J("'" owner "', @B, '" acl "', NULL"))
+/*
+ * A table with a rule, and its indexes, TOAST table and partitions (@U),
+ * read as never analyzed and never used: their figures count the rows the
+ * rule hides. Keys a view does not have are passed over.
+ */
+#define NEVER_ANALYZED "'{\"reltuples\": -1, \"relpages\": 0, \"relallvisible\": 0}'::pg_catalog.jsonb"
+#define NO_COUNTS                                                                                                  \
+	"'{\"seq_scan\": 0, \"seq_tup_read\": 0, \"idx_scan\": 0, \"idx_tup_fetch\": 0, \"idx_tup_read\": 0,"      \
+	" \"n_tup_ins\": 0, \"n_tup_upd\": 0, \"n_tup_del\": 0, \"n_tup_hot_upd\": 0, \"n_live_tup\": 0,"          \
+	" \"n_dead_tup\": 0, \"n_mod_since_analyze\": 0, \"n_ins_since_vacuum\": 0, \"last_vacuum\": null,"        \
+	" \"last_autovacuum\": null, \"last_analyze\": null, \"last_autoanalyze\": null, \"vacuum_count\": 0,"     \
+	" \"autovacuum_count\": 0, \"analyze_count\": 0, \"autoanalyze_count\": 0, \"heap_blks_read\": 0,"         \
+	" \"heap_blks_hit\": 0, \"idx_blks_read\": 0, \"idx_blks_hit\": 0, \"toast_blks_read\": 0,"                \
+	" \"toast_blks_hit\": 0, \"tidx_blks_read\": 0, \"tidx_blks_hit\": 0, \"blks_read\": 0, \"blks_hit\": 0}'" \
+	"::pg_catalog.jsonb"
+#define COUNTS(n, f, rel) PROJECT(n, f, "CASE WHEN @U(" rel ") THEN '{}'::pg_catalog.jsonb ELSE " NO_COUNTS " END")
+
 /* The grants of information_schema: those to the backend role or PUBLIC, granted by and to the one role. */
 #define GRANTS(n, f)                                                    \
 	PROJECT(n, "(" f ") AND r.grantee IN (CURRENT_USER, 'PUBLIC')", \
@@ -68,10 +85,12 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	PASS("pg_available_extensions"),
 	PASS("pg_backend_memory_contexts"),
 	PASS("pg_cast"),
-	PROJECT("pg_class", "r.oid IN @V", J("'relowner', @B, 'relacl', NULL")),
+	PROJECT("pg_class", "r.oid IN @V",
+		J("'relowner', @B, 'relacl', NULL") " OPERATOR(pg_catalog.||) CASE WHEN @U(r.oid) THEN"
+		" '{}'::pg_catalog.jsonb ELSE " NEVER_ANALYZED " END"),
 	OWNED("pg_collation", "collowner"),
 	PASS("pg_config"),
-	FILTER("pg_constraint", "(r.conrelid = 0 OR r.conrelid IN @V) AND (r.confrelid = 0 OR r.confrelid IN @V)"),
+	FILTER("pg_constraint", "r.oid IN @C"),
 	OWNED("pg_conversion", "conowner"),
 	PASS("pg_cursors"),
 	OWNED_ACL("pg_database", "datdba", "datacl"),
@@ -89,8 +108,8 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	FILTER("pg_group", "false"),
 	PASS("pg_hba_file_rules"),
 	PASS("pg_ident_file_mappings"),
-	FILTER("pg_index", "r.indrelid IN @V"),
-	FILTER("pg_indexes", "@N(r.schemaname,r.tablename)"),
+	FILTER("pg_index", "r.indrelid IN @V AND r.indexrelid IN @V"),
+	FILTER("pg_indexes", "@N(r.schemaname,r.tablename) AND @N(r.schemaname,r.indexname)"),
 	FILTER("pg_inherits", "r.inhrelid IN @V AND r.inhparent IN @V"),
 	PROJECT("pg_init_privs", "@O(r.classoid,r.objoid)", J("'initprivs', NULL")),
 	OWNED_ACL("pg_language", "lanowner", "lanacl"),
@@ -131,8 +150,8 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	PASS("pg_shmem_allocations"),
 	PASS("pg_shseclabel"),
 	PROJECT("pg_stat_activity", "r.pid = pg_catalog.pg_backend_pid()", J("'usename', @W, 'client_addr', NULL, 'client_hostname', NULL, 'client_port', -1")),
-	FILTER("pg_stat_all_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
-	FILTER("pg_stat_all_tables", "r.relid IN @V"),
+	COUNTS("pg_stat_all_indexes", "r.relid IN @V AND r.indexrelid IN @V", "r.indexrelid"),
+	COUNTS("pg_stat_all_tables", "r.relid IN @V", "r.relid"),
 	PASS("pg_stat_archiver"),
 	PASS("pg_stat_bgwriter"),
 	PASS("pg_stat_database"),
@@ -151,26 +170,26 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	FILTER("pg_stat_ssl", "r.pid = pg_catalog.pg_backend_pid()"),
 	FILTER("pg_stat_subscription", "false"),
 	PASS("pg_stat_subscription_stats"),
-	FILTER("pg_stat_sys_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
-	FILTER("pg_stat_sys_tables", "r.relid IN @V"),
+	COUNTS("pg_stat_sys_indexes", "r.relid IN @V AND r.indexrelid IN @V", "r.indexrelid"),
+	COUNTS("pg_stat_sys_tables", "r.relid IN @V", "r.relid"),
 	PASS("pg_stat_user_functions"),
-	FILTER("pg_stat_user_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
-	FILTER("pg_stat_user_tables", "r.relid IN @V"),
+	COUNTS("pg_stat_user_indexes", "r.relid IN @V AND r.indexrelid IN @V", "r.indexrelid"),
+	COUNTS("pg_stat_user_tables", "r.relid IN @V", "r.relid"),
 	PASS("pg_stat_wal"),
 	FILTER("pg_stat_wal_receiver", "false"),
-	FILTER("pg_stat_xact_all_tables", "r.relid IN @V"),
-	FILTER("pg_stat_xact_sys_tables", "r.relid IN @V"),
+	COUNTS("pg_stat_xact_all_tables", "r.relid IN @V", "r.relid"),
+	COUNTS("pg_stat_xact_sys_tables", "r.relid IN @V", "r.relid"),
 	PASS("pg_stat_xact_user_functions"),
-	FILTER("pg_stat_xact_user_tables", "r.relid IN @V"),
-	FILTER("pg_statio_all_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
-	FILTER("pg_statio_all_sequences", "r.relid IN @V"),
-	FILTER("pg_statio_all_tables", "r.relid IN @V"),
-	FILTER("pg_statio_sys_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
-	FILTER("pg_statio_sys_sequences", "r.relid IN @V"),
-	FILTER("pg_statio_sys_tables", "r.relid IN @V"),
-	FILTER("pg_statio_user_indexes", "r.relid IN @V AND r.indexrelid IN @V"),
-	FILTER("pg_statio_user_sequences", "r.relid IN @V"),
-	FILTER("pg_statio_user_tables", "r.relid IN @V"),
+	COUNTS("pg_stat_xact_user_tables", "r.relid IN @V", "r.relid"),
+	COUNTS("pg_statio_all_indexes", "r.relid IN @V AND r.indexrelid IN @V", "r.indexrelid"),
+	COUNTS("pg_statio_all_sequences", "r.relid IN @V", "r.relid"),
+	COUNTS("pg_statio_all_tables", "r.relid IN @V", "r.relid"),
+	COUNTS("pg_statio_sys_indexes", "r.relid IN @V AND r.indexrelid IN @V", "r.indexrelid"),
+	COUNTS("pg_statio_sys_sequences", "r.relid IN @V", "r.relid"),
+	COUNTS("pg_statio_sys_tables", "r.relid IN @V", "r.relid"),
+	COUNTS("pg_statio_user_indexes", "r.relid IN @V AND r.indexrelid IN @V", "r.indexrelid"),
+	COUNTS("pg_statio_user_sequences", "r.relid IN @V", "r.relid"),
+	COUNTS("pg_statio_user_tables", "r.relid IN @V", "r.relid"),
 	FILTER("pg_statistic", "r.starelid IN @V AND @U(r.starelid)"),
 	PROJECT("pg_statistic_ext", "r.stxrelid IN @V AND @U(r.stxrelid)", J("'stxowner', @B")),
 	FILTER("pg_statistic_ext_data", "r.stxoid IN (SELECT se.oid FROM pg_catalog.pg_statistic_ext se WHERE se.stxrelid IN @V AND @U(se.stxrelid))"),

@@ -17,6 +17,12 @@
  *                             NULL: each counts every table, the hidden
  *                             ones too, and less the visible tables' sizes
  *                             that tells what the hidden ones hold
+ *   pg_relation_size(r[, f]), pg_table_size(r), pg_total_relation_size(r),
+ *   pg_indexes_size(r)        for a user with rules: NULL for a table with
+ *                             a rule (and its indexes, TOAST table and
+ *                             partitions), whose size counts the rows the
+ *                             rule hides; the catalog guard
+ *                             (validate_pg_scope_guard.c) applies first
  */
 #include <string.h>
 
@@ -25,7 +31,7 @@
 #include "validator/pg/validate_pg_scope_sql.h"
 #include "validator/pg/validate_pg_util.h"
 
-enum role_fn { FN_NONE, FN_USERBYID, FN_SETTING, FN_ADDR, FN_PORT, FN_SIZE };
+enum role_fn { FN_NONE, FN_USERBYID, FN_SETTING, FN_ADDR, FN_PORT, FN_SIZE, FN_RELSIZE };
 
 static const struct {
 	const char *name;
@@ -33,6 +39,8 @@ static const struct {
 } fns[] = {
 	{"current_setting", FN_SETTING},  {"inet_client_addr", FN_ADDR},   {"inet_client_port", FN_PORT},
 	{"inet_server_addr", FN_ADDR},    {"inet_server_port", FN_PORT},   {"pg_database_size", FN_SIZE},
+	{"pg_get_userbyid", FN_USERBYID}, {"pg_indexes_size", FN_RELSIZE}, {"pg_relation_size", FN_RELSIZE},
+	{"pg_table_size", FN_RELSIZE},    {"pg_tablespace_size", FN_SIZE}, {"pg_total_relation_size", FN_RELSIZE},
 };
 
 /* Which rewrite fc gets: its name (unqualified or pg_catalog.) is listed. */
@@ -63,6 +71,48 @@ static void replace_with(struct pgv_scope *sc, PgQuery__Node *node, struct pgv_s
 
 	if (expr)
 		pgv_scope_replace(sc, node, expr);
+}
+
+/* A string constant's text, or NULL. */
+static const char *string_const(const PgQuery__Node *n)
+{
+	if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->isnull ||
+	    n->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL || !n->a_const->sval)
+		return NULL;
+	return n->a_const->sval->sval;
+}
+
+/*
+ * A relation's size for a user with rules: the guard first (a hidden
+ * relation reads as NULL), then NULL for what ruled_relations holds.
+ */
+static void relation_size(struct pgv_scope *sc, PgQuery__Node *node, const char *name)
+{
+	PgQuery__FuncCall *fc = node->func_call;
+	const char *fork = fc->n_args == 2 ? string_const(fc->args[1]) : NULL;
+	struct pgv_sbuf sb = {0};
+
+	if (sc->policy->nrules == 0 || fc->n_args == 0 || fc->n_args > 2)
+		return;
+	if (fc->n_args == 2 && !fork) {
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, fc->location, "give the fork as a constant",
+				 "this form of %s() is not supported", name);
+		return;
+	}
+	pgv_scope_func_call(sc, node);
+	if (sc->refused || node->node_case != PG_QUERY__NODE__NODE_FUNC_CALL)
+		return;
+	pgv_sb_put(&sb, "SELECT (SELECT CASE WHEN ");
+	pgv_scope_expand(&sb, sc->policy, "@U(g.a::pg_catalog.regclass::pg_catalog.oid)");
+	pgv_sb_put(&sb, " THEN pg_catalog.");
+	pgv_sb_put(&sb, name);
+	pgv_sb_put(&sb, "(g.a::pg_catalog.regclass");
+	if (fork) {
+		pgv_sb_put(&sb, ", ");
+		pgv_sb_literal(&sb, fork);
+	}
+	pgv_sb_put(&sb, ") END FROM (SELECT " PGV_SCOPE_PLACEHOLDER ") AS g(a))");
+	replace_with(sc, node, &sb, node->func_call->args[0]);
 }
 
 /* A boolean constant (missing_ok), as SQL; NULL when the argument is anything else. */
@@ -133,6 +183,9 @@ void pgv_scope_role_call(struct pgv_scope *sc, PgQuery__Node *node)
 		}
 		pgv_sb_put(&sb, ") END FROM (SELECT (" PGV_SCOPE_PLACEHOLDER ")::pg_catalog.text) AS g(a))");
 		replace_with(sc, node, &sb, fc->args[0]);
+		return;
+	case FN_RELSIZE:
+		relation_size(sc, node, lower);
 		return;
 	case FN_NONE:
 		return;

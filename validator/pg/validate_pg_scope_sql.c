@@ -120,9 +120,21 @@ static void allowed(struct pgv_sbuf *sb, const struct pgv_policy *p, const char 
 	pgv_sb_put(sb, any ? ")" : "false)");
 }
 
+static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t);
+
+static bool has_column_rules(const struct pgv_policy *p)
+{
+	for (size_t i = 0; i < p->nrules; i++) {
+		if (p->rules[i].has_columns)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The visible relations: allowed by name, or an index, sequence or TOAST
- * table that depends on one allowed by name.
+ * table that depends on one allowed by name. An index on (or whose
+ * expression or predicate reads) a column a rule hides is not visible.
  */
 static void visible_relations(struct pgv_sbuf *sb, const struct pgv_policy *p)
 {
@@ -133,13 +145,17 @@ static void visible_relations(struct pgv_sbuf *sb, const struct pgv_policy *p)
 	allowed(sb, p, "vn.nspname", "vc.relname");
 	pgv_sb_put(sb, ") SELECT airlock_allowed.oid FROM airlock_allowed"
 		       " UNION ALL SELECT vx.indexrelid FROM pg_catalog.pg_index vx"
-		       " WHERE vx.indrelid IN (SELECT airlock_allowed.oid FROM airlock_allowed)"
-		       " UNION ALL SELECT vd.objid FROM pg_catalog.pg_depend vd WHERE vd.classid = 1259"
+		       " WHERE vx.indrelid IN (SELECT airlock_allowed.oid FROM airlock_allowed)");
+	if (has_column_rules(p))
+		expand(sb, p,
+		       " AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend hd JOIN pg_catalog.pg_attribute ha"
+		       " ON ha.attrelid = hd.refobjid AND ha.attnum = hd.refobjsubid WHERE hd.classid = 1259"
+		       " AND hd.objid = vx.indexrelid AND hd.refclassid = 1259 AND hd.refobjsubid > 0"
+		       " AND NOT @H(ha.attrelid,ha.attname))");
+	pgv_sb_put(sb, " UNION ALL SELECT vd.objid FROM pg_catalog.pg_depend vd WHERE vd.classid = 1259"
 		       " AND vd.refclassid = 1259 AND vd.deptype IN ('a', 'i')"
 		       " AND vd.refobjid IN (SELECT airlock_allowed.oid FROM airlock_allowed))");
 }
-
-static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t);
 
 /* Expands the two comma-separated arguments of a marker into a and b; returns the text after ')'. */
 static const char *marker_args(const char *t, char *a, char *b, size_t cap)
@@ -160,9 +176,14 @@ static const char BACKEND_ROLE[] = "(SELECT ab.oid FROM pg_catalog.pg_roles ab W
 static const char VIS_TYPES[] = "(SELECT vt.oid FROM pg_catalog.pg_type vt WHERE (vt.typrelid = 0 OR vt.typrelid IN @V)"
 				" AND (vt.typelem = 0 OR vt.typelem NOT IN (SELECT ve.oid FROM pg_catalog.pg_type ve"
 				" WHERE ve.typrelid <> 0 AND ve.typrelid NOT IN @V)))";
-static const char VIS_CONSTRAINTS[] = "(SELECT vk.oid FROM pg_catalog.pg_constraint vk WHERE"
-				      " (vk.conrelid = 0 OR vk.conrelid IN @V) AND"
-				      " (vk.confrelid = 0 OR vk.confrelid IN @V))";
+/* A constraint on (or whose check reads, or that references) a column a rule hides is not visible. */
+static const char VIS_CONSTRAINTS[] =
+	"(SELECT vk.oid FROM pg_catalog.pg_constraint vk WHERE"
+	" (vk.conrelid = 0 OR vk.conrelid IN @V) AND"
+	" (vk.confrelid = 0 OR vk.confrelid IN @V) AND NOT EXISTS (SELECT 1 FROM"
+	" pg_catalog.pg_attribute ha WHERE ((ha.attrelid = vk.conrelid AND ha.attnum ="
+	" ANY (vk.conkey)) OR (ha.attrelid = vk.confrelid AND ha.attnum = ANY (vk.confkey)))"
+	" AND NOT @H(ha.attrelid,ha.attname)))";
 static const char VIS_SCHEMAS_HEAD[] = "(SELECT vs.oid FROM pg_catalog.pg_namespace vs WHERE vs.nspname IN"
 				       " ('pg_catalog', 'information_schema') OR vs.oid IN (SELECT vr.relnamespace"
 				       " FROM pg_catalog.pg_class vr WHERE vr.oid IN @V)";
@@ -288,9 +309,41 @@ static const char *split_args(const char *t, char args[3][96], size_t *n)
 }
 
 /*
+ * The relations whose figures and statistics would show a ruled table's
+ * rows: each table with a rule, and what hangs off it (its indexes, whose
+ * expression statistics hold its values; its partitions and inheritance
+ * children; its TOAST table), down every level. An oid list; "(0)" when
+ * the user has no rules.
+ */
+static void ruled_relations(struct pgv_sbuf *sb, const struct pgv_policy *p)
+{
+	size_t i;
+
+	if (p->nrules == 0) {
+		pgv_sb_put(sb, "(0)");
+		return;
+	}
+	pgv_sb_put(
+		sb,
+		"(WITH RECURSIVE airlock_ruled(oid) AS (SELECT rr.oid FROM pg_catalog.pg_class rr WHERE rr.oid IN (");
+	for (i = 0; i < p->nrules; i++) {
+		pgv_sb_put(sb, i ? ", " : "");
+		put_regclass_literal(sb, p->rules[i].table);
+	}
+	pgv_sb_put(sb,
+		   ") UNION SELECT rd.child FROM (SELECT ri.inhrelid, ri.inhparent FROM pg_catalog.pg_inherits ri"
+		   " UNION ALL SELECT rx.indexrelid, rx.indrelid FROM pg_catalog.pg_index rx"
+		   " UNION ALL SELECT rp.objid, rp.refobjid FROM pg_catalog.pg_depend rp WHERE rp.classid = 1259"
+		   " AND rp.refclassid = 1259 AND rp.deptype IN ('a', 'i')"
+		   " UNION ALL SELECT rt.reltoastrelid, rt.oid FROM pg_catalog.pg_class rt WHERE rt.reltoastrelid <> 0)"
+		   " AS rd(child, parent) JOIN airlock_ruled ON rd.parent = airlock_ruled.oid)"
+		   " SELECT airlock_ruled.oid FROM airlock_ruled)");
+}
+
+/*
  * The markers of the user's rules:
- *   @R(s,r)      (s, r) names no table with a rule (its statistics would show hidden rows)
- *   @U(o)        relation oid o is no table with a rule
+ *   @R(s,r)      (s, r) names no relation of ruled_relations (its statistics would show hidden rows)
+ *   @U(o)        relation oid o is none of ruled_relations
  *   @H(o,a)      column a of relation o is one its rule shows (rules without columns show all)
  *   @Q(s,t,c)    the same by schema, table and column name
  */
@@ -300,43 +353,55 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 	char args[3][96];
 	const char *rest;
 	size_t n = 0, i;
-	bool any = false, by_column = kind == 'H' || kind == 'Q';
+	bool any = false;
 
 	rest = split_args(t, args, &n);
 	if (!rest || n != want[kind - 'H'])
 		return NULL;
+	if (kind == 'U') {
+		pgv_sb_put(sb, "(");
+		pgv_sb_put(sb, args[0]);
+		pgv_sb_put(sb, " NOT IN ");
+		ruled_relations(sb, p);
+		pgv_sb_put(sb, ")");
+		return rest;
+	}
+	if (kind == 'R') {
+		pgv_sb_put(sb, "((");
+		pgv_sb_put(sb, args[0]);
+		pgv_sb_put(sb, ", ");
+		pgv_sb_put(sb, args[1]);
+		pgv_sb_put(sb, ") NOT IN (SELECT rn.nspname, rc.relname FROM pg_catalog.pg_class rc"
+			       " JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace WHERE rc.oid IN ");
+		ruled_relations(sb, p);
+		pgv_sb_put(sb, "))");
+		return rest;
+	}
 	pgv_sb_put(sb, "(");
 	for (i = 0; i < p->nrules; i++) {
 		const struct airlock_rule *rule = &p->rules[i];
 
-		if (by_column && !rule->has_columns)
+		if (!rule->has_columns)
 			continue;
-		pgv_sb_put(sb, any ? (kind == 'R' ? " OR " : " AND ") : (kind == 'R' ? "NOT (" : ""));
+		pgv_sb_put(sb, any ? " AND " : "");
 		any = true;
-		if (by_column)
-			pgv_sb_put(sb, "(");
-		if (kind == 'R' || kind == 'Q') {
-			pgv_sb_put(sb, kind == 'Q' ? "NOT " : "");
+		/* Not the rule's table, or the column (the last argument) is one the rule shows. */
+		pgv_sb_put(sb, "(");
+		if (kind == 'Q') {
+			pgv_sb_put(sb, "NOT ");
 			put_names(sb, rule->table, args[0], args[1]);
 		} else {
 			pgv_sb_put(sb, args[0]);
 			pgv_sb_put(sb, " <> ");
 			put_regclass_literal(sb, rule->table);
 		}
-		if (by_column) {
-			/* ... or the column (the last argument) is one the rule shows */
-			pgv_sb_put(sb, " OR ");
-			pgv_sb_put(sb, args[n - 1]);
-			pgv_sb_put(sb, " IN ");
-			put_column_list(sb, rule);
-			pgv_sb_put(sb, ")");
-		}
-	}
-	if (!any)
-		pgv_sb_put(sb, "true");
-	else if (kind == 'R')
+		pgv_sb_put(sb, " OR ");
+		pgv_sb_put(sb, args[n - 1]);
+		pgv_sb_put(sb, " IN ");
+		put_column_list(sb, rule);
 		pgv_sb_put(sb, ")");
-	pgv_sb_put(sb, ")");
+	}
+	pgv_sb_put(sb, any ? ")" : "true)");
 	return rest;
 }
 

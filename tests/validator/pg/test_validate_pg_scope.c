@@ -80,18 +80,28 @@ static void test_tables_sorted(void **state)
 	assert_false(pgv_builtin_type("orders"));
 }
 
-/* Each FILTER predicate, expanded, is valid SQL over its relation. */
+static struct airlock_column support_columns[] = {
+	{"id", NULL}, {"name", NULL}, {"email", "left(email, 1) || '***@' || split_part(email, '@', 2)"}};
+static const struct airlock_rule support_rules[] = {
+	{.table = "public.orders", .filter = "customer_id <= 100"},
+	{.table = "public.customers", .columns = support_columns, .ncolumns = 3, .has_columns = true},
+};
+
+/* Each FILTER predicate, expanded (with and without rules), is valid SQL over its relation. */
 static void test_every_filter_parses(void **state)
 {
 	static const char *const schemas[] = {"pg_catalog", "information_schema"};
+	struct pgv_policy ruled = policy;
 	int s;
 
 	(void)state;
-	for (s = 0; s < 2; s++) {
+	ruled.rules = support_rules;
+	ruled.nrules = 2;
+	for (s = 0; s < 4; s++) {
 		const struct pgv_catalog_rel *e;
 		size_t i;
 
-		for (i = 0; (e = pgv_catalog_entry((enum pgv_catalog_schema)s, i)) != NULL; i++) {
+		for (i = 0; (e = pgv_catalog_entry((enum pgv_catalog_schema)(s % 2), i)) != NULL; i++) {
 			struct pgv_sbuf sb = {0};
 			PgQueryParseResult parsed;
 			char *text;
@@ -101,16 +111,16 @@ static void test_every_filter_parses(void **state)
 				continue;
 			}
 			pgv_sb_put(&sb, "SELECT * FROM ");
-			pgv_sb_put(&sb, schemas[s]);
+			pgv_sb_put(&sb, schemas[s % 2]);
 			pgv_sb_put(&sb, ".");
 			pgv_sb_put(&sb, e->name);
 			pgv_sb_put(&sb, " r WHERE ");
-			pgv_scope_expand(&sb, &policy, e->filter);
+			pgv_scope_expand(&sb, s < 2 ? &policy : &ruled, e->filter);
 			text = pgv_sb_take(&sb);
 			assert_non_null(text);
 			parsed = pg_query_parse(text);
 			if (parsed.error)
-				fail_msg("%s.%s: %s", schemas[s], e->name, parsed.error->message);
+				fail_msg("%s.%s: %s", schemas[s % 2], e->name, parsed.error->message);
 			pg_query_free_parse_result(parsed);
 			free(text);
 		}
@@ -431,12 +441,6 @@ static void test_robust(void **state)
 }
 
 /* Row filters and column policies: the table becomes the rule's subquery wherever it is read. */
-static struct airlock_column support_columns[] = {
-	{"id", NULL}, {"name", NULL}, {"email", "left(email, 1) || '***@' || split_part(email, '@', 2)"}};
-static const struct airlock_rule support_rules[] = {
-	{.table = "public.orders", .filter = "customer_id <= 100"},
-	{.table = "public.customers", .columns = support_columns, .ncolumns = 3, .has_columns = true},
-};
 
 static void test_rules(void **state)
 {
@@ -497,10 +501,52 @@ static void test_rules(void **state)
 	free(out);
 	/* Statistics and hidden columns of ruled tables leave the catalogs. */
 	out = scope(&p, "SELECT * FROM pg_stats", &r);
-	assert_non_null(strstr(out, "NOT ((r.schemaname = 'public' AND r.tablename = 'orders')"));
+	assert_non_null(strstr(out, "r.tablename) IN (SELECT rn.nspname, rc.relname"));
+	/* ... and so do those of their indexes, partitions, children and TOAST tables. */
+	assert_non_null(strstr(out, "pg_catalog.to_regclass('\"public\".\"orders\"')"));
+	assert_non_null(strstr(out, "pg_catalog.pg_inherits"));
+	assert_non_null(strstr(out, "rx.indexrelid, rx.indrelid"));
+	assert_non_null(strstr(out, "rt.reltoastrelid"));
+	assert_one_read(out);
+	free(out);
+	out = scope(&p, "SELECT * FROM pg_statistic", &r);
+	assert_non_null(strstr(out, "r.starelid IN (WITH RECURSIVE airlock_ruled"));
+	assert_one_read(out);
 	free(out);
 	out = scope(&p, "SELECT * FROM pg_attribute", &r);
 	assert_non_null(strstr(out, "r.attname IN ('id', 'name', 'email')"));
+	free(out);
+	/* Their figures read as a never analyzed, never used table's. */
+	out = scope(&p, "SELECT reltuples, relpages FROM pg_class", &r);
+	assert_non_null(strstr(out, "\"reltuples\": -1, \"relpages\": 0"));
+	assert_non_null(strstr(out, "r.oid IN (WITH RECURSIVE airlock_ruled"));
+	assert_one_read(out);
+	free(out);
+	out = scope(&p, "SELECT n_live_tup, seq_tup_read FROM pg_stat_user_tables", &r);
+	assert_non_null(strstr(out, "\"n_live_tup\": 0"));
+	assert_non_null(strstr(out, "r.relid IN (WITH RECURSIVE airlock_ruled"));
+	free(out);
+	out = scope(&p,
+		    "SELECT pg_relation_size('orders'), pg_table_size('staff_salaries'), pg_relation_size(1, 'fsm')",
+		    &r);
+	assert_non_null(strstr(out, "THEN pg_catalog.pg_relation_size(g.a::pg_catalog.regclass) END"));
+	assert_non_null(strstr(out, "pg_catalog.to_regclass('staff_salaries')")); /* the guard, inside */
+	assert_non_null(strstr(out, "pg_catalog.pg_relation_size(g.a::pg_catalog.regclass, 'fsm')"));
+	assert_one_read(out);
+	free(out);
+	assert_null(scope(&p, "SELECT pg_relation_size('orders', current_user)", &r));
+	/* An index or a constraint on a column a rule hides is hidden with it. */
+	out = scope(&p, "SELECT * FROM pg_index", &r);
+	assert_non_null(strstr(out, "hd.objid = vx.indexrelid"));
+	assert_non_null(strstr(out, "ha.attname IN ('id', 'name', 'email')"));
+	assert_one_read(out);
+	free(out);
+	out = scope(&p, "SELECT * FROM pg_constraint", &r);
+	assert_non_null(strstr(out, "ha.attnum = ANY(vk.conkey)"));
+	assert_one_read(out);
+	free(out);
+	out = scope(&p, "SELECT idx_scan FROM pg_stat_user_indexes", &r);
+	assert_non_null(strstr(out, "r.indexrelid IN (WITH RECURSIVE airlock_ruled"));
 	free(out);
 }
 
