@@ -200,7 +200,7 @@ static const char VIS_TYPE_NAMED[] = "EXISTS (SELECT 1 FROM pg_catalog.pg_type y
 				     " AND yt.oid IN @T)";
 static const char VIS_OBJECT[] =
 	"(CASE %1 WHEN 1259 THEN %2 IN @V WHEN 2606 THEN %2 IN @C WHEN 1247 THEN %2 IN @T"
-	" WHEN 2615 THEN %2 IN @M"
+	" WHEN 2615 THEN %2 IN @M WHEN 1260 THEN %2 = @B"
 	" WHEN 2620 THEN %2 IN (SELECT og.oid FROM pg_catalog.pg_trigger og WHERE og.tgrelid IN @V)"
 	" WHEN 2618 THEN %2 IN (SELECT ow.oid FROM pg_catalog.pg_rewrite ow WHERE ow.ev_class IN @V)"
 	" WHEN 3256 THEN %2 IN (SELECT op.oid FROM pg_catalog.pg_policy op WHERE op.polrelid IN @V)"

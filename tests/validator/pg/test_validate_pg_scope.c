@@ -199,6 +199,7 @@ static const struct rewrite_case rewrites[] = {
 	{"SELECT * FROM pg_roles", "WHERE r.rolname = current_user"},
 	{"SELECT usename FROM pg_user", "WHERE r.usename = current_user"},
 	{"SELECT * FROM pg_auth_members", "WHERE false"},
+	{"SELECT * FROM pg_shdescription", "WHEN 1260 THEN r.objoid = (SELECT ab.oid"},
 	{"SELECT tableowner FROM pg_tables", "'tableowner', 'agent'::pg_catalog.name"},
 	{"SELECT proowner FROM pg_proc", "'proowner', (SELECT ab.oid"},
 	{"SELECT usename, client_addr FROM pg_stat_activity", "'client_addr', NULL"},
