@@ -64,7 +64,7 @@ def test_filtered_and_masked_tables_read_as_never_analyzed():
     for rel in ("orders", "customers", "orders_pkey", "orders_customer_id", "customers_pkey"):
         assert got[rel] == (-1, 0, 0), (rel, got)
     assert got["products"][:2] == direct["products"], got
-    for view in ("pg_stat_user_tables", "pg_stat_all_tables", "pg_stat_xact_user_tables"):
+    for view in ("pg_stat_user_tables", "pg_stat_all_tables"):
         got = rows(SUPPORT_URL, "SELECT relname, seq_scan, seq_tup_read, n_tup_ins, n_live_tup, n_dead_tup,"
                                 " last_analyze, last_autoanalyze FROM %s WHERE relname IN ('orders', 'customers')"
                                 " ORDER BY 1" % view)
