@@ -112,3 +112,21 @@ def test_psql_owner_columns_name_the_agent():
     assert BACKEND not in r.stdout, r.stdout
     assert "| agent" in r.stdout, r.stdout
     assert "postgres=" not in r.stdout and "/postgres" not in r.stdout, r.stdout
+
+
+def test_role_name_functions_know_one_role(agent_ac):
+    """The agent's own name is the one role; any other role's name, the
+    backend role's included, answers as a role that does not exist."""
+    with agent_ac.cursor() as cur:
+        cur.execute("SELECT has_table_privilege('agent', 'orders', 'select'),"
+                    " has_table_privilege(current_user, 'orders', 'insert'),"
+                    " pg_has_role('agent', 'agent', 'member'), pg_has_role(current_user, 'usage'),"
+                    " has_schema_privilege('agent', 'public', 'usage'),"
+                    " has_column_privilege('agent', 'orders', 'id', 'select')")
+        assert cur.fetchone() == (True, False, True, True, True, True)
+    for name in (BACKEND, "postgres", "no_such_role_q7"):
+        for sql in ["SELECT pg_has_role('%s', 'member')", "SELECT has_table_privilege('%s', 'orders', 'select')",
+                    "SELECT pg_has_role('agent', '%s', 'usage')"]:
+            got = outcome(agent_ac, sql % name)
+            assert got[0] == "error" and got[1] == "42704", (sql % name, got)
+            assert ('role "%s" does not exist' % name) in got[2], got

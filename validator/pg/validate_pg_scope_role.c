@@ -17,6 +17,12 @@
  *                             NULL: each counts every table, the hidden
  *                             ones too, and less the visible tables' sizes
  *                             that tells what the hidden ones hold
+ *   pg_has_role(u, r, p), pg_has_role(r, p), has_*_privilege(u, ..., p)
+ *                             a role given by name: the airlock user's
+ *                             name is the backend role (the real current
+ *                             user); any other name written as a constant
+ *                             is refused as Postgres refuses a role that
+ *                             does not exist (42704)
  *   pg_relation_size(r[, f]), pg_table_size(r), pg_total_relation_size(r),
  *   pg_indexes_size(r)        for a user with rules: NULL for a table with
  *                             a rule (and its indexes, TOAST table and
@@ -31,16 +37,38 @@
 #include "validator/pg/validate_pg_scope_sql.h"
 #include "validator/pg/validate_pg_util.h"
 
-enum role_fn { FN_NONE, FN_USERBYID, FN_SETTING, FN_ADDR, FN_PORT, FN_SIZE, FN_RELSIZE };
+enum role_fn { FN_NONE, FN_USERBYID, FN_SETTING, FN_ADDR, FN_PORT, FN_SIZE, FN_RELSIZE, FN_HASROLE, FN_PRIV };
 
 static const struct {
 	const char *name;
 	enum role_fn fn;
 } fns[] = {
-	{"current_setting", FN_SETTING},  {"inet_client_addr", FN_ADDR},   {"inet_client_port", FN_PORT},
-	{"inet_server_addr", FN_ADDR},    {"inet_server_port", FN_PORT},   {"pg_database_size", FN_SIZE},
-	{"pg_get_userbyid", FN_USERBYID}, {"pg_indexes_size", FN_RELSIZE}, {"pg_relation_size", FN_RELSIZE},
-	{"pg_table_size", FN_RELSIZE},    {"pg_tablespace_size", FN_SIZE}, {"pg_total_relation_size", FN_RELSIZE},
+	{"current_setting", FN_SETTING},
+	{"has_any_column_privilege", FN_PRIV},
+	{"has_column_privilege", FN_PRIV},
+	{"has_database_privilege", FN_PRIV},
+	{"has_foreign_data_wrapper_privilege", FN_PRIV},
+	{"has_function_privilege", FN_PRIV},
+	{"has_language_privilege", FN_PRIV},
+	{"has_parameter_privilege", FN_PRIV},
+	{"has_schema_privilege", FN_PRIV},
+	{"has_sequence_privilege", FN_PRIV},
+	{"has_server_privilege", FN_PRIV},
+	{"has_table_privilege", FN_PRIV},
+	{"has_tablespace_privilege", FN_PRIV},
+	{"has_type_privilege", FN_PRIV},
+	{"inet_client_addr", FN_ADDR},
+	{"inet_client_port", FN_PORT},
+	{"inet_server_addr", FN_ADDR},
+	{"inet_server_port", FN_PORT},
+	{"pg_database_size", FN_SIZE},
+	{"pg_get_userbyid", FN_USERBYID},
+	{"pg_has_role", FN_HASROLE},
+	{"pg_indexes_size", FN_RELSIZE},
+	{"pg_relation_size", FN_RELSIZE},
+	{"pg_table_size", FN_RELSIZE},
+	{"pg_tablespace_size", FN_SIZE},
+	{"pg_total_relation_size", FN_RELSIZE},
 };
 
 /* Which rewrite fc gets: its name (unqualified or pg_catalog.) is listed. */
@@ -115,6 +143,36 @@ static void relation_size(struct pgv_scope *sc, PgQuery__Node *node, const char 
 	replace_with(sc, node, &sb, node->func_call->args[0]);
 }
 
+/*
+ * Argument i names a role: the airlock user's name becomes the backend
+ * role's, another constant name is refused as missing, anything else is
+ * mapped when it is the airlock user's name at run time. False when refused.
+ */
+static bool role_arg(struct pgv_scope *sc, PgQuery__FuncCall *fc, size_t i)
+{
+	PgQuery__Node *arg = fc->args[i];
+	const char *lit = string_const(arg);
+	const char *user = sc->policy->user ? sc->policy->user : "airlock";
+	struct pgv_sbuf sb = {0};
+	PgQuery__Node *expr;
+
+	if (arg->node_case == PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION ||
+	    (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && !lit))
+		return true; /* current_user (already the airlock user's name: mapped below), an oid, NULL */
+	if (lit && strcmp(lit, user) != 0 && strcmp(lit, "public") != 0) {
+		pgv_scope_refuse(sc, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_PG_UNDEFINED_OBJECT, fc->location,
+				 "the only role here is the one you are logged in as", "role \"%s\" does not exist",
+				 lit);
+		return false;
+	}
+	pgv_sb_put(&sb, "SELECT (SELECT CASE WHEN g.a::pg_catalog.text = ");
+	pgv_sb_literal(&sb, user);
+	pgv_sb_put(&sb,
+		   " THEN CURRENT_USER ELSE g.a::pg_catalog.name END FROM (SELECT " PGV_SCOPE_PLACEHOLDER ") AS g(a))");
+	expr = pgv_scope_expr(sc, &sb, arg);
+	return expr && pgv_scope_replace(sc, arg, expr);
+}
+
 /* A boolean constant (missing_ok), as SQL; NULL when the argument is anything else. */
 static const char *bool_const(const PgQuery__Node *n)
 {
@@ -186,6 +244,15 @@ void pgv_scope_role_call(struct pgv_scope *sc, PgQuery__Node *node)
 		return;
 	case FN_RELSIZE:
 		relation_size(sc, node, lower);
+		return;
+	case FN_HASROLE:
+		if ((fc->n_args == 2 || fc->n_args == 3) && role_arg(sc, fc, 0) && fc->n_args == 3)
+			role_arg(sc, fc, 1);
+		return;
+	case FN_PRIV:
+		/* The user argument is there when the call has its longest form. */
+		if (fc->n_args == (strcmp(lower, "has_column_privilege") == 0 ? 4u : 3u) && role_arg(sc, fc, 0))
+			pgv_scope_func_call(sc, node); /* the guard of the object argument */
 		return;
 	case FN_NONE:
 		return;

@@ -240,7 +240,11 @@ static const struct rewrite_case rewrites[] = {
 	{"SELECT pg_relation_size('orders_pkey')", "pg_catalog.to_regclass('orders_pkey')"},
 	{"SELECT pg_get_indexdef(16390)", "(SELECT 16390)"},
 	{"SELECT pg_get_constraintdef(1)", "pg_catalog.pg_constraint vk"},
-	{"SELECT has_table_privilege('airlock_ro', 'staff_salaries', 'select')", "'staff_salaries'::pg_catalog.text"},
+	{"SELECT has_table_privilege('agent', 'staff_salaries', 'select')", "'staff_salaries'::pg_catalog.text"},
+	{"SELECT has_table_privilege('agent', 'orders', 'select')", "= 'agent' THEN current_user ELSE"},
+	{"SELECT has_table_privilege(current_user, 'orders', 'select')",
+	 "THEN current_user ELSE g.a::pg_catalog.name END FROM (SELECT 'agent'::pg_catalog.name)"},
+	{"SELECT pg_has_role('agent', 'agent', 'member')", "THEN current_user ELSE"},
 	{"SELECT format_type(1, NULL)", "pg_catalog.pg_type vt"},
 	{"SELECT pg_filenode_relation(0, 1)", "(SELECT pg_filenode_relation(0, 1))"},
 	{"SELECT pg_stat_get_live_tuples(1)", "(SELECT 1)"},
@@ -290,6 +294,11 @@ struct refusal_case {
 
 static const struct refusal_case refusals[] = {
 	{"SELECT * FROM pg_authid", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	/* Roles other than the one in the world do not exist. */
+	{"SELECT has_table_privilege('airlock_ro', 'orders', 'select')", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT pg_has_role('postgres', 'member')", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT pg_has_role('agent', 'postgres', 'usage')", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
+	{"SELECT has_column_privilege('postgres', 'orders', 'id', 'select')", "42704", AIRLOCK_E_TABLE_NOT_ALLOWED},
 	{"SELECT rolpassword FROM pg_catalog.pg_shadow", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
 	{"SELECT * FROM pg_largeobject", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
 	{"SELECT * FROM pg_user_mappings", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
