@@ -5,6 +5,8 @@ the rule hides. The backend's own privileges are no help: a backend role
 that owns its tables may read the statistics of their indexes, and the
 statistics of an expression index hold the values it indexes."""
 
+import re
+
 import pytest
 
 import itest
@@ -43,7 +45,7 @@ def test_expression_index_statistics_of_a_filtered_table_hidden(owned_orders_wit
                 "SELECT count(*) FROM pg_catalog.pg_stats WHERE attname = 'upper'"]:
         assert rows(SUPPORT_URL, sql) == [(0,)], sql
     got = rows(SUPPORT_URL, "SELECT string_agg(s::text, ',') FROM pg_stats s")
-    assert "ORDER " not in repr(got), got
+    assert not re.search(r"ORDER [0-9]", repr(got)), got
     assert hidden_note not in repr(got)
     # agent, without rules, still sees its indexes' statistics.
     assert rows(itest.AGENT_URL, "SELECT count(*) FROM pg_stats WHERE tablename = '%s'" % index) == [(1,)]

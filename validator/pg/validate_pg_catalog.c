@@ -78,7 +78,7 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	PASS("pg_amop"),
 	PASS("pg_amproc"),
 	FILTER("pg_attrdef", "r.adrelid IN @V"),
-	PROJECT("pg_attribute", "r.attrelid IN @V AND (r.attnum <= 0 OR @H(r.attrelid,r.attname))", J("'attacl', NULL")),
+	FILTER("pg_attribute", "r.attrelid IN @V AND (r.attnum <= 0 OR @H(r.attrelid,r.attname))"),
 	FILTER("pg_auth_members", "false"),
 	DENY("pg_authid"),
 	PASS("pg_available_extension_versions"),

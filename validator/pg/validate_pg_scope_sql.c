@@ -153,7 +153,8 @@ static void visible_relations(struct pgv_sbuf *sb, const struct pgv_policy *p)
 		       " AND hd.objid = vx.indexrelid AND hd.refclassid = 1259 AND hd.refobjsubid > 0"
 		       " AND NOT @H(ha.attrelid,ha.attname))");
 	pgv_sb_put(sb, " UNION ALL SELECT vd.objid FROM pg_catalog.pg_depend vd WHERE vd.classid = 1259"
-		       " AND vd.refclassid = 1259 AND vd.deptype IN ('a', 'i')"
+		       " AND vd.refclassid = 1259 AND vd.deptype IN ('a', 'i') AND NOT EXISTS (SELECT 1 FROM"
+		       " pg_catalog.pg_index vi WHERE vi.indexrelid = vd.objid)"
 		       " AND vd.refobjid IN (SELECT airlock_allowed.oid FROM airlock_allowed))");
 }
 
