@@ -183,7 +183,7 @@ static void test_new_guards_rewrite(void **state)
 		/* A text signature names argument types: it reads as NULL; an oid is kept. */
 		{"SELECT has_function_privilege('abs(staff_salaries)', 'execute')",
 		 "(SELECT 'abs(staff_salaries)'::pg_catalog.text) g(a) WHERE pg_catalog.pg_typeof(g.a)"},
-		{"SELECT has_function_privilege('postgres', p.oid, 'execute') FROM pg_catalog.pg_proc p",
+		{"SELECT has_function_privilege('agent', p.oid, 'execute') FROM pg_catalog.pg_proc p",
 		 "(SELECT p.oid) g(a) WHERE pg_catalog.pg_typeof(g.a)::pg_catalog.oid IN (26, 24, 2202, 21, 23, "
 		 "20)"},
 	};
