@@ -41,12 +41,19 @@ static void job_pool_schedule(struct job_pools *ps, uint32_t delay_ms)
 	evtimer_add(ps->refill, &tv);
 }
 
-/* A slot was lost before use: refill later, slower each time. */
+/*
+ * A slot was lost before use: refill later, slower each time. The back-off
+ * replaces a sooner tick: kept behind it, a stopped engine was asked for
+ * a runner of every slot on each tick, and every request sent while it
+ * stops or starts again is one more container to account for.
+ */
 static void job_pool_slot_failed(struct job_pools *ps)
 {
 	ps->backoff_ms = ps->backoff_ms ? ps->backoff_ms * 2 : 500;
 	if (ps->backoff_ms > JOB_POOL_BACKOFF_MAX_MS)
 		ps->backoff_ms = JOB_POOL_BACKOFF_MAX_MS;
+	if (ps->refill)
+		evtimer_del(ps->refill);
 	job_pool_schedule(ps, ps->backoff_ms);
 }
 
@@ -294,7 +301,10 @@ void job_pool_kick(struct job_pools *ps)
 
 void job_pool_engine_ok(struct job_pools *ps)
 {
+	if (!ps->backoff_ms)
+		return;
 	ps->backoff_ms = 0;
+	job_pool_schedule(ps, JOB_POOL_KICK_MS);
 }
 
 void job_pool_stop(struct job_pools *ps)

@@ -69,7 +69,7 @@ void job_pool_reset(struct job_pools *ps);
 struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target, const struct airlock_limits *lim);
 /* Demand was seen: refill after the current back-off delay. */
 void job_pool_kick(struct job_pools *ps);
-/* A container started, so the engine works: refill without delay again. */
+/* A container started, so the engine works: a back-off ends, and the refill comes soon. */
 void job_pool_engine_ok(struct job_pools *ps);
 /* Shutting down: idle jobs are discarded (their containers stopped) and no more are made. */
 void job_pool_stop(struct job_pools *ps);

@@ -136,9 +136,14 @@ static void test_lost_runner_backs_off_and_stops_growth(void **state)
 	assert_int_equal(x->f->env.live, 0);
 	assert_null(take(x));
 	assert_int_equal(p->want, 1);
-	/* A container started somewhere: the engine works, growth is back. */
+	/* The refill after the back-off loses one more: it waits twice as long (a tick would be due in 500 ms). */
+	jfix_run_ms(x->f, 700);
+	assert_int_equal(x->ps.backoff_ms, 1000);
+	assert_true(x->ps.due_ms - monotonic_ms() > 600);
+	/* A container started somewhere: the engine works, growth is back, and the refill is near. */
 	job_pool_engine_ok(&x->ps);
 	assert_int_equal(x->ps.backoff_ms, 0);
+	assert_true(x->ps.due_ms - monotonic_ms() <= 10);
 	assert_null(take(x));
 	assert_int_equal(p->want, 2);
 }
