@@ -417,7 +417,14 @@ static void on_create_reply(struct dlaunch *la, const struct dres *res)
 			launch_notify_started(&la->base, false, "IMAGE_UNAVAILABLE", msg);
 		else
 			launch_notify_started(&la->base, false, "LAUNCH_FAILED", msg);
-		launch_set_state(la, LS_DONE);
+		if (res->status >= 500) {
+			/* The engine failed part way (one that stops or starts, say): the container may exist. */
+			snprintf(la->id, sizeof(la->id), "airlock-%s", la->spec.job_id);
+			launch_mark_created(la);
+			launch_set_state(la, LS_REMOVING);
+		} else {
+			launch_set_state(la, LS_DONE);
+		}
 		return;
 	}
 	j = json_loadb(res->body ? res->body : "", res->len, 0, NULL);

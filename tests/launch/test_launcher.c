@@ -315,6 +315,7 @@ struct fake {
 	struct evhttp *http;
 	int delete_failures; /* answer this many DELETEs with 500 first */
 	int start_status;    /* 204 unless set */
+	int create_status;   /* 201 unless set */
 	bool huge_create;    /* answer create with 2 MiB */
 	int wait_code;       /* >= 0: answer wait at once; -1: hold until a DELETE */
 	struct evhttp_request *pending_wait;
@@ -341,6 +342,10 @@ static void fake_handle(struct evhttp_request *req, void *arg)
 
 	if (cmd == EVHTTP_REQ_POST && strstr(uri, "/containers/create")) {
 		f->n_create++;
+		if (f->create_status) {
+			fake_reply(req, f->create_status, "{\"message\":\"create exploded\"}");
+			return;
+		}
 		if (f->huge_create) {
 			struct evbuffer *b = evbuffer_new();
 			char chunk[4096];
@@ -502,6 +507,34 @@ static void test_fake_start_fails(void **state)
 	assert_int_equal(f.n_wait, 0);
 	run_for(50);
 	assert_int_equal(j.exited, 0);
+	launcher_free(l);
+	fake_stop(&f);
+	tjob_cleanup(&j);
+}
+
+/* A create the engine fails part way is reported, and the container it may have made is removed by name. */
+static void test_fake_create_fails(void **state)
+{
+	struct fake f;
+	struct launcher *l;
+	struct launch_spec s;
+	struct tjob j;
+	char name[128];
+
+	fake_start(&f);
+	f.create_status = 500;
+	l = launcher_new_docker(base, f.path);
+	s = fake_spec(&j, 0);
+	tjob_run(l, &j, &s);
+	assert_true(run_until(pred_started, &j, 10000));
+	assert_false(j.ok);
+	assert_string_equal(j.code, "LAUNCH_FAILED");
+	assert_non_null(strstr(j.error, "create exploded"));
+	assert_true(run_until(pred_none_live, l, 10000));
+	assert_int_equal(f.n_delete, 1);
+	snprintf(name, sizeof(name), "/containers/airlock-%s?", s.job_id);
+	assert_non_null(strstr(f.last_delete, name));
+	assert_int_equal(f.n_start, 0);
 	launcher_free(l);
 	fake_stop(&f);
 	tjob_cleanup(&j);
@@ -977,6 +1010,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fake_kill_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_remove_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_start_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fake_create_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_huge_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_free_engine_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_engine_back_hurries_removal, setup, teardown),
