@@ -223,6 +223,34 @@ NAME_CASTS = [
 ]
 
 
+# Functions that resolve a name in a schema: {s} as above.
+NAME_FUNCS = [
+    "SELECT has_schema_privilege('{s}', 'usage')",
+    "SELECT has_schema_privilege(current_user, '{s}', 'create')",
+    "SELECT to_regnamespace('{s}')",
+    "SELECT to_regnamespace('{s}')::oid",
+    "SELECT to_regproc('{s}.hush_fn')",
+    "SELECT to_regoper('{s}.===')",
+    "SELECT to_regcollation('{s}.hush_coll')",
+]
+
+
+@pytest.mark.parametrize("probe", NAME_FUNCS)
+def test_function_of_hidden_schema_reads_as_missing(agent, hidden_objects, probe):
+    hidden = outcome(agent, probe.format(s=HIDDEN_NS))
+    missing = outcome(agent, probe.format(s=MISSING_NS))
+    assert repr(hidden).replace(HIDDEN_NS, "S") == repr(missing).replace(MISSING_NS, "S"), (hidden, missing)
+    for word in LEAKS + ("hush",):
+        assert word not in repr(hidden).replace(HIDDEN_NS, "S"), hidden
+
+
+def test_functions_of_the_world_still_resolve(agent):
+    got = outcome(agent, "SELECT has_schema_privilege('public', 'usage'), to_regnamespace('public')::text,"
+                         " to_regproc('pg_catalog.now')::text, to_regoper('pg_catalog.||/')::text,"
+                         " to_regcollation('\"C\"')::text")
+    assert got == ("rows", [(True, "public", "now", "||/", '"C"')]), got
+
+
 @pytest.mark.parametrize("probe", NAME_CASTS)
 def test_cast_of_hidden_name_reads_as_missing(agent, hidden_objects, probe):
     hidden = outcome(agent, probe.format(s=HIDDEN_NS))

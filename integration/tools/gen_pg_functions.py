@@ -68,7 +68,7 @@ SAFE_OID = {
     "acldefault": "role", "makeaclitem": "role", "pg_get_userbyid": "role", "pg_has_role": "role",
     "has_database_privilege": "database", "has_foreign_data_wrapper_privilege": "foreign-data wrapper",
     "has_language_privilege": "language", "has_parameter_privilege": "setting",
-    "has_schema_privilege": "schema", "has_server_privilege": "foreign server",
+    "has_server_privilege": "foreign server",
     "has_tablespace_privilege": "tablespace", "pg_database_size": "database",
     "pg_database_collation_actual_version": "database", "pg_tablespace_databases": "tablespace",
     "pg_tablespace_location": "tablespace", "pg_tablespace_size": "tablespace",

@@ -15,6 +15,7 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"has_any_column_privilege", -2, PGV_G_REL, PGV_P_TEXT},
 	{"has_column_privilege", -3, PGV_G_REL, PGV_P_TEXT},
 	{"has_function_privilege", -2, PGV_G_FUNC, PGV_P_TEXT},
+	{"has_schema_privilege", -2, PGV_G_NSP, PGV_P_TEXT},
 	{"has_sequence_privilege", -2, PGV_G_REL, PGV_P_TEXT},
 	{"has_table_privilege", -2, PGV_G_REL, PGV_P_TEXT},
 	{"has_type_privilege", -2, PGV_G_TYPE, PGV_P_TEXT},
@@ -84,6 +85,10 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"pg_type_is_visible", 0, PGV_G_TYPE, PGV_P_OID},
 	{"row_security_active", 0, PGV_G_REL, PGV_P_TEXT},
 	{"to_regclass", 0, PGV_G_REL, PGV_P_TEXT},
+	{"to_regcollation", PGV_GUARD_RESULT, PGV_G_COLL, PGV_P_TEXT},
+	{"to_regnamespace", 0, PGV_G_NSP, PGV_P_TEXT},
+	{"to_regoper", PGV_GUARD_RESULT, PGV_G_OPER, PGV_P_TEXT},
+	{"to_regproc", PGV_GUARD_RESULT, PGV_G_PROC, PGV_P_TEXT},
 	{"to_regtype", 0, PGV_G_TYPE, PGV_P_TEXT},
 };
 /* clang-format on */

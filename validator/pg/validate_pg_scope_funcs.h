@@ -19,6 +19,10 @@ enum pgv_guard_kind {
 	PGV_G_OBJ,   /* an oid of any catalog: hidden when it is a hidden relation, constraint or type */
 	PGV_G_FUNC,  /* a function: kept as an oid or regproc(edure), NULL as a text signature, whose
 		      * argument types Postgres 15 resolves and raises on only when missing */
+	PGV_G_NSP,   /* a schema (oid or a name to resolve) */
+	PGV_G_PROC,  /* a function's oid: hidden in a hidden schema or over a hidden type */
+	PGV_G_OPER,  /* an operator's oid: the same */
+	PGV_G_COLL,  /* a collation's oid: hidden in a hidden schema */
 };
 
 /* The declared type of the argument: how a string literal there is read. */

@@ -32,6 +32,20 @@
  */
 #define DIGITS "g.a::pg_catalog.text OPERATOR(pg_catalog.~) '^[0-9]+$'"
 
+/*
+ * The world's functions, operators and collations: those in a visible
+ * schema, less the functions and operators over a type outside the world
+ * (their printed signature would name it).
+ */
+#define VIS_FUNCTIONS                                                                                            \
+	"(SELECT gp.oid FROM pg_catalog.pg_proc gp WHERE gp.pronamespace IN @M EXCEPT SELECT gq.oid FROM"        \
+	" pg_catalog.pg_proc gq, pg_catalog.unnest(gq.proargtypes::pg_catalog.oid[]) AS ga(t) WHERE NOT ga.t IN" \
+	" @T)"
+#define VIS_OPERATORS                                                                                      \
+	"(SELECT gr.oid FROM pg_catalog.pg_operator gr WHERE gr.oprnamespace IN @M AND (gr.oprleft = 0 OR" \
+	" gr.oprleft IN @T) AND (gr.oprright = 0 OR gr.oprright IN @T))"
+#define VIS_COLLATIONS "(SELECT gc.oid FROM pg_catalog.pg_collation gc WHERE gc.collnamespace IN @M)"
+
 static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_guard_kind k)
 {
 	switch (k) {
@@ -66,6 +80,20 @@ static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_
 	case PGV_G_FUNC:
 		/* oid, regproc, regprocedure, int2, int4, int8: what the oid overloads take. */
 		pgv_sb_put(sb, "pg_catalog.pg_typeof(g.a)::pg_catalog.oid IN (26, 24, 2202, 21, 23, 20)");
+		break;
+	case PGV_G_NSP:
+		pgv_scope_expand(sb, p,
+				 "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
+				 " ELSE pg_catalog.to_regnamespace(g.a::pg_catalog.text)::pg_catalog.oid END IN @M");
+		break;
+	case PGV_G_PROC:
+		pgv_scope_expand(sb, p, "g.a::pg_catalog.oid IN " VIS_FUNCTIONS);
+		break;
+	case PGV_G_OPER:
+		pgv_scope_expand(sb, p, "g.a::pg_catalog.oid IN " VIS_OPERATORS);
+		break;
+	case PGV_G_COLL:
+		pgv_scope_expand(sb, p, "g.a::pg_catalog.oid IN " VIS_COLLATIONS);
 		break;
 	case PGV_G_OBJ:
 		pgv_scope_expand(sb, p,
@@ -353,17 +381,8 @@ struct reg_cast {
 	bool oid_only; /* a name is a signature, whose argument types Postgres 15 resolves and raises for */
 };
 
-#define VIS_FUNCTIONS                                                                                            \
-	"(SELECT gp.oid FROM pg_catalog.pg_proc gp WHERE gp.pronamespace IN @M EXCEPT SELECT gq.oid FROM"        \
-	" pg_catalog.pg_proc gq, pg_catalog.unnest(gq.proargtypes::pg_catalog.oid[]) AS ga(t) WHERE NOT ga.t IN" \
-	" @T)"
-#define VIS_OPERATORS                                                                                      \
-	"(SELECT gr.oid FROM pg_catalog.pg_operator gr WHERE gr.oprnamespace IN @M AND (gr.oprleft = 0 OR" \
-	" gr.oprleft IN @T) AND (gr.oprright = 0 OR gr.oprright IN @T))"
-
 static const struct reg_cast reg_casts[] = {
-	{"regcollation", "pg_catalog.to_regcollation",
-	 "(SELECT gc.oid FROM pg_catalog.pg_collation gc WHERE gc.collnamespace IN @M)"},
+	{"regcollation", "pg_catalog.to_regcollation", VIS_COLLATIONS},
 	{"regconfig", NULL, "(SELECT gf.oid FROM pg_catalog.pg_ts_config gf WHERE gf.cfgnamespace IN @M)"},
 	{"regdictionary", NULL, "(SELECT gd.oid FROM pg_catalog.pg_ts_dict gd WHERE gd.dictnamespace IN @M)"},
 	{"regnamespace", "pg_catalog.to_regnamespace", "@M"},

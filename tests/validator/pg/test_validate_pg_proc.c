@@ -180,6 +180,14 @@ static void test_new_guards_rewrite(void **state)
 		{"SELECT pg_statistics_obj_is_visible(16420)", "pg_catalog.pg_statistic_ext gs"},
 		{"SELECT row_security_active('staff_salaries')", "'staff_salaries'::pg_catalog.text"},
 		{"SELECT row_security_active(16408)", "(SELECT 16408)"},
+		/* Schemas, and the functions, operators and collations in them, are the world's only. */
+		{"SELECT has_schema_privilege('secret', 'usage')",
+		 "ELSE pg_catalog.to_regnamespace(g.a::pg_catalog.text)::pg_catalog.oid END IN (SELECT"},
+		{"SELECT has_schema_privilege('agent', 2200, 'usage')", "(SELECT 2200) g(a) WHERE CASE WHEN"},
+		{"SELECT to_regnamespace('secret')", "(SELECT 'secret'::pg_catalog.text) g(a)"},
+		{"SELECT to_regproc('secret.f')", "gp.pronamespace IN (SELECT"},
+		{"SELECT to_regoper('secret.===')", "gr.oprnamespace IN (SELECT"},
+		{"SELECT to_regcollation('secret.c')", "gc.collnamespace IN (SELECT"},
 		/* A text signature names argument types: it reads as NULL; an oid is kept. */
 		{"SELECT has_function_privilege('abs(staff_salaries)', 'execute')",
 		 "(SELECT 'abs(staff_salaries)'::pg_catalog.text) g(a) WHERE pg_catalog.pg_typeof(g.a)"},
