@@ -73,6 +73,7 @@
 	X(PG_NO_SUCH_CURSOR,                 "34000", 0,    NULL)    \
 	X(PG_NO_SUCH_SAVEPOINT,              "3B001", 0,    NULL)    \
 	X(PG_NO_SUCH_DATABASE,               "3D000", 0,    NULL)    \
+	X(PG_INVALID_SCHEMA_NAME,            "3F000", 0,    NULL)    \
 	X(PG_NAME_TOO_LONG,                  "42622", 0,    NULL)    \
 	X(PG_UNDEFINED_OBJECT,               "42704", 0,    NULL)    \
 	X(PG_UNDEFINED_FUNCTION,             "42883", 0,    NULL)    \

@@ -131,6 +131,52 @@ def test_parameter_type_of_hidden_reads_as_missing(oids, kind, name):
     assert hidden[-1][0] == b"Z"
 
 
+# The reg* types as parameter types: the value bound is an oid or a name, read by the type's input
+# function and printed by its output function, as a cast would.
+REG_TYPE_OIDS = {"regclass": 2205, "regtype": 2206, "regnamespace": 4089, "regproc": 24, "regprocedure": 2202,
+                 "regoper": 2203, "regoperator": 2204, "regconfig": 3734, "regdictionary": 3769,
+                 "regcollation": 4191, "regrole": 4096}
+
+
+def answers(got):
+    """The rows' text values and the errors of an exchange, as text."""
+    out = []
+    for t, body in got:
+        if t == b"D":
+            n, at, values = struct.unpack("!h", body[:2])[0], 2, []
+            for _ in range(n):
+                size = struct.unpack("!i", body[at:at + 4])[0]
+                at += 4
+                values.append(None if size < 0 else body[at:at + size].decode())
+                at += max(size, 0)
+            out.append(("row", values))
+        elif t == b"E":
+            out.append(("error",) + body)
+    return repr(out)
+
+
+@pytest.mark.parametrize("regtype", sorted(REG_TYPE_OIDS))
+@pytest.mark.parametrize("kind", ["row", "index"])
+def test_reg_parameter_of_hidden_reads_as_missing(oids, regtype, kind):
+    for value in (str(oids[kind]), "staff_salaries", "public.staff_salaries"):
+        missing_value = value.replace(str(oids[kind]), str(oids["missing"])).replace("staff_salaries", "gone_tablex")
+        hidden = answers(exchange(parse("SELECT $1::text", [REG_TYPE_OIDS[regtype]]), bind([value.encode()]),
+                                  execute(), SYNC))
+        missing = answers(exchange(parse("SELECT $1::text", [REG_TYPE_OIDS[regtype]]),
+                                   bind([missing_value.encode()]), execute(), SYNC))
+        got = hidden.replace(value, "V").replace(str(oids[kind]), "<OID>")
+        want = missing.replace(missing_value, "V").replace(str(oids["missing"]), "<OID>")
+        assert got == want, (value, hidden, missing)
+        for word in LEAKS:
+            assert word not in got, (value, hidden)
+
+
+def test_reg_parameter_names_no_role():
+    """A role's oid bound as a regrole prints no role name (the backend's bootstrap role is oid 10)."""
+    got = exchange(parse("SELECT $1::text", [4096]), bind([b"10"]), execute(), SYNC)
+    assert b"postgres" not in repr(got).encode() and b"airlock_ro" not in repr(got).encode(), got
+
+
 def test_parameter_type_in_the_world_passes(oids):
     """A visible table's row type works as a parameter type, as it does directly."""
     got = exchange(parse("SELECT row_to_json($1)", [oids["orders"]]),
@@ -251,6 +297,52 @@ def test_functions_of_the_world_still_resolve(agent):
     assert got == ("rows", [(True, "public", "now", "||/", '"C"')]), got
 
 
+# A schema the backend role may not even use (no USAGE): looking a name up in it raises
+# "permission denied for schema", where a schema that does not exist reads as NULL or "does not exist".
+LOCKED_NS = "hush_locked"
+LOCKED_PROBES = [
+    "SELECT to_regclass('{s}.t')",
+    "SELECT to_regclass('\"{s}\".t')::oid",
+    "SELECT to_regclass('shop.{s}.t')",
+    "SELECT to_regtype('{s}.ty')",
+    "SELECT to_regproc('{s}.f')",
+    "SELECT to_regoper('{s}.===')",
+    "SELECT to_regcollation('{s}.c')",
+    "SELECT to_regnamespace('{s}')",
+    "SELECT '{s}.t'::regclass",
+    "SELECT '{s}.ty'::regtype",
+    "SELECT '{s}.f'::regproc",
+    "SELECT '{s}.c'::regcollation",
+    "SELECT n::regclass FROM (VALUES ('{s}.t')) v(n)",
+    "SELECT has_table_privilege('{s}.t', 'select')",
+    "SELECT has_schema_privilege('{s}', 'usage')",
+    "SELECT pg_relation_size('{s}.t')",
+    "SELECT * FROM {s}.t",
+    "SELECT NULL::{s}.ty",
+    "SELECT {s}.f()",
+]
+
+
+@pytest.fixture(scope="module")
+def locked_schema():
+    s = LOCKED_NS
+    itest.super_query(
+        "DROP SCHEMA IF EXISTS {s} CASCADE; CREATE SCHEMA {s}; REVOKE ALL ON SCHEMA {s} FROM PUBLIC;"
+        " CREATE DOMAIN {s}.ty AS int; CREATE FUNCTION {s}.f() RETURNS int LANGUAGE sql AS 'SELECT 1';"
+        " CREATE COLLATION {s}.c FROM \"C\"".format(s=s))
+    # No relation: the suite's snapshot lists relations. The lookups check USAGE before they look.
+    yield s
+    itest.super_query("DROP SCHEMA {s} CASCADE".format(s=s))
+
+
+@pytest.mark.parametrize("probe", LOCKED_PROBES)
+def test_name_in_schema_without_usage_reads_as_missing(agent, locked_schema, probe):
+    hidden = outcome(agent, probe.format(s=LOCKED_NS))
+    missing = outcome(agent, probe.format(s=MISSING_NS))
+    assert repr(hidden).replace(LOCKED_NS, "S") == repr(missing).replace(MISSING_NS, "S"), (hidden, missing)
+    assert "permission" not in repr(hidden), hidden
+
+
 @pytest.mark.parametrize("probe", NAME_CASTS)
 def test_cast_of_hidden_name_reads_as_missing(agent, hidden_objects, probe):
     hidden = outcome(agent, probe.format(s=HIDDEN_NS))
@@ -277,3 +369,24 @@ def test_casts_in_the_world_still_resolve(agent, oids):
                          " {o}::regtype::text, to_tsvector('english'::regconfig, 'cats')::text".format(o=oids["orders"]))
     assert got == ("rows", [("public", 11, "now()", "now", "+(integer,integer)", "english", "simple", '"C"',
                              "orders", "'cat':1")]), got
+
+
+# ---------------------------------------------------------------- regrole
+
+def test_regrole_names_no_backend_role(agent):
+    """A regrole prints a role's real name: the backend role (the owner of every table) and the others
+    stay out of the world, whichever way the value is made."""
+    for probe in ("SELECT relowner::regrole::text FROM pg_class WHERE relname = 'orders'",
+                  "SELECT 10::regrole::text", "SELECT CAST(10 AS regrole)::text", "SELECT regrole '10'",
+                  "SELECT (SELECT nspowner FROM pg_namespace WHERE nspname = 'pg_catalog')::regrole"):
+        got = outcome(agent, probe)
+        assert "airlock_ro" not in repr(got) and "postgres" not in repr(got), (probe, got)
+
+
+@pytest.mark.parametrize("probe", ["SELECT '{r}'::regrole", "SELECT to_regrole('{r}')",
+                                   "SELECT to_regrole('{r}')::oid"])
+def test_role_name_reads_as_missing(agent, probe):
+    for role in ("postgres", "airlock_ro", "pg_read_all_data"):
+        there = outcome(agent, probe.format(r=role))
+        missing = outcome(agent, probe.format(r="gone_role"))
+        assert repr(there).replace(role, "R") == repr(missing).replace("gone_role", "R"), (probe, there, missing)

@@ -6,6 +6,7 @@
  * plan check, so no path can run a read without them.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "proxy/pg/pg_session_int.h"
@@ -27,6 +28,16 @@ static bool type_check(struct pg_session *s, const struct pgj_read *rd, char **c
 
 	*check = NULL;
 	for (size_t i = 0; i < rd->nparams; i++) {
+		const char *reg = pgv_param_type_refused(rd->params[i].type_oid);
+
+		if (reg) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "parameters of type %s are not supported", reg);
+			pgr_error(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, msg,
+				  "bind the oid as oid or the name as text, and cast it in the statement", 0);
+			return false;
+		}
 		if (!pgv_param_type_needs_check(rd->params[i].type_oid))
 			continue;
 		if (n == SESS_MAX_PARAMS) {

@@ -31,6 +31,8 @@ static const char R_SESSIONS[] = "it shows other sessions' activity and statemen
 static const char R_INDEX[] = "it changes an index, a sequence or an extension's state";
 static const char R_NAMES[] = "it names objects by oid or reads a table by name, tables outside the allowlist "
 			      "included";
+static const char R_ROLES[] = "a regrole prints a role's real name, and the only role here is the one you are "
+			      "logged in as";
 
 static const char R_UNKNOWN[] = "airlock does not know this catalog function, and refuses what it has not classified";
 static const char R_INPUT[] = "it is a type's input, receive or support function (it takes cstring or internal), "
@@ -117,6 +119,7 @@ static const struct name_rule denied[] = {
 	{"set_config", false, R_CONFIG},
 	{"setval", false, R_SEQ},
 	{"table_to_xml", true, R_DYNSQL},
+	{"to_regrole", false, R_ROLES},
 	{"ts_rewrite", false, R_DYNSQL},
 	{"ts_stat", false, R_DYNSQL},
 	{"txid_current", false, R_XID},

@@ -245,6 +245,38 @@ static void check_relation(struct walk *w, json_t *rv, const struct scope *sc)
 	check_unqualified(w, rv, rel);
 }
 
+/* Some allowed relation of the policy is in schema: the world holds the schema. */
+static bool policy_schema(const struct pgv_policy *p, const char *schema)
+{
+	size_t slen = strlen(schema), i;
+
+	for (i = 0; i < p->ntables; i++) {
+		const char *e = p->tables[i];
+		const char *dot = e ? strchr(e, '.') : NULL;
+
+		if (dot && (size_t)(dot - e) == slen && memcmp(e, schema, slen) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A function qualified by a schema outside the world: refused as Postgres
+ * refuses a schema that does not exist. Sent on, the backend would check
+ * USAGE first ("permission denied for schema"), or run a function of a
+ * schema the agent cannot see.
+ */
+static bool refuse_foreign_schema(struct walk *w, json_t *call, const char *schema)
+{
+	if (!strcmp(schema, "pg_catalog") || !strcmp(schema, "information_schema") || policy_schema(w->policy, schema))
+		return false;
+	if (want(w, V_FUNC))
+		pgv_refuse(w->out, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_PG_INVALID_SCHEMA_NAME,
+			   pgv_cursor_of(w->sql, call), "only the schemas of the allowed tables can be named",
+			   "schema \"%s\" does not exist", schema);
+	return true;
+}
+
 static void check_function(struct walk *w, json_t *call, json_t *funcname)
 {
 	size_t n = json_array_size(funcname);
@@ -258,6 +290,8 @@ static void check_function(struct walk *w, json_t *call, json_t *funcname)
 		return;
 	if (n >= 2)
 		schema = pgv_str(json_object_get(json_array_get(funcname, n - 2), "String"), "sval");
+	if (schema && refuse_foreign_schema(w, call, schema))
+		return;
 	pgv_lower_copy(lower, sizeof(lower), name);
 	reason = pgv_function_refused(schema, lower);
 	if (!reason || !want(w, V_FUNC))

@@ -46,18 +46,68 @@
 	" gr.oprleft IN @T) AND (gr.oprright = 0 OR gr.oprright IN @T))"
 #define VIS_COLLATIONS "(SELECT gc.oid FROM pg_catalog.pg_collation gc WHERE gc.collnamespace IN @M)"
 
+/*
+ * name (SQL of a text value), or NULL when it is qualified by a schema
+ * outside the world. Postgres looks a qualified name up only after checking
+ * the backend role's USAGE on its schema, and raises "permission denied
+ * for schema" where a schema that does not exist reads as missing: such a
+ * name must never reach the lookup. The schema is the second to last part
+ * (parse_ident splits and folds as the lookups do); of an operator's name
+ * (oper), whose last part is no identifier, the last part of what comes
+ * before its last dot. A name without a dot has none, and passes untouched
+ * (the first arm, so a constant name that is not a qualified one is never
+ * given to parse_ident).
+ */
+static void put_world_name(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *name, bool oper)
+{
+	/* A string literal (quoted here: 'x' or E'x') without a dot names no schema. */
+	if ((name[0] == '\'' || (name[0] == 'E' && name[1] == '\'')) && !strchr(name, '.')) {
+		pgv_sb_put(sb, name);
+		return;
+	}
+	pgv_sb_put(sb, "CASE WHEN ");
+	pgv_sb_put(sb, name);
+	pgv_sb_put(sb, " OPERATOR(pg_catalog.!~) '\\.' THEN ");
+	pgv_sb_put(sb, name);
+	pgv_sb_put(sb, " WHEN NOT EXISTS (SELECT FROM pg_catalog.parse_ident(");
+	if (oper) {
+		pgv_sb_put(sb, "pg_catalog.regexp_replace(");
+		pgv_sb_put(sb, name);
+		pgv_sb_put(sb, ", '\\.[^.]*$', '')");
+	} else {
+		pgv_sb_put(sb, name);
+	}
+	pgv_scope_expand(
+		sb, p,
+		oper ? ", false) AS gw(p) WHERE NOT gw.p[pg_catalog.cardinality(gw.p)] IN (SELECT"
+		       " gn.nspname::pg_catalog.text FROM pg_catalog.pg_namespace gn WHERE gn.oid IN @M)) THEN "
+		     : ", false) AS gw(p) WHERE pg_catalog.cardinality(gw.p) > 1 AND NOT"
+		       " gw.p[pg_catalog.cardinality(gw.p) - 1] IN (SELECT gn.nspname::pg_catalog.text FROM"
+		       " pg_catalog.pg_namespace gn WHERE gn.oid IN @M)) THEN ");
+	pgv_sb_put(sb, name);
+	pgv_sb_put(sb, " END");
+}
+
+/* put_world_name of g.a, the guarded value, read as text. */
+static void put_world_name_of_value(struct pgv_sbuf *sb, const struct pgv_policy *p)
+{
+	put_world_name(sb, p, "g.a::pg_catalog.text", false);
+}
+
 static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_guard_kind k)
 {
 	switch (k) {
 	case PGV_G_REL:
-		pgv_scope_expand(sb, p,
-				 "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
-				 " ELSE pg_catalog.to_regclass(g.a::pg_catalog.text)::pg_catalog.oid END IN @V");
+		pgv_sb_put(sb, "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
+			       " ELSE pg_catalog.to_regclass(");
+		put_world_name_of_value(sb, p);
+		pgv_scope_expand(sb, p, ")::pg_catalog.oid END IN @V");
 		break;
 	case PGV_G_TYPE:
-		pgv_scope_expand(sb, p,
-				 "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
-				 " ELSE pg_catalog.to_regtype(g.a::pg_catalog.text)::pg_catalog.oid END IN @T");
+		pgv_sb_put(sb, "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
+			       " ELSE pg_catalog.to_regtype(");
+		put_world_name_of_value(sb, p);
+		pgv_scope_expand(sb, p, ")::pg_catalog.oid END IN @T");
 		break;
 	case PGV_G_CON:
 		pgv_scope_expand(sb, p, "g.a::pg_catalog.oid IN @C");
@@ -130,10 +180,12 @@ static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_gu
 }
 
 /* The guarded value for string literal lit read as the declared type. */
-static char *literal_value(const char *lit, enum pgv_guard_kind k, enum pgv_guard_param param, bool cast)
+static char *literal_value(const struct pgv_policy *p, const char *lit, enum pgv_guard_kind k,
+			   enum pgv_guard_param param, bool cast)
 {
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = {0}, q = {0};
 	bool digits = all_digits(lit);
+	char *quoted;
 
 	if (param == PGV_P_TEXT) {
 		pgv_sb_literal(&sb, lit);
@@ -144,9 +196,16 @@ static char *literal_value(const char *lit, enum pgv_guard_kind k, enum pgv_guar
 		if (cast)
 			pgv_sb_put(&sb, k == PGV_G_TYPE ? "::pg_catalog.regtype" : "::pg_catalog.regclass");
 	} else {
+		pgv_sb_literal(&q, lit);
+		quoted = pgv_sb_take(&q);
+		if (!quoted) {
+			pgv_sb_free(&sb);
+			return NULL;
+		}
 		pgv_sb_put(&sb, k == PGV_G_TYPE ? "pg_catalog.to_regtype(" : "pg_catalog.to_regclass(");
-		pgv_sb_literal(&sb, lit);
+		put_world_name(&sb, p, quoted, false);
 		pgv_sb_put(&sb, ")");
+		free(quoted);
 	}
 	return pgv_sb_take(&sb);
 }
@@ -237,7 +296,7 @@ static void guard_value(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery
 
 		if (k == PGV_G_REL && param != PGV_P_OID && literal_allowed(sc, lit))
 			return;
-		v = literal_value(lit, k, param, cast);
+		v = literal_value(sc->policy, lit, k, param, cast);
 		if (!v) {
 			pgv_scope_out_of_memory(sc);
 			return;
@@ -249,6 +308,20 @@ static void guard_value(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery
 	}
 	if (expr)
 		pgv_scope_replace(sc, node, expr);
+}
+
+/* Replaces arg, a name a function looks up, by put_world_name of it. */
+static void guard_world_name(struct pgv_scope *sc, PgQuery__Node *arg, bool oper)
+{
+	struct pgv_sbuf sb = {0};
+	PgQuery__Node *expr;
+
+	pgv_sb_put(&sb, "SELECT (SELECT ");
+	put_world_name(&sb, sc->policy, "gv.n::pg_catalog.text", oper);
+	pgv_sb_put(&sb, " FROM (SELECT " PGV_SCOPE_PLACEHOLDER ") AS gv(n))");
+	expr = pgv_scope_expr(sc, &sb, arg);
+	if (expr)
+		pgv_scope_replace(sc, arg, expr);
 }
 
 /* ---- the user functions ---- */
@@ -343,6 +416,8 @@ void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node)
 	if (!e)
 		return;
 	if (e->arg == PGV_GUARD_RESULT) {
+		if (e->param == PGV_P_TEXT && fc->n_args == 1)
+			guard_world_name(sc, fc->args[0], e->kind == PGV_G_OPER);
 		guard_value(sc, node, node, e->kind, e->param, false);
 		return;
 	}
@@ -372,7 +447,8 @@ void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node)
  * has none, the cast itself resolves the name and a missing one raises);
  * visible is the template of the world's oids of that kind, read as one
  * array (an InitPlan, computed once per statement rather than once for each
- * value the cast sees). regrole is not here: role names are not hidden.
+ * value the cast sees). regrole is not here: casts to it are refused
+ * (pgv_scope_type_cast), as a regrole prints the role's real name.
  */
 struct reg_cast {
 	const char *type;
@@ -408,17 +484,24 @@ static const struct reg_cast *find_reg_cast(const char *type)
  * cast itself; for a signature type, not at all (NULL), since both raise
  * for a missing argument type and so would tell a hidden type from none.
  */
-static void put_resolved(struct pgv_sbuf *sb, const struct reg_cast *rc, const char *name_sql)
+static void put_resolved(struct pgv_sbuf *sb, const struct pgv_policy *p, const struct reg_cast *rc,
+			 const char *name_sql)
 {
+	/* A schema's own name is not qualified, and to_regnamespace checks no USAGE. */
+	bool qualified = strcmp(rc->type, "regnamespace") != 0;
+
 	if (rc->oid_only) {
 		pgv_sb_put(sb, "NULL");
-	} else if (rc->to_reg) {
-		pgv_sb_put(sb, rc->to_reg);
-		pgv_sb_put(sb, "(");
+		return;
+	}
+	pgv_sb_put(sb, rc->to_reg ? rc->to_reg : "");
+	pgv_sb_put(sb, "(");
+	if (qualified)
+		put_world_name(sb, p, name_sql, !strcmp(rc->type, "regoper"));
+	else
 		pgv_sb_put(sb, name_sql);
-		pgv_sb_put(sb, ")");
-	} else {
-		pgv_sb_put(sb, name_sql);
+	pgv_sb_put(sb, ")");
+	if (!rc->to_reg) {
 		pgv_sb_put(sb, "::pg_catalog.");
 		pgv_sb_put(sb, rc->type);
 	}
@@ -459,14 +542,14 @@ static void guard_reg_cast(struct pgv_scope *sc, PgQuery__Node *node, const stru
 			pgv_sb_put(&sb, "::pg_catalog.oid::pg_catalog.");
 			pgv_sb_put(&sb, rc->type);
 		} else {
-			put_resolved(&sb, rc, quoted);
+			put_resolved(&sb, sc->policy, rc, quoted);
 		}
 		free(quoted);
 		pgv_sb_put(&sb, ") AS g(a) WHERE g.a::pg_catalog.oid = ANY (ARRAY");
 	} else {
 		pgv_sb_put(&sb, PGV_SCOPE_PLACEHOLDER ") AS g(a) WHERE CASE WHEN " DIGITS
 						      " THEN g.a::pg_catalog.text::pg_catalog.oid ELSE ");
-		put_resolved(&sb, rc, "g.a::pg_catalog.text");
+		put_resolved(&sb, sc->policy, rc, "g.a::pg_catalog.text");
 		pgv_sb_put(&sb, "::pg_catalog.oid END = ANY (ARRAY");
 	}
 	pgv_scope_expand(&sb, sc->policy, rc->visible);
@@ -492,6 +575,13 @@ void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
 	last = tn->names[tn->n_names - 1];
 	if (last->node_case != PG_QUERY__NODE__NODE_STRING)
 		return;
+	if (strcmp(last->string->sval, "regrole") == 0) {
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, tc->location,
+				 "use pg_get_userbyid(oid), or compare a name with current_user",
+				 "casts to regrole are not supported: a regrole prints a role's real name, and the only"
+				 " role here is the one you are logged in as");
+		return;
+	}
 	rc = find_reg_cast(last->string->sval);
 	if (strcmp(last->string->sval, "regclass") == 0)
 		k = PGV_G_REL;

@@ -547,3 +547,25 @@ char *pgv_param_type_check_sql(const uint32_t *oids, size_t n)
 	pgv_sb_put(&sb, ") AS v(n, o) WHERE v.o::pg_catalog.regtype IS NULL ORDER BY v.n LIMIT 1");
 	return pgv_sb_take(&sb);
 }
+
+const char *pgv_param_type_refused(uint32_t oid)
+{
+	static const struct {
+		uint32_t oid;
+		const char *name;
+	} regs[] = {
+		{24, "regproc"},        {1008, "regproc[]"},      {2202, "regprocedure"},  {2207, "regprocedure[]"},
+		{2203, "regoper"},      {2208, "regoper[]"},      {2204, "regoperator"},   {2209, "regoperator[]"},
+		{2205, "regclass"},     {2210, "regclass[]"},     {2206, "regtype"},       {2211, "regtype[]"},
+		{3734, "regconfig"},    {3735, "regconfig[]"},    {3769, "regdictionary"}, {3770, "regdictionary[]"},
+		{4089, "regnamespace"}, {4090, "regnamespace[]"}, {4096, "regrole"},       {4097, "regrole[]"},
+		{4191, "regcollation"}, {4192, "regcollation[]"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		if (regs[i].oid == oid)
+			return regs[i].name;
+	}
+	return NULL;
+}

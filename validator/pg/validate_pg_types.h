@@ -29,6 +29,14 @@ bool pgv_type_table_sorted(void);
 bool pgv_param_type_needs_check(uint32_t oid);
 
 /*
+ * The name of oid when it is a reg* type or an array of one, else NULL. A
+ * parameter of such a type is read by the type's input function, which
+ * resolves a hidden relation's or a role's name and prints it back: such
+ * parameters are refused (a value cast in the statement is guarded).
+ */
+const char *pgv_param_type_refused(uint32_t oid);
+
+/*
  * A read that, once scoped to a policy (validate_pg_scope.h: the cast to
  * regtype is guarded there, so a type outside the world reads as NULL),
  * returns the first of the n oids (in their order) that is no type of the

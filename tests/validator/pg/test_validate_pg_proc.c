@@ -22,6 +22,7 @@
 #include "validator/pg/validate_pg_proc.h"
 #include "validator/pg/validate_pg_scope.h"
 #include "validator/pg/validate_pg_scope_funcs.h"
+#include "validator/pg/validate_pg_types.h"
 
 static const char *const tables[] = {
 	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
@@ -122,6 +123,58 @@ static void test_world_functions_as_today(void **state)
 	assert_refused_function("SELECT public.pg_read_file('x')", "files");
 }
 
+/* A regrole prints a role's real name: casts to it and to_regrole are refused. */
+static void test_regrole_refused(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT relowner::regrole FROM pg_class",
+		"SELECT CAST(10 AS pg_catalog.regrole)",
+		"SELECT regrole 'postgres'",
+		"SELECT 1 FROM orders WHERE 'agent'::regrole IS NULL",
+	};
+	struct pgv_result r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		char *out = NULL;
+
+		if (pgv_scope(&policy, sqls[i], &out, &r) != PGV_REFUSED)
+			fail_msg("not refused: %s", sqls[i]);
+		free(out);
+		assert_string_equal(r.sqlstate, "0A000");
+		assert_non_null(strstr(r.message, "regrole"));
+	}
+	assert_refused_function("SELECT to_regrole('postgres')", "real name");
+	assert_non_null(pgv_param_type_refused(4096));
+	assert_non_null(pgv_param_type_refused(2210));
+	assert_null(pgv_param_type_refused(26));
+	assert_null(pgv_param_type_refused(0));
+}
+
+/* A function of a schema outside the world reads as one of a schema that does not exist (3F000). */
+static void test_foreign_schema_function_refused(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT secret.f()",
+		"SELECT * FROM secret.srf(1)",
+		"SELECT 1 FROM orders WHERE \"Secret\".f(id) > 0",
+		"SELECT secret.pg_read_file('x')",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		struct pgv_result r;
+
+		if (pgv_validate(&policy, sqls[i], &r) != PGV_REFUSED)
+			fail_msg("not refused: %s", sqls[i]);
+		assert_string_equal(r.sqlstate, "3F000");
+		if (!strstr(r.message, "does not exist") || !strstr(r.message, "ecret\""))
+			fail_msg("%s: %s", sqls[i], r.message);
+	}
+}
+
 /* Type input and receive functions answer for a hidden type's oid as for a visible one. */
 static void test_cstring_functions_denied(void **state)
 {
@@ -188,6 +241,16 @@ static void test_new_guards_rewrite(void **state)
 		{"SELECT to_regproc('secret.f')", "gp.pronamespace IN (SELECT"},
 		{"SELECT to_regoper('secret.===')", "gr.oprnamespace IN (SELECT"},
 		{"SELECT to_regcollation('secret.c')", "gc.collnamespace IN (SELECT"},
+		/* A qualified name is looked up only when its schema is the world's (USAGE is checked first). */
+		{"SELECT to_regclass('secret.t')",
+		 "ELSE pg_catalog.to_regclass(CASE WHEN g.a::pg_catalog.text OPERATOR(pg_catalog.!~)"},
+		{"SELECT to_regproc('secret.f')",
+		 "WHEN NOT EXISTS (SELECT FROM pg_catalog.parse_ident(gv.n::pg_catalog.text"},
+		{"SELECT 'secret.c'::regcollation", "pg_catalog.to_regcollation(CASE WHEN 'secret.c'"},
+		{"SELECT 'secret.d'::regdictionary", "pg_catalog.parse_ident('secret.d', false)"},
+		{"SELECT has_table_privilege('secret.t', 'select')",
+		 "pg_catalog.to_regclass(CASE WHEN g.a::pg_catalog.text"},
+		{"SELECT to_regtype(name) FROM products", "pg_catalog.to_regtype(CASE WHEN g.a::pg_catalog.text"},
 		/* A text signature names argument types: it reads as NULL; an oid is kept. */
 		{"SELECT has_function_privilege('abs(staff_salaries)', 'execute')",
 		 "(SELECT 'abs(staff_salaries)'::pg_catalog.text) g(a) WHERE pg_catalog.pg_typeof(g.a)"},
@@ -232,6 +295,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_sorted_and_consistent),
 		cmocka_unit_test(test_unknown_catalog_function_refused),
+		cmocka_unit_test(test_foreign_schema_function_refused),
+		cmocka_unit_test(test_regrole_refused),
 		cmocka_unit_test(test_world_functions_as_today),
 		cmocka_unit_test(test_cstring_functions_denied),
 		cmocka_unit_test(test_unguarded_object_arguments_denied),
