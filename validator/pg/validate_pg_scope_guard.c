@@ -276,19 +276,11 @@ static bool literal_allowed(const struct pgv_scope *sc, const char *lit)
 	return pgv_name_allowed(sc->policy, schema[0] ? schema : NULL, rel);
 }
 
-static const char *string_const(const PgQuery__Node *n)
-{
-	if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->isnull ||
-	    n->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL || !n->a_const->sval)
-		return NULL;
-	return n->a_const->sval->sval;
-}
-
 /* Replaces node (a value, or a whole cast when cast is set) by its guard. */
 static void guard_value(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery__Node *value, enum pgv_guard_kind k,
 			enum pgv_guard_param param, bool cast)
 {
-	const char *lit = string_const(value);
+	const char *lit = pgv_scope_string_const(value);
 	PgQuery__Node *expr;
 
 	if (lit) {
@@ -516,7 +508,7 @@ static void put_resolved(struct pgv_sbuf *sb, const struct pgv_policy *p, const 
 static void guard_reg_cast(struct pgv_scope *sc, PgQuery__Node *node, const struct reg_cast *rc)
 {
 	PgQuery__TypeCast *tc = node->type_cast;
-	const char *lit = string_const(tc->arg);
+	const char *lit = pgv_scope_string_const(tc->arg);
 	struct pgv_sbuf sb = {0}, lit_sql = {0};
 	PgQuery__Node *expr;
 	char *quoted = NULL;
@@ -598,7 +590,7 @@ void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
 		guard_reg_cast(sc, node, rc);
 		return;
 	}
-	if (string_const(tc->arg)) {
+	if (pgv_scope_string_const(tc->arg)) {
 		/* The whole cast becomes the guard, which yields the cast's type. */
 		guard_value(sc, node, tc->arg, k, PGV_P_REGCLASS, true);
 		return;

@@ -109,6 +109,9 @@ char *pgv_scope_strdup(struct pgv_scope *sc, const char *s);
  */
 PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, struct pgv_sbuf *sb, PgQuery__Node *value);
 
+/* A string constant's text (borrowed from n), or NULL when n is none. */
+const char *pgv_scope_string_const(const PgQuery__Node *n);
+
 /* ---- validate_pg_scope_rules.c ---- */
 
 /*

@@ -101,15 +101,6 @@ static void replace_with(struct pgv_scope *sc, PgQuery__Node *node, struct pgv_s
 		pgv_scope_replace(sc, node, expr);
 }
 
-/* A string constant's text, or NULL. */
-static const char *string_const(const PgQuery__Node *n)
-{
-	if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->isnull ||
-	    n->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL || !n->a_const->sval)
-		return NULL;
-	return n->a_const->sval->sval;
-}
-
 /*
  * A relation's size for a user with rules: the guard first (a hidden
  * relation reads as NULL), then NULL for what ruled_relations holds.
@@ -117,7 +108,7 @@ static const char *string_const(const PgQuery__Node *n)
 static void relation_size(struct pgv_scope *sc, PgQuery__Node *node, const char *name)
 {
 	PgQuery__FuncCall *fc = node->func_call;
-	const char *fork = fc->n_args == 2 ? string_const(fc->args[1]) : NULL;
+	const char *fork = fc->n_args == 2 ? pgv_scope_string_const(fc->args[1]) : NULL;
 	struct pgv_sbuf sb = {0};
 
 	if (sc->policy->nrules == 0 || fc->n_args == 0 || fc->n_args > 2)
@@ -151,7 +142,7 @@ static void relation_size(struct pgv_scope *sc, PgQuery__Node *node, const char 
 static bool role_arg(struct pgv_scope *sc, PgQuery__FuncCall *fc, size_t i)
 {
 	PgQuery__Node *arg = fc->args[i];
-	const char *lit = string_const(arg);
+	const char *lit = pgv_scope_string_const(arg);
 	const char *user = sc->policy->user ? sc->policy->user : "airlock";
 	struct pgv_sbuf sb = {0};
 	PgQuery__Node *expr;

@@ -205,6 +205,14 @@ PgQuery__Node *pgv_scope_expr(struct pgv_scope *sc, struct pgv_sbuf *sb, PgQuery
 	return root;
 }
 
+const char *pgv_scope_string_const(const PgQuery__Node *n)
+{
+	if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->isnull ||
+	    n->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL || !n->a_const->sval)
+		return NULL;
+	return n->a_const->sval->sval;
+}
+
 /* ---- generic descent over protobuf-c messages ---- */
 
 void pgv_scope_each_child(ProtobufCMessage *m, pgv_scope_child_fn fn, void *ctx, int depth)
