@@ -5,10 +5,13 @@
  *   - each information_schema table that names tables, databases or
  *     sessions (validate_my_scope_tables' FILTER entries) is read through
  *     a derived table with its filter, under the reference's own name or
- *     alias;
+ *     alias; the derived table ends in a LIMIT of every row, so that
+ *     MariaDB neither merges it nor pushes the statement's conditions into
+ *     it, where they would run on rows the filter drops;
  *   - SHOW [FULL] TABLES, SHOW TABLE STATUS and SHOW DATABASES become the
  *     same SELECT over a filtered information_schema, with the columns
- *     the SHOW form has (LIKE and WHERE kept);
+ *     the SHOW form has (LIKE kept; a WHERE applies outside the filtered
+ *     rows, as above);
  *   - each table the user has a rule for (conf/config.h) becomes
  *     (SELECT <columns, masks in place> FROM db.table WHERE (<filter>)),
  *     so every reading path sees the same rows and columns.

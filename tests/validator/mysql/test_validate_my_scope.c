@@ -123,8 +123,9 @@ struct rewrite_case {
 static const struct rewrite_case rewrites[] = {
 	{"SELECT * FROM information_schema.TABLES", "r.TEMPORARY FROM information_schema.`TABLES` r WHERE"},
 	{"SELECT * FROM information_schema.tables", ") `tables`"},
-	{"SELECT t.table_name FROM information_schema.TABLES t", "'information_schema'))) t"},
-	{"SELECT c.x FROM information_schema.COLUMNS AS c", ")) AS c"},
+	{"SELECT t.table_name FROM information_schema.TABLES t",
+	 "'information_schema')) LIMIT 18446744073709551615) t"},
+	{"SELECT c.x FROM information_schema.COLUMNS AS c", "LIMIT 18446744073709551615) AS c"},
 	{"SELECT * FROM `information_schema`.`STATISTICS`", "information_schema.`STATISTICS` r"},
 	{"SELECT (SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE) FROM orders",
 	 "r.REFERENCED_TABLE_NAME IS NULL"},
@@ -136,14 +137,14 @@ static const struct rewrite_case rewrites[] = {
 	{"SHOW FULL TABLES FROM shop", "TABLE_TYPE AS `Table_type`"},
 	{"SHOW TABLES LIKE 'o%'", "AND TABLE_NAME LIKE 'o%' ORDER BY 1"},
 	{"SHOW TABLES WHERE Tables_in_shop = 'orders'",
-	 ") AS `airlock_show` WHERE Tables_in_shop = 'orders' ORDER BY 1"},
+	 "LIMIT 18446744073709551615) AS `airlock_show` WHERE Tables_in_shop = 'orders' ORDER BY 1"},
 	{"SHOW TABLE STATUS", "IF((FALSE), NULL, TABLE_ROWS) AS `Rows`"},
 	{"SHOW TABLE STATUS LIKE 'orders'", "AND TABLE_NAME LIKE 'orders'"},
 	{"SHOW DATABASES", "SELECT SCHEMA_NAME AS `Database` FROM information_schema.SCHEMATA"},
 	{"SHOW SCHEMAS LIKE 's%'", "AND SCHEMA_NAME LIKE 's%'"},
 	{"SHOW TABLES WHERE Tables_in_shop IN (SELECT TABLE_NAME FROM information_schema.TABLES)",
 	 "IN (SELECT TABLE_NAME FROM (SELECT r.TABLE_CATALOG, "},
-	{"SELECT * FROM information_schema.TABLES;", "'information_schema'))) `TABLES`"},
+	{"SELECT * FROM information_schema.TABLES;", "'information_schema')) LIMIT 18446744073709551615) `TABLES`"},
 };
 
 static void test_rewrites(void **state)
@@ -158,6 +159,40 @@ static void test_rewrites(void **state)
 			fail_msg("not rewritten: %s", rewrites[i].sql);
 		if (!strstr(out, rewrites[i].must))
 			fail_msg("%s\n  rewritten: %s\n  lacks: %s", rewrites[i].sql, out, rewrites[i].must);
+		free(out);
+	}
+}
+
+/*
+ * The filter is a wall: the derived table ends in a LIMIT, so MariaDB neither
+ * merges it nor pushes the statement's own conditions into it, where they
+ * would run on a hidden table's row (and fail only for it: EXP(1000)).
+ */
+static void test_outer_conditions_stay_outside(void **state)
+{
+	static const struct rewrite_case walls[] = {
+		{"SELECT TABLE_NAME FROM information_schema.TABLES WHERE IF(TABLE_NAME = 'h', EXP(1000), 0)",
+		 "'information_schema')) LIMIT 18446744073709551615) `TABLES` WHERE IF(TABLE_NAME = 'h'"},
+		{"SELECT COLUMN_NAME FROM information_schema.COLUMNS c WHERE c.TABLE_NAME = 'h' AND EXP(1000)",
+		 "LIMIT 18446744073709551615) c WHERE c.TABLE_NAME = 'h' AND EXP(1000)"},
+		{"SELECT 1 FROM orders WHERE EXISTS (SELECT 1 FROM information_schema.STATISTICS s WHERE EXP(1000))",
+		 "LIMIT 18446744073709551615) s WHERE EXP(1000))"},
+		{"SHOW TABLE STATUS WHERE IF(Name = 'h', EXP(1000), 0)",
+		 "LIMIT 18446744073709551615) AS `airlock_show` WHERE IF(Name = 'h', EXP(1000), 0)"},
+		{"SHOW FULL TABLES FROM shop WHERE Table_type = 'BASE TABLE'",
+		 "LIMIT 18446744073709551615) AS `airlock_show` WHERE Table_type = 'BASE TABLE'"},
+		{"SHOW DATABASES WHERE IF(`Database` = 'mysql', EXP(1000), 0)",
+		 "LIMIT 18446744073709551615) AS `airlock_show` WHERE IF(`Database` = 'mysql'"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(walls) / sizeof(walls[0]); i++) {
+		char *out = scope(&policy, walls[i].sql);
+
+		if (!out || !strstr(out, walls[i].must))
+			fail_msg("%s\n  rewritten: %s\n  lacks: %s", walls[i].sql, out ? out : "(nothing)",
+				 walls[i].must);
 		free(out);
 	}
 }
@@ -301,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_table_sorted_and_filters_expand),
 		cmocka_unit_test(test_untouched),
 		cmocka_unit_test(test_rewrites),
+		cmocka_unit_test(test_outer_conditions_stay_outside),
 		cmocka_unit_test(test_current_database),
 		cmocka_unit_test(test_never_readable),
 		cmocka_unit_test(test_processlist_own_session),
