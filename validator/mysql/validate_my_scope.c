@@ -47,6 +47,8 @@ static void put_ident(struct wbuf *w, const char *s)
  * drops: a condition that fails (EXP(1000), a subquery of two rows) only
  * for a hidden table's row would tell that the table exists. A LIMIT of
  * every row keeps the filter a wall the outer conditions never see past.
+ * A rule's filter is the same wall (put_rule_table): merged, a condition
+ * cheaper to refuse a row than the operator's filter ran first.
  */
 static const char NO_MERGE[] = " LIMIT 18446744073709551615";
 
@@ -271,6 +273,7 @@ static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const c
 		if (!vmy_rule_put(w, r->filter))
 			return false;
 		wbuf_put_str(w, ")");
+		wbuf_put_str(w, NO_MERGE); /* the statement's conditions see only the rows the filter keeps */
 	}
 	wbuf_put_str(w, ")");
 	return true;

@@ -123,7 +123,8 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	}
 	pgv_sb_put(&sb, " WHERE ");
 	pgv_scope_expand(&sb, sc->policy, e->filter);
-	pgv_sb_put(&sb, ")");
+	/* A fence: the statement's own conditions see only the world's rows (PGV_SCOPE_FENCE). */
+	pgv_sb_put(&sb, PGV_SCOPE_FENCE ")");
 	pgv_scope_replace_relation(sc, node, &sb, "a scoping template has an unexpected shape");
 }
 

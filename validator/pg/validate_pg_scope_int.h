@@ -26,6 +26,18 @@
 /* The placeholder column a guard template holds where the guarded expression goes. */
 #define PGV_SCOPE_PLACEHOLDER "airlock_guarded_value"
 
+/*
+ * Ends each filtered subquery (a catalog's, a rule's table). Postgres pushes
+ * the statement's conditions down into a subquery and orders them with the
+ * filter's by cost, so a cheap condition that raises ran on rows the filter
+ * drops (CASE WHEN tablename = 'hidden' THEN 1/0 ... over pg_stats raised
+ * for a hidden table, not for a missing one): an error oracle over hidden
+ * rows. A subquery with OFFSET is neither pulled up nor pushed into, so the
+ * filter decides first. The price: a condition of the statement no longer
+ * reaches the table's indexes through the subquery.
+ */
+#define PGV_SCOPE_FENCE " OFFSET 0"
+
 struct pgv_undo {
 	void *slot;
 	size_t size;

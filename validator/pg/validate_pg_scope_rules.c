@@ -3,7 +3,7 @@
  * a table the user has a rule for becomes
  *
  *   (SELECT <columns, masks in their place> FROM ONLY? schema.table
- *    WHERE (<filter>)) AS <the reference's name or alias>
+ *    WHERE (<filter>) OFFSET 0) AS <the reference's name or alias>
  *
  * so every reading path (joins, subqueries, CTEs, LATERAL, set operations,
  * cursors, prepared statements) sees the same rows and columns. The rule's
@@ -178,6 +178,6 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 		pgv_sb_put(&sb, r->filter);
 		pgv_sb_put(&sb, "\n)");
 	}
-	pgv_sb_put(&sb, ")");
+	pgv_sb_put(&sb, PGV_SCOPE_FENCE ")");
 	pgv_scope_replace_relation(sc, node, &sb, "a rule's template has an unexpected shape");
 }

@@ -452,6 +452,27 @@ static void test_robust(void **state)
 
 /* Row filters and column policies: the table becomes the rule's subquery wherever it is read. */
 
+/* A filtered subquery is a fence: the statement's conditions run on what the filter kept. */
+static void test_filters_are_fenced(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT count(*) FROM pg_stats WHERE CASE WHEN tablename = 'x' THEN 1/length(tablename) ELSE 1 END = 1",
+		"SELECT relname FROM pg_class WHERE relname = 'orders'",
+		"SELECT column_name FROM information_schema.columns WHERE table_name = 'orders'",
+	};
+	struct pgv_result r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		char *out = scope(&policy, sqls[i], &r);
+
+		if (!strstr(out, " OFFSET 0)"))
+			fail_msg("not fenced: %s -> %s", sqls[i], out);
+		free(out);
+	}
+}
+
 static void test_rules(void **state)
 {
 	struct pgv_policy p = policy;
@@ -464,14 +485,14 @@ static void test_rules(void **state)
 	p.nrules = 2;
 	out = scope(&p, "SELECT * FROM orders", &r);
 	assert_non_null(strstr(out, "FROM public.orders WHERE (SELECT CASE WHEN ad.n IS NULL THEN true"));
-	assert_non_null(strstr(out, "AND customer_id <= 100) orders"));
+	assert_non_null(strstr(out, "AND customer_id <= 100 OFFSET 0) orders")); /* fenced: PGV_SCOPE_FENCE */
 	/* The settings that turn text into values and back are checked first, once. */
 	assert_non_null(strstr(out, "'TimeZone', 'DateStyle', 'IntervalStyle', 'bytea_output', 'extra_float_digits'"));
 	assert_non_null(strstr(out, "ag.setting IS DISTINCT FROM ag.reset_val"));
 	assert_one_read(out);
 	free(out);
 	out = scope(&p, "SELECT o.id FROM public.orders o JOIN customers c ON c.id = o.customer_id", &r);
-	assert_non_null(strstr(out, "customer_id <= 100) o JOIN"));
+	assert_non_null(strstr(out, "customer_id <= 100 OFFSET 0) o JOIN"));
 	assert_non_null(strstr(out, "AS email FROM public.customers WHERE (SELECT CASE WHEN ad.n IS NULL"));
 	free(out);
 	out = scope(&p, "SELECT * FROM ONLY orders AS x(a, b)", &r);
@@ -574,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_search_path_order),
 		cmocka_unit_test(test_literal_by_policy),
 		cmocka_unit_test(test_robust),
+		cmocka_unit_test(test_filters_are_fenced),
 		cmocka_unit_test(test_rules),
 	};
 
