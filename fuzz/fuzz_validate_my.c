@@ -14,7 +14,8 @@
  * proxy/mysql/my_query.c and the validator worker (validator/vw_serve.c)
  * run it (validate_my_scope.h): a rewrite must validate again as a read
  * under the same policy with information_schema allowed, as the worker
- * validates it.
+ * validates it. The same bytes are also scrubbed as a SHOW CREATE TABLE
+ * definition would be (validate_my_create.h).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include "conf/config.h"
 #include "validator/mysql/validate_my.h"
+#include "validator/mysql/validate_my_create.h"
 #include "validator/mysql/validate_my_scope.h"
 
 static const char *const agent_tables[] = {
@@ -162,6 +164,19 @@ static void run(const struct vmy_policy *pol, const char *sql, size_t len)
 	free(out);
 }
 
+/* The same bytes as SHOW CREATE TABLE's definition, as airlockd scrubs a result row (proxy/mysql/my_scrub.c). */
+static void scrub(const struct vmy_policy *pol, const char *text, size_t len)
+{
+	size_t out_len = 0;
+	char *out = vmy_create_scrub(pol, "shop", text, len, &out_len);
+
+	if (!out)
+		return;
+	if (out_len > len || out[out_len] != '\0')
+		abort();
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vmy_policy pol;
@@ -189,6 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (data[0] & 64)
 			pol.charset = "gbk";
 		run(&pol, copy, len);
+		scrub(&pol, copy, len);
 	}
 	free(copy);
 	return 0;

@@ -31,6 +31,7 @@ struct mys_cursor {
 	bool fetching;  /* a COM_STMT_FETCH is reading rows */
 	bool done;
 	struct mys_bin bin;
+	struct mys_create create; /* a SHOW CREATE TABLE's definition column */
 	uint16_t ncols;
 	uint32_t want, got;
 	uint8_t truncated;
@@ -97,6 +98,7 @@ static void cursor_columns(void *arg, const struct frame *f)
 		return;
 	}
 	c->ncols = n;
+	mys_create_begin(s, f, &c->create);
 	my_write_column_count(&s->core.w, s->seq++, n);
 	myr_put_columns(s, f, false, &c->bin);
 	myr_result_end_with(s, MY_STATUS_CURSOR_EXISTS);
@@ -111,11 +113,23 @@ static void cursor_row(void *arg, const struct frame *f)
 {
 	struct mys_cursor *c = arg;
 	struct my_session *s = c->s;
+	struct frame scrubbed;
+	struct wbuf buf;
+	bool sent;
 
 	c->rows++;
 	if (!c->fetching)
 		return;
-	if (!myr_binary_row(s, &c->bin, c->ncols, f)) {
+	wbuf_init(&buf);
+	if (c->create.col && mys_create_row(s, &c->create, f, &buf, &scrubbed))
+		f = &scrubbed;
+	else if (c->create.col)
+		f = NULL;
+	sent = f && myr_binary_row(s, &c->bin, c->ncols, f);
+	wbuf_free(&buf);
+	if (!sent) {
+		if (!f)
+			myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		/* Cannot be sent (the ERR is out): the cursor ends. */
 		c->fetching = false;
 		job_detach(c->job);

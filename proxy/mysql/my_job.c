@@ -37,8 +37,10 @@ static void job_rowdesc(void *arg, const struct frame *f)
 			return;
 		}
 	}
-	if (!s->field_list)
+	if (!s->field_list) {
+		mys_create_begin(s, f, &s->create);
 		my_write_column_count(&s->core.w, s->seq++, n);
+	}
 	myr_put_columns(s, f, s->field_list, s->binary ? &s->bin : NULL);
 	if (!s->field_list && !myr_deprecate_eof(s))
 		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
@@ -50,13 +52,28 @@ static void job_rowdesc(void *arg, const struct frame *f)
 static void job_row(void *arg, const struct frame *f)
 {
 	struct my_session *s = arg;
+	struct frame scrubbed;
+	struct wbuf buf;
 	struct rbuf cur;
 	uint16_t n;
 
 	if (s->result_failed)
 		return;
+	wbuf_init(&buf);
+	if (s->create.col) {
+		if (!mys_create_row(s, &s->create, f, &buf, &scrubbed)) {
+			wbuf_free(&buf);
+			s->result_failed = AIRLOCK_E_OUT_OF_MEMORY;
+			myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+			myr_flush(s);
+			job_cancel(s->core.job);
+			return;
+		}
+		f = &scrubbed;
+	}
 	if (s->binary) {
 		if (!myr_binary_row(s, &s->bin, s->ncols, f)) {
+			wbuf_free(&buf);
 			s->result_failed = AIRLOCK_E_UNSUPPORTED;
 			myr_flush(s);
 			job_cancel(s->core.job);
@@ -81,6 +98,7 @@ static void job_row(void *arg, const struct frame *f)
 	}
 	my_end(&s->core.w);
 out:
+	wbuf_free(&buf);
 	myr_flush(s);
 	session_backpressure(&s->core, s->core.job);
 }
@@ -161,6 +179,8 @@ static void job_done(void *arg, const struct job_result *r)
 	s->field_list = false;
 	s->binary = false;
 	s->result_failed = AIRLOCK_E_NONE;
+	s->create_db[0] = '\0';
+	memset(&s->create, 0, sizeof(s->create));
 	myr_bin_free(&s->bin);
 	session_statement_done(&s->core);
 }

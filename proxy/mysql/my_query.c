@@ -471,6 +471,8 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 	char *text;
 
 	fill_policy(s, &pol);
+	/* SHOW CREATE TABLE: its result names no table or column the world hides (my_scrub.c). */
+	memcpy(s->create_db, v->create_db, sizeof(s->create_db));
 	if (v->stmt_kind && strcmp(v->stmt_kind, "EXPLAIN") == 0 && vmy_scope_reads_rules(v)) {
 		/* The plan would show the filter (FORMAT=JSON prints it). */
 		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,

@@ -4,8 +4,9 @@
  * way: my_session.c (handshake, authentication, the command loop) ->
  * my_prepared.c (COM_STMT_*) -> my_cursor.c (cursors of executions) -> my_query.c (statements: local answers,
  * validation) -> my_job.c (a statement's job and its result set) ->
- * my_reply.c (replies) and my_vars.c (the session's variables). Nothing
- * outside proxy/mysql/ includes it.
+ * my_reply.c (replies), my_vars.c (the session's variables) and
+ * my_scrub.c (SHOW CREATE TABLE as the world shows it). Nothing outside
+ * proxy/mysql/ includes it.
  */
 #ifndef AIRLOCK_PROXY_MY_SESSION_INT_H
 #define AIRLOCK_PROXY_MY_SESSION_INT_H
@@ -74,6 +75,12 @@ struct mys_bin {
 	size_t *lens;
 };
 
+/* A result's SHOW CREATE TABLE definition, scrubbed of what the world hides (my_scrub.c). */
+struct mys_create {
+	uint16_t col; /* its column, from 1; 0: the result has none */
+	char db[65];  /* the database of the table shown */
+};
+
 /* The session variables that change what a statement does or how its result is encoded. */
 /* Variables a session keeps for itself (my_vars.c's table), most of them applied to every job. */
 #define MYV_KEPT 20
@@ -130,6 +137,10 @@ struct my_session {
 	 * was sent and the rest is dropped. AIRLOCK_E_NONE otherwise. */
 	enum airlock_err result_failed;
 	struct mys_bin bin; /* binary: made at the column frame, freed when the result ends */
+	/* The read's SHOW CREATE TABLE database (vmy_result.create_db), "" for any other statement;
+	 * create: what the result's column definitions made of it. */
+	char create_db[65];
+	struct mys_create create;
 	bool cols_sent;
 	uint16_t ncols;
 };
@@ -180,6 +191,16 @@ void myr_job_error(struct my_session *s, const struct job_result *r);
 void myr_add_warning(struct my_session *s, const char *level, uint16_t code, const char *message);
 /* A "Warning" of airlock's own, its errno from the table. */
 void myr_warn(struct my_session *s, enum airlock_err code, enum airlock_native native, const char *message);
+
+/* my_scrub.c */
+/* At a result's column definitions f: which column, if any, holds the definition s->create_db asked for. */
+void mys_create_begin(const struct my_session *s, const struct frame *f, struct mys_create *c);
+/*
+ * Row frame f with c's column scrubbed, as out: a frame over buf (the
+ * caller's; it frees it). False when f is malformed or memory ran out.
+ */
+bool mys_create_row(const struct my_session *s, const struct mys_create *c, const struct frame *f, struct wbuf *buf,
+		    struct frame *out);
 
 /* my_job.c */
 /* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */

@@ -220,6 +220,7 @@ void vw_put_my_result(struct wbuf *w, const struct vmy_result *r)
 	wbuf_put_be32(w, r->scope.like_start);
 	wbuf_put_be32(w, r->scope.like_len);
 	wbuf_put_be32(w, r->scope.where_start);
+	vw_put_str(w, r->create_db);
 }
 
 static bool get_my_head(struct rbuf *r, struct vmy_result *out)
@@ -295,8 +296,9 @@ bool vw_get_my_result(struct rbuf *r, size_t sql_len, size_t nrules, struct vmy_
 	if (!get_bool(r, &out->scope.too_many) || !rbuf_get_u8(r, &show) || show > VMY_SHOW_DATABASES ||
 	    !get_bool(r, &out->scope.full) || !vw_get_str(r, out->scope.db, sizeof(out->scope.db)) ||
 	    !rbuf_get_be32(r, &out->scope.like_start) || !rbuf_get_be32(r, &out->scope.like_len) ||
-	    !rbuf_get_be32(r, &out->scope.where_start) || out->scope.like_start > sql_len ||
-	    out->scope.like_len > sql_len - out->scope.like_start || out->scope.where_start > out->stmt_len)
+	    !rbuf_get_be32(r, &out->scope.where_start) || !vw_get_str(r, out->create_db, sizeof(out->create_db)) ||
+	    out->scope.like_start > sql_len || out->scope.like_len > sql_len - out->scope.like_start ||
+	    out->scope.where_start > out->stmt_len)
 		goto bad;
 	out->scope.show = (enum vmy_show_kind)show;
 	/* A read names its kind. */

@@ -183,6 +183,9 @@ struct vmy_result {
 	size_t nnames;
 	/* VMY_READ */
 	const char *stmt_kind; /* "SELECT", "SHOW", "DESCRIBE", "EXPLAIN" (static) */
+	/* SHOW CREATE TABLE: the database of the table shown, for the session to scrub its foreign keys
+	 * (validate_my_create.h); "" for every other statement. */
+	char create_db[65];
 	/* VMY_SHOW_WARNINGS / VMY_SHOW_ERRORS */
 	bool count_only; /* SHOW COUNT(*) WARNINGS: one row with the count */
 	long offset;     /* SHOW WARNINGS LIMIT offset, n: 0 when absent */

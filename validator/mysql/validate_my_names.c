@@ -142,6 +142,11 @@ static int table_allowed(const struct vmy_policy *pol, const char *db, const cha
 	return wildcard_blocked ? -1 : 0;
 }
 
+bool vmy_table_visible(const struct vmy_policy *pol, const char *db, const char *table)
+{
+	return table_allowed(pol, db, table) == 1;
+}
+
 void vmy_allowed_hint(char *hint, size_t size, const struct vmy_policy *pol, const char *prefix)
 {
 	size_t used, i;

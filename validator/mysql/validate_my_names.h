@@ -22,6 +22,9 @@
  */
 bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table);
 
+/* True when pol's allowlist lets the user read db.table (a name MariaDB printed: no CTE, no current database). */
+bool vmy_table_visible(const struct vmy_policy *pol, const char *db, const char *table);
+
 /* A database named by SHOW ... FROM db or USE db: some entry must name it (else 1044). */
 bool vmy_check_database(struct vmy_parser *p, const char *db);
 

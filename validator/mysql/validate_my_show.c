@@ -97,12 +97,27 @@ static void scoped_show(struct vmy_parser *p, enum vmy_show_kind kind, bool full
 	}
 }
 
-/* [db.]table [FROM | IN db], checked. */
-/* The table of SHOW COLUMNS / INDEX / CREATE TABLE; counts: see vmy_check_describable. */
-static bool show_table(struct vmy_parser *p, bool allow_from_db, bool counts)
+/* The database of the table a SHOW reads (SHOW CREATE TABLE scrubs its foreign keys against the world). */
+static bool note_db(struct vmy_parser *p, const char *db)
+{
+	if (strlen(db) >= sizeof(p->out->create_db)) {
+		vmy_syntax(p, "the database name is too long");
+		return false;
+	}
+	snprintf(p->out->create_db, sizeof(p->out->create_db), "%s", db);
+	return true;
+}
+
+/*
+ * The table of SHOW COLUMNS / INDEX / CREATE TABLE, [db.]table [FROM | IN db],
+ * checked; counts: see vmy_check_describable; create: SHOW CREATE TABLE,
+ * whose database goes in create_db.
+ */
+static bool show_table(struct vmy_parser *p, bool allow_from_db, bool counts, bool create)
 {
 	char a[VMY_NAME_MAX], b[VMY_NAME_MAX], db[VMY_NAME_MAX];
 	bool qualified = false;
+	const char *in;
 
 	if (!vmy_accept_name(p, a, sizeof(a)))
 		return false;
@@ -118,10 +133,15 @@ static bool show_table(struct vmy_parser *p, bool allow_from_db, bool counts)
 		}
 		if (!vmy_accept_name(p, db, sizeof(db)))
 			return false;
-		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a, counts);
+		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a, counts) &&
+		       (!create || note_db(p, db));
 	}
-	return qualified ? vmy_check_table(p, a, b) && vmy_check_describable(p, a, b, counts)
-			 : vmy_check_table(p, NULL, a) && vmy_check_describable(p, NULL, a, counts);
+	if (qualified)
+		return vmy_check_table(p, a, b) && vmy_check_describable(p, a, b, counts) && (!create || note_db(p, a));
+	if (!vmy_check_table(p, NULL, a) || !vmy_check_describable(p, NULL, a, counts))
+		return false;
+	in = create ? vmy_current_db(p) : NULL;
+	return !create || (in && note_db(p, in));
 }
 
 static bool is_variable_name(struct vmy_parser *p, const struct vmy_token *t)
@@ -289,18 +309,20 @@ void vmy_show(struct vmy_parser *p)
 	} else if (vmy_accept_kw(p, "COLUMNS") || vmy_accept_kw(p, "FIELDS")) {
 		if (!from_in(p))
 			vmy_syntax(p, "SHOW COLUMNS FROM table was expected");
-		else if (show_table(p, true, false) && like_or_where(p))
+		else if (show_table(p, true, false, false) && like_or_where(p))
 			read_ok(p, "SHOW");
 	} else if (vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "INDEXES") || vmy_accept_kw(p, "KEYS")) {
 		if (!from_in(p))
 			vmy_syntax(p, "SHOW INDEX FROM table was expected");
-		else if (show_table(p, true, true) && (!vmy_accept_kw(p, "WHERE") || vmy_read_expr(p)))
+		else if (show_table(p, true, true, false) && (!vmy_accept_kw(p, "WHERE") || vmy_read_expr(p)))
 			read_ok(p, "SHOW");
 	} else if (!full && vmy_kw_at(p, 0, "CREATE") && vmy_kw_at(p, 1, "TABLE")) {
 		vmy_next(p);
 		vmy_next(p);
-		if (show_table(p, false, true))
+		if (show_table(p, false, true, true))
 			read_ok(p, "SHOW");
+		else
+			p->out->create_db[0] = '\0';
 	} else if (!full && ((vmy_kw_at(p, 0, "CHARACTER") && vmy_kw_at(p, 1, "SET")) || vmy_kw_at(p, 0, "CHARSET"))) {
 		if (!vmy_accept_kw(p, "CHARSET")) {
 			vmy_next(p);
@@ -410,7 +432,7 @@ void vmy_describe(struct vmy_parser *p)
 		vmy_syntax(p, "DESCRIBE table or EXPLAIN SELECT ... was expected");
 		return;
 	}
-	if (!show_table(p, false, false))
+	if (!show_table(p, false, false, false))
 		return;
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_STRING) {

@@ -51,6 +51,7 @@ static void sample_my(struct vmy_result *r)
 	memset(r, 0, sizeof(*r));
 	r->kind = VMY_READ;
 	r->stmt_kind = "SHOW";
+	strcpy(r->create_db, "shop");
 	r->nassigns = 1;
 	strcpy(r->assigns[0].name, "sql_mode");
 	strcpy(r->assigns[0].value, "ANSI");
@@ -232,6 +233,7 @@ static void test_my_response_checks(void **state)
 	assert_true(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 2, &back));
 	assert_int_equal(back.my_fingerprint, 42);
 	assert_string_equal(back.my->stmt_kind, "SHOW");
+	assert_string_equal(back.my->create_db, "shop");
 	assert_int_equal(back.my->scope.refs[0].end, 20);
 	vw_response_free(&back);
 	/* Rule 1 of a policy of one rule; a reference past the statement. */

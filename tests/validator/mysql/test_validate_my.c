@@ -1462,6 +1462,30 @@ static void test_sql_mode_parse(void **state)
 	assert_false(vmy_sql_mode_parse(NULL, 3, &aq, &nbs));
 }
 
+/* SHOW CREATE TABLE names its table's database, for the session to scrub its foreign keys; nothing else does. */
+static void test_show_create_database(void **state)
+{
+	static const struct {
+		const char *sql, *db;
+	} shows[] = {
+		{"SHOW CREATE TABLE orders", "shop"},
+		{"show create table `shop`.`orders`", "shop"},
+		{"SHOW CREATE TABLE information_schema.TABLES", "information_schema"},
+		{"SHOW COLUMNS FROM orders", ""},
+		{"SHOW INDEX FROM orders FROM shop", ""},
+		{"DESCRIBE orders", ""},
+		{"SELECT 1", ""},
+		{"SHOW CREATE TABLE staff_salaries", ""},
+	};
+	struct vmy_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(shows) / sizeof(shows[0]); i++) {
+		validate(shows[i].sql, 0, &r);
+		assert_string_equal(r.create_db, shows[i].db);
+	}
+}
+
 static void test_tables_sorted(void **state)
 {
 	(void)state;
@@ -1497,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_charsets),
 		cmocka_unit_test(test_sql_mode_parse),
+		cmocka_unit_test(test_show_create_database),
 		cmocka_unit_test(test_tables_sorted),
 	};
 
