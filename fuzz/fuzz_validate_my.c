@@ -132,6 +132,7 @@ static void check_rewrite(const struct vmy_policy *pol, const char *text)
 	tables[pol->ntables] = "information_schema.*";
 	ext.tables = tables;
 	ext.ntables = pol->ntables + 1;
+	ext.rewrite = true;
 	vmy_validate(&ext, text, strlen(text), &again);
 	check(&again, strlen(text));
 	if (again.kind != VMY_READ) {

@@ -48,6 +48,7 @@ static void scope_my(const struct vw_request *req, struct vw_response *res)
 	tables[req->my.ntables] = "information_schema.*";
 	ext.tables = tables;
 	ext.ntables = req->my.ntables + 1;
+	ext.rewrite = true;
 	vmy_validate(&ext, res->text, strlen(res->text), res->my);
 	free(tables);
 }

@@ -50,6 +50,9 @@ struct vmy_policy {
 	 * validate_my_scope reads each through them. */
 	const struct airlock_rule *rules;
 	size_t nrules;
+	/* The text is validate_my_scope's rewrite, validated again: its references are counted as written
+	 * (the first pass counted those its filters add, validate_my_names.c). */
+	bool rewrite;
 };
 
 enum vmy_kind {

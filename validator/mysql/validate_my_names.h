@@ -22,6 +22,14 @@
  */
 bool vmy_check_table(struct vmy_parser *p, const char *db, const char *table);
 
+/*
+ * Room for one more scoped reference (to information_schema table
+ * is_table, or NULL: a rule's table): the rewrite, with what its filters
+ * and SHOW forms add, must hold at most VMY_MAX_SCOPED. Refuses
+ * (TOO_COMPLEX) and returns false when there is none.
+ */
+bool vmy_scope_room(struct vmy_parser *p, const char *is_table);
+
 /* True when pol's allowlist lets the user read db.table (a name MariaDB printed: no CTE, no current database). */
 bool vmy_table_visible(const struct vmy_policy *pol, const char *db, const char *table);
 

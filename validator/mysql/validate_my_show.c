@@ -90,6 +90,9 @@ static bool show_db(struct vmy_parser *p)
 /* A SHOW form the catalog scoping rewrites. */
 static void scoped_show(struct vmy_parser *p, enum vmy_show_kind kind, bool full)
 {
+	/* It becomes a read of information_schema: one more reference. */
+	if (!vmy_scope_room(p, kind == VMY_SHOW_DATABASES ? "SCHEMATA" : "TABLES"))
+		return;
 	read_ok(p, "SHOW");
 	if (p->out->kind == VMY_READ) {
 		p->out->scope.show = kind;
