@@ -130,3 +130,22 @@ def test_role_name_functions_know_one_role(agent_ac):
             got = outcome(agent_ac, sql % name)
             assert got[0] == "error" and got[1] == "42704", (sql % name, got)
             assert ('role "%s" does not exist' % name) in got[2], got
+
+
+def test_role_name_computed_at_run_time_knows_one_role(agent_ac):
+    """A role name the statement computes cannot be refused before it runs: any name but the agent's reads
+    as unknown (NULL), a real role's (the backend role, postgres) exactly as a missing one's."""
+    answers = {}
+    for name in (BACKEND, "postgres", "pg_read_all_data", "no_such_role_q7"):
+        split = "'%s' || '%s'" % (name[:2], name[2:])
+        answers[name] = [outcome(agent_ac, sql % split) for sql in (
+            "SELECT pg_has_role(%s, 'member')", "SELECT pg_has_role('agent', %s, 'usage')",
+            "SELECT has_table_privilege(%s, 'orders', 'select')",
+            "SELECT pg_has_role(r, 'member') FROM (SELECT %s AS r) s",
+            "SELECT count(*) FROM pg_class WHERE pg_has_role(%s, 'usage')")]
+    assert len({repr(a) for a in answers.values()}) == 1, answers
+    assert answers["postgres"][0] == ("rows", [(None,)]), answers
+    with agent_ac.cursor() as cur:
+        cur.execute("SELECT pg_has_role('ag' || 'ent', 'member'), has_table_privilege('pub' || 'lic', 'orders',"
+                    " 'select')")
+        assert cur.fetchone() == (True, False)

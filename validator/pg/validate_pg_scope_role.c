@@ -22,7 +22,10 @@
  *                             name is the backend role (the real current
  *                             user); any other name written as a constant
  *                             is refused as Postgres refuses a role that
- *                             does not exist (42704)
+ *                             does not exist (42704); a name computed at
+ *                             run time other than the user's or public
+ *                             reads as NULL (the function's answer NULL),
+ *                             a real role and a missing one alike
  *   pg_relation_size(r[, f]), pg_table_size(r), pg_total_relation_size(r),
  *   pg_indexes_size(r)        for a user with rules: NULL for a table with
  *                             a rule (and its indexes, TOAST table and
@@ -156,10 +159,12 @@ static bool role_arg(struct pgv_scope *sc, PgQuery__FuncCall *fc, size_t i)
 				 lit);
 		return false;
 	}
-	pgv_sb_put(&sb, "SELECT (SELECT CASE WHEN g.a::pg_catalog.text = ");
+	/* Any other name is unknown to the world, whether the backend has such a role or not: NULL, as the
+	 * function gives for a NULL role, so that no run-time name tells a real role from a missing one. */
+	pgv_sb_put(&sb, "SELECT (SELECT CASE g.a::pg_catalog.text WHEN ");
 	pgv_sb_literal(&sb, user);
-	pgv_sb_put(&sb,
-		   " THEN CURRENT_USER ELSE g.a::pg_catalog.name END FROM (SELECT " PGV_SCOPE_PLACEHOLDER ") AS g(a))");
+	pgv_sb_put(&sb, " THEN CURRENT_USER WHEN 'public' THEN 'public'::pg_catalog.name ELSE NULL::pg_catalog.name END"
+			" FROM (SELECT " PGV_SCOPE_PLACEHOLDER ") AS g(a))");
 	expr = pgv_scope_expr(sc, &sb, arg);
 	return expr && pgv_scope_replace(sc, arg, expr);
 }

@@ -241,10 +241,14 @@ static const struct rewrite_case rewrites[] = {
 	{"SELECT pg_get_indexdef(16390)", "(SELECT 16390)"},
 	{"SELECT pg_get_constraintdef(1)", "pg_catalog.pg_constraint vk"},
 	{"SELECT has_table_privilege('agent', 'staff_salaries', 'select')", "'staff_salaries'::pg_catalog.text"},
-	{"SELECT has_table_privilege('agent', 'orders', 'select')", "= 'agent' THEN current_user ELSE"},
+	{"SELECT has_table_privilege('agent', 'orders', 'select')", "WHEN 'agent' THEN current_user WHEN 'public'"},
 	{"SELECT has_table_privilege(current_user, 'orders', 'select')",
-	 "THEN current_user ELSE g.a::pg_catalog.name END FROM (SELECT 'agent'::pg_catalog.name)"},
-	{"SELECT pg_has_role('agent', 'agent', 'member')", "THEN current_user ELSE"},
+	 "ELSE NULL::pg_catalog.name END FROM (SELECT 'agent'::pg_catalog.name)"},
+	/* A name computed at run time: the agent's or public, else NULL. */
+	{"SELECT pg_has_role('post' || 'gres', 'member')",
+	 "CASE g.a::pg_catalog.text WHEN 'agent' THEN current_user WHEN 'public' THEN 'public'::pg_catalog.name ELSE "
+	 "NULL::pg_catalog.name END FROM (SELECT 'post' || 'gres')"},
+	{"SELECT pg_has_role('agent', 'agent', 'member')", "THEN current_user WHEN 'public'"},
 	{"SELECT format_type(1, NULL)", "pg_catalog.pg_type vt"},
 	{"SELECT pg_filenode_relation(0, 1)", "(SELECT pg_filenode_relation(0, 1))"},
 	{"SELECT pg_stat_get_live_tuples(1)", "(SELECT 1)"},
