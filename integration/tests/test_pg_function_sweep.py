@@ -70,6 +70,20 @@ def test_table_is_what_the_generator_makes():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_oid_guards_take_only_oids():
+    """A guard whose argument is declared an oid (PGV_P_OID) reads it as an oid, never as a name: every
+    overload of the function must take an oid at that position, or a text there would go unguarded."""
+    with open(os.path.join(itest.REPO, "validator", "pg", "validate_pg_scope_funcs.c"), encoding="utf-8") as f:
+        entries = re.findall(r'\{"([a-z_0-9]+)", (-?\d+), PGV_G_[A-Z]+, PGV_P_OID\}', f.read())
+    assert len(entries) > 20, entries
+    for fn, arg in entries:
+        pos = arg if int(arg) >= 0 else "pronargs + (%s)" % arg
+        types = itest.super_query(
+            "SELECT DISTINCT proargtypes[{p}]::regtype FROM pg_catalog.pg_proc WHERE proname = '{f}'"
+            " AND pronargs > {a}".format(p=pos, f=fn, a=int(arg) if int(arg) >= 0 else -int(arg) - 1))
+        assert types.split() == ["oid"], (fn, arg, types)
+
+
 # ---------------------------------------------------------------- the sweep
 
 def identities():

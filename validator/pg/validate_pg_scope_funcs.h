@@ -28,7 +28,7 @@ enum pgv_guard_kind {
 /* The declared type of the argument: how a string literal there is read. */
 enum pgv_guard_param {
 	PGV_P_REGCLASS, /* a name, or digits for an oid */
-	PGV_P_OID,      /* digits */
+	PGV_P_OID,      /* digits; every overload takes an oid there (test_pg_function_sweep.py checks) */
 	PGV_P_TEXT,     /* a name (text overloads: has_table_privilege, to_regclass, ...) */
 };
 

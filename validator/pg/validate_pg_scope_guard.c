@@ -94,8 +94,17 @@ static void put_world_name_of_value(struct pgv_sbuf *sb, const struct pgv_policy
 	put_world_name(sb, p, "g.a::pg_catalog.text", false);
 }
 
-static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_guard_kind k)
+/*
+ * The condition on g.a, the guarded value. by_oid: the value is of a type
+ * that converts to oid (an oid parameter's argument: an oid, an integer or
+ * a reg* value), so a relation or type is its oid, with no name to read.
+ */
+static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_guard_kind k, bool by_oid)
 {
+	if (by_oid && (k == PGV_G_REL || k == PGV_G_TYPE)) {
+		pgv_scope_expand(sb, p, k == PGV_G_REL ? "g.a::pg_catalog.oid IN @V" : "g.a::pg_catalog.oid IN @T");
+		return;
+	}
 	switch (k) {
 	case PGV_G_REL:
 		pgv_sb_put(sb, "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
@@ -166,15 +175,16 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* value: the SQL of the guarded value (NULL: the placeholder). */
-static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_guard_kind k, PgQuery__Node *node)
+/* value: the SQL of the guarded value (NULL: the placeholder); by_oid: see put_check. */
+static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_guard_kind k, PgQuery__Node *node,
+			    bool by_oid)
 {
 	struct pgv_sbuf sb = {0};
 
 	pgv_sb_put(&sb, "SELECT (SELECT g.a FROM (SELECT ");
 	pgv_sb_put(&sb, value ? value : PGV_SCOPE_PLACEHOLDER);
 	pgv_sb_put(&sb, ") AS g(a) WHERE ");
-	put_check(&sb, sc->policy, k);
+	put_check(&sb, sc->policy, k, by_oid);
 	pgv_sb_put(&sb, ")");
 	return pgv_scope_expr(sc, &sb, value ? NULL : node);
 }
@@ -293,10 +303,11 @@ static void guard_value(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery
 			pgv_scope_out_of_memory(sc);
 			return;
 		}
-		expr = guard(sc, v, k, NULL);
+		expr = guard(sc, v, k, NULL, false);
 		free(v);
 	} else {
-		expr = guard(sc, NULL, k, node);
+		/* An oid parameter takes no text (pgv_guarded_fn): its argument converts to an oid. */
+		expr = guard(sc, NULL, k, node, param == PGV_P_OID);
 	}
 	if (expr)
 		pgv_scope_replace(sc, node, expr);
@@ -595,5 +606,6 @@ void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
 		guard_value(sc, node, tc->arg, k, PGV_P_REGCLASS, true);
 		return;
 	}
-	guard_value(sc, tc->arg, tc->arg, k, PGV_P_OID, false);
+	/* Read as the cast reads it: a name, or an oid. */
+	guard_value(sc, tc->arg, tc->arg, k, PGV_P_REGCLASS, false);
 }
