@@ -52,19 +52,17 @@ def private(tables):
 
 
 def through(private, *sql):
-    conn = pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent", password=itest.AGENT_PASSWORD,
-                           database="shop", autocommit=True, connect_timeout=10, read_timeout=60)
-    try:
-        with conn.cursor() as cur:
-            for s in sql:
-                cur.execute(s)
-            return cur.fetchall()
-    finally:
-        conn.close()
+    return rows(pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent",
+                                password=itest.AGENT_PASSWORD, database="shop", autocommit=True,
+                                connect_timeout=10, read_timeout=60), sql)
 
 
 def direct(*sql):
-    conn = itest.my_direct(autocommit=True)
+    return rows(itest.my_direct(autocommit=True), sql)
+
+
+def rows(conn, sql):
+    """The last statement's rows, run after the others on conn, which is closed after."""
     try:
         with conn.cursor() as cur:
             for s in sql:

@@ -121,10 +121,7 @@ static void cursor_row(void *arg, const struct frame *f)
 	if (!c->fetching)
 		return;
 	wbuf_init(&buf);
-	if (c->create.col && mys_create_row(s, &c->create, f, &buf, &scrubbed))
-		f = &scrubbed;
-	else if (c->create.col)
-		f = NULL;
+	f = mys_create_row(s, &c->create, f, &buf, &scrubbed);
 	sent = f && myr_binary_row(s, &c->bin, c->ncols, f);
 	wbuf_free(&buf);
 	if (!sent) {

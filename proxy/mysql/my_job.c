@@ -60,16 +60,14 @@ static void job_row(void *arg, const struct frame *f)
 	if (s->result_failed)
 		return;
 	wbuf_init(&buf);
-	if (s->create.col) {
-		if (!mys_create_row(s, &s->create, f, &buf, &scrubbed)) {
-			wbuf_free(&buf);
-			s->result_failed = AIRLOCK_E_OUT_OF_MEMORY;
-			myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
-			myr_flush(s);
-			job_cancel(s->core.job);
-			return;
-		}
-		f = &scrubbed;
+	f = mys_create_row(s, &s->create, f, &buf, &scrubbed);
+	if (!f) {
+		wbuf_free(&buf);
+		s->result_failed = AIRLOCK_E_OUT_OF_MEMORY;
+		myr_put_err(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+		myr_flush(s);
+		job_cancel(s->core.job);
+		return;
 	}
 	if (s->binary) {
 		if (!myr_binary_row(s, &s->bin, s->ncols, f)) {

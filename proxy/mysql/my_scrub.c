@@ -32,8 +32,8 @@ void mys_create_begin(const struct my_session *s, const struct frame *f, struct 
 	memcpy(c->db, s->create_db, sizeof(c->db));
 }
 
-bool mys_create_row(const struct my_session *s, const struct mys_create *c, const struct frame *f, struct wbuf *buf,
-		    struct frame *out)
+const struct frame *mys_create_row(const struct my_session *s, const struct mys_create *c, const struct frame *f,
+				   struct wbuf *buf, struct frame *out)
 {
 	const struct airlock_user *u = s->core.u;
 	const struct vmy_policy pol = {
@@ -46,8 +46,10 @@ bool mys_create_row(const struct my_session *s, const struct mys_create *c, cons
 	struct rbuf cur;
 	uint16_t n;
 
+	if (!c->col)
+		return f;
 	if (frame_row_begin(f, &n, &cur) != FRAME_OK)
-		return false;
+		return NULL;
 	frame_begin(buf, FRAME_ROW);
 	frame_put_u16(buf, n);
 	for (uint16_t i = 0; i < n; i++) {
@@ -57,7 +59,7 @@ bool mys_create_row(const struct my_session *s, const struct mys_create *c, cons
 		char *scrubbed;
 
 		if (frame_row_next(&cur, &v, &len) != FRAME_OK)
-			return false;
+			return NULL;
 		if (!v) {
 			frame_put_i32(buf, -1);
 			continue;
@@ -69,16 +71,16 @@ bool mys_create_row(const struct my_session *s, const struct mys_create *c, cons
 		}
 		scrubbed = vmy_create_scrub(&pol, c->db, (const char *)v, len, &scrubbed_len);
 		if (!scrubbed)
-			return false;
+			return NULL;
 		frame_put_u32(buf, (uint32_t)scrubbed_len);
 		frame_put_bytes(buf, scrubbed, scrubbed_len);
 		free(scrubbed);
 	}
 	frame_end(buf);
 	if (buf->failed || buf->len < FRAME_HEADER_LEN)
-		return false;
+		return NULL;
 	*out = (struct frame){.type = FRAME_ROW,
 			      .len = (uint32_t)(buf->len - FRAME_HEADER_LEN),
 			      .payload = buf->data + FRAME_HEADER_LEN};
-	return true;
+	return out;
 }

@@ -196,11 +196,12 @@ void myr_warn(struct my_session *s, enum airlock_err code, enum airlock_native n
 /* At a result's column definitions f: which column, if any, holds the definition s->create_db asked for. */
 void mys_create_begin(const struct my_session *s, const struct frame *f, struct mys_create *c);
 /*
- * Row frame f with c's column scrubbed, as out: a frame over buf (the
- * caller's; it frees it). False when f is malformed or memory ran out.
+ * Row frame f as the client may see it: f itself when c has no column,
+ * else out, f with c's column scrubbed, a frame over buf (the caller's; it
+ * frees it). NULL when f is malformed or memory ran out.
  */
-bool mys_create_row(const struct my_session *s, const struct mys_create *c, const struct frame *f, struct wbuf *buf,
-		    struct frame *out);
+const struct frame *mys_create_row(const struct my_session *s, const struct mys_create *c, const struct frame *f,
+				   struct wbuf *buf, struct frame *out);
 
 /* my_job.c */
 /* Hands sql (validated) to a job: a column list for COM_FIELD_LIST, binary rows for COM_STMT_EXECUTE. */
