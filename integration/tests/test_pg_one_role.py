@@ -27,7 +27,7 @@ SWEEPS = [
     "SELECT string_agg(d::text, ',') FROM pg_database d",
     "SELECT string_agg(proacl::text, ',') FROM pg_proc",
     "SELECT string_agg(typacl::text, ',') FROM pg_type",
-    # pg_attribute.attacl is read as stored (docs/limits.md): not swept.
+    "SELECT string_agg(attacl::text, ',') FROM pg_attribute",
     "SELECT string_agg(t::text, ',') FROM pg_tables t",
     "SELECT string_agg(s::text, ',') FROM pg_sequences s",
     "SELECT string_agg(t::text, ',') FROM information_schema.table_privileges t",
@@ -73,6 +73,66 @@ def test_no_role_but_the_agent_is_named(agent_ac, sweep):
     assert BACKEND not in repr(got), (sweep, got)
     # postgres is also a database's name; as a role it must not show.
     assert "postgres=" not in repr(got) and "/postgres" not in repr(got), (sweep, got)
+
+
+WITNESS = "one_role_witness"
+
+
+@pytest.fixture(scope="module")
+def witness():
+    """A role other than the backend role holding a grant on each kind of
+    object the agent sees (a column of an allowed table, the schema, the
+    database, a language, a function), so its name is in each ACL a read
+    could print."""
+    itest.super_query(
+        "DROP ROLE IF EXISTS %(w)s; CREATE ROLE %(w)s NOLOGIN;"
+        " GRANT SELECT (id, amount) ON public.orders TO %(w)s; GRANT USAGE ON SCHEMA public TO %(w)s;"
+        " GRANT CONNECT ON DATABASE shop TO %(w)s; GRANT USAGE ON LANGUAGE plpgsql TO %(w)s;"
+        " GRANT EXECUTE ON FUNCTION pg_catalog.pg_backend_pid() TO %(w)s" % {"w": WITNESS})
+    yield WITNESS
+    itest.super_query(
+        "REVOKE ALL (id, amount) ON public.orders FROM %(w)s; REVOKE ALL ON SCHEMA public FROM %(w)s;"
+        " REVOKE ALL ON DATABASE shop FROM %(w)s; REVOKE ALL ON LANGUAGE plpgsql FROM %(w)s;"
+        " REVOKE ALL ON FUNCTION pg_catalog.pg_backend_pid() FROM %(w)s; DROP ROLE %(w)s" % {"w": WITNESS})
+
+
+def test_no_catalog_relation_names_another_role(agent_ac, witness):
+    """Every relation of pg_catalog and information_schema of the running
+    backend, read whole as agent: no row names the backend role, a role
+    holding grants on what the agent sees, or postgres as a grantor or
+    grantee. A relation a newer server adds is swept as it appears."""
+    assert witness in itest.super_query("SELECT attacl::text FROM pg_attribute"
+                                        " WHERE attrelid = 'public.orders'::regclass AND attname = 'id'")
+    rels = itest.super_query(
+        "SELECT n.nspname || '.' || quote_ident(c.relname) FROM pg_catalog.pg_class c"
+        " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname IN ('pg_catalog', 'information_schema') AND c.relkind IN ('r', 'v', 'm', 'p', 'f')"
+        " ORDER BY 1").splitlines()
+    named = []
+    for rel in rels:
+        got = repr(outcome(agent_ac, "SELECT r::text FROM %s r" % rel))
+        if BACKEND in got or witness in got or "postgres=" in got or "/postgres" in got:
+            named.append("%s: %s" % (rel, got[:300]))
+    print("role sweep: %d relations, %d name another role" % (len(rels), len(named)))
+    assert not named, "\n".join(named)
+
+
+def test_pg_attribute_reads_with_the_backends_columns(agent_ac):
+    """pg_attribute is read through a select list written for Postgres 15
+    (validate_pg_catalog.c): the backend's relation must have exactly those
+    columns, in that order and of those types."""
+    sql = "SELECT * FROM pg_catalog.pg_attribute LIMIT 0"
+    with agent_ac.cursor() as cur:
+        cur.execute(sql)
+        through = [(d.name, d.type_code) for d in cur.description]
+    conn = itest.connect(itest.direct_url(), autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            direct = [(d.name, d.type_code) for d in cur.description]
+    finally:
+        conn.close()
+    assert through == direct
 
 
 def test_the_one_role(agent_ac, backend_oid):

@@ -38,6 +38,11 @@
 	{                                       \
 		n, PGV_CATALOG_DENY, NULL, NULL \
 	}
+/* A FILTER read through the select list c (see validate_pg_catalog.h). */
+#define COLUMNS(n, f, c)                          \
+	{                                         \
+		n, PGV_CATALOG_FILTER, f, NULL, c \
+	}
 /* A catalog of objects with an owner and maybe an ACL: the one role owns them, no ACL names anyone. */
 /* The columns named as jsonb_build_object's arguments. */
 #define J(args) "pg_catalog.jsonb_build_object(" args ")"
@@ -78,7 +83,13 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	PASS("pg_amop"),
 	PASS("pg_amproc"),
 	FILTER("pg_attrdef", "r.adrelid IN @V"),
-	FILTER("pg_attribute", "r.attrelid IN @V AND (r.attnum <= 0 OR @H(r.attrelid,r.attname))"),
+	/* Column grants (attacl) name roles: read as NULL, as every ACL is. */
+	COLUMNS("pg_attribute", "r.attrelid IN @V AND (r.attnum <= 0 OR @H(r.attrelid,r.attname))",
+		"r.attrelid, r.attname, r.atttypid, r.attstattarget, r.attlen, r.attnum, r.attndims, r.attcacheoff,"
+		" r.atttypmod, r.attbyval, r.attalign, r.attstorage, r.attcompression, r.attnotnull, r.atthasdef,"
+		" r.atthasmissing, r.attidentity, r.attgenerated, r.attisdropped, r.attislocal, r.attinhcount,"
+		" r.attcollation, NULL::pg_catalog.aclitem[] AS attacl, r.attoptions, r.attfdwoptions,"
+		" r.attmissingval"),
 	FILTER("pg_auth_members", "false"),
 	DENY("pg_authid"),
 	PASS("pg_available_extension_versions"),

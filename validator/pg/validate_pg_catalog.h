@@ -32,6 +32,14 @@ struct pgv_catalog_rel {
 	 * reads as never analyzed.
 	 */
 	const char *project;
+	/*
+	 * FILTER, or NULL: the select list the relation is read through, over
+	 * r (a catalog read so often that a projection per row would cost
+	 * more than the read: pg_attribute). It names every column in
+	 * Postgres 15's order; a server whose relation has other columns
+	 * fails the read (test_pg_one_role.py holds it to the backend).
+	 */
+	const char *columns;
 };
 
 /* The entry for name (exact, case-sensitive) in schema, or NULL when the schema has no such relation. */

@@ -126,7 +126,13 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 
 	pgv_sb_put(&sb, "SELECT * FROM (");
 	pgv_scope_put_visible_cte(&sb, sc->policy);
-	pgv_sb_put(&sb, e->project ? "SELECT p.* FROM " : "SELECT * FROM ");
+	if (e->columns) {
+		pgv_sb_put(&sb, "SELECT ");
+		pgv_sb_put(&sb, e->columns);
+		pgv_sb_put(&sb, " FROM ");
+	} else {
+		pgv_sb_put(&sb, e->project ? "SELECT p.* FROM " : "SELECT * FROM ");
+	}
 	pgv_sb_put(&sb, rv->inh ? "" : "ONLY ");
 	pgv_sb_put(&sb, schema);
 	pgv_sb_put(&sb, ".");

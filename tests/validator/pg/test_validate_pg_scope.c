@@ -110,7 +110,10 @@ static void test_every_filter_parses(void **state)
 				assert_null(e->filter);
 				continue;
 			}
-			pgv_sb_put(&sb, "SELECT * FROM ");
+			assert_false(e->columns && e->project);
+			pgv_sb_put(&sb, "SELECT ");
+			pgv_sb_put(&sb, e->columns ? e->columns : "*");
+			pgv_sb_put(&sb, " FROM ");
 			pgv_sb_put(&sb, schemas[s % 2]);
 			pgv_sb_put(&sb, ".");
 			pgv_sb_put(&sb, e->name);
@@ -550,6 +553,9 @@ static void test_rules(void **state)
 	free(out);
 	out = scope(&p, "SELECT * FROM pg_attribute", &r);
 	assert_non_null(strstr(out, "r.attname IN ('id', 'name', 'email')"));
+	/* Column grants name roles: the column reads as NULL. */
+	assert_non_null(strstr(out, "NULL::pg_catalog.aclitem[] AS attacl"));
+	assert_null(strstr(out, "r.attacl"));
 	free(out);
 	/* Their figures read as a never analyzed, never used table's. */
 	out = scope(&p, "SELECT reltuples, relpages FROM pg_class", &r);
