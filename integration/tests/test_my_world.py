@@ -121,12 +121,10 @@ def test_sql_mode_reads_back_as_mariadb_prints_it(mode):
         assert c.query("SELECT @@sql_mode").rows == d.query("SELECT @@sql_mode").rows, mode
 
 
-@pytest.mark.parametrize("sql", ["SELECT UUID()", "SELECT uuid ( ) AS u FROM orders LIMIT 1",
-                                 "SELECT SYS_GUID()", "SELECT UUID_SHORT()",
-                                 "SELECT id FROM orders WHERE RIGHT(UUID(), 12) <> '' LIMIT 1"])
+@pytest.mark.parametrize("sql", ["SELECT SYS_GUID()", "SELECT UUID_SHORT()", "SELECT UUID(1)"])
 def test_host_derived_ids_are_refused(sql):
-    """UUID() ends in the backend host's MAC address (SYS_GUID() too); UUID_SHORT() counts from
-    the server's id and start time. None of it reaches the agent."""
+    """SYS_GUID() ends in the backend host's MAC address; UUID_SHORT() counts from the server's id
+    and start time. None of it reaches the agent."""
     with direct() as d:
         mac = d.query("SELECT RIGHT(UUID(), 12)").rows[0][0].decode()
     with logged_in() as c:
@@ -134,5 +132,25 @@ def test_host_derived_ids_are_refused(sql):
         errno, _, message = err_of(err)
         assert errno == 1370 and itest.airlock_code(message) == "FORBIDDEN_FUNCTION", err
         assert mac not in message
-        # A column of that name is just a name.
         assert c.query("SELECT 1 AS uuid").rows == [[b"1"]]
+
+
+UUID_V4 = re.compile(rb"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+@pytest.mark.parametrize("sql", ["SELECT UUID() FROM orders LIMIT 50", "SELECT uuid ( ) AS u FROM orders LIMIT 50",
+                                 "SELECT (SELECT UUID()) FROM orders WHERE RIGHT(UUID(), 12) <> '' LIMIT 50"])
+def test_uuid_is_random_not_the_hosts(sql):
+    """UUID() is version 1 on MariaDB: its last field is the backend host's MAC address. Through
+    airlock each call is a random version 4 UUID, one per row, as UUID() gives one per row."""
+    with direct() as d:
+        mac = d.query("SELECT RIGHT(UUID(), 12)").rows[0][0]
+        n = 50
+    with logged_in() as c:
+        got = c.query(sql)
+        assert isinstance(got, mywire.Result), got
+        values = [r[0] for r in got.rows]
+        assert len(values) == n > 1
+        assert all(UUID_V4.match(v) for v in values), values
+        assert len(set(values)) == n
+        assert not any(mac in v for v in values)

@@ -173,7 +173,7 @@ static bool get_ref(struct rbuf *r, size_t stmt_len, size_t nrules, struct vmy_s
 	    !rbuf_get_be16(r, &rule) || !get_bool(r, &ref->aliased))
 		return false;
 	ref->rule = (int16_t)rule;
-	return ref->rule >= -1 && (ref->rule < 0 || (size_t)ref->rule < nrules);
+	return ref->rule >= VMY_REF_UUID && (ref->rule < 0 || (size_t)ref->rule < nrules);
 }
 
 void vw_put_my_result(struct wbuf *w, const struct vmy_result *r)

@@ -131,6 +131,16 @@ static void dispatch(struct vmy_parser *p)
 	}
 }
 
+/* True when the plan holds a UUID() call, which only the rewrite of a read replaces. */
+static bool has_uuid(const struct vmy_scope_plan *sp)
+{
+	for (size_t i = 0; i < sp->nrefs; i++) {
+		if (sp->refs[i].rule == VMY_REF_UUID)
+			return true;
+	}
+	return false;
+}
+
 void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, struct vmy_result *out)
 {
 	static const struct vmy_policy deny_all;
@@ -164,6 +174,10 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 	out->stmt_len = stmt_end;
 	vmy_parser_init(&p, pol, sql, len, out);
 	dispatch(&p);
+	if (out->kind != VMY_READ && out->kind != VMY_REFUSED && has_uuid(&out->scope))
+		vmy_refuse(&p, AIRLOCK_E_FORBIDDEN_FUNCTION, AIRLOCK_N_NONE,
+			   "uuid() is not allowed here: only a read puts a random UUID in its place",
+			   "execute command denied to user '%.64s' for routine 'uuid'", pol->user ? pol->user : "");
 	if (out->kind == VMY_REFUSED && !p.failed)
 		vmy_syntax(&p, "airlock could not classify this statement");
 	if (out->kind == VMY_REFUSED) {

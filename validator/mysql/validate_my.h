@@ -136,12 +136,20 @@ enum vmy_show_kind {
 	VMY_SHOW_DATABASES,    /* SHOW DATABASES | SCHEMAS */
 };
 
+/*
+ * A UUID() call: MariaDB's UUID() is version 1, ending in the backend
+ * host's MAC address; the rewrite puts a random (version 4) one in its
+ * place.
+ */
+#define VMY_REF_UUID (-2)
+
 struct vmy_scoped_ref {
 	uint32_t start, end; /* [start, end): "db.table" or "table" as written, alias excluded */
 	char table[65];      /* the information_schema table, upper-case */
 	char written[65];    /* the table's name as written (unquoted) */
 	char db[65];         /* a table with a rule: its database */
-	int16_t rule;        /* index into the policy's rules; -1: an information_schema table */
+	int16_t rule;        /* index into the policy's rules; -1: an information_schema table;
+			      * VMY_REF_UUID: a UUID() call (start, end: the call) */
 	bool aliased;        /* an alias follows: the derived table takes that one */
 };
 

@@ -291,6 +291,26 @@ static void refuse_function(struct vmy_parser *p, const char *name, const char *
 		   "execute command denied to user '%.64s' for routine '%.64s'", user, name);
 }
 
+/* UUID() at the current token: recorded for the rewrite to replace (VMY_REF_UUID). */
+static bool uuid_call(struct vmy_parser *p)
+{
+	struct vmy_scope_plan *sp = &p->out->scope;
+	size_t start = vmy_peek(p, 0)->start;
+	struct vmy_scoped_ref *r;
+
+	if (!vmy_scope_room(p, NULL))
+		return false;
+	vmy_next(p);
+	vmy_next(p);
+	vmy_next(p);
+	r = &sp->refs[sp->nrefs++];
+	memset(r, 0, sizeof(*r));
+	r->rule = VMY_REF_UUID;
+	r->start = (uint32_t)start;
+	r->end = (uint32_t)p->last_end;
+	return true;
+}
+
 /* name( ... ): the denylist, then the arguments. qualified: db.name( ... ). */
 static bool call(struct vmy_parser *p, bool qualified)
 {
@@ -306,6 +326,8 @@ static bool call(struct vmy_parser *p, bool qualified)
 		refuse_function(p, lower, "stored functions (db.function()) are not allowed");
 		return false;
 	}
+	if (strcmp(lower, "uuid") == 0 && vmy_punct_at(p, 1, "(") && vmy_punct_at(p, 2, ")"))
+		return uuid_call(p);
 	reason = vmy_function_denied(p->pol, lower);
 	if (reason && strcmp(lower, "json_table") == 0) {
 		refuse_unsupported(p, "JSON_TABLE", "select the JSON column and process it instead");

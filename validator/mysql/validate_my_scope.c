@@ -280,6 +280,16 @@ static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const c
 }
 
 /*
+ * A version 4 UUID as UUID() prints one (lower case, 8-4-4-4-12): random
+ * bytes with the version nibble 4 and the variant bits 10. Each piece
+ * draws its own bytes, so each row gets its own value, as with UUID().
+ */
+#define UUID_V4                                                                                                \
+	"LOWER(CONCAT(HEX(RANDOM_BYTES(4)), '-', HEX(RANDOM_BYTES(2)), '-4', SUBSTR(HEX(RANDOM_BYTES(2)), 2)," \
+	" '-', HEX(8 + (ORD(RANDOM_BYTES(1)) & 3)), SUBSTR(HEX(RANDOM_BYTES(2)), 2), '-',"                     \
+	" HEX(RANDOM_BYTES(6))))"
+
+/*
  * Copies sql[from, to) with every scoped reference inside it replaced by
  * its filtered derived table, named as the reference was written (an alias
  * after it still wins). References are recorded in text order; one out of
@@ -301,6 +311,12 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 		if (r->start < at || r->end > to || r->end < r->start ||
 		    (r->rule >= 0 && (size_t)r->rule >= pol->nrules))
 			return false;
+		if (r->rule == VMY_REF_UUID) {
+			wbuf_put_bytes(w, sql + at, r->start - at);
+			wbuf_put_str(w, UUID_V4);
+			at = r->end;
+			continue;
+		}
 		if (r->rule < 0 && (!e || e->mode != VMY_IS_FILTER))
 			continue;
 		wbuf_put_bytes(w, sql + at, r->start - at);
@@ -421,7 +437,7 @@ static bool needs_scope(const struct vmy_scope_plan *sp)
 	for (i = 0; i < sp->nrefs; i++) {
 		const struct vmy_is_table *e = vmy_is_table_find(sp->refs[i].table);
 
-		if (sp->refs[i].rule >= 0 || (e && e->mode == VMY_IS_FILTER))
+		if (sp->refs[i].rule >= 0 || sp->refs[i].rule == VMY_REF_UUID || (e && e->mode == VMY_IS_FILTER))
 			return true;
 	}
 	return false;

@@ -377,6 +377,36 @@ static void test_rules(void **state)
 	assert_null(scope(&policy, "SELECT * FROM orders PARTITION (p0) o USE INDEX (PRIMARY)"));
 }
 
+/* UUID() ends in the backend host's MAC address: each call becomes a random version 4 UUID. */
+static void test_uuid_is_random(void **state)
+{
+	static const char *const reads[] = {
+		"SELECT UUID()",
+		"SELECT uuid ( ) AS u, id FROM orders",
+		"SELECT id FROM orders WHERE RIGHT(UUID(), 12) <> '' ORDER BY UUID()",
+		"SELECT (SELECT UUID()), UUID() FROM information_schema.TABLES",
+		"EXPLAIN SELECT UUID() FROM orders",
+		"SHOW TABLES WHERE UUID() IS NOT NULL",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		char *out = scope(&policy, reads[i]);
+		const char *at = out;
+		size_t n = 0;
+
+		assert_non_null(out);
+		while ((at = strstr(at, "RANDOM_BYTES(6)")) != NULL) {
+			n++;
+			at++;
+		}
+		assert_int_equal(n,
+				 strstr(reads[i], "UUID() FROM information") || strstr(reads[i], "ORDER BY") ? 2 : 1);
+		assert_null(strstr(out, "uuid"));
+		assert_null(strstr(out, "UUID"));
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_processlist_own_session),
 		cmocka_unit_test(test_policy_names_are_hex),
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_uuid_is_random),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
