@@ -78,9 +78,9 @@ void gen_session_release(struct server_gen *gen, const struct airlock_user *u)
 	gen->user_sessions[user_index(gen, u)]--;
 }
 
-bool gen_job_acquire(struct server_gen *gen, const struct airlock_user *u)
+void gen_job_acquire(struct server_gen *gen, const struct airlock_user *u)
 {
-	return take(&gen->user_jobs[user_index(gen, u)], u->max_jobs);
+	gen->user_jobs[user_index(gen, u)]++;
 }
 
 void gen_job_release(struct server_gen *gen, const struct airlock_user *u)

@@ -683,28 +683,18 @@ bool session_login(struct session *s, const char *how)
 
 /* ---- jobs and the audit log ---- */
 
-struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
-			      bool *busy)
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg)
 {
+	struct job_request mine = *req;
 	struct job *j;
 
-	*busy = false;
-	if (!gen_job_acquire(s->gen, s->u)) {
-		*busy = true;
-		return NULL;
-	}
-	struct job_request mine = *req;
-
 	mine.user = s->u;
+	mine.user_max_jobs = s->u->max_jobs;
+	gen_job_acquire(s->gen, s->u);
 	j = job_start(s->srv->jobs, &mine, ev, arg);
 	if (!j)
 		gen_job_release(s->gen, s->u);
 	return j;
-}
-
-void session_busy_message(const struct session *s, char *buf, size_t len)
-{
-	snprintf(buf, len, "user \"%s\" already runs %u statements or cursors, its max_jobs", s->user, s->u->max_jobs);
 }
 
 void session_job_release(struct session *s)

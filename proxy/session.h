@@ -239,16 +239,12 @@ void session_process(struct session *s);
 void session_statement_done(struct session *s);
 
 /*
- * Jobs counted against the user's max_jobs. session_job_start returns
- * NULL with *busy set when the user is at its cap, or NULL with *busy
- * clear when out of memory; each job it returned is matched by one
+ * A job for the user's statement: past the user's own max_jobs it waits
+ * in the queue (job.h user_max_jobs) as one past the server's does.
+ * NULL when out of memory; each job it returned is matched by one
  * session_job_release when its pointer is dropped.
  */
-struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
-			      bool *busy);
-/* What a statement past the user's own max_jobs is told (*busy above), the same on both protocols. */
-#define SESSION_BUSY_HINT "wait for a statement to finish or close a cursor"
-void session_busy_message(const struct session *s, char *buf, size_t len);
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg);
 void session_job_release(struct session *s);
 /* The statement's job (s->job) delivered its result: s->job is dropped and released. */
 void session_job_finished(struct session *s);

@@ -198,7 +198,7 @@ class Soak:
                 self.count(op(self, rng))
             except Exception as e:  # every outcome is counted; an unexpected one fails the soak
                 # agent_small may run 2 statements at once: more get BUSY, as they should.
-                if "BUSY" in str(e) and "agent_small" in str(e):
+                if "BUSY" in str(e) and "its max_jobs" in str(e):
                     self.count("busy (agent_small's max_jobs)")
                 elif "too many connections for this user" in str(e) or "max_connections" in str(e):
                     self.count("refused (agent_small's max_connections)")

@@ -60,6 +60,11 @@ struct job_request {
 	bool copy_header;        /* its first line is a header, not a row */
 	const void *user;        /* whose statement (a fairness key for the queue); NULL: nobody's */
 	/*
+	 * The user's own max_jobs: while that many of its jobs run, the next
+	 * waits in the queue as one past the server's max_jobs does. 0: none.
+	 */
+	uint32_t user_max_jobs;
+	/*
 	 * Postgres: a read run first in the statement's transaction, before
 	 * anything is prepared with the parameter types; a row it returns is the
 	 * oid of a parameter type outside the user's world, and the job then

@@ -26,6 +26,7 @@ struct job {
 	struct event *deadline;      /* kill at timeout_ms + kill_margin_ms, and kill_margin_ms after the result */
 	const struct job_events *ev; /* the owner's, from job_attach or job_hold */
 	void *arg;
+	const void *user;     /* the request's user, counted running against it (job_users.c) */
 	enum job_state state; /* written by job_set_state only (job_state.h) */
 	bool paused;          /* the owner's back-pressure: result frames are not read */
 	int exit_code;        /* the runner's, once it exited with its frames still unread (paused) */

@@ -20,6 +20,12 @@ struct event_base;
 struct evdns_base;
 struct launcher;
 
+/* A user with jobs running, and how many (a user's own max_jobs). */
+struct job_user_count {
+	const void *user; /* the job_request's user: a key, never read through */
+	unsigned running;
+};
+
 /* What the jobs of one manager share; the manager owns it, every job borrows it. */
 struct job_env {
 	struct event_base *base;
@@ -35,7 +41,18 @@ struct job_env {
 	/* Called, if set, whenever a running job is done: there is room for another. */
 	void (*on_finished)(void *arg);
 	void *hook_arg;
+	struct job_user_count *users; /* the users with jobs running (job_users.c) */
+	size_t nusers, users_cap;
 };
+
+/* Jobs of user (a job_request's user) running now. */
+unsigned job_user_running(const struct job_env *env, const void *user);
+/* Room for one more user in env->users; false when out of memory. */
+bool job_user_reserve(struct job_env *env);
+/* A job of user starts or stops running (job_set_state); NULL user: nobody's, not counted. */
+void job_user_add(struct job_env *env, const void *user);
+void job_user_sub(struct job_env *env, const void *user);
+void job_users_fini(struct job_env *env);
 
 /*
  * An idle job cannot serve any more: its container did not start or

@@ -21,6 +21,7 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->lost = NULL;
 	j->ev = ev;
 	j->arg = arg;
+	j->user = req->user;
 	if (j->pend_code)
 		return;
 	j->limits = *req->limits;

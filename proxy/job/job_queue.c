@@ -15,6 +15,9 @@
 #include "proxy/timeval.h"
 
 #define BUSY_MSG "BUSY: every runner is busy and the statement waited queue_wait_ms=%u ms; retry shortly"
+#define USER_BUSY_MSG                                                                                  \
+	"BUSY: this user already runs its max_jobs=%u statements or cursors and the statement waited " \
+	"queue_wait_ms=%u ms; retry shortly"
 
 static void remove_at(struct job_queue *jq, size_t k)
 {
@@ -53,12 +56,16 @@ static void on_lost(void *arg, struct job *j)
 	arm(jq);
 }
 
-static void fail_busy(struct job *j, uint32_t waited_ms)
+static void fail_busy(struct job_queue *jq, const struct job_queued *e)
 {
-	char msg[160];
+	uint32_t waited_ms = (uint32_t)(e->until_ms - e->since_ms);
+	char msg[200];
 
-	snprintf(msg, sizeof(msg), BUSY_MSG, waited_ms);
-	job_fail_later(j, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg);
+	if (!jq->room(jq->room_arg, e->user, e->user_max))
+		snprintf(msg, sizeof(msg), USER_BUSY_MSG, e->user_max, waited_ms);
+	else
+		snprintf(msg, sizeof(msg), BUSY_MSG, waited_ms);
+	job_fail_later(e->j, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg);
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
@@ -77,19 +84,21 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		}
 		remove_at(jq, k);
 		job_watch(e.j, NULL, NULL);
-		fail_busy(e.j, (uint32_t)(e.until_ms - e.since_ms));
+		fail_busy(jq, &e);
 	}
 	arm(jq);
 }
 
-void job_queue_init(struct job_queue *jq, struct job_env *env)
+void job_queue_init(struct job_queue *jq, struct job_env *env, job_queue_room_fn room, void *room_arg)
 {
 	memset(jq, 0, sizeof(*jq));
 	jq->env = env;
+	jq->room = room;
+	jq->room_arg = room_arg;
 }
 
-int job_queue_add(struct job_queue *jq, struct job *j, const void *user, const struct job_request *req,
-		  const struct job_events *ev, void *arg, uint32_t wait_ms)
+int job_queue_add(struct job_queue *jq, struct job *j, const struct job_request *req, const struct job_events *ev,
+		  void *arg, uint32_t wait_ms)
 {
 	int64_t now = monotonic_ms();
 
@@ -105,7 +114,8 @@ int job_queue_add(struct job_queue *jq, struct job *j, const void *user, const s
 		jq->cap = cap;
 	}
 	job_hold(j, req, ev, arg, on_lost, jq);
-	jq->q[jq->n++] = (struct job_queued){.j = j, .user = user, .since_ms = now, .until_ms = now + wait_ms};
+	jq->q[jq->n++] = (struct job_queued){
+		.j = j, .user = req->user, .user_max = req->user_max_jobs, .since_ms = now, .until_ms = now + wait_ms};
 	arm(jq);
 	return 0;
 }
@@ -139,15 +149,18 @@ static void mark_served(struct job_queue *jq, const void *user, int64_t now)
 
 struct job *job_queue_next(struct job_queue *jq)
 {
-	size_t best = 0;
+	size_t best = SIZE_MAX;
 	struct job *j;
 
-	if (jq->n == 0)
-		return NULL;
-	/* In arrival order, so the first of the least recently served user wins. */
-	for (size_t k = 1; k < jq->n; k++)
-		if (served_ms(jq, jq->q[k].user) < served_ms(jq, jq->q[best].user))
+	/* In arrival order, so the first of the least recently served user with room wins. */
+	for (size_t k = 0; k < jq->n; k++) {
+		if (!jq->room(jq->room_arg, jq->q[k].user, jq->q[k].user_max))
+			continue;
+		if (best == SIZE_MAX || served_ms(jq, jq->q[k].user) < served_ms(jq, jq->q[best].user))
 			best = k;
+	}
+	if (best == SIZE_MAX)
+		return NULL;
 	j = jq->q[best].j;
 	mark_served(jq, jq->q[best].user, monotonic_ms());
 	remove_at(jq, best);
@@ -159,6 +172,14 @@ struct job *job_queue_next(struct job_queue *jq)
 size_t job_queue_len(const struct job_queue *jq)
 {
 	return jq->n;
+}
+
+bool job_queue_runnable(const struct job_queue *jq)
+{
+	for (size_t k = 0; k < jq->n; k++)
+		if (jq->room(jq->room_arg, jq->q[k].user, jq->q[k].user_max))
+			return true;
+	return false;
 }
 
 void job_queue_flush(struct job_queue *jq, const char *why)

@@ -1,9 +1,10 @@
 /*
- * job_queue: statements that wait for room under the server's max_jobs,
- * for at most queue_wait_ms each, then fail with BUSY. Which waits next is
- * fair between users: the user served longest ago goes first (oldest
- * statement first within a user), so one user's burst cannot keep another
- * user's single statement waiting behind it.
+ * job_queue: statements that wait for room under the server's max_jobs
+ * or their user's own, for at most queue_wait_ms each, then fail with
+ * BUSY. Which waits next is fair between users: of the users with room,
+ * the one served longest ago goes first (oldest statement first within a
+ * user), so one user's burst cannot keep another user's single statement
+ * waiting behind it.
  *
  * Sits beside the pools under the manager (jobs.c). The queue holds held
  * jobs (job_hold) by pointer; a job that ends while held (its owner went,
@@ -12,6 +13,7 @@
 #ifndef AIRLOCK_PROXY_JOB_JOB_QUEUE_H
 #define AIRLOCK_PROXY_JOB_JOB_QUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,13 +28,19 @@ struct job_events;
 
 struct job_queued {
 	struct job *j;
-	const void *user; /* fairness key: the user's config entry */
+	const void *user;  /* fairness key: the user's config entry */
+	uint32_t user_max; /* the user's own max_jobs (0: none) */
 	int64_t since_ms;
 	int64_t until_ms;
 };
 
+/* True when a job of user (own max_jobs user_max) may run now, as far as its user goes. */
+typedef bool (*job_queue_room_fn)(void *arg, const void *user, uint32_t user_max);
+
 struct job_queue {
 	struct job_env *env; /* borrowed */
+	job_queue_room_fn room;
+	void *room_arg;
 	struct job_queued *q;
 	size_t n;
 	size_t cap;
@@ -44,16 +52,22 @@ struct job_queue {
 	size_t nserved;
 };
 
-void job_queue_init(struct job_queue *jq, struct job_env *env);
+/* room tells which users may run another job (their own max_jobs). */
+void job_queue_init(struct job_queue *jq, struct job_env *env, job_queue_room_fn room, void *room_arg);
 /*
  * A new job (job_new) holding req for user, waiting at most wait_ms. 0, or
  * -1 when the queue is full or out of memory (the caller refuses it).
  */
-int job_queue_add(struct job_queue *jq, struct job *j, const void *user, const struct job_request *req,
-		  const struct job_events *ev, void *arg, uint32_t wait_ms);
-/* The next job to run, fairly, taken out of the queue (the caller releases it); NULL when empty. */
+int job_queue_add(struct job_queue *jq, struct job *j, const struct job_request *req, const struct job_events *ev,
+		  void *arg, uint32_t wait_ms);
+/*
+ * The next job to run, fairly among those whose user has room, taken out
+ * of the queue (the caller releases it); NULL when none may run.
+ */
 struct job *job_queue_next(struct job_queue *jq);
 size_t job_queue_len(const struct job_queue *jq);
+/* True when a waiter's user has room: it would run before a newcomer. */
+bool job_queue_runnable(const struct job_queue *jq);
 /* Every job still waiting fails with BUSY (shutdown, or queue_wait_ms set to 0). */
 void job_queue_flush(struct job_queue *jq, const char *why);
 void job_queue_fini(struct job_queue *jq);

@@ -76,8 +76,10 @@ bool job_set_state(struct job *j, enum job_state to)
 	j->state = to;
 	if (to == JOB_RUNNING) {
 		j->env->running++;
+		job_user_add(j->env, j->user);
 	} else if (job_state_streams(from) && !job_state_streams(to)) {
 		j->env->running--;
+		job_user_sub(j->env, j->user);
 		if (j->env->on_finished)
 			j->env->on_finished(j->env->hook_arg);
 	}

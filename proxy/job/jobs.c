@@ -24,6 +24,14 @@ struct jobs {
 	struct event *dispatch; /* room freed: release what waits */
 };
 
+/* A job of user may run as far as its own max_jobs goes (job_queue_room_fn). */
+static bool user_room(void *arg, const void *user, uint32_t user_max)
+{
+	struct jobs *js = arg;
+
+	return !user || !user_max || job_user_running(&js->env, user) < user_max;
+}
+
 /* Waiting statements take the room that finished ones left. */
 static void jobs_dispatch_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -32,7 +40,8 @@ static void jobs_dispatch_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	while (js->env.running < js->env.cfg->max_jobs && (j = job_queue_next(&js->queue))) {
+	while (js->env.running < js->env.cfg->max_jobs && job_user_reserve(&js->env) &&
+	       (j = job_queue_next(&js->queue))) {
 		job_release_held(j);
 		job_pool_kick(&js->pools);
 	}
@@ -70,7 +79,7 @@ struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct la
 		.hook_arg = js,
 	};
 	job_pool_init(&js->pools, &js->env);
-	job_queue_init(&js->queue, &js->env);
+	job_queue_init(&js->queue, &js->env, user_room, js);
 	js->dispatch = event_new(base, -1, 0, jobs_dispatch_cb, js);
 	if (!js->dispatch) {
 		free(js);
@@ -105,6 +114,7 @@ void jobs_free(struct jobs *js)
 	event_free(js->dispatch);
 	job_pool_fini(&js->pools);
 	job_free_all(&js->env);
+	job_users_fini(&js->env);
 	free(js);
 }
 
@@ -140,13 +150,20 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 	if (!config_host_allowed(cfg, req->target->host))
 		return job_refused(js, req, ev, arg, AIRLOCK_E_HOST_NOT_ALLOWED, AIRLOCK_N_NONE,
 				   "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
-	/* No room, or others already wait for it: wait too (behind them, fairly), or be told at once. */
-	if (js->env.running >= cfg->max_jobs || job_queue_len(&js->queue)) {
+	if (!job_user_reserve(&js->env))
+		return NULL;
+	/*
+	 * No room, for the server or for the user, or others who could run
+	 * already wait for it: wait too (behind them, fairly), or be told at
+	 * once. Waiters whose own user has no room do not hold up the rest.
+	 */
+	if (js->env.running >= cfg->max_jobs || !user_room(js, req->user, req->user_max_jobs) ||
+	    job_queue_runnable(&js->queue)) {
 		if (cfg->queue_wait_ms) {
 			j = job_new(&js->env);
 			if (!j)
 				return NULL;
-			if (job_queue_add(&js->queue, j, req->user, req, ev, arg, cfg->queue_wait_ms) == 0) {
+			if (job_queue_add(&js->queue, j, req, ev, arg, cfg->queue_wait_ms) == 0) {
 				job_pool_kick(&js->pools);
 				event_active(js->dispatch, 0, 0);
 				return j;
@@ -156,6 +173,10 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 			job_attach(j, req, ev, arg);
 			return j;
 		}
+		if (!user_room(js, req->user, req->user_max_jobs))
+			return job_refused(
+				js, req, ev, arg, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
+				"BUSY: this user already runs its max_jobs statements or cursors; retry shortly");
 		return job_refused(js, req, ev, arg, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
 				   "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
 	}

@@ -161,9 +161,9 @@ void pgr_job_error(struct pg_session *s, const struct job_result *r);
 /* A runner's 'N' frame as a NoticeResponse, flushed. */
 void pgr_frame_notice(struct pg_session *s, const struct frame_error *e);
 /*
- * A job counted against the user's max_jobs (session_job_start); answers
- * the error itself and returns NULL when the user is at its cap. Each job
- * it returned is matched by one session_job_release.
+ * A job for the user's statement (session_job_start); answers the error
+ * itself and returns NULL when out of memory. Each job it returned is
+ * matched by one session_job_release.
  */
 struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev, void *arg);
 

@@ -4,7 +4,8 @@
  * longest ago goes first, a user's own statements in arrival order; the
  * queue holds JOB_QUEUE_MAX at most; a waiter that leaves (its owner
  * detached, or it was canceled) is forgotten; one that waits past its
- * queue_wait_ms fails with BUSY; a flush fails every waiter with BUSY.
+ * queue_wait_ms fails with BUSY; a flush fails every waiter with BUSY; a
+ * user with no room under its own max_jobs is passed over until it has.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -18,6 +19,14 @@
 #include "tests/proxy/job/job_fixture.h"
 
 static const int user_a, user_b, user_c;
+static const void *full_user; /* the user at its own max_jobs, or NULL */
+
+static bool room(void *arg, const void *user, uint32_t user_max)
+{
+	(void)arg;
+	assert_int_equal(user_max, 1);
+	return user != full_user;
+}
 
 struct qfix {
 	struct jfix *f;
@@ -29,7 +38,8 @@ static int setup(void **state)
 	struct qfix *x = calloc(1, sizeof(*x));
 
 	x->f = jfix_new(NULL);
-	job_queue_init(&x->q, &x->f->env);
+	full_user = NULL;
+	job_queue_init(&x->q, &x->f->env, room, NULL);
 	*state = x;
 	return 0;
 }
@@ -52,8 +62,9 @@ static struct job *add(struct qfix *x, const void *user, struct owner *o, uint32
 	struct job_request req = jfix_request(x->f, user);
 	struct job *j = job_new(&x->f->env);
 
+	req.user_max_jobs = 1;
 	assert_non_null(j);
-	assert_int_equal(job_queue_add(&x->q, j, user, &req, &owner_events, o, wait_ms), 0);
+	assert_int_equal(job_queue_add(&x->q, j, &req, &owner_events, o, wait_ms), 0);
 	return j;
 }
 
@@ -103,6 +114,8 @@ static void test_bounded(void **state)
 	struct qfix *x = *state;
 	struct job_request req = jfix_request(x->f, &user_a);
 	static struct owner o[JOB_QUEUE_MAX];
+
+	req.user_max_jobs = 1;
 	struct owner extra = {0};
 	struct job *j;
 
@@ -111,7 +124,7 @@ static void test_bounded(void **state)
 		add(x, &user_a, &o[i], 5000);
 	assert_int_equal(job_queue_len(&x->q), JOB_QUEUE_MAX);
 	j = job_new(&x->f->env);
-	assert_int_equal(job_queue_add(&x->q, j, &user_a, &req, &owner_events, &extra, 5000), -1);
+	assert_int_equal(job_queue_add(&x->q, j, &req, &owner_events, &extra, 5000), -1);
 	assert_int_equal(job_queue_len(&x->q), JOB_QUEUE_MAX);
 	job_discard(j); /* refused: never held */
 	/* A flush fails every waiter with BUSY, on a later pass. */
@@ -168,6 +181,37 @@ static void test_waits_at_most_queue_wait_ms(void **state)
 	assert_int_equal(slow.done, 1);
 }
 
+static void test_user_without_room_is_passed_over(void **state)
+{
+	struct qfix *x = *state;
+	struct owner o[4] = {{0}};
+	struct job *a1, *b1, *a2;
+
+	full_user = &user_a;
+	a1 = add(x, &user_a, &o[0], 5000);
+	assert_false(job_queue_runnable(&x->q)); /* a newcomer of another user need not wait behind a1 */
+	b1 = add(x, &user_b, &o[1], 5000);
+	assert_true(job_queue_runnable(&x->q));
+	a2 = add(x, &user_a, &o[2], 40);
+	/* a runs its max_jobs: b's statement goes, a's wait though they came first. */
+	assert_ptr_equal(next(x), b1);
+	assert_null(next(x));
+	assert_int_equal(job_queue_len(&x->q), 2);
+	/* a2 waits past its queue_wait_ms while a has no room: BUSY. */
+	jfix_run_ms(x->f, 100);
+	assert_int_equal(o[2].done, 1);
+	assert_int_equal(o[2].code, AIRLOCK_E_BUSY);
+	assert_int_equal(job_queue_len(&x->q), 1);
+	(void)a2;
+	/* One of a's finished: its oldest goes. */
+	full_user = NULL;
+	assert_ptr_equal(next(x), a1);
+	assert_null(next(x));
+	jfix_pump(x->f, 3);
+	assert_int_equal(o[0].done, 0);
+	assert_int_equal(o[1].done, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +219,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waiter_leaves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waits_at_most_queue_wait_ms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_user_without_room_is_passed_over, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

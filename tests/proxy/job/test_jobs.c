@@ -7,7 +7,9 @@
  * container; max_jobs statements run, the rest wait and run fairly as
  * room comes; with queue_wait_ms = 0 they are refused with BUSY at once;
  * a reload to queue_wait_ms = 0 fails those waiting; the pool's stop
- * fails them too.
+ * fails them too. A user's own max_jobs makes its statements wait as the
+ * server's does (BUSY at once only without a queue), while another user's
+ * run.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -52,6 +54,18 @@ static int teardown(void **state)
 static int setup_one_at_a_time(void **state)
 {
 	*state = mfix_new("max_jobs = 1\nqueue_wait_ms = 5000\n");
+	return 0;
+}
+
+static int setup_roomy(void **state)
+{
+	*state = mfix_new("max_jobs = 8\nqueue_wait_ms = 5000\n");
+	return 0;
+}
+
+static int setup_roomy_no_queue(void **state)
+{
+	*state = mfix_new("max_jobs = 8\nqueue_wait_ms = 0\n");
 	return 0;
 }
 
@@ -156,6 +170,56 @@ static void test_busy_at_once_without_a_queue(void **state)
 	assert_int_equal(b1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
 }
 
+static struct job *start_capped(struct mfix *m, const void *user, uint32_t user_max, struct owner *o)
+{
+	struct job_request req = jfix_request(m->f, user);
+	struct job *j;
+
+	req.user_max_jobs = user_max;
+	j = job_start(m->js, &req, &owner_events, o);
+	assert_non_null(j);
+	return j;
+}
+
+/* a's own max_jobs is 1: its second and third wait, then run one by one; none is refused. */
+static void test_user_max_jobs_waits(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, a2 = {0}, a3 = {0}, b1 = {0};
+
+	start_capped(m, &user_a, 1, &a1);
+	start_capped(m, &user_a, 1, &a2);
+	start_capped(m, &user_a, 1, &a3);
+	start_capped(m, &user_b, 1, &b1);
+	jfix_run_ms(m->f, 300);
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(a2.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(a3.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(b1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_true(a1.order < a2.order && a2.order < a3.order);
+}
+
+/* Without a queue, a user at its own max_jobs is told BUSY at once; another user is not. */
+static void test_user_max_jobs_busy_without_a_queue(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, a2 = {0}, b1 = {0};
+
+	start_capped(m, &user_a, 1, &a1);
+	start_capped(m, &user_a, 1, &a2);
+	start_capped(m, &user_b, 1, &b1);
+	jfix_pump(m->f, 5);
+	assert_int_equal(a2.code, AIRLOCK_E_BUSY);
+	assert_string_equal(a2.sqlstate, "53300");
+	jfix_run_ms(m->f, 200);
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(b1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	/* a's first is done: room again. */
+	start_capped(m, &user_a, 1, &a2);
+	jfix_run_ms(m->f, 200);
+	assert_int_equal(a2.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +229,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stop_fails_the_waiting, setup_one_at_a_time, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_at_once_without_a_queue, setup_no_queue, teardown),
+		cmocka_unit_test_setup_teardown(test_user_max_jobs_waits, setup_roomy, teardown),
+		cmocka_unit_test_setup_teardown(test_user_max_jobs_busy_without_a_queue, setup_roomy_no_queue,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
