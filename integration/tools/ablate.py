@@ -161,6 +161,8 @@ ROWS = [
     ("runtime-role-names", "The catalogs show only the agent's world (Postgres)",
      "a role name computed at run time read as NULL",
      "69-pg-runtime-role-names.patch", "airlockd+py:test_pg_one_role.py -k computed_at_run_time"),
+    ("pg-attacl", "The catalogs show only the agent's world (Postgres)", "column grants (attacl) read as NULL",
+     "72-pg-attacl.patch", "airlockd+py:test_pg_one_role.py -k names_another_role"),
     ("my-key-shown", "MySQL: the catalogs show only the agent's world",
      "a key listed whole or not at all in KEY_COLUMN_USAGE",
      "70-my-key-shown.patch", "airlockd+py:test_my_foreign_keys.py -k key_column_usage"),
@@ -179,6 +181,9 @@ ROWS = [
      "20-my-function-denylist.patch", "ctest:test_validate_my"),
     ("my-functions-e2e", "MySQL: no side-effect functions, no backend details", "the function denylist (MySQL)",
      "20-my-function-denylist.patch", "airlockd+py:test_my_refusals.py"),
+    ("my-uuid", "MySQL: no side-effect functions, no backend details",
+     "UUID() rewritten into a random version 4 UUID", "73-my-uuid.patch",
+     "airlockd+py:test_my_world.py -k uuid_is_random"),
     ("my-catalog-scope", "MySQL: the catalogs show only the agent's world", "the scoping rewrite (MySQL)",
      "21-my-catalog-scoping.patch", "airlockd+py:test_my_catalog_scope.py"),
     ("oci-netns", "The runner reaches only the configured database", "the container's own network namespace (OCI)",
@@ -257,6 +262,9 @@ ROWS = [
     ("queue-turns-e2e", "Statements beyond max_jobs wait their turn",
      "the user served longest ago first (arrival order)", "45-queue-turns.patch",
      "airlockd+py:test_pg_queue.py -k users_take_turns"),
+    ("user-queue", "Statements beyond max_jobs wait their turn",
+     "a user's own max_jobs waited for in the queue (BUSY at once instead)", "71-user-queue.patch",
+     "airlockd+py:test_pg_queue.py -k busy_agent_waits"),
     # From the host, the container's own user namespace already keeps a process of the runner's uid out
     # of its memory, with or without PR_SET_DUMPABLE; the test probes from inside that namespace too.
     ("runner-dumpable", "A runner's identity on the host is its own", "the runner's PR_SET_DUMPABLE 0",
