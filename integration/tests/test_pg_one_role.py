@@ -108,11 +108,19 @@ def test_no_catalog_relation_names_another_role(agent_ac, witness):
         " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
         " WHERE n.nspname IN ('pg_catalog', 'information_schema') AND c.relkind IN ('r', 'v', 'm', 'p', 'f')"
         " ORDER BY 1").splitlines()
-    named = []
+    # Counted in the backend: a whole relation would pass max_rows.
+    pattern = "%s|%s|postgres=|/postgres" % (BACKEND, witness)
+    named, read = [], 0
     for rel in rels:
-        got = repr(outcome(agent_ac, "SELECT r::text FROM %s r" % rel))
-        if BACKEND in got or witness in got or "postgres=" in got or "/postgres" in got:
-            named.append("%s: %s" % (rel, got[:300]))
+        got = outcome(agent_ac, "SELECT count(*) FILTER (WHERE r::text ~ '%s') FROM %s r" % (pattern, rel))
+        if got[0] == "rows":
+            read += 1
+            if got[1] != [(0,)]:
+                named.append("%s: %s" % (rel, got))
+        elif BACKEND in repr(got) or witness in repr(got):
+            named.append("%s: %s" % (rel, got))
+    # Most relations are readable (the rest are refused or need a privilege the agent has not).
+    assert read > 150, read
     print("role sweep: %d relations, %d name another role" % (len(rels), len(named)))
     assert not named, "\n".join(named)
 
