@@ -38,10 +38,15 @@
 	{                                       \
 		n, PGV_CATALOG_DENY, NULL, NULL \
 	}
-/* A FILTER read through the select list c (see validate_pg_catalog.h). */
-#define COLUMNS(n, f, c)                          \
-	{                                         \
-		n, PGV_CATALOG_FILTER, f, NULL, c \
+/* A FILTER read through the select list c, its rows in order o (see validate_pg_catalog.h). */
+#define COLUMNS(n, f, c, o)                          \
+	{                                            \
+		n, PGV_CATALOG_FILTER, f, NULL, c, o \
+	}
+/* A FILTER whose rows come in order o. */
+#define ORDERED(n, f, o)                                \
+	{                                               \
+		n, PGV_CATALOG_FILTER, f, NULL, NULL, o \
 	}
 /* A catalog of objects with an owner and maybe an ACL: the one role owns them, no ACL names anyone. */
 /* The columns named as jsonb_build_object's arguments. */
@@ -89,7 +94,8 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 		" r.atttypmod, r.attbyval, r.attalign, r.attstorage, r.attcompression, r.attnotnull, r.atthasdef,"
 		" r.atthasmissing, r.attidentity, r.attgenerated, r.attisdropped, r.attislocal, r.attinhcount,"
 		" r.attcollation, NULL::pg_catalog.aclitem[] AS attacl, r.attoptions, r.attfdwoptions,"
-		" r.attmissingval"),
+		" r.attmissingval",
+		"attrelid, attnum"),
 	FILTER("pg_auth_members", "false"),
 	DENY("pg_authid"),
 	PASS("pg_available_extension_versions"),
@@ -245,7 +251,8 @@ static const struct pgv_catalog_rel information_schema_rels[] = {
 	FILTER("column_options", "@N(r.table_schema,r.table_name)"),
 	GRANTS("column_privileges", "@N(r.table_schema,r.table_name)"),
 	FILTER("column_udt_usage", "@N(r.table_schema,r.table_name)"),
-	FILTER("columns", "@N(r.table_schema,r.table_name) AND @Q(r.table_schema,r.table_name,r.column_name)"),
+	ORDERED("columns", "@N(r.table_schema,r.table_name) AND @Q(r.table_schema,r.table_name,r.column_name)",
+		"table_schema, table_name, ordinal_position"),
 	FILTER("constraint_column_usage", "@N(r.table_schema,r.table_name) AND @K(r.constraint_schema,r.constraint_name)"),
 	FILTER("constraint_table_usage", "@N(r.table_schema,r.table_name) AND @K(r.constraint_schema,r.constraint_name)"),
 	FILTER("data_type_privileges", "(r.object_type <> 'TABLE' OR @N(r.object_schema,r.object_name))"),

@@ -40,6 +40,14 @@ struct pgv_catalog_rel {
 	 * fails the read (test_pg_one_role.py holds it to the backend).
 	 */
 	const char *columns;
+	/*
+	 * FILTER, or NULL: the order the filtered rows come in, where clients
+	 * read the relation without ORDER BY and rely on the order the
+	 * backend's own plan gives (a table's columns by position: the Postgres
+	 * MCP server lists them so). Behind the fence the backend reads the
+	 * filtered relation whole, in no such order.
+	 */
+	const char *order;
 };
 
 /* The entry for name (exact, case-sensitive) in schema, or NULL when the schema has no such relation. */

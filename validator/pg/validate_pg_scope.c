@@ -102,25 +102,10 @@ static void refuse_catalog(struct pgv_scope *sc, const PgQuery__RangeVar *rv, co
 			 schema, rv->relname);
 }
 
-/*
- * The order a catalog's rows come in where clients read it without ORDER BY
- * and rely on what the backend's own plan gives: a table's columns by their
- * position (the Postgres MCP server lists them so). Behind the fence the
- * backend reads the filtered catalog whole, in no such order.
- */
-static const char *catalog_order(const char *schema, const char *rel)
-{
-	if (strcmp(schema, "information_schema") == 0 && strcmp(rel, "columns") == 0)
-		return "table_schema, table_name, ordinal_position";
-	if (strcmp(schema, "pg_catalog") == 0 && strcmp(rel, "pg_attribute") == 0)
-		return "attrelid, attnum";
-	return NULL;
-}
-
 static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const char *schema,
 			    const struct pgv_catalog_rel *e)
 {
-	const char *order = catalog_order(schema, node->range_var->relname);
+	const char *order = e->order;
 	const PgQuery__RangeVar *rv = node->range_var;
 	struct pgv_sbuf sb = {0};
 

@@ -556,6 +556,11 @@ static void test_rules(void **state)
 	/* Column grants name roles: the column reads as NULL. */
 	assert_non_null(strstr(out, "NULL::pg_catalog.aclitem[] AS attacl"));
 	assert_null(strstr(out, "r.attacl"));
+	/* In the order its plan gives a table's columns: clients rely on it. */
+	assert_non_null(strstr(out, "ORDER BY attrelid, attnum OFFSET 0"));
+	free(out);
+	out = scope(&p, "SELECT column_name FROM information_schema.columns", &r);
+	assert_non_null(strstr(out, "ORDER BY table_schema, table_name, ordinal_position OFFSET 0"));
 	free(out);
 	/* Their figures read as a never analyzed, never used table's. */
 	out = scope(&p, "SELECT reltuples, relpages FROM pg_class", &r);
