@@ -155,6 +155,24 @@ def psql(url, *commands, extra=(), timeout=60):
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def pg_outcome(conn, sql, whole=False):
+    """('rows', rows, or None for a statement with no result) or ('error',
+    sqlstate, message) of sql on conn: message is the error's first line,
+    or with whole its whole text (detail and hint too). After an error the
+    transaction is rolled back; a connection lost raises."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return ("rows", cur.fetchall() if cur.description else None)
+    except psycopg2.Error as e:
+        if conn.closed:
+            raise
+        conn.rollback()
+        if whole:
+            return ("error", e.pgcode, str(e))
+        return ("error", e.pgcode, e.pgerror.splitlines()[0] if e.pgerror else "")
+
+
 def super_query(sql, db="shop"):
     """One value-per-line output of sql run as the postgres superuser."""
     r = subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-X", "-q", "-At",

@@ -10,6 +10,7 @@ import psycopg2
 import pymysql
 import pytest
 
+import itest
 from private_airlockd import PrivateAirlockd
 
 pytestmark = pytest.mark.usefixtures("snapshot_guard", "my_snapshot_guard")
@@ -43,13 +44,7 @@ COLUMN_PROBES = [
 ]
 
 
-def outcome(conn, sql):
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return ("rows", cur.fetchall())
-    except psycopg2.Error as e:
-        return ("error", e.pgcode, (e.pgerror or "").splitlines()[0])
+outcome = itest.pg_outcome
 
 
 @pytest.mark.parametrize("probe", CATALOG_PROBES)

@@ -7,7 +7,6 @@ Each is compared with the backend over the same wire (airlock_ro, the
 backend account)."""
 
 import re
-import threading
 
 import pytest
 

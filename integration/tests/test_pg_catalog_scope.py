@@ -8,7 +8,6 @@ import io
 import threading
 import time
 
-import psycopg2
 import pytest
 
 import itest
@@ -120,15 +119,7 @@ SWEEPS = [
 LEAKS = ("staff", "salar")
 
 
-def outcome(conn, sql):
-    """('rows', rows) or ('error', sqlstate, message) for sql on conn."""
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return ("rows", cur.fetchall() if cur.description else None)
-    except psycopg2.Error as e:
-        conn.rollback()
-        return ("error", e.pgcode, e.pgerror.splitlines()[0] if e.pgerror else "")
+outcome = itest.pg_outcome
 
 
 def swap(value, a, b):

@@ -227,15 +227,7 @@ def calls():
     return out
 
 
-def outcome(conn, sql):
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return ("rows", cur.fetchall() if cur.description else None)
-    except psycopg2.Error as e:
-        if conn.closed:
-            raise
-        return ("error", e.pgcode, (e.pgerror or "").splitlines()[0] if e.pgerror else "")
+outcome = itest.pg_outcome
 
 
 def normal(value, ident):

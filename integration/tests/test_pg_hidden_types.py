@@ -11,7 +11,6 @@ import os
 import re
 import struct
 
-import psycopg2
 import pytest
 
 import itest
@@ -220,15 +219,7 @@ def hidden_objects():
     itest.super_query("DROP SCHEMA {s} CASCADE; DROP FUNCTION public.hush_over(staff_salaries)".format(s=s))
 
 
-def outcome(conn, sql):
-    """('rows', rows) or ('error', sqlstate, message) for sql on conn."""
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return ("rows", cur.fetchall())
-    except psycopg2.Error as e:
-        conn.rollback()
-        return ("error", e.pgcode, e.pgerror.splitlines()[0] if e.pgerror else "")
+outcome = itest.pg_outcome
 
 
 CAST_TYPES = ["regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regoper", "regoperator",

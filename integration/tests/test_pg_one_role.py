@@ -5,7 +5,6 @@ called as the airlock user and keeps the backend role's oid, so joins from
 owners to pg_roles still find it; owners are that role; ACLs name no one;
 the backend's address and the database's size are not known."""
 
-import psycopg2
 import pytest
 
 import itest
@@ -52,13 +51,7 @@ SWEEPS = [
 
 
 def outcome(conn, sql):
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return ("rows", cur.fetchall())
-    except psycopg2.Error as e:
-        conn.rollback()
-        return ("error", e.pgcode, str(e))
+    return itest.pg_outcome(conn, sql, whole=True)
 
 
 @pytest.fixture(scope="module")
