@@ -15,7 +15,8 @@
 #     (bench/oneshot.sh) and docker run per statement.
 #  3. Bursts: psql \d orders, SQLAlchemy reflection of the three tables and
 #     3 rows of each, 100 statements back to back against 100 fresh direct
-#     connections.
+#     connections; one user's 16 clients x 10 statements at once (past its
+#     own max_jobs) against the same over fresh direct connections.
 #  4. Streaming all 200,000 orders rows: MB/s through airlock against direct
 #     psql / mysql, and airlockd's RSS before and at its peak.
 #  5. Idle authenticated connections: airlockd's RSS for them against
@@ -180,6 +181,12 @@ for rt in oci docker; do burst "d_$rt" psql -X "$(aurl "${port[$rt]}")" -c '\d o
 refl() { "$AIRLOCK_PYTHON" "$here/reflect.py" "postgresql+psycopg2://${1#postgresql://}" 5 orders customers products | sort -n | sed -n 3p; }
 printf '%-16s median_ms=%s\n' reflect_direct "$(refl "$durl")" | tee -a "$out/lat.txt"
 for rt in oci docker; do printf '%-16s median_ms=%s\n' "reflect_$rt" "$(refl "$(aurl "${port[$rt]}")")" | tee -a "$out/lat.txt"; done
+# One user (agent, with the demo's max_jobs) runs 16 clients x 10 statements at once.
+"$AIRLOCK_PYTHON" "$here/user_burst.py" burst_direct "$direct" 16 10 fresh 2>>"$out/burst.err" | tee -a "$out/lat.txt"
+for rt in oci docker; do
+	"$AIRLOCK_PYTHON" "$here/user_burst.py" "burst_$rt" "$(via "${port[$rt]}")" 16 10 2>>"$out/burst.err" | tee -a "$out/lat.txt"
+done
+[[ -s $out/burst.err ]] && { echo "failures:"; cat "$out/burst.err"; }
 
 echo
 echo "== 4. streaming 200,000 orders rows"
@@ -239,6 +246,8 @@ for c in 1 4 16 64; do
 done
 row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
 row "SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_oci)" "$(f reflect_docker)" "$(f reflect_direct)" "$(f reflect_direct)"
+row "one user's 16 clients x 10 statements, ms (errors oci/docker: $(f burst_oci errors)/$(f burst_docker errors); fresh direct connections)" \
+	"$(f burst_oci)" "$(f burst_docker)" "$(f burst_direct)" "$(f burst_direct)"
 row "streaming 200,000 rows, MB/s (direct psql)" "$(f s_oci mb_s)" "$(f s_docker mb_s)" "$(f s_direct mb_s)" "$(f s_direct mb_s)"
 row "airlockd RSS before / at peak while streaming, kB" "$(f s_oci rss_before_kb) / $(f s_oci rss_peak_kb)" "$(f s_docker rss_before_kb) / $(f s_docker rss_peak_kb)" "-" "0"
 row "MySQL streaming, MB/s (direct mysql)" "$(f s_my_oci mb_s)" "-" "$(f s_my_direct mb_s)" "$(f s_my_direct mb_s)"
