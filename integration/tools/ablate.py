@@ -50,7 +50,6 @@ proof; "NO" means the test does not depend on that mechanism)."""
 
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -521,7 +520,17 @@ def run_test(spec, rootfs, ablation):
             lock.close()  # closing the file releases the lock
 
 
+OPTIONS = ("--list", "--control", "--hold", "--no-lock", "--roles-too")
+
+
 def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(__doc__)
+        return 0
+    unknown = [a for a in argv if a.startswith("-") and a not in OPTIONS]
+    if unknown:
+        print("unknown option %s; see --help" % " ".join(unknown), file=sys.stderr)
+        return 2
     if "--list" in argv:
         for row in ROWS:
             print("%-16s %s | %s | %s" % (row[0], row[1], row[2], row[4]))
