@@ -683,22 +683,36 @@ bool session_login(struct session *s, const char *how)
 
 /* ---- jobs and the audit log ---- */
 
-struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg)
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
+			      bool *busy)
 {
 	struct job_request mine = *req;
 	struct job *j;
 
+	*busy = s->njobs > 0 && !jobs_user_has_room(s->srv->jobs, s->u, s->u->max_jobs);
+	if (*busy)
+		return NULL;
 	mine.user = s->u;
 	mine.user_max_jobs = s->u->max_jobs;
 	gen_job_acquire(s->gen, s->u);
 	j = job_start(s->srv->jobs, &mine, ev, arg);
 	if (!j)
 		gen_job_release(s->gen, s->u);
+	else
+		s->njobs++;
 	return j;
+}
+
+void session_busy_message(const struct session *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "user \"%s\" already runs %u statements or cursors, its max_jobs, this session's among them",
+		 s->user, s->u->max_jobs);
 }
 
 void session_job_release(struct session *s)
 {
+	if (s->njobs)
+		s->njobs--;
 	gen_job_release(s->gen, s->u);
 }
 

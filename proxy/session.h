@@ -161,6 +161,7 @@ struct session {
 
 	/* The running statement. */
 	struct job *job;
+	unsigned njobs;  /* jobs of this session not yet released (its statement, open cursors and portals) */
 	bool out_paused; /* a job is paused until the client's output drains */
 	uint64_t fingerprint;
 	struct timespec t0;
@@ -240,11 +241,17 @@ void session_statement_done(struct session *s);
 
 /*
  * A job for the user's statement: past the user's own max_jobs it waits
- * in the queue (job.h user_max_jobs) as one past the server's does.
- * NULL when out of memory; each job it returned is matched by one
+ * in the queue (job.h user_max_jobs) as one past the server's does. A
+ * session that holds jobs already (open cursors, portals) would wait for
+ * itself: past its user's max_jobs it gets NULL with *busy set. NULL with
+ * *busy clear when out of memory. Each job it returned is matched by one
  * session_job_release when its pointer is dropped.
  */
-struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg);
+struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
+			      bool *busy);
+/* What a statement is told past its user's max_jobs while its session holds jobs (*busy above). */
+#define SESSION_BUSY_HINT "wait for a statement to finish or close a cursor"
+void session_busy_message(const struct session *s, char *buf, size_t len);
 void session_job_release(struct session *s);
 /* The statement's job (s->job) delivered its result: s->job is dropped and released. */
 void session_job_finished(struct session *s);

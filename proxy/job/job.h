@@ -131,6 +131,8 @@ unsigned jobs_live(const struct jobs *js);
  * then fails with BUSY. Returns NULL only when out of memory.
  */
 struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg);
+/* True when user (a job_request's) runs fewer than user_max jobs now (0: no cap). */
+bool jobs_user_has_room(struct jobs *js, const void *user, uint32_t user_max);
 /* Asks the runner to cancel the statement (an 'E' 57014 follows). */
 void job_cancel(struct job *j);
 /* Back-pressure: stop/resume reading result frames. */

@@ -141,9 +141,15 @@ static struct job *job_refused(struct jobs *js, const struct job_request *req, c
 	return j;
 }
 
+bool jobs_user_has_room(struct jobs *js, const void *user, uint32_t user_max)
+{
+	return user_room(js, user, user_max);
+}
+
 struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg)
 {
 	const struct airlock_config *cfg = js->env.cfg;
+	bool user_full;
 	struct job *j;
 
 	/* Refusals that need no container never take or start one. */
@@ -152,13 +158,13 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 				   "HOST_NOT_ALLOWED: the target database host is not in the host allowlist");
 	if (!job_user_reserve(&js->env))
 		return NULL;
+	user_full = !user_room(js, req->user, req->user_max_jobs);
 	/*
 	 * No room, for the server or for the user, or others who could run
 	 * already wait for it: wait too (behind them, fairly), or be told at
 	 * once. Waiters whose own user has no room do not hold up the rest.
 	 */
-	if (js->env.running >= cfg->max_jobs || !user_room(js, req->user, req->user_max_jobs) ||
-	    job_queue_runnable(&js->queue)) {
+	if (js->env.running >= cfg->max_jobs || user_full || job_queue_runnable(&js->queue)) {
 		if (cfg->queue_wait_ms) {
 			j = job_new(&js->env);
 			if (!j)
@@ -173,7 +179,7 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 			job_attach(j, req, ev, arg);
 			return j;
 		}
-		if (!user_room(js, req->user, req->user_max_jobs))
+		if (user_full)
 			return job_refused(
 				js, req, ev, arg, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
 				"BUSY: this user already runs its max_jobs statements or cursors; retry shortly");

@@ -220,6 +220,8 @@ static void start(struct my_session *s, const char *sql, bool describe, const st
 		.describe = describe,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
+	char msg[320];
+	bool busy;
 
 	/* max_statement_time / max_execution_time: the session's own, within the user's. */
 	limits.timeout_ms = myv_timeout_ms(s);
@@ -229,7 +231,12 @@ static void start(struct my_session *s, const char *sql, bool describe, const st
 		settings[req.nsettings++] = (struct job_setting){"database", s->database};
 	if (!myv_collation_is_default(&s->vars))
 		settings[req.nsettings++] = (struct job_setting){"collation", s->vars.collation};
-	s->core.job = session_job_start(&s->core, &req, ev, arg);
+	s->core.job = session_job_start(&s->core, &req, ev, arg, &busy);
+	if (!s->core.job && busy) {
+		session_busy_message(&s->core, msg, sizeof(msg));
+		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, SESSION_BUSY_HINT);
+		return;
+	}
 	if (!s->core.job) {
 		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;

@@ -162,8 +162,9 @@ void pgr_job_error(struct pg_session *s, const struct job_result *r);
 void pgr_frame_notice(struct pg_session *s, const struct frame_error *e);
 /*
  * A job for the user's statement (session_job_start); answers the error
- * itself and returns NULL when out of memory. Each job it returned is
- * matched by one session_job_release.
+ * itself and returns NULL when the session holds jobs past its user's
+ * max_jobs or memory ran out. Each job it returned is matched by one
+ * session_job_release.
  */
 struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev, void *arg);
 

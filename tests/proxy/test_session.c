@@ -670,9 +670,10 @@ static void test_close_logs_why_and_frees_later(void **state)
 static const struct job_events no_events = {0};
 
 /*
- * session_job_start counts each job of the user until it is released, and
- * a job past the user's own max_jobs waits in the queue rather than being
- * refused (test_jobs.c has what the queue then does).
+ * session_job_start counts each job of the user and of the session until
+ * it is released; past its user's max_jobs a session that holds a job is
+ * told BUSY at once (it would wait for itself), others wait in the queue
+ * (test_jobs.c).
  */
 static void test_user_max_jobs(void **state)
 {
@@ -681,9 +682,10 @@ static void test_user_max_jobs(void **state)
 	char root[64] = "/tmp/airlock-sessiontest-XXXXXX", statedir[96], cmd[128];
 	struct oci_options o = {.runtime = "/bin/false", .state_dir = statedir};
 	struct launcher *l;
-	struct job *j1, *j2;
+	struct job *j1, *j2, *j3;
 	struct job_request req;
 	char *saved_dir;
+	bool busy;
 
 	assert_non_null(mkdtemp(root));
 	snprintf(statedir, sizeof(statedir), "%s/state", root);
@@ -699,16 +701,22 @@ static void test_user_max_jobs(void **state)
 	((struct airlock_user *)f->t->core.u)->max_jobs = 1;
 	req = (struct job_request){.target = f->t->core.u->target, .limits = &f->t->core.u->limits, .sql = "SELECT 1"};
 
-	j1 = session_job_start(&f->t->core, &req, &no_events, NULL);
+	j1 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
 	assert_non_null(j1);
-	j2 = session_job_start(&f->t->core, &req, &no_events, NULL);
-	assert_non_null(j2); /* waits for j1's room */
-	assert_int_equal(f->srv.gen->user_jobs[0], 2);
-	job_detach(j2);
-	session_job_release(&f->t->core);
+	assert_false(busy);
+	assert_int_equal(f->t->core.njobs, 1);
+	j2 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	assert_null(j2);
+	assert_true(busy);
+	assert_int_equal(f->srv.gen->user_jobs[0], 1);
 	job_detach(j1);
 	session_job_release(&f->t->core);
 	assert_int_equal(f->srv.gen->user_jobs[0], 0);
+	assert_int_equal(f->t->core.njobs, 0);
+	j3 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	assert_non_null(j3);
+	job_detach(j3);
+	session_job_release(&f->t->core);
 
 	jobs_stop_pool(f->srv.jobs);
 	pump(f);

@@ -187,7 +187,11 @@ static void test_user_max_jobs_waits(void **state)
 	struct mfix *m = *state;
 	struct owner a1 = {0}, a2 = {0}, a3 = {0}, b1 = {0};
 
+	assert_true(jobs_user_has_room(m->js, &user_a, 1));
 	start_capped(m, &user_a, 1, &a1);
+	assert_false(jobs_user_has_room(m->js, &user_a, 1));
+	assert_true(jobs_user_has_room(m->js, &user_a, 2));
+	assert_true(jobs_user_has_room(m->js, &user_a, 0));
 	start_capped(m, &user_a, 1, &a2);
 	start_capped(m, &user_a, 1, &a3);
 	start_capped(m, &user_b, 1, &b1);
