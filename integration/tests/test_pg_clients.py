@@ -1,5 +1,6 @@
 """Clients that Describe statements, ask for binary results and read
-portals a few rows at a time: pgx (Go, Debian's package), postgres.js,
+portals a few rows at a time: pgx (Go, Debian's package), lib/pq (Go's
+database/sql driver, whose db.Begin() sends BEGIN READ WRITE), postgres.js,
 node-postgres' pg-cursor, psycopg 3 (binary cursors, named server-side
 cursors, pipelines, a query run 100 times, rollback after an error) and
 PgJDBC (a PreparedStatement run 20 times, setFetchSize, getMetaData).
@@ -32,6 +33,36 @@ def pgx_bin():
     subprocess.run(["go", "build", "-o", exe, os.path.join(CLIENTS, "pgx_check.go")], check=True, env=env,
                    timeout=600, cwd=out)
     return exe
+
+
+@pytest.fixture(scope="module")
+def pq_bin():
+    """pq_check built against Debian's lib/pq (GOPATH mode: no module download)."""
+    out = tempfile.mkdtemp(prefix="airlock-pq-")
+    env = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=os.path.join(out, "cache"),
+               GOFLAGS="")
+    exe = os.path.join(out, "pq_check")
+    subprocess.run(["go", "build", "-o", exe, os.path.join(CLIENTS, "pq_check.go")], check=True, env=env,
+                   timeout=600, cwd=out)
+    return exe
+
+
+def test_lib_pq_transactions_same_as_direct(pq_bin):
+    """db.Begin() (BEGIN READ WRITE) and BeginTx ReadOnly, with reads over both protocols inside:
+    the same as directly. A write inside the block is refused (NOT_READ_ONLY; directly the backend
+    role lacks the privilege), and the connection goes on."""
+    # lib/pq asks for TLS unless told otherwise; the backend here has none, airlock's listener has.
+    got = pgx_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="disable"))
+    over_tls = pgx_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="require"))
+    want = pgx_run(pq_bin, itest.with_params(itest.direct_url(), sslmode="disable"))
+    assert over_tls == got
+    write = got.pop("write")
+    assert write["code"] == "25006" and write["message"].startswith("NOT_READ_ONLY"), write
+    assert want.pop("write")["code"] in ("42501", "25006")
+    assert got == want
+    assert got["begin"] is None and got["commit"] is None
+    assert [r[0] for r in got["tx_simple"]] == ["1", "2", "3"]
+    assert got["after"] == [["still", "usable"]]
 
 
 def pgx_run(exe, url, *mode):

@@ -114,6 +114,27 @@ def test_session_stays_usable_after_refusals(agent_ac):
             assert cur.fetchall() == [(200,)]
 
 
+def test_read_write_transaction_is_taken_and_stays_read_only(agent_ac):
+    """BEGIN READ WRITE and SET TRANSACTION READ WRITE are taken, as Postgres takes them under
+    default_transaction_read_only (lib/pq's db.Begin() sends the first); reads inside run, a write
+    is refused, and as the session's default READ WRITE is refused."""
+    with agent_ac.cursor() as cur:
+        for begin in (["BEGIN READ WRITE"], ["BEGIN", "SET TRANSACTION READ WRITE"],
+                      ["START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ WRITE"]):
+            for stmt in begin:
+                cur.execute(stmt)
+            cur.execute("SELECT count(*) FROM products")
+            assert cur.fetchall() == [(200,)]
+            cur.execute("COMMIT")
+        cur.execute("BEGIN READ WRITE")
+    e = refused(agent_ac, "UPDATE orders SET amount = 0 WHERE id = 1")
+    assert e.pgcode == "25006" and "NOT_READ_ONLY" in e.pgerror
+    with agent_ac.cursor() as cur:
+        cur.execute("ROLLBACK")
+    e = refused(agent_ac, "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE")
+    assert e.pgcode == "25006"
+
+
 @pytest.mark.parametrize("sql", [
     "SET default_transaction_read_only = off",
     "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE",
@@ -123,6 +144,7 @@ def test_session_stays_usable_after_refusals(agent_ac):
     "RESET ALL",
     "LOAD 'auto_explain'",
     "BEGIN READ WRITE",
+    "START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE",
 ])
 def test_cannot_leave_read_only(agent_ac, sql):
     """Whatever the session statement does, the next write is still refused

@@ -173,11 +173,11 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 {
 	switch (v->kind) {
 	case PGV_BEGIN:
-		if (v->read_write) {
-			pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "airlock transactions are read-only",
-				  "use BEGIN or BEGIN READ ONLY", 0);
-			return;
-		}
+		/*
+		 * BEGIN READ WRITE too (lib/pq's db.Begin() sends it): Postgres
+		 * takes it whatever default_transaction_read_only says, and what
+		 * the block runs is checked and run read-only as every statement.
+		 */
 		if (s->txn != 'I') {
 			pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_TRANSACTION_IN_PROGRESS,
 				    "there is already a transaction in progress");
@@ -463,9 +463,10 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		pgr_local_done(s, v->name[0] ? "DEALLOCATE" : "DEALLOCATE ALL");
 		break;
 	case PGV_SET_TRANSACTION:
-		if (v->read_write) {
-			pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "airlock transactions are read-only",
-				  NULL, 0);
+		/* READ WRITE for one transaction is taken as in BEGIN; as the session's default it is not. */
+		if (v->read_write && strcmp(v->name, "session_characteristics") == 0) {
+			pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "airlock sessions are read-only",
+				  "leave default_transaction_read_only as it is", 0);
 			break;
 		}
 		pgr_local_done(s, "SET");

@@ -95,7 +95,8 @@ struct pgv_result {
 			   * BEGIN / SET TRANSACTION: the isolation level if given */
 	bool is_local;    /* SET LOCAL */
 	bool set_default; /* SET name TO DEFAULT (treat as RESET) */
-	bool read_write;  /* BEGIN/SET TRANSACTION asked for READ WRITE (session refuses it) */
+	bool read_write;  /* BEGIN/SET TRANSACTION asked for READ WRITE (the session refuses it
+			   * as the session's default only) */
 
 	/* PGV_DECLARE / PGV_FETCH: */
 	bool hold;           /* WITH HOLD */
