@@ -16,7 +16,6 @@ static void gen_free(struct server_gen *gen)
 {
 	config_free(gen->cfg);
 	free(gen->user_sessions);
-	free(gen->user_jobs);
 	if (gen->my_sha2_cache)
 		explicit_bzero(gen->my_sha2_cache, gen->cfg_nusers * sizeof(*gen->my_sha2_cache));
 	free(gen->my_sha2_cache);
@@ -35,12 +34,11 @@ struct server_gen *gen_new(struct airlock_config *cfg)
 	}
 	gen->cfg = cfg;
 	gen->user_sessions = calloc(n, sizeof(*gen->user_sessions));
-	gen->user_jobs = calloc(n, sizeof(*gen->user_jobs));
 	gen->my_sha2_cache = calloc(n, sizeof(*gen->my_sha2_cache));
 	gen->my_sha2_valid = calloc(n, sizeof(*gen->my_sha2_valid));
 	gen->cfg_nusers = n;
 	gen->refs = 1;
-	if (!gen->user_sessions || !gen->user_jobs || !gen->my_sha2_cache || !gen->my_sha2_valid) {
+	if (!gen->user_sessions || !gen->my_sha2_cache || !gen->my_sha2_valid) {
 		gen_free(gen);
 		return NULL;
 	}
@@ -76,16 +74,6 @@ bool gen_session_acquire(struct server_gen *gen, const struct airlock_user *u)
 void gen_session_release(struct server_gen *gen, const struct airlock_user *u)
 {
 	gen->user_sessions[user_index(gen, u)]--;
-}
-
-void gen_job_acquire(struct server_gen *gen, const struct airlock_user *u)
-{
-	gen->user_jobs[user_index(gen, u)]++;
-}
-
-void gen_job_release(struct server_gen *gen, const struct airlock_user *u)
-{
-	gen->user_jobs[user_index(gen, u)]--;
 }
 
 uint8_t *gen_sha2_entry(struct server_gen *gen, const struct airlock_user *u, bool *valid)

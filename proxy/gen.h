@@ -20,7 +20,6 @@ struct airlock_user;
 struct server_gen {
 	struct airlock_config *cfg; /* owned */
 	unsigned *user_sessions;    /* per cfg->users index */
-	unsigned *user_jobs;        /* per cfg->users index: jobs held, waiting or running, cursors included */
 	/* caching_sha2_password's fast-path cache, per cfg->users index: SHA256(SHA256(password)),
 	 * filled by a successful full authentication and valid for this generation only. */
 	uint8_t (*my_sha2_cache)[32];
@@ -38,9 +37,6 @@ void gen_release(struct server_gen *gen);
 /* One more session of u; false when u already has max_connections. */
 bool gen_session_acquire(struct server_gen *gen, const struct airlock_user *u);
 void gen_session_release(struct server_gen *gen, const struct airlock_user *u);
-/* One more job of u (its max_jobs is kept by the job queue: job.h user_max_jobs). */
-void gen_job_acquire(struct server_gen *gen, const struct airlock_user *u);
-void gen_job_release(struct server_gen *gen, const struct airlock_user *u);
 
 /* u's caching_sha2_password cache entry (32 bytes) and whether it is filled. */
 uint8_t *gen_sha2_entry(struct server_gen *gen, const struct airlock_user *u, bool *valid);

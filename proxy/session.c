@@ -694,11 +694,8 @@ struct job *session_job_start(struct session *s, const struct job_request *req, 
 		return NULL;
 	mine.user = s->u;
 	mine.user_max_jobs = s->u->max_jobs;
-	gen_job_acquire(s->gen, s->u);
 	j = job_start(s->srv->jobs, &mine, ev, arg);
-	if (!j)
-		gen_job_release(s->gen, s->u);
-	else
+	if (j)
 		s->njobs++;
 	return j;
 }
@@ -713,7 +710,6 @@ void session_job_release(struct session *s)
 {
 	if (s->njobs)
 		s->njobs--;
-	gen_job_release(s->gen, s->u);
 }
 
 void session_job_finished(struct session *s)
