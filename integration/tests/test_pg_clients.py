@@ -23,28 +23,27 @@ CLIENTS = os.path.join(itest.REPO, "integration", "clients")
 NODE_PATH = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
 
 
-@pytest.fixture(scope="module")
-def pgx_bin():
-    """pgx_check built against Debian's pgx v4 (GOPATH mode: no module download)."""
-    out = tempfile.mkdtemp(prefix="airlock-pgx-")
+def go_build(name):
+    """integration/clients/NAME.go built against Debian's Go packages (GOPATH mode: no module download)."""
+    out = tempfile.mkdtemp(prefix="airlock-%s-" % name)
     env = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=os.path.join(out, "cache"),
                GOFLAGS="")
-    exe = os.path.join(out, "pgx_check")
-    subprocess.run(["go", "build", "-o", exe, os.path.join(CLIENTS, "pgx_check.go")], check=True, env=env,
+    exe = os.path.join(out, name)
+    subprocess.run(["go", "build", "-o", exe, os.path.join(CLIENTS, name + ".go")], check=True, env=env,
                    timeout=600, cwd=out)
     return exe
+
+
+@pytest.fixture(scope="module")
+def pgx_bin():
+    """pgx_check built against Debian's pgx v4."""
+    return go_build("pgx_check")
 
 
 @pytest.fixture(scope="module")
 def pq_bin():
-    """pq_check built against Debian's lib/pq (GOPATH mode: no module download)."""
-    out = tempfile.mkdtemp(prefix="airlock-pq-")
-    env = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=os.path.join(out, "cache"),
-               GOFLAGS="")
-    exe = os.path.join(out, "pq_check")
-    subprocess.run(["go", "build", "-o", exe, os.path.join(CLIENTS, "pq_check.go")], check=True, env=env,
-                   timeout=600, cwd=out)
-    return exe
+    """pq_check built against Debian's lib/pq."""
+    return go_build("pq_check")
 
 
 def test_lib_pq_transactions_same_as_direct(pq_bin):
@@ -52,9 +51,9 @@ def test_lib_pq_transactions_same_as_direct(pq_bin):
     the same as directly. A write inside the block is refused (NOT_READ_ONLY; directly the backend
     role lacks the privilege), and the connection goes on."""
     # lib/pq asks for TLS unless told otherwise; the backend here has none, airlock's listener has.
-    got = pgx_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="disable"))
-    over_tls = pgx_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="require"))
-    want = pgx_run(pq_bin, itest.with_params(itest.direct_url(), sslmode="disable"))
+    got = go_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="disable"))
+    over_tls = go_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="require"))
+    want = go_run(pq_bin, itest.with_params(itest.direct_url(), sslmode="disable"))
     assert over_tls == got
     write = got.pop("write")
     assert write["code"] == "25006" and write["message"].startswith("NOT_READ_ONLY"), write
@@ -65,7 +64,7 @@ def test_lib_pq_transactions_same_as_direct(pq_bin):
     assert got["after"] == [["still", "usable"]]
 
 
-def pgx_run(exe, url, *mode):
+def go_run(exe, url, *mode):
     out = subprocess.run([exe, url, *mode], capture_output=True, text=True, timeout=300, env=itest.clean_env())
     assert out.returncode == 0, out.stderr
     return {d["step"]: d["value"] for d in map(json.loads, out.stdout.splitlines())}
@@ -79,8 +78,8 @@ def assert_refused_like_backend(got, want, airlock_code):
 
 def test_pgx_same_as_direct(pgx_bin):
     """pgx prepares, Describes and binds with binary formats; its statement cache reuses the description."""
-    got = pgx_run(pgx_bin, itest.AGENT_URL)
-    want = pgx_run(pgx_bin, itest.direct_url())
+    got = go_run(pgx_bin, itest.AGENT_URL)
+    want = go_run(pgx_bin, itest.direct_url())
     assert_refused_like_backend(got.pop("refused"), want.pop("refused"), "NOT_READ_ONLY")
     assert got == want
     assert got["select_1"] == {"value": 1, "err": None}
@@ -91,8 +90,8 @@ def test_pgx_same_as_direct(pgx_bin):
 def test_pgx_simple_protocol(pgx_bin):
     """PreferSimpleProtocol: the same, except a batch, which pgx then sends as one string of
     several statements: refused as MULTI_STATEMENT, the session usable after."""
-    got = pgx_run(pgx_bin, itest.AGENT_URL, "simple")
-    want = pgx_run(pgx_bin, itest.direct_url(), "simple")
+    got = go_run(pgx_bin, itest.AGENT_URL, "simple")
+    want = go_run(pgx_bin, itest.direct_url(), "simple")
     assert_refused_like_backend(got.pop("refused"), want.pop("refused"), "NOT_READ_ONLY")
     batch = got.pop("batch")
     assert batch["errs"][0]["message"].startswith("MULTI_STATEMENT")
