@@ -112,6 +112,10 @@ static const struct bench_case scope_cases[] = {
 	 "SELECT o.id, o.amount, c.name FROM orders o JOIN customers c "
 	 "ON c.id = o.customer_id WHERE o.amount > 100 ORDER BY o.id LIMIT 50",
 	 PGV_READ},
+	{"scope_functions",
+	 "SELECT date_trunc('day', created_at) AS d, count(*), round(avg(amount), 2) FROM orders "
+	 "WHERE created_at > now() - interval '30 days' GROUP BY 1 ORDER BY 1",
+	 PGV_READ},
 	{"scope_psql_d",
 	 "SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_namespace n "
 	 "ON n.oid = c.relnamespace WHERE c.relname OPERATOR(pg_catalog.~) '^(orders)$' COLLATE pg_catalog.default "

@@ -60,6 +60,8 @@ struct airlock_user {
 	char *database;                      /* database name the client connects to */
 	char **tables;                       /* allowlist entries: "schema.table" or "schema.*" */
 	size_t ntables;
+	char **functions; /* functions the database defines that this user may call: "schema.name" or "schema.*" */
+	size_t nfunctions;
 	struct airlock_limits limits;
 	uint32_t max_connections; /* concurrent sessions of this user */
 	uint32_t max_jobs;        /* statements (and open cursors) of this user running at once */

@@ -24,7 +24,7 @@
 #define CONF_MAX_LINE 197
 #define CONF_INI_BUFFER 4096
 /* Rows the key table may have (struct conf_seen keeps a line per row). */
-#define CONF_MAX_KEYS 72
+#define CONF_MAX_KEYS 80
 
 enum conf_section {
 	SECT_NONE, /* before the first header */

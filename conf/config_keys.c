@@ -115,6 +115,8 @@ const struct conf_key conf_keys[] = {
 	KEY(USER, "database", CT_TEXT, USR(database), 0, NULL, .expect = "the database name clients connect to"),
 	KEY(USER, "tables", CT_TABLE_LIST, USR(tables), 0, NULL, .off2 = USR(ntables),
 	    .expect = "a comma-separated list of schema.table, table or schema.*"),
+	KEY(USER, "functions", CT_TABLE_LIST, USR(functions), 0, NULL, .off2 = USR(nfunctions),
+	    .expect = "a comma-separated list of schema.function, function or schema.*"),
 	KEY(USER, "timeout_ms", CT_U32, USR(limits.timeout_ms), 0, "10000", .min = 1, .max = 3600000),
 	KEY(USER, "memory_mb", CT_U32, USR(limits.memory_mb), 0, "128", .min = 16, .max = 65536),
 	KEY(USER, "backend_memory_mb", CT_U32, USR(limits.backend_memory_mb), 0, "256", .min = 16, .max = 65536),

@@ -117,6 +117,8 @@ static void pg_check_user(const struct airlock_user *u, struct config_errors *er
 		.search_path = path,
 		.nsearch_path = 1,
 		.user = u->name,
+		.functions = (const char *const *)u->functions,
+		.nfunctions = u->nfunctions,
 	};
 	const struct checker c = {pg_statement_ok, &pol, '"', "", u->name, errs};
 	size_t i;

@@ -90,15 +90,9 @@ SAFE_OID = {
     "pg_stat_get_db_tuples_inserted": "database", "pg_stat_get_db_tuples_returned": "database",
     "pg_stat_get_db_tuples_updated": "database", "pg_stat_get_db_xact_commit": "database",
     "pg_stat_get_db_xact_rollback": "database",
-    # Functions and operators are shown (docs/limits.md); each looks in its own catalog only.
-    "pg_function_is_visible": "function", "pg_operator_is_visible": "operator",
-    "pg_get_function_arg_default": "function", "pg_get_function_arguments": "function",
-    "pg_get_function_identity_arguments": "function", "pg_get_function_result": "function",
-    "pg_get_function_sqlbody": "function", "pg_get_functiondef": "function",
-    "pg_stat_get_function_calls": "function", "pg_stat_get_function_self_time": "function",
-    "pg_stat_get_function_total_time": "function", "pg_stat_get_xact_function_calls": "function",
-    "pg_stat_get_xact_function_self_time": "function",
-    "pg_stat_get_xact_function_total_time": "function",
+    # Operators are shown (docs/limits.md); it looks in its own catalog only. (The functions that take
+    # a function's oid are guarded: one the database defines is missing unless the user lists it.)
+    "pg_operator_is_visible": "operator",
     # Collations, conversions, operator classes and families, access methods.
     "pg_collation_is_visible": "collation", "pg_conversion_is_visible": "conversion",
     "pg_opclass_is_visible": "operator class", "pg_opfamily_is_visible": "operator family",

@@ -23,6 +23,8 @@ static void session_policy(struct pg_session *s, struct pgv_policy *pol, const c
 		.user = s->core.u->name,
 		.rules = s->core.u->rules,
 		.nrules = s->core.u->nrules,
+		.functions = (const char *const *)s->core.u->functions,
+		.nfunctions = s->core.u->nfunctions,
 	};
 	pol->nsearch_path = pgs_search_path(&s->set, path);
 }

@@ -70,6 +70,7 @@ bool vw_put_request(struct wbuf *w, enum vw_op op, const struct pgv_policy *pg, 
 	put_list(w, pg->search_path, pg->nsearch_path);
 	put_opt(w, pg->user);
 	put_rules(w, pg->rules, pg->nrules);
+	put_list(w, pg->functions, pg->nfunctions);
 	/* MySQL */
 	put_opt(w, my->user);
 	put_opt(w, my->database);
@@ -232,7 +233,8 @@ static bool get_policies(struct rbuf *r, struct vw_request *req)
 
 	if (!get_list(r, req, &req->pg.tables, &req->pg.ntables) ||
 	    !get_list(r, req, &req->pg.search_path, &req->pg.nsearch_path) || !get_opt(r, req, &req->pg.user) ||
-	    !get_rules(r, req, &req->pg.rules, &req->pg.nrules))
+	    !get_rules(r, req, &req->pg.rules, &req->pg.nrules) ||
+	    !get_list(r, req, &req->pg.functions, &req->pg.nfunctions))
 		return false;
 	if (!get_opt(r, req, &req->my.user) || !get_opt(r, req, &req->my.database) ||
 	    !get_list(r, req, &req->my.tables, &req->my.ntables) || !rbuf_get_u8(r, &flags) || flags > 15 ||

@@ -72,6 +72,15 @@ struct pgv_policy {
 	 * tables): validate_pg_scope reads each through them. */
 	const struct airlock_rule *rules;
 	size_t nrules;
+	/*
+	 * The functions defined in the database this user may call:
+	 * "schema.name" or "schema.*", as stored (the config folds them to
+	 * lower case). Any other function outside pg_catalog and
+	 * information_schema is refused: its body runs with the backend role's
+	 * grants, past tables, filters and masks.
+	 */
+	const char *const *functions;
+	size_t nfunctions;
 };
 
 struct pgv_result {

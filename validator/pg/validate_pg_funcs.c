@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "base/name_table.h"
+#include "validator/pg/validate_pg.h"
 #include "validator/pg/validate_pg_proc.h"
+#include "validator/pg/validate_pg_types.h"
 
 static const char R_FILE[] = "it reads or lists files on the database server";
 static const char R_FILE_WRITE[] = "it writes, renames or removes files on the database server";
@@ -147,6 +149,8 @@ const char *pgv_function_refused(const char *schema, const char *name)
 	else if (schema)
 		return NULL; /* a function of the world's own schemas */
 	e = pgv_proc_find(name);
+	if (!e && want == PGV_PROC_PG && pgv_builtin_type(name))
+		return NULL; /* a function-style cast, such as pg_catalog.json('{}') */
 	if (!e)
 		return want ? R_UNKNOWN : NULL;
 	if (want && !(e->schemas & want))
@@ -163,6 +167,58 @@ const char *pgv_function_refused(const char *schema, const char *name)
 		return R_OBJNAME;
 	case PGV_FN_DENY_LIST:
 		break; /* the denylist above decides; test_validate_pg_proc keeps the two in step */
+	}
+	return NULL;
+}
+
+bool pgv_function_builtin(const char *name)
+{
+	return pgv_proc_find(name) != NULL || pgv_builtin_type(name);
+}
+
+static bool catalog_schema(const char *schema)
+{
+	return strcmp(schema, "pg_catalog") == 0 || strcmp(schema, "information_schema") == 0;
+}
+
+bool pgv_function_allowed(const struct pgv_policy *p, const char *schema, const char *name)
+{
+	size_t slen = strlen(schema), i;
+
+	for (i = 0; i < p->nfunctions; i++) {
+		const char *e = p->functions[i];
+
+		if (!e || strncmp(e, schema, slen) != 0 || e[slen] != '.')
+			continue;
+		if (strcmp(e + slen + 1, "*") == 0 || strcmp(e + slen + 1, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+const char *pgv_function_qualifier(const struct pgv_policy *p, const char *name)
+{
+	const struct pgv_proc *e = pgv_proc_find(name);
+	bool everywhere = true;
+	size_t i;
+
+	for (i = 0; i < p->nsearch_path; i++) {
+		const char *s = p->search_path[i];
+
+		if (s && !catalog_schema(s) && !pgv_function_allowed(p, s, name))
+			everywhere = false;
+	}
+	if (everywhere)
+		return NULL;
+	if (e)
+		return (e->schemas & PGV_PROC_PG) ? "pg_catalog" : "information_schema";
+	if (pgv_builtin_type(name))
+		return "pg_catalog";
+	for (i = 0; i < p->nsearch_path; i++) {
+		const char *s = p->search_path[i];
+
+		if (s && !catalog_schema(s) && pgv_function_allowed(p, s, name))
+			return s;
 	}
 	return NULL;
 }

@@ -30,6 +30,28 @@ const char *pgv_function_denied(const char *name);
  */
 const char *pgv_function_refused(const char *schema, const char *name);
 
+struct pgv_policy;
+
+/*
+ * A function of the backend itself: name (exact, as the parser gives it) is
+ * a function of pg_catalog or information_schema, or a built-in type's name
+ * (a function-style cast such as json(x)).
+ */
+bool pgv_function_builtin(const char *name);
+
+/* The policy's functions list holds schema.name (exactly, or as schema.*). */
+bool pgv_function_allowed(const struct pgv_policy *p, const char *schema, const char *name);
+
+/*
+ * What an unqualified call of name must be qualified with so that the
+ * session's search_path cannot make it another function than the one
+ * judged: NULL when every schema of the path allows name (Postgres may
+ * choose among them), else "pg_catalog" or "information_schema" for a
+ * built-in name, else the first schema of the path that allows name; NULL
+ * too for a name none of those holds (the read check refuses it).
+ */
+const char *pgv_function_qualifier(const struct pgv_policy *p, const char *name);
+
 /* True when the denylist table is in strictly ascending strcmp order. */
 bool pgv_function_table_sorted(void);
 

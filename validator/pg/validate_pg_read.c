@@ -277,6 +277,31 @@ static bool refuse_foreign_schema(struct walk *w, json_t *call, const char *sche
 	return true;
 }
 
+static const char R_DEFINED[] = "it is defined in the database, not built in, and what its body reads "
+				"is not checked (it runs with the backend role's grants, past your tables, row filters "
+				"and masks)";
+
+/*
+ * A built-in function, or one the policy lists. Unqualified, a name that is
+ * not built in must be allowed in a schema of the search_path (the
+ * scoping then qualifies the call with that schema).
+ */
+static bool defined_in_catalog(const struct pgv_policy *p, const char *schema, const char *name)
+{
+	size_t i;
+
+	if (schema)
+		return !strcmp(schema, "pg_catalog") || !strcmp(schema, "information_schema") ||
+		       pgv_function_allowed(p, schema, name);
+	if (pgv_function_builtin(name))
+		return true;
+	for (i = 0; i < p->nsearch_path; i++) {
+		if (p->search_path[i] && pgv_function_allowed(p, p->search_path[i], name))
+			return true;
+	}
+	return false;
+}
+
 static void check_function(struct walk *w, json_t *call, json_t *funcname)
 {
 	size_t n = json_array_size(funcname);
@@ -294,6 +319,16 @@ static void check_function(struct walk *w, json_t *call, json_t *funcname)
 		return;
 	pgv_lower_copy(lower, sizeof(lower), name);
 	reason = pgv_function_refused(schema, lower);
+	if (!reason && !defined_in_catalog(w->policy, schema, name)) {
+		if (!want(w, V_FUNC))
+			return;
+		pgv_refuse(w->out, AIRLOCK_E_FORBIDDEN_FUNCTION, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, call),
+			   "a function the database defines runs only when the operator lists it in the user's "
+			   "functions",
+			   "function %s%s%s() is not allowed: %s", schema ? schema : "", schema ? "." : "", name,
+			   R_DEFINED);
+		return;
+	}
 	if (!reason || !want(w, V_FUNC))
 		return;
 	pgv_refuse(w->out, AIRLOCK_E_FORBIDDEN_FUNCTION, AIRLOCK_N_NONE, pgv_cursor_of(w->sql, call),

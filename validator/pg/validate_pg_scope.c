@@ -352,6 +352,9 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 	pgv_scope_each_child(m, walk, sc, depth);
 	if (sc->refused)
 		return;
+	/* First, so a guard that wraps the call keeps it qualified. */
+	if (node->node_case == PG_QUERY__NODE__NODE_FUNC_CALL)
+		pgv_scope_qualify_call(sc, node);
 	for (size_t i = 0; i < sizeof(after_children) / sizeof(after_children[0]); i++) {
 		if (node->node_case == after_children[i].node_case) {
 			int before = sc->changes;

@@ -1,6 +1,6 @@
 /*
  * validate_pg_scope_funcs: the catalog functions that take a relation,
- * type or constraint (by oid or by name) and describe it, each with the
+ * type, constraint or function (by oid or by name) and describe it, each with the
  * argument that names it. The scoping guards that argument so a hidden
  * object reads as NULL, the same as one that does not exist.
  */
@@ -22,8 +22,15 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"obj_description", 0, PGV_G_OBJ, PGV_P_OID},
 	{"pg_column_is_updatable", 0, PGV_G_REL, PGV_P_REGCLASS},
 	{"pg_filenode_relation", PGV_GUARD_RESULT, PGV_G_REL, PGV_P_OID},
+	{"pg_function_is_visible", 0, PGV_G_PROC, PGV_P_OID},
 	{"pg_get_constraintdef", 0, PGV_G_CON, PGV_P_OID},
 	{"pg_get_expr", 1, PGV_G_REL, PGV_P_OID},
+	{"pg_get_function_arg_default", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_get_function_arguments", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_get_function_identity_arguments", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_get_function_result", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_get_function_sqlbody", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_get_functiondef", 0, PGV_G_PROC, PGV_P_OID},
 	{"pg_get_indexdef", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_get_partition_constraintdef", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_get_partkeydef", 0, PGV_G_REL, PGV_P_OID},
@@ -54,6 +61,9 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"pg_stat_get_blocks_fetched", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_blocks_hit", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_dead_tuples", 0, PGV_G_REL, PGV_P_OID},
+	{"pg_stat_get_function_calls", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_stat_get_function_self_time", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_stat_get_function_total_time", 0, PGV_G_PROC, PGV_P_OID},
 	{"pg_stat_get_ins_since_vacuum", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_last_analyze_time", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_last_autoanalyze_time", 0, PGV_G_REL, PGV_P_OID},
@@ -71,6 +81,9 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"pg_stat_get_vacuum_count", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_xact_blocks_fetched", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_xact_blocks_hit", 0, PGV_G_REL, PGV_P_OID},
+	{"pg_stat_get_xact_function_calls", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_stat_get_xact_function_self_time", 0, PGV_G_PROC, PGV_P_OID},
+	{"pg_stat_get_xact_function_total_time", 0, PGV_G_PROC, PGV_P_OID},
 	{"pg_stat_get_xact_numscans", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_xact_tuples_deleted", 0, PGV_G_REL, PGV_P_OID},
 	{"pg_stat_get_xact_tuples_fetched", 0, PGV_G_REL, PGV_P_OID},

@@ -17,11 +17,12 @@ enum pgv_guard_kind {
 	PGV_G_RULE,  /* a rewrite rule oid */
 	PGV_G_STATX, /* an extended statistics object oid */
 	PGV_G_OBJ,   /* an oid of any catalog: hidden when it is a hidden relation, constraint or type */
-	PGV_G_FUNC,  /* a function: kept as an oid or regproc(edure), NULL as a text signature, whose
-		      * argument types Postgres 15 resolves and raises on only when missing */
+	PGV_G_FUNC,  /* a function: kept as an oid of the world's functions, NULL as a text signature
+		      * (whose argument types Postgres 15 resolves and raises on only when missing) */
 	PGV_G_NSP,   /* a schema (oid or a name to resolve) */
-	PGV_G_PROC,  /* a function's oid: hidden in a hidden schema or over a hidden type */
-	PGV_G_OPER,  /* an operator's oid: the same */
+	PGV_G_PROC,  /* a function's oid: hidden outside the world's functions (a hidden schema, a
+		      * hidden type, or defined in the database and not listed) */
+	PGV_G_OPER,  /* an operator's oid: hidden in a hidden schema or over a hidden type */
 	PGV_G_COLL,  /* a collation's oid: hidden in a hidden schema */
 };
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "validator/pg/validate_pg_funcs.h"
 #include "validator/pg/validate_pg_read.h"
 #include "validator/pg/validate_pg_scope_funcs.h"
 #include "validator/pg/validate_pg_scope_int.h"
@@ -33,12 +34,12 @@
 #define DIGITS "g.a::pg_catalog.text OPERATOR(pg_catalog.~) '^[0-9]+$'"
 
 /*
- * The world's functions, operators and collations: those in a visible
- * schema, less the functions and operators over a type outside the world
+ * The world's functions (@F), operators and collations (those in a visible
+ * schema), less the functions and operators over a type outside the world
  * (their printed signature would name it).
  */
 #define VIS_FUNCTIONS                                                                                            \
-	"(SELECT gp.oid FROM pg_catalog.pg_proc gp WHERE gp.pronamespace IN @M EXCEPT SELECT gq.oid FROM"        \
+	"(SELECT gp.oid FROM pg_catalog.pg_proc gp WHERE gp.oid IN @F EXCEPT SELECT gq.oid FROM"                 \
 	" pg_catalog.pg_proc gq, pg_catalog.unnest(gq.proargtypes::pg_catalog.oid[]) AS ga(t) WHERE NOT ga.t IN" \
 	" @T)"
 #define VIS_OPERATORS                                                                                      \
@@ -137,8 +138,17 @@ static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_
 				 " WHERE gs.stxrelid IN @V)");
 		break;
 	case PGV_G_FUNC:
-		/* oid, regproc, regprocedure, int2, int4, int8: what the oid overloads take. */
-		pgv_sb_put(sb, "pg_catalog.pg_typeof(g.a)::pg_catalog.oid IN (26, 24, 2202, 21, 23, 20)");
+		/*
+		 * oid, regproc, regprocedure, int2, int4, int8: what the oid
+		 * overloads take; and one of the world's functions, by an oid
+		 * that prints as digits (a regproc prints its name, and reads as
+		 * NULL too).
+		 */
+		pgv_scope_expand(
+			sb, p,
+			"pg_catalog.pg_typeof(g.a)::pg_catalog.oid IN (26, 24, 2202, 21, 23, 20) AND CASE WHEN"
+			" " DIGITS
+			" THEN g.a::pg_catalog.text::pg_catalog.oid ELSE NULL::pg_catalog.oid END IN " VIS_FUNCTIONS);
 		break;
 	case PGV_G_NSP:
 		pgv_scope_expand(sb, p,
@@ -387,6 +397,42 @@ void pgv_scope_user_value(struct pgv_scope *sc, PgQuery__Node *node)
 {
 	if (pgv_scope_user_colname(node))
 		replace_with_user(sc, node);
+}
+
+/* ---- the schema of an unqualified call ---- */
+
+/* A two-part function name: the schema's String node, then the call's own last part. */
+struct qualified_name {
+	PgQuery__Node *parts[2];
+	PgQuery__Node schema;
+	PgQuery__String str;
+};
+
+void pgv_scope_qualify_call(struct pgv_scope *sc, PgQuery__Node *node)
+{
+	PgQuery__FuncCall *fc = node->func_call;
+	struct qualified_name *q;
+	const char *schema;
+
+	if (fc->n_funcname != 1 || fc->funcname[0]->node_case != PG_QUERY__NODE__NODE_STRING)
+		return;
+	schema = pgv_function_qualifier(sc->policy, fc->funcname[0]->string->sval);
+	if (!schema)
+		return;
+	q = pgv_scope_alloc(sc, sizeof(*q));
+	if (!q || !pgv_scope_save(sc, &fc->funcname, sizeof(fc->funcname)) ||
+	    !pgv_scope_save(sc, &fc->n_funcname, sizeof(fc->n_funcname)))
+		return;
+	pg_query__string__init(&q->str);
+	q->str.sval = (char *)schema;
+	pg_query__node__init(&q->schema);
+	q->schema.node_case = PG_QUERY__NODE__NODE_STRING;
+	q->schema.string = &q->str;
+	q->parts[0] = &q->schema;
+	q->parts[1] = fc->funcname[0];
+	fc->funcname = q->parts;
+	fc->n_funcname = 2;
+	sc->changes++;
 }
 
 /* ---- catalog functions and casts ---- */

@@ -113,6 +113,8 @@ bool pgv_scope_save(struct pgv_scope *sc, void *slot, size_t size);
 bool pgv_scope_replace(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery__Node *with);
 /* A heap copy of s owned by sc (freed at the end), NULL when out of memory. */
 char *pgv_scope_strdup(struct pgv_scope *sc, const char *s);
+/* size zeroed bytes owned by sc (freed at the end), NULL (and refused) when out of memory. */
+void *pgv_scope_alloc(struct pgv_scope *sc, size_t size);
 
 /*
  * The expression of sb's "SELECT <expr>" parsed as a template (sb is
@@ -140,6 +142,12 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node);
 void pgv_scope_func_call(struct pgv_scope *sc, PgQuery__Node *node);
 void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node);
 void pgv_scope_user_value(struct pgv_scope *sc, PgQuery__Node *node);
+/*
+ * An unqualified call, before the mutations above: qualified with the
+ * schema pgv_function_qualifier names, so the search_path cannot turn a
+ * built-in (or allowed) function into another schema's overload.
+ */
+void pgv_scope_qualify_call(struct pgv_scope *sc, PgQuery__Node *node);
 /* The column name Postgres gives node when it is one the scoping replaces, else NULL. */
 const char *pgv_scope_user_colname(const PgQuery__Node *node);
 

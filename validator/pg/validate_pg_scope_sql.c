@@ -199,8 +199,14 @@ static const char VIS_CONSTRAINT_NAMED[] =
 static const char VIS_TYPE_NAMED[] = "EXISTS (SELECT 1 FROM pg_catalog.pg_type yt JOIN pg_catalog.pg_namespace yn"
 				     " ON yn.oid = yt.typnamespace WHERE yn.nspname = %1 AND yt.typname = %2"
 				     " AND yt.oid IN @T)";
+/* A routine by its specific name (information_schema's name_oid): one of the world's functions. */
+static const char VIS_ROUTINE_NAMED[] =
+	"(%1 IN ('pg_catalog', 'information_schema') OR EXISTS (SELECT 1 FROM pg_catalog.pg_proc sp"
+	" JOIN pg_catalog.pg_namespace sn ON sn.oid = sp.pronamespace WHERE sn.nspname = %1"
+	" AND pg_catalog.nameconcatoid(sp.proname, sp.oid) = %2 AND sp.oid IN @F))";
 static const char VIS_OBJECT[] =
 	"(CASE %1 WHEN 1259 THEN %2 IN @V WHEN 2606 THEN %2 IN @C WHEN 1247 THEN %2 IN @T"
+	" WHEN 1255 THEN %2 IN @F"
 	" WHEN 2615 THEN %2 IN @M WHEN 1260 THEN %2 = @B"
 	" WHEN 2620 THEN %2 IN (SELECT og.oid FROM pg_catalog.pg_trigger og WHERE og.tgrelid IN @V)"
 	" WHEN 2618 THEN %2 IN (SELECT ow.oid FROM pg_catalog.pg_rewrite ow WHERE ow.ev_class IN @V)"
@@ -246,6 +252,41 @@ static void visible_schemas(struct pgv_sbuf *sb, const struct pgv_policy *p)
 			continue;
 		pgv_sb_put(sb, " OR vs.nspname = ");
 		quoted(sb, e, (size_t)(dot - e), '\'');
+	}
+	pgv_sb_put(sb, ")");
+}
+
+/*
+ * The world's functions: every function of pg_catalog and
+ * information_schema, and those the policy lists in a visible schema. A
+ * function the database defines is otherwise missing, as a call of it is
+ * refused (its body is not checked).
+ */
+static void world_functions(struct pgv_sbuf *sb, const struct pgv_policy *p)
+{
+	size_t i;
+
+	pgv_sb_put(sb, "(SELECT fp.oid FROM pg_catalog.pg_proc fp JOIN pg_catalog.pg_namespace fn ON fn.oid ="
+		       " fp.pronamespace WHERE fn.nspname IN ('pg_catalog', 'information_schema')");
+	if (p->nfunctions > 0) {
+		pgv_sb_put(sb, " OR fp.pronamespace IN ");
+		visible_schemas(sb, p);
+		pgv_sb_put(sb, " AND (false");
+		for (i = 0; i < p->nfunctions; i++) {
+			const char *e = p->functions[i];
+			const char *dot = e ? strchr(e, '.') : NULL;
+
+			if (!dot || dot == e)
+				continue;
+			pgv_sb_put(sb, " OR (fn.nspname = ");
+			quoted(sb, e, (size_t)(dot - e), '\'');
+			if (strcmp(dot + 1, "*") != 0) {
+				pgv_sb_put(sb, " AND fp.proname = ");
+				pgv_sb_literal(sb, dot + 1);
+			}
+			pgv_sb_put(sb, ")");
+		}
+		pgv_sb_put(sb, ")");
 	}
 	pgv_sb_put(sb, ")");
 }
@@ -406,12 +447,17 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 	return rest;
 }
 
-/* The template of a two-argument marker: @N a relation, @K a constraint, @Y a type by name; @O an object. */
+/*
+ * The template of a two-argument marker: @N a relation, @K a constraint, @Y a type by name, @S a routine
+ * by its specific name; @O an object.
+ */
 static const char *named_template(char marker)
 {
 	switch (marker) {
 	case 'N':
 		return VIS_NAMED;
+	case 'S':
+		return VIS_ROUTINE_NAMED;
 	case 'K':
 		return VIS_CONSTRAINT_NAMED;
 	case 'Y':
@@ -463,6 +509,11 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 			visible_schemas(sb, p);
 			t = at + 2;
 			break;
+		case 'F':
+			world_functions(sb, p);
+			t = at + 2;
+			break;
+		case 'S':
 		case 'N':
 		case 'K':
 		case 'O':

@@ -15,8 +15,13 @@
  *   @M          oids of the visible schemas: pg_catalog,
  *               information_schema, schemas a "schema.*" entry allows, and
  *               schemas holding a visible relation
+ *   @F          oids of the world's functions: those of pg_catalog and
+ *               information_schema, and those the policy's functions list
+ *               in a visible schema
  *   @N(s,r)     true when schema column s and relation column r name a
  *               visible relation
+ *   @S(s,n)     true when schema column s and specific name column n
+ *               (information_schema's name_oid) name a function in @F
  *   @K(s,k)     true when constraint schema s and name k name a visible
  *               constraint (information_schema's synthesised NOT NULL
  *               names included)

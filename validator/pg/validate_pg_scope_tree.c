@@ -98,6 +98,21 @@ char *pgv_scope_strdup(struct pgv_scope *sc, const char *s)
 	return p;
 }
 
+void *pgv_scope_alloc(struct pgv_scope *sc, size_t size)
+{
+	void *p;
+
+	if (!pgv_scope_grow(sc, (void **)&sc->strs, &sc->capstrs, sc->nstrs, sizeof(*sc->strs)))
+		return NULL;
+	p = calloc(1, size);
+	if (!p) {
+		pgv_scope_out_of_memory(sc);
+		return NULL;
+	}
+	sc->strs[sc->nstrs++] = p;
+	return p;
+}
+
 static void undo_all(struct pgv_scope *sc)
 {
 	while (sc->nundo > 0) {

@@ -32,6 +32,8 @@ static const struct pgv_policy pg = {
 	.user = "agent",
 	.rules = rules,
 	.nrules = 2,
+	.functions = path,
+	.nfunctions = 1,
 };
 static const struct vmy_policy my = {
 	.user = "agent",
@@ -104,6 +106,8 @@ static void test_request_round_trip(void **state)
 	assert_string_equal(req.pg.user, "agent");
 	assert_int_equal(req.pg.nrules, 2);
 	assert_string_equal(req.pg.rules[0].filter, "customer_id <= 100");
+	assert_int_equal(req.pg.nfunctions, 1);
+	assert_string_equal(req.pg.functions[0], "app");
 	assert_null(req.pg.rules[1].filter);
 	assert_true(req.pg.rules[1].has_columns);
 	assert_int_equal(req.pg.rules[1].ncolumns, 2);

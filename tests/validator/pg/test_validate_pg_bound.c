@@ -187,7 +187,7 @@ static void test_tablesample_of_plain_relation_kept(void **state)
 	char *out;
 
 	(void)state;
-	out = scoped("SELECT count(*) FROM customers TABLESAMPLE SYSTEM (10)", &r);
+	out = scoped("SELECT id FROM customers TABLESAMPLE SYSTEM (10)", &r);
 	if (r.kind != PGV_READ)
 		fail_msg("%s %s", r.sqlstate, r.message);
 	assert_null(out); /* runs as written */
