@@ -12,6 +12,7 @@ and dropped around this module."""
 import struct
 from urllib.parse import urlparse
 
+import psycopg2
 import pytest
 
 import itest
@@ -75,7 +76,7 @@ CALLS = [
 def test_unlisted_function_is_refused(support, sql):
     got = outcome(support, sql)
     assert got[0] == "error" and got[1] == "42501", got
-    assert "FORBIDDEN_FUNCTION" in got[2] and "defined in the database" in got[2], got
+    assert "FORBIDDEN_FUNCTION" in got[2] and "not a built-in function" in got[2], got
 
 
 def test_unlisted_function_refused_over_extended_protocol():
@@ -174,3 +175,18 @@ def test_listed_function_is_in_the_catalogs(planned):
     assert got == ("rows", [("probe_total",)]), got
     got = outcome(planned, "SELECT 'public.probe_total'::regproc::text")
     assert got == ("rows", [("probe_total",)]), got
+
+
+def test_backend_error_in_a_rewritten_statement_has_no_position(support):
+    """The statement ran qualified: a position would point into text the agent never sent."""
+    sql = "SELECT count(*), no_such_column FROM orders"
+    conn = itest.connect(itest.direct_url(), autocommit=True)
+    try:
+        direct = outcome(conn, sql)
+    finally:
+        conn.close()
+    assert outcome(support, sql) == direct, direct
+    with support.cursor() as cur:
+        with pytest.raises(psycopg2.Error) as info:
+            cur.execute(sql)
+    assert info.value.diag.statement_position is None

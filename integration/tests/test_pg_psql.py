@@ -55,7 +55,7 @@ def test_psql_error_has_sqlstate():
     "SELECT nonexistent_column FROM orders",
     "SELECT 1 / 0",
     "SELECT id FROM orders WHERE amount > 'many'",
-    "SELECT no_such_function(1)",
+    "SELECT pg_catalog.lower(1)",
 ])
 def test_psql_backend_errors_match_direct(sql):
     """Errors from the database itself come back unchanged: SQLSTATE,

@@ -882,7 +882,7 @@ $agent_my
 [user planned]
 scram = $verifier
 target = shop
-tables = public.orders, public.customers, plan_test.*, pg_catalog.*, information_schema.*
+tables = public.orders, public.customers, plan_test.*, viewdef_test.*, pg_catalog.*, information_schema.*
 functions = plan_test.orders_of, plan_test.staff, public.probe_total
 plan_check = on
 

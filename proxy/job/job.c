@@ -228,7 +228,7 @@ static void job_frame_error(struct job *j, const struct frame *f, bool notice)
 	r.message = message;
 	r.detail = detail[0] ? detail : NULL;
 	r.hint = hint[0] ? hint : NULL;
-	for (uint32_t i = 0; i < e.position.len; i++)
+	for (uint32_t i = 0; i < e.position.len && !j->no_position; i++)
 		r.position = r.position * 10 + (e.position.ptr[i] - '0');
 	for (uint32_t i = 0; i < e.my_errno.len && r.my_errno < 100000; i++)
 		r.my_errno = r.my_errno * 10 + (unsigned)(e.my_errno.ptr[i] - '0');

@@ -58,6 +58,8 @@ struct job_request {
 	const char *plan_sql;    /* Postgres: the read the cost and plan checks EXPLAIN when sql is a COPY */
 	bool copy;               /* Postgres: sql is a COPY TO STDOUT ('O' and 'd' frames expected) */
 	bool copy_header;        /* its first line is a header, not a row */
+	bool rewritten;          /* sql is the scoping's text, not the client's: an error's position
+				  * would point into text the client never sent, and is left out */
 	const void *user;        /* whose statement (a fairness key for the queue); NULL: nobody's */
 	/*
 	 * The user's own max_jobs: while that many of its jobs run, the next

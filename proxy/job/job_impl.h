@@ -32,6 +32,7 @@ struct job {
 	int exit_code;        /* the runner's, once it exited with its frames still unread (paused) */
 	bool copy_ok;         /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
 	bool copy_header;     /* its first 'd' frame is a header line, not a row */
+	bool no_position;     /* the request was rewritten: errors carry no position */
 
 	char id[JOB_DIR_ID_LEN + 1];
 	char dir[256];

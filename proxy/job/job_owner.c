@@ -27,6 +27,7 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->limits = *req->limits;
 	j->copy_ok = req->copy;
 	j->copy_header = req->copy && req->copy_header;
+	j->no_position = req->rewritten;
 	if (job_frame_job(&j->jobframe, req) < 0)
 		job_fail_later(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED,
 			       "the statement and its parameters are too large for one job");

@@ -87,6 +87,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		.plan_sql = rd->plan_sql,
 		.copy = rd->copy,
 		.copy_header = rd->copy_header,
+		.rewritten = rd->copy, /* a COPY is written around its read */
 	};
 	char *scoped = NULL, *plan = NULL, *types = NULL;
 	struct job *j;
@@ -102,8 +103,10 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 			free(types);
 			return NULL;
 		}
-		if (scoped)
+		if (scoped) {
 			req.sql = scoped;
+			req.rewritten = true;
+		}
 	}
 	/* A describe job runs nothing: there is no plan to check. */
 	if (s->core.u->plan_check && rd->plan && !rd->describe) {

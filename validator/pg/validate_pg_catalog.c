@@ -70,6 +70,10 @@
 	"::pg_catalog.jsonb"
 #define COUNTS(n, f, rel) PROJECT(n, f, "CASE WHEN @U(" rel ") THEN '{}'::pg_catalog.jsonb ELSE " NO_COUNTS " END")
 
+/* A view's definition as NULL when cond (a @D) holds: the text would name what the world does not hold. */
+#define NO_DEFINITION(cond, col) \
+	"CASE WHEN " cond " THEN '{\"" col "\": null}'::pg_catalog.jsonb ELSE '{}'::pg_catalog.jsonb END"
+
 /* The grants of information_schema: those to the backend role or PUBLIC, granted by and to the one role. */
 #define GRANTS(n, f)                                                    \
 	PROJECT(n, "(" f ") AND r.grantee IN (CURRENT_USER, 'PUBLIC')", \
@@ -134,7 +138,8 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	DENY("pg_largeobject"),
 	OWNED_ACL("pg_largeobject_metadata", "lomowner", "lomacl"),
 	FILTER("pg_locks", "r.pid = pg_catalog.pg_backend_pid()"),
-	PROJECT("pg_matviews", "@N(r.schemaname,r.matviewname)", J("'matviewowner', @W")),
+	PROJECT("pg_matviews", "@N(r.schemaname,r.matviewname)",
+		J("'matviewowner', @W") " OPERATOR(pg_catalog.||) " NO_DEFINITION("@D(r.schemaname,r.matviewname)", "definition")),
 	PROJECT("pg_namespace", "r.oid IN @M", J("'nspowner', @B, 'nspacl', NULL")),
 	OWNED("pg_opclass", "opcowner"),
 	OWNED("pg_operator", "oprowner"),
@@ -155,7 +160,11 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	PASS("pg_replication_origin"),
 	PASS("pg_replication_origin_status"),
 	PASS("pg_replication_slots"),
-	FILTER("pg_rewrite", "r.ev_class IN @V"),
+	/* A rule's trees name what its view reads, hidden relations and columns included. */
+	PROJECT("pg_rewrite", "r.ev_class IN @V",
+		"CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_class wc JOIN pg_catalog.pg_namespace wn ON wn.oid ="
+		" wc.relnamespace WHERE wc.oid = r.ev_class AND @D(wn.nspname,wc.relname)) THEN"
+		" '{\"ev_qual\": null, \"ev_action\": null}'::pg_catalog.jsonb ELSE '{}'::pg_catalog.jsonb END"),
 	PROJECT("pg_roles", "r.rolname = CURRENT_USER", J("'rolname', @W, 'rolconfig', NULL")),
 	FILTER("pg_rules", "@N(r.schemaname,r.tablename)"),
 	FILTER("pg_seclabel", "@O(r.classoid,r.objoid)"),
@@ -232,7 +241,8 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	PROJECT("pg_user", "r.usename = CURRENT_USER", J("'usename', @W, 'useconfig', NULL")),
 	DENY("pg_user_mapping"),
 	DENY("pg_user_mappings"),
-	PROJECT("pg_views", "@N(r.schemaname,r.viewname)", J("'viewowner', @W")),};
+	PROJECT("pg_views", "@N(r.schemaname,r.viewname)",
+		J("'viewowner', @W") " OPERATOR(pg_catalog.||) " NO_DEFINITION("@D(r.schemaname,r.viewname)", "definition")),};
 
 static const struct pgv_catalog_rel information_schema_rels[] = {
 	PASS("_pg_foreign_data_wrappers"),
@@ -304,7 +314,8 @@ static const struct pgv_catalog_rel information_schema_rels[] = {
 	FILTER("view_column_usage", "@N(r.view_schema,r.view_name) AND @N(r.table_schema,r.table_name)"),
 	FILTER("view_routine_usage", "@N(r.table_schema,r.table_name) AND @S(r.specific_schema,r.specific_name)"),
 	FILTER("view_table_usage", "@N(r.view_schema,r.view_name) AND @N(r.table_schema,r.table_name)"),
-	FILTER("views", "@N(r.table_schema,r.table_name)"),};
+	PROJECT("views", "@N(r.table_schema,r.table_name)",
+		NO_DEFINITION("@D(r.table_schema,r.table_name)", "view_definition")),};
 /* clang-format on */
 
 #define NPG (sizeof(pg_catalog_rels) / sizeof(pg_catalog_rels[0]))

@@ -277,9 +277,9 @@ static bool refuse_foreign_schema(struct walk *w, json_t *call, const char *sche
 	return true;
 }
 
-static const char R_DEFINED[] = "it is defined in the database, not built in, and what its body reads "
-				"is not checked (it runs with the backend role's grants, past your tables, row filters "
-				"and masks)";
+static const char R_DEFINED[] = "it is not a built-in function, and one the database defines runs only when "
+				"listed: its body is not checked (it runs with the backend role's grants, past your "
+				"tables, row filters and masks)";
 
 /*
  * A built-in function, or one the policy lists. Unqualified, a name that is

@@ -41,7 +41,7 @@ static const struct pgv_guarded_fn guarded[] = {
 	{"pg_get_statisticsobjdef_columns", 0, PGV_G_STATX, PGV_P_OID},
 	{"pg_get_statisticsobjdef_expressions", 0, PGV_G_STATX, PGV_P_OID},
 	{"pg_get_triggerdef", 0, PGV_G_TRIG, PGV_P_OID},
-	{"pg_get_viewdef", 0, PGV_G_REL, PGV_P_TEXT},
+	{"pg_get_viewdef", 0, PGV_G_VIEW, PGV_P_TEXT},
 	{"pg_index_column_has_property", 0, PGV_G_REL, PGV_P_REGCLASS},
 	{"pg_index_has_property", 0, PGV_G_REL, PGV_P_REGCLASS},
 	{"pg_indexes_size", 0, PGV_G_REL, PGV_P_REGCLASS},

@@ -12,6 +12,7 @@
 enum pgv_guard_kind {
 	PGV_G_REL,   /* a relation (regclass, oid or a name to resolve) */
 	PGV_G_TYPE,  /* a type (oid or a name to resolve) */
+	PGV_G_VIEW,  /* a relation, also hidden when it is a view that reads outside the world */
 	PGV_G_CON,   /* a constraint oid */
 	PGV_G_TRIG,  /* a trigger oid */
 	PGV_G_RULE,  /* a rewrite rule oid */

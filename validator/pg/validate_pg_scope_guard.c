@@ -95,6 +95,15 @@ static void put_world_name_of_value(struct pgv_sbuf *sb, const struct pgv_policy
 	put_world_name(sb, p, "g.a::pg_catalog.text", false);
 }
 
+/* The oid of the relation g.a names: digits as an oid, else the name resolved in the world. */
+static void put_relation_oid(struct pgv_sbuf *sb, const struct pgv_policy *p)
+{
+	pgv_sb_put(sb, "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
+		       " ELSE pg_catalog.to_regclass(");
+	put_world_name_of_value(sb, p);
+	pgv_sb_put(sb, ")::pg_catalog.oid END");
+}
+
 /*
  * The condition on g.a, the guarded value. by_oid: the value is of a type
  * that converts to oid (an oid parameter's argument: an oid, an integer or
@@ -108,10 +117,17 @@ static void put_check(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_
 	}
 	switch (k) {
 	case PGV_G_REL:
-		pgv_sb_put(sb, "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"
-			       " ELSE pg_catalog.to_regclass(");
-		put_world_name_of_value(sb, p);
-		pgv_scope_expand(sb, p, ")::pg_catalog.oid END IN @V");
+		put_relation_oid(sb, p);
+		pgv_scope_expand(sb, p, " IN @V");
+		break;
+	case PGV_G_VIEW:
+		put_relation_oid(sb, p);
+		pgv_scope_expand(
+			sb, p,
+			" IN @V AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class gvc JOIN pg_catalog.pg_namespace"
+			" gvn ON gvn.oid = gvc.relnamespace WHERE gvc.oid = ");
+		put_relation_oid(sb, p);
+		pgv_scope_expand(sb, p, " AND @D(gvn.nspname,gvc.relname))");
 		break;
 	case PGV_G_TYPE:
 		pgv_sb_put(sb, "CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid"

@@ -204,6 +204,18 @@ static const char VIS_ROUTINE_NAMED[] =
 	"(%1 IN ('pg_catalog', 'information_schema') OR EXISTS (SELECT 1 FROM pg_catalog.pg_proc sp"
 	" JOIN pg_catalog.pg_namespace sn ON sn.oid = sp.pronamespace WHERE sn.nspname = %1"
 	" AND pg_catalog.nameconcatoid(sp.proname, sp.oid) = %2 AND sp.oid IN @F))";
+/*
+ * A view whose definition reads what the world does not hold: a hidden
+ * relation, a column a rule hides, a function outside @F. Its text would
+ * name them.
+ */
+static const char VIEW_READS_HIDDEN[] =
+	"EXISTS (SELECT 1 FROM pg_catalog.pg_class dv JOIN pg_catalog.pg_namespace dn ON dn.oid = dv.relnamespace"
+	" JOIN pg_catalog.pg_rewrite dw ON dw.ev_class = dv.oid JOIN pg_catalog.pg_depend dd ON dd.classid = 2618"
+	" AND dd.objid = dw.oid WHERE dn.nspname = %1 AND dv.relname = %2 AND ((dd.refclassid = 1259 AND"
+	" dd.refobjid <> dv.oid AND (dd.refobjid NOT IN @V OR EXISTS (SELECT 1 FROM pg_catalog.pg_attribute da"
+	" WHERE dd.refobjsubid > 0 AND da.attrelid = dd.refobjid AND da.attnum = dd.refobjsubid AND NOT"
+	" @H(da.attrelid,da.attname)))) OR (dd.refclassid = 1255 AND dd.refobjid NOT IN @F)))";
 static const char VIS_OBJECT[] =
 	"(CASE %1 WHEN 1259 THEN %2 IN @V WHEN 2606 THEN %2 IN @C WHEN 1247 THEN %2 IN @T"
 	" WHEN 1255 THEN %2 IN @F"
@@ -449,7 +461,7 @@ static const char *rule_marker(struct pgv_sbuf *sb, const struct pgv_policy *p, 
 
 /*
  * The template of a two-argument marker: @N a relation, @K a constraint, @Y a type by name, @S a routine
- * by its specific name; @O an object.
+ * by its specific name, @D a view whose definition reads outside the world; @O an object.
  */
 static const char *named_template(char marker)
 {
@@ -458,6 +470,8 @@ static const char *named_template(char marker)
 		return VIS_NAMED;
 	case 'S':
 		return VIS_ROUTINE_NAMED;
+	case 'D':
+		return VIEW_READS_HIDDEN;
 	case 'K':
 		return VIS_CONSTRAINT_NAMED;
 	case 'Y':
@@ -514,6 +528,7 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 			t = at + 2;
 			break;
 		case 'S':
+		case 'D':
 		case 'N':
 		case 'K':
 		case 'O':

@@ -20,6 +20,9 @@
  *               in a visible schema
  *   @N(s,r)     true when schema column s and relation column r name a
  *               visible relation
+ *   @D(s,r)     true when the view of schema s and name r reads a
+ *               relation, column or function outside the world (its
+ *               definition would name it)
  *   @S(s,n)     true when schema column s and specific name column n
  *               (information_schema's name_oid) name a function in @F
  *   @K(s,k)     true when constraint schema s and name k name a visible
