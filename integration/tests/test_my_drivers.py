@@ -65,6 +65,27 @@ def test_mysql2_execute_limit_with_a_double():
     assert got[0]["rows"] == [[1], [2]], got
 
 
+def test_mysql2_execute_limit_with_strings_same_as_direct():
+    """PDO, mysqli, DBD::mysql and the mariadb connector bind LIMIT / OFFSET counts as strings
+    (mysql2 does with a string value): MariaDB takes a string of digits as the count."""
+    jobs = [
+        {"sql": "SELECT id FROM orders ORDER BY id LIMIT ?", "values": ["2"], "execute": True},
+        {"sql": "SELECT id FROM orders ORDER BY id LIMIT ?, ?", "values": ["3", "2"], "execute": True},
+        {"sql": "SELECT id FROM orders ORDER BY id LIMIT ? OFFSET ?", "values": ["2", "5"], "execute": True},
+        {"sql": "SELECT id FROM orders WHERE note <> ? ORDER BY id LIMIT ?", "values": ["7", "1"], "execute": True},
+    ]
+    got = mysql2_run(jobs)
+    assert got == mysql2_run(jobs, direct=True)
+    assert [r["rows"] for r in got] == [[[1], [2]], [[4], [5]], [[6], [7]], got[3]["rows"]], got
+    # MariaDB reads the string's leading number ("2.7" is 2, "abc" 0); so does airlock, which sends
+    # only digits. (A negative one wraps to 2^64 - n: every row, past max_rows.)
+    odd = [{"sql": "SELECT id FROM orders ORDER BY id LIMIT ?", "values": [v], "execute": True}
+           for v in ["2 UNION SELECT salary FROM staff_salaries", "", "1e1", " 3", "2.7", "abc", "+4"]]
+    got = mysql2_run(odd)
+    assert got == mysql2_run(odd, direct=True)
+    assert [len(g["rows"]) for g in got] == [2, 0, 1, 3, 2, 0, 4], got
+
+
 def test_mysql2_refusals():
     got = mysql2_run([
         {"sql": "SELECT * FROM staff_salaries WHERE id = ?", "values": [1]},

@@ -17,6 +17,7 @@
  * freed by CLOSE, COM_RESET_CONNECTION or the end of the session.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +327,56 @@ static bool only_digits(const uint8_t *p, size_t n)
 	return true;
 }
 
+/*
+ * A string bound to a LIMIT / OFFSET count, read as MariaDB reads it
+ * there (drivers bind every value as a string: PHP PDO, mysqli,
+ * DBD::mysql, the mariadb connector), where the quoted literal would be a
+ * syntax error: leading spaces, a sign, then digits up to the first other
+ * character ("2.7" is 2, "abc" 0), a negative value wrapping as an
+ * unsigned 64-bit one, a longer one clamped. Writes the number's digits
+ * into out; false for a parameter of another type.
+ */
+static bool count_string(const struct my_param *prm, char *out, size_t cap)
+{
+	unsigned long long v = 0;
+	bool neg = false, over = false;
+	size_t i = 0;
+
+	switch (prm->type) {
+	case MY_TYPE_VARCHAR:
+	case MY_TYPE_VAR_STRING:
+	case MY_TYPE_STRING:
+	case MY_TYPE_TINY_BLOB:
+	case MY_TYPE_MEDIUM_BLOB:
+	case MY_TYPE_LONG_BLOB:
+	case MY_TYPE_BLOB:
+	case MY_TYPE_NEWDECIMAL:
+		break;
+	default:
+		return false;
+	}
+	if (prm->is_null)
+		return false;
+	while (i < prm->len && (prm->value[i] == ' ' || prm->value[i] == '\t' || prm->value[i] == '\n'))
+		i++;
+	if (i < prm->len && (prm->value[i] == '-' || prm->value[i] == '+'))
+		neg = prm->value[i++] == '-';
+	for (; i < prm->len && prm->value[i] >= '0' && prm->value[i] <= '9'; i++) {
+		unsigned d = (unsigned)(prm->value[i] - '0');
+
+		if (v > (ULLONG_MAX - d) / 10)
+			over = true;
+		else
+			v = v * 10 + d;
+	}
+	if (over)
+		v = ULLONG_MAX;
+	else if (neg && v)
+		v = 0 - v;
+	snprintf(out, cap, "%llu", v);
+	return true;
+}
+
 /* The statement's text with every placeholder replaced by its value's literal; NULL with why on failure. */
 static char *bind_values(struct my_session *s, const struct mys_stmt *st, const struct my_stmt_execute *ex,
 			 const char **why)
@@ -344,8 +395,11 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 		my_put_bytes(&b, " ", 1);
 		size_t at = b.len;
 		const struct my_param *prm = &ex->params[i];
+		char count[24];
 
-		if (my_param_literal(prm, no_backslash, &b, why) != MY_OK) {
+		if (st->counts[i] && count_string(prm, count, sizeof(count))) {
+			my_put_bytes(&b, count, strlen(count));
+		} else if (my_param_literal(prm, no_backslash, &b, why) != MY_OK) {
 			wbuf_free(&b);
 			return NULL;
 		}
