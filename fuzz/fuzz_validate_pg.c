@@ -35,6 +35,9 @@ static const char *const agent_tables[] = {
 	"public.orders", "public.customers", "public.products", "pg_catalog.*", "information_schema.*",
 };
 
+/* Functions the database defines that agent may call: listed calls are qualified with their schema. */
+static const char *const agent_functions[] = {"public.order_total", "public.*"};
+
 static const char *const support_tables[] = {
 	"public.orders",
 	"public.customers",
@@ -58,6 +61,8 @@ static const struct pgv_policy policies[] = {
 		.search_path = path,
 		.nsearch_path = 1,
 		.user = "agent",
+		.functions = agent_functions,
+		.nfunctions = sizeof(agent_functions) / sizeof(agent_functions[0]),
 	},
 	{
 		.tables = support_tables,
