@@ -178,3 +178,73 @@ def test_statement_list_error_undoes_its_settings(pair):
                 cur.execute("SET TimeZone = 'Asia/Tokyo'; SET statement_timeout = 'abc'")
         assert e.value.pgcode == "22023", e.value
     assert [one(a, "SHOW TimeZone"), one(d, "SHOW TimeZone")] == before
+
+
+def outcome_with_columns(conn, sql):
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return ("rows", [c.name for c in cur.description], cur.fetchall())
+    except psycopg2.Error as e:
+        return ("error", e.pgcode)
+
+
+# What mcp-postgres-server sends at every call, and what pg_dump sends first.
+SET_CONFIGS = [
+    ("SELECT set_config('statement_timeout', '30000', false)", "statement_timeout"),
+    ("SELECT pg_catalog.set_config('search_path', '', false)", "search_path"),
+    ("SELECT set_config('TimeZone', 'Europe/Paris', false) AS tz", "TimeZone"),
+    ("SELECT set_config('lock_timeout', '5s', true)", "lock_timeout"),
+    ("SELECT set_config('DateStyle', 'SQL, DMY', false)", "DateStyle"),
+]
+
+
+@pytest.mark.parametrize("sql,name", SET_CONFIGS)
+def test_set_config_of_a_kept_setting_as_postgres(pair, sql, name):
+    """The new value comes back as Postgres returns it, and SHOW reads it after (a local one
+    outside a transaction block changes nothing)."""
+    a, d = pair
+    assert outcome_with_columns(a, sql) == outcome_with_columns(d, sql)
+    assert one(a, "SHOW " + name) == one(d, "SHOW " + name)
+
+
+def test_set_config_local_inside_a_transaction_ends_with_it(pair):
+    a, d = pair
+    got = []
+    for conn in pair:
+        with conn.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute("SELECT set_config('statement_timeout', '7s', true)")
+            inside = one(conn, "SHOW statement_timeout")
+            cur.execute("COMMIT")
+        got.append((inside, one(conn, "SHOW statement_timeout")))
+    assert got[0] == got[1], got
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT set_config('work_mem', '1GB', false)",
+    "SELECT set_config('default_transaction_read_only', 'off', false)",
+    "SELECT set_config('role', 'postgres', false)",
+    "SELECT set_config('statement_timeout', '1s', false), 1",
+])
+def test_set_config_of_anything_else_is_refused(pair, sql):
+    got = outcome_with_columns(pair[0], sql)
+    assert got[0] == "error" and got[1] in ("42501", "25006"), got
+
+
+def test_set_local_ends_with_the_block(pair):
+    """SET LOCAL holds until the block ends, then the value before it is back; a plain SET stays."""
+    got = []
+    for conn in pair:
+        with conn.cursor() as cur:
+            cur.execute("BEGIN")
+            cur.execute("SET LOCAL statement_timeout = '7s'")
+            cur.execute("SET LOCAL TimeZone = 'Asia/Tokyo'")
+            cur.execute("SET lock_timeout = '3s'")
+            inside = (one(conn, "SHOW statement_timeout"), one(conn, "SHOW TimeZone"))
+            cur.execute("COMMIT")
+        got.append((inside, one(conn, "SHOW statement_timeout"), one(conn, "SHOW TimeZone"),
+                    one(conn, "SHOW lock_timeout"), conn.get_parameter_status("TimeZone")))
+        with conn.cursor() as cur:
+            cur.execute("RESET lock_timeout")
+    assert got[0] == got[1], got

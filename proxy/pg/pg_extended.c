@@ -287,15 +287,16 @@ static bool runs_remotely(const struct pgv_result *v)
 	return v->kind == PGV_READ || (v->kind == PGV_SHOW && pgs_find(v->name) < 0);
 }
 
-/* RowDescription for what the proxy answers itself (local SHOW), or NoData. */
+/* RowDescription for what the proxy answers itself (local SHOW, set_config()), or NoData. */
 static void describe_local(struct pg_session *s, const struct pgv_result *v, const char *formats)
 {
 	int i = v->kind == PGV_SHOW ? pgs_find(v->name) : -1;
+	const char *name = i >= 0 ? pgs_defs[i].display : v->kind == PGV_SET && v->set_config ? v->column : NULL;
 
-	if (i >= 0) {
+	if (name) {
 		struct pg_column_desc c = {
-			.name = pgs_defs[i].display,
-			.name_len = strlen(pgs_defs[i].display),
+			.name = name,
+			.name_len = strlen(name),
 			.type_oid = 25,
 			.typlen = -1,
 			.typmod = -1,

@@ -31,7 +31,9 @@ static void report_param(struct pg_session *s, const char *name)
 /* ---- local answers ---- */
 
 /* A text value's binary form is its bytes: only the RowDescription says which was asked for. */
-static void show_local(struct pg_session *s, const char *display, const char *value, const struct pgq_exec *x)
+/* One text row, value in a column named display, ended with tag (SHOW, or SELECT 1). */
+static void one_value(struct pg_session *s, const char *display, const char *value, const struct pgq_exec *x,
+		      const char *tag)
 {
 	struct pg_column_desc c = {
 		.name = display,
@@ -57,7 +59,12 @@ static void show_local(struct pg_session *s, const char *display, const char *va
 	row[5] = (uint8_t)vlen;
 	memcpy(row + 6, value, vlen);
 	pg_put_datarow_raw(&s->core.w, row, 6 + vlen);
-	pgr_local_done(s, "SHOW");
+	pgr_local_done(s, tag);
+}
+
+static void show_local(struct pg_session *s, const char *display, const char *value, const struct pgq_exec *x)
+{
+	one_value(s, display, value, x, "SHOW");
 }
 
 struct policy_reply {
@@ -120,6 +127,31 @@ static void show_policy(struct pg_session *s, const struct pgq_exec *x)
 	pgr_local_done(s, tag);
 }
 
+/* A COMMIT: what SET LOCAL changed goes back, reported as Postgres reports it. */
+static void end_local(struct pg_session *s)
+{
+	uint32_t reverted;
+
+	pgs_end_local(&s->set, s->snapshot, s->local_sets, &reverted);
+	for (size_t i = 0; i < pgs_ndefs; i++) {
+		if ((reverted & (UINT32_C(1) << i)) && (pgs_defs[i].flags & PGS_REPORT))
+			pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
+	}
+}
+
+/* After a SET of name (local: SET LOCAL in a block), whether COMMIT must put it back. */
+static void note_local(struct pg_session *s, const char *name, bool local)
+{
+	int i = pgs_find(name);
+
+	if (i < 0)
+		return;
+	if (local && s->txn != 'I')
+		s->local_sets |= UINT32_C(1) << i;
+	else
+		s->local_sets &= ~(UINT32_C(1) << i);
+}
+
 static void do_set(struct pg_session *s, const struct pgv_result *v)
 {
 	bool reported = false;
@@ -142,7 +174,38 @@ static void do_set(struct pg_session *s, const struct pgv_result *v)
 		pgr_error(s, code, AIRLOCK_N_NONE, msg, code == AIRLOCK_E_SETTING_NOT_ALLOWED ? hint : NULL, 0);
 		return;
 	}
+	note_local(s, v->name, v->is_local);
 	pgr_local_done(s, "SET");
+	if (reported)
+		report_param(s, v->name);
+}
+
+/*
+ * SELECT set_config('name', 'value', is_local) on a setting the session
+ * keeps: a SET that answers the new value, as SHOW prints it (pg_dump, and
+ * MCP servers that set their timeouts this way). Local outside a
+ * transaction block, it changes nothing, as in Postgres' one-statement
+ * transaction.
+ */
+static void do_set_config(struct pg_session *s, const struct pgv_result *v, const struct pgq_exec *x)
+{
+	bool reported = false;
+	const char *sqlstate, *display, *value;
+	enum airlock_err code;
+	char msg[512];
+
+	if (!(v->is_local && s->txn == 'I') &&
+	    pgs_set(&s->set, v->name, v->value, false, &reported, &sqlstate, &code, msg, sizeof(msg)) < 0) {
+		char hint[512];
+
+		snprintf(hint, sizeof(hint), "settings that can be changed: %s", pgs_allowed_names());
+		pgr_error(s, code, AIRLOCK_N_NONE, msg, code == AIRLOCK_E_SETTING_NOT_ALLOWED ? hint : NULL, 0);
+		return;
+	}
+	if (!(v->is_local && s->txn == 'I'))
+		note_local(s, v->name, v->is_local);
+	value = v->is_local && s->txn == 'I' ? v->value : pgs_show(&s->set, v->name, &display);
+	one_value(s, v->column, value ? value : v->value, x, "SELECT 1");
 	if (reported)
 		report_param(s, v->name);
 }
@@ -163,7 +226,10 @@ static void end_transaction(struct pg_session *s, bool rollback)
 			    "there is no transaction in progress");
 	else if (undo && s->snapshot)
 		s->set = *s->snapshot;
+	else if (s->snapshot && s->local_sets)
+		end_local(s);
 	s->txn = 'I';
+	s->local_sets = 0;
 	free(s->snapshot);
 	s->snapshot = NULL;
 	pgr_local_done(s, undo ? "ROLLBACK" : "COMMIT");
@@ -416,7 +482,10 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		pg_put_empty_query(&s->core.w);
 		break;
 	case PGV_SET:
-		do_set(s, v);
+		if (v->set_config)
+			do_set_config(s, v, x);
+		else
+			do_set(s, v);
 		break;
 	case PGV_RESET:
 		if (pgs_reset(&s->set, v->name, msg, sizeof(msg)) < 0) {
@@ -424,6 +493,10 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 			break;
 		}
 		pgr_local_done(s, "RESET");
+		if (!strcmp(v->name, "all"))
+			s->local_sets = 0;
+		else
+			note_local(s, v->name, false);
 		if (!strcmp(v->name, "all")) {
 			for (size_t i = 0; i < pgs_ndefs; i++)
 				if (pgs_defs[i].flags & PGS_REPORT)

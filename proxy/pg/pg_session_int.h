@@ -93,6 +93,7 @@ struct pg_session {
 	char txn; /* 'I', 'T', 'E' */
 	struct pg_settings set;
 	struct pg_settings *snapshot; /* at BEGIN, for ROLLBACK; owned, only inside a transaction block */
+	uint32_t local_sets;          /* bit i: pgs_defs[i] was last set with SET LOCAL in this block */
 	char savepoints[SESS_MAX_SAVEPOINTS][64];
 	size_t nsavepoints;
 	bool discard_until_sync;

@@ -423,3 +423,23 @@ size_t pgs_search_path(const struct pg_settings *s, const char **out)
 		out[i] = s->path[i];
 	return s->npath;
 }
+
+void pgs_end_local(struct pg_settings *s, const struct pg_settings *begin, uint32_t local, uint32_t *reverted)
+{
+	int sp = pgs_find("search_path");
+
+	*reverted = 0;
+	for (size_t i = 0; i < pgs_ndefs; i++) {
+		if (!(local & (UINT32_C(1) << i)))
+			continue;
+		if (strcmp(s->value[i], begin->value[i]) != 0)
+			*reverted |= UINT32_C(1) << i;
+		pgs_copy(s->value[i], begin->value[i]);
+		pgs_copy(s->reset[i], begin->reset[i]);
+		s->changed[i] = begin->changed[i];
+		if ((int)i == sp) {
+			memcpy(s->path, begin->path, sizeof(s->path));
+			s->npath = begin->npath;
+		}
+	}
+}

@@ -56,6 +56,12 @@ int pgs_find(const char *name);
  */
 int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_startup, bool *reported,
 	    const char **sqlstate, enum airlock_err *code, char *msg, size_t msglen);
+/*
+ * The end of a transaction block that began with begin: each setting whose
+ * bit is in local (SET LOCAL, pgs_defs order) takes its value at begin
+ * again; the others keep theirs. reverted receives the bits that changed.
+ */
+void pgs_end_local(struct pg_settings *s, const struct pg_settings *begin, uint32_t local, uint32_t *reverted);
 /* RESET name (or "all"). Returns 0 or -1 (unknown name, message in msg). */
 int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen);
 /* Value for SHOW, or NULL when the proxy does not keep name. */

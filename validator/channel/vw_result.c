@@ -15,6 +15,7 @@ enum {
 	PG_HOLD = 1 << 3,
 	PG_EXPLAIN = 1 << 4,
 	PG_COPY_HEADER = 1 << 5,
+	PG_SET_CONFIG = 1 << 6,
 };
 
 void vw_put_str(struct wbuf *w, const char *s)
@@ -75,7 +76,7 @@ void vw_put_pg_result(struct wbuf *w, const struct pgv_result *r)
 {
 	uint8_t flags = (r->is_local ? PG_LOCAL : 0) | (r->set_default ? PG_DEFAULT : 0) |
 			(r->read_write ? PG_READ_WRITE : 0) | (r->hold ? PG_HOLD : 0) | (r->explain ? PG_EXPLAIN : 0) |
-			(r->copy_header ? PG_COPY_HEADER : 0);
+			(r->copy_header ? PG_COPY_HEADER : 0) | (r->set_config ? PG_SET_CONFIG : 0);
 
 	wbuf_put_u8(w, (uint8_t)r->kind);
 	vw_put_str(w, r->sqlstate);
@@ -92,6 +93,7 @@ void vw_put_pg_result(struct wbuf *w, const struct pgv_result *r)
 	vw_put_str(w, r->copy_query);
 	vw_put_str(w, r->copy_options);
 	wbuf_put_be64(w, r->fingerprint);
+	vw_put_str(w, r->column);
 }
 
 bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
@@ -105,11 +107,12 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	    !sqlstate_ok(out->sqlstate) || !rbuf_get_be16(r, &code) || code >= AIRLOCK_E_COUNT ||
 	    !vw_get_str(r, out->message, sizeof(out->message)) || !vw_get_str(r, out->hint, sizeof(out->hint)) ||
 	    !rbuf_get_be32(r, &cursor) || cursor > sql_len + 1 || !vw_get_str(r, out->name, sizeof(out->name)) ||
-	    !vw_get_str(r, out->value, sizeof(out->value)) || !rbuf_get_u8(r, &flags) || flags >= 1 << 6 ||
+	    !vw_get_str(r, out->value, sizeof(out->value)) || !rbuf_get_u8(r, &flags) || flags >= 1 << 7 ||
 	    !get_size(r, &out->query_offset, sql_len) || !rbuf_get_be64(r, &out->count) ||
 	    !get_size(r, &out->query_len, sql_len - out->query_offset) ||
 	    !vw_get_str(r, out->copy_query, sizeof(out->copy_query)) ||
-	    !vw_get_str(r, out->copy_options, sizeof(out->copy_options)) || !rbuf_get_be64(r, &out->fingerprint))
+	    !vw_get_str(r, out->copy_options, sizeof(out->copy_options)) || !rbuf_get_be64(r, &out->fingerprint) ||
+	    !vw_get_str(r, out->column, sizeof(out->column)))
 		goto bad;
 	/* A refusal carries its SQLSTATE. */
 	if (kind == PGV_REFUSED && out->sqlstate[0] == '\0')
@@ -123,6 +126,7 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	out->hold = flags & PG_HOLD;
 	out->explain = flags & PG_EXPLAIN;
 	out->copy_header = flags & PG_COPY_HEADER;
+	out->set_config = flags & PG_SET_CONFIG;
 	return true;
 bad:
 	memset(out, 0, sizeof(*out));

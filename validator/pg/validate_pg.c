@@ -121,6 +121,8 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 	type = json_object_iter_key(json_object_iter(stmt));
 	body = json_object_iter_value(json_object_iter(stmt));
 	if (strcmp(type, "SelectStmt") == 0) {
+		if (pgv_session_set_config(sql, body, out))
+			return out->kind;
 		if (pgv_check_read(policy, sql, stmt, out))
 			out->kind = PGV_READ;
 		return out->kind;

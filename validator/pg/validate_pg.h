@@ -106,6 +106,9 @@ struct pgv_result {
 	bool set_default; /* SET name TO DEFAULT (treat as RESET) */
 	bool read_write;  /* BEGIN/SET TRANSACTION asked for READ WRITE (the session refuses it
 			   * as the session's default only) */
+	bool set_config;  /* PGV_SET written as SELECT set_config('name', 'value', is_local): answered
+			   * with one row, the setting's new value, in a column named column */
+	char column[64];
 
 	/* PGV_DECLARE / PGV_FETCH: */
 	bool hold;           /* WITH HOLD */

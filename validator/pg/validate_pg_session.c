@@ -443,3 +443,85 @@ enum pgv_kind pgv_session_discard(json_t *body, struct pgv_result *out)
 	out->kind = PGV_DISCARD;
 	return out->kind;
 }
+
+/* The text of a string constant node, or NULL. */
+static const char *const_string(json_t *node)
+{
+	json_t *c = json_object_get(node, "A_Const");
+
+	return c ? pgv_str(json_object_get(c, "sval"), "sval") : NULL;
+}
+
+/* 1 / 0 for a boolean constant node, -1 for anything else. */
+static int const_bool(json_t *node)
+{
+	json_t *c = json_object_get(node, "A_Const"), *b = c ? json_object_get(c, "boolval") : NULL;
+
+	if (!json_is_object(b))
+		return -1;
+	return json_is_true(json_object_get(b, "boolval")) ? 1 : 0;
+}
+
+bool pgv_session_set_config(const char *sql, json_t *select, struct pgv_result *out)
+{
+	json_t *targets = json_object_get(select, "targetList"), *rt, *call, *name, *args;
+	const char *key, *label, *setting, *value, *alias;
+	size_t n;
+	int local;
+
+	/* Nothing but the select list (and the two keys every SELECT has). */
+	json_object_foreach(select, key, rt)
+	{
+		if (strcmp(key, "targetList") != 0 && strcmp(key, "limitOption") != 0 && strcmp(key, "op") != 0)
+			return false;
+	}
+	if (json_array_size(targets) != 1)
+		return false;
+	rt = json_object_get(json_array_get(targets, 0), "ResTarget");
+	call = json_object_get(json_object_get(rt, "val"), "FuncCall");
+	name = json_object_get(call, "funcname");
+	args = json_object_get(call, "args");
+	n = json_array_size(name);
+	if (!call || n == 0 || n > 2 || json_array_size(args) != 3 || json_object_size(call) > 4)
+		return false;
+	label = pgv_str(json_object_get(json_array_get(name, n - 1), "String"), "sval");
+	if (!label || strcmp(label, "set_config") != 0)
+		return false;
+	if (n == 2) {
+		const char *schema = pgv_str(json_object_get(json_array_get(name, 0), "String"), "sval");
+
+		if (!schema || strcmp(schema, "pg_catalog") != 0)
+			return false;
+	}
+	setting = const_string(json_array_get(args, 0));
+	value = const_string(json_array_get(args, 1));
+	local = const_bool(json_array_get(args, 2));
+	if (!setting || !value || local < 0)
+		return false;
+	(void)sql;
+	memset(out, 0, sizeof(*out));
+	out->kind = PGV_REFUSED;
+	if (!pgv_lower_copy(out->name, sizeof(out->name), setting)) {
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_NAME_TOO_LONG, 0,
+			   "setting names are at most 63 bytes", "setting name is too long");
+		return true;
+	}
+	if (refuse_setting(out->name, false, out))
+		return true;
+	if (snprintf(out->value, sizeof(out->value), "%s", value) >= (int)sizeof(out->value)) {
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED, 0, NULL,
+			   "value for %s is too long (at most %zu bytes)", out->name, sizeof(out->value) - 1);
+		return true;
+	}
+	if (is_one_of(out->name, read_only_settings) && !truthy(out->value)) {
+		pgv_refuse(out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, 0, "transactions here are always read-only",
+			   "set_config(%s, %s) is not allowed on a read-only endpoint", out->name, out->value);
+		return true;
+	}
+	alias = pgv_str(rt, "name");
+	snprintf(out->column, sizeof(out->column), "%s", alias && alias[0] ? alias : "set_config");
+	out->is_local = local == 1;
+	out->set_config = true;
+	out->kind = PGV_SET;
+	return true;
+}

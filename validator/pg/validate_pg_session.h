@@ -17,6 +17,14 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 
 /* body is the VariableShowStmt's fields. */
 enum pgv_kind pgv_session_show(json_t *body, struct pgv_result *out);
+/*
+ * SELECT [pg_catalog.]set_config('name', 'value', true | false) and nothing
+ * else (no FROM, no other column): a SET of name that returns the new value
+ * (out->set_config, column named as Postgres names it). False, out
+ * untouched, for any other SELECT, which is judged as a read (where
+ * set_config is on the denylist).
+ */
+bool pgv_session_set_config(const char *sql, json_t *select, struct pgv_result *out);
 
 /* body is the TransactionStmt's fields. */
 enum pgv_kind pgv_session_transaction(json_t *body, struct pgv_result *out);

@@ -206,6 +206,30 @@ static void test_durations(void **state)
 	}
 }
 
+/* A block's end puts back what SET LOCAL changed, search_path's schema list too, and keeps the rest. */
+static void test_end_local(void **state)
+{
+	struct pg_settings s, begin;
+	const char *sqlstate;
+	uint32_t reverted;
+	int tz = pgs_find("timezone"), sp = pgs_find("search_path"), st = pgs_find("statement_timeout");
+
+	(void)state;
+	pgs_init(&s, "a");
+	begin = s;
+	assert_int_equal(set(&s, "timezone", "Asia/Tokyo", &sqlstate), 0);
+	assert_int_equal(set(&s, "search_path", "app", &sqlstate), 0);
+	assert_int_equal(set(&s, "statement_timeout", "7s", &sqlstate), 0);
+	pgs_end_local(&s, &begin, (UINT32_C(1) << tz) | (UINT32_C(1) << sp), &reverted);
+	assert_int_equal(reverted, (UINT32_C(1) << tz) | (UINT32_C(1) << sp));
+	assert_string_equal(show(&s, "timezone"), show(&begin, "timezone"));
+	assert_string_equal(show(&s, "search_path"), "\"public\"");
+	assert_int_equal(s.npath, 1);
+	assert_string_equal(s.path[0], "public");
+	assert_string_equal(show(&s, "statement_timeout"), "7s");
+	assert_int_equal(reverted & (UINT32_C(1) << st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_search_path), cmocka_unit_test(test_fixed_and_unknown),
 		cmocka_unit_test(test_reset),       cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_durations),   cmocka_unit_test(test_client_encoding_names),
+		cmocka_unit_test(test_end_local),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -184,6 +184,8 @@ static void test_pg_response_round_trip_and_checks(void **state)
 	res.pg.query_len = 10;
 	res.pg.fingerprint = 0x1234567890abcdefull;
 	res.pg.explain = true;
+	res.pg.set_config = true;
+	strcpy(res.pg.column, "sp");
 	res.text = "SELECT 1";
 	wbuf_init(&w);
 	assert_true(vw_put_response(&w, VW_PG_SCOPE, &res));
@@ -196,6 +198,8 @@ static void test_pg_response_round_trip_and_checks(void **state)
 	assert_int_equal(back.pg.cursor_pos, 15);
 	assert_true(back.pg.explain);
 	assert_false(back.pg.hold);
+	assert_true(back.pg.set_config);
+	assert_string_equal(back.pg.column, "sp");
 	assert_int_equal(back.pg.fingerprint, 0x1234567890abcdefull);
 	assert_string_equal(back.text, "SELECT 1");
 	vw_response_free(&back);

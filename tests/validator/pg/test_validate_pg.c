@@ -287,8 +287,15 @@ static const struct vcase cases[] = {
 	FUNC("SELECT NEXTVAL('s')"),
 	FUNC("SELECT pg_catalog.nextval('s')"),
 	FUNC("SELECT \"nextval\"('s')"),
-	FUNC("SELECT pg_catalog.set_config('default_transaction_read_only', 'off', false)"),
-	FUNC("SELECT set_config('search_path', 'x', false)"),
+	/* set_config() alone is a SET (test_set_config); within a read it stays denied. */
+	REFUSE("SELECT pg_catalog.set_config('default_transaction_read_only', 'off', false)", "25006",
+	       AIRLOCK_E_NOT_READ_ONLY),
+	FUNC("SELECT set_config('search_path', 'x', false), 1"),
+	FUNC("SELECT set_config('search_path', 'x', false) FROM orders"),
+	FUNC("SELECT set_config('search_path', name, false) FROM customers"),
+	FUNC("SELECT public.set_config('search_path', 'x', false)"),
+	FUNC("SELECT set_config('search_path', 'x', false) OVER ()"),
+	FUNC("SELECT (SELECT set_config('search_path', 'x', false))"),
 	FUNC("SELECT * FROM query_to_xml('select * from staff_salaries', true, true, '')"),
 	FUNC("SELECT query_to_xmlschema('select 1', true, true, '')"),
 	FUNC("SELECT query_to_xml_and_xmlschema('select 1', true, true, '')"),
@@ -521,6 +528,29 @@ static const struct scase session_cases[] = {
 	{"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", PGV_SET_TRANSACTION, "session_characteristics", "",
 	 false, false, true},
 };
+
+/* SELECT set_config('name', 'value', is_local) alone: a SET answered with the new value. */
+static void test_set_config(void **state)
+{
+	struct pgv_result r;
+
+	(void)state;
+	assert_int_equal(pgv_validate(NULL, "SELECT pg_catalog.set_config('statement_timeout', '30000', false)", &r),
+			 PGV_SET);
+	assert_true(r.set_config);
+	assert_false(r.is_local);
+	assert_string_equal(r.name, "statement_timeout");
+	assert_string_equal(r.value, "30000");
+	assert_string_equal(r.column, "set_config");
+	assert_int_equal(pgv_validate(NULL, "select SET_CONFIG('Search_Path', '', true) AS sp", &r), PGV_SET);
+	assert_true(r.is_local);
+	assert_string_equal(r.name, "search_path");
+	assert_string_equal(r.value, "");
+	assert_string_equal(r.column, "sp");
+	assert_int_equal(pgv_validate(NULL, "SELECT set_config('role', 'postgres', false)", &r), PGV_REFUSED);
+	assert_int_equal(r.code, AIRLOCK_E_FORBIDDEN_STATEMENT);
+	assert_int_equal(pgv_validate(NULL, "SELECT set_config('search_path', 'x', 'no')", &r), PGV_REFUSED);
+}
 
 static void test_session(void **state)
 {
@@ -765,6 +795,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_set_config),
 		cmocka_unit_test(test_search_path),
 		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_search_path_hint),
