@@ -24,6 +24,7 @@
 
 #include "conf/config.h"
 #include "validator/mysql/validate_my.h"
+#include "validator/mysql/validate_my_versioned.h"
 #include "validator/mysql/validate_my_create.h"
 #include "validator/mysql/validate_my_scope.h"
 
@@ -206,6 +207,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pol.charset = "gbk";
 		run(&pol, copy, len);
 		scrub(&pol, copy, len);
+	}
+	/* As the session reads a statement: versioned comments first, then the text that remains. */
+	if (vmy_expand_versioned(copy, len, (data[0] & 1) != 0, (data[0] & 2) != 0) == VMY_VERSIONED_EXPANDED) {
+		pol = users[0];
+		pol.ansi_quotes = (data[0] & 1) != 0;
+		pol.no_backslash_escapes = (data[0] & 2) != 0;
+		run(&pol, copy, len);
 	}
 	free(copy);
 	return 0;

@@ -127,15 +127,38 @@ def test_cte_names_compare_without_case(my_agent):
         assert cur.fetchall() == ((1,), (2,))
 
 
-@pytest.mark.parametrize("sql", [
-    "/*!50000 DROP TABLE orders */",
-    "SELECT 1 /*!50000 ; DROP TABLE orders */",
-    "/*M!100000 DROP TABLE orders */",
-    "SELECT /*! id FROM orders; DROP TABLE orders */",
+@pytest.mark.parametrize("sql,code", [
+    ("/*!50000 DROP TABLE orders */", "NOT_READ_ONLY"),
+    ("SELECT 1 /*!50000 ; DROP TABLE orders */", "MULTI_STATEMENT"),
+    ("/*M!100000 DROP TABLE orders */", "NOT_READ_ONLY"),
+    ("SELECT /*! id FROM orders; DROP TABLE orders */", "MULTI_STATEMENT"),
+    ("SELECT /*!50000 salary FROM staff_salaries */", "TABLE_NOT_ALLOWED"),
+    ("SELECT 1 /*!50000 , 2 -- */\n", "EXECUTABLE_COMMENT"),
+    ("SELECT 1 /*! /* inner */ , 2 */", "EXECUTABLE_COMMENT"),
+    ("SELECT 1 /*!5000 , 2 */", "EXECUTABLE_COMMENT"),
 ])
-def test_executable_comments_refused(my_agent, sql):
-    refused(my_agent, sql)
+def test_executable_comments_judged_as_read(my_agent, sql, code):
+    """A versioned comment's content is judged as MariaDB would run it; a form whose reading is
+    not certain is refused whole."""
+    assert refused(my_agent, sql)[2] == code
     still_serving(my_agent)
+
+
+@pytest.mark.parametrize("sql", [
+    "SHOW /*!50002 FULL*/ TABLES FROM shop LIKE 'orders'",
+    "SELECT 1 /*!110000 , 2 */",
+    "SELECT id /*M!100100 , customer_id */ FROM orders ORDER BY id LIMIT 2",
+    "SELECT /*!40101 'x' AS */ 'y'",
+    "SELECT '/*!50000 not a comment */' AS s",
+])
+def test_versioned_comments_read_as_mariadb(my_agent, my_direct, sql):
+    """DBD::mysql's table_info sends SHOW /*!50002 FULL*/ TABLES; mysqldump wraps its settings so."""
+    got = []
+    for conn in (my_agent, my_direct):
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            got.append(([d[0] for d in cur.description], cur.fetchall()))
+    assert got[0] == got[1], got
 
 
 def test_double_dash_without_space_is_minus(my_agent, my_direct):

@@ -46,6 +46,7 @@
 #include "proxy/log.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
+#include "validator/mysql/validate_my_versioned.h"
 
 #define PLUGIN_NATIVE "mysql_native_password"
 #define PLUGIN_SHA2 "caching_sha2_password"
@@ -76,6 +77,8 @@ static void my_free(struct session *core)
 
 	myp_free_all(s);
 	myr_bin_free(&s->bin);
+	free(s->versioned);
+	s->versioned = NULL;
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 
@@ -417,6 +420,34 @@ static const struct handed_command {
 	/* clang-format on */
 };
 
+/*
+ * A statement's text with its versioned comments read as the server reads
+ * them (validator/mysql/validate_my_versioned.h), so what is validated and
+ * run holds none; the text itself when it has none, or when their reading
+ * is uncertain (the validator then refuses the comment).
+ */
+static const char *read_versioned(struct my_session *s, const char *sql, size_t len)
+{
+	bool ansi_quotes, no_backslash;
+	char *copy;
+
+	free(s->versioned);
+	s->versioned = NULL;
+	if (!memmem(sql, len, "/*", 2))
+		return sql;
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return sql;
+	memcpy(copy, sql, len);
+	myv_lex_modes(&s->vars, &ansi_quotes, &no_backslash);
+	if (vmy_expand_versioned(copy, len, ansi_quotes, no_backslash) != VMY_VERSIONED_EXPANDED) {
+		free(copy);
+		return sql;
+	}
+	s->versioned = copy;
+	return copy;
+}
+
 static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 {
 	struct my_command c;
@@ -432,7 +463,9 @@ static void handle_command(struct my_session *s, const uint8_t *p, size_t len)
 	for (size_t i = 0; i < sizeof(handed) / sizeof(handed[0]); i++) {
 		if (handed[i].cmd != c.cmd)
 			continue;
-		if (handed[i].text)
+		if (handed[i].text && (c.cmd == MY_COM_QUERY || c.cmd == MY_COM_STMT_PREPARE))
+			handed[i].text(s, read_versioned(s, (const char *)c.arg, c.arg_len), c.arg_len);
+		else if (handed[i].text)
 			handed[i].text(s, (const char *)c.arg, c.arg_len);
 		else
 			handed[i].packet(s, p, len);

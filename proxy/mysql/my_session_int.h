@@ -110,6 +110,8 @@ struct my_session {
 	char host[64];      /* the client's address, for messages */
 	char login_db[65];  /* database named in the handshake response */
 	char database[65];  /* current database, "" when none */
+	char *versioned;    /* the last command's text with its versioned comments read (owned; freed at the
+			     * next command and at the end) */
 
 	time_t connected;   /* when the connection arrived: COM_STATISTICS' uptime */
 	uint64_t questions; /* commands this session sent after login: COM_STATISTICS' questions */
