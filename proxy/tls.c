@@ -81,6 +81,15 @@ void tls_close_notify(struct bufferevent *tls)
 	}
 }
 
+void tls_describe(struct bufferevent *tls, const char **cipher, const char **version)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(tls);
+	const SSL_CIPHER *c = ssl ? SSL_get_current_cipher(ssl) : NULL;
+
+	*cipher = c ? SSL_CIPHER_get_name(c) : "";
+	*version = c ? SSL_get_version(ssl) : "";
+}
+
 struct bufferevent *tls_wrap(SSL_CTX *ctx, struct event_base *base, struct bufferevent *bev)
 {
 	SSL *ssl = SSL_new(ctx);

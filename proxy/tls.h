@@ -29,4 +29,10 @@ struct bufferevent *tls_wrap(SSL_CTX *ctx, struct event_base *base, struct buffe
  */
 void tls_close_notify(struct bufferevent *tls);
 
+/*
+ * The negotiated cipher and protocol version of tls (static strings owned
+ * by OpenSSL, valid while the connection lives), "" before the handshake.
+ */
+void tls_describe(struct bufferevent *tls, const char **cipher, const char **version);
+
 #endif

@@ -47,6 +47,28 @@ def test_pymysql_over_tls(user):
         conn.close()
 
 
+def test_application_confirms_tls_from_sql(my_agent):
+    """SHOW SESSION STATUS LIKE 'Ssl_cipher' names the cipher the client negotiated (empty in the
+    clear), as MariaDB answers; the server's own status stays refused."""
+    ctx = ssl.create_default_context(cafile=CA)
+    conn = pymysql.connect(host="127.0.0.1", port=itest.MY_PORT, user="agent", password=itest.AGENT_PASSWORD,
+                           database="shop", ssl=ctx, connect_timeout=10, autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+            assert cur.fetchall() == (("Ssl_cipher", conn._sock.cipher()[0]),)
+            cur.execute("SHOW STATUS WHERE Variable_name = 'Ssl_version'")
+            assert cur.fetchall() == (("Ssl_version", conn._sock.version()),)
+    finally:
+        conn.close()
+    with my_agent.cursor() as cur:
+        cur.execute("SHOW STATUS LIKE 'Ssl_%'")
+        assert cur.fetchall() == (("Ssl_cipher", ""), ("Ssl_version", ""))
+        with pytest.raises(pymysql.err.MySQLError) as info:
+            cur.execute("SHOW GLOBAL STATUS LIKE 'Threads_connected'")
+    assert info.value.args[0] == 1227
+
+
 def test_wrong_password_over_tls_is_1045():
     ctx = ssl.create_default_context(cafile=CA)
     with pytest.raises(pymysql.err.OperationalError) as e:

@@ -20,6 +20,7 @@
 #include "proxy/policy_view.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
+#include "proxy/tls.h"
 #include "validator/mysql/validate_my_scope.h"
 #include "proxy/validator_client.h"
 
@@ -255,6 +256,26 @@ static void show_variables(struct my_session *s, const struct vmy_result *v)
 
 	local_header(s, cols, 2);
 	myv_each(s, show_var_row, &c);
+	myr_result_end(s);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, c.rows, 0, 0);
+	myr_flush(s);
+}
+
+/* SHOW [SESSION] STATUS: what this session's status holds of its own (its TLS), in MariaDB's names. */
+static void show_status(struct my_session *s, const struct vmy_result *v)
+{
+	static const struct local_col cols[] = {
+		{"Variable_name", MY_TYPE_VAR_STRING, false},
+		{"Value", MY_TYPE_VAR_STRING, false},
+	};
+	struct show_vars_ctx c = {.s = s, .v = v};
+	const char *cipher = "", *version = "";
+
+	if (s->core.tls)
+		tls_describe(s->core.bev, &cipher, &version);
+	local_header(s, cols, 2);
+	show_var_row(&c, "Ssl_cipher", cipher);
+	show_var_row(&c, "Ssl_version", version);
 	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, c.rows, 0, 0);
 	myr_flush(s);
@@ -632,6 +653,9 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		break;
 	case VMY_SHOW_POLICY:
 		show_policy(s);
+		break;
+	case VMY_SHOW_STATUS:
+		show_status(s, v);
 		break;
 	case VMY_READ:
 		run_read(s, sql, len, v, false, false, NULL);

@@ -69,6 +69,7 @@ enum vmy_kind {
 	VMY_SHOW_VARIABLES, /* SHOW [SESSION|LOCAL] VARIABLES [LIKE 'p' | WHERE Variable_name = 'x' | WHERE
 			       Variable_name IN ('a','b')] */
 	VMY_SHOW_POLICY,    /* SHOW AIRLOCK POLICY: answered by the session */
+	VMY_SHOW_STATUS,    /* SHOW [SESSION|LOCAL] STATUS, as VARIABLES: the session's own status only */
 	VMY_REFUSED,
 	VMY_NKINDS /* how many kinds there are: a bound for checks, never a result */
 };

@@ -231,9 +231,9 @@ static bool variables_where(struct vmy_parser *p)
 	return true;
 }
 
-static void show_variables(struct vmy_parser *p)
+static void show_variables(struct vmy_parser *p, enum vmy_kind kind)
 {
-	vmy_next(p); /* VARIABLES */
+	vmy_next(p); /* VARIABLES or STATUS */
 	if (vmy_accept_kw(p, "LIKE")) {
 		const struct vmy_token *t = vmy_peek(p, 0);
 		size_t used = 0;
@@ -251,7 +251,7 @@ static void show_variables(struct vmy_parser *p)
 	}
 	if (!vmy_expect(p, vmy_at_end(p), "unexpected input at the end of SHOW VARIABLES"))
 		return;
-	p->out->kind = VMY_SHOW_VARIABLES;
+	p->out->kind = kind;
 }
 
 /* WARNINGS / ERRORS [LIMIT [offset,] n] */
@@ -346,7 +346,13 @@ void vmy_show(struct vmy_parser *p)
 		    ((vmy_kw_at(p, 0, "SESSION") || vmy_kw_at(p, 0, "LOCAL")) && vmy_kw_at(p, 1, "VARIABLES")))) {
 		if (!vmy_kw_at(p, 0, "VARIABLES"))
 			vmy_next(p);
-		show_variables(p);
+		show_variables(p, VMY_SHOW_VARIABLES);
+	} else if (!full && (vmy_kw_at(p, 0, "STATUS") ||
+			     ((vmy_kw_at(p, 0, "SESSION") || vmy_kw_at(p, 0, "LOCAL")) && vmy_kw_at(p, 1, "STATUS")))) {
+		/* The session's own figures (its TLS); GLOBAL STATUS, the server's, stays refused. */
+		if (!vmy_kw_at(p, 0, "STATUS"))
+			vmy_next(p);
+		show_variables(p, VMY_SHOW_STATUS);
 	} else if (!full && vmy_kw_at(p, 0, "AIRLOCK") && vmy_kw_at(p, 1, "POLICY")) {
 		vmy_next(p);
 		vmy_next(p);
