@@ -103,6 +103,10 @@ def test_show_forms_keep_their_columns(my_agent):
         assert [d[0] for d in cur.description] == ["Tables_in_shop", "Table_type"]
         assert cur.fetchall() == (("customers", "BASE TABLE"), ("orders", "BASE TABLE"),
                                   ("products", "BASE TABLE"))
+        # After LIKE MariaDB names the column with the pattern.
+        cur.execute("SHOW FULL TABLES LIKE 'ord%'")
+        assert [d[0] for d in cur.description] == ["Tables_in_shop (ord%)", "Table_type"]
+        assert cur.fetchall() == (("orders", "BASE TABLE"),)
         cur.execute("SHOW TABLE STATUS LIKE 'orders'")
         cols = [d[0] for d in cur.description]
         assert cols[:5] == ["Name", "Engine", "Version", "Row_format", "Rows"]

@@ -144,6 +144,16 @@ def test_executable_comments_judged_as_read(my_agent, sql, code):
     still_serving(my_agent)
 
 
+def test_versioned_show_full_tables_as_without_the_comment(my_agent):
+    """DBD::mysql's table_info: the agent's world, as SHOW FULL TABLES lists it."""
+    got = []
+    for sql in ["SHOW /*!50002 FULL*/ TABLES FROM shop", "SHOW FULL TABLES FROM shop"]:
+        with my_agent.cursor() as cur:
+            cur.execute(sql)
+            got.append(([d[0] for d in cur.description], cur.fetchall()))
+    assert got[0] == got[1] and len(got[0][1]) == 3, got
+
+
 @pytest.mark.parametrize("sql", [
     "SHOW /*!50002 FULL*/ TABLES FROM shop LIKE 'orders'",
     "SELECT 1 /*!110000 , 2 */",

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "conf/config.h"
+#include "validator/mysql/validate_my_lex.h"
 #include "validator/mysql/validate_my_rule.h"
 #include "validator/mysql/validate_my_scope_tables.h"
 
@@ -347,11 +348,27 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 	return true;
 }
 
-static void put_show_tables(struct wbuf *w, const struct vmy_policy *pol, const struct vmy_scope_plan *sp)
+/* SHOW [FULL] TABLES: the column is Tables_in_db, with " (pattern)" after a LIKE, as MariaDB names it. */
+static void put_show_tables(struct wbuf *w, const struct vmy_policy *pol, const char *sql,
+			    const struct vmy_scope_plan *sp)
 {
-	char label[80];
+	char label[sizeof(((struct vmy_scope_plan *)0)->db) + 140], pattern[128] = "";
+	size_t used = 0;
 
-	snprintf(label, sizeof(label), "Tables_in_%s", sp->db);
+	if (sp->like_len) {
+		const char *q = sql + sp->like_start;
+		const struct vmy_token t = {.kind = VMY_T_STRING,
+					    .start = sp->like_start,
+					    .len = sp->like_len,
+					    .quote = (q[0] == 'N' || q[0] == 'n') ? q[1] : q[0]};
+
+		if (!vmy_tok_string(sql, &t, pol->no_backslash_escapes, pattern, sizeof(pattern), &used))
+			pattern[0] = '\0';
+	}
+	if (pattern[0])
+		snprintf(label, sizeof(label), "Tables_in_%s (%s)", sp->db, pattern);
+	else
+		snprintf(label, sizeof(label), "Tables_in_%s", sp->db);
 	wbuf_put_str(w, "SELECT TABLE_NAME AS ");
 	put_ident(w, label);
 	if (sp->full)
@@ -404,7 +421,7 @@ static bool put_show(struct wbuf *w, const struct vmy_policy *pol, const char *s
 	if (sp->where_start)
 		wbuf_put_str(w, "SELECT * FROM (");
 	if (sp->show == VMY_SHOW_TABLES)
-		put_show_tables(w, pol, sp);
+		put_show_tables(w, pol, sql, sp);
 	else if (sp->show == VMY_SHOW_TABLE_STATUS) {
 		if (!put_show_status(w, pol, sp))
 			return false;
