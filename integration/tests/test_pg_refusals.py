@@ -51,7 +51,8 @@ FORBIDDEN_FUNCTIONS = [
     "SELECT pg_current_xact_id()",
     "SELECT pg_terminate_backend(1)",
     "SELECT nextval('orders_id_seq')",
-    "SELECT set_config('default_transaction_read_only', 'off', false)",
+    "SELECT set_config('default_transaction_read_only', 'off', false), 1",
+    "SELECT id FROM orders WHERE set_config('statement_timeout', '1', false) IS NOT NULL",
 ]
 
 
@@ -139,6 +140,8 @@ def test_read_write_transaction_is_taken_and_stays_read_only(agent_ac):
     "SET default_transaction_read_only = off",
     "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE",
     "SET transaction_read_only = off",
+    "SELECT set_config('default_transaction_read_only', 'off', false)",
+    "SELECT set_config('transaction_read_only', 'off', true)",
     "SET ROLE postgres",
     "SET SESSION AUTHORIZATION postgres",
     "RESET ALL",
