@@ -20,7 +20,9 @@
  *      then 'C' (MariaDB). "type_check": a read the runner runs first in
  *      the transaction; a row from it is the oid of a parameter type the
  *      user may not see, and the job fails as for a type that does not
- *      exist (runner_job.h).
+ *      exist (runner_job.h). "guard": a read the runner runs after the
+ *      settings and before the statement; its error refuses the
+ *      statement (validator/pg/validate_pg_guard.h).
  *      For engine "mariadb" the keys are the same but for max_cost and
  *      param.<i>, which it does not take, and set.* is limited to
  *      set.names, set.sql_mode (required) and set.time_zone (see
@@ -88,6 +90,8 @@
 #define FRAME_HEADER_LEN 5
 #define FRAME_MAX_PAYLOAD (16u * 1024u * 1024u)
 #define FRAME_MAX_PAIRS 256
+/* The guard's error text (PG_INVALID_TEXT_REPRESENTATION) holds this, then what it refused, in double quotes. */
+#define FRAME_GUARD_PREFIX "airlock-guard:"
 #define FRAME_MAX_COLS 1664 /* Postgres' own column limit */
 
 enum frame_type {

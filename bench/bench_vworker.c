@@ -54,7 +54,7 @@ static void pg_read(const char *sql, bool remote)
 	if (remote ? vcl_pg_validate(pool, &policy, sql, false, &r) == PGV_READ
 		   : pgv_validate(&policy, sql, &r) == PGV_READ) {
 		if (remote)
-			vcl_pg_scope(pool, &policy, sql, &out, &r);
+			vcl_pg_scope(pool, &policy, sql, &out, NULL, &r);
 		else
 			pgv_scope(&policy, sql, &out, &r);
 	}

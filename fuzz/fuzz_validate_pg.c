@@ -13,7 +13,8 @@
  * A refusal must carry a code. A rewrite must validate again as a read
  * under the same policy, and libpg_query must deparse it stably: parsed
  * and deparsed it comes back as it is, and parsed and deparsed again the
- * same (texts libpg_query itself cannot parse or deparse are skipped). The
+ * same (texts libpg_query itself cannot parse or deparse are skipped); the
+ * runner's guard read (validate_pg_guard.h), when there is one, parses. The
  * kind's bound comes from the enum (PGV_NKINDS), so new kinds need no
  * change here.
  */
@@ -139,15 +140,26 @@ static void check_deparse(const char *text)
 static char *check_scope(const struct pgv_policy *pol, const char *sql)
 {
 	struct pgv_result r, again;
-	char *out = NULL;
+	char *out = NULL, *guard = NULL;
 
-	if (pgv_scope(pol, sql, &out, &r) == PGV_REFUSED) {
-		if (out || r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT || strlen(r.sqlstate) != 5)
+	if (pgv_scope_guarded(pol, sql, &out, &guard, &r) == PGV_REFUSED) {
+		if (out || guard || r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT || strlen(r.sqlstate) != 5)
 			abort();
 		return NULL;
 	}
 	if (r.kind != PGV_READ)
 		abort();
+	/* The guard the runner sends is one read that parses. */
+	if (guard) {
+		PgQueryParseResult pr = pg_query_parse(guard);
+
+		if (pr.error) {
+			fprintf(stderr, "the guard does not parse (%s):\n%s\n", pr.error->message, guard);
+			abort();
+		}
+		pg_query_free_parse_result(pr);
+		free(guard);
+	}
 	if (!out)
 		return strdup(sql);
 	if (pgv_validate(pol, out, &again) != PGV_READ) {

@@ -79,11 +79,13 @@ enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, con
 }
 
 enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
-			   struct pgv_result *out)
+			   char **guard, struct pgv_result *out)
 {
 	struct vw_response res;
 
 	*rewritten = NULL;
+	if (guard)
+		*guard = NULL;
 	if (BYPASSED(p)) {
 		memset(out, 0, sizeof(*out));
 		return out->kind = PGV_READ;
@@ -97,6 +99,10 @@ enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const 
 	if (out->kind == PGV_READ) {
 		*rewritten = res.text;
 		res.text = NULL;
+		if (guard) {
+			*guard = res.guard;
+			res.guard = NULL;
+		}
 	}
 	vw_response_free(&res);
 	return out->kind;

@@ -21,9 +21,12 @@
 /* pgv_validate (again: pgv_validate_again). */
 enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, const char *sql, bool again,
 			      struct pgv_result *out);
-/* pgv_scope: *rewritten is the heap text to run, or NULL to run sql as it is. */
+/*
+ * pgv_scope_guarded: *rewritten is the heap text to run, or NULL to run sql
+ * as it is; *guard (guard may be NULL) the heap guard read, or NULL.
+ */
 enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
-			   struct pgv_result *out);
+			   char **guard, struct pgv_result *out);
 /* pgv_split; 0 also when the worker failed (the whole text is then validated, and refused). */
 size_t vcl_pg_split(struct vpool *p, const char *sql, size_t *off, size_t *len, size_t max);
 

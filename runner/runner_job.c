@@ -220,9 +220,10 @@ static int check_mariadb(const struct runner_job *job, char *why, size_t why_len
 		snprintf(why, why_len, "bound parameters are not supported for engine mariadb");
 		return -1;
 	}
-	if (job->formats || job->plan_sql || job->copy_header || job->type_check) {
+	if (job->formats || job->plan_sql || job->copy_header || job->type_check || job->guard) {
 		snprintf(why, why_len,
-			 "result formats, plan_sql, copy_header and type_check are not supported for engine mariadb");
+			 "result formats, plan_sql, copy_header, type_check and guard are not supported for engine "
+			 "mariadb");
 		return -1;
 	}
 	for (i = 0; i < job->nsets; i++) {
@@ -293,6 +294,8 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			rc = take(&job->plan_sql, val);
 		} else if (key_is(k, "type_check")) {
 			rc = take(&job->type_check, val);
+		} else if (key_is(k, "guard")) {
+			rc = take(&job->guard, val);
 		} else if (key_is(k, "formats")) {
 			rc = job->formats || !formats_ok(val) ? -1 : take(&job->formats, val);
 		} else if (key_is(k, "describe")) {
@@ -367,6 +370,7 @@ void runner_job_free(struct runner_job *job)
 	free(job->formats);
 	free(job->plan_sql);
 	free(job->type_check);
+	free(job->guard);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

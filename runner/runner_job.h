@@ -8,7 +8,7 @@
  * the settings derived from it (work_mem, ...) may not come as set.<name>.
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
- * max_cost, plan_tables, plan_sql, formats, copy_header, type_check and param.<i>, which fail its
+ * max_cost, plan_tables, plan_sql, formats, copy_header, type_check, guard and param.<i>, which fail its
  * job, and only three settings:
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.
@@ -59,6 +59,11 @@ struct runner_job {
 	 * it is the oid of a type outside the user's world; NULL: none.
 	 */
 	char *type_check;
+	/*
+	 * A read run after the settings, before the statement is sent: its
+	 * error refuses the statement (validator/pg/validate_pg_guard.h); NULL: none.
+	 */
+	char *guard;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

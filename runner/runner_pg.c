@@ -238,7 +238,7 @@ static void warm_up(struct pg_run *r)
 {
 	if (!PQsendQuery(r->conn, "BEGIN TRANSACTION READ ONLY; "
 				  "SELECT set_config('statement_timeout', '0', true), set_config('search_path', "
-				  "'\"public\"', true); ROLLBACK"))
+				  "'\"public\"', true); " RUNNER_PG_GUARD_WARM "; ROLLBACK"))
 		return;
 	collect(r, now_ms() + SETUP_TIMEOUT_MS);
 	if (r->error) {
@@ -401,6 +401,9 @@ static int finish(struct pg_run *r, enum outcome o)
 	}
 	case OUT_PROTO:
 		runner_ctl_error_at(r->ctl, r->proto_state, r->proto_msg, "", "", "");
+		break;
+	case OUT_GUARD:
+		send_guard_refusal(r);
 		break;
 	case OUT_PLAN:
 		/* Never named: the relation is one the user may not know exists. */
@@ -618,12 +621,20 @@ static enum outcome pipelined_statement(struct pg_run *r, int64_t deadline, int6
 	 * decide when a slow statement is given up.
 	 */
 	if (!PQsendQueryParams(r->conn, "BEGIN TRANSACTION READ ONLY", 0, NULL, NULL, NULL, NULL, 0) ||
-	    !PQsendQueryParams(r->conn, sets, nvalues, NULL, values, NULL, NULL, 0) || !PQsendFlushRequest(r->conn) ||
-	    !send_with_params(r, r->job->sql, result_format(r->job, 0)) || !PQpipelineSync(r->conn))
+	    !PQsendQueryParams(r->conn, sets, nvalues, NULL, values, NULL, NULL, 0) ||
+	    (r->job->guard && !PQsendQueryParams(r->conn, r->job->guard, 0, NULL, NULL, NULL, NULL, 0)) ||
+	    !PQsendFlushRequest(r->conn) || !send_with_params(r, r->job->sql, result_format(r->job, 0)) ||
+	    !PQpipelineSync(r->conn))
 		goto out;
 	o = pipe_skip(r, deadline);
 	if (o == OUT_OK)
 		o = pipe_skip(r, deadline);
+	/* The guard's error aborts the statement behind it, which never runs. */
+	if (o == OUT_OK && r->job->guard && !r->error) {
+		o = pipe_skip(r, deadline);
+		if (o == OUT_OK)
+			o = guard_outcome(r);
+	}
 	if (o != OUT_OK)
 		goto out;
 	r->deadline = stmt_deadline;
@@ -699,6 +710,8 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		goto out;
 	}
 	o = begin_with_settings(&r, deadline);
+	if (o == OUT_OK && !r.error && job->guard)
+		o = check_guard(&r, deadline);
 	if (o == OUT_OK && !r.error && job->type_check)
 		o = check_types(&r, deadline);
 	if (o == OUT_OK && !r.error && job->describe) {

@@ -35,6 +35,7 @@ enum outcome {
 	OUT_COST,      /* the plan's estimated cost is above max_cost (run.cost) */
 	OUT_PLAN,      /* the plan reads a relation outside plan_tables */
 	OUT_PROTO,     /* refused as Postgres refuses it: run.proto_state, run.proto_msg */
+	OUT_GUARD,     /* the guard refused what the statement reaches: run.guard_what */
 };
 
 struct pg_run {
@@ -65,6 +66,7 @@ struct pg_run {
 	int64_t deadline; /* the statement's */
 	char proto_state[6];
 	char proto_msg[160];
+	char guard_what[96]; /* what the guard refused: "operator ===", "function f" or "cast" */
 	struct runner_sent sent;
 	enum frame_trunc trunc;
 	char tag[64];
@@ -90,6 +92,27 @@ enum outcome collect_keep(struct pg_run *r, int64_t deadline, PGresult **kept);
 enum outcome run_command(struct pg_run *r, const char *sql, int nparams, const char *const *params, int64_t deadline);
 /* Sends sql with the job's bound parameters, results in format (0 text, 1 binary); 0 when libpq refused to send. */
 int send_with_params(struct pg_run *r, const char *sql, int format);
+
+/* runner_pg_guard.c */
+/*
+ * A read of what a guard reads (the operators, functions and casts, by
+ * their indexes), for a warm runner's throw-away transaction: the
+ * catalog caches a guard needs are loaded before the job's clock starts.
+ */
+#define RUNNER_PG_GUARD_WARM                                                                                          \
+	"SELECT o.oid FROM pg_catalog.pg_operator o WHERE o.oprname OPERATOR(pg_catalog.=) '='::pg_catalog.name AND " \
+	"o.oprnamespace OPERATOR(pg_catalog.=) ANY (SELECT ns.oid FROM pg_catalog.pg_namespace ns WHERE ns.nspname "  \
+	"OPERATOR(pg_catalog.=) ANY (pg_catalog.current_schemas(false))) UNION ALL SELECT p.oid FROM "                \
+	"pg_catalog.pg_proc p WHERE p.proname OPERATOR(pg_catalog.=) 'x'::pg_catalog.name AND p.pronargs "            \
+	"OPERATOR(pg_catalog.-) p.pronargdefaults OPERATOR(pg_catalog.<=) 1::pg_catalog.int2 UNION ALL SELECT c.oid " \
+	"FROM pg_catalog.pg_cast c WHERE c.castfunc OPERATOR(pg_catalog.>=) 16384::pg_catalog.oid AND c.casttarget "  \
+	"OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regtype('\"text\"')]::pg_catalog.regtype[])"
+/* The guard's own error in r->error becomes OUT_GUARD (r->guard_what kept, the error cleared); else OUT_OK. */
+enum outcome guard_outcome(struct pg_run *r);
+/* Sends the job's guard alone and collects it: OUT_GUARD when it refused. */
+enum outcome check_guard(struct pg_run *r, int64_t deadline);
+/* The 'E' frame of OUT_GUARD. */
+void send_guard_refusal(struct pg_run *r);
 
 /* runner_pg_result.c */
 /* The format the client asked for column i (0 text, 1 binary). */

@@ -17,6 +17,8 @@ static void refuse_pg_too_large(struct vw_response *res)
 {
 	free(res->text);
 	res->text = NULL;
+	free(res->guard);
+	res->guard = NULL;
 	memset(&res->pg, 0, sizeof(res->pg));
 	res->pg.kind = PGV_REFUSED;
 	res->pg.code = AIRLOCK_E_TOO_COMPLEX;
@@ -64,7 +66,7 @@ static enum vw_status run(const struct vw_request *req, struct vw_response *res)
 		pgv_validate_again(&req->pg, req->sql, &res->pg);
 		return VW_OK;
 	case VW_PG_SCOPE:
-		pgv_scope(&req->pg, req->sql, &res->text, &res->pg);
+		pgv_scope_guarded(&req->pg, req->sql, &res->text, &res->guard, &res->pg);
 		return VW_OK;
 	case VW_PG_SPLIT:
 		res->split_off = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_off));

@@ -63,6 +63,19 @@ class Conn(wire.Conn):
             raise AssertionError("bad message length %d" % length)
         return head[:1], self.recv_exact(length - 4)
 
+    def extended(self, sql, *values, type_oid=23):
+        """sql run unnamed over Parse/Bind/Execute/Sync with text parameters
+        (each of type_oid); the messages up to ReadyForQuery."""
+        self.send_msg(b"P", cstr("") + cstr(sql) + struct.pack("!h", len(values)) +
+                      b"".join(struct.pack("!I", type_oid) for _ in values))
+        bind = cstr("") + cstr("") + struct.pack("!hh", 0, len(values))
+        for v in values:
+            bind += struct.pack("!i", len(v)) + v
+        self.send_msg(b"B", bind + struct.pack("!h", 0))
+        self.send_msg(b"E", b"\0" + struct.pack("!i", 0))
+        self.send_msg(b"S", b"")
+        return self.recv_until_ready()
+
     def recv_until_ready(self):
         """Messages up to and including ReadyForQuery."""
         msgs = []

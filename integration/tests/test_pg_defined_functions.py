@@ -9,7 +9,6 @@ The attacker is `support` (orders of customers 1-100 only, no products);
 `planned` lists public.probe_total and reads it. The objects are made
 and dropped around this module."""
 
-import struct
 from urllib.parse import urlparse
 
 import psycopg2
@@ -83,12 +82,7 @@ def test_unlisted_function_refused_over_extended_protocol():
     c = pgwire.Conn(HOST, PORT)
     try:
         assert c.login("support", "support-secret", "shop") is None
-        c.send_msg(b"P", pgwire.cstr("") + pgwire.cstr("SELECT probe_total($1)") + struct.pack("!hI", 1, 23))
-        c.send_msg(b"B", pgwire.cstr("") + pgwire.cstr("") + struct.pack("!hhi", 0, 1, 3) + b"150" +
-                   struct.pack("!h", 0))
-        c.send_msg(b"E", b"\0" + struct.pack("!i", 0))
-        c.send_msg(b"S", b"")
-        got = c.recv_until_ready()
+        got = c.extended("SELECT probe_total($1)", b"150")
     finally:
         c.close()
     errors = [pgwire.error_fields(body) for t, body in got if t == b"E"]

@@ -746,7 +746,7 @@ tls_files()
 # [user agent_lowmem] (backend_memory_mb 32), [user agent_sha2] (no
 # mysql_native, so its MySQL logins go through
 # caching_sha2_password), [user support_cols] (orders shown as id,
-# customer_id and a rounded amount), [user planned] (plan_check on, three
+# customer_id and a rounded amount), [user planned] (plan_check on, five
 # functions the database defines),
 # [user strict] (max_rows 5, truncation_is_error on, both listeners) and a
 # separate audit log. Both have [user support]
@@ -883,7 +883,7 @@ $agent_my
 scram = $verifier
 target = shop
 tables = public.orders, public.customers, plan_test.*, viewdef_test.*, pg_catalog.*, information_schema.*
-functions = plan_test.orders_of, plan_test.staff, public.probe_total
+functions = plan_test.orders_of, plan_test.staff, public.probe_total, op_probe.total_of, op_probe.hidden_total
 plan_check = on
 
 [user strict]

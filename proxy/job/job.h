@@ -73,6 +73,13 @@ struct job_request {
 	 * fails as Postgres fails a type that does not exist. NULL: none.
 	 */
 	const char *type_check;
+	/*
+	 * Postgres: a read run in the statement's transaction after its settings
+	 * and before anything of the statement is parsed; its error (22P02, text
+	 * "...airlock-guard:what") refuses the statement as reaching a function
+	 * the user may not run (validator/pg/validate_pg_guard.h). NULL: none.
+	 */
+	const char *guard;
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

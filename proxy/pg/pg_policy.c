@@ -38,14 +38,14 @@ void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v)
 	vcl_pg_validate(s->core.srv->validators, &pol, sql, false, v);
 }
 
-bool pgp_scope(struct pg_session *s, const char *sql, char **scoped)
+bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guard)
 {
 	const char *path[PGS_MAX_PATH];
 	struct pgv_policy pol;
 	struct pgv_result v;
 
 	session_policy(s, &pol, path);
-	if (vcl_pg_scope(s->core.srv->validators, &pol, sql, scoped, &v) == PGV_READ)
+	if (vcl_pg_scope(s->core.srv->validators, &pol, sql, scoped, guard, &v) == PGV_READ)
 		return true;
 	pgr_refused(s, &v);
 	return false;

@@ -425,12 +425,13 @@ static bool run_copy(struct pg_session *s, const char *sql, const struct pgv_res
 {
 	struct pgj_read rd = {.copy = true, .copy_header = v->copy_header, .plan = true, .cost_check = true};
 	char *inner = v->copy_query[0] ? strdup(v->copy_query) : strndup(sql + v->query_offset, v->query_len);
-	char *scoped = NULL, *copy = NULL;
+	char *scoped = NULL, *copy = NULL, *guard = NULL;
 	struct pgv_result *again = malloc(sizeof(*again));
 	bool done = true;
 
-	if (!inner || !again || !pgp_scope(s, inner, &scoped))
+	if (!inner || !again || !pgp_scope(s, inner, &scoped, &guard))
 		goto out;
+	rd.guard = guard;
 	rd.plan_sql = scoped ? scoped : inner;
 	if (asprintf(&copy, "COPY (\n%s\n) TO STDOUT%s", rd.plan_sql, v->copy_options) < 0) {
 		copy = NULL;
@@ -453,6 +454,7 @@ out:
 		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 	free(inner);
 	free(scoped);
+	free(guard);
 	free(copy);
 	free(again);
 	return done;

@@ -54,7 +54,7 @@ static bool type_check(struct pg_session *s, const struct pgj_read *rd, char **c
 		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 		return false;
 	}
-	if (!pgp_scope(s, sql, check)) {
+	if (!pgp_scope(s, sql, check, NULL)) {
 		free(sql);
 		return false;
 	}
@@ -89,7 +89,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		.copy_header = rd->copy_header,
 		.rewritten = rd->copy, /* a COPY is written around its read */
 	};
-	char *scoped = NULL, *plan = NULL, *types = NULL;
+	char *scoped = NULL, *plan = NULL, *types = NULL, *guard = NULL;
 	struct job *j;
 
 	/* The session's statement_timeout, within the user's timeout_ms. */
@@ -98,8 +98,9 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 	if (!type_check(s, rd, &types))
 		return NULL;
 	req.type_check = types;
+	req.guard = rd->guard;
 	if (rd->scope) {
-		if (!pgp_scope(s, rd->sql, &scoped)) {
+		if (!pgp_scope(s, rd->sql, &scoped, &guard)) {
 			free(types);
 			return NULL;
 		}
@@ -107,6 +108,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 			req.sql = scoped;
 			req.rewritten = true;
 		}
+		req.guard = guard;
 	}
 	/* A describe job runs nothing: there is no plan to check. */
 	if (s->core.u->plan_check && rd->plan && !rd->describe) {
@@ -114,6 +116,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		if (!plan) {
 			free(scoped);
 			free(types);
+			free(guard);
 			pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 			return NULL;
 		}
@@ -122,6 +125,7 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 	free(scoped);
 	free(plan);
 	free(types);
+	free(guard);
 	return j;
 }
 

@@ -177,7 +177,7 @@ void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
  * *scoped NULL (run sql) or the text to run (caller frees); false when
  * refused, with the ErrorResponse already queued.
  */
-bool pgp_scope(struct pg_session *s, const char *sql, char **scoped);
+bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guard);
 /*
  * With the user's plan_check on: the relations a plan may scan, for the
  * job's plan_tables (heap; the caller frees it). NULL when it is off (or
@@ -196,6 +196,7 @@ struct pgj_read {
 	bool copy;            /* sql is a COPY TO STDOUT (already scoped) */
 	bool copy_header;     /* whose first line is a header */
 	const char *plan_sql; /* with copy: its read, which the cost and plan checks EXPLAIN */
+	const char *guard;    /* with copy: its read's guard (validate_pg_guard.h), or NULL */
 	const struct job_param *params;
 	size_t nparams;
 	const char *formats;

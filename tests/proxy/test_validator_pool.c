@@ -73,7 +73,7 @@ static void assert_answers(struct vpool *p)
 	char *text = NULL;
 
 	assert_int_equal(vcl_pg_validate(p, &pg, "SELECT count(*) FROM orders", false, &r), PGV_READ);
-	assert_int_equal(vcl_pg_scope(p, &pg, "SELECT count(*) FROM orders", &text, &r), PGV_READ);
+	assert_int_equal(vcl_pg_scope(p, &pg, "SELECT count(*) FROM orders", &text, NULL, &r), PGV_READ);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "customer_id <= 100"));
 	free(text);
@@ -108,7 +108,7 @@ static void test_same_answers_as_in_process(void **state)
 		if (local.kind != PGV_READ)
 			continue;
 		pgv_scope(&pg, sqls[i], &lt, &local);
-		vcl_pg_scope(p, &pg, sqls[i], &rt, &remote);
+		vcl_pg_scope(p, &pg, sqls[i], &rt, NULL, &remote);
 		assert_int_equal(remote.kind, local.kind);
 		assert_string_equal(remote.message, local.message);
 		if (lt || rt)

@@ -306,6 +306,7 @@ bool vw_put_response(struct wbuf *w, enum vw_op op, const struct vw_response *r)
 		case VW_PG_SCOPE:
 			vw_put_pg_result(w, &r->pg);
 			put_opt(w, r->text);
+			put_opt(w, r->guard);
 			break;
 		case VW_PG_SPLIT:
 			wbuf_put_be32(w, (uint32_t)r->nsplit);
@@ -398,7 +399,7 @@ bool vw_get_response(const uint8_t *body, size_t len, enum vw_op op, size_t sql_
 		ok = vw_get_pg_result(&r, sql_len, &res->pg);
 		break;
 	case VW_PG_SCOPE:
-		ok = vw_get_pg_result(&r, sql_len, &res->pg) && get_text(&r, &res->text);
+		ok = vw_get_pg_result(&r, sql_len, &res->pg) && get_text(&r, &res->text) && get_text(&r, &res->guard);
 		break;
 	case VW_PG_SPLIT:
 		ok = get_split(&r, sql_len, res);
@@ -431,6 +432,7 @@ bool vw_get_response(const uint8_t *body, size_t len, enum vw_op op, size_t sql_
 void vw_response_free(struct vw_response *res)
 {
 	free(res->text);
+	free(res->guard);
 	free(res->split_off);
 	free(res->split_len);
 	free(res->my);

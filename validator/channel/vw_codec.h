@@ -93,6 +93,7 @@ struct vw_response {
 	enum vw_status status;
 	struct pgv_result pg;  /* the PG operations */
 	char *text;            /* VW_PG_SCOPE, VW_MY_SCOPE: the rewritten text (owned), NULL for none */
+	char *guard;           /* VW_PG_SCOPE: the runner's guard read (owned), NULL for none */
 	size_t nsplit;         /* VW_PG_SPLIT */
 	size_t *split_off;     /* owned, nsplit of them */
 	size_t *split_len;     /* owned */

@@ -245,11 +245,12 @@ static void check_relation(struct walk *w, json_t *rv, const struct scope *sc)
 	check_unqualified(w, rv, rel);
 }
 
-/* Some allowed relation of the policy is in schema: the world holds the schema. */
-static bool policy_schema(const struct pgv_policy *p, const char *schema)
+bool pgv_world_schema(const struct pgv_policy *p, const char *schema)
 {
 	size_t slen = strlen(schema), i;
 
+	if (!strcmp(schema, "pg_catalog") || !strcmp(schema, "information_schema"))
+		return true;
 	for (i = 0; i < p->ntables; i++) {
 		const char *e = p->tables[i];
 		const char *dot = e ? strchr(e, '.') : NULL;
@@ -268,7 +269,7 @@ static bool policy_schema(const struct pgv_policy *p, const char *schema)
  */
 static bool refuse_foreign_schema(struct walk *w, json_t *call, const char *schema)
 {
-	if (!strcmp(schema, "pg_catalog") || !strcmp(schema, "information_schema") || policy_schema(w->policy, schema))
+	if (pgv_world_schema(w->policy, schema))
 		return false;
 	if (want(w, V_FUNC))
 		pgv_refuse(w->out, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_PG_INVALID_SCHEMA_NAME,

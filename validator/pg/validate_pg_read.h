@@ -26,4 +26,7 @@ bool pgv_check_read(const struct pgv_policy *policy, const char *sql, json_t *no
  */
 bool pgv_name_allowed(const struct pgv_policy *policy, const char *schema, const char *rel);
 
+/* schema is pg_catalog, information_schema, or the schema of an allowed relation of the policy. */
+bool pgv_world_schema(const struct pgv_policy *policy, const char *schema);
+
 #endif

@@ -14,6 +14,7 @@
 #include "validator/pg/validate_pg_catalog.h"
 #include "validator/pg/validate_pg_read.h"
 #include "validator/pg/validate_pg_types.h"
+#include "validator/pg/validate_pg_guard.h"
 #include "validator/pg/validate_pg_scope_int.h"
 #include "validator/pg/validate_pg_scope_role.h"
 #include "validator/pg/validate_pg_scope_sql.h"
@@ -428,14 +429,39 @@ static bool revalidate(struct pgv_scope *sc, const char *text)
 	return false;
 }
 
+/* The guard of the statement as it will run (templates included), or a refusal. */
+static char *guard_of(struct pgv_scope *sc, PgQuery__ParseResult *tree)
+{
+	struct pgv_guard g = {0};
+	char *sql = NULL;
+
+	pgv_guard_collect(&g, sc->policy, &tree->base);
+	if (g.alien)
+		pgv_scope_refuse(sc, AIRLOCK_E_TABLE_NOT_ALLOWED, AIRLOCK_N_PG_INVALID_SCHEMA_NAME, g.alien_at,
+				 "only the schemas of the allowed tables can be named", "schema \"%s\" does not exist",
+				 g.alien);
+	else if (!(sql = pgv_guard_sql(&g, sc->policy)) && g.failed)
+		pgv_scope_out_of_memory(sc);
+	pgv_guard_free(&g);
+	return sql;
+}
+
 enum pgv_kind pgv_scope(const struct pgv_policy *policy, const char *sql, char **rewritten, struct pgv_result *out)
+{
+	return pgv_scope_guarded(policy, sql, rewritten, NULL, out);
+}
+
+enum pgv_kind pgv_scope_guarded(const struct pgv_policy *policy, const char *sql, char **rewritten, char **guard,
+				struct pgv_result *out)
 {
 	struct pgv_scope sc = {.policy = policy, .sql = sql, .out = out};
 	PgQuery__ParseResult *tree;
-	char *text = NULL;
+	char *text = NULL, *check = NULL;
 	size_t i;
 
 	*rewritten = NULL;
+	if (guard)
+		*guard = NULL;
 	memset(out, 0, sizeof(*out));
 	out->kind = PGV_READ;
 	if (!pgv_bound(sql, out))
@@ -455,16 +481,21 @@ enum pgv_kind pgv_scope(const struct pgv_policy *policy, const char *sql, char *
 				 "read the filtered tables and the plan or session views in separate statements",
 				 "a statement that reads a filtered table cannot also show its own text or plan "
 				 "(EXPLAIN, pg_stat_activity, current_query())");
+	if (!sc.refused && guard)
+		check = guard_of(&sc, tree);
 	if (!sc.refused && sc.changes > 0)
 		text = deparse(&sc, tree);
 	pgv_scope_free(&sc);
 	pg_query__parse_result__free_unpacked(tree, NULL);
-	if (!sc.refused && text && revalidate(&sc, text)) {
+	if (!sc.refused && (!text || revalidate(&sc, text))) {
 		*rewritten = text;
+		if (guard)
+			*guard = check;
+		else
+			free(check);
 		return PGV_READ;
 	}
 	free(text);
-	if (!sc.refused)
-		return PGV_READ;
+	free(check);
 	return out->kind;
 }

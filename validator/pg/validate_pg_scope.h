@@ -28,4 +28,12 @@
  */
 enum pgv_kind pgv_scope(const struct pgv_policy *policy, const char *sql, char **rewritten, struct pgv_result *out);
 
+/*
+ * pgv_scope, and with a read *guard (heap, caller frees; NULL when the
+ * statement needs none) the runner must pass before the statement runs:
+ * validate_pg_guard.h. NULL too when refused.
+ */
+enum pgv_kind pgv_scope_guarded(const struct pgv_policy *policy, const char *sql, char **rewritten, char **guard,
+				struct pgv_result *out);
+
 #endif

@@ -187,6 +187,7 @@ static void test_pg_response_round_trip_and_checks(void **state)
 	res.pg.set_config = true;
 	strcpy(res.pg.column, "sp");
 	res.text = "SELECT 1";
+	res.guard = "SELECT 2";
 	wbuf_init(&w);
 	assert_true(vw_put_response(&w, VW_PG_SCOPE, &res));
 	body = body_of(&w, &len);
@@ -202,6 +203,7 @@ static void test_pg_response_round_trip_and_checks(void **state)
 	assert_string_equal(back.pg.column, "sp");
 	assert_int_equal(back.pg.fingerprint, 0x1234567890abcdefull);
 	assert_string_equal(back.text, "SELECT 1");
+	assert_string_equal(back.guard, "SELECT 2");
 	vw_response_free(&back);
 	/* Read as an answer to another operation, it is malformed. */
 	assert_false(vw_get_response(body, len, VW_PG_VALIDATE, strlen(sql), 0, &back));

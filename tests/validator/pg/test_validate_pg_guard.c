@@ -1,0 +1,186 @@
+/*
+ * test_validate_pg_guard: the guard read the scoping hands the runner. A
+ * statement with nothing the backend resolves by the search_path needs
+ * none; each way to reach an operator, a function by column notation or a
+ * cast names what it reaches (IN, CASE x WHEN, USING, BETWEEN, ORDER BY
+ * USING, x IN (SELECT), OPERATOR(schema.op), (x).f, x::t, t(x)); the
+ * guard parses, holds no unqualified operator or function of its own, and
+ * lists the user's functions; OPERATOR() of a schema outside the world is
+ * refused as one that does not exist.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <pg_query.h>
+
+#include "validator/pg/validate_pg.h"
+#include "validator/pg/validate_pg_scope.h"
+
+static const char *const path[] = {"public"};
+static const char *const tables[] = {"public.orders", "public.customers"};
+static const char *const functions[] = {"public.probe_total", "tools.*"};
+
+static const struct pgv_policy policy = {
+	.tables = tables,
+	.ntables = 2,
+	.search_path = path,
+	.nsearch_path = 1,
+	.functions = functions,
+	.nfunctions = 2,
+};
+
+/* The guard of sql, which must be a read; NULL when it has none. */
+static char *guard_of(const char *sql)
+{
+	struct pgv_result r;
+	char *text = NULL, *guard = NULL;
+
+	if (pgv_scope_guarded(&policy, sql, &text, &guard, &r) != PGV_READ)
+		fail_msg("%s: refused: %s", sql, r.message);
+	free(text);
+	return guard;
+}
+
+static void test_nothing_to_resolve(void **state)
+{
+	static const char *const plain[] = {
+		"SELECT 1",
+		"SELECT id, amount FROM orders",
+		"SELECT o.* FROM orders o",
+		"SELECT * FROM orders ORDER BY id DESC LIMIT 3",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		char *g = guard_of(plain[i]);
+
+		if (g)
+			fail_msg("%s: a guard: %s", plain[i], g);
+	}
+}
+
+/* Each statement's guard holds the quoted name. */
+static void test_names_reached(void **state)
+{
+	static const struct {
+		const char *sql, *name;
+	} cases[] = {
+		{"SELECT 1 === 2", "'==='"},
+		{"SELECT id FROM orders WHERE amount > 5", "'>'"},
+		{"SELECT id FROM orders WHERE id IN (1, 2)", "'='"},
+		{"SELECT id FROM orders WHERE id NOT IN (1, 2)", "'<>'"},
+		{"SELECT CASE id WHEN 1 THEN 'a' END FROM orders", "'='"},
+		{"SELECT 1 FROM orders JOIN customers USING (id)", "'='"},
+		{"SELECT 1 FROM orders NATURAL JOIN customers", "'='"},
+		{"SELECT id FROM orders WHERE id BETWEEN 1 AND 5", "'<='"},
+		{"SELECT id FROM orders ORDER BY id USING ~<~", "'~<~'"},
+		{"SELECT id FROM orders WHERE id IN (SELECT id FROM customers)", "'='"},
+		{"SELECT id FROM orders WHERE id = ANY (ARRAY[1])", "'='"},
+		{"SELECT id FROM orders WHERE id IS DISTINCT FROM 3", "'='"},
+		{"SELECT NULLIF(id, 3) FROM orders", "'='"},
+		{"SELECT 'a' LIKE 'b'", "'~~'"},
+		{"SELECT 'a' SIMILAR TO 'b'", "'~'"},
+		{"SELECT 1 OPERATOR(public.+) 2", "qn.nspname OPERATOR(pg_catalog.=) 'public'"},
+		{"SELECT o.leak FROM orders o", "'leak'"},
+		{"SELECT orders.leak FROM orders", "'leak'"},
+		{"SELECT public.orders.leak FROM orders", "'leak'"},
+		{"SELECT (o).leak FROM orders o", "'leak'"},
+		{"SELECT (ROW(1, 2)).leak", "'leak'"},
+		{"SELECT id::text FROM orders", "to_regtype('\"text\"')"},
+		{"SELECT CAST(id AS numeric[]) FROM orders", "to_regtype('\"pg_catalog\".\"numeric\"[]')"},
+		{"SELECT text(o) FROM orders o", "to_regtype('\"text\"')"},
+		{"SELECT now()", "castcontext"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *g = guard_of(cases[i].sql);
+
+		if (!g)
+			fail_msg("%s: no guard", cases[i].sql);
+		if (!strstr(g, cases[i].name))
+			fail_msg("%s: %s not in %s", cases[i].sql, cases[i].name, g);
+		free(g);
+	}
+}
+
+/* The guard is one read that parses, with its operators and functions qualified, and the user's list in it. */
+static void test_guard_is_qualified(void **state)
+{
+	char *g = guard_of("SELECT o.leak, id::text FROM orders o WHERE id IN (1) AND amount === 2");
+	PgQueryParseResult pr;
+	PgQueryFingerprintResult fp;
+
+	(void)state;
+	assert_non_null(g);
+	pr = pg_query_parse(g);
+	assert_null(pr.error);
+	pg_query_free_parse_result(pr);
+	fp = pg_query_fingerprint(g);
+	assert_null(fp.error);
+	pg_query_free_fingerprint_result(fp);
+	assert_non_null(strstr(g, "'public.probe_total'"));
+	assert_non_null(strstr(g, "'tools.*'"));
+	assert_non_null(strstr(g, "current_schemas(false)"));
+	/* Every operator written OPERATOR(pg_catalog.x): no bare = < > || - of its own. */
+	assert_null(strstr(g, " = "));
+	assert_null(strstr(g, " || "));
+	assert_null(strstr(g, " IN "));
+	assert_null(strstr(g, " >= "));
+	free(g);
+}
+
+static void test_operator_of_a_schema_outside_the_world(void **state)
+{
+	struct pgv_result r;
+	char *text = NULL, *guard = NULL;
+
+	(void)state;
+	assert_int_equal(pgv_scope_guarded(&policy, "SELECT 1 OPERATOR(secret.+) 2", &text, &guard, &r), PGV_REFUSED);
+	assert_null(text);
+	assert_null(guard);
+	assert_string_equal(r.sqlstate, "3F000");
+	assert_non_null(strstr(r.message, "schema \"secret\" does not exist"));
+	/* pg_catalog's own is what Postgres would pick anyway: nothing to check by schema. */
+	guard = guard_of("SELECT 1 OPERATOR(pg_catalog.+) 2");
+	assert_non_null(guard);
+	assert_null(strstr(guard, "qn.nspname OPERATOR(pg_catalog.=) 'pg_catalog'"));
+	free(guard);
+}
+
+/* Past the bound of distinct names the guard checks every name of the kind. */
+static void test_many_names(void **state)
+{
+	char *sql = malloc(64 * 1024), *g;
+	size_t len = (size_t)snprintf(sql, 64, "SELECT 1");
+
+	(void)state;
+	for (int i = 0; i < 300; i++)
+		len += (size_t)snprintf(sql + len, 64, ", o.c%d", i);
+	snprintf(sql + len, 64, " FROM orders o");
+	g = guard_of(sql);
+	assert_non_null(g);
+	assert_null(strstr(g, "'c1'"));
+	assert_non_null(strstr(g, "pc.proname::pg_catalog.text"));
+	free(g);
+	free(sql);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nothing_to_resolve),
+		cmocka_unit_test(test_names_reached),
+		cmocka_unit_test(test_guard_is_qualified),
+		cmocka_unit_test(test_operator_of_a_schema_outside_the_world),
+		cmocka_unit_test(test_many_names),
+	};
+
+	return cmocka_run_group_tests(tests, 0, NULL);
+}
