@@ -108,6 +108,34 @@ def test_named_cursor(agent):
     agent.commit()
 
 
+def test_move_skips_rows_as_postgres_does(agent):
+    """MOVE [FORWARD] n and MOVE ALL read past rows without sending them; the tag counts them."""
+    def run(conn):
+        out = []
+        with conn.cursor() as cur:
+            cur.execute("DECLARE m CURSOR FOR SELECT id FROM orders ORDER BY id LIMIT 10")
+            for sql in ["MOVE 3 IN m", "FETCH 2 FROM m", "MOVE FORWARD 1 FROM m", "FETCH NEXT FROM m",
+                        "MOVE ALL IN m", "FETCH 1 FROM m", "MOVE 1 IN m"]:
+                cur.execute(sql)
+                out.append((cur.statusmessage, cur.fetchall() if sql.startswith("FETCH") else None))
+        conn.rollback()
+        return out
+
+    direct = itest.connect(itest.direct_url())
+    try:
+        want = run(direct)
+    finally:
+        direct.close()
+    assert run(agent) == want
+    assert want[1] == ("FETCH 2", [(4,), (5,)]) and want[4] == ("MOVE 3", None), want
+    # psycopg2's scroll() on a named cursor is a MOVE.
+    with agent.cursor(name="sc") as cur:
+        cur.execute("SELECT id FROM orders ORDER BY id LIMIT 6")
+        cur.scroll(2)
+        assert cur.fetchone() == (3,)
+    agent.commit()
+
+
 def test_cancel_during_fetch(agent):
     """conn.cancel() while a FETCH waits on its cursor's statement stops it
     with 57014, and the session goes on."""

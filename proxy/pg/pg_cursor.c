@@ -1,6 +1,6 @@
 /*
  * pg_cursor: DECLARE ... CURSOR, FETCH and CLOSE, as psycopg2's named
- * cursors use them.
+ * cursors use them, and MOVE, which reads as FETCH does and sends no rows.
  *
  * Over the simple and the extended protocol alike (psycopg 3's named
  * cursors DECLARE with bound parameters, Describe the cursor as a portal,
@@ -57,6 +57,7 @@ struct pg_cursor {
 
 	uint64_t want; /* the running FETCH */
 	uint64_t got;
+	bool moving; /* the running FETCH is a MOVE: its rows are skipped */
 };
 
 static int find_cursor(struct pg_session *s, const char *name)
@@ -183,7 +184,7 @@ static void fetch_finish(struct pg_cursor *c)
 		portal_finish(c);
 	} else {
 		tell_truncation(c);
-		read_complete(c, "FETCH");
+		read_complete(c, c->moving ? "MOVE" : "FETCH");
 		end_message(s);
 	}
 	session_statement_done(&s->core);
@@ -219,7 +220,7 @@ static void cursor_rowdesc(void *arg, const struct frame *f)
 		session_set_state(&c->s->core, SESSION_READY);
 		session_process(&c->s->core);
 	} else if (!c->portal) {
-		if (!c->s->cur.extended || c->s->cur.describe)
+		if ((!c->s->cur.extended || c->s->cur.describe) && !c->moving)
 			put_stored_rowdesc(c);
 	} else if (c->portal->described && !c->rowdesc_sent) {
 		put_stored_rowdesc(c);
@@ -235,8 +236,10 @@ static void cursor_row(void *arg, const struct frame *f)
 	c->rows++;
 	if (c->mismatch || c->out_of_memory)
 		return;
-	pg_put_datarow_raw(&s->core.w, f->payload, f->len);
-	pgr_flush(s);
+	if (!(c->moving && s->fetching == c)) {
+		pg_put_datarow_raw(&s->core.w, f->payload, f->len);
+		pgr_flush(s);
+	}
 	if (s->fetching != c)
 		return;
 	c->got++;
@@ -503,12 +506,15 @@ static bool do_fetch(struct pg_session *s, const struct pgv_result *v, const str
 		report_stored(c);
 		return true;
 	}
-	if (!x->extended || x->describe)
+	c->moving = v->move;
+	if (v->move && x->extended && x->describe)
+		pg_put_no_data(&s->core.w); /* MOVE returns no rows */
+	else if (!v->move && (!x->extended || x->describe))
 		put_stored_rowdesc(c);
 	if (c->done) {
 		/* The result has ended: the rest of the FETCHes return no rows. */
 		tell_truncation(c);
-		pgr_local_done(s, "FETCH 0");
+		pgr_local_done(s, v->move ? "MOVE 0" : "FETCH 0");
 		return true;
 	}
 	return start_reading(c, v->count);

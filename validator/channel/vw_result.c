@@ -16,6 +16,7 @@ enum {
 	PG_EXPLAIN = 1 << 4,
 	PG_COPY_HEADER = 1 << 5,
 	PG_SET_CONFIG = 1 << 6,
+	PG_MOVE = 1 << 7,
 };
 
 void vw_put_str(struct wbuf *w, const char *s)
@@ -76,7 +77,8 @@ void vw_put_pg_result(struct wbuf *w, const struct pgv_result *r)
 {
 	uint8_t flags = (r->is_local ? PG_LOCAL : 0) | (r->set_default ? PG_DEFAULT : 0) |
 			(r->read_write ? PG_READ_WRITE : 0) | (r->hold ? PG_HOLD : 0) | (r->explain ? PG_EXPLAIN : 0) |
-			(r->copy_header ? PG_COPY_HEADER : 0) | (r->set_config ? PG_SET_CONFIG : 0);
+			(r->copy_header ? PG_COPY_HEADER : 0) | (r->set_config ? PG_SET_CONFIG : 0) |
+			(r->move ? PG_MOVE : 0);
 
 	wbuf_put_u8(w, (uint8_t)r->kind);
 	vw_put_str(w, r->sqlstate);
@@ -107,7 +109,7 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	    !sqlstate_ok(out->sqlstate) || !rbuf_get_be16(r, &code) || code >= AIRLOCK_E_COUNT ||
 	    !vw_get_str(r, out->message, sizeof(out->message)) || !vw_get_str(r, out->hint, sizeof(out->hint)) ||
 	    !rbuf_get_be32(r, &cursor) || cursor > sql_len + 1 || !vw_get_str(r, out->name, sizeof(out->name)) ||
-	    !vw_get_str(r, out->value, sizeof(out->value)) || !rbuf_get_u8(r, &flags) || flags >= 1 << 7 ||
+	    !vw_get_str(r, out->value, sizeof(out->value)) || !rbuf_get_u8(r, &flags) ||
 	    !get_size(r, &out->query_offset, sql_len) || !rbuf_get_be64(r, &out->count) ||
 	    !get_size(r, &out->query_len, sql_len - out->query_offset) ||
 	    !vw_get_str(r, out->copy_query, sizeof(out->copy_query)) ||
@@ -127,6 +129,7 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	out->explain = flags & PG_EXPLAIN;
 	out->copy_header = flags & PG_COPY_HEADER;
 	out->set_config = flags & PG_SET_CONFIG;
+	out->move = flags & PG_MOVE;
 	return true;
 bad:
 	memset(out, 0, sizeof(*out));

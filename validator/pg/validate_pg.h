@@ -114,6 +114,7 @@ struct pgv_result {
 	bool hold;           /* WITH HOLD */
 	size_t query_offset; /* where the cursor's SELECT starts in the text */
 	uint64_t count;      /* rows FETCH asks for */
+	bool move;           /* PGV_FETCH written MOVE: the rows are skipped, not sent */
 	bool explain;        /* PGV_READ that is itself an EXPLAIN */
 
 	/* PGV_COPY_OUT: the read, at query_offset for query_len bytes (COPY (read)) or in copy_query

@@ -140,20 +140,17 @@ enum pgv_kind pgv_cursor_fetch(json_t *body, struct pgv_result *out)
 	const char *name = pgv_str(body, "portalname");
 	const char *dir = pgv_str(body, "direction");
 	json_t *count = json_object_get(body, "howMany");
-	json_t *move = json_object_get(body, "ismove");
+	bool move = json_is_true(json_object_get(body, "ismove"));
 
-	if (json_is_true(move)) {
-		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "use FETCH FORWARD n",
-			   "MOVE is not supported");
-		return out->kind;
-	}
 	if ((dir && strcmp(dir, "FETCH_FORWARD") != 0) || !json_is_integer(count) || json_integer_value(count) <= 0 ||
 	    !name) {
-		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "use FETCH [FORWARD] n or FETCH ALL",
-			   "only forward fetches of one or more rows are supported");
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0,
+			   move ? "use MOVE [FORWARD] n or MOVE ALL" : "use FETCH [FORWARD] n or FETCH ALL",
+			   "only forward %s of one or more rows are supported", move ? "moves" : "fetches");
 		return out->kind;
 	}
 	out->kind = PGV_FETCH;
+	out->move = move;
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->count = (uint64_t)json_integer_value(count);
 	return out->kind;

@@ -75,7 +75,14 @@ static void test_fetch_close(void **state)
 	assert_int_equal(pgv_validate(&policy, "FETCH ALL FROM c", &v), PGV_FETCH);
 	assert_true(v.count > 1000000);
 	assert_int_equal(pgv_validate(&policy, "FETCH BACKWARD 1 FROM c", &v), PGV_REFUSED);
-	assert_int_equal(pgv_validate(&policy, "MOVE 1 IN c", &v), PGV_REFUSED);
+	assert_false(v.move);
+	assert_int_equal(pgv_validate(&policy, "MOVE 3 IN c", &v), PGV_FETCH);
+	assert_true(v.move);
+	assert_int_equal(v.count, 3);
+	assert_int_equal(pgv_validate(&policy, "MOVE ALL IN c", &v), PGV_FETCH);
+	assert_true(v.move && v.count > 1000000);
+	assert_int_equal(pgv_validate(&policy, "MOVE PRIOR IN c", &v), PGV_REFUSED);
+	assert_non_null(strstr(v.hint, "MOVE"));
 	assert_int_equal(pgv_validate(&policy, "CLOSE \"c\"", &v), PGV_CLOSE_CURSOR);
 	assert_string_equal(v.name, "c");
 	assert_int_equal(pgv_validate(&policy, "CLOSE ALL", &v), PGV_CLOSE_CURSOR);
