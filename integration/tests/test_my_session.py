@@ -99,6 +99,32 @@ def test_combined_set(my_agent):
     assert query(my_agent, "SELECT @@sql_mode") == (("STRICT_TRANS_TABLES",),)
 
 
+# What ActiveRecord's mysql2 adapter sends at connect (strict: true, then strict: false), and nestings like them.
+ORM_MODES = [
+    "SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci, @@SESSION.sql_mode = CONCAT(CONCAT(@@sql_mode,"
+    " ',STRICT_ALL_TABLES'), ',NO_AUTO_VALUE_ON_ZERO'), @@SESSION.sql_auto_is_null = 0,"
+    " @@SESSION.wait_timeout = 2147483",
+    "SET NAMES utf8mb4, @@SESSION.sql_mode = CONCAT(REPLACE(REPLACE(REPLACE(@@sql_mode,"
+    " 'STRICT_TRANS_TABLES', ''), 'STRICT_ALL_TABLES', ''), 'TRADITIONAL', ''), ',NO_AUTO_VALUE_ON_ZERO'),"
+    " @@SESSION.sql_auto_is_null = 0, @@SESSION.wait_timeout = 2147483",
+    "SET sql_mode = REPLACE(@@SESSION.sql_mode, 'NO_ENGINE_SUBSTITUTION', 'ANSI_QUOTES')",
+]
+
+
+@pytest.mark.parametrize("sql", ORM_MODES)
+def test_sql_mode_as_an_expression_of_itself(my_agent, my_direct, sql):
+    """The mode reads back as MariaDB makes it, starting from the same mode."""
+    for conn in (my_agent, my_direct):
+        query(conn, "SET sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'")
+        query(conn, sql)
+        query(conn, sql)
+    want = query(my_direct, "SELECT @@sql_mode, @@sql_auto_is_null")
+    assert query(my_agent, "SELECT @@sql_mode, @@sql_auto_is_null") == want
+    # And the mode is the one statements run under.
+    quoted = query(my_direct, "SELECT \"note\" FROM orders WHERE id = 1")
+    assert query(my_agent, "SELECT \"note\" FROM orders WHERE id = 1") == quoted
+
+
 def test_sql_mode_applies_to_statements(my_agent):
     """ANSI_QUOTES turns "x" into an identifier, on the backend and in
     airlock's own lexer alike."""

@@ -182,6 +182,50 @@ static int bool_value(const struct vmy_assign *a)
 	return -1;
 }
 
+/*
+ * cur with a's REPLACE()s applied in order (every occurrence, left to
+ * right, as MariaDB's REPLACE) into out; false when it does not fit.
+ */
+static bool replaced(const char *cur, const struct vmy_assign *a, char *out, size_t cap)
+{
+	char work[1024];
+
+	if (cap > sizeof(work) || (size_t)snprintf(out, cap, "%s", cur) >= cap)
+		return false;
+	for (unsigned i = 0; i < a->nreplace; i++) {
+		const char *f = a->replace[i].from, *t = a->replace[i].to, *from = out, *at;
+		size_t len = 0, flen = strlen(f), tlen = strlen(t), rest;
+
+		if (!flen)
+			continue;
+		while ((at = strstr(from, f))) {
+			size_t keep = (size_t)(at - from);
+
+			if (len + keep + tlen >= cap)
+				return false;
+			memcpy(work + len, from, keep);
+			memcpy(work + len + keep, t, tlen);
+			len += keep + tlen;
+			from = at + flen;
+		}
+		rest = strlen(from);
+		if (len + rest >= cap)
+			return false;
+		memcpy(work + len, from, rest + 1);
+		memcpy(out, work, len + rest + 1);
+	}
+	return true;
+}
+
+/* s appended to buf (holding a string, cap bytes): the whole length, or -1 when it does not fit. */
+static int append(char *buf, size_t cap, const char *s)
+{
+	size_t used = strlen(buf);
+	int n = snprintf(buf + used, cap - used, "%s", s);
+
+	return n < 0 || (size_t)n >= cap - used ? -1 : (int)(used + (size_t)n);
+}
+
 /* Letters, digits and the punctuation of mode lists, zone names and offsets: nothing that needs quoting. */
 static bool plain_value(const char *s)
 {
@@ -399,11 +443,11 @@ enum airlock_native myv_assign(struct my_session *s, const struct vmy_assign *a,
 		char mode[sizeof(v->sql_mode)], norm[sizeof(v->sql_mode)];
 		int n;
 
-		/* CONCAT(@@sql_mode, ',X') appends to the current mode. */
+		/* CONCAT(@@sql_mode, ',X') appends to the current mode, after its REPLACE()s. */
 		if (a->is_default)
 			n = snprintf(mode, sizeof(mode), "%s", DEFAULT_SQL_MODE);
 		else if (a->append)
-			n = snprintf(mode, sizeof(mode), "%s%s", v->sql_mode, a->value);
+			n = replaced(v->sql_mode, a, mode, sizeof(mode)) ? append(mode, sizeof(mode), a->value) : -1;
 		else
 			n = snprintf(mode, sizeof(mode), "%s", a->value);
 		/* Kept as MariaDB prints it after SET: upper case, its order, combinations expanded. */

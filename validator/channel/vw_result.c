@@ -150,13 +150,29 @@ static void put_assign(struct wbuf *w, const struct vmy_assign *a)
 	wbuf_put_u8(w, a->quoted);
 	wbuf_put_u8(w, a->append);
 	wbuf_put_u8(w, a->next_transaction_only);
+	wbuf_put_u8(w, (uint8_t)a->nreplace);
+	for (unsigned i = 0; i < a->nreplace && i < VMY_MAX_REPLACE; i++) {
+		vw_put_str(w, a->replace[i].from);
+		vw_put_str(w, a->replace[i].to);
+	}
 }
 
 static bool get_assign(struct rbuf *r, struct vmy_assign *a)
 {
-	return vw_get_str(r, a->name, sizeof(a->name)) && vw_get_str(r, a->value, sizeof(a->value)) &&
-	       vw_get_str(r, a->collate, sizeof(a->collate)) && get_bool(r, &a->is_default) &&
-	       get_bool(r, &a->quoted) && get_bool(r, &a->append) && get_bool(r, &a->next_transaction_only);
+	uint8_t n;
+
+	if (!(vw_get_str(r, a->name, sizeof(a->name)) && vw_get_str(r, a->value, sizeof(a->value)) &&
+	      vw_get_str(r, a->collate, sizeof(a->collate)) && get_bool(r, &a->is_default) && get_bool(r, &a->quoted) &&
+	      get_bool(r, &a->append) && get_bool(r, &a->next_transaction_only) && rbuf_get_u8(r, &n) &&
+	      n <= VMY_MAX_REPLACE))
+		return false;
+	a->nreplace = n;
+	for (unsigned i = 0; i < n; i++) {
+		if (!vw_get_str(r, a->replace[i].from, sizeof(a->replace[i].from)) ||
+		    !vw_get_str(r, a->replace[i].to, sizeof(a->replace[i].to)))
+			return false;
+	}
+	return true;
 }
 
 static void put_ref(struct wbuf *w, const struct vmy_scoped_ref *ref)

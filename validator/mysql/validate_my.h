@@ -89,15 +89,28 @@ enum vmy_kind {
  * DEFAULT, ANSI, ...), except character set and collation names (names,
  * character set, character_set_*, collation_*), which are lower-cased.
  */
+/* At most this many REPLACE()s in one value. */
+#define VMY_MAX_REPLACE 4
+
 struct vmy_assign {
 	char name[64];
 	char value[256];
-	char collate[64];           /* SET NAMES x COLLATE y (lower-case); "" when absent */
-	bool is_default;            /* value was DEFAULT (value holds "DEFAULT") */
-	bool quoted;                /* value was a string literal */
-	bool append;                /* value is appended to the variable's current value:
-				     * name = CONCAT(@@name, 'a', 'b') gives value "ab"
-				     * (sql_mode and session_track_* only) */
+	char collate[64]; /* SET NAMES x COLLATE y (lower-case); "" when absent */
+	bool is_default;  /* value was DEFAULT (value holds "DEFAULT") */
+	bool quoted;      /* value was a string literal */
+	bool append;      /* value is appended to the variable's current value:
+			   * name = CONCAT(@@name, 'a', 'b') gives value "ab"
+			   * (sql_mode and session_track_* only) */
+	/*
+	 * With append: name = REPLACE(@@name, 'from', 'to'), nested, and inside
+	 * CONCAT: each applied in order to the current value (every
+	 * occurrence, as MariaDB's REPLACE) before value is appended.
+	 */
+	struct vmy_replace {
+		char from[64];
+		char to[64];
+	} replace[VMY_MAX_REPLACE];
+	unsigned nreplace;
 	bool next_transaction_only; /* SET TRANSACTION without SESSION: the next transaction only */
 };
 

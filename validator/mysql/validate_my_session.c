@@ -75,18 +75,13 @@ static bool strings(struct vmy_parser *p, char *buf, size_t size, size_t *used)
 	return true;
 }
 
-/* CONCAT(@@[scope.]name, 'a', ...) for the same name: a->append, a->value "a...". */
-static bool concat_value(struct vmy_parser *p, struct vmy_assign *a)
+/* @@[scope.]name, which must be a's own: the value starts from the current one. */
+static bool current_value(struct vmy_parser *p, struct vmy_assign *a)
 {
 	char name[VMY_NAME_MAX], lower[VMY_NAME_MAX];
 	const struct vmy_token *t;
-	size_t used = 0;
 
-	vmy_next(p); /* CONCAT */
-	vmy_next(p); /* ( */
-	if (vmy_peek(p, 0)->kind != VMY_T_ATAT)
-		return false;
-	vmy_next(p);
+	vmy_next(p); /* @@ */
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_WORD && vmy_punct_at(p, 1, ".") &&
 	    (vmy_word_is(p, t, "GLOBAL") || vmy_word_is(p, t, "SESSION") || vmy_word_is(p, t, "LOCAL"))) {
@@ -99,16 +94,61 @@ static bool concat_value(struct vmy_parser *p, struct vmy_assign *a)
 	if (strcmp(lower, a->name) != 0)
 		return false;
 	vmy_next(p);
-	while (vmy_accept_punct(p, ",")) {
-		if (vmy_peek(p, 0)->kind != VMY_T_STRING)
-			return false;
-		if (!strings(p, a->value, sizeof(a->value), &used))
-			return false;
-	}
-	if (!vmy_accept_punct(p, ")"))
-		return false;
 	a->append = true;
 	return true;
+}
+
+/* One string literal (adjacent ones joined) into buf. */
+static bool one_string(struct vmy_parser *p, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	return vmy_peek(p, 0)->kind == VMY_T_STRING && strings(p, buf, size, &used);
+}
+
+/*
+ * The value as an expression of the current one, as ORMs write it
+ * (ActiveRecord's CONCAT(CONCAT(@@sql_mode, ',STRICT_ALL_TABLES'),
+ * ',NO_AUTO_VALUE_ON_ZERO') and REPLACE(REPLACE(@@sql_mode,
+ * 'STRICT_TRANS_TABLES', ''), ...)):
+ *   expr := @@name | CONCAT(expr, 'a', ...) | REPLACE(expr, 'from', 'to')
+ * where a REPLACE holds no CONCAT (so every REPLACE applies to the current
+ * value and the literals are appended after them). a->append and
+ * a->replace say how; a->value is the suffix, its length in *used.
+ */
+static bool value_expr(struct vmy_parser *p, struct vmy_assign *a, size_t *used, bool in_replace, int depth)
+{
+	const struct vmy_token *t = vmy_peek(p, 0);
+	bool concat;
+
+	if (depth > 2 * VMY_MAX_REPLACE)
+		return false;
+	if (t->kind == VMY_T_ATAT)
+		return current_value(p, a);
+	concat = t->kind == VMY_T_WORD && vmy_word_is(p, t, "CONCAT");
+	if ((!concat && !(t->kind == VMY_T_WORD && vmy_word_is(p, t, "REPLACE"))) || !vmy_punct_at(p, 1, "(") ||
+	    (concat && in_replace))
+		return false;
+	vmy_next(p);
+	vmy_next(p);
+	if (!value_expr(p, a, used, !concat, depth + 1))
+		return false;
+	if (concat) {
+		while (vmy_accept_punct(p, ",")) {
+			if (vmy_peek(p, 0)->kind != VMY_T_STRING || !strings(p, a->value, sizeof(a->value), used))
+				return false;
+		}
+	} else {
+		struct vmy_replace *r = &a->replace[a->nreplace];
+
+		if (a->nreplace >= VMY_MAX_REPLACE || !vmy_accept_punct(p, ",") ||
+		    !one_string(p, r->from, sizeof(r->from)) || !vmy_accept_punct(p, ",") ||
+		    !one_string(p, r->to, sizeof(r->to)) || !r->from[0])
+			return false;
+		a->nreplace++;
+	}
+	return vmy_accept_punct(p, ")");
 }
 
 /*
@@ -145,12 +185,14 @@ static bool literal(struct vmy_parser *p, struct vmy_assign *a)
 		vmy_next(p);
 	} else if (t->kind == VMY_T_WORD) {
 		if ((strcmp(a->name, "sql_mode") == 0 || strncmp(a->name, "session_track_", 14) == 0) &&
-		    vmy_word_is(p, t, "CONCAT") && vmy_punct_at(p, 1, "(")) {
-			if (!concat_value(p, a)) {
+		    (vmy_word_is(p, t, "CONCAT") || vmy_word_is(p, t, "REPLACE")) && vmy_punct_at(p, 1, "(")) {
+			if (!value_expr(p, a, &used, false, 0)) {
 				if (!p->failed)
-					refuse_setting(p, a->name,
-						       "the only expression accepted is "
-						       "CONCAT(@@name, 'literal', ...)");
+					refuse_setting(
+						p, a->name,
+						"the only expressions accepted are CONCAT(@@name, 'literal', ...) "
+						"and REPLACE(@@name, 'from', 'to'), nested, with no CONCAT "
+						"inside a REPLACE");
 				return false;
 			}
 		} else {
@@ -204,6 +246,16 @@ static bool bool_word(const char *v)
 	       strcasecmp(v, "DEFAULT") == 0;
 }
 
+/* What each REPLACE puts in is a list of modes airlock accepts, too. */
+static bool replaced_modes_ok(const struct vmy_assign *a)
+{
+	for (unsigned i = 0; i < a->nreplace; i++) {
+		if (!vmy_sql_mode_parse(a->replace[i].to, strlen(a->replace[i].to), NULL, NULL))
+			return false;
+	}
+	return true;
+}
+
 /* Per-setting value rules. */
 static bool check_value(struct vmy_parser *p, struct vmy_assign *a)
 {
@@ -223,7 +275,7 @@ static bool check_value(struct vmy_parser *p, struct vmy_assign *a)
 	if (strcmp(a->name, "sql_mode") == 0 && !a->is_default) {
 		if (strcmp(a->value, "0") == 0 && !a->append) {
 			a->value[0] = '\0';
-		} else if (!vmy_sql_mode_parse(a->value, strlen(a->value), NULL, NULL)) {
+		} else if (!vmy_sql_mode_parse(a->value, strlen(a->value), NULL, NULL) || !replaced_modes_ok(a)) {
 			refuse_setting(p, a->name,
 				       "airlock accepts the usual modes, ANSI, "
 				       "ANSI_QUOTES, NO_BACKSLASH_ESCAPES and TRADITIONAL; not ORACLE, "

@@ -636,6 +636,16 @@ static const struct vcase cases[] = {
 	DENIED("SET optimizer_switch = 'x=on'"),
 	DENIED("SET sql_mode = (SELECT 'x')"),
 	DENIED("SET sql_mode = CONCAT('a', 'b')"),
+	DENIED("SET sql_mode = REPLACE('a', 'b', '')"),
+	DENIED("SET sql_mode = REPLACE(CONCAT(@@sql_mode, ',X'), 'X', '')"),
+	DENIED("SET sql_mode = REPLACE(@@sql_mode, 'STRICT_TRANS_TABLES')"),
+	DENIED("SET sql_mode = REPLACE(@@sql_mode, '', 'ANSI')"),
+	DENIED("SET sql_mode = REPLACE(@@sql_mode, 'STRICT_TRANS_TABLES', 'ORACLE')"),
+	DENIED("SET sql_mode = REPLACE(@@time_zone, 'a', '')"),
+	DENIED("SET sql_mode = REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(@@sql_mode, 'A', ''), 'B', ''), 'C', ''), "
+	       "'D', ''), 'E', '')"),
+	DENIED("SET sql_mode = CONCAT(REPLACE(@@sql_mode, 'A', ''), @@sql_mode)"),
+	DENIED("SET sql_mode = REPLACE(@@sql_mode, 'A', '') + 1"),
 	DENIED("SET sql_mode = CONCAT(@@time_zone, 'b')"),
 	DENIED("SET time_zone = CONCAT(@@time_zone, 'b')"),
 	DENIED("SET autocommit = 1 + 1"),
@@ -759,7 +769,7 @@ static void validate(const char *sql, unsigned flags, struct vmy_result *r)
 	vmy_validate(&pol, sql, strlen(sql), r);
 }
 
-/* What SET statements carry. */
+/* What SET statements carry (the REPLACE()s of the first assignment in from / to). */
 struct scase {
 	const char *sql;
 	size_t n;
@@ -767,6 +777,7 @@ struct scase {
 	const char *value[4];
 	const char *collate[4];
 	unsigned append_mask, default_mask, next_only_mask;
+	const char *from[VMY_MAX_REPLACE], *to[VMY_MAX_REPLACE];
 };
 
 static const struct scase set_cases[] = {
@@ -801,6 +812,35 @@ static const struct scase set_cases[] = {
 	 1,
 	 0,
 	 0},
+	{"SET @@SESSION.sql_mode = CONCAT(CONCAT(@@sql_mode, ',STRICT_ALL_TABLES'), ',NO_AUTO_VALUE_ON_ZERO'), "
+	 "@@SESSION.sql_auto_is_null = 0, @@SESSION.wait_timeout = 2147483",
+	 3,
+	 {"sql_mode", "sql_auto_is_null", "wait_timeout"},
+	 {",STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO", "0", "2147483"},
+	 {""},
+	 1,
+	 0,
+	 0},
+	{"SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci, @@SESSION.sql_mode = CONCAT(REPLACE(REPLACE(REPLACE("
+	 "@@sql_mode, 'STRICT_TRANS_TABLES', ''), 'STRICT_ALL_TABLES', ''), 'TRADITIONAL', ''), "
+	 "',NO_AUTO_VALUE_ON_ZERO')",
+	 2,
+	 {"names", "sql_mode"},
+	 {"utf8mb4", ",NO_AUTO_VALUE_ON_ZERO"},
+	 {"utf8mb4_unicode_ci", ""},
+	 2,
+	 0,
+	 0},
+	{"SET sql_mode = REPLACE(REPLACE(@@session.sql_mode, 'STRICT_TRANS_TABLES', ''), ',,', ',ANSI_QUOTES,')",
+	 1,
+	 {"sql_mode"},
+	 {""},
+	 {""},
+	 1,
+	 0,
+	 0,
+	 {"STRICT_TRANS_TABLES", ",,"},
+	 {"", ",ANSI_QUOTES,"}},
 	{"SET session_track_system_variables = CONCAT(@@global.session_track_system_variables, "
 	 "',auto_increment_increment')",
 	 1,
@@ -864,6 +904,13 @@ static void test_set(void **state)
 			assert_int_equal(a->is_default, (c->default_mask >> k) & 1);
 			assert_int_equal(a->next_transaction_only, (c->next_only_mask >> k) & 1);
 		}
+		for (k = 0; k < VMY_MAX_REPLACE && c->from[k]; k++) {
+			assert_true(r.assigns[0].nreplace > k);
+			assert_string_equal(r.assigns[0].replace[k].from, c->from[k]);
+			assert_string_equal(r.assigns[0].replace[k].to, c->to[k]);
+		}
+		if (k < VMY_MAX_REPLACE && !c->from[0] && strstr(c->sql, "REPLACE(REPLACE(REPLACE("))
+			assert_int_equal(r.assigns[1].nreplace, 3);
 	}
 }
 
