@@ -86,6 +86,27 @@ def test_mysql2_execute_limit_with_strings_same_as_direct():
     assert [len(g["rows"]) for g in got] == [2, 0, 1, 3, 2, 0, 4], got
 
 
+def test_mysql2_show_warnings_prepared_same_as_direct():
+    """PDO with native prepares (and mysql2's execute) prepares SHOW WARNINGS too: it lists the
+    last statement's warnings as the text statement does, in binary rows."""
+    warn = "SELECT CAST('7x' AS UNSIGNED) + CAST('abc' AS UNSIGNED) AS n"
+    jobs = [
+        {"sql": warn, "execute": True},
+        {"sql": "SHOW WARNINGS", "execute": True},
+        {"sql": "SHOW WARNINGS LIMIT 1", "execute": True},
+        {"sql": warn},
+        {"sql": "SHOW COUNT(*) WARNINGS", "execute": True},
+        {"sql": "SHOW ERRORS", "execute": True},
+        {"sql": "SELECT id FROM orders WHERE id = 1", "execute": True},
+        {"sql": "SHOW WARNINGS", "execute": True},
+    ]
+    got = mysql2_run(jobs)
+    assert got == mysql2_run(jobs, direct=True)
+    assert [len(g["rows"]) for g in got[1:3]] == [2, 1], got
+    assert got[1]["rows"][0][1] == 1292, got
+    assert got[4]["rows"] == [[2]] and got[7]["rows"] == [], got
+
+
 def test_mysql2_refusals():
     got = mysql2_run([
         {"sql": "SELECT * FROM staff_salaries WHERE id = ?", "values": [1]},

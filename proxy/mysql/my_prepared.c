@@ -239,6 +239,36 @@ static const struct job_events describe_events = {
 	.on_done = described,
 };
 
+/*
+ * SHOW WARNINGS / SHOW ERRORS prepared: the session answers each EXECUTE
+ * with the warnings then kept, as it answers the text statement; neither
+ * the PREPARE nor the EXECUTE clears them.
+ */
+static void prepare_local(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v)
+{
+	struct mys_stmt *st = calloc(1, sizeof(*st)), **slot = st ? free_slot(s) : NULL;
+
+	if (!st || !slot || !(st->sql = strndup(sql, len))) {
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+		free(st);
+		return;
+	}
+	st->len = len;
+	st->local = true;
+	st->warnings = (struct myl_warnings){.errors_only = v->kind == VMY_SHOW_ERRORS,
+					     .count_only = v->count_only,
+					     .offset = v->offset,
+					     .limit = v->limit};
+	st->bytes = sizeof(*st) + len;
+	s->prepared_bytes += st->bytes;
+	st->id = ++s->next_stmt_id;
+	*slot = st;
+	my_write_prepare_ok(&s->core.w, s->seq++, st->id, st->warnings.count_only ? 1 : 3, 0, 0);
+	myl_warnings_columns(s, &st->warnings);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
+	myr_flush(s);
+}
+
 void myp_prepare(struct my_session *s, const char *sql, size_t len)
 {
 	struct vmy_result *v = NULL;
@@ -248,9 +278,9 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	char *check = NULL;
 	int n;
 
-	myr_clear_warnings(s);
 	/* Bounded by memory (the text and what is kept for it), not by a count. */
 	if (s->prepared_bytes + sizeof(*st) + len > MYS_MAX_PREPARED_BYTES) {
+		myr_clear_warnings(s);
 		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_MY_TOO_MANY_PREPARED,
 			   "Can't create more than max_prepared_stmt_count statements",
 			   "close prepared statements you no longer need (they may hold 4 MiB per session)");
@@ -260,10 +290,16 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	v = malloc(sizeof(*v));
 	check = n >= 0 ? with_zeros(sql, len, holes, n) : strndup(sql, len);
 	if (!v || !check) {
+		myr_clear_warnings(s);
 		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		goto out;
 	}
 	myq_validate(s, check, strlen(check), v);
+	if ((v->kind == VMY_SHOW_WARNINGS || v->kind == VMY_SHOW_ERRORS) && n == 0) {
+		prepare_local(s, sql, len, v);
+		goto out;
+	}
+	myr_clear_warnings(s);
 	if (v->kind == VMY_REFUSED) {
 		myr_refused(s, v);
 		goto out;
@@ -433,13 +469,18 @@ void myp_execute(struct my_session *s, const uint8_t *p, size_t len)
 	uint32_t id;
 	char *sql;
 
-	myr_clear_warnings(s);
 	if (my_stmt_execute_id(p, len, &id) != MY_OK) {
+		myr_clear_warnings(s);
 		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_WRONG_ARGUMENTS,
 			   "Incorrect arguments to mysqld_stmt_execute", NULL);
 		return;
 	}
 	slot = find_slot(s, id);
+	if (slot && (*slot)->local) {
+		myl_show_warnings(s, &(*slot)->warnings, true);
+		return;
+	}
+	myr_clear_warnings(s);
 	if (!slot) {
 		unknown_stmt(s, id, "mysqld_stmt_execute");
 		return;

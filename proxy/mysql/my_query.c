@@ -51,94 +51,6 @@ bool myq_database_allowed(const struct my_session *s, const char *db)
 
 /* ---- local result sets ---- */
 
-struct local_col {
-	const char *name;
-	uint8_t type;
-	bool numeric;
-};
-
-static void local_header(struct my_session *s, const struct local_col *cols, size_t n)
-{
-	my_write_column_count(&s->core.w, s->seq++, n);
-	for (size_t i = 0; i < n; i++) {
-		struct my_column c = {
-			.name = cols[i].name,
-			.name_len = strlen(cols[i].name),
-			.charset = cols[i].numeric ? 63 : s->vars.charset_id,
-			.length = cols[i].numeric ? 21 : 1024,
-			.type = cols[i].type,
-			.flags = cols[i].numeric ? (MY_FLAG_NOT_NULL | MY_FLAG_BINARY | MY_FLAG_NUM) : 0,
-		};
-		my_write_column_def(&s->core.w, s->seq++, &c, false);
-	}
-	if (!myr_deprecate_eof(s))
-		my_write_eof(&s->core.w, s->seq++, 0, myr_status(s));
-}
-
-/* One text row; a NULL entry in values is SQL NULL. */
-static void local_row(struct my_session *s, const char *const *values, size_t n)
-{
-	my_begin(&s->core.w, s->seq++);
-	for (size_t i = 0; i < n; i++) {
-		if (values[i])
-			my_put_lenenc_str(&s->core.w, values[i], strlen(values[i]));
-		else
-			my_put_null(&s->core.w);
-	}
-	my_end(&s->core.w);
-}
-
-static void show_warnings(struct my_session *s, const struct vmy_result *v, bool errors_only)
-{
-	static const struct local_col cols[] = {
-		{"Level", MY_TYPE_VAR_STRING, false},
-		{"Code", MY_TYPE_LONG, true},
-		{"Message", MY_TYPE_VAR_STRING, false},
-	};
-	char code[12];
-	uint64_t rows = 0;
-	long seen = 0;
-
-	if (v->count_only) {
-		/* SHOW COUNT(*) WARNINGS: one row, the count. */
-		const struct local_col count = {errors_only ? "@@session.error_count" : "@@session.warning_count",
-						MY_TYPE_LONGLONG, true};
-		uint32_t n = s->warn_count;
-		const char *row[1] = {code};
-
-		if (errors_only) {
-			n = 0;
-			for (uint16_t i = 0; i < s->nwarnings; i++)
-				n += strcmp(s->warnings[i].level, "Error") == 0;
-		}
-		snprintf(code, sizeof(code), "%u", n);
-		local_header(s, &count, 1);
-		local_row(s, row, 1);
-		myr_result_end(s);
-		session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 1, 0, 0);
-		myr_flush(s);
-		return;
-	}
-	local_header(s, cols, 3);
-	for (uint16_t i = 0; i < s->nwarnings; i++) {
-		const struct mys_warning *w = &s->warnings[i];
-		const char *row[3] = {w->level, code, w->message};
-
-		if (errors_only && strcmp(w->level, "Error") != 0)
-			continue;
-		if (seen++ < v->offset)
-			continue;
-		if (v->limit >= 0 && rows >= (uint64_t)v->limit)
-			break;
-		snprintf(code, sizeof(code), "%u", w->code);
-		local_row(s, row, 3);
-		rows++;
-	}
-	myr_result_end(s);
-	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, rows, 0, 0);
-	myr_flush(s);
-}
-
 static const char *item_value(struct my_session *s, const struct vmy_local_item *it, char *buf, size_t len,
 			      bool *numeric)
 {
@@ -172,7 +84,7 @@ static const char *item_value(struct my_session *s, const struct vmy_local_item 
 
 static void local_select(struct my_session *s, const struct vmy_result *v)
 {
-	struct local_col cols[VMY_MAX_ITEMS];
+	struct myl_col cols[VMY_MAX_ITEMS];
 	char bufs[VMY_MAX_ITEMS][128];
 	const char *values[VMY_MAX_ITEMS];
 	bool any;
@@ -181,7 +93,7 @@ static void local_select(struct my_session *s, const struct vmy_result *v)
 		bool numeric;
 
 		values[i] = item_value(s, &v->items[i], bufs[i], sizeof(bufs[i]), &numeric);
-		cols[i] = (struct local_col){
+		cols[i] = (struct myl_col){
 			.name = v->items[i].label,
 			.type = numeric ? MY_TYPE_LONGLONG : MY_TYPE_VAR_STRING,
 			.numeric = numeric,
@@ -189,9 +101,9 @@ static void local_select(struct my_session *s, const struct vmy_result *v)
 	}
 	/* Without a LIMIT of its own a SELECT is bound by sql_select_limit, which may be 0. */
 	any = v->limit != 0 && (v->limit > 0 || myv_select_limit(s) > 0);
-	local_header(s, cols, v->nitems);
+	myl_header(s, cols, v->nitems);
 	if (any)
-		local_row(s, values, v->nitems);
+		myl_row(s, values, v->nitems);
 	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, any, 0, 0);
 	myr_flush(s);
@@ -242,19 +154,19 @@ static void show_var_row(void *arg, const char *name, const char *value)
 	/* MariaDB's SHOW VARIABLES is bound by sql_select_limit. */
 	if (!want || c->rows >= myv_select_limit(c->s))
 		return;
-	local_row(c->s, row, 2);
+	myl_row(c->s, row, 2);
 	c->rows++;
 }
 
 static void show_variables(struct my_session *s, const struct vmy_result *v)
 {
-	static const struct local_col cols[] = {
+	static const struct myl_col cols[] = {
 		{"Variable_name", MY_TYPE_VAR_STRING, false},
 		{"Value", MY_TYPE_VAR_STRING, false},
 	};
 	struct show_vars_ctx c = {.s = s, .v = v};
 
-	local_header(s, cols, 2);
+	myl_header(s, cols, 2);
 	myv_each(s, show_var_row, &c);
 	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, c.rows, 0, 0);
@@ -264,7 +176,7 @@ static void show_variables(struct my_session *s, const struct vmy_result *v)
 /* SHOW [SESSION] STATUS: what this session's status holds of its own (its TLS), in MariaDB's names. */
 static void show_status(struct my_session *s, const struct vmy_result *v)
 {
-	static const struct local_col cols[] = {
+	static const struct myl_col cols[] = {
 		{"Variable_name", MY_TYPE_VAR_STRING, false},
 		{"Value", MY_TYPE_VAR_STRING, false},
 	};
@@ -273,7 +185,7 @@ static void show_status(struct my_session *s, const struct vmy_result *v)
 
 	if (s->core.tls)
 		tls_describe(s->core.bev, &cipher, &version);
-	local_header(s, cols, 2);
+	myl_header(s, cols, 2);
 	show_var_row(&c, "Ssl_cipher", cipher);
 	show_var_row(&c, "Ssl_version", version);
 	myr_result_end(s);
@@ -291,21 +203,21 @@ static void policy_row(void *arg, const char *kind, const char *name, const char
 	struct policy_ctx *c = arg;
 	const char *row[3] = {kind, name, detail};
 
-	local_row(c->s, row, 3);
+	myl_row(c->s, row, 3);
 	c->rows++;
 }
 
 /* SHOW AIRLOCK POLICY: the user's tables, which are filtered or narrowed, and its limits. */
 static void show_policy(struct my_session *s)
 {
-	static const struct local_col cols[] = {
+	static const struct myl_col cols[] = {
 		{"Kind", MY_TYPE_VAR_STRING, false},
 		{"Name", MY_TYPE_VAR_STRING, false},
 		{"Detail", MY_TYPE_VAR_STRING, false},
 	};
 	struct policy_ctx c = {.s = s};
 
-	local_header(s, cols, 3);
+	myl_header(s, cols, 3);
 	policy_each(s->core.u, true, policy_row, &c);
 	myr_result_end(s);
 	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, c.rows, 0, 0);
@@ -643,7 +555,12 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		break;
 	case VMY_SHOW_WARNINGS:
 	case VMY_SHOW_ERRORS:
-		show_warnings(s, v, v->kind == VMY_SHOW_ERRORS);
+		myl_show_warnings(s,
+				  &(struct myl_warnings){.errors_only = v->kind == VMY_SHOW_ERRORS,
+							 .count_only = v->count_only,
+							 .offset = v->offset,
+							 .limit = v->limit},
+				  false);
 		break;
 	case VMY_LOCAL_SELECT:
 		local_select(s, v);

@@ -49,6 +49,14 @@ struct mys_warning {
 	char message[512];
 };
 
+/* What a SHOW WARNINGS / SHOW ERRORS lists. */
+struct myl_warnings {
+	bool errors_only; /* SHOW ERRORS */
+	bool count_only;  /* SHOW COUNT(*) WARNINGS */
+	long offset;      /* LIMIT offset, n */
+	long limit;       /* -1: none */
+};
+
 /* A prepared statement (COM_STMT_PREPARE). Owned by the session. */
 struct mys_stmt {
 	uint32_t id;
@@ -64,7 +72,9 @@ struct mys_stmt {
 	struct mys_cursor *cursor; /* an execution with CURSOR_TYPE_READ_ONLY: its rows, fetched in steps */
 	bool long_data;            /* COM_STMT_SEND_LONG_DATA came: the next EXECUTE is refused */
 	bool out_of_memory;        /* its columns' description could not be kept: PREPARE fails */
-	size_t bytes;              /* counted in the session's prepared_bytes */
+	bool local;                /* SHOW WARNINGS / ERRORS: the session answers each EXECUTE (warnings) */
+	struct myl_warnings warnings;
+	size_t bytes; /* counted in the session's prepared_bytes */
 };
 
 /* The per-column arrays of a binary result, made once per result (owned by the session). */
@@ -219,6 +229,24 @@ void myj_start_with(struct my_session *s, const char *sql, const struct myq_job 
 
 /* my_query.c */
 void myq_query(struct my_session *s, const char *sql, size_t len);
+
+/* my_local.c: result sets the session answers itself. */
+struct myl_col {
+	const char *name;
+	uint8_t type;
+	bool numeric;
+	uint8_t decimals; /* 0, or 39 (NOT_FIXED_DEC) where the server sends it */
+};
+/* The column definitions, then an EOF unless the client deprecated it. */
+void myl_columns(struct my_session *s, const struct myl_col *cols, size_t n);
+/* The column count, then myl_columns. */
+void myl_header(struct my_session *s, const struct myl_col *cols, size_t n);
+/* One text row; a NULL entry in values is SQL NULL. */
+void myl_row(struct my_session *s, const char *const *values, size_t n);
+/* The warnings kept from the last statement, as text rows or binary ones (a prepared SHOW WARNINGS). */
+void myl_show_warnings(struct my_session *s, const struct myl_warnings *w, bool binary);
+/* The columns myl_show_warnings lists (myl_columns); returns how many. */
+size_t myl_warnings_columns(struct my_session *s, const struct myl_warnings *w);
 /* COM_FIELD_LIST: the columns of table whose names match wild (wild_len 0: all of them). */
 void myq_field_list(struct my_session *s, const char *table, size_t table_len, const char *wild, size_t wild_len);
 void myq_init_db(struct my_session *s, const char *db, size_t len);
