@@ -3,7 +3,8 @@ portals a few rows at a time: pgx (Go, Debian's package), lib/pq (Go's
 database/sql driver, whose db.Begin() sends BEGIN READ WRITE), postgres.js,
 node-postgres' pg-cursor, psycopg 3 (binary cursors, named server-side
 cursors, pipelines, a query run 100 times, rollback after an error) and
-PgJDBC (a PreparedStatement run 20 times, setFetchSize, getMetaData).
+PgJDBC (a PreparedStatement run 20 times, setFetchSize, getMetaData), and
+Perl's DBD::Pg (DBI's catalog methods).
 Each runs against airlock and directly against the backend; everything
 but the refusals must be the same, and a refusal arrives as the client's
 own error with airlock's message, the connection usable after it."""
@@ -12,6 +13,7 @@ import json
 import os
 import subprocess
 import tempfile
+from urllib.parse import unquote, urlparse
 
 import psycopg
 import pytest
@@ -248,3 +250,26 @@ def test_sqlalchemy_engine_reflection_and_orm_same_as_direct(dialect):
     want, _ = session_rows(itest.direct_url())
     assert got == want
     assert refused.startswith("NOT_READ_ONLY"), refused
+
+
+def dbd_pg_run(direct):
+    """integration/clients/dbd_pg_check.pl through airlock as agent, or straight to the backend."""
+    url = urlparse(itest.direct_url() if direct else itest.AGENT_URL)
+    out = subprocess.run(["perl", os.path.join(CLIENTS, "dbd_pg_check.pl"), url.hostname, str(url.port),
+                          url.path.lstrip("/"), unquote(url.username), unquote(url.password)],
+                         capture_output=True, text=True, timeout=120, env=itest.clean_env(),
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_dbd_pg_catalog_methods_same_as_direct():
+    """Perl's DBD::Pg: table_info (which joins pg_description on c.tableoid, a system column of the
+    filtered pg_class), column_info, primary_key and a bound read answer as the backend does, less
+    the table outside the agent's world."""
+    got = dbd_pg_run(False)
+    want = dbd_pg_run(True)
+    assert "staff_salaries" in repr(want["table_info"])
+    want["table_info"] = [r for r in want["table_info"] if r[1] != "staff_salaries"]
+    assert got == want
+    assert ["public", "orders", "TABLE", "airlock demo data v1"] in got["table_info"], got

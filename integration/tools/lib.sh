@@ -64,6 +64,7 @@ AIRLOCK_PACKAGES=(
 	python3-pymysql python3-mysqldb python3-cryptography python3-sqlalchemy
 	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java
 	golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev
+	libdbd-pg-perl
 )
 
 log()

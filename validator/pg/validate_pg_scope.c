@@ -38,6 +38,51 @@ static void collect_ctes(void *ctx, ProtobufCMessage *m, int depth)
 	pgv_scope_each_child(m, collect_ctes, sc, depth);
 }
 
+/* Who reads tableoid (q.tableoid, or bare), and how many relations there are. */
+static void collect_tableoid(void *ctx, ProtobufCMessage *m, int depth)
+{
+	struct pgv_scope *sc = ctx;
+
+	if (depth > PGV_SCOPE_MAX_DEPTH || sc->refused)
+		return;
+	if (m->descriptor == &pg_query__range_var__descriptor)
+		sc->nrelations++;
+	if (m->descriptor == &pg_query__column_ref__descriptor) {
+		const PgQuery__ColumnRef *c = (const PgQuery__ColumnRef *)m;
+		const PgQuery__Node *last = c->n_fields ? c->fields[c->n_fields - 1] : NULL;
+		const PgQuery__Node *q = c->n_fields >= 2 ? c->fields[c->n_fields - 2] : NULL;
+
+		if (last && last->node_case == PG_QUERY__NODE__NODE_STRING && !strcmp(last->string->sval, "tableoid")) {
+			if (!q)
+				sc->tableoid_bare = true;
+			else if (q->node_case == PG_QUERY__NODE__NODE_STRING &&
+				 pgv_scope_grow(sc, (void **)&sc->tableoid_of, &sc->captableoid_of, sc->ntableoid_of,
+						sizeof(*sc->tableoid_of)))
+				sc->tableoid_of[sc->ntableoid_of++] = q->string->sval;
+		}
+	}
+	pgv_scope_each_child(m, collect_tableoid, sc, depth);
+}
+
+/*
+ * The filtered catalog rv is read as q.tableoid (q its alias or name), or as
+ * a bare tableoid where it is the statement's one relation: its subquery
+ * keeps the system column, which SELECT * of a subquery would not.
+ */
+static bool keeps_tableoid(const struct pgv_scope *sc, const PgQuery__RangeVar *rv)
+{
+	const char *name =
+		rv->alias && rv->alias->aliasname && rv->alias->aliasname[0] ? rv->alias->aliasname : rv->relname;
+
+	if (sc->tableoid_bare && sc->nrelations == 1)
+		return true;
+	for (size_t i = 0; name && i < sc->ntableoid_of; i++) {
+		if (strcmp(sc->tableoid_of[i], name) == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool is_cte(const struct pgv_scope *sc, const char *name)
 {
 	size_t i;
@@ -115,10 +160,10 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	if (e->columns) {
 		pgv_sb_put(&sb, "SELECT ");
 		pgv_sb_put(&sb, e->columns);
-		pgv_sb_put(&sb, " FROM ");
 	} else {
-		pgv_sb_put(&sb, e->project ? "SELECT p.* FROM " : "SELECT * FROM ");
+		pgv_sb_put(&sb, e->project ? "SELECT p.*" : "SELECT r.*");
 	}
+	pgv_sb_put(&sb, keeps_tableoid(sc, rv) ? ", r.tableoid FROM " : " FROM ");
 	pgv_sb_put(&sb, rv->inh ? "" : "ONLY ");
 	pgv_sb_put(&sb, schema);
 	pgv_sb_put(&sb, ".");
@@ -472,6 +517,7 @@ enum pgv_kind pgv_scope_guarded(const struct pgv_policy *policy, const char *sql
 		return out->kind;
 	}
 	collect_ctes(&sc, &tree->base, 0);
+	collect_tableoid(&sc, &tree->base, 0);
 	for (i = 0; i < tree->n_stmts && !sc.refused; i++) {
 		if (tree->stmts[i]->stmt)
 			walk(&sc, &tree->stmts[i]->stmt->base, 0);

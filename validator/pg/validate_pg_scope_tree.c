@@ -135,6 +135,7 @@ void pgv_scope_free(struct pgv_scope *sc)
 	free(sc->tmpl);
 	free(sc->strs);
 	free(sc->ctes);
+	free(sc->tableoid_of);
 }
 
 /* ---- templates ---- */

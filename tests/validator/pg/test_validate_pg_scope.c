@@ -665,6 +665,36 @@ static void test_rules(void **state)
 	free(out);
 }
 
+/* A filtered catalog read as q.tableoid, or bare as the one relation, keeps the system column; others do not. */
+static void test_tableoid(void **state)
+{
+	static const struct {
+		const char *sql;
+		bool kept;
+	} cases[] = {
+		{"SELECT c.tableoid, c.oid FROM pg_catalog.pg_class c WHERE c.relname = 'orders'", true},
+		{"SELECT pg_class.tableoid FROM pg_class", true},
+		{"SELECT tableoid, oid, nspname FROM pg_namespace", true},
+		{"SELECT d.description FROM pg_class c LEFT JOIN pg_description d ON c.oid = d.objoid AND "
+		 "c.tableoid = d.classoid",
+		 true},
+		{"SELECT c.oid FROM pg_class c", false},
+		{"SELECT tableoid FROM pg_class c, pg_namespace n", false},
+	};
+	struct pgv_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = scope(&policy, cases[i].sql, &r);
+
+		assert_non_null(out);
+		assert_one_read(out);
+		if (cases[i].kept != (strstr(out, "r.tableoid FROM") != NULL))
+			fail_msg("%s: %s", cases[i].sql, out);
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_robust),
 		cmocka_unit_test(test_filters_are_fenced),
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_tableoid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
