@@ -250,3 +250,18 @@ def test_set_local_ends_with_the_block(pair):
         with conn.cursor() as cur:
             cur.execute("RESET lock_timeout")
     assert got[0] == got[1], got
+
+
+def test_dump_settings_apply_as_on_postgres(pair):
+    """What pg_dump sets before it reads: row_security and synchronize_seqscans read back as on
+    Postgres, and row_security = off is applied (a read RLS would filter fails instead; the demo has
+    no policy, so reads run)."""
+    a, d = pair
+    for conn in pair:
+        with conn.cursor() as cur:
+            cur.execute("SET row_security = off")
+            cur.execute("SET synchronize_seqscans TO off")
+    for name in ("row_security", "synchronize_seqscans"):
+        assert one(a, "SHOW " + name) == one(d, "SHOW " + name) == "off"
+        assert one(a, "SELECT current_setting('%s')" % name) == "off"
+    assert one(a, "SELECT count(*) FROM orders WHERE id <= 3") == 3

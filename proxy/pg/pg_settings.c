@@ -28,6 +28,8 @@ const struct pgs_def pgs_defs[] = {
 	{"intervalstyle", "IntervalStyle", "postgres", PGS_REPORT | PGS_FORWARD},
 	{"is_superuser", "is_superuser", "off", PGS_REPORT | PGS_FIXED},
 	{"lock_timeout", "lock_timeout", "0", PGS_MS | PGS_FORWARD},
+	/* Off, a read that a row-level security policy would filter fails instead (pg_dump sets it). */
+	{"row_security", "row_security", "on", PGS_FORWARD},
 	{"search_path", "search_path", "public", PGS_FORWARD},
 	{"server_encoding", "server_encoding", "UTF8", PGS_REPORT | PGS_FIXED},
 	{"server_version", "server_version", SERVER_VERSION, PGS_REPORT | PGS_FIXED},
@@ -35,6 +37,7 @@ const struct pgs_def pgs_defs[] = {
 	/* Forwarded although fixed: see pgs_init. */
 	{"standard_conforming_strings", "standard_conforming_strings", "on", PGS_REPORT | PGS_FIXED | PGS_FORWARD},
 	{"statement_timeout", "statement_timeout", "0", PGS_MS},
+	{"synchronize_seqscans", "synchronize_seqscans", "on", PGS_FORWARD},
 	{"timezone", "TimeZone", "UTC", PGS_REPORT | PGS_FORWARD},
 	{"transaction_isolation", "transaction_isolation", "read committed", 0},
 	{"transaction_read_only", "transaction_read_only", "on", PGS_FIXED},
@@ -286,8 +289,8 @@ const char *pgs_allowed_names(void)
 {
 	return "application_name, bytea_output, client_min_messages, DateStyle, "
 	       "default_transaction_isolation, extra_float_digits, IntervalStyle, lock_timeout, "
-	       "search_path, statement_timeout, TimeZone, idle_in_transaction_session_timeout, "
-	       "idle_session_timeout";
+	       "row_security, search_path, statement_timeout, synchronize_seqscans, TimeZone, "
+	       "idle_in_transaction_session_timeout, idle_session_timeout";
 }
 
 int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_startup, bool *reported,
