@@ -27,6 +27,7 @@
 #define REQ_TIMEOUT_MS 30000L         /* create, start, delete */
 #define SYNC_REMOVE_TIMEOUT_MS 10000u /* per container in launcher_free */
 #define SYNC_REMOVE_RETRY_MS 100u     /* between its tries while the engine is removing it already */
+#define SYNC_CREATE_SETTLE_MS 2000u   /* how long a create abandoned at shutdown may take to appear */
 #define RETRY_FIRST_MS 250u
 #define RETRY_MAX_MS 30000u
 #define MAX_ERROR 256
@@ -582,23 +583,32 @@ static void docker_free(struct launcher *base)
 	while (l->launches) {
 		struct dlaunch *la = l->launches;
 		struct docker_reply rb = {0};
+		/* Its create is abandoned in flight: the engine may still make the container. */
+		bool in_flight = la->state == LS_CREATING && !la->created;
 		long status;
 		CURLcode cc;
 
 		dreq_free(la->req);
 		dreq_free(la->kreq);
 		la->req = la->kreq = NULL;
+		if (in_flight) {
+			snprintf(la->id, sizeof(la->id), "airlock-%s", la->spec.job_id);
+			launch_mark_created(la);
+		}
 		if (la->created && !la->removed) {
 			snprintf(path, sizeof(path), "/containers/%s?force=1&v=1", la->id);
 			/*
 			 * 409: a removal this launcher asked for is still under way in
 			 * the engine; ask again until it is done (404) or time is up.
+			 * 404 for an abandoned create: the container may not exist yet;
+			 * ask again, by its name, while a create could still land.
 			 */
 			for (unsigned waited = 0;; waited += SYNC_REMOVE_RETRY_MS) {
 				free(rb.data);
 				rb = (struct docker_reply){0};
 				cc = docker_http_sync(l->sock, "DELETE", path, SYNC_REMOVE_TIMEOUT_MS, &status, &rb);
-				if (cc != CURLE_OK || status != 409 || waited >= SYNC_REMOVE_TIMEOUT_MS)
+				if (cc != CURLE_OK || waited >= SYNC_REMOVE_TIMEOUT_MS ||
+				    !(status == 409 || (status == 404 && in_flight && waited < SYNC_CREATE_SETTLE_MS)))
 					break;
 				usleep(SYNC_REMOVE_RETRY_MS * 1000u);
 			}
