@@ -258,6 +258,8 @@ MY_QUERIES = [
     "SELECT email FROM customers WHERE id IN (49, 50, 51) ORDER BY id",
     "SELECT name, price FROM products ORDER BY price DESC, id LIMIT 5",
     "SELECT `id`, `note` FROM `shop`.`orders` WHERE id = 10 OR id = 11 ORDER BY 1",
+    "SELECT id, note FROM orders WHERE id IN (VALUES (3), (4)) ORDER BY id",
+    "VALUES (1, 'one'), (2, 'two') ORDER BY 1 DESC",
 ]
 
 

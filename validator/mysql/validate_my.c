@@ -102,7 +102,7 @@ static void dispatch(struct vmy_parser *p)
 {
 	const struct vmy_token *t = vmy_peek(p, 0);
 
-	if (vmy_tok_punct(p->sql, t, "(") || vmy_is_kw(p, t, "WITH")) {
+	if (vmy_tok_punct(p->sql, t, "(") || vmy_is_kw(p, t, "WITH") || vmy_is_kw(p, t, "VALUES")) {
 		read_statement(p);
 	} else if (vmy_is_kw(p, t, "SELECT")) {
 		if (!vmy_local_select(p))

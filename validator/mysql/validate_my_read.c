@@ -95,7 +95,7 @@ static bool paren_query(struct vmy_parser *p)
 
 static bool is_query_start(struct vmy_parser *p, const struct vmy_token *t)
 {
-	return vmy_is_kw(p, t, "SELECT") || vmy_is_kw(p, t, "WITH");
+	return vmy_is_kw(p, t, "SELECT") || vmy_is_kw(p, t, "WITH") || vmy_is_kw(p, t, "VALUES");
 }
 
 static void refuse_unsupported(struct vmy_parser *p, const char *what, const char *hint)
@@ -103,18 +103,13 @@ static void refuse_unsupported(struct vmy_parser *p, const char *what, const cha
 	vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, hint, "Not supported through airlock: %s", what);
 }
 
-/* TABLE t, VALUES (...), and writes where a query was expected. */
+/* TABLE t (MariaDB has none) and writes where a query was expected. */
 static bool refuse_non_query(struct vmy_parser *p, const struct vmy_token *t)
 {
 	static const char *const writes[] = {"INSERT", "UPDATE", "DELETE", "REPLACE", NULL};
 
 	if (vmy_is_kw(p, t, "TABLE")) {
 		refuse_unsupported(p, "TABLE statements", "write SELECT * FROM t instead of TABLE t");
-		return false;
-	}
-	if (vmy_is_kw(p, t, "VALUES")) {
-		refuse_unsupported(p, "VALUES table value constructors",
-				   "write SELECT ... UNION ALL SELECT ... instead");
 		return false;
 	}
 	if (kw_in(p, t, writes)) {
@@ -233,12 +228,31 @@ static const char *const select_options[] = {
 	"STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT",      "SQL_BUFFER_RESULT",
 	"SQL_CACHE",     "SQL_NO_CACHE",     "SQL_CALC_FOUND_ROWS", NULL};
 
+static bool group(struct vmy_parser *p, unsigned extra);
+
+/* VALUES (expr, ...), (...) [ORDER BY ...] [LIMIT ...]: MariaDB's table value constructor. */
+static bool values_term(struct vmy_parser *p)
+{
+	vmy_next(p); /* VALUES */
+	do {
+		if (!vmy_punct_at(p, 0, "(")) {
+			vmy_syntax(p, "'(' was expected here");
+			return false;
+		}
+		if (!group(p, 0))
+			return false;
+	} while (vmy_accept_punct(p, ","));
+	return seq(p, SEQ_TAIL);
+}
+
 static bool term(struct vmy_parser *p)
 {
 	const struct vmy_token *t = vmy_peek(p, 0);
 
 	if (vmy_tok_punct(p->sql, t, "("))
 		return paren_query(p) && seq(p, SEQ_TAIL);
+	if (vmy_is_kw(p, t, "VALUES"))
+		return values_term(p);
 	if (!vmy_is_kw(p, t, "SELECT"))
 		return refuse_non_query(p, t);
 	vmy_next(p);
@@ -272,7 +286,7 @@ static bool group(struct vmy_parser *p, unsigned extra)
 	t = vmy_peek(p, 0);
 	if (is_query_start(p, t))
 		ok = query(p);
-	else if (vmy_is_kw(p, t, "VALUES") || vmy_is_kw(p, t, "TABLE"))
+	else if (vmy_is_kw(p, t, "TABLE"))
 		ok = refuse_non_query(p, t);
 	else
 		ok = seq(p, SEQ_GROUP | extra);
@@ -401,7 +415,7 @@ static int seq_keyword(struct vmy_parser *p, unsigned flags, bool *had_from)
 		refuse_unsupported(p, "SELECT ... PROCEDURE", "remove the PROCEDURE clause");
 		return -1;
 	}
-	if (vmy_is_kw(p, t, "TABLE") || vmy_is_kw(p, t, "VALUES")) {
+	if (vmy_is_kw(p, t, "TABLE")) {
 		refuse_non_query(p, t);
 		return -1;
 	}
@@ -649,7 +663,7 @@ static bool parens_lead_to_query(struct vmy_parser *p)
 	do {
 		vmy_lex_next(&lx, &t);
 	} while (vmy_tok_punct(p->sql, &t, "(") && ++n <= VMY_MAX_DEPTH);
-	return is_query_start(p, &t) || vmy_is_kw(p, &t, "VALUES") || vmy_is_kw(p, &t, "TABLE");
+	return is_query_start(p, &t) || vmy_is_kw(p, &t, "TABLE");
 }
 
 static bool factor(struct vmy_parser *p)
