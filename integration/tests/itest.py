@@ -260,6 +260,8 @@ MY_QUERIES = [
     "SELECT `id`, `note` FROM `shop`.`orders` WHERE id = 10 OR id = 11 ORDER BY 1",
     "SELECT id, note FROM orders WHERE id IN (VALUES (3), (4)) ORDER BY id",
     "VALUES (1, 'one'), (2, 'two') ORDER BY 1 DESC",
+    "SELECT o.id, jt.v FROM orders o, JSON_TABLE(CONCAT('[', o.id, ',', o.customer_id, ']'), '$[*]'"
+    " COLUMNS (n FOR ORDINALITY, v INT PATH '$')) AS jt WHERE o.id <= 2 ORDER BY o.id, jt.n",
 ]
 
 

@@ -33,6 +33,7 @@ enum {
 	SEQ_GROUP = 1 << 2,     /* inside parentheses */
 	SEQ_ON = 1 << 3,        /* a join's ON condition: stops at the next join or clause */
 	SEQ_FUNC_FROM = 1 << 4, /* SUBSTRING / TRIM / EXTRACT arguments: FROM and FOR are words */
+	SEQ_ARG = 1 << 5,       /* one argument of a list: stops at its ',' */
 };
 
 static bool query(struct vmy_parser *p);
@@ -511,7 +512,7 @@ static bool seq(struct vmy_parser *p, unsigned flags)
 						   "write the plain SQL form");
 				return false;
 			}
-			if ((flags & SEQ_ON) && vmy_tok_punct(p->sql, t, ","))
+			if ((flags & (SEQ_ON | SEQ_ARG)) && vmy_tok_punct(p->sql, t, ","))
 				return true;
 			dot = vmy_tok_punct(p->sql, t, ".");
 			vmy_next(p);
@@ -569,6 +570,69 @@ static bool alias(struct vmy_parser *p, bool derived)
 	if (derived && vmy_punct_at(p, 0, "("))
 		return name_list(p);
 	return true;
+}
+
+/*
+ * COLUMNS (...) of JSON_TABLE: names, types, paths, literals and the words
+ * between them, nested. MariaDB takes no expression there, so anything
+ * else (a variable, an operator) is refused rather than read.
+ */
+static bool json_columns(struct vmy_parser *p)
+{
+	int depth = 0;
+
+	if (!vmy_expect(p, vmy_word_is(p, vmy_peek(p, 0), "COLUMNS") && vmy_punct_at(p, 1, "("),
+			"COLUMNS (...) was expected"))
+		return false;
+	vmy_next(p);
+	for (;;) {
+		const struct vmy_token *t = vmy_peek(p, 0);
+
+		if (t->kind == VMY_T_PUNCT) {
+			if (vmy_tok_punct(p->sql, t, "(")) {
+				if (!vmy_enter(p))
+					return false;
+				depth++;
+			} else if (vmy_tok_punct(p->sql, t, ")")) {
+				vmy_leave(p);
+				vmy_next(p);
+				if (--depth == 0)
+					return true;
+				continue;
+			} else if (!vmy_tok_punct(p->sql, t, ",")) {
+				vmy_syntax(p, "JSON_TABLE's COLUMNS hold names, types, paths and literals");
+				return false;
+			}
+		} else if (t->kind != VMY_T_WORD && t->kind != VMY_T_QIDENT && t->kind != VMY_T_NUMBER &&
+			   t->kind != VMY_T_STRING) {
+			vmy_syntax(p, "JSON_TABLE's COLUMNS hold names, types, paths and literals");
+			return false;
+		}
+		vmy_next(p);
+	}
+}
+
+/*
+ * JSON_TABLE(expr, 'path' COLUMNS (...)) [AS] alias: the document is an
+ * expression like any other (it may read the tables before it); the rest
+ * is data.
+ */
+static bool json_table(struct vmy_parser *p)
+{
+	bool ok;
+
+	if (!vmy_enter(p))
+		return false;
+	vmy_next(p); /* JSON_TABLE */
+	vmy_next(p); /* ( */
+	ok = seq(p, SEQ_ARG) && expect_punct(p, ",") &&
+	     vmy_expect(p, vmy_peek(p, 0)->kind == VMY_T_STRING, "a path string was expected");
+	if (ok) {
+		vmy_next(p);
+		ok = json_columns(p) && expect_punct(p, ")");
+	}
+	vmy_leave(p);
+	return ok && alias(p, false);
 }
 
 /* USE / IGNORE / FORCE {INDEX | KEY} [FOR {JOIN | ORDER BY | GROUP BY}] (names) */
@@ -700,10 +764,9 @@ static bool factor(struct vmy_parser *p)
 		return false;
 	}
 	if ((t->kind == VMY_T_WORD || t->kind == VMY_T_QIDENT) && vmy_punct_at(p, 1, "(")) {
-		if (vmy_word_is(p, t, "JSON_TABLE"))
-			refuse_unsupported(p, "JSON_TABLE", "select the JSON column and process it instead");
-		else
-			refuse_unsupported(p, "table functions", "name a table or a (SELECT ...)");
+		if (t->kind == VMY_T_WORD && vmy_word_is(p, t, "JSON_TABLE"))
+			return json_table(p);
+		refuse_unsupported(p, "table functions", "name a table or a (SELECT ...)");
 		return false;
 	}
 	if (t->kind == VMY_T_WORD && t->kw && kw_in(p, t, reserved)) {

@@ -430,8 +430,16 @@ static const struct vcase cases[] = {
 	RO("SELECT * FROM orders WHERE a = @x := 1"),
 	UNSUP("SELECT * FROM orders PROCEDURE ANALYSE()"),
 	UNSUP("SELECT * FROM orders FOR SYSTEM_TIME ALL"),
-	UNSUP("SELECT * FROM JSON_TABLE('[]', '$[*]' COLUMNS (a INT PATH '$')) t"),
-	UNSUP("SELECT * FROM orders, JSON_TABLE(a, '$' COLUMNS (x INT PATH '$')) t"),
+	READ("SELECT * FROM JSON_TABLE('[]', '$[*]' COLUMNS (a INT PATH '$')) t"),
+	READ("SELECT * FROM orders, JSON_TABLE(note, '$' COLUMNS (x INT PATH '$')) AS t"),
+	READ("SELECT jt.* FROM JSON_TABLE('[{\"a\":[1]}]', '$[*]' COLUMNS (id FOR ORDINALITY, NESTED PATH '$.a[*]' "
+	     "COLUMNS (v VARCHAR(10) CHARACTER SET utf8mb4 PATH '$' DEFAULT '0' ON EMPTY NULL ON ERROR, "
+	     "d DECIMAL(10, 2) EXISTS PATH '$'))) AS jt"),
+	TABLE("SELECT * FROM JSON_TABLE((SELECT name FROM staff_salaries LIMIT 1), '$' COLUMNS (a INT PATH '$')) t"),
+	SYNTAX("SELECT * FROM JSON_TABLE('[]', '$' COLUMNS (a INT PATH @x)) t"),
+	SYNTAX("SELECT * FROM JSON_TABLE('[]', '$' COLUMNS (a INT PATH '$' DEFAULT 1 + 1 ON EMPTY)) t"),
+	SYNTAX("SELECT * FROM JSON_TABLE('[]', '$') t"),
+	FUNC("SELECT * FROM JSON_TABLE(LOAD_FILE('/etc/passwd'), '$' COLUMNS (a TEXT PATH '$')) t"),
 	UNSUP("SELECT * FROM f(1)"),
 	UNSUP("SELECT * FROM orders WHERE id IN (TABLE staff_salaries)"),
 	UNSUP("SELECT 1 UNION TABLE staff_salaries"),
