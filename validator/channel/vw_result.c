@@ -184,6 +184,8 @@ static void put_ref(struct wbuf *w, const struct vmy_scoped_ref *ref)
 	vw_put_str(w, ref->db);
 	wbuf_put_be16(w, (uint16_t)ref->rule);
 	wbuf_put_u8(w, ref->aliased);
+	wbuf_put_be32(w, ref->hint_start);
+	wbuf_put_be32(w, ref->hint_end);
 }
 
 static bool get_ref(struct rbuf *r, size_t stmt_len, size_t nrules, struct vmy_scoped_ref *ref)
@@ -193,7 +195,9 @@ static bool get_ref(struct rbuf *r, size_t stmt_len, size_t nrules, struct vmy_s
 	if (!rbuf_get_be32(r, &ref->start) || !rbuf_get_be32(r, &ref->end) || ref->start > ref->end ||
 	    ref->end > stmt_len || !vw_get_str(r, ref->table, sizeof(ref->table)) ||
 	    !vw_get_str(r, ref->written, sizeof(ref->written)) || !vw_get_str(r, ref->db, sizeof(ref->db)) ||
-	    !rbuf_get_be16(r, &rule) || !get_bool(r, &ref->aliased))
+	    !rbuf_get_be16(r, &rule) || !get_bool(r, &ref->aliased) || !rbuf_get_be32(r, &ref->hint_start) ||
+	    !rbuf_get_be32(r, &ref->hint_end) || ref->hint_start > ref->hint_end || ref->hint_end > stmt_len ||
+	    (ref->hint_end > ref->hint_start && ref->hint_start < ref->end))
 		return false;
 	ref->rule = (int16_t)rule;
 	return ref->rule >= VMY_REF_UUID && (ref->rule < 0 || (size_t)ref->rule < nrules);

@@ -165,6 +165,9 @@ struct vmy_scoped_ref {
 	int16_t rule;        /* index into the policy's rules; -1: an information_schema table;
 			      * VMY_REF_UUID: a UUID() call (start, end: the call) */
 	bool aliased;        /* an alias follows: the derived table takes that one */
+	/* A table with a rule: its index hints as written after the alias, [hint_start, hint_end)
+	 * (equal: none), which the rewrite moves into the derived table. */
+	uint32_t hint_start, hint_end;
 };
 
 struct vmy_scope_plan {

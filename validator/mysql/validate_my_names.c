@@ -374,6 +374,18 @@ void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased)
 		sp->refs[sp->nrefs - 1].aliased = aliased;
 }
 
+bool vmy_scope_hinted(struct vmy_parser *p, size_t start, size_t hint_start, size_t hint_end)
+{
+	struct vmy_scope_plan *sp = &p->out->scope;
+	struct vmy_scoped_ref *r = sp->nrefs > 0 ? &sp->refs[sp->nrefs - 1] : NULL;
+
+	if (!r || r->start != start || r->rule < 0)
+		return false;
+	r->hint_start = (uint32_t)hint_start;
+	r->hint_end = (uint32_t)hint_end;
+	return true;
+}
+
 bool vmy_check_describable(struct vmy_parser *p, const char *db, const char *table, bool counts)
 {
 	int rule;

@@ -62,6 +62,8 @@ int vmy_rule_index(const struct vmy_policy *pol, const char *db, const char *tab
 
 /* The reference vmy_scope_note took at start has an alias of its own (or not). */
 void vmy_scope_aliased(struct vmy_parser *p, size_t start, bool aliased);
+/* The index hints [hint_start, hint_end) of the table with a rule noted at start; false when it is not one. */
+bool vmy_scope_hinted(struct vmy_parser *p, size_t start, size_t hint_start, size_t hint_end);
 
 /* "<prefix>allowed tables: a, b, c" into hint, cut with "..." when long. */
 void vmy_allowed_hint(char *hint, size_t size, const struct vmy_policy *pol, const char *prefix);

@@ -711,8 +711,17 @@ static bool base_table(struct vmy_parser *p)
 		return false;
 	vmy_scope_aliased(p, start, p->last_end != before_alias);
 	if (scoped && (vmy_kw_at(p, 0, "USE") || vmy_kw_at(p, 0, "IGNORE") || vmy_kw_at(p, 0, "FORCE"))) {
-		refuse_unsupported(p, "index hints on a table airlock reads through a filter", "drop the index hint");
-		return false;
+		/* A derived table takes no hint: the rewrite moves a rule's table's hints inside it. */
+		size_t hint_start = vmy_peek(p, 0)->start;
+
+		if (!index_hints(p))
+			return false;
+		if (!vmy_scope_hinted(p, start, hint_start, p->last_end)) {
+			refuse_unsupported(p, "index hints on a catalog airlock reads through a filter",
+					   "drop the index hint");
+			return false;
+		}
+		return true;
 	}
 	return index_hints(p);
 }

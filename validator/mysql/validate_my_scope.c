@@ -248,7 +248,8 @@ bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *
  * and rows, the operator's expressions re-spelled to mean the same under
  * every sql_mode (validate_my_rule.h). False when one cannot be.
  */
-static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const char *db, const char *table)
+static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const char *db, const char *table,
+			   const char *hint, size_t hint_len)
 {
 	size_t i;
 
@@ -269,6 +270,10 @@ static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const c
 	put_ident(w, db);
 	wbuf_put_str(w, ".");
 	put_ident(w, table);
+	if (hint_len) {
+		wbuf_put_str(w, " ");
+		wbuf_put_bytes(w, hint, hint_len);
+	}
 	if (r->filter) {
 		wbuf_put_str(w, " WHERE (");
 		if (!vmy_rule_put(w, r->filter))
@@ -322,7 +327,10 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 			continue;
 		wbuf_put_bytes(w, sql + at, r->start - at);
 		if (r->rule >= 0) {
-			if (!put_rule_table(w, &pol->rules[r->rule], r->db, r->written))
+			if (r->hint_end > r->hint_start && (r->hint_start < r->end || r->hint_end > to))
+				return false;
+			if (!put_rule_table(w, &pol->rules[r->rule], r->db, r->written, sql + r->hint_start,
+					    r->hint_end - r->hint_start))
 				return false;
 		} else {
 			wbuf_put_str(w, "(SELECT ");
@@ -343,6 +351,11 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 			put_ident(w, r->written);
 		}
 		at = r->end;
+		if (r->rule >= 0 && r->hint_end > r->hint_start) {
+			/* The alias, then past the hints, which went inside. */
+			wbuf_put_bytes(w, sql + at, r->hint_start - at);
+			at = r->hint_end;
+		}
 	}
 	wbuf_put_bytes(w, sql + at, to - at);
 	return true;

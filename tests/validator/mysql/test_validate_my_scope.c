@@ -368,10 +368,19 @@ static void test_rules(void **state)
 	out = scope(&p, "SELECT COLUMN_NAME FROM information_schema.COLUMNS");
 	assert_non_null(strstr(out, "r.COLUMN_NAME IN (X'6964', X'656D61696C')"));
 	free(out);
-	/* A table read through a filter is a derived table: no PARTITION, no index hint after it. */
+	/* A table read through a filter is a derived table: no PARTITION; its index hints go inside it. */
 	refused(&p, "SELECT * FROM orders PARTITION (p0)", 1235);
-	refused(&p, "SELECT * FROM orders USE INDEX (orders_customer_id) WHERE customer_id = 3", 1235);
-	refused(&p, "SELECT * FROM shop.orders o FORCE INDEX FOR JOIN (PRIMARY)", 1235);
+	out = scope(&p, "SELECT * FROM orders USE INDEX (orders_customer_id) WHERE customer_id = 3");
+	assert_non_null(strstr(out, "FROM `shop`.`orders` USE INDEX (orders_customer_id) WHERE ("));
+	assert_non_null(strstr(out, "LIMIT 18446744073709551615) `orders`  WHERE customer_id = 3"));
+	free(out);
+	out = scope(&p, "SELECT o.id FROM shop.orders AS o FORCE INDEX FOR JOIN (PRIMARY) IGNORE KEY (x), "
+			"customers c USE INDEX () WHERE o.id = 1");
+	assert_non_null(strstr(out, "FROM `shop`.`orders` FORCE INDEX FOR JOIN (PRIMARY) IGNORE KEY (x) WHERE ("));
+	assert_non_null(strstr(out, "FROM `shop`.`customers` USE INDEX ()) c"));
+	assert_non_null(strstr(out, " AS o , ("));
+	assert_null(strstr(out, "o FORCE"));
+	free(out);
 	refused(&p, "SELECT * FROM information_schema.TABLES USE INDEX (x)", 1235);
 	/* On a table without a rule they stay the server's business. */
 	assert_null(scope(&policy, "SELECT * FROM orders PARTITION (p0) o USE INDEX (PRIMARY)"));
