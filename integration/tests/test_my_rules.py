@@ -48,6 +48,19 @@ PATHS = [
     ("SELECT * FROM customers ORDER BY id LIMIT 3", "SELECT * FROM {c} customers ORDER BY id LIMIT 3"),
     ("SELECT `o`.`id` FROM `shop`.`orders` AS `o` ORDER BY 1 DESC LIMIT 2",
      "SELECT `o`.`id` FROM {o} AS `o` ORDER BY 1 DESC LIMIT 2"),
+    # Index hints go inside the filtered table.
+    ("SELECT id FROM orders USE INDEX (PRIMARY) WHERE id <= 40 ORDER BY id",
+     "SELECT id FROM {o} orders WHERE id <= 40 ORDER BY id"),
+    ("SELECT o.id, c.email FROM orders AS o FORCE INDEX FOR JOIN (PRIMARY), customers c IGNORE INDEX ()"
+     " WHERE c.id = o.customer_id AND o.id < 30 ORDER BY o.id",
+     "SELECT o.id, c.email FROM {o} AS o, {c} c WHERE c.id = o.customer_id AND o.id < 30 ORDER BY o.id"),
+    # VALUES and JSON_TABLE beside a filtered table.
+    ("SELECT o.id FROM orders o WHERE o.customer_id IN (VALUES (7), (150), (99)) ORDER BY o.id",
+     "SELECT o.id FROM {o} o WHERE o.customer_id IN (VALUES (7), (150), (99)) ORDER BY o.id"),
+    ("SELECT o.id, j.v FROM orders o, JSON_TABLE(CONCAT('[', o.customer_id, ']'), '$[*]'"
+     " COLUMNS (v INT PATH '$')) AS j WHERE o.id < 20 ORDER BY o.id",
+     "SELECT o.id, j.v FROM {o} o, JSON_TABLE(CONCAT('[', o.customer_id, ']'), '$[*]'"
+     " COLUMNS (v INT PATH '$')) AS j WHERE o.id < 20 ORDER BY o.id"),
 ]
 
 
