@@ -128,6 +128,15 @@ def connect(url, autocommit=False, **kw):
     return conn
 
 
+def connected(url):
+    """For a fixture: yields an autocommit connection to url, closed after."""
+    conn = connect(url, autocommit=True)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
 def fetch_all(url, sql):
     """The rows of sql run on a new autocommit connection to url, closed after."""
     conn = connect(url, autocommit=True)

@@ -59,16 +59,12 @@ def hidden_total():
 
 @pytest.fixture
 def agent():
-    conn = itest.connect(itest.AGENT_URL, autocommit=True)
-    yield conn
-    conn.close()
+    yield from itest.connected(itest.AGENT_URL)
 
 
 @pytest.fixture
 def planned():
-    conn = itest.connect(PLANNED_URL, autocommit=True)
-    yield conn
-    conn.close()
+    yield from itest.connected(PLANNED_URL)
 
 
 def assert_guarded(got, what):

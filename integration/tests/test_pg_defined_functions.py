@@ -47,16 +47,12 @@ def defined_functions():
 
 @pytest.fixture
 def support():
-    conn = itest.connect(SUPPORT_URL, autocommit=True)
-    yield conn
-    conn.close()
+    yield from itest.connected(SUPPORT_URL)
 
 
 @pytest.fixture
 def planned():
-    conn = itest.connect(PLANNED_URL, autocommit=True)
-    yield conn
-    conn.close()
+    yield from itest.connected(PLANNED_URL)
 
 
 # Each would hand support a hidden customer's orders, or a table outside its world, if it ran.
