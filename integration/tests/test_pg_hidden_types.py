@@ -381,3 +381,17 @@ def test_role_name_reads_as_missing(agent, probe):
         there = outcome(agent, probe.format(r=role))
         missing = outcome(agent, probe.format(r="gone_role"))
         assert repr(there).replace(role, "R") == repr(missing).replace("gone_role", "R"), (probe, there, missing)
+
+
+# ---------------------------------------------------------------- arrays of reg types
+
+def test_reg_array_casts_guard_each_element(agent, oids):
+    """An array cast to regclass[] or regtype[] (pgcli reads proallargtypes::regtype[] at start) reads the
+    world's elements as they are and a hidden one exactly as one that does not exist."""
+    got = outcome(agent, "SELECT p.proallargtypes::regtype[]::text FROM pg_proc p WHERE p.proname = 'aclexplode'")
+    assert got == ("rows", [("{aclitem[],oid,oid,text,boolean}",)]), got
+    for kind in ("row", "array"):
+        probe = "SELECT ARRAY[{o}, {t}]::oid[]::regtype[]::text, ARRAY['orders', 'public.{n}']::regclass[]::text"
+        there = outcome(agent, probe.format(o=oids["orders"], t=oids[kind], n="staff_salaries"))
+        missing = outcome(agent, probe.format(o=oids["orders"], t=oids["missing"], n="no_such_table"))
+        assert there == missing == ("rows", [("{orders,NULL}", "{orders,NULL}")]), (there, missing)

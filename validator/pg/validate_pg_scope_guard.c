@@ -215,6 +215,25 @@ static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_gu
 	return pgv_scope_expr(sc, &sb, value ? NULL : node);
 }
 
+/*
+ * An array cast to regclass[] or regtype[]: each element guarded as the
+ * cast reads it (a name, or an oid), a hidden one NULL, in the array's
+ * order. The array comes back one-dimensional, and an empty one NULL.
+ */
+static void guard_array(struct pgv_scope *sc, PgQuery__Node *arg, enum pgv_guard_kind k)
+{
+	struct pgv_sbuf sb = {0};
+	PgQuery__Node *expr;
+
+	pgv_sb_put(&sb, "SELECT (SELECT pg_catalog.array_agg((SELECT g.a FROM (SELECT ge.e) AS g(a) WHERE ");
+	put_check(&sb, sc->policy, k, false);
+	pgv_sb_put(&sb,
+		   ") ORDER BY ge.o) FROM pg_catalog.unnest(" PGV_SCOPE_PLACEHOLDER ") WITH ORDINALITY AS ge(e, o))");
+	expr = pgv_scope_expr(sc, &sb, arg);
+	if (expr)
+		pgv_scope_replace(sc, arg, expr);
+}
+
 /* The guarded value for string literal lit read as the declared type. */
 static char *literal_value(const struct pgv_policy *p, const char *lit, enum pgv_guard_kind k,
 			   enum pgv_guard_param param, bool cast)
@@ -654,6 +673,10 @@ void pgv_scope_type_cast(struct pgv_scope *sc, PgQuery__Node *node)
 		k = PGV_G_TYPE;
 	else if (!rc)
 		return;
+	if (tn->n_array_bounds > 0 && !rc && tn->n_array_bounds == 1 && !pgv_scope_string_const(tc->arg)) {
+		guard_array(sc, tc->arg, k);
+		return;
+	}
 	if (tn->n_array_bounds > 0) {
 		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, tc->location, "cast each element instead",
 				 "casts to %s[] are not supported", last->string->sval);

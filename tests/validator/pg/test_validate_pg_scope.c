@@ -695,6 +695,33 @@ static void test_tableoid(void **state)
 	}
 }
 
+/* An array cast to regclass[] / regtype[] guards each element (pgcli: proallargtypes::regtype[]). */
+static void test_reg_array_casts(void **state)
+{
+	static const char *const reads[] = {
+		"SELECT p.proallargtypes::regtype[] FROM pg_catalog.pg_proc p",
+		"SELECT ARRAY['orders', 'staff_salaries']::regclass[]",
+		"SELECT CAST(i.indclass AS pg_catalog.regclass[]) FROM pg_index i",
+	};
+	struct pgv_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
+		char *out = scope(&policy, reads[i], &r);
+
+		if (!out)
+			fail_msg("%s: refused: %s", reads[i], r.message);
+		assert_one_read(out);
+		assert_non_null(strstr(out, "pg_catalog.unnest("));
+		assert_non_null(strstr(out, "WITH ORDINALITY"));
+		free(out);
+	}
+	/* A literal array, and regrole / regproc arrays, stay refused. */
+	assert_null(scope(&policy, "SELECT '{orders}'::regclass[]", &r));
+	assert_string_equal(r.sqlstate, "0A000");
+	assert_null(scope(&policy, "SELECT ARRAY[1]::regproc[]", &r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_filters_are_fenced),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_tableoid),
+		cmocka_unit_test(test_reg_array_casts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
