@@ -74,6 +74,14 @@ void send_guard_refusal(struct pg_run *r)
 		runner_ctl_error(r->ctl, FRAME_ERROR, state, name, msg, "",
 				 "if it is a column, write it without the table's name; a function the database "
 				 "defines runs only when the operator lists it in the user's functions");
+	} else if (strcmp(what, "domain") == 0) {
+		snprintf(msg, sizeof(msg),
+			 "%s: a domain the statement casts to checks its values with a function that is not built "
+			 "in and not listed in the user's functions (%s)",
+			 name, unchecked);
+		runner_ctl_error(r->ctl, FRAME_ERROR, state, name, msg, "",
+				 "cast to the domain's base type, or ask the operator to list the function its check "
+				 "calls in the user's functions");
 	} else {
 		snprintf(msg, sizeof(msg),
 			 "%s: the statement can reach a cast the database defines with a function that is not built "

@@ -66,7 +66,7 @@ struct pg_run {
 	int64_t deadline; /* the statement's */
 	char proto_state[6];
 	char proto_msg[160];
-	char guard_what[96]; /* what the guard refused: "operator ===", "function f" or "cast" */
+	char guard_what[96]; /* what the guard refused: "operator ===", "function f", "cast" or "domain" */
 	struct runner_sent sent;
 	enum frame_trunc trunc;
 	char tag[64];

@@ -169,6 +169,28 @@ def test_listed_functions_run(planned):
     assert_guarded(outcome(planned, "SELECT 'x' = 1000"), "operator =")
 
 
+def test_domain_checks_the_database_defines(planned):
+    """A domain's CHECK runs with a cast to it. planned may name op_probe's types (its tables hold
+    op_probe.*): a domain whose check calls an unlisted function is refused with the cast, directly
+    or through a domain over it; one whose check is built in casts as on Postgres."""
+    itest.super_query("""
+        CREATE FUNCTION op_probe.leaky_check(v integer) RETURNS boolean LANGUAGE plpgsql STABLE AS
+            $$BEGIN RAISE EXCEPTION 'total %', (SELECT sum(salary) FROM public.staff_salaries); END$$;
+        CREATE DOMAIN op_probe.leaky_dom AS integer CHECK (op_probe.leaky_check(VALUE));
+        CREATE DOMAIN op_probe.over_dom AS op_probe.leaky_dom;
+        CREATE DOMAIN op_probe.plain_dom AS integer CHECK (VALUE > 0);
+    """)
+    try:
+        for sql in ("SELECT 1::op_probe.leaky_dom", "SELECT CAST(2 AS op_probe.over_dom)",
+                    "SELECT id::op_probe.leaky_dom FROM public.orders LIMIT 1"):
+            assert_guarded(outcome(planned, sql), "FORBIDDEN_FUNCTION")
+        assert outcome(planned, "SELECT 5::op_probe.plain_dom") == ("rows", [(5,)])
+        assert outcome(planned, "SELECT (-5)::op_probe.plain_dom")[1] == "23514"
+    finally:
+        itest.super_query("DROP DOMAIN IF EXISTS op_probe.over_dom, op_probe.leaky_dom, op_probe.plain_dom;"
+                          " DROP FUNCTION IF EXISTS op_probe.leaky_check(integer)")
+
+
 def test_casts_the_database_defines(agent):
     """A cast with an unlisted function: an explicit one where the statement casts to its target,
     an implicit one wherever Postgres could apply it. Both apply in every schema, so they live

@@ -883,7 +883,7 @@ $agent_my
 [user planned]
 scram = $verifier
 target = shop
-tables = public.orders, public.customers, plan_test.*, viewdef_test.*, pg_catalog.*, information_schema.*
+tables = public.orders, public.customers, plan_test.*, viewdef_test.*, op_probe.*, pg_catalog.*, information_schema.*
 functions = plan_test.orders_of, plan_test.staff, public.probe_total, op_probe.total_of, op_probe.hidden_total
 plan_check = on
 

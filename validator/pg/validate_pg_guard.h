@@ -16,7 +16,8 @@
  * is defined in a schema of the search_path by a function the user's
  * `functions` does not list, or when a cast the statement can reach runs
  * such a function (an implicit one anywhere, an explicit one where the
- * statement casts to its target type). Operators and casts written in C or internal (the
+ * statement casts to its target type), or when a domain the statement
+ * casts to (or one it is over) checks its values with one. Operators and casts written in C or internal (the
  * server's own code, or an extension's that a superuser installed) pass,
  * as built-in ones do; a function by column notation passes only listed,
  * as a call does.
