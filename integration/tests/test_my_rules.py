@@ -51,7 +51,7 @@ PATHS = [
     # Index hints go inside the filtered table.
     ("SELECT id FROM orders USE INDEX (PRIMARY) WHERE id <= 40 ORDER BY id",
      "SELECT id FROM {o} orders WHERE id <= 40 ORDER BY id"),
-    ("SELECT o.id, c.email FROM orders AS o FORCE INDEX FOR JOIN (PRIMARY), customers c IGNORE INDEX ()"
+    ("SELECT o.id, c.email FROM orders AS o FORCE INDEX FOR JOIN (PRIMARY), customers c IGNORE INDEX (PRIMARY)"
      " WHERE c.id = o.customer_id AND o.id < 30 ORDER BY o.id",
      "SELECT o.id, c.email FROM {o} AS o, {c} c WHERE c.id = o.customer_id AND o.id < 30 ORDER BY o.id"),
     # VALUES and JSON_TABLE beside a filtered table.

@@ -26,6 +26,7 @@
 
 #include "validator/mysql/validate_my_funcs.h"
 #include "validator/mysql/validate_my_names.h"
+#include "validator/mysql/validate_my_skim.h"
 
 enum {
 	SEQ_SELECT = 1 << 0,    /* a SELECT's list and clauses: FROM opens the table list */
@@ -121,57 +122,6 @@ static bool refuse_non_query(struct vmy_parser *p, const struct vmy_token *t)
 	return false;
 }
 
-/* Skips a balanced ( ... ) with a raw lexer; false when unbalanced. */
-static bool skip_parens(struct vmy_lexer *lx, struct vmy_token *t)
-{
-	int depth = 0;
-
-	do {
-		if (vmy_tok_punct(lx->sql, t, "("))
-			depth++;
-		else if (vmy_tok_punct(lx->sql, t, ")"))
-			depth--;
-		else if (t->kind == VMY_T_END || t->kind == VMY_T_ERROR || t->kind == VMY_T_SEMI)
-			return false;
-		if (depth == 0)
-			return true;
-		vmy_lex_next(lx, t);
-	} while (depth > 0);
-	return true;
-}
-
-/* WITH RECURSIVE: every name of the clause is in scope in every body, so
- * collect the names before reading the bodies. */
-static bool push_recursive_names(struct vmy_parser *p)
-{
-	struct vmy_lexer lx = vmy_lexer_here(p);
-	struct vmy_token t;
-	char name[VMY_NAME_MAX];
-
-	vmy_lex_next(&lx, &t);
-	for (;;) {
-		if (vmy_tok_ident(p->sql, &t, name, sizeof(name)) <= 0)
-			return true; /* the real parse below refuses it */
-		if (!vmy_cte_push(p, name))
-			return false;
-		vmy_lex_next(&lx, &t);
-		if (vmy_tok_punct(p->sql, &t, "(")) {
-			if (!skip_parens(&lx, &t))
-				return true;
-			vmy_lex_next(&lx, &t);
-		}
-		if (!vmy_is_kw(p, &t, "AS"))
-			return true;
-		vmy_lex_next(&lx, &t);
-		if (!skip_parens(&lx, &t))
-			return true;
-		vmy_lex_next(&lx, &t);
-		if (!vmy_tok_punct(p->sql, &t, ","))
-			return true;
-		vmy_lex_next(&lx, &t);
-	}
-}
-
 /* ( name {, name} ): a column list, no expressions. */
 static bool name_list(struct vmy_parser *p)
 {
@@ -193,7 +143,7 @@ static bool with_clause(struct vmy_parser *p)
 
 	vmy_next(p); /* WITH */
 	recursive = vmy_accept_kw(p, "RECURSIVE");
-	if (recursive && !push_recursive_names(p))
+	if (recursive && !vmy_push_recursive_names(p))
 		return false;
 	do {
 		if (!vmy_accept_name(p, name, sizeof(name)))
@@ -573,46 +523,6 @@ static bool alias(struct vmy_parser *p, bool derived)
 }
 
 /*
- * COLUMNS (...) of JSON_TABLE: names, types, paths, literals and the words
- * between them, nested. MariaDB takes no expression there, so anything
- * else (a variable, an operator) is refused rather than read.
- */
-static bool json_columns(struct vmy_parser *p)
-{
-	int depth = 0;
-
-	if (!vmy_expect(p, vmy_word_is(p, vmy_peek(p, 0), "COLUMNS") && vmy_punct_at(p, 1, "("),
-			"COLUMNS (...) was expected"))
-		return false;
-	vmy_next(p);
-	for (;;) {
-		const struct vmy_token *t = vmy_peek(p, 0);
-
-		if (t->kind == VMY_T_PUNCT) {
-			if (vmy_tok_punct(p->sql, t, "(")) {
-				if (!vmy_enter(p))
-					return false;
-				depth++;
-			} else if (vmy_tok_punct(p->sql, t, ")")) {
-				vmy_leave(p);
-				vmy_next(p);
-				if (--depth == 0)
-					return true;
-				continue;
-			} else if (!vmy_tok_punct(p->sql, t, ",")) {
-				vmy_syntax(p, "JSON_TABLE's COLUMNS hold names, types, paths and literals");
-				return false;
-			}
-		} else if (t->kind != VMY_T_WORD && t->kind != VMY_T_QIDENT && t->kind != VMY_T_NUMBER &&
-			   t->kind != VMY_T_STRING) {
-			vmy_syntax(p, "JSON_TABLE's COLUMNS hold names, types, paths and literals");
-			return false;
-		}
-		vmy_next(p);
-	}
-}
-
-/*
  * JSON_TABLE(expr, 'path' COLUMNS (...)) [AS] alias: the document is an
  * expression like any other (it may read the tables before it); the rest
  * is data.
@@ -629,7 +539,7 @@ static bool json_table(struct vmy_parser *p)
 	     vmy_expect(p, vmy_peek(p, 0)->kind == VMY_T_STRING, "a path string was expected");
 	if (ok) {
 		vmy_next(p);
-		ok = json_columns(p) && expect_punct(p, ")");
+		ok = vmy_json_columns(p) && expect_punct(p, ")");
 	}
 	vmy_leave(p);
 	return ok && alias(p, false);
@@ -726,19 +636,6 @@ static bool base_table(struct vmy_parser *p)
 	return index_hints(p);
 }
 
-/* The first token after any number of '(' from the current one. */
-static bool parens_lead_to_query(struct vmy_parser *p)
-{
-	struct vmy_lexer lx = vmy_lexer_here(p);
-	struct vmy_token t;
-	int n = 0;
-
-	do {
-		vmy_lex_next(&lx, &t);
-	} while (vmy_tok_punct(p->sql, &t, "(") && ++n <= VMY_MAX_DEPTH);
-	return is_query_start(p, &t) || vmy_is_kw(p, &t, "TABLE");
-}
-
 static bool factor(struct vmy_parser *p)
 {
 	const struct vmy_token *t = vmy_peek(p, 0);
@@ -748,13 +645,13 @@ static bool factor(struct vmy_parser *p)
 		vmy_next(p);
 		t = vmy_peek(p, 0);
 		lateral = true;
-		if (!vmy_tok_punct(p->sql, t, "(") || !parens_lead_to_query(p)) {
+		if (!vmy_tok_punct(p->sql, t, "(") || !vmy_parens_lead_to_query(p)) {
 			vmy_syntax(p, "LATERAL (SELECT ...) was expected");
 			return false;
 		}
 	}
 	if (vmy_tok_punct(p->sql, t, "(")) {
-		bool derived = lateral || parens_lead_to_query(p);
+		bool derived = lateral || vmy_parens_lead_to_query(p);
 
 		if (!vmy_enter(p))
 			return false;
