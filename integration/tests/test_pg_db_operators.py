@@ -152,7 +152,8 @@ def test_builtin_and_c_operators_still_run(agent):
     assert outcome(agent, "SELECT 2 <=> 2, 3 =~= 4") == ("rows", [(True, False)])
     got = outcome(agent, "SELECT count(*) FROM public.orders WHERE id IN (1, 2, 3) AND id BETWEEN 1 AND 2")
     assert got == ("rows", [(2,)]), got
-    got = outcome(agent, "SELECT o.id FROM public.orders o JOIN public.customers c ON c.id = o.customer_id ORDER BY o.id LIMIT 1")
+    got = outcome(agent, "SELECT o.id FROM public.orders o JOIN public.customers c ON c.id = o.customer_id"
+                         " ORDER BY o.id LIMIT 1")
     assert got[0] == "rows" and len(got[1]) == 1, got
 
 
