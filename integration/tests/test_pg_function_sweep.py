@@ -276,10 +276,13 @@ def test_no_catalog_relation_mentions_the_hidden_table_more_than_nothing():
         " WHERE n.nspname IN ('pg_catalog', 'information_schema') AND c.relkind IN ('r', 'v', 'm', 'p', 'f')"
         " ORDER BY 1").splitlines()
     ids = [i for i in identities() if "." not in i[1]]
+    # Their rows hold values sampled from the allowed tables (histogram bounds, common values): a number
+    # there that equals an oid is data, and only the names are compared.
+    sampled = {"pg_catalog.pg_stats", "pg_catalog.pg_stats_ext", "pg_catalog.pg_stats_ext_exprs"}
 
     def sql(rel, which):
         counts = ", ".join("count(*) FILTER (WHERE r::text ~ '(^|[^0-9A-Za-z_])%s([^0-9A-Za-z_]|$)')"
-                           % re.escape(i[which]) for i in ids)
+                           % re.escape(i[which]) for i in ids if rel not in sampled or i[0] == "name")
         return "SELECT %s FROM %s r" % (counts, rel)
 
     conn = itest.connect(itest.AGENT_URL, autocommit=True)
@@ -288,7 +291,7 @@ def test_no_catalog_relation_mentions_the_hidden_table_more_than_nothing():
         for rel in rels:
             hidden = outcome(conn, sql(rel, 1))
             missing = outcome(conn, sql(rel, 2))
-            ident = [v for i in ids for v in i[1:]]
+            ident = [v for i in ids for v in i[1:] if rel not in sampled or i[0] == "name"]
             if normal(hidden, ident) != normal(missing, ident):
                 mismatches.append("%s\n    hidden:  %s\n    missing: %s" % (rel, hidden, missing))
     finally:
