@@ -366,7 +366,6 @@ static void put_column_calls(struct pgv_sbuf *sb, const struct pgv_guard *g, con
 static void put_regtype(struct pgv_sbuf *sb, const PgQuery__TypeName *tn, const char *call)
 {
 	struct pgv_sbuf name = {0};
-	char *text;
 
 	for (size_t i = 0; tn && i < tn->n_names; i++) {
 		const char *part = string_of(tn->names[i]);
@@ -378,15 +377,9 @@ static void put_regtype(struct pgv_sbuf *sb, const PgQuery__TypeName *tn, const 
 		pgv_sb_put(&name, "[]");
 	if (!tn)
 		pgv_sb_ident(&name, call);
-	text = pgv_sb_take(&name);
-	if (!text) {
-		sb->failed = true;
-		return;
-	}
 	pgv_sb_put(sb, "pg_catalog.to_regtype(");
-	pgv_sb_literal(sb, text);
+	pgv_sb_literal_of(sb, &name);
 	pgv_sb_put(sb, ")");
-	free(text);
 }
 
 /* ARRAY[the statement's cast targets]::regtype[] */

@@ -42,6 +42,18 @@ void pgv_sb_literal(struct pgv_sbuf *sb, const char *s)
 	quoted(sb, s, strlen(s), '\'');
 }
 
+void pgv_sb_literal_of(struct pgv_sbuf *sb, struct pgv_sbuf *text)
+{
+	char *s = pgv_sb_take(text);
+
+	if (!s) {
+		sb->failed = true;
+		return;
+	}
+	pgv_sb_literal(sb, s);
+	free(s);
+}
+
 void pgv_sb_ident(struct pgv_sbuf *sb, const char *s)
 {
 	quoted(sb, s, strlen(s), '"');
@@ -308,22 +320,15 @@ static void put_regclass_literal(struct pgv_sbuf *sb, const char *table)
 {
 	struct pgv_sbuf tmp = {0};
 	const char *dot = table_dot(sb, table);
-	char *text;
 
 	if (!dot)
 		return;
 	quoted(&tmp, table, (size_t)(dot - table), '"');
 	pgv_sb_put(&tmp, ".");
 	pgv_sb_ident(&tmp, dot + 1);
-	text = pgv_sb_take(&tmp);
-	if (!text) {
-		sb->failed = true;
-		return;
-	}
 	pgv_sb_put(sb, "COALESCE(pg_catalog.to_regclass(");
-	pgv_sb_literal(sb, text);
+	pgv_sb_literal_of(sb, &tmp);
 	pgv_sb_put(sb, ")::pg_catalog.oid, 0)");
-	free(text);
 }
 
 static void put_column_list(struct pgv_sbuf *sb, const struct airlock_rule *rule)

@@ -62,6 +62,8 @@ void pgv_sb_put(struct pgv_sbuf *sb, const char *s);
 void pgv_sb_putn(struct pgv_sbuf *sb, const char *s, size_t n);
 /* s as a SQL string literal ('...' with quotes doubled). */
 void pgv_sb_literal(struct pgv_sbuf *sb, const char *s);
+/* What text holds, as a SQL string literal; text is emptied (a failure of either marks sb failed). */
+void pgv_sb_literal_of(struct pgv_sbuf *sb, struct pgv_sbuf *text);
 /* s as a quoted identifier ("..." with quotes doubled). */
 void pgv_sb_ident(struct pgv_sbuf *sb, const char *s);
 /* Returns the text (caller frees) or NULL when memory ran out; resets sb. */
