@@ -710,10 +710,11 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		goto out;
 	}
 	o = begin_with_settings(&r, deadline);
-	if (o == OUT_OK && !r.error && job->guard)
-		o = check_guard(&r, deadline);
+	/* The types first: the guard walks the parameters' types, which must all be of the world. */
 	if (o == OUT_OK && !r.error && job->type_check)
 		o = check_types(&r, deadline);
+	if (o == OUT_OK && !r.error && job->guard)
+		o = check_guard(&r, deadline);
 	if (o == OUT_OK && !r.error && job->describe) {
 		o = describe_statement(&r, deadline);
 		result_done(&r, NULL);

@@ -192,6 +192,83 @@ def test_domain_checks_the_database_defines(planned):
                           " DROP FUNCTION IF EXISTS op_probe.leaky_check(integer)")
 
 
+@pytest.fixture
+def leaky_types():
+    """A domain whose check reads the salaries, and types made of it: an array, a composite, a
+    table's row type and a range. Each runs the check when a value is converted to it."""
+    itest.super_query("""
+        CREATE FUNCTION op_probe.leaky_check(v integer) RETURNS boolean LANGUAGE plpgsql STABLE AS
+            $$BEGIN RAISE EXCEPTION 'total %', (SELECT sum(salary) FROM public.staff_salaries); END$$;
+        CREATE DOMAIN op_probe.leaky_dom AS integer CHECK (op_probe.leaky_check(VALUE));
+        CREATE TYPE op_probe.wrap AS (v op_probe.leaky_dom);
+        CREATE TABLE op_probe.holder (v op_probe.leaky_dom);
+        GRANT SELECT ON op_probe.holder TO airlock_ro;
+        CREATE TYPE op_probe.leaky_range AS RANGE (subtype = op_probe.leaky_dom);
+        CREATE DOMAIN op_probe.plain_dom AS integer CHECK (VALUE > 0);
+        CREATE TYPE op_probe.plain_wrap AS (v op_probe.plain_dom);
+    """)
+    yield {name: int(itest.super_query("SELECT '%s'::regtype::oid" % name))
+           for name in ("op_probe.leaky_dom", "op_probe.leaky_dom[]", "op_probe.wrap", "op_probe.holder",
+                        "op_probe.leaky_range", "op_probe.plain_dom", "op_probe.plain_wrap")}
+    itest.super_query("DROP TABLE IF EXISTS op_probe.holder; DROP TYPE IF EXISTS op_probe.wrap,"
+                      " op_probe.leaky_range, op_probe.plain_wrap; DROP DOMAIN IF EXISTS op_probe.leaky_dom,"
+                      " op_probe.plain_dom; DROP FUNCTION IF EXISTS op_probe.leaky_check(integer)")
+
+
+MADE_OF_DOMAIN = [
+    "SELECT '{1}'::op_probe.leaky_dom[]",
+    "SELECT ARRAY[1]::op_probe.leaky_dom[]",
+    "SELECT '(1)'::op_probe.wrap",
+    "SELECT ROW(1)::op_probe.wrap",
+    "SELECT '(1)'::op_probe.holder",
+    "SELECT json_populate_record(NULL::op_probe.holder, '{\"v\": 1}')",
+    "SELECT '[1,3)'::op_probe.leaky_range",
+    "SELECT '{[1,3)}'::op_probe.leaky_multirange",
+]
+
+
+@pytest.mark.parametrize("sql", MADE_OF_DOMAIN)
+def test_types_made_of_a_checked_domain(planned, leaky_types, sql):
+    """A cast to an array, composite, row or range type converts to the domain inside it too."""
+    assert_guarded(outcome(planned, sql), "domain")
+
+
+def test_plain_domains_inside_types_still_cast(planned, leaky_types):
+    assert outcome(planned, "SELECT ('(5)'::op_probe.plain_wrap).v") == ("rows", [(5,)])
+    assert outcome(planned, "SELECT ('(-5)'::op_probe.plain_wrap).v")[1] == "23514"
+
+
+def bound(user, sql, value, oid):
+    """sql run over Parse/Bind/Execute with one text parameter of type oid: (SQLSTATE, message) or the rows."""
+    c = pgwire.Conn(HOST, PORT)
+    try:
+        assert c.login(user, itest.AGENT_PASSWORD, "shop") is None
+        msgs = c.extended(sql, value, type_oid=oid)
+    finally:
+        c.close()
+    errors = [pgwire.error_fields(body) for t, body in msgs if t == b"E"]
+    if errors:
+        return errors[0].get("C"), errors[0].get("M")
+    return [body for t, body in msgs if t == b"D"]
+
+
+@pytest.mark.parametrize("name, value", [("op_probe.leaky_dom", b"1"), ("op_probe.leaky_dom[]", b"{1}"),
+                                         ("op_probe.wrap", b"(1)"), ("op_probe.holder", b"(1)"),
+                                         ("op_probe.leaky_range", b"[1,3)")])
+def test_parameters_of_a_checked_domain(leaky_types, name, value):
+    """A value bound to a parameter whose type (given in Parse) is such a domain, or made of one,
+    runs the check when the backend reads it: refused before it does."""
+    got = bound("planned", "SELECT $1 IS NULL", value, leaky_types[name])
+    assert got[0] == "42501" and "FORBIDDEN_FUNCTION" in got[1] and "domain" in got[1], got
+    assert hidden_total() not in repr(got), got
+
+
+def test_parameters_of_a_plain_domain(leaky_types):
+    oid = leaky_types["op_probe.plain_dom"]
+    assert len(bound("planned", "SELECT $1", b"5", oid)) == 1
+    assert bound("planned", "SELECT $1", b"-5", oid)[0] == "23514"
+
+
 def test_casts_the_database_defines(agent):
     """A cast with an unlisted function: an explicit one where the statement casts to its target,
     an implicit one wherever Postgres could apply it. Both apply in every schema, so they live

@@ -12,6 +12,7 @@
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
 #include "proxy/validator_client.h"
+#include "validator/pg/validate_pg_guard.h"
 
 /* The session's policy; path (PGS_MAX_PATH entries) receives the search_path. */
 static void session_policy(struct pg_session *s, struct pgv_policy *pol, const char **path)
@@ -49,6 +50,15 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guar
 		return true;
 	pgr_refused(s, &v);
 	return false;
+}
+
+char *pgp_params_guard(struct pg_session *s, const uint32_t *oids, size_t n)
+{
+	const char *path[PGS_MAX_PATH];
+	struct pgv_policy pol;
+
+	session_policy(s, &pol, path);
+	return pgv_guard_params_sql(&pol, oids, n);
 }
 
 char *pgp_plan_tables(const struct pg_session *s)

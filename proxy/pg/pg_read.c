@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proxy/pg/pg_session_int.h"
 #include "validator/pg/validate_pg_types.h"
@@ -16,17 +17,20 @@
  * The parameter types that may name a type outside the user's world (a
  * hidden relation's row type: the client chose them in Parse, or the
  * backend inferred them at Describe): the runner's check of them, scoped to
- * the policy, in *check (caller frees; NULL when no type needs one, which is
- * every statement with only built-in or unspecified types). False when it
- * could not be made, the ErrorResponse queued.
+ * the policy, in *check, and the guard of the domains they reach in *guard
+ * (each NULL when no type needs one, which is every statement with only
+ * built-in or unspecified types; the caller frees both). The runner checks
+ * them before the guard runs, so the guard sees only types of the world.
+ * False when they could not be made, the ErrorResponse queued.
  */
-static bool type_check(struct pg_session *s, const struct pgj_read *rd, char **check)
+static bool type_check(struct pg_session *s, const struct pgj_read *rd, char **check, char **guard)
 {
 	uint32_t oids[SESS_MAX_PARAMS];
 	size_t n = 0;
 	char *sql;
 
 	*check = NULL;
+	*guard = NULL;
 	for (size_t i = 0; i < rd->nparams; i++) {
 		const char *reg = pgv_param_type_refused(rd->params[i].type_oid);
 
@@ -50,22 +54,49 @@ static bool type_check(struct pg_session *s, const struct pgj_read *rd, char **c
 	if (n == 0)
 		return true;
 	sql = pgv_param_type_check_sql(oids, n);
-	if (!sql) {
+	*guard = pgp_params_guard(s, oids, n);
+	if (!sql || !*guard) {
+		free(sql);
+		free(*guard);
+		*guard = NULL;
 		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 		return false;
 	}
 	if (!pgp_scope(s, sql, check, NULL)) {
 		free(sql);
+		free(*guard);
+		*guard = NULL;
 		return false;
 	}
 	free(sql);
 	/* Unscoped, the check would pass every type that exists: fail closed. */
 	if (!*check) {
+		free(*guard);
+		*guard = NULL;
 		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
 			  "the parameter types could not be checked", NULL, 0);
 		return false;
 	}
 	return true;
+}
+
+/* a, or b, or both as one read (the guards are SELECTs of the same one column); heap, NULL when out of memory. */
+static char *both_guards(const char *a, const char *b)
+{
+	size_t la, lb;
+	char *out;
+
+	if (!a || !b)
+		return strdup(a ? a : b);
+	la = strlen(a);
+	lb = strlen(b);
+	out = malloc(la + lb + sizeof(" UNION ALL "));
+	if (out) {
+		memcpy(out, a, la);
+		memcpy(out + la, " UNION ALL ", sizeof(" UNION ALL ") - 1);
+		memcpy(out + la + sizeof(" UNION ALL ") - 1, b, lb + 1);
+	}
+	return out;
 }
 
 struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const struct job_events *ev, void *arg)
@@ -89,43 +120,48 @@ struct job *pgj_start(struct pg_session *s, const struct pgj_read *rd, const str
 		.copy_header = rd->copy_header,
 		.rewritten = rd->copy, /* a COPY is written around its read */
 	};
-	char *scoped = NULL, *plan = NULL, *types = NULL, *guard = NULL;
-	struct job *j;
+	char *scoped = NULL, *plan = NULL, *types = NULL, *guard = NULL, *params_guard = NULL, *guards = NULL;
+	struct job *j = NULL;
 
 	/* The session's statement_timeout, within the user's timeout_ms. */
 	if (session_ms && session_ms < limits.timeout_ms)
 		limits.timeout_ms = (uint32_t)session_ms;
-	if (!type_check(s, rd, &types))
+	if (!type_check(s, rd, &types, &params_guard))
 		return NULL;
 	req.type_check = types;
 	req.guard = rd->guard;
 	if (rd->scope) {
-		if (!pgp_scope(s, rd->sql, &scoped, &guard)) {
-			free(types);
-			return NULL;
-		}
+		if (!pgp_scope(s, rd->sql, &scoped, &guard))
+			goto out;
 		if (scoped) {
 			req.sql = scoped;
 			req.rewritten = true;
 		}
 		req.guard = guard;
 	}
+	if (params_guard) {
+		req.guard = guards = both_guards(req.guard, params_guard);
+		if (!guards) {
+			pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
+			goto out;
+		}
+	}
 	/* A describe job runs nothing: there is no plan to check. */
 	if (s->core.u->plan_check && rd->plan && !rd->describe) {
 		req.plan_tables = plan = pgp_plan_tables(s);
 		if (!plan) {
-			free(scoped);
-			free(types);
-			free(guard);
 			pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
-			return NULL;
+			goto out;
 		}
 	}
 	j = pgr_start_job(s, &req, ev, arg);
+out:
 	free(scoped);
 	free(plan);
 	free(types);
 	free(guard);
+	free(params_guard);
+	free(guards);
 	return j;
 }
 

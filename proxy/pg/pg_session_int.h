@@ -179,6 +179,12 @@ void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
  */
 bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guard);
 /*
+ * The guard read for parameters of the types oids, each of the session's
+ * world (validate_pg_guard.h): heap, the caller frees; NULL when n is 0 or
+ * memory ran out.
+ */
+char *pgp_params_guard(struct pg_session *s, const uint32_t *oids, size_t n);
+/*
  * With the user's plan_check on: the relations a plan may scan, for the
  * job's plan_tables (heap; the caller frees it). NULL when it is off (or
  * memory ran out: the check is then skipped, so the caller refuses).

@@ -417,8 +417,35 @@ static void put_casts(struct pgv_sbuf *sb, const struct pgv_guard *g, const stru
 }
 
 /*
- * A domain the statement casts to (or one it is over) whose CHECK calls a
- * function the user may not reach: the check runs with the cast.
+ * The rest of the domain branch, after its seed (the types a value is
+ * converted to): every type those reach (a domain's base type, an array's
+ * element, a composite's attributes, a range's subtype, a multirange's
+ * range), since converting to one converts to what it is made of, and a
+ * CHECK of a domain among them that calls a function the user may not
+ * reach.
+ */
+static void put_domain_walk(struct pgv_sbuf *sb, const struct pgv_policy *pol)
+{
+	pgv_sb_put(
+		sb,
+		" UNION SELECT n.x FROM dt, pg_catalog.pg_type ty, LATERAL (SELECT ty.typbasetype WHERE ty.typtype" EQ
+		"'d'::pg_catalog.\"char\" UNION ALL SELECT ty.typelem WHERE ty.typelem OPERATOR(pg_catalog.<>)"
+		" 0::pg_catalog.oid UNION ALL SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid" EQ
+		"ty.typrelid AND a.attnum OPERATOR(pg_catalog.>) 0::pg_catalog.int2 AND NOT a.attisdropped"
+		" UNION ALL SELECT rg.rngsubtype FROM pg_catalog.pg_range rg WHERE rg.rngtypid" EQ "ty.oid"
+		" UNION ALL SELECT rg.rngtypid FROM pg_catalog.pg_range rg WHERE rg.rngmultitypid" EQ
+		"ty.oid) n(x) WHERE ty.oid" EQ "dt.t) SELECT FROM pg_catalog.pg_constraint con,"
+		" pg_catalog.pg_depend d, dt WHERE con.contypid" EQ "dt.t AND d.classid" EQ
+		"'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid" EQ "con.oid AND d.refclassid" EQ
+		"'pg_catalog.pg_proc'::pg_catalog.regclass AND ");
+	put_unreachable(sb, pol, "d.refobjid", true);
+	pgv_sb_put(sb, ") dd");
+}
+
+/*
+ * A type the statement casts to (a domain, or one made of a domain) whose
+ * CHECK calls a function the user may not reach: the check runs with the
+ * cast.
  */
 static void put_domains(struct pgv_sbuf *sb, const struct pgv_guard *g, const struct pgv_policy *pol)
 {
@@ -433,13 +460,26 @@ static void put_domains(struct pgv_sbuf *sb, const struct pgv_guard *g, const st
 		put_targets(sb, g);
 		pgv_sb_put(sb, ") AS u(x)");
 	}
-	pgv_sb_put(sb, " UNION SELECT ty.typbasetype FROM pg_catalog.pg_type ty, dt WHERE ty.oid" EQ
-		       "dt.t AND ty.typtype" EQ "'d'::pg_catalog.\"char\") SELECT FROM pg_catalog.pg_constraint con,"
-		       " pg_catalog.pg_depend d, dt WHERE con.contypid" EQ "dt.t AND d.classid" EQ
-		       "'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid" EQ "con.oid AND d.refclassid" EQ
-		       "'pg_catalog.pg_proc'::pg_catalog.regclass AND ");
-	put_unreachable(sb, pol, "d.refobjid", true);
-	pgv_sb_put(sb, ") dd");
+	put_domain_walk(sb, pol);
+}
+
+char *pgv_guard_params_sql(const struct pgv_policy *p, const uint32_t *oids, size_t n)
+{
+	struct pgv_sbuf sb = {0};
+	char oid[16];
+
+	if (n == 0)
+		return NULL;
+	pgv_sb_put(&sb, "SELECT ('" FRAME_GUARD_PREFIX "'" CAT "w.what)::pg_catalog.int4 FROM (SELECT 'domain'"
+			"::pg_catalog.text FROM (WITH RECURSIVE dt(t) AS (SELECT u.x FROM pg_catalog.unnest('{");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(oid, sizeof(oid), "%s%u", i ? "," : "", (unsigned)oids[i]);
+		pgv_sb_put(&sb, oid);
+	}
+	pgv_sb_put(&sb, "}'::pg_catalog.oid[]) AS u(x)");
+	put_domain_walk(&sb, p);
+	pgv_sb_put(&sb, " LIMIT 1) w(what)");
+	return pgv_sb_take(&sb);
 }
 
 char *pgv_guard_sql(struct pgv_guard *g, const struct pgv_policy *p)

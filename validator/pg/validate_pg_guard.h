@@ -27,6 +27,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/frame.h"
 #include "validator/pg/validate_pg.h"
@@ -57,6 +58,14 @@ void pgv_guard_collect(struct pgv_guard *g, const struct pgv_policy *p, Protobuf
 
 /* The guard read for g (caller frees), NULL when the statement needs none or memory ran out (g->failed). */
 char *pgv_guard_sql(struct pgv_guard *g, const struct pgv_policy *p);
+
+/*
+ * The guard read for a statement's parameters of the types oids (Parse's,
+ * each one of the user's world): a value bound to a domain, or to a type
+ * made of one, runs the domain's CHECK when the backend reads it. Caller
+ * frees; NULL when n is 0 or memory ran out.
+ */
+char *pgv_guard_params_sql(const struct pgv_policy *p, const uint32_t *oids, size_t n);
 
 /* Frees the arrays (not the names, which belong to the tree). */
 void pgv_guard_free(struct pgv_guard *g);

@@ -6,7 +6,8 @@
  * USING, x IN (SELECT), OPERATOR(schema.op), (x).f, x::t, t(x)); the
  * guard parses, holds no unqualified operator or function of its own, and
  * lists the user's functions; OPERATOR() of a schema outside the world is
- * refused as one that does not exist.
+ * refused as one that does not exist; the guard of parameter types walks
+ * what each type is made of.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <pg_query.h>
 
 #include "validator/pg/validate_pg.h"
+#include "validator/pg/validate_pg_guard.h"
 #include "validator/pg/validate_pg_scope.h"
 
 static const char *const path[] = {"public"};
@@ -136,6 +138,32 @@ static void test_guard_is_qualified(void **state)
 	free(g);
 }
 
+/* What a value of each parameter type is converted to: the types, and what each is made of, walked for domains. */
+static void test_parameter_types(void **state)
+{
+	static const uint32_t oids[] = {16500, 4294967295u};
+	char *g = pgv_guard_params_sql(&policy, oids, 2);
+	PgQueryParseResult pr;
+
+	(void)state;
+	assert_null(pgv_guard_params_sql(&policy, oids, 0));
+	assert_non_null(g);
+	pr = pg_query_parse(g);
+	assert_null(pr.error);
+	pg_query_free_parse_result(pr);
+	assert_non_null(strstr(g, "'{16500,4294967295}'::pg_catalog.oid[]"));
+	/* A domain's base type, an array's element, a composite's attributes, a range's subtype. */
+	assert_non_null(strstr(g, "typbasetype"));
+	assert_non_null(strstr(g, "typelem"));
+	assert_non_null(strstr(g, "pg_catalog.pg_attribute"));
+	assert_non_null(strstr(g, "rngsubtype"));
+	assert_non_null(strstr(g, "'tools.*'"));
+	assert_null(strstr(g, " = "));
+	assert_null(strstr(g, " <> "));
+	assert_null(strstr(g, " > "));
+	free(g);
+}
+
 static void test_operator_of_a_schema_outside_the_world(void **state)
 {
 	struct pgv_result r;
@@ -178,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_nothing_to_resolve),
 		cmocka_unit_test(test_names_reached),
 		cmocka_unit_test(test_guard_is_qualified),
+		cmocka_unit_test(test_parameter_types),
 		cmocka_unit_test(test_operator_of_a_schema_outside_the_world),
 		cmocka_unit_test(test_many_names),
 	};
