@@ -27,24 +27,37 @@ LEAKS = ("staff_salaries", "fk_z_staff", "fk_m_cust")
 USERS = ("'airlock_ro'@'127.0.0.1'", "'airlock_ro'@'localhost'")
 
 
+# fk_bare's key to the hidden table has no index of its own: MariaDB makes one and names it after the
+# constraint. fk_bare_twin has the visible key alone.
+BARE = ("  id int NOT NULL PRIMARY KEY, staff_id int, order_id bigint, UNIQUE KEY u_order (order_id),"
+        " CONSTRAINT {t}_order FOREIGN KEY (order_id) REFERENCES orders (id)")
+BARE_HIDDEN = ", CONSTRAINT fk_staff_salaries FOREIGN KEY (staff_id) REFERENCES staff_salaries (id)"
+TABLES = ("fk_child", "fk_twin", "fk_bare", "fk_bare_twin")
+
+
 @pytest.fixture(scope="module")
 def tables():
     itest.my_super_query("CREATE TABLE shop.fk_child ({c}{h}) ENGINE=InnoDB;"
-                         " CREATE TABLE shop.fk_twin ({t}) ENGINE=InnoDB;".format(
-                             c=COLUMNS.format(t="fk_child"), h=HIDDEN_KEYS, t=COLUMNS.format(t="fk_twin")))
+                         " CREATE TABLE shop.fk_twin ({t}) ENGINE=InnoDB;"
+                         " CREATE TABLE shop.fk_bare ({b}{bh}) ENGINE=InnoDB;"
+                         " CREATE TABLE shop.fk_bare_twin ({bt}) ENGINE=InnoDB;".format(
+                             c=COLUMNS.format(t="fk_child"), h=HIDDEN_KEYS, t=COLUMNS.format(t="fk_twin"),
+                             b=BARE.format(t="fk_bare"), bh=BARE_HIDDEN, bt=BARE.format(t="fk_bare_twin")))
     for u in USERS:
-        itest.my_super_query("GRANT SELECT ON shop.fk_child TO {u}; GRANT SELECT ON shop.fk_twin TO {u}".format(u=u))
+        for t in TABLES:
+            itest.my_super_query("GRANT SELECT ON shop.{t} TO {u}".format(t=t, u=u))
     yield
     for u in USERS:
-        itest.my_super_query("REVOKE SELECT ON shop.fk_child FROM {u}; REVOKE SELECT ON shop.fk_twin FROM {u}"
-                             .format(u=u))
-    itest.my_super_query("DROP TABLE shop.fk_child, shop.fk_twin")
+        for t in TABLES:
+            itest.my_super_query("REVOKE SELECT ON shop.{t} FROM {u}".format(t=t, u=u))
+    itest.my_super_query("DROP TABLE " + ", ".join("shop." + t for t in TABLES))
 
 
 @pytest.fixture(scope="module")
 def private(tables):
     d = PrivateAirlockd("fkeys", {"pool_min": 0}, uid_base=1002000000, sections={"user agent": {
-        "mysql_tables": "shop.orders, shop.customers, shop.fk_child, shop.fk_twin, information_schema.*",
+        "mysql_tables": "shop.orders, shop.customers, shop.fk_child, shop.fk_twin, shop.fk_bare,"
+                        " shop.fk_bare_twin, information_schema.*",
         "mysql_columns shop.customers": "name, email"}})
     d.start()
     yield d
@@ -125,3 +138,39 @@ def test_catalogs_name_no_hidden_key_anywhere(private):
         rows = repr(through(private, "SELECT * FROM information_schema." + catalog))
         for word in LEAKS:
             assert word not in rows, (catalog, word)
+
+
+BARE_READS = [
+    "SHOW CREATE TABLE {t}",
+    "SHOW INDEX FROM {t}",
+    "SHOW KEYS FROM {t} FROM shop",
+    "SHOW INDEXES FROM shop.{t} WHERE Key_name LIKE '%'",
+    "SELECT INDEX_NAME, COLUMN_NAME, NON_UNIQUE FROM information_schema.STATISTICS"
+    " WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = '{t}' ORDER BY 1, 2",
+]
+
+
+@pytest.mark.parametrize("sql", BARE_READS)
+def test_index_made_for_a_hidden_key_reads_as_missing(private, sql):
+    """The index MariaDB made for the hidden key is named after it (fk_staff_salaries): SHOW CREATE
+    TABLE, SHOW INDEX and STATISTICS read fk_bare as fk_bare_twin reads directly."""
+    got = through(private, sql.format(t="fk_bare"))
+    want = direct(sql.format(t="fk_bare_twin"))
+    assert repr(got) == repr(want).replace("fk_bare_twin", "fk_bare"), (got, want)
+    assert "u_order" in repr(got)
+    # The check is not vacuous: MariaDB shows the index directly.
+    assert "fk_staff_salaries" in repr(direct(sql.format(t="fk_bare")))
+
+
+def test_show_index_columns_are_the_servers(private):
+    """SHOW INDEX becomes a read of the filtered STATISTICS: its columns keep SHOW INDEX's names and types."""
+    def described(conn):
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SHOW INDEX FROM fk_twin")
+                return [d[:2] for d in cur.description]
+        finally:
+            conn.close()
+    got = described(pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent",
+                                    password=itest.AGENT_PASSWORD, database="shop", connect_timeout=10))
+    assert got == described(itest.my_direct()), got

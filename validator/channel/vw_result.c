@@ -244,6 +244,7 @@ void vw_put_my_result(struct wbuf *w, const struct vmy_result *r)
 	wbuf_put_u8(w, (uint8_t)r->scope.show);
 	wbuf_put_u8(w, r->scope.full);
 	vw_put_str(w, r->scope.db);
+	vw_put_str(w, r->scope.table);
 	wbuf_put_be32(w, r->scope.like_start);
 	wbuf_put_be32(w, r->scope.like_len);
 	wbuf_put_be32(w, r->scope.where_start);
@@ -320,12 +321,12 @@ bool vw_get_my_result(struct rbuf *r, size_t sql_len, size_t nrules, struct vmy_
 	for (i = 0; i < n; i++)
 		if (!get_ref(r, out->stmt_len, nrules, &out->scope.refs[i]))
 			goto bad;
-	if (!get_bool(r, &out->scope.too_many) || !rbuf_get_u8(r, &show) || show > VMY_SHOW_DATABASES ||
+	if (!get_bool(r, &out->scope.too_many) || !rbuf_get_u8(r, &show) || show > VMY_SHOW_INDEX ||
 	    !get_bool(r, &out->scope.full) || !vw_get_str(r, out->scope.db, sizeof(out->scope.db)) ||
-	    !rbuf_get_be32(r, &out->scope.like_start) || !rbuf_get_be32(r, &out->scope.like_len) ||
-	    !rbuf_get_be32(r, &out->scope.where_start) || !vw_get_str(r, out->create_db, sizeof(out->create_db)) ||
-	    out->scope.like_start > sql_len || out->scope.like_len > sql_len - out->scope.like_start ||
-	    out->scope.where_start > out->stmt_len)
+	    !vw_get_str(r, out->scope.table, sizeof(out->scope.table)) || !rbuf_get_be32(r, &out->scope.like_start) ||
+	    !rbuf_get_be32(r, &out->scope.like_len) || !rbuf_get_be32(r, &out->scope.where_start) ||
+	    !vw_get_str(r, out->create_db, sizeof(out->create_db)) || out->scope.like_start > sql_len ||
+	    out->scope.like_len > sql_len - out->scope.like_start || out->scope.where_start > out->stmt_len)
 		goto bad;
 	out->scope.show = (enum vmy_show_kind)show;
 	/* A read names its kind. */

@@ -148,6 +148,7 @@ enum vmy_show_kind {
 	VMY_SHOW_TABLES,       /* SHOW [FULL] TABLES [FROM db] */
 	VMY_SHOW_TABLE_STATUS, /* SHOW TABLE STATUS [FROM db] */
 	VMY_SHOW_DATABASES,    /* SHOW DATABASES | SCHEMAS */
+	VMY_SHOW_INDEX,        /* SHOW INDEX | INDEXES | KEYS FROM table [FROM db] */
 };
 
 /*
@@ -176,7 +177,8 @@ struct vmy_scope_plan {
 	bool too_many; /* more references than refs holds: the read is refused */
 	enum vmy_show_kind show;
 	bool full;                     /* SHOW FULL TABLES */
-	char db[65];                   /* SHOW TABLES / TABLE STATUS: the database listed */
+	char db[65];                   /* SHOW TABLES / TABLE STATUS / INDEX: the database listed */
+	char table[65];                /* SHOW INDEX: the table listed */
 	uint32_t like_start, like_len; /* the LIKE pattern's string token; like_len 0 when none */
 	uint32_t where_start;          /* the WHERE condition's first byte (it runs to stmt_len); 0 when none */
 };

@@ -134,36 +134,92 @@ static enum verdict foreign_key(const struct vmy_policy *pol, const char *db, st
 	return KEEP;
 }
 
-static enum verdict judge(const struct vmy_policy *pol, const char *db, struct line l)
+/* The names of the foreign keys left out, whose indexes go with them. */
+struct dropped {
+	char (*names)[NAME_CAP];
+	size_t n, cap;
+	bool failed;
+};
+
+static void drop_name(struct dropped *d, const char *name)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 8;
+		char(*names)[NAME_CAP] = realloc(d->names, cap * sizeof(*names));
+
+		if (!names) {
+			d->failed = true;
+			return;
+		}
+		d->names = names;
+		d->cap = cap;
+	}
+	memcpy(d->names[d->n++], name, NAME_CAP);
+}
+
+/*
+ * A line's verdict. A foreign key left out adds its name to d (when d is
+ * not NULL); with d's names known, an index line ("KEY name (...)") of one
+ * of them is left out too: MariaDB names the index it makes for a foreign
+ * key that has none after the constraint, which may name the hidden table.
+ */
+static enum verdict judge(const struct vmy_policy *pol, const char *db, struct line l, struct dropped *d,
+			  const struct dropped *known)
 {
 	char name[NAME_CAP];
+	enum verdict v;
 
 	while (l.p < l.end && *l.p == ' ')
 		l.p++;
 	if (word(&l, "CONSTRAINT")) {
 		if (!take(&l, " ") || !take_name(&l, name))
 			return DROP;
-		if (take(&l, " FOREIGN"))
-			return foreign_key(pol, db, &l);
-		/* CHECK: over the table's own columns, all of which the user sees. Nothing else is printed so. */
-		return take(&l, " CHECK ") ? KEEP : DROP;
+		if (!take(&l, " FOREIGN"))
+			/* CHECK: over the table's own columns, all of which the user sees. Nothing else is printed
+			 * so. */
+			return take(&l, " CHECK ") ? KEEP : DROP;
+		v = foreign_key(pol, db, &l);
+		if (v == DROP && d)
+			drop_name(d, name);
+		return v;
 	}
-	return word(&l, "FOREIGN") ? foreign_key(pol, db, &l) : KEEP;
+	if (word(&l, "FOREIGN"))
+		return foreign_key(pol, db, &l);
+	if (known && known->n && (word(&l, "KEY") || (word(&l, "UNIQUE") && take(&l, " ") && word(&l, "KEY"))) &&
+	    take(&l, " ") && take_name(&l, name)) {
+		for (size_t i = 0; i < known->n; i++)
+			if (strcasecmp(known->names[i], name) == 0)
+				return DROP;
+	}
+	return KEEP;
 }
 
 char *vmy_create_scrub(const struct vmy_policy *pol, const char *db, const char *text, size_t len, size_t *out_len)
 {
-	char *out = malloc(len + 1);
+	struct dropped d = {0};
+	char *out;
 	size_t o = 0, at = 0;
 
-	if (!out)
+	/* The foreign keys come after the indexes: their names first. */
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+
+		judge(pol, db, (struct line){text + at, text + end}, &d, NULL);
+		at = nl ? end + 1 : len;
+	}
+	out = d.failed ? NULL : malloc(len + 1);
+	if (!out) {
+		free(d.names);
 		return NULL;
+	}
+	at = 0;
 	while (at < len) {
 		const char *nl = memchr(text + at, '\n', len - at);
 		size_t end = nl ? (size_t)(nl - text) : len;
 		struct line l = {text + at, text + end};
 
-		if (judge(pol, db, l) == DROP) {
+		if (judge(pol, db, l, NULL, &d) == DROP) {
 			/* The last item goes: the one kept before it loses its comma. */
 			if ((end == at || text[end - 1] != ',') && o >= 2 && out[o - 1] == '\n' && out[o - 2] == ',') {
 				out[o - 2] = '\n';
@@ -179,5 +235,6 @@ char *vmy_create_scrub(const struct vmy_policy *pol, const char *db, const char 
 	}
 	out[o] = '\0';
 	*out_len = o;
+	free(d.names);
 	return out;
 }

@@ -8,8 +8,10 @@
  * A foreign key whose referenced table is outside the user's tables, or
  * whose referenced columns include one the table's rule hides, is left
  * out, as the filtered KEY_COLUMN_USAGE and TABLE_CONSTRAINTS leave it out
- * (validate_my_scope_tables.c) and as Postgres' filtered pg_constraint does.
- * Every other line is kept as printed.
+ * (validate_my_scope_tables.c) and as Postgres' filtered pg_constraint does,
+ * and so is an index of the same name (the one MariaDB makes for a foreign
+ * key that has none is named after the constraint, as the filtered
+ * STATISTICS leaves it out). Every other line is kept as printed.
  *
  * The text comes from a runner, so it is read as untrusted: line by line
  * (MariaDB prints each column, key and constraint on a line of its own, two

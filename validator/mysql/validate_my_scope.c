@@ -419,6 +419,29 @@ static bool put_show_status(struct wbuf *w, const struct vmy_policy *pol, const 
 	return true;
 }
 
+/* SHOW INDEX: the filtered STATISTICS rows of one table, under SHOW INDEX's column names. */
+static bool put_show_index(struct wbuf *w, const struct vmy_policy *pol, const struct vmy_scope_plan *sp)
+{
+	const struct vmy_is_table *e = vmy_is_table_find("STATISTICS");
+
+	if (!e || !e->filter ||
+	    !vmy_scope_expand(
+		    w, pol,
+		    "SELECT r.TABLE_NAME AS `Table`, r.NON_UNIQUE AS `Non_unique`, r.INDEX_NAME AS `Key_name`,"
+		    " r.SEQ_IN_INDEX AS `Seq_in_index`, r.COLUMN_NAME AS `Column_name`,"
+		    " r.COLLATION AS `Collation`, IF(@R(r.TABLE_SCHEMA,r.TABLE_NAME), NULL, r.CARDINALITY)"
+		    " AS `Cardinality`, r.SUB_PART AS `Sub_part`, r.PACKED AS `Packed`, r.NULLABLE AS `Null`,"
+		    " r.INDEX_TYPE AS `Index_type`, r.COMMENT AS `Comment`, r.INDEX_COMMENT AS"
+		    " `Index_comment`, r.IGNORED AS `Ignored` FROM information_schema.STATISTICS r WHERE"
+		    " BINARY r.TABLE_SCHEMA = "))
+		return false;
+	put_hex(w, sp->db, strlen(sp->db));
+	wbuf_put_str(w, " AND BINARY r.TABLE_NAME = ");
+	put_hex(w, sp->table, strlen(sp->table));
+	wbuf_put_str(w, " AND ");
+	return vmy_scope_expand(w, pol, e->filter);
+}
+
 static void put_show_databases(struct wbuf *w, const struct vmy_policy *pol)
 {
 	wbuf_put_str(w, "SELECT SCHEMA_NAME AS `Database` FROM information_schema.SCHEMATA WHERE ");
@@ -429,7 +452,7 @@ static void put_show_databases(struct wbuf *w, const struct vmy_policy *pol)
 static bool put_show(struct wbuf *w, const struct vmy_policy *pol, const char *sql, size_t stmt_len,
 		     const struct vmy_scope_plan *sp)
 {
-	const char *first = sp->show == VMY_SHOW_DATABASES ? "SCHEMA_NAME" : "TABLE_NAME";
+	const char *first = sp->show == VMY_SHOW_DATABASES ? "SCHEMA_NAME" : "TABLE_NAME", *order;
 
 	if (sp->where_start)
 		wbuf_put_str(w, "SELECT * FROM (");
@@ -437,6 +460,9 @@ static bool put_show(struct wbuf *w, const struct vmy_policy *pol, const char *s
 		put_show_tables(w, pol, sql, sp);
 	else if (sp->show == VMY_SHOW_TABLE_STATUS) {
 		if (!put_show_status(w, pol, sp))
+			return false;
+	} else if (sp->show == VMY_SHOW_INDEX) {
+		if (!put_show_index(w, pol, sp))
 			return false;
 	} else
 		put_show_databases(w, pol);
@@ -446,15 +472,17 @@ static bool put_show(struct wbuf *w, const struct vmy_policy *pol, const char *s
 		wbuf_put_str(w, " LIKE ");
 		wbuf_put_bytes(w, sql + sp->like_start, sp->like_len);
 	}
+	/* SHOW INDEX keeps the server's order: its keys as the table defines them. */
+	order = sp->show == VMY_SHOW_INDEX ? "" : " ORDER BY 1";
 	if (!sp->where_start) {
-		wbuf_put_str(w, " ORDER BY 1");
+		wbuf_put_str(w, order);
 		return true;
 	}
 	wbuf_put_str(w, NO_MERGE);
 	wbuf_put_str(w, ") AS `airlock_show` WHERE ");
 	if (!put_range(w, pol, sql, sp->where_start, stmt_len, sp))
 		return false;
-	wbuf_put_str(w, " ORDER BY 1");
+	wbuf_put_str(w, order);
 	return true;
 }
 

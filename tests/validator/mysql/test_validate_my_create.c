@@ -2,7 +2,8 @@
  * test_validate_my_create: SHOW CREATE TABLE's definition scrubbed of the
  * foreign keys that name a table or column outside the user's world, as
  * MariaDB 10.11 prints them in each quoting mode (backticks, ANSI_QUOTES,
- * sql_quote_show_create = 0), and malformed or truncated text.
+ * sql_quote_show_create = 0), with the index named as such a key, and
+ * malformed or truncated text.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,6 +78,23 @@ static void test_last_item_left_out_moves_the_comma(void **state)
 	expect(HEAD "  KEY `e` (`e`),\n  CONSTRAINT `f` FOREIGN KEY (`e`) REFERENCES `hidden` (`id`),\n"
 		    "  CONSTRAINT `g` FOREIGN KEY (`e`) REFERENCES `hidden2` (`id`)\n" TAIL,
 	       HEAD "  KEY `e` (`e`)\n" TAIL);
+}
+
+/* The index MariaDB made for a hidden foreign key takes its name: it goes with it, in any case; others stay. */
+static void test_index_of_a_hidden_key_left_out(void **state)
+{
+	(void)state;
+	expect(HEAD "  KEY `fk_staff_salaries` (`e`),\n  KEY `k_e` (`e`),\n  UNIQUE KEY `Fk_Other` (`e`),\n"
+		    "  KEY `c_ibfk_1` (`pu`),\n"
+		    "  CONSTRAINT `c_ibfk_1` FOREIGN KEY (`pu`) REFERENCES `p` (`u`),\n"
+		    "  CONSTRAINT `fk_staff_salaries` FOREIGN KEY (`e`) REFERENCES `staff_salaries` (`id`),\n"
+		    "  CONSTRAINT `fk_other` FOREIGN KEY (`e`) REFERENCES `hidden` (`id`)\n" TAIL,
+	       HEAD "  KEY `k_e` (`e`),\n  KEY `c_ibfk_1` (`pu`),\n"
+		    "  CONSTRAINT `c_ibfk_1` FOREIGN KEY (`pu`) REFERENCES `p` (`u`)\n" TAIL);
+	/* ANSI_QUOTES, and a key line that only starts alike. */
+	expect("CREATE TABLE \"c\" (\n  \"e\" int(11),\n  KEY \"f\" (\"e\"),\n  KEY \"f2\" (\"e\"),\n"
+	       "  CONSTRAINT \"f\" FOREIGN KEY (\"e\") REFERENCES \"staff_salaries\" (\"id\")\n" TAIL,
+	       "CREATE TABLE \"c\" (\n  \"e\" int(11),\n  KEY \"f2\" (\"e\")\n" TAIL);
 }
 
 static void test_each_quoting_mode(void **state)
@@ -194,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hidden_table_left_out),
 		cmocka_unit_test(test_last_item_left_out_moves_the_comma),
+		cmocka_unit_test(test_index_of_a_hidden_key_left_out),
 		cmocka_unit_test(test_each_quoting_mode),
 		cmocka_unit_test(test_other_databases),
 		cmocka_unit_test(test_hidden_referenced_column),
