@@ -305,18 +305,26 @@ int vmy_rule_index(const struct vmy_policy *pol, const char *db, const char *tab
 	return -1;
 }
 
-/* information_schema tables the filter of information_schema table t reads itself (KEY_SHOWN's). */
+/* information_schema references in text (NULL: none). */
+static size_t references_in(const char *text)
+{
+	size_t n = 0;
+
+	while (text && (text = strstr(text, "information_schema.")) != NULL) {
+		n++;
+		text++;
+	}
+	return n;
+}
+
+/* information_schema tables the filter and select list of information_schema table t read themselves. */
 static size_t nested_reads(const char *t)
 {
 	const struct vmy_is_table *e = vmy_is_table_find(t);
-	const char *f = e && e->mode == VMY_IS_FILTER ? e->filter : NULL;
-	size_t n = 0;
 
-	while (f && (f = strstr(f, "information_schema.")) != NULL) {
-		n++;
-		f++;
-	}
-	return n;
+	if (!e || e->mode != VMY_IS_FILTER)
+		return 0;
+	return references_in(e->filter) + references_in(e->columns);
 }
 
 bool vmy_scope_room(struct vmy_parser *p, const char *is_table)

@@ -27,6 +27,16 @@
  * takes the constraint's name (it may name the hidden table).
  */
 #define INDEX_SHOWN "(r.TABLE_SCHEMA, r.TABLE_NAME, r.INDEX_NAME) NOT IN " HIDDEN_KEYS
+/*
+ * A column's default or generation expression that may name a column the
+ * table's rule hides (its name appears in the text) reads as NULL. The
+ * pairs are read once, uncorrelated, and only when a ruled table asks.
+ */
+#define NAMES_HIDDEN(col)                                                                                              \
+	"@R(r.TABLE_SCHEMA,r.TABLE_NAME) AND (r.TABLE_SCHEMA, r.TABLE_NAME, r.COLUMN_NAME) IN (SELECT d.TABLE_SCHEMA," \
+	" d.TABLE_NAME, d.COLUMN_NAME FROM information_schema.COLUMNS d JOIN information_schema.COLUMNS h ON"          \
+	" h.TABLE_SCHEMA = d.TABLE_SCHEMA AND h.TABLE_NAME = d.TABLE_NAME WHERE @R(d.TABLE_SCHEMA,d.TABLE_NAME) AND"   \
+	" NOT @C(h.TABLE_SCHEMA,h.TABLE_NAME|h.COLUMN_NAME) AND LOCATE(h.COLUMN_NAME, d." col ") > 0)"
 
 /* clang-format off */
 static const struct vmy_is_table tables[] = {
@@ -37,7 +47,13 @@ static const struct vmy_is_table tables[] = {
 	{"CLIENT_STATISTICS", VMY_IS_PASS, NULL, NULL},
 	{"COLLATIONS", VMY_IS_PASS, NULL, NULL},
 	{"COLLATION_CHARACTER_SET_APPLICABILITY", VMY_IS_PASS, NULL, NULL},
-	{"COLUMNS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME) AND @C(r.TABLE_SCHEMA,r.TABLE_NAME|r.COLUMN_NAME)", NULL},
+	{"COLUMNS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME) AND @C(r.TABLE_SCHEMA,r.TABLE_NAME|r.COLUMN_NAME)",
+		"r.TABLE_CATALOG, r.TABLE_SCHEMA, r.TABLE_NAME, r.COLUMN_NAME, r.ORDINAL_POSITION, "
+		"IF(" NAMES_HIDDEN("COLUMN_DEFAULT") ", NULL, r.COLUMN_DEFAULT) AS COLUMN_DEFAULT, r.IS_NULLABLE, "
+		"r.DATA_TYPE, r.CHARACTER_MAXIMUM_LENGTH, r.CHARACTER_OCTET_LENGTH, r.NUMERIC_PRECISION, r.NUMERIC_SCALE, "
+		"r.DATETIME_PRECISION, r.CHARACTER_SET_NAME, r.COLLATION_NAME, r.COLUMN_TYPE, r.COLUMN_KEY, r.EXTRA, "
+		"r.PRIVILEGES, r.COLUMN_COMMENT, r.IS_GENERATED, "
+		"IF(" NAMES_HIDDEN("GENERATION_EXPRESSION") ", NULL, r.GENERATION_EXPRESSION) AS GENERATION_EXPRESSION"},
 	{"COLUMN_PRIVILEGES", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME)", NULL},
 	{"ENABLED_ROLES", VMY_IS_PASS, NULL, NULL},
 	{"ENGINES", VMY_IS_PASS, NULL, NULL},

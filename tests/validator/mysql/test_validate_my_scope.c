@@ -381,6 +381,10 @@ static void test_rules(void **state)
 	/* information_schema lists only the shown columns. */
 	out = scope(&p, "SELECT COLUMN_NAME FROM information_schema.COLUMNS");
 	assert_non_null(strstr(out, "r.COLUMN_NAME IN (X'6964', X'656D61696C')"));
+	/* A default or generation expression that may name a hidden column reads as NULL. */
+	assert_non_null(
+		strstr(out, "LOCATE(h.COLUMN_NAME, d.COLUMN_DEFAULT) > 0), NULL, r.COLUMN_DEFAULT) AS COLUMN_DEFAULT"));
+	assert_non_null(strstr(out, "NULL, r.GENERATION_EXPRESSION) AS GENERATION_EXPRESSION"));
 	free(out);
 	/* A table read through a filter is a derived table: no PARTITION; its index hints go inside it. */
 	refused(&p, "SELECT * FROM orders PARTITION (p0)", 1235);
