@@ -296,6 +296,8 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			rc = take(&job->type_check, val);
 		} else if (key_is(k, "guard")) {
 			rc = take(&job->guard, val);
+		} else if (key_is(k, "hidden_keys")) {
+			rc = take(&job->hidden_keys, val);
 		} else if (key_is(k, "formats")) {
 			rc = job->formats || !formats_ok(val) ? -1 : take(&job->formats, val);
 		} else if (key_is(k, "describe")) {
@@ -342,6 +344,10 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 	/* The engine may come after its settings in a frame: check once the frame is read. */
 	if (is_mariadb(job) && check_mariadb(job, why, why_len) < 0)
 		goto fail;
+	if (job->engine && !is_mariadb(job) && job->hidden_keys) {
+		snprintf(why, why_len, "job key hidden_keys is only for engine mariadb");
+		goto fail;
+	}
 	return 0;
 fail:
 	runner_job_free(job);
@@ -371,6 +377,7 @@ void runner_job_free(struct runner_job *job)
 	free(job->plan_sql);
 	free(job->type_check);
 	free(job->guard);
+	free(job->hidden_keys);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

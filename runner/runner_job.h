@@ -9,7 +9,7 @@
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
  * max_cost, plan_tables, plan_sql, formats, copy_header, type_check, guard and param.<i>, which fail its
- * job, and only three settings:
+ * job, and only three settings (hidden_keys is its alone):
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.
  */
@@ -64,6 +64,8 @@ struct runner_job {
 	 * error refuses the statement (validator/pg/validate_pg_guard.h); NULL: none.
 	 */
 	char *guard;
+	/* MySQL: a read listing the names of keys outside the user's world (runner_my_hidden.h); NULL: none. */
+	char *hidden_keys;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

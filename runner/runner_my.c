@@ -52,6 +52,7 @@
 #include "runner/runner_cap.h"
 #include "runner/runner_mem.h"
 #include "runner/runner_my_conn.h"
+#include "runner/runner_my_hidden.h"
 #include "runner/runner_my_watch.h"
 #include "runner/runner_row.h"
 
@@ -91,6 +92,7 @@ struct my_run {
 	unsigned err_no;
 	char err_state[6];
 	char err_msg[MYSQL_ERRMSG_SIZE];
+	struct my_hidden hidden; /* an EXPLAIN's hidden keys (runner_my_hidden.h) */
 };
 
 static bool client_errno(unsigned e)
@@ -409,6 +411,7 @@ static enum outcome send_cols(struct my_run *r, MYSQL_RES *res)
 	}
 	if (runner_ctl_commit(r->ctl) < 0)
 		return OUT_GONE;
+	my_hidden_columns(&r->hidden, f, n);
 	r->sent_cols = true;
 	return OUT_OK;
 }
@@ -468,6 +471,10 @@ static enum outcome read_rows(struct my_run *r)
 		lengths = mysql_fetch_lengths(r->res);
 		if (!lengths)
 			return capture_error(r);
+		if (my_hidden_row(&r->hidden, row, lengths, n) < 0) {
+			r->refusal = "the plan's key names could not be checked";
+			return OUT_REFUSED;
+		}
 		o = send_row(r, row, lengths, n);
 		if (o != OUT_OK)
 			return o;
@@ -482,32 +489,6 @@ static enum outcome read_rows(struct my_run *r)
 	mysql_free_result(r->res);
 	r->res = NULL;
 	return OUT_OK;
-}
-
-/* Replaces each 'user'@'host' naming the job's account with '***'@'***'. */
-static void mask_account(const char *msg, const char *user, char *out, size_t cap)
-{
-	size_t ulen = strlen(user), len = 0;
-	const char *p = msg;
-
-	while (*p && len + 1 < cap) {
-		const char *host;
-		const char *close;
-
-		if (p[0] == '\'' && strncmp(p + 1, user, ulen) == 0 && strncmp(p + 1 + ulen, "'@'", 3) == 0 &&
-		    (host = p + 1 + ulen + 3, close = strchr(host, '\'')) != NULL) {
-			static const char mask[] = "'***'@'***'";
-
-			if (len + sizeof(mask) > cap)
-				break;
-			memcpy(out + len, mask, sizeof(mask) - 1);
-			len += sizeof(mask) - 1;
-			p = close + 1;
-			continue;
-		}
-		out[len++] = *p++;
-	}
-	out[len] = '\0';
 }
 
 /*
@@ -531,7 +512,7 @@ static enum outcome send_warnings(struct my_run *r)
 	while (mysql_num_fields(res) == 3 && sent < MAX_WARNING_FRAMES && (row = mysql_fetch_row(res)) != NULL) {
 		const char *level = row[0] ? row[0] : "Warning";
 
-		mask_account(row[2] ? row[2] : "", r->job->user, msg, sizeof(msg));
+		my_conn_mask_account(row[2] ? row[2] : "", r->job->user, msg, sizeof(msg));
 		if (runner_ctl_error_my(r->ctl, FRAME_NOTICE,
 					strcmp(level, "Error") == 0
 						? airlock_my_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR)
@@ -570,6 +551,18 @@ static enum outcome describe_statement(struct my_run *r)
 	}
 	mysql_stmt_close(st);
 	return o;
+}
+
+/* An EXPLAIN's hidden keys, in its session before it runs: their names leave the plan. */
+static enum outcome load_hidden(struct my_run *r)
+{
+	enum my_hidden_load l = my_hidden_load(r->conn, r->job->hidden_keys, &r->hidden);
+
+	if (l == MY_HIDDEN_FAILED)
+		return capture_error(r);
+	if (l == MY_HIDDEN_TOO_MANY)
+		r->refusal = "the keys the policy hides could not be listed";
+	return l == MY_HIDDEN_OK ? OUT_OK : OUT_REFUSED;
 }
 
 static enum outcome stream_statement(struct my_run *r)
@@ -658,7 +651,7 @@ static void send_backend_error(struct my_run *r)
 	} else if (client_errno(r->err_no)) {
 		send_lost(r);
 	} else {
-		mask_account(r->err_msg, r->job->user, msg, sizeof(msg));
+		my_conn_mask_account(r->err_msg, r->job->user, msg, sizeof(msg));
 		runner_ctl_error_my(r->ctl, FRAME_ERROR, r->err_state, "", r->err_no, msg, "");
 	}
 }
@@ -772,6 +765,8 @@ int runner_my_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		goto out;
 	}
 	o = job_setup(&r);
+	if (o == OUT_OK && job->hidden_keys)
+		o = load_hidden(&r);
 	if (o == OUT_OK)
 		o = stream_statement(&r);
 	ev = my_watch_disarm(&r.watch);
@@ -780,6 +775,7 @@ out:
 	/* The watchdog may still use the socket: stop it before the connection closes. */
 	my_watch_stop(&r.watch);
 	close_conn(&r);
+	my_hidden_free(&r.hidden);
 	mysql_library_end();
 	return rc;
 }

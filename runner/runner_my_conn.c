@@ -5,6 +5,7 @@
 #include "runner/runner_my_conn.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <errmsg.h>
 
@@ -114,4 +115,30 @@ const char *my_conn_failure(unsigned err)
 	default:
 		return "could not connect to the database";
 	}
+}
+
+/* Replaces each 'user'@'host' naming the job's account with '***'@'***'. */
+void my_conn_mask_account(const char *msg, const char *user, char *out, size_t cap)
+{
+	size_t ulen = strlen(user), len = 0;
+	const char *p = msg;
+
+	while (*p && len + 1 < cap) {
+		const char *host;
+		const char *close;
+
+		if (p[0] == '\'' && strncmp(p + 1, user, ulen) == 0 && strncmp(p + 1 + ulen, "'@'", 3) == 0 &&
+		    (host = p + 1 + ulen + 3, close = strchr(host, '\'')) != NULL) {
+			static const char mask[] = "'***'@'***'";
+
+			if (len + sizeof(mask) > cap)
+				break;
+			memcpy(out + len, mask, sizeof(mask) - 1);
+			len += sizeof(mask) - 1;
+			p = close + 1;
+			continue;
+		}
+		out[len++] = *p++;
+	}
+	out[len] = '\0';
 }

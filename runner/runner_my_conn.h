@@ -8,6 +8,8 @@
 #ifndef AIRLOCK_RUNNER_MY_CONN_H
 #define AIRLOCK_RUNNER_MY_CONN_H
 
+#include <stddef.h>
+
 #include <mysql.h>
 
 /*
@@ -29,6 +31,9 @@ int my_conn_library_init(void);
  */
 MYSQL *my_conn_open(const char *sock_path, const char *user, const char *password, const char *dbname,
 		    unsigned connect_s, unsigned read_s, unsigned write_s, unsigned *err);
+
+/* msg (a backend's text) into out (cap bytes) with each 'user'@'host' naming user as '***'@'***'. */
+void my_conn_mask_account(const char *msg, const char *user, char *out, size_t cap);
 
 /* A fixed description of why a connection failed (err as my_conn_open set it); never the library's text. */
 const char *my_conn_failure(unsigned err);

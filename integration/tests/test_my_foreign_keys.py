@@ -174,3 +174,32 @@ def test_show_index_columns_are_the_servers(private):
     got = described(pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent",
                                     password=itest.AGENT_PASSWORD, database="shop", connect_timeout=10))
     assert got == described(itest.my_direct()), got
+
+
+EXPLAINS = [
+    "EXPLAIN SELECT * FROM fk_bare WHERE staff_id = 1",
+    "EXPLAIN EXTENDED SELECT staff_id FROM shop.fk_bare WHERE staff_id IN (1, 2)",
+    "DESCRIBE SELECT * FROM fk_bare b JOIN orders o ON o.id = b.order_id WHERE b.staff_id = 1",
+    "EXPLAIN FORMAT=JSON SELECT * FROM fk_bare WHERE staff_id = 1",
+]
+
+
+@pytest.mark.parametrize("sql", EXPLAINS)
+def test_plan_prints_no_hidden_key_name(private, sql):
+    """The optimizer still uses the index MariaDB made for the hidden key; the plan names it
+    airlock_hidden_key, in the text and binary protocols."""
+    got = repr(through(private, sql))
+    assert "fk_staff_salaries" not in got and "airlock_hidden_key" in got, got
+    assert "fk_staff_salaries" in repr(direct(sql)), "not vacuous"
+    c = mywire.Conn("127.0.0.1", private.my_port)
+    assert c.login("agent", itest.AGENT_PASSWORD, "shop") is None
+    try:
+        binary = binary_outcome(c, sql)
+    finally:
+        c.close()
+    assert binary[0] == "rows" and b"fk_staff_salaries" not in repr(binary).encode(), binary
+
+
+def test_plan_keeps_the_names_of_shown_keys(private):
+    got = repr(through(private, "EXPLAIN SELECT * FROM fk_bare_twin WHERE order_id > 1"))
+    assert "u_order" in got and "airlock_hidden_key" not in got, got

@@ -80,6 +80,13 @@ struct job_request {
 	 * the user may not run (validator/pg/validate_pg_guard.h). NULL: none.
 	 */
 	const char *guard;
+	/*
+	 * MySQL EXPLAIN: a read run before the statement that lists the names
+	 * of the keys outside the user's world; the index MariaDB made for such
+	 * a key carries its name, which the plan's key columns then print as
+	 * RUNNER_HIDDEN_KEY (runner/runner_my_hidden.h). NULL: none.
+	 */
+	const char *hidden_keys;
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

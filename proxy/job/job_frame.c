@@ -46,7 +46,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 	bool mem = req->limits->backend_memory_mb > 0;
 	size_t npairs = 4 + (mem ? 1 : 0) + (cost ? 1 : 0) + (req->plan_tables ? 1 : 0) + (req->formats ? 1 : 0) +
 			(req->describe ? 1 : 0) + (req->plan_sql ? 1 : 0) + (req->copy_header ? 1 : 0) +
-			(req->type_check ? 1 : 0) + (req->guard ? 1 : 0) + req->nsettings + req->nparams;
+			(req->type_check ? 1 : 0) + (req->guard ? 1 : 0) + (req->hidden_keys ? 1 : 0) + req->nsettings +
+			req->nparams;
 
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
@@ -83,6 +84,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 		job_put_pair(b, "type_check", req->type_check);
 	if (req->guard)
 		job_put_pair(b, "guard", req->guard);
+	if (req->hidden_keys)
+		job_put_pair(b, "hidden_keys", req->hidden_keys);
 	for (size_t i = 0; i < req->nsettings; i++) {
 		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
 		job_put_pair(b, key, req->settings[i].value);

@@ -218,6 +218,7 @@ static void start(struct my_session *s, const char *sql, bool describe, const st
 		.settings = settings,
 		.nsettings = 3,
 		.describe = describe,
+		.hidden_keys = describe ? NULL : s->hidden_keys,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
 	char msg[320];

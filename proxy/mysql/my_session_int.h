@@ -153,6 +153,8 @@ struct my_session {
 	 * create: what the result's column definitions made of it. */
 	char create_db[65];
 	struct mys_create create;
+	/* While an EXPLAIN's job starts: its hidden_keys read (borrowed), else NULL. */
+	const char *hidden_keys;
 	bool cols_sent;
 	uint16_t ncols;
 };

@@ -1,7 +1,7 @@
 /*
  * test_runner_job: the job frame read into a struct: every key checked,
- * the result formats, describe and type_check keys, and what an engine may
- * not take.
+ * the result formats, describe, type_check and hidden_keys keys, and what
+ * an engine may not take.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,6 +159,28 @@ static void test_type_check(void **state)
 	assert_non_null(strstr(why, "mariadb"));
 }
 
+/* An EXPLAIN's hidden keys: one read, for MariaDB only. */
+static void test_hidden_keys(void **state)
+{
+	const char *const pg[] = {BASE, "hidden_keys", "SELECT 1"};
+	const char *const maria[] = {"engine",     "mariadb",     "dbname",   "shop",         "user",
+				     "u",          "password",    "p",        "sql",          "SELECT 1",
+				     "timeout_ms", "1000",        "max_rows", "10",           "max_bytes",
+				     "1000",       "hidden_keys", "SELECT 1", "set.sql_mode", "ANSI"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, maria, 10, why, sizeof(why)), 0);
+	assert_string_equal(job.hidden_keys, "SELECT 1");
+	runner_job_free(&job);
+	assert_null(job.hidden_keys);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, pg, NBASE + 1, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "hidden_keys"));
+}
+
 static void test_unknown_key_and_denied_setting(void **state)
 {
 	const char *const unknown[] = {BASE, "max_cpu", "1"};
@@ -218,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_mariadb_refuses_formats_takes_describe),
 		cmocka_unit_test(test_type_check),
+		cmocka_unit_test(test_hidden_keys),
 		cmocka_unit_test(test_unknown_key_and_denied_setting),
 		cmocka_unit_test(test_backend_memory),
 	};

@@ -501,6 +501,26 @@ static bool needs_scope(const struct vmy_scope_plan *sp)
 	return false;
 }
 
+char *vmy_hidden_foreign_keys_sql(const struct vmy_policy *pol)
+{
+	struct wbuf w;
+
+	wbuf_init(&w);
+	if (!vmy_scope_expand(&w, pol,
+			      "SELECT DISTINCT k.CONSTRAINT_NAME FROM information_schema.KEY_COLUMN_USAGE k WHERE"
+			      " k.REFERENCED_TABLE_NAME IS NOT NULL AND @T(k.TABLE_SCHEMA,k.TABLE_NAME) AND NOT"
+			      " (@C(k.TABLE_SCHEMA,k.TABLE_NAME|k.COLUMN_NAME) AND @T(k.REFERENCED_TABLE_SCHEMA,"
+			      "k.REFERENCED_TABLE_NAME) AND @C(k.REFERENCED_TABLE_SCHEMA,k.REFERENCED_TABLE_NAME|"
+			      "k.REFERENCED_COLUMN_NAME))"))
+		w.failed = true;
+	wbuf_put_u8(&w, 0);
+	if (w.failed) {
+		wbuf_free(&w);
+		return NULL;
+	}
+	return (char *)w.data;
+}
+
 bool vmy_scope_reads_rules(const struct vmy_result *v)
 {
 	size_t i;

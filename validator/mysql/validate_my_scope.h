@@ -49,6 +49,15 @@ char *vmy_scope(const struct vmy_policy *pol, const char *sql, size_t len, const
 /* True when v reads a table through the user's row filter or column policy. */
 bool vmy_scope_reads_rules(const struct vmy_result *v);
 
+/*
+ * A read of the names of the foreign keys, on tables the user sees, that
+ * the world hides (they reference a hidden table or column): MariaDB
+ * names the index it makes for such a key after it, and EXPLAIN prints
+ * index names (runner/runner_my_hidden.h). Heap, the caller frees; NULL
+ * when memory ran out.
+ */
+char *vmy_hidden_foreign_keys_sql(const struct vmy_policy *pol);
+
 /* Appends template with its markers expanded for pol; false when a marker is malformed. */
 bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *template);
 
