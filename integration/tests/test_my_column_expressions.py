@@ -4,7 +4,8 @@ every column but secret_pay, and two shown columns are computed from it
 (a generated column and a DEFAULT expression). information_schema.COLUMNS
 must not print the hidden name: those expressions read as NULL, the
 others (a literal default, CURRENT_TIMESTAMP, an expression over shown
-columns) as MariaDB prints them."""
+columns) as MariaDB prints them; and the shown columns are numbered
+without the gap secret_pay leaves."""
 
 import pymysql
 import pytest
@@ -82,3 +83,29 @@ def test_the_whole_catalog_names_no_hidden_column(private):
     orders = sorted(r for r in rows if r[2] == "orders")
     assert orders and orders == sorted(direct("SELECT * FROM information_schema.COLUMNS"
                                               " WHERE TABLE_SCHEMA = 'shop' AND TABLE_NAME = 'orders'")[0])
+
+
+def test_shown_columns_are_numbered_without_gaps(private):
+    sql = ("SELECT COLUMN_NAME, ORDINAL_POSITION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop'"
+           " AND TABLE_NAME = '{t}' ORDER BY ORDINAL_POSITION")
+    got, _ = through(private, sql.format(t="col_expr"))
+    assert [r[1] for r in got] == list(range(1, 8)), got
+    assert dict(direct(sql.format(t="col_expr"))[0])["base"] == 3, "not vacuous: secret_pay is 2"
+    # A table without a rule keeps the server's numbers, and the column keeps its type.
+    assert through(private, sql.format(t="orders"))[0] == direct(sql.format(t="orders"))[0]
+    conn = pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent", password=itest.AGENT_PASSWORD,
+                           database="shop", connect_timeout=10)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql.format(t="col_expr"))
+            mine = [d[1:3] for d in cur.description]
+    finally:
+        conn.close()
+    conn = itest.my_direct()
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql.format(t="col_expr"))
+            theirs = [d[1:3] for d in cur.description]
+    finally:
+        conn.close()
+    assert mine[1] == theirs[1], (mine, theirs)

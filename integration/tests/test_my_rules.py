@@ -46,6 +46,10 @@ PATHS = [
     ("SELECT COUNT(*) FROM customers WHERE email LIKE 'customer%'",
      "SELECT COUNT(*) FROM {c} customers WHERE email LIKE 'customer%'"),
     ("SELECT * FROM customers ORDER BY id LIMIT 3", "SELECT * FROM {c} customers ORDER BY id LIMIT 3"),
+    # db.table.column: the derived table has no database.
+    ("SELECT shop.customers.email, `shop`.`customers`.`id` FROM shop.customers WHERE shop.customers.id < 4"
+     " ORDER BY shop.customers.id",
+     "SELECT customers.email, customers.id FROM {c} customers WHERE customers.id < 4 ORDER BY customers.id"),
     ("SELECT `o`.`id` FROM `shop`.`orders` AS `o` ORDER BY 1 DESC LIMIT 2",
      "SELECT `o`.`id` FROM {o} AS `o` ORDER BY 1 DESC LIMIT 2"),
     # Index hints go inside the filtered table.

@@ -200,7 +200,7 @@ static bool get_ref(struct rbuf *r, size_t stmt_len, size_t nrules, struct vmy_s
 	    (ref->hint_end > ref->hint_start && ref->hint_start < ref->end))
 		return false;
 	ref->rule = (int16_t)rule;
-	return ref->rule >= VMY_REF_UUID && (ref->rule < 0 || (size_t)ref->rule < nrules);
+	return ref->rule >= VMY_REF_QUALIFIER && (ref->rule < 0 || (size_t)ref->rule < nrules);
 }
 
 void vw_put_my_result(struct wbuf *w, const struct vmy_result *r)

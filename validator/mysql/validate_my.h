@@ -157,6 +157,13 @@ enum vmy_show_kind {
  * place.
  */
 #define VMY_REF_UUID (-2)
+/*
+ * A column written db.table.column whose table the rewrite turns into a
+ * derived table (one with a rule, or a filtered information_schema
+ * table): a derived table has no database, so the rewrite leaves out the
+ * "db." part, [start, end).
+ */
+#define VMY_REF_QUALIFIER (-3)
 
 struct vmy_scoped_ref {
 	uint32_t start, end; /* [start, end): "db.table" or "table" as written, alias excluded */
@@ -164,7 +171,8 @@ struct vmy_scoped_ref {
 	char written[65];    /* the table's name as written (unquoted) */
 	char db[65];         /* a table with a rule: its database */
 	int16_t rule;        /* index into the policy's rules; -1: an information_schema table;
-			      * VMY_REF_UUID: a UUID() call (start, end: the call) */
+			      * VMY_REF_UUID: a UUID() call (start, end: the call);
+			      * VMY_REF_QUALIFIER: a column's "db." (start, end: it) */
 	bool aliased;        /* an alias follows: the derived table takes that one */
 	/* A table with a rule: its index hints as written after the alias, [hint_start, hint_end)
 	 * (equal: none), which the rewrite moves into the derived table. */

@@ -23,9 +23,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "validator/mysql/validate_my_funcs.h"
 #include "validator/mysql/validate_my_names.h"
+#include "validator/mysql/validate_my_scope_tables.h"
 #include "validator/mysql/validate_my_skim.h"
 
 enum {
@@ -276,6 +278,34 @@ static bool uuid_call(struct vmy_parser *p)
 	return true;
 }
 
+/*
+ * db.table.column at the current token, where db.table is read through a
+ * derived table (a rule's, or a filtered information_schema table's): the
+ * "db." is noted for the rewrite to leave out (VMY_REF_QUALIFIER). The
+ * tokens are left for the caller.
+ */
+static bool qualified_column(struct vmy_parser *p)
+{
+	char db[VMY_NAME_MAX], table[VMY_NAME_MAX];
+	const struct vmy_is_table *e;
+	struct vmy_scoped_ref *r;
+
+	if (vmy_tok_ident(p->sql, vmy_peek(p, 0), db, sizeof(db)) < 0 ||
+	    vmy_tok_ident(p->sql, vmy_peek(p, 2), table, sizeof(table)) < 0)
+		return true;
+	e = strcasecmp(db, "information_schema") == 0 ? vmy_is_table_find(table) : NULL;
+	if (vmy_rule_index(p->pol, db, table) < 0 && !(e && e->mode == VMY_IS_FILTER))
+		return true;
+	if (!vmy_scope_room(p, NULL))
+		return false;
+	r = &p->out->scope.refs[p->out->scope.nrefs++];
+	memset(r, 0, sizeof(*r));
+	r->rule = VMY_REF_QUALIFIER;
+	r->start = (uint32_t)vmy_peek(p, 0)->start;
+	r->end = (uint32_t)vmy_peek(p, 2)->start;
+	return true;
+}
+
 /* name( ... ): the denylist, then the arguments. qualified: db.name( ... ). */
 static bool call(struct vmy_parser *p, bool qualified)
 {
@@ -484,6 +514,9 @@ static bool seq(struct vmy_parser *p, unsigned flags)
 					return false;
 				break;
 			}
+			if (!after_dot && vmy_punct_at(p, 1, ".") && vmy_punct_at(p, 3, ".") &&
+			    !vmy_punct_at(p, 5, "(") && !qualified_column(p))
+				return false;
 			vmy_next(p);
 			break;
 		default:

@@ -317,9 +317,9 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 		if (r->start < at || r->end > to || r->end < r->start ||
 		    (r->rule >= 0 && (size_t)r->rule >= pol->nrules))
 			return false;
-		if (r->rule == VMY_REF_UUID) {
+		if (r->rule == VMY_REF_UUID || r->rule == VMY_REF_QUALIFIER) {
 			wbuf_put_bytes(w, sql + at, r->start - at);
-			wbuf_put_str(w, UUID_V4);
+			wbuf_put_str(w, r->rule == VMY_REF_UUID ? UUID_V4 : "");
 			at = r->end;
 			continue;
 		}

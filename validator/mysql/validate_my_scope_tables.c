@@ -30,7 +30,9 @@
 /*
  * A column's default or generation expression that may name a column the
  * table's rule hides (its name appears in the text) reads as NULL. The
- * pairs are read once, uncorrelated, and only when a ruled table asks.
+ * pairs are read once, uncorrelated, and only when a ruled table asks. A
+ * ruled table's columns are numbered among the shown ones, so no gap
+ * tells where a hidden column stands.
  */
 #define NAMES_HIDDEN(col)                                                                                              \
 	"@R(r.TABLE_SCHEMA,r.TABLE_NAME) AND (r.TABLE_SCHEMA, r.TABLE_NAME, r.COLUMN_NAME) IN (SELECT d.TABLE_SCHEMA," \
@@ -48,7 +50,9 @@ static const struct vmy_is_table tables[] = {
 	{"COLLATIONS", VMY_IS_PASS, NULL, NULL},
 	{"COLLATION_CHARACTER_SET_APPLICABILITY", VMY_IS_PASS, NULL, NULL},
 	{"COLUMNS", VMY_IS_FILTER, "@T(r.TABLE_SCHEMA,r.TABLE_NAME) AND @C(r.TABLE_SCHEMA,r.TABLE_NAME|r.COLUMN_NAME)",
-		"r.TABLE_CATALOG, r.TABLE_SCHEMA, r.TABLE_NAME, r.COLUMN_NAME, r.ORDINAL_POSITION, "
+		"r.TABLE_CATALOG, r.TABLE_SCHEMA, r.TABLE_NAME, r.COLUMN_NAME, IF(@R(r.TABLE_SCHEMA,r.TABLE_NAME), "
+		"CAST(ROW_NUMBER() OVER (PARTITION BY r.TABLE_SCHEMA, r.TABLE_NAME ORDER BY r.ORDINAL_POSITION) AS "
+		"UNSIGNED), r.ORDINAL_POSITION) AS ORDINAL_POSITION, "
 		"IF(" NAMES_HIDDEN("COLUMN_DEFAULT") ", NULL, r.COLUMN_DEFAULT) AS COLUMN_DEFAULT, r.IS_NULLABLE, "
 		"r.DATA_TYPE, r.CHARACTER_MAXIMUM_LENGTH, r.CHARACTER_OCTET_LENGTH, r.NUMERIC_PRECISION, r.NUMERIC_SCALE, "
 		"r.DATETIME_PRECISION, r.CHARACTER_SET_NAME, r.COLLATION_NAME, r.COLUMN_TYPE, r.COLUMN_KEY, r.EXTRA, "

@@ -197,8 +197,8 @@ static void show_index(struct vmy_parser *p)
 		return;
 	read_ok(p, "SHOW");
 	if (p->out->kind == VMY_READ) {
-		snprintf(sp->db, sizeof(sp->db), "%s", in);
-		snprintf(sp->table, sizeof(sp->table), "%s", table);
+		memcpy(sp->db, in, strlen(in) + 1); /* lengths checked above */
+		memcpy(sp->table, table, strlen(table) + 1);
 		sp->show = VMY_SHOW_INDEX;
 	}
 }

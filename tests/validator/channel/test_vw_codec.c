@@ -249,7 +249,7 @@ static void test_my_response_checks(void **state)
 	/* Rule 1 of a policy of one rule; a reference past the statement. */
 	assert_false(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 1, &back));
 	assert_false(vw_get_response(body, len, VW_MY_VALIDATE, 19, 2, &back));
-	/* A UUID() call carries no rule; below it, no kind of reference. */
+	/* A UUID() call carries no rule; below the last kind, no kind of reference. */
 	r.scope.refs[0].rule = VMY_REF_UUID;
 	wbuf_reset(&w);
 	assert_true(vw_put_response(&w, VW_MY_VALIDATE, &res));
@@ -257,7 +257,15 @@ static void test_my_response_checks(void **state)
 	assert_true(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 0, &back));
 	assert_int_equal(back.my->scope.refs[0].rule, VMY_REF_UUID);
 	vw_response_free(&back);
-	r.scope.refs[0].rule = VMY_REF_UUID - 1;
+	/* A column's "db." carries none either. */
+	r.scope.refs[0].rule = VMY_REF_QUALIFIER;
+	wbuf_reset(&w);
+	assert_true(vw_put_response(&w, VW_MY_VALIDATE, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 0, &back));
+	assert_int_equal(back.my->scope.refs[0].rule, VMY_REF_QUALIFIER);
+	vw_response_free(&back);
+	r.scope.refs[0].rule = VMY_REF_QUALIFIER - 1;
 	wbuf_reset(&w);
 	assert_true(vw_put_response(&w, VW_MY_VALIDATE, &res));
 	body = body_of(&w, &len);

@@ -371,6 +371,18 @@ static void test_rules(void **state)
 	assert_non_null(strstr(out, ") AS `airlock_show` WHERE Key_name <> 'x'"));
 	assert_null(strstr(out, "ORDER BY"));
 	free(out);
+	/* db.table.column of a ruled table: the derived table has no database, so "shop." goes. */
+	out = scope(&p,
+		    "SELECT shop.customers.email, `shop`.`customers`.id, shop . customers . name FROM shop.customers "
+		    "WHERE shop.customers.id > 0 AND other.customers.id IS NULL");
+	assert_non_null(strstr(out, "SELECT customers.email, `customers`.id, customers . name FROM (SELECT"));
+	assert_non_null(strstr(out, "WHERE customers.id > 0 AND other.customers.id IS NULL"));
+	free(out);
+	out = scope(&p, "SELECT information_schema.TABLES.TABLE_NAME FROM information_schema.TABLES");
+	assert_non_null(strstr(out, "SELECT TABLES.TABLE_NAME FROM (SELECT"));
+	free(out);
+	/* A table read as it is keeps its columns as written. */
+	assert_null(scope(&p, "SELECT information_schema.ENGINES.ENGINE FROM information_schema.ENGINES"));
 	out = scope(&p, "SHOW INDEX FROM customers IN shop");
 	assert_non_null(strstr(out, "r.COLUMN_NAME IN (X'6964', X'656D61696C')"));
 	free(out);
@@ -385,6 +397,9 @@ static void test_rules(void **state)
 	assert_non_null(
 		strstr(out, "LOCATE(h.COLUMN_NAME, d.COLUMN_DEFAULT) > 0), NULL, r.COLUMN_DEFAULT) AS COLUMN_DEFAULT"));
 	assert_non_null(strstr(out, "NULL, r.GENERATION_EXPRESSION) AS GENERATION_EXPRESSION"));
+	/* A ruled table's shown columns are numbered without gaps. */
+	assert_non_null(strstr(out, "CAST(ROW_NUMBER() OVER (PARTITION BY r.TABLE_SCHEMA, r.TABLE_NAME ORDER BY "
+				    "r.ORDINAL_POSITION) AS UNSIGNED), r.ORDINAL_POSITION) AS ORDINAL_POSITION"));
 	free(out);
 	/* A table read through a filter is a derived table: no PARTITION; its index hints go inside it. */
 	refused(&p, "SELECT * FROM orders PARTITION (p0)", 1235);
