@@ -53,6 +53,19 @@ static void one_token(const uint8_t *s, size_t n, bool nbe)
 		__builtin_trap();
 }
 
+/* _utf8mb4 X'hex': a NUL's string under NO_BACKSLASH_ESCAPES, hex digits alone inside the quotes. */
+static void hex_token(const uint8_t *s, size_t n)
+{
+	static const char head[] = "_utf8mb4 X'";
+
+	if (n < sizeof(head) || memcmp(s, head, sizeof(head) - 1) != 0 || s[n - 1] != '\'' ||
+	    (n - sizeof(head)) % 2 != 0)
+		__builtin_trap();
+	for (size_t i = sizeof(head) - 1; i + 1 < n; i++)
+		if (!strchr("0123456789ABCDEF", s[i]) || s[i] == 0)
+			__builtin_trap();
+}
+
 static void literals(struct wbuf *b)
 {
 	size_t i;
@@ -60,13 +73,14 @@ static void literals(struct wbuf *b)
 	for (i = 0; i < ex.nparams; i++) {
 		int mode;
 
-		for (mode = 0; mode < 2; mode++) {
+		/* 0: backslash escapes; 1: NO_BACKSLASH_ESCAPES; 2: the same with a set for a NUL's hex literal. */
+		for (mode = 0; mode < 3; mode++) {
 			const char *why = NULL;
-			bool nbe = mode == 1;
+			bool nbe = mode >= 1;
 
 			wbuf_reset(b);
 			my_put_u8(b, ' ');
-			if (my_param_literal(&ex.params[i], nbe, b, &why) != MY_OK) {
+			if (my_param_literal(&ex.params[i], nbe, mode == 2 ? "utf8mb4" : NULL, b, &why) != MY_OK) {
 				if (!why || (!b->failed && b->len != 1))
 					__builtin_trap();
 				continue;
@@ -75,6 +89,8 @@ static void literals(struct wbuf *b)
 				__builtin_trap();
 			if (b->data[1] == '\'')
 				one_token(b->data + 1, b->len - 1, nbe);
+			else if (b->data[1] == '_')
+				hex_token(b->data + 1, b->len - 1);
 			else if (memchr(b->data + 1, '\'', b->len - 1) || memchr(b->data + 1, '\\', b->len - 1))
 				__builtin_trap();
 		}

@@ -84,8 +84,10 @@ enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t npa
  *       an integral value with |v| < 2^53 as an integer; NaN/Inf -> MY_ERR
  *   DECIMAL/NEWDECIMAL -> the text if it matches ^-?[0-9]+(\.[0-9]+)?$ (else MY_ERR), unquoted
  *   strings, blobs, JSON, ENUM, SET, BIT, GEOMETRY -> '...' where ' becomes '' and, unless
- *       no_backslash_escapes, \ becomes \\ and NUL becomes \0 (under no_backslash_escapes a NUL
- *       byte is MY_ERR). Other bytes are copied as they are: safe only for a connection
+ *       no_backslash_escapes, \ becomes \\ and NUL becomes \0 (under no_backslash_escapes a
+ *       value holding a NUL byte is written _<nul_charset> X'<hex>' instead, a literal of that
+ *       character set and its default collation; MY_ERR when nul_charset is NULL or not a
+ *       plain name). Other bytes are copied as they are: safe only for a connection
  *       character set where 0x27 and 0x5c never occur inside a multibyte character (utf8mb4,
  *       utf8mb3, latin1, ascii, binary), not for gbk, big5, sjis, cp932, gb18030.
  *   DATE/DATETIME/TIMESTAMP -> 'YYYY-MM-DD' (length 0 or 4), 'YYYY-MM-DD HH:MM:SS' (7),
@@ -95,8 +97,8 @@ enum my_status my_stmt_decode_execute(const uint8_t *p, size_t len, uint16_t npa
  * Returns MY_OK or MY_ERR with why (static); on MY_ERR out->len is as it was (unless
  * out->failed was set by the allocation, which is also MY_ERR).
  */
-enum my_status my_param_literal(const struct my_param *prm, bool no_backslash_escapes, struct wbuf *out,
-				const char **why);
+enum my_status my_param_literal(const struct my_param *prm, bool no_backslash_escapes, const char *nul_charset,
+				struct wbuf *out, const char **why);
 
 /* COM_STMT_PREPARE_OK: 0x00, stmt id, column count, param count, filler 0, warnings. A whole packet. */
 void my_write_prepare_ok(struct wbuf *b, uint8_t seq, uint32_t stmt_id, uint16_t ncols, uint16_t nparams,

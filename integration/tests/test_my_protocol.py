@@ -415,3 +415,19 @@ def test_prepared_statements_are_capped_by_memory_not_count():
         assert isinstance(got, mywire.Err) and got.errno == 1461, got
         assert 3 <= len(ids) <= 4, len(ids)
         assert isinstance(c.ping(), mywire.Ok)
+
+
+def test_nul_in_a_bound_string_under_no_backslash_escapes():
+    """No escape writes a NUL under NO_BACKSLASH_ESCAPES: the value goes as a hex literal of the
+    connection's character set, and reads (bytes, collation, comparison) as MariaDB reads it bound."""
+    from test_my_world_sweep import binary_outcome
+
+    sql = "SELECT HEX(?) AS h, COLLATION(?) AS c, ? = 'a' AS eq, LENGTH(?) AS n"
+    value = "a\0b"
+    got = {}
+    for name, opened in (("airlock", logged_in), ("direct", direct)):
+        with opened() as c:
+            assert not isinstance(c.query("SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES'"), mywire.Err)
+            got[name] = binary_outcome(c, sql, (value,) * 4)
+    assert got["airlock"] == got["direct"], got
+    assert got["airlock"][0] == "rows" and b"610062" in got["airlock"][2][0], got

@@ -422,6 +422,10 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 	bool ansi_quotes, no_backslash;
 	char *out;
 
+	/* A NUL under NO_BACKSLASH_ESCAPES: a hex literal of the connection's set, which must then have its default
+	 * collation for the literal to compare as a quoted one would. */
+	const char *nul_charset = myv_collation_is_default(&s->vars) ? s->vars.charset : NULL;
+
 	myv_lex_modes(&s->vars, &ansi_quotes, &no_backslash);
 	wbuf_init(&b);
 	(void)wbuf_begin(&b, MY_HEADER_LEN + MY_MAX_PAYLOAD); /* the text never outgrows a packet */
@@ -435,7 +439,7 @@ static char *bind_values(struct my_session *s, const struct mys_stmt *st, const 
 
 		if (st->counts[i] && count_string(prm, count, sizeof(count))) {
 			my_put_bytes(&b, count, strlen(count));
-		} else if (my_param_literal(prm, no_backslash, &b, why) != MY_OK) {
+		} else if (my_param_literal(prm, no_backslash, nul_charset, &b, why) != MY_OK) {
 			wbuf_free(&b);
 			return NULL;
 		}

@@ -305,7 +305,7 @@ static const char *lit(uint8_t type, bool is_unsigned, const void *v, size_t n, 
 
 	wbuf_init(&b);
 	my_put_bytes(&b, "x", 1);
-	st = my_param_literal(&prm, nbe, &b, &why);
+	st = my_param_literal(&prm, nbe, NULL, &b, &why);
 	if (st != MY_OK) {
 		assert_non_null(why);
 		assert_int_equal(b.len, 1); /* rolled back */
@@ -352,7 +352,7 @@ static void test_literal_null_and_ints(void **state)
 
 	(void)state;
 	wbuf_init(&b);
-	assert_int_equal(my_param_literal(&prm, false, &b, &why), MY_OK);
+	assert_int_equal(my_param_literal(&prm, false, NULL, &b, &why), MY_OK);
 	expect_bytes(&b, "NULL", 4);
 	wbuf_free(&b);
 
@@ -469,7 +469,7 @@ static void test_literal_strings(void **state)
 	s = LITV(MY_TYPE_STRING, false, "''; DROP TABLE t; --", false);
 	assert_string_equal(s, "'''''; DROP TABLE t; --'");
 	assert_one_token(s, strlen(s), false);
-	/* NUL: \0, or refused under NO_BACKSLASH_ESCAPES. */
+	/* NUL: \0, or under NO_BACKSLASH_ESCAPES a hex literal of the connection's set (refused without one). */
 	{
 		static const char v[] = "a\0b";
 		struct my_param prm = {.type = MY_TYPE_BLOB, .value = (const uint8_t *)v, .len = 3};
@@ -477,10 +477,16 @@ static void test_literal_strings(void **state)
 		const char *why = NULL;
 
 		wbuf_init(&b);
-		assert_int_equal(my_param_literal(&prm, false, &b, &why), MY_OK);
+		assert_int_equal(my_param_literal(&prm, false, NULL, &b, &why), MY_OK);
 		expect_bytes(&b, "'a\\0b'", 6);
-		assert_int_equal(my_param_literal(&prm, true, &b, &why), MY_ERR);
+		assert_int_equal(my_param_literal(&prm, true, NULL, &b, &why), MY_ERR);
 		assert_non_null(why);
+		assert_int_equal(b.len, 6);
+		/* ... or, given the connection's set, a hex literal of it; a name that is not plain is refused. */
+		assert_int_equal(my_param_literal(&prm, true, "utf8mb4", &b, &why), MY_OK);
+		expect_bytes(&b, "'a\\0b'_utf8mb4 X'610062'", 24);
+		b.len = 6;
+		assert_int_equal(my_param_literal(&prm, true, "utf8mb4' OR '1", &b, &why), MY_ERR);
 		assert_int_equal(b.len, 6);
 		wbuf_free(&b);
 	}
@@ -545,7 +551,7 @@ static void test_literal_from_decoded_execute(void **state)
 	wbuf_init(&b);
 	for (i = 0; i < 4; i++) {
 		wbuf_reset(&b);
-		assert_int_equal(my_param_literal(&ex.params[i], false, &b, &why), MY_OK);
+		assert_int_equal(my_param_literal(&ex.params[i], false, NULL, &b, &why), MY_OK);
 		expect_bytes(&b, want[i], strlen(want[i]));
 	}
 	wbuf_free(&b);
