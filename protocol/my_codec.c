@@ -348,6 +348,24 @@ static bool attrs_well_formed(struct rbuf *r)
 	return true;
 }
 
+bool my_connect_attr(const uint8_t *attrs, size_t attrs_len, const char *key, const uint8_t **value, size_t *value_len)
+{
+	struct rbuf r;
+	const uint8_t *k;
+	size_t klen, n = strlen(key);
+
+	if (!attrs)
+		return false;
+	rbuf_init(&r, attrs, attrs_len);
+	while (rbuf_left(&r) > 0) {
+		if (!my_get_lenenc_str(&r, &k, &klen) || !my_get_lenenc_str(&r, value, value_len))
+			return false;
+		if (klen == n && memcmp(k, key, n) == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The auth response: lenenc with CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA,
  * else one length byte with CLIENT_SECURE_CONNECTION, else NUL-terminated.

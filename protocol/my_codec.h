@@ -369,6 +369,13 @@ enum my_status my_decode_handshake_response(const uint8_t *p, size_t len, struct
 					    const char **why);
 
 /*
+ * The value of connection attribute key in attrs (as the decoder above
+ * checked them): true with *value / *value_len viewing it, false when it
+ * is absent.
+ */
+bool my_connect_attr(const uint8_t *attrs, size_t attrs_len, const char *key, const uint8_t **value, size_t *value_len);
+
+/*
  * A command packet: the command byte and the bytes after it (arg, not
  * NUL-terminated). For COM_FIELD_LIST also the table (NUL-terminated in
  * the payload, non-empty, at most MY_MAX_TABLE_LEN) and the wildcard (the

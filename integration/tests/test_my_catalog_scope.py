@@ -147,7 +147,6 @@ def test_other_sessions_and_internals_refused(my_agent):
     for sql in ["SELECT * FROM information_schema.PROCESSLIST",
                 "SELECT * FROM information_schema.INNODB_SYS_TABLES",
                 "SELECT * FROM information_schema.INNODB_TRX",
-                "SELECT * FROM information_schema.FILES",
                 "SELECT * FROM performance_schema.events_statements_history",
                 "SELECT * FROM sys.processlist",
                 "SELECT * FROM mysql.user",

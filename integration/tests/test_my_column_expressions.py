@@ -40,25 +40,23 @@ def private():
     itest.my_super_query("DROP TABLE shop.col_expr")
 
 
-def through(private, sql):
-    conn = pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent", password=itest.AGENT_PASSWORD,
-                           database="shop", autocommit=True, connect_timeout=10, read_timeout=60)
+def run(conn, sql):
+    """The rows of sql on conn (closed after) and its columns' names and (type, size)."""
     try:
         with conn.cursor() as cur:
             cur.execute(sql)
-            return cur.fetchall(), [d[0] for d in cur.description]
+            return cur.fetchall(), [d[0] for d in cur.description], [d[1:3] for d in cur.description]
     finally:
         conn.close()
+
+
+def through(private, sql):
+    return run(pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent", password=itest.AGENT_PASSWORD,
+                               database="shop", autocommit=True, connect_timeout=10, read_timeout=60), sql)
 
 
 def direct(sql):
-    conn = itest.my_direct(autocommit=True)
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql)
-            return cur.fetchall(), [d[0] for d in cur.description]
-    finally:
-        conn.close()
+    return run(itest.my_direct(autocommit=True), sql)
 
 
 def test_expressions_naming_a_hidden_column_read_as_null(private):
@@ -76,7 +74,7 @@ def test_expressions_naming_a_hidden_column_read_as_null(private):
 
 
 def test_the_whole_catalog_names_no_hidden_column(private):
-    rows, names = through(private, "SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop'")
+    rows, names, _ = through(private, "SELECT * FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop'")
     assert "secret" not in repr(rows)
     assert names == direct("SELECT * FROM information_schema.COLUMNS LIMIT 0")[1]
     # A table without a rule keeps its expressions.
@@ -88,24 +86,10 @@ def test_the_whole_catalog_names_no_hidden_column(private):
 def test_shown_columns_are_numbered_without_gaps(private):
     sql = ("SELECT COLUMN_NAME, ORDINAL_POSITION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'shop'"
            " AND TABLE_NAME = '{t}' ORDER BY ORDINAL_POSITION")
-    got, _ = through(private, sql.format(t="col_expr"))
+    got = through(private, sql.format(t="col_expr"))[0]
     assert [r[1] for r in got] == list(range(1, 8)), got
     assert dict(direct(sql.format(t="col_expr"))[0])["base"] == 3, "not vacuous: secret_pay is 2"
     # A table without a rule keeps the server's numbers, and the column keeps its type.
     assert through(private, sql.format(t="orders"))[0] == direct(sql.format(t="orders"))[0]
-    conn = pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent", password=itest.AGENT_PASSWORD,
-                           database="shop", connect_timeout=10)
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql.format(t="col_expr"))
-            mine = [d[1:3] for d in cur.description]
-    finally:
-        conn.close()
-    conn = itest.my_direct()
-    try:
-        with conn.cursor() as cur:
-            cur.execute(sql.format(t="col_expr"))
-            theirs = [d[1:3] for d in cur.description]
-    finally:
-        conn.close()
+    mine, theirs = through(private, sql.format(t="col_expr"))[2], direct(sql.format(t="col_expr"))[2]
     assert mine[1] == theirs[1], (mine, theirs)

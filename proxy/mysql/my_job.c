@@ -155,10 +155,11 @@ static void job_done(void *arg, const struct job_result *r)
 									    ? AIRLOCK_N_MY_UNKNOWN_ERROR
 									    : AIRLOCK_N_NONE),
 			      s->result_failed, r->rows, r->bytes, r->truncated);
-	} else if (r->ok && r->truncated && s->core.u->truncation_is_error) {
+	} else if (r->ok && r->truncated && (s->core.u->truncation_is_error || s->dump_tool)) {
 		char msg[400];
 
-		/* For clients that drop warnings (MCP servers): a cut result cannot pass for a whole one. */
+		/* For clients that drop warnings (MCP servers, dump tools): a cut result cannot pass for a whole one.
+		 */
 		truncation_text(s, r->truncated, r->rows, msg, sizeof(msg));
 		myr_put_err(s, AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE, msg, NULL);
 		session_audit(&s->core, "error", airlock_my_sqlstate(AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE),

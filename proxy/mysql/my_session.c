@@ -263,6 +263,24 @@ static bool plugin_is(const struct my_handshake_response *r, const char *name)
 	return r->plugin && r->plugin_len == n && memcmp(r->plugin, name, n) == 0;
 }
 
+/*
+ * A dump tool writes what it reads into a file that must be whole; it
+ * drops warnings, so a result cut at the caps would pass for the table.
+ */
+static bool dump_tool(const struct my_handshake_response *r)
+{
+	static const char *const tools[] = {"mysqldump", "mariadb-dump", "mysqlpump"};
+	const uint8_t *v;
+	size_t n;
+
+	if (!my_connect_attr(r->attrs, r->attrs_len, "program_name", &v, &n))
+		return false;
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (n == strlen(tools[i]) && memcmp(v, tools[i], n) == 0)
+			return true;
+	return false;
+}
+
 static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 {
 	struct my_handshake_response r;
@@ -302,6 +320,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 		s->login_db[r.database_len] = '\0';
 	}
 	s->caps = r.caps & server_caps(&s->core);
+	s->dump_tool = dump_tool(&r);
 	if (!myv_set_charset_id(&s->vars, r.charset))
 		myv_set_charset(&s->vars, "utf8mb4");
 	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);

@@ -115,7 +115,9 @@ struct my_session {
 	uint8_t scramble[MY_SCRAMBLE_LEN];
 	uint32_t caps; /* client's capabilities AND ours */
 	enum mys_plugin plugin;
-	bool unknown_user;  /* authentication runs to the end, then fails */
+	bool unknown_user; /* authentication runs to the end, then fails */
+	/* The client says it is a dump tool (program_name mysqldump / mariadb-dump): a cut result is an error. */
+	bool dump_tool;
 	bool used_password; /* the failed login sent a password (for its 1045 text) */
 	char host[64];      /* the client's address, for messages */
 	char login_db[65];  /* database named in the handshake response */

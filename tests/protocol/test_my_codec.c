@@ -540,6 +540,32 @@ static void test_decode_response(void **state)
 	assert_ptr_equal(r.attrs, p + len - 21);
 }
 
+/* A connection attribute by key; absent, a prefix of a key, or a block cut short: not found. */
+static void test_connect_attr(void **state)
+{
+	static const uint8_t attrs[] = "\x0c"
+				       "program_name"
+				       "\x09"
+				       "mysqldump"
+				       "\x04"
+				       "_pid"
+				       "\x02"
+				       "42";
+	const uint8_t *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_true(my_connect_attr(attrs, sizeof(attrs) - 1, "program_name", &v, &n));
+	assert_int_equal(n, 9);
+	assert_memory_equal(v, "mysqldump", 9);
+	assert_true(my_connect_attr(attrs, sizeof(attrs) - 1, "_pid", &v, &n));
+	assert_memory_equal(v, "42", 2);
+	assert_false(my_connect_attr(attrs, sizeof(attrs) - 1, "program", &v, &n));
+	assert_false(my_connect_attr(attrs, sizeof(attrs) - 1, "_os", &v, &n));
+	assert_false(my_connect_attr(attrs, 14, "_pid", &v, &n));
+	assert_false(my_connect_attr(NULL, 0, "program_name", &v, &n));
+}
+
 /* Builds a response body with the writer (no packet header). */
 struct resp {
 	uint32_t caps;
@@ -1074,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_packet_peek),
 		cmocka_unit_test(test_packet_peek_refused),
 		cmocka_unit_test(test_decode_response),
+		cmocka_unit_test(test_connect_attr),
 		cmocka_unit_test(test_decode_response_variants),
 		cmocka_unit_test(test_decode_ssl_request),
 		cmocka_unit_test(test_decode_response_malformed),

@@ -17,6 +17,7 @@
 #include "validator/mysql/validate_my_local.h"
 #include "validator/mysql/validate_my_parse.h"
 #include "validator/mysql/validate_my_read.h"
+#include "validator/mysql/validate_my_lock.h"
 #include "validator/mysql/validate_my_session.h"
 #include "validator/mysql/validate_my_show.h"
 
@@ -121,6 +122,8 @@ static void dispatch(struct vmy_parser *p)
 		vmy_commit(p, true);
 	} else if (vmy_is_kw(p, t, "USE")) {
 		vmy_use(p);
+	} else if (vmy_is_kw(p, t, "LOCK") || vmy_is_kw(p, t, "UNLOCK")) {
+		vmy_lock(p);
 	} else if (vmy_is_kw(p, t, "ANALYZE") && !vmy_kw_at(p, 1, "TABLE") && !vmy_kw_at(p, 1, "LOCAL") &&
 		   !vmy_kw_at(p, 1, "NO_WRITE_TO_BINLOG")) {
 		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,

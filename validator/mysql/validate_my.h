@@ -70,6 +70,7 @@ enum vmy_kind {
 			       Variable_name IN ('a','b')] */
 	VMY_SHOW_POLICY,    /* SHOW AIRLOCK POLICY: answered by the session */
 	VMY_SHOW_STATUS,    /* SHOW [SESSION|LOCAL] STATUS, as VARIABLES: the session's own status only */
+	VMY_LOCK_TABLES,    /* LOCK TABLES ... READ [LOCAL] (tables checked), UNLOCK TABLES: answered OK */
 	VMY_REFUSED,
 	VMY_NKINDS /* how many kinds there are: a bound for checks, never a result */
 };

@@ -26,7 +26,6 @@ static const char *const sensitive_is[] = {
 	"column_privileges",
 	"disks",
 	"enabled_roles",
-	"files",
 	"global_status",
 	"global_variables",
 	"innodb_",

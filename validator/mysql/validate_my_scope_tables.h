@@ -8,7 +8,8 @@
  *   FILTER  it does; the statement reads it through the filter, a
  *           predicate over its row alias r (markers: validate_my_scope.h)
  *   DENY    never readable: InnoDB's internal tables (every table's name,
- *           other transactions' statements) and FILES (paths)
+ *           other transactions' statements); FILES (paths) is a FILTER
+ *           that keeps no row
  *
  * A table not listed here is readable only when the allowlist names it.
  * Static data; nothing to free.
