@@ -63,8 +63,15 @@ static void decode_response(const uint8_t *p, size_t len)
 		if (r.plugin_len > MY_MAX_PLUGIN_LEN || r.plugin[r.plugin_len] != 0)
 			__builtin_trap();
 	}
-	if (r.attrs)
+	if (r.attrs) {
+		const uint8_t *v;
+		size_t n;
+
 		inside(r.attrs, r.attrs_len, p, len);
+		/* As the session reads it: the dump tool's name. */
+		if (my_connect_attr(r.attrs, r.attrs_len, "program_name", &v, &n))
+			inside(v, n, r.attrs, r.attrs_len);
+	}
 }
 
 static void decode_command(const uint8_t *p, size_t len)

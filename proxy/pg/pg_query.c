@@ -364,6 +364,18 @@ static void job_notice(void *arg, const struct frame_error *e)
 	pgr_frame_notice(arg, e);
 }
 
+/*
+ * The client names itself a dump tool (application_name pg_dump or
+ * pg_dumpall, as they set it): it writes what it reads into a file that
+ * must be whole, and drops notices.
+ */
+static bool dump_tool(const struct pg_session *s)
+{
+	const char *display, *name = pgs_show(&s->set, "application_name", &display);
+
+	return name && (strcmp(name, "pg_dump") == 0 || strcmp(name, "pg_dumpall") == 0);
+}
+
 static void job_done(void *arg, const struct job_result *r)
 {
 	struct pg_session *s = arg;
@@ -373,8 +385,8 @@ static void job_done(void *arg, const struct job_result *r)
 	if (x->mismatch) {
 		pgr_result_type_changed(s);
 	} else if (r->ok) {
-		/* For clients that drop notices (MCP servers): a cut result cannot pass for a whole one. */
-		bool cut_is_error = r->truncated && s->core.u->truncation_is_error;
+		/* For clients that drop notices (MCP servers, dump tools): a cut result cannot pass for a whole one. */
+		bool cut_is_error = r->truncated && (s->core.u->truncation_is_error || dump_tool(s));
 
 		if (cut_is_error) {
 			pgr_truncated_error(s, r->truncated, r->rows); /* audited as refused */
@@ -528,6 +540,15 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		pgx_deallocate(s, "");
 		pgc_close_all(s);
 		pgr_local_done(s, "DISCARD ALL");
+		break;
+	case PGV_LOCK:
+		/* As Postgres; no lock is taken (each statement reads a snapshot of its own). */
+		if (s->txn == 'I') {
+			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
+				  "LOCK TABLE can only be used in transaction blocks", NULL, 0);
+			break;
+		}
+		pgr_local_done(s, "LOCK TABLE");
 		break;
 	case PGV_DEALLOCATE:
 		if (pgx_deallocate(s, v->name) < 0) {

@@ -28,6 +28,11 @@ const struct pgs_def pgs_defs[] = {
 	{"intervalstyle", "IntervalStyle", "postgres", PGS_REPORT | PGS_FORWARD},
 	{"is_superuser", "is_superuser", "off", PGS_REPORT | PGS_FIXED},
 	{"lock_timeout", "lock_timeout", "0", PGS_MS | PGS_FORWARD},
+	/*
+	 * Relations whose use runs code a dump did not ask for (pg_dump sets 'view, foreign-table');
+	 * Postgres checks the value, and a backend older than 12.20 / 13.16 / 14.13 / 15.8 / 16.4 lacks it.
+	 */
+	{"restrict_nonsystem_relation_kind", "restrict_nonsystem_relation_kind", "", PGS_FORWARD},
 	/* Off, a read that a row-level security policy would filter fails instead (pg_dump sets it). */
 	{"row_security", "row_security", "on", PGS_FORWARD},
 	{"search_path", "search_path", "public", PGS_FORWARD},
@@ -289,7 +294,8 @@ const char *pgs_allowed_names(void)
 {
 	return "application_name, bytea_output, client_min_messages, DateStyle, "
 	       "default_transaction_isolation, extra_float_digits, IntervalStyle, lock_timeout, "
-	       "row_security, search_path, statement_timeout, synchronize_seqscans, TimeZone, "
+	       "restrict_nonsystem_relation_kind, row_security, search_path, statement_timeout, synchronize_seqscans, "
+	       "TimeZone, "
 	       "idle_in_transaction_session_timeout, idle_session_timeout";
 }
 

@@ -21,6 +21,7 @@
 #include "validator/pg/validate_pg_copy.h"
 #include "validator/pg/validate_pg_cursor.h"
 #include "validator/pg/validate_pg_read.h"
+#include "validator/pg/validate_pg_scope_sql.h"
 #include "validator/pg/validate_pg_session.h"
 #include "validator/pg/validate_pg_stmt.h"
 #include "validator/pg/validate_pg_util.h"
@@ -109,6 +110,59 @@ static enum pgv_kind copy_out(const struct pgv_policy *policy, const char *sql, 
 	return out->kind;
 }
 
+/*
+ * LOCK TABLE, as pg_dump sends it in its transaction: each table must be
+ * one the user may read (checked as SELECT FROM it would be); a mode that
+ * Postgres refuses in a read-only transaction is refused so. No lock is
+ * taken: each statement runs in a snapshot of its own.
+ */
+static enum pgv_kind lock_tables(const struct pgv_policy *policy, json_t *body, struct pgv_result *out)
+{
+	enum { ROW_EXCLUSIVE_LOCK = 3 }; /* the strongest mode a read-only transaction may take */
+	json_t *rels = json_object_get(body, "relations"), *mode = json_object_get(body, "mode");
+	size_t i;
+
+	if (!json_is_integer(mode) || json_integer_value(mode) > ROW_EXCLUSIVE_LOCK) {
+		pgv_refuse(out, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, 0,
+			   "lock IN ACCESS SHARE MODE, or run the reads without a lock",
+			   "cannot execute LOCK TABLE in a read-only transaction");
+		return out->kind;
+	}
+	for (i = 0; i < json_array_size(rels); i++) {
+		json_t *rv = json_object_get(json_array_get(rels, i), "RangeVar");
+		const char *schema = pgv_str(rv, "schemaname"), *name = pgv_str(rv, "relname");
+		struct pgv_sbuf sb = {0};
+		char *text;
+
+		if (!name || pgv_str(rv, "catalogname")) {
+			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, NULL, "unrecognised LOCK statement");
+			return out->kind;
+		}
+		pgv_sb_put(&sb, "SELECT FROM ");
+		if (schema) {
+			pgv_sb_ident(&sb, schema);
+			pgv_sb_put(&sb, ".");
+		}
+		pgv_sb_ident(&sb, name);
+		text = pgv_sb_take(&sb);
+		if (!text) {
+			pgv_refuse(out, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, 0, NULL, "out of memory");
+			return out->kind;
+		}
+		if (pgv_validate(policy, text, out) != PGV_READ) {
+			free(text);
+			out->cursor_pos = 0; /* it points into the SELECT made of the name */
+			return out->kind;
+		}
+		free(text);
+	}
+	memset(out, 0, sizeof(*out));
+	out->kind = i ? PGV_LOCK : PGV_REFUSED;
+	if (!i)
+		pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, NULL, "unrecognised LOCK statement");
+	return out->kind;
+}
+
 static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, json_t *stmt, struct pgv_result *out)
 {
 	const char *type;
@@ -147,6 +201,8 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 		return pgv_cursor_close(body, out);
 	if (strcmp(type, "CopyStmt") == 0)
 		return copy_out(policy, sql, body, out);
+	if (strcmp(type, "LockStmt") == 0)
+		return lock_tables(policy, body, out);
 	pgv_refuse_statement(type, body, "", out);
 	return out->kind;
 }

@@ -46,6 +46,7 @@ enum pgv_kind {
 	PGV_CLOSE_CURSOR,    /* CLOSE name; name "" for CLOSE ALL */
 	PGV_DEALLOCATE,      /* DEALLOCATE [PREPARE] name; name "" for DEALLOCATE ALL */
 	PGV_COPY_OUT,        /* COPY (read) / COPY table TO STDOUT: the read and the options below */
+	PGV_LOCK,            /* LOCK [TABLE] t, ... IN ACCESS SHARE | ROW SHARE | ROW EXCLUSIVE MODE: no lock taken */
 	PGV_NKINDS           /* how many kinds there are: a bound for checks, never a result */
 };
 

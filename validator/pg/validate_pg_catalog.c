@@ -224,7 +224,12 @@ static const struct pgv_catalog_rel pg_catalog_rels[] = {
 	FILTER("pg_stats", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename) AND " NOT_CATALOG_STATS),
 	FILTER("pg_stats_ext", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename) AND " NOT_CATALOG_STATS),
 	FILTER("pg_stats_ext_exprs", "@N(r.schemaname,r.tablename) AND @R(r.schemaname,r.tablename) AND " NOT_CATALOG_STATS),
-	OWNED("pg_subscription", "subowner"),
+	/* The columns Postgres grants to all (subconninfo, a connection string, is not): r.* would be refused. */
+	COLUMNS("pg_subscription", "true",
+		"r.oid, r.subdbid, r.subskiplsn, r.subname, @B AS subowner, r.subenabled, r.subbinary, r.substream,"
+		" r.subtwophasestate, r.subdisableonerr, NULL::pg_catalog.text AS subconninfo, r.subslotname,"
+		" r.subsynccommit, r.subpublications",
+		NULL),
 	FILTER("pg_subscription_rel", "r.srrelid IN @V"),
 	PROJECT("pg_tables", "@N(r.schemaname,r.tablename)", J("'tableowner', @W")),
 	OWNED_ACL("pg_tablespace", "spcowner", "spcacl"),

@@ -38,15 +38,20 @@ static void collect_ctes(void *ctx, ProtobufCMessage *m, int depth)
 	pgv_scope_each_child(m, collect_ctes, sc, depth);
 }
 
-/* Who reads tableoid (q.tableoid, or bare), and how many relations there are. */
+/* Who reads tableoid (q.tableoid, or bare), and which relations stand alone in a FROM. */
 static void collect_tableoid(void *ctx, ProtobufCMessage *m, int depth)
 {
 	struct pgv_scope *sc = ctx;
 
 	if (depth > PGV_SCOPE_MAX_DEPTH || sc->refused)
 		return;
-	if (m->descriptor == &pg_query__range_var__descriptor)
-		sc->nrelations++;
+	if (m->descriptor == &pg_query__select_stmt__descriptor) {
+		const PgQuery__SelectStmt *s = (const PgQuery__SelectStmt *)m;
+
+		if (s->n_from_clause == 1 && s->from_clause[0]->node_case == PG_QUERY__NODE__NODE_RANGE_VAR &&
+		    pgv_scope_grow(sc, (void **)&sc->alone, &sc->capalone, sc->nalone, sizeof(*sc->alone)))
+			sc->alone[sc->nalone++] = s->from_clause[0]->range_var;
+	}
 	if (m->descriptor == &pg_query__column_ref__descriptor) {
 		const PgQuery__ColumnRef *c = (const PgQuery__ColumnRef *)m;
 		const PgQuery__Node *last = c->n_fields ? c->fields[c->n_fields - 1] : NULL;
@@ -66,16 +71,19 @@ static void collect_tableoid(void *ctx, ProtobufCMessage *m, int depth)
 
 /*
  * The filtered catalog rv is read as q.tableoid (q its alias or name), or as
- * a bare tableoid where it is the statement's one relation: its subquery
- * keeps the system column, which SELECT * of a subquery would not.
+ * a bare tableoid where it stands alone in its query's FROM (a bare one
+ * names the nearest such relation): its subquery keeps the system column,
+ * which SELECT * of a subquery would not.
  */
 static bool keeps_tableoid(const struct pgv_scope *sc, const PgQuery__RangeVar *rv)
 {
 	const char *name =
 		rv->alias && rv->alias->aliasname && rv->alias->aliasname[0] ? rv->alias->aliasname : rv->relname;
 
-	if (sc->tableoid_bare && sc->nrelations == 1)
-		return true;
+	for (size_t i = 0; sc->tableoid_bare && i < sc->nalone; i++) {
+		if (sc->alone[i] == rv)
+			return true;
+	}
 	for (size_t i = 0; name && i < sc->ntableoid_of; i++) {
 		if (strcmp(sc->tableoid_of[i], name) == 0)
 			return true;
@@ -159,7 +167,7 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	pgv_scope_put_visible_cte(&sb, sc->policy);
 	if (e->columns) {
 		pgv_sb_put(&sb, "SELECT ");
-		pgv_sb_put(&sb, e->columns);
+		pgv_scope_expand(&sb, sc->policy, e->columns);
 	} else {
 		pgv_sb_put(&sb, e->project ? "SELECT p.*" : "SELECT r.*");
 	}

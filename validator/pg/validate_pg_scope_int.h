@@ -65,12 +65,13 @@ struct pgv_scope {
 	size_t nstrs, capstrs;
 	const char **ctes; /* every CTE name of the statement */
 	size_t nctes, capctes;
-	/* The system column tableoid, read as q.tableoid (each q kept) or bare, and how many
-	 * relations the statement names: a filtered catalog read so keeps the column. */
+	/* The system column tableoid, read as q.tableoid (each q kept) or bare, and the relations
+	 * that stand alone in their query's FROM: a filtered catalog read so keeps the column. */
 	const char **tableoid_of;
 	size_t ntableoid_of, captableoid_of;
 	bool tableoid_bare;
-	size_t nrelations;
+	const void **alone; /* PgQuery__RangeVar, in the tree */
+	size_t nalone, capalone;
 };
 
 /* ---- validate_pg_scope_tree.c ---- */

@@ -136,6 +136,7 @@ void pgv_scope_free(struct pgv_scope *sc)
 	free(sc->strs);
 	free(sc->ctes);
 	free(sc->tableoid_of);
+	free(sc->alone);
 }
 
 /* ---- templates ---- */

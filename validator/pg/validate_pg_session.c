@@ -462,17 +462,52 @@ static int const_bool(json_t *node)
 	return json_is_true(json_object_get(b, "boolval")) ? 1 : 0;
 }
 
+/* A ColumnRef node of the one bare name col. */
+static bool bare_column(json_t *node, const char *col)
+{
+	json_t *fields = json_object_get(json_object_get(node, "ColumnRef"), "fields");
+	const char *s = pgv_str(json_object_get(json_array_get(fields, 0), "String"), "sval");
+
+	return json_array_size(fields) == 1 && s && strcmp(s, col) == 0;
+}
+
+/*
+ * pg_dump's form, FROM [pg_catalog.]pg_settings WHERE name = 'setting', with
+ * set_config's first argument the column name: the setting's name, or NULL
+ * when select is not of that form.
+ */
+static const char *settings_row(json_t *select, json_t *first_arg)
+{
+	json_t *from = json_object_get(select, "fromClause");
+	json_t *rv = json_object_get(json_array_get(from, 0), "RangeVar");
+	json_t *op = json_object_get(json_object_get(select, "whereClause"), "A_Expr");
+	json_t *opname = json_object_get(op, "name");
+	const char *rel = pgv_str(rv, "relname"), *schema = pgv_str(rv, "schemaname");
+	const char *eq = pgv_str(json_object_get(json_array_get(opname, 0), "String"), "sval");
+	const char *kind = pgv_str(op, "kind");
+
+	if (json_array_size(from) != 1 || !rel || strcmp(rel, "pg_settings") != 0 ||
+	    (schema && strcmp(schema, "pg_catalog") != 0) || json_object_get(rv, "alias") ||
+	    !json_is_true(json_object_get(rv, "inh")) || json_array_size(opname) != 1 || !eq || strcmp(eq, "=") != 0 ||
+	    !kind || strcmp(kind, "AEXPR_OP") != 0 || !bare_column(json_object_get(op, "lexpr"), "name") ||
+	    !bare_column(first_arg, "name"))
+		return NULL;
+	return const_string(json_object_get(op, "rexpr"));
+}
+
 bool pgv_session_set_config(const char *sql, json_t *select, struct pgv_result *out)
 {
 	json_t *targets = json_object_get(select, "targetList"), *rt, *call, *name, *args;
 	const char *key, *label, *setting, *value, *alias;
+	bool from_settings = json_object_get(select, "fromClause") != NULL;
 	size_t n;
 	int local;
 
-	/* Nothing but the select list (and the two keys every SELECT has). */
+	/* Nothing but the select list (and the two keys every SELECT has), or pg_dump's form. */
 	json_object_foreach(select, key, rt)
 	{
-		if (strcmp(key, "targetList") != 0 && strcmp(key, "limitOption") != 0 && strcmp(key, "op") != 0)
+		if (strcmp(key, "targetList") != 0 && strcmp(key, "limitOption") != 0 && strcmp(key, "op") != 0 &&
+		    (!from_settings || (strcmp(key, "fromClause") != 0 && strcmp(key, "whereClause") != 0)))
 			return false;
 	}
 	if (json_array_size(targets) != 1)
@@ -493,7 +528,7 @@ bool pgv_session_set_config(const char *sql, json_t *select, struct pgv_result *
 		if (!schema || strcmp(schema, "pg_catalog") != 0)
 			return false;
 	}
-	setting = const_string(json_array_get(args, 0));
+	setting = from_settings ? settings_row(select, json_array_get(args, 0)) : const_string(json_array_get(args, 0));
 	value = const_string(json_array_get(args, 1));
 	local = const_bool(json_array_get(args, 2));
 	if (!setting || !value || local < 0)

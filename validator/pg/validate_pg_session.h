@@ -19,7 +19,9 @@ enum pgv_kind pgv_session_set(const char *sql, json_t *body, struct pgv_result *
 enum pgv_kind pgv_session_show(json_t *body, struct pgv_result *out);
 /*
  * SELECT [pg_catalog.]set_config('name', 'value', true | false) and nothing
- * else (no FROM, no other column): a SET of name that returns the new value
+ * else (no FROM, no other column), or pg_dump's SELECT set_config(name,
+ * 'value', ...) FROM [pg_catalog.]pg_settings WHERE name = 'name' (nothing
+ * else): a SET of name that returns the new value
  * (out->set_config, column named as Postgres names it). False, out
  * untouched, for any other SELECT, which is judged as a read (where
  * set_config is on the denylist).

@@ -22,7 +22,6 @@ static const char H_CURSOR[] = "send the SELECT itself; rows stream back and are
 static const char H_CODE[] = "server-side code is not run; write the query as a SELECT";
 static const char H_ADMIN[] = "server administration is not available through this endpoint";
 static const char H_LISTEN[] = "notifications are not delivered through this endpoint";
-static const char H_LOCK[] = "reads need no explicit locks: each statement runs in its own read-only snapshot";
 static const char H_CALL[] = "procedures may write; call read-only functions from a SELECT instead";
 
 struct stmt_rule {
@@ -53,7 +52,6 @@ static const struct stmt_rule rules[] = {
 	{"IndexStmt", "CREATE INDEX", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},
 	{"ListenStmt", "LISTEN", AIRLOCK_E_UNSUPPORTED, H_LISTEN},
 	{"LoadStmt", "LOAD", AIRLOCK_E_FORBIDDEN_STATEMENT, H_CODE},
-	{"LockStmt", "LOCK", AIRLOCK_E_UNSUPPORTED, H_LOCK},
 	{"NotifyStmt", "NOTIFY", AIRLOCK_E_NOT_READ_ONLY, H_LISTEN},
 	{"PrepareStmt", "PREPARE", AIRLOCK_E_UNSUPPORTED, H_PREPARED},
 	{"RefreshMatViewStmt", "REFRESH MATERIALIZED VIEW", AIRLOCK_E_NOT_READ_ONLY, H_READ_ONLY},

@@ -241,8 +241,14 @@ static const struct vcase cases[] = {
 	UNSUP("COPY (SELECT 1) TO '/tmp/out'"),
 	UNSUP("CALL p()"),
 	FORBID("DO $$BEGIN DELETE FROM orders; END$$"),
-	UNSUP("LOCK orders"),
-	UNSUP("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE"),
+	/* A lock a read-only transaction may take is answered without one (pg_dump's); others are writes. */
+	RO("LOCK orders"),
+	RO("LOCK TABLE orders IN ACCESS EXCLUSIVE MODE"),
+	RO("LOCK TABLE orders IN SHARE MODE"),
+	{"LOCK TABLE public.orders IN ACCESS SHARE MODE", PGV_LOCK, NULL, AIRLOCK_E_NONE},
+	{"LOCK TABLE ONLY orders, customers * IN ROW SHARE MODE NOWAIT", PGV_LOCK, NULL, AIRLOCK_E_NONE},
+	TABLE("LOCK TABLE staff_salaries IN ACCESS SHARE MODE"),
+	TABLE("LOCK TABLE orders, public.staff_salaries IN ACCESS SHARE MODE"),
 	UNSUP("PREPARE p AS SELECT 1"),
 	UNSUP("EXECUTE p"),
 	UNSUP("LISTEN ch"),
@@ -551,6 +557,38 @@ static void test_set_config(void **state)
 	assert_int_equal(pgv_validate(NULL, "SELECT set_config('role', 'postgres', false)", &r), PGV_REFUSED);
 	assert_int_equal(r.code, AIRLOCK_E_FORBIDDEN_STATEMENT);
 	assert_int_equal(pgv_validate(NULL, "SELECT set_config('search_path', 'x', 'no')", &r), PGV_REFUSED);
+	/* pg_dump's form: the row of pg_settings the setting names. */
+	assert_int_equal(
+		pgv_validate(NULL,
+			     "SELECT set_config(name, 'view, foreign-table', false) FROM pg_settings WHERE name = "
+			     "'restrict_nonsystem_relation_kind'",
+			     &r),
+		PGV_SET);
+	assert_string_equal(r.name, "restrict_nonsystem_relation_kind");
+	assert_string_equal(r.value, "view, foreign-table");
+	assert_string_equal(r.column, "set_config");
+	assert_int_equal(pgv_validate(NULL,
+				      "SELECT set_config(name, '0', true) FROM pg_catalog.pg_settings WHERE name = "
+				      "'statement_timeout'",
+				      &r),
+			 PGV_SET);
+	assert_true(r.is_local);
+	/* Any other shape is a read, where set_config is denied. */
+	static const char *const others[] = {
+		"SELECT set_config(name, '0', false) FROM pg_settings WHERE name LIKE 'statement%'",
+		"SELECT set_config(name, '0', false) FROM pg_settings",
+		"SELECT set_config(name, '0', false) FROM pg_settings s WHERE name = 'statement_timeout'",
+		"SELECT set_config(name, '0', false) FROM ONLY pg_settings WHERE name = 'statement_timeout'",
+		"SELECT set_config(setting, '0', false) FROM pg_settings WHERE name = 'statement_timeout'",
+		"SELECT set_config(name, '0', false) FROM public.pg_settings WHERE name = 'statement_timeout'",
+		"SELECT set_config(name, '0', false) FROM pg_settings WHERE setting = 'statement_timeout'",
+		"SELECT set_config(name, '0', false) FROM pg_settings, pg_class WHERE name = 'statement_timeout'",
+		"SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'statement_timeout' LIMIT 1",
+	};
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		assert_int_equal(pgv_validate(NULL, others[i], &r), PGV_REFUSED);
+		assert_int_equal(r.code, AIRLOCK_E_FORBIDDEN_FUNCTION);
+	}
 }
 
 static void test_session(void **state)

@@ -665,7 +665,8 @@ static void test_rules(void **state)
 	free(out);
 }
 
-/* A filtered catalog read as q.tableoid, or bare as the one relation, keeps the system column; others do not. */
+/* A filtered catalog read as q.tableoid, or bare where it stands alone in a FROM, keeps the system column; others do
+ * not. */
 static void test_tableoid(void **state)
 {
 	static const struct {
@@ -680,6 +681,10 @@ static void test_tableoid(void **state)
 		 true},
 		{"SELECT c.oid FROM pg_class c", false},
 		{"SELECT tableoid FROM pg_class c, pg_namespace n", false},
+		/* pg_dump: the outer query's one relation, beside subqueries of their own. */
+		{"SELECT tableoid, oid, typname, CASE WHEN typrelid = 0 THEN ' '::\"char\" ELSE (SELECT relkind FROM "
+		 "pg_class WHERE oid = typrelid) END AS typrelkind FROM pg_type",
+		 true},
 	};
 	struct pgv_result r;
 
