@@ -71,3 +71,12 @@ def test_dump_past_the_caps_fails_where_pg_dump_shows_it():
     got = dump("--schema-only", "-t", "orders")
     assert got.returncode != 0
     assert "RESULT_TRUNCATED" in got.stderr, got.stderr
+
+
+def test_data_dump_within_the_caps(private):
+    got = dump("--data-only", "-t", "products", port=private.pg_port)
+    assert got.returncode == 0, got.stderr
+    want = dump("--data-only", "-t", "products", direct=True)
+    assert same(got.stdout) == same(want.stdout)
+    assert "COPY public.products" in got.stdout
+
