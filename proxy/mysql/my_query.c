@@ -383,14 +383,12 @@ static void kill_query(struct my_session *s, bool query_only, const char *by_id,
 
 /* An EXPLAIN's job also reads which foreign keys the world hides (their indexes' names leave the plan). */
 static void start_read(struct my_session *s, const char *text, bool field_list, bool binary, const struct myq_job *how,
-		       const struct vmy_result *v)
+		       const struct vmy_result *v, const struct vmy_policy *pol)
 {
-	struct vmy_policy pol;
 	char *hidden = NULL;
 
 	if (v->stmt_kind && strcmp(v->stmt_kind, "EXPLAIN") == 0) {
-		fill_policy(s, &pol);
-		hidden = vmy_hidden_foreign_keys_sql(&pol);
+		hidden = vmy_hidden_foreign_keys_sql(pol);
 		if (!hidden) {
 			myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 			return;
@@ -451,7 +449,7 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 		/* The job copies the text; it needs a NUL terminator (the validator refused any NUL inside). */
 		text = strndup(sql, len);
 		if (text)
-			start_read(s, text, field_list, binary, how, v);
+			start_read(s, text, field_list, binary, how, v, &pol);
 		else
 			myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		goto out;
@@ -472,7 +470,7 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_PARSE_ERROR,
 			   "The statement could not be scoped to the allowed tables", NULL);
 	else
-		start_read(s, text, field_list, binary, how, v);
+		start_read(s, text, field_list, binary, how, v, &pol);
 out:
 	free(text);
 	free(again);

@@ -112,39 +112,53 @@ static bool note_db(struct vmy_parser *p, const char *db)
 }
 
 /*
- * The table of SHOW COLUMNS / INDEX / CREATE TABLE, [db.]table [FROM | IN db],
- * checked; counts: see vmy_check_describable; create: SHOW CREATE TABLE,
- * whose database goes in create_db.
+ * [db.]table, then [FROM | IN db] when from_db, into the caller's buffers
+ * (VMY_NAME_MAX each): *in the database named (NULL: the current one),
+ * *table the table. False when refused.
  */
-static bool show_table(struct vmy_parser *p, bool allow_from_db, bool counts, bool create)
+static bool show_name(struct vmy_parser *p, bool from_db, char *a, char *b, char *db, const char **in,
+		      const char **table)
 {
-	char a[VMY_NAME_MAX], b[VMY_NAME_MAX], db[VMY_NAME_MAX];
-	bool qualified = false;
-	const char *in;
-
-	if (!vmy_accept_name(p, a, sizeof(a)))
+	*in = NULL;
+	*table = a;
+	if (!vmy_accept_name(p, a, VMY_NAME_MAX))
 		return false;
 	if (vmy_accept_punct(p, ".")) {
-		if (!vmy_accept_name(p, b, sizeof(b)))
+		if (!vmy_accept_name(p, b, VMY_NAME_MAX))
 			return false;
-		qualified = true;
+		*in = a;
+		*table = b;
 	}
-	if (allow_from_db && from_in(p)) {
-		if (qualified) {
+	if (from_db && from_in(p)) {
+		if (*in) {
 			vmy_syntax(p, "name the database once: FROM db.t or FROM t FROM db");
 			return false;
 		}
-		if (!vmy_accept_name(p, db, sizeof(db)))
+		if (!vmy_accept_name(p, db, VMY_NAME_MAX))
 			return false;
-		return vmy_check_table(p, db, a) && vmy_check_describable(p, db, a, counts) &&
-		       (!create || note_db(p, db));
+		*in = db;
 	}
-	if (qualified)
-		return vmy_check_table(p, a, b) && vmy_check_describable(p, a, b, counts) && (!create || note_db(p, a));
-	if (!vmy_check_table(p, NULL, a) || !vmy_check_describable(p, NULL, a, counts))
+	return true;
+}
+
+/*
+ * The table of SHOW COLUMNS / CREATE TABLE, checked (see
+ * vmy_check_describable); create: SHOW CREATE TABLE, which prints counts
+ * and whose database goes in create_db.
+ */
+static bool show_table(struct vmy_parser *p, bool allow_from_db, bool create)
+{
+	char a[VMY_NAME_MAX], b[VMY_NAME_MAX], db[VMY_NAME_MAX];
+	const char *in, *table;
+
+	if (!show_name(p, allow_from_db, a, b, db, &in, &table) || !vmy_check_table(p, in, table) ||
+	    !vmy_check_describable(p, in, table, create))
 		return false;
-	in = create ? vmy_current_db(p) : NULL;
-	return !create || (in && note_db(p, in));
+	if (!create)
+		return true;
+	if (!in)
+		in = vmy_current_db(p);
+	return in && note_db(p, in);
 }
 
 /*
@@ -156,31 +170,14 @@ static bool show_table(struct vmy_parser *p, bool allow_from_db, bool counts, bo
 static void show_index(struct vmy_parser *p)
 {
 	char a[VMY_NAME_MAX], b[VMY_NAME_MAX], db[VMY_NAME_MAX];
-	const char *in = NULL, *table = a;
+	const char *in, *table;
 	struct vmy_scope_plan *sp = &p->out->scope;
 
 	if (!from_in(p)) {
 		vmy_syntax(p, "SHOW INDEX FROM table was expected");
 		return;
 	}
-	if (!vmy_accept_name(p, a, sizeof(a)))
-		return;
-	if (vmy_accept_punct(p, ".")) {
-		if (!vmy_accept_name(p, b, sizeof(b)))
-			return;
-		in = a;
-		table = b;
-	}
-	if (from_in(p)) {
-		if (in) {
-			vmy_syntax(p, "name the database once: FROM db.t or FROM t FROM db");
-			return;
-		}
-		if (!vmy_accept_name(p, db, sizeof(db)))
-			return;
-		in = db;
-	}
-	if (!vmy_check_table(p, in, table))
+	if (!show_name(p, true, a, b, db, &in, &table) || !vmy_check_table(p, in, table))
 		return;
 	if (!in && !(in = vmy_current_db(p)))
 		return;
@@ -368,14 +365,14 @@ void vmy_show(struct vmy_parser *p)
 	} else if (vmy_accept_kw(p, "COLUMNS") || vmy_accept_kw(p, "FIELDS")) {
 		if (!from_in(p))
 			vmy_syntax(p, "SHOW COLUMNS FROM table was expected");
-		else if (show_table(p, true, false, false) && like_or_where(p))
+		else if (show_table(p, true, false) && like_or_where(p))
 			read_ok(p, "SHOW");
 	} else if (vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "INDEXES") || vmy_accept_kw(p, "KEYS")) {
 		show_index(p);
 	} else if (!full && vmy_kw_at(p, 0, "CREATE") && vmy_kw_at(p, 1, "TABLE")) {
 		vmy_next(p);
 		vmy_next(p);
-		if (show_table(p, false, true, true))
+		if (show_table(p, false, true))
 			read_ok(p, "SHOW");
 		else
 			p->out->create_db[0] = '\0';
@@ -494,7 +491,7 @@ void vmy_describe(struct vmy_parser *p)
 		vmy_syntax(p, "DESCRIBE table or EXPLAIN SELECT ... was expected");
 		return;
 	}
-	if (!show_table(p, false, false, false))
+	if (!show_table(p, false, false))
 		return;
 	t = vmy_peek(p, 0);
 	if (t->kind == VMY_T_STRING) {
