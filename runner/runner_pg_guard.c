@@ -58,6 +58,17 @@ void send_guard_refusal(struct pg_run *r)
 	const char *what = r->guard_what;
 	char msg[512];
 
+	if (strncmp(what, "inherits ", 9) == 0) {
+		state = airlock_err_pg_sqlstate(AIRLOCK_E_TABLE_NOT_ALLOWED);
+		name = airlock_err_name(AIRLOCK_E_TABLE_NOT_ALLOWED);
+		snprintf(msg, sizeof(msg),
+			 "%s: table %s has inheritance children or partitions that are not among your tables, or "
+			 "that have a row filter or column list of their own: a read of it would show their rows",
+			 name, what + 9);
+		runner_ctl_error(r->ctl, FRAME_ERROR, state, name, msg, "",
+				 "read only its own rows with FROM ONLY, or ask the operator to allow its children");
+		return;
+	}
 	if (strncmp(what, "operator ", 9) == 0) {
 		snprintf(msg, sizeof(msg),
 			 "%s: operator %s is not allowed here: the database defines one with a function that is not "

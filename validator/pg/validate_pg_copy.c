@@ -94,7 +94,8 @@ static bool table_query(json_t *body, struct pgv_result *out)
 	}
 	if (json_array_size(cols) == 0)
 		pgv_sb_put(&sb, "*");
-	pgv_sb_put(&sb, " FROM "); /* COPY has no ONLY */
+	/* COPY table TO reads the table's own rows, never its children's. */
+	pgv_sb_put(&sb, " FROM ONLY ");
 	if (schema) {
 		pgv_sb_ident(&sb, schema);
 		pgv_sb_put(&sb, ".");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/config.h"
 #include "validator/pg/validate_pg_read.h"
 #include "validator/pg/validate_pg_scope_int.h"
 #include "validator/pg/validate_pg_scope_sql.h"
@@ -201,9 +202,35 @@ static void func_call(struct walk *w, const PgQuery__FuncCall *f)
 		w->g->any_type = true;
 }
 
+/* A relation read with its descendants; catalogs have none. */
+static void range_var(struct walk *w, const PgQuery__RangeVar *rv)
+{
+	struct pgv_guard *g = w->g;
+	const char *s = rv->schemaname;
+
+	if (!rv->inh || !rv->relname || !rv->relname[0] || g->any_rel || (rv->catalogname && rv->catalogname[0]) ||
+	    (s && (!strcmp(s, "pg_catalog") || !strcmp(s, "information_schema"))))
+		return;
+	for (size_t i = 0; i < g->nrels; i++) {
+		const PgQuery__RangeVar *o = g->rels[i];
+
+		if (!strcmp(o->relname, rv->relname) && !strcmp(o->schemaname ? o->schemaname : "", s ? s : ""))
+			return;
+	}
+	if (g->nrels >= GUARD_MAX_NAMES) {
+		g->any_rel = true;
+		return;
+	}
+	if (room(g, (void **)&g->rels, &g->caprels, g->nrels + 1, sizeof(*g->rels)))
+		g->rels[g->nrels++] = rv;
+}
+
 static void node(struct walk *w, const PgQuery__Node *n)
 {
 	switch (n->node_case) {
+	case PG_QUERY__NODE__NODE_RANGE_VAR:
+		range_var(w, n->range_var);
+		break;
 	case PG_QUERY__NODE__NODE_A_EXPR:
 		a_expr(w, n->a_expr);
 		break;
@@ -251,6 +278,8 @@ static void collect(void *ctx, ProtobufCMessage *m, int depth)
 	}
 	if (m->descriptor == &pg_query__node__descriptor)
 		node(w, (const PgQuery__Node *)m);
+	else if (m->descriptor == &pg_query__range_var__descriptor)
+		range_var(w, (const PgQuery__RangeVar *)m); /* a write's own table: it writes the descendants too */
 	pgv_scope_each_child(m, collect, w, depth + 1);
 }
 
@@ -463,6 +492,76 @@ static void put_domains(struct pgv_sbuf *sb, const struct pgv_guard *g, const st
 	put_domain_walk(sb, pol);
 }
 
+/* A relation's name as to_regclass reads it: "schema"."rel" or "rel". */
+static void put_regclass_name(struct pgv_sbuf *sb, const PgQuery__RangeVar *rv)
+{
+	struct pgv_sbuf name = {0};
+
+	if (rv->schemaname && rv->schemaname[0]) {
+		pgv_sb_ident(&name, rv->schemaname);
+		pgv_sb_put(&name, ".");
+	}
+	pgv_sb_ident(&name, rv->relname);
+	pgv_sb_literal_of(sb, &name);
+}
+
+/*
+ * The pg_class row vc (its schema vn) is one of the user's tables
+ * (schema.table or schema.*), and has no rule of its own when unruled.
+ */
+static void put_world_table(struct pgv_sbuf *sb, const struct pgv_policy *pol, bool unruled)
+{
+	pgv_sb_put(sb, "(false");
+	if (pol->ntables > 0) {
+		pgv_sb_put(sb, " OR pg_catalog.concat(vn.nspname, '.', vc.relname)" EQ "ANY (");
+		put_array(sb, (const char *const *)pol->tables, pol->ntables, "text");
+		pgv_sb_put(sb, ") OR pg_catalog.concat(vn.nspname, '.*')" EQ "ANY (");
+		put_array(sb, (const char *const *)pol->tables, pol->ntables, "text");
+		pgv_sb_put(sb, ")");
+	}
+	pgv_sb_put(sb, ")");
+	if (unruled && pol->nrules > 0) {
+		pgv_sb_put(sb, " AND NOT pg_catalog.concat(vn.nspname, '.', vc.relname)" EQ "ANY (ARRAY[");
+		for (size_t i = 0; i < pol->nrules; i++) {
+			pgv_sb_put(sb, i ? ", " : "");
+			pgv_sb_literal(sb, pol->rules[i].table);
+		}
+		pgv_sb_put(sb, "]::pg_catalog.text[])");
+	}
+}
+
+/*
+ * A relation read with its descendants (inheritance children, partitions)
+ * that has one outside the user's tables or with a rule of its own: the
+ * backend checks neither the grant nor the rule of a child read through
+ * its parent. The branch names the relation as the statement wrote it.
+ */
+static void put_descendants(struct pgv_sbuf *sb, const struct pgv_guard *g, const struct pgv_policy *pol)
+{
+	if (!g->any_rel && !g->nrels)
+		return;
+	pgv_sb_put(sb, " UNION ALL SELECT 'inherits ' " CAT " x.n FROM (");
+	if (g->any_rel) {
+		pgv_sb_put(sb,
+			   "SELECT vc.oid::pg_catalog.regclass::pg_catalog.text, vc.oid FROM pg_catalog.pg_class vc,"
+			   " pg_catalog.pg_namespace vn WHERE vn.oid" EQ "vc.relnamespace AND ");
+		put_world_table(sb, pol, false);
+	} else {
+		pgv_sb_put(sb, "SELECT u.n, pg_catalog.to_regclass(u.n)::pg_catalog.oid FROM pg_catalog.unnest(ARRAY[");
+		for (size_t i = 0; i < g->nrels; i++) {
+			pgv_sb_put(sb, i ? ", " : "");
+			put_regclass_name(sb, g->rels[i]);
+		}
+		pgv_sb_put(sb, "]::pg_catalog.text[]) AS u(n)");
+	}
+	pgv_sb_put(sb, ") x(n, r) WHERE EXISTS (WITH RECURSIVE d(r) AS (SELECT i.inhrelid FROM pg_catalog.pg_inherits i"
+		       " WHERE i.inhparent" EQ "x.r UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i, d WHERE"
+		       " i.inhparent" EQ "d.r) SELECT FROM d WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_class vc,"
+		       " pg_catalog.pg_namespace vn WHERE vc.oid" EQ "d.r AND vn.oid" EQ "vc.relnamespace AND ");
+	put_world_table(sb, pol, true);
+	pgv_sb_put(sb, "))");
+}
+
 char *pgv_guard_params_sql(const struct pgv_policy *p, const uint32_t *oids, size_t n)
 {
 	struct pgv_sbuf sb = {0};
@@ -487,7 +586,7 @@ char *pgv_guard_sql(struct pgv_guard *g, const struct pgv_policy *p)
 	struct pgv_sbuf sb = {0};
 	bool ops = g->any_op || g->nops || g->nquals, attrs = g->any_attr || g->nattrs;
 
-	if (g->failed || (!ops && !attrs && !g->reach))
+	if (g->failed || (!ops && !attrs && !g->reach && !g->nrels && !g->any_rel))
 		return NULL;
 	pgv_sb_put(&sb, "SELECT ('" FRAME_GUARD_PREFIX "'" CAT "w.what)::pg_catalog.int4 FROM (");
 	if (ops)
@@ -496,8 +595,10 @@ char *pgv_guard_sql(struct pgv_guard *g, const struct pgv_policy *p)
 		pgv_sb_put(&sb, "SELECT NULL::pg_catalog.text WHERE false");
 	if (attrs)
 		put_column_calls(&sb, g, p);
-	put_casts(&sb, g, p);
+	if (ops || attrs || g->reach)
+		put_casts(&sb, g, p);
 	put_domains(&sb, g, p);
+	put_descendants(&sb, g, p);
 	pgv_sb_put(&sb, " LIMIT 1) w(what)");
 	if (sb.failed || sb.w.failed)
 		g->failed = true;
@@ -511,5 +612,6 @@ void pgv_guard_free(struct pgv_guard *g)
 	free(g->attrs);
 	free(g->types);
 	free(g->calls);
+	free(g->rels);
 	memset(g, 0, sizeof(*g));
 }

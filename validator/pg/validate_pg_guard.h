@@ -21,6 +21,12 @@
  * server's own code, or an extension's that a superuser installed) pass,
  * as built-in ones do; a function by column notation passes only listed,
  * as a call does.
+ *
+ * A relation read without ONLY reads its inheritance children and
+ * partitions too, with the grants and rules of the relation named: the
+ * backend checks no grant on a child. The guard fails too when such a
+ * relation has a descendant outside the user's tables, or one with a rule
+ * of its own, which the read would show unfiltered.
  */
 #ifndef AIRLOCK_VALIDATOR_PG_VALIDATE_PG_GUARD_H
 #define AIRLOCK_VALIDATOR_PG_VALIDATE_PG_GUARD_H
@@ -44,9 +50,12 @@ struct pgv_guard {
 	size_t ntypes, captypes;
 	const char **calls; /* names of one-argument calls, which may be function-style casts */
 	size_t ncalls, capcalls;
+	const void **rels; /* relations read with their descendants (PgQuery__RangeVar without ONLY, in the tree) */
+	size_t nrels, caprels;
 	bool any_op;       /* too many names to list: every operator name counts */
 	bool any_attr;     /* the same for column notation */
 	bool any_type;     /* the same for cast targets: every explicit cast counts */
+	bool any_rel;      /* the same for relations: every visible one counts */
 	bool reach;        /* a call, operator or cast: an implicit cast may apply */
 	bool failed;       /* out of memory */
 	const char *alien; /* the schema of OPERATOR(schema.op) outside the world, or NULL */

@@ -49,13 +49,13 @@ static void test_table_form(void **state)
 
 	(void)state;
 	assert_int_equal(pgv_validate(&policy, "COPY orders TO STDOUT", &v), PGV_COPY_OUT);
-	assert_string_equal(v.copy_query, "SELECT * FROM \"orders\"");
+	assert_string_equal(v.copy_query, "SELECT * FROM ONLY \"orders\"");
 	assert_false(v.copy_header);
 	assert_int_equal(pgv_validate(&policy, "COPY orders TO STDOUT CSV HEADER", &v), PGV_COPY_OUT);
 	assert_true(v.copy_header);
 	assert_int_equal(pgv_validate(&policy, "COPY public.orders (id, \"No\"\"te\") TO STDOUT (FORMAT binary)", &v),
 			 PGV_COPY_OUT);
-	assert_string_equal(v.copy_query, "SELECT \"id\", \"No\"\"te\" FROM \"public\".\"orders\"");
+	assert_string_equal(v.copy_query, "SELECT \"id\", \"No\"\"te\" FROM ONLY \"public\".\"orders\"");
 	assert_string_equal(v.copy_options, " (FORMAT 'binary')");
 	assert_int_equal(pgv_validate(&policy, "COPY orders TO STDOUT (FORCE_QUOTE (note, id))", &v), PGV_COPY_OUT);
 	assert_string_equal(v.copy_options, " (FORCE_QUOTE (\"note\", \"id\"))");

@@ -53,9 +53,9 @@ static void test_nothing_to_resolve(void **state)
 {
 	static const char *const plain[] = {
 		"SELECT 1",
-		"SELECT id, amount FROM orders",
-		"SELECT o.* FROM orders o",
-		"SELECT * FROM orders ORDER BY id DESC LIMIT 3",
+		"SELECT id, amount FROM ONLY orders",
+		"SELECT o.* FROM ONLY orders o",
+		"SELECT * FROM ONLY public.orders ORDER BY id DESC LIMIT 3",
 	};
 
 	(void)state;
@@ -64,6 +64,43 @@ static void test_nothing_to_resolve(void **state)
 
 		if (g)
 			fail_msg("%s: a guard: %s", plain[i], g);
+	}
+}
+
+/*
+ * A table read with its descendants is guarded by its name as written, so
+ * the backend finds the same relation; the guard checks the descendants
+ * against the user's tables by name, and names the ruled ones.
+ */
+static void test_descendants(void **state)
+{
+	static const struct {
+		const char *sql, *name;
+	} cases[] = {
+		{"SELECT id FROM orders", "'\"orders\"'"},
+		{"SELECT id FROM public.orders", "'\"public\".\"orders\"'"},
+		{"SELECT 1 FROM orders o JOIN ONLY customers c ON true", "'\"orders\"'"},
+		{"SELECT * FROM (SELECT id FROM customers) s", "'\"customers\"'"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *g = guard_of(cases[i].sql);
+
+		if (!g)
+			fail_msg("%s: no guard", cases[i].sql);
+		if (!strstr(g, cases[i].name) || !strstr(g, "pg_inherits") || !strstr(g, "'public.orders'"))
+			fail_msg("%s: %s not in %s", cases[i].sql, cases[i].name, g);
+		free(g);
+	}
+	{
+		char *g = guard_of("SELECT 1 FROM orders o JOIN ONLY customers c ON true");
+
+		assert_null(strstr(g, "'\"customers\"'"));
+		free(g);
+		g = guard_of("SELECT relname FROM pg_catalog.pg_class");
+		assert_null(strstr(g, "pg_class\"'"));
+		free(g);
 	}
 }
 
@@ -205,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_to_resolve),
 		cmocka_unit_test(test_names_reached),
+		cmocka_unit_test(test_descendants),
 		cmocka_unit_test(test_guard_is_qualified),
 		cmocka_unit_test(test_parameter_types),
 		cmocka_unit_test(test_operator_of_a_schema_outside_the_world),
