@@ -27,6 +27,7 @@
 
 #include "conf/config.h"
 #include "validator/pg/validate_pg.h"
+#include "validator/pg/validate_pg_write.h"
 #include "validator/pg/validate_pg_scope.h"
 
 /* The session's search_path when the client sets none (proxy/pg/pg_settings.c). */
@@ -55,6 +56,8 @@ static const struct airlock_rule support_rules[] = {
 	{.table = "public.customers", .columns = support_columns, .ncolumns = 3, .has_columns = true},
 };
 
+static const char *const support_writes[] = {"public.orders", "public.customers"};
+
 static const struct pgv_policy policies[] = {
 	{
 		.tables = agent_tables,
@@ -73,6 +76,8 @@ static const struct pgv_policy policies[] = {
 		.user = "support",
 		.rules = support_rules,
 		.nrules = sizeof(support_rules) / sizeof(support_rules[0]),
+		.write_tables = support_writes,
+		.nwrite_tables = sizeof(support_writes) / sizeof(support_writes[0]),
 	},
 };
 
@@ -170,6 +175,42 @@ static char *check_scope(const struct pgv_policy *pol, const char *sql)
 	return out;
 }
 
+/*
+ * A write made into what runs, as the proxy will: one write of the same
+ * table that validates again (its rules aside: the filter and check name
+ * what a rule hides), with a guard that parses and a stable deparse.
+ */
+static void check_write(const struct pgv_policy *pol, const char *sql, const struct pgv_result *first)
+{
+	struct pgv_policy bare = *pol;
+	struct pgv_result r, again;
+	char *out = NULL, *guard = NULL;
+
+	if (pgv_write_scope(pol, sql, &out, &guard, &r) == PGV_REFUSED) {
+		if (out || guard || r.code == AIRLOCK_E_NONE || r.code >= AIRLOCK_E_COUNT || strlen(r.sqlstate) != 5)
+			abort();
+		return;
+	}
+	if (r.kind != PGV_WRITE || !out || strcmp(r.target, first->target) != 0)
+		abort();
+	if (guard) {
+		PgQueryParseResult pr = pg_query_parse(guard);
+
+		if (pr.error)
+			abort();
+		pg_query_free_parse_result(pr);
+		free(guard);
+	}
+	bare.rules = NULL;
+	bare.nrules = 0;
+	if (pgv_validate(&bare, out, &again) != PGV_WRITE || strcmp(again.target, r.target) != 0) {
+		fprintf(stderr, "the rewrite does not validate as the same write (%s):\n%s\n", again.message, out);
+		abort();
+	}
+	check_deparse(out);
+	free(out);
+}
+
 /* COPY ... TO STDOUT: its read scoped, the COPY the runner sends validated again, whole. */
 static void check_copy(const struct pgv_policy *pol, const char *sql, size_t size, const struct pgv_result *r)
 {
@@ -215,6 +256,9 @@ static void run(const struct pgv_policy *pol, const char *sql, size_t size)
 		break;
 	case PGV_COPY_OUT:
 		check_copy(pol, sql, size, &r);
+		break;
+	case PGV_WRITE:
+		check_write(pol, sql, &r);
 		break;
 	default:
 		break;

@@ -282,6 +282,16 @@ PG = [
     "BEGIN READ ONLY",
     "SET search_path = app, public",
     "SHOW search_path",
+    # Writes (support may write orders and customers, held for approval).
+    "INSERT INTO orders (customer_id, amount) VALUES ($1, $2) RETURNING id",
+    "INSERT INTO orders (customer_id, amount) SELECT id, 1 FROM customers WHERE id < 3",
+    "UPDATE orders o SET note = c.name FROM customers c WHERE c.id = o.customer_id RETURNING o.id",
+    "UPDATE customers SET name = upper(name) WHERE id = 7 RETURNING id, name",
+    "DELETE FROM orders WHERE customer_id IN (SELECT id FROM customers WHERE name = 'x')",
+    "DELETE FROM public.orders USING customers c WHERE c.id = orders.customer_id RETURNING *",
+    "INSERT INTO customers VALUES (1, 'x')",
+    "UPDATE customers SET email = 'x' RETURNING customers",
+    "INSERT INTO orders (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET amount = excluded.amount",
 ]
 
 MY = [

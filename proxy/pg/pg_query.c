@@ -492,6 +492,10 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	case PGV_NKINDS: /* never a result; refused to be safe */
 		pgr_refused(s, v);
 		break;
+	case PGV_WRITE: /* the session sends no write tables yet: never a result; refused to be safe */
+		pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "cannot execute a write on a read-only endpoint",
+			  "only reads run here", 0);
+		break;
 	case PGV_EMPTY:
 		pg_put_empty_query(&s->core.w);
 		break;

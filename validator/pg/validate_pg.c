@@ -25,6 +25,7 @@
 #include "validator/pg/validate_pg_session.h"
 #include "validator/pg/validate_pg_stmt.h"
 #include "validator/pg/validate_pg_util.h"
+#include "validator/pg/validate_pg_write.h"
 
 static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *sql, json_t *body,
 				   struct pgv_result *out)
@@ -203,6 +204,9 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 		return copy_out(policy, sql, body, out);
 	if (strcmp(type, "LockStmt") == 0)
 		return lock_tables(policy, body, out);
+	if (policy->nwrite_tables > 0 &&
+	    (!strcmp(type, "InsertStmt") || !strcmp(type, "UpdateStmt") || !strcmp(type, "DeleteStmt")))
+		return pgv_write_check(policy, sql, type, body, out);
 	pgv_refuse_statement(type, body, "", out);
 	return out->kind;
 }

@@ -47,6 +47,7 @@ enum pgv_kind {
 	PGV_DEALLOCATE,      /* DEALLOCATE [PREPARE] name; name "" for DEALLOCATE ALL */
 	PGV_COPY_OUT,        /* COPY (read) / COPY table TO STDOUT: the read and the options below */
 	PGV_LOCK,            /* LOCK [TABLE] t, ... IN ACCESS SHARE | ROW SHARE | ROW EXCLUSIVE MODE: no lock taken */
+	PGV_WRITE,           /* INSERT / UPDATE / DELETE on a write table (validate_pg_write.h): held for approval */
 	PGV_NKINDS           /* how many kinds there are: a bound for checks, never a result */
 };
 
@@ -82,6 +83,13 @@ struct pgv_policy {
 	 */
 	const char *const *functions;
 	size_t nfunctions;
+	/*
+	 * The tables this user may write, with a person's approval:
+	 * "schema.table" or "schema.*" as in tables (each also readable).
+	 * None: every write is refused as on a read-only endpoint.
+	 */
+	const char *const *write_tables;
+	size_t nwrite_tables;
 };
 
 struct pgv_result {
@@ -124,6 +132,12 @@ struct pgv_result {
 	char copy_query[1024];
 	char copy_options[512];
 	bool copy_header; /* HEADER: the first line is not a row */
+
+	/* PGV_WRITE: */
+	char target[136]; /* the table written: schema.table, as the database names them */
+	char command[8];  /* "INSERT", "UPDATE" or "DELETE" */
+	bool returning;   /* the statement asked for rows (RETURNING) */
+	bool write_check; /* the rewritten text's first RETURNING column is PGV_WRITE_CHECK */
 
 	uint64_t fingerprint; /* pg_query_fingerprint of the statement, for the audit log;
 			       * 0 when the text does not parse */

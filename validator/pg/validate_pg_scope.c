@@ -253,7 +253,10 @@ static void scope_relation(struct pgv_scope *sc, PgQuery__Node *node)
  */
 static bool takes_subquery(const ProtobufCMessageDescriptor *parent)
 {
-	return parent == &pg_query__select_stmt__descriptor || parent == &pg_query__join_expr__descriptor;
+	/* A write's own table is a bare RangeVar (walk leaves it): its UPDATE ... FROM and DELETE ... USING items are
+	 * FROM's. */
+	return parent == &pg_query__select_stmt__descriptor || parent == &pg_query__join_expr__descriptor ||
+	       parent == &pg_query__update_stmt__descriptor || parent == &pg_query__delete_stmt__descriptor;
 }
 
 static void scope_relation_in_place(struct pgv_scope *sc, PgQuery__Node *node)
@@ -468,9 +471,14 @@ static bool revalidate(struct pgv_scope *sc, const char *text)
 	tables[p->ntables + 1] = "information_schema.*";
 	ext.tables = tables;
 	ext.ntables = p->ntables + 2;
+	if (sc->write) {
+		/* The write's filter and check name what the rule hides: checked as the agent's text was, less that. */
+		ext.rules = NULL;
+		ext.nrules = 0;
+	}
 	kind = pgv_validate_again(&ext, text, &r);
 	free(tables);
-	if (kind == PGV_READ)
+	if (kind == (sc->write ? PGV_WRITE : PGV_READ))
 		return true;
 	if (kind == PGV_REFUSED) {
 		*sc->out = r;
@@ -507,7 +515,14 @@ enum pgv_kind pgv_scope(const struct pgv_policy *policy, const char *sql, char *
 enum pgv_kind pgv_scope_guarded(const struct pgv_policy *policy, const char *sql, char **rewritten, char **guard,
 				struct pgv_result *out)
 {
-	struct pgv_scope sc = {.policy = policy, .sql = sql, .out = out};
+	return pgv_scope_edited(policy, sql, NULL, NULL, rewritten, guard, out);
+}
+
+enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql, pgv_scope_edit_fn edit, void *arg,
+			       char **rewritten, char **guard, struct pgv_result *out)
+{
+	struct pgv_scope sc = {.policy = policy, .sql = sql, .out = out, .write = edit != NULL};
+	enum pgv_kind kind = edit ? PGV_WRITE : PGV_READ;
 	PgQuery__ParseResult *tree;
 	char *text = NULL, *check = NULL;
 	size_t i;
@@ -516,12 +531,19 @@ enum pgv_kind pgv_scope_guarded(const struct pgv_policy *policy, const char *sql
 	if (guard)
 		*guard = NULL;
 	memset(out, 0, sizeof(*out));
-	out->kind = PGV_READ;
+	out->kind = kind;
 	if (!pgv_bound(sql, out))
 		return out->kind;
 	tree = pgv_scope_unpack(sql);
 	if (!tree) {
 		pgv_scope_internal(&sc, "the statement did not parse again");
+		return out->kind;
+	}
+	if (edit && !edit(&sc, tree, arg)) {
+		if (!sc.refused)
+			pgv_scope_internal(&sc, "the write has an unexpected shape");
+		pgv_scope_free(&sc);
+		pg_query__parse_result__free_unpacked(tree, NULL);
 		return out->kind;
 	}
 	collect_ctes(&sc, &tree->base, 0);
@@ -537,7 +559,7 @@ enum pgv_kind pgv_scope_guarded(const struct pgv_policy *policy, const char *sql
 				 "(EXPLAIN, pg_stat_activity, current_query())");
 	if (!sc.refused && guard)
 		check = guard_of(&sc, tree);
-	if (!sc.refused && sc.changes > 0)
+	if (!sc.refused && (sc.changes > 0 || sc.write))
 		text = deparse(&sc, tree);
 	pgv_scope_free(&sc);
 	pg_query__parse_result__free_unpacked(tree, NULL);
@@ -547,7 +569,8 @@ enum pgv_kind pgv_scope_guarded(const struct pgv_policy *policy, const char *sql
 			*guard = check;
 		else
 			free(check);
-		return PGV_READ;
+		out->kind = kind;
+		return kind;
 	}
 	free(text);
 	free(check);

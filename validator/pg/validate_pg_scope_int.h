@@ -72,7 +72,27 @@ struct pgv_scope {
 	bool tableoid_bare;
 	const void **alone; /* PgQuery__RangeVar, in the tree */
 	size_t nalone, capalone;
+	bool write; /* the statement is a write (validate_pg_write.h): its text is checked again as one */
 };
+
+/*
+ * Edits the agent's unpacked tree before the walk (through the recorded
+ * mutations below); false to refuse (sc->refused, or an unexpected shape).
+ */
+typedef bool (*pgv_scope_edit_fn)(struct pgv_scope *sc, PgQuery__ParseResult *tree, void *arg);
+
+/*
+ * pgv_scope_guarded for a write: edit (non-NULL) changes the tree first,
+ * then the reads in it are scoped; the text is always made again and must
+ * pass as a write. Returns PGV_WRITE or PGV_REFUSED.
+ */
+enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql, pgv_scope_edit_fn edit, void *arg,
+			       char **rewritten, char **guard, struct pgv_result *out);
+
+/* The check a rule's table is read behind (validate_pg_scope_rules.c): its settings at their defaults. */
+extern const char pgv_scope_settings_check[];
+/* Names in a rule resolve through the search_path: a rule's table is read only under the default one. */
+bool pgv_scope_default_path(const struct pgv_policy *p);
 
 /* ---- validate_pg_scope_tree.c ---- */
 

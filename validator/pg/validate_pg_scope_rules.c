@@ -113,7 +113,7 @@ static void put_columns(struct pgv_sbuf *sb, const struct airlock_rule *r)
  * error that names the settings to reset (a cast the planner cannot fold, as its
  * text holds current_setting()).
  */
-static const char SETTINGS_CHECK[] =
+const char pgv_scope_settings_check[] =
 	"(SELECT CASE WHEN ad.n IS NULL THEN true ELSE ('RULE_SETTINGS: reset ' || ad.n || ' (SET name TO"
 	" DEFAULT) to read a table with a row filter or column mask: its rules are read under the database''s"
 	" defaults' || pg_catalog.left(pg_catalog.current_setting('TimeZone'), 0))::pg_catalog.int4 = 0 END"
@@ -125,7 +125,7 @@ static const char SETTINGS_CHECK[] =
 	" (" UTC_NAMES ") AND pg_catalog.lower(ag.reset_val) IN (" UTC_NAMES ")) ELSE false END)) ad)";
 
 /* The session's search_path is the default one ("public" alone). */
-static bool default_path(const struct pgv_policy *p)
+bool pgv_scope_default_path(const struct pgv_policy *p)
 {
 	return p->nsearch_path == 1 && p->search_path[0] && strcmp(p->search_path[0], "public") == 0;
 }
@@ -156,7 +156,7 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 	}
 	if (!r)
 		return;
-	if (!default_path(sc->policy)) {
+	if (!pgv_scope_default_path(sc->policy)) {
 		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, rv->location, "SET search_path TO DEFAULT",
 				 "table \"%s\" has a row filter or column mask, whose names resolve through the "
 				 "search_path: it is read only under the default search_path (public)",
@@ -172,7 +172,7 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 	pgv_sb_put(&sb, ".");
 	pgv_sb_ident(&sb, rv->relname);
 	pgv_sb_put(&sb, " WHERE ");
-	pgv_sb_put(&sb, SETTINGS_CHECK);
+	pgv_sb_put(&sb, pgv_scope_settings_check);
 	if (r->filter) {
 		pgv_sb_put(&sb, " AND (");
 		pgv_sb_put(&sb, r->filter);
