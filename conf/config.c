@@ -77,6 +77,57 @@ static const struct airlock_target *resolve_target(struct conf_ctx *ctx, size_t 
 	return &cfg->targets[j];
 }
 
+/* The entry e (schema.table or schema.*) is one tables allows reading whole. */
+static bool readable(const struct airlock_user *u, const char *e)
+{
+	const char *dot = strchr(e, '.');
+
+	for (size_t i = 0; dot && i < u->ntables; i++) {
+		const char *t = u->tables[i], *tdot = strchr(t, '.');
+
+		if (strcmp(t, e) == 0 || (tdot && tdot - t == dot - e && strncmp(t, e, (size_t)(dot - e)) == 0 &&
+					  strcmp(tdot + 1, "*") == 0))
+			return true;
+	}
+	return false;
+}
+
+/* writes = approve needs what it writes with; write_tables and write_target need writes = approve. */
+static void finish_writes(struct conf_ctx *ctx, size_t i, const char *label)
+{
+	struct airlock_user *u = &ctx->cfg->users[i];
+	const char *want = ctx->user_meta[i].write_target_name;
+	unsigned line = ctx->user_meta[i].seen.header_line;
+
+	if (!u->writes || strcmp(u->writes, "approve") != 0) {
+		if (u->nwrite_tables || want)
+			conf_err(ctx, line,
+				 "%s has write_tables or write_target but writes = deny; expected writes = "
+				 "approve, or neither key",
+				 label);
+		return;
+	}
+	if (!u->nwrite_tables || !want) {
+		conf_err(ctx, line, "%s writes = approve needs write_tables and write_target", label);
+		return;
+	}
+	if (!u->target)
+		conf_err(ctx, line, "%s writes = approve needs target: a write's reads are the user's", label);
+	for (size_t t = 0; t < u->nwrite_tables; t++) {
+		if (!readable(u, u->write_tables[t]))
+			conf_err(ctx, line,
+				 "%s write_tables lists %s, which tables does not; expected every write "
+				 "table to be readable",
+				 label, u->write_tables[t]);
+	}
+	u->write_target = resolve_target(ctx, i, "write_target", want, "postgres");
+	if (u->write_target && u->target && u->write_target == u->target)
+		conf_err(ctx, line,
+			 "%s write_target is the read target; expected a target of its own, whose role may "
+			 "write write_tables (the read target's role reads only)",
+			 label);
+}
+
 static void finish_users(struct conf_ctx *ctx)
 {
 	struct airlock_config *cfg = ctx->cfg;
@@ -100,6 +151,7 @@ static void finish_users(struct conf_ctx *ctx)
 		    !u->mysql_database && u->mysql_target->database &&
 		    !(u->mysql_database = strdup(u->mysql_target->database)))
 			conf_err(ctx, 0, "out of memory");
+		finish_writes(ctx, i, label);
 	}
 }
 
@@ -154,6 +206,7 @@ static void free_ctx(struct conf_ctx *ctx)
 	for (i = 0; i < ctx->cfg->nusers; i++) {
 		free(ctx->user_meta[i].target_name);
 		free(ctx->user_meta[i].mysql_target_name);
+		free(ctx->user_meta[i].write_target_name);
 	}
 	free(ctx->user_meta);
 	free(ctx->target_seen);

@@ -69,6 +69,16 @@ struct airlock_user {
 	bool truncation_is_error; /* a result cut by max_rows / max_bytes ends with an error, not a notice */
 	bool tls_required;        /* this user's logins without TLS are refused (the server's key: everyone's) */
 
+	/* Governed writes (writes = approve): each held until a person approves it. */
+	char *writes;        /* "deny" or "approve" */
+	char **write_tables; /* "schema.table" or "schema.*", each also in tables */
+	size_t nwrite_tables;
+	const struct airlock_target *write_target; /* engine "postgres": the role that writes; into config->targets */
+	uint32_t max_write_rows;                   /* a write touching more is refused before anyone decides */
+	uint32_t approval_ttl;                     /* seconds a held write waits for a decision */
+	uint32_t approval_wait_ms;                 /* 0: answer APPROVAL_REQUIRED at once; else wait for the outcome */
+	uint32_t approvals;                        /* distinct approvers a write needs: 1 or 2 */
+
 	/* MySQL logins (all optional; a user without mysql_target cannot log in over MySQL). */
 	char *mysql_native; /* "*<40 HEX>": SHA1(SHA1(password)); NULL: caching_sha2_password only */
 	const struct airlock_target *mysql_target; /* engine "mariadb"; points into config->targets */
@@ -129,6 +139,7 @@ struct airlock_config {
 	uint32_t queue_wait_ms;           /* beyond max_jobs: wait this long for room, then BUSY; 0: BUSY at once */
 	uint32_t max_jobs;                /* concurrent running jobs; beyond it: busy error */
 	char *audit_log;                  /* file path, or "-" for stderr */
+	char *approval_store;             /* the SQLite file of held writes */
 
 	/* [hosts] allow = a, b, c */
 	char **host_allow;

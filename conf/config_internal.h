@@ -24,7 +24,7 @@
 #define CONF_MAX_LINE 197
 #define CONF_INI_BUFFER 4096
 /* Rows the key table may have (struct conf_seen keeps a line per row). */
-#define CONF_MAX_KEYS 80
+#define CONF_MAX_KEYS 128
 
 enum conf_section {
 	SECT_NONE, /* before the first header */
@@ -53,6 +53,7 @@ enum conf_type {
 	CT_ROOTFS,        /* /path@sha256:<64 hex>, an OCI root filesystem archive pinned by digest */
 	CT_RUNTIME,       /* "docker" or "oci" */
 	CT_ENGINE,        /* "postgres" or "mariadb" (synonyms accepted) */
+	CT_WRITES,        /* "deny" or "approve" */
 	CT_SCRAM,         /* a SCRAM-SHA-256 verifier */
 	CT_MY_NATIVE,     /* "*" + 40 hex */
 	CT_LISTEN,        /* host:port: host (char *) at off, port (uint16_t) at off2 */
@@ -102,6 +103,7 @@ struct conf_user_meta {
 	struct conf_seen seen;
 	char *target_name;       /* owned; resolved into user->target at the end */
 	char *mysql_target_name; /* owned; resolved into user->mysql_target at the end */
+	char *write_target_name; /* owned; resolved into user->write_target at the end */
 };
 
 struct conf_ctx {

@@ -140,6 +140,8 @@ static const char *canonical_name(enum conf_type t, const char *value)
 {
 	if (t == CT_RUNTIME)
 		return strcmp(value, "docker") == 0 || strcmp(value, "oci") == 0 ? value : NULL;
+	if (t == CT_WRITES)
+		return strcmp(value, "deny") == 0 || strcmp(value, "approve") == 0 ? value : NULL;
 	if (strcasecmp(value, "postgres") == 0 || strcasecmp(value, "postgresql") == 0)
 		return "postgres";
 	if (strcasecmp(value, "mysql") == 0 || strcasecmp(value, "mariadb") == 0)
@@ -256,6 +258,7 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 	}
 	case CT_RUNTIME:
 	case CT_ENGINE:
+	case CT_WRITES:
 		name = canonical_name(k->type, value);
 		if (!name) {
 			conf_err(ctx, ctx->line, "%s %s \"%.40s\" is unknown; expected %s", label, k->name, value,
@@ -354,6 +357,7 @@ static const enum storage storage_of[] = {
 	[CT_ROOTFS] = ST_STRING,
 	[CT_RUNTIME] = ST_STRING,
 	[CT_ENGINE] = ST_STRING,
+	[CT_WRITES] = ST_STRING,
 	[CT_SCRAM] = ST_STRING,
 	[CT_MY_NATIVE] = ST_STRING,
 	[CT_UID_RANGE] = ST_STRING,

@@ -78,6 +78,31 @@ enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, con
 	return out->kind;
 }
 
+enum pgv_kind vcl_pg_write(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
+			   char **guard, struct pgv_result *out)
+{
+	struct vw_response res;
+
+	*rewritten = NULL;
+	*guard = NULL;
+	if (BYPASSED(p) || !call(p, VW_PG_WRITE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
+		pg_failed(p, out);
+		return out->kind;
+	}
+	*out = res.pg;
+	if (out->kind == PGV_WRITE && !res.text) {
+		pg_failed(p, out); /* a write always comes back as the text to run */
+	} else if (out->kind == PGV_WRITE) {
+		*rewritten = res.text;
+		*guard = res.guard;
+		res.text = res.guard = NULL;
+	} else if (out->kind != PGV_REFUSED) {
+		pg_failed(p, out);
+	}
+	vw_response_free(&res);
+	return out->kind;
+}
+
 enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
 			   char **guard, struct pgv_result *out)
 {

@@ -11,6 +11,7 @@
 #include "validator/mysql/validate_my_fingerprint.h"
 #include "validator/mysql/validate_my_scope.h"
 #include "validator/pg/validate_pg_scope.h"
+#include "validator/pg/validate_pg_write.h"
 
 /* A rewrite too large for the channel is refused as too complex, in each protocol's terms. */
 static void refuse_pg_too_large(struct vw_response *res)
@@ -68,6 +69,9 @@ static enum vw_status run(const struct vw_request *req, struct vw_response *res)
 	case VW_PG_SCOPE:
 		pgv_scope_guarded(&req->pg, req->sql, &res->text, &res->guard, &res->pg);
 		return VW_OK;
+	case VW_PG_WRITE:
+		pgv_write_scope(&req->pg, req->sql, &res->text, &res->guard, &res->pg);
+		return VW_OK;
 	case VW_PG_SPLIT:
 		res->split_off = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_off));
 		res->split_len = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_len));
@@ -108,7 +112,7 @@ bool vw_serve(const struct vw_request *req, struct wbuf *w)
 		return vw_put_response(w, req->op, &res);
 	}
 	ok = vw_put_response(w, req->op, &res);
-	if (!ok && req->op == VW_PG_SCOPE) {
+	if (!ok && (req->op == VW_PG_SCOPE || req->op == VW_PG_WRITE)) {
 		/* Only a rewrite can outgrow the channel: answer without it. */
 		w->len = at;
 		w->failed = false;

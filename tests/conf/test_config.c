@@ -764,6 +764,66 @@ static void test_runner_uids(void **state)
 			  NULL);
 }
 
+static void test_writes(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	char *text;
+
+	(void)state;
+	text = edit(base_conf, "[user agent]\n",
+		    "[target shop_writer]\nhost = 127.0.0.1\nport = 5432\ndatabase = shop\nuser = airlock_rw\n"
+		    "password_file = shop.password\n\n[user agent]\ntables = public.orders, app.*\nwrites = approve\n"
+		    "write_tables = public.orders, app.*, app.notes\nwrite_target = shop_writer\nmax_write_rows = 5\n"
+		    "approval_ttl = 60\napproval_wait_ms = 30000\napprovals = 2\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->users[0].writes, "approve");
+	assert_int_equal(cfg->users[0].nwrite_tables, 3);
+	assert_non_null(cfg->users[0].write_target);
+	assert_string_equal(cfg->users[0].write_target->user, "airlock_rw");
+	assert_int_equal(cfg->users[0].max_write_rows, 5);
+	assert_int_equal(cfg->users[0].approval_ttl, 60);
+	assert_int_equal(cfg->users[0].approval_wait_ms, 30000);
+	assert_int_equal(cfg->users[0].approvals, 2);
+	config_free(cfg);
+
+	/* The defaults: no writes. */
+	cfg = load(base_conf, &e);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->users[0].writes, "deny");
+	assert_int_equal(cfg->users[0].nwrite_tables, 0);
+	assert_null(cfg->users[0].write_target);
+	assert_int_equal(cfg->users[0].max_write_rows, 100);
+	assert_int_equal(cfg->users[0].approvals, 1);
+	config_free(cfg);
+
+	expect_edit_error("[user agent]\n", "[user agent]\nwrites = maybe\n",
+			  "[user agent] writes \"maybe\" is unknown", "deny");
+	expect_edit_error("[user agent]\n", "[user agent]\nwrites = approve\n",
+			  "writes = approve needs write_tables and write_target", NULL);
+	expect_edit_error("[user agent]\n", "[user agent]\nwrite_tables = public.orders\n",
+			  "write_tables or write_target but writes = deny", NULL);
+	expect_edit_error("[user agent]\n",
+			  "[user agent]\ntables = public.orders\nwrites = approve\nwrite_tables = public.customers\n"
+			  "write_target = shop\n",
+			  "write_tables lists public.customers, which tables does not", NULL);
+	expect_edit_error("[user agent]\n",
+			  "[user agent]\ntables = public.orders\nwrites = approve\nwrite_tables = public.*\n"
+			  "write_target = shop\n",
+			  "write_tables lists public.*, which tables does not", NULL);
+	expect_edit_error("[user agent]\n",
+			  "[user agent]\ntables = public.orders\nwrites = approve\nwrite_tables = public.orders\n"
+			  "write_target = shop\n",
+			  "write_target is the read target", NULL);
+	expect_edit_error("[user agent]\n",
+			  "[user agent]\ntables = public.orders\nwrites = approve\nwrite_tables = public.orders\n"
+			  "write_target = nowhere\n",
+			  "nowhere", NULL);
+	expect_edit_error("[user agent]\n", "[user agent]\napprovals = 3\n", "approvals", NULL);
+}
+
 static void test_tables(void **state)
 {
 	(void)state;
@@ -1046,6 +1106,7 @@ int main(void)
 		cmocka_unit_test(test_password_files),
 		cmocka_unit_test(test_runner_uids),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_writes),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_comments_and_continuations),
 		cmocka_unit_test(test_several_errors_at_once),

@@ -71,6 +71,7 @@ bool vw_put_request(struct wbuf *w, enum vw_op op, const struct pgv_policy *pg, 
 	put_opt(w, pg->user);
 	put_rules(w, pg->rules, pg->nrules);
 	put_list(w, pg->functions, pg->nfunctions);
+	put_list(w, pg->write_tables, pg->nwrite_tables);
 	/* MySQL */
 	put_opt(w, my->user);
 	put_opt(w, my->database);
@@ -234,7 +235,8 @@ static bool get_policies(struct rbuf *r, struct vw_request *req)
 	if (!get_list(r, req, &req->pg.tables, &req->pg.ntables) ||
 	    !get_list(r, req, &req->pg.search_path, &req->pg.nsearch_path) || !get_opt(r, req, &req->pg.user) ||
 	    !get_rules(r, req, &req->pg.rules, &req->pg.nrules) ||
-	    !get_list(r, req, &req->pg.functions, &req->pg.nfunctions))
+	    !get_list(r, req, &req->pg.functions, &req->pg.nfunctions) ||
+	    !get_list(r, req, &req->pg.write_tables, &req->pg.nwrite_tables))
 		return false;
 	if (!get_opt(r, req, &req->my.user) || !get_opt(r, req, &req->my.database) ||
 	    !get_list(r, req, &req->my.tables, &req->my.ntables) || !rbuf_get_u8(r, &flags) || flags > 15 ||
@@ -304,6 +306,7 @@ bool vw_put_response(struct wbuf *w, enum vw_op op, const struct vw_response *r)
 			vw_put_pg_result(w, &r->pg);
 			break;
 		case VW_PG_SCOPE:
+		case VW_PG_WRITE:
 			vw_put_pg_result(w, &r->pg);
 			put_opt(w, r->text);
 			put_opt(w, r->guard);
@@ -399,6 +402,7 @@ bool vw_get_response(const uint8_t *body, size_t len, enum vw_op op, size_t sql_
 		ok = vw_get_pg_result(&r, sql_len, &res->pg);
 		break;
 	case VW_PG_SCOPE:
+	case VW_PG_WRITE:
 		ok = vw_get_pg_result(&r, sql_len, &res->pg) && get_text(&r, &res->text) && get_text(&r, &res->guard);
 		break;
 	case VW_PG_SPLIT:

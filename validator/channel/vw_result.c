@@ -96,11 +96,14 @@ void vw_put_pg_result(struct wbuf *w, const struct pgv_result *r)
 	vw_put_str(w, r->copy_options);
 	wbuf_put_be64(w, r->fingerprint);
 	vw_put_str(w, r->column);
+	vw_put_str(w, r->target);
+	vw_put_str(w, r->command);
+	wbuf_put_u8(w, (uint8_t)((r->returning ? 1 : 0) | (r->write_check ? 2 : 0)));
 }
 
 bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 {
-	uint8_t kind, flags;
+	uint8_t kind, flags, wflags;
 	uint16_t code;
 	uint32_t cursor;
 
@@ -114,7 +117,13 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	    !get_size(r, &out->query_len, sql_len - out->query_offset) ||
 	    !vw_get_str(r, out->copy_query, sizeof(out->copy_query)) ||
 	    !vw_get_str(r, out->copy_options, sizeof(out->copy_options)) || !rbuf_get_be64(r, &out->fingerprint) ||
-	    !vw_get_str(r, out->column, sizeof(out->column)))
+	    !vw_get_str(r, out->column, sizeof(out->column)) || !vw_get_str(r, out->target, sizeof(out->target)) ||
+	    !vw_get_str(r, out->command, sizeof(out->command)) || !rbuf_get_u8(r, &wflags) || wflags > 3)
+		goto bad;
+	/* A write names its table and command, and only a write does. */
+	if ((kind == PGV_WRITE) != (out->target[0] != '\0') || (kind == PGV_WRITE) != (out->command[0] != '\0') ||
+	    (out->command[0] && strcmp(out->command, "INSERT") != 0 && strcmp(out->command, "UPDATE") != 0 &&
+	     strcmp(out->command, "DELETE") != 0))
 		goto bad;
 	/* A refusal carries its SQLSTATE. */
 	if (kind == PGV_REFUSED && out->sqlstate[0] == '\0')
@@ -130,6 +139,8 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	out->copy_header = flags & PG_COPY_HEADER;
 	out->set_config = flags & PG_SET_CONFIG;
 	out->move = flags & PG_MOVE;
+	out->returning = wflags & 1;
+	out->write_check = wflags & 2;
 	return true;
 bad:
 	memset(out, 0, sizeof(*out));

@@ -34,6 +34,8 @@ static const struct pgv_policy pg = {
 	.nrules = 2,
 	.functions = path,
 	.nfunctions = 1,
+	.write_tables = tables,
+	.nwrite_tables = 1,
 };
 static const struct vmy_policy my = {
 	.user = "agent",
@@ -108,6 +110,8 @@ static void test_request_round_trip(void **state)
 	assert_string_equal(req.pg.rules[0].filter, "customer_id <= 100");
 	assert_int_equal(req.pg.nfunctions, 1);
 	assert_string_equal(req.pg.functions[0], "app");
+	assert_int_equal(req.pg.nwrite_tables, 1);
+	assert_string_equal(req.pg.write_tables[0], tables[0]);
 	assert_null(req.pg.rules[1].filter);
 	assert_true(req.pg.rules[1].has_columns);
 	assert_int_equal(req.pg.rules[1].ncolumns, 2);
@@ -223,6 +227,58 @@ static void test_pg_response_round_trip_and_checks(void **state)
 	copy[1 + 1 + 3] = 200; /* the SQLSTATE's length: longer than its field */
 	assert_false(vw_get_response(copy, len, VW_PG_SCOPE, strlen(sql), 0, &back));
 	free(copy);
+	wbuf_free(&w);
+}
+
+/* A write's result carries its table, command and flags; only a write does, and its command is one of three. */
+static void test_pg_write_response(void **state)
+{
+	struct vw_response res = {.status = VW_OK}, back;
+	struct wbuf w;
+	const uint8_t *body;
+	size_t len;
+
+	(void)state;
+	res.pg.kind = PGV_WRITE;
+	strcpy(res.pg.target, "public.orders");
+	strcpy(res.pg.command, "UPDATE");
+	res.pg.returning = true;
+	res.pg.write_check = true;
+	res.text = "UPDATE public.orders SET amount = 1";
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_WRITE, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_PG_WRITE, strlen(sql), 0, &back));
+	assert_int_equal(back.pg.kind, PGV_WRITE);
+	assert_string_equal(back.pg.target, "public.orders");
+	assert_string_equal(back.pg.command, "UPDATE");
+	assert_true(back.pg.returning);
+	assert_true(back.pg.write_check);
+	assert_string_equal(back.text, "UPDATE public.orders SET amount = 1");
+	assert_null(back.guard);
+	vw_response_free(&back);
+	wbuf_free(&w);
+
+	/* A read that names a table, a write that names none, a command of another kind: malformed. */
+	res.pg.kind = PGV_READ;
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_WRITE, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_PG_WRITE, strlen(sql), 0, &back));
+	wbuf_free(&w);
+	res.pg.kind = PGV_WRITE;
+	res.pg.target[0] = '\0';
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_WRITE, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_PG_WRITE, strlen(sql), 0, &back));
+	wbuf_free(&w);
+	strcpy(res.pg.target, "public.orders");
+	strcpy(res.pg.command, "DROP");
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_WRITE, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_PG_WRITE, strlen(sql), 0, &back));
 	wbuf_free(&w);
 }
 
@@ -343,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_request_round_trip),
 		cmocka_unit_test(test_request_truncated_and_corrupted),
 		cmocka_unit_test(test_pg_response_round_trip_and_checks),
+		cmocka_unit_test(test_pg_write_response),
 		cmocka_unit_test(test_my_response_checks),
 		cmocka_unit_test(test_split_response),
 		cmocka_unit_test(test_bad_request_status),
