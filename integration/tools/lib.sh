@@ -56,7 +56,7 @@ AIRLOCK_PYTHON=/usr/bin/python3
 AIRLOCK_PACKAGES=(
 	build-essential cmake pkg-config clang libclang-rt-14-dev clang-format
 	libevent-dev libpq-dev libmariadb-dev libssl-dev openssl libcurl4-openssl-dev
-	libcmocka-dev libinih-dev libjansson-dev libarchive-dev libpg-query-dev libprotobuf-c-dev libseccomp-dev
+	libcmocka-dev libinih-dev libjansson-dev libarchive-dev libpg-query-dev libprotobuf-c-dev libseccomp-dev libsqlite3-dev
 	postgresql-15 postgresql-client-15
 	mariadb-server mariadb-client
 	docker.io runc crun
