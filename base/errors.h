@@ -44,7 +44,10 @@
 	X(RUNTIME_UNAVAILABLE, "58000", 1105, "58000")         \
 	X(EXECUTION_FAILED,    "58000", 1105, "58000")         \
 	X(VALIDATOR_FAILED,    "XX000", 1105, "HY000")         \
-	X(HOST_NOT_ALLOWED,    "42501", 1105, "42501")
+	X(HOST_NOT_ALLOWED,    "42501", 1105, "42501")         \
+	X(APPROVAL_REQUIRED,   "55000", 1105, "HY000")         \
+	X(WRITE_CHECK,         "42501", 1105, "42501")         \
+	X(WRITE_ROWS,          "54000", 1105, "HY000")
 
 /*
  * The database's own conditions: where airlock answers as the server

@@ -155,6 +155,14 @@ static bool formats_ok(const struct frame_str *v)
 	return true;
 }
 
+/* v is exactly word. */
+static bool flag_value(const struct frame_str *v, const char *word)
+{
+	size_t n = strlen(word);
+
+	return v->len == n && memcmp(v->ptr, word, n) == 0;
+}
+
 static bool key_is(const struct frame_str *k, const char *name)
 {
 	size_t n = strlen(name);
@@ -220,7 +228,7 @@ static int check_mariadb(const struct runner_job *job, char *why, size_t why_len
 		snprintf(why, why_len, "bound parameters are not supported for engine mariadb");
 		return -1;
 	}
-	if (job->formats || job->plan_sql || job->copy_header || job->type_check || job->guard) {
+	if (job->formats || job->plan_sql || job->copy_header || job->type_check || job->guard || job->write) {
 		snprintf(why, why_len,
 			 "result formats, plan_sql, copy_header, type_check and guard are not supported for engine "
 			 "mariadb");
@@ -298,6 +306,19 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			rc = take(&job->guard, val);
 		} else if (key_is(k, "hidden_keys")) {
 			rc = take(&job->hidden_keys, val);
+		} else if (key_is(k, "write")) {
+			rc = job->write ? -1 : flag_value(val, "dry") ? 0 : flag_value(val, "run") ? 0 : -1;
+			if (rc == 0)
+				job->write = flag_value(val, "dry") ? RUNNER_WRITE_DRY : RUNNER_WRITE_RUN;
+		} else if (key_is(k, "write_max")) {
+			rc = job->have_write_max ? -1 : parse_u64(val, UINT64_MAX, &job->write_max);
+			job->have_write_max = rc == 0;
+		} else if (key_is(k, "write_check")) {
+			rc = job->write_check || !flag_value(val, "1") ? -1 : 0;
+			job->write_check = rc == 0;
+		} else if (key_is(k, "returning")) {
+			rc = job->returning || !flag_value(val, "1") ? -1 : 0;
+			job->returning = rc == 0;
 		} else if (key_is(k, "formats")) {
 			rc = job->formats || !formats_ok(val) ? -1 : take(&job->formats, val);
 		} else if (key_is(k, "describe")) {
@@ -346,6 +367,16 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		goto fail;
 	if (job->engine && !is_mariadb(job) && job->hidden_keys) {
 		snprintf(why, why_len, "job key hidden_keys is only for engine mariadb");
+		goto fail;
+	}
+	/* A write bounds its rows, and is one statement of its own: no plan, cost, COPY, describe or formats. */
+	if ((job->write != RUNNER_WRITE_NONE) != job->have_write_max ||
+	    (!job->write && (job->write_check || job->returning)) ||
+	    (job->write && (job->describe || job->have_cost || job->plan_tables || job->plan_sql || job->copy_header ||
+			    job->formats))) {
+		snprintf(why, why_len,
+			 "a write job takes write_max and none of describe, max_cost, plan_tables, "
+			 "plan_sql, copy_header and formats");
 		goto fail;
 	}
 	return 0;

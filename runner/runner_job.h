@@ -8,7 +8,7 @@
  * the settings derived from it (work_mem, ...) may not come as set.<name>.
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
- * max_cost, plan_tables, plan_sql, formats, copy_header, type_check, guard and param.<i>, which fail its
+ * max_cost, plan_tables, plan_sql, formats, copy_header, type_check, guard, write and param.<i>, which fail its
  * job, and only three settings (hidden_keys is its alone):
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.
@@ -66,6 +66,19 @@ struct runner_job {
 	char *guard;
 	/* MySQL: a read listing the names of keys outside the user's world (runner_my_hidden.h); NULL: none. */
 	char *hidden_keys;
+	/*
+	 * Postgres: the statement is a write (runner_pg_write.c), run in a
+	 * read-write transaction: RUNNER_WRITE_DRY rolls it back whatever
+	 * happens, RUNNER_WRITE_RUN commits it when it touched at most
+	 * write_max rows. write_check: the statement's first column is the
+	 * check a row must pass (true); returning: the client asked for the
+	 * rows (the columns after the check), else none are sent.
+	 */
+	enum { RUNNER_WRITE_NONE, RUNNER_WRITE_DRY, RUNNER_WRITE_RUN } write;
+	uint64_t write_max;
+	bool have_write_max;
+	bool write_check;
+	bool returning;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

@@ -158,7 +158,8 @@ static enum outcome begin_with_settings(struct pg_run *r, int64_t deadline)
 				goto out;
 			sql = grown;
 			if (len == 0)
-				len = (size_t)snprintf(sql, cap, "BEGIN TRANSACTION READ ONLY; SELECT ");
+				len = (size_t)snprintf(sql, cap, "BEGIN TRANSACTION %s; SELECT ",
+						       r->job->write ? "READ WRITE" : "READ ONLY");
 		}
 		len += (size_t)snprintf(sql + len, cap - len, "%sset_config(%s, %s, true)", i ? ", " : "", lit[0],
 					lit[1]);
@@ -189,6 +190,10 @@ static enum outcome on_result(struct pg_run *r, PGresult *res)
 	case PGRES_SINGLE_TUPLE:
 		if (r->error)
 			break;
+		if (r->job->write) {
+			o = write_row(r, res);
+			break;
+		}
 		o = send_desc(r, res);
 		if (o == OUT_OK)
 			o = send_row(r, res);
@@ -196,7 +201,7 @@ static enum outcome on_result(struct pg_run *r, PGresult *res)
 	case PGRES_TUPLES_OK:
 		if (r->error)
 			break;
-		o = send_desc(r, res);
+		o = r->job->write ? write_desc(r, res) : send_desc(r, res);
 		set_tag(r, res);
 		break;
 	case PGRES_COMMAND_OK:
@@ -404,6 +409,12 @@ static int finish(struct pg_run *r, enum outcome o)
 		break;
 	case OUT_GUARD:
 		send_guard_refusal(r);
+		break;
+	case OUT_WRITE_CHECK:
+	case OUT_WRITE_ROWS:
+		/* The transaction stays open and dies with the connection: nothing is written. */
+		cancel_query(r);
+		send_write_refusal(r, o);
 		break;
 	case OUT_PLAN:
 		/* Never named: the relation is one the user may not know exists. */
@@ -658,7 +669,7 @@ out:
 static bool pipelinable(const struct runner_job *job)
 {
 	return !job->describe && !job->max_cost && !job->plan_tables && !job->plan_sql && !job->type_check &&
-	       !formats_mixed(job);
+	       !formats_mixed(job) && !job->write;
 }
 
 int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *socket_dir,
@@ -733,7 +744,8 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		o = stream_statement(&r, deadline);
 	}
 	if (o == OUT_OK && !r.error)
-		o = run_command(&r, "COMMIT", 0, NULL, now_ms() + SETUP_TIMEOUT_MS);
+		o = job->write ? write_end(&r, now_ms() + SETUP_TIMEOUT_MS)
+			       : run_command(&r, "COMMIT", 0, NULL, now_ms() + SETUP_TIMEOUT_MS);
 	rc = finish(&r, o);
 	if (rc == 0 && o == OUT_OK && r.error) {
 		/* Best effort: the error already went out; closing aborts the transaction anyway. */

@@ -25,17 +25,19 @@
 #define MAX_NOTICES 64
 
 enum outcome {
-	OUT_OK,        /* command done; a backend error may be in run.error */
-	OUT_CANCEL,    /* the proxy sent 'X' */
-	OUT_GONE,      /* the control socket closed or failed */
-	OUT_DEADLINE,  /* the runner's own deadline passed */
-	OUT_LOST,      /* the database connection failed */
-	OUT_TRUNCATED, /* a cap was reached; run.trunc says which */
-	OUT_REFUSED,   /* the runner will not handle this result (run.refusal) */
-	OUT_COST,      /* the plan's estimated cost is above max_cost (run.cost) */
-	OUT_PLAN,      /* the plan reads a relation outside plan_tables */
-	OUT_PROTO,     /* refused as Postgres refuses it: run.proto_state, run.proto_msg */
-	OUT_GUARD,     /* the guard refused what the statement reaches: run.guard_what */
+	OUT_OK,          /* command done; a backend error may be in run.error */
+	OUT_CANCEL,      /* the proxy sent 'X' */
+	OUT_GONE,        /* the control socket closed or failed */
+	OUT_DEADLINE,    /* the runner's own deadline passed */
+	OUT_LOST,        /* the database connection failed */
+	OUT_TRUNCATED,   /* a cap was reached; run.trunc says which */
+	OUT_REFUSED,     /* the runner will not handle this result (run.refusal) */
+	OUT_COST,        /* the plan's estimated cost is above max_cost (run.cost) */
+	OUT_PLAN,        /* the plan reads a relation outside plan_tables */
+	OUT_PROTO,       /* refused as Postgres refuses it: run.proto_state, run.proto_msg */
+	OUT_GUARD,       /* the guard refused what the statement reaches: run.guard_what */
+	OUT_WRITE_CHECK, /* a row the write returned failed its check column */
+	OUT_WRITE_ROWS,  /* the write touched more rows than write_max (run.write_rows, when counted) */
 };
 
 struct pg_run {
@@ -70,6 +72,8 @@ struct pg_run {
 	struct runner_sent sent;
 	enum frame_trunc trunc;
 	char tag[64];
+	int skip;            /* leading result columns not sent (a write's check column) */
+	uint64_t write_rows; /* the write's count, once its command ended */
 };
 
 /* runner_pg_io.c */
@@ -113,6 +117,16 @@ enum outcome guard_outcome(struct pg_run *r);
 enum outcome check_guard(struct pg_run *r, int64_t deadline);
 /* The 'E' frame of OUT_GUARD. */
 void send_guard_refusal(struct pg_run *r);
+
+/* runner_pg_write.c */
+/* One row of a write: its check, then (when the client asked for rows) the row without it. */
+enum outcome write_row(struct pg_run *r, const PGresult *res);
+/* A write's row description, sent only when the client asked for rows. */
+enum outcome write_desc(struct pg_run *r, const PGresult *res);
+/* After the write's command: its count against write_max, then ROLLBACK (dry) or COMMIT (run). */
+enum outcome write_end(struct pg_run *r, int64_t deadline);
+/* The 'E' frame of OUT_WRITE_CHECK and OUT_WRITE_ROWS. */
+void send_write_refusal(struct pg_run *r, enum outcome o);
 
 /* runner_pg_result.c */
 /* The format the client asked for column i (0 text, 1 binary). */

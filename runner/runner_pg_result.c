@@ -252,13 +252,13 @@ static enum outcome put_desc(struct pg_run *r, const PGresult *d, bool formats)
 	struct wbuf *b = &r->ctl->out;
 	int n = PQnfields(d), i;
 
-	if (n < 0 || n > FRAME_MAX_COLS) {
+	if (n < r->skip || n - r->skip > FRAME_MAX_COLS) {
 		r->refusal = "the result has too many columns";
 		return OUT_REFUSED;
 	}
 	frame_begin(b, FRAME_ROWDESC);
-	frame_put_u16(b, (uint16_t)n);
-	for (i = 0; i < n; i++) {
+	frame_put_u16(b, (uint16_t)(n - r->skip));
+	for (i = r->skip; i < n; i++) {
 		frame_put_cstr(b, PQfname(d, i));
 		frame_put_u32(b, (uint32_t)PQftable(d, i));
 		frame_put_i16(b, (int16_t)PQftablecol(d, i));
@@ -278,7 +278,7 @@ enum outcome send_desc(struct pg_run *r, const PGresult *res)
 
 	if (r->sent_desc)
 		return OUT_OK;
-	o = check_count(r, PQnfields(r->desc ? r->desc : res));
+	o = check_count(r, PQnfields(r->desc ? r->desc : res) - r->skip);
 	if (o == OUT_OK)
 		o = put_desc(r, r->desc ? r->desc : res, true);
 	r->sent_desc = o == OUT_OK;
@@ -312,6 +312,7 @@ static const void *row_value(void *arg, unsigned i, size_t *len)
 	const struct row_at *at = arg;
 
 	*len = 0;
+	i += (unsigned)at->r->skip;
 	if (PQgetisnull(at->res, 0, (int)i))
 		return NULL;
 	if (at->r->wrapped && at->r->dec[i]) {
@@ -333,7 +334,7 @@ enum outcome send_row(struct pg_run *r, const PGresult *res)
 		return OUT_TRUNCATED;
 	if (r->wrapped && !decode_row(r, res))
 		return OUT_LOST;
-	st = runner_row_send(r->ctl, r->job, &r->sent, (unsigned)PQnfields(res), row_value, &at, &r->trunc);
+	st = runner_row_send(r->ctl, r->job, &r->sent, (unsigned)(PQnfields(res) - r->skip), row_value, &at, &r->trunc);
 	return st == RUNNER_ROW_SENT ? OUT_OK : st == RUNNER_ROW_TRUNCATED ? OUT_TRUNCATED : OUT_GONE;
 }
 

@@ -87,6 +87,16 @@ struct job_request {
 	 * RUNNER_HIDDEN_KEY (runner/runner_my_hidden.h). NULL: none.
 	 */
 	const char *hidden_keys;
+	/*
+	 * Postgres: the statement is a write (runner/runner_job.h): 1 a dry
+	 * run (always rolled back), 2 a run (committed when it touches at most
+	 * write_max rows); 0 a read. write_check: its first column is the
+	 * check each row must pass; returning: the client asked for rows.
+	 */
+	int write;
+	uint64_t write_max;
+	bool write_check;
+	bool returning;
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

@@ -181,6 +181,48 @@ static void test_hidden_keys(void **state)
 	assert_non_null(strstr(why, "hidden_keys"));
 }
 
+/* A write: dry or run, its row bound, its check and returning flags; alone, never with a plan or formats. */
+static void test_write(void **state)
+{
+	const char *const dry[] = {BASE, "write", "dry", "write_max", "100", "write_check", "1", "returning", "1"};
+	const char *const run[] = {BASE, "write", "run", "write_max", "3"};
+	const char *const bad[][NBASE * 2 + 6] = {
+		{BASE, "write", "dry"},
+		{BASE, "write_max", "3"},
+		{BASE, "write", "maybe", "write_max", "3"},
+		{BASE, "write", "run", "write_max", "-1"},
+		{BASE, "write", "run", "write_max", "3", "describe", "1"},
+		{BASE, "write", "run", "write_max", "3", "max_cost", "10"},
+		{BASE, "write", "run", "write_max", "3", "formats", "1"},
+		{BASE, "write_check", "1"},
+		{BASE, "returning", "1"},
+		{BASE, "write", "run", "write_max", "3", "returning", "yes"},
+	};
+	const size_t nbad[] = {1, 1, 2, 2, 3, 3, 3, 1, 1, 3};
+	struct runner_job job;
+	char why[160];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, dry, NBASE + 4, why, sizeof(why)), 0);
+	assert_int_equal(job.write, RUNNER_WRITE_DRY);
+	assert_int_equal(job.write_max, 100);
+	assert_true(job.write_check);
+	assert_true(job.returning);
+	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, run, NBASE + 2, why, sizeof(why)), 0);
+	assert_int_equal(job.write, RUNNER_WRITE_RUN);
+	assert_int_equal(job.write_max, 3);
+	assert_false(job.write_check);
+	runner_job_free(&job);
+	for (size_t i = 0; i < sizeof(nbad) / sizeof(nbad[0]); i++) {
+		runner_job_init(&job);
+		if (parse_pairs(&job, bad[i], NBASE + nbad[i], why, sizeof(why)) != -1)
+			fail_msg("case %zu parsed", i);
+	}
+}
+
 static void test_unknown_key_and_denied_setting(void **state)
 {
 	const char *const unknown[] = {BASE, "max_cpu", "1"};
@@ -241,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_mariadb_refuses_formats_takes_describe),
 		cmocka_unit_test(test_type_check),
 		cmocka_unit_test(test_hidden_keys),
+		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_unknown_key_and_denied_setting),
 		cmocka_unit_test(test_backend_memory),
 	};

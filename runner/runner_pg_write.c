@@ -1,0 +1,97 @@
+/*
+ * runner_pg_write: a write job (runner_job.h). The statement runs in a
+ * read-write transaction; each row it returns passes its check column
+ * first (a row the user's filter would hide fails the job, WRITE_CHECK),
+ * and is sent without it only when the client asked for rows. At the end
+ * the command's count decides: more than write_max rows is WRITE_ROWS,
+ * a dry run is rolled back whatever it did, and a run is committed. On
+ * every other path the transaction is left open and dies with the
+ * connection: nothing is written unless COMMIT succeeds here.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "base/errors.h"
+#include "runner/runner_ctl.h"
+#include "runner/runner_pg_int.h"
+
+enum outcome write_row(struct pg_run *r, const PGresult *res)
+{
+	enum outcome o;
+
+	if (r->job->write_check) {
+		const char *v = PQgetisnull(res, 0, 0) ? NULL : PQgetvalue(res, 0, 0);
+
+		if (PQnfields(res) < 1 || PQfformat(res, 0) != 0 || !v || strcmp(v, "t") != 0)
+			return OUT_WRITE_CHECK;
+	}
+	if (!r->job->returning)
+		return OUT_OK;
+	r->skip = r->job->write_check ? 1 : 0;
+	o = send_desc(r, res);
+	if (o == OUT_OK)
+		o = send_row(r, res);
+	/* Rows past the caps: the write touches more than it may, and is not run cut short. */
+	return o == OUT_TRUNCATED ? OUT_WRITE_ROWS : o;
+}
+
+enum outcome write_desc(struct pg_run *r, const PGresult *res)
+{
+	if (!r->job->returning)
+		return OUT_OK;
+	r->skip = r->job->write_check ? 1 : 0;
+	return send_desc(r, res);
+}
+
+/* The row count of a command tag: its last number ("INSERT 0 3", "UPDATE 3", "DELETE 3"). */
+static bool tag_rows(const char *tag, uint64_t *rows)
+{
+	const char *sp = strrchr(tag, ' ');
+	char *end;
+
+	if (!sp || !sp[1])
+		return false;
+	*rows = strtoull(sp + 1, &end, 10);
+	return *end == '\0';
+}
+
+enum outcome write_end(struct pg_run *r, int64_t deadline)
+{
+	uint64_t rows;
+
+	if (!tag_rows(r->tag, &rows)) {
+		r->refusal = "the write's command tag has no row count";
+		return OUT_REFUSED;
+	}
+	r->write_rows = rows;
+	if (rows > r->job->write_max)
+		return OUT_WRITE_ROWS;
+	return run_command(r, r->job->write == RUNNER_WRITE_RUN ? "COMMIT" : "ROLLBACK", 0, NULL, deadline);
+}
+
+void send_write_refusal(struct pg_run *r, enum outcome o)
+{
+	char msg[256];
+
+	if (o == OUT_WRITE_CHECK) {
+		runner_ctl_error(r->ctl, FRAME_ERROR, airlock_err_pg_sqlstate(AIRLOCK_E_WRITE_CHECK),
+				 airlock_err_name(AIRLOCK_E_WRITE_CHECK),
+				 "WRITE_CHECK: the write would leave a row your row filter hides; nothing was written",
+				 "", "write only rows that stay within what you can read");
+		return;
+	}
+	if (r->write_rows > r->job->write_max)
+		snprintf(msg, sizeof(msg),
+			 "WRITE_ROWS: the write touches %" PRIu64 " rows, more than %" PRIu64 "; nothing was written",
+			 r->write_rows, r->job->write_max);
+	else
+		snprintf(msg, sizeof(msg),
+			 "WRITE_ROWS: the write touches more than %" PRIu64 " rows; nothing was written",
+			 r->job->write_max);
+	runner_ctl_error(r->ctl, FRAME_ERROR, airlock_err_pg_sqlstate(AIRLOCK_E_WRITE_ROWS),
+			 airlock_err_name(AIRLOCK_E_WRITE_ROWS), msg, "", "narrow the WHERE clause");
+}
