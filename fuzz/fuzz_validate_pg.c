@@ -95,6 +95,9 @@ static void check_result(const struct pgv_result *r)
 	if (r->kind == PGV_REFUSED &&
 	    (r->code == AIRLOCK_E_NONE || r->code >= AIRLOCK_E_COUNT || strlen(r->sqlstate) != 5))
 		abort();
+	/* What the channel refuses: only a write names a table and a command. */
+	if ((r->kind == PGV_WRITE) != (r->target[0] != '\0') || (r->kind == PGV_WRITE) != (r->command[0] != '\0'))
+		abort();
 }
 
 /* Parses text and deparses the tree; NULL when libpg_query refuses either step. */

@@ -19,6 +19,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "proxy/approvals.h"
 #include "proxy/audit.h"
 #include "proxy/gen.h"
 #include "proxy/job/job_dir.h"
@@ -72,6 +73,14 @@ void server_reload(struct server *srv)
 	/* The certificate files are read again, renewed or not; a bad pair refuses the whole reload. */
 	if (cfg->tls_cert_file && !(tls = tls_new(cfg->tls_cert_file, cfg->tls_key_file, err, sizeof(err)))) {
 		log_error("reload refused: TLS: %s; the running config and certificate stay in force", err);
+		config_free(cfg);
+		return;
+	}
+	/* The first user that may write brings the store of held writes. */
+	if (!srv->approvals && approvals_needed(cfg) && !(srv->approvals = approvals_open(cfg, err, sizeof(err)))) {
+		log_error("reload refused: approval_store %s: %s; the running config stays in force",
+			  cfg->approval_store, err);
+		tls_free(tls);
 		config_free(cfg);
 		return;
 	}
@@ -396,6 +405,10 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		log_error("audit_log %s: %s", cfg->audit_log, strerror(errno));
 		return -1;
 	}
+	if (approvals_needed(cfg) && !(srv->approvals = approvals_open(cfg, err, sizeof(err)))) {
+		log_error("approval_store %s: %s", cfg->approval_store, err);
+		return -1;
+	}
 	if (cfg->mysql_listen_host) {
 		/* caching_sha2_password without TLS needs an RSA key pair; one per process run. */
 		srv->my_rsa = my_rsa_generate(2048);
@@ -460,6 +473,8 @@ void server_fini(struct server *srv)
 	if (srv->dns)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
+	if (srv->approvals)
+		srv->approvals->ops->close(srv->approvals);
 	login_guard_free(srv->guard);
 	tls_free(srv->tls);
 	if (srv->my_rsa)

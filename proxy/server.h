@@ -48,6 +48,7 @@ struct server {
 	struct vpool *validators; /* the validator workers every session's statements go through */
 	struct jobs *jobs;
 	struct audit *audit;
+	struct approval_store *approvals;    /* held writes; NULL while no user may write */
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */

@@ -23,6 +23,8 @@
 AIRLOCK_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 AIRLOCK_STATE_DIR=${AIRLOCK_STATE_DIR:-/var/lib/airlock-demo}
 AIRLOCK_PW_FILE=$AIRLOCK_STATE_DIR/shop.password
+# The write role airlock_rw's password (governed writes' write_target).
+AIRLOCK_RW_PW_FILE=$AIRLOCK_STATE_DIR/shop_rw.password
 AIRLOCK_JOB_DIR=${AIRLOCK_JOB_DIR:-/run/airlock/jobs}
 AIRLOCK_PG_VERSION=15
 AIRLOCK_PG_PORT=5432
@@ -36,6 +38,7 @@ AIRLOCK_MY_SOCK=/run/mysqld/mysqld.sock
 AIRLOCK_MY_PIDFILE=/run/mysqld/mysqld.pid
 AIRLOCK_AGENT_PASSWORD=agent-secret
 AIRLOCK_SUPPORT_PASSWORD=support-secret
+AIRLOCK_WRITER_PASSWORD=writer-secret
 AIRLOCK_POOL_SIZE=${AIRLOCK_POOL_SIZE:-2}
 # Each pool grows toward this while statements find it empty (bursts).
 AIRLOCK_POOL_MAX=${AIRLOCK_POOL_MAX:-6}
@@ -266,7 +269,7 @@ pg_hba_ok()
 	local hba=/etc/postgresql/$AIRLOCK_PG_VERSION/main/pg_hba.conf
 
 	awk '$1 == "host" && ($2 == "all" || $2 == "shop") &&
-	     ($3 == "all" || $3 == "airlock_ro") && $4 == "127.0.0.1/32" &&
+	     ($3 == "all" || $3 == "airlock_ro,airlock_rw") && $4 == "127.0.0.1/32" &&
 	     $5 == "scram-sha-256" { found = 1 } END { exit !found }' "$hba"
 }
 
@@ -277,8 +280,8 @@ pg_ensure_hba()
 	if pg_hba_ok; then
 		return 0
 	fi
-	log "postgres: adding a scram-sha-256 line for airlock_ro to $hba"
-	sed -i '1i host shop airlock_ro 127.0.0.1/32 scram-sha-256' "$hba"
+	log "postgres: adding a scram-sha-256 line for airlock_ro and airlock_rw to $hba"
+	sed -i '1i host shop airlock_ro,airlock_rw 127.0.0.1/32 scram-sha-256' "$hba"
 	if pg_ctlcluster "$AIRLOCK_PG_VERSION" main status >/dev/null 2>&1; then
 		pg_ctlcluster "$AIRLOCK_PG_VERSION" main reload
 	fi
@@ -366,10 +369,12 @@ shop_role_setup()
 	local pw
 
 	password_file_ensure "$AIRLOCK_PW_FILE" postgres
+	password_file_ensure "$AIRLOCK_RW_PW_FILE" "postgres (write role)"
 	pw=$(<"$AIRLOCK_PW_FILE")
 
 	{
 		printf "\\\\set pw '%s'\n" "$pw"
+		printf "\\\\set rwpw '%s'\n" "$(<"$AIRLOCK_RW_PW_FILE")"
 		cat <<'SQL'
 DO $$
 BEGIN
@@ -390,6 +395,25 @@ REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA public TO airlock_ro;
 GRANT SELECT ON public.orders, public.customers, public.products,
 	public.staff_salaries TO airlock_ro;
+-- The write role of governed writes: each write is approved by a person
+-- and run by a runner in a transaction it opens READ WRITE itself; it may
+-- read the demo's readable tables and change orders, nothing else.
+DO $$
+BEGIN
+	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'airlock_rw') THEN
+		CREATE ROLE airlock_rw LOGIN;
+	END IF;
+END
+$$;
+ALTER ROLE airlock_rw WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE
+	NOREPLICATION NOBYPASSRLS INHERIT CONNECTION LIMIT 16 PASSWORD :'rwpw';
+ALTER ROLE airlock_rw SET default_transaction_read_only = on;
+ALTER ROLE airlock_rw SET temp_file_limit = '1GB';
+GRANT CONNECT ON DATABASE shop TO airlock_rw;
+GRANT USAGE ON SCHEMA public TO airlock_rw;
+GRANT SELECT ON public.orders, public.customers, public.products TO airlock_rw;
+GRANT INSERT, UPDATE, DELETE ON public.orders TO airlock_rw;
+GRANT USAGE ON SEQUENCE public.orders_id_seq TO airlock_rw;
 SQL
 	} | pg_super -d shop -f -
 }
@@ -755,13 +779,14 @@ tls_files()
 # limited to id, name, email with the email masked, on both listeners.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier native sverifier snative audit tmp agent agent_my orders
+	local path=$1 kind=${2:-demo} verifier native sverifier snative wverifier audit tmp agent agent_my orders
 
 	tls_files
 	verifier=$(agent_verifier)
 	native=$(agent_mysql_native)
 	sverifier=$(agent_verifier "$AIRLOCK_SUPPORT_PASSWORD" support.verifier)
 	snative=$(agent_mysql_native "$AIRLOCK_SUPPORT_PASSWORD")
+	wverifier=$(agent_verifier "$AIRLOCK_WRITER_PASSWORD" writer.verifier)
 	[[ $native =~ ^\*[0-9A-F]{40}$ ]] || die "bad mysql_native verifier '$native'"
 	# What [user agent] reads on each listener; agent_small and agent_sha2 read the same.
 	agent="scram = $verifier
@@ -804,6 +829,7 @@ tls_key_file = $AIRLOCK_TLS_DIR/server.key
 $([[ $kind == test ]] && printf '%s' "# The suite fails logins from 127.0.0.1 on purpose; test_login_guard.py tests the waits.
 login_free_failures = 100000")
 audit_log = $audit
+approval_store = $AIRLOCK_STATE_DIR/approvals$([[ $kind == test ]] && printf '%s' -test).db
 
 [hosts]
 allow = 127.0.0.1
@@ -815,6 +841,14 @@ port = $AIRLOCK_PG_PORT
 database = shop
 user = airlock_ro
 password_file = $AIRLOCK_PW_FILE
+
+[target shop_writer]
+engine = postgres
+host = 127.0.0.1
+port = $AIRLOCK_PG_PORT
+database = shop
+user = airlock_rw
+password_file = $AIRLOCK_RW_PW_FILE
 
 [target shop_maria]
 engine = mariadb
@@ -836,6 +870,20 @@ cpus = 0.5
 pids = 64
 max_rows = 1000
 max_bytes = 1000000
+
+# Reads what agent reads; may write orders, each write held until a person approves it.
+[user writer]
+scram = $wverifier
+target = shop
+database = shop
+tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
+mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
+writes = approve
+write_tables = public.orders
+write_target = shop_writer
+max_write_rows = 100
+approval_wait_ms = 0
 
 [user support]
 scram = $sverifier

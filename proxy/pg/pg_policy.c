@@ -6,6 +6,7 @@
  * worker (proxy/validator_client.h).
  */
 #include <stdbool.h>
+#include <string.h>
 
 #include "base/wbuf.h"
 
@@ -28,6 +29,10 @@ static void session_policy(struct pg_session *s, struct pgv_policy *pol, const c
 		.nfunctions = s->core.u->nfunctions,
 	};
 	pol->nsearch_path = pgs_search_path(&s->set, path);
+	if (s->core.u->writes && strcmp(s->core.u->writes, "approve") == 0 && s->core.u->write_target) {
+		pol->write_tables = (const char *const *)s->core.u->write_tables;
+		pol->nwrite_tables = s->core.u->nwrite_tables;
+	}
 }
 
 void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v)
@@ -49,6 +54,18 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guar
 	if (vcl_pg_scope(s->core.srv->validators, &pol, sql, scoped, guard, &v) == PGV_READ)
 		return true;
 	pgr_refused(s, &v);
+	return false;
+}
+
+bool pgp_write(struct pg_session *s, const char *sql, char **text, char **guard, struct pgv_result *v)
+{
+	const char *path[PGS_MAX_PATH];
+	struct pgv_policy pol;
+
+	session_policy(s, &pol, path);
+	if (vcl_pg_write(s->core.srv->validators, &pol, sql, text, guard, v) == PGV_WRITE)
+		return true;
+	pgr_refused(s, v);
 	return false;
 }
 

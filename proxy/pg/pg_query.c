@@ -15,6 +15,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
+#include "approval/approval.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/policy_view.h"
 #include "proxy/server.h"
@@ -492,10 +493,8 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	case PGV_NKINDS: /* never a result; refused to be safe */
 		pgr_refused(s, v);
 		break;
-	case PGV_WRITE: /* the session sends no write tables yet: never a result; refused to be safe */
-		pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "cannot execute a write on a read-only endpoint",
-			  "only reads run here", 0);
-		break;
+	case PGV_WRITE:
+		return pgw_execute(s, sql, v, x);
 	case PGV_EMPTY:
 		pg_put_empty_query(&s->core.w);
 		break;
@@ -654,7 +653,15 @@ void pgq_simple(struct pg_session *s, const char *sql)
 {
 	struct pgv_result v;
 	const struct pgq_exec x = {.describe = true};
+	char id[APPROVAL_ID_LEN + 2];
 
+	/* Not Postgres' grammar (SHOW takes a name only): answered before the validator sees it. */
+	if (pgw_show_id(sql, id, sizeof(id))) {
+		session_statement_begin(&s->core, 0);
+		pgw_show(s, id, &x);
+		pgr_ready(s);
+		return;
+	}
 	pgp_validate(s, sql, &v);
 	if (v.kind == PGV_REFUSED && v.code == AIRLOCK_E_MULTI_STATEMENT && run_list(s, sql))
 		return;

@@ -77,9 +77,9 @@ void pgr_ready(struct pg_session *s)
 	pgr_flush(s);
 }
 
-/* A statement-level error: inside a transaction block it aborts the block. */
-static void refuse(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message,
-		   const char *hint, int position)
+/* A statement-level error: inside a transaction block it aborts the block; audited as decision. */
+static void refuse_as(struct pg_session *s, const char *decision, const char *sqlstate, enum airlock_err code,
+		      const char *message, const char *hint, int position)
 {
 	char text[1100];
 
@@ -89,7 +89,27 @@ static void refuse(struct pg_session *s, const char *sqlstate, enum airlock_err 
 		s->txn = 'E';
 	if (s->cur.extended)
 		s->discard_until_sync = true;
-	session_audit(&s->core, "refused", sqlstate, code, 0, 0, 0);
+	session_audit(&s->core, decision, sqlstate, code, 0, 0, 0);
+}
+
+static void refuse(struct pg_session *s, const char *sqlstate, enum airlock_err code, const char *message,
+		   const char *hint, int position)
+{
+	refuse_as(s, "refused", sqlstate, code, message, hint, position);
+}
+
+void pgr_held(struct pg_session *s, const char *message, const char *hint, uint64_t rows)
+{
+	char text[1100];
+	const char *sqlstate = airlock_err_pg_sqlstate(AIRLOCK_E_APPROVAL_REQUIRED);
+
+	put_error(s, "ERROR", sqlstate, led(AIRLOCK_E_APPROVAL_REQUIRED, message, text, sizeof(text)), NULL, hint, 0);
+	s->errors++;
+	if (s->txn == 'T')
+		s->txn = 'E';
+	if (s->cur.extended)
+		s->discard_until_sync = true;
+	session_audit(&s->core, "held", sqlstate, AIRLOCK_E_APPROVAL_REQUIRED, rows, 0, 0);
 }
 
 void pgr_error(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message,

@@ -70,6 +70,8 @@ static void pg_free(struct session *core)
 	struct pg_session *s = pg(core);
 
 	pgx_free_all(s);
+	pgw_pending_free(s->write);
+	s->write = NULL;
 	free(s->snapshot);
 	s->snapshot = NULL;
 	explicit_bzero(&s->scram, sizeof(s->scram));

@@ -70,6 +70,8 @@ struct pgx_portal {
 };
 
 /* How one statement is to be run and answered. */
+struct pgw_pending;
+
 struct pgq_exec {
 	bool extended; /* answered for Execute: no ReadyForQuery, errors discard until Sync */
 	bool describe; /* send RowDescription (always for simple Query) */
@@ -97,7 +99,8 @@ struct pg_session {
 	char savepoints[SESS_MAX_SAVEPOINTS][64];
 	size_t nsavepoints;
 	bool discard_until_sync;
-	unsigned errors; /* ErrorResponses sent (pgr_error): a statement list stops at the first */
+	struct pgw_pending *write; /* a write's dry run under way: what its held record needs (owned) */
+	unsigned errors;           /* ErrorResponses sent (pgr_error): a statement list stops at the first */
 
 	/* The running statement (its job is core.job). */
 	struct pgq_exec cur;
@@ -137,6 +140,8 @@ void pgr_error(struct pg_session *s, enum airlock_err code, enum airlock_native 
 	       const char *hint, int position);
 /* The validator's refusal, as pgr_error. */
 void pgr_refused(struct pg_session *s, const struct pgv_result *v);
+/* A write held for approval: APPROVAL_REQUIRED as an ErrorResponse, audited as held (rows: the dry run's). */
+void pgr_held(struct pg_session *s, const char *message, const char *hint, uint64_t rows);
 /* A statement answered by airlock: CommandComplete and its audit record. */
 void pgr_local_done(struct pg_session *s, const char *tag);
 /* A runner's 'T' frame as a RowDescription, flushed. */
@@ -185,6 +190,12 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guar
  */
 char *pgp_params_guard(struct pg_session *s, const uint32_t *oids, size_t n);
 /*
+ * A write made into what will run (validate_pg_write.h): true with *text
+ * and *guard (heap, the caller frees; guard may be NULL) and v filled;
+ * false when refused, the ErrorResponse queued.
+ */
+bool pgp_write(struct pg_session *s, const char *sql, char **text, char **guard, struct pgv_result *v);
+/*
  * With the user's plan_check on: the relations a plan may scan, for the
  * job's plan_tables (heap; the caller frees it). NULL when it is off (or
  * memory ran out: the check is then skipped, so the caller refuses).
@@ -221,6 +232,19 @@ struct pgj_read pgj_statement(const char *sql, const struct pgv_result *v, const
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
 /* Simple Query. */
 void pgq_simple(struct pg_session *s, const char *sql);
+
+/* pg_write.c */
+/*
+ * A write (PGV_WRITE): made into what will run, dry-run, held. Returns
+ * false when its dry run started (it finishes the statement later).
+ */
+bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
+/* sql is SHOW airlock.approval '<id>': true with the id (NUL-terminated, at most idlen - 1 bytes). */
+bool pgw_show_id(const char *sql, char *id, size_t idlen);
+/* Answers SHOW airlock.approval for the session's user's own record id. */
+void pgw_show(struct pg_session *s, const char *id, const struct pgq_exec *x);
+/* Frees what a write's dry run kept, when the session ends before it did. */
+void pgw_pending_free(struct pgw_pending *p);
 
 /* pg_cursor.c */
 /* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */

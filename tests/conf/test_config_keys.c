@@ -246,8 +246,8 @@ static void test_reload_rule_for_every_server_key(void **state)
 		config_free(next);
 		free(text);
 	}
-	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the listeners (the TLS files reload),
-	 * the validator workers' five keys */
+	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the listeners (the TLS files
+	 * reload), the validator workers' five keys */
 	assert_int_equal(nblocked, 15);
 	config_free(running);
 }

@@ -213,8 +213,8 @@ static bool target(const struct pgv_policy *policy, const char *sql, json_t *rv,
 	return true;
 }
 
-enum pgv_kind pgv_write_check(const struct pgv_policy *policy, const char *sql, const char *type, json_t *body,
-			      struct pgv_result *out)
+static enum pgv_kind check(const struct pgv_policy *policy, const char *sql, const char *type, json_t *body,
+			   struct pgv_result *out)
 {
 	json_t *rv = json_object_get(json_object_get(body, "relation"), "RangeVar");
 	const char *schema = NULL, *rel = NULL;
@@ -256,5 +256,16 @@ enum pgv_kind pgv_write_check(const struct pgv_policy *policy, const char *sql, 
 	if (!pgv_check_read(policy, sql, body, out))
 		return out->kind;
 	out->kind = PGV_WRITE;
+	return out->kind;
+}
+
+enum pgv_kind pgv_write_check(const struct pgv_policy *policy, const char *sql, const char *type, json_t *body,
+			      struct pgv_result *out)
+{
+	if (check(policy, sql, type, body, out) != PGV_WRITE) {
+		/* Only a write names its table and command. */
+		out->target[0] = out->command[0] = '\0';
+		out->returning = false;
+	}
 	return out->kind;
 }

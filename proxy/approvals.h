@@ -1,0 +1,24 @@
+/*
+ * approvals: the server's store of held writes (approval/approval_store.h),
+ * open while any user may write with approval. At start-up a write left
+ * running by an earlier process becomes failed, never run again by itself.
+ */
+#ifndef AIRLOCK_PROXY_APPROVALS_H
+#define AIRLOCK_PROXY_APPROVALS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "approval/approval_store.h"
+#include "conf/config.h"
+
+/* Some user of cfg has writes = approve. */
+bool approvals_needed(const struct airlock_config *cfg);
+
+/*
+ * Opens cfg->approval_store and recovers it; NULL with the reason in err
+ * when it cannot be. The caller closes it with ->ops->close.
+ */
+struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,429 @@
+/*
+ * pg_write: a write of a user with writes = approve, over Postgres. The
+ * statement is made into what will run (validate_pg_write.h), dry-run by
+ * a runner with the user's write target in a transaction that is always
+ * rolled back (runner/runner_pg_write.c), and, when the dry run passed
+ * and touched at most max_write_rows rows, kept as a pending record of
+ * the store of held writes. The agent gets APPROVAL_REQUIRED naming the
+ * record; SHOW airlock.approval '<id>' answers where it stands, for the
+ * user's own records only.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "approval/approval_store.h"
+#include "proxy/pg/pg_session_int.h"
+#include "proxy/server.h"
+#include "validator/pg/validate_pg_types.h"
+
+/* What a dry run's record needs when the job ends: owned, freed with it. */
+struct pgw_pending {
+	char *statement;
+	char *rewritten;
+	char *params;
+};
+
+void pgw_pending_free(struct pgw_pending *p)
+{
+	if (!p)
+		return;
+	free(p->statement);
+	free(p->rewritten);
+	free(p->params);
+	free(p);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The bound values as a JSON array of strings and nulls (text parameters only); NULL when one is binary. */
+static char *params_json(const struct pgq_exec *x)
+{
+	json_t *a = json_array();
+	char *out = NULL;
+
+	for (size_t i = 0; a && i < x->nparams; i++) {
+		const struct job_param *p = &x->params[i];
+		json_t *v = p->value ? json_stringn((const char *)p->value, p->len) : json_null();
+
+		if (p->binary || !v || json_array_append_new(a, v) < 0)
+			goto out;
+	}
+	if (a)
+		out = json_dumps(a, JSON_COMPACT);
+out:
+	json_decref(a);
+	return out;
+}
+
+/* The row count of a write's command tag: its last number. */
+static bool tag_rows(const char *tag, uint64_t *rows)
+{
+	const char *sp = tag ? strrchr(tag, ' ') : NULL;
+	char *end;
+
+	if (!sp || !isdigit((unsigned char)sp[1]))
+		return false;
+	*rows = strtoull(sp + 1, &end, 10);
+	return *end == '\0';
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+/* The client's address as text ("" when none). */
+static void client_text(const struct session *c, char *out, size_t len)
+{
+	out[0] = '\0';
+	if (c->addrlen == 4)
+		snprintf(out, len, "%u.%u.%u.%u", c->addr[0], c->addr[1], c->addr[2], c->addr[3]);
+	else if (c->addrlen == 16)
+		snprintf(out, len, "%x:%x:%x:%x:%x:%x:%x:%x", c->addr[0] << 8 | c->addr[1],
+			 c->addr[2] << 8 | c->addr[3], c->addr[4] << 8 | c->addr[5], c->addr[6] << 8 | c->addr[7],
+			 c->addr[8] << 8 | c->addr[9], c->addr[10] << 8 | c->addr[11], c->addr[12] << 8 | c->addr[13],
+			 c->addr[14] << 8 | c->addr[15]);
+}
+
+/* Keeps the dry-run write as a pending record; its id in id. False with the reason in why. */
+static bool hold(struct pg_session *s, const struct pgw_pending *p, uint64_t rows, char *id, char *why, size_t whylen)
+{
+	const struct airlock_user *u = s->core.u;
+	struct approval_store *st = s->core.srv->approvals;
+	const char *display, *app = pgs_show(&s->set, "application_name", &display);
+	char addr[64];
+	int64_t now = now_ms();
+	struct approval a = {
+		.status = APPROVAL_PENDING,
+		.rows = (int64_t)rows,
+		.executed_rows = -1,
+		.created_at = now,
+		.expires_at = now + (int64_t)u->approval_ttl * 1000,
+		.approvals_needed = (int)u->approvals,
+	};
+	size_t expired = 0;
+	bool ok;
+
+	client_text(&s->core, addr, sizeof(addr));
+	if (!approval_new_id(a.id)) {
+		snprintf(why, whylen, "no random id could be made");
+		return false;
+	}
+	a.user = dup_or_empty(u->name);
+	a.protocol = dup_or_empty("postgres");
+	a.client_addr = dup_or_empty(addr);
+	a.application_name = dup_or_empty(app);
+	a.statement = dup_or_empty(p->statement);
+	a.params = dup_or_empty(p->params);
+	a.rewritten = dup_or_empty(p->rewritten);
+	a.plan = dup_or_empty("");
+	a.sample = dup_or_empty("{\"columns\": [], \"rows\": []}");
+	a.approved_by = dup_or_empty("");
+	a.decided_by = dup_or_empty("");
+	a.reason = dup_or_empty("");
+	a.policy_checksum = dup_or_empty("");
+	ok = a.user && a.protocol && a.client_addr && a.application_name && a.statement && a.params && a.rewritten &&
+	     a.plan && a.sample && a.approved_by && a.decided_by && a.reason && a.policy_checksum;
+	/* Pending writes past their time leave first, so a decision never lands on one. */
+	st->ops->expire(st, now, &expired);
+	if (!ok)
+		snprintf(why, whylen, "out of memory");
+	else if (st->ops->put(st, &a) != APPROVAL_OK) {
+		snprintf(why, whylen, "%s", st->ops->error(st));
+		ok = false;
+	}
+	if (ok)
+		memcpy(id, a.id, sizeof(a.id));
+	approval_free(&a);
+	return ok;
+}
+
+static void dry_rowdesc(void *arg, const struct frame *f)
+{
+	(void)arg;
+	(void)f;
+}
+
+static void dry_row(void *arg, const struct frame *f)
+{
+	(void)arg;
+	(void)f;
+}
+
+static void dry_notice(void *arg, const struct frame_error *e)
+{
+	pgr_frame_notice(arg, e);
+}
+
+static void dry_done(void *arg, const struct job_result *r)
+{
+	struct pg_session *s = arg;
+	struct pgw_pending *p = s->write;
+	char id[APPROVAL_ID_LEN + 1], why[512], msg[640], hint[320];
+	uint64_t rows = 0;
+
+	s->write = NULL;
+	session_job_finished(&s->core);
+	if (!r->ok) {
+		pgr_job_error(s, r);
+	} else if (!tag_rows(r->tag, &rows)) {
+		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			  "the dry run of the write did not say how many rows it touches", NULL, 0);
+	} else if (!hold(s, p, rows, id, why, sizeof(why))) {
+		snprintf(msg, sizeof(msg), "the write could not be held for approval: %s", why);
+		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR, msg, NULL, 0);
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "the write is held for approval (approval %s): it would touch %" PRIu64
+			 " rows; nothing is written until a person approves it",
+			 id, rows);
+		snprintf(hint, sizeof(hint), "SHOW airlock.approval '%s' tells its outcome", id);
+		pgr_held(s, msg, hint, rows);
+	}
+	pgw_pending_free(p);
+	if (!s->cur.extended)
+		pg_put_ready(&s->core.w, s->txn);
+	session_statement_done(&s->core);
+}
+
+static const struct job_events dry_events = {
+	.on_rowdesc = dry_rowdesc,
+	.on_row = dry_row,
+	.on_notice = dry_notice,
+	.on_done = dry_done,
+};
+
+bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
+{
+	const struct airlock_user *u = s->core.u;
+	struct job_setting settings[32];
+	struct airlock_limits limits = u->limits;
+	struct pgv_result w;
+	struct pgw_pending *p = NULL;
+	char *text = NULL, *guard = NULL;
+	struct job_request req;
+
+	(void)v;
+	if (!s->core.srv->approvals || !u->write_target) {
+		pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "cannot execute a write on a read-only endpoint",
+			  "only reads run here", 0);
+		return true;
+	}
+	for (size_t i = 0; i < x->nparams; i++) {
+		if (x->params[i].binary || pgv_param_type_needs_check(x->params[i].type_oid) ||
+		    pgv_param_type_refused(x->params[i].type_oid)) {
+			pgr_error(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
+				  "a write's parameters must be sent as text, of built-in or unspecified types",
+				  "bind the values as text", 0);
+			return true;
+		}
+	}
+	if (!pgp_write(s, sql, &text, &guard, &w))
+		return true;
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->statement = strdup(sql)) || !(p->params = params_json(x))) {
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
+		goto fail;
+	}
+	p->rewritten = text;
+	text = NULL;
+	/* Rows it returns past max_write_rows are rows it touches past it. */
+	limits.max_rows = u->max_write_rows;
+	req = (struct job_request){
+		.target = u->write_target,
+		.limits = &limits,
+		.sql = p->rewritten,
+		.settings = settings,
+		.nsettings = pgs_job_settings(&s->set, settings),
+		.params = x->params,
+		.nparams = x->nparams,
+		.rewritten = true,
+		.guard = guard,
+		.write = 1,
+		.write_max = u->max_write_rows,
+		.write_check = w.write_check,
+		.returning = false,
+	};
+	s->write = p;
+	s->core.job = pgr_start_job(s, &req, &dry_events, s);
+	free(guard);
+	if (!s->core.job) {
+		s->write = NULL;
+		pgw_pending_free(p);
+		return true;
+	}
+	session_set_state(&s->core, SESSION_BUSY);
+	return false;
+fail:
+	pgw_pending_free(p);
+	free(text);
+	free(guard);
+	return true;
+}
+
+/* ---- SHOW airlock.approval '<id>' ---- */
+
+/* Skips spaces and SQL comments. */
+static const char *skip_space(const char *p)
+{
+	for (;;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (p[0] == '-' && p[1] == '-') {
+			while (*p && *p != '\n')
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+
+			if (!end)
+				return p;
+			p = end + 2;
+		} else {
+			return p;
+		}
+	}
+}
+
+bool pgw_show_id(const char *sql, char *id, size_t idlen)
+{
+	const char *p = skip_space(sql), *end, *q;
+	static const char show[] = "show", name[] = "airlock.approval";
+	size_t n;
+
+	if (strncasecmp(p, show, sizeof(show) - 1) != 0 || !isspace((unsigned char)p[sizeof(show) - 1]))
+		return false;
+	p = skip_space(p + sizeof(show) - 1);
+	if (strncasecmp(p, name, sizeof(name) - 1) != 0)
+		return false;
+	p = skip_space(p + sizeof(name) - 1);
+	if (*p != '\'')
+		return false;
+	/* A string literal, '' standing for a quote; one longer than an id is kept cut (it names nothing). */
+	n = 0;
+	for (q = p + 1;;) {
+		char c;
+
+		if (*q == '\0')
+			return false;
+		if (*q == '\'' && q[1] != '\'') {
+			end = q;
+			break;
+		}
+		c = *q;
+		q += *q == '\'' ? 2 : 1;
+		if (n + 1 < idlen)
+			id[n++] = c;
+	}
+	id[n] = '\0';
+	p = skip_space(end + 1);
+	if (*p == ';')
+		p = skip_space(p + 1);
+	return *p == '\0';
+}
+
+static void put_cell(struct wbuf *w, const char *v)
+{
+	if (!v) {
+		wbuf_put_be32(w, 0xffffffffu);
+		return;
+	}
+	wbuf_put_be32(w, (uint32_t)strlen(v));
+	wbuf_put_str(w, v);
+}
+
+static void put_ms(char *out, size_t len, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms <= 0 || !gmtime_r(&t, &tm)) {
+		out[0] = '\0';
+		return;
+	}
+	snprintf(out, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d+00", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* One row: id, status, rows, executed_rows, reason, decided_by, decided_at, created_at, expires_at. */
+static void show_row(struct pg_session *s, const struct approval *a, const struct pgq_exec *x)
+{
+	static const char *const names[] = {"id",         "status",     "rows",       "executed_rows", "reason",
+					    "decided_by", "decided_at", "created_at", "expires_at"};
+	char rows[32], executed[32], decided[64], created[64], expires[64];
+	struct wbuf row;
+
+	snprintf(rows, sizeof(rows), "%" PRId64, a->rows);
+	snprintf(executed, sizeof(executed), "%" PRId64, a->executed_rows);
+	put_ms(decided, sizeof(decided), a->decided_at);
+	put_ms(created, sizeof(created), a->created_at);
+	put_ms(expires, sizeof(expires), a->expires_at);
+	if (x->describe) {
+		pg_put_rowdesc_begin(&s->core.w, 9);
+		for (size_t i = 0; i < 9; i++) {
+			struct pg_column_desc c = {.name = names[i],
+						   .name_len = strlen(names[i]),
+						   .type_oid = 25,
+						   .typlen = -1,
+						   .typmod = -1,
+						   .format = pgr_format(x->formats, i)};
+
+			pg_put_rowdesc_column(&s->core.w, &c);
+		}
+		pg_put_rowdesc_end(&s->core.w);
+	}
+	wbuf_init(&row);
+	wbuf_put_be16(&row, 9);
+	put_cell(&row, a->id);
+	put_cell(&row, approval_status_name(a->status));
+	put_cell(&row, rows);
+	put_cell(&row, a->executed_rows < 0 ? NULL : executed);
+	put_cell(&row, a->reason[0] ? a->reason : NULL);
+	put_cell(&row, a->decided_by[0] ? a->decided_by : NULL);
+	put_cell(&row, decided[0] ? decided : NULL);
+	put_cell(&row, created);
+	put_cell(&row, expires);
+	if (row.failed) {
+		wbuf_free(&row);
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
+		return;
+	}
+	pg_put_datarow_raw(&s->core.w, row.data, row.len);
+	wbuf_free(&row);
+	pgr_local_done(s, "SHOW");
+}
+
+void pgw_show(struct pg_session *s, const char *id, const struct pgq_exec *x)
+{
+	struct approval_store *st = s->core.srv->approvals;
+	struct approval a = {0};
+	char msg[160];
+	size_t expired;
+
+	/* Another user's record reads as one that does not exist. */
+	if (st && approval_id_valid(id)) {
+		st->ops->expire(st, now_ms(), &expired);
+		if (st->ops->get(st, id, &a) == APPROVAL_OK && strcmp(a.user, s->core.u->name) == 0) {
+			show_row(s, &a, x);
+			approval_free(&a);
+			return;
+		}
+		approval_free(&a);
+	}
+	snprintf(msg, sizeof(msg), "approval \"%.40s\" does not exist", id);
+	pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_UNDEFINED_OBJECT, msg,
+		  "the id is the one the write's APPROVAL_REQUIRED error named", 0);
+}
