@@ -197,6 +197,21 @@ static void finish(struct conf_ctx *ctx)
 				 cfg->users[i].name);
 	if (ctx->cfg->nusers == 0)
 		conf_err(ctx, 0, "no [user NAME] section; at least one user is needed");
+	for (size_t i = 0; i < cfg->napprovers; i++) {
+		char label[96];
+
+		snprintf(label, sizeof(label), "[approver %s]", cfg->approvers[i].name);
+		conf_check_required(ctx, SECT_APPROVER, &ctx->approver_seen[i], label);
+		if (config_find_user(cfg, cfg->approvers[i].name))
+			conf_err(ctx, ctx->approver_seen[i].header_line,
+				 "%s has the name of a [user %s]; an approver is a person, never an airlock user: "
+				 "give it a name of its own",
+				 label, cfg->approvers[i].name);
+	}
+	if (cfg->approval_listen_host && !cfg->tls_cert_file)
+		conf_err(ctx, 0,
+			 "[server] approval_listen needs tls_cert_file and tls_key_file: the approval page is "
+			 "served over TLS only");
 }
 
 static void free_ctx(struct conf_ctx *ctx)
@@ -210,6 +225,7 @@ static void free_ctx(struct conf_ctx *ctx)
 	}
 	free(ctx->user_meta);
 	free(ctx->target_seen);
+	free(ctx->approver_seen);
 }
 
 static struct airlock_config *load_text(const char *text, size_t len, const char *base_dir, const char *path,
@@ -359,6 +375,11 @@ void config_free(struct airlock_config *cfg)
 		conf_free_fields(SECT_USER, &cfg->users[i]);
 	}
 	free(cfg->users);
+	for (i = 0; i < cfg->napprovers; i++) {
+		free(cfg->approvers[i].name);
+		conf_free_fields(SECT_APPROVER, &cfg->approvers[i]);
+	}
+	free(cfg->approvers);
 	free(cfg);
 }
 

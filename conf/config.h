@@ -22,6 +22,15 @@ struct airlock_limits {
 	uint64_t max_cost;          /* planner's total cost above which a SELECT is refused; 0 = no check */
 };
 
+/*
+ * A person who may decide held writes (on the approval listener), never an
+ * airlock user: [approver NAME] with a SCRAM-SHA-256 verifier, no password.
+ */
+struct airlock_approver {
+	char *name;  /* section name: [approver NAME] */
+	char *scram; /* as a user's scram */
+};
+
 struct airlock_target {
 	char *name;   /* section name: [target NAME] */
 	char *engine; /* "postgres" or "mariadb" (MariaDB or MySQL) */
@@ -140,6 +149,8 @@ struct airlock_config {
 	uint32_t max_jobs;                /* concurrent running jobs; beyond it: busy error */
 	char *audit_log;                  /* file path, or "-" for stderr */
 	char *approval_store;             /* the SQLite file of held writes */
+	char *approval_listen_host;       /* approval_listen = host:port (HTTPS); NULL: no approval listener */
+	uint16_t approval_listen_port;
 
 	/* [hosts] allow = a, b, c */
 	char **host_allow;
@@ -149,6 +160,8 @@ struct airlock_config {
 	size_t ntargets;
 	struct airlock_user *users;
 	size_t nusers;
+	struct airlock_approver *approvers;
+	size_t napprovers;
 #ifdef AIRLOCK_VALIDATOR_BYPASS
 
 	/* [server] validator_bypass, test builds only (CMakeLists.txt): statements reach the runner unvalidated. */

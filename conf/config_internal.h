@@ -33,6 +33,7 @@ enum conf_section {
 	SECT_HOSTS,
 	SECT_TARGET,
 	SECT_USER,
+	SECT_APPROVER,
 };
 
 /*
@@ -127,8 +128,10 @@ struct conf_ctx {
 	struct conf_seen hosts_seen;
 	struct conf_seen *target_seen;    /* parallel to cfg->targets */
 	struct conf_user_meta *user_meta; /* parallel to cfg->users */
+	struct conf_seen *approver_seen;  /* parallel to cfg->approvers */
 	size_t cap_targets;
 	size_t cap_users;
+	size_t cap_approvers;
 };
 
 /* Records one problem; line 0 means "no line". */

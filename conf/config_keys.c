@@ -17,6 +17,7 @@
 #define TGT(field) offsetof(struct airlock_target, field)
 #define USR(field) offsetof(struct airlock_user, field)
 #define META(field) offsetof(struct conf_user_meta, field)
+#define APR(field) offsetof(struct airlock_approver, field)
 #define MIB (1024ull * 1024)
 #define NANO 1000000000ull
 
@@ -90,6 +91,9 @@ const struct conf_key conf_keys[] = {
 	KEY(SERVER, "pool_max_age_ms", CT_U32, CFG(pool_max_age_ms), 0, "600000", .min = 1000, .max = 86400000),
 	KEY(SERVER, "queue_wait_ms", CT_U32, CFG(queue_wait_ms), 0, "2000", .min = 0, .max = 600000),
 	KEY(SERVER, "max_jobs", CT_U32, CFG(max_jobs), 0, "16", .min = 1, .max = 4096),
+	/* No default: without it there is no approval listener. */
+	KEY(SERVER, "approval_listen", CT_LISTEN, CFG(approval_listen_host), NO_RELOAD, NULL,
+	    .off2 = CFG(approval_listen_port), .expect = LISTEN_FORMS "127.0.0.1:8443"),
 	KEY(SERVER, "approval_store", CT_PATH, CFG(approval_store), NO_RELOAD, "/var/lib/airlock/approvals.db",
 	    .expect = "the SQLite file that keeps held writes"),
 	KEY(SERVER, "audit_log", CT_AUDIT, CFG(audit_log), NO_RELOAD, "-",
@@ -157,6 +161,8 @@ const struct conf_key conf_keys[] = {
 	    .expect = "a comma-separated list of db.table or db.*"),
 	KEY(USER, "mysql_allow_functions", CT_MY_FUNCS, USR(mysql_allow_sleep), 0, NULL,
 	    .off2 = USR(mysql_allow_benchmark), .expect = "a comma-separated list of sleep, benchmark"),
+	KEY(APPROVER, "scram", CT_SCRAM, APR(scram), REQUIRED, NULL,
+	    .expect = "a SCRAM-SHA-256 verifier of the approver's password; make one with `airlockd --make-verifier`"),
 	/* Row filters and column policies, one key per table (and per masked column). */
 	KEY(USER, "filter ", CT_RULE_FILTER, USR(rules), CONF_PREFIX, NULL, .off2 = USR(nrules),
 	    .expect = "filter schema.table = an SQL predicate over its columns, e.g. customer_id <= 100"),

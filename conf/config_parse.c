@@ -40,6 +40,9 @@ static const char *section_label(const struct conf_ctx *ctx, char *buf, size_t c
 	case SECT_USER:
 		snprintf(buf, cap, "[user %s]", ctx->cfg->users[ctx->cur_index].name);
 		return buf;
+	case SECT_APPROVER:
+		snprintf(buf, cap, "[approver %s]", ctx->cfg->approvers[ctx->cur_index].name);
+		return buf;
 	default:
 		return "[?]";
 	}
@@ -86,6 +89,10 @@ static const struct named_section named_sections[] = {
 	{"user", SECT_USER, offsetof(struct airlock_config, users), offsetof(struct airlock_config, nusers),
 	 sizeof(struct airlock_user), offsetof(struct airlock_user, name), offsetof(struct conf_ctx, user_meta),
 	 offsetof(struct conf_ctx, cap_users), sizeof(struct conf_user_meta), offsetof(struct conf_user_meta, seen)},
+	{"approver", SECT_APPROVER, offsetof(struct airlock_config, approvers),
+	 offsetof(struct airlock_config, napprovers), sizeof(struct airlock_approver),
+	 offsetof(struct airlock_approver, name), offsetof(struct conf_ctx, approver_seen),
+	 offsetof(struct conf_ctx, cap_approvers), sizeof(struct conf_seen), 0},
 };
 
 #define MEMBER(base, off, type) ((type *)(void *)((char *)(base) + (off)))
@@ -186,7 +193,8 @@ static void begin_section(struct conf_ctx *ctx, const char *s, size_t n)
 		return;
 	}
 out_unknown:
-	conf_err(ctx, line, "unknown section [%.40s]; expected [server], [hosts], [target NAME] or [user NAME]",
+	conf_err(ctx, line,
+		 "unknown section [%.40s]; expected [server], [hosts], [target NAME], [user NAME] or [approver NAME]",
 		 kind ? kind : "");
 }
 
@@ -218,6 +226,9 @@ static void *section_base(struct conf_ctx *ctx, struct conf_seen **seen)
 	case SECT_USER:
 		*seen = &ctx->user_meta[ctx->cur_index].seen;
 		return &ctx->cfg->users[ctx->cur_index];
+	case SECT_APPROVER:
+		*seen = &ctx->approver_seen[ctx->cur_index];
+		return &ctx->cfg->approvers[ctx->cur_index];
 	default:
 		*seen = NULL;
 		return NULL;

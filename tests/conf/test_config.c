@@ -824,6 +824,36 @@ static void test_writes(void **state)
 	expect_edit_error("[user agent]\n", "[user agent]\napprovals = 3\n", "approvals", NULL);
 }
 
+/* [approver NAME]: a person with a verifier, never a user; the approval listener needs TLS. */
+static void test_approvers(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	char *text;
+
+	(void)state;
+	text = edit(base_conf, "[hosts]\n",
+		    "[approver ann]\nscram = " VERIFIER "\n\n[approver bo]\nscram = " VERIFIER "\n\n[hosts]\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->napprovers, 2);
+	assert_string_equal(cfg->approvers[1].name, "bo");
+	assert_string_equal(cfg->approvers[0].scram, VERIFIER);
+	assert_null(cfg->approval_listen_host);
+	config_free(cfg);
+	expect_edit_error("[hosts]\n", "[approver ann]\n\n[hosts]\n", "[approver ann] is missing scram", NULL);
+	expect_edit_error("[hosts]\n", "[approver ann]\nscram = secret\n\n[hosts]\n", "[approver ann] scram", NULL);
+	expect_edit_error("[hosts]\n", "[approver agent]\nscram = " VERIFIER "\n\n[hosts]\n",
+			  "has the name of a [user agent]", NULL);
+	expect_edit_error("[hosts]\n",
+			  "[approver ann]\nscram = " VERIFIER "\n[approver ann]\nscram = " VERIFIER "\n\n[hosts]\n",
+			  "[approver ann] is defined twice", NULL);
+	expect_edit_error("pg_listen = 127.0.0.1:6432\n",
+			  "pg_listen = 127.0.0.1:6432\napproval_listen = 127.0.0.1:8443\n",
+			  "approval_listen needs tls_cert_file", NULL);
+}
+
 static void test_tables(void **state)
 {
 	(void)state;
@@ -1107,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(test_runner_uids),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_writes),
+		cmocka_unit_test(test_approvers),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_comments_and_continuations),
 		cmocka_unit_test(test_several_errors_at_once),

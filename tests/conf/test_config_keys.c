@@ -118,7 +118,7 @@ static void test_rows_are_sound(void **state)
 
 		assert_non_null(k->name);
 		assert_true(*k->name);
-		assert_true(k->sect >= SECT_SERVER && k->sect <= SECT_USER);
+		assert_true(k->sect >= SECT_SERVER && k->sect <= SECT_APPROVER);
 		/* a required key has nothing to default to; a list starts empty */
 		if (k->flags & CONF_REQUIRED)
 			assert_null(k->def);
@@ -246,9 +246,9 @@ static void test_reload_rule_for_every_server_key(void **state)
 		config_free(next);
 		free(text);
 	}
-	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the listeners (the TLS files
-	 * reload), the validator workers' five keys */
-	assert_int_equal(nblocked, 15);
+	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the three listeners (the TLS
+	 * files reload), the validator workers' five keys */
+	assert_int_equal(nblocked, 16);
 	config_free(running);
 }
 
@@ -355,6 +355,8 @@ static enum conf_section doc_section(const char *s)
 		return SECT_TARGET;
 	if (!strncmp(s, "[user ", 6))
 		return SECT_USER;
+	if (!strncmp(s, "[approver ", 10))
+		return SECT_APPROVER;
 	fail_msg("docs/configuration.md: a row names the section %.20s", s);
 	return SECT_NONE;
 }
