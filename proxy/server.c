@@ -19,6 +19,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "proxy/approval_http.h"
 #include "proxy/approvals.h"
 #include "proxy/audit.h"
 #include "proxy/gen.h"
@@ -397,6 +398,10 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		}
 		log_info("TLS: offered on both listeners%s", cfg->tls_required ? ", required for every login" : "");
 	}
+	if (cfg->approval_listen_host && !(srv->approval_http = approval_http_new(srv, err, sizeof(err)))) {
+		log_error("approval_listen: %s", err);
+		return -1;
+	}
 	if (!srv->dns || !srv->jobs || !srv->guard) {
 		log_error("out of memory");
 		return -1;
@@ -473,6 +478,7 @@ void server_fini(struct server *srv)
 	if (srv->dns)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
+	approval_http_free(srv->approval_http);
 	if (srv->approvals)
 		srv->approvals->ops->close(srv->approvals);
 	login_guard_free(srv->guard);

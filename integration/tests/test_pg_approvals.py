@@ -1,0 +1,212 @@
+"""Governed writes, the person's side: an approver decides a held write
+through the approval listener's JSON API (HTTPS with the server's
+certificate, HTTP Basic against the approver's verifier). An approved
+write is validated again, dry-run again and run once with the write role
+only when it still touches the rows the approver saw; a rejected one and
+one whose rows changed (drifted) write nothing. The agent reads each
+outcome with SHOW airlock.approval.
+
+This module's airlockd is its own: an approval listener, a store of its
+own, and writer allowed to write write_probe.items, a table of this
+module, so the shared orders stay as they are."""
+
+import base64
+import json
+import os
+import re
+import socket
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+import itest
+from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
+
+CA = os.path.join(itest.STATE_DIR, "tls", "ca.crt")
+STORE = os.path.join(itest.STATE_DIR, "approvals-approve.db")
+APPROVER, APPROVER_PASSWORD = "approver", "approver-secret"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def probe_table():
+    itest.super_query("""
+        DROP SCHEMA IF EXISTS write_probe CASCADE;
+        CREATE SCHEMA write_probe;
+        CREATE TABLE write_probe.items (id int PRIMARY KEY, flag text, n int);
+        INSERT INTO write_probe.items SELECT g, 'x', g FROM generate_series(1, 6) g;
+        GRANT USAGE ON SCHEMA write_probe TO airlock_ro, airlock_rw;
+        GRANT SELECT ON write_probe.items TO airlock_ro;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON write_probe.items TO airlock_rw;
+    """)
+    yield
+    itest.super_query("DROP SCHEMA write_probe CASCADE")
+
+
+def verifier(password):
+    out = subprocess.run([AIRLOCKD_BIN, "--make-verifier"], input=password, capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def private():
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(STORE + suffix):
+            os.unlink(STORE + suffix)
+    port = free_port()
+    d = PrivateAirlockd("approve", {"pool_min": 0, "approval_store": STORE,
+                                    "approval_listen": "127.0.0.1:%d" % port},
+                        uid_base=1002700000, sections={"user writer": {
+                            "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
+                            "write_tables": "write_probe.items"}})
+    with open(d.config, "a") as f:
+        f.write("\n[approver %s]\nscram = %s\n" % (APPROVER, verifier(APPROVER_PASSWORD)))
+    d.approval_port = port
+    d.start()
+    assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
+    yield d
+    assert d.stop() in (0, -15)
+
+
+def api(d, method, path, body=None, user=APPROVER, password=APPROVER_PASSWORD, content_type="application/json"):
+    """(status, parsed JSON body) of one request to the approval listener."""
+    ctx = ssl.create_default_context(cafile=CA)
+    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    req = urllib.request.Request("https://127.0.0.1:%d%s" % (d.approval_port, path), data=data, method=method)
+    if user is not None:
+        req.add_header("Authorization", "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode())
+    if data is not None and content_type:
+        req.add_header("Content-Type", content_type)
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=30) as r:
+            return r.status, json.loads(r.read() or b"null"), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null"), dict(e.headers)
+
+
+def writer_outcome(d, sql):
+    conn = itest.connect(d.url(user="writer", password="writer-secret"), autocommit=True)
+    try:
+        return itest.pg_outcome(conn, sql, whole=True)
+    finally:
+        conn.close()
+
+
+def hold(d, sql):
+    got = writer_outcome(d, sql)
+    assert got[0] == "error" and got[1] == "55000", got
+    return re.search(r"approval (w[a-z2-7]{20})\b", got[2]).group(1)
+
+
+def shown(d, approval):
+    conn = itest.connect(d.url(user="writer", password="writer-secret"), autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW airlock.approval '%s'" % approval)
+            cols = [c.name for c in cur.description]
+            return dict(zip(cols, cur.fetchone()))
+    finally:
+        conn.close()
+
+
+def settled(d, approval, wait=60):
+    """The agent's view once the run is over (no longer approved or running)."""
+    got = None
+    deadline = time.time() + wait
+    while time.time() < deadline:
+        got = shown(d, approval)
+        if got["status"] not in ("approved", "running"):
+            return got
+        time.sleep(0.2)
+    raise AssertionError("approval %s did not settle: %s" % (approval, got))
+
+
+def items():
+    return itest.super_query("SELECT string_agg(id || ':' || flag || ':' || n, ',' ORDER BY id) FROM write_probe.items")
+
+
+def test_an_approved_write_runs_once(private):
+    before = items()
+    approval = hold(private, "UPDATE write_probe.items SET flag = 'approved' WHERE id <= 2")
+    assert items() == before
+    status, listed, headers = api(private, "GET", "/api/approvals")
+    assert status == 200
+    mine = [r for r in listed if r["id"] == approval]
+    assert mine and mine[0]["user"] == "writer" and mine[0]["rows"] == 2 and mine[0]["status"] == "pending"
+    assert mine[0]["statement"] == "UPDATE write_probe.items SET flag = 'approved' WHERE id <= 2"
+    assert "write_probe.items" in mine[0]["rewritten"]
+    assert headers.get("Content-Security-Policy", "").startswith("default-src 'none'")
+    assert headers.get("X-Content-Type-Options") == "nosniff"
+    status, record, _ = api(private, "POST", "/api/approvals/%s/approve" % approval, {"reason": "looks right"})
+    assert status == 200 and record["decided_by"] == APPROVER, record
+    got = settled(private, approval)
+    assert got["status"] == "executed" and got["executed_rows"] == "2" and got["decided_by"] == APPROVER, got
+    assert items() == before.replace("1:x:1", "1:approved:1").replace("2:x:2", "2:approved:2")
+    # Decided once: a second approval, or a rejection, changes nothing.
+    assert api(private, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 409
+    assert api(private, "POST", "/api/approvals/%s/reject" % approval, {"reason": "late"})[0] == 409
+    status, record, _ = api(private, "GET", "/api/approvals/%s" % approval)
+    assert status == 200 and record["status"] == "executed" and record["executed_rows"] == 2
+
+
+def test_a_rejected_write_writes_nothing(private):
+    before = items()
+    approval = hold(private, "DELETE FROM write_probe.items WHERE id = 6")
+    assert api(private, "POST", "/api/approvals/%s/reject" % approval, {})[0] == 400
+    status, record, _ = api(private, "POST", "/api/approvals/%s/reject" % approval, {"reason": "not today"})
+    assert status == 200 and record["status"] == "rejected"
+    got = shown(private, approval)
+    assert got["status"] == "rejected" and got["reason"] == "not today" and got["decided_by"] == APPROVER
+    assert items() == before
+
+
+def test_a_write_whose_rows_changed_drifts(private):
+    approval = hold(private, "UPDATE write_probe.items SET n = n + 100 WHERE flag = 'x' AND id IN (3, 4)")
+    itest.super_query("UPDATE write_probe.items SET flag = 'moved' WHERE id = 4")
+    before = items()
+    assert api(private, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+    got = settled(private, approval)
+    assert got["status"] == "drifted" and "1 rows; 2 were approved" in got["reason"], got
+    assert items() == before
+
+
+def test_approvers_log_in_with_their_verifier(private):
+    assert api(private, "GET", "/api/approvals", password="wrong")[0] == 401
+    assert api(private, "GET", "/api/approvals", user="nobody", password="x")[0] == 401
+    # An airlock user is no approver.
+    assert api(private, "GET", "/api/approvals", user="writer", password="writer-secret")[0] == 401
+    assert api(private, "GET", "/api/approvals", user=None)[0] == 401
+    status, _, headers = api(private, "GET", "/api/approvals", user=None)
+    assert headers.get("WWW-Authenticate", "").startswith("Basic")
+
+
+def test_a_cross_site_form_post_is_refused(private):
+    before = items()
+    approval = hold(private, "DELETE FROM write_probe.items WHERE id = 5")
+    for ctype in ("application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x", None):
+        status, _, _ = api(private, "POST", "/api/approvals/%s/approve" % approval, b"reason=x", content_type=ctype)
+        assert status == 415, (ctype, status)
+    assert shown(private, approval)["status"] == "pending"
+    assert items() == before
+
+
+def test_the_listener_speaks_tls_only(private):
+    with socket.create_connection(("127.0.0.1", private.approval_port), timeout=5) as s:
+        s.sendall(b"GET /api/approvals HTTP/1.1\r\nHost: x\r\n\r\n")
+        try:
+            data = s.recv(4096)
+        except (ConnectionResetError, socket.timeout):
+            data = b""
+    assert b"HTTP/1.1 200" not in data and b"statement" not in data
+
+
+def test_unknown_paths_and_ids(private):
+    assert api(private, "GET", "/api/approvals/wnotanid")[0] == 404
+    assert api(private, "GET", "/api/approvals/waaaaaaaaaaaaaaaaaaaa")[0] == 404
+    assert api(private, "GET", "/api/approvals?status=bogus")[0] == 400
+    assert api(private, "GET", "/")[0] == 404

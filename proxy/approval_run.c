@@ -1,0 +1,272 @@
+#define _GNU_SOURCE
+#include "proxy/approval_run.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "approval/approval_store.h"
+#include "proxy/audit.h"
+#include "proxy/job/job.h"
+#include "proxy/log.h"
+#include "proxy/server.h"
+#include "proxy/validator_client.h"
+
+/* One approved write on its way: owned by itself, freed when the run ends. */
+struct run {
+	struct server *srv;
+	char id[APPROVAL_ID_LEN + 1];
+	char *user;
+	char *text;  /* what runs: made again from the statement under the policy in force */
+	char *guard; /* its guard read, or NULL */
+	int64_t approved_rows;
+	struct job_param *params;
+	size_t nparams;
+	char **values;    /* the parameters' text (owned), NULL entries for SQL NULL */
+	bool running;     /* the dry run passed: the write itself runs */
+	bool write_check; /* its first column is the check of each row it writes */
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nparams; i++)
+		free(r->values[i]);
+	free(r->values);
+	free(r->params);
+	free(r->user);
+	free(r->text);
+	free(r->guard);
+	free(r);
+}
+
+static void audit_step(struct server *srv, const char *user, const char *decision, uint64_t rows)
+{
+	struct audit_entry e = {.user = user, .decision = decision, .rows = rows};
+
+	audit_record(srv->audit, &e);
+}
+
+/* Moves the record from -> to with reason (NULL: kept); logs and audits the step. */
+static void move(struct run *r, enum approval_status from, enum approval_status to, const char *reason, int64_t rows)
+{
+	struct approval_store *st = r->srv->approvals;
+	struct approval_move m = {
+		.id = r->id, .from = from, .to = to, .now = now_ms(), .reason = reason, .executed_rows = rows};
+
+	if (st->ops->move(st, &m) != APPROVAL_OK) {
+		log_error("approval %s: cannot record %s: %s", r->id, approval_status_name(to), st->ops->error(st));
+		return;
+	}
+	log_info("approval %s: %s%s%s", r->id, approval_status_name(to), reason ? ": " : "", reason ? reason : "");
+	audit_step(r->srv, r->user, approval_status_name(to), rows > 0 ? (uint64_t)rows : 0);
+}
+
+/* The row count of a write's command tag: its last number. */
+static bool tag_rows(const char *tag, int64_t *rows)
+{
+	const char *sp = tag ? strrchr(tag, ' ') : NULL;
+	char *end;
+
+	if (!sp || !isdigit((unsigned char)sp[1]))
+		return false;
+	*rows = (int64_t)strtoll(sp + 1, &end, 10);
+	return *end == '\0';
+}
+
+static void ignore_frame(void *arg, const struct frame *f)
+{
+	(void)arg;
+	(void)f;
+}
+
+static void ignore_notice(void *arg, const struct frame_error *e)
+{
+	(void)arg;
+	(void)e;
+}
+
+static bool start_job(struct run *r, int write, int64_t max_rows);
+
+static void job_done(void *arg, const struct job_result *res)
+{
+	struct run *r = arg;
+	enum approval_status from = r->running ? APPROVAL_RUNNING : APPROVAL_APPROVED;
+	char reason[APPROVAL_MAX_REASON];
+	int64_t rows = 0;
+
+	if (!res->ok) {
+		snprintf(reason, sizeof(reason), "%s %s: %s", r->running ? "the run" : "the dry run again",
+			 res->sqlstate ? res->sqlstate : "", res->message ? res->message : "failed");
+		/* Past the rows approved: the rows changed under it, and it rolled back. */
+		move(r, from, res->code == AIRLOCK_E_WRITE_ROWS ? APPROVAL_DRIFTED : APPROVAL_FAILED, reason, -1);
+		run_free(r);
+		return;
+	}
+	if (!tag_rows(res->tag, &rows)) {
+		move(r, from, APPROVAL_FAILED, "the write's command tag has no row count", -1);
+		run_free(r);
+		return;
+	}
+	if (r->running) {
+		move(r, APPROVAL_RUNNING, APPROVAL_EXECUTED, NULL, rows);
+		run_free(r);
+		return;
+	}
+	if (rows != r->approved_rows) {
+		snprintf(reason, sizeof(reason),
+			 "the write now touches %" PRId64 " rows; %" PRId64 " were approved: nothing was written", rows,
+			 r->approved_rows);
+		move(r, APPROVAL_APPROVED, APPROVAL_DRIFTED, reason, -1);
+		run_free(r);
+		return;
+	}
+	move(r, APPROVAL_APPROVED, APPROVAL_RUNNING, NULL, -1);
+	r->running = true;
+	if (!start_job(r, 2, r->approved_rows)) {
+		move(r, APPROVAL_RUNNING, APPROVAL_FAILED, "the run could not be started", -1);
+		run_free(r);
+	}
+}
+
+static const struct job_events run_events = {
+	.on_rowdesc = ignore_frame,
+	.on_row = ignore_frame,
+	.on_notice = ignore_notice,
+	.on_done = job_done,
+};
+
+/* A job of the write (1 dry run, 2 run) with the user's write target, as the config has it now. */
+static bool start_job(struct run *r, int write, int64_t max_rows)
+{
+	const struct airlock_user *u = config_find_user(r->srv->cfg, r->user);
+	struct airlock_limits limits;
+	struct job_request req;
+
+	if (!u || !u->write_target)
+		return false;
+	limits = u->limits;
+	limits.max_rows = u->max_write_rows;
+	req = (struct job_request){
+		.target = u->write_target,
+		.limits = &limits,
+		.sql = r->text,
+		.params = r->params,
+		.nparams = r->nparams,
+		.rewritten = true,
+		.guard = r->guard,
+		.write = write,
+		.write_max = (uint64_t)max_rows,
+		.write_check = r->write_check,
+	};
+	return job_start(r->srv->jobs, &req, &run_events, r) != NULL;
+}
+
+/* The record's parameters (a JSON array of strings and nulls) as text parameters of r. */
+static bool take_params(struct run *r, const char *json)
+{
+	json_t *a = json_loads(json, 0, NULL);
+	size_t n = json_array_size(a);
+	bool ok = json_is_array(a);
+
+	if (ok && n) {
+		r->params = calloc(n, sizeof(*r->params));
+		r->values = calloc(n, sizeof(*r->values));
+		ok = r->params && r->values;
+	}
+	for (size_t i = 0; ok && i < n; i++) {
+		json_t *v = json_array_get(a, i);
+
+		r->nparams = i + 1;
+		if (json_is_null(v))
+			continue;
+		if (!json_is_string(v) || !(r->values[i] = strndup(json_string_value(v), json_string_length(v)))) {
+			ok = false;
+			break;
+		}
+		r->params[i].value = (const uint8_t *)r->values[i];
+		r->params[i].len = (uint32_t)json_string_length(v);
+	}
+	json_decref(a);
+	return ok;
+}
+
+/* The user's policy as a session would send it under the default search_path. */
+static void user_policy(const struct airlock_user *u, struct pgv_policy *pol)
+{
+	static const char *const path[] = {"public"};
+
+	*pol = (struct pgv_policy){
+		.tables = (const char *const *)u->tables,
+		.ntables = u->ntables,
+		.search_path = path,
+		.nsearch_path = 1,
+		.user = u->name,
+		.rules = u->rules,
+		.nrules = u->nrules,
+		.functions = (const char *const *)u->functions,
+		.nfunctions = u->nfunctions,
+		.write_tables = (const char *const *)u->write_tables,
+		.nwrite_tables = u->nwrite_tables,
+	};
+}
+
+bool approval_run_start(struct server *srv, const char *id)
+{
+	struct approval_store *st = srv->approvals;
+	struct approval a = {0};
+	const struct airlock_user *u;
+	struct pgv_policy pol;
+	struct pgv_result v;
+	char reason[APPROVAL_MAX_REASON];
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (!r || !st || st->ops->get(st, id, &a) != APPROVAL_OK || a.status != APPROVAL_APPROVED) {
+		free(r);
+		approval_free(&a);
+		return false;
+	}
+	r->srv = srv;
+	memcpy(r->id, a.id, sizeof(r->id));
+	r->approved_rows = a.rows;
+	r->user = strdup(a.user);
+	u = config_find_user(srv->cfg, a.user);
+	if (!r->user || !take_params(r, a.params)) {
+		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "out of memory, or the record's values are unreadable", -1);
+		goto fail;
+	}
+	if (!u || !u->writes || strcmp(u->writes, "approve") != 0 || !u->write_target) {
+		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "the user may no longer write", -1);
+		goto fail;
+	}
+	/* Checked again, and made again, under the policy in force now. */
+	user_policy(u, &pol);
+	if (vcl_pg_write(srv->validators, &pol, a.statement, &r->text, &r->guard, &v) != PGV_WRITE) {
+		snprintf(reason, sizeof(reason), "the policy in force now refuses it: %s", v.message);
+		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);
+		goto fail;
+	}
+	r->write_check = v.write_check;
+	if (!start_job(r, 1, u->max_write_rows)) {
+		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "the dry run could not be started", -1);
+		goto fail;
+	}
+	approval_free(&a);
+	return true;
+fail:
+	approval_free(&a);
+	run_free(r);
+	return false;
+}
