@@ -6,6 +6,7 @@ only when it still touches the rows the approver saw; a rejected one and
 one whose rows changed (drifted) write nothing. The agent reads each
 outcome with SHOW airlock.approval.
 
+The suite's config has [approver approver] (password approver-secret).
 This module's airlockd is its own: an approval listener, a store of its
 own, and writer allowed to write write_probe.items, a table of this
 module, so the shared orders stay as they are."""
@@ -16,7 +17,6 @@ import os
 import re
 import socket
 import ssl
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -24,7 +24,7 @@ import urllib.request
 import pytest
 
 import itest
-from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
+from private_airlockd import PrivateAirlockd, free_port
 
 CA = os.path.join(itest.STATE_DIR, "tls", "ca.crt")
 STORE = os.path.join(itest.STATE_DIR, "approvals-approve.db")
@@ -46,13 +46,6 @@ def probe_table():
     itest.super_query("DROP SCHEMA write_probe CASCADE")
 
 
-def verifier(password):
-    out = subprocess.run([AIRLOCKD_BIN, "--make-verifier"], input=password, capture_output=True, text=True,
-                         timeout=30)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip().splitlines()[-1]
-
-
 @pytest.fixture(scope="module")
 def private():
     for suffix in ("", "-wal", "-shm"):
@@ -64,8 +57,6 @@ def private():
                         uid_base=1002700000, sections={"user writer": {
                             "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
                             "write_tables": "write_probe.items"}})
-    with open(d.config, "a") as f:
-        f.write("\n[approver %s]\nscram = %s\n" % (APPROVER, verifier(APPROVER_PASSWORD)))
     d.approval_port = port
     d.start()
     assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)

@@ -39,6 +39,7 @@ AIRLOCK_MY_PIDFILE=/run/mysqld/mysqld.pid
 AIRLOCK_AGENT_PASSWORD=agent-secret
 AIRLOCK_SUPPORT_PASSWORD=support-secret
 AIRLOCK_WRITER_PASSWORD=writer-secret
+AIRLOCK_APPROVER_PASSWORD=approver-secret
 AIRLOCK_POOL_SIZE=${AIRLOCK_POOL_SIZE:-2}
 # Each pool grows toward this while statements find it empty (bursts).
 AIRLOCK_POOL_MAX=${AIRLOCK_POOL_MAX:-6}
@@ -779,7 +780,7 @@ tls_files()
 # limited to id, name, email with the email masked, on both listeners.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier native sverifier snative wverifier audit tmp agent agent_my orders
+	local path=$1 kind=${2:-demo} verifier native sverifier snative wverifier averifier audit tmp agent agent_my orders
 
 	tls_files
 	verifier=$(agent_verifier)
@@ -787,6 +788,7 @@ write_config()
 	sverifier=$(agent_verifier "$AIRLOCK_SUPPORT_PASSWORD" support.verifier)
 	snative=$(agent_mysql_native "$AIRLOCK_SUPPORT_PASSWORD")
 	wverifier=$(agent_verifier "$AIRLOCK_WRITER_PASSWORD" writer.verifier)
+	averifier=$(agent_verifier "$AIRLOCK_APPROVER_PASSWORD" approver.verifier)
 	[[ $native =~ ^\*[0-9A-F]{40}$ ]] || die "bad mysql_native verifier '$native'"
 	# What [user agent] reads on each listener; agent_small and agent_sha2 read the same.
 	agent="scram = $verifier
@@ -830,6 +832,8 @@ $([[ $kind == test ]] && printf '%s' "# The suite fails logins from 127.0.0.1 on
 login_free_failures = 100000")
 audit_log = $audit
 approval_store = $AIRLOCK_STATE_DIR/approvals$([[ $kind == test ]] && printf '%s' -test).db
+$([[ $kind == demo ]] && printf '%s' "# Approvers decide held writes here (HTTPS, the demo's certificate).
+approval_listen = 127.0.0.1:8443")
 
 [hosts]
 allow = 127.0.0.1
@@ -870,6 +874,10 @@ cpus = 0.5
 pids = 64
 max_rows = 1000
 max_bytes = 1000000
+
+# A person who decides held writes on the approval listener; not an airlock user.
+[approver approver]
+scram = $averifier
 
 # Reads what agent reads; may write orders, each write held until a person approves it.
 [user writer]
