@@ -17,6 +17,7 @@ import os
 import re
 import socket
 import ssl
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -24,7 +25,7 @@ import urllib.request
 import pytest
 
 import itest
-from private_airlockd import PrivateAirlockd, free_port
+from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
 
 CA = os.path.join(itest.STATE_DIR, "tls", "ca.crt")
 STORE = os.path.join(itest.STATE_DIR, "approvals-approve.db")
@@ -201,3 +202,60 @@ def test_unknown_paths_and_ids(private):
     assert api(private, "GET", "/api/approvals/waaaaaaaaaaaaaaaaaaaa")[0] == 404
     assert api(private, "GET", "/api/approvals?status=bogus")[0] == 400
     assert api(private, "GET", "/")[0] == 404
+
+
+SECOND, SECOND_PASSWORD = "second", "second-secret"
+STORE2 = os.path.join(itest.STATE_DIR, "approvals-approve2.db")
+
+
+def make_verifier(password):
+    out = subprocess.run([AIRLOCKD_BIN, "--make-verifier"], input=password, capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def two():
+    """writer's writes need two distinct approvers and expire after 10 s; a second approver, second."""
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(STORE2 + suffix):
+            os.unlink(STORE2 + suffix)
+    port = free_port()
+    d = PrivateAirlockd("approve2", {"pool_min": 0, "approval_store": STORE2,
+                                     "approval_listen": "127.0.0.1:%d" % port},
+                        uid_base=1002800000, sections={"user writer": {
+                            "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
+                            "write_tables": "write_probe.items", "approvals": "2", "approval_ttl": "10"}})
+    with open(d.config, "a") as f:
+        f.write("\n[approver %s]\nscram = %s\n" % (SECOND, make_verifier(SECOND_PASSWORD)))
+    d.approval_port = port
+    d.start()
+    assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
+    yield d
+    assert d.stop() in (0, -15)
+
+
+def test_two_distinct_approvers(two):
+    before = items()
+    approval = hold(two, "UPDATE write_probe.items SET n = n + 1000 WHERE id = 6")
+    status, record, _ = api(two, "POST", "/api/approvals/%s/approve" % approval, {})
+    assert status == 200 and record["status"] == "pending" and record["approved_by"] == APPROVER, record
+    # The same approver again is no second approval.
+    assert api(two, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 409
+    assert items() == before
+    status, record, _ = api(two, "POST", "/api/approvals/%s/approve" % approval, {}, user=SECOND,
+                            password=SECOND_PASSWORD)
+    assert status == 200 and record["approved_by"] == "%s,%s" % (APPROVER, SECOND), record
+    got = settled(two, approval)
+    assert got["status"] == "executed" and got["executed_rows"] == "1", got
+    assert items() == before.replace("6:x:6", "6:x:1006")
+
+
+def test_an_undecided_write_expires(two):
+    before = items()
+    approval = hold(two, "DELETE FROM write_probe.items WHERE id = 3")
+    time.sleep(11)
+    assert shown(two, approval)["status"] == "expired"
+    assert api(two, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 409
+    assert items() == before
