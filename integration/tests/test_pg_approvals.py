@@ -259,3 +259,108 @@ def test_an_undecided_write_expires(two):
     assert shown(two, approval)["status"] == "expired"
     assert api(two, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 409
     assert items() == before
+
+
+STORE3 = os.path.join(itest.STATE_DIR, "approvals-approve3.db")
+
+
+@pytest.fixture(scope="module")
+def waiting():
+    """writer waits up to 20 s for the decision (approval_wait_ms): the drop-in mode for ORMs and tools."""
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(STORE3 + suffix):
+            os.unlink(STORE3 + suffix)
+    port = free_port()
+    d = PrivateAirlockd("approve3", {"pool_min": 0, "approval_store": STORE3,
+                                     "approval_listen": "127.0.0.1:%d" % port},
+                        uid_base=1002900000, sections={"user writer": {
+                            "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
+                            "write_tables": "write_probe.items", "approval_wait_ms": "20000"}})
+    d.approval_port = port
+    d.start()
+    assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
+    yield d
+    assert d.stop() in (0, -15)
+
+
+def pending_id(d, statement):
+    """The id of the pending write with this statement, once it is held."""
+    for _ in range(150):
+        status, listed, _ = api(d, "GET", "/api/approvals")
+        mine = [r["id"] for r in listed if r["statement"] == statement]
+        if mine:
+            return mine[0]
+        time.sleep(0.2)
+    raise AssertionError("never held: " + statement)
+
+
+def in_thread(fn):
+    import threading
+
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except Exception as e:  # noqa: BLE001 - handed to the test
+            out["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t, out
+
+
+def test_the_wait_ends_with_the_real_result(waiting):
+    sql = "UPDATE write_probe.items SET flag = 'waited' WHERE id IN (1, 2)"
+    conn = itest.connect(waiting.url(user="writer", password="writer-secret"), autocommit=True)
+    notices = []
+
+    def run():
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            notices.extend(conn.notices)
+            return cur.rowcount, cur.statusmessage
+
+    try:
+        t, out = in_thread(run)
+        approval = pending_id(waiting, sql)
+        assert api(waiting, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+        t.join(60)
+        assert "error" not in out, out
+        assert out["value"] == (2, "UPDATE 2")
+        assert any("APPROVAL_REQUIRED" in n and approval in n for n in notices), notices
+    finally:
+        conn.close()
+    assert "1:waited:" in items() and "2:waited:" in items()
+
+
+def test_a_rejection_ends_the_wait_with_its_reason(waiting):
+    sql = "DELETE FROM write_probe.items WHERE id = 2"
+    before = items()
+    conn = itest.connect(waiting.url(user="writer", password="writer-secret"), autocommit=True)
+    try:
+        t, out = in_thread(lambda: itest.pg_outcome(conn, sql))
+        approval = pending_id(waiting, sql)
+        assert api(waiting, "POST", "/api/approvals/%s/reject" % approval, {"reason": "keep row 2"})[0] == 200
+        t.join(60)
+        got = out["value"]
+        assert got[0] == "error" and got[1] == "55000" and "rejected" in got[2] and "keep row 2" in got[2], got
+    finally:
+        conn.close()
+    assert items() == before
+
+
+def test_a_cancel_ends_the_wait_and_the_write_stays_held(waiting):
+    sql = "DELETE FROM write_probe.items WHERE id = 1"
+    conn = itest.connect(waiting.url(user="writer", password="writer-secret"), autocommit=True)
+    try:
+        t, out = in_thread(lambda: itest.pg_outcome(conn, sql))
+        approval = pending_id(waiting, sql)
+        conn.cancel()
+        t.join(30)
+        got = out["value"]
+        assert got[0] == "error" and got[1] == "57014" and approval in got[2], got
+    finally:
+        conn.close()
+    status, record, _ = api(waiting, "GET", "/api/approvals/%s" % approval)
+    assert status == 200 and record["status"] == "pending"

@@ -72,6 +72,7 @@ static void pg_free(struct session *core)
 	pgx_free_all(s);
 	pgw_pending_free(s->write);
 	s->write = NULL;
+	pgw_wait_free(s);
 	free(s->snapshot);
 	s->snapshot = NULL;
 	explicit_bzero(&s->scram, sizeof(s->scram));
@@ -562,6 +563,8 @@ static void cancel(struct server *srv, uint32_t pid, uint32_t key)
 		job_cancel(core->job);
 	} else if (pgc_cancel(s)) {
 		session_log(core, "cancel requested during FETCH");
+	} else if (pgw_cancel(s)) {
+		session_log(core, "cancel requested while waiting for an approval");
 	}
 }
 

@@ -71,6 +71,7 @@ struct pgx_portal {
 
 /* How one statement is to be run and answered. */
 struct pgw_pending;
+struct pgw_wait;
 
 struct pgq_exec {
 	bool extended; /* answered for Execute: no ReadyForQuery, errors discard until Sync */
@@ -100,6 +101,7 @@ struct pg_session {
 	size_t nsavepoints;
 	bool discard_until_sync;
 	struct pgw_pending *write; /* a write's dry run under way: what its held record needs (owned) */
+	struct pgw_wait *waiting;  /* a held write whose outcome the statement waits for (owned) */
 	unsigned errors;           /* ErrorResponses sent (pgr_error): a statement list stops at the first */
 
 	/* The running statement (its job is core.job). */
@@ -245,6 +247,10 @@ bool pgw_show_id(const char *sql, char *id, size_t idlen);
 void pgw_show(struct pg_session *s, const char *id, const struct pgq_exec *x);
 /* Frees what a write's dry run kept, when the session ends before it did. */
 void pgw_pending_free(struct pgw_pending *p);
+/* Ends a wait for a held write's outcome (the session is going). */
+void pgw_wait_free(struct pg_session *s);
+/* CancelRequest during such a wait: the statement ends (57014), the write stays held. True when one was on. */
+bool pgw_cancel(struct pg_session *s);
 
 /* pg_cursor.c */
 /* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */

@@ -19,6 +19,8 @@
 
 #include <jansson.h>
 
+#include <event2/event.h>
+
 #include "approval/approval_store.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
@@ -29,7 +31,22 @@ struct pgw_pending {
 	char *statement;
 	char *rewritten;
 	char *params;
+	char command[8]; /* INSERT, UPDATE or DELETE: the tag when it ran */
+	bool returning;  /* the client asked for rows, which a wait cannot give it */
 };
+
+/*
+ * A session waiting for a held write's outcome (approval_wait_ms): the
+ * store is read every WAIT_TICK_MS until the write is decided and settled.
+ */
+struct pgw_wait {
+	struct event *tick;
+	char id[APPROVAL_ID_LEN + 1];
+	char command[8];
+	int64_t deadline; /* past it, a write still pending is answered as held */
+};
+
+#define WAIT_TICK_MS 200
 
 void pgw_pending_free(struct pgw_pending *p)
 {
@@ -152,6 +169,113 @@ static bool hold(struct pg_session *s, const struct pgw_pending *p, uint64_t row
 	return ok;
 }
 
+static void wait_free(struct pgw_wait *w)
+{
+	if (!w)
+		return;
+	if (w->tick)
+		event_free(w->tick);
+	free(w);
+}
+
+void pgw_wait_free(struct pg_session *s)
+{
+	wait_free(s->waiting);
+	s->waiting = NULL;
+}
+
+/* The statement ends: its answer is queued; ReadyForQuery and the session's next message follow. */
+static void wait_end(struct pg_session *s)
+{
+	pgw_wait_free(s);
+	if (!s->cur.extended)
+		pg_put_ready(&s->core.w, s->txn);
+	session_statement_done(&s->core);
+}
+
+static void wait_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct pg_session *s = arg;
+	struct pgw_wait *w = s->waiting;
+	struct approval_store *st = s->core.srv->approvals;
+	struct approval a = {0};
+	char msg[1400], tag[64];
+	size_t n;
+
+	(void)fd;
+	(void)what;
+	st->ops->expire(st, now_ms(), &n);
+	if (st->ops->get(st, w->id, &a) != APPROVAL_OK) {
+		approval_free(&a);
+		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
+			  "the held write's record could not be read", NULL, 0);
+		wait_end(s);
+		return;
+	}
+	if (a.status == APPROVAL_EXECUTED) {
+		/* As if the statement had just run. */
+		snprintf(tag, sizeof(tag), "%s%s %" PRId64, w->command, strcmp(w->command, "INSERT") ? "" : " 0",
+			 a.executed_rows);
+		pg_put_command_complete(&s->core.w, tag);
+		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, (uint64_t)a.executed_rows, 0, 0);
+	} else if (approval_status_final(a.status)) {
+		snprintf(msg, sizeof(msg), "the write was %s (approval %s)%s%s; nothing was written",
+			 approval_status_name(a.status), w->id, a.reason[0] ? ": " : "", a.reason);
+		pgr_error(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg,
+			  "ask again, or change the statement as the reason says", 0);
+	} else if (a.status == APPROVAL_PENDING && now_ms() >= w->deadline) {
+		snprintf(msg, sizeof(msg),
+			 "the write is still held for approval (approval %s); nothing is written until a person "
+			 "approves it",
+			 w->id);
+		snprintf(tag, sizeof(tag), "SHOW airlock.approval '%s' tells its outcome", w->id);
+		pgr_held(s, msg, tag, (uint64_t)a.rows);
+	} else {
+		approval_free(&a);
+		return; /* pending, approved or running: not yet */
+	}
+	approval_free(&a);
+	wait_end(s);
+}
+
+/* Waits up to the user's approval_wait_ms for the held write id; false when the wait could not begin. */
+static bool wait_begin(struct pg_session *s, const char *id, const char *command)
+{
+	struct pgw_wait *w = calloc(1, sizeof(*w));
+	struct timeval tv = {0, WAIT_TICK_MS * 1000};
+	char msg[256];
+
+	if (!w || !(w->tick = event_new(s->core.srv->base, -1, EV_PERSIST, wait_tick, s))) {
+		free(w);
+		return false;
+	}
+	memcpy(w->id, id, sizeof(w->id));
+	snprintf(w->command, sizeof(w->command), "%s", command);
+	w->deadline = now_ms() + s->core.u->approval_wait_ms;
+	if (event_add(w->tick, &tv) < 0) {
+		wait_free(w);
+		return false;
+	}
+	s->waiting = w;
+	snprintf(msg, sizeof(msg), "the write is held for approval (approval %s): waiting up to %u ms for the decision",
+		 id, s->core.u->approval_wait_ms);
+	pgr_warning(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg);
+	pgr_flush(s);
+	return true;
+}
+
+bool pgw_cancel(struct pg_session *s)
+{
+	char msg[200];
+
+	if (!s->waiting)
+		return false;
+	snprintf(msg, sizeof(msg), "canceling the wait: the write stays held (approval %s)", s->waiting->id);
+	pgr_error(s, AIRLOCK_E_CANCELED, AIRLOCK_N_NONE, msg, NULL, 0);
+	wait_end(s);
+	return true;
+}
+
 static void dry_rowdesc(void *arg, const struct frame *f)
 {
 	(void)arg;
@@ -186,6 +310,11 @@ static void dry_done(void *arg, const struct job_result *r)
 	} else if (!hold(s, p, rows, id, why, sizeof(why))) {
 		snprintf(msg, sizeof(msg), "the write could not be held for approval: %s", why);
 		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR, msg, NULL, 0);
+	} else if (s->core.u->approval_wait_ms && !p->returning && wait_begin(s, id, p->command)) {
+		/* The statement goes on: its answer comes with the decision. */
+		session_audit(&s->core, "held", NULL, AIRLOCK_E_APPROVAL_REQUIRED, rows, 0, 0);
+		pgw_pending_free(p);
+		return;
 	} else {
 		snprintf(msg, sizeof(msg),
 			 "the write is held for approval (approval %s): it would touch %" PRIu64
@@ -241,6 +370,8 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	}
 	p->rewritten = text;
 	text = NULL;
+	snprintf(p->command, sizeof(p->command), "%s", w.command);
+	p->returning = w.returning;
 	/* Rows it returns past max_write_rows are rows it touches past it. */
 	limits.max_rows = u->max_write_rows;
 	req = (struct job_request){
