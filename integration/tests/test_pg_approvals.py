@@ -364,3 +364,38 @@ def test_a_cancel_ends_the_wait_and_the_write_stays_held(waiting):
         conn.close()
     status, record, _ = api(waiting, "GET", "/api/approvals/%s" % approval)
     assert status == 200 and record["status"] == "pending"
+
+
+AIRLOCKCTL = os.path.join(os.path.dirname(AIRLOCKD_BIN), "airlockctl")
+
+
+def ctl(d, *args, password=APPROVER_PASSWORD):
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "AIRLOCK_APPROVER_PASSWORD": password}
+    return subprocess.run([AIRLOCKCTL, "--url", "https://127.0.0.1:%d" % d.approval_port, "--user", APPROVER,
+                           "--cacert", CA, *args], capture_output=True, text=True, timeout=60, env=env)
+
+
+def test_airlockctl(private):
+    """The approvers' command: pending --json, approve, reject, with the password from the environment."""
+    before = items()
+    approve_id = hold(private, "UPDATE write_probe.items SET n = -1 WHERE id = 5")
+    reject_id = hold(private, "DELETE FROM write_probe.items WHERE id = 6")
+    got = ctl(private, "pending", "--json")
+    assert got.returncode == 0, got.stderr
+    pending = {r["id"]: r for r in json.loads(got.stdout)}
+    assert pending[approve_id]["user"] == "writer" and pending[approve_id]["rows"] == 1
+    assert pending[reject_id]["statement"] == "DELETE FROM write_probe.items WHERE id = 6"
+    listing = ctl(private, "pending")
+    assert listing.returncode == 0 and approve_id in listing.stdout and "write_probe.items" in listing.stdout
+    got = ctl(private, "reject", reject_id, "--reason", "row 6 stays")
+    assert got.returncode == 0, got.stderr
+    got = ctl(private, "approve", approve_id)
+    assert got.returncode == 0, got.stderr
+    assert settled(private, approve_id)["status"] == "executed"
+    assert shown(private, reject_id)["status"] == "rejected"
+    assert items() == before.replace("5:x:5", "5:x:-1")
+    # Decided already: the server's 409, exit 1; a wrong password: 401, exit 1; a bad id never leaves.
+    assert ctl(private, "approve", approve_id).returncode == 1
+    refused = ctl(private, "pending", password="hunter2-zzz")
+    assert refused.returncode == 1 and "hunter2-zzz" not in refused.stderr + refused.stdout
+    assert ctl(private, "approve", "../../etc").returncode == 2

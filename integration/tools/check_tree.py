@@ -30,8 +30,8 @@ import sys
 import check_codes
 
 MAX_LINES = 800
-FOLDERS = ("base", "protocol", "launch", "conf", "validator", "proxy", "runner")
-PROGRAMS = ("airlockd", "airlock-validator", "airlock-runner")
+FOLDERS = ("base", "protocol", "launch", "conf", "validator", "proxy", "runner", "approval", "ctl")
+PROGRAMS = ("airlockd", "airlock-validator", "airlock-runner", "airlockctl")
 
 
 def repo_root():
