@@ -3,14 +3,17 @@
 # demo.sh: on a Debian 12 machine, as root, installs what is missing, builds
 # airlock, starts the demo databases (shop on Postgres and on MariaDB) and
 # the Docker engine, builds the runner image, writes the config and runs
-# airlockd in the foreground on 127.0.0.1:6432 (Postgres clients) and
-# 127.0.0.1:3307 (MySQL clients). Safe to run again.
+# airlockd in the foreground on 127.0.0.1:6432 (Postgres clients),
+# 127.0.0.1:3307 (MySQL clients) and https://127.0.0.1:8443 (approvers).
+# Safe to run again.
 #
 # Then, from another shell:
 #   psql postgresql://agent:agent-secret@127.0.0.1:6432/shop
 #   mysql -h 127.0.0.1 -P 3307 -u agent -pagent-secret shop
 # or as support (orders filtered, customers' emails masked), password
-# support-secret.
+# support-secret; as writer (password writer-secret) a write to orders is
+# held until the approver (approver-secret) decides it with
+# build/airlockctl (docs/writes.md).
 set -euo pipefail
 
 # shellcheck source=integration/tools/lib.sh

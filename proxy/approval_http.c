@@ -24,6 +24,7 @@
 #include "base/wbuf.h"
 #include "protocol/scram.h"
 #include "proxy/approval_run.h"
+#include "proxy/approvals.h"
 #include "proxy/audit.h"
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
@@ -240,7 +241,6 @@ static void list(struct approval_http *h, struct evhttp_request *req, const char
 	struct evkeyvalq q = {0};
 	const char *want;
 	struct wbuf w;
-	size_t n;
 
 	if (query && evhttp_parse_query_str(query, &q) == 0 && (want = evhttp_find_header(&q, "status")) &&
 	    !approval_status_parse(want, &status)) {
@@ -249,7 +249,7 @@ static void list(struct approval_http *h, struct evhttp_request *req, const char
 		return;
 	}
 	evhttp_clear_headers(&q);
-	st->ops->expire(st, now_ms(), &n);
+	approvals_expire(st, h->srv->audit, now_ms());
 	wbuf_init(&w);
 	if (approval_json_list(st, status, LIST_MAX, &w) != APPROVAL_OK || w.failed)
 		reply_error(req, 500, "the store of held writes failed");
@@ -301,7 +301,6 @@ static void decide(struct approval_http *h, struct evhttp_request *req, const ch
 	struct approval_move m = {.id = id, .from = APPROVAL_PENDING, .now = now_ms(), .by = approver};
 	char *reason = reason_of(req);
 	struct audit_entry e = {.decision = approve ? "approved" : "rejected"};
-	size_t n;
 
 	if (!reason)
 		return;
@@ -310,7 +309,7 @@ static void decide(struct approval_http *h, struct evhttp_request *req, const ch
 		reply_error(req, 400, "a rejection needs a reason");
 		return;
 	}
-	st->ops->expire(st, m.now, &n);
+	approvals_expire(st, h->srv->audit, m.now);
 	m.to = approve ? APPROVAL_APPROVED : APPROVAL_REJECTED;
 	m.reason = reason[0] ? reason : NULL;
 	switch (st->ops->move(st, &m)) {
@@ -329,15 +328,18 @@ static void decide(struct approval_http *h, struct evhttp_request *req, const ch
 		reply_error(req, 500, "the store of held writes failed");
 		return;
 	}
-	free(reason);
 	if (st->ops->get(st, id, &a) == APPROVAL_OK) {
 		e.user = a.user;
 		e.rows = a.rows > 0 ? (uint64_t)a.rows : 0;
+		e.approval = id;
+		e.by = approver;
+		e.reason = reason;
 		audit_record(h->srv->audit, &e);
 		log_info("approval %s: %s by %s", id, approve ? "approved" : "rejected", approver);
 		if (a.status == APPROVAL_APPROVED)
 			approval_run_start(h->srv, id);
 	}
+	free(reason);
 	approval_free(&a);
 	send_record(h, req, id, 200);
 }

@@ -52,9 +52,10 @@ static void run_free(struct run *r)
 	free(r);
 }
 
-static void audit_step(struct server *srv, const char *user, const char *decision, uint64_t rows)
+static void audit_step(struct server *srv, const char *user, const char *id, const char *decision, uint64_t rows,
+		       const char *reason)
 {
-	struct audit_entry e = {.user = user, .decision = decision, .rows = rows};
+	struct audit_entry e = {.user = user, .decision = decision, .rows = rows, .approval = id, .reason = reason};
 
 	audit_record(srv->audit, &e);
 }
@@ -71,7 +72,7 @@ static void move(struct run *r, enum approval_status from, enum approval_status 
 		return;
 	}
 	log_info("approval %s: %s%s%s", r->id, approval_status_name(to), reason ? ": " : "", reason ? reason : "");
-	audit_step(r->srv, r->user, approval_status_name(to), rows > 0 ? (uint64_t)rows : 0);
+	audit_step(r->srv, r->user, r->id, approval_status_name(to), rows > 0 ? (uint64_t)rows : 0, reason);
 }
 
 /* The row count of a write's command tag: its last number. */

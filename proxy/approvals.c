@@ -1,9 +1,12 @@
 #include "proxy/approvals.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "proxy/audit.h"
 #include "proxy/log.h"
 
 bool approvals_needed(const struct airlock_config *cfg)
@@ -34,4 +37,49 @@ struct approval_store *approvals_open(const struct airlock_config *cfg, char *er
 			 n);
 	log_info("approvals: held writes are kept in %s", cfg->approval_store);
 	return st;
+}
+
+/* At most this many expire per call: the rest on the next. */
+#define EXPIRE_BATCH 64
+
+struct due {
+	int64_t now;
+	size_t n;
+	char id[EXPIRE_BATCH][APPROVAL_ID_LEN + 1];
+	char user[EXPIRE_BATCH][APPROVAL_MAX_NAME + 1];
+};
+
+static bool collect_due(void *arg, const struct approval *a)
+{
+	struct due *d = arg;
+
+	if (a->expires_at > d->now)
+		return true;
+	memcpy(d->id[d->n], a->id, sizeof(d->id[d->n]));
+	snprintf(d->user[d->n], sizeof(d->user[d->n]), "%s", a->user);
+	return ++d->n < EXPIRE_BATCH;
+}
+
+void approvals_expire(struct approval_store *st, struct audit *audit, int64_t now)
+{
+	struct due *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return;
+	d->now = now;
+	if (st->ops->each(st, APPROVAL_PENDING, SIZE_MAX, collect_due, d) == APPROVAL_OK) {
+		for (size_t i = 0; i < d->n; i++) {
+			struct approval_move m = {.id = d->id[i],
+						  .from = APPROVAL_PENDING,
+						  .to = APPROVAL_EXPIRED,
+						  .now = now,
+						  .reason = "nobody decided before it expired"};
+			struct audit_entry e = {
+				.user = d->user[i], .decision = "expired", .approval = d->id[i], .reason = m.reason};
+
+			if (st->ops->move(st, &m) == APPROVAL_OK)
+				audit_record(audit, &e);
+		}
+	}
+	free(d);
 }

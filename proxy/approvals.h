@@ -21,4 +21,13 @@ bool approvals_needed(const struct airlock_config *cfg);
  */
 struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen);
 
+struct audit;
+
+/*
+ * Every pending record of st whose time passed at now (unix ms) becomes
+ * expired, each audited by its id. Called before any read or decision, so
+ * nobody decides, and no agent sees pending, a write past its time.
+ */
+void approvals_expire(struct approval_store *st, struct audit *audit, int64_t now);
+
 #endif

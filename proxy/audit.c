@@ -102,6 +102,12 @@ void audit_record(struct audit *a, const struct audit_entry *e)
 		json_object_set_new(o, "code", json_string(airlock_err_name(e->code)));
 	if (e->truncated)
 		json_object_set_new(o, "truncated", json_string(e->truncated == 1 ? "max_rows" : "max_bytes"));
+	if (e->approval)
+		json_object_set_new(o, "approval", json_string(e->approval));
+	if (e->by)
+		json_object_set_new(o, "by", json_string(e->by));
+	if (e->reason && e->reason[0])
+		json_object_set_new(o, "reason", json_string(e->reason));
 	audit_write(a, o);
 }
 

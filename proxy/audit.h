@@ -23,6 +23,10 @@ struct audit_entry {
 	uint64_t bytes;
 	uint8_t truncated; /* enum frame_trunc */
 	double ms;
+	/* A held write's steps (held, approved, rejected, running, executed, drifted, failed, expired): */
+	const char *approval; /* its id; NULL for any other statement */
+	const char *by;       /* the approver who decided, or NULL */
+	const char *reason;   /* the decision's or the outcome's reason, or NULL */
 };
 
 /*

@@ -750,3 +750,20 @@ void session_audit(struct session *s, const char *decision, const char *sqlstate
 	};
 	audit_record(s->srv->audit, &e);
 }
+
+void session_audit_held(struct session *s, const char *approval, uint64_t rows)
+{
+	struct audit_entry e = {
+		.user = s->user,
+		.session = s->id,
+		.fingerprint = s->fingerprint,
+		.decision = "held",
+		.sqlstate = airlock_err_pg_sqlstate(AIRLOCK_E_APPROVAL_REQUIRED),
+		.code = AIRLOCK_E_APPROVAL_REQUIRED,
+		.rows = rows,
+		.ms = elapsed_ms(&s->t0),
+		.approval = approval,
+	};
+
+	audit_record(s->srv->audit, &e);
+}

@@ -261,6 +261,8 @@ void session_backpressure(struct session *s, struct job *j);
 /* The audit record of the statement started at s->t0. */
 void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
 		   uint64_t bytes, uint8_t truncated);
+/* The statement is a write held for approval id (rows: its dry run's), audited with the id. */
+void session_audit_held(struct session *s, const char *approval, uint64_t rows);
 /* A statement begins: its clock and fingerprint. */
 void session_statement_begin(struct session *s, uint64_t fingerprint);
 

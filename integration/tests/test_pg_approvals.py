@@ -144,6 +144,15 @@ def test_an_approved_write_runs_once(private):
     assert api(private, "POST", "/api/approvals/%s/reject" % approval, {"reason": "late"})[0] == 409
     status, record, _ = api(private, "GET", "/api/approvals/%s" % approval)
     assert status == 200 and record["status"] == "executed" and record["executed_rows"] == 2
+    steps = audited(private, approval)
+    assert [r["decision"] for r in steps] == ["held", "approved", "running", "executed"], steps
+    assert steps[1]["by"] == APPROVER and steps[1]["reason"] == "looks right" and steps[3]["rows"] == 2, steps
+
+
+def audited(d, approval):
+    """The audit records of one held write, in order."""
+    with open(d.audit_log) as f:
+        return [r for r in map(json.loads, filter(str.strip, f)) if r.get("approval") == approval]
 
 
 def test_a_rejected_write_writes_nothing(private):
@@ -165,6 +174,7 @@ def test_a_write_whose_rows_changed_drifts(private):
     got = settled(private, approval)
     assert got["status"] == "drifted" and "1 rows; 2 were approved" in got["reason"], got
     assert items() == before
+    assert [r["decision"] for r in audited(private, approval)] == ["held", "approved", "drifted"]
 
 
 def test_approvers_log_in_with_their_verifier(private):
@@ -258,6 +268,7 @@ def test_an_undecided_write_expires(two):
     time.sleep(11)
     assert shown(two, approval)["status"] == "expired"
     assert api(two, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 409
+    assert [r["decision"] for r in audited(two, approval)] == ["held", "expired"]
     assert items() == before
 
 

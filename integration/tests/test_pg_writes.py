@@ -154,13 +154,14 @@ def audit_since(offset):
 
 def test_a_held_write_is_audited(writer):
     offset = os.path.getsize(itest.AUDIT_LOG)
-    held(outcome(writer, "UPDATE orders SET note = 'audited' WHERE id = 70", whole=True))
+    approval = held(outcome(writer, "UPDATE orders SET note = 'audited' WHERE id = 70", whole=True))
     for _ in range(50):
         records = [r for r in audit_since(offset) if r.get("user") == "writer" and r.get("decision") == "held"]
         if records:
             break
         time.sleep(0.1)
     assert records and records[-1]["code"] == "APPROVAL_REQUIRED" and records[-1]["rows"] == 1, records
+    assert records[-1]["approval"] == approval, records
 
 
 PRIVATE_STORE = os.path.join(itest.STATE_DIR, "approvals-writes.db")

@@ -98,7 +98,7 @@ static void refuse(struct pg_session *s, const char *sqlstate, enum airlock_err 
 	refuse_as(s, "refused", sqlstate, code, message, hint, position);
 }
 
-void pgr_held(struct pg_session *s, const char *message, const char *hint, uint64_t rows)
+void pgr_held(struct pg_session *s, const char *approval, const char *message, const char *hint, uint64_t rows)
 {
 	char text[1100];
 	const char *sqlstate = airlock_err_pg_sqlstate(AIRLOCK_E_APPROVAL_REQUIRED);
@@ -109,7 +109,7 @@ void pgr_held(struct pg_session *s, const char *message, const char *hint, uint6
 		s->txn = 'E';
 	if (s->cur.extended)
 		s->discard_until_sync = true;
-	session_audit(&s->core, "held", sqlstate, AIRLOCK_E_APPROVAL_REQUIRED, rows, 0, 0);
+	session_audit_held(&s->core, approval, rows);
 }
 
 void pgr_error(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message,

@@ -143,7 +143,7 @@ void pgr_error(struct pg_session *s, enum airlock_err code, enum airlock_native 
 /* The validator's refusal, as pgr_error. */
 void pgr_refused(struct pg_session *s, const struct pgv_result *v);
 /* A write held for approval: APPROVAL_REQUIRED as an ErrorResponse, audited as held (rows: the dry run's). */
-void pgr_held(struct pg_session *s, const char *message, const char *hint, uint64_t rows);
+void pgr_held(struct pg_session *s, const char *approval, const char *message, const char *hint, uint64_t rows);
 /* A statement answered by airlock: CommandComplete and its audit record. */
 void pgr_local_done(struct pg_session *s, const char *tag);
 /* A runner's 'T' frame as a RowDescription, flushed. */

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "approval/approval_store.h"
+#include "proxy/approvals.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
 #include "validator/pg/validate_pg_types.h"
@@ -132,7 +133,6 @@ static bool hold(struct pg_session *s, const struct pgw_pending *p, uint64_t row
 		.expires_at = now + (int64_t)u->approval_ttl * 1000,
 		.approvals_needed = (int)u->approvals,
 	};
-	size_t expired = 0;
 	bool ok;
 
 	client_text(&s->core, addr, sizeof(addr));
@@ -156,7 +156,7 @@ static bool hold(struct pg_session *s, const struct pgw_pending *p, uint64_t row
 	ok = a.user && a.protocol && a.client_addr && a.application_name && a.statement && a.params && a.rewritten &&
 	     a.plan && a.sample && a.approved_by && a.decided_by && a.reason && a.policy_checksum;
 	/* Pending writes past their time leave first, so a decision never lands on one. */
-	st->ops->expire(st, now, &expired);
+	approvals_expire(st, s->core.srv->audit, now);
 	if (!ok)
 		snprintf(why, whylen, "out of memory");
 	else if (st->ops->put(st, &a) != APPROVAL_OK) {
@@ -200,11 +200,10 @@ static void wait_tick(evutil_socket_t fd, short what, void *arg)
 	struct approval_store *st = s->core.srv->approvals;
 	struct approval a = {0};
 	char msg[1400], tag[64];
-	size_t n;
 
 	(void)fd;
 	(void)what;
-	st->ops->expire(st, now_ms(), &n);
+	approvals_expire(st, s->core.srv->audit, now_ms());
 	if (st->ops->get(st, w->id, &a) != APPROVAL_OK) {
 		approval_free(&a);
 		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
@@ -229,7 +228,7 @@ static void wait_tick(evutil_socket_t fd, short what, void *arg)
 			 "approves it",
 			 w->id);
 		snprintf(tag, sizeof(tag), "SHOW airlock.approval '%s' tells its outcome", w->id);
-		pgr_held(s, msg, tag, (uint64_t)a.rows);
+		pgr_held(s, w->id, msg, tag, (uint64_t)a.rows);
 	} else {
 		approval_free(&a);
 		return; /* pending, approved or running: not yet */
@@ -312,7 +311,7 @@ static void dry_done(void *arg, const struct job_result *r)
 		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR, msg, NULL, 0);
 	} else if (s->core.u->approval_wait_ms && !p->returning && wait_begin(s, id, p->command)) {
 		/* The statement goes on: its answer comes with the decision. */
-		session_audit(&s->core, "held", NULL, AIRLOCK_E_APPROVAL_REQUIRED, rows, 0, 0);
+		session_audit_held(&s->core, id, rows);
 		pgw_pending_free(p);
 		return;
 	} else {
@@ -321,7 +320,7 @@ static void dry_done(void *arg, const struct job_result *r)
 			 " rows; nothing is written until a person approves it",
 			 id, rows);
 		snprintf(hint, sizeof(hint), "SHOW airlock.approval '%s' tells its outcome", id);
-		pgr_held(s, msg, hint, rows);
+		pgr_held(s, id, msg, hint, rows);
 	}
 	pgw_pending_free(p);
 	if (!s->cur.extended)
@@ -542,11 +541,10 @@ void pgw_show(struct pg_session *s, const char *id, const struct pgq_exec *x)
 	struct approval_store *st = s->core.srv->approvals;
 	struct approval a = {0};
 	char msg[160];
-	size_t expired;
 
 	/* Another user's record reads as one that does not exist. */
 	if (st && approval_id_valid(id)) {
-		st->ops->expire(st, now_ms(), &expired);
+		approvals_expire(st, s->core.srv->audit, now_ms());
 		if (st->ops->get(st, id, &a) == APPROVAL_OK && strcmp(a.user, s->core.u->name) == 0) {
 			show_row(s, &a, x);
 			approval_free(&a);
