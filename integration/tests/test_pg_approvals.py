@@ -28,7 +28,6 @@ import itest
 from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
 
 CA = os.path.join(itest.STATE_DIR, "tls", "ca.crt")
-STORE = os.path.join(itest.STATE_DIR, "approvals-approve.db")
 APPROVER, APPROVER_PASSWORD = "approver", "approver-secret"
 
 
@@ -47,20 +46,32 @@ def probe_table():
     itest.super_query("DROP SCHEMA write_probe CASCADE")
 
 
+def approval_instance(name, uid_base, **writer):
+    """A started airlockd of this module's own: an approval listener, a store of its own (emptied first),
+    and writer allowed to write write_probe.items, with the writer keys given."""
+    store = os.path.join(itest.STATE_DIR, "approvals-%s.db" % name)
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(store + suffix):
+            os.unlink(store + suffix)
+    port = free_port()
+    d = PrivateAirlockd(name, {"pool_min": 0, "approval_store": store, "approval_listen": "127.0.0.1:%d" % port},
+                        uid_base=uid_base, sections={"user writer": dict({
+                            "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
+                            "write_tables": "write_probe.items"}, **writer)})
+    d.approval_port = port
+    d.store = store
+    return d
+
+
+def started(d):
+    d.start()
+    assert itest.wait_until(lambda: PrivateAirlockd.accepts(d.approval_port), 10, 0.1)
+    return d
+
+
 @pytest.fixture(scope="module")
 def private():
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(STORE + suffix):
-            os.unlink(STORE + suffix)
-    port = free_port()
-    d = PrivateAirlockd("approve", {"pool_min": 0, "approval_store": STORE,
-                                    "approval_listen": "127.0.0.1:%d" % port},
-                        uid_base=1002700000, sections={"user writer": {
-                            "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
-                            "write_tables": "write_probe.items"}})
-    d.approval_port = port
-    d.start()
-    assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
+    d = started(approval_instance("approve", 1002700000))
     yield d
     assert d.stop() in (0, -15)
 
@@ -215,7 +226,6 @@ def test_unknown_paths_and_ids(private):
 
 
 SECOND, SECOND_PASSWORD = "second", "second-secret"
-STORE2 = os.path.join(itest.STATE_DIR, "approvals-approve2.db")
 
 
 def make_verifier(password):
@@ -228,21 +238,10 @@ def make_verifier(password):
 @pytest.fixture(scope="module")
 def two():
     """writer's writes need two distinct approvers and expire after 10 s; a second approver, second."""
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(STORE2 + suffix):
-            os.unlink(STORE2 + suffix)
-    port = free_port()
-    d = PrivateAirlockd("approve2", {"pool_min": 0, "approval_store": STORE2,
-                                     "approval_listen": "127.0.0.1:%d" % port},
-                        uid_base=1002800000, sections={"user writer": {
-                            "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
-                            "write_tables": "write_probe.items", "approvals": "2", "approval_ttl": "10"}})
+    d = approval_instance("approve2", 1002800000, approvals="2", approval_ttl="10")
     with open(d.config, "a") as f:
         f.write("\n[approver %s]\nscram = %s\n" % (SECOND, make_verifier(SECOND_PASSWORD)))
-    d.approval_port = port
-    d.start()
-    assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
-    yield d
+    yield started(d)
     assert d.stop() in (0, -15)
 
 
@@ -272,24 +271,11 @@ def test_an_undecided_write_expires(two):
     assert items() == before
 
 
-STORE3 = os.path.join(itest.STATE_DIR, "approvals-approve3.db")
-
 
 @pytest.fixture(scope="module")
 def waiting():
     """writer waits up to 20 s for the decision (approval_wait_ms): the drop-in mode for ORMs and tools."""
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(STORE3 + suffix):
-            os.unlink(STORE3 + suffix)
-    port = free_port()
-    d = PrivateAirlockd("approve3", {"pool_min": 0, "approval_store": STORE3,
-                                     "approval_listen": "127.0.0.1:%d" % port},
-                        uid_base=1002900000, sections={"user writer": {
-                            "tables": "public.orders, write_probe.items, pg_catalog.*, information_schema.*",
-                            "write_tables": "write_probe.items", "approval_wait_ms": "20000"}})
-    d.approval_port = port
-    d.start()
-    assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
+    d = started(approval_instance("approve3", 1002900000, approval_wait_ms="20000"))
     yield d
     assert d.stop() in (0, -15)
 

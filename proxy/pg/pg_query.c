@@ -109,20 +109,8 @@ static void show_policy(struct pg_session *s, const struct pgq_exec *x)
 	struct policy_reply r = {.s = s};
 	char tag[32];
 
-	if (x->describe) {
-		pg_put_rowdesc_begin(&s->core.w, 3);
-		for (size_t i = 0; i < 3; i++) {
-			struct pg_column_desc c = {.name = names[i],
-						   .name_len = strlen(names[i]),
-						   .type_oid = 25,
-						   .typlen = -1,
-						   .typmod = -1,
-						   .format = pgr_format(x->formats, i)};
-
-			pg_put_rowdesc_column(&s->core.w, &c);
-		}
-		pg_put_rowdesc_end(&s->core.w);
-	}
+	if (x->describe)
+		pgr_text_rowdesc(s, names, 3, x->formats);
 	policy_each(s->core.u, false, policy_row, &r);
 	snprintf(tag, sizeof(tag), "SHOW");
 	pgr_local_done(s, tag);

@@ -130,6 +130,22 @@ void pgr_local_done(struct pg_session *s, const char *tag)
 	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
 }
 
+void pgr_text_rowdesc(struct pg_session *s, const char *const *names, size_t n, const char *formats)
+{
+	pg_put_rowdesc_begin(&s->core.w, (uint16_t)n);
+	for (size_t i = 0; i < n; i++) {
+		struct pg_column_desc c = {.name = names[i],
+					   .name_len = strlen(names[i]),
+					   .type_oid = 25, /* text */
+					   .typlen = -1,
+					   .typmod = -1,
+					   .format = pgr_format(formats, i)};
+
+		pg_put_rowdesc_column(&s->core.w, &c);
+	}
+	pg_put_rowdesc_end(&s->core.w);
+}
+
 int16_t pgr_format(const char *formats, size_t i)
 {
 	size_t n = formats ? strlen(formats) : 0;

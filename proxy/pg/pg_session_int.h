@@ -158,6 +158,8 @@ void pgr_stmt_rowdesc(struct pg_session *s, const struct pgx_stmt *st, const cha
 bool pgr_rowdesc_differs(const struct pgx_stmt *st, const struct frame *f);
 /* That failure. */
 void pgr_result_type_changed(struct pg_session *s);
+/* A RowDescription of n text columns named names, in the formats Bind asked for. */
+void pgr_text_rowdesc(struct pg_session *s, const char *const *names, size_t n, const char *formats);
 /* The format code of result column i. */
 int16_t pgr_format(const char *formats, size_t i);
 /* The RESULT_TRUNCATED notice. */

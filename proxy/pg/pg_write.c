@@ -501,20 +501,8 @@ static void show_row(struct pg_session *s, const struct approval *a, const struc
 	put_ms(decided, sizeof(decided), a->decided_at);
 	put_ms(created, sizeof(created), a->created_at);
 	put_ms(expires, sizeof(expires), a->expires_at);
-	if (x->describe) {
-		pg_put_rowdesc_begin(&s->core.w, 9);
-		for (size_t i = 0; i < 9; i++) {
-			struct pg_column_desc c = {.name = names[i],
-						   .name_len = strlen(names[i]),
-						   .type_oid = 25,
-						   .typlen = -1,
-						   .typmod = -1,
-						   .format = pgr_format(x->formats, i)};
-
-			pg_put_rowdesc_column(&s->core.w, &c);
-		}
-		pg_put_rowdesc_end(&s->core.w);
-	}
+	if (x->describe)
+		pgr_text_rowdesc(s, names, 9, x->formats);
 	wbuf_init(&row);
 	wbuf_put_be16(&row, 9);
 	put_cell(&row, a->id);

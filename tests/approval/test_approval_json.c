@@ -20,40 +20,7 @@
 
 #include "approval/approval_json.h"
 #include "base/wbuf.h"
-
-static char dir[64], path[128];
-
-static struct approval_store *open_store(void)
-{
-	char err[256];
-	struct approval_store *s;
-
-	strcpy(dir, "/tmp/approval_json_XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/a.db", dir);
-	s = approval_store_sqlite_open(path, err, sizeof(err));
-	if (!s)
-		fail_msg("%s", err);
-	return s;
-}
-
-static void close_store(struct approval_store *s)
-{
-	char p[512];
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	s->ops->close(s);
-	while (d && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			unlink(p);
-		}
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
+#include "tests/approval/store_fixture.h"
 
 static void put(struct approval_store *s, const char *statement, int64_t created, char *id)
 {
@@ -104,7 +71,8 @@ static json_t *list(struct approval_store *s, enum approval_status st, size_t li
 
 static void test_record_reads_back(void **state)
 {
-	struct approval_store *s = open_store();
+	struct fixture *f = fixture_open("/tmp/approval_json_XXXXXX");
+	struct approval_store *s = f->s;
 	char id[APPROVAL_ID_LEN + 1], *raw;
 	json_t *j, *r;
 
@@ -127,14 +95,15 @@ static void test_record_reads_back(void **state)
 	assert_null(strstr(raw, "'x'"));
 	json_decref(j);
 	free(raw);
-	close_store(s);
+	fixture_close(f);
 }
 
 static void test_hostile_text_is_inert(void **state)
 {
 	static const char hostile[] = "UPDATE orders SET note = '</script><img src=x onerror=alert(1)>'"
 				      " /* \xe2\x80\xae } \xe2\x81\xa6if (admin)\xe2\x81\xa9 */\x1b[2J\r";
-	struct approval_store *s = open_store();
+	struct fixture *f = fixture_open("/tmp/approval_json_XXXXXX");
+	struct approval_store *s = f->s;
 	char *raw;
 	json_t *j, *r;
 
@@ -155,12 +124,13 @@ static void test_hostile_text_is_inert(void **state)
 	assert_non_null(strstr(raw, "\\u202E"));
 	json_decref(j);
 	free(raw);
-	close_store(s);
+	fixture_close(f);
 }
 
 static void test_list_order_limit_status(void **state)
 {
-	struct approval_store *s = open_store();
+	struct fixture *f = fixture_open("/tmp/approval_json_XXXXXX");
+	struct approval_store *s = f->s;
 	char first[APPROVAL_ID_LEN + 1], second[APPROVAL_ID_LEN + 1], *raw;
 	struct approval_move m = {.from = APPROVAL_PENDING, .to = APPROVAL_REJECTED, .now = 2500, .by = "ann"};
 	json_t *j;
@@ -187,7 +157,7 @@ static void test_list_order_limit_status(void **state)
 	assert_int_equal(json_array_size(j), 0);
 	json_decref(j);
 	free(raw);
-	close_store(s);
+	fixture_close(f);
 }
 
 int main(void)

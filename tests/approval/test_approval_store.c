@@ -18,52 +18,20 @@
 #include <cmocka.h>
 
 #include "approval/approval_store.h"
+#include "tests/approval/store_fixture.h"
 
 #define NOW 1700000000000LL
 #define LATER (NOW + 3600 * 1000LL)
 
-struct fixture {
-	char dir[64];
-	char path[128];
-	struct approval_store *s;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-	char err[512];
-
-	assert_non_null(f);
-	strcpy(f->dir, "/tmp/approval_store_XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->path, sizeof(f->path), "%s/approvals.db", f->dir);
-	f->s = approval_store_sqlite_open(f->path, err, sizeof(err));
-	if (!f->s)
-		fail_msg("open: %s", err);
-	*state = f;
+	*state = fixture_open("/tmp/approval_store_XXXXXX");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
-	struct dirent *e;
-	DIR *d;
-	char p[512];
-
-	if (f->s)
-		f->s->ops->close(f->s);
-	d = opendir(f->dir);
-	while (d && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof(p), "%s/%s", f->dir, e->d_name);
-			unlink(p);
-		}
-	}
-	if (d)
-		closedir(d);
-	rmdir(f->dir);
-	free(f);
+	fixture_close(*state);
 	return 0;
 }
 
