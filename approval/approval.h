@@ -67,7 +67,7 @@ struct approval {
 	char *params;           /* the bound values: a JSON array of strings and nulls */
 	char *rewritten;        /* as it will run, after rewriting */
 	char *plan;             /* the dry run's plan, as text */
-	char *sample;           /* the dry run's sample: {"columns": [names], "rows": [[text or null, ...], ...]} */
+	char *sample;           /* the dry run's sample, as JSON (approval_sample.h) */
 	int64_t rows;           /* rows the dry run touched: what the approver approves */
 	int64_t executed_rows;  /* rows the execution touched; -1 until it ran */
 	int64_t created_at;     /* unix milliseconds */

@@ -10,7 +10,10 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "approval/approval_text.h"
 #include "base/wbuf.h"
@@ -42,6 +45,60 @@ static void put_int(struct wbuf *w, const char *key, int64_t v, bool *first)
 	wbuf_put_str(w, num);
 }
 
+/* Deeper than any sample nests; past it a value is written as null. */
+#define MAX_DEPTH 8
+
+/* v, a value the store made (the sample), written again through the escaper; its strings count as text. */
+static void put_value(struct wbuf *w, json_t *v, int depth, bool *suspicious)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+	char *num;
+
+	if (depth > MAX_DEPTH || !v) {
+		wbuf_put_str(w, "null");
+	} else if (json_is_string(v)) {
+		approval_json_string(w, json_string_value(v), json_string_length(v), NULL);
+		if (approval_text_suspicious(json_string_value(v), json_string_length(v)))
+			*suspicious = true;
+	} else if (json_is_array(v)) {
+		wbuf_put_str(w, "[");
+		json_array_foreach(v, i, item)
+		{
+			wbuf_put_str(w, i ? ", " : "");
+			put_value(w, item, depth + 1, suspicious);
+		}
+		wbuf_put_str(w, "]");
+	} else if (json_is_object(v)) {
+		i = 0;
+		wbuf_put_str(w, "{");
+		json_object_foreach(v, key, item)
+		{
+			wbuf_put_str(w, i++ ? ", " : "");
+			approval_json_string(w, key, strlen(key), NULL);
+			wbuf_put_str(w, ": ");
+			put_value(w, item, depth + 1, suspicious);
+		}
+		wbuf_put_str(w, "}");
+	} else {
+		/* A number, true, false or null: plain ASCII. */
+		num = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		wbuf_put_str(w, num ? num : "null");
+		free(num);
+	}
+}
+
+/* The record's sample as a JSON value (null when it holds none that parses). */
+static void put_sample(struct wbuf *w, const char *sample, bool *first, bool *suspicious)
+{
+	json_t *v = sample && sample[0] ? json_loads(sample, JSON_REJECT_DUPLICATES, NULL) : NULL;
+
+	put_key(w, "sample", first);
+	put_value(w, json_is_object(v) ? v : NULL, 0, suspicious);
+	json_decref(v);
+}
+
 bool approval_json_record(struct wbuf *w, const struct approval *a)
 {
 	bool first = true, suspicious = false;
@@ -58,6 +115,8 @@ bool approval_json_record(struct wbuf *w, const struct approval *a)
 	put_text(w, "params", a->params, &first, &suspicious);
 	put_text(w, "rewritten", a->rewritten, &first, &suspicious);
 	put_int(w, "rows", a->rows, &first);
+	put_text(w, "plan", a->plan, &first, &suspicious);
+	put_sample(w, a->sample, &first, &suspicious);
 	put_int(w, "created_at", a->created_at, &first);
 	put_int(w, "expires_at", a->expires_at, &first);
 	put_int(w, "approvals_needed", a->approvals_needed, &first);

@@ -17,7 +17,9 @@ struct wbuf;
 /*
  * One record as a JSON object: id, status, user, protocol, client_addr,
  * application_name, statement, params (the store's JSON array, as a
- * string), rewritten, rows, created_at, expires_at (unix ms),
+ * string), rewritten, rows, plan (the dry run's, text), sample (the dry
+ * run's rows, approval_sample.h, as a JSON value; null when the record has
+ * none), created_at, expires_at (unix ms),
  * approvals_needed, approved_by, decided_by, decided_at, reason,
  * executed_rows, and suspicious (a string held a character a person
  * cannot see, or bytes that are not UTF-8). a is borrowed.

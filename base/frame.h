@@ -236,6 +236,11 @@ struct frame_error {
 	struct frame_str position; /* empty when absent */
 	struct frame_str my_errno; /* empty when absent */
 };
+/*
+ * The code of the 'N' frame a write's dry run sends its plan in (the
+ * message; job key sample). A notice the database sent has no code.
+ */
+#define FRAME_PLAN_CODE "AIRLOCK_PLAN"
 /* For both 'E' and 'N'. */
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out);
 

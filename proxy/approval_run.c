@@ -254,7 +254,7 @@ bool approval_run_start(struct server *srv, const char *id)
 	}
 	/* Checked again, and made again, under the policy in force now. */
 	user_policy(u, &pol);
-	if (vcl_pg_write(srv->validators, &pol, a.statement, &r->text, &r->guard, &v) != PGV_WRITE) {
+	if (vcl_pg_write(srv->validators, &pol, a.statement, &r->text, &r->guard, NULL, &v) != PGV_WRITE) {
 		snprintf(reason, sizeof(reason), "the policy in force now refuses it: %s", v.message);
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);
 		goto fail;

@@ -79,12 +79,14 @@ enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, con
 }
 
 enum pgv_kind vcl_pg_write(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
-			   char **guard, struct pgv_result *out)
+			   char **guard, char **sample, struct pgv_result *out)
 {
 	struct vw_response res;
 
 	*rewritten = NULL;
 	*guard = NULL;
+	if (sample)
+		*sample = NULL;
 	if (BYPASSED(p) || !call(p, VW_PG_WRITE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
 		pg_failed(p, out);
 		return out->kind;
@@ -96,6 +98,10 @@ enum pgv_kind vcl_pg_write(struct vpool *p, const struct pgv_policy *pol, const 
 		*rewritten = res.text;
 		*guard = res.guard;
 		res.text = res.guard = NULL;
+		if (sample) {
+			*sample = res.sample;
+			res.sample = NULL;
+		}
 	} else if (out->kind != PGV_REFUSED) {
 		pg_failed(p, out);
 	}

@@ -28,12 +28,14 @@ enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, con
 enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
 			   char **guard, struct pgv_result *out);
 /*
- * pgv_write_scope: PGV_WRITE with *rewritten (heap) the text to run and
- * *guard (heap, or NULL) its guard read, or PGV_REFUSED with both NULL.
- * A write is never bypassed: with validator_bypass it is refused.
+ * pgv_write_scope: PGV_WRITE with *rewritten (heap) the text to run,
+ * *guard (heap, or NULL) its guard read and, when sample is not NULL,
+ * *sample (heap, or NULL) its dry run's variant (pgv_write_sample); or
+ * PGV_REFUSED with all NULL. A write is never bypassed: with
+ * validator_bypass it is refused.
  */
 enum pgv_kind vcl_pg_write(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
-			   char **guard, struct pgv_result *out);
+			   char **guard, char **sample, struct pgv_result *out);
 /* pgv_split; 0 also when the worker failed (the whole text is then validated, and refused). */
 size_t vcl_pg_split(struct vpool *p, const char *sql, size_t *off, size_t *len, size_t max);
 

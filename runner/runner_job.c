@@ -316,6 +316,9 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "write_check")) {
 			rc = job->write_check || !flag_value(val, "1") ? -1 : 0;
 			job->write_check = rc == 0;
+		} else if (key_is(k, "sample")) {
+			rc = job->sample || !flag_value(val, "1") ? -1 : 0;
+			job->sample = rc == 0;
 		} else if (key_is(k, "returning")) {
 			rc = job->returning || !flag_value(val, "1") ? -1 : 0;
 			job->returning = rc == 0;
@@ -369,14 +372,18 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		snprintf(why, why_len, "job key hidden_keys is only for engine mariadb");
 		goto fail;
 	}
-	/* A write bounds its rows, and is one statement of its own: no plan, cost, COPY, describe or formats. */
+	/*
+	 * A write bounds its rows, and is one statement of its own: no cost, COPY, describe or formats; only a
+	 * dry run takes a sample, and plan_sql (the plan it shows) only with one.
+	 */
 	if ((job->write != RUNNER_WRITE_NONE) != job->have_write_max ||
-	    (!job->write && (job->write_check || job->returning)) ||
-	    (job->write && (job->describe || job->have_cost || job->plan_tables || job->plan_sql || job->copy_header ||
-			    job->formats))) {
+	    (!job->write && (job->write_check || job->returning || job->sample)) ||
+	    (job->write && (job->describe || job->have_cost || job->plan_tables || job->copy_header || job->formats)) ||
+	    (job->sample && (job->write != RUNNER_WRITE_DRY || job->returning)) ||
+	    (job->write && job->plan_sql && !job->sample)) {
 		snprintf(why, why_len,
-			 "a write job takes write_max and none of describe, max_cost, plan_tables, "
-			 "plan_sql, copy_header and formats");
+			 "a write job takes write_max and none of describe, max_cost, plan_tables, copy_header and "
+			 "formats; sample only for a dry run without returning, and plan_sql only with sample");
 		goto fail;
 	}
 	return 0;

@@ -33,6 +33,9 @@
 #define RUNNER_PARAM_NULL 1
 #define RUNNER_PARAM_BINARY 2
 
+/* Rows of a write's dry run sent as its sample (its plan comes in a notice coded FRAME_PLAN_CODE). */
+#define RUNNER_SAMPLE_ROWS 20
+
 struct runner_job {
 	char *engine;
 	char *dbname;
@@ -72,13 +75,19 @@ struct runner_job {
 	 * happens, RUNNER_WRITE_RUN commits it when it touched at most
 	 * write_max rows. write_check: the statement's first column is the
 	 * check a row must pass (true); returning: the client asked for the
-	 * rows (the columns after the check), else none are sent.
+	 * rows (the columns after the check), else none are sent. sample (a
+	 * dry run only): the statement is the dry run's variant
+	 * (validator/pg/validate_pg_write.h), whose first RUNNER_SAMPLE_ROWS
+	 * rows (after the check) are sent within max_bytes and the rest only
+	 * counted; with plan_sql, the plan of that text (the write as it will
+	 * run) goes first, as a notice coded FRAME_PLAN_CODE.
 	 */
 	enum { RUNNER_WRITE_NONE, RUNNER_WRITE_DRY, RUNNER_WRITE_RUN } write;
 	uint64_t write_max;
 	bool have_write_max;
 	bool write_check;
 	bool returning;
+	bool sample;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

@@ -31,6 +31,7 @@
 #include <libpq-fe.h>
 
 #include "base/errors.h"
+#include "base/wbuf.h"
 
 static void on_notice(void *arg, const PGresult *res)
 {
@@ -452,29 +453,6 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 	return runner_ctl_flush(r->ctl);
 }
 
-/*
- * prefix + the job's read (plan_sql when the statement is not one itself,
- * a COPY), sent with the job's parameters in its read-only transaction;
- * look sees each result. EXPLAIN without ANALYZE plans, it runs nothing.
- */
-static enum outcome explain_read(struct pg_run *r, const char *prefix, int64_t deadline,
-				 void (*look)(struct pg_run *r, const PGresult *res))
-{
-	const char *read = r->job->plan_sql ? r->job->plan_sql : r->job->sql;
-	size_t p = strlen(prefix), n = strlen(read);
-	char *sql = malloc(p + n + 1);
-	enum outcome o = OUT_LOST;
-
-	if (!sql)
-		return OUT_LOST;
-	memcpy(sql, prefix, p);
-	memcpy(sql + p, read, n + 1);
-	if (send_with_params(r, sql, 0))
-		o = collect_with(r, deadline, look);
-	free(sql);
-	return o;
-}
-
 /* The top plan node's Total Cost: the first one in EXPLAIN's JSON. */
 static void read_cost(struct pg_run *r, const PGresult *res)
 {
@@ -738,6 +716,8 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		o = check_cost(&r, deadline);
 	if (o == OUT_OK && !r.error && job->plan_tables)
 		o = check_plan(&r, deadline);
+	if (o == OUT_OK && !r.error && job->sample && job->plan_sql)
+		o = send_plan(&r, deadline);
 	if (o == OUT_OK && !r.error) {
 		/* Single rows arrive as the backend produces them; the watchdog backs up statement_timeout. */
 		deadline = now_ms() + job->timeout_ms + WATCHDOG_GRACE_MS;

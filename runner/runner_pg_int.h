@@ -72,8 +72,10 @@ struct pg_run {
 	struct runner_sent sent;
 	enum frame_trunc trunc;
 	char tag[64];
-	int skip;            /* leading result columns not sent (a write's check column) */
-	uint64_t write_rows; /* the write's count, once its command ended */
+	int skip;               /* leading result columns not sent (a write's check column) */
+	uint64_t write_rows;    /* the write's count, once its command ended */
+	uint32_t sampled;       /* rows of a dry run's sample sent (RUNNER_SAMPLE_ROWS at most) */
+	struct wbuf *plan_text; /* a dry run's plan while it is read; NULL otherwise */
 };
 
 /* runner_pg_io.c */
@@ -96,6 +98,12 @@ enum outcome collect_keep(struct pg_run *r, int64_t deadline, PGresult **kept);
 enum outcome run_command(struct pg_run *r, const char *sql, int nparams, const char *const *params, int64_t deadline);
 /* Sends sql with the job's bound parameters, results in format (0 text, 1 binary); 0 when libpq refused to send. */
 int send_with_params(struct pg_run *r, const char *sql, int format);
+/*
+ * prefix + the job's read (plan_sql when set, else sql), sent with the
+ * job's parameters in its transaction; look sees each result.
+ */
+enum outcome explain_read(struct pg_run *r, const char *prefix, int64_t deadline,
+			  void (*look)(struct pg_run *r, const PGresult *res));
 
 /* runner_pg_guard.c */
 /*
@@ -125,6 +133,8 @@ enum outcome write_row(struct pg_run *r, const PGresult *res);
 enum outcome write_desc(struct pg_run *r, const PGresult *res);
 /* After the write's command: its count against write_max, then ROLLBACK (dry) or COMMIT (run). */
 enum outcome write_end(struct pg_run *r, int64_t deadline);
+/* A dry run's plan (plan_sql's), sent as a notice coded FRAME_PLAN_CODE. */
+enum outcome send_plan(struct pg_run *r, int64_t deadline);
 /* The 'E' frame of OUT_WRITE_CHECK and OUT_WRITE_ROWS. */
 void send_write_refusal(struct pg_run *r, enum outcome o);
 

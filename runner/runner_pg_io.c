@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int64_t now_ms(void)
@@ -152,4 +153,27 @@ int send_with_params(struct pg_run *r, const char *sql, int format)
 	return PQsendQueryParams(r->conn, sql, n, n ? job->param_types : NULL,
 				 n ? (const char *const *)job->param_values : NULL, n ? job->param_lengths : NULL,
 				 n ? job->param_formats : NULL, format);
+}
+
+/*
+ * prefix + the job's read (plan_sql when the statement is not one itself,
+ * a COPY), sent with the job's parameters in its read-only transaction;
+ * look sees each result. EXPLAIN without ANALYZE plans, it runs nothing.
+ */
+enum outcome explain_read(struct pg_run *r, const char *prefix, int64_t deadline,
+			  void (*look)(struct pg_run *r, const PGresult *res))
+{
+	const char *read = r->job->plan_sql ? r->job->plan_sql : r->job->sql;
+	size_t p = strlen(prefix), n = strlen(read);
+	char *sql = malloc(p + n + 1);
+	enum outcome o = OUT_LOST;
+
+	if (!sql)
+		return OUT_LOST;
+	memcpy(sql, prefix, p);
+	memcpy(sql + p, read, n + 1);
+	if (send_with_params(r, sql, 0))
+		o = collect_with(r, deadline, look);
+	free(sql);
+	return o;
 }

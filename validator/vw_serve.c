@@ -20,6 +20,8 @@ static void refuse_pg_too_large(struct vw_response *res)
 	res->text = NULL;
 	free(res->guard);
 	res->guard = NULL;
+	free(res->sample);
+	res->sample = NULL;
 	memset(&res->pg, 0, sizeof(res->pg));
 	res->pg.kind = PGV_REFUSED;
 	res->pg.code = AIRLOCK_E_TOO_COMPLEX;
@@ -70,7 +72,8 @@ static enum vw_status run(const struct vw_request *req, struct vw_response *res)
 		pgv_scope_guarded(&req->pg, req->sql, &res->text, &res->guard, &res->pg);
 		return VW_OK;
 	case VW_PG_WRITE:
-		pgv_write_scope(&req->pg, req->sql, &res->text, &res->guard, &res->pg);
+		if (pgv_write_scope(&req->pg, req->sql, &res->text, &res->guard, &res->pg) == PGV_WRITE)
+			res->sample = pgv_write_sample(&req->pg, res->text, &res->pg);
 		return VW_OK;
 	case VW_PG_SPLIT:
 		res->split_off = calloc(req->split_max ? req->split_max : 1, sizeof(*res->split_off));

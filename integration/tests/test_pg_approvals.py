@@ -160,6 +160,52 @@ def test_an_approved_write_runs_once(private):
     assert steps[1]["by"] == APPROVER and steps[1]["reason"] == "looks right" and steps[3]["rows"] == 2, steps
 
 
+def rows_now(where):
+    """write_probe.items rows as [id, flag, n] texts, by id."""
+    got = itest.super_query("SELECT coalesce(string_agg(id || ',' || flag || ',' || n, ';' ORDER BY id), '') "
+                            "FROM write_probe.items WHERE " + where)
+    return [r.split(",") for r in got.split(";")] if got else []
+
+
+def record(d, approval):
+    status, rec, _ = api(d, "GET", "/api/approvals/%s" % approval)
+    assert status == 200, rec
+    return rec
+
+
+def test_the_approver_sees_what_the_dry_run_changed(private):
+    """Each row the write touches, as it was and as it will be, and the plan; the agent's RETURNING
+    plays no part, and nothing is written."""
+    before = rows_now("id IN (3, 4)")
+    approval = hold(private, "UPDATE write_probe.items SET n = n * 10, flag = flag || '!' WHERE id IN (3, 4) "
+                             "RETURNING id")
+    rec = record(private, approval)
+    sample = rec["sample"]
+    assert sample["columns"] == ["id", "flag", "n"], sample
+    assert sample["truncated"] is False and rec["rows"] == 2
+    got = sorted(sample["rows"], key=lambda r: int(r["before"][0]))
+    assert [r["before"] for r in got] == before, got
+    assert [r["after"] for r in got] == [[i, f + "!", str(int(n) * 10)] for i, f, n in before], got
+    assert rec["plan"].startswith("Update on items"), rec["plan"]
+    assert rows_now("id IN (3, 4)") == before
+    # An INSERT shows only the rows as they will be, a DELETE only as they were.
+    approval = hold(private, "INSERT INTO write_probe.items VALUES (900, 'new', 9)")
+    rows = record(private, approval)["sample"]["rows"]
+    assert rows == [{"before": None, "after": ["900", "new", "9"]}], rows
+    approval = hold(private, "DELETE FROM write_probe.items WHERE id = 3")
+    rec = record(private, approval)
+    assert rec["sample"]["rows"] == [{"before": rows_now("id = 3")[0], "after": None}], rec
+    assert "Delete on items" in rec["plan"], rec["plan"]
+    assert rows_now("id >= 900") == []
+
+
+def test_a_large_write_shows_a_bounded_sample(private):
+    approval = hold(private, "INSERT INTO write_probe.items SELECT g, 'bulk', g FROM generate_series(1000, 1024) g")
+    rec = record(private, approval)
+    assert rec["rows"] == 25 and len(rec["sample"]["rows"]) == 20 and rec["sample"]["truncated"] is True, rec
+    assert rows_now("id >= 1000") == []
+
+
 def audited(d, approval):
     """The audit records of one held write, in order."""
     with open(d.audit_log) as f:

@@ -92,11 +92,15 @@ struct job_request {
 	 * run (always rolled back), 2 a run (committed when it touches at most
 	 * write_max rows); 0 a read. write_check: its first column is the
 	 * check each row must pass; returning: the client asked for rows.
+	 * sample (a dry run): sql is the dry run's variant, whose first rows
+	 * come back as the sample, and plan_sql's plan as a notice coded
+	 * FRAME_PLAN_CODE.
 	 */
 	int write;
 	uint64_t write_max;
 	bool write_check;
 	bool returning;
+	bool sample;
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

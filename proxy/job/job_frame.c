@@ -47,7 +47,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 	size_t npairs = 4 + (mem ? 1 : 0) + (cost ? 1 : 0) + (req->plan_tables ? 1 : 0) + (req->formats ? 1 : 0) +
 			(req->describe ? 1 : 0) + (req->plan_sql ? 1 : 0) + (req->copy_header ? 1 : 0) +
 			(req->type_check ? 1 : 0) + (req->guard ? 1 : 0) + (req->hidden_keys ? 1 : 0) + req->nsettings +
-			req->nparams + (req->write ? 2 : 0) + (req->write_check ? 1 : 0) + (req->returning ? 1 : 0);
+			req->nparams + (req->write ? 2 : 0) + (req->write_check ? 1 : 0) + (req->returning ? 1 : 0) +
+			(req->sample ? 1 : 0);
 
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
@@ -97,6 +98,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 		job_put_pair(b, "write_check", "1");
 	if (req->returning)
 		job_put_pair(b, "returning", "1");
+	if (req->sample)
+		job_put_pair(b, "sample", "1");
 	for (size_t i = 0; i < req->nsettings; i++) {
 		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
 		job_put_pair(b, key, req->settings[i].value);

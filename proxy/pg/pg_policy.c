@@ -57,13 +57,13 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guar
 	return false;
 }
 
-bool pgp_write(struct pg_session *s, const char *sql, char **text, char **guard, struct pgv_result *v)
+bool pgp_write(struct pg_session *s, const char *sql, char **text, char **guard, char **sample, struct pgv_result *v)
 {
 	const char *path[PGS_MAX_PATH];
 	struct pgv_policy pol;
 
 	session_policy(s, &pol, path);
-	if (vcl_pg_write(s->core.srv->validators, &pol, sql, text, guard, v) == PGV_WRITE)
+	if (vcl_pg_write(s->core.srv->validators, &pol, sql, text, guard, sample, v) == PGV_WRITE)
 		return true;
 	pgr_refused(s, v);
 	return false;

@@ -194,11 +194,11 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guar
  */
 char *pgp_params_guard(struct pg_session *s, const uint32_t *oids, size_t n);
 /*
- * A write made into what will run (validate_pg_write.h): true with *text
- * and *guard (heap, the caller frees; guard may be NULL) and v filled;
- * false when refused, the ErrorResponse queued.
+ * A write made into what will run (validate_pg_write.h): true with *text,
+ * *guard and *sample (heap, the caller frees; guard and sample may be
+ * NULL) and v filled; false when refused, the ErrorResponse queued.
  */
-bool pgp_write(struct pg_session *s, const char *sql, char **text, char **guard, struct pgv_result *v);
+bool pgp_write(struct pg_session *s, const char *sql, char **text, char **guard, char **sample, struct pgv_result *v);
 /*
  * With the user's plan_check on: the relations a plan may scan, for the
  * job's plan_tables (heap; the caller frees it). NULL when it is off (or

@@ -21,6 +21,7 @@
 
 #include <event2/event.h>
 
+#include "approval/approval_sample.h"
 #include "approval/approval_store.h"
 #include "proxy/approvals.h"
 #include "proxy/pg/pg_session_int.h"
@@ -32,8 +33,12 @@ struct pgw_pending {
 	char *statement;
 	char *rewritten;
 	char *params;
-	char command[8]; /* INSERT, UPDATE or DELETE: the tag when it ran */
-	bool returning;  /* the client asked for rows, which a wait cannot give it */
+	char *sample_sql;               /* the dry run's variant (validate_pg_write.h), or NULL: none */
+	struct approval_sample *sample; /* its rows as they come; NULL without a variant */
+	int before, after;              /* their columns in the variant's rows; -1: none */
+	char *plan;                     /* the write's plan, from the dry run; NULL until it came */
+	char command[8];                /* INSERT, UPDATE or DELETE: the tag when it ran */
+	bool returning;                 /* the client asked for rows, which a wait cannot give it */
 };
 
 /*
@@ -49,6 +54,11 @@ struct pgw_wait {
 
 #define WAIT_TICK_MS 200
 
+/* The sample of a write whose dry run could show none. */
+#define NO_SAMPLE "{\"columns\":[],\"rows\":[],\"truncated\":false}"
+/* What the rows of a dry run's sample may hold; the record keeps at most APPROVAL_MAX_SAMPLE of JSON. */
+#define SAMPLE_BYTES (32 * 1024)
+
 void pgw_pending_free(struct pgw_pending *p)
 {
 	if (!p)
@@ -56,6 +66,9 @@ void pgw_pending_free(struct pgw_pending *p)
 	free(p->statement);
 	free(p->rewritten);
 	free(p->params);
+	free(p->sample_sql);
+	approval_sample_free(p->sample);
+	free(p->plan);
 	free(p);
 }
 
@@ -118,7 +131,7 @@ static void client_text(const struct session *c, char *out, size_t len)
 }
 
 /* Keeps the dry-run write as a pending record; its id in id. False with the reason in why. */
-static bool hold(struct pg_session *s, const struct pgw_pending *p, uint64_t rows, char *id, char *why, size_t whylen)
+static bool hold(struct pg_session *s, struct pgw_pending *p, uint64_t rows, char *id, char *why, size_t whylen)
 {
 	const struct airlock_user *u = s->core.u;
 	struct approval_store *st = s->core.srv->approvals;
@@ -147,8 +160,11 @@ static bool hold(struct pg_session *s, const struct pgw_pending *p, uint64_t row
 	a.statement = dup_or_empty(p->statement);
 	a.params = dup_or_empty(p->params);
 	a.rewritten = dup_or_empty(p->rewritten);
-	a.plan = dup_or_empty("");
-	a.sample = dup_or_empty("{\"columns\": [], \"rows\": []}");
+	a.plan = dup_or_empty(p->plan);
+	a.sample = p->sample ? approval_sample_finish(p->sample, rows, APPROVAL_MAX_SAMPLE) : NULL;
+	p->sample = NULL;
+	if (!a.sample)
+		a.sample = dup_or_empty(NO_SAMPLE);
 	a.approved_by = dup_or_empty("");
 	a.decided_by = dup_or_empty("");
 	a.reason = dup_or_empty("");
@@ -275,20 +291,58 @@ bool pgw_cancel(struct pg_session *s)
 	return true;
 }
 
+/* The variant's columns: which holds the rows as they were, which as they will be. */
 static void dry_rowdesc(void *arg, const struct frame *f)
 {
-	(void)arg;
-	(void)f;
+	struct pgw_pending *p = ((struct pg_session *)arg)->write;
+	struct frame_column col;
+	struct rbuf cur;
+	uint16_t n;
+
+	if (!p || !p->sample || frame_rowdesc_begin(f, &n, &cur) != FRAME_OK)
+		return;
+	for (int i = 0; i < n && frame_rowdesc_next(&cur, &col) == FRAME_OK; i++) {
+		if (col.name.len == 14 && !memcmp(col.name.ptr, "airlock_before", 14))
+			p->before = i;
+		else if (col.name.len == 13 && !memcmp(col.name.ptr, "airlock_after", 13))
+			p->after = i;
+	}
 }
 
+/* One row of the sample: each of its two columns a JSON object of the row. */
 static void dry_row(void *arg, const struct frame *f)
 {
-	(void)arg;
-	(void)f;
+	struct pgw_pending *p = ((struct pg_session *)arg)->write;
+	const uint8_t *v, *before = NULL, *after = NULL;
+	uint32_t len, blen = 0, alen = 0;
+	struct rbuf cur;
+	uint16_t n;
+
+	if (!p || !p->sample || (p->before < 0 && p->after < 0) || frame_row_begin(f, &n, &cur) != FRAME_OK)
+		return;
+	for (int i = 0; i < n && frame_row_next(&cur, &v, &len) == FRAME_OK; i++) {
+		if (i == p->before)
+			before = v, blen = len;
+		else if (i == p->after)
+			after = v, alen = len;
+	}
+	if (!approval_sample_row(p->sample, (const char *)before, blen, (const char *)after, alen)) {
+		/* Out of memory: the write is held without a sample, never with half of one. */
+		approval_sample_free(p->sample);
+		p->sample = NULL;
+	}
 }
 
+/* The dry run's plan comes as a notice with a code of its own; the database's notices go to the client. */
 static void dry_notice(void *arg, const struct frame_error *e)
 {
+	struct pgw_pending *p = ((struct pg_session *)arg)->write;
+
+	if (e->code.len == sizeof(FRAME_PLAN_CODE) - 1 && !memcmp(e->code.ptr, FRAME_PLAN_CODE, e->code.len)) {
+		if (p && !p->plan)
+			p->plan = strndup(e->message.ptr, e->message.len);
+		return;
+	}
 	pgr_frame_notice(arg, e);
 }
 
@@ -342,7 +396,7 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	struct airlock_limits limits = u->limits;
 	struct pgv_result w;
 	struct pgw_pending *p = NULL;
-	char *text = NULL, *guard = NULL;
+	char *text = NULL, *guard = NULL, *sample = NULL;
 	struct job_request req;
 
 	(void)v;
@@ -360,7 +414,7 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 			return true;
 		}
 	}
-	if (!pgp_write(s, sql, &text, &guard, &w))
+	if (!pgp_write(s, sql, &text, &guard, &sample, &w))
 		return true;
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->statement = strdup(sql)) || !(p->params = params_json(x))) {
@@ -369,6 +423,16 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	}
 	p->rewritten = text;
 	text = NULL;
+	p->before = p->after = -1;
+	/* Without its variant (or memory for its rows) the write is dry-run as it will run, with no sample. */
+	if (sample && (p->sample = approval_sample_new()) != NULL) {
+		p->sample_sql = sample;
+		sample = NULL;
+		if (limits.max_bytes > SAMPLE_BYTES)
+			limits.max_bytes = SAMPLE_BYTES;
+	}
+	free(sample);
+	sample = NULL;
 	snprintf(p->command, sizeof(p->command), "%s", w.command);
 	p->returning = w.returning;
 	/* Rows it returns past max_write_rows are rows it touches past it. */
@@ -376,7 +440,8 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	req = (struct job_request){
 		.target = u->write_target,
 		.limits = &limits,
-		.sql = p->rewritten,
+		.sql = p->sample_sql ? p->sample_sql : p->rewritten,
+		.plan_sql = p->sample_sql ? p->rewritten : NULL,
 		.settings = settings,
 		.nsettings = pgs_job_settings(&s->set, settings),
 		.params = x->params,
@@ -387,6 +452,7 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		.write_max = u->max_write_rows,
 		.write_check = w.write_check,
 		.returning = false,
+		.sample = p->sample_sql != NULL,
 	};
 	s->write = p;
 	s->core.job = pgr_start_job(s, &req, &dry_events, s);
@@ -402,6 +468,7 @@ fail:
 	pgw_pending_free(p);
 	free(text);
 	free(guard);
+	free(sample);
 	return true;
 }
 

@@ -22,7 +22,8 @@
 #include "base/wbuf.h"
 #include "tests/approval/store_fixture.h"
 
-static void put(struct approval_store *s, const char *statement, int64_t created, char *id)
+static void put_with(struct approval_store *s, const char *statement, const char *plan, const char *sample,
+		     int64_t created, char *id)
 {
 	struct approval a = {
 		.status = APPROVAL_PENDING,
@@ -33,8 +34,8 @@ static void put(struct approval_store *s, const char *statement, int64_t created
 		.statement = (char *)statement,
 		.params = "[\"x\", null]",
 		.rewritten = "UPDATE public.orders SET note = 'x'",
-		.plan = "",
-		.sample = "{}",
+		.plan = (char *)plan,
+		.sample = (char *)sample,
 		.rows = 3,
 		.executed_rows = -1,
 		.created_at = created,
@@ -50,6 +51,11 @@ static void put(struct approval_store *s, const char *statement, int64_t created
 	assert_int_equal(s->ops->put(s, &a), APPROVAL_OK);
 	if (id)
 		strcpy(id, a.id);
+}
+
+static void put(struct approval_store *s, const char *statement, int64_t created, char *id)
+{
+	put_with(s, statement, "", "{}", created, id);
 }
 
 static json_t *list(struct approval_store *s, enum approval_status st, size_t limit, char **raw)
@@ -160,12 +166,48 @@ static void test_list_order_limit_status(void **state)
 	fixture_close(f);
 }
 
+/* The dry run's plan and sample: the sample a JSON value, its database text as inert as the agent's. */
+static void test_plan_and_sample(void **state)
+{
+	struct fixture *f = fixture_open("/tmp/approval_json_XXXXXX");
+	struct approval_store *s = f->s;
+	json_t *j, *r, *sample;
+	char *raw;
+
+	(void)state;
+	put_with(s, "UPDATE t SET a = 1", "Update on t\n  ->  Seq Scan on t",
+		 "{\"columns\":[\"id\",\"note\"],\"rows\":[{\"before\":[\"1\",\"<b>\u202e\"],\"after\":[\"1\",null]}],"
+		 "\"truncated\":false}",
+		 1000, NULL);
+	put_with(s, "UPDATE t SET a = 2", "", "[1]", 2000, NULL);
+	j = list(s, APPROVAL_PENDING, 10, &raw);
+	r = json_array_get(j, 0);
+	assert_string_equal(json_string_value(json_object_get(r, "plan")), "Update on t\n  ->  Seq Scan on t");
+	sample = json_object_get(r, "sample");
+	assert_true(json_is_object(sample));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(sample, "columns"), 1)), "note");
+	assert_string_equal(json_string_value(json_array_get(
+				    json_object_get(json_array_get(json_object_get(sample, "rows"), 0), "before"), 1)),
+			    "<b>\u202e");
+	assert_true(json_is_null(
+		json_array_get(json_object_get(json_array_get(json_object_get(sample, "rows"), 0), "after"), 1)));
+	assert_true(json_is_false(json_object_get(sample, "truncated")));
+	assert_true(json_is_true(json_object_get(r, "suspicious")));
+	assert_true(json_is_null(json_object_get(json_array_get(j, 1), "sample")));
+	assert_null(strstr(raw, "<b>"));
+	assert_null(strstr(raw, "\xe2\x80\xae"));
+	json_decref(j);
+	free(raw);
+	fixture_close(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_reads_back),
 		cmocka_unit_test(test_hostile_text_is_inert),
 		cmocka_unit_test(test_list_order_limit_status),
+		cmocka_unit_test(test_plan_and_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,12 +181,17 @@ static void test_hidden_keys(void **state)
 	assert_non_null(strstr(why, "hidden_keys"));
 }
 
-/* A write: dry or run, its row bound, its check and returning flags; alone, never with a plan or formats. */
+/*
+ * A write: dry or run, its row bound, its check and returning flags; alone, never with a cost or formats;
+ * a sample (with the plan's text) only for a dry run that returns nothing to the client.
+ */
 static void test_write(void **state)
 {
 	const char *const dry[] = {BASE, "write", "dry", "write_max", "100", "write_check", "1", "returning", "1"};
 	const char *const run[] = {BASE, "write", "run", "write_max", "3"};
-	const char *const bad[][NBASE * 2 + 6] = {
+	const char *const sample[] = {BASE,     "write", "dry",      "write_max",         "5",
+				      "sample", "1",     "plan_sql", "UPDATE t SET a = 1"};
+	const char *const bad[][NBASE * 2 + 8] = {
 		{BASE, "write", "dry"},
 		{BASE, "write_max", "3"},
 		{BASE, "write", "maybe", "write_max", "3"},
@@ -197,8 +202,14 @@ static void test_write(void **state)
 		{BASE, "write_check", "1"},
 		{BASE, "returning", "1"},
 		{BASE, "write", "run", "write_max", "3", "returning", "yes"},
+		{BASE, "sample", "1"},
+		{BASE, "write", "run", "write_max", "3", "sample", "1"},
+		{BASE, "write", "dry", "write_max", "3", "sample", "1", "returning", "1"},
+		{BASE, "write", "dry", "write_max", "3", "sample", "yes"},
+		{BASE, "write", "dry", "write_max", "3", "plan_sql", "UPDATE t SET a = 1"},
+		{BASE, "write", "dry", "write_max", "3", "sample", "1", "plan_tables", "public.*"},
 	};
-	const size_t nbad[] = {1, 1, 2, 2, 3, 3, 3, 1, 1, 3};
+	const size_t nbad[] = {1, 1, 2, 2, 3, 3, 3, 1, 1, 3, 1, 3, 4, 3, 3, 4};
 	struct runner_job job;
 	char why[160];
 
@@ -215,6 +226,12 @@ static void test_write(void **state)
 	assert_int_equal(job.write, RUNNER_WRITE_RUN);
 	assert_int_equal(job.write_max, 3);
 	assert_false(job.write_check);
+	assert_false(job.sample);
+	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, sample, NBASE + 4, why, sizeof(why)), 0);
+	assert_true(job.sample);
+	assert_string_equal(job.plan_sql, "UPDATE t SET a = 1");
 	runner_job_free(&job);
 	for (size_t i = 0; i < sizeof(nbad) / sizeof(nbad[0]); i++) {
 		runner_job_init(&job);

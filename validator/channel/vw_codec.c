@@ -310,6 +310,8 @@ bool vw_put_response(struct wbuf *w, enum vw_op op, const struct vw_response *r)
 			vw_put_pg_result(w, &r->pg);
 			put_opt(w, r->text);
 			put_opt(w, r->guard);
+			if (op == VW_PG_WRITE)
+				put_opt(w, r->sample);
 			break;
 		case VW_PG_SPLIT:
 			wbuf_put_be32(w, (uint32_t)r->nsplit);
@@ -403,7 +405,8 @@ bool vw_get_response(const uint8_t *body, size_t len, enum vw_op op, size_t sql_
 		break;
 	case VW_PG_SCOPE:
 	case VW_PG_WRITE:
-		ok = vw_get_pg_result(&r, sql_len, &res->pg) && get_text(&r, &res->text) && get_text(&r, &res->guard);
+		ok = vw_get_pg_result(&r, sql_len, &res->pg) && get_text(&r, &res->text) && get_text(&r, &res->guard) &&
+		     (op != VW_PG_WRITE || get_text(&r, &res->sample));
 		break;
 	case VW_PG_SPLIT:
 		ok = get_split(&r, sql_len, res);
@@ -437,6 +440,7 @@ void vw_response_free(struct vw_response *res)
 {
 	free(res->text);
 	free(res->guard);
+	free(res->sample);
 	free(res->split_off);
 	free(res->split_len);
 	free(res->my);

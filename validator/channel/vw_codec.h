@@ -44,7 +44,7 @@ enum vw_op {
 	VW_PG_SPLIT,        /* pgv_split: the statements' offsets */
 	VW_MY_VALIDATE,     /* vmy_validate and vmy_fingerprint */
 	VW_MY_SCOPE,        /* vmy_scope of a read, then vmy_validate of the rewrite with information_schema */
-	VW_PG_WRITE,        /* pgv_write_scope: the result, the text to run and its guard */
+	VW_PG_WRITE,        /* pgv_write_scope: the result, the text to run, its guard and its dry run */
 	VW_NOPS
 };
 
@@ -95,6 +95,7 @@ struct vw_response {
 	struct pgv_result pg;  /* the PG operations */
 	char *text;            /* VW_PG_SCOPE, VW_MY_SCOPE, VW_PG_WRITE: the rewritten text (owned), NULL for none */
 	char *guard;           /* VW_PG_SCOPE, VW_PG_WRITE: the runner's guard read (owned), NULL for none */
+	char *sample;          /* VW_PG_WRITE: the dry run's variant (validate_pg_write.h; owned), NULL for none */
 	size_t nsplit;         /* VW_PG_SPLIT */
 	size_t *split_off;     /* owned, nsplit of them */
 	size_t *split_len;     /* owned */

@@ -426,7 +426,7 @@ static void walk(void *ctx, ProtobufCMessage *m, int depth)
 
 /* ---- the driver ---- */
 
-static char *deparse(struct pgv_scope *sc, PgQuery__ParseResult *tree)
+char *pgv_scope_deparse(struct pgv_scope *sc, PgQuery__ParseResult *tree)
 {
 	PgQueryProtobuf pb;
 	PgQueryDeparseResult d;
@@ -560,7 +560,7 @@ enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql,
 	if (!sc.refused && guard)
 		check = guard_of(&sc, tree);
 	if (!sc.refused && (sc.changes > 0 || sc.write))
-		text = deparse(&sc, tree);
+		text = pgv_scope_deparse(&sc, tree);
 	pgv_scope_free(&sc);
 	pg_query__parse_result__free_unpacked(tree, NULL);
 	if (!sc.refused && (!text || revalidate(&sc, text))) {

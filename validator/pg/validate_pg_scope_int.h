@@ -89,6 +89,9 @@ typedef bool (*pgv_scope_edit_fn)(struct pgv_scope *sc, PgQuery__ParseResult *tr
 enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql, pgv_scope_edit_fn edit, void *arg,
 			       char **rewritten, char **guard, struct pgv_result *out);
 
+/* tree as SQL text (heap, the caller frees); NULL and refused when it cannot be made. */
+char *pgv_scope_deparse(struct pgv_scope *sc, PgQuery__ParseResult *tree);
+
 /* The check a rule's table is read behind (validate_pg_scope_rules.c): its settings at their defaults. */
 extern const char pgv_scope_settings_check[];
 /* Names in a rule resolve through the search_path: a rule's table is read only under the default one. */

@@ -44,4 +44,22 @@ enum pgv_kind pgv_write_check(const struct pgv_policy *policy, const char *sql, 
 enum pgv_kind pgv_write_scope(const struct pgv_policy *policy, const char *sql, char **rewritten, char **guard,
 			      struct pgv_result *out);
 
+/*
+ * The dry run's variant of rewritten, the text pgv_write_scope made for a
+ * write with result w: the same write, touching the same rows, whose
+ * RETURNING is (after the check column, when w->write_check) a JSON object
+ * of each row it touches, column name to value, as it was (airlock_before:
+ * UPDATE, DELETE) and as it will be (airlock_after: INSERT, UPDATE). An
+ * UPDATE pairs each row with its old version by joining the table to
+ * itself on (tableoid, ctid). Under a rule with a column list the objects
+ * hold those columns, a masked one as "(masked)"; else every column. For
+ * the person who decides the write; the agent never sees it. Heap (the
+ * caller frees), or NULL when it could not be made: the write is then
+ * dry-run as it will run and held without a sample.
+ */
+char *pgv_write_sample(const struct pgv_policy *policy, const char *rewritten, const struct pgv_result *w);
+
+/* Columns of a rule's list a sample row shows (json_build_object takes 100 arguments); the rest are left out. */
+#define PGV_WRITE_SAMPLE_COLUMNS 49
+
 #endif

@@ -27,31 +27,37 @@ struct write_edit {
 	bool check;
 };
 
-/* The write's own table and the fields the edits touch, whatever the statement. */
-struct parts {
-	PgQuery__RangeVar *rv;
-	PgQuery__Node **where; /* NULL for INSERT */
-	size_t *nret;
-	PgQuery__Node ***ret;
-	const char *command;
-};
-
-static bool parts_of(PgQuery__Node *stmt, struct parts *p)
+bool pgv_write_parts(PgQuery__Node *stmt, struct pgv_write_parts *p)
 {
 	if (!stmt)
 		return false;
 	switch (stmt->node_case) {
 	case PG_QUERY__NODE__NODE_INSERT_STMT:
-		*p = (struct parts){stmt->insert_stmt->relation, NULL, &stmt->insert_stmt->n_returning_list,
-				    &stmt->insert_stmt->returning_list, "INSERT"};
+		*p = (struct pgv_write_parts){stmt->insert_stmt->relation,
+					      NULL,
+					      &stmt->insert_stmt->n_returning_list,
+					      &stmt->insert_stmt->returning_list,
+					      NULL,
+					      NULL,
+					      "INSERT"};
 		break;
 	case PG_QUERY__NODE__NODE_UPDATE_STMT:
-		*p = (struct parts){stmt->update_stmt->relation, &stmt->update_stmt->where_clause,
-				    &stmt->update_stmt->n_returning_list, &stmt->update_stmt->returning_list, "UPDATE"};
+		*p = (struct pgv_write_parts){stmt->update_stmt->relation,
+					      &stmt->update_stmt->where_clause,
+					      &stmt->update_stmt->n_returning_list,
+					      &stmt->update_stmt->returning_list,
+					      &stmt->update_stmt->n_from_clause,
+					      &stmt->update_stmt->from_clause,
+					      "UPDATE"};
 		break;
 	case PG_QUERY__NODE__NODE_DELETE_STMT:
-		*p = (struct parts){stmt->delete_stmt->relation, &stmt->delete_stmt->where_clause,
-				    &stmt->delete_stmt->n_returning_list, &stmt->delete_stmt->returning_list, "DELETE"};
+		*p = (struct pgv_write_parts){stmt->delete_stmt->relation,
+					      &stmt->delete_stmt->where_clause,
+					      &stmt->delete_stmt->n_returning_list,
+					      &stmt->delete_stmt->returning_list,
+					      &stmt->delete_stmt->n_using_clause,
+					      &stmt->delete_stmt->using_clause,
+					      "DELETE"};
 		break;
 	default:
 		return false;
@@ -69,7 +75,7 @@ static void put_filter(struct pgv_sbuf *sb, const struct airlock_rule *r)
 }
 
 /* WHERE <filter> AND (<the statement's WHERE>). */
-static bool filter_where(struct pgv_scope *sc, const struct parts *p, const struct airlock_rule *r)
+static bool filter_where(struct pgv_scope *sc, const struct pgv_write_parts *p, const struct airlock_rule *r)
 {
 	struct pgv_sbuf sb = {0};
 	PgQuery__Node *expr;
@@ -86,7 +92,7 @@ static bool filter_where(struct pgv_scope *sc, const struct parts *p, const stru
 }
 
 /* RETURNING (<filter>) IS TRUE AS airlock_check, <the statement's RETURNING>. */
-static bool check_returning(struct pgv_scope *sc, const struct parts *p, const struct airlock_rule *r)
+static bool check_returning(struct pgv_scope *sc, const struct pgv_write_parts *p, const struct airlock_rule *r)
 {
 	struct pgv_sbuf sb = {0};
 	PgQuery__SelectStmt *sel;
@@ -116,10 +122,10 @@ static bool edit(struct pgv_scope *sc, PgQuery__ParseResult *tree, void *arg)
 	struct write_edit *e = arg;
 	const struct airlock_rule *r;
 	const char *schema = NULL;
-	struct parts p;
+	struct pgv_write_parts p;
 	char *copy;
 
-	if (tree->n_stmts != 1 || !parts_of(tree->stmts[0]->stmt, &p))
+	if (tree->n_stmts != 1 || !pgv_write_parts(tree->stmts[0]->stmt, &p))
 		return false;
 	if (!pgv_write_resolve(sc->policy, p.rv->schemaname && p.rv->schemaname[0] ? p.rv->schemaname : NULL,
 			       p.rv->relname, &schema))

@@ -245,6 +245,7 @@ static void test_pg_write_response(void **state)
 	res.pg.returning = true;
 	res.pg.write_check = true;
 	res.text = "UPDATE public.orders SET amount = 1";
+	res.sample = "UPDATE public.orders SET amount = 1 RETURNING to_json(orders) AS airlock_after";
 	wbuf_init(&w);
 	assert_true(vw_put_response(&w, VW_PG_WRITE, &res));
 	body = body_of(&w, &len);
@@ -256,8 +257,15 @@ static void test_pg_write_response(void **state)
 	assert_true(back.pg.write_check);
 	assert_string_equal(back.text, "UPDATE public.orders SET amount = 1");
 	assert_null(back.guard);
+	assert_string_equal(back.sample, res.sample);
 	vw_response_free(&back);
+	/* The same bytes read as a scope's answer: the sample is left over, malformed. */
+	assert_false(vw_get_response(body, len, VW_PG_SCOPE, strlen(sql), 0, &back));
+	/* Cut before the sample: malformed. */
+	for (size_t n = 0; n < len; n++)
+		assert_false(vw_get_response(body, n, VW_PG_WRITE, strlen(sql), 0, &back));
 	wbuf_free(&w);
+	res.sample = NULL;
 
 	/* A read that names a table, a write that names none, a command of another kind: malformed. */
 	res.pg.kind = PGV_READ;

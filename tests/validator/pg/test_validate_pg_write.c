@@ -3,7 +3,8 @@
  * for, and the text each runs as: its table named by schema, the row
  * filter in an UPDATE's or DELETE's WHERE, the check column first in an
  * INSERT's or UPDATE's RETURNING, reads inside scoped as reads are, and
- * the descendant guard on the written table.
+ * the descendant guard on the written table; and the dry run's variant,
+ * which returns each row it touches as it was and as it will be.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -228,12 +229,90 @@ static void test_search_path(void **state)
 	assert_non_null(strstr(r.hint, "search_path"));
 }
 
+/* The dry run's variant of sql; it must parse as one statement of the same kind. */
+static char *sample_of(const char *sql, struct pgv_result *r)
+{
+	char *text = rewrite(sql, r, NULL), *sample = pgv_write_sample(&policy, text, r);
+	PgQueryParseResult pr;
+
+	free(text);
+	if (!sample)
+		fail_msg("%s: no sample", sql);
+	pr = pg_query_parse(sample);
+	if (pr.error)
+		fail_msg("%s: the sample does not parse: %s\n%s", sql, pr.error->message, sample);
+	pg_query_free_parse_result(pr);
+	return sample;
+}
+
+static void assert_has(const char *text, const char *part)
+{
+	if (!strstr(text, part))
+		fail_msg("wanted %s in:\n%s", part, text);
+}
+
+static void test_sample(void **state)
+{
+	struct pgv_result r;
+	char *s;
+
+	(void)state;
+	/* UPDATE: the old rows joined one to one; the check first; the agent's RETURNING replaced. */
+	s = sample_of("UPDATE orders SET amount = amount + 1 WHERE id = $1 RETURNING id, amount", &r);
+	assert_has(s, "airlock_check");
+	assert_has(s, "airlock_old.airlock_row AS airlock_before");
+	assert_has(s, "pg_catalog.to_json(orders)) WITH ORDINALITY airlock_kv(k, v, n)) AS airlock_after");
+	assert_has(s, "FROM public.orders airlock_o");
+	assert_has(s, "orders.tableoid = airlock_old.airlock_tableoid");
+	assert_has(s, "orders.ctid = airlock_old.airlock_ctid");
+	assert_has(s, "customer_id <= 100");
+	assert_true(strstr(s, "airlock_check") < strstr(s, "airlock_before"));
+	assert_null(strstr(s, "RETURNING id"));
+	free(s);
+	/* ONLY stays ONLY, and an alias names the row. */
+	s = sample_of("UPDATE ONLY public.orders AS o SET amount = 2 FROM products p WHERE o.id = p.id", &r);
+	assert_has(s, "FROM ONLY public.orders airlock_o");
+	assert_has(s, "pg_catalog.to_json(o)) WITH ORDINALITY airlock_kv(k, v, n)) AS airlock_after");
+	assert_has(s, "o.ctid = airlock_old.airlock_ctid");
+	assert_has(s, "products p");
+	free(s);
+	/* DELETE: the rows as they were, no check. */
+	s = sample_of("DELETE FROM orders WHERE id = 3", &r);
+	assert_has(s, "pg_catalog.to_json(orders)) WITH ORDINALITY airlock_kv(k, v, n)) AS airlock_before");
+	assert_null(strstr(s, "airlock_after"));
+	assert_null(strstr(s, "airlock_check"));
+	free(s);
+	/* INSERT: the rows as they will be. */
+	s = sample_of("INSERT INTO orders (customer_id, amount) VALUES (5, 10) RETURNING id", &r);
+	assert_has(s, "pg_catalog.to_json(orders)) WITH ORDINALITY airlock_kv(k, v, n)) AS airlock_after");
+	assert_null(strstr(s, "airlock_before"));
+	free(s);
+	/* A rule's column list: its columns only, a masked one never read. */
+	s = sample_of("UPDATE customers SET name = 'x' WHERE id = 1", &r);
+	assert_has(s, "pg_catalog.json_build_object('id', customers.id, 'name', customers.name, 'email', "
+		      "'(masked)'::pg_catalog.text)");
+	assert_has(s, "pg_catalog.json_build_object('id', airlock_o.id, 'name', airlock_o.name, 'email', "
+		      "'(masked)'::pg_catalog.text)");
+	assert_has(s, "pg_catalog.json_object_agg(airlock_kv.k, airlock_kv.v ORDER BY airlock_kv.n)");
+	assert_null(strstr(s, "airlock_o.email"));
+	assert_null(strstr(s, "to_json"));
+	assert_null(strstr(s, " json_"));
+	free(s);
+	/* Not a write's text: none. */
+	r.kind = PGV_READ;
+	assert_null(pgv_write_sample(&policy, "SELECT 1", &r));
+	r.kind = PGV_WRITE;
+	snprintf(r.command, sizeof(r.command), "DELETE");
+	assert_null(pgv_write_sample(&policy, "SELECT 1", &r));
+	assert_null(pgv_write_sample(&policy, "not sql", &r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writes_pass), cmocka_unit_test(test_rewrite),
 		cmocka_unit_test(test_refused),     cmocka_unit_test(test_hidden_columns),
-		cmocka_unit_test(test_search_path),
+		cmocka_unit_test(test_search_path), cmocka_unit_test(test_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
