@@ -299,6 +299,77 @@ bool ctl_print_list(struct wbuf *out, const char *body, size_t len, enum approva
 	return out->failed ? fail(err, errlen, "out of memory") : true;
 }
 
+/* One value of a sample row: its text escaped, NULL for null. */
+static void put_cell(struct wbuf *out, json_t *v)
+{
+	const char *s;
+	size_t len;
+
+	if (string_of(v, &s, &len))
+		put_value(out, s, len);
+	else
+		wbuf_put_str(out, json_is_null(v) ? "NULL" : "?");
+}
+
+static bool same_cell(json_t *a, json_t *b)
+{
+	return (json_is_null(a) && json_is_null(b)) ||
+	       (json_is_string(a) && json_is_string(b) && json_string_length(a) == json_string_length(b) &&
+		memcmp(json_string_value(a), json_string_value(b), json_string_length(a)) == 0);
+}
+
+/*
+ * One row the write touches, on its own line: "- col=value, ..." as it was
+ * (DELETE), "+ col=value, ..." as it will be (INSERT), and for an UPDATE
+ * every column, a changed one as "col: old -> new".
+ */
+static void put_sample_row(struct wbuf *out, json_t *columns, json_t *row)
+{
+	json_t *before = json_object_get(row, "before"), *after = json_object_get(row, "after");
+	json_t *col;
+	const char *name;
+	size_t i, len;
+
+	wbuf_put_str(out, VALUE_INDENT);
+	wbuf_put_str(out, json_is_array(before) && json_is_array(after) ? "~ " : json_is_array(before) ? "- " : "+ ");
+	json_array_foreach(columns, i, col)
+	{
+		json_t *b = json_array_get(before, i), *a = json_array_get(after, i);
+
+		wbuf_put_str(out, i ? ", " : "");
+		if (string_of(col, &name, &len))
+			put_value(out, name, len);
+		if (json_is_array(before) && json_is_array(after) && !same_cell(b, a)) {
+			wbuf_put_str(out, ": ");
+			put_cell(out, b);
+			wbuf_put_str(out, " -> ");
+			put_cell(out, a);
+		} else {
+			wbuf_put_str(out, "=");
+			put_cell(out, json_is_array(before) ? b : a);
+		}
+	}
+	wbuf_put_str(out, "\n");
+}
+
+/* The dry run's sample: how many rows it shows, then each. */
+static void put_sample(struct wbuf *out, json_t *rec)
+{
+	json_t *sample = json_object_get(rec, "sample"), *rows = json_object_get(sample, "rows");
+	json_t *columns = json_object_get(sample, "columns"), *row;
+	char line[96];
+	size_t i;
+
+	if (!json_is_array(rows) || !json_is_array(columns) || json_array_size(rows) == 0) {
+		put_plain(out, "sample", "(none)");
+		return;
+	}
+	snprintf(line, sizeof(line), "%zu rows as the dry run changed them%s", json_array_size(rows),
+		 json_is_true(json_object_get(sample, "truncated")) ? " (more not shown)" : "");
+	put_plain(out, "sample", line);
+	json_array_foreach(rows, i, row) put_sample_row(out, columns, row);
+}
+
 bool ctl_print_record(struct wbuf *out, const char *body, size_t len, char *err, size_t errlen)
 {
 	json_t *rec = load(body, len, CTL_SHAPE_RECORD, err, errlen);
@@ -310,6 +381,8 @@ bool ctl_print_record(struct wbuf *out, const char *body, size_t len, char *err,
 	put_summary(out, rec);
 	put_text(out, rec, "rewritten", "rewritten");
 	put_text(out, rec, "params", "params");
+	put_text(out, rec, "plan", "plan");
+	put_sample(out, rec);
 	put_text(out, rec, "protocol", "protocol");
 	put_time(out, rec, "expires", "expires_at");
 	put_approvals(out, rec);

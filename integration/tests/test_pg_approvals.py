@@ -206,6 +206,31 @@ def test_a_large_write_shows_a_bounded_sample(private):
     assert rows_now("id >= 1000") == []
 
 
+@pytest.fixture(scope="module")
+def ruled():
+    """writer sees write_probe.items through a rule: rows with n < 100, flag masked."""
+    d = started(approval_instance("approve4", 1003200000, **{
+        "filter write_probe.items": "n < 100", "columns write_probe.items": "id, flag, n",
+        "mask write_probe.items.flag": "'hidden'"}))
+    yield d
+    assert d.stop() in (0, -15)
+
+
+def test_a_ruled_tables_sample_keeps_to_the_rule(ruled):
+    """The sample shows the rule's columns, a masked one as (masked), and only rows the filter keeps."""
+    itest.super_query("INSERT INTO write_probe.items VALUES (50, 'secret', 5000), (51, 'secret', 51)")
+    try:
+        approval = hold(ruled, "UPDATE write_probe.items SET n = n + 1 WHERE id IN (50, 51)")
+        rec = record(ruled, approval)
+        assert rec["rows"] == 1, rec
+        assert rec["sample"]["columns"] == ["id", "flag", "n"], rec
+        assert rec["sample"]["rows"] == [{"before": ["51", "(masked)", "51"], "after": ["51", "(masked)", "52"]}]
+        assert "secret" not in json.dumps(rec)
+        assert rows_now("id IN (50, 51)") == [["50", "secret", "5000"], ["51", "secret", "51"]]
+    finally:
+        itest.super_query("DELETE FROM write_probe.items WHERE id IN (50, 51)")
+
+
 def audited(d, approval):
     """The audit records of one held write, in order."""
     with open(d.audit_log) as f:

@@ -87,9 +87,9 @@ static const char *text(struct wbuf *out)
 }
 
 static const char *const labels[] = {
-	"user",       "when",       "rows",   "application",   "client",     "statement",
-	"status",     "rewritten",  "params", "protocol",      "expires",    "approvals",
-	"decided by", "decided at", "reason", "executed rows", "!! WARNING",
+	"user",      "when",          "rows",       "application", "client",    "statement",  "status",
+	"rewritten", "params",        "protocol",   "expires",     "approvals", "decided by", "decided at",
+	"reason",    "executed rows", "!! WARNING", "plan",        "sample",
 };
 
 /*
@@ -265,6 +265,35 @@ static void test_markers(void **state)
 	wbuf_free(&out);
 }
 
+/* The dry run's plan, and each sampled row: an UPDATE's changed columns as old -> new, escaped. */
+static void test_sample(void **state)
+{
+	const char *body = "{\"id\": \"" ID "\", \"user\": \"w\", \"statement\": \"UPDATE t\", \"rows\": 3, "
+			   "\"plan\": \"Update on t\\n  ->  Seq Scan on t\", \"sample\": {\"columns\": [\"id\", "
+			   "\"note\"], \"rows\": [{\"before\": [\"1\", \"a\\u001b[2J\"], \"after\": [\"1\", "
+			   "null]}, {\"before\": null, \"after\": [\"2\", \"b\"]}, {\"before\": [\"3\", \"c\"], "
+			   "\"after\": null}], \"truncated\": true}}";
+	const char *s;
+	struct wbuf out;
+
+	(void)state;
+	wbuf_init(&out);
+	assert_true(ctl_print_record(&out, body, strlen(body), err, sizeof(err)));
+	s = text(&out);
+	assert_non_null(strstr(s, "  plan          Update on t\n                  ->  Seq Scan on t\n"));
+	assert_non_null(strstr(s, "  sample        3 rows as the dry run changed them (more not shown)\n"));
+	assert_non_null(strstr(s, "                ~ id=1, note: a<U+001B>[2J -> NULL\n"));
+	assert_non_null(strstr(s, "                + id=2, note=b\n"));
+	assert_non_null(strstr(s, "                - id=3, note=c\n"));
+	assert_null(strchr(s, '\x1b'));
+	wbuf_free(&out);
+	body = "{\"id\": \"" ID "\", \"user\": \"w\", \"statement\": \"UPDATE t\", \"rows\": 3, \"sample\": null}";
+	wbuf_init(&out);
+	assert_true(ctl_print_record(&out, body, strlen(body), err, sizeof(err)));
+	assert_non_null(strstr(text(&out), "  sample        (none)\n"));
+	wbuf_free(&out);
+}
+
 static void test_suspicious_warning(void **state)
 {
 	struct approval rec = plain_record(ID, "UPDATE t SET a = 1");
@@ -326,6 +355,8 @@ static void test_show_fields(void **state)
 				  "  statement     UPDATE orders SET note = 'x'\n"
 				  "  rewritten     UPDATE public.orders SET note = 'x'\n"
 				  "  params        [\"x\", null]\n"
+				  "  plan          (none)\n"
+				  "  sample        (none)\n"
 				  "  protocol      postgres\n"
 				  "  expires       2024-05-01T12:35:56Z\n"
 				  "  approvals     2 of 2 (ann,bob)\n"
@@ -556,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_empty_list),
 		cmocka_unit_test(test_hostile_statements_print_inert),
 		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_suspicious_warning),
 		cmocka_unit_test(test_show_fields),
 		cmocka_unit_test(test_times),
