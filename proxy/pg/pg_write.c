@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "approval/approval_store.h"
+#include "proxy/approval_notify.h"
 #include "proxy/approvals.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
@@ -163,6 +164,8 @@ static bool hold(struct pg_session *s, const struct pgw_pending *p, uint64_t row
 		snprintf(why, whylen, "%s", st->ops->error(st));
 		ok = false;
 	}
+	if (ok)
+		approval_notify_pending(s->core.srv->notify, &a);
 	if (ok)
 		memcpy(id, a.id, sizeof(a.id));
 	approval_free(&a);
