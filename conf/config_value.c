@@ -1,8 +1,9 @@
 /*
  * config_value: strict parsers for single config values (numbers, CPU
- * fractions, listen addresses, lists, table names, paths, password files).
- * Pure except conf_read_password, which reads one file. Strings returned
- * are allocated and owned by the caller.
+ * fractions, listen addresses, lists, table names, paths, password files,
+ * the webhook's URL through curl's URL parser). Pure except
+ * conf_read_password and conf_read_secret, which read one file. Strings
+ * returned are allocated and owned by the caller.
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
