@@ -384,6 +384,11 @@ out_fail:
 	delivery_free(n, d);
 }
 
+const char *approval_notify_host(const struct approval_notify *n)
+{
+	return n->host;
+}
+
 unsigned approval_notify_inflight(const struct approval_notify *n)
 {
 	return n ? n->inflight : 0;

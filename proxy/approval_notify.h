@@ -43,6 +43,9 @@ struct approval_notify *approval_notify_new(struct event_base *base, const struc
 /* Starts one POST announcing a (a pending record). n NULL: nothing is sent. */
 void approval_notify_pending(struct approval_notify *n, const struct approval *a);
 
+/* The webhook's host, for the log (the URL's path may hold a token and is never logged). */
+const char *approval_notify_host(const struct approval_notify *n);
+
 /* Deliveries in flight now (for the tests). */
 unsigned approval_notify_inflight(const struct approval_notify *n);
 

@@ -409,8 +409,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 			log_error("approval_webhook: %s", err);
 			return -1;
 		}
-		log_info("approval webhook: each new held write is announced to one of approval_webhook_hosts%s",
-			 cfg->approval_webhook_secret ? ", signed" : "");
+		log_info("approval webhook: each new held write is announced to %s, %s",
+			 approval_notify_host(srv->notify), cfg->approval_webhook_secret ? "signed" : "unsigned");
 	}
 	if (!srv->dns || !srv->jobs || !srv->guard) {
 		log_error("out of memory");

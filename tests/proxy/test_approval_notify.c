@@ -270,6 +270,7 @@ static void test_inflight_cap(void **state)
 	assert_non_null(base);
 	n = approval_notify_new(base, &cfg, err, sizeof(err));
 	assert_non_null(n);
+	assert_string_equal(approval_notify_host(n), "127.0.0.1");
 	approval_notify_pending(NULL, &a); /* no notifier: nothing */
 	for (int i = 0; i < APPROVAL_NOTIFY_MAX_INFLIGHT + 6; i++)
 		approval_notify_pending(n, &a);
