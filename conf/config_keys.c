@@ -96,8 +96,7 @@ const struct conf_key conf_keys[] = {
 	    .off2 = CFG(approval_listen_port), .expect = LISTEN_FORMS "127.0.0.1:8443"),
 	KEY(SERVER, "approval_store", CT_PATH, CFG(approval_store), NO_RELOAD, "/var/lib/airlock/approvals.db",
 	    .expect = "the SQLite file that keeps held writes"),
-	/* No default: without it no webhook is sent. The host must be in approval_webhook_hosts (checked at the end).
-	 */
+	/* No default: no webhook. Its host must be in approval_webhook_hosts (checked at the end). */
 	KEY(SERVER, "approval_webhook", CT_WEBHOOK_URL, CFG(approval_webhook), NO_RELOAD, NULL,
 	    .expect = "https://HOST[:PORT]/PATH (http:// only to 127.0.0.1 or [::1]), HOST listed in "
 		      "approval_webhook_hosts"),

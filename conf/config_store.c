@@ -278,9 +278,9 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		const char *why = conf_valid_text(value) ? conf_parse_webhook_url(value, &host) : "not a URL";
 
 		free(host);
+		/* Never echoed: a webhook's path often holds its token. */
 		if (why) {
-			conf_err(ctx, ctx->line, "%s %s \"%.80s\": %s; expected %s", label, k->name, value, why,
-				 k->expect);
+			conf_err(ctx, ctx->line, "%s %s: %s; expected %s", label, k->name, why, k->expect);
 			return;
 		}
 		s = strdup(value);

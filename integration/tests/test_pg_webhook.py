@@ -255,7 +255,7 @@ def test_a_host_not_allowlisted_is_a_config_error():
 
 
 def test_http_to_another_machine_is_a_config_error():
-    refuses_to_start("webhookhttp", UID_BASE + 4000, r"approval_webhook .*http:// is allowed only to a loopback",
+    refuses_to_start("webhookhttp", UID_BASE + 4000, r"approval_webhook: http:// is allowed only to a loopback",
                      approval_webhook="http://10.0.0.7/airlock", approval_webhook_hosts="10.0.0.7")
 
 

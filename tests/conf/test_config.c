@@ -926,7 +926,7 @@ static void test_webhook_url(void **state)
 			     "approval_webhook", "only to a loopback address");
 	expect_webhook_error(
 		"approval_webhook = ftp://hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
-		"approval_webhook \"ftp://hooks.example.com/x\"", "expected https://");
+		"[server] approval_webhook: ", "expected https://");
 	expect_webhook_error(
 		"approval_webhook = https://bot:pw@hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
 		"approval_webhook", "user name or password");
@@ -936,6 +936,18 @@ static void test_webhook_url(void **state)
 	expect_webhook_error("approval_webhook = hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
 			     "approval_webhook", "not an absolute URL");
 	expect_webhook_error("approval_webhook = https:///x\n", "approval_webhook", NULL);
+	/* The URL is never echoed: its path may be the receiver's token. */
+	{
+		struct config_errors e;
+		char *text = webhook_conf("approval_webhook = http://hooks.example.com/T0KEN\n"
+					  "approval_webhook_hosts = hooks.example.com\n");
+
+		assert_null(config_load_string(text, data_dir, &e));
+		assert_true(has_err(&e, "approval_webhook", "loopback", (const char *)NULL));
+		for (size_t m = 0; m < e.n; m++)
+			assert_null(strstr(e.msg[m], "T0KEN"));
+		free(text);
+	}
 	/* The allowlist: the URL's host exactly, never a suffix or a look-alike. */
 	expect_webhook_error("approval_webhook = https://hooks.example.com/x\n",
 			     "the host hooks.example.com is not in approval_webhook_hosts", NULL);
