@@ -14,11 +14,13 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "approval/approval.h"
 #include "approval/approval_text.h"
@@ -421,6 +423,11 @@ struct approval_notify *approval_notify_new(struct event_base *base, const struc
 		goto out_fail;
 	}
 	n->protocols = strcasecmp(scheme, "http") == 0 ? "http" : "https";
+	/* A CA file that cannot be read would fail every delivery: refused at start instead. */
+	if (n->cacert && access(n->cacert, R_OK) != 0) {
+		snprintf(err, errlen, "approval_webhook_cacert %.200s: %s", n->cacert, strerror(errno));
+		goto out_fail;
+	}
 	n->multi = curl_multi_init();
 	if (!n->multi || evtimer_assign(&n->timer, base, on_timer, n) < 0)
 		goto out_oom;

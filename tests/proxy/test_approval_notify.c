@@ -280,6 +280,10 @@ static void test_inflight_cap(void **state)
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	assert_int_equal(approval_notify_inflight(n), APPROVAL_NOTIFY_MAX_INFLIGHT);
 	approval_notify_free(n);
+	/* A CA file that cannot be read is refused when the notifier is made, not at each delivery. */
+	cfg.approval_webhook_cacert = (char *)"/nonexistent/ca.pem";
+	assert_null(approval_notify_new(base, &cfg, err, sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent/ca.pem"));
 	event_base_free(base);
 	close(fd);
 }
