@@ -155,6 +155,27 @@ static void finish_users(struct conf_ctx *ctx)
 	}
 }
 
+/* approval_webhook's host must be one of approval_webhook_hosts, exactly (names case-insensitively). */
+static void finish_webhook(struct conf_ctx *ctx)
+{
+	const struct airlock_config *cfg = ctx->cfg;
+	char *host = NULL;
+	size_t i;
+	bool listed = false;
+
+	if (!cfg->approval_webhook || conf_parse_webhook_url(cfg->approval_webhook, &host))
+		return;
+	for (i = 0; i < cfg->napproval_webhook_hosts; i++)
+		if (strcasecmp(cfg->approval_webhook_hosts[i], host) == 0)
+			listed = true;
+	if (!listed)
+		conf_err(ctx, conf_key_line(SECT_SERVER, &ctx->server_seen, "approval_webhook"),
+			 "[server] approval_webhook: the host %.80s is not in approval_webhook_hosts; list it there "
+			 "to allow it",
+			 host);
+	free(host);
+}
+
 static void finish(struct conf_ctx *ctx)
 {
 	const struct airlock_config *cfg = ctx->cfg;
@@ -212,6 +233,7 @@ static void finish(struct conf_ctx *ctx)
 		conf_err(ctx, 0,
 			 "[server] approval_listen needs tls_cert_file and tls_key_file: the approval page is "
 			 "served over TLS only");
+	finish_webhook(ctx);
 }
 
 static void free_ctx(struct conf_ctx *ctx)

@@ -151,6 +151,12 @@ struct airlock_config {
 	char *approval_store;             /* the SQLite file of held writes */
 	char *approval_listen_host;       /* approval_listen = host:port (HTTPS); NULL: no approval listener */
 	uint16_t approval_listen_port;
+	char *approval_webhook;        /* each new held write is POSTed here; NULL: no webhook */
+	char **approval_webhook_hosts; /* the hosts approval_webhook may name */
+	size_t napproval_webhook_hosts;
+	char *approval_webhook_cacert;      /* CA bundle the webhook's certificate is checked with; NULL: system's */
+	char *approval_webhook_secret_file; /* open to its owner only; NULL: POSTs are not signed */
+	char *approval_webhook_secret;      /* read from it: the HMAC-SHA256 key of X-Airlock-Signature */
 
 	/* [hosts] allow = a, b, c */
 	char **host_allow;

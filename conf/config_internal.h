@@ -71,6 +71,8 @@ enum conf_type {
 	CT_RULE_FILTER,
 	CT_RULE_COLUMNS,
 	CT_RULE_MASK,
+	CT_WEBHOOK_URL, /* an https URL (http only to a loopback address), parsed with curl's URL parser */
+	CT_SECRET_FILE, /* like CT_PASSWORD_FILE, and the file must be open to its owner only */
 };
 
 #define CONF_REQUIRED 0x1u  /* the section is incomplete without it */
@@ -229,6 +231,17 @@ char *conf_resolve_path(const char *base_dir, const char *path);
  * never contains the file's content.
  */
 char *conf_read_password(const char *path, const char **why);
+
+/* Same, for a key (e.g. a signing key): the file must also be open to its owner only. */
+char *conf_read_secret(const char *path, const char **why);
+
+/*
+ * Checks an approval_webhook URL: absolute, https (http only to a loopback
+ * address literal), a host, no user name or password. NULL with *host set
+ * (allocated, caller frees; an IPv6 address without its brackets), or a
+ * static reason and *host NULL.
+ */
+const char *conf_parse_webhook_url(const char *s, char **host);
 
 /* Frees a counted string array and the array itself. */
 void conf_free_list(char **items, size_t n);

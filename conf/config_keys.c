@@ -96,6 +96,18 @@ const struct conf_key conf_keys[] = {
 	    .off2 = CFG(approval_listen_port), .expect = LISTEN_FORMS "127.0.0.1:8443"),
 	KEY(SERVER, "approval_store", CT_PATH, CFG(approval_store), NO_RELOAD, "/var/lib/airlock/approvals.db",
 	    .expect = "the SQLite file that keeps held writes"),
+	/* No default: no webhook. Its host must be in approval_webhook_hosts (checked at the end). */
+	KEY(SERVER, "approval_webhook", CT_WEBHOOK_URL, CFG(approval_webhook), NO_RELOAD, NULL,
+	    .expect = "https://HOST[:PORT]/PATH (http:// only to 127.0.0.1 or [::1]), HOST listed in "
+		      "approval_webhook_hosts"),
+	KEY(SERVER, "approval_webhook_hosts", CT_HOST_LIST, CFG(approval_webhook_hosts), NO_RELOAD, NULL,
+	    .off2 = CFG(napproval_webhook_hosts),
+	    .expect = "a comma-separated list of the host names or IP addresses approval_webhook may name"),
+	KEY(SERVER, "approval_webhook_cacert", CT_PATH, CFG(approval_webhook_cacert), NO_RELOAD, NULL,
+	    .expect = "a PEM file of the CAs approval_webhook's certificate is checked against"),
+	KEY(SERVER, "approval_webhook_secret_file", CT_SECRET_FILE, CFG(approval_webhook_secret_file), NO_RELOAD, NULL,
+	    .off2 = CFG(approval_webhook_secret),
+	    .expect = "the path of a file (mode 0600) holding the key that signs each webhook POST"),
 	KEY(SERVER, "audit_log", CT_AUDIT, CFG(audit_log), NO_RELOAD, "-",
 	    .expect = "\"-\" for stderr, or a file path"),
 

@@ -111,7 +111,7 @@ static void set_password_file(struct conf_ctx *ctx, const struct conf_key *k, vo
 		conf_err(ctx, ctx->line, "out of memory");
 		return;
 	}
-	*password = conf_read_password(*path, &why);
+	*password = (k->type == CT_SECRET_FILE ? conf_read_secret : conf_read_password)(*path, &why);
 	if (!*password)
 		conf_err(ctx, ctx->line, "%s %s %.120s %s", label, k->name, *path, why);
 }
@@ -268,10 +268,24 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		s = strdup(name);
 		break;
 	case CT_PASSWORD_FILE:
+	case CT_SECRET_FILE:
 		if (!conf_valid_text(value))
 			goto out_bad;
 		set_password_file(ctx, k, base, label, value);
 		return;
+	case CT_WEBHOOK_URL: {
+		char *host = NULL;
+		const char *why = conf_valid_text(value) ? conf_parse_webhook_url(value, &host) : "not a URL";
+
+		free(host);
+		/* Never echoed: a webhook's path often holds its token. */
+		if (why) {
+			conf_err(ctx, ctx->line, "%s %s: %s; expected %s", label, k->name, why, k->expect);
+			return;
+		}
+		s = strdup(value);
+		break;
+	}
 	case CT_SCRAM:
 		set_scram(ctx, field, label, value);
 		return;
@@ -363,6 +377,8 @@ static const enum storage storage_of[] = {
 	[CT_UID_RANGE] = ST_STRING,
 	[CT_LISTEN] = ST_LISTEN,
 	[CT_PASSWORD_FILE] = ST_SECRET,
+	[CT_SECRET_FILE] = ST_SECRET,
+	[CT_WEBHOOK_URL] = ST_STRING,
 	[CT_TARGET_REF] = ST_LOAD_ONLY, /* in struct conf_user_meta, freed with the load's state */
 	[CT_HOST_LIST] = ST_LIST,
 	[CT_TABLE_LIST] = ST_LIST,

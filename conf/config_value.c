@@ -1,13 +1,15 @@
 /*
  * config_value: strict parsers for single config values (numbers, CPU
- * fractions, listen addresses, lists, table names, paths, password files).
- * Pure except conf_read_password, which reads one file. Strings returned
- * are allocated and owned by the caller.
+ * fractions, listen addresses, lists, table names, paths, password files,
+ * the webhook's URL through curl's URL parser). Pure except
+ * conf_read_password and conf_read_secret, which read one file. Strings
+ * returned are allocated and owned by the caller.
  */
 #define _GNU_SOURCE
 #include "conf/config_internal.h"
 
 #include <arpa/inet.h>
+#include <curl/curl.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -361,7 +363,8 @@ char *conf_resolve_path(const char *base_dir, const char *path)
 	return out;
 }
 
-char *conf_read_password(const char *path, const char **why)
+/* One line of a file; with private_only, the file must be open to its owner only. */
+static char *read_secret_line(const char *path, bool private_only, const char **why)
 {
 	char buf[CONF_MAX_PASSWORD + 2];
 	size_t len = 0;
@@ -379,6 +382,10 @@ char *conf_read_password(const char *path, const char **why)
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		*why = "is not a regular file";
+		goto out_close;
+	}
+	if (private_only && (st.st_mode & (S_IRWXG | S_IRWXO))) {
+		*why = "is open to its group or others; make it readable by its owner only (chmod 600)";
 		goto out_close;
 	}
 	while (len < sizeof(buf) - 1) {
@@ -416,6 +423,80 @@ out_wipe:
 out_close:
 	close(fd);
 	return out;
+}
+
+char *conf_read_password(const char *path, const char **why)
+{
+	return read_secret_line(path, false, why);
+}
+
+char *conf_read_secret(const char *path, const char **why)
+{
+	return read_secret_line(path, true, why);
+}
+
+/* An address literal of the loopback: 127.0.0.0/8 or ::1. */
+static bool loopback_literal(const char *host)
+{
+	unsigned char a[16];
+	static const unsigned char one[16] = {[15] = 1};
+
+	if (inet_pton(AF_INET, host, a) == 1)
+		return a[0] == 127;
+	return inet_pton(AF_INET6, host, a) == 1 && memcmp(a, one, sizeof(one)) == 0;
+}
+
+const char *conf_parse_webhook_url(const char *s, char **host)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *h = NULL, *user = NULL, *password = NULL, *options = NULL;
+	const char *why = NULL;
+	size_t n;
+
+	*host = NULL;
+	if (!u)
+		return "out of memory";
+	if (curl_url_set(u, CURLUPART_URL, s, 0) != CURLUE_OK) {
+		why = "not an absolute URL";
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &h, 0) != CURLUE_OK || !*h) {
+		why = "no scheme or no host";
+		goto out;
+	}
+	curl_url_get(u, CURLUPART_USER, &user, 0);
+	curl_url_get(u, CURLUPART_PASSWORD, &password, 0);
+	curl_url_get(u, CURLUPART_OPTIONS, &options, 0);
+	if (user || password || options) {
+		why = "a user name or password in the URL is refused (sign with approval_webhook_secret_file)";
+		goto out;
+	}
+	/* An IPv6 address comes back in brackets; the allowlist holds it bare. */
+	n = strlen(h);
+	if (h[0] == '[' && n > 2 && h[n - 1] == ']') {
+		memmove(h, h + 1, n - 2);
+		h[n - 2] = '\0';
+	}
+	if (strcasecmp(scheme, "https") == 0)
+		;
+	else if (strcasecmp(scheme, "http") != 0)
+		why = "the scheme must be https";
+	else if (!loopback_literal(h))
+		why = "http:// is allowed only to a loopback address (127.0.0.1 or [::1]); use https";
+	if (!why) {
+		*host = strdup(h);
+		if (!*host)
+			why = "out of memory";
+	}
+out:
+	curl_free(scheme);
+	curl_free(h);
+	curl_free(user);
+	curl_free(password);
+	curl_free(options);
+	curl_url_cleanup(u);
+	return why;
 }
 
 void conf_free_list(char **items, size_t n)

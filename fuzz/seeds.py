@@ -274,7 +274,14 @@ def main():
         if os.path.exists(path):
             with open(path, "rb") as f:
                 add("fuzz_config", f.read())
+    add("fuzz_config", webhook_config())
     report(n)
+
+
+def webhook_config():
+    """The example config with its webhook keys set (the example shows them commented out)."""
+    with open(os.path.join(REPO, "conf", "airlock.example.ini"), "rb") as f:
+        return re.sub(rb"^; (approval_webhook\w*) =", rb"\1 =", f.read(), flags=re.M)
 
 
 def report(n):

@@ -24,6 +24,8 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 
+#include <curl/curl.h>
+
 #include "conf/config.h"
 #include "protocol/scram.h"
 #include "proxy/log.h"
@@ -110,13 +112,21 @@ static int run(const char *path)
 		check_config(path, true);
 		return 1;
 	}
+	/* Once, before any thread: the webhook and the Docker launcher both use curl. */
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "airlockd: curl could not be initialised\n");
+		config_free(cfg);
+		return 1;
+	}
 	/* The server owns the config from here on (and reloads it on SIGHUP). */
 	if (server_init(&srv, path, cfg) < 0) {
 		server_fini(&srv);
+		curl_global_cleanup();
 		return 1;
 	}
 	rc = server_run(&srv);
 	server_fini(&srv);
+	curl_global_cleanup();
 	return rc ? 1 : 0;
 }
 

@@ -20,6 +20,7 @@
 #include <event2/util.h>
 
 #include "proxy/approval_http.h"
+#include "proxy/approval_notify.h"
 #include "proxy/approvals.h"
 #include "proxy/audit.h"
 #include "proxy/gen.h"
@@ -402,6 +403,15 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		log_error("approval_listen: %s", err);
 		return -1;
 	}
+	if (cfg->approval_webhook) {
+		srv->notify = approval_notify_new(srv->base, cfg, err, sizeof(err));
+		if (!srv->notify) {
+			log_error("approval_webhook: %s", err);
+			return -1;
+		}
+		log_info("approval webhook: each new held write is announced to %s, %s",
+			 approval_notify_host(srv->notify), cfg->approval_webhook_secret ? "signed" : "unsigned");
+	}
 	if (!srv->dns || !srv->jobs || !srv->guard) {
 		log_error("out of memory");
 		return -1;
@@ -479,6 +489,7 @@ void server_fini(struct server *srv)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
 	approval_http_free(srv->approval_http);
+	approval_notify_free(srv->notify);
 	if (srv->approvals)
 		srv->approvals->ops->close(srv->approvals);
 	login_guard_free(srv->guard);

@@ -50,6 +50,7 @@ struct server {
 	struct audit *audit;
 	struct approval_store *approvals;    /* held writes; NULL while no user may write */
 	struct approval_http *approval_http; /* the approvers' listener; NULL without approval_listen */
+	struct approval_notify *notify;      /* the webhook of new held writes; NULL without approval_webhook */
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */

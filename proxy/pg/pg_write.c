@@ -23,6 +23,7 @@
 
 #include "approval/approval_sample.h"
 #include "approval/approval_store.h"
+#include "proxy/approval_notify.h"
 #include "proxy/approvals.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
@@ -179,6 +180,8 @@ static bool hold(struct pg_session *s, struct pgw_pending *p, uint64_t rows, cha
 		snprintf(why, whylen, "%s", st->ops->error(st));
 		ok = false;
 	}
+	if (ok)
+		approval_notify_pending(s->core.srv->notify, &a);
 	if (ok)
 		memcpy(id, a.id, sizeof(a.id));
 	approval_free(&a);

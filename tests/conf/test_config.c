@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -854,6 +855,184 @@ static void test_approvers(void **state)
 			  "approval_listen needs tls_cert_file", NULL);
 }
 
+/* [server] approval_webhook and its three companion keys, each with good and bad values. */
+static char *webhook_conf(const char *keys)
+{
+	char *to, *text;
+
+	assert_true(asprintf(&to, "pg_listen = 127.0.0.1:6432\n%s", keys) > 0);
+	text = edit(base_conf, "pg_listen = 127.0.0.1:6432\n", to);
+	free(to);
+	return text;
+}
+
+static struct airlock_config *webhook_load(const char *keys)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	char *text = webhook_conf(keys);
+
+	cfg = load(text, &e);
+	free(text);
+	return cfg;
+}
+
+static void expect_webhook_error(const char *keys, const char *a, const char *b)
+{
+	char *text = webhook_conf(keys);
+
+	expect_error(text, a, b);
+	free(text);
+}
+
+static void test_webhook_url(void **state)
+{
+	static const char *const good[][3] = {
+		{"https://hooks.example.com/airlock", "hooks.example.com", NULL},
+		{"https://hooks.example.com:8443/a/b?team=ops", "hooks.example.com, chat.example.com", NULL},
+		{"HTTPS://Hooks.Example.COM/x", "hooks.example.com", NULL},
+		{"http://127.0.0.1:9000/hook", "127.0.0.1", NULL},
+		{"http://127.1.2.3/hook", "127.1.2.3", NULL},
+		{"http://[::1]:9000/hook", "::1", NULL},
+		{"https://10.0.0.7/hook", "10.0.0.7", NULL},
+	};
+	struct airlock_config *cfg;
+	char keys[512];
+	size_t i;
+
+	(void)state;
+	cfg = webhook_load("");
+	assert_non_null(cfg);
+	assert_null(cfg->approval_webhook);
+	assert_int_equal(cfg->napproval_webhook_hosts, 0);
+	assert_null(cfg->approval_webhook_secret);
+	config_free(cfg);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(keys, sizeof(keys), "approval_webhook = %s\napproval_webhook_hosts = %s\n", good[i][0],
+			 good[i][1]);
+		cfg = webhook_load(keys);
+		if (!cfg)
+			fail_msg("%s refused", good[i][0]);
+		assert_string_equal(cfg->approval_webhook, good[i][0]);
+		assert_true(cfg->napproval_webhook_hosts >= 1);
+		config_free(cfg);
+	}
+	expect_webhook_error(
+		"approval_webhook = http://hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
+		"approval_webhook", "http:// is allowed only to a loopback address");
+	expect_webhook_error("approval_webhook = http://localhost:9000/x\napproval_webhook_hosts = localhost\n",
+			     "approval_webhook", "only to a loopback address");
+	expect_webhook_error("approval_webhook = http://10.0.0.7/x\napproval_webhook_hosts = 10.0.0.7\n",
+			     "approval_webhook", "only to a loopback address");
+	expect_webhook_error(
+		"approval_webhook = ftp://hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
+		"[server] approval_webhook: ", "expected https://");
+	expect_webhook_error(
+		"approval_webhook = https://bot:pw@hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
+		"approval_webhook", "user name or password");
+	expect_webhook_error(
+		"approval_webhook = https://bot@hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
+		"approval_webhook", "user name or password");
+	expect_webhook_error("approval_webhook = hooks.example.com/x\napproval_webhook_hosts = hooks.example.com\n",
+			     "approval_webhook", "not an absolute URL");
+	expect_webhook_error("approval_webhook = https:///x\n", "approval_webhook", NULL);
+	/* The URL is never echoed: its path may be the receiver's token. */
+	{
+		struct config_errors e;
+		char *text = webhook_conf("approval_webhook = http://hooks.example.com/T0KEN\n"
+					  "approval_webhook_hosts = hooks.example.com\n");
+
+		assert_null(config_load_string(text, data_dir, &e));
+		assert_true(has_err(&e, "approval_webhook", "loopback", (const char *)NULL));
+		for (size_t m = 0; m < e.n; m++)
+			assert_null(strstr(e.msg[m], "T0KEN"));
+		free(text);
+	}
+	/* The allowlist: the URL's host exactly, never a suffix or a look-alike. */
+	expect_webhook_error("approval_webhook = https://hooks.example.com/x\n",
+			     "the host hooks.example.com is not in approval_webhook_hosts", NULL);
+	expect_webhook_error("approval_webhook = https://evil.example.com/x\napproval_webhook_hosts = example.com\n",
+			     "the host evil.example.com is not in approval_webhook_hosts", NULL);
+	expect_webhook_error(
+		"approval_webhook = https://hooks.example.com.evil.net/x\napproval_webhook_hosts = hooks.example.com\n",
+		"is not in approval_webhook_hosts", NULL);
+	expect_webhook_error("approval_webhook = http://127.0.0.1:9/x\napproval_webhook_hosts = localhost\n",
+			     "the host 127.0.0.1 is not in approval_webhook_hosts", NULL);
+	expect_webhook_error("approval_webhook_hosts = hooks.example.com, bad host\n", "approval_webhook_hosts",
+			     "\"bad host\" is not valid");
+	expect_webhook_error("approval_webhook_hosts = hooks.example.com,,x\n", "approval_webhook_hosts",
+			     "empty entry");
+}
+
+static void test_webhook_cacert(void **state)
+{
+	struct airlock_config *cfg;
+	char want[4200];
+
+	(void)state;
+	cfg = webhook_load("approval_webhook_cacert = ca.pem\n");
+	assert_non_null(cfg);
+	snprintf(want, sizeof(want), "%s/ca.pem", data_dir);
+	assert_string_equal(cfg->approval_webhook_cacert, want);
+	config_free(cfg);
+	cfg = webhook_load("approval_webhook_cacert = /etc/ssl/hooks-ca.pem\n");
+	assert_non_null(cfg);
+	assert_string_equal(cfg->approval_webhook_cacert, "/etc/ssl/hooks-ca.pem");
+	config_free(cfg);
+	expect_webhook_error("approval_webhook_cacert =\n", "approval_webhook_cacert", "expected a PEM file");
+}
+
+/* A secret file of mode mode holding content; its path in path. */
+static void secret_file(char *path, size_t cap, const char *content, mode_t mode)
+{
+	int fd;
+
+	snprintf(path, cap, "/tmp/airlock-test-secret-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static void test_webhook_secret_file(void **state)
+{
+	struct airlock_config *cfg;
+	char path[64], keys[256];
+
+	(void)state;
+	secret_file(path, sizeof(path), "s3cret key\n", 0600);
+	snprintf(keys, sizeof(keys), "approval_webhook_secret_file = %s\n", path);
+	cfg = webhook_load(keys);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->approval_webhook_secret_file, path);
+	assert_string_equal(cfg->approval_webhook_secret, "s3cret key");
+	config_free(cfg);
+	assert_int_equal(chmod(path, 0400), 0);
+	cfg = webhook_load(keys);
+	assert_non_null(cfg);
+	config_free(cfg);
+	/* Readable (or writable) by anyone but its owner: refused, and the content is never echoed. */
+	assert_int_equal(chmod(path, 0640), 0);
+	expect_webhook_error(keys, "approval_webhook_secret_file", "is open to its group or others");
+	assert_int_equal(chmod(path, 0604), 0);
+	expect_webhook_error(keys, "approval_webhook_secret_file", "chmod 600");
+	assert_int_equal(chmod(path, 0620), 0);
+	expect_webhook_error(keys, "approval_webhook_secret_file", "is open to its group or others");
+	unlink(path);
+	expect_webhook_error(keys, "approval_webhook_secret_file", "does not exist");
+	secret_file(path, sizeof(path), "", 0600);
+	snprintf(keys, sizeof(keys), "approval_webhook_secret_file = %s\n", path);
+	expect_webhook_error(keys, "approval_webhook_secret_file", "is empty");
+	unlink(path);
+	secret_file(path, sizeof(path), "one\ntwo\n", 0600);
+	snprintf(keys, sizeof(keys), "approval_webhook_secret_file = %s\n", path);
+	expect_webhook_error(keys, "approval_webhook_secret_file", "one line");
+	unlink(path);
+	expect_webhook_error("approval_webhook_secret_file = /\n", "approval_webhook_secret_file",
+			     "not a regular file");
+}
+
 static void test_tables(void **state)
 {
 	(void)state;
@@ -1138,6 +1317,9 @@ int main(void)
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_writes),
 		cmocka_unit_test(test_approvers),
+		cmocka_unit_test(test_webhook_url),
+		cmocka_unit_test(test_webhook_cacert),
+		cmocka_unit_test(test_webhook_secret_file),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_comments_and_continuations),
 		cmocka_unit_test(test_several_errors_at_once),

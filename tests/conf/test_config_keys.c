@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -56,7 +57,8 @@ static char *tls_base(void)
 	if (!text)
 		assert_true(asprintf(&text,
 				     "%.*stls_cert_file = /etc/airlock/tls.crt\ntls_key_file = /etc/airlock/tls.key\n"
-				     "runner_rootfs = /var/lib/airlock/rootfs.tar@" DIGEST "\n%s",
+				     "runner_rootfs = /var/lib/airlock/rootfs.tar@" DIGEST "\n"
+				     "approval_webhook_hosts = 127.0.0.1\n%s",
 				     (int)(at - base_conf), base_conf, at) > 0);
 	return text;
 }
@@ -175,6 +177,29 @@ static void test_every_default_parses_as_its_type(void **state)
 	config_free(plain);
 }
 
+static char private_path[64];
+
+static bool private_file_made(void)
+{
+	return private_path[0] != '\0';
+}
+
+/* A file only its owner may read (what a CT_SECRET_FILE key needs), made once. */
+static const char *private_file(void)
+{
+	char *path = private_path;
+	int fd;
+
+	if (path[0])
+		return path;
+	snprintf(path, sizeof(private_path), "/tmp/airlock-test-key-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "key\n", 4), 4);
+	close(fd);
+	return path;
+}
+
 /* A valid value of k's type that differs from the fixture's (or the default). */
 static const char *other_value(const struct conf_key *k, char *buf, size_t cap)
 {
@@ -205,6 +230,11 @@ static const char *other_value(const struct conf_key *k, char *buf, size_t cap)
 		return "1000000-1000099";
 	case CT_HOST_LIST:
 		return "127.0.0.1, db.internal, db2.internal";
+	case CT_WEBHOOK_URL:
+		/* tls_base lists 127.0.0.1 in approval_webhook_hosts */
+		return "http://127.0.0.1:1/hook";
+	case CT_SECRET_FILE:
+		return private_file();
 	default:
 		fail_msg("no other value for %s: teach other_value its type", k->name);
 		return NULL;
@@ -247,8 +277,8 @@ static void test_reload_rule_for_every_server_key(void **state)
 		free(text);
 	}
 	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the three listeners (the TLS
-	 * files reload), the validator workers' five keys */
-	assert_int_equal(nblocked, 16);
+	 * files reload), the validator workers' five keys, the webhook's four keys */
+	assert_int_equal(nblocked, 20);
 	config_free(running);
 }
 
@@ -541,5 +571,9 @@ int main(void)
 		cmocka_unit_test(test_user_tls_required_needs_the_files),
 	};
 
-	return cmocka_run_group_tests(tests, setup_data, NULL);
+	int rc = cmocka_run_group_tests(tests, setup_data, NULL);
+
+	if (private_file_made())
+		unlink(private_file());
+	return rc;
 }
