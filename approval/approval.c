@@ -79,5 +79,7 @@ void approval_free(struct approval *a)
 	free(a->decided_by);
 	free(a->reason);
 	free(a->policy_checksum);
+	free(a->settings);
+	free(a->param_types);
 	memset(a, 0, sizeof(*a));
 }

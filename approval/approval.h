@@ -78,6 +78,8 @@ struct approval {
 	char *decided_by;       /* who rejected, or the approvers who approved ("" until decided) */
 	char *reason;           /* the approver's reason, or why it drifted or failed ("" when none) */
 	char *policy_checksum;  /* the configuration's checksum when the write was asked */
+	char *settings;         /* the session's settings the write ran under: a JSON object of names to values */
+	char *param_types;      /* the bound values' types: a JSON array of type OIDs (0: unspecified) */
 };
 
 /* Fills out->id with a fresh random id; false when the system's random source failed. */

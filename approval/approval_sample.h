@@ -34,8 +34,7 @@ struct approval_sample *approval_sample_new(void);
  * objects, is not kept and marks the sample truncated. False when out of
  * memory.
  */
-bool approval_sample_row(struct approval_sample *s, const char *before, size_t blen, const char *after,
-			 size_t alen);
+bool approval_sample_row(struct approval_sample *s, const char *before, size_t blen, const char *after, size_t alen);
 
 /*
  * The sample's JSON text (heap, the caller frees; at most max bytes, whole

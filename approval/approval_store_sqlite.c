@@ -274,9 +274,20 @@ static bool create_schema(struct sqlstore *s)
 			"cannot set the schema version");
 }
 
+/* A version 1 file gains the columns version 2 added, at the end, as the list has them. */
+static bool upgrade_from_1(struct sqlstore *s)
+{
+	return exec_sql(s, "ALTER TABLE approvals ADD COLUMN \"settings\" TEXT NOT NULL DEFAULT '{}'",
+			"cannot add the column settings") &&
+	       exec_sql(s, "ALTER TABLE approvals ADD COLUMN \"param_types\" TEXT NOT NULL DEFAULT '[]'",
+			"cannot add the column param_types") &&
+	       exec_sql(s, "PRAGMA user_version = " SQLSTORE_STR(APPROVAL_SQLITE_VERSION),
+			"cannot set the schema version");
+}
+
 /*
- * Makes or checks the schema in one write transaction, so two processes
- * opening a new file at once cannot both create it.
+ * Makes, upgrades or checks the schema in one write transaction, so two
+ * processes opening a new file at once cannot both create it.
  */
 static bool prepare_schema(struct sqlstore *s)
 {
@@ -285,6 +296,8 @@ static bool prepare_schema(struct sqlstore *s)
 	if (!sqlstore_begin(s))
 		return false;
 	if (!read_version(s, &version) || !version_known(s, version))
+		goto out_rollback;
+	if (version == 1 && !upgrade_from_1(s))
 		goto out_rollback;
 	if (version == 0 ? !create_schema(s) : !check_shape(s))
 		goto out_rollback;

@@ -23,8 +23,12 @@
 
 #include "approval/approval_store.h"
 
-/* The schema this code writes and reads (PRAGMA user_version). */
-#define APPROVAL_SQLITE_VERSION 1
+/*
+ * The schema this code writes and reads (PRAGMA user_version). Version 1
+ * had no settings or param_types; opening such a file adds them (an empty
+ * object and array: the defaults that version's records ran under).
+ */
+#define APPROVAL_SQLITE_VERSION 2
 
 /* approved_by and decided_by: up to two names and the comma between them. */
 #define APPROVAL_SQLITE_MAX_BY (2 * APPROVAL_MAX_NAME + 1)
@@ -71,7 +75,9 @@ enum sqlstore_column_kind {
 	X(approved_by, TEXT, APPROVAL_SQLITE_MAX_BY)  \
 	X(decided_by, TEXT, APPROVAL_SQLITE_MAX_BY)   \
 	X(reason, TEXT, APPROVAL_MAX_REASON)          \
-	X(policy_checksum, TEXT, APPROVAL_MAX_NAME)
+	X(policy_checksum, TEXT, APPROVAL_MAX_NAME)   \
+	X(settings, TEXT, APPROVAL_MAX_TEXT)          \
+	X(param_types, TEXT, APPROVAL_MAX_TEXT)
 
 #define APPROVAL_SQLITE_COLUMNS(X) X(id, KEY, APPROVAL_ID_LEN) APPROVAL_SQLITE_MORE_COLUMNS(X)
 

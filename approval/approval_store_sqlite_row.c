@@ -87,6 +87,46 @@ static bool params_valid(const char *v, size_t n)
 	return ok;
 }
 
+/* Settings: "" (none) or a JSON object of strings. */
+static bool settings_valid(const char *v, size_t n)
+{
+	json_t *j, *e;
+	const char *k;
+	bool ok;
+
+	if (n == 0)
+		return true;
+	j = json_loadb(v, n, JSON_REJECT_DUPLICATES, NULL);
+	ok = json_is_object(j);
+	json_object_foreach(j, k, e)
+	{
+		if (!json_is_string(e))
+			ok = false;
+	}
+	json_decref(j);
+	return ok;
+}
+
+/* Parameter types: "" (none) or a JSON array of type OIDs (0 to 2^32 - 1). */
+static bool types_valid(const char *v, size_t n)
+{
+	json_t *j, *e;
+	size_t i;
+	bool ok;
+
+	if (n == 0)
+		return true;
+	j = json_loadb(v, n, 0, NULL);
+	ok = json_is_array(j);
+	json_array_foreach(j, i, e)
+	{
+		if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 0xFFFFFFFFLL)
+			ok = false;
+	}
+	json_decref(j);
+	return ok;
+}
+
 /* Any JSON value. */
 static bool json_valid(const char *v, size_t n)
 {
@@ -142,6 +182,13 @@ static enum approval_result put_check(struct sqlstore *s, const struct approval 
 	record_text(a, &sqlstore_columns[SQLSTORE_COL_sample], &v, &n);
 	if (!json_valid(v, n))
 		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: sample is not JSON", a->id);
+	record_text(a, &sqlstore_columns[SQLSTORE_COL_settings], &v, &n);
+	if (!settings_valid(v, n))
+		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: settings is not a JSON object of strings", a->id);
+	record_text(a, &sqlstore_columns[SQLSTORE_COL_param_types], &v, &n);
+	if (!types_valid(v, n))
+		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: param_types is not a JSON array of type OIDs",
+				     a->id);
 	return APPROVAL_OK;
 }
 

@@ -14,6 +14,7 @@
 #include "proxy/audit.h"
 #include "proxy/job/job.h"
 #include "proxy/log.h"
+#include "proxy/pg/pg_settings.h"
 #include "proxy/server.h"
 #include "proxy/validator_client.h"
 
@@ -30,6 +31,10 @@ struct run {
 	char **values;    /* the parameters' text (owned), NULL entries for SQL NULL */
 	bool running;     /* the dry run passed: the write itself runs */
 	bool write_check; /* its first column is the check of each row it writes */
+	/* The session's settings the write was asked under, checked again; settings point into set. */
+	struct pg_settings *set;
+	struct job_setting settings[32];
+	size_t nsettings;
 };
 
 static int64_t now_ms(void)
@@ -49,6 +54,7 @@ static void run_free(struct run *r)
 	free(r->user);
 	free(r->text);
 	free(r->guard);
+	free(r->set);
 	free(r);
 }
 
@@ -164,6 +170,8 @@ static bool start_job(struct run *r, int write, int64_t max_rows)
 		.target = u->write_target,
 		.limits = &limits,
 		.sql = r->text,
+		.settings = r->settings,
+		.nsettings = r->nsettings,
 		.params = r->params,
 		.nparams = r->nparams,
 		.rewritten = true,
@@ -175,12 +183,47 @@ static bool start_job(struct run *r, int write, int64_t max_rows)
 	return job_start(r->srv->jobs, &req, &run_events, r) != NULL;
 }
 
-/* The record's parameters (a JSON array of strings and nulls) as text parameters of r. */
-static bool take_params(struct run *r, const char *json)
+/*
+ * The record's settings (a JSON object of names to values) set again, as
+ * SET would, on a session of the user's own: a value refused now fails the
+ * run (why says which). An empty record (written before settings were
+ * kept) runs under the defaults.
+ */
+static bool take_settings(struct run *r, const char *json, char *why, size_t whylen)
 {
-	json_t *a = json_loads(json, 0, NULL);
+	json_t *o = json[0] ? json_loads(json, JSON_REJECT_DUPLICATES, NULL) : json_object();
+	const char *name, *sqlstate;
+	enum airlock_err code;
+	bool reported, ok = json_is_object(o) && (r->set = calloc(1, sizeof(*r->set))) != NULL;
+	char msg[256];
+	json_t *v;
+
+	snprintf(why, whylen, "out of memory, or the record's settings are unreadable");
+	if (ok)
+		pgs_init(r->set, r->user);
+	json_object_foreach(o, name, v)
+	{
+		if (!ok)
+			break;
+		if (!json_is_string(v) || pgs_set(r->set, name, json_string_value(v), false, &reported, &sqlstate,
+						  &code, msg, sizeof(msg)) < 0) {
+			snprintf(why, whylen, "the setting %.64s it was asked under is refused now: %s", name,
+				 json_is_string(v) ? msg : "not text");
+			ok = false;
+		}
+	}
+	json_decref(o);
+	if (ok)
+		r->nsettings = pgs_job_settings(r->set, r->settings);
+	return ok;
+}
+
+/* The record's parameters (a JSON array of strings and nulls, their types an array of OIDs) as r's. */
+static bool take_params(struct run *r, const char *json, const char *types_json)
+{
+	json_t *a = json_loads(json, 0, NULL), *types = types_json[0] ? json_loads(types_json, 0, NULL) : NULL;
 	size_t n = json_array_size(a);
-	bool ok = json_is_array(a);
+	bool ok = json_is_array(a) && (!types_json[0] || json_array_size(types) == n);
 
 	if (ok && n) {
 		r->params = calloc(n, sizeof(*r->params));
@@ -200,20 +243,28 @@ static bool take_params(struct run *r, const char *json)
 		r->params[i].value = (const uint8_t *)r->values[i];
 		r->params[i].len = (uint32_t)json_string_length(v);
 	}
+	for (size_t i = 0; ok && types && i < n; i++) {
+		json_int_t t = json_integer_value(json_array_get(types, i));
+
+		ok = json_is_integer(json_array_get(types, i)) && t >= 0 && t <= 0xFFFFFFFFLL;
+		if (ok)
+			r->params[i].type_oid = (uint32_t)t;
+	}
 	json_decref(a);
+	json_decref(types);
 	return ok;
 }
 
 /* The user's policy as a session would send it under the default search_path. */
-static void user_policy(const struct airlock_user *u, struct pgv_policy *pol)
+/* The user's policy under the search_path of set; path must hold PGS_MAX_PATH pointers. */
+static void user_policy(const struct airlock_user *u, const struct pg_settings *set, const char **path,
+			struct pgv_policy *pol)
 {
-	static const char *const path[] = {"public"};
-
 	*pol = (struct pgv_policy){
 		.tables = (const char *const *)u->tables,
 		.ntables = u->ntables,
 		.search_path = path,
-		.nsearch_path = 1,
+		.nsearch_path = pgs_search_path(set, path),
 		.user = u->name,
 		.rules = u->rules,
 		.nrules = u->nrules,
@@ -229,6 +280,7 @@ bool approval_run_start(struct server *srv, const char *id)
 	struct approval_store *st = srv->approvals;
 	struct approval a = {0};
 	const struct airlock_user *u;
+	const char *path[PGS_MAX_PATH];
 	struct pgv_policy pol;
 	struct pgv_result v;
 	char reason[APPROVAL_MAX_REASON];
@@ -244,16 +296,20 @@ bool approval_run_start(struct server *srv, const char *id)
 	r->approved_rows = a.rows;
 	r->user = strdup(a.user);
 	u = config_find_user(srv->cfg, a.user);
-	if (!r->user || !take_params(r, a.params)) {
+	if (!r->user || !take_params(r, a.params, a.param_types)) {
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "out of memory, or the record's values are unreadable", -1);
+		goto fail;
+	}
+	if (!take_settings(r, a.settings, reason, sizeof(reason))) {
+		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);
 		goto fail;
 	}
 	if (!u || !u->writes || strcmp(u->writes, "approve") != 0 || !u->write_target) {
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "the user may no longer write", -1);
 		goto fail;
 	}
-	/* Checked again, and made again, under the policy in force now. */
-	user_policy(u, &pol);
+	/* Checked again, and made again, under the policy in force now and the session's search_path then. */
+	user_policy(u, r->set, path, &pol);
 	if (vcl_pg_write(srv->validators, &pol, a.statement, &r->text, &r->guard, NULL, &v) != PGV_WRITE) {
 		snprintf(reason, sizeof(reason), "the policy in force now refuses it: %s", v.message);
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);

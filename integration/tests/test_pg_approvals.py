@@ -206,6 +206,27 @@ def test_a_large_write_shows_a_bounded_sample(private):
     assert rows_now("id >= 1000") == []
 
 
+def test_the_run_keeps_the_sessions_settings(private):
+    """What runs is what the approver saw: the settings and search_path the agent asked under, and the
+    types it bound its values with, are kept with the write and applied again when it runs."""
+    conn = itest.connect(private.url(user="writer", password="writer-secret"), autocommit=True)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SET search_path TO write_probe")
+            cur.execute("SET DateStyle TO 'SQL, DMY'")
+        got = itest.pg_outcome(conn, "UPDATE items SET flag = (DATE '2024-01-02')::text WHERE id = 5", whole=True)
+    finally:
+        conn.close()
+    assert got[0] == "error" and got[1] == "55000", got
+    approval = re.search(r"approval (w[a-z2-7]{20})\b", got[2]).group(1)
+    rec = record(private, approval)
+    assert rec["sample"]["rows"][0]["after"][1] == "02/01/2024", rec["sample"]
+    assert api(private, "POST", "/api/approvals/%s/approve" % approval, {"reason": "ok"})[0] == 200
+    got = settled(private, approval)
+    assert got["status"] == "executed", got
+    assert rows_now("id = 5")[0][1] == "02/01/2024"
+
+
 @pytest.fixture(scope="module")
 def ruled():
     """writer sees write_probe.items through a rule: rows with n < 100, flag masked."""

@@ -38,6 +38,8 @@ struct pgw_pending {
 	struct approval_sample *sample; /* its rows as they come; NULL without a variant */
 	int before, after;              /* their columns in the variant's rows; -1: none */
 	char *plan;                     /* the write's plan, from the dry run; NULL until it came */
+	char *settings;                 /* the settings it was dry-run under, as the record keeps them */
+	char *param_types;              /* its parameters' types, as the record keeps them */
 	char command[8];                /* INSERT, UPDATE or DELETE: the tag when it ran */
 	bool returning;                 /* the client asked for rows, which a wait cannot give it */
 };
@@ -70,6 +72,8 @@ void pgw_pending_free(struct pgw_pending *p)
 	free(p->sample_sql);
 	approval_sample_free(p->sample);
 	free(p->plan);
+	free(p->settings);
+	free(p->param_types);
 	free(p);
 }
 
@@ -79,6 +83,36 @@ static int64_t now_ms(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The settings a job applies, as a JSON object of names to values (heap); NULL when out of memory. */
+static char *settings_json(const struct job_setting *set, size_t n)
+{
+	json_t *o = json_object();
+	char *out = NULL;
+	bool ok = o != NULL;
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = json_object_set_new(o, set[i].name, json_string(set[i].value)) == 0;
+	if (ok)
+		out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return out;
+}
+
+/* The bound values' types (0: unspecified), as a JSON array; NULL when out of memory. */
+static char *types_json(const struct pgq_exec *x)
+{
+	json_t *a = json_array();
+	char *out = NULL;
+	bool ok = a != NULL;
+
+	for (size_t i = 0; ok && i < x->nparams; i++)
+		ok = json_array_append_new(a, json_integer(x->params[i].type_oid)) == 0;
+	if (ok)
+		out = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return out;
 }
 
 /* The bound values as a JSON array of strings and nulls (text parameters only); NULL when one is binary. */
@@ -170,8 +204,11 @@ static bool hold(struct pg_session *s, struct pgw_pending *p, uint64_t rows, cha
 	a.decided_by = dup_or_empty("");
 	a.reason = dup_or_empty("");
 	a.policy_checksum = dup_or_empty("");
+	a.settings = dup_or_empty(p->settings);
+	a.param_types = dup_or_empty(p->param_types);
 	ok = a.user && a.protocol && a.client_addr && a.application_name && a.statement && a.params && a.rewritten &&
-	     a.plan && a.sample && a.approved_by && a.decided_by && a.reason && a.policy_checksum;
+	     a.plan && a.sample && a.approved_by && a.decided_by && a.reason && a.policy_checksum && a.settings &&
+	     a.param_types;
 	/* Pending writes past their time leave first, so a decision never lands on one. */
 	approvals_expire(st, s->core.srv->audit, now);
 	if (!ok)
@@ -396,6 +433,7 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 {
 	const struct airlock_user *u = s->core.u;
 	struct job_setting settings[32];
+	size_t nsettings;
 	struct airlock_limits limits = u->limits;
 	struct pgv_result w;
 	struct pgw_pending *p = NULL;
@@ -440,13 +478,18 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	p->returning = w.returning;
 	/* Rows it returns past max_write_rows are rows it touches past it. */
 	limits.max_rows = u->max_write_rows;
+	nsettings = pgs_job_settings(&s->set, settings);
+	if (!(p->settings = settings_json(settings, nsettings)) || !(p->param_types = types_json(x))) {
+		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
+		goto fail;
+	}
 	req = (struct job_request){
 		.target = u->write_target,
 		.limits = &limits,
 		.sql = p->sample_sql ? p->sample_sql : p->rewritten,
 		.plan_sql = p->sample_sql ? p->rewritten : NULL,
 		.settings = settings,
-		.nsettings = pgs_job_settings(&s->set, settings),
+		.nsettings = nsettings,
 		.params = x->params,
 		.nparams = x->nparams,
 		.rewritten = true,

@@ -157,7 +157,7 @@ static void test_durable_across_close(void **state)
 	sqlite3_finalize(st);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 1);
+	assert_int_equal(sqlite3_column_int(st, 0), 2);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 }
@@ -234,12 +234,36 @@ static void test_newer_version_refused(void **state)
 
 	put_new(f->s, 1, id);
 	close_store(f);
-	raw_exec(f->path, "PRAGMA user_version = 2");
+	raw_exec(f->path, "PRAGMA user_version = 3");
 	expect_refused(f->path, "newer");
 	raw_exec(f->path, "PRAGMA user_version = -1");
 	expect_refused(f->path, "schema version -1");
-	raw_exec(f->path, "PRAGMA user_version = 1");
+	raw_exec(f->path, "PRAGMA user_version = 2");
 	reopen_store(f);
+}
+
+/* A version 1 file (no settings, no param_types) gains them, its records read as run under the defaults. */
+static void test_version_1_upgraded(void **state)
+{
+	struct fixture *f = *state;
+	char id[APPROVAL_ID_LEN + 1];
+	struct approval a = {0};
+
+	put_new(f->s, 1, id);
+	close_store(f);
+	raw_exec(f->path, "ALTER TABLE approvals DROP COLUMN \"param_types\"; "
+			  "ALTER TABLE approvals DROP COLUMN \"settings\"; PRAGMA user_version = 1");
+	reopen_store(f);
+	assert_int_equal(f->s->ops->get(f->s, id, &a), APPROVAL_OK);
+	assert_string_equal(a.settings, "{}");
+	assert_string_equal(a.param_types, "[]");
+	approval_free(&a);
+	put_new(f->s, 1, id);
+	close_store(f);
+	/* Opened again: version 2 now, nothing added twice. */
+	reopen_store(f);
+	assert_int_equal(f->s->ops->get(f->s, id, &a), APPROVAL_OK);
+	approval_free(&a);
 }
 
 static void test_foreign_shapes_refused(void **state)
@@ -248,20 +272,23 @@ static void test_foreign_shapes_refused(void **state)
 	char other[192];
 
 	close_store(f);
-	/* Version 1, but a column renamed. */
+	/* Version 2, but a column renamed. */
 	raw_exec(f->path, "ALTER TABLE approvals RENAME COLUMN \"user\" TO \"usr\"");
 	expect_refused(f->path, "wrong shape (column 3)");
-	/* Version 1 with a column too few, or one too many. */
+	/* Version 2 with a column too few, or one too many. */
 	snprintf(other, sizeof(other), "%s/short.db", f->dir);
-	raw_exec(other, "CREATE TABLE approvals (id TEXT PRIMARY KEY, status TEXT); PRAGMA user_version = 1");
+	raw_exec(other, "CREATE TABLE approvals (id TEXT PRIMARY KEY, status TEXT); PRAGMA user_version = 2");
 	expect_refused(other, "has 2 columns");
 	unlink(other);
 	raw_exec(f->path, "ALTER TABLE approvals RENAME COLUMN \"usr\" TO \"user\"");
 	raw_exec(f->path, "ALTER TABLE approvals ADD COLUMN extra TEXT");
 	expect_refused(f->path, "wrong shape");
-	/* Version 1 and no table. */
-	raw_exec(other, "CREATE TABLE t (x); PRAGMA user_version = 1");
+	/* Version 2 and no table; version 1 and no table to upgrade. */
+	raw_exec(other, "CREATE TABLE t (x); PRAGMA user_version = 2");
 	expect_refused(other, "no table approvals");
+	unlink(other);
+	raw_exec(other, "CREATE TABLE t (x); PRAGMA user_version = 1");
+	expect_refused(other, "cannot add the column settings");
 	unlink(other);
 	/* Another program's database: tables and no version. */
 	raw_exec(other, "CREATE TABLE t (x)");
@@ -444,6 +471,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_process_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_sqlite_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_version_1_upgraded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_shapes_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_planted_trigger_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_rows_read_as_io, setup, teardown),
