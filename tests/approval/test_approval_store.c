@@ -300,9 +300,23 @@ static void test_bounds_refused_nothing_written(void **state)
 		a.sample = (char *)bad_samples[i];
 		expect_refused(s, &a);
 	}
+	static const char *const bad_settings[] = {"{", "[]", "{\"a\": 1}", "{\"a\": \"x\", \"a\": \"y\"}", "\"a\""};
+	for (size_t i = 0; i < sizeof(bad_settings) / sizeof(bad_settings[0]); i++) {
+		record_init(&a, 1);
+		a.settings = (char *)bad_settings[i];
+		expect_refused(s, &a);
+	}
+	static const char *const bad_types[] = {"[", "{}", "[-1]", "[4294967296]", "[\"25\"]", "[1.5]"};
+	for (size_t i = 0; i < sizeof(bad_types) / sizeof(bad_types[0]); i++) {
+		record_init(&a, 1);
+		a.param_types = (char *)bad_types[i];
+		expect_refused(s, &a);
+	}
 	record_init(&a, 1);
 	a.params = "[]";
 	a.sample = "null";
+	a.settings = "{\"search_path\": \"write_probe\", \"datestyle\": \"SQL, DMY\"}";
+	a.param_types = "[0, 25, 4294967295]";
 	assert_int_equal(s->ops->put(s, &a), APPROVAL_OK);
 	assert_int_equal(count(s, APPROVAL_PENDING), sizeof(text_bounds) / sizeof(text_bounds[0]) + 2);
 }
