@@ -81,5 +81,6 @@ void approval_free(struct approval *a)
 	free(a->policy_checksum);
 	free(a->settings);
 	free(a->param_types);
+	free(a->result);
 	memset(a, 0, sizeof(*a));
 }

@@ -80,6 +80,12 @@ struct approval {
 	char *policy_checksum;  /* the configuration's checksum when the write was asked */
 	char *settings;         /* the session's settings the write ran under: a JSON object of names to values */
 	char *param_types;      /* the bound values' types: a JSON array of type OIDs (0: unspecified) */
+	/*
+	 * The rows the run returned (RETURNING), for a session waiting on it:
+	 * a JSON array of strings, each a runner frame ('T' then 'D's) as its
+	 * type letter and its payload in base64; "" when none were kept.
+	 */
+	char *result;
 };
 
 /* Fills out->id with a fresh random id; false when the system's random source failed. */

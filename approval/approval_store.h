@@ -39,6 +39,7 @@ struct approval_move {
 	const char *by;        /* the approver deciding (approve/reject), else NULL */
 	const char *reason;    /* the reason to record, or NULL to keep the current one */
 	int64_t executed_rows; /* for to == APPROVAL_EXECUTED, else ignored */
+	const char *result;    /* for to == APPROVAL_EXECUTED: the rows it returned (struct approval's), or NULL */
 };
 
 struct approval_store_ops {

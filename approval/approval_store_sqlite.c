@@ -281,6 +281,8 @@ static bool upgrade_from_1(struct sqlstore *s)
 			"cannot add the column settings") &&
 	       exec_sql(s, "ALTER TABLE approvals ADD COLUMN \"param_types\" TEXT NOT NULL DEFAULT '[]'",
 			"cannot add the column param_types") &&
+	       exec_sql(s, "ALTER TABLE approvals ADD COLUMN \"result\" TEXT NOT NULL DEFAULT ''",
+			"cannot add the column result") &&
 	       exec_sql(s, "PRAGMA user_version = " SQLSTORE_STR(APPROVAL_SQLITE_VERSION),
 			"cannot set the schema version");
 }

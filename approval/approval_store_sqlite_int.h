@@ -25,8 +25,9 @@
 
 /*
  * The schema this code writes and reads (PRAGMA user_version). Version 1
- * had no settings or param_types; opening such a file adds them (an empty
- * object and array: the defaults that version's records ran under).
+ * had no settings, param_types or result; opening such a file adds them
+ * (an empty object and array, the defaults that version's records ran
+ * under, and no result).
  */
 #define APPROVAL_SQLITE_VERSION 2
 
@@ -77,7 +78,8 @@ enum sqlstore_column_kind {
 	X(reason, TEXT, APPROVAL_MAX_REASON)          \
 	X(policy_checksum, TEXT, APPROVAL_MAX_NAME)   \
 	X(settings, TEXT, APPROVAL_MAX_TEXT)          \
-	X(param_types, TEXT, APPROVAL_MAX_TEXT)
+	X(param_types, TEXT, APPROVAL_MAX_TEXT)       \
+	X(result, TEXT, APPROVAL_MAX_TEXT)
 
 #define APPROVAL_SQLITE_COLUMNS(X) X(id, KEY, APPROVAL_ID_LEN) APPROVAL_SQLITE_MORE_COLUMNS(X)
 

@@ -72,6 +72,9 @@ static enum approval_result move_check(struct sqlstore *s, const struct approval
 				     APPROVAL_MAX_REASON);
 	if (m->to == APPROVAL_EXECUTED && m->executed_rows < 0)
 		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: executed_rows must not be negative", m->id);
+	if (m->to == APPROVAL_EXECUTED && m->result && strnlen(m->result, APPROVAL_MAX_TEXT + 1) > APPROVAL_MAX_TEXT)
+		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: the result is longer than %d bytes", m->id,
+				     APPROVAL_MAX_TEXT);
 	return APPROVAL_OK;
 }
 
@@ -149,7 +152,7 @@ static enum approval_result apply_move(struct sqlstore *s, const struct approval
 		"UPDATE approvals SET \"status\" = ?1, \"approved_by\" = ?2, "
 		"\"decided_by\" = COALESCE(?3, \"decided_by\"), "
 		"\"decided_at\" = COALESCE(?4, \"decided_at\"), \"reason\" = COALESCE(?5, \"reason\"), "
-		"\"executed_rows\" = COALESCE(?6, \"executed_rows\") "
+		"\"executed_rows\" = COALESCE(?6, \"executed_rows\"), \"result\" = COALESCE(?10, \"result\") "
 		"WHERE \"id\" = ?7 AND \"status\" = ?8 AND \"approved_by\" = ?9";
 	enum approval_result res = APPROVAL_OK;
 	sqlite3_stmt *st;
@@ -174,6 +177,8 @@ static enum approval_result apply_move(struct sqlstore *s, const struct approval
 		rc = sqlite3_bind_text(st, 8, approval_status_name(cur->status), -1, SQLITE_STATIC);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_bind_text(st, 9, cur->approved_by, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK && m->to == APPROVAL_EXECUTED && m->result)
+		rc = sqlite3_bind_text(st, 10, m->result, -1, SQLITE_STATIC);
 	if (rc != SQLITE_OK) {
 		res = sqlstore_fail_db(s, "cannot move a record");
 		goto out_finalize;

@@ -175,6 +175,9 @@ static enum approval_result put_check(struct sqlstore *s, const struct approval 
 	record_text(a, &sqlstore_columns[SQLSTORE_COL_decided_by], &v, &n);
 	if (n != 0)
 		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: a new record has no decider yet", a->id);
+	record_text(a, &sqlstore_columns[SQLSTORE_COL_result], &v, &n);
+	if (n != 0)
+		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: a new record has no result yet", a->id);
 	record_text(a, &sqlstore_columns[SQLSTORE_COL_params], &v, &n);
 	if (!params_valid(v, n))
 		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: params is not a JSON array of strings and nulls",

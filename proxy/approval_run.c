@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <jansson.h>
+#include <openssl/evp.h>
 
 #include "approval/approval_store.h"
 #include "proxy/audit.h"
@@ -35,6 +36,11 @@ struct run {
 	struct pg_settings *set;
 	struct job_setting settings[32];
 	size_t nsettings;
+	/* The statement returns rows (RETURNING): the run's frames, kept for a session waiting on it. */
+	bool returning;
+	json_t *frames;     /* NULL until the run sends one, or once they passed what a record keeps */
+	size_t frame_bytes; /* their encoded size so far */
+	bool frames_dropped;
 };
 
 static int64_t now_ms(void)
@@ -55,6 +61,7 @@ static void run_free(struct run *r)
 	free(r->text);
 	free(r->guard);
 	free(r->set);
+	json_decref(r->frames);
 	free(r);
 }
 
@@ -66,12 +73,22 @@ static void audit_step(struct server *srv, const char *user, const char *id, con
 	audit_record(srv->audit, &e);
 }
 
-/* Moves the record from -> to with reason (NULL: kept); logs and audits the step. */
-static void move(struct run *r, enum approval_status from, enum approval_status to, const char *reason, int64_t rows)
+/*
+ * Moves the record from -> to with reason (NULL: kept), and for executed
+ * its count and the rows it returned (result, NULL: none kept); logs and
+ * audits the step.
+ */
+static void move_with(struct run *r, enum approval_status from, enum approval_status to, const char *reason,
+		      int64_t rows, const char *result)
 {
 	struct approval_store *st = r->srv->approvals;
-	struct approval_move m = {
-		.id = r->id, .from = from, .to = to, .now = now_ms(), .reason = reason, .executed_rows = rows};
+	struct approval_move m = {.id = r->id,
+				  .from = from,
+				  .to = to,
+				  .now = now_ms(),
+				  .reason = reason,
+				  .executed_rows = rows,
+				  .result = result};
 
 	if (st->ops->move(st, &m) != APPROVAL_OK) {
 		log_error("approval %s: cannot record %s: %s", r->id, approval_status_name(to), st->ops->error(st));
@@ -81,6 +98,10 @@ static void move(struct run *r, enum approval_status from, enum approval_status 
 	audit_step(r->srv, r->user, r->id, approval_status_name(to), rows > 0 ? (uint64_t)rows : 0, reason);
 }
 
+static void move(struct run *r, enum approval_status from, enum approval_status to, const char *reason, int64_t rows)
+{
+	move_with(r, from, to, reason, rows, NULL);
+}
 /* The row count of a write's command tag: its last number. */
 static bool tag_rows(const char *tag, int64_t *rows)
 {
@@ -93,10 +114,35 @@ static bool tag_rows(const char *tag, int64_t *rows)
 	return *end == '\0';
 }
 
-static void ignore_frame(void *arg, const struct frame *f)
+/*
+ * A frame of the run's rows, kept as its type letter and its payload in
+ * base64 while all of them fit in a record (with room for the JSON around
+ * them); past that, none are kept.
+ */
+static void keep_frame(void *arg, const struct frame *f)
 {
-	(void)arg;
-	(void)f;
+	struct run *r = arg;
+	size_t need = 1 + 4 * (((size_t)f->len + 2) / 3) + 1;
+	char *text;
+
+	if (!r->running || !r->returning || r->frames_dropped)
+		return;
+	if (r->frame_bytes + need + 4 > APPROVAL_MAX_TEXT - 16 || (!r->frames && !(r->frames = json_array())) ||
+	    !(text = malloc(need))) {
+		r->frames_dropped = true;
+		json_decref(r->frames);
+		r->frames = NULL;
+		return;
+	}
+	text[0] = (char)f->type;
+	EVP_EncodeBlock((unsigned char *)text + 1, f->payload, (int)f->len);
+	if (json_array_append_new(r->frames, json_string(text)) < 0) {
+		r->frames_dropped = true;
+		json_decref(r->frames);
+		r->frames = NULL;
+	}
+	r->frame_bytes += need + 4;
+	free(text);
 }
 
 static void ignore_notice(void *arg, const struct frame_error *e)
@@ -128,7 +174,10 @@ static void job_done(void *arg, const struct job_result *res)
 		return;
 	}
 	if (r->running) {
-		move(r, APPROVAL_RUNNING, APPROVAL_EXECUTED, NULL, rows);
+		char *result = r->frames ? json_dumps(r->frames, JSON_COMPACT) : NULL;
+
+		move_with(r, APPROVAL_RUNNING, APPROVAL_EXECUTED, NULL, rows, result);
+		free(result);
 		run_free(r);
 		return;
 	}
@@ -149,8 +198,8 @@ static void job_done(void *arg, const struct job_result *res)
 }
 
 static const struct job_events run_events = {
-	.on_rowdesc = ignore_frame,
-	.on_row = ignore_frame,
+	.on_rowdesc = keep_frame,
+	.on_row = keep_frame,
 	.on_notice = ignore_notice,
 	.on_done = job_done,
 };
@@ -179,6 +228,7 @@ static bool start_job(struct run *r, int write, int64_t max_rows)
 		.write = write,
 		.write_max = (uint64_t)max_rows,
 		.write_check = r->write_check,
+		.returning = write == 2 && r->returning,
 	};
 	return job_start(r->srv->jobs, &req, &run_events, r) != NULL;
 }
@@ -316,6 +366,7 @@ bool approval_run_start(struct server *srv, const char *id)
 		goto fail;
 	}
 	r->write_check = v.write_check;
+	r->returning = v.returning;
 	if (!start_job(r, 1, u->max_write_rows)) {
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "the dry run could not be started", -1);
 		goto fail;

@@ -209,12 +209,13 @@ def test_a_large_write_shows_a_bounded_sample(private):
 def test_the_run_keeps_the_sessions_settings(private):
     """What runs is what the approver saw: the settings and search_path the agent asked under, and the
     types it bound its values with, are kept with the write and applied again when it runs."""
+    itest.super_query("INSERT INTO write_probe.items VALUES (60, 'x', 60)")
     conn = itest.connect(private.url(user="writer", password="writer-secret"), autocommit=True)
     try:
         with conn.cursor() as cur:
             cur.execute("SET search_path TO write_probe")
             cur.execute("SET DateStyle TO 'SQL, DMY'")
-        got = itest.pg_outcome(conn, "UPDATE items SET flag = (DATE '2024-01-02')::text WHERE id = 5", whole=True)
+        got = itest.pg_outcome(conn, "UPDATE items SET flag = (DATE '2024-01-02')::text WHERE id = 60", whole=True)
     finally:
         conn.close()
     assert got[0] == "error" and got[1] == "55000", got
@@ -224,7 +225,8 @@ def test_the_run_keeps_the_sessions_settings(private):
     assert api(private, "POST", "/api/approvals/%s/approve" % approval, {"reason": "ok"})[0] == 200
     got = settled(private, approval)
     assert got["status"] == "executed", got
-    assert rows_now("id = 5")[0][1] == "02/01/2024"
+    assert rows_now("id = 60") == [["60", "02/01/2024", "60"]]
+    itest.super_query("DELETE FROM write_probe.items WHERE id = 60")
 
 
 @pytest.fixture(scope="module")
@@ -421,6 +423,49 @@ def test_the_wait_ends_with_the_real_result(waiting):
     finally:
         conn.close()
     assert "1:waited:" in items() and "2:waited:" in items()
+
+
+def test_the_wait_gives_the_rows_the_write_returned(waiting):
+    """RETURNING in the waiting mode: the run's own rows, over the simple protocol (psycopg2) and the
+    extended one with a bound value (psycopg 3)."""
+    import psycopg
+
+    sql = "UPDATE write_probe.items SET n = n + 7 WHERE id IN (3, 4) RETURNING id, n, flag"
+    want = [(int(i), int(n) + 7, f) for i, f, n in rows_now("id IN (3, 4)")]
+    conn = itest.connect(waiting.url(user="writer", password="writer-secret"), autocommit=True)
+
+    def run():
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return sorted(cur.fetchall()), cur.statusmessage, [d.name for d in cur.description]
+
+    try:
+        t, out = in_thread(run)
+        approval = pending_id(waiting, sql)
+        assert api(waiting, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+        t.join(60)
+        assert "error" not in out, out
+        assert out["value"] == (want, "UPDATE 2", ["id", "n", "flag"]), out
+    finally:
+        conn.close()
+
+    sql3 = "INSERT INTO write_probe.items VALUES ($1, 'returned', 1) RETURNING id, flag"
+    conn3 = psycopg.connect(waiting.url(user="writer", password="writer-secret"), autocommit=True)
+
+    def run3():
+        cur = conn3.execute("INSERT INTO write_probe.items VALUES (%t, 'returned', 1) RETURNING id, flag", (701,))
+        return cur.fetchall(), cur.statusmessage
+
+    try:
+        t, out = in_thread(run3)
+        approval = pending_id(waiting, sql3)
+        assert api(waiting, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+        t.join(60)
+        assert "error" not in out, out
+        assert out["value"] == ([(701, "returned")], "INSERT 0 1"), out
+    finally:
+        conn3.close()
+        itest.super_query("DELETE FROM write_probe.items WHERE id = 701")
 
 
 def test_a_rejection_ends_the_wait_with_its_reason(waiting):

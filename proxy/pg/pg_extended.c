@@ -493,8 +493,11 @@ static bool pgx_describe(struct pg_session *s, const struct pg_msg *m)
 		pgr_stmt_rowdesc(s, p->stmt, p->formats);
 		return true;
 	}
-	if (runs_remotely(&p->stmt->v)) {
-		/* Sent when Execute runs it, the runner's column description being the real one, or at Sync. */
+	if (runs_remotely(&p->stmt->v) || (p->stmt->v.kind == PGV_WRITE && p->stmt->v.returning)) {
+		/*
+		 * Sent when Execute runs it, the runner's column description being the real one, or at Sync; a
+		 * write's when it ran, its rows given by the wait (pg_write.c).
+		 */
 		p->described = true;
 		s->undescribed = p;
 		return true;

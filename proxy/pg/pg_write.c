@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include <event2/event.h>
+#include <openssl/evp.h>
 
 #include "approval/approval_sample.h"
 #include "approval/approval_store.h"
@@ -41,7 +42,8 @@ struct pgw_pending {
 	char *settings;                 /* the settings it was dry-run under, as the record keeps them */
 	char *param_types;              /* its parameters' types, as the record keeps them */
 	char command[8];                /* INSERT, UPDATE or DELETE: the tag when it ran */
-	bool returning;                 /* the client asked for rows, which a wait cannot give it */
+	bool returning;                 /* the client asked for rows */
+	bool text_rows;                 /* ... in text, as a run keeps them for a wait to give */
 };
 
 /*
@@ -52,6 +54,7 @@ struct pgw_wait {
 	struct event *tick;
 	char id[APPROVAL_ID_LEN + 1];
 	char command[8];
+	bool returning;   /* the statement returns rows: the run's are given as it gives them */
 	int64_t deadline; /* past it, a write still pending is answered as held */
 };
 
@@ -249,6 +252,74 @@ static void wait_end(struct pg_session *s)
 	session_statement_done(&s->core);
 }
 
+/* One kept frame (its type letter, its payload in base64) decoded into buf; false when it is malformed. */
+static bool kept_frame(const char *text, size_t len, uint8_t *buf, struct frame *f)
+{
+	int n;
+
+	if (len < 1 || (len - 1) % 4 != 0)
+		return false;
+	n = EVP_DecodeBlock(buf, (const unsigned char *)text + 1, (int)(len - 1));
+	if (n < 0)
+		return false;
+	/* EVP_DecodeBlock counts the padding's zero bytes too. */
+	for (size_t i = len; i > 1 && text[i - 1] == '='; i--)
+		n--;
+	*f = (struct frame){.type = (uint8_t)text[0], .len = (uint32_t)n, .payload = buf};
+	return true;
+}
+
+/*
+ * The rows the run returned, given as if the statement had just run: the
+ * RowDescription (when the client did not describe it already) and each
+ * DataRow, each checked as a runner's frame is. False when they were not
+ * kept, or are malformed (nothing then goes out).
+ */
+static bool replay_rows(struct pg_session *s, const char *result)
+{
+	json_t *a = result[0] ? json_loads(result, 0, NULL) : NULL, *v;
+	struct wbuf rows;
+	uint8_t *buf = NULL;
+	struct frame f, desc = {0};
+	uint8_t *descbuf = NULL;
+	bool ok = json_is_array(a) && json_array_size(a) >= 1;
+	uint16_t ncols;
+	size_t i;
+
+	wbuf_init(&rows);
+	json_array_foreach(a, i, v)
+	{
+		size_t len = json_string_length(v);
+
+		if (!ok || !json_is_string(v) || !(buf = malloc(len + 1)) ||
+		    !kept_frame(json_string_value(v), len, buf, &f) ||
+		    (i == 0 ? f.type != FRAME_ROWDESC
+			    : f.type != FRAME_ROW || frame_row_check(&f, &ncols) != FRAME_OK)) {
+			ok = false;
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		if (i == 0) {
+			desc = f;
+			descbuf = buf;
+		} else {
+			pg_put_datarow_raw(&rows, f.payload, f.len);
+			free(buf);
+		}
+		buf = NULL;
+	}
+	if (ok && !rows.failed) {
+		if (s->cur.describe)
+			pgr_rowdesc(s, &desc);
+		wbuf_put_bytes(&s->core.w, rows.data, rows.len);
+	}
+	free(descbuf);
+	wbuf_free(&rows);
+	json_decref(a);
+	return ok && !rows.failed;
+}
+
 static void wait_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct pg_session *s = arg;
@@ -269,6 +340,9 @@ static void wait_tick(evutil_socket_t fd, short what, void *arg)
 	}
 	if (a.status == APPROVAL_EXECUTED) {
 		/* As if the statement had just run. */
+		if (w->returning && !replay_rows(s, a.result))
+			pgr_warning(s, AIRLOCK_E_RESULT_TRUNCATED, AIRLOCK_N_NONE,
+				    "RESULT_TRUNCATED: the write ran, but the rows it returned were too large to keep");
 		snprintf(tag, sizeof(tag), "%s%s %" PRId64, w->command, strcmp(w->command, "INSERT") ? "" : " 0",
 			 a.executed_rows);
 		pg_put_command_complete(&s->core.w, tag);
@@ -294,7 +368,7 @@ static void wait_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Waits up to the user's approval_wait_ms for the held write id; false when the wait could not begin. */
-static bool wait_begin(struct pg_session *s, const char *id, const char *command)
+static bool wait_begin(struct pg_session *s, const char *id, const char *command, bool returning)
 {
 	struct pgw_wait *w = calloc(1, sizeof(*w));
 	struct timeval tv = {0, WAIT_TICK_MS * 1000};
@@ -306,6 +380,7 @@ static bool wait_begin(struct pg_session *s, const char *id, const char *command
 	}
 	memcpy(w->id, id, sizeof(w->id));
 	snprintf(w->command, sizeof(w->command), "%s", command);
+	w->returning = returning;
 	w->deadline = now_ms() + s->core.u->approval_wait_ms;
 	if (event_add(w->tick, &tv) < 0) {
 		wait_free(w);
@@ -403,7 +478,8 @@ static void dry_done(void *arg, const struct job_result *r)
 	} else if (!hold(s, p, rows, id, why, sizeof(why))) {
 		snprintf(msg, sizeof(msg), "the write could not be held for approval: %s", why);
 		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR, msg, NULL, 0);
-	} else if (s->core.u->approval_wait_ms && !p->returning && wait_begin(s, id, p->command)) {
+	} else if (s->core.u->approval_wait_ms && (!p->returning || p->text_rows) &&
+		   wait_begin(s, id, p->command, p->returning)) {
 		/* The statement goes on: its answer comes with the decision. */
 		session_audit_held(&s->core, id, rows);
 		pgw_pending_free(p);
@@ -476,6 +552,7 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	sample = NULL;
 	snprintf(p->command, sizeof(p->command), "%s", w.command);
 	p->returning = w.returning;
+	p->text_rows = !x->formats || !strchr(x->formats, '1');
 	/* Rows it returns past max_write_rows are rows it touches past it. */
 	limits.max_rows = u->max_write_rows;
 	nsettings = pgs_job_settings(&s->set, settings);

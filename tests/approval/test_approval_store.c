@@ -440,10 +440,12 @@ static void test_move_effects_and_refusals(void **state)
 	m.executed_rows = -1;
 	assert_int_equal(s->ops->move(s, &m), APPROVAL_INVALID);
 	m.executed_rows = 12;
+	m.result = long_reason; /* within the result's bound */
 	assert_int_equal(s->ops->move(s, &m), APPROVAL_OK);
 	assert_int_equal(s->ops->get(s, id, &a), APPROVAL_OK);
 	assert_int_equal(a.status, APPROVAL_EXECUTED);
 	assert_true(a.executed_rows == 12);
+	assert_string_equal(a.result, long_reason);
 	assert_true(a.decided_at == NOW + 1000); /* kept from the decision */
 	assert_string_equal(a.reason, "looks right");
 	approval_free(&a);

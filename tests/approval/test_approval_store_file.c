@@ -251,12 +251,14 @@ static void test_version_1_upgraded(void **state)
 
 	put_new(f->s, 1, id);
 	close_store(f);
-	raw_exec(f->path, "ALTER TABLE approvals DROP COLUMN \"param_types\"; "
-			  "ALTER TABLE approvals DROP COLUMN \"settings\"; PRAGMA user_version = 1");
+	raw_exec(f->path,
+		 "ALTER TABLE approvals DROP COLUMN \"result\"; ALTER TABLE approvals DROP COLUMN \"param_types\"; "
+		 "ALTER TABLE approvals DROP COLUMN \"settings\"; PRAGMA user_version = 1");
 	reopen_store(f);
 	assert_int_equal(f->s->ops->get(f->s, id, &a), APPROVAL_OK);
 	assert_string_equal(a.settings, "{}");
 	assert_string_equal(a.param_types, "[]");
+	assert_string_equal(a.result, "");
 	approval_free(&a);
 	put_new(f->s, 1, id);
 	close_store(f);
