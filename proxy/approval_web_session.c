@@ -95,6 +95,10 @@ const struct web_session *web_sessions_create(struct web_sessions *t, const char
 		if (!s || c->last_ms < s->last_ms)
 			s = c;
 	}
+	if (!s) {
+		explicit_bzero(&fresh, sizeof(fresh));
+		return NULL;
+	}
 	end_slot(s);
 	memcpy(fresh.approver, approver, namelen + 1);
 	fresh.created_ms = now;
