@@ -162,9 +162,12 @@ static const struct web_session *session_of(struct approval_web *web, struct evh
 }
 
 /*
- * A POST from a page of this listener, as far as the browser tells: an
- * Origin header, when present, is https:// and the request's Host; a
- * Sec-Fetch-Site header, when present, is same-origin.
+ * A POST from a page of this listener, as far as the browser tells: a
+ * Sec-Fetch-Site header, when present, is same-origin; an Origin header,
+ * when present, is https:// and the request's Host. Our pages' referrer
+ * policy (no-referrer) makes a browser send "Origin: null" even from this
+ * origin, so null passes only beside Sec-Fetch-Site: same-origin (an
+ * opaque origin elsewhere, a sandboxed frame, is cross-site to it).
  */
 static bool same_origin(struct evhttp_request *req)
 {
@@ -175,7 +178,7 @@ static bool same_origin(struct evhttp_request *req)
 
 	if (site && strcmp(site, "same-origin") != 0)
 		return false;
-	if (!origin)
+	if (!origin || (site && !strcmp(origin, "null")))
 		return true;
 	return host && host[0] && !strncmp(origin, "https://", 8) && !strcmp(origin + 8, host);
 }

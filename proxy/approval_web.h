@@ -15,9 +15,11 @@
  * A login is checked as Basic credentials are (approval_login.h). It makes
  * a server-side session (approval_web_session.h): the cookie
  * "__Host-airlock" (Secure, HttpOnly, SameSite=Strict, Path=/) and a CSRF
- * token every form carries. A POST is refused (403) when its Origin is
- * present and is not this listener's (https:// and the request's Host),
- * when Sec-Fetch-Site is present and not same-origin, and, past /login,
+ * token every form carries. A POST is refused (403) when Sec-Fetch-Site
+ * is present and not same-origin, when its Origin is present and is not
+ * this listener's (https:// and the request's Host; "null", which the
+ * pages' no-referrer policy makes a browser send, only beside
+ * Sec-Fetch-Site: same-origin), and, past /login,
  * without a live session or with a CSRF token other than the session's.
  * Every answer carries a content security policy that allows no script,
  * no frame, no image and forms to this origin only, nosniff, no-store,
