@@ -338,15 +338,31 @@ static void sample(struct wbuf *w, const char *json)
 	json_decref(o);
 }
 
-static void forms(struct wbuf *w, const struct approval *a, const char *csrf)
+/* name is one of the comma-separated names in list. */
+static bool listed(const char *list, const char *name)
 {
-	put(w, "<h2>Decide</h2><div class=\"decide\"><form method=\"post\" id=\"approve\" action=\"/approval/");
-	attr(w, a->id);
-	put(w, "/approve\"><input type=\"hidden\" name=\"csrf\" value=\"");
-	attr(w, csrf);
-	put(w, "\"><label>Reason (optional)<textarea name=\"reason\" maxlength=\"1024\"></textarea></label>"
-	       "<button type=\"submit\">Approve: run this write</button></form>"
-	       "<form method=\"post\" id=\"reject\" action=\"/approval/");
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+		if (strcspn(p, ",") == n && !strncmp(p, name, n))
+			return true;
+	return false;
+}
+
+static void forms(struct wbuf *w, const struct approval *a, const char *approver, const char *csrf)
+{
+	put(w, "<h2>Decide</h2><div class=\"decide\">");
+	if (listed(a->approved_by, approver)) {
+		put(w, "<p id=\"waiting\">You approved this write; it waits for another approver.</p>");
+	} else {
+		put(w, "<form method=\"post\" id=\"approve\" action=\"/approval/");
+		attr(w, a->id);
+		put(w, "/approve\"><input type=\"hidden\" name=\"csrf\" value=\"");
+		attr(w, csrf);
+		put(w, "\"><label>Reason (optional)<textarea name=\"reason\" maxlength=\"1024\"></textarea></label>"
+		       "<button type=\"submit\">Approve: run this write</button></form>");
+	}
+	put(w, "<form method=\"post\" id=\"reject\" action=\"/approval/");
 	attr(w, a->id);
 	put(w, "/reject\"><input type=\"hidden\" name=\"csrf\" value=\"");
 	attr(w, csrf);
@@ -410,7 +426,7 @@ bool approval_page_record(struct wbuf *w, const struct approval *a, const char *
 	}
 	sample(w, a->sample);
 	if (a->status == APPROVAL_PENDING)
-		forms(w, a, csrf);
+		forms(w, a, approver, csrf);
 	return foot(w);
 }
 

@@ -6,16 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/queue.h>
 
 #include <event2/buffer.h>
 #include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 
 #include "approval/approval_store.h"
 #include "base/wbuf.h"
 #include "conf/config.h"
 #include "proxy/approval_decide.h"
+#include "proxy/approval_form.h"
 #include "proxy/approval_login.h"
 #include "proxy/approval_page.h"
 #include "proxy/approval_web_session.h"
@@ -28,7 +27,6 @@
 #define SESSIONS_MAX 64
 #define SESSION_IDLE_MS (30 * 60 * 1000)
 #define SESSION_ABSOLUTE_MS (8 * 60 * 60 * 1000)
-#define FORM_MAX 8192
 #define PASSWORD_MAX 1024
 #define LIST_MAX 500
 #define CSP                                                                                                  \
@@ -183,86 +181,34 @@ static bool same_origin(struct evhttp_request *req)
 	return host && host[0] && !strncmp(origin, "https://", 8) && !strcmp(origin + 8, host);
 }
 
-struct form_field {
-	const char *name;
-	size_t max;  /* longest value, in bytes after decoding */
-	char *value; /* owned by the caller once form_parse returns 0; NULL when absent */
-};
-
-static void form_free(struct form_field *f, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (f[i].value)
-			explicit_bzero(f[i].value, strlen(f[i].value));
-		free(f[i].value);
-		f[i].value = NULL;
-	}
-}
-
 /*
- * The request's form body (application/x-www-form-urlencoded, at most
- * FORM_MAX bytes) into the n fields; 0, or the status to refuse with (the
- * fields are then all NULL): 415 for another type, 413 too long, 400 when a
- * field is unknown, repeated, too long or holds a NUL.
+ * The request's form body into the n fields (approval_form.h); 0, or the
+ * status to refuse with (the fields are then all NULL): 415 for another
+ * type, 413 too long, 400 malformed.
  */
-static int form_parse(struct evhttp_request *req, struct form_field *f, size_t n)
+static int form_parse(struct evhttp_request *req, struct approval_form_field *f, size_t n)
 {
 	const char *type = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
 	size_t len = evbuffer_get_length(in);
-	struct evkeyvalq q = {0};
-	struct evkeyval *kv;
-	char *body;
-	int status = 0;
+	const char *body;
 
 	if (!type || strcasecmp(type, "application/x-www-form-urlencoded") != 0)
 		return 415;
-	if (len > FORM_MAX)
+	if (len > APPROVAL_FORM_MAX)
 		return 413;
-	if (!(body = malloc(len + 1)))
+	if (!(body = (const char *)evbuffer_pullup(in, -1)) && len)
 		return 500;
-	evbuffer_copyout(in, body, len);
-	body[len] = '\0';
-	/* A NUL, raw or encoded, would cut a value short: refused, never cut. */
-	if (memchr(body, '\0', len) || strstr(body, "%00")) {
-		status = 400;
-		goto out_free_body;
+	switch (approval_form_parse(body ? body : "", len, f, n)) {
+	case APPROVAL_FORM_OK:
+		return 0;
+	case APPROVAL_FORM_TOO_LONG:
+		return 413;
+	case APPROVAL_FORM_NO_MEMORY:
+		return 500;
+	default:
+		return 400;
 	}
-	/* The form encoding's spaces; a literal + arrives as %2B. */
-	for (char *p = body; *p; p++)
-		if (*p == '+')
-			*p = ' ';
-	TAILQ_INIT(&q);
-	if (evhttp_parse_query_str(body, &q) != 0) {
-		status = 400;
-		goto out_clear;
-	}
-	TAILQ_FOREACH(kv, &q, next)
-	{
-		size_t i;
-
-		for (i = 0; i < n && strcmp(f[i].name, kv->key) != 0; i++)
-			;
-		if (i == n || f[i].value || strlen(kv->value) > f[i].max) {
-			status = 400;
-			break;
-		}
-		if (!(f[i].value = strdup(kv->value))) {
-			status = 500;
-			break;
-		}
-	}
-	TAILQ_FOREACH(kv, &q, next)
-	if (kv->value)
-		explicit_bzero(kv->value, strlen(kv->value));
-out_clear:
-	evhttp_clear_headers(&q);
-out_free_body:
-	explicit_bzero(body, len);
-	free(body);
-	if (status)
-		form_free(f, n);
-	return status;
 }
 
 static const char *form_error(int status)
@@ -281,7 +227,7 @@ static const char *form_error(int status)
 
 static void login(struct approval_web *web, struct evhttp_request *req)
 {
-	struct form_field f[] = {{"name", APPROVAL_MAX_NAME, NULL}, {"password", PASSWORD_MAX, NULL}};
+	struct approval_form_field f[] = {{"name", APPROVAL_MAX_NAME, NULL}, {"password", PASSWORD_MAX, NULL}};
 	const struct web_session *s;
 	char cookie[sizeof(COOKIE) + WEB_SESSION_TOKEN_LEN + 64], retry[16];
 	uint32_t wait = 0;
@@ -293,25 +239,25 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 		return;
 	}
 	if (!f[0].value || !f[1].value || !f[0].value[0]) {
-		form_free(f, 2);
+		approval_form_free(f, 2);
 		send_login(req, 400, "enter an approver's name and password");
 		return;
 	}
 	a = approval_login(web->srv, req, f[0].value, f[1].value, &wait);
 	if (wait) {
-		form_free(f, 2);
+		approval_form_free(f, 2);
 		snprintf(retry, sizeof(retry), "%u", (wait + 999) / 1000);
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", retry);
 		send_login(req, 429, "too many failed logins from this address or for this name: try again later");
 		return;
 	}
 	if (!a) {
-		form_free(f, 2);
+		approval_form_free(f, 2);
 		send_login(req, 401, "wrong approver name or password");
 		return;
 	}
 	s = web_sessions_create(web->sessions, a->name, monotonic_ms());
-	form_free(f, 2);
+	approval_form_free(f, 2);
 	if (!s) {
 		send_login(req, 500, "the system's random source failed; try again");
 		return;
@@ -329,7 +275,7 @@ static void login(struct approval_web *web, struct evhttp_request *req)
  * fields are filled (the caller frees them) only when a session returns.
  */
 static const struct web_session *checked_post(struct approval_web *web, struct evhttp_request *req,
-					      struct form_field *f, size_t n)
+					      struct approval_form_field *f, size_t n)
 {
 	const struct web_session *s;
 	int status;
@@ -348,7 +294,7 @@ static const struct web_session *checked_post(struct approval_web *web, struct e
 	}
 	/* f[0] is always the csrf field. */
 	if (!web_session_csrf_ok(s, f[0].value)) {
-		form_free(f, n);
+		approval_form_free(f, n);
 		send_message(req, 403, "Refused", "the form's token is wrong or missing: reload the page", "/");
 		return NULL;
 	}
@@ -357,14 +303,14 @@ static const struct web_session *checked_post(struct approval_web *web, struct e
 
 static void logout(struct approval_web *web, struct evhttp_request *req)
 {
-	struct form_field f[] = {{"csrf", WEB_SESSION_TOKEN_LEN, NULL}};
+	struct approval_form_field f[] = {{"csrf", WEB_SESSION_TOKEN_LEN, NULL}};
 	const struct web_session *s = checked_post(web, req, f, 1);
 
 	if (!s)
 		return;
 	log_info("approval page: %s logged out", s->approver);
 	web_sessions_end(web->sessions, s->token);
-	form_free(f, 1);
+	approval_form_free(f, 1);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Set-Cookie",
 			  COOKIE "=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0");
 	see_other(req, "/");
@@ -432,7 +378,7 @@ static void record(struct approval_web *web, struct evhttp_request *req, const c
 
 static void decide(struct approval_web *web, struct evhttp_request *req, const char *id, bool approve)
 {
-	struct form_field f[] = {{"csrf", WEB_SESSION_TOKEN_LEN, NULL}, {"reason", APPROVAL_MAX_REASON, NULL}};
+	struct approval_form_field f[] = {{"csrf", WEB_SESSION_TOKEN_LEN, NULL}, {"reason", APPROVAL_MAX_REASON, NULL}};
 	const struct web_session *s = checked_post(web, req, f, 2);
 	char back[sizeof("/approval/") + APPROVAL_ID_LEN];
 	const char *reason;
@@ -461,7 +407,7 @@ static void decide(struct approval_web *web, struct evhttp_request *req, const c
 			break;
 		}
 	}
-	form_free(f, 2);
+	approval_form_free(f, 2);
 }
 
 void approval_web_handle(struct approval_web *web, struct evhttp_request *req, const char *path)

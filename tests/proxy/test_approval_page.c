@@ -212,6 +212,34 @@ static void test_sample_absent_empty_or_malformed(void **state)
 	}
 }
 
+static void test_an_approver_who_approved_waits(void **state)
+{
+	struct approval a;
+	struct wbuf w;
+
+	(void)state;
+	hostile(&a);
+	free(a.approved_by);
+	a.approved_by = str("alice,approver<x>");
+	wbuf_init(&w);
+	assert_true(approval_page_record(&w, &a, "approver<x>", CSRF));
+	wbuf_put_u8(&w, 0);
+	assert_null(strstr((char *)w.data, "id=\"approve\""));
+	assert_non_null(strstr((char *)w.data, "id=\"waiting\""));
+	assert_non_null(strstr((char *)w.data, "id=\"reject\""));
+	wbuf_free(&w);
+	/* A name that is only a prefix or a suffix of one listed is not listed. */
+	free(a.approved_by);
+	a.approved_by = str("approver<x>z,zapprover<x>");
+	wbuf_init(&w);
+	assert_true(approval_page_record(&w, &a, "approver<x>", CSRF));
+	wbuf_put_u8(&w, 0);
+	assert_non_null(strstr((char *)w.data, "id=\"approve\""));
+	assert_null(strstr((char *)w.data, "id=\"waiting\""));
+	wbuf_free(&w);
+	approval_free(&a);
+}
+
 static void test_decided_record_has_no_forms(void **state)
 {
 	struct approval a;
@@ -329,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_record_is_inert),
 		cmocka_unit_test(test_sample_marks_changes),
 		cmocka_unit_test(test_sample_absent_empty_or_malformed),
+		cmocka_unit_test(test_an_approver_who_approved_waits),
 		cmocka_unit_test(test_decided_record_has_no_forms),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_login_and_message),
