@@ -54,7 +54,7 @@ static bool password_ok(const struct airlock_approver *a, const char *password)
 	return ok;
 }
 
-static const struct airlock_approver *find_approver(const struct airlock_config *cfg, const char *name)
+const struct airlock_approver *approval_login_find(const struct airlock_config *cfg, const char *name)
 {
 	for (size_t i = 0; i < cfg->napprovers; i++)
 		if (strcmp(cfg->approvers[i].name, name) == 0)
@@ -77,7 +77,7 @@ const struct airlock_approver *approval_login(struct server *srv, struct evhttp_
 
 	client_of(req, addr, &addrlen, client, sizeof(client));
 	wait = srv->guard ? login_guard_wait(srv->guard, &gc, addr, addrlen, name, now) : 0;
-	a = find_approver(cfg, name);
+	a = approval_login_find(cfg, name);
 	if (!password_ok(a, password))
 		a = NULL;
 	if (!a && srv->guard)

@@ -15,6 +15,7 @@
 struct server;
 struct evhttp_request;
 struct airlock_approver;
+struct airlock_config;
 
 /*
  * The approver name names when password (borrowed; the caller wipes it) is
@@ -22,6 +23,9 @@ struct airlock_approver;
  * is due (0 when the password was only wrong). The result is borrowed from
  * srv's config. req gives the client's address.
  */
+/* The approver named name in cfg (borrowed from it), or NULL. */
+const struct airlock_approver *approval_login_find(const struct airlock_config *cfg, const char *name);
+
 const struct airlock_approver *approval_login(struct server *srv, struct evhttp_request *req, const char *name,
 					      const char *password, uint32_t *wait_ms);
 

@@ -9,6 +9,8 @@
 
 #include <event2/buffer.h>
 #include <event2/http.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "approval/approval_store.h"
 #include "base/wbuf.h"
@@ -149,14 +151,41 @@ static bool cookie_token(struct evhttp_request *req, char token[WEB_SESSION_TOKE
 	return found == 1;
 }
 
-/* The live session of the request's cookie (borrowed from the table), or NULL. */
+/* What a session is bound to: a digest of its approver's name and verifier; false when it cannot be made. */
+static bool binding_of(const struct airlock_approver *a, unsigned char out[WEB_SESSION_BINDING_LEN])
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int len = 0;
+	bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+		  EVP_DigestUpdate(ctx, a->name, strlen(a->name) + 1) == 1 &&
+		  EVP_DigestUpdate(ctx, a->scram, strlen(a->scram)) == 1 && EVP_DigestFinal_ex(ctx, out, &len) == 1 &&
+		  len == WEB_SESSION_BINDING_LEN;
+
+	EVP_MD_CTX_free(ctx);
+	return ok;
+}
+
+/*
+ * The live session of the request's cookie (borrowed from the table), or
+ * NULL. A session whose approver the configuration in force no longer
+ * has, or has with another verifier (a reload), is ended.
+ */
 static const struct web_session *session_of(struct approval_web *web, struct evhttp_request *req)
 {
 	char token[WEB_SESSION_TOKEN_LEN + 1];
+	unsigned char now[WEB_SESSION_BINDING_LEN];
+	const struct web_session *s;
+	const struct airlock_approver *a;
 
-	if (!cookie_token(req, token))
+	if (!cookie_token(req, token) || !(s = web_sessions_find(web->sessions, token, monotonic_ms())))
 		return NULL;
-	return web_sessions_find(web->sessions, token, monotonic_ms());
+	a = approval_login_find(web->srv->cfg, s->approver);
+	if (!a || !binding_of(a, now) || CRYPTO_memcmp(now, s->binding, sizeof(now)) != 0) {
+		log_info("approval page: the session of %s ends: its approver changed", s->approver);
+		web_sessions_end(web->sessions, token);
+		return NULL;
+	}
+	return s;
 }
 
 /*
@@ -230,6 +259,7 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 	struct approval_form_field f[] = {{"name", APPROVAL_MAX_NAME, NULL}, {"password", PASSWORD_MAX, NULL}};
 	const struct web_session *s;
 	char cookie[sizeof(COOKIE) + WEB_SESSION_TOKEN_LEN + 64], retry[16];
+	unsigned char binding[WEB_SESSION_BINDING_LEN];
 	uint32_t wait = 0;
 	const struct airlock_approver *a;
 	int status = form_parse(req, f, 2);
@@ -256,7 +286,7 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 		send_login(req, 401, "wrong approver name or password");
 		return;
 	}
-	s = web_sessions_create(web->sessions, a->name, monotonic_ms());
+	s = binding_of(a, binding) ? web_sessions_create(web->sessions, a->name, binding, monotonic_ms()) : NULL;
 	approval_form_free(f, 2);
 	if (!s) {
 		send_login(req, 500, "the system's random source failed; try again");

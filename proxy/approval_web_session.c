@@ -75,7 +75,8 @@ static bool fresh_token(char out[WEB_SESSION_TOKEN_LEN + 1])
 	return true;
 }
 
-const struct web_session *web_sessions_create(struct web_sessions *t, const char *approver, int64_t now)
+const struct web_session *web_sessions_create(struct web_sessions *t, const char *approver,
+					      const unsigned char *binding, int64_t now)
 {
 	struct web_session *s = NULL, fresh = {0};
 	size_t namelen = strlen(approver);
@@ -101,6 +102,8 @@ const struct web_session *web_sessions_create(struct web_sessions *t, const char
 	}
 	end_slot(s);
 	memcpy(fresh.approver, approver, namelen + 1);
+	if (binding)
+		memcpy(fresh.binding, binding, WEB_SESSION_BINDING_LEN);
 	fresh.created_ms = now;
 	fresh.last_ms = now;
 	fresh.used = true;

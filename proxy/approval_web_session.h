@@ -11,6 +11,10 @@
  * look-up compares against every slot, so the time a look-up takes says
  * nothing about which tokens exist.
  *
+ * A session also holds a binding the caller chose at login (the page's:
+ * a digest of the approver's name and verifier), so the caller can end a
+ * session whose approver was removed or given a new password since.
+ *
  * Ownership: the table owns every session; a pointer it returns is
  * borrowed and stays valid until the next call that creates or ends a
  * session (web_sessions_create, web_sessions_end, web_sessions_free).
@@ -28,11 +32,13 @@
 #define WEB_SESSION_TOKEN_BYTES 32
 /* A token as text: lower-case hex, two characters a byte. */
 #define WEB_SESSION_TOKEN_LEN (2 * WEB_SESSION_TOKEN_BYTES)
+#define WEB_SESSION_BINDING_LEN 32
 
 struct web_session {
 	char token[WEB_SESSION_TOKEN_LEN + 1]; /* the cookie's value */
 	char csrf[WEB_SESSION_TOKEN_LEN + 1];  /* the forms' hidden csrf value */
 	char approver[APPROVAL_MAX_NAME + 1];
+	unsigned char binding[WEB_SESSION_BINDING_LEN]; /* as given at login */
 	int64_t created_ms;
 	int64_t last_ms; /* the last request that found it */
 	bool used;
@@ -46,11 +52,13 @@ struct web_sessions *web_sessions_new(size_t max, int64_t idle_ms, int64_t absol
 void web_sessions_free(struct web_sessions *t);
 
 /*
- * A new session for approver (copied; at most APPROVAL_MAX_NAME bytes) at
+ * A new session for approver (copied; at most APPROVAL_MAX_NAME bytes)
+ * bound to binding (WEB_SESSION_BINDING_LEN bytes, copied; NULL: zeros) at
  * now, with fresh tokens from the system's random source; NULL when that
  * source failed or the name is too long. Borrowed (see above).
  */
-const struct web_session *web_sessions_create(struct web_sessions *t, const char *approver, int64_t now);
+const struct web_session *web_sessions_create(struct web_sessions *t, const char *approver,
+					      const unsigned char *binding, int64_t now);
 
 /*
  * The live session whose token is token (any string; NULL finds nothing),

@@ -23,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -37,8 +38,8 @@ import websocket
 
 import itest
 from private_airlockd import PrivateAirlockd, free_port
-from test_pg_approvals import (APPROVER, APPROVER_PASSWORD, CA, api, hold, items, probe_table, settled,  # noqa: F401
-                               shown, started)
+from test_pg_approvals import (APPROVER, APPROVER_PASSWORD, CA, api, hold, items, make_verifier,  # noqa: F401
+                               probe_table, settled, shown, started)
 
 CSP = ("default-src 'none'; style-src 'self'; img-src 'none'; form-action 'self'; frame-ancestors 'none'; "
        "base-uri 'none'")
@@ -421,3 +422,21 @@ def test_wrong_passwords_are_refused_audited_and_throttled(page, browser):
     # The window passes: the right password logs in again.
     time.sleep(3.5)
     assert form_login(page)[0] == 303
+
+
+def test_a_reload_that_changes_the_approver_ends_its_sessions(page):
+    """Runs last: it gives the approver a new password."""
+    cookie, _ = logged_in(page)
+    new_password = "rotated-secret"
+    with open(page.config) as f:
+        text = f.read()
+    section = re.search(r"^\[approver %s\]\n(?:[^\[].*\n)*" % APPROVER, text, re.M)
+    assert section, text
+    rotated = re.sub(r"^scram\s*=.*$", "scram = " + make_verifier(new_password), section.group(0), flags=re.M)
+    with open(page.config, "w") as f:
+        f.write(text.replace(section.group(0), rotated))
+    page.signal(signal.SIGHUP)
+    assert itest.wait_until(lambda: api(page, "GET", "/api/approvals", password=new_password)[0] == 200, 10, 0.2)
+    status, _, body = request(page, "GET", "/", headers={"Cookie": cookie})
+    assert status == 200 and 'action="/login"' in body and "Signed in as" not in body
+    assert "its approver changed" in page.log()

@@ -36,7 +36,7 @@ static void test_create_and_find(void **state)
 
 	(void)state;
 	assert_non_null(t);
-	s = web_sessions_create(t, "approver", 100);
+	s = web_sessions_create(t, "approver", NULL, 100);
 	assert_non_null(s);
 	assert_true(is_hex_token(s->token));
 	assert_true(is_hex_token(s->csrf));
@@ -67,8 +67,8 @@ static void test_two_sessions_have_different_tokens(void **state)
 	char a[WEB_SESSION_TOKEN_LEN + 1], b[WEB_SESSION_TOKEN_LEN + 1];
 
 	(void)state;
-	memcpy(a, web_sessions_create(t, "x", 0)->token, sizeof(a));
-	memcpy(b, web_sessions_create(t, "x", 0)->token, sizeof(b));
+	memcpy(a, web_sessions_create(t, "x", NULL, 0)->token, sizeof(a));
+	memcpy(b, web_sessions_create(t, "x", NULL, 0)->token, sizeof(b));
 	assert_string_not_equal(a, b);
 	assert_int_equal(web_sessions_count(t, 0), 2);
 	web_sessions_free(t);
@@ -80,7 +80,7 @@ static void test_idle_expiry(void **state)
 	char token[WEB_SESSION_TOKEN_LEN + 1];
 
 	(void)state;
-	memcpy(token, web_sessions_create(t, "x", 0)->token, sizeof(token));
+	memcpy(token, web_sessions_create(t, "x", NULL, 0)->token, sizeof(token));
 	/* Each request restarts the idle clock. */
 	assert_non_null(web_sessions_find(t, token, IDLE - 1));
 	assert_non_null(web_sessions_find(t, token, 2 * IDLE - 2));
@@ -98,7 +98,7 @@ static void test_absolute_expiry(void **state)
 	int64_t now;
 
 	(void)state;
-	memcpy(token, web_sessions_create(t, "x", 0)->token, sizeof(token));
+	memcpy(token, web_sessions_create(t, "x", NULL, 0)->token, sizeof(token));
 	for (now = 500; now < ABSOLUTE; now += 500)
 		assert_non_null(web_sessions_find(t, token, now));
 	assert_null(web_sessions_find(t, token, ABSOLUTE));
@@ -112,10 +112,10 @@ static void test_bound_ends_the_longest_idle(void **state)
 
 	(void)state;
 	for (int i = 0; i < 3; i++)
-		memcpy(tok[i], web_sessions_create(t, "x", i)->token, sizeof(tok[i]));
+		memcpy(tok[i], web_sessions_create(t, "x", NULL, i)->token, sizeof(tok[i]));
 	/* The first is used again, so the second is the one idle longest. */
 	assert_non_null(web_sessions_find(t, tok[0], 10));
-	memcpy(tok[3], web_sessions_create(t, "y", 11)->token, sizeof(tok[3]));
+	memcpy(tok[3], web_sessions_create(t, "y", NULL, 11)->token, sizeof(tok[3]));
 	assert_int_equal(web_sessions_count(t, 11), 3);
 	assert_non_null(web_sessions_find(t, tok[0], 12));
 	assert_null(web_sessions_find(t, tok[1], 12));
@@ -123,7 +123,7 @@ static void test_bound_ends_the_longest_idle(void **state)
 	assert_string_equal(web_sessions_find(t, tok[3], 12)->approver, "y");
 	/* Many more logins never grow the table. */
 	for (int i = 0; i < 100; i++)
-		assert_non_null(web_sessions_create(t, "z", 20 + i));
+		assert_non_null(web_sessions_create(t, "z", NULL, 20 + i));
 	assert_int_equal(web_sessions_count(t, 120), 3);
 	web_sessions_free(t);
 }
@@ -134,10 +134,10 @@ static void test_an_expired_slot_is_reused_first(void **state)
 	char a[WEB_SESSION_TOKEN_LEN + 1], b[WEB_SESSION_TOKEN_LEN + 1];
 
 	(void)state;
-	memcpy(a, web_sessions_create(t, "a", 0)->token, sizeof(a));
-	memcpy(b, web_sessions_create(t, "b", 900)->token, sizeof(b));
+	memcpy(a, web_sessions_create(t, "a", NULL, 0)->token, sizeof(a));
+	memcpy(b, web_sessions_create(t, "b", NULL, 900)->token, sizeof(b));
 	/* a is past its idle time at 1500, b is not: the new login takes a's slot. */
-	assert_non_null(web_sessions_create(t, "c", 1500));
+	assert_non_null(web_sessions_create(t, "c", NULL, 1500));
 	assert_non_null(web_sessions_find(t, b, 1500));
 	assert_null(web_sessions_find(t, a, 1500));
 	web_sessions_free(t);
@@ -149,7 +149,7 @@ static void test_logout(void **state)
 	char token[WEB_SESSION_TOKEN_LEN + 1];
 
 	(void)state;
-	memcpy(token, web_sessions_create(t, "x", 0)->token, sizeof(token));
+	memcpy(token, web_sessions_create(t, "x", NULL, 0)->token, sizeof(token));
 	web_sessions_end(t, "not a token");
 	assert_non_null(web_sessions_find(t, token, 1));
 	web_sessions_end(t, token);
@@ -161,7 +161,7 @@ static void test_logout(void **state)
 static void test_csrf(void **state)
 {
 	struct web_sessions *t = web_sessions_new(4, IDLE, ABSOLUTE);
-	const struct web_session *s = web_sessions_create(t, "x", 0);
+	const struct web_session *s = web_sessions_create(t, "x", NULL, 0);
 	char csrf[WEB_SESSION_TOKEN_LEN + 2];
 
 	(void)state;
@@ -181,6 +181,19 @@ static void test_csrf(void **state)
 	web_sessions_free(t);
 }
 
+static void test_binding(void **state)
+{
+	struct web_sessions *t = web_sessions_new(2, IDLE, ABSOLUTE);
+	unsigned char b[WEB_SESSION_BINDING_LEN], zero[WEB_SESSION_BINDING_LEN] = {0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (unsigned char)(i + 1);
+	assert_memory_equal(web_sessions_create(t, "x", b, 0)->binding, b, sizeof(b));
+	assert_memory_equal(web_sessions_create(t, "y", NULL, 0)->binding, zero, sizeof(zero));
+	web_sessions_free(t);
+}
+
 static void test_names(void **state)
 {
 	struct web_sessions *t = web_sessions_new(2, IDLE, ABSOLUTE);
@@ -189,9 +202,9 @@ static void test_names(void **state)
 	(void)state;
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	assert_null(web_sessions_create(t, longname, 0));
+	assert_null(web_sessions_create(t, longname, NULL, 0));
 	longname[APPROVAL_MAX_NAME] = '\0';
-	assert_non_null(web_sessions_create(t, longname, 0));
+	assert_non_null(web_sessions_create(t, longname, NULL, 0));
 	assert_null(web_sessions_new(0, IDLE, ABSOLUTE));
 	web_sessions_free(t);
 	web_sessions_free(NULL);
@@ -208,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_an_expired_slot_is_reused_first),
 		cmocka_unit_test(test_logout),
 		cmocka_unit_test(test_csrf),
+		cmocka_unit_test(test_binding),
 		cmocka_unit_test(test_names),
 	};
 
