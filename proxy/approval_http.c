@@ -1,12 +1,10 @@
 #define _GNU_SOURCE
 #include "proxy/approval_http.h"
 
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -15,21 +13,18 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 
 #include "approval/approval_json.h"
 #include "approval/approval_store.h"
 #include "base/wbuf.h"
-#include "protocol/scram.h"
-#include "proxy/approval_run.h"
+#include "proxy/approval_decide.h"
+#include "proxy/approval_login.h"
+#include "proxy/approval_web.h"
 #include "proxy/approvals.h"
-#include "proxy/audit.h"
 #include "proxy/log.h"
-#include "proxy/login_guard.h"
 #include "proxy/server.h"
-#include "proxy/timeval.h"
 
 #define API_PREFIX "/api/approvals"
 #define MAX_BODY (64 * 1024)
@@ -39,15 +34,8 @@
 struct approval_http {
 	struct server *srv;
 	struct evhttp *http;
+	struct approval_web *web; /* owned: the page's sessions */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static struct bufferevent *tls_bev(struct event_base *base, void *arg)
 {
@@ -93,52 +81,6 @@ static void reply_error(struct evhttp_request *req, int status, const char *mess
 	json_decref(o);
 }
 
-/* The client's address bytes (addr, *len 4 or 16) and text. */
-static void client_of(struct evhttp_request *req, uint8_t *addr, size_t *len, char *text, size_t textlen)
-{
-	const char *host = NULL;
-	ev_uint16_t port = 0;
-	struct evhttp_connection *c = evhttp_request_get_connection(req);
-
-	*len = 0;
-	text[0] = '\0';
-	if (c)
-		evhttp_connection_get_peer(c, (char **)&host, &port);
-	if (!host)
-		return;
-	snprintf(text, textlen, "%s", host);
-	if (inet_pton(AF_INET, host, addr) == 1)
-		*len = 4;
-	else if (inet_pton(AF_INET6, host, addr) == 1)
-		*len = 16;
-}
-
-/* The password matches the approver's verifier. */
-static bool password_ok(const struct airlock_approver *a, const char *password)
-{
-	struct scram_verifier want, got;
-	char made[256];
-	bool ok;
-
-	if (!a || scram_parse_verifier(a->scram, &want) < 0)
-		return false;
-	if (scram_make_verifier(password, want.salt, want.salt_len, want.iterations, made, sizeof(made)) < 0 ||
-	    scram_parse_verifier(made, &got) < 0)
-		return false;
-	ok = CRYPTO_memcmp(want.stored_key, got.stored_key, SCRAM_KEY_LEN) == 0;
-	explicit_bzero(made, sizeof(made));
-	explicit_bzero(&got, sizeof(got));
-	return ok;
-}
-
-static const struct airlock_approver *find_approver(const struct airlock_config *cfg, const char *name)
-{
-	for (size_t i = 0; i < cfg->napprovers; i++)
-		if (strcmp(cfg->approvers[i].name, name) == 0)
-			return &cfg->approvers[i];
-	return NULL;
-}
-
 /*
  * The approver the request's Basic credentials name, when its password is
  * right; else NULL with the answer sent (401, or 429 while its address or
@@ -147,20 +89,14 @@ static const struct airlock_approver *find_approver(const struct airlock_config 
 static const struct airlock_approver *authenticate(struct approval_http *h, struct evhttp_request *req, char *name,
 						   size_t namelen)
 {
-	const struct airlock_config *cfg = h->srv->cfg;
 	const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
-	struct login_guard_cfg gc = {cfg->login_free_failures, cfg->login_delay_ms, cfg->login_delay_max_ms,
-				     cfg->login_failure_window_ms};
 	unsigned char decoded[512];
-	uint8_t addr[16];
-	size_t addrlen, n;
-	char client[64], *colon, retry[16];
+	size_t n;
+	char *colon, retry[16];
 	const struct airlock_approver *a;
-	uint64_t now = (uint64_t)monotonic_ms();
 	uint32_t wait;
 	int len;
 
-	client_of(req, addr, &addrlen, client, sizeof(client));
 	name[0] = '\0';
 	if (!auth || strncasecmp(auth, "Basic ", 6) != 0 || (n = strlen(auth + 6)) == 0 || n > 4 * 120 ||
 	    (len = EVP_DecodeBlock(decoded, (const unsigned char *)auth + 6, (int)n)) <= 0) {
@@ -187,19 +123,9 @@ static const struct airlock_approver *authenticate(struct approval_http *h, stru
 		return NULL;
 	}
 	memcpy(name, decoded, (size_t)(colon - (char *)decoded) + 1);
-	wait = h->srv->guard ? login_guard_wait(h->srv->guard, &gc, addr, addrlen, name, now) : 0;
-	a = find_approver(cfg, name);
-	if (!password_ok(a, colon + 1))
-		a = NULL;
+	a = approval_login(h->srv, req, name, colon + 1, &wait);
 	explicit_bzero(decoded, sizeof(decoded));
-	if (!a && h->srv->guard)
-		login_guard_failed(h->srv->guard, &gc, addr, addrlen, name, now);
-	else if (h->srv->guard)
-		login_guard_passed(h->srv->guard, name);
-	if (!a)
-		audit_login_failed(h->srv->audit, name, 0, "https", client, "401", wait);
 	if (wait) {
-		/* Right or wrong, the answer waits: only the wait is told. */
 		snprintf(retry, sizeof(retry), "%u", (wait + 999) / 1000);
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", retry);
 		reply_error(req, 429, "too many failed logins from this address or for this name: try again later");
@@ -249,7 +175,7 @@ static void list(struct approval_http *h, struct evhttp_request *req, const char
 		return;
 	}
 	evhttp_clear_headers(&q);
-	approvals_expire(st, h->srv->audit, now_ms());
+	approvals_expire(st, h->srv->audit, approval_now_ms());
 	wbuf_init(&w);
 	if (approval_json_list(st, status, LIST_MAX, &w) != APPROVAL_OK || w.failed)
 		reply_error(req, 500, "the store of held writes failed");
@@ -296,11 +222,7 @@ static char *reason_of(struct evhttp_request *req)
 static void decide(struct approval_http *h, struct evhttp_request *req, const char *id, bool approve,
 		   const char *approver)
 {
-	struct approval_store *st = h->srv->approvals;
-	struct approval a = {0};
-	struct approval_move m = {.id = id, .from = APPROVAL_PENDING, .now = now_ms(), .by = approver};
 	char *reason = reason_of(req);
-	struct audit_entry e = {.decision = approve ? "approved" : "rejected"};
 
 	if (!reason)
 		return;
@@ -309,39 +231,21 @@ static void decide(struct approval_http *h, struct evhttp_request *req, const ch
 		reply_error(req, 400, "a rejection needs a reason");
 		return;
 	}
-	approvals_expire(st, h->srv->audit, m.now);
-	m.to = approve ? APPROVAL_APPROVED : APPROVAL_REJECTED;
-	m.reason = reason[0] ? reason : NULL;
-	switch (st->ops->move(st, &m)) {
+	switch (approval_decide(h->srv, id, approve, approver, reason)) {
 	case APPROVAL_OK:
+		send_record(h, req, id, 200);
 		break;
 	case APPROVAL_NOT_FOUND:
-		free(reason);
 		reply_error(req, 404, "no such approval");
-		return;
+		break;
 	case APPROVAL_CONFLICT:
-		free(reason);
 		reply_error(req, 409, "the write is no longer pending (decided, expired, or approved by you already)");
-		return;
+		break;
 	default:
-		free(reason);
 		reply_error(req, 500, "the store of held writes failed");
-		return;
-	}
-	if (st->ops->get(st, id, &a) == APPROVAL_OK) {
-		e.user = a.user;
-		e.rows = a.rows > 0 ? (uint64_t)a.rows : 0;
-		e.approval = id;
-		e.by = approver;
-		e.reason = reason;
-		audit_record(h->srv->audit, &e);
-		log_info("approval %s: %s by %s", id, approve ? "approved" : "rejected", approver);
-		if (a.status == APPROVAL_APPROVED)
-			approval_run_start(h->srv, id);
+		break;
 	}
 	free(reason);
-	approval_free(&a);
-	send_record(h, req, id, 200);
 }
 
 static void handle(struct evhttp_request *req, void *arg)
@@ -358,7 +262,16 @@ static void handle(struct evhttp_request *req, void *arg)
 		reply_error(req, 503, "no user may write: there are no held writes");
 		return;
 	}
-	if (!path || strncmp(path, API_PREFIX, sizeof(API_PREFIX) - 1) != 0) {
+	if (!path) {
+		reply_error(req, 404, "not found");
+		return;
+	}
+	/* Everything outside /api/ is the page, for people in a browser. */
+	if (strncmp(path, "/api/", 5) != 0 && strcmp(path, "/api") != 0) {
+		approval_web_handle(h->web, req, path);
+		return;
+	}
+	if (strncmp(path, API_PREFIX, sizeof(API_PREFIX) - 1) != 0) {
 		reply_error(req, 404, "not found");
 		return;
 	}
@@ -404,6 +317,11 @@ struct approval_http *approval_http_new(struct server *srv, char *err, size_t er
 		return NULL;
 	}
 	h->srv = srv;
+	if (!(h->web = approval_web_new(srv))) {
+		snprintf(err, errlen, "out of memory");
+		approval_http_free(h);
+		return NULL;
+	}
 	evhttp_set_bevcb(h->http, tls_bev, h);
 	evhttp_set_max_body_size(h->http, MAX_BODY);
 	evhttp_set_max_headers_size(h->http, MAX_HEADERS);
@@ -425,5 +343,6 @@ void approval_http_free(struct approval_http *h)
 		return;
 	if (h->http)
 		evhttp_free(h->http);
+	approval_web_free(h->web);
 	free(h);
 }

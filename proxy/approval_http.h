@@ -9,13 +9,16 @@
  *   POST /api/approvals/ID/approve     {"reason": "..."} optional
  *   POST /api/approvals/ID/reject      {"reason": "..."} required
  *
- * Every request carries HTTP Basic credentials, checked against the
+ * Every other path is the approval page for people in a browser
+ * (approval_web.h), with its own login form and sessions.
+ *
+ * Every API request carries HTTP Basic credentials, checked against the
  * approver's verifier; failures count and wait with the listeners' (the
- * same login guard), and a request that must wait is answered 429 with
- * Retry-After. A POST must be application/json, which no cross-site form
+ * same login guard, approval_login.h), and a request that must wait is
+ * answered 429 with Retry-After. A POST must be application/json, which no cross-site form
  * can send. Answers are JSON (approval_json.h) with a content security
- * policy that allows nothing, nosniff and no-store. An approval that
- * completes a record's approvers starts its run (approval_run.h).
+ * policy that allows nothing, nosniff and no-store. Decisions go through
+ * approval_decide.h, as the page's do.
  */
 #ifndef AIRLOCK_PROXY_APPROVAL_HTTP_H
 #define AIRLOCK_PROXY_APPROVAL_HTTP_H

@@ -316,7 +316,7 @@ def test_unknown_paths_and_ids(private):
     assert api(private, "GET", "/api/approvals/wnotanid")[0] == 404
     assert api(private, "GET", "/api/approvals/waaaaaaaaaaaaaaaaaaaa")[0] == 404
     assert api(private, "GET", "/api/approvals?status=bogus")[0] == 400
-    assert api(private, "GET", "/")[0] == 404
+    assert api(private, "GET", "/api/nothing")[0] == 404
 
 
 SECOND, SECOND_PASSWORD = "second", "second-secret"
