@@ -275,6 +275,13 @@ def test_a_hostile_write_is_shown_inert(page, browser):
     rewritten = browser.eval("document.getElementById('rewritten').innerText")
     assert "write_probe.items" in rewritten and "approve me" not in rewritten and "U+202E" in rewritten, rewritten
     assert browser.eval("document.getElementById('rows').innerText") == "1"
+    # The dry run's sample: the row before and after, the database's copy of the hostile text as inert
+    # as the agent's, the changed cell marked; and the plan.
+    assert browser.eval("document.querySelectorAll('#sample tr.before, #sample tr.after').length") == 2
+    after = browser.eval("document.querySelector('#sample tr.after').innerText")
+    assert "</td><script>" in after and "U+202E" in after, after
+    assert browser.eval("document.querySelectorAll('#sample tr.after td.changed').length") == 1
+    assert browser.eval("document.getElementById('plan').innerText").startswith("Update on items")
     assert browser.eval("!!document.querySelector('h1 .badge')")
     assert browser.errors() == []
     # Approve through the form: the write runs once, as the API and the table say.
