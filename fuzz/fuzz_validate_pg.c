@@ -179,6 +179,33 @@ static char *check_scope(const struct pgv_policy *pol, const char *sql)
 }
 
 /*
+ * The dry run's variant of a write's text (validate_pg_write.h): when it
+ * is made, one statement of the same command that parses.
+ */
+static void check_sample(const struct pgv_policy *pol, const char *text, const struct pgv_result *r)
+{
+	static const char *const kinds[][2] = {
+		{"INSERT", "\"InsertStmt\""}, {"UPDATE", "\"UpdateStmt\""}, {"DELETE", "\"DeleteStmt\""}};
+	char *sample = pgv_write_sample(pol, text, r);
+	PgQueryParseResult pr;
+	const char *kind = NULL, *first;
+
+	if (!sample)
+		return;
+	for (size_t i = 0; i < 3; i++)
+		if (strcmp(r->command, kinds[i][0]) == 0)
+			kind = kinds[i][1];
+	pr = pg_query_parse(sample);
+	first = pr.error ? NULL : strstr(pr.parse_tree, "{\"stmt\":");
+	if (!first || !kind || !strstr(pr.parse_tree, kind) || strstr(first + 1, "{\"stmt\":")) {
+		fprintf(stderr, "the dry run's variant is not one %s:\n%s\n", r->command, sample);
+		abort();
+	}
+	pg_query_free_parse_result(pr);
+	free(sample);
+}
+
+/*
  * A write made into what runs, as the proxy will: one write of the same
  * table that validates again (its rules aside: the filter and check name
  * what a rule hides), with a guard that parses and a stable deparse.
@@ -211,6 +238,7 @@ static void check_write(const struct pgv_policy *pol, const char *sql, const str
 		abort();
 	}
 	check_deparse(out);
+	check_sample(pol, out, &r);
 	free(out);
 }
 
