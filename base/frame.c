@@ -10,6 +10,8 @@
  */
 #include "base/frame.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- reading ---- */
@@ -477,4 +479,20 @@ void frame_end(struct wbuf *b)
 
 	if (wbuf_message_len(b, FRAME_HEADER_LEN, FRAME_MAX_PAYLOAD, &plen))
 		wbuf_patch_be32(b, b->mark + 1, (uint32_t)plen);
+}
+
+bool frame_tag_rows(const char *tag, uint64_t *rows)
+{
+	const char *sp = tag ? strrchr(tag, ' ') : NULL;
+	unsigned long long v;
+	char *end;
+
+	if (!sp || sp[1] < '0' || sp[1] > '9')
+		return false;
+	errno = 0;
+	v = strtoull(sp + 1, &end, 10);
+	if (*end != '\0' || errno == ERANGE)
+		return false;
+	*rows = (uint64_t)v;
+	return true;
 }

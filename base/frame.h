@@ -241,6 +241,12 @@ struct frame_error {
  * message; job key sample). A notice the database sent has no code.
  */
 #define FRAME_PLAN_CODE "AIRLOCK_PLAN"
+/*
+ * The row count of a Postgres command tag: its last number ("INSERT 0 3",
+ * "UPDATE 3", "DELETE 3"). False when tag is NULL or does not end in a
+ * space and digits that fit in 64 bits.
+ */
+bool frame_tag_rows(const char *tag, uint64_t *rows);
 /* For both 'E' and 'N'. */
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out);
 

@@ -7,21 +7,14 @@
 #include "proxy/audit.h"
 #include "proxy/log.h"
 #include "proxy/server.h"
-
-int64_t approval_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "proxy/timeval.h"
 
 enum approval_result approval_decide(struct server *srv, const char *id, bool approve, const char *approver,
 				     const char *reason)
 {
 	struct approval_store *st = srv->approvals;
 	struct approval a = {0};
-	struct approval_move m = {.id = id, .from = APPROVAL_PENDING, .now = approval_now_ms(), .by = approver};
+	struct approval_move m = {.id = id, .from = APPROVAL_PENDING, .now = wall_ms(), .by = approver};
 	struct audit_entry e = {.decision = approve ? "approved" : "rejected"};
 	enum approval_result r;
 

@@ -25,7 +25,4 @@ struct server;
 enum approval_result approval_decide(struct server *srv, const char *id, bool approve, const char *approver,
 				     const char *reason);
 
-/* The wall clock in unix milliseconds, as records count time. */
-int64_t approval_now_ms(void);
-
 #endif

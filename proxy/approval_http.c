@@ -25,6 +25,7 @@
 #include "proxy/approvals.h"
 #include "proxy/log.h"
 #include "proxy/server.h"
+#include "proxy/timeval.h"
 
 #define API_PREFIX "/api/approvals"
 #define MAX_BODY (64 * 1024)
@@ -175,7 +176,7 @@ static void list(struct approval_http *h, struct evhttp_request *req, const char
 		return;
 	}
 	evhttp_clear_headers(&q);
-	approvals_expire(st, h->srv->audit, approval_now_ms());
+	approvals_expire(st, h->srv->audit, wall_ms());
 	wbuf_init(&w);
 	if (approval_json_list(st, status, LIST_MAX, &w) != APPROVAL_OK || w.failed)
 		reply_error(req, 500, "the store of held writes failed");

@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include "proxy/approval_run.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +14,11 @@
 #include "proxy/audit.h"
 #include "proxy/job/job.h"
 #include "proxy/log.h"
+#include "proxy/pg/pg_policy.h"
 #include "proxy/pg/pg_settings.h"
 #include "proxy/server.h"
 #include "proxy/validator_client.h"
+#include "proxy/timeval.h"
 
 /* One approved write on its way: owned by itself, freed when the run ends. */
 struct run {
@@ -42,14 +43,6 @@ struct run {
 	size_t frame_bytes; /* their encoded size so far */
 	bool frames_dropped;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void run_free(struct run *r)
 {
@@ -85,7 +78,7 @@ static void move_with(struct run *r, enum approval_status from, enum approval_st
 	struct approval_move m = {.id = r->id,
 				  .from = from,
 				  .to = to,
-				  .now = now_ms(),
+				  .now = wall_ms(),
 				  .reason = reason,
 				  .executed_rows = rows,
 				  .result = result};
@@ -101,17 +94,6 @@ static void move_with(struct run *r, enum approval_status from, enum approval_st
 static void move(struct run *r, enum approval_status from, enum approval_status to, const char *reason, int64_t rows)
 {
 	move_with(r, from, to, reason, rows, NULL);
-}
-/* The row count of a write's command tag: its last number. */
-static bool tag_rows(const char *tag, int64_t *rows)
-{
-	const char *sp = tag ? strrchr(tag, ' ') : NULL;
-	char *end;
-
-	if (!sp || !isdigit((unsigned char)sp[1]))
-		return false;
-	*rows = (int64_t)strtoll(sp + 1, &end, 10);
-	return *end == '\0';
 }
 
 /*
@@ -158,7 +140,7 @@ static void job_done(void *arg, const struct job_result *res)
 	struct run *r = arg;
 	enum approval_status from = r->running ? APPROVAL_RUNNING : APPROVAL_APPROVED;
 	char reason[APPROVAL_MAX_REASON];
-	int64_t rows = 0;
+	uint64_t rows = 0;
 
 	if (!res->ok) {
 		snprintf(reason, sizeof(reason), "%s %s: %s", r->running ? "the run" : "the dry run again",
@@ -168,7 +150,7 @@ static void job_done(void *arg, const struct job_result *res)
 		run_free(r);
 		return;
 	}
-	if (!tag_rows(res->tag, &rows)) {
+	if (!frame_tag_rows(res->tag, &rows)) {
 		move(r, from, APPROVAL_FAILED, "the write's command tag has no row count", -1);
 		run_free(r);
 		return;
@@ -176,14 +158,14 @@ static void job_done(void *arg, const struct job_result *res)
 	if (r->running) {
 		char *result = r->frames ? json_dumps(r->frames, JSON_COMPACT) : NULL;
 
-		move_with(r, APPROVAL_RUNNING, APPROVAL_EXECUTED, NULL, rows, result);
+		move_with(r, APPROVAL_RUNNING, APPROVAL_EXECUTED, NULL, (int64_t)rows, result);
 		free(result);
 		run_free(r);
 		return;
 	}
-	if (rows != r->approved_rows) {
+	if (rows > INT64_MAX || (int64_t)rows != r->approved_rows) {
 		snprintf(reason, sizeof(reason),
-			 "the write now touches %" PRId64 " rows; %" PRId64 " were approved: nothing was written", rows,
+			 "the write now touches %" PRIu64 " rows; %" PRId64 " were approved: nothing was written", rows,
 			 r->approved_rows);
 		move(r, APPROVAL_APPROVED, APPROVAL_DRIFTED, reason, -1);
 		run_free(r);
@@ -306,25 +288,6 @@ static bool take_params(struct run *r, const char *json, const char *types_json)
 }
 
 /* The user's policy as a session would send it under the default search_path. */
-/* The user's policy under the search_path of set; path must hold PGS_MAX_PATH pointers. */
-static void user_policy(const struct airlock_user *u, const struct pg_settings *set, const char **path,
-			struct pgv_policy *pol)
-{
-	*pol = (struct pgv_policy){
-		.tables = (const char *const *)u->tables,
-		.ntables = u->ntables,
-		.search_path = path,
-		.nsearch_path = pgs_search_path(set, path),
-		.user = u->name,
-		.rules = u->rules,
-		.nrules = u->nrules,
-		.functions = (const char *const *)u->functions,
-		.nfunctions = u->nfunctions,
-		.write_tables = (const char *const *)u->write_tables,
-		.nwrite_tables = u->nwrite_tables,
-	};
-}
-
 bool approval_run_start(struct server *srv, const char *id)
 {
 	struct approval_store *st = srv->approvals;
@@ -359,7 +322,7 @@ bool approval_run_start(struct server *srv, const char *id)
 		goto fail;
 	}
 	/* Checked again, and made again, under the policy in force now and the session's search_path then. */
-	user_policy(u, r->set, path, &pol);
+	pgp_user_policy(u, r->set, path, &pol);
 	if (vcl_pg_write(srv->validators, &pol, a.statement, &r->text, &r->guard, NULL, &v) != PGV_WRITE) {
 		snprintf(reason, sizeof(reason), "the policy in force now refuses it: %s", v.message);
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);

@@ -370,7 +370,7 @@ static void home(struct approval_web *web, struct evhttp_request *req)
 		send_login(req, 200, NULL);
 		return;
 	}
-	approvals_expire(st, web->srv->audit, approval_now_ms());
+	approvals_expire(st, web->srv->audit, wall_ms());
 	wbuf_init(&w);
 	approval_page_list_begin(&w, s->approver, s->csrf);
 	if (st->ops->each(st, APPROVAL_PENDING, LIST_MAX, list_row, &c) != APPROVAL_OK) {
@@ -393,7 +393,7 @@ static void record(struct approval_web *web, struct evhttp_request *req, const c
 		see_other(req, "/");
 		return;
 	}
-	approvals_expire(st, web->srv->audit, approval_now_ms());
+	approvals_expire(st, web->srv->audit, wall_ms());
 	if (st->ops->get(st, id, &a) != APPROVAL_OK) {
 		approval_free(&a);
 		send_message(req, 404, "Not found", "no such approval", "/");

@@ -8,6 +8,7 @@
 
 #include "proxy/audit.h"
 #include "proxy/log.h"
+#include "proxy/timeval.h"
 
 bool approvals_needed(const struct airlock_config *cfg)
 {
@@ -20,13 +21,11 @@ bool approvals_needed(const struct airlock_config *cfg)
 struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen)
 {
 	struct approval_store *st = approval_store_sqlite_open(cfg->approval_store, err, errlen);
-	struct timespec ts;
 	size_t n = 0;
 
 	if (!st)
 		return NULL;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (st->ops->recover(st, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, &n) != APPROVAL_OK) {
+	if (st->ops->recover(st, wall_ms(), &n) != APPROVAL_OK) {
 		snprintf(err, errlen, "%s", st->ops->error(st));
 		st->ops->close(st);
 		return NULL;

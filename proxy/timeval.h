@@ -1,7 +1,8 @@
 /*
  * timeval: milliseconds as the struct timeval libevent's timers take, the
- * one conversion every timer in airlockd needs, and the monotonic clock in
- * milliseconds that deadlines and ages are counted on.
+ * one conversion every timer in airlockd needs, the monotonic clock in
+ * milliseconds that deadlines and ages are counted on, and the wall clock
+ * in unix milliseconds that records and their expiry are written in.
  */
 #ifndef AIRLOCK_PROXY_TIMEVAL_H
 #define AIRLOCK_PROXY_TIMEVAL_H
@@ -22,6 +23,14 @@ static inline int64_t monotonic_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "proxy/log.h"
+#include "proxy/timeval.h"
 #include "validator/vw_sandbox.h"
 
 /* The worker's main thread may grow its stack this far (a guard page below it ends the process). */
@@ -164,14 +165,6 @@ void vpool_free(struct vpool *p)
 
 /* ---- one call ---- */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool fail(struct vpool *p, struct worker *w, enum vpool_failure why)
 {
 	static const char *const text[] = {
@@ -226,7 +219,7 @@ static enum vpool_failure exchange(struct worker *w, const struct wbuf *out, int
 	*body = NULL;
 	for (;;) {
 		struct pollfd pfd = {.fd = w->fd, .events = POLLIN | (sent < out->len ? POLLOUT : 0)};
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - monotonic_ms();
 		ssize_t n;
 
 		if (left <= 0)
@@ -316,7 +309,7 @@ bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t s
 	p->next = (p->next + 1) % p->o.workers;
 	if (!w)
 		return fail(p, NULL, VPOOL_NO_WORKER);
-	why = exchange(w, req, now_ms() + p->o.timeout_ms, &body, &len);
+	why = exchange(w, req, monotonic_ms() + p->o.timeout_ms, &body, &len);
 	if (why != VPOOL_NO_FAILURE) {
 		free(body);
 		return fail(p, w, why);

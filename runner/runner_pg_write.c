@@ -56,23 +56,11 @@ enum outcome write_desc(struct pg_run *r, const PGresult *res)
 	return send_desc(r, res);
 }
 
-/* The row count of a command tag: its last number ("INSERT 0 3", "UPDATE 3", "DELETE 3"). */
-static bool tag_rows(const char *tag, uint64_t *rows)
-{
-	const char *sp = strrchr(tag, ' ');
-	char *end;
-
-	if (!sp || !sp[1])
-		return false;
-	*rows = strtoull(sp + 1, &end, 10);
-	return *end == '\0';
-}
-
 enum outcome write_end(struct pg_run *r, int64_t deadline)
 {
 	uint64_t rows;
 
-	if (!tag_rows(r->tag, &rows)) {
+	if (!frame_tag_rows(r->tag, &rows)) {
 		r->refusal = "the write's command tag has no row count";
 		return OUT_REFUSED;
 	}

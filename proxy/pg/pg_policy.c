@@ -10,29 +10,36 @@
 
 #include "base/wbuf.h"
 
+#include "proxy/pg/pg_policy.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
 #include "proxy/validator_client.h"
 #include "validator/pg/validate_pg_guard.h"
 
+void pgp_user_policy(const struct airlock_user *u, const struct pg_settings *set, const char **path,
+		     struct pgv_policy *pol)
+{
+	*pol = (struct pgv_policy){
+		.tables = (const char *const *)u->tables,
+		.ntables = u->ntables,
+		.search_path = path,
+		.nsearch_path = pgs_search_path(set, path),
+		.user = u->name,
+		.rules = u->rules,
+		.nrules = u->nrules,
+		.functions = (const char *const *)u->functions,
+		.nfunctions = u->nfunctions,
+	};
+	if (u->writes && strcmp(u->writes, "approve") == 0 && u->write_target) {
+		pol->write_tables = (const char *const *)u->write_tables;
+		pol->nwrite_tables = u->nwrite_tables;
+	}
+}
+
 /* The session's policy; path (PGS_MAX_PATH entries) receives the search_path. */
 static void session_policy(struct pg_session *s, struct pgv_policy *pol, const char **path)
 {
-	*pol = (struct pgv_policy){
-		.tables = (const char *const *)s->core.u->tables,
-		.ntables = s->core.u->ntables,
-		.search_path = path,
-		.user = s->core.u->name,
-		.rules = s->core.u->rules,
-		.nrules = s->core.u->nrules,
-		.functions = (const char *const *)s->core.u->functions,
-		.nfunctions = s->core.u->nfunctions,
-	};
-	pol->nsearch_path = pgs_search_path(&s->set, path);
-	if (s->core.u->writes && strcmp(s->core.u->writes, "approve") == 0 && s->core.u->write_target) {
-		pol->write_tables = (const char *const *)s->core.u->write_tables;
-		pol->nwrite_tables = s->core.u->nwrite_tables;
-	}
+	pgp_user_policy(s->core.u, &s->set, path, pol);
 }
 
 void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v)

@@ -28,6 +28,7 @@
 #include "proxy/approvals.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
+#include "proxy/timeval.h"
 #include "validator/pg/validate_pg_types.h"
 
 /* What a dry run's record needs when the job ends: owned, freed with it. */
@@ -80,14 +81,6 @@ void pgw_pending_free(struct pgw_pending *p)
 	free(p);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The settings a job applies, as a JSON object of names to values (heap); NULL when out of memory. */
 static char *settings_json(const struct job_setting *set, size_t n)
 {
@@ -138,18 +131,6 @@ out:
 	return out;
 }
 
-/* The row count of a write's command tag: its last number. */
-static bool tag_rows(const char *tag, uint64_t *rows)
-{
-	const char *sp = tag ? strrchr(tag, ' ') : NULL;
-	char *end;
-
-	if (!sp || !isdigit((unsigned char)sp[1]))
-		return false;
-	*rows = strtoull(sp + 1, &end, 10);
-	return *end == '\0';
-}
-
 static char *dup_or_empty(const char *s)
 {
 	return strdup(s ? s : "");
@@ -175,7 +156,7 @@ static bool hold(struct pg_session *s, struct pgw_pending *p, uint64_t rows, cha
 	struct approval_store *st = s->core.srv->approvals;
 	const char *display, *app = pgs_show(&s->set, "application_name", &display);
 	char addr[64];
-	int64_t now = now_ms();
+	int64_t now = wall_ms();
 	struct approval a = {
 		.status = APPROVAL_PENDING,
 		.rows = (int64_t)rows,
@@ -330,7 +311,7 @@ static void wait_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	approvals_expire(st, s->core.srv->audit, now_ms());
+	approvals_expire(st, s->core.srv->audit, wall_ms());
 	if (st->ops->get(st, w->id, &a) != APPROVAL_OK) {
 		approval_free(&a);
 		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
@@ -352,7 +333,7 @@ static void wait_tick(evutil_socket_t fd, short what, void *arg)
 			 approval_status_name(a.status), w->id, a.reason[0] ? ": " : "", a.reason);
 		pgr_error(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg,
 			  "ask again, or change the statement as the reason says", 0);
-	} else if (a.status == APPROVAL_PENDING && now_ms() >= w->deadline) {
+	} else if (a.status == APPROVAL_PENDING && wall_ms() >= w->deadline) {
 		snprintf(msg, sizeof(msg),
 			 "the write is still held for approval (approval %s); nothing is written until a person "
 			 "approves it",
@@ -381,7 +362,7 @@ static bool wait_begin(struct pg_session *s, const char *id, const char *command
 	memcpy(w->id, id, sizeof(w->id));
 	snprintf(w->command, sizeof(w->command), "%s", command);
 	w->returning = returning;
-	w->deadline = now_ms() + s->core.u->approval_wait_ms;
+	w->deadline = wall_ms() + s->core.u->approval_wait_ms;
 	if (event_add(w->tick, &tv) < 0) {
 		wait_free(w);
 		return false;
@@ -472,7 +453,7 @@ static void dry_done(void *arg, const struct job_result *r)
 	session_job_finished(&s->core);
 	if (!r->ok) {
 		pgr_job_error(s, r);
-	} else if (!tag_rows(r->tag, &rows)) {
+	} else if (!frame_tag_rows(r->tag, &rows)) {
 		pgr_error(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
 			  "the dry run of the write did not say how many rows it touches", NULL, 0);
 	} else if (!hold(s, p, rows, id, why, sizeof(why))) {
@@ -722,7 +703,7 @@ void pgw_show(struct pg_session *s, const char *id, const struct pgq_exec *x)
 
 	/* Another user's record reads as one that does not exist. */
 	if (st && approval_id_valid(id)) {
-		approvals_expire(st, s->core.srv->audit, now_ms());
+		approvals_expire(st, s->core.srv->audit, wall_ms());
 		if (st->ops->get(st, id, &a) == APPROVAL_OK && strcmp(a.user, s->core.u->name) == 0) {
 			show_row(s, &a, x);
 			approval_free(&a);

@@ -1051,6 +1051,29 @@ static void test_writer_limits(void **state)
 	free(blob);
 }
 
+/* A command tag's row count: its last number, whole, in 64 bits; nothing else reads as one. */
+static void test_tag_rows(void **state)
+{
+	static const char *const bad[] = {"",          "UPDATE",    "UPDATE ",    "UPDATE 3x",
+					  "UPDATE -3", "UPDATE +3", "UPDATE 3 ",  "UPDATE 18446744073709551616",
+					  "SELECT",    " ",         "UPDATE 0x10"};
+	uint64_t rows = 7;
+
+	(void)state;
+	assert_true(frame_tag_rows("INSERT 0 3", &rows));
+	assert_int_equal(rows, 3);
+	assert_true(frame_tag_rows("UPDATE 18446744073709551615", &rows));
+	assert_true(rows == UINT64_MAX);
+	assert_true(frame_tag_rows("DELETE 0", &rows));
+	assert_int_equal(rows, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rows = 7;
+		if (frame_tag_rows(bad[i], &rows) || rows != 7)
+			fail_msg("\"%s\" read as a count", bad[i]);
+	}
+	assert_false(frame_tag_rows(NULL, &rows));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1065,7 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_error_position),     cmocka_unit_test(test_error_my_errno),
 		cmocka_unit_test(test_mycols_roundtrip),   cmocka_unit_test(test_mycols_malformed),
 		cmocka_unit_test(test_writer_limits),      cmocka_unit_test(test_paramdesc),
-		cmocka_unit_test(test_backend_roundtrip),
+		cmocka_unit_test(test_backend_roundtrip),  cmocka_unit_test(test_tag_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
