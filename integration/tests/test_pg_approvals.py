@@ -229,6 +229,35 @@ def test_the_run_keeps_the_sessions_settings(private):
     itest.super_query("DELETE FROM write_probe.items WHERE id = 60")
 
 
+def test_values_bound_in_binary_are_kept_as_text(private):
+    """A driver binding in binary (psycopg 3's %b; many do for numbers): each value of a type airlock
+    reads is kept and shown as its text with its type, and runs as such; any other is refused."""
+    import datetime
+    import decimal
+
+    import psycopg
+
+    itest.super_query("INSERT INTO write_probe.items VALUES (61, 'x', 61)")
+    try:
+        with psycopg.connect(private.url(user="writer", password="writer-secret"), autocommit=True) as conn:
+            with pytest.raises(psycopg.Error) as e:
+                conn.execute("UPDATE write_probe.items SET flag = %b::text || ' ' || %b::text, n = %b WHERE id = %b",
+                             [decimal.Decimal("1.50"), datetime.date(2024, 1, 2), 7, 61])
+            assert e.value.sqlstate == "55000", e.value
+            approval = re.search(r"approval (w[a-z2-7]{20})\b", str(e.value)).group(1)
+            with pytest.raises(psycopg.Error) as e:
+                conn.execute("UPDATE write_probe.items SET n = (%b::int[])[1] WHERE id = 61", [[1, 2]])
+            assert e.value.sqlstate == "0A000" and "bind it as text" in str(e.value), e.value
+        rec = record(private, approval)
+        assert json.loads(rec["params"]) == ["1.50", "2024-01-02", "7", "61"], rec["params"]
+        assert rec["sample"]["rows"][0]["after"] == ["61", "1.50 2024-01-02", "7"], rec["sample"]
+        assert api(private, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+        assert settled(private, approval)["status"] == "executed"
+        assert rows_now("id = 61") == [["61", "1.50 2024-01-02", "7"]]
+    finally:
+        itest.super_query("DELETE FROM write_probe.items WHERE id = 61")
+
+
 @pytest.fixture(scope="module")
 def ruled():
     """writer sees write_probe.items through a rule: rows with n < 100, flag masked."""

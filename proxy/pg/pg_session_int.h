@@ -254,6 +254,24 @@ void pgw_wait_free(struct pg_session *s);
 /* CancelRequest during such a wait: the statement ends (57014), the write stays held. True when one was on. */
 bool pgw_cancel(struct pg_session *s);
 
+/* pg_write_params.c */
+/* A write's parameters as its record keeps them: each as text, with its type. */
+struct pgw_params {
+	struct pgq_exec x;        /* the statement's, its params replaced by those below */
+	struct job_param *params; /* owned, x.nparams of them; point into texts or the statement's values */
+	char **texts;             /* owned: the text made of each value bound in binary (NULL for the others) */
+};
+/*
+ * in's parameters made text: a value bound in binary, of a type whose
+ * binary form airlock reads (protocol/pg_binary.h), becomes its text with
+ * its type kept. False with why when one cannot be kept (of another type
+ * or malformed in binary, of a type outside the user's world, or a reg*
+ * type) or memory ran out; out is then empty. out borrows in's text
+ * values: in must outlive it. pgw_params_free frees it.
+ */
+bool pgw_params_text(const struct pgq_exec *in, struct pgw_params *out, char *why, size_t whylen);
+void pgw_params_free(struct pgw_params *p);
+
 /* pg_cursor.c */
 /* DECLARE, FETCH or CLOSE. Returns false when a FETCH is under way (it finishes later). */
 bool pgc_statement(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);

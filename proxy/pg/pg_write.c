@@ -29,7 +29,6 @@
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
 #include "proxy/timeval.h"
-#include "validator/pg/validate_pg_types.h"
 
 /* What a dry run's record needs when the job ends: owned, freed with it. */
 struct pgw_pending {
@@ -486,7 +485,8 @@ static const struct job_events dry_events = {
 	.on_done = dry_done,
 };
 
-bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
+/* pgw_execute with every parameter in text (pgw_params_text). */
+static bool execute_text(struct pg_session *s, const char *sql, const struct pgq_exec *x)
 {
 	const struct airlock_user *u = s->core.u;
 	struct job_setting settings[32];
@@ -497,21 +497,6 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	char *text = NULL, *guard = NULL, *sample = NULL;
 	struct job_request req;
 
-	(void)v;
-	if (!s->core.srv->approvals || !u->write_target) {
-		pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "cannot execute a write on a read-only endpoint",
-			  "only reads run here", 0);
-		return true;
-	}
-	for (size_t i = 0; i < x->nparams; i++) {
-		if (x->params[i].binary || pgv_param_type_needs_check(x->params[i].type_oid) ||
-		    pgv_param_type_refused(x->params[i].type_oid)) {
-			pgr_error(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
-				  "a write's parameters must be sent as text, of built-in or unspecified types",
-				  "bind the values as text", 0);
-			return true;
-		}
-	}
 	if (!pgp_write(s, sql, &text, &guard, &sample, &w))
 		return true;
 	p = calloc(1, sizeof(*p));
@@ -574,6 +559,29 @@ fail:
 	free(guard);
 	free(sample);
 	return true;
+}
+
+bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x)
+{
+	struct pgw_params tp;
+	char why[256];
+	bool done;
+
+	(void)v;
+	if (!s->core.srv->approvals || !s->core.u->write_target) {
+		pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "cannot execute a write on a read-only endpoint",
+			  "only reads run here", 0);
+		return true;
+	}
+	if (!pgw_params_text(x, &tp, why, sizeof(why))) {
+		pgr_error(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, why, "bind the values as text, of built-in types",
+			  0);
+		return true;
+	}
+	/* The job copies what it needs as it starts: the text made of binary values goes now. */
+	done = execute_text(s, sql, &tp.x);
+	pgw_params_free(&tp);
+	return done;
 }
 
 /* ---- SHOW airlock.approval '<id>' ---- */
