@@ -77,13 +77,13 @@ static const struct airlock_target *resolve_target(struct conf_ctx *ctx, size_t 
 	return &cfg->targets[j];
 }
 
-/* The entry e (schema.table or schema.*) is one tables allows reading whole. */
-static bool readable(const struct airlock_user *u, const char *e)
+/* The entry e (schema.table or schema.*) is one of list (n entries) that allows reading it whole. */
+static bool readable(char *const *list, size_t n, const char *e)
 {
 	const char *dot = strchr(e, '.');
 
-	for (size_t i = 0; dot && i < u->ntables; i++) {
-		const char *t = u->tables[i], *tdot = strchr(t, '.');
+	for (size_t i = 0; dot && i < n; i++) {
+		const char *t = list[i], *tdot = strchr(t, '.');
 
 		if (strcmp(t, e) == 0 || (tdot && tdot - t == dot - e && strncmp(t, e, (size_t)(dot - e)) == 0 &&
 					  strcmp(tdot + 1, "*") == 0))
@@ -92,40 +92,76 @@ static bool readable(const struct airlock_user *u, const char *e)
 	return false;
 }
 
-/* writes = approve needs what it writes with; write_tables and write_target need writes = approve. */
+/* One protocol's write keys (prefix "" or "mysql_"): each write table readable, a write target of its own. */
+static const struct airlock_target *finish_write_side(struct conf_ctx *ctx, size_t i, const char *label,
+						      const char *prefix, char *const *wt, size_t nwt, char *const *rt,
+						      size_t nrt, const char *want, const char *engine,
+						      const struct airlock_target *read)
+{
+	unsigned line = ctx->user_meta[i].seen.header_line;
+	const struct airlock_target *t;
+	char key[32];
+
+	if (!nwt || !want) {
+		conf_err(ctx, line, "%s has only one of %swrite_tables and %swrite_target; expected both or neither",
+			 label, prefix, prefix);
+		return NULL;
+	}
+	if (!read)
+		conf_err(ctx, line,
+			 "%s writes = approve with %swrite_tables needs %starget: a write's reads are the user's",
+			 label, prefix, prefix);
+	for (size_t k = 0; k < nwt; k++) {
+		if (!readable(rt, nrt, wt[k]))
+			conf_err(ctx, line,
+				 "%s %swrite_tables lists %s, which %stables does not; expected every write "
+				 "table to be readable",
+				 label, prefix, wt[k], prefix);
+	}
+	snprintf(key, sizeof(key), "%swrite_target", prefix);
+	t = resolve_target(ctx, i, key, want, engine);
+	if (t && read && t == read)
+		conf_err(ctx, line,
+			 "%s %swrite_target is the read target; expected a target of its own, whose role may "
+			 "write %swrite_tables (the read target's role reads only)",
+			 label, prefix, prefix);
+	return t;
+}
+
+/*
+ * writes = approve needs what it writes with, on at least one protocol
+ * (write_tables and write_target, mysql_write_tables and
+ * mysql_write_target); those keys need writes = approve.
+ */
 static void finish_writes(struct conf_ctx *ctx, size_t i, const char *label)
 {
 	struct airlock_user *u = &ctx->cfg->users[i];
-	const char *want = ctx->user_meta[i].write_target_name;
+	const char *want = ctx->user_meta[i].write_target_name, *my_want = ctx->user_meta[i].mysql_write_target_name;
 	unsigned line = ctx->user_meta[i].seen.header_line;
+	bool pg = u->nwrite_tables || want, my = u->nmysql_write_tables || my_want;
 
 	if (!u->writes || strcmp(u->writes, "approve") != 0) {
-		if (u->nwrite_tables || want)
+		if (pg || my)
 			conf_err(ctx, line,
-				 "%s has write_tables or write_target but writes = deny; expected writes = "
-				 "approve, or neither key",
+				 "%s has write tables or a write target but writes = deny; expected writes = "
+				 "approve, or none of those keys",
 				 label);
 		return;
 	}
-	if (!u->nwrite_tables || !want) {
-		conf_err(ctx, line, "%s writes = approve needs write_tables and write_target", label);
+	if (!pg && !my) {
+		conf_err(ctx, line,
+			 "%s writes = approve needs write_tables and write_target (Postgres), "
+			 "mysql_write_tables and mysql_write_target (MySQL), or both",
+			 label);
 		return;
 	}
-	if (!u->target)
-		conf_err(ctx, line, "%s writes = approve needs target: a write's reads are the user's", label);
-	for (size_t t = 0; t < u->nwrite_tables; t++) {
-		if (!readable(u, u->write_tables[t]))
-			conf_err(ctx, line,
-				 "%s write_tables lists %s, which tables does not; expected every write "
-				 "table to be readable",
-				 label, u->write_tables[t]);
-	}
-	u->write_target = resolve_target(ctx, i, "write_target", want, "postgres");
-	if (u->write_target && u->target && u->write_target == u->target)
-		conf_err(ctx, line,
-			 "%s write_target is the read target; expected a target of its own, whose role may "
-			 "write write_tables (the read target's role reads only)",
-			 label);
+	if (pg)
+		u->write_target = finish_write_side(ctx, i, label, "", u->write_tables, u->nwrite_tables, u->tables,
+						    u->ntables, want, "postgres", u->target);
+	if (my)
+		u->mysql_write_target =
+			finish_write_side(ctx, i, label, "mysql_", u->mysql_write_tables, u->nmysql_write_tables,
+					  u->mysql_tables, u->nmysql_tables, my_want, "mariadb", u->mysql_target);
 }
 
 static void finish_users(struct conf_ctx *ctx)
@@ -244,6 +280,7 @@ static void free_ctx(struct conf_ctx *ctx)
 		free(ctx->user_meta[i].target_name);
 		free(ctx->user_meta[i].mysql_target_name);
 		free(ctx->user_meta[i].write_target_name);
+		free(ctx->user_meta[i].mysql_write_target_name);
 	}
 	free(ctx->user_meta);
 	free(ctx->target_seen);

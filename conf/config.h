@@ -94,7 +94,11 @@ struct airlock_user {
 	char *mysql_database;                      /* database MySQL clients start in (default: the target's) */
 	char **mysql_tables;                       /* allowlist entries "db.table" or "db.*", case kept */
 	size_t nmysql_tables;
-	bool mysql_allow_sleep; /* mysql_allow_functions lists sleep */
+	/* Governed writes over MySQL (writes = approve): "db.table" or "db.*", each also in mysql_tables. */
+	char **mysql_write_tables;
+	size_t nmysql_write_tables;
+	const struct airlock_target *mysql_write_target; /* engine "mariadb": the account that writes */
+	bool mysql_allow_sleep;                          /* mysql_allow_functions lists sleep */
 	bool mysql_allow_benchmark;
 
 	/* Row filters and column policies: filter / columns / mask keys (Postgres), mysql_* (MySQL). */

@@ -104,9 +104,10 @@ struct conf_seen {
 /* Per-user state that only lives during the load. */
 struct conf_user_meta {
 	struct conf_seen seen;
-	char *target_name;       /* owned; resolved into user->target at the end */
-	char *mysql_target_name; /* owned; resolved into user->mysql_target at the end */
-	char *write_target_name; /* owned; resolved into user->write_target at the end */
+	char *target_name;             /* owned; resolved into user->target at the end */
+	char *mysql_target_name;       /* owned; resolved into user->mysql_target at the end */
+	char *write_target_name;       /* owned; resolved into user->write_target at the end */
+	char *mysql_write_target_name; /* owned; resolved into user->mysql_write_target at the end */
 };
 
 struct conf_ctx {

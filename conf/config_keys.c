@@ -171,6 +171,12 @@ const struct conf_key conf_keys[] = {
 	    .expect = "the database name MySQL clients start in"),
 	KEY(USER, "mysql_tables", CT_MY_TABLE_LIST, USR(mysql_tables), 0, NULL, .off2 = USR(nmysql_tables),
 	    .expect = "a comma-separated list of db.table or db.*"),
+	KEY(USER, "mysql_write_tables", CT_MY_TABLE_LIST, USR(mysql_write_tables), 0, NULL,
+	    .off2 = USR(nmysql_write_tables),
+	    .expect = "a comma-separated list of db.table or db.*, each also in mysql_tables"),
+	KEY(USER, "mysql_write_target", CT_TARGET_REF, META(mysql_write_target_name), 0, NULL,
+	    .expect = "the NAME of a [target NAME] section with engine mariadb whose account may write "
+		      "mysql_write_tables"),
 	KEY(USER, "mysql_allow_functions", CT_MY_FUNCS, USR(mysql_allow_sleep), 0, NULL,
 	    .off2 = USR(mysql_allow_benchmark), .expect = "a comma-separated list of sleep, benchmark"),
 	KEY(APPROVER, "scram", CT_SCRAM, APR(scram), REQUIRED, NULL,

@@ -14,8 +14,11 @@
  * proxy/mysql/my_query.c and the validator worker (validator/vw_serve.c)
  * run it (validate_my_scope.h): a rewrite must validate again as a read
  * under the same policy with information_schema allowed, as the worker
- * validates it. The same bytes are also scrubbed as a SHOW CREATE TABLE
- * definition would be (validate_my_create.h).
+ * validates it. A third user, "writer", reads what support reads and may
+ * write orders (filtered) with approval: a write is made into what runs
+ * (validate_my_write.h), which must validate again as the same write.
+ * The same bytes are also scrubbed as a SHOW CREATE TABLE definition
+ * would be (validate_my_create.h).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@
 #include "validator/mysql/validate_my_versioned.h"
 #include "validator/mysql/validate_my_create.h"
 #include "validator/mysql/validate_my_scope.h"
+#include "validator/mysql/validate_my_write.h"
 
 static const char *const agent_tables[] = {
 	"shop.orders",
@@ -50,6 +54,8 @@ static const struct airlock_rule support_rules[] = {
 	{.table = "shop.customers", .columns = support_columns, .ncolumns = 3, .has_columns = true},
 };
 
+static const char *const writer_writes[] = {"shop.orders"};
+
 static const struct vmy_policy users[] = {
 	{
 		.user = "agent",
@@ -65,6 +71,16 @@ static const struct vmy_policy users[] = {
 		.ntables = sizeof(support_tables) / sizeof(support_tables[0]),
 		.rules = support_rules,
 		.nrules = sizeof(support_rules) / sizeof(support_rules[0]),
+	},
+	{
+		.user = "writer",
+		.database = "shop",
+		.tables = support_tables,
+		.ntables = sizeof(support_tables) / sizeof(support_tables[0]),
+		.rules = support_rules,
+		.nrules = sizeof(support_rules) / sizeof(support_rules[0]),
+		.write_tables = writer_writes,
+		.nwrite_tables = 1,
 	},
 };
 
@@ -142,6 +158,31 @@ static void check_rewrite(const struct vmy_policy *pol, const char *text)
 	}
 }
 
+/* A write made into what runs, validated again as the worker does: the same write. */
+static void check_write(const struct vmy_policy *pol, const char *sql, size_t len, const struct vmy_result *r)
+{
+	static struct vmy_result again;
+	const char *tables[8];
+	struct vmy_policy ext = *pol;
+	char *out = vmy_write_scope(pol, sql, len, r);
+
+	if (!out || pol->ntables >= sizeof(tables) / sizeof(tables[0]))
+		abort();
+	memcpy(tables, pol->tables, pol->ntables * sizeof(*tables));
+	tables[pol->ntables] = "information_schema.*";
+	ext.tables = tables;
+	ext.ntables = pol->ntables + 1;
+	ext.rewrite = true;
+	vmy_validate(&ext, out, strlen(out), &again);
+	check(&again, strlen(out));
+	if (again.kind != VMY_WRITE || strcmp(again.write.command, r->write.command) != 0 ||
+	    strcmp(again.write.db, r->write.db) != 0 || strcmp(again.write.table, r->write.table) != 0) {
+		fprintf(stderr, "the write's text does not validate as the same write (%s):\n%s\n", again.message, out);
+		abort();
+	}
+	free(out);
+}
+
 static void run(const struct vmy_policy *pol, const char *sql, size_t len)
 {
 	static struct vmy_result r1, r2;
@@ -153,6 +194,10 @@ static void run(const struct vmy_policy *pol, const char *sql, size_t len)
 	vmy_validate(pol, sql, len, &r2);
 	if (r1.kind != r2.kind || r1.my_errno != r2.my_errno || strcmp(r1.message, r2.message) != 0)
 		abort();
+	if (r1.kind == VMY_WRITE) {
+		check_write(pol, sql, len, &r1);
+		return;
+	}
 	if (r1.kind != VMY_READ)
 		return;
 	/* my_query.c refuses this before scoping: the plan would show the filter. */

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "proxy/approval_run.h"
+#include "proxy/approval_run_my.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 /* One approved write on its way: owned by itself, freed when the run ends. */
 struct run {
 	struct server *srv;
+	const struct airlock_target *target; /* the user's write target of the record's protocol */
+	json_t *my_set;                      /* a MySQL record's settings, which settings point into */
 	char id[APPROVAL_ID_LEN + 1];
 	char *user;
 	char *text;  /* what runs: made again from the statement under the policy in force */
@@ -54,6 +57,7 @@ static void run_free(struct run *r)
 	free(r->text);
 	free(r->guard);
 	free(r->set);
+	json_decref(r->my_set);
 	json_decref(r->frames);
 	free(r);
 }
@@ -193,12 +197,12 @@ static bool start_job(struct run *r, int write, int64_t max_rows)
 	struct airlock_limits limits;
 	struct job_request req;
 
-	if (!u || !u->write_target)
+	if (!u || !r->target || (r->target != u->write_target && r->target != u->mysql_write_target))
 		return false;
 	limits = u->limits;
 	limits.max_rows = u->max_write_rows;
 	req = (struct job_request){
-		.target = u->write_target,
+		.target = r->target,
 		.limits = &limits,
 		.sql = r->text,
 		.settings = r->settings,
@@ -287,15 +291,56 @@ static bool take_params(struct run *r, const char *json, const char *types_json)
 	return ok;
 }
 
+/* A Postgres record: its settings set again, its statement checked and made again. False with why. */
+static bool prepare_pg(struct run *r, const struct approval *a, const struct airlock_user *u, char *why, size_t whylen)
+{
+	const char *path[PGS_MAX_PATH];
+	struct pgv_policy pol;
+	struct pgv_result v;
+
+	if (!take_settings(r, a->settings, why, whylen))
+		return false;
+	if (!u || !u->writes || strcmp(u->writes, "approve") != 0 || !u->write_target) {
+		snprintf(why, whylen, "the user may no longer write");
+		return false;
+	}
+	/* Checked again, and made again, under the policy in force now and the session's search_path then. */
+	pgp_user_policy(u, r->set, path, &pol);
+	if (vcl_pg_write(r->srv->validators, &pol, a->statement, &r->text, &r->guard, NULL, &v) != PGV_WRITE) {
+		snprintf(why, whylen, "the policy in force now refuses it: %s", v.message);
+		return false;
+	}
+	r->target = u->write_target;
+	r->write_check = v.write_check;
+	r->returning = v.returning;
+	return true;
+}
+
+/* A MySQL record: its settings as they were, its statement checked and made again under them. */
+static bool prepare_my(struct run *r, const struct approval *a, const struct airlock_user *u, char *why, size_t whylen)
+{
+	if (!approval_my_settings(a->settings, &r->my_set, r->settings, sizeof(r->settings) / sizeof(r->settings[0]),
+				  &r->nsettings)) {
+		snprintf(why, whylen, "the record's settings are unreadable");
+		return false;
+	}
+	if (!u || !u->writes || strcmp(u->writes, "approve") != 0 || !u->mysql_write_target) {
+		snprintf(why, whylen, "the user may no longer write");
+		return false;
+	}
+	r->text = approval_my_made(r->srv, u, a->statement, r->settings, r->nsettings, &r->write_check, why, whylen);
+	if (!r->text)
+		return false;
+	r->target = u->mysql_write_target;
+	return true;
+}
+
 /* The user's policy as a session would send it under the default search_path. */
 bool approval_run_start(struct server *srv, const char *id)
 {
 	struct approval_store *st = srv->approvals;
 	struct approval a = {0};
 	const struct airlock_user *u;
-	const char *path[PGS_MAX_PATH];
-	struct pgv_policy pol;
-	struct pgv_result v;
 	char reason[APPROVAL_MAX_REASON];
 	struct run *r = calloc(1, sizeof(*r));
 
@@ -313,23 +358,15 @@ bool approval_run_start(struct server *srv, const char *id)
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "out of memory, or the record's values are unreadable", -1);
 		goto fail;
 	}
-	if (!take_settings(r, a.settings, reason, sizeof(reason))) {
+	if (a.protocol && strcmp(a.protocol, "mysql") == 0) {
+		if (!prepare_my(r, &a, u, reason, sizeof(reason))) {
+			move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);
+			goto fail;
+		}
+	} else if (!prepare_pg(r, &a, u, reason, sizeof(reason))) {
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);
 		goto fail;
 	}
-	if (!u || !u->writes || strcmp(u->writes, "approve") != 0 || !u->write_target) {
-		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "the user may no longer write", -1);
-		goto fail;
-	}
-	/* Checked again, and made again, under the policy in force now and the session's search_path then. */
-	pgp_user_policy(u, r->set, path, &pol);
-	if (vcl_pg_write(srv->validators, &pol, a.statement, &r->text, &r->guard, NULL, &v) != PGV_WRITE) {
-		snprintf(reason, sizeof(reason), "the policy in force now refuses it: %s", v.message);
-		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, reason, -1);
-		goto fail;
-	}
-	r->write_check = v.write_check;
-	r->returning = v.returning;
 	if (!start_job(r, 1, u->max_write_rows)) {
 		move(r, APPROVAL_APPROVED, APPROVAL_FAILED, "the dry run could not be started", -1);
 		goto fail;

@@ -78,6 +78,15 @@ void policy_each(const struct airlock_user *u, bool mysql, policy_row_fn fn, voi
 		describe(&rules[i], detail, sizeof(detail));
 		fn(arg, "table", rules[i].table, detail);
 	}
+	/* The tables it may write with approval, on this protocol's write target. */
+	if (mysql ? u->mysql_write_target != NULL : u->write_target != NULL) {
+		char *const *writes = mysql ? u->mysql_write_tables : u->write_tables;
+		size_t nwrites = mysql ? u->nmysql_write_tables : u->nwrite_tables;
+
+		for (i = 0; i < nwrites; i++)
+			fn(arg, "write", writes[i], "held until a person approves it");
+		limit_row(fn, arg, "max_write_rows", u->max_write_rows);
+	}
 	limit_row(fn, arg, "max_rows", u->limits.max_rows);
 	limit_row(fn, arg, "max_bytes", u->limits.max_bytes);
 	limit_row(fn, arg, "timeout_ms", u->limits.timeout_ms);

@@ -54,6 +54,7 @@
 #include "runner/runner_my_conn.h"
 #include "runner/runner_my_hidden.h"
 #include "runner/runner_my_watch.h"
+#include "runner/runner_my_write.h"
 #include "runner/runner_row.h"
 
 #define SOCKET_NAME "mysqld.sock"
@@ -72,6 +73,7 @@ enum outcome {
 	OUT_TRUNCATED, /* a cap was reached; r.trunc says which */
 	OUT_REFUSED,   /* the runner will not handle this (r.refusal) */
 	OUT_GONE,      /* writing to the control socket failed */
+	OUT_WRITE,     /* a write job refused its write (r.write_end) */
 };
 
 struct my_run {
@@ -93,6 +95,8 @@ struct my_run {
 	char err_state[6];
 	char err_msg[MYSQL_ERRMSG_SIZE];
 	struct my_hidden hidden; /* an EXPLAIN's hidden keys (runner_my_hidden.h) */
+	enum my_write_end write_end;
+	uint64_t write_rows; /* a write job: the rows it touched */
 };
 
 static bool client_errno(unsigned e)
@@ -572,6 +576,12 @@ static enum outcome stream_statement(struct my_run *r)
 
 	if (r->job->describe)
 		return describe_statement(r);
+	if (r->job->write) {
+		r->write_end = my_write_run(r->conn, r->job, &r->write_rows);
+		return r->write_end == MY_WRITE_OK      ? OUT_OK
+		       : r->write_end == MY_WRITE_ERROR ? capture_error(r)
+							: OUT_WRITE;
+	}
 	if (mysql_real_query(r->conn, sql, (unsigned long)strlen(sql)) != 0)
 		return capture_error(r);
 	r->res = mysql_use_result(r->conn);
@@ -670,7 +680,9 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 	} else {
 		switch (o) {
 		case OUT_OK:
-			if (r->sent_cols)
+			if (r->job->write)
+				snprintf(tag, sizeof(tag), "WRITE %" PRIu64, r->write_rows);
+			else if (r->sent_cols)
 				snprintf(tag, sizeof(tag), "SELECT %" PRIu64, r->sent.rows);
 			else
 				snprintf(tag, sizeof(tag), "OK");
@@ -690,6 +702,9 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 				airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
 				airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_NOT_SUPPORTED_YET),
 				r->refusal, "");
+			break;
+		case OUT_WRITE:
+			my_write_refusal(r->ctl, r->write_end, r->write_rows, r->job->write_max);
 			break;
 		case OUT_EVENT: /* an event is never taken back, so disarm returned it */
 		case OUT_GONE:

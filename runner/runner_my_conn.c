@@ -71,8 +71,13 @@ MYSQL *my_conn_open(const char *sock_path, const char *user, const char *passwor
 		*err = CR_UNKNOWN_ERROR;
 		goto out_close;
 	}
-	/* Client flags 0: no CLIENT_MULTI_STATEMENTS, no CLIENT_LOCAL_FILES. */
-	if (!mysql_real_connect(m, "localhost", user, password, dbname && dbname[0] ? dbname : NULL, 0, sock_path, 0)) {
+	/*
+	 * No CLIENT_MULTI_STATEMENTS, no CLIENT_LOCAL_FILES. CLIENT_FOUND_ROWS: an
+	 * UPDATE counts the rows it matched, as Postgres does, not only those whose
+	 * values changed (a governed write is approved by the rows it touches).
+	 */
+	if (!mysql_real_connect(m, "localhost", user, password, dbname && dbname[0] ? dbname : NULL, 0, sock_path,
+				CLIENT_FOUND_ROWS)) {
 		*err = mysql_errno(m);
 		if (*err == 0)
 			*err = CR_UNKNOWN_ERROR;

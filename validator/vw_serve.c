@@ -10,6 +10,7 @@
 
 #include "validator/mysql/validate_my_fingerprint.h"
 #include "validator/mysql/validate_my_scope.h"
+#include "validator/mysql/validate_my_write.h"
 #include "validator/pg/validate_pg_scope.h"
 #include "validator/pg/validate_pg_write.h"
 
@@ -35,7 +36,13 @@ static void scope_my(const struct vw_request *req, struct vw_response *res)
 	struct vmy_policy ext = req->my;
 	const char **tables;
 
-	res->text = vmy_scope(&req->my, req->sql, req->sql_len, req->my_read, &res->my_failed);
+	if (req->my_read->kind == VMY_WRITE) {
+		/* A write always runs as made here: its table named with its database, its rule's filter joined. */
+		res->text = vmy_write_scope(&req->my, req->sql, req->sql_len, req->my_read);
+		res->my_failed = !res->text;
+	} else {
+		res->text = vmy_scope(&req->my, req->sql, req->sql_len, req->my_read, &res->my_failed);
+	}
 	if (!res->text)
 		return;
 	/* The rewrite reads information_schema for the derived tables it added. */

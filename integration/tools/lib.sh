@@ -31,6 +31,8 @@ AIRLOCK_PG_PORT=5432
 AIRLOCK_LISTEN_HOST=127.0.0.1
 AIRLOCK_LISTEN_PORT=6432
 AIRLOCK_MY_PW_FILE=$AIRLOCK_STATE_DIR/shop_maria.password
+# The MariaDB write account airlock_rw's password (mysql_write_target).
+AIRLOCK_MY_RW_PW_FILE=$AIRLOCK_STATE_DIR/shop_maria_rw.password
 AIRLOCK_MY_PORT=3306
 AIRLOCK_MY_LISTEN_PORT=3307
 AIRLOCK_MY_DATADIR=/var/lib/mysql
@@ -567,10 +569,12 @@ mariadb_shop_setup()
 # mariadb-install-db leaves would give it more, so they are removed.
 mariadb_account_setup()
 {
-	local pw u
+	local pw rwpw u
 
 	password_file_ensure "$AIRLOCK_MY_PW_FILE" mariadb
+	password_file_ensure "$AIRLOCK_MY_RW_PW_FILE" "mariadb (write account)"
 	pw=$(<"$AIRLOCK_MY_PW_FILE")
+	rwpw=$(<"$AIRLOCK_MY_RW_PW_FILE")
 	{
 		cat <<'SQL'
 DELETE FROM mysql.global_priv WHERE User = '';
@@ -585,6 +589,15 @@ SQL
 			printf "REVOKE ALL PRIVILEGES, GRANT OPTION FROM %s;\n" "$u"
 			printf "GRANT SELECT ON shop.%s TO %s;\n" orders "$u" customers "$u" \
 				products "$u" staff_salaries "$u"
+		done
+		# The write account of governed writes: reads what a writer reads, writes orders alone.
+		printf "CREATE USER IF NOT EXISTS %s;\n" "'airlock_rw'@'127.0.0.1'" "'airlock_rw'@'localhost'"
+		for u in "'airlock_rw'@'127.0.0.1'" "'airlock_rw'@'localhost'"; do
+			printf "ALTER USER %s IDENTIFIED VIA mysql_native_password USING PASSWORD('%s')\n" "$u" "$rwpw"
+			printf "\tWITH MAX_USER_CONNECTIONS 16;\n"
+			printf "REVOKE ALL PRIVILEGES, GRANT OPTION FROM %s;\n" "$u"
+			printf "GRANT SELECT ON shop.%s TO %s;\n" orders "$u" customers "$u" products "$u"
+			printf "GRANT INSERT, UPDATE, DELETE ON shop.orders TO %s;\n" "$u"
 		done
 	} | my_super
 }
@@ -781,7 +794,7 @@ tls_files()
 # limited to id, name, email with the email masked, on both listeners.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier native sverifier snative wverifier averifier audit tmp agent agent_my orders
+	local path=$1 kind=${2:-demo} verifier native sverifier snative wverifier wnative averifier audit tmp agent agent_my orders
 
 	tls_files
 	verifier=$(agent_verifier)
@@ -789,6 +802,7 @@ write_config()
 	sverifier=$(agent_verifier "$AIRLOCK_SUPPORT_PASSWORD" support.verifier)
 	snative=$(agent_mysql_native "$AIRLOCK_SUPPORT_PASSWORD")
 	wverifier=$(agent_verifier "$AIRLOCK_WRITER_PASSWORD" writer.verifier)
+	wnative=$(agent_mysql_native "$AIRLOCK_WRITER_PASSWORD")
 	averifier=$(agent_verifier "$AIRLOCK_APPROVER_PASSWORD" approver.verifier)
 	[[ $native =~ ^\*[0-9A-F]{40}$ ]] || die "bad mysql_native verifier '$native'"
 	# What [user agent] reads on each listener; agent_small and agent_sha2 read the same.
@@ -863,6 +877,14 @@ database = shop
 user = airlock_ro
 password_file = $AIRLOCK_MY_PW_FILE
 
+[target shop_maria_writer]
+engine = mariadb
+host = 127.0.0.1
+port = $AIRLOCK_MY_PORT
+database = shop
+user = airlock_rw
+password_file = $AIRLOCK_MY_RW_PW_FILE
+
 [user agent]
 $agent
 mysql_native = $native
@@ -886,11 +908,14 @@ scram = $wverifier
 target = shop
 database = shop
 tables = public.orders, public.customers, public.products, pg_catalog.*, information_schema.*
+mysql_native = $wnative
 mysql_target = shop_maria
 mysql_tables = shop.orders, shop.customers, shop.products, information_schema.*
 writes = approve
 write_tables = public.orders
 write_target = shop_writer
+mysql_write_tables = shop.orders
+mysql_write_target = shop_maria_writer
 max_write_rows = 100
 approval_wait_ms = 0
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "proxy/approval_hold.h"
 #include "proxy/log.h"
 #include "proxy/mysql/my_session_int.h"
 
@@ -203,23 +204,29 @@ static void add_applied(void *arg, const char *name, const char *value)
 	c->settings[c->req->nsettings++] = (struct job_setting){name, value};
 }
 
-/* A job for sql with the session's settings; ev / arg get its events. Refuses when it cannot start. */
-static void start(struct my_session *s, const char *sql, bool describe, const struct job_events *ev, void *arg)
+/* A job for sql with the session's settings, as how says (NULL: the session's own result set). */
+static void start(struct my_session *s, const char *sql, const struct myq_job *how)
 {
 	struct job_setting settings[5 + MYV_KEPT] = {
 		{"names", s->vars.charset},
 		{"sql_mode", s->vars.sql_mode},
 		{"time_zone", s->vars.time_zone},
 	};
-	struct airlock_limits limits = s->core.u->limits;
+	const struct airlock_user *u = s->core.u;
+	bool write = how && how->write_dry;
+	struct airlock_limits limits = u->limits;
 	struct job_request req = {
-		.target = s->core.u->mysql_target,
+		.target = write ? u->mysql_write_target : u->mysql_target,
 		.limits = &limits,
 		.sql = sql,
 		.settings = settings,
 		.nsettings = 3,
-		.describe = describe,
-		.hidden_keys = describe ? NULL : s->hidden_keys,
+		.describe = how && how->describe,
+		.hidden_keys = how && (how->describe || write) ? NULL : s->hidden_keys,
+		.rewritten = write,
+		.write = write ? 1 : 0,
+		.write_max = u->max_write_rows,
+		.write_check = write && how->write_check,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
 	char msg[320];
@@ -227,13 +234,17 @@ static void start(struct my_session *s, const char *sql, bool describe, const st
 
 	/* max_statement_time / max_execution_time: the session's own, within the user's. */
 	limits.timeout_ms = myv_timeout_ms(s);
+	if (write)
+		limits.max_rows = u->max_write_rows;
 	myv_each_applied(s, add_applied, &ac);
 
 	if (s->database[0])
 		settings[req.nsettings++] = (struct job_setting){"database", s->database};
 	if (!myv_collation_is_default(&s->vars))
 		settings[req.nsettings++] = (struct job_setting){"collation", s->vars.collation};
-	s->core.job = session_job_start(&s->core, &req, ev, arg, &busy);
+	if (how && how->settings)
+		*how->settings = approval_settings_json(settings, req.nsettings);
+	s->core.job = session_job_start(&s->core, &req, how ? how->ev : &my_job_events, how ? how->arg : s, &busy);
 	if (!s->core.job && busy) {
 		session_busy_message(&s->core, msg, sizeof(msg));
 		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, SESSION_BUSY_HINT);
@@ -252,10 +263,10 @@ void myj_start(struct my_session *s, const char *sql, bool field_list, bool bina
 	s->binary = binary;
 	s->result_failed = AIRLOCK_E_NONE;
 	s->cols_sent = false;
-	start(s, sql, false, &my_job_events, s);
+	start(s, sql, NULL);
 }
 
 void myj_start_with(struct my_session *s, const char *sql, const struct myq_job *how)
 {
-	start(s, sql, how->describe, how->ev, how->arg);
+	start(s, sql, how);
 }

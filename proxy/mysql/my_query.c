@@ -274,23 +274,6 @@ void myq_init_db(struct my_session *s, const char *db, size_t len)
 	use_db(s, name);
 }
 
-static void fill_policy(const struct my_session *s, struct vmy_policy *pol)
-{
-	*pol = (struct vmy_policy){
-		.user = s->core.user,
-		.database = s->database[0] ? s->database : NULL,
-		.tables = (const char *const *)s->core.u->mysql_tables,
-		.ntables = s->core.u->nmysql_tables,
-		.allow_sleep = s->core.u->mysql_allow_sleep,
-		.allow_benchmark = s->core.u->mysql_allow_benchmark,
-		/* The runner sets this character set, so the lexer must read the bytes the way the backend will. */
-		.charset = s->vars.charset,
-		.rules = s->core.u->mysql_rules,
-		.nrules = s->core.u->nmysql_rules,
-	};
-	myv_lex_modes(&s->vars, &pol->ansi_quotes, &pol->no_backslash_escapes);
-}
-
 /* Skips spaces; then true (and past it) when word, case-insensitive, comes next as a whole word. */
 static bool take_word(const char **p, const char *end, const char *word)
 {
@@ -417,7 +400,7 @@ static void run_read(struct my_session *s, const char *sql, size_t len, const st
 	bool failed;
 	char *text;
 
-	fill_policy(s, &pol);
+	myv_fill_policy(s, &pol);
 	/* SHOW CREATE TABLE: its result names no table or column the world hides (my_scrub.c). */
 	memcpy(s->create_db, v->create_db, sizeof(s->create_db));
 	if (v->stmt_kind && strcmp(v->stmt_kind, "EXPLAIN") == 0 && vmy_scope_reads_rules(v)) {
@@ -480,7 +463,7 @@ void myq_validate(struct my_session *s, const char *sql, size_t len, struct vmy_
 {
 	struct vmy_policy pol;
 
-	fill_policy(s, &pol);
+	myv_fill_policy(s, &pol);
 	vcl_my_validate(s->core.srv->validators, &pol, sql, len, v, &s->core.fingerprint);
 }
 
@@ -589,6 +572,12 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 	case VMY_SHOW_POLICY:
 		show_policy(s);
 		break;
+	case VMY_SHOW_APPROVAL:
+		myw_show(s, v->approval);
+		break;
+	case VMY_WRITE:
+		myw_execute(s, sql, len, v);
+		break;
 	case VMY_SHOW_STATUS:
 		show_status(s, v);
 		break;
@@ -649,7 +638,7 @@ void myq_field_list(struct my_session *s, const char *table, size_t len, const c
 		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
-	fill_policy(s, &pol);
+	myv_fill_policy(s, &pol);
 	vcl_my_validate(s->core.srv->validators, &pol, sql, strlen(sql), v, &fingerprint);
 	if (v->kind == VMY_REFUSED)
 		myr_refused(s, v);

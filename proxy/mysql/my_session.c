@@ -79,6 +79,8 @@ static void my_free(struct session *core)
 	myr_bin_free(&s->bin);
 	free(s->versioned);
 	s->versioned = NULL;
+	myw_pending_free(s->write);
+	s->write = NULL;
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 
@@ -281,6 +283,21 @@ static bool dump_tool(const struct my_handshake_response *r)
 	return false;
 }
 
+/* The connection attribute program_name (what a held write records as its application), "" when none. */
+static void program_name(const struct my_handshake_response *r, char *out, size_t cap)
+{
+	const uint8_t *v;
+	size_t n;
+
+	out[0] = '\0';
+	if (!my_connect_attr(r->attrs, r->attrs_len, "program_name", &v, &n))
+		return;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, v, n);
+	out[n] = '\0';
+}
+
 static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 {
 	struct my_handshake_response r;
@@ -321,6 +338,7 @@ static void handle_response(struct my_session *s, const uint8_t *p, size_t len)
 	}
 	s->caps = r.caps & server_caps(&s->core);
 	s->dump_tool = dump_tool(&r);
+	program_name(&r, s->program, sizeof(s->program));
 	if (!myv_set_charset_id(&s->vars, r.charset))
 		myv_set_charset(&s->vars, "utf8mb4");
 	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);

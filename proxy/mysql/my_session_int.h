@@ -119,6 +119,7 @@ struct my_session {
 	/* The client says it is a dump tool (program_name mysqldump / mariadb-dump): a cut result is an error. */
 	bool dump_tool;
 	bool used_password; /* the failed login sent a password (for its 1045 text) */
+	char program[64];   /* the connection attribute program_name, "" when none (a held write records it) */
 	char host[64];      /* the client's address, for messages */
 	char login_db[65];  /* database named in the handshake response */
 	char database[65];  /* current database, "" when none */
@@ -159,6 +160,7 @@ struct my_session {
 	const char *hidden_keys;
 	bool cols_sent;
 	uint16_t ncols;
+	struct myw_pending *write; /* a write's dry run while it runs (my_write.c); owned */
 };
 
 /* my_reply.c: the replies, below everything else */
@@ -227,12 +229,30 @@ struct myq_job {
 	const struct job_events *ev;
 	void *arg;
 	bool describe; /* prepare and describe only, run nothing */
+	/*
+	 * A governed write's dry run (my_write.c): on the user's
+	 * mysql_write_target, at most max_write_rows rows, rolled back;
+	 * write_check: its rows are the row filter's checks. settings, when
+	 * not NULL, gets the settings it runs under, as the record of the held
+	 * write keeps them (a JSON object, heap; NULL when memory ran out).
+	 */
+	bool write_dry;
+	bool write_check;
+	char **settings;
 };
 /* Hands sql (validated) to a job as how says; the job is s->core.job while it runs. */
 void myj_start_with(struct my_session *s, const char *sql, const struct myq_job *how);
 
 /* my_query.c */
 void myq_query(struct my_session *s, const char *sql, size_t len);
+
+/* my_write.c: governed writes (writes = approve). */
+struct myw_pending;
+/* The write v (VMY_WRITE) of sql: scoped, dry-run on the write target and held; or refused. */
+void myw_execute(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v);
+/* SHOW AIRLOCK APPROVAL 'id': the user's own held write, one row. */
+void myw_show(struct my_session *s, const char *id);
+void myw_pending_free(struct myw_pending *p);
 
 /* my_local.c: result sets the session answers itself. */
 struct myl_col {
@@ -320,6 +340,8 @@ void myv_each(const struct my_session *s, void (*fn)(void *arg, const char *name
 void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backslash_escapes);
 /* The sql_mode has a mode that changes what an expression computes (VMY_MODE_VALUES). */
 bool myv_mode_changes_values(const struct mys_vars *v);
+/* The session's policy for the validator: its user's, under its database and modes (borrowed from s). */
+void myv_fill_policy(const struct my_session *s, struct vmy_policy *pol);
 
 #define MYS_SERVER_VERSION "8.0.36-airlock"
 

@@ -162,6 +162,25 @@ void myv_lex_modes(const struct mys_vars *v, bool *ansi_quotes, bool *no_backsla
 	vmy_sql_mode_parse(v->sql_mode, strlen(v->sql_mode), ansi_quotes, no_backslash_escapes);
 }
 
+void myv_fill_policy(const struct my_session *s, struct vmy_policy *pol)
+{
+	*pol = (struct vmy_policy){
+		.user = s->core.user,
+		.database = s->database[0] ? s->database : NULL,
+		.tables = (const char *const *)s->core.u->mysql_tables,
+		.ntables = s->core.u->nmysql_tables,
+		.allow_sleep = s->core.u->mysql_allow_sleep,
+		.allow_benchmark = s->core.u->mysql_allow_benchmark,
+		/* The runner sets this character set, so the lexer must read the bytes the way the backend will. */
+		.charset = s->vars.charset,
+		.rules = s->core.u->mysql_rules,
+		.nrules = s->core.u->nmysql_rules,
+		.write_tables = (const char *const *)s->core.u->mysql_write_tables,
+		.nwrite_tables = s->core.u->mysql_write_target ? s->core.u->nmysql_write_tables : 0,
+	};
+	myv_lex_modes(&s->vars, &pol->ansi_quotes, &pol->no_backslash_escapes);
+}
+
 bool myv_mode_changes_values(const struct mys_vars *v)
 {
 	unsigned f = 0;

@@ -24,7 +24,7 @@
 
 #include "approval/approval_sample.h"
 #include "approval/approval_store.h"
-#include "proxy/approval_notify.h"
+#include "proxy/approval_hold.h"
 #include "proxy/approvals.h"
 #include "proxy/pg/pg_session_int.h"
 #include "proxy/server.h"
@@ -60,8 +60,6 @@ struct pgw_wait {
 
 #define WAIT_TICK_MS 200
 
-/* The sample of a write whose dry run could show none. */
-#define NO_SAMPLE "{\"columns\":[],\"rows\":[],\"truncated\":false}"
 /* What the rows of a dry run's sample may hold; the record keeps at most APPROVAL_MAX_SAMPLE of JSON. */
 #define SAMPLE_BYTES (32 * 1024)
 
@@ -81,20 +79,6 @@ void pgw_pending_free(struct pgw_pending *p)
 }
 
 /* The settings a job applies, as a JSON object of names to values (heap); NULL when out of memory. */
-static char *settings_json(const struct job_setting *set, size_t n)
-{
-	json_t *o = json_object();
-	char *out = NULL;
-	bool ok = o != NULL;
-
-	for (size_t i = 0; ok && i < n; i++)
-		ok = json_object_set_new(o, set[i].name, json_string(set[i].value)) == 0;
-	if (ok)
-		out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	json_decref(o);
-	return out;
-}
-
 /* The bound values' types (0: unspecified), as a JSON array; NULL when out of memory. */
 static char *types_json(const struct pgq_exec *x)
 {
@@ -130,82 +114,24 @@ out:
 	return out;
 }
 
-static char *dup_or_empty(const char *s)
-{
-	return strdup(s ? s : "");
-}
-
-/* The client's address as text ("" when none). */
-static void client_text(const struct session *c, char *out, size_t len)
-{
-	out[0] = '\0';
-	if (c->addrlen == 4)
-		snprintf(out, len, "%u.%u.%u.%u", c->addr[0], c->addr[1], c->addr[2], c->addr[3]);
-	else if (c->addrlen == 16)
-		snprintf(out, len, "%x:%x:%x:%x:%x:%x:%x:%x", c->addr[0] << 8 | c->addr[1],
-			 c->addr[2] << 8 | c->addr[3], c->addr[4] << 8 | c->addr[5], c->addr[6] << 8 | c->addr[7],
-			 c->addr[8] << 8 | c->addr[9], c->addr[10] << 8 | c->addr[11], c->addr[12] << 8 | c->addr[13],
-			 c->addr[14] << 8 | c->addr[15]);
-}
-
 /* Keeps the dry-run write as a pending record; its id in id. False with the reason in why. */
 static bool hold(struct pg_session *s, struct pgw_pending *p, uint64_t rows, char *id, char *why, size_t whylen)
 {
-	const struct airlock_user *u = s->core.u;
-	struct approval_store *st = s->core.srv->approvals;
-	const char *display, *app = pgs_show(&s->set, "application_name", &display);
-	char addr[64];
-	int64_t now = wall_ms();
-	struct approval a = {
-		.status = APPROVAL_PENDING,
-		.rows = (int64_t)rows,
-		.executed_rows = -1,
-		.created_at = now,
-		.expires_at = now + (int64_t)u->approval_ttl * 1000,
-		.approvals_needed = (int)u->approvals,
+	const char *display;
+	struct approval_ask q = {
+		.protocol = "postgres",
+		.application_name = pgs_show(&s->set, "application_name", &display),
+		.statement = p->statement,
+		.params = p->params,
+		.param_types = p->param_types,
+		.rewritten = p->rewritten,
+		.plan = p->plan,
+		.settings = p->settings,
+		.sample = p->sample ? approval_sample_finish(p->sample, rows, APPROVAL_MAX_SAMPLE) : NULL,
 	};
-	bool ok;
 
-	client_text(&s->core, addr, sizeof(addr));
-	if (!approval_new_id(a.id)) {
-		snprintf(why, whylen, "no random id could be made");
-		return false;
-	}
-	a.user = dup_or_empty(u->name);
-	a.protocol = dup_or_empty("postgres");
-	a.client_addr = dup_or_empty(addr);
-	a.application_name = dup_or_empty(app);
-	a.statement = dup_or_empty(p->statement);
-	a.params = dup_or_empty(p->params);
-	a.rewritten = dup_or_empty(p->rewritten);
-	a.plan = dup_or_empty(p->plan);
-	a.sample = p->sample ? approval_sample_finish(p->sample, rows, APPROVAL_MAX_SAMPLE) : NULL;
 	p->sample = NULL;
-	if (!a.sample)
-		a.sample = dup_or_empty(NO_SAMPLE);
-	a.approved_by = dup_or_empty("");
-	a.decided_by = dup_or_empty("");
-	a.reason = dup_or_empty("");
-	a.policy_checksum = dup_or_empty("");
-	a.settings = dup_or_empty(p->settings);
-	a.param_types = dup_or_empty(p->param_types);
-	ok = a.user && a.protocol && a.client_addr && a.application_name && a.statement && a.params && a.rewritten &&
-	     a.plan && a.sample && a.approved_by && a.decided_by && a.reason && a.policy_checksum && a.settings &&
-	     a.param_types;
-	/* Pending writes past their time leave first, so a decision never lands on one. */
-	approvals_expire(st, s->core.srv->audit, now);
-	if (!ok)
-		snprintf(why, whylen, "out of memory");
-	else if (st->ops->put(st, &a) != APPROVAL_OK) {
-		snprintf(why, whylen, "%s", st->ops->error(st));
-		ok = false;
-	}
-	if (ok)
-		approval_notify_pending(s->core.srv->notify, &a);
-	if (ok)
-		memcpy(id, a.id, sizeof(a.id));
-	approval_free(&a);
-	return ok;
+	return approval_hold(&s->core, &q, rows, id, why, whylen);
 }
 
 static void wait_free(struct pgw_wait *w)
@@ -522,7 +448,7 @@ static bool execute_text(struct pg_session *s, const char *sql, const struct pgq
 	/* Rows it returns past max_write_rows are rows it touches past it. */
 	limits.max_rows = u->max_write_rows;
 	nsettings = pgs_job_settings(&s->set, settings);
-	if (!(p->settings = settings_json(settings, nsettings)) || !(p->param_types = types_json(x))) {
+	if (!(p->settings = approval_settings_json(settings, nsettings)) || !(p->param_types = types_json(x))) {
 		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 		goto fail;
 	}

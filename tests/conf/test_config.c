@@ -805,7 +805,7 @@ static void test_writes(void **state)
 	expect_edit_error("[user agent]\n", "[user agent]\nwrites = approve\n",
 			  "writes = approve needs write_tables and write_target", NULL);
 	expect_edit_error("[user agent]\n", "[user agent]\nwrite_tables = public.orders\n",
-			  "write_tables or write_target but writes = deny", NULL);
+			  "write tables or a write target but writes = deny", NULL);
 	expect_edit_error("[user agent]\n",
 			  "[user agent]\ntables = public.orders\nwrites = approve\nwrite_tables = public.customers\n"
 			  "write_target = shop\n",
@@ -823,6 +823,54 @@ static void test_writes(void **state)
 			  "write_target = nowhere\n",
 			  "nowhere", NULL);
 	expect_edit_error("[user agent]\n", "[user agent]\napprovals = 3\n", "approvals", NULL);
+}
+
+/* mysql_write_tables and mysql_write_target: governed writes over MySQL, alone or beside Postgres'. */
+static void test_mysql_writes(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	const struct airlock_user *u;
+	char *text;
+
+	(void)state;
+	text = edit(
+		base_conf, "[user agent]\n",
+		"[target maria_rw]\nengine = mariadb\nhost = 127.0.0.1\nport = 3306\ndatabase = shop\n"
+		"user = airlock_rw\npassword_file = shop.password\n\n[target maria]\nengine = mariadb\n"
+		"host = 127.0.0.1\nport = 3306\ndatabase = shop\nuser = airlock_ro\npassword_file = shop.password\n\n"
+		"[user agent]\nmysql_target = maria\nmysql_tables = shop.orders, app.*\nwrites = approve\n"
+		"mysql_write_tables = shop.orders, app.notes\nmysql_write_target = maria_rw\n");
+	cfg = load(text, &e);
+	free(text);
+	assert_non_null(cfg);
+	u = config_find_user(cfg, "agent");
+	assert_int_equal(u->nmysql_write_tables, 2);
+	assert_string_equal(u->mysql_write_tables[1], "app.notes");
+	assert_string_equal(u->mysql_write_target->user, "airlock_rw");
+	assert_null(u->write_target); /* Postgres writes stay refused */
+	config_free(cfg);
+
+	expect_edit_error("[user agent]\n", "[user agent]\nmysql_write_tables = shop.orders\n",
+			  "write tables or a write target but writes = deny", NULL);
+	expect_edit_error("[user agent]\n",
+			  "[target maria]\nengine = mariadb\nhost = 127.0.0.1\nport = 3306\ndatabase = shop\n"
+			  "user = airlock_ro\npassword_file = shop.password\n\n[user agent]\nmysql_target = maria\n"
+			  "mysql_tables = shop.orders\nwrites = approve\nmysql_write_tables = shop.customers\n"
+			  "mysql_write_target = maria\n",
+			  "mysql_write_tables lists shop.customers, which mysql_tables does not", NULL);
+	expect_edit_error("[user agent]\n",
+			  "[target maria]\nengine = mariadb\nhost = 127.0.0.1\nport = 3306\ndatabase = shop\n"
+			  "user = airlock_ro\npassword_file = shop.password\n\n[user agent]\nmysql_target = maria\n"
+			  "mysql_tables = shop.orders\nwrites = approve\nmysql_write_tables = shop.orders\n"
+			  "mysql_write_target = maria\n",
+			  "mysql_write_target is the read target", NULL);
+	expect_edit_error("[user agent]\n",
+			  "[user agent]\nwrites = approve\nmysql_write_tables = shop.orders\n"
+			  "mysql_write_target = shop\n",
+			  "has engine postgres; expected a target with engine mariadb", NULL);
+	expect_edit_error("[user agent]\n", "[user agent]\nwrites = approve\nmysql_write_tables = shop.orders\n",
+			  "only one of mysql_write_tables and mysql_write_target", NULL);
 }
 
 /* [approver NAME]: a person with a verifier, never a user; the approval listener needs TLS. */
@@ -1316,6 +1364,7 @@ int main(void)
 		cmocka_unit_test(test_runner_uids),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_writes),
+		cmocka_unit_test(test_mysql_writes),
 		cmocka_unit_test(test_approvers),
 		cmocka_unit_test(test_webhook_url),
 		cmocka_unit_test(test_webhook_cacert),

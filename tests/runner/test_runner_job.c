@@ -159,6 +159,34 @@ static void test_type_check(void **state)
 	assert_non_null(strstr(why, "mariadb"));
 }
 
+/* A MariaDB write: dry or run with its bound and check; never a sample or rows for the client. */
+static void test_mariadb_write(void **state)
+{
+#define MARIA                                                                                             \
+	"engine", "mariadb", "dbname", "shop", "user", "u", "password", "p", "sql", "UPDATE t SET a = 1", \
+		"timeout_ms", "1000", "max_rows", "10", "max_bytes", "1000"
+	const char *const dry[] = {MARIA, "write", "dry", "write_max", "100", "write_check", "1"};
+	const char *const sample[] = {MARIA, "write", "dry", "write_max", "5", "sample", "1"};
+	const char *const returning[] = {MARIA, "write", "run", "write_max", "5", "returning", "1"};
+#undef MARIA
+	struct runner_job job;
+	char why[160];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, dry, 11, why, sizeof(why)), 0);
+	assert_int_equal(job.write, RUNNER_WRITE_DRY);
+	assert_true(job.write_check);
+	assert_int_equal(job.write_max, 100);
+	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, sample, 11, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "mariadb"));
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, returning, 11, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "mariadb"));
+}
+
 /* An EXPLAIN's hidden keys: one read, for MariaDB only. */
 static void test_hidden_keys(void **state)
 {
@@ -298,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_too_many_formats),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_mariadb_refuses_formats_takes_describe),
+		cmocka_unit_test(test_mariadb_write),
 		cmocka_unit_test(test_type_check),
 		cmocka_unit_test(test_hidden_keys),
 		cmocka_unit_test(test_write),

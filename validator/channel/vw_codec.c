@@ -80,6 +80,7 @@ bool vw_put_request(struct wbuf *w, enum vw_op op, const struct pgv_policy *pg, 
 				 (my->no_backslash_escapes ? 4 : 0) | (my->ansi_quotes ? 8 : 0)));
 	put_opt(w, my->charset);
 	put_rules(w, my->rules, my->nrules);
+	put_list(w, my->write_tables, my->nwrite_tables);
 	/* The text, and the read's result for VW_MY_SCOPE */
 	wbuf_put_be32(w, (uint32_t)sql_len);
 	wbuf_put_bytes(w, sql, sql_len);
@@ -240,7 +241,8 @@ static bool get_policies(struct rbuf *r, struct vw_request *req)
 		return false;
 	if (!get_opt(r, req, &req->my.user) || !get_opt(r, req, &req->my.database) ||
 	    !get_list(r, req, &req->my.tables, &req->my.ntables) || !rbuf_get_u8(r, &flags) || flags > 15 ||
-	    !get_opt(r, req, &req->my.charset) || !get_rules(r, req, &req->my.rules, &req->my.nrules))
+	    !get_opt(r, req, &req->my.charset) || !get_rules(r, req, &req->my.rules, &req->my.nrules) ||
+	    !get_list(r, req, &req->my.write_tables, &req->my.nwrite_tables))
 		return false;
 	req->my.allow_sleep = flags & 1;
 	req->my.allow_benchmark = flags & 2;

@@ -214,6 +214,40 @@ static bool get_ref(struct rbuf *r, size_t stmt_len, size_t nrules, struct vmy_s
 	return ref->rule >= VMY_REF_QUALIFIER && (ref->rule < 0 || (size_t)ref->rule < nrules);
 }
 
+static void put_write_plan(struct wbuf *w, const struct vmy_write_plan *p)
+{
+	vw_put_str(w, p->command);
+	vw_put_str(w, p->db);
+	vw_put_str(w, p->table);
+	wbuf_put_be16(w, (uint16_t)p->rule);
+	wbuf_put_be32(w, p->target_start);
+	wbuf_put_be32(w, p->target_end);
+	wbuf_put_be32(w, p->where_start);
+	wbuf_put_be32(w, p->where_end);
+	wbuf_put_be32(w, p->filter_at);
+	wbuf_put_be32(w, p->rows);
+}
+
+/* A write's plan: its offsets in order inside the statement, its rule one of the policy's. */
+static bool get_write_plan(struct rbuf *r, size_t stmt_len, size_t nrules, struct vmy_write_plan *p)
+{
+	uint16_t rule;
+
+	if (!vw_get_str(r, p->command, sizeof(p->command)) || !vw_get_str(r, p->db, sizeof(p->db)) ||
+	    !vw_get_str(r, p->table, sizeof(p->table)) || !rbuf_get_be16(r, &rule) ||
+	    !rbuf_get_be32(r, &p->target_start) || !rbuf_get_be32(r, &p->target_end) ||
+	    !rbuf_get_be32(r, &p->where_start) || !rbuf_get_be32(r, &p->where_end) ||
+	    !rbuf_get_be32(r, &p->filter_at) || !rbuf_get_be32(r, &p->rows))
+		return false;
+	p->rule = (int16_t)rule;
+	if (p->rule < -1 || (p->rule >= 0 && (size_t)p->rule >= nrules))
+		p->rule = -2; /* refused below for a write; nothing else reads it */
+	/* Offsets in order inside the statement; a result other than a write carries none. */
+	return p->target_start <= p->target_end && p->target_end <= p->filter_at && p->filter_at <= stmt_len &&
+	       p->where_start <= p->where_end && p->where_end <= stmt_len &&
+	       (p->where_end == 0 || p->where_start >= p->filter_at);
+}
+
 void vw_put_my_result(struct wbuf *w, const struct vmy_result *r)
 {
 	size_t i, kind = 0;
@@ -260,6 +294,8 @@ void vw_put_my_result(struct wbuf *w, const struct vmy_result *r)
 	wbuf_put_be32(w, r->scope.like_len);
 	wbuf_put_be32(w, r->scope.where_start);
 	vw_put_str(w, r->create_db);
+	vw_put_str(w, r->approval);
+	put_write_plan(w, &r->write);
 }
 
 static bool get_my_head(struct rbuf *r, struct vmy_result *out)
@@ -340,6 +376,13 @@ bool vw_get_my_result(struct rbuf *r, size_t sql_len, size_t nrules, struct vmy_
 	    out->scope.like_len > sql_len - out->scope.like_start || out->scope.where_start > out->stmt_len)
 		goto bad;
 	out->scope.show = (enum vmy_show_kind)show;
+	if (!vw_get_str(r, out->approval, sizeof(out->approval)) ||
+	    !get_write_plan(r, out->stmt_len, nrules, &out->write))
+		goto bad;
+	/* A write names its command and its table. */
+	if (out->kind == VMY_WRITE &&
+	    (!out->write.command[0] || !out->write.db[0] || !out->write.table[0] || out->write.rule < -1))
+		goto bad;
 	/* A read names its kind. */
 	if (out->kind == VMY_READ && !out->stmt_kind)
 		goto bad;

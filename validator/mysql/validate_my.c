@@ -20,6 +20,7 @@
 #include "validator/mysql/validate_my_lock.h"
 #include "validator/mysql/validate_my_session.h"
 #include "validator/mysql/validate_my_show.h"
+#include "validator/mysql/validate_my_write.h"
 
 /*
  * One pass of the lexer over everything: refuses lexical errors and a
@@ -124,6 +125,9 @@ static void dispatch(struct vmy_parser *p)
 		vmy_use(p);
 	} else if (vmy_is_kw(p, t, "LOCK") || vmy_is_kw(p, t, "UNLOCK")) {
 		vmy_lock(p);
+	} else if (p->pol->nwrite_tables &&
+		   (vmy_is_kw(p, t, "INSERT") || vmy_is_kw(p, t, "UPDATE") || vmy_is_kw(p, t, "DELETE"))) {
+		vmy_write(p);
 	} else if (vmy_is_kw(p, t, "ANALYZE") && !vmy_kw_at(p, 1, "TABLE") && !vmy_kw_at(p, 1, "LOCAL") &&
 		   !vmy_kw_at(p, 1, "NO_WRITE_TO_BINLOG")) {
 		vmy_refuse(p, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
@@ -154,6 +158,7 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 	out->kind = VMY_REFUSED;
 	out->code = AIRLOCK_E_NONE;
 	out->limit = -1;
+	out->write.rule = -1;
 	if (!pol)
 		pol = &deny_all;
 	if (!sql) {
@@ -183,6 +188,10 @@ void vmy_validate(const struct vmy_policy *pol, const char *sql, size_t len, str
 			   "execute command denied to user '%.64s' for routine 'uuid'", pol->user ? pol->user : "");
 	if (out->kind == VMY_REFUSED && !p.failed)
 		vmy_syntax(&p, "airlock could not classify this statement");
+	if (out->kind != VMY_WRITE) {
+		memset(&out->write, 0, sizeof(out->write));
+		out->write.rule = -1;
+	}
 	if (out->kind == VMY_REFUSED) {
 		out->nassigns = 0;
 		out->nitems = 0;

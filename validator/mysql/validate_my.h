@@ -50,6 +50,13 @@ struct vmy_policy {
 	 * validate_my_scope reads each through them. */
 	const struct airlock_rule *rules;
 	size_t nrules;
+	/*
+	 * Governed writes (writes = approve): "db.table" or "db.*", each also in
+	 * tables. An INSERT, UPDATE or DELETE on one of them is a VMY_WRITE
+	 * (validate_my_write.h); with none every write is refused.
+	 */
+	const char *const *write_tables;
+	size_t nwrite_tables;
 	/* The text is validate_my_scope's rewrite, validated again: its references are counted as written
 	 * (the first pass counted those its filters add, validate_my_names.c). */
 	bool rewrite;
@@ -69,8 +76,10 @@ enum vmy_kind {
 	VMY_SHOW_VARIABLES, /* SHOW [SESSION|LOCAL] VARIABLES [LIKE 'p' | WHERE Variable_name = 'x' | WHERE
 			       Variable_name IN ('a','b')] */
 	VMY_SHOW_POLICY,    /* SHOW AIRLOCK POLICY: answered by the session */
+	VMY_SHOW_APPROVAL,  /* SHOW AIRLOCK APPROVAL 'id': a held write's outcome, answered by the session */
 	VMY_SHOW_STATUS,    /* SHOW [SESSION|LOCAL] STATUS, as VARIABLES: the session's own status only */
 	VMY_LOCK_TABLES,    /* LOCK TABLES ... READ [LOCAL] (tables checked), UNLOCK TABLES: answered OK */
+	VMY_WRITE,          /* INSERT, UPDATE or DELETE on a write table: see write (validate_my_write.h) */
 	VMY_REFUSED,
 	VMY_NKINDS /* how many kinds there are: a bound for checks, never a result */
 };
@@ -192,6 +201,17 @@ struct vmy_scope_plan {
 	uint32_t where_start;          /* the WHERE condition's first byte (it runs to stmt_len); 0 when none */
 };
 
+/* A VMY_WRITE: what vmy_write_scope makes of it. Offsets are bytes into the validated text. */
+struct vmy_write_plan {
+	char command[8];                   /* "INSERT", "UPDATE" or "DELETE" */
+	char db[65], table[65];            /* the table written */
+	int16_t rule;                      /* its rule in the policy (a row filter); -1: none */
+	uint32_t target_start, target_end; /* [start, end): the table as written, alias excluded */
+	uint32_t where_start, where_end;   /* UPDATE, DELETE: the WHERE condition; equal: none */
+	uint32_t filter_at;                /* without a WHERE: where one with the filter goes */
+	uint32_t rows;                     /* INSERT: the rows it lists */
+};
+
 struct vmy_result {
 	enum vmy_kind kind;
 	/* VMY_REFUSED: */
@@ -233,8 +253,12 @@ struct vmy_result {
 	 * 0 for VMY_EMPTY and for text refused before parsing (lexical errors,
 	 * several statements). */
 	size_t stmt_len;
-	/* VMY_READ: what validate_my_scope rewrites. */
+	/* VMY_SHOW_APPROVAL: the id as written (unquoted; checked by the session) */
+	char approval[40];
+	/* VMY_READ, VMY_WRITE: what validate_my_scope rewrites. */
 	struct vmy_scope_plan scope;
+	/* VMY_WRITE */
+	struct vmy_write_plan write;
 };
 
 /*

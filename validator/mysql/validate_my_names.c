@@ -141,6 +141,21 @@ static int table_allowed(const struct vmy_policy *pol, const char *db, const cha
 	return wildcard_blocked ? -1 : 0;
 }
 
+bool vmy_write_listed(const struct vmy_policy *pol, const char *db, const char *table)
+{
+	if (is_is(db, strlen(db)) || never_readable(db, table) || strcmp(db, "mysql") == 0)
+		return false;
+	for (size_t i = 0; i < pol->nwrite_tables; i++) {
+		const char *e = pol->write_tables ? pol->write_tables[i] : NULL, *dot;
+
+		if (!entry_split(e, &dot) || !db_matches(e, (size_t)(dot - e), db))
+			continue;
+		if (strcmp(dot + 1, "*") == 0 || strcmp(dot + 1, table) == 0)
+			return true;
+	}
+	return false;
+}
+
 bool vmy_table_visible(const struct vmy_policy *pol, const char *db, const char *table)
 {
 	return table_allowed(pol, db, table) == 1;

@@ -33,6 +33,9 @@ bool vmy_scope_room(struct vmy_parser *p, const char *is_table);
 /* True when pol's allowlist lets the user read db.table (a name MariaDB printed: no CTE, no current database). */
 bool vmy_table_visible(const struct vmy_policy *pol, const char *db, const char *table);
 
+/* Whether db.table is one of pol's write tables (never a catalog or the mysql database). */
+bool vmy_write_listed(const struct vmy_policy *pol, const char *db, const char *table);
+
 /* A database named by SHOW ... FROM db or USE db: some entry must name it (else 1044). */
 bool vmy_check_database(struct vmy_parser *p, const char *db);
 

@@ -96,6 +96,9 @@ bool vmy_take_name(struct vmy_parser *p, const struct vmy_token *t, char *buf, s
 /* The same for the current token, passed over when it is a name. */
 bool vmy_accept_name(struct vmy_parser *p, char *buf, size_t size);
 
+/* ( name {, name} ) at the current token: a column list, no expressions. */
+bool vmy_name_list(struct vmy_parser *p);
+
 /*
  * A NUMBER token of plain decimal digits at the current token, its value
  * (LONG_MAX when it does not fit) in *v, passed over. False, with

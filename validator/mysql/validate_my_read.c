@@ -69,9 +69,9 @@ static const char *const after_tables[] = {"WHERE",  "GROUP", "HAVING",    "WIND
 static const char *const set_ops[] = {"UNION", "EXCEPT", "INTERSECT", NULL};
 
 /* Clauses that end a join's ON condition. */
-static const char *const clause_kws[] = {"WHERE",  "GROUP",  "HAVING",    "WINDOW", "ORDER", "LIMIT",
-					 "OFFSET", "FETCH",  "INTO",      "FOR",    "LOCK",  "PROCEDURE",
-					 "UNION",  "EXCEPT", "INTERSECT", "ON",     "USING", NULL};
+static const char *const clause_kws[] = {"WHERE",     "GROUP", "HAVING", "WINDOW",    "ORDER",     "LIMIT", "OFFSET",
+					 "FETCH",     "INTO",  "FOR",    "LOCK",      "PROCEDURE", "UNION", "EXCEPT",
+					 "INTERSECT", "ON",    "USING",  "RETURNING", NULL};
 
 static bool expect_punct(struct vmy_parser *p, const char *s)
 {
@@ -124,20 +124,6 @@ static bool refuse_non_query(struct vmy_parser *p, const struct vmy_token *t)
 	return false;
 }
 
-/* ( name {, name} ): a column list, no expressions. */
-static bool name_list(struct vmy_parser *p)
-{
-	char name[VMY_NAME_MAX];
-
-	if (!expect_punct(p, "("))
-		return false;
-	do {
-		if (!vmy_accept_name(p, name, sizeof(name)))
-			return false;
-	} while (vmy_accept_punct(p, ","));
-	return expect_punct(p, ")");
-}
-
 static bool with_clause(struct vmy_parser *p)
 {
 	char name[VMY_NAME_MAX];
@@ -150,7 +136,7 @@ static bool with_clause(struct vmy_parser *p)
 	do {
 		if (!vmy_accept_name(p, name, sizeof(name)))
 			return false;
-		if (vmy_punct_at(p, 0, "(") && !name_list(p))
+		if (vmy_punct_at(p, 0, "(") && !vmy_name_list(p))
 			return false;
 		if (!vmy_expect(p, vmy_accept_kw(p, "AS") && vmy_punct_at(p, 0, "("),
 				"WITH name AS (SELECT ...) was expected"))
@@ -551,7 +537,7 @@ static bool alias(struct vmy_parser *p, bool derived)
 		return true;
 	}
 	if (derived && vmy_punct_at(p, 0, "("))
-		return name_list(p);
+		return vmy_name_list(p);
 	return true;
 }
 
@@ -596,7 +582,7 @@ static bool index_hints(struct vmy_parser *p)
 		if (vmy_punct_at(p, 1, ")")) {
 			vmy_next(p);
 			vmy_next(p);
-		} else if (!name_list(p)) {
+		} else if (!vmy_name_list(p)) {
 			return false;
 		}
 	}
@@ -643,7 +629,7 @@ static bool base_table(struct vmy_parser *p)
 		refuse_unsupported(p, "PARTITION on a table airlock reads through a filter", "read the whole table");
 		return false;
 	}
-	if (vmy_accept_kw(p, "PARTITION") && !name_list(p))
+	if (vmy_accept_kw(p, "PARTITION") && !vmy_name_list(p))
 		return false;
 	if (vmy_kw_at(p, 0, "FOR") && vmy_word_is(p, vmy_peek(p, 1), "SYSTEM_TIME")) {
 		refuse_unsupported(p, "FOR SYSTEM_TIME", "query the current rows");
@@ -751,7 +737,7 @@ static bool join_spec(struct vmy_parser *p)
 	if (vmy_accept_kw(p, "ON"))
 		return seq(p, SEQ_ON);
 	vmy_next(p); /* USING */
-	return name_list(p);
+	return vmy_name_list(p);
 }
 
 static bool tables(struct vmy_parser *p)
@@ -787,6 +773,20 @@ static bool tables(struct vmy_parser *p)
 bool vmy_read_query(struct vmy_parser *p)
 {
 	return query(p);
+}
+
+bool vmy_read_clause(struct vmy_parser *p)
+{
+	return seq(p, SEQ_ON);
+}
+
+bool vmy_read_group(struct vmy_parser *p)
+{
+	if (!vmy_punct_at(p, 0, "(")) {
+		vmy_syntax(p, "'(' was expected here");
+		return false;
+	}
+	return group(p, 0);
 }
 
 bool vmy_read_expr(struct vmy_parser *p)

@@ -25,6 +25,16 @@
  * to an unmatched ')'. Returns false (out refused) when it may not run. */
 bool vmy_read_query(struct vmy_parser *p);
 
+/*
+ * One expression of a clause at the current token: it ends, unconsumed,
+ * at a ',' or ')' outside parentheses, at the end, at a join word or at a
+ * clause keyword (WHERE, GROUP, HAVING, ORDER, LIMIT, RETURNING, ...).
+ */
+bool vmy_read_clause(struct vmy_parser *p);
+
+/* ( expr, ... ) or a subquery in parentheses at the current '('. */
+bool vmy_read_group(struct vmy_parser *p);
+
 /* An expression at the current token, up to the end of the statement. */
 bool vmy_read_expr(struct vmy_parser *p);
 

@@ -30,7 +30,7 @@ static void put_hex(struct wbuf *w, const char *s, size_t n)
 }
 
 /* `name`, backticks doubled. */
-static void put_ident(struct wbuf *w, const char *s)
+void vmy_scope_put_ident(struct wbuf *w, const char *s)
 {
 	wbuf_put_u8(w, '`');
 	for (; *s; s++) {
@@ -264,12 +264,12 @@ static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const c
 				return false;
 			wbuf_put_str(w, ") AS ");
 		}
-		put_ident(w, r->columns[i].name);
+		vmy_scope_put_ident(w, r->columns[i].name);
 	}
 	wbuf_put_str(w, " FROM ");
-	put_ident(w, db);
+	vmy_scope_put_ident(w, db);
 	wbuf_put_str(w, ".");
-	put_ident(w, table);
+	vmy_scope_put_ident(w, table);
 	if (hint_len) {
 		wbuf_put_str(w, " ");
 		wbuf_put_bytes(w, hint, hint_len);
@@ -301,8 +301,8 @@ static bool put_rule_table(struct wbuf *w, const struct airlock_rule *r, const c
  * after it still wins). References are recorded in text order; one out of
  * order or straddling the range fails.
  */
-static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *sql, size_t from, size_t to,
-		      const struct vmy_scope_plan *sp)
+bool vmy_scope_range(struct wbuf *w, const struct vmy_policy *pol, const char *sql, size_t from, size_t to,
+		     const struct vmy_scope_plan *sp)
 {
 	size_t i, at = from;
 
@@ -339,7 +339,7 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 			else if (!vmy_scope_expand(w, pol, e->columns))
 				return false;
 			wbuf_put_str(w, " FROM information_schema.");
-			put_ident(w, r->table);
+			vmy_scope_put_ident(w, r->table);
 			wbuf_put_str(w, " r WHERE ");
 			if (!vmy_scope_expand(w, pol, e->filter))
 				return false;
@@ -348,7 +348,7 @@ static bool put_range(struct wbuf *w, const struct vmy_policy *pol, const char *
 		}
 		if (!r->aliased) {
 			wbuf_put_str(w, " ");
-			put_ident(w, r->written);
+			vmy_scope_put_ident(w, r->written);
 		}
 		at = r->end;
 		if (r->rule >= 0 && r->hint_end > r->hint_start) {
@@ -383,7 +383,7 @@ static void put_show_tables(struct wbuf *w, const struct vmy_policy *pol, const 
 	else
 		snprintf(label, sizeof(label), "Tables_in_%s", sp->db);
 	wbuf_put_str(w, "SELECT TABLE_NAME AS ");
-	put_ident(w, label);
+	vmy_scope_put_ident(w, label);
 	if (sp->full)
 		wbuf_put_str(w, ", TABLE_TYPE AS `Table_type`");
 	wbuf_put_str(w, " FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = ");
@@ -480,7 +480,7 @@ static bool put_show(struct wbuf *w, const struct vmy_policy *pol, const char *s
 	}
 	wbuf_put_str(w, NO_MERGE);
 	wbuf_put_str(w, ") AS `airlock_show` WHERE ");
-	if (!put_range(w, pol, sql, sp->where_start, stmt_len, sp))
+	if (!vmy_scope_range(w, pol, sql, sp->where_start, stmt_len, sp))
 		return false;
 	wbuf_put_str(w, order);
 	return true;
@@ -546,7 +546,7 @@ char *vmy_scope(const struct vmy_policy *pol, const char *sql, size_t len, const
 	if (sp->show != VMY_SHOW_NONE)
 		ok = put_show(&w, pol, sql, stmt_len, sp);
 	else
-		ok = put_range(&w, pol, sql, 0, stmt_len, sp);
+		ok = vmy_scope_range(&w, pol, sql, 0, stmt_len, sp);
 	wbuf_put_u8(&w, 0);
 	if (!ok || w.failed) {
 		wbuf_free(&w);

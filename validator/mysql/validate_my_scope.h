@@ -58,6 +58,17 @@ bool vmy_scope_reads_rules(const struct vmy_result *v);
  */
 char *vmy_hidden_foreign_keys_sql(const struct vmy_policy *pol);
 
+/*
+ * Appends sql[from, to) with each scoped reference of sp inside it replaced
+ * as vmy_scope replaces it; false when a reference is out of order or
+ * straddles the range.
+ */
+bool vmy_scope_range(struct wbuf *w, const struct vmy_policy *pol, const char *sql, size_t from, size_t to,
+		     const struct vmy_scope_plan *sp);
+
+/* Appends `name`, backticks doubled. */
+void vmy_scope_put_ident(struct wbuf *w, const char *s);
+
 /* Appends template with its markers expanded for pol; false when a marker is malformed. */
 bool vmy_scope_expand(struct wbuf *w, const struct vmy_policy *pol, const char *template);
 

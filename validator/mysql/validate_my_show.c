@@ -403,6 +403,23 @@ void vmy_show(struct vmy_parser *p)
 		if (!vmy_kw_at(p, 0, "STATUS"))
 			vmy_next(p);
 		show_variables(p, VMY_SHOW_STATUS);
+	} else if (!full && vmy_kw_at(p, 0, "AIRLOCK") && vmy_word_is(p, vmy_peek(p, 1), "APPROVAL")) {
+		const struct vmy_token *t;
+		size_t used = 0;
+
+		vmy_next(p);
+		vmy_next(p);
+		t = vmy_peek(p, 0);
+		if (t->kind != VMY_T_STRING || !vmy_tok_string(p->sql, t, p->pol->no_backslash_escapes,
+							       p->out->approval, sizeof(p->out->approval), &used)) {
+			vmy_syntax(p, "SHOW AIRLOCK APPROVAL 'id' (the id the write's APPROVAL_REQUIRED error named)");
+			return;
+		}
+		vmy_next(p);
+		if (!vmy_at_end(p))
+			vmy_syntax(p, "unexpected input at the end of SHOW AIRLOCK APPROVAL");
+		else
+			p->out->kind = VMY_SHOW_APPROVAL;
 	} else if (!full && vmy_kw_at(p, 0, "AIRLOCK") && vmy_kw_at(p, 1, "POLICY")) {
 		vmy_next(p);
 		vmy_next(p);

@@ -343,6 +343,57 @@ static void test_my_response_checks(void **state)
 	wbuf_free(&w);
 }
 
+/* A write's plan: its table and offsets come back; offsets out of order or a rule outside the policy do not. */
+static void test_my_write_plan(void **state)
+{
+	struct vmy_result r;
+	struct vw_response res = {.status = VW_OK, .my = &r}, back;
+	struct wbuf w;
+	const uint8_t *body;
+	size_t len;
+
+	(void)state;
+	sample_my(&r);
+	r.kind = VMY_WRITE;
+	r.stmt_kind = NULL;
+	r.scope.show = VMY_SHOW_NONE;
+	r.write = (struct vmy_write_plan){
+		.rule = 1, .target_start = 7, .target_end = 13, .where_start = 16, .where_end = 20, .filter_at = 14};
+	strcpy(r.write.command, "UPDATE");
+	strcpy(r.write.db, "shop");
+	strcpy(r.write.table, "orders");
+	strcpy(r.approval, "w123");
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_MY_VALIDATE, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 2, &back));
+	assert_int_equal(back.my->kind, VMY_WRITE);
+	assert_string_equal(back.my->write.table, "orders");
+	assert_int_equal(back.my->write.rule, 1);
+	assert_int_equal(back.my->write.where_end, 20);
+	assert_string_equal(back.my->approval, "w123");
+	vw_response_free(&back);
+	/* A rule the policy does not have. */
+	assert_false(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 1, &back));
+	/* The table after where a filter goes; a condition before it; no table named. */
+	for (int i = 0; i < 3; i++) {
+		struct vmy_write_plan keep = r.write;
+
+		if (i == 0)
+			r.write.target_end = 15;
+		else if (i == 1)
+			r.write.where_start = 12;
+		else
+			r.write.table[0] = '\0';
+		wbuf_reset(&w);
+		assert_true(vw_put_response(&w, VW_MY_VALIDATE, &res));
+		body = body_of(&w, &len);
+		assert_false(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 2, &back));
+		r.write = keep;
+	}
+	wbuf_free(&w);
+}
+
 static void test_split_response(void **state)
 {
 	size_t off[2] = {0, 9}, lens[2] = {8, 11};
@@ -409,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_pg_response_round_trip_and_checks),
 		cmocka_unit_test(test_pg_write_response),
 		cmocka_unit_test(test_my_response_checks),
+		cmocka_unit_test(test_my_write_plan),
 		cmocka_unit_test(test_split_response),
 		cmocka_unit_test(test_bad_request_status),
 		cmocka_unit_test(test_no_memory_status),

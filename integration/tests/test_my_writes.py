@@ -1,0 +1,268 @@
+"""Governed writes over MySQL, end to end with the real clients: a write of
+writer (writes = approve) is checked, dry-run on its mysql_write_target
+(the MariaDB account airlock_rw, which may write write_probe.items and
+nothing else) and held; the agent gets APPROVAL_REQUIRED naming the
+approval and reads the outcome with SHOW AIRLOCK APPROVAL; an approver
+decides through the approval listener's JSON API. An approved write is
+checked and dry-run again under the settings it was asked under and runs
+once; a rejected or drifted one writes nothing; one past max_write_rows,
+outside the write tables or past the row filter is refused at once.
+
+This module's airlockd is its own (an approval listener, a store of its
+own) and writes a MariaDB database of its own, write_probe."""
+
+import os
+import re
+import subprocess
+import time
+
+import pymysql
+import pytest
+
+import itest
+from private_airlockd import PrivateAirlockd, free_port
+from test_pg_approvals import APPROVER, api, audited
+
+HOSTS = ("'airlock_ro'@'127.0.0.1'", "'airlock_ro'@'localhost'", "'airlock_rw'@'127.0.0.1'",
+         "'airlock_rw'@'localhost'")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def probe_table():
+    grants = "".join("GRANT SELECT ON write_probe.items TO %s;" % h for h in HOSTS)
+    grants += "".join("GRANT INSERT, UPDATE, DELETE ON write_probe.items TO %s;" % h for h in HOSTS[2:])
+    itest.my_super_query("DROP DATABASE IF EXISTS write_probe; CREATE DATABASE write_probe;"
+                         "CREATE TABLE write_probe.items (id INT PRIMARY KEY, flag VARCHAR(20), n INT);"
+                         "INSERT INTO write_probe.items VALUES (1, 'x', 1), (2, 'x', 2), (3, 'x', 3), (4, 'x', 4), (5, 'x', 5),"
+                         " (6, 'x', 6);" + grants)
+    yield
+    itest.my_super_query("DROP DATABASE write_probe")
+
+
+@pytest.fixture(scope="module")
+def private():
+    store = itest.STATE_DIR + "/approvals-mywrites.db"
+    port = free_port()
+    d = PrivateAirlockd("mywrites", {"pool_min": 0, "approval_store": store, "approval_listen": "127.0.0.1:%d" % port},
+                        uid_base=1003100000, sections={"user writer": {
+                            "mysql_tables": "shop.orders, write_probe.items, information_schema.*",
+                            "mysql_write_tables": "write_probe.items",
+                            "mysql_filter write_probe.items": "n <= 100",
+                            "max_write_rows": "5"}})
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(store + suffix)
+        except FileNotFoundError:
+            pass
+    d.approval_port = port
+    d.start()
+    assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
+    yield d
+    assert d.stop() in (0, -15)
+
+
+def writer(d, **kw):
+    return pymysql.connect(host="127.0.0.1", port=d.my_port, user="writer", password="writer-secret",
+                           database="write_probe", connect_timeout=10, read_timeout=60, **kw)
+
+
+def outcome(conn, sql):
+    """('ok', rowcount) or ('error', errno, message) of sql on conn."""
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return ("ok", cur.rowcount)
+    except pymysql.MySQLError as e:
+        return ("error", e.args[0], e.args[1])
+
+
+def hold(d, sql, setup=()):
+    conn = writer(d, autocommit=True)
+    try:
+        for s in setup:
+            assert outcome(conn, s)[0] == "ok", s
+        got = outcome(conn, sql)
+    finally:
+        conn.close()
+    assert got[0] == "error" and got[1] == 1105 and got[2].startswith("APPROVAL_REQUIRED"), got
+    return re.search(r"approval (w[a-z2-7]{20})\b", got[2]).group(1)
+
+
+def shown(d, approval):
+    conn = writer(d)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW AIRLOCK APPROVAL '%s'" % approval)
+            cols = [c[0] for c in cur.description]
+            return dict(zip(cols, cur.fetchone()))
+    finally:
+        conn.close()
+
+
+def settled(d, approval, wait=60):
+    got = None
+    deadline = time.time() + wait
+    while time.time() < deadline:
+        got = shown(d, approval)
+        if got["status"] not in ("approved", "running"):
+            return got
+        time.sleep(0.2)
+    raise AssertionError("approval %s did not settle: %s" % (approval, got))
+
+
+def items():
+    return itest.my_super_query("SELECT GROUP_CONCAT(CONCAT_WS(':', id, flag, n) ORDER BY id) FROM write_probe.items")
+
+
+@pytest.mark.parametrize("sql,rows", [
+    ("UPDATE items SET flag = 'held' WHERE id <= 2", 2),
+    ("update write_probe.items set flag = 'same' where id = 1", 1),
+    ("DELETE FROM items WHERE id IN (5, 6)", 2),
+    ("DELETE FROM items WHERE id = 99", 0),
+    ("INSERT INTO items (id, flag, n) VALUES (50, 'new', 7), (51, 'new', 8)", 2),
+    ("INSERT INTO items SET id = 52, flag = 'set', n = 1", 1),
+    ("UPDATE items SET flag = 'sub' WHERE id IN (SELECT id FROM (SELECT 3 AS id) t)", 1),
+])
+def test_a_write_is_held_and_nothing_is_written(private, sql, rows):
+    before = items()
+    approval = hold(private, sql)
+    assert items() == before
+    got = shown(private, approval)
+    assert got["status"] == "pending" and got["rows"] == rows and got["executed_rows"] is None, got
+
+
+def test_an_approved_write_runs_once_and_the_cli_reads_it(private):
+    before = items()
+    approval = hold(private, "UPDATE items SET flag = 'approved' WHERE id <= 2")
+    status, listed, _ = api(private, "GET", "/api/approvals")
+    mine = [r for r in listed if r["id"] == approval]
+    assert status == 200 and mine and mine[0]["rows"] == 2 and mine[0]["protocol"] == "mysql", mine
+    assert "`write_probe`.`items`" in mine[0]["rewritten"] and "(n <= 100)" in mine[0]["rewritten"], mine
+    status, record, _ = api(private, "POST", "/api/approvals/%s/approve" % approval, {"reason": "fine"})
+    assert status == 200, record
+    got = settled(private, approval)
+    assert got["status"] == "executed" and got["executed_rows"] == 2 and got["decided_by"] == APPROVER, got
+    assert items() == before.replace("1:x:1", "1:approved:1").replace("2:x:2", "2:approved:2")
+    assert api(private, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 409
+    steps = audited(private, approval)
+    assert [r["decision"] for r in steps] == ["held", "approved", "running", "executed"], steps
+    # The mysql CLI reads the same outcome.
+    args = ["mysql", "--no-defaults", "-h", "127.0.0.1", "-P", str(private.my_port), "-u", "writer",
+            "-pwriter-secret", "-N", "-B", "write_probe", "-e", "SHOW AIRLOCK APPROVAL '%s'" % approval]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60, env=itest.my_env())
+    assert r.returncode == 0 and r.stdout.split("\t")[:4] == [approval, "executed", "2", "2"], r
+
+
+def test_the_cli_gets_the_held_error(private):
+    args = ["mysql", "--no-defaults", "-h", "127.0.0.1", "-P", str(private.my_port), "-u", "writer",
+            "-pwriter-secret", "write_probe", "-e", "DELETE FROM items WHERE id = 4"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60, env=itest.my_env())
+    assert r.returncode == 1 and "ERROR 1105 (HY000)" in r.stderr and "APPROVAL_REQUIRED" in r.stderr, r
+    assert "SHOW AIRLOCK APPROVAL" in r.stderr, r
+    assert "4:x:4" in items()
+
+
+def test_a_rejected_write_writes_nothing(private):
+    before = items()
+    approval = hold(private, "DELETE FROM items WHERE id = 6")
+    status, record, _ = api(private, "POST", "/api/approvals/%s/reject" % approval, {"reason": "not today"})
+    assert status == 200 and record["status"] == "rejected"
+    got = shown(private, approval)
+    assert got["status"] == "rejected" and got["reason"] == "not today", got
+    assert items() == before
+
+
+def test_a_write_whose_rows_changed_drifts(private):
+    itest.my_super_query("UPDATE write_probe.items SET flag = 'd' WHERE id IN (3, 4)")
+    approval = hold(private, "UPDATE items SET flag = 'e' WHERE flag = 'd'")
+    assert shown(private, approval)["rows"] == 2
+    itest.my_super_query("UPDATE write_probe.items SET flag = 'd' WHERE id = 5")
+    before = items()
+    assert api(private, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+    got = settled(private, approval)
+    assert got["status"] == "drifted" and "3 rows" in got["reason"], got
+    assert items() == before
+
+
+def test_the_run_keeps_the_sessions_sql_mode(private):
+    """Under ANSI_QUOTES "id" is the column; read as a string the run would match no row and drift."""
+    approval = hold(private, 'UPDATE items SET flag = \'ansi\' WHERE "id" = 1',
+                    setup=("SET sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')",))
+    assert shown(private, approval)["rows"] == 1
+    assert api(private, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+    got = settled(private, approval)
+    assert got["status"] == "executed" and got["executed_rows"] == 1, got
+    assert "1:ansi:1" in items()
+
+
+def test_past_max_write_rows_it_is_refused_at_once(private):
+    conn = writer(private, autocommit=True)
+    try:
+        got = outcome(conn, "UPDATE items SET flag = 'many'")
+    finally:
+        conn.close()
+    assert got[0] == "error" and got[1] == 1105 and got[2].startswith("WRITE_ROWS"), got
+    assert "many" not in items()
+
+
+def test_the_row_filter_bounds_a_write(private):
+    itest.my_super_query("INSERT INTO write_probe.items VALUES (500, 'hidden', 500)")
+    try:
+        conn = writer(private, autocommit=True)
+        try:
+            # The hidden row is not touched, and a row the filter hides cannot be written.
+            assert outcome(conn, "SELECT COUNT(*) FROM items WHERE id = 500")[0] == "ok"
+            approval = None
+            got = outcome(conn, "DELETE FROM items WHERE id = 500")
+            assert got[0] == "error" and got[1] == 1105, got
+            approval = re.search(r"approval (w[a-z2-7]{20})\b", got[2]).group(1)
+            got = outcome(conn, "INSERT INTO items VALUES (600, 'big', 600)")
+            assert got[0] == "error" and got[2].startswith("WRITE_CHECK"), got
+            got = outcome(conn, "UPDATE items SET n = 1000 WHERE id = 1")
+            assert got[0] == "error" and got[2].startswith("WRITE_CHECK"), got
+        finally:
+            conn.close()
+        assert shown(private, approval)["rows"] == 0
+        assert "600:" not in items() and "500:hidden:500" in items()
+    finally:
+        itest.my_super_query("DELETE FROM write_probe.items WHERE id >= 500")
+
+
+def test_what_stays_refused(private):
+    conn = writer(private, autocommit=True)
+    try:
+        for sql, errno, part in [
+            ("UPDATE shop.orders SET note = 'x' WHERE id = 1", 1792, "not one of your write tables"),
+            ("REPLACE INTO items VALUES (1, 'r', 1)", 1792, None),
+            ("UPDATE items SET flag = 'a'; DELETE FROM items", None, None),
+            ("INSERT INTO items SELECT * FROM items", None, "INSERT ... SELECT"),
+            ("UPDATE items, shop.orders SET items.flag = 'j'", None, "several tables"),
+            ("DELETE FROM items WHERE id = 1 RETURNING *", None, "RETURNING"),
+            ("UPDATE items SET flag = (SELECT password FROM mysql.user LIMIT 1)", None, None),
+        ]:
+            got = outcome(conn, sql)
+            assert got[0] == "error", (sql, got)
+            assert errno is None or got[1] == errno, (sql, got)
+            assert part is None or part in got[2], (sql, got)
+            assert not got[2].startswith("APPROVAL_REQUIRED"), (sql, got)
+    finally:
+        conn.close()
+    # A user without writes = approve is refused as before.
+    conn = pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent", password=itest.AGENT_PASSWORD,
+                           database="shop", connect_timeout=10)
+    try:
+        got = outcome(conn, "UPDATE orders SET note = 'x' WHERE id = 1")
+        assert got[0] == "error" and got[1] == 1792, got
+    finally:
+        conn.close()
+
+
+def test_another_users_approval_does_not_exist(private):
+    approval = hold(private, "UPDATE items SET flag = 'mine' WHERE id = 1")
+    conn = pymysql.connect(host="127.0.0.1", port=private.my_port, user="agent", password=itest.AGENT_PASSWORD,
+                           database="shop", connect_timeout=10)
+    try:
+        got = outcome(conn, "SHOW AIRLOCK APPROVAL '%s'" % approval)
+        assert got[0] == "error" and "does not exist" in got[2], got
+    finally:
+        conn.close()

@@ -1,0 +1,243 @@
+/*
+ * my_write: a write of a user with writes = approve, over MySQL. The
+ * statement is made into what will run (validate_my_write.h), dry-run by
+ * a runner on the user's mysql_write_target in a transaction that is
+ * always rolled back (runner/runner_my_write.c), and, when the dry run
+ * passed and touched at most max_write_rows rows, kept as a pending
+ * record of the store of held writes with the session's settings. The
+ * agent gets APPROVAL_REQUIRED naming the record; SHOW AIRLOCK APPROVAL
+ * '<id>' answers where it stands, for the user's own records only.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "approval/approval_store.h"
+#include "proxy/approval_hold.h"
+#include "proxy/approvals.h"
+#include "proxy/mysql/my_session_int.h"
+#include "proxy/server.h"
+#include "proxy/timeval.h"
+#include "proxy/validator_client.h"
+#include "validator/mysql/validate_my_scope.h"
+#include "validator/mysql/validate_my_write.h"
+
+/* What a dry run's record needs when the job ends: owned, freed with it. */
+struct myw_pending {
+	char *statement;
+	char *rewritten;
+	char *settings; /* the settings it was dry-run under, as the record keeps them */
+};
+
+void myw_pending_free(struct myw_pending *p)
+{
+	if (!p)
+		return;
+	free(p->statement);
+	free(p->rewritten);
+	free(p->settings);
+	free(p);
+}
+
+/* The database's own notices during a dry run are dropped: the write has not run. */
+static void dry_notice(void *arg, const struct frame_error *e)
+{
+	(void)arg;
+	(void)e;
+}
+
+static void dry_done(void *arg, const struct job_result *r)
+{
+	struct my_session *s = arg;
+	struct myw_pending *p = s->write;
+	char id[APPROVAL_ID_LEN + 1], why[512], msg[640], hint[320];
+	uint64_t rows = 0;
+	struct approval_ask q = {
+		.protocol = "mysql",
+		.application_name = s->program,
+		.statement = p ? p->statement : NULL,
+		.params = "[]",
+		.param_types = "[]",
+		.rewritten = p ? p->rewritten : NULL,
+		.settings = p ? p->settings : NULL,
+	};
+
+	s->write = NULL;
+	session_job_finished(&s->core);
+	if (!r->ok) {
+		myr_job_error(s, r);
+		myr_flush(s);
+	} else if (!p || !p->settings) {
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+	} else if (!frame_tag_rows(r->tag, &rows)) {
+		myr_refuse(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE,
+			   "the dry run of the write did not say how many rows it touches", NULL);
+	} else if (!approval_hold(&s->core, &q, rows, id, why, sizeof(why))) {
+		snprintf(msg, sizeof(msg), "the write could not be held for approval: %s", why);
+		myr_refuse(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE, msg, NULL);
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "the write is held for approval (approval %s): it would touch %" PRIu64
+			 " rows; nothing is written until a person approves it",
+			 id, rows);
+		snprintf(hint, sizeof(hint), "SHOW AIRLOCK APPROVAL '%s' tells its outcome", id);
+		myr_put_err(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg, hint);
+		session_audit_held(&s->core, id, rows);
+		myr_flush(s);
+	}
+	myw_pending_free(p);
+	session_statement_done(&s->core);
+}
+
+static const struct job_events dry_events = {
+	.on_notice = dry_notice,
+	.on_done = dry_done,
+};
+
+/* The text that will run of the write v, validated again as the same write; NULL when refused (sent). */
+static char *made(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
+		  const struct vmy_policy *pol)
+{
+	struct vmy_result *again = malloc(sizeof(*again));
+	bool failed = false;
+	char *text = NULL;
+
+	if (!again) {
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+		return NULL;
+	}
+	text = vcl_my_scope(s->core.srv->validators, pol, sql, len, v, &failed, again);
+	if (text && again->kind == VMY_WRITE && strcmp(again->write.command, v->write.command) == 0 &&
+	    strcmp(again->write.db, v->write.db) == 0 && strcmp(again->write.table, v->write.table) == 0) {
+		free(again);
+		return text;
+	}
+	if (again->kind == VMY_REFUSED)
+		myr_refused(s, again);
+	else
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
+			   "Not supported through airlock: this write could not be scoped to your world",
+			   "write it more plainly: one table, plain conditions");
+	free(text);
+	free(again);
+	return NULL;
+}
+
+void myw_execute(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v)
+{
+	const struct airlock_user *u = s->core.u;
+	struct vmy_policy pol;
+	struct myw_pending *p;
+	struct myq_job how = {.ev = &dry_events, .arg = s, .write_dry = true};
+
+	if (!s->core.srv->approvals || !u->mysql_write_target) {
+		myr_refuse(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE,
+			   "Cannot execute statement in a READ ONLY transaction", "only reads run here");
+		return;
+	}
+	if (s->in_trans && s->read_only_txn) {
+		myr_refuse(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE,
+			   "Cannot execute statement in a READ ONLY transaction",
+			   "the transaction was started READ ONLY");
+		return;
+	}
+	if (v->write.rule >= 0 && myv_mode_changes_values(&s->vars)) {
+		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
+			   "Not supported through airlock: writing a table with a row filter under this sql_mode",
+			   "SET sql_mode without NO_UNSIGNED_SUBTRACTION, NO_ZERO_IN_DATE, NO_ZERO_DATE, "
+			   "ALLOW_INVALID_DATES, PAD_CHAR_TO_FULL_LENGTH and TIME_ROUND_FRACTIONAL");
+		return;
+	}
+	myv_fill_policy(s, &pol);
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->statement = strndup(sql, v->stmt_len && v->stmt_len <= len ? v->stmt_len : len))) {
+		myw_pending_free(p);
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+		return;
+	}
+	if (!(p->rewritten = made(s, sql, len, v, &pol))) {
+		myw_pending_free(p);
+		return;
+	}
+	how.write_check = vmy_write_checks(&pol, v);
+	how.settings = &p->settings;
+	s->write = p;
+	myj_start_with(s, p->rewritten, &how);
+	if (!s->core.job) {
+		s->write = NULL;
+		myw_pending_free(p);
+		return;
+	}
+}
+
+/* ---- SHOW AIRLOCK APPROVAL '<id>' ---- */
+
+static void put_ms(char *out, size_t len, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms <= 0 || !gmtime_r(&t, &tm)) {
+		out[0] = '\0';
+		return;
+	}
+	snprintf(out, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+/* One row: id, status, rows, executed_rows, reason, decided_by, decided_at, created_at, expires_at (UTC). */
+static void show_row(struct my_session *s, const struct approval *a)
+{
+	static const struct myl_col cols[] = {
+		{"id", MY_TYPE_VAR_STRING, false},         {"status", MY_TYPE_VAR_STRING, false},
+		{"rows", MY_TYPE_LONGLONG, true},          {"executed_rows", MY_TYPE_LONGLONG, true},
+		{"reason", MY_TYPE_VAR_STRING, false},     {"decided_by", MY_TYPE_VAR_STRING, false},
+		{"decided_at", MY_TYPE_VAR_STRING, false}, {"created_at", MY_TYPE_VAR_STRING, false},
+		{"expires_at", MY_TYPE_VAR_STRING, false},
+	};
+	char rows[32], executed[32], decided[64], created[64], expires[64];
+	const char *row[9];
+
+	snprintf(rows, sizeof(rows), "%" PRId64, a->rows);
+	snprintf(executed, sizeof(executed), "%" PRId64, a->executed_rows);
+	put_ms(decided, sizeof(decided), a->decided_at);
+	put_ms(created, sizeof(created), a->created_at);
+	put_ms(expires, sizeof(expires), a->expires_at);
+	row[0] = a->id;
+	row[1] = approval_status_name(a->status);
+	row[2] = rows;
+	row[3] = a->executed_rows < 0 ? NULL : executed;
+	row[4] = a->reason[0] ? a->reason : NULL;
+	row[5] = a->decided_by[0] ? a->decided_by : NULL;
+	row[6] = decided[0] ? decided : NULL;
+	row[7] = created;
+	row[8] = expires;
+	myl_header(s, cols, 9);
+	myl_row(s, row, 9);
+	myr_result_end(s);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 1, 0, 0);
+	myr_flush(s);
+}
+
+void myw_show(struct my_session *s, const char *id)
+{
+	struct approval_store *st = s->core.srv->approvals;
+	struct approval a = {0};
+	char msg[160];
+
+	/* Another user's record reads as one that does not exist. */
+	if (st && approval_id_valid(id)) {
+		approvals_expire(st, s->core.srv->audit, wall_ms());
+		if (st->ops->get(st, id, &a) == APPROVAL_OK && strcmp(a.user, s->core.u->name) == 0) {
+			show_row(s, &a);
+			approval_free(&a);
+			return;
+		}
+		approval_free(&a);
+	}
+	snprintf(msg, sizeof(msg), "approval '%.40s' does not exist", id);
+	myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR, msg,
+		   "the id is the one the write's APPROVAL_REQUIRED error named");
+}

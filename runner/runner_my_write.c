@@ -1,0 +1,94 @@
+/*
+ * runner_my_write: see runner_my_write.h.
+ */
+#include "runner/runner_my_write.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/errors.h"
+
+static bool run(MYSQL *conn, const char *sql)
+{
+	MYSQL_RES *res;
+
+	if (mysql_real_query(conn, sql, (unsigned long)strlen(sql)) != 0)
+		return false;
+	res = mysql_store_result(conn);
+	if (res)
+		mysql_free_result(res);
+	return mysql_errno(conn) == 0;
+}
+
+/* The check rows of a write_check job, each counted; *ok false when one is not 1. */
+static bool read_checks(MYSQL *conn, MYSQL_RES *res, uint64_t *rows, bool *ok)
+{
+	MYSQL_ROW row;
+
+	*ok = mysql_num_fields(res) >= 1;
+	while ((row = mysql_fetch_row(res)) != NULL) {
+		(*rows)++;
+		if (!row[0] || strcmp(row[0], "1") != 0)
+			*ok = false;
+	}
+	return mysql_errno(conn) == 0;
+}
+
+enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, uint64_t *rows)
+{
+	MYSQL_RES *res;
+	bool checked = true;
+
+	*rows = 0;
+	if (!run(conn, "START TRANSACTION READ WRITE") ||
+	    mysql_real_query(conn, job->sql, (unsigned long)strlen(job->sql)) != 0)
+		return MY_WRITE_ERROR;
+	res = mysql_use_result(conn);
+	if (res) {
+		bool read = job->write_check && read_checks(conn, res, rows, &checked);
+
+		if (!job->write_check) {
+			/* A write that returns rows it was not made to: never committed. */
+			mysql_free_result(res);
+			run(conn, "ROLLBACK");
+			return MY_WRITE_CHECK;
+		}
+		mysql_free_result(res);
+		if (!read)
+			return MY_WRITE_ERROR;
+	} else {
+		my_ulonglong n = mysql_affected_rows(conn);
+
+		if (mysql_field_count(conn) != 0 || n == (my_ulonglong)-1 || job->write_check)
+			return mysql_errno(conn) ? MY_WRITE_ERROR : MY_WRITE_CHECK;
+		*rows = (uint64_t)n;
+	}
+	if (!checked || *rows > job->write_max) {
+		run(conn, "ROLLBACK");
+		return checked ? MY_WRITE_ROWS : MY_WRITE_CHECK;
+	}
+	if (!run(conn, job->write == RUNNER_WRITE_RUN ? "COMMIT" : "ROLLBACK"))
+		return MY_WRITE_ERROR;
+	return MY_WRITE_OK;
+}
+
+void my_write_refusal(struct runner_ctl *ctl, enum my_write_end e, uint64_t rows, uint64_t max)
+{
+	enum airlock_err code = e == MY_WRITE_CHECK ? AIRLOCK_E_WRITE_CHECK : AIRLOCK_E_WRITE_ROWS;
+	char msg[256];
+
+	if (e == MY_WRITE_CHECK)
+		snprintf(msg, sizeof(msg),
+			 "WRITE_CHECK: the write would leave a row your row filter hides; nothing "
+			 "was written");
+	else
+		snprintf(msg, sizeof(msg),
+			 "WRITE_ROWS: the write touches %" PRIu64 " rows, more than %" PRIu64 "; nothing was written",
+			 rows, max);
+	runner_ctl_error_my(ctl, FRAME_ERROR, airlock_err_my_sqlstate(code), airlock_err_name(code),
+			    airlock_err_my_errno(code), msg,
+			    e == MY_WRITE_CHECK ? "write only rows that stay within what you can read"
+						: "narrow the WHERE clause");
+}
