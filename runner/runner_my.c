@@ -15,7 +15,8 @@
  * (mysql_select_db) when it is not the one connected to, and only when all
  * of that succeeded is the statement sent: in the common case two round
  * trips, the SET and the statement, which runs as its own read-only
- * transaction. Its rows are read with mysql_use_result, one at a time as
+ * transaction. With max_cost, its EXPLAIN and the cost MariaDB estimates
+ * come first (runner_my_cost.h). Its rows are read with mysql_use_result, one at a time as
  * the server sends them; when the statement left warnings, SHOW WARNINGS
  * turns them into 'N' frames before the 'C' frame.
  *
@@ -52,6 +53,7 @@
 #include "runner/runner_cap.h"
 #include "runner/runner_mem.h"
 #include "runner/runner_my_conn.h"
+#include "runner/runner_my_cost.h"
 #include "runner/runner_my_hidden.h"
 #include "runner/runner_my_watch.h"
 #include "runner/runner_row.h"
@@ -72,6 +74,7 @@ enum outcome {
 	OUT_TRUNCATED, /* a cap was reached; r.trunc says which */
 	OUT_REFUSED,   /* the runner will not handle this (r.refusal) */
 	OUT_GONE,      /* writing to the control socket failed */
+	OUT_COST,      /* max_cost refused the statement (r.cost) */
 };
 
 struct my_run {
@@ -93,6 +96,7 @@ struct my_run {
 	char err_state[6];
 	char err_msg[MYSQL_ERRMSG_SIZE];
 	struct my_hidden hidden; /* an EXPLAIN's hidden keys (runner_my_hidden.h) */
+	struct my_cost cost;
 };
 
 static bool client_errno(unsigned e)
@@ -565,6 +569,15 @@ static enum outcome load_hidden(struct my_run *r)
 	return l == MY_HIDDEN_OK ? OUT_OK : OUT_REFUSED;
 }
 
+/* max_cost: the plan's estimate, in the statement's session, before it is sent. */
+static enum outcome check_cost(struct my_run *r)
+{
+	r->cost = my_cost_check(r->conn, r->job->sql, r->job->max_cost);
+	if (r->cost.verdict == MY_COST_FAILED)
+		return capture_error(r);
+	return r->cost.verdict == MY_COST_UNDER ? check_event(r) : OUT_COST;
+}
+
 static enum outcome stream_statement(struct my_run *r)
 {
 	const char *sql = r->job->sql;
@@ -691,6 +704,9 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 				airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_NOT_SUPPORTED_YET),
 				r->refusal, "");
 			break;
+		case OUT_COST:
+			my_cost_refuse(r->ctl, &r->cost, r->job->max_cost);
+			break;
 		case OUT_EVENT: /* an event is never taken back, so disarm returned it */
 		case OUT_GONE:
 			send_lost(r);
@@ -767,6 +783,8 @@ int runner_my_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	o = job_setup(&r);
 	if (o == OUT_OK && job->hidden_keys)
 		o = load_hidden(&r);
+	if (o == OUT_OK && job->max_cost && !job->describe)
+		o = check_cost(&r);
 	if (o == OUT_OK)
 		o = stream_statement(&r);
 	ev = my_watch_disarm(&r.watch);
