@@ -219,6 +219,7 @@ static void start(struct my_session *s, const char *sql, bool describe, const st
 		.settings = settings,
 		.nsettings = 3,
 		.describe = describe,
+		.cost_check = !describe && s->cost_check,
 		.hidden_keys = describe ? NULL : s->hidden_keys,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
