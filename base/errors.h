@@ -32,7 +32,7 @@
 	X(NOT_ALLOWED,         NULL,    1227, "42000")         \
 	X(UNSUPPORTED,         "0A000", 1235, "42000")         \
 	X(TOO_COMPLEX,         "54001", 1473, "HY000")         \
-	X(COST_LIMIT,          "54001", 0,    NULL)            \
+	X(COST_LIMIT,          "54001", 1104, "42000")         \
 	X(TIMEOUT,             "57014", 3024, "HY000")         \
 	X(MEMORY_LIMIT,        "53200", 1290, "HY000")         \
 	X(CANCELED,            "57014", 1317, "70100")         \

@@ -23,8 +23,9 @@
  *      exist (runner_job.h). "guard": a read the runner runs after the
  *      settings and before the statement; its error refuses the
  *      statement (validator/pg/validate_pg_guard.h).
- *      For engine "mariadb" the keys are the same but for max_cost and
- *      param.<i>, which it does not take, and set.* is limited to
+ *      For engine "mariadb" the keys are the same but for param.<i>,
+ *      which it does not take (its max_cost is checked with
+ *      Last_query_cost: runner/runner_my_cost.h), and set.* is limited to
  *      set.names, set.sql_mode (required) and set.time_zone (see
  *      runner_job.h).
  *  'P' connect (proxy -> runner): same layout as 'J', holding only engine,

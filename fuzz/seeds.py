@@ -16,6 +16,8 @@ What it gathers:
   they reach airlockd, captured by a relay on loopback: for fuzz_pg_decode,
   fuzz_my_decode and fuzz_session (with its protocol byte);
 - EXPLAIN (FORMAT JSON, VERBOSE) of the Postgres corpus, for fuzz_runner_plan;
+- MariaDB's EXPLAIN rows and Last_query_cost of the MySQL corpus, for
+  fuzz_runner_my_cost;
 - the demo and test configurations, for fuzz_config;
 - hand-written statements for every construct that holds a relation
   reference, and a few inputs near the size limit (fuzz/seeds_grammar.py),
@@ -228,6 +230,28 @@ def explain_json(url, sqls):
     return [json.dumps(p) for p in out]
 
 
+def explain_my_cost(password, sqls):
+    """fuzz_runner_my_cost's input for each read: Last_query_cost, then one line a plan row
+    (id, select_type, table, type, tab-separated, \\N for NULL)."""
+    import pymysql
+    out = []
+    conn = pymysql.connect(host="127.0.0.1", port=3306, user="airlock_ro", password=password, database="shop")
+    for sql in sqls:
+        try:
+            with conn.cursor() as cur:
+                cur.execute("EXPLAIN " + sql)
+                names = [d[0] for d in cur.description]
+                rows = [[r[names.index(c)] for c in ("id", "select_type", "table", "type")] for r in cur.fetchall()]
+                cur.execute("SHOW SESSION STATUS LIKE 'Last_query_cost'")
+                lines = [cur.fetchone()[1]]
+        except Exception:
+            continue
+        lines += ["\t".join("\\N" if v is None else str(v) for v in r) for r in rows]
+        out.append("\n".join(lines).encode())
+    conn.close()
+    return out
+
+
 def main():
     args = argparse.ArgumentParser(description="(re)writes the seed corpora under fuzz/corpus/")
     args.add_argument("--grammar", action="store_true", help="only the hand-written validator seeds")
@@ -260,6 +284,10 @@ def main():
             add("fuzz_validate_my", bytes([flag]) + s.encode())
     for plan in explain_json(pg_direct, [s for s in pg_sql if re.match(r"\s*(SELECT|WITH)", s, re.I)]):
         add("fuzz_runner_plan", plan)
+    with open(os.path.join(STATE, "shop_maria.password")) as f:
+        my_password = f.read().strip()
+    for plan in explain_my_cost(my_password, [s for s in my_sql if re.match(r"\s*(SELECT|WITH|VALUES|\()", s, re.I)]):
+        add("fuzz_runner_my_cost", plan)
     pg_streams, my_streams = capture_streams()
     for s in pg_streams:
         add("fuzz_pg_decode", s)

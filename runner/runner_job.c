@@ -216,10 +216,6 @@ static int check_mariadb(const struct runner_job *job, char *why, size_t why_len
 {
 	size_t i, j;
 
-	if (job->have_cost) {
-		snprintf(why, why_len, "job key max_cost is not supported for engine mariadb");
-		return -1;
-	}
 	if (job->plan_tables) {
 		snprintf(why, why_len, "job key plan_tables is not supported for engine mariadb");
 		return -1;

@@ -8,8 +8,8 @@
  * the settings derived from it (work_mem, ...) may not come as set.<name>.
  *
  * Engine "mariadb" (MySQL and MariaDB backends) takes the same keys except
- * max_cost, plan_tables, plan_sql, formats, copy_header, type_check, guard, write and param.<i>, which fail its
- * job, and only three settings (hidden_keys is its alone):
+ * plan_tables, plan_sql, formats, copy_header, type_check, guard, write and param.<i>, which fail its
+ * job (its max_cost is checked as runner_my_cost.h says), and only three settings (hidden_keys is its alone):
  * set.names, set.sql_mode and set.time_zone. Its job is complete only with
  * set.sql_mode, because the proxy's lexer assumed that mode.
  */
@@ -49,7 +49,7 @@ struct runner_job {
 	bool have_rows;
 	bool have_bytes;
 	uint32_t backend_memory_mb; /* 0: absent; else the engine's memory settings derive from it (runner_mem.h) */
-	uint64_t max_cost;          /* 0: no EXPLAIN check */
+	uint64_t max_cost;          /* 0: no EXPLAIN check (Postgres: runner_pg.c; MySQL: runner_my_cost.h) */
 	bool have_cost;
 	char *plan_tables; /* the plan check: relations a plan may read, "schema.table" / "schema.*",
 			    * comma-separated; NULL: no check */

@@ -15,7 +15,8 @@
  * (mysql_select_db) when it is not the one connected to, and only when all
  * of that succeeded is the statement sent: in the common case two round
  * trips, the SET and the statement, which runs as its own read-only
- * transaction. Its rows are read with mysql_use_result, one at a time as
+ * transaction. With max_cost, its EXPLAIN and the cost MariaDB estimates
+ * come first (runner_my_cost.h). Its rows are read with mysql_use_result, one at a time as
  * the server sends them; when the statement left warnings, SHOW WARNINGS
  * turns them into 'N' frames before the 'C' frame.
  *
@@ -52,6 +53,8 @@
 #include "runner/runner_cap.h"
 #include "runner/runner_mem.h"
 #include "runner/runner_my_conn.h"
+#include "runner/runner_my_cost.h"
+#include "runner/runner_my_errors.h"
 #include "runner/runner_my_hidden.h"
 #include "runner/runner_my_watch.h"
 #include "runner/runner_my_write.h"
@@ -74,6 +77,7 @@ enum outcome {
 	OUT_REFUSED,   /* the runner will not handle this (r.refusal) */
 	OUT_GONE,      /* writing to the control socket failed */
 	OUT_WRITE,     /* a write job refused its write (r.write_end) */
+	OUT_COST,      /* max_cost refused the statement (r.cost) */
 };
 
 struct my_run {
@@ -97,6 +101,7 @@ struct my_run {
 	struct my_hidden hidden; /* an EXPLAIN's hidden keys (runner_my_hidden.h) */
 	enum my_write_end write_end;
 	uint64_t write_rows; /* a write job: the rows it touched */
+	struct my_cost cost;
 };
 
 static bool client_errno(unsigned e)
@@ -569,6 +574,15 @@ static enum outcome load_hidden(struct my_run *r)
 	return l == MY_HIDDEN_OK ? OUT_OK : OUT_REFUSED;
 }
 
+/* max_cost: the plan's estimate, in the statement's session, before it is sent. */
+static enum outcome check_cost(struct my_run *r)
+{
+	r->cost = my_cost_check(r->conn, r->job->sql, r->job->max_cost);
+	if (r->cost.verdict == MY_COST_FAILED)
+		return capture_error(r);
+	return r->cost.verdict == MY_COST_UNDER ? check_event(r) : OUT_COST;
+}
+
 static enum outcome stream_statement(struct my_run *r)
 {
 	const char *sql = r->job->sql;
@@ -605,48 +619,6 @@ static enum outcome stream_statement(struct my_run *r)
 	return send_warnings(r);
 }
 
-static void send_timeout(struct my_run *r)
-{
-	char hint[192];
-
-	snprintf(hint, sizeof(hint),
-		 "the statement exceeded the timeout of %" PRIu32
-		 " ms; make it cheaper: filter with WHERE, add a LIMIT, avoid large joins and sorts",
-		 r->job->timeout_ms);
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, airlock_err_my_sqlstate(AIRLOCK_E_TIMEOUT),
-			    airlock_err_name(AIRLOCK_E_TIMEOUT), airlock_err_my_errno(AIRLOCK_E_TIMEOUT),
-			    "Query execution was interrupted, maximum statement execution time exceeded", hint);
-}
-
-static void send_cancel(struct my_run *r)
-{
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, airlock_err_my_sqlstate(AIRLOCK_E_CANCELED),
-			    airlock_err_name(AIRLOCK_E_CANCELED), airlock_err_my_errno(AIRLOCK_E_CANCELED),
-			    "Query execution was interrupted", "");
-}
-
-static void send_lost(struct my_run *r)
-{
-	runner_ctl_error_my(r->ctl, FRAME_ERROR,
-			    airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_SERVER_LOST),
-			    airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-			    airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_SERVER_LOST),
-			    r->lost_in_rows ? "connection to the database was lost while reading rows"
-					    : "connection to the database was lost",
-			    r->lost_in_rows ? "a single row larger than 64 MiB also ends the connection; "
-					      "select fewer or shorter columns"
-					    : "");
-}
-
-/* MariaDB refused an allocation past max_session_mem_used (set from backend_memory_mb). */
-static void send_memory_limit(struct my_run *r)
-{
-	runner_ctl_error_my(r->ctl, FRAME_ERROR, airlock_err_my_sqlstate(AIRLOCK_E_MEMORY_LIMIT),
-			    airlock_err_name(AIRLOCK_E_MEMORY_LIMIT), airlock_err_my_errno(AIRLOCK_E_MEMORY_LIMIT),
-			    "the statement needed more database memory than the user's backend_memory_mb allows",
-			    "use shorter IN lists and fewer large expressions, aggregate fewer rows, or add a LIMIT");
-}
-
 static void send_backend_error(struct my_run *r)
 {
 	char msg[MYSQL_ERRMSG_SIZE + 32];
@@ -654,12 +626,12 @@ static void send_backend_error(struct my_run *r)
 	/* The client library's own errors can name the socket path: never echoed. */
 	if (r->err_no == airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_STATEMENT_TIMEOUT) ||
 	    r->err_no == airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_QUERY_TIMEOUT)) {
-		send_timeout(r);
+		my_send_timeout(r->ctl, r->job->timeout_ms);
 	} else if (r->err_no == airlock_my_errno(AIRLOCK_E_NONE, AIRLOCK_N_MY_OPTION_PREVENTS_STATEMENT) &&
 		   strstr(r->err_msg, "max-session-mem-used")) {
-		send_memory_limit(r);
+		my_send_memory_limit(r->ctl);
 	} else if (client_errno(r->err_no)) {
-		send_lost(r);
+		my_send_lost(r->ctl, r->lost_in_rows);
 	} else {
 		my_conn_mask_account(r->err_msg, r->job->user, msg, sizeof(msg));
 		runner_ctl_error_my(r->ctl, FRAME_ERROR, r->err_state, "", r->err_no, msg, "");
@@ -674,9 +646,9 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 	if (ev == MY_EVENT_GONE || o == OUT_GONE)
 		return -1;
 	if (ev == MY_EVENT_CANCEL) {
-		send_cancel(r);
+		my_send_cancel(r->ctl);
 	} else if (ev == MY_EVENT_TIMEOUT) {
-		send_timeout(r);
+		my_send_timeout(r->ctl, r->job->timeout_ms);
 	} else {
 		switch (o) {
 		case OUT_OK:
@@ -706,9 +678,12 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 		case OUT_WRITE:
 			my_write_refusal(r->ctl, r->write_end, r->write_rows, r->job->write_max);
 			break;
+		case OUT_COST:
+			my_cost_refuse(r->ctl, &r->cost, r->job->max_cost);
+			break;
 		case OUT_EVENT: /* an event is never taken back, so disarm returned it */
 		case OUT_GONE:
-			send_lost(r);
+			my_send_lost(r->ctl, r->lost_in_rows);
 			break;
 		}
 	}
@@ -782,6 +757,8 @@ int runner_my_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	o = job_setup(&r);
 	if (o == OUT_OK && job->hidden_keys)
 		o = load_hidden(&r);
+	if (o == OUT_OK && job->max_cost && !job->describe)
+		o = check_cost(&r);
 	if (o == OUT_OK)
 		o = stream_statement(&r);
 	ev = my_watch_disarm(&r.watch);

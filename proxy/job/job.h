@@ -51,7 +51,7 @@ struct job_request {
 	size_t nsettings;
 	const struct job_param *params;
 	size_t nparams;
-	bool cost_check;         /* a plain read: the runner checks limits->max_cost with EXPLAIN first */
+	bool cost_check; /* a plain read: the runner checks limits->max_cost with EXPLAIN first (both engines) */
 	const char *plan_tables; /* the plan check: what the plan may scan ("schema.table, schema.*"); NULL: off */
 	const char *formats;     /* Postgres result formats ('0' / '1', one for all or one per column); NULL: text */
 	bool describe;           /* Postgres: prepare and describe the statement, run nothing */

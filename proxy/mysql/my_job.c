@@ -222,6 +222,7 @@ static void start(struct my_session *s, const char *sql, const struct myq_job *h
 		.settings = settings,
 		.nsettings = 3,
 		.describe = how && how->describe,
+		.cost_check = !(how && how->describe) && !write && s->cost_check,
 		.hidden_keys = how && (how->describe || write) ? NULL : s->hidden_keys,
 		.rewritten = write,
 		.write = write ? 1 : 0,

@@ -364,7 +364,13 @@ static void kill_query(struct my_session *s, bool query_only, const char *by_id,
 	myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_SUCH_THREAD, msg, NULL);
 }
 
-/* An EXPLAIN's job also reads which foreign keys the world hides (their indexes' names leave the plan). */
+/*
+ * An EXPLAIN's job also reads which foreign keys the world hides (their
+ * indexes' names leave the plan). A SELECT's (WITH, VALUES, a parenthesized
+ * query) is cost-checked when the user has max_cost, as Postgres reads
+ * are; SHOW, DESCRIBE and EXPLAIN, which EXPLAIN cannot take, and a field
+ * list's LIMIT 0 are not.
+ */
 static void start_read(struct my_session *s, const char *text, bool field_list, bool binary, const struct myq_job *how,
 		       const struct vmy_result *v, const struct vmy_policy *pol)
 {
@@ -378,11 +384,13 @@ static void start_read(struct my_session *s, const char *text, bool field_list, 
 		}
 	}
 	s->hidden_keys = hidden;
+	s->cost_check = !field_list && v->stmt_kind && strcmp(v->stmt_kind, "SELECT") == 0;
 	if (how)
 		myj_start_with(s, text, how);
 	else
 		myj_start(s, text, field_list, binary);
 	s->hidden_keys = NULL;
+	s->cost_check = false;
 	free(hidden);
 }
 

@@ -158,6 +158,8 @@ struct my_session {
 	struct mys_create create;
 	/* While an EXPLAIN's job starts: its hidden_keys read (borrowed), else NULL. */
 	const char *hidden_keys;
+	/* While a SELECT's job starts (not a describe or a field list): the runner checks max_cost first. */
+	bool cost_check;
 	bool cols_sent;
 	uint16_t ncols;
 	struct myw_pending *write; /* a write's dry run while it runs (my_write.c); owned */

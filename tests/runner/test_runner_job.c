@@ -138,6 +138,23 @@ static void test_mariadb_refuses_formats_takes_describe(void **state)
 	runner_job_free(&job);
 }
 
+/* max_cost: both engines take it (MariaDB checks it with Last_query_cost, runner_my_cost.h). */
+static void test_mariadb_takes_max_cost(void **state)
+{
+	const char *const ok[] = {"engine",   "mariadb", "dbname",    "shop",     "user",       "u",
+				  "password", "p",       "sql",       "SELECT 1", "timeout_ms", "1000",
+				  "max_rows", "10",      "max_bytes", "1000",     "max_cost",   "1000000"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, ok, 9, why, sizeof(why)), 0);
+	assert_true(job.have_cost);
+	assert_int_equal(job.max_cost, 1000000);
+	runner_job_free(&job);
+}
+
 /* The parameter types' check: one read, for Postgres only. */
 static void test_type_check(void **state)
 {
@@ -327,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_mariadb_refuses_formats_takes_describe),
 		cmocka_unit_test(test_mariadb_write),
+		cmocka_unit_test(test_mariadb_takes_max_cost),
 		cmocka_unit_test(test_type_check),
 		cmocka_unit_test(test_hidden_keys),
 		cmocka_unit_test(test_write),
