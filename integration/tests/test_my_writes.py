@@ -21,7 +21,7 @@ import pytest
 
 import itest
 from private_airlockd import PrivateAirlockd, free_port
-from test_pg_approvals import APPROVER, api, audited
+from test_pg_approvals import APPROVER, api, audited, in_thread, pending_id
 
 HOSTS = ("'airlock_ro'@'127.0.0.1'", "'airlock_ro'@'localhost'", "'airlock_rw'@'127.0.0.1'",
          "'airlock_rw'@'localhost'")
@@ -39,16 +39,17 @@ def probe_table():
     itest.my_super_query("DROP DATABASE write_probe")
 
 
-@pytest.fixture(scope="module")
-def private():
-    store = itest.STATE_DIR + "/approvals-mywrites.db"
+def instance(name, uid_base, **writer):
+    """A started airlockd of this module's own: an approval listener, a store of its own (emptied first), and
+    writer allowed to write write_probe.items through a row filter, with the writer keys given."""
+    store = itest.STATE_DIR + "/approvals-%s.db" % name
     port = free_port()
-    d = PrivateAirlockd("mywrites", {"pool_min": 0, "approval_store": store, "approval_listen": "127.0.0.1:%d" % port},
-                        uid_base=1003100000, sections={"user writer": {
+    d = PrivateAirlockd(name, {"pool_min": 0, "approval_store": store, "approval_listen": "127.0.0.1:%d" % port},
+                        uid_base=uid_base, sections={"user writer": dict({
                             "mysql_tables": "shop.orders, write_probe.items, information_schema.*",
                             "mysql_write_tables": "write_probe.items",
                             "mysql_filter write_probe.items": "n <= 100",
-                            "max_write_rows": "5"}})
+                            "max_write_rows": "5"}, **writer)})
     for suffix in ("", "-wal", "-shm"):
         try:
             os.unlink(store + suffix)
@@ -57,6 +58,19 @@ def private():
     d.approval_port = port
     d.start()
     assert itest.wait_until(lambda: PrivateAirlockd.accepts(port), 10, 0.1)
+    return d
+
+
+@pytest.fixture(scope="module")
+def private():
+    d = instance("mywrites", 1003100000)
+    yield d
+    assert d.stop() in (0, -15)
+
+
+@pytest.fixture(scope="module")
+def waiting():
+    d = instance("mywait", 1003200000, approval_wait_ms="60000")
     yield d
     assert d.stop() in (0, -15)
 
@@ -266,3 +280,66 @@ def test_another_users_approval_does_not_exist(private):
         assert got[0] == "error" and "does not exist" in got[2], got
     finally:
         conn.close()
+
+
+def test_the_wait_ends_with_the_real_result(waiting):
+    """approval_wait_ms: the statement waits for the decision and gets the OK it would have had, with a
+    warning naming the approval."""
+    sql = "UPDATE items SET flag = 'waited' WHERE id IN (1, 2)"
+    conn = writer(waiting, autocommit=True)
+
+    def run():
+        with conn.cursor() as cur:
+            n = cur.execute(sql)
+            cur.execute("SHOW WARNINGS")
+            return n, cur.fetchall()
+
+    try:
+        t, out = in_thread(run)
+        approval = pending_id(waiting, sql)
+        assert api(waiting, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+        t.join(60)
+        assert "error" not in out, out
+        rows, warnings = out["value"]
+        assert rows == 2, out
+        assert any("APPROVAL_REQUIRED" in w[2] and approval in w[2] for w in warnings), warnings
+    finally:
+        conn.close()
+    assert "1:waited:" in items() and "2:waited:" in items()
+
+
+def test_a_rejection_ends_the_wait_with_its_reason(waiting):
+    sql = "DELETE FROM items WHERE id = 2"
+    before = items()
+    conn = writer(waiting, autocommit=True)
+    try:
+        t, out = in_thread(lambda: outcome(conn, sql))
+        approval = pending_id(waiting, sql)
+        assert api(waiting, "POST", "/api/approvals/%s/reject" % approval, {"reason": "keep row 2"})[0] == 200
+        t.join(60)
+        got = out["value"]
+        assert got[0] == "error" and got[1] == 1105 and "rejected" in got[2] and "keep row 2" in got[2], got
+    finally:
+        conn.close()
+    assert items() == before
+
+
+def test_kill_query_ends_the_wait_and_the_write_stays_held(waiting):
+    sql = "DELETE FROM items WHERE id = 3"
+    conn = writer(waiting, autocommit=True)
+    killer = writer(waiting, autocommit=True)
+    try:
+        conn_id = conn.thread_id()
+        t, out = in_thread(lambda: outcome(conn, sql))
+        approval = pending_id(waiting, sql)
+        assert outcome(killer, "KILL QUERY %d" % conn_id)[0] == "ok"
+        t.join(30)
+        got = out["value"]
+        assert got[0] == "error" and "canceling the wait" in got[2] and approval in got[2], got
+        # The session goes on, and the write is still there to decide.
+        assert outcome(conn, "SELECT 1")[0] == "ok"
+        assert shown(waiting, approval)["status"] == "pending"
+    finally:
+        conn.close()
+        killer.close()
+    assert "3:" in items()

@@ -355,6 +355,8 @@ static void kill_query(struct my_session *s, bool query_only, const char *by_id,
 		if (o->job) {
 			session_log(o, "KILL QUERY from session %u", s->core.id);
 			job_cancel(o->job);
+		} else if (myw_cancel((struct my_session *)o)) {
+			session_log(o, "KILL QUERY from session %u ended the wait for a held write", s->core.id);
 		}
 		local_ok(s);
 		return;

@@ -38,7 +38,12 @@ uint16_t myr_status(const struct my_session *s)
 
 void myr_put_ok(struct my_session *s)
 {
-	my_write_ok(&s->core.w, s->seq++, s->caps, 0, 0, myr_status(s), (uint16_t)s->warn_count, false);
+	myr_put_ok_rows(s, 0);
+}
+
+void myr_put_ok_rows(struct my_session *s, uint64_t affected)
+{
+	my_write_ok(&s->core.w, s->seq++, s->caps, affected, 0, myr_status(s), (uint16_t)s->warn_count, false);
 }
 
 /* An ERR packet with an errno and SQLSTATE decided already (the table's, or relayed from a runner). */

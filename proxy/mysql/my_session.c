@@ -81,6 +81,7 @@ static void my_free(struct session *core)
 	s->versioned = NULL;
 	myw_pending_free(s->write);
 	s->write = NULL;
+	myw_wait_free(s);
 	explicit_bzero(s->scramble, sizeof(s->scramble));
 }
 

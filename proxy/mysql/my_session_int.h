@@ -163,6 +163,7 @@ struct my_session {
 	bool cols_sent;
 	uint16_t ncols;
 	struct myw_pending *write; /* a write's dry run while it runs (my_write.c); owned */
+	struct myw_wait *waiting;  /* a held write whose decision the statement waits for (my_write.c); owned */
 };
 
 /* my_reply.c: the replies, below everything else */
@@ -171,6 +172,8 @@ void myr_flush(struct my_session *s);
 /* The status flags of OK and EOF: autocommit, in a transaction, read-only. */
 uint16_t myr_status(const struct my_session *s);
 void myr_put_ok(struct my_session *s);
+/* The same with a statement's affected rows. */
+void myr_put_ok_rows(struct my_session *s, uint64_t affected);
 /*
  * The replies that raise take their code from the error table: code is an
  * airlock code (its name leads the message, the hint follows it) or
@@ -255,6 +258,10 @@ void myw_execute(struct my_session *s, const char *sql, size_t len, const struct
 /* SHOW AIRLOCK APPROVAL 'id': the user's own held write, one row. */
 void myw_show(struct my_session *s, const char *id);
 void myw_pending_free(struct myw_pending *p);
+struct myw_wait;
+void myw_wait_free(struct my_session *s);
+/* KILL QUERY of a session waiting for a held write's decision: the wait ends, the write stays held. */
+bool myw_cancel(struct my_session *s);
 
 /* my_local.c: result sets the session answers itself. */
 struct myl_col {

@@ -9,10 +9,13 @@
  * '<id>' answers where it stands, for the user's own records only.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <event2/event.h>
 
 #include "approval/approval_store.h"
 #include "proxy/approval_hold.h"
@@ -31,6 +34,18 @@ struct myw_pending {
 	char *settings; /* the settings it was dry-run under, as the record keeps them */
 };
 
+/*
+ * A session waiting for a held write's outcome (approval_wait_ms): the
+ * store is read every WAIT_TICK_MS until the write is decided and settled.
+ */
+struct myw_wait {
+	struct event *tick;
+	char id[APPROVAL_ID_LEN + 1];
+	int64_t deadline; /* past it, a write still pending is answered as held */
+};
+
+#define WAIT_TICK_MS 200
+
 void myw_pending_free(struct myw_pending *p)
 {
 	if (!p)
@@ -48,11 +63,117 @@ static void dry_notice(void *arg, const struct frame_error *e)
 	(void)e;
 }
 
+void myw_wait_free(struct my_session *s)
+{
+	if (!s->waiting)
+		return;
+	if (s->waiting->tick)
+		event_free(s->waiting->tick);
+	free(s->waiting);
+	s->waiting = NULL;
+}
+
+static void wait_end(struct my_session *s)
+{
+	myw_wait_free(s);
+	myr_flush(s);
+	session_statement_done(&s->core);
+}
+
+static void held(struct my_session *s, const char *id, const char *lead, uint64_t rows)
+{
+	char msg[640], hint[320];
+
+	snprintf(msg, sizeof(msg),
+		 "the write is %s for approval (approval %s): it would touch %" PRIu64
+		 " rows; nothing is written until a person approves it",
+		 lead, id, rows);
+	snprintf(hint, sizeof(hint), "SHOW AIRLOCK APPROVAL '%s' tells its outcome", id);
+	myr_put_err(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg, hint);
+}
+
+static void wait_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct my_session *s = arg;
+	struct myw_wait *w = s->waiting;
+	struct approval_store *st = s->core.srv->approvals;
+	struct approval a = {0};
+	char msg[1400];
+
+	(void)fd;
+	(void)what;
+	approvals_expire(st, s->core.srv->audit, wall_ms());
+	if (st->ops->get(st, w->id, &a) != APPROVAL_OK) {
+		myr_put_err(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE, "the held write's record could not be read",
+			    NULL);
+		session_audit(&s->core, "error", NULL, AIRLOCK_E_EXECUTION_FAILED, 0, 0, 0);
+	} else if (a.status == APPROVAL_EXECUTED) {
+		/* As if the statement had just run. */
+		myr_put_ok_rows(s, a.executed_rows < 0 ? 0 : (uint64_t)a.executed_rows);
+		session_audit(&s->core, "run", NULL, AIRLOCK_E_NONE, (uint64_t)a.executed_rows, 0, 0);
+	} else if (approval_status_final(a.status)) {
+		snprintf(msg, sizeof(msg), "the write was %s (approval %s)%s%s; nothing was written",
+			 approval_status_name(a.status), w->id, a.reason[0] ? ": " : "", a.reason);
+		myr_put_err(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg,
+			    "ask again, or change the statement as the reason says");
+		session_audit(&s->core, "refused", NULL, AIRLOCK_E_APPROVAL_REQUIRED, 0, 0, 0);
+	} else if (a.status == APPROVAL_PENDING && wall_ms() >= w->deadline) {
+		held(s, w->id, "still held", (uint64_t)a.rows);
+		session_audit_held(&s->core, w->id, (uint64_t)a.rows);
+	} else {
+		approval_free(&a);
+		return; /* pending, approved or running: not yet */
+	}
+	approval_free(&a);
+	wait_end(s);
+}
+
+/* Waits up to the user's approval_wait_ms for the held write id; false when the wait could not begin. */
+static bool wait_begin(struct my_session *s, const char *id)
+{
+	struct myw_wait *w = calloc(1, sizeof(*w));
+	struct timeval tv = {0, WAIT_TICK_MS * 1000};
+	char msg[200];
+
+	if (!w || !(w->tick = event_new(s->core.srv->base, -1, EV_PERSIST, wait_tick, s))) {
+		free(w);
+		return false;
+	}
+	memcpy(w->id, id, sizeof(w->id));
+	w->deadline = wall_ms() + s->core.u->approval_wait_ms;
+	if (event_add(w->tick, &tv) < 0) {
+		event_free(w->tick);
+		free(w);
+		return false;
+	}
+	s->waiting = w;
+	/* MySQL has no message before a statement's answer: the wait is told in a warning with it. */
+	snprintf(msg, sizeof(msg),
+		 "APPROVAL_REQUIRED: the write was held for approval (approval %s) and waited up to %u ms for the "
+		 "decision",
+		 id, s->core.u->approval_wait_ms);
+	myr_warn(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg);
+	return true;
+}
+
+bool myw_cancel(struct my_session *s)
+{
+	char msg[200];
+
+	if (!s->waiting)
+		return false;
+	snprintf(msg, sizeof(msg), "canceling the wait: the write stays held (approval %s)", s->waiting->id);
+	myr_put_err(s, AIRLOCK_E_CANCELED, AIRLOCK_N_NONE, msg, NULL);
+	session_audit(&s->core, "error", NULL, AIRLOCK_E_CANCELED, 0, 0, 0);
+	wait_end(s);
+	return true;
+}
+
 static void dry_done(void *arg, const struct job_result *r)
 {
 	struct my_session *s = arg;
 	struct myw_pending *p = s->write;
-	char id[APPROVAL_ID_LEN + 1], why[512], msg[640], hint[320];
+	char id[APPROVAL_ID_LEN + 1], why[512], msg[640];
 	uint64_t rows = 0;
 	struct approval_ask q = {
 		.protocol = "mysql",
@@ -77,13 +198,13 @@ static void dry_done(void *arg, const struct job_result *r)
 	} else if (!approval_hold(&s->core, &q, rows, id, why, sizeof(why))) {
 		snprintf(msg, sizeof(msg), "the write could not be held for approval: %s", why);
 		myr_refuse(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE, msg, NULL);
+	} else if (s->core.u->approval_wait_ms && wait_begin(s, id)) {
+		/* The statement goes on: its answer comes with the decision. */
+		session_audit_held(&s->core, id, rows);
+		myw_pending_free(p);
+		return;
 	} else {
-		snprintf(msg, sizeof(msg),
-			 "the write is held for approval (approval %s): it would touch %" PRIu64
-			 " rows; nothing is written until a person approves it",
-			 id, rows);
-		snprintf(hint, sizeof(hint), "SHOW AIRLOCK APPROVAL '%s' tells its outcome", id);
-		myr_put_err(s, AIRLOCK_E_APPROVAL_REQUIRED, AIRLOCK_N_NONE, msg, hint);
+		held(s, id, "held", rows);
 		session_audit_held(&s->core, id, rows);
 		myr_flush(s);
 	}
