@@ -4,7 +4,8 @@
 // jobs.json: [{"sql": "...", "values": [...] or null, "execute": false}, ...]
 // query() formats values into the text on the client side; execute() uses
 // the server-side prepared statement protocol.
-// Output: one JSON array, one entry per job: {fields, rows} or {error: {errno, message}}.
+// Output: one JSON array, one entry per job: {fields, rows}, {affected} for a
+// statement without a result set, or {error: {errno, message}}.
 'use strict';
 const mysql = require('mysql2/promise');
 
@@ -24,6 +25,10 @@ async function main() {
     try {
       const run = job.execute ? conn.execute.bind(conn) : conn.query.bind(conn);
       const [rows, fields] = await run(job.sql, job.values || undefined);
+      if (!fields) {
+        out.push({ affected: rows.affectedRows });
+        continue;
+      }
       out.push({ fields: fields.map(f => [f.name, f.columnType, f.decimals]),
                  rows: rows.map(row => row.map(plain)) });
     } catch (e) {

@@ -11,6 +11,7 @@ outside the write tables or past the row filter is refused at once.
 This module's airlockd is its own (an approval listener, a store of its
 own) and writes a MariaDB database of its own, write_probe."""
 
+import json
 import os
 import re
 import subprocess
@@ -343,3 +344,35 @@ def test_kill_query_ends_the_wait_and_the_write_stays_held(waiting):
         conn.close()
         killer.close()
     assert "3:" in items()
+
+
+def node_mysql2(d, jobs):
+    """mysql2's results (integration/clients/node_mysql2.js) for jobs, as writer on d."""
+    env = dict(itest.clean_env())
+    env["NODE_PATH"] = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
+    out = subprocess.run(["node", os.path.join(itest.REPO, "integration/clients/node_mysql2.js"), "127.0.0.1",
+                          str(d.my_port), "writer", "writer-secret", "write_probe"],
+                         input=json.dumps(jobs), capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_a_prepared_write_is_held_with_its_values(private):
+    """mysql2's execute() prepares on the server and binds in binary: the write is held with its values in
+    place, what the approver reads, and runs once approved."""
+    got = node_mysql2(private, [{"sql": "UPDATE items SET flag = ? WHERE id = ?", "values": ["it's", 4],
+                                 "execute": True}])
+    err = got[0].get("error")
+    assert err and err["errno"] == 1105 and "APPROVAL_REQUIRED" in err["message"], got
+    approval = re.search(r"approval (w[a-z2-7]{20})\b", err["message"]).group(1)
+    status, rec, _ = api(private, "GET", "/api/approvals/%s" % approval)
+    # Values in place as airlock binds them: the string quoted, the number as mysql2 sent it (a double).
+    assert status == 200 and rec["rows"] == 1 and re.search(r"WHERE id = +4e0$", rec["statement"]), rec
+    assert "?" not in rec["statement"] and "'it''s'" in rec["statement"], rec
+    assert api(private, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+    assert settled(private, approval)["status"] == "executed"
+    assert "4:it's:4" in items()
+    # A prepared write outside the write tables is refused as the text one is.
+    got = node_mysql2(private, [{"sql": "UPDATE shop.orders SET note = ? WHERE id = 1", "values": ["x"],
+                                 "execute": True}])
+    assert got[0].get("error") and got[0]["error"]["errno"] == 1792, got

@@ -269,6 +269,23 @@ static void prepare_local(struct my_session *s, const char *sql, size_t len, con
 	myr_flush(s);
 }
 
+/* A governed write prepared: no columns, its parameters; each EXECUTE's text is validated and held. */
+static void prepare_write(struct my_session *s, struct mys_stmt *st)
+{
+	struct mys_stmt **slot = free_slot(s);
+
+	if (!slot) {
+		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+		stmt_destroy(s, st);
+		return;
+	}
+	st->id = ++s->next_stmt_id;
+	*slot = st;
+	put_prepare_ok(s, st);
+	session_audit(&s->core, "local", NULL, AIRLOCK_E_NONE, 0, 0, 0);
+	myr_flush(s);
+}
+
 void myp_prepare(struct my_session *s, const char *sql, size_t len)
 {
 	struct vmy_result *v = NULL;
@@ -304,7 +321,7 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 		myr_refused(s, v);
 		goto out;
 	}
-	if (v->kind != VMY_READ || n < 0) {
+	if ((v->kind != VMY_READ && v->kind != VMY_WRITE) || n < 0) {
 		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_UNSUPPORTED_PREPARED,
 			   "This command is not supported in the prepared statement protocol yet",
 			   "send session statements (SET, USE, transactions, SHOW WARNINGS, ...) as text queries");
@@ -326,6 +343,11 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 	counts = NULL;
 	st->bytes = sizeof(*st) + len + (size_t)n * (sizeof(size_t) + sizeof(bool) + 2);
 	s->prepared_bytes += st->bytes;
+	if (v->kind == VMY_WRITE) {
+		/* A write returns no columns, and the read target may not prepare it: each EXECUTE is held. */
+		prepare_write(s, st);
+		goto out;
+	}
 	/* Its columns come from the backend, which prepares the statement as it will run (scoped). */
 	s->preparing = st;
 	myq_read_with(s, check, strlen(check), v,

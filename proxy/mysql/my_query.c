@@ -496,6 +496,8 @@ static void run_bound(struct my_session *s, const char *sql, size_t len, const s
 	myq_validate(s, sql, len, v);
 	if (v->kind == VMY_REFUSED)
 		myr_refused(s, v);
+	else if (v->kind == VMY_WRITE && !how)
+		myw_execute(s, sql, len, v);
 	else if (v->kind != VMY_READ)
 		myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_MY_UNSUPPORTED_PREPARED,
 			   "This command is not supported in the prepared statement protocol yet",
