@@ -90,6 +90,12 @@ struct pgv_policy {
 	 */
 	const char *const *write_tables;
 	size_t nwrite_tables;
+	/*
+	 * forbid_select_star: a read whose result columns come from a star
+	 * (validate_pg_star.h) is refused with SELECT_STAR once everything
+	 * else about it passed.
+	 */
+	bool forbid_star;
 };
 
 struct pgv_result {
@@ -138,6 +144,11 @@ struct pgv_result {
 	char command[8];  /* "INSERT", "UPDATE" or "DELETE" */
 	bool returning;   /* the statement asked for rows (RETURNING) */
 	bool write_check; /* the rewritten text's first RETURNING column is PGV_WRITE_CHECK */
+
+	/* SELECT_STAR (validate_pg_star.h): the read whose columns the hint lists, when it is not the text
+	 * itself: SELECT * FROM the table of a whole-row reference, or a COPY's read of a table; "" when
+	 * none (then query_len, when not 0, spans the read in the text: a cursor's or a COPY's). */
+	char star_read[1024];
 
 	uint64_t fingerprint; /* pg_query_fingerprint of the statement, for the audit log;
 			       * 0 when the text does not parse */
