@@ -46,6 +46,10 @@ struct vmy_parser {
 	size_t ncte;
 	char cte_pool[VMY_CTE_POOL];
 	size_t cte_used;
+	/* forbid_select_star (validate_my_star.h): the query read now gives the result's columns; the
+	 * first star found in them, as its offset + 1 (0: none). */
+	bool star_output;
+	size_t star_at;
 };
 
 /* A saved position, to try one reading and fall back to another. */
