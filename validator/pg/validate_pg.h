@@ -10,7 +10,8 @@
  * validator/pg/ is this validator: validate_pg.c parses and
  * dispatches on the statement's kind; validate_pg_read.c walks a read's
  * tree (every relation against the allowlist, every function against the
- * denylist, CTE scoping); validate_pg_stmt.c names and refuses the
+ * denylist, CTE scoping); validate_pg_star.c the stars of a read's
+ * result (forbid_select_star); validate_pg_stmt.c names and refuses the
  * statement kinds that may not run; validate_pg_session.c the session
  * statements; validate_pg_cursor.c DECLARE, FETCH and CLOSE;
  * validate_pg_catalog.c the relations of pg_catalog; validate_pg_funcs.c
