@@ -154,6 +154,11 @@ static void expr(json_t *v, const struct from_scope *sc, struct star *st, int de
 		column_ref(val, sc, st);
 		return;
 	}
+	/* (expr).*: a composite's every field, as a star over a column or a row. */
+	if (unwrap(v, "A_Star")) {
+		st->at = v;
+		return;
+	}
 	if ((val = unwrap(v, "SubLink"))) {
 		const char *type = pgv_str(val, "subLinkType");
 

@@ -3,7 +3,7 @@
  * is refused (SELECT_STAR) when a column of its result comes from a star
  * or a whole row:
  *
- *   - a star (*, t.*) anywhere in an output column's expression: the
+ *   - a star (*, t.*, (x).*) anywhere in an output column's expression: the
  *     target list of the statement's own SELECT, of each branch of a set
  *     operation (UNION, INTERSECT, EXCEPT), and of a scalar or ARRAY
  *     subquery inside an output column (TABLE t is SELECT * FROM t);

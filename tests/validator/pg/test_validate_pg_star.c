@@ -77,6 +77,8 @@ static void test_stars_in_the_result(void **state)
 		"SELECT ROW(o.*) FROM orders o",
 		"SELECT (o.*)::text FROM orders o",
 		"SELECT coalesce(NULL, o.*) FROM orders o",
+		"SELECT (o.note).* FROM orders o",
+		"SELECT id, (orders).* FROM orders",
 		/* A scalar or ARRAY subquery's columns are the column's value. */
 		"SELECT (SELECT c.* FROM customers c LIMIT 1) FROM orders",
 		"SELECT ARRAY(SELECT o FROM orders o)",
