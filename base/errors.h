@@ -47,7 +47,8 @@
 	X(HOST_NOT_ALLOWED,    "42501", 1105, "42501")         \
 	X(APPROVAL_REQUIRED,   "55000", 1105, "HY000")         \
 	X(WRITE_CHECK,         "42501", 1105, "42501")         \
-	X(WRITE_ROWS,          "54000", 1105, "HY000")
+	X(WRITE_ROWS,          "54000", 1105, "HY000")         \
+	X(SELECT_STAR,         "42501", 1142, "42000")
 
 /*
  * The database's own conditions: where airlock answers as the server

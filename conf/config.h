@@ -77,6 +77,7 @@ struct airlock_user {
 	bool plan_check;          /* Postgres reads: the runner refuses a plan that scans a relation outside tables */
 	bool truncation_is_error; /* a result cut by max_rows / max_bytes ends with an error, not a notice */
 	bool tls_required;        /* this user's logins without TLS are refused (the server's key: everyone's) */
+	bool forbid_select_star;  /* reads whose result columns come from a star (SELECT *, t.*, TABLE t) are refused */
 
 	/* Governed writes (writes = approve): each held until a person approves it. */
 	char *writes;        /* "deny" or "approve" */

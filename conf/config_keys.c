@@ -149,6 +149,7 @@ const struct conf_key conf_keys[] = {
 	KEY(USER, "plan_check", CT_BOOL, USR(plan_check), 0, "off", .expect = "on or off"),
 	KEY(USER, "truncation_is_error", CT_BOOL, USR(truncation_is_error), 0, "off", .expect = "on or off"),
 	KEY(USER, "tls_required", CT_BOOL, USR(tls_required), 0, "off", .expect = "on or off"),
+	KEY(USER, "forbid_select_star", CT_BOOL, USR(forbid_select_star), 0, "off", .expect = "on or off"),
 	/* Governed writes: held until a person approves them (checked together when the file is complete). */
 	KEY(USER, "writes", CT_WRITES, USR(writes), 0, "deny",
 	    .expect = "deny (every write refused) or approve (a write on write_tables held for approval)"),

@@ -1,10 +1,12 @@
 /*
  * fuzz_validate_pg: libFuzzer target for the Postgres statement validator
  * and the scoping rewrite. Each input, copied and NUL-terminated, is
- * validated under each of two policies equal to the demo's users
+ * validated under each of three policies equal to the demo's users
  * (integration/tools/lib.sh, write_config): "agent" (three tables and the
- * catalogs, no rules) and "support" (two tables, a row filter on orders,
- * a column list with a mask on customers). The result's strings must be
+ * catalogs, no rules), "support" (two tables, a row filter on orders,
+ * a column list with a mask on customers) and "support" again with
+ * forbid_select_star (a read refused for its star must pass without it,
+ * and the read its hint describes must scope). The result's strings must be
  * terminated and its kind in range. Then, as the proxy runs it:
  *   - a read is scoped (validate_pg_scope.h), and so is a DECLARE's query
  *     from the offset the result gives;
@@ -79,6 +81,17 @@ static const struct pgv_policy policies[] = {
 		.write_tables = support_writes,
 		.nwrite_tables = sizeof(support_writes) / sizeof(support_writes[0]),
 	},
+	{
+		/* "support" with forbid_select_star: a star read is refused, and the read its hint describes runs. */
+		.tables = support_tables,
+		.ntables = sizeof(support_tables) / sizeof(support_tables[0]),
+		.search_path = path,
+		.nsearch_path = 1,
+		.user = "support",
+		.rules = support_rules,
+		.nrules = sizeof(support_rules) / sizeof(support_rules[0]),
+		.forbid_star = true,
+	},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -90,7 +103,11 @@ static void check_result(const struct pgv_result *r)
 	if (memchr(r->message, '\0', sizeof(r->message)) == NULL || memchr(r->hint, '\0', sizeof(r->hint)) == NULL ||
 	    memchr(r->name, '\0', sizeof(r->name)) == NULL || memchr(r->value, '\0', sizeof(r->value)) == NULL ||
 	    memchr(r->copy_query, '\0', sizeof(r->copy_query)) == NULL ||
-	    memchr(r->copy_options, '\0', sizeof(r->copy_options)) == NULL)
+	    memchr(r->copy_options, '\0', sizeof(r->copy_options)) == NULL ||
+	    memchr(r->star_read, '\0', sizeof(r->star_read)) == NULL)
+		abort();
+	/* What the channel refuses: only a SELECT_STAR refusal names a read for its hint. */
+	if (r->star_read[0] && (r->kind != PGV_REFUSED || r->code != AIRLOCK_E_SELECT_STAR))
 		abort();
 	if (r->kind == PGV_REFUSED &&
 	    (r->code == AIRLOCK_E_NONE || r->code >= AIRLOCK_E_COUNT || strlen(r->sqlstate) != 5))
@@ -269,12 +286,44 @@ static void check_copy(const struct pgv_policy *pol, const char *sql, size_t siz
 	free(copy);
 }
 
+/*
+ * A read refused for its star (forbid_star): the same text passes with the star allowed (the star is
+ * judged last), and the read its hint describes (pg_star.c) is a read that scopes under that policy.
+ */
+static void check_star(const struct pgv_policy *pol, const char *sql, size_t size, const struct pgv_result *r)
+{
+	struct pgv_policy allowed = *pol;
+	struct pgv_result again;
+	char *read;
+
+	allowed.forbid_star = false;
+	if (pgv_validate(&allowed, sql, &again) == PGV_REFUSED) {
+		fprintf(stderr, "refused for its star, refused without it (%s):\n%s\n", again.message, sql);
+		abort();
+	}
+	if (!r->star_read[0] && (r->query_offset > size || r->query_len > size - r->query_offset))
+		abort();
+	read = r->star_read[0] ? strdup(r->star_read)
+	       : r->query_len  ? strndup(sql + r->query_offset, r->query_len)
+			       : strdup(sql);
+	if (!read)
+		return;
+	if (pgv_validate(&allowed, read, &again) != PGV_READ) {
+		fprintf(stderr, "the star's described read is not a read (%s):\n%s\n", again.message, read);
+		abort();
+	}
+	free(check_scope(&allowed, read));
+	free(read);
+}
+
 static void run(const struct pgv_policy *pol, const char *sql, size_t size)
 {
 	struct pgv_result r;
 
 	pgv_validate(pol, sql, &r);
 	check_result(&r);
+	if (r.kind == PGV_REFUSED && r.code == AIRLOCK_E_SELECT_STAR)
+		check_star(pol, sql, size, &r);
 	switch (r.kind) {
 	case PGV_READ:
 		free(check_scope(pol, sql));

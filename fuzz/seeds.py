@@ -48,7 +48,7 @@ SQL_START = re.compile(r"\s*(SELECT|WITH|VALUES|TABLE|SHOW|SET|RESET|BEGIN|START
                        r"INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|GRANT|LOCK|CALL|DO|PREPARE|EXECUTE|"
                        r"DEALLOCATE|LISTEN|NOTIFY|VACUUM|ANALYZE|TRUNCATE|KILL|HANDLER|LOAD)\b", re.I)
 # fuzz_validate_my's first byte: policy flags (see fuzz_validate_my.c); the same statement under several.
-MY_FLAGS = (0x00, 0x01, 0x02, 0x08)
+MY_FLAGS = (0x00, 0x01, 0x02, 0x08, 0x80)
 # Captured and gathered inputs larger than this are left out; the hand-written large seeds go up to
 # LARGE_MAX, under the validators' 1 MiB (max_message_bytes' default).
 GATHERED_MAX = 64 * 1024

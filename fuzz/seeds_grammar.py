@@ -490,15 +490,44 @@ def large_my():
     yield "SELECT " + ", ".join("(SELECT email FROM customers WHERE id = %d)" % i for i in range(2000))
 
 
+# forbid_select_star (validate_pg_star.h, validate_my_star.h): the third fuzz_validate_pg policy, and
+# fuzz_validate_my's flag bit 7, refuse stars in the result's columns; these read them every way.
+PG_STAR = [
+    "SELECT * FROM orders",
+    "TABLE customers",
+    "SELECT o.*, c.name FROM orders o JOIN customers c ON c.id = o.customer_id",
+    "SELECT id FROM orders UNION SELECT * FROM customers",
+    "SELECT to_json(c), (SELECT o FROM orders o LIMIT 1) FROM customers c",
+    "SELECT ARRAY(SELECT c.* FROM customers c)",
+    "SELECT count(*), count(c.*) FROM customers c WHERE EXISTS (SELECT * FROM orders)",
+    "WITH x AS (SELECT * FROM orders) SELECT id FROM x",
+    "DECLARE c CURSOR FOR SELECT * FROM customers",
+    "COPY customers TO STDOUT",
+    "COPY (SELECT c FROM customers c) TO STDOUT",
+]
+
+MY_STAR = [
+    "SELECT * FROM orders",
+    "SELECT o.*, c.name FROM orders o JOIN customers c ON c.id = o.customer_id",
+    "(SELECT * FROM orders) UNION SELECT id FROM customers",
+    "SELECT COUNT(*), 2 * 3 FROM orders WHERE id IN (SELECT * FROM (SELECT id FROM customers) c)",
+    "WITH x AS (SELECT * FROM orders) SELECT x.* FROM x",
+]
+
+
 def seeds():
     """(target, bytes) of every seed; fuzz_validate_my's first byte is its policy flags."""
     for s in PG:
         yield "fuzz_validate_pg", s.encode()
     for s in large_pg():
         yield "fuzz_validate_pg", s.encode()
+    for s in PG_STAR:
+        yield "fuzz_validate_pg", s.encode()
     for s in MY:
         yield "fuzz_validate_my", b"\x00" + s.encode()
     for s in MY_ANSI:
         yield "fuzz_validate_my", b"\x01" + s.encode()
+    for s in MY_STAR:
+        yield "fuzz_validate_my", b"\x80" + s.encode()
     for s in large_my():
         yield "fuzz_validate_my", b"\x00" + s.encode()

@@ -93,4 +93,6 @@ void policy_each(const struct airlock_user *u, bool mysql, policy_row_fn fn, voi
 	if (u->limits.max_cost)
 		limit_row(fn, arg, "max_cost", u->limits.max_cost);
 	limit_row(fn, arg, "max_jobs", u->max_jobs);
+	if (u->forbid_select_star)
+		fn(arg, "limit", "forbid_select_star", "on");
 }

@@ -350,6 +350,14 @@ ROWS = [
      "63-preauth-cap.patch", "airlockd+py:test_my_protocol.py -k large_handshake_response_rejected"),
     ("my-seq-ids", "MySQL: bad input loses nothing", "the check of each packet's sequence id",
      "64-my-sequence-ids.patch", "airlockd+py:test_my_protocol.py -k wrong_sequence_id"),
+    ("pg-select-star", "Wide rows stay out of an agent's context (optional; both protocols)",
+     "the validator's star check (Postgres)", "85-pg-select-star.patch", "ctest:test_validate_pg_star"),
+    ("pg-select-star-e2e", "Wide rows stay out of an agent's context (optional; both protocols)",
+     "the validator's star check (Postgres)", "85-pg-select-star.patch", "airlockd+py:test_select_star.py -k pg_"),
+    ("my-select-star", "Wide rows stay out of an agent's context (optional; both protocols)",
+     "the validator's star check (MySQL)", "86-my-select-star.patch", "ctest:test_validate_my_star"),
+    ("my-select-star-e2e", "Wide rows stay out of an agent's context (optional; both protocols)",
+     "the validator's star check (MySQL)", "86-my-select-star.patch", "airlockd+py:test_select_star.py -k my_"),
 ]
 
 

@@ -788,8 +788,9 @@ tls_files()
 # caching_sha2_password), [user support_cols] (orders shown as id,
 # customer_id and a rounded amount), [user planned] (plan_check on, five
 # functions the database defines),
-# [user strict] (max_rows 5, truncation_is_error on, both listeners) and a
-# separate audit log. Both have [user support]
+# [user strict] (max_rows 5, truncation_is_error on, both listeners),
+# [user narrow] (forbid_select_star on, orders shown as id, customer_id and
+# amount, both listeners; agent's password) and a separate audit log. Both have [user support]
 # (password support-secret): orders filtered to customer_id <= 100, customers
 # limited to id, name, email with the email masked, on both listeners.
 write_config()
@@ -995,6 +996,18 @@ mysql_target = shop_maria
 mysql_tables = shop.orders, information_schema.*
 mysql_columns shop.orders = id, customer_id, amount
 mysql_mask shop.orders.amount = ROUND(amount, -2)
+
+[user narrow]
+scram = $verifier
+target = shop
+database = shop
+tables = public.orders, public.customers, pg_catalog.*, information_schema.*
+columns public.orders = id, customer_id, amount
+mysql_native = $native
+mysql_target = shop_maria
+mysql_tables = shop.orders, shop.customers, information_schema.*
+mysql_columns shop.orders = id, customer_id, amount
+forbid_select_star = on
 EOF
 	fi
 	chmod 0600 "$tmp"

@@ -317,6 +317,10 @@ void myp_prepare(struct my_session *s, const char *sql, size_t len)
 		goto out;
 	}
 	myr_clear_warnings(s);
+	if (v->kind == VMY_REFUSED && v->code == AIRLOCK_E_SELECT_STAR) {
+		myq_star_refuse(s, check, strlen(check), v);
+		goto out;
+	}
 	if (v->kind == VMY_REFUSED) {
 		myr_refused(s, v);
 		goto out;

@@ -483,6 +483,28 @@ void myq_read_with(struct my_session *s, const char *sql, size_t len, const stru
 	run_read(s, sql, len, v, false, false, how);
 }
 
+void myq_star_refuse(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v)
+{
+	struct vmy_result *again = malloc(sizeof(*again));
+
+	star_refusal_hold(&s->star, v->message, v->hint, 0);
+	if (!again) {
+		myr_refused(s, v);
+		return;
+	}
+	/* The same read with the star allowed: every other check it passed already. */
+	s->star_allowed = true;
+	myq_validate(s, sql, len, again);
+	if (again->kind == VMY_READ)
+		run_read(s, sql, len, again, false, false,
+			 &(struct myq_job){.ev = &mys_star_events, .arg = s, .describe = true});
+	s->star_allowed = false;
+	/* Started, or refused before a job could start (its ERR is out); else the refusal as it is. */
+	if (again->kind != VMY_READ)
+		myr_refused(s, v);
+	free(again);
+}
+
 /* A bound statement's final text: validated as it will run, then its job (how NULL: binary rows). */
 static void run_bound(struct my_session *s, const char *sql, size_t len, const struct myq_job *how)
 {
@@ -539,6 +561,11 @@ void myq_query(struct my_session *s, const char *sql, size_t len)
 		myr_clear_warnings(s);
 	switch (v->kind) {
 	case VMY_REFUSED:
+		if (v->code == AIRLOCK_E_SELECT_STAR)
+			myq_star_refuse(s, sql, len, v);
+		else
+			myr_refused(s, v);
+		break;
 	case VMY_NKINDS: /* never a result; refused to be safe */
 		myr_refused(s, v);
 		break;
@@ -650,6 +677,8 @@ void myq_field_list(struct my_session *s, const char *table, size_t len, const c
 		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
+	/* Column definitions only (LIMIT 0): what forbid_select_star keeps out is rows. */
+	s->star_allowed = true;
 	myv_fill_policy(s, &pol);
 	vcl_my_validate(s->core.srv->validators, &pol, sql, strlen(sql), v, &fingerprint);
 	if (v->kind == VMY_REFUSED)
@@ -658,5 +687,6 @@ void myq_field_list(struct my_session *s, const char *table, size_t len, const c
 		myr_refuse(s, v->code, AIRLOCK_N_MY_PARSE_ERROR, v->message, v->hint);
 	else
 		run_read(s, sql, strlen(sql), v, true, false, NULL);
+	s->star_allowed = false;
 	free(v);
 }

@@ -18,6 +18,7 @@
 #include "protocol/my_auth.h"
 #include "protocol/my_codec.h"
 #include "proxy/job/job.h"
+#include "proxy/star_hint.h"
 #include "validator/mysql/validate_my.h"
 #include "proxy/session.h"
 
@@ -164,6 +165,9 @@ struct my_session {
 	uint16_t ncols;
 	struct myw_pending *write; /* a write's dry run while it runs (my_write.c); owned */
 	struct myw_wait *waiting;  /* a held write whose decision the statement waits for (my_write.c); owned */
+	/* A SELECT_STAR refusal held while the describe job of its read names the columns (my_star.c). */
+	struct star_refusal star;
+	bool star_allowed; /* the policy lets a star through: that job's scoping, COM_FIELD_LIST's read */
 };
 
 /* my_reply.c: the replies, below everything else */
@@ -294,6 +298,18 @@ void myq_read_with(struct my_session *s, const char *sql, size_t len, const stru
 void myq_run_with(struct my_session *s, const char *sql, size_t len, const struct myq_job *how);
 /* Runs a bound prepared statement's text: reads only, rows in the binary protocol. */
 void myq_run_binary(struct my_session *s, const char *sql, size_t len);
+
+/*
+ * Refuses sql (len bytes), which the validator refused as v for its star
+ * (SELECT_STAR), with a hint naming the columns: a describe job of the read,
+ * scoped as any read with the star allowed, runs first (mys_star_events)
+ * and sends the ERR when it ends. When no job starts, the ERR (that
+ * refusal, or why the job could not start) is out on return.
+ */
+void myq_star_refuse(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v);
+
+/* my_star.c: the events of that describe job. */
+extern const struct job_events mys_star_events;
 
 /* my_cursor.c */
 struct mys_cursor;

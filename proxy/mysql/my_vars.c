@@ -177,6 +177,7 @@ void myv_fill_policy(const struct my_session *s, struct vmy_policy *pol)
 		.nrules = s->core.u->nmysql_rules,
 		.write_tables = (const char *const *)s->core.u->mysql_write_tables,
 		.nwrite_tables = s->core.u->mysql_write_target ? s->core.u->nmysql_write_tables : 0,
+		.forbid_star = s->core.u->forbid_select_star && !s->star_allowed,
 	};
 	myv_lex_modes(&s->vars, &pol->ansi_quotes, &pol->no_backslash_escapes);
 }

@@ -79,6 +79,20 @@ static bool pgx_claim_name(struct pg_session *s, const struct pgx_kind *k, const
 	return true;
 }
 
+/* A statement Parse refuses; a star's refusal waits for the describe job that names its columns. */
+static void refuse_parse(struct pg_session *s, const struct pgx_stmt *st)
+{
+	struct job_param params[SESS_MAX_PARAMS];
+
+	if (st->v.code != AIRLOCK_E_SELECT_STAR) {
+		pgr_refused(s, &st->v);
+		return;
+	}
+	for (uint16_t i = 0; i < st->ntypes; i++)
+		params[i] = (struct job_param){.type_oid = st->types[i]};
+	pgst_refuse(s, st->sql, &st->v, params, st->ntypes);
+}
+
 static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 {
 	struct pg_parse pp;
@@ -122,7 +136,7 @@ static bool pgx_parse(struct pg_session *s, const struct pg_msg *m)
 	pgp_validate(s, st->sql, &st->v);
 	s->core.fingerprint = st->v.fingerprint;
 	if (st->v.kind == PGV_REFUSED) {
-		pgr_refused(s, &st->v);
+		refuse_parse(s, st);
 		free(st->sql);
 		free(st->types);
 		free(st);

@@ -29,6 +29,7 @@ void pgp_user_policy(const struct airlock_user *u, const struct pg_settings *set
 		.nrules = u->nrules,
 		.functions = (const char *const *)u->functions,
 		.nfunctions = u->nfunctions,
+		.forbid_star = u->forbid_select_star,
 	};
 	if (u->writes && strcmp(u->writes, "approve") == 0 && u->write_target) {
 		pol->write_tables = (const char *const *)u->write_tables;
@@ -40,6 +41,9 @@ void pgp_user_policy(const struct airlock_user *u, const struct pg_settings *set
 static void session_policy(struct pg_session *s, struct pgv_policy *pol, const char **path)
 {
 	pgp_user_policy(s->core.u, &s->set, path, pol);
+	/* The describe job of a read refused for its star: its columns make the refusal's hint (pg_star.c). */
+	if (s->star_allowed)
+		pol->forbid_star = false;
 }
 
 void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v)

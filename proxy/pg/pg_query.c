@@ -478,6 +478,10 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	}
 	switch (v->kind) {
 	case PGV_REFUSED:
+		if (v->code == AIRLOCK_E_SELECT_STAR)
+			return pgst_refuse(s, sql, v, x->params, x->nparams);
+		pgr_refused(s, v);
+		break;
 	case PGV_NKINDS: /* never a result; refused to be safe */
 		pgr_refused(s, v);
 		break;

@@ -20,6 +20,7 @@
 #include "protocol/scram.h"
 #include "proxy/job/job.h"
 #include "proxy/pg/pg_settings.h"
+#include "proxy/star_hint.h"
 #include "proxy/session.h"
 #include "validator/pg/validate_pg.h"
 
@@ -115,6 +116,9 @@ struct pg_session {
 	struct pgx_portal *describing_portal; /* the describe job answers this portal's Describe */
 	bool sync_after_describe;             /* and then the Sync that started it */
 	bool describe_out_of_memory;          /* a frame of the describe job could not be kept */
+	/* A SELECT_STAR refusal held while the describe job of its read names the columns (pg_star.c). */
+	struct star_refusal star;
+	bool star_allowed; /* while that job starts: the policy lets the star through to the scoping */
 
 	size_t prepared_bytes;
 	struct pgx_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */
@@ -236,6 +240,17 @@ struct pgj_read pgj_statement(const char *sql, const struct pgv_result *v, const
 bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct pgq_exec *x);
 /* Simple Query. */
 void pgq_simple(struct pg_session *s, const char *sql);
+
+/* pg_star.c */
+/*
+ * Refuses sql, which the validator refused as v for its star (SELECT_STAR),
+ * with a hint naming the columns: a describe job of the read (its params,
+ * as Parse or Bind typed them) runs first. Returns false when that job
+ * started (it sends the refusal, and ReadyForQuery after a simple Query,
+ * when it ends); true when the refusal went out now.
+ */
+bool pgst_refuse(struct pg_session *s, const char *sql, const struct pgv_result *v, const struct job_param *params,
+		 size_t nparams);
 
 /* pg_write.c */
 /*

@@ -72,12 +72,14 @@ bool vw_put_request(struct wbuf *w, enum vw_op op, const struct pgv_policy *pg, 
 	put_rules(w, pg->rules, pg->nrules);
 	put_list(w, pg->functions, pg->nfunctions);
 	put_list(w, pg->write_tables, pg->nwrite_tables);
+	wbuf_put_u8(w, pg->forbid_star ? 1 : 0);
 	/* MySQL */
 	put_opt(w, my->user);
 	put_opt(w, my->database);
 	put_list(w, my->tables, my->ntables);
 	wbuf_put_u8(w, (uint8_t)((my->allow_sleep ? 1 : 0) | (my->allow_benchmark ? 2 : 0) |
-				 (my->no_backslash_escapes ? 4 : 0) | (my->ansi_quotes ? 8 : 0)));
+				 (my->no_backslash_escapes ? 4 : 0) | (my->ansi_quotes ? 8 : 0) |
+				 (my->forbid_star ? 16 : 0)));
 	put_opt(w, my->charset);
 	put_rules(w, my->rules, my->nrules);
 	put_list(w, my->write_tables, my->nwrite_tables);
@@ -231,16 +233,17 @@ static bool get_rules(struct rbuf *r, struct vw_request *req, const struct airlo
 
 static bool get_policies(struct rbuf *r, struct vw_request *req)
 {
-	uint8_t flags;
+	uint8_t flags, star;
 
 	if (!get_list(r, req, &req->pg.tables, &req->pg.ntables) ||
 	    !get_list(r, req, &req->pg.search_path, &req->pg.nsearch_path) || !get_opt(r, req, &req->pg.user) ||
 	    !get_rules(r, req, &req->pg.rules, &req->pg.nrules) ||
 	    !get_list(r, req, &req->pg.functions, &req->pg.nfunctions) ||
-	    !get_list(r, req, &req->pg.write_tables, &req->pg.nwrite_tables))
+	    !get_list(r, req, &req->pg.write_tables, &req->pg.nwrite_tables) || !rbuf_get_u8(r, &star) || star > 1)
 		return false;
+	req->pg.forbid_star = star;
 	if (!get_opt(r, req, &req->my.user) || !get_opt(r, req, &req->my.database) ||
-	    !get_list(r, req, &req->my.tables, &req->my.ntables) || !rbuf_get_u8(r, &flags) || flags > 15 ||
+	    !get_list(r, req, &req->my.tables, &req->my.ntables) || !rbuf_get_u8(r, &flags) || flags > 31 ||
 	    !get_opt(r, req, &req->my.charset) || !get_rules(r, req, &req->my.rules, &req->my.nrules) ||
 	    !get_list(r, req, &req->my.write_tables, &req->my.nwrite_tables))
 		return false;
@@ -248,6 +251,7 @@ static bool get_policies(struct rbuf *r, struct vw_request *req)
 	req->my.allow_benchmark = flags & 2;
 	req->my.no_backslash_escapes = flags & 4;
 	req->my.ansi_quotes = flags & 8;
+	req->my.forbid_star = flags & 16;
 	return true;
 }
 

@@ -17,6 +17,7 @@
 #include "validator/mysql/validate_my_local.h"
 #include "validator/mysql/validate_my_parse.h"
 #include "validator/mysql/validate_my_read.h"
+#include "validator/mysql/validate_my_star.h"
 #include "validator/mysql/validate_my_lock.h"
 #include "validator/mysql/validate_my_session.h"
 #include "validator/mysql/validate_my_show.h"
@@ -92,9 +93,10 @@ static void refuse_statement(struct vmy_parser *p, const struct vmy_token *t)
 
 static void read_statement(struct vmy_parser *p)
 {
+	vmy_star_output(p, true);
 	if (!vmy_read_query(p))
 		return;
-	if (!vmy_expect(p, vmy_at_end(p), "unexpected input after the query"))
+	if (!vmy_expect(p, vmy_at_end(p), "unexpected input after the query") || vmy_star_refused(p))
 		return;
 	p->out->kind = VMY_READ;
 	p->out->stmt_kind = "SELECT";

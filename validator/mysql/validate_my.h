@@ -60,6 +60,9 @@ struct vmy_policy {
 	/* The text is validate_my_scope's rewrite, validated again: its references are counted as written
 	 * (the first pass counted those its filters add, validate_my_names.c). */
 	bool rewrite;
+	/* forbid_select_star: a read whose result columns come from a star (SELECT *, t.*) is refused with
+	 * SELECT_STAR once everything else about it passed (validate_my_read.c). */
+	bool forbid_star;
 };
 
 enum vmy_kind {

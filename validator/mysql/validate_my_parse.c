@@ -152,19 +152,6 @@ bool vmy_accept_name(struct vmy_parser *p, char *buf, size_t size)
 	return true;
 }
 
-bool vmy_name_list(struct vmy_parser *p)
-{
-	char name[VMY_NAME_MAX];
-
-	if (!vmy_expect(p, vmy_accept_punct(p, "("), "'(' was expected here"))
-		return false;
-	do {
-		if (!vmy_accept_name(p, name, sizeof(name)))
-			return false;
-	} while (vmy_accept_punct(p, ","));
-	return vmy_expect(p, vmy_accept_punct(p, ")"), "')' was expected here");
-}
-
 bool vmy_accept_number(struct vmy_parser *p, long *v)
 {
 	const struct vmy_token *t = vmy_peek(p, 0);

@@ -46,6 +46,10 @@ struct vmy_parser {
 	size_t ncte;
 	char cte_pool[VMY_CTE_POOL];
 	size_t cte_used;
+	/* forbid_select_star (validate_my_star.h): the query read now gives the result's columns; the
+	 * first star found in them, as its offset + 1 (0: none). */
+	bool star_output;
+	size_t star_at;
 };
 
 /* A saved position, to try one reading and fall back to another. */
@@ -95,9 +99,6 @@ bool vmy_word_is(const struct vmy_parser *p, const struct vmy_token *t, const ch
 bool vmy_take_name(struct vmy_parser *p, const struct vmy_token *t, char *buf, size_t size);
 /* The same for the current token, passed over when it is a name. */
 bool vmy_accept_name(struct vmy_parser *p, char *buf, size_t size);
-
-/* ( name {, name} ) at the current token: a column list, no expressions. */
-bool vmy_name_list(struct vmy_parser *p);
 
 /*
  * A NUMBER token of plain decimal digits at the current token, its value

@@ -29,6 +29,7 @@
 #include "validator/mysql/validate_my_names.h"
 #include "validator/mysql/validate_my_scope_tables.h"
 #include "validator/mysql/validate_my_skim.h"
+#include "validator/mysql/validate_my_star.h"
 
 enum {
 	SEQ_SELECT = 1 << 0,    /* a SELECT's list and clauses: FROM opens the table list */
@@ -84,16 +85,18 @@ static bool expect_punct(struct vmy_parser *p, const char *s)
 	return false;
 }
 
-/* "(" query ")" at the current "(", one nesting level deeper. */
-static bool paren_query(struct vmy_parser *p)
+/* "(" query ")" at the current "(", one nesting level deeper; output: its columns are the result's. */
+static bool paren_query(struct vmy_parser *p, bool output)
 {
-	bool ok;
+	bool ok, was;
 
 	if (!vmy_enter(p))
 		return false;
+	was = vmy_star_output(p, output);
 	vmy_next(p); /* ( */
 	ok = query(p) && expect_punct(p, ")");
 	vmy_leave(p);
+	vmy_star_output(p, was);
 	return ok;
 }
 
@@ -141,7 +144,7 @@ static bool with_clause(struct vmy_parser *p)
 		if (!vmy_expect(p, vmy_accept_kw(p, "AS") && vmy_punct_at(p, 0, "("),
 				"WITH name AS (SELECT ...) was expected"))
 			return false;
-		if (!paren_query(p))
+		if (!paren_query(p, false))
 			return false;
 		if (!recursive && !vmy_cte_push(p, name))
 			return false;
@@ -189,7 +192,7 @@ static bool term(struct vmy_parser *p)
 	const struct vmy_token *t = vmy_peek(p, 0);
 
 	if (vmy_tok_punct(p->sql, t, "("))
-		return paren_query(p) && seq(p, SEQ_TAIL);
+		return paren_query(p, p->star_output) && seq(p, SEQ_TAIL);
 	if (vmy_is_kw(p, t, "VALUES"))
 		return values_term(p);
 	if (!vmy_is_kw(p, t, "SELECT"))
@@ -217,10 +220,11 @@ static bool body(struct vmy_parser *p)
 static bool group(struct vmy_parser *p, unsigned extra)
 {
 	const struct vmy_token *t;
-	bool ok;
+	bool ok, was;
 
 	if (!vmy_enter(p))
 		return false;
+	was = vmy_star_output(p, false);
 	vmy_next(p); /* ( */
 	t = vmy_peek(p, 0);
 	if (is_query_start(p, t))
@@ -231,6 +235,7 @@ static bool group(struct vmy_parser *p, unsigned extra)
 		ok = seq(p, SEQ_GROUP | extra);
 	ok = ok && expect_punct(p, ")");
 	vmy_leave(p);
+	vmy_star_output(p, was);
 	return ok;
 }
 
@@ -436,7 +441,7 @@ static int seq_keyword(struct vmy_parser *p, unsigned flags, bool *had_from)
  */
 static bool seq(struct vmy_parser *p, unsigned flags)
 {
-	bool had_from = false, after_dot = false;
+	bool had_from = false, after_dot = false, item_start = true;
 
 	for (;;) {
 		const struct vmy_token *t = vmy_peek(p, 0);
@@ -444,6 +449,9 @@ static bool seq(struct vmy_parser *p, unsigned flags)
 
 		if (p->failed)
 			return false;
+		if ((flags & SEQ_SELECT) && !had_from)
+			vmy_star_note(p, t, item_start || after_dot);
+		item_start = vmy_tok_punct(p->sql, t, ",");
 		switch (t->kind) {
 		case VMY_T_END:
 			return true;
@@ -564,31 +572,6 @@ static bool json_table(struct vmy_parser *p)
 	return ok && alias(p, false);
 }
 
-/* USE / IGNORE / FORCE {INDEX | KEY} [FOR {JOIN | ORDER BY | GROUP BY}] (names) */
-static bool index_hints(struct vmy_parser *p)
-{
-	while (vmy_kw_at(p, 0, "USE") || vmy_kw_at(p, 0, "IGNORE") || vmy_kw_at(p, 0, "FORCE")) {
-		vmy_next(p);
-		if (!vmy_expect(p, vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "KEY"), "INDEX or KEY was expected"))
-			return false;
-		if (vmy_accept_kw(p, "FOR") && !vmy_accept_kw(p, "JOIN")) {
-			if (!vmy_expect(p, vmy_accept_kw(p, "ORDER") || vmy_accept_kw(p, "GROUP"),
-					"FOR JOIN, FOR ORDER BY or FOR GROUP BY was expected") ||
-			    !vmy_expect(p, vmy_accept_kw(p, "BY"), "BY was expected"))
-				return false;
-		}
-		if (!vmy_expect(p, vmy_punct_at(p, 0, "("), "an index list was expected"))
-			return false;
-		if (vmy_punct_at(p, 1, ")")) {
-			vmy_next(p);
-			vmy_next(p);
-		} else if (!vmy_name_list(p)) {
-			return false;
-		}
-	}
-	return true;
-}
-
 /* [db.]name at the current token, then what may follow a base table. */
 static bool base_table(struct vmy_parser *p)
 {
@@ -643,7 +626,7 @@ static bool base_table(struct vmy_parser *p)
 		/* A derived table takes no hint: the rewrite moves a rule's table's hints inside it. */
 		size_t hint_start = vmy_peek(p, 0)->start;
 
-		if (!index_hints(p))
+		if (!vmy_index_hints(p))
 			return false;
 		if (!vmy_scope_hinted(p, start, hint_start, p->last_end)) {
 			refuse_unsupported(p, "index hints on a catalog airlock reads through a filter",
@@ -652,7 +635,7 @@ static bool base_table(struct vmy_parser *p)
 		}
 		return true;
 	}
-	return index_hints(p);
+	return vmy_index_hints(p);
 }
 
 static bool factor(struct vmy_parser *p)
@@ -670,14 +653,16 @@ static bool factor(struct vmy_parser *p)
 		}
 	}
 	if (vmy_tok_punct(p->sql, t, "(")) {
-		bool derived = lateral || vmy_parens_lead_to_query(p);
+		bool derived = lateral || vmy_parens_lead_to_query(p), was;
 
 		if (!vmy_enter(p))
 			return false;
+		was = vmy_star_output(p, false);
 		vmy_next(p);
 		ok = derived ? query(p) : tables(p);
 		ok = ok && expect_punct(p, ")");
 		vmy_leave(p);
+		vmy_star_output(p, was);
 		return ok && (!derived || alias(p, true));
 	}
 	if (vmy_is_kw(p, t, "DUAL")) {

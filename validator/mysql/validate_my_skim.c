@@ -102,3 +102,40 @@ bool vmy_json_columns(struct vmy_parser *p)
 		vmy_next(p);
 	}
 }
+
+bool vmy_name_list(struct vmy_parser *p)
+{
+	char name[VMY_NAME_MAX];
+
+	if (!vmy_expect(p, vmy_accept_punct(p, "("), "'(' was expected here"))
+		return false;
+	do {
+		if (!vmy_accept_name(p, name, sizeof(name)))
+			return false;
+	} while (vmy_accept_punct(p, ","));
+	return vmy_expect(p, vmy_accept_punct(p, ")"), "')' was expected here");
+}
+
+bool vmy_index_hints(struct vmy_parser *p)
+{
+	while (vmy_kw_at(p, 0, "USE") || vmy_kw_at(p, 0, "IGNORE") || vmy_kw_at(p, 0, "FORCE")) {
+		vmy_next(p);
+		if (!vmy_expect(p, vmy_accept_kw(p, "INDEX") || vmy_accept_kw(p, "KEY"), "INDEX or KEY was expected"))
+			return false;
+		if (vmy_accept_kw(p, "FOR") && !vmy_accept_kw(p, "JOIN")) {
+			if (!vmy_expect(p, vmy_accept_kw(p, "ORDER") || vmy_accept_kw(p, "GROUP"),
+					"FOR JOIN, FOR ORDER BY or FOR GROUP BY was expected") ||
+			    !vmy_expect(p, vmy_accept_kw(p, "BY"), "BY was expected"))
+				return false;
+		}
+		if (!vmy_expect(p, vmy_punct_at(p, 0, "("), "an index list was expected"))
+			return false;
+		if (vmy_punct_at(p, 1, ")")) {
+			vmy_next(p);
+			vmy_next(p);
+		} else if (!vmy_name_list(p)) {
+			return false;
+		}
+	}
+	return true;
+}

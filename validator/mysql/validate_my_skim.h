@@ -28,4 +28,10 @@ bool vmy_parens_lead_to_query(struct vmy_parser *p);
  */
 bool vmy_json_columns(struct vmy_parser *p);
 
+/* ( name {, name} ) at the current token: a column list, no expressions. */
+bool vmy_name_list(struct vmy_parser *p);
+
+/* USE / IGNORE / FORCE {INDEX | KEY} [FOR {JOIN | ORDER BY | GROUP BY}] (names), any number of them. */
+bool vmy_index_hints(struct vmy_parser *p);
+
 #endif

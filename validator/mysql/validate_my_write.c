@@ -13,6 +13,7 @@
 #include "validator/mysql/validate_my_read.h"
 #include "validator/mysql/validate_my_rule.h"
 #include "validator/mysql/validate_my_scope.h"
+#include "validator/mysql/validate_my_skim.h"
 
 #define H_WRITE "write one INSERT, UPDATE or DELETE on one of your write tables (SHOW AIRLOCK POLICY lists them)"
 

@@ -23,6 +23,7 @@
 #include "validator/pg/validate_pg_read.h"
 #include "validator/pg/validate_pg_scope_sql.h"
 #include "validator/pg/validate_pg_session.h"
+#include "validator/pg/validate_pg_star.h"
 #include "validator/pg/validate_pg_stmt.h"
 #include "validator/pg/validate_pg_util.h"
 #include "validator/pg/validate_pg_write.h"
@@ -64,15 +65,27 @@ static enum pgv_kind check_explain(const struct pgv_policy *policy, const char *
 	return out->kind;
 }
 
+/* A SELECT_STAR refusal of the read at [start, start + len) of the text: the span its hint describes. */
+static void star_span(struct pgv_result *out, size_t start, size_t len)
+{
+	if (out->kind != PGV_REFUSED || out->code != AIRLOCK_E_SELECT_STAR || out->star_read[0])
+		return;
+	out->query_offset = start;
+	out->query_len = len;
+}
+
 /* DECLARE: its header, then its query validated as a statement of its own (the grammar's recursion). */
 static enum pgv_kind declare(const struct pgv_policy *policy, const char *sql, json_t *body, struct pgv_result *out)
 {
 	struct pgv_result inner;
+	size_t start;
 
 	if (pgv_cursor_declare(sql, body, out) != PGV_DECLARE)
 		return out->kind;
-	if (pgv_validate(policy, sql + out->query_offset, &inner) != PGV_READ) {
+	start = out->query_offset;
+	if (pgv_validate(policy, sql + start, &inner) != PGV_READ) {
 		*out = inner;
+		star_span(out, start, strlen(sql) - start);
 		if (out->kind != PGV_REFUSED)
 			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "declare a cursor for a SELECT",
 				   "a cursor can only be declared for a SELECT");
@@ -99,13 +112,20 @@ static enum pgv_kind copy_out(const struct pgv_policy *policy, const char *sql, 
 		size_t start = out->query_offset;
 
 		*out = inner;
-		if (out->kind != PGV_REFUSED || inner.explain)
+		if (out->kind != PGV_REFUSED || inner.explain) {
 			pgv_refuse(out, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, 0, "COPY (SELECT ...) TO STDOUT",
 				   "COPY can only copy the rows of a read to the client");
-		else if (query_form && out->cursor_pos)
-			out->cursor_pos += pgv_cursor_from_offset(sql, (long long)start) - 1;
-		else
+		} else if (query_form) {
+			star_span(out, start, strlen(text));
+			if (out->cursor_pos)
+				out->cursor_pos += pgv_cursor_from_offset(sql, (long long)start) - 1;
+		} else {
+			/* COPY table: the hint describes the SELECT made of it. */
+			if (out->code == AIRLOCK_E_SELECT_STAR && !out->star_read[0] &&
+			    strlen(text) < sizeof(out->star_read))
+				memcpy(out->star_read, text, strlen(text) + 1);
 			out->cursor_pos = 0; /* it counts in the SELECT made of the table */
+		}
 	}
 	free(text);
 	return out->kind;
@@ -178,7 +198,10 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 	if (strcmp(type, "SelectStmt") == 0) {
 		if (pgv_session_set_config(sql, body, out))
 			return out->kind;
-		if (pgv_check_read(policy, sql, stmt, out))
+		/* The star is judged last: refused for it, the read passed every other check (a hint's
+		 * describe runs it with the star allowed). */
+		if (pgv_check_read(policy, sql, stmt, out) &&
+		    !(policy->forbid_star && pgv_star_refused(sql, stmt, out)))
 			out->kind = PGV_READ;
 		return out->kind;
 	}

@@ -10,7 +10,8 @@
  * validator/pg/ is this validator: validate_pg.c parses and
  * dispatches on the statement's kind; validate_pg_read.c walks a read's
  * tree (every relation against the allowlist, every function against the
- * denylist, CTE scoping); validate_pg_stmt.c names and refuses the
+ * denylist, CTE scoping); validate_pg_star.c the stars of a read's
+ * result (forbid_select_star); validate_pg_stmt.c names and refuses the
  * statement kinds that may not run; validate_pg_session.c the session
  * statements; validate_pg_cursor.c DECLARE, FETCH and CLOSE;
  * validate_pg_catalog.c the relations of pg_catalog; validate_pg_funcs.c
@@ -90,6 +91,12 @@ struct pgv_policy {
 	 */
 	const char *const *write_tables;
 	size_t nwrite_tables;
+	/*
+	 * forbid_select_star: a read whose result columns come from a star
+	 * (validate_pg_star.h) is refused with SELECT_STAR once everything
+	 * else about it passed.
+	 */
+	bool forbid_star;
 };
 
 struct pgv_result {
@@ -138,6 +145,11 @@ struct pgv_result {
 	char command[8];  /* "INSERT", "UPDATE" or "DELETE" */
 	bool returning;   /* the statement asked for rows (RETURNING) */
 	bool write_check; /* the rewritten text's first RETURNING column is PGV_WRITE_CHECK */
+
+	/* SELECT_STAR (validate_pg_star.h): the read whose columns the hint lists, when it is not the text
+	 * itself: SELECT * FROM the table of a whole-row reference, or a COPY's read of a table; "" when
+	 * none (then query_len, when not 0, spans the read in the text: a cursor's or a COPY's). */
+	char star_read[1024];
 
 	uint64_t fingerprint; /* pg_query_fingerprint of the statement, for the audit log;
 			       * 0 when the text does not parse */

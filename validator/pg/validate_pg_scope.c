@@ -471,6 +471,8 @@ static bool revalidate(struct pgv_scope *sc, const char *text)
 	tables[p->ntables + 1] = "information_schema.*";
 	ext.tables = tables;
 	ext.ntables = p->ntables + 2;
+	/* The agent's text was judged for stars; the stars of the rewrite are its templates', inside FROM. */
+	ext.forbid_star = false;
 	if (sc->write) {
 		/* The write's filter and check name what the rule hides: checked as the agent's text was, less that. */
 		ext.rules = NULL;

@@ -36,6 +36,7 @@ static const struct pgv_policy pg = {
 	.nfunctions = 1,
 	.write_tables = tables,
 	.nwrite_tables = 1,
+	.forbid_star = true,
 };
 static const struct vmy_policy my = {
 	.user = "agent",
@@ -43,6 +44,7 @@ static const struct vmy_policy my = {
 	.tables = tables,
 	.ntables = 2,
 	.ansi_quotes = true,
+	.forbid_star = true,
 	.charset = "latin1",
 	.rules = rules,
 	.nrules = 2,
@@ -112,6 +114,7 @@ static void test_request_round_trip(void **state)
 	assert_string_equal(req.pg.functions[0], "app");
 	assert_int_equal(req.pg.nwrite_tables, 1);
 	assert_string_equal(req.pg.write_tables[0], tables[0]);
+	assert_true(req.pg.forbid_star);
 	assert_null(req.pg.rules[1].filter);
 	assert_true(req.pg.rules[1].has_columns);
 	assert_int_equal(req.pg.rules[1].ncolumns, 2);
@@ -119,6 +122,7 @@ static void test_request_round_trip(void **state)
 	assert_string_equal(req.pg.rules[1].columns[1].mask, "left(email, 1) || '***'");
 	assert_string_equal(req.my.database, "shop");
 	assert_true(req.my.ansi_quotes);
+	assert_true(req.my.forbid_star);
 	assert_false(req.my.no_backslash_escapes);
 	assert_string_equal(req.my.charset, "latin1");
 	assert_int_equal(req.my.ntables, 2);
@@ -287,6 +291,35 @@ static void test_pg_write_response(void **state)
 	assert_true(vw_put_response(&w, VW_PG_WRITE, &res));
 	body = body_of(&w, &len);
 	assert_false(vw_get_response(body, len, VW_PG_WRITE, strlen(sql), 0, &back));
+	wbuf_free(&w);
+}
+
+/* A SELECT_STAR refusal names the read its hint describes; no other result names one. */
+static void test_pg_star_read(void **state)
+{
+	struct vw_response res = {.status = VW_OK}, back;
+	struct wbuf w;
+	const uint8_t *body;
+	size_t len;
+
+	(void)state;
+	res.pg.kind = PGV_REFUSED;
+	res.pg.code = AIRLOCK_E_SELECT_STAR;
+	strcpy(res.pg.sqlstate, "42501");
+	strcpy(res.pg.star_read, "SELECT * FROM \"orders\"");
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_VALIDATE, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_PG_VALIDATE, strlen(sql), 0, &back));
+	assert_int_equal(back.pg.code, AIRLOCK_E_SELECT_STAR);
+	assert_string_equal(back.pg.star_read, res.pg.star_read);
+	vw_response_free(&back);
+	wbuf_free(&w);
+	res.pg.code = AIRLOCK_E_TABLE_NOT_ALLOWED;
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_VALIDATE, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_PG_VALIDATE, strlen(sql), 0, &back));
 	wbuf_free(&w);
 }
 
@@ -459,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_request_truncated_and_corrupted),
 		cmocka_unit_test(test_pg_response_round_trip_and_checks),
 		cmocka_unit_test(test_pg_write_response),
+		cmocka_unit_test(test_pg_star_read),
 		cmocka_unit_test(test_my_response_checks),
 		cmocka_unit_test(test_my_write_plan),
 		cmocka_unit_test(test_split_response),
