@@ -73,8 +73,9 @@ static bool target(struct vmy_parser *p)
 			     "over MySQL a write table's rule may filter its rows but not limit its columns");
 		return false;
 	}
-	snprintf(w->db, sizeof(w->db), "%s", db);
-	snprintf(w->table, sizeof(w->table), "%s", table);
+	/* Both fit: their lengths were checked above. */
+	memcpy(w->db, db, strlen(db) + 1);
+	memcpy(w->table, table, strlen(table) + 1);
 	w->target_start = (uint32_t)start;
 	w->target_end = (uint32_t)p->last_end;
 	if (vmy_kw_at(p, 0, "PARTITION")) {
