@@ -591,10 +591,12 @@ static enum outcome stream_statement(struct my_run *r)
 	if (r->job->describe)
 		return describe_statement(r);
 	if (r->job->write) {
-		r->write_end = my_write_run(r->conn, r->job, &r->write_rows);
-		return r->write_end == MY_WRITE_OK      ? OUT_OK
-		       : r->write_end == MY_WRITE_ERROR ? capture_error(r)
-							: OUT_WRITE;
+		r->write_end = my_write_run(r->conn, r->job, r->ctl, &r->write_rows);
+		if (r->write_end == MY_WRITE_GONE)
+			return OUT_GONE;
+		if (r->write_end == MY_WRITE_ERROR)
+			return capture_error(r);
+		return r->write_end == MY_WRITE_OK ? OUT_OK : OUT_WRITE;
 	}
 	if (mysql_real_query(r->conn, sql, (unsigned long)strlen(sql)) != 0)
 		return capture_error(r);

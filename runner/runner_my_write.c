@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/wbuf.h"
 
 static bool run(MYSQL *conn, const char *sql)
 {
@@ -36,12 +37,59 @@ static bool read_checks(MYSQL *conn, MYSQL_RES *res, uint64_t *rows, bool *ok)
 	return mysql_errno(conn) == 0;
 }
 
-enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, uint64_t *rows)
+/*
+ * A dry run's plan: EXPLAIN of the write as it will run (plain EXPLAIN
+ * runs nothing), each row's columns that are not NULL as name=value on a
+ * line, sent as a notice coded FRAME_PLAN_CODE, cut at what a notice
+ * carries. A plan that cannot be read is left out; the dry run goes on.
+ */
+static int send_plan(MYSQL *conn, const struct runner_job *job, struct runner_ctl *ctl)
+{
+	struct wbuf plan;
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+	int rc = 0;
+
+	wbuf_init(&plan);
+	wbuf_put_str(&plan, "EXPLAIN ");
+	wbuf_put_str(&plan, job->sql);
+	wbuf_put_u8(&plan, 0);
+	if (plan.failed || mysql_real_query(conn, (const char *)plan.data, (unsigned long)(plan.len - 1)) != 0 ||
+	    !(res = mysql_store_result(conn))) {
+		wbuf_free(&plan);
+		return 0;
+	}
+	wbuf_reset(&plan);
+	while ((row = mysql_fetch_row(res)) != NULL && plan.len <= RUNNER_CTL_MAX_TEXT) {
+		MYSQL_FIELD *f = mysql_fetch_fields(res);
+
+		for (unsigned i = 0; f && i < mysql_num_fields(res); i++) {
+			if (!row[i])
+				continue;
+			wbuf_put_str(&plan, plan.len && plan.data[plan.len - 1] != '\n' ? " " : "");
+			wbuf_put_str(&plan, f[i].name);
+			wbuf_put_u8(&plan, '=');
+			wbuf_put_str(&plan, row[i]);
+		}
+		wbuf_put_u8(&plan, '\n');
+	}
+	mysql_free_result(res);
+	wbuf_put_u8(&plan, 0);
+	if (!plan.failed && plan.len > 1 &&
+	    runner_ctl_error_my(ctl, FRAME_NOTICE, "00000", FRAME_PLAN_CODE, 0, (const char *)plan.data, "") < 0)
+		rc = -1;
+	wbuf_free(&plan);
+	return rc;
+}
+
+enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct runner_ctl *ctl, uint64_t *rows)
 {
 	MYSQL_RES *res;
 	bool checked = true;
 
 	*rows = 0;
+	if (job->write == RUNNER_WRITE_DRY && send_plan(conn, job, ctl) < 0)
+		return MY_WRITE_GONE;
 	if (!run(conn, "START TRANSACTION READ WRITE") ||
 	    mysql_real_query(conn, job->sql, (unsigned long)strlen(job->sql)) != 0)
 		return MY_WRITE_ERROR;

@@ -7,7 +7,8 @@
  * truth of the user's row filter (validate_my_write.h): a row whose check
  * is not 1 fails the job. Past write_max rows, or on a failed check, the
  * transaction is rolled back; a dry run is rolled back whatever it did;
- * a run is committed. On every other path the transaction is left open
+ * a run is committed. A dry run first sends the write's plan (EXPLAIN) as
+ * a notice coded FRAME_PLAN_CODE. On every other path the transaction is left open
  * and dies with the connection: nothing is written unless COMMIT
  * succeeds here.
  */
@@ -26,10 +27,14 @@ enum my_write_end {
 	MY_WRITE_ERROR, /* the server or the client library failed: the connection's error says why */
 	MY_WRITE_CHECK, /* a written row fails the row filter: rolled back */
 	MY_WRITE_ROWS,  /* more than write_max rows: rolled back */
+	MY_WRITE_GONE,  /* the plan could not be queued for the proxy */
 };
 
-/* Runs job's write on conn; *rows gets the rows it touched (or returned, with write_check). */
-enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, uint64_t *rows);
+/*
+ * Runs job's write on conn; *rows gets the rows it touched (or returned,
+ * with write_check). A dry run first sends its plan on ctl.
+ */
+enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct runner_ctl *ctl, uint64_t *rows);
 
 /* The error frame of MY_WRITE_CHECK or MY_WRITE_ROWS (rows as counted, max the job's write_max). */
 void my_write_refusal(struct runner_ctl *ctl, enum my_write_end e, uint64_t rows, uint64_t max);

@@ -153,6 +153,9 @@ def test_an_approved_write_runs_once_and_the_cli_reads_it(private):
     mine = [r for r in listed if r["id"] == approval]
     assert status == 200 and mine and mine[0]["rows"] == 2 and mine[0]["protocol"] == "mysql", mine
     assert "`write_probe`.`items`" in mine[0]["rewritten"] and "(n <= 100)" in mine[0]["rewritten"], mine
+    # The approver reads the write's plan (MariaDB's EXPLAIN of what will run).
+    status, rec, _ = api(private, "GET", "/api/approvals/%s" % approval)
+    assert status == 200 and "select_type=SIMPLE" in rec["plan"] and "table=items" in rec["plan"], rec["plan"]
     status, record, _ = api(private, "POST", "/api/approvals/%s/approve" % approval, {"reason": "fine"})
     assert status == 200, record
     got = settled(private, approval)

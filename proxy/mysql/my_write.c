@@ -32,6 +32,7 @@ struct myw_pending {
 	char *statement;
 	char *rewritten;
 	char *settings; /* the settings it was dry-run under, as the record keeps them */
+	char *plan;     /* the write's plan, from the dry run; NULL until it came */
 };
 
 /*
@@ -53,14 +54,18 @@ void myw_pending_free(struct myw_pending *p)
 	free(p->statement);
 	free(p->rewritten);
 	free(p->settings);
+	free(p->plan);
 	free(p);
 }
 
-/* The database's own notices during a dry run are dropped: the write has not run. */
+/* The dry run's plan comes as a notice with a code of its own; the database's own are dropped (nothing ran). */
 static void dry_notice(void *arg, const struct frame_error *e)
 {
-	(void)arg;
-	(void)e;
+	struct myw_pending *p = ((struct my_session *)arg)->write;
+
+	if (p && !p->plan && e->code.len == sizeof(FRAME_PLAN_CODE) - 1 &&
+	    !memcmp(e->code.ptr, FRAME_PLAN_CODE, e->code.len))
+		p->plan = strndup(e->message.ptr, e->message.len);
 }
 
 void myw_wait_free(struct my_session *s)
@@ -183,6 +188,7 @@ static void dry_done(void *arg, const struct job_result *r)
 		.param_types = "[]",
 		.rewritten = p ? p->rewritten : NULL,
 		.settings = p ? p->settings : NULL,
+		.plan = p ? p->plan : NULL,
 	};
 
 	s->write = NULL;
