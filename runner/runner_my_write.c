@@ -76,7 +76,9 @@ static int send_plan(MYSQL *conn, const struct runner_job *job, struct runner_ct
 	mysql_free_result(res);
 	wbuf_put_u8(&plan, 0);
 	if (!plan.failed && plan.len > 1 &&
-	    runner_ctl_error_my(ctl, FRAME_NOTICE, "00000", FRAME_PLAN_CODE, 0, (const char *)plan.data, "") < 0)
+	    runner_ctl_error_my(ctl, FRAME_NOTICE,
+				airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_SUCCESSFUL_COMPLETION),
+				FRAME_PLAN_CODE, 0, (const char *)plan.data, "") < 0)
 		rc = -1;
 	wbuf_free(&plan);
 	return rc;
@@ -88,10 +90,12 @@ enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct
 	bool checked = true;
 
 	*rows = 0;
+	/* The plan in the write's transaction: MariaDB refuses to EXPLAIN a write in a read-only one. */
+	if (!run(conn, "START TRANSACTION READ WRITE"))
+		return MY_WRITE_ERROR;
 	if (job->write == RUNNER_WRITE_DRY && send_plan(conn, job, ctl) < 0)
 		return MY_WRITE_GONE;
-	if (!run(conn, "START TRANSACTION READ WRITE") ||
-	    mysql_real_query(conn, job->sql, (unsigned long)strlen(job->sql)) != 0)
+	if (mysql_real_query(conn, job->sql, (unsigned long)strlen(job->sql)) != 0)
 		return MY_WRITE_ERROR;
 	res = mysql_use_result(conn);
 	if (res) {
