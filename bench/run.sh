@@ -93,8 +93,11 @@ keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir"
         "runner_uids": "$uid-$((uid + 9999))", "validator_uid": "$((uid + 10000))",
         "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
         "max_connections": "$((idle + 1000))", "max_unauthenticated": "1024",
-        "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64"}
+        "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64",
+        "approval_store": "$out/approvals-$name.db"}
 head, rest = text.split("[hosts]", 1)
+# Two airlockds side by side: the demo's approval listener stays the demo's.
+head = re.sub(r"(?m)^approval_listen = .*\n", "", head)
 for k, v in keys.items():
     head, n = re.subn(r"(?m)^%s = .*$" % k, "%s = %s" % (k, v), head)
     if not n:
