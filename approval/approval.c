@@ -1,7 +1,9 @@
 #include "approval/approval.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/rand.h>
 
@@ -37,6 +39,19 @@ bool approval_status_final(enum approval_status s)
 
 /* RFC 4648's base32 alphabet, lower case: no look-alike pairs a person reads out wrong but 0/o, 1/l, absent. */
 static const char b32[] = "abcdefghijklmnopqrstuvwxyz234567";
+
+void approval_time_sql(int64_t ms, const char *suffix, char *out, size_t len)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+
+	if (ms <= 0 || !gmtime_r(&t, &tm)) {
+		out[0] = '\0';
+		return;
+	}
+	snprintf(out, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d%s", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000), suffix);
+}
 
 bool approval_new_id(char out[APPROVAL_ID_LEN + 1])
 {

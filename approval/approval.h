@@ -52,6 +52,13 @@ bool approval_status_parse(const char *name, enum approval_status *out);
 bool approval_status_final(enum approval_status s);
 
 /*
+ * ms (unix ms) as "YYYY-MM-DD HH:MM:SS.mmm" in UTC followed by suffix
+ * ("+00" reads as a Postgres timestamptz, "" as a MySQL DATETIME); "" when
+ * ms is 0 (not yet) or cannot be told.
+ */
+void approval_time_sql(int64_t ms, const char *suffix, char *out, size_t len);
+
+/*
  * One held write. Every string is owned by the record (heap, NUL
  * terminated, never NULL once filled by the store; "" when empty) and freed
  * by approval_free.

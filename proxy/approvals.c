@@ -82,3 +82,16 @@ void approvals_expire(struct approval_store *st, struct audit *audit, int64_t no
 	}
 	free(d);
 }
+
+bool approvals_own(struct approval_store *st, struct audit *audit, const char *user, const char *id, struct approval *a)
+{
+	*a = (struct approval){0};
+	if (!st || !approval_id_valid(id))
+		return false;
+	approvals_expire(st, audit, wall_ms());
+	if (st->ops->get(st, id, a) == APPROVAL_OK && strcmp(a->user, user) == 0)
+		return true;
+	approval_free(a);
+	*a = (struct approval){0};
+	return false;
+}

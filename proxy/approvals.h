@@ -30,4 +30,13 @@ struct audit;
  */
 void approvals_expire(struct approval_store *st, struct audit *audit, int64_t now);
 
+/*
+ * The record id when user asked for it, read into *a (the caller frees it
+ * with approval_free) after expiring what is due; false for an id that is
+ * malformed, missing or another user's, which the agent is told alike
+ * (another user's record reads as one that does not exist). st may be NULL.
+ */
+bool approvals_own(struct approval_store *st, struct audit *audit, const char *user, const char *id,
+		   struct approval *a);
+
 #endif

@@ -301,19 +301,6 @@ void myw_execute(struct my_session *s, const char *sql, size_t len, const struct
 
 /* ---- SHOW AIRLOCK APPROVAL '<id>' ---- */
 
-static void put_ms(char *out, size_t len, int64_t ms)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (ms <= 0 || !gmtime_r(&t, &tm)) {
-		out[0] = '\0';
-		return;
-	}
-	snprintf(out, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
-
 /* One row: id, status, rows, executed_rows, reason, decided_by, decided_at, created_at, expires_at (UTC). */
 static void show_row(struct my_session *s, const struct approval *a)
 {
@@ -329,9 +316,9 @@ static void show_row(struct my_session *s, const struct approval *a)
 
 	snprintf(rows, sizeof(rows), "%" PRId64, a->rows);
 	snprintf(executed, sizeof(executed), "%" PRId64, a->executed_rows);
-	put_ms(decided, sizeof(decided), a->decided_at);
-	put_ms(created, sizeof(created), a->created_at);
-	put_ms(expires, sizeof(expires), a->expires_at);
+	approval_time_sql(a->decided_at, "", decided, sizeof(decided));
+	approval_time_sql(a->created_at, "", created, sizeof(created));
+	approval_time_sql(a->expires_at, "", expires, sizeof(expires));
 	row[0] = a->id;
 	row[1] = approval_status_name(a->status);
 	row[2] = rows;
@@ -350,19 +337,13 @@ static void show_row(struct my_session *s, const struct approval *a)
 
 void myw_show(struct my_session *s, const char *id)
 {
-	struct approval_store *st = s->core.srv->approvals;
-	struct approval a = {0};
+	struct approval a;
 	char msg[160];
 
-	/* Another user's record reads as one that does not exist. */
-	if (st && approval_id_valid(id)) {
-		approvals_expire(st, s->core.srv->audit, wall_ms());
-		if (st->ops->get(st, id, &a) == APPROVAL_OK && strcmp(a.user, s->core.u->name) == 0) {
-			show_row(s, &a);
-			approval_free(&a);
-			return;
-		}
+	if (approvals_own(s->core.srv->approvals, s->core.srv->audit, s->core.u->name, id, &a)) {
+		show_row(s, &a);
 		approval_free(&a);
+		return;
 	}
 	snprintf(msg, sizeof(msg), "approval '%.40s' does not exist", id);
 	myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_UNKNOWN_ERROR, msg,

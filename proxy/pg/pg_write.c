@@ -580,19 +580,6 @@ static void put_cell(struct wbuf *w, const char *v)
 	wbuf_put_str(w, v);
 }
 
-static void put_ms(char *out, size_t len, int64_t ms)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-
-	if (ms <= 0 || !gmtime_r(&t, &tm)) {
-		out[0] = '\0';
-		return;
-	}
-	snprintf(out, len, "%04d-%02d-%02d %02d:%02d:%02d.%03d+00", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
-
 /* One row: id, status, rows, executed_rows, reason, decided_by, decided_at, created_at, expires_at. */
 static void show_row(struct pg_session *s, const struct approval *a, const struct pgq_exec *x)
 {
@@ -603,9 +590,9 @@ static void show_row(struct pg_session *s, const struct approval *a, const struc
 
 	snprintf(rows, sizeof(rows), "%" PRId64, a->rows);
 	snprintf(executed, sizeof(executed), "%" PRId64, a->executed_rows);
-	put_ms(decided, sizeof(decided), a->decided_at);
-	put_ms(created, sizeof(created), a->created_at);
-	put_ms(expires, sizeof(expires), a->expires_at);
+	approval_time_sql(a->decided_at, "+00", decided, sizeof(decided));
+	approval_time_sql(a->created_at, "+00", created, sizeof(created));
+	approval_time_sql(a->expires_at, "+00", expires, sizeof(expires));
 	if (x->describe)
 		pgr_text_rowdesc(s, names, 9, x->formats);
 	wbuf_init(&row);
@@ -631,19 +618,13 @@ static void show_row(struct pg_session *s, const struct approval *a, const struc
 
 void pgw_show(struct pg_session *s, const char *id, const struct pgq_exec *x)
 {
-	struct approval_store *st = s->core.srv->approvals;
-	struct approval a = {0};
+	struct approval a;
 	char msg[160];
 
-	/* Another user's record reads as one that does not exist. */
-	if (st && approval_id_valid(id)) {
-		approvals_expire(st, s->core.srv->audit, wall_ms());
-		if (st->ops->get(st, id, &a) == APPROVAL_OK && strcmp(a.user, s->core.u->name) == 0) {
-			show_row(s, &a, x);
-			approval_free(&a);
-			return;
-		}
+	if (approvals_own(s->core.srv->approvals, s->core.srv->audit, s->core.u->name, id, &a)) {
+		show_row(s, &a, x);
 		approval_free(&a);
+		return;
 	}
 	snprintf(msg, sizeof(msg), "approval \"%.40s\" does not exist", id);
 	pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_UNDEFINED_OBJECT, msg,

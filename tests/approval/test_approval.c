@@ -49,11 +49,31 @@ static void test_ids(void **state)
 	assert_true(approval_id_valid("waaaaaaaaaaaaaaaaaaa7"));
 }
 
+/* The SHOW answers' times: UTC to the millisecond, the suffix as asked, "" for not yet. */
+static void test_time_sql(void **state)
+{
+	char out[64];
+
+	(void)state;
+	approval_time_sql(1764806400123LL, "+00", out, sizeof(out));
+	assert_string_equal(out, "2025-12-04 00:00:00.123+00");
+	approval_time_sql(1764806400005LL, "", out, sizeof(out));
+	assert_string_equal(out, "2025-12-04 00:00:00.005");
+	approval_time_sql(0, "+00", out, sizeof(out));
+	assert_string_equal(out, "");
+	approval_time_sql(-5, "", out, sizeof(out));
+	assert_string_equal(out, "");
+	/* A short buffer is cut, never overrun. */
+	approval_time_sql(1764806400123LL, "+00", out, 11);
+	assert_string_equal(out, "2025-12-04");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_ids),
+		cmocka_unit_test(test_time_sql),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
