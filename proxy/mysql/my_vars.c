@@ -310,14 +310,14 @@ static enum airlock_native set_kept(struct my_session *s, int i, const struct vm
 	case KEPT_COLLATION:
 		if (!a->value[0] || strlen(a->value) >= sizeof(s->vars.kept[i]) || !plain_value(a->value))
 			break;
-		snprintf(dst, sizeof(s->vars.kept[i]), "%s", a->value);
+		memcpy(dst, a->value, strlen(a->value) + 1); /* it fits: checked above */
 		return AIRLOCK_N_NONE;
 	case KEPT_LOCALE:
 		/* ll_CC, as MariaDB names locales; one it does not know fails at the next statement (1649). */
 		if (strlen(a->value) < 5 || strlen(a->value) >= sizeof(s->vars.kept[i]) ||
 		    strspn(a->value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != strlen(a->value))
 			break;
-		snprintf(dst, sizeof(s->vars.kept[i]), "%s", a->value);
+		memcpy(dst, a->value, strlen(a->value) + 1); /* it fits: checked above */
 		return AIRLOCK_N_NONE;
 	case KEPT_UINT:
 		if (a->quoted) {

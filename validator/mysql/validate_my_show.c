@@ -83,7 +83,8 @@ static bool show_db(struct vmy_parser *p)
 			   "Incorrect database name '%.64s'", cur);
 		return false;
 	}
-	snprintf(p->out->scope.db, sizeof(p->out->scope.db), "%s", cur);
+	/* It fits: checked above. */
+	memcpy(p->out->scope.db, cur, strlen(cur) + 1);
 	return vmy_check_database(p, cur);
 }
 
