@@ -11,6 +11,7 @@
 #include "validator/mysql/validate_my_fingerprint.h"
 #include "validator/mysql/validate_my_scope.h"
 #include "validator/mysql/validate_my_write.h"
+#include "validator/mysql/validate_my_write_sample.h"
 #include "validator/pg/validate_pg_scope.h"
 #include "validator/pg/validate_pg_write.h"
 
@@ -29,31 +30,6 @@ static void refuse_pg_too_large(struct vw_response *res)
 	snprintf(res->pg.sqlstate, sizeof(res->pg.sqlstate), "%s", airlock_err_pg_sqlstate(AIRLOCK_E_TOO_COMPLEX));
 	snprintf(res->pg.message, sizeof(res->pg.message), "the statement's scoped form is too large");
 	snprintf(res->pg.hint, sizeof(res->pg.hint), "read fewer relations in one statement");
-}
-
-/*
- * A write's dry-run variant (vmy_write_sample) of text, validated again
- * under ext as the same write with its rows; NULL for none (the write is
- * dry-run as it will run and held without a sample).
- */
-static char *sample_my(const struct vmy_policy *ext, const char *text, const struct vmy_result *made)
-{
-	char *sample = vmy_write_sample(ext, made, text);
-	struct vmy_result *again = sample ? malloc(sizeof(*again)) : NULL;
-	bool same;
-
-	if (!again) {
-		free(sample);
-		return NULL;
-	}
-	vmy_validate(ext, sample, strlen(sample), again);
-	same = vmy_write_sample_same(made, again);
-	free(again);
-	if (!same) {
-		free(sample);
-		return NULL;
-	}
-	return sample;
 }
 
 static void scope_my(const struct vw_request *req, struct vw_response *res)
@@ -88,7 +64,7 @@ static void scope_my(const struct vw_request *req, struct vw_response *res)
 	ext.rewrite = true;
 	vmy_validate(&ext, res->text, strlen(res->text), res->my);
 	if (req->my_read->kind == VMY_WRITE)
-		res->sample = sample_my(&ext, res->text, res->my);
+		res->sample = vmy_write_sample_checked(&ext, res->text, res->my);
 	free(tables);
 }
 

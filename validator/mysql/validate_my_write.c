@@ -293,7 +293,8 @@ static bool insert(struct vmy_parser *p)
 		return false;
 	}
 	/* The check the scoping adds, validated again with the rest. */
-	if (p->pol->rewrite && rule_of(p->pol, w->rule) && vmy_accept_kw(p, "RETURNING"))
+	if (p->pol->rewrite && rule_of(p->pol, w->rule) && rule_of(p->pol, w->rule)->filter &&
+	    vmy_accept_kw(p, "RETURNING"))
 		return vmy_read_clause(p) && (vmy_at_end(p) || sample_star(p, true) ||
 					      vmy_expect(p, false, "unexpected input after the check"));
 	return at_end(p);
@@ -381,40 +382,4 @@ char *vmy_write_scope(const struct vmy_policy *pol, const char *sql, size_t len,
 		return NULL;
 	}
 	return (char *)b.data;
-}
-
-char *vmy_write_sample(const struct vmy_policy *pol, const struct vmy_result *v, const char *text)
-{
-	const struct vmy_write_plan *w = &v->write;
-	struct wbuf b;
-
-	/* MariaDB has no UPDATE ... RETURNING. */
-	if (v->kind != VMY_WRITE || !text || w->sample || strcmp(w->command, "UPDATE") == 0)
-		return NULL;
-	wbuf_init(&b);
-	wbuf_put_str(&b, text);
-	/* On a line of its own: nothing of the text before (a comment) reaches it. */
-	if (vmy_write_checks(pol, v)) {
-		wbuf_put_str(&b, "\n, ");
-		vmy_scope_put_ident(&b, w->db);
-		wbuf_put_str(&b, ".");
-		vmy_scope_put_ident(&b, w->table);
-		wbuf_put_str(&b, ".*");
-	} else {
-		wbuf_put_str(&b, "\nRETURNING *");
-	}
-	wbuf_put_u8(&b, 0);
-	if (b.failed) {
-		wbuf_free(&b);
-		return NULL;
-	}
-	return (char *)b.data;
-}
-
-bool vmy_write_sample_same(const struct vmy_result *text, const struct vmy_result *sample)
-{
-	return text->kind == VMY_WRITE && sample->kind == VMY_WRITE && !text->write.sample && sample->write.sample &&
-	       strcmp(text->write.command, sample->write.command) == 0 &&
-	       strcmp(text->write.db, sample->write.db) == 0 && strcmp(text->write.table, sample->write.table) == 0 &&
-	       text->write.rule == sample->write.rule;
 }

@@ -25,8 +25,7 @@
  * table with a row filter an UPDATE may not set a column the filter
  * names, so a row it touches stays one the filter shows.
  *
- * Pure: no I/O, no allocation except vmy_write_scope's and
- * vmy_write_sample's results.
+ * Pure: no I/O, no allocation except vmy_write_scope's result.
  */
 #ifndef AIRLOCK_VALIDATOR_MYSQL_VALIDATE_MY_WRITE_H
 #define AIRLOCK_VALIDATOR_MYSQL_VALIDATE_MY_WRITE_H
@@ -57,20 +56,5 @@ char *vmy_write_scope(const struct vmy_policy *pol, const char *sql, size_t len,
 
 /* Whether the text that runs of the write v returns its rows' checks (an INSERT into a filtered table). */
 bool vmy_write_checks(const struct vmy_policy *pol, const struct vmy_result *v);
-
-/*
- * A dry run's sample variant of text, the text that will run of the write
- * v (vmy_write_scope's, validated again): the same statement, whose rows
- * it returns whole after the check column if any (RETURNING *, or the
- * check's RETURNING followed by db.table.*), so the runner can show each
- * row a DELETE removes or an INSERT adds. The rows it touches and their
- * count stay those of text. Heap, the caller frees it; NULL for an UPDATE
- * (MariaDB has no UPDATE ... RETURNING) or when out of memory. It must be
- * validated again (rewrite) and pass vmy_write_sample_same before it runs.
- */
-char *vmy_write_sample(const struct vmy_policy *pol, const struct vmy_result *v, const char *text);
-
-/* Whether sample (the variant, validated again) is the write text is (validated again), with its rows. */
-bool vmy_write_sample_same(const struct vmy_result *text, const struct vmy_result *sample);
 
 #endif

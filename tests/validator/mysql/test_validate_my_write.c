@@ -21,6 +21,7 @@
 #include "conf/config.h"
 #include "validator/mysql/validate_my.h"
 #include "validator/mysql/validate_my_write.h"
+#include "validator/mysql/validate_my_write_sample.h"
 
 static const char *const tables[] = {"shop.orders", "shop.customers", "shop.notes", "shop.staff",
 				     "information_schema.*"};
