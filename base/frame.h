@@ -243,6 +243,12 @@ struct frame_error {
  */
 #define FRAME_PLAN_CODE "AIRLOCK_PLAN"
 /*
+ * The code of the 'N' frames a MySQL write's dry run sends its sample in:
+ * each message one row the write touches, a JSON object of its columns
+ * (runner/runner_my_sample.h).
+ */
+#define FRAME_SAMPLE_CODE "AIRLOCK_SAMPLE"
+/*
  * The row count of a Postgres command tag: its last number ("INSERT 0 3",
  * "UPDATE 3", "DELETE 3"). False when tag is NULL or does not end in a
  * space and digits that fit in 64 bits.

@@ -17,7 +17,10 @@
  * under the same policy with information_schema allowed, as the worker
  * validates it. A third user, "writer", reads what support reads and may
  * write orders (filtered) with approval: a write is made into what runs
- * (validate_my_write.h), which must validate again as the same write.
+ * (validate_my_write.h), which must validate again as the same write;
+ * a DELETE's or an INSERT's dry-run variant, as the worker makes it
+ * (validate_my_write_sample.h), must be made and validate again as the
+ * same write returning its rows, and an UPDATE has none.
  * The same bytes are also scrubbed as a SHOW CREATE TABLE definition
  * would be (validate_my_create.h).
  */
@@ -32,6 +35,7 @@
 #include "validator/mysql/validate_my_create.h"
 #include "validator/mysql/validate_my_scope.h"
 #include "validator/mysql/validate_my_write.h"
+#include "validator/mysql/validate_my_write_sample.h"
 
 static const char *const agent_tables[] = {
 	"shop.orders",
@@ -159,6 +163,32 @@ static void check_rewrite(const struct vmy_policy *pol, const char *text)
 	}
 }
 
+/*
+ * The dry-run variant the worker makes of a write's text (made: the text
+ * validated again): a DELETE's and an INSERT's always, validating as the
+ * same write with its rows; an UPDATE's never.
+ */
+static void check_sample(const struct vmy_policy *ext, const char *text, const struct vmy_result *made)
+{
+	static struct vmy_result again;
+	char *sample = vmy_write_sample_checked(ext, text, made);
+
+	if (!sample != (strcmp(made->write.command, "UPDATE") == 0)) {
+		fprintf(stderr, "the write's variant is %s:\n%s\n", sample ? "made for an UPDATE" : "missing", text);
+		abort();
+	}
+	if (!sample)
+		return;
+	vmy_validate(ext, sample, strlen(sample), &again);
+	check(&again, strlen(sample));
+	if (!vmy_write_sample_same(made, &again)) {
+		fprintf(stderr, "the write's variant does not validate as the same write (%s):\n%s\n", again.message,
+			sample);
+		abort();
+	}
+	free(sample);
+}
+
 /* A write made into what runs, validated again as the worker does: the same write. */
 static void check_write(const struct vmy_policy *pol, const char *sql, size_t len, const struct vmy_result *r)
 {
@@ -181,6 +211,7 @@ static void check_write(const struct vmy_policy *pol, const char *sql, size_t le
 		fprintf(stderr, "the write's text does not validate as the same write (%s):\n%s\n", again.message, out);
 		abort();
 	}
+	check_sample(&ext, out, &again);
 	free(out);
 }
 

@@ -44,6 +44,9 @@ static void check_response(const uint8_t *data, size_t size, enum vw_op op)
 	if (res.pg.kind >= PGV_NKINDS || res.pg.code >= AIRLOCK_E_COUNT || strlen(res.pg.sqlstate) > 5 ||
 	    res.pg.query_offset + res.pg.query_len > sql_len)
 		abort();
+	/* A write's variant only beside its text. */
+	if (res.sample && ((op != VW_PG_WRITE && op != VW_MY_SCOPE) || (op == VW_MY_SCOPE && !res.text)))
+		abort();
 	for (size_t i = 0; i < res.nsplit; i++)
 		if (res.split_off[i] + res.split_len[i] > sql_len)
 			abort();

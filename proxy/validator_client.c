@@ -183,9 +183,17 @@ void vcl_my_validate(struct vpool *p, const struct vmy_policy *pol, const char *
 char *vcl_my_scope(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len,
 		   const struct vmy_result *v, bool *failed, struct vmy_result *again)
 {
+	return vcl_my_write_scope(p, pol, sql, len, v, failed, again, NULL);
+}
+
+char *vcl_my_write_scope(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len,
+			 const struct vmy_result *v, bool *failed, struct vmy_result *again, char **sample)
+{
 	struct vw_response res;
 	char *text;
 
+	if (sample)
+		*sample = NULL;
 	memset(again, 0, sizeof(*again));
 	again->kind = VMY_EMPTY;
 	*failed = false;
@@ -201,6 +209,10 @@ char *vcl_my_scope(struct vpool *p, const struct vmy_policy *pol, const char *sq
 	res.text = NULL;
 	if (text)
 		*again = *res.my;
+	if (text && sample) {
+		*sample = res.sample;
+		res.sample = NULL;
+	}
 	vw_response_free(&res);
 	return text;
 }

@@ -51,6 +51,12 @@ void vcl_my_validate(struct vpool *p, const struct vmy_policy *pol, const char *
  */
 char *vcl_my_scope(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len,
 		   const struct vmy_result *v, bool *failed, struct vmy_result *again);
+/*
+ * vcl_my_scope of a write v, and *sample (heap, or NULL: none) its dry
+ * run's variant (vmy_write_sample), already validated again by the worker.
+ */
+char *vcl_my_write_scope(struct vpool *p, const struct vmy_policy *pol, const char *sql, size_t len,
+			 const struct vmy_result *v, bool *failed, struct vmy_result *again, char **sample);
 
 /* Each worker answers a harmless statement; false with a message in err otherwise. */
 bool vcl_check(struct vpool *p, char *err, size_t errlen);

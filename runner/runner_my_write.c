@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "base/wbuf.h"
+#include "runner/runner_my_sample.h"
 
 static bool run(MYSQL *conn, const char *sql)
 {
@@ -23,17 +24,55 @@ static bool run(MYSQL *conn, const char *sql)
 	return mysql_errno(conn) == 0;
 }
 
-/* The check rows of a write_check job, each counted; *ok false when one is not 1. */
-static bool read_checks(MYSQL *conn, MYSQL_RES *res, uint64_t *rows, bool *ok)
+/* Sends one row of the sample (the columns after the check); false when the sample is full or the row too big. */
+static bool send_sample(struct runner_ctl *ctl, MYSQL_RES *res, MYSQL_ROW row, unsigned skip, struct wbuf *obj,
+			size_t *bytes, int *gone)
 {
+	unsigned n = mysql_num_fields(res);
+	MYSQL_FIELD *f = mysql_fetch_fields(res);
+	unsigned long *lengths = mysql_fetch_lengths(res);
+
+	if (!f || !lengths || n <= skip)
+		return false;
+	wbuf_reset(obj);
+	my_sample_put_row(obj, f + skip, row + skip, lengths + skip, n - skip);
+	if (obj->failed || obj->len > RUNNER_CTL_MAX_TEXT || *bytes + obj->len > MY_SAMPLE_BYTES)
+		return false;
+	*bytes += obj->len;
+	wbuf_put_u8(obj, 0);
+	if (obj->failed || runner_ctl_error_my(ctl, FRAME_NOTICE,
+					       airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_SUCCESSFUL_COMPLETION),
+					       FRAME_SAMPLE_CODE, 0, (const char *)obj->data, "") < 0)
+		*gone = 1;
+	return *gone == 0;
+}
+
+/*
+ * The rows of a write that returns them, each counted: a write_check
+ * job's first column is the check (*ok false when one is not 1); a dry
+ * run's sample sends the first RUNNER_SAMPLE_ROWS of them (the columns
+ * after the check) within MY_SAMPLE_BYTES, the rest only counted.
+ * *gone set when the proxy is gone.
+ */
+static bool read_rows(MYSQL *conn, MYSQL_RES *res, const struct runner_job *job, struct runner_ctl *ctl, uint64_t *rows,
+		      bool *ok, int *gone)
+{
+	unsigned skip = job->write_check ? 1 : 0;
+	bool open = job->sample && job->write == RUNNER_WRITE_DRY;
+	struct wbuf obj;
+	size_t bytes = 0;
 	MYSQL_ROW row;
 
-	*ok = mysql_num_fields(res) >= 1;
+	wbuf_init(&obj);
+	*ok = mysql_num_fields(res) >= skip;
 	while ((row = mysql_fetch_row(res)) != NULL) {
 		(*rows)++;
-		if (!row[0] || strcmp(row[0], "1") != 0)
+		if (job->write_check && (!row[0] || strcmp(row[0], "1") != 0))
 			*ok = false;
+		if (open && (*rows > RUNNER_SAMPLE_ROWS || !send_sample(ctl, res, row, skip, &obj, &bytes, gone)))
+			open = false;
 	}
+	wbuf_free(&obj);
 	return mysql_errno(conn) == 0;
 }
 
@@ -52,7 +91,7 @@ static int send_plan(MYSQL *conn, const struct runner_job *job, struct runner_ct
 
 	wbuf_init(&plan);
 	wbuf_put_str(&plan, "EXPLAIN ");
-	wbuf_put_str(&plan, job->sql);
+	wbuf_put_str(&plan, job->plan_sql ? job->plan_sql : job->sql);
 	wbuf_put_u8(&plan, 0);
 	if (plan.failed || mysql_real_query(conn, (const char *)plan.data, (unsigned long)(plan.len - 1)) != 0 ||
 	    !(res = mysql_store_result(conn))) {
@@ -99,21 +138,25 @@ enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct
 		return MY_WRITE_ERROR;
 	res = mysql_use_result(conn);
 	if (res) {
-		bool read = job->write_check && read_checks(conn, res, rows, &checked);
+		int gone = 0;
+		bool read;
 
-		if (!job->write_check) {
+		if (!job->write_check && !job->sample) {
 			/* A write that returns rows it was not made to: never committed. */
 			mysql_free_result(res);
 			run(conn, "ROLLBACK");
 			return MY_WRITE_CHECK;
 		}
+		read = read_rows(conn, res, job, ctl, rows, &checked, &gone);
 		mysql_free_result(res);
+		if (gone)
+			return MY_WRITE_GONE;
 		if (!read)
 			return MY_WRITE_ERROR;
 	} else {
 		my_ulonglong n = mysql_affected_rows(conn);
 
-		if (mysql_field_count(conn) != 0 || n == (my_ulonglong)-1 || job->write_check)
+		if (mysql_field_count(conn) != 0 || n == (my_ulonglong)-1 || job->write_check || job->sample)
 			return mysql_errno(conn) ? MY_WRITE_ERROR : MY_WRITE_CHECK;
 		*rows = (uint64_t)n;
 	}

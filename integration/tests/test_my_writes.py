@@ -11,18 +11,21 @@ outside the write tables or past the row filter is refused at once.
 This module's airlockd is its own (an approval listener, a store of its
 own) and writes a MariaDB database of its own, write_probe."""
 
+import base64
 import json
 import os
 import re
+import ssl
 import subprocess
 import time
+import urllib.request
 
 import pymysql
 import pytest
 
 import itest
 from private_airlockd import PrivateAirlockd, free_port
-from test_pg_approvals import APPROVER, api, audited, in_thread, pending_id
+from test_pg_approvals import APPROVER, APPROVER_PASSWORD, CA, api, audited, in_thread, pending_id
 
 HOSTS = ("'airlock_ro'@'127.0.0.1'", "'airlock_ro'@'localhost'", "'airlock_rw'@'127.0.0.1'",
          "'airlock_rw'@'localhost'")
@@ -65,6 +68,13 @@ def instance(name, uid_base, **writer):
 @pytest.fixture(scope="module")
 def private():
     d = instance("mywrites", 1003100000)
+    yield d
+    assert d.stop() in (0, -15)
+
+
+@pytest.fixture(scope="module")
+def wide():
+    d = instance("mywide", 1003300000, max_write_rows="50")
     yield d
     assert d.stop() in (0, -15)
 
@@ -379,3 +389,82 @@ def test_a_prepared_write_is_held_with_its_values(private):
     got = node_mysql2(private, [{"sql": "UPDATE shop.orders SET note = ? WHERE id = 1", "values": ["x"],
                                  "execute": True}])
     assert got[0].get("error") and got[0]["error"]["errno"] == 1792, got
+
+
+def record(d, approval):
+    """The record of approval as the JSON API gives it: (parsed, the raw body)."""
+    ctx = ssl.create_default_context(cafile=CA)
+    req = urllib.request.Request("https://127.0.0.1:%d/api/approvals/%s" % (d.approval_port, approval))
+    req.add_header("Authorization", "Basic " + base64.b64encode(
+        ("%s:%s" % (APPROVER, APPROVER_PASSWORD)).encode()).decode())
+    with urllib.request.urlopen(req, context=ctx, timeout=30) as r:
+        raw = r.read()
+    return json.loads(raw), raw
+
+
+def probe_rows(where):
+    """write_probe.items's rows WHERE where, as the sample gives them: each value its text."""
+    out = itest.my_super_query("SELECT id, flag, n FROM write_probe.items WHERE %s ORDER BY id" % where)
+    return [line.split("\t") for line in out.splitlines() if line] if out else []
+
+
+@pytest.fixture
+def sample_rows():
+    itest.my_super_query("INSERT INTO write_probe.items VALUES (700, 'one', 7), (701, 'two', 8), (702, 'hid', 500)")
+    yield
+    itest.my_super_query("DELETE FROM write_probe.items WHERE id >= 700")
+
+
+def test_the_approver_sees_the_rows_a_delete_and_an_insert_touch(private, sample_rows):
+    """A DELETE's rows as they were, an INSERT's as they will be (the filter's check column left out), in the
+    record the JSON API gives; a row the user's filter hides never shows; nothing is written."""
+    before = probe_rows("id >= 700")
+    approval = hold(private, "DELETE FROM items WHERE id >= 700 ORDER BY id DESC")
+    rec, _ = record(private, approval)
+    assert rec["protocol"] == "mysql" and rec["rows"] == 2, rec
+    assert rec["sample"] == {"columns": ["id", "flag", "n"], "truncated": False,
+                             "rows": [{"before": ["701", "two", "8"], "after": None},
+                                      {"before": ["700", "one", "7"], "after": None}]}, rec["sample"]
+    assert "table=items" in rec["plan"], rec["plan"]
+    approval = hold(private, "INSERT INTO items (id, flag, n) VALUES (710, 'new', 7), (711, NULL, 8)")
+    rec, _ = record(private, approval)
+    assert rec["rows"] == 2 and rec["sample"] == {
+        "columns": ["id", "flag", "n"], "truncated": False,
+        "rows": [{"before": None, "after": ["710", "new", "7"]}, {"before": None, "after": ["711", None, "8"]}]}, rec
+    assert "RETURNING" not in rec["rewritten"].split("IS TRUE)")[-1], rec["rewritten"]
+    # The row the filter hides (n = 500) is not in the sample, nor touched.
+    approval = hold(private, "DELETE FROM items WHERE flag = 'hid' OR id = 700")
+    rec, _ = record(private, approval)
+    assert rec["rows"] == 1 and rec["sample"]["rows"] == [{"before": ["700", "one", "7"], "after": None}], rec
+    assert "hid" not in json.dumps(rec["sample"])
+    assert probe_rows("id >= 700") == before
+
+
+def test_an_update_is_held_with_its_plan_and_no_sample(private, sample_rows):
+    """MariaDB has no UPDATE ... RETURNING: an UPDATE's record has the plan and an empty sample."""
+    approval = hold(private, "UPDATE items SET flag = 'upd' WHERE id >= 700")
+    rec, _ = record(private, approval)
+    assert rec["rows"] == 2 and rec["sample"] == {"columns": [], "rows": [], "truncated": False}, rec
+    assert rec["plan"], rec
+
+
+def test_a_value_of_hidden_characters_is_escaped_in_the_record(private, sample_rows):
+    """A value the database holds with a control and a right-to-left override shows escaped, and flags
+    the record; the statement itself is plain."""
+    itest.my_super_query("INSERT INTO write_probe.items VALUES (720, CONCAT('a', CHAR(0xE280AE USING utf8mb4), "
+                         "CHAR(7), '<b>'), 7)")
+    approval = hold(private, "DELETE FROM items WHERE id = 720")
+    rec, raw = record(private, approval)
+    assert rec["sample"]["rows"] == [{"before": ["720", "a\u202e\x07<b>", "7"], "after": None}], rec
+    assert rec["suspicious"] is True, rec
+    assert "\u202e".encode() not in raw and b"\x07" not in raw and b"<b>" not in raw, raw
+    assert b"\\u202e" in raw.lower() and b"\\u0007" in raw, raw
+
+
+def test_a_large_write_shows_a_bounded_sample(wide):
+    rows = ", ".join("(%d, 'bulk', %d)" % (i, i % 50) for i in range(1000, 1025))
+    approval = hold(wide, "INSERT INTO items (id, flag, n) VALUES " + rows)
+    rec, _ = record(wide, approval)
+    assert rec["rows"] == 25 and len(rec["sample"]["rows"]) == 20 and rec["sample"]["truncated"] is True, rec
+    assert rec["sample"]["rows"][0] == {"before": None, "after": ["1000", "bulk", "0"]}, rec["sample"]
+    assert probe_rows("id >= 1000") == []

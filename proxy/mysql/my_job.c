@@ -228,6 +228,8 @@ static void start(struct my_session *s, const char *sql, const struct myq_job *h
 		.write = write ? 1 : 0,
 		.write_max = u->max_write_rows,
 		.write_check = write && how->write_check,
+		.sample = write && how->sample,
+		.plan_sql = write && how->sample ? how->plan_sql : NULL,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
 	char msg[320];

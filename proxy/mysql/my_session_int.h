@@ -248,6 +248,13 @@ struct myq_job {
 	bool write_dry;
 	bool write_check;
 	char **settings;
+	/*
+	 * sample: the text is the dry run's variant (validate_my_write.h),
+	 * whose rows come back as notices coded FRAME_SAMPLE_CODE; plan_sql
+	 * (with sample only): the text that will run, whose plan is shown.
+	 */
+	bool sample;
+	const char *plan_sql;
 };
 /* Hands sql (validated) to a job as how says; the job is s->core.job while it runs. */
 void myj_start_with(struct my_session *s, const char *sql, const struct myq_job *how);

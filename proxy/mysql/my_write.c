@@ -17,6 +17,7 @@
 
 #include <event2/event.h>
 
+#include "approval/approval_sample.h"
 #include "approval/approval_store.h"
 #include "proxy/approval_hold.h"
 #include "proxy/approvals.h"
@@ -31,8 +32,11 @@
 struct myw_pending {
 	char *statement;
 	char *rewritten;
-	char *settings; /* the settings it was dry-run under, as the record keeps them */
-	char *plan;     /* the write's plan, from the dry run; NULL until it came */
+	char *settings;                 /* the settings it was dry-run under, as the record keeps them */
+	char *plan;                     /* the write's plan, from the dry run; NULL until it came */
+	char *sample_sql;               /* the dry run's variant (validate_my_write.h), or NULL: none */
+	struct approval_sample *sample; /* its rows as they come; NULL without a variant */
+	bool before;                    /* a DELETE's rows are as they were, an INSERT's as they will be */
 };
 
 /*
@@ -55,17 +59,35 @@ void myw_pending_free(struct myw_pending *p)
 	free(p->rewritten);
 	free(p->settings);
 	free(p->plan);
+	free(p->sample_sql);
+	approval_sample_free(p->sample);
 	free(p);
 }
 
-/* The dry run's plan comes as a notice with a code of its own; the database's own are dropped (nothing ran). */
+static bool coded(const struct frame_error *e, const char *code)
+{
+	return e->code.len == strlen(code) && !memcmp(e->code.ptr, code, e->code.len);
+}
+
+/*
+ * The dry run's plan and the rows of its sample come as notices with codes
+ * of their own; the database's own are dropped (nothing ran).
+ */
 static void dry_notice(void *arg, const struct frame_error *e)
 {
 	struct myw_pending *p = ((struct my_session *)arg)->write;
+	const char *row = e->message.ptr;
+	size_t len = e->message.len;
 
-	if (p && !p->plan && e->code.len == sizeof(FRAME_PLAN_CODE) - 1 &&
-	    !memcmp(e->code.ptr, FRAME_PLAN_CODE, e->code.len))
+	if (p && !p->plan && coded(e, FRAME_PLAN_CODE))
 		p->plan = strndup(e->message.ptr, e->message.len);
+	if (!p || !p->sample || !coded(e, FRAME_SAMPLE_CODE))
+		return;
+	if (!approval_sample_row(p->sample, p->before ? row : NULL, len, p->before ? NULL : row, len)) {
+		/* Out of memory: the write is held without a sample, never with half of one. */
+		approval_sample_free(p->sample);
+		p->sample = NULL;
+	}
 }
 
 void myw_wait_free(struct my_session *s)
@@ -174,6 +196,15 @@ bool myw_cancel(struct my_session *s)
 	return true;
 }
 
+/* Keeps the dry-run write as a pending record with its sample; its id in id. False with the reason in why. */
+static bool hold(struct my_session *s, struct myw_pending *p, struct approval_ask *q, uint64_t rows, char *id,
+		 char *why, size_t whylen)
+{
+	q->sample = p->sample ? approval_sample_finish(p->sample, rows, APPROVAL_MAX_SAMPLE) : NULL;
+	p->sample = NULL;
+	return approval_hold(&s->core, q, rows, id, why, whylen);
+}
+
 static void dry_done(void *arg, const struct job_result *r)
 {
 	struct my_session *s = arg;
@@ -201,7 +232,7 @@ static void dry_done(void *arg, const struct job_result *r)
 	} else if (!frame_tag_rows(r->tag, &rows)) {
 		myr_refuse(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE,
 			   "the dry run of the write did not say how many rows it touches", NULL);
-	} else if (!approval_hold(&s->core, &q, rows, id, why, sizeof(why))) {
+	} else if (!hold(s, p, &q, rows, id, why, sizeof(why))) {
 		snprintf(msg, sizeof(msg), "the write could not be held for approval: %s", why);
 		myr_refuse(s, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE, msg, NULL);
 	} else if (s->core.u->approval_wait_ms && wait_begin(s, id)) {
@@ -223,9 +254,13 @@ static const struct job_events dry_events = {
 	.on_done = dry_done,
 };
 
-/* The text that will run of the write v, validated again as the same write; NULL when refused (sent). */
+/*
+ * The text that will run of the write v, validated again as the same
+ * write, and *sample its dry run's variant (or NULL: none); NULL when
+ * refused (sent).
+ */
 static char *made(struct my_session *s, const char *sql, size_t len, const struct vmy_result *v,
-		  const struct vmy_policy *pol)
+		  const struct vmy_policy *pol, char **sample)
 {
 	struct vmy_result *again = malloc(sizeof(*again));
 	bool failed = false;
@@ -235,7 +270,7 @@ static char *made(struct my_session *s, const char *sql, size_t len, const struc
 		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return NULL;
 	}
-	text = vcl_my_scope(s->core.srv->validators, pol, sql, len, v, &failed, again);
+	text = vcl_my_write_scope(s->core.srv->validators, pol, sql, len, v, &failed, again, sample);
 	if (text && again->kind == VMY_WRITE && strcmp(again->write.command, v->write.command) == 0 &&
 	    strcmp(again->write.db, v->write.db) == 0 && strcmp(again->write.table, v->write.table) == 0) {
 		free(again);
@@ -248,6 +283,8 @@ static char *made(struct my_session *s, const char *sql, size_t len, const struc
 			   "Not supported through airlock: this write could not be scoped to your world",
 			   "write it more plainly: one table, plain conditions");
 	free(text);
+	free(*sample);
+	*sample = NULL;
 	free(again);
 	return NULL;
 }
@@ -284,14 +321,22 @@ void myw_execute(struct my_session *s, const char *sql, size_t len, const struct
 		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
 		return;
 	}
-	if (!(p->rewritten = made(s, sql, len, v, &pol))) {
+	if (!(p->rewritten = made(s, sql, len, v, &pol, &p->sample_sql))) {
 		myw_pending_free(p);
 		return;
 	}
+	/* Without its variant (or memory for its rows) the write is dry-run as it will run, with no sample. */
+	if (p->sample_sql && !(p->sample = approval_sample_new())) {
+		free(p->sample_sql);
+		p->sample_sql = NULL;
+	}
+	p->before = strcmp(v->write.command, "DELETE") == 0;
+	how.sample = p->sample_sql != NULL;
+	how.plan_sql = p->sample_sql ? p->rewritten : NULL;
 	how.write_check = vmy_write_checks(&pol, v);
 	how.settings = &p->settings;
 	s->write = p;
-	myj_start_with(s, p->rewritten, &how);
+	myj_start_with(s, p->sample_sql ? p->sample_sql : p->rewritten, &how);
 	if (!s->core.job) {
 		s->write = NULL;
 		myw_pending_free(p);

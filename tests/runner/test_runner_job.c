@@ -176,18 +176,28 @@ static void test_type_check(void **state)
 	assert_non_null(strstr(why, "mariadb"));
 }
 
-/* A MariaDB write: dry or run with its bound and check; never a sample or rows for the client. */
+/*
+ * A MariaDB write: dry or run with its bound and check; a dry run's sample
+ * with the plan of the text that will run; never rows for the client.
+ */
 static void test_mariadb_write(void **state)
 {
 #define MARIA                                                                                             \
 	"engine", "mariadb", "dbname", "shop", "user", "u", "password", "p", "sql", "UPDATE t SET a = 1", \
 		"timeout_ms", "1000", "max_rows", "10", "max_bytes", "1000"
 	const char *const dry[] = {MARIA, "write", "dry", "write_max", "100", "write_check", "1"};
-	const char *const sample[] = {MARIA, "write", "dry", "write_max", "5", "sample", "1"};
+	const char *const sample[] = {MARIA,    "write", "dry",      "write_max",    "5",
+				      "sample", "1",     "plan_sql", "DELETE FROM t"};
+	const char *const bad[][24] = {
+		{MARIA, "write", "run", "write_max", "5", "sample", "1"},
+		{MARIA, "write", "dry", "write_max", "5", "plan_sql", "DELETE FROM t"},
+		{MARIA, "plan_sql", "DELETE FROM t"},
+		{MARIA, "sample", "1"},
+	};
 	const char *const returning[] = {MARIA, "write", "run", "write_max", "5", "returning", "1"};
 #undef MARIA
 	struct runner_job job;
-	char why[160];
+	char why[200];
 
 	(void)state;
 	runner_job_init(&job);
@@ -197,8 +207,18 @@ static void test_mariadb_write(void **state)
 	assert_int_equal(job.write_max, 100);
 	runner_job_free(&job);
 	runner_job_init(&job);
-	assert_int_equal(parse_pairs(&job, sample, 11, why, sizeof(why)), -1);
-	assert_non_null(strstr(why, "mariadb"));
+	assert_int_equal(parse_pairs(&job, sample, 12, why, sizeof(why)), 0);
+	assert_true(job.sample);
+	assert_string_equal(job.plan_sql, "DELETE FROM t");
+	runner_job_free(&job);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t n = 0;
+
+		while (n < 24 && bad[i][n])
+			n++;
+		runner_job_init(&job);
+		assert_int_equal(parse_pairs(&job, bad[i], n / 2, why, sizeof(why)), -1);
+	}
 	runner_job_init(&job);
 	assert_int_equal(parse_pairs(&job, returning, 11, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "mariadb"));

@@ -335,6 +335,7 @@ bool vw_put_response(struct wbuf *w, enum vw_op op, const struct vw_response *r)
 			put_opt(w, r->text);
 			if (r->text)
 				vw_put_my_result(w, r->my);
+			put_opt(w, r->sample);
 			break;
 		default:
 			w->failed = true;
@@ -431,6 +432,8 @@ bool vw_get_response(const uint8_t *body, size_t len, enum vw_op op, size_t sql_
 			res->my = malloc(sizeof(*res->my));
 			ok = res->my && vw_get_my_result(&r, strlen(res->text), nrules, res->my);
 		}
+		/* A write's dry-run variant only beside the text it varies. */
+		ok = ok && get_text(&r, &res->sample) && (!res->sample || res->text);
 		break;
 	}
 	default:

@@ -95,7 +95,8 @@ struct vw_response {
 	struct pgv_result pg;  /* the PG operations */
 	char *text;            /* VW_PG_SCOPE, VW_MY_SCOPE, VW_PG_WRITE: the rewritten text (owned), NULL for none */
 	char *guard;           /* VW_PG_SCOPE, VW_PG_WRITE: the runner's guard read (owned), NULL for none */
-	char *sample;          /* VW_PG_WRITE: the dry run's variant (validate_pg_write.h; owned), NULL for none */
+	char *sample;          /* VW_PG_WRITE, VW_MY_SCOPE of a write: the dry run's variant (validate_pg_write.h,
+				* validate_my_write.h; owned), NULL for none */
 	size_t nsplit;         /* VW_PG_SPLIT */
 	size_t *split_off;     /* owned, nsplit of them */
 	size_t *split_len;     /* owned */

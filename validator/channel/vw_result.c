@@ -231,19 +231,22 @@ static void put_write_plan(struct wbuf *w, const struct vmy_write_plan *p)
 	wbuf_put_be32(w, p->where_end);
 	wbuf_put_be32(w, p->filter_at);
 	wbuf_put_be32(w, p->rows);
+	wbuf_put_u8(w, p->sample ? 1 : 0);
 }
 
 /* A write's plan: its offsets in order inside the statement, its rule one of the policy's. */
 static bool get_write_plan(struct rbuf *r, size_t stmt_len, size_t nrules, struct vmy_write_plan *p)
 {
 	uint16_t rule;
+	uint8_t sample;
 
 	if (!vw_get_str(r, p->command, sizeof(p->command)) || !vw_get_str(r, p->db, sizeof(p->db)) ||
 	    !vw_get_str(r, p->table, sizeof(p->table)) || !rbuf_get_be16(r, &rule) ||
 	    !rbuf_get_be32(r, &p->target_start) || !rbuf_get_be32(r, &p->target_end) ||
 	    !rbuf_get_be32(r, &p->where_start) || !rbuf_get_be32(r, &p->where_end) ||
-	    !rbuf_get_be32(r, &p->filter_at) || !rbuf_get_be32(r, &p->rows))
+	    !rbuf_get_be32(r, &p->filter_at) || !rbuf_get_be32(r, &p->rows) || !rbuf_get_u8(r, &sample) || sample > 1)
 		return false;
+	p->sample = sample == 1;
 	p->rule = (int16_t)rule;
 	if (p->rule < -1 || (p->rule >= 0 && (size_t)p->rule >= nrules))
 		p->rule = -2; /* refused below for a write; nothing else reads it */

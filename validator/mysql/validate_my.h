@@ -213,6 +213,7 @@ struct vmy_write_plan {
 	uint32_t where_start, where_end;   /* UPDATE, DELETE: the WHERE condition; equal: none */
 	uint32_t filter_at;                /* without a WHERE: where one with the filter goes */
 	uint32_t rows;                     /* INSERT: the rows it lists */
+	bool sample;                       /* a rewrite's RETURNING gives its rows whole (vmy_write_sample) */
 };
 
 struct vmy_result {

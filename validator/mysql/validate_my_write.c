@@ -167,8 +167,32 @@ static bool tail(struct vmy_parser *p)
 	return true;
 }
 
+/*
+ * A rewrite's sample columns at the current token: "*", or after an
+ * INSERT's check ", db.table.*" naming the table written. Only airlock's
+ * own text (a rewrite) has them: the agent's RETURNING is refused.
+ */
+static bool sample_star(struct vmy_parser *p, bool after_check)
+{
+	struct vmy_write_plan *w = &p->out->write;
+	char db[VMY_NAME_MAX], table[VMY_NAME_MAX];
+
+	if (!after_check) {
+		if (!vmy_accept_punct(p, "*"))
+			return vmy_expect(p, false, "RETURNING * was expected");
+	} else if (!vmy_accept_punct(p, ",") || !vmy_accept_name(p, db, sizeof(db)) || !vmy_accept_punct(p, ".") ||
+		   !vmy_accept_name(p, table, sizeof(table)) || !vmy_accept_punct(p, ".") ||
+		   !vmy_accept_punct(p, "*") || strcmp(db, w->db) != 0 || strcmp(table, w->table) != 0) {
+		return vmy_expect(p, false, "the table's columns were expected after the check");
+	}
+	w->sample = true;
+	return vmy_expect(p, vmy_at_end(p), "unexpected input after the sample's columns");
+}
+
 static bool at_end(struct vmy_parser *p)
 {
+	if (p->pol->rewrite && strcmp(p->out->write.command, "UPDATE") != 0 && vmy_accept_kw(p, "RETURNING"))
+		return sample_star(p, false);
 	if (vmy_kw_at(p, 0, "RETURNING")) {
 		refuse_shape(p, "RETURNING", "read the rows after the write has run");
 		return false;
@@ -269,8 +293,10 @@ static bool insert(struct vmy_parser *p)
 		return false;
 	}
 	/* The check the scoping adds, validated again with the rest. */
-	if (p->pol->rewrite && rule_of(p->pol, w->rule) && vmy_accept_kw(p, "RETURNING"))
-		return vmy_read_clause(p) && vmy_expect(p, vmy_at_end(p), "unexpected input after the check");
+	if (p->pol->rewrite && rule_of(p->pol, w->rule) && rule_of(p->pol, w->rule)->filter &&
+	    vmy_accept_kw(p, "RETURNING"))
+		return vmy_read_clause(p) && (vmy_at_end(p) || sample_star(p, true) ||
+					      vmy_expect(p, false, "unexpected input after the check"));
 	return at_end(p);
 }
 

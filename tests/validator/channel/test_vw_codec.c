@@ -405,7 +405,35 @@ static void test_my_write_plan(void **state)
 	assert_int_equal(back.my->write.rule, 1);
 	assert_int_equal(back.my->write.where_end, 20);
 	assert_string_equal(back.my->approval, "w123");
+	assert_false(back.my->write.sample);
 	vw_response_free(&back);
+	/* The variant's flag comes back; a flag byte other than 0 or 1 is malformed. */
+	{
+		struct wbuf with;
+		const uint8_t *wbody;
+		size_t wlen, at = SIZE_MAX;
+
+		r.write.sample = true;
+		wbuf_init(&with);
+		assert_true(vw_put_response(&with, VW_MY_VALIDATE, &res));
+		wbody = body_of(&with, &wlen);
+		assert_true(vw_get_response(wbody, wlen, VW_MY_VALIDATE, strlen(sql), 2, &back));
+		assert_true(back.my->write.sample);
+		vw_response_free(&back);
+		/* The one byte that differs from the plan without the flag is the flag. */
+		assert_int_equal(wlen, len);
+		for (size_t i = 0; i < len; i++) {
+			if (wbody[i] != body[i]) {
+				assert_int_equal(at, SIZE_MAX);
+				at = i;
+			}
+		}
+		assert_true(at < len);
+		((uint8_t *)wbody)[at] = 2;
+		assert_false(vw_get_response(wbody, wlen, VW_MY_VALIDATE, strlen(sql), 2, &back));
+		wbuf_free(&with);
+		r.write.sample = false;
+	}
 	/* A rule the policy does not have. */
 	assert_false(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 1, &back));
 	/* The table after where a filter goes; a condition before it; no table named. */
@@ -424,6 +452,64 @@ static void test_my_write_plan(void **state)
 		assert_false(vw_get_response(body, len, VW_MY_VALIDATE, strlen(sql), 2, &back));
 		r.write = keep;
 	}
+	wbuf_free(&w);
+}
+
+/* A write's scope answer carries its dry run's variant; a variant without the text, or cut, is malformed. */
+static void test_my_scope_sample(void **state)
+{
+	static const char text[] = "DELETE FROM `shop`.`orders` WHERE (customer_id <= 100)";
+	static const char variant[] = "DELETE FROM `shop`.`orders` WHERE (customer_id <= 100)\nRETURNING *";
+	struct vmy_result r;
+	struct vw_response res = {.status = VW_OK, .my = &r}, back;
+	struct wbuf w;
+	const uint8_t *body;
+	size_t len;
+
+	(void)state;
+	sample_my(&r);
+	r.kind = VMY_WRITE;
+	r.stmt_kind = NULL;
+	r.scope.show = VMY_SHOW_NONE;
+	r.stmt_len = (uint32_t)strlen(text);
+	r.write = (struct vmy_write_plan){.rule = 0, .target_start = 12, .target_end = 27, .filter_at = 27};
+	strcpy(r.write.command, "DELETE");
+	strcpy(r.write.db, "shop");
+	strcpy(r.write.table, "orders");
+	res.text = (char *)text;
+	res.sample = (char *)variant;
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_MY_SCOPE, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_MY_SCOPE, 100, 2, &back));
+	assert_string_equal(back.text, text);
+	assert_string_equal(back.sample, variant);
+	assert_int_equal(back.my->kind, VMY_WRITE);
+	vw_response_free(&back);
+	for (size_t n = 0; n < len; n++)
+		assert_false(vw_get_response(body, n, VW_MY_SCOPE, 100, 2, &back));
+	/* The variant's presence byte: only 0 or 1. */
+	((uint8_t *)body)[len - 5 - strlen(variant)] = 2;
+	assert_false(vw_get_response(body, len, VW_MY_SCOPE, 100, 2, &back));
+	/* A NUL inside the variant. */
+	((uint8_t *)body)[len - 5 - strlen(variant)] = 1;
+	((uint8_t *)body)[len - 3] = 0;
+	assert_false(vw_get_response(body, len, VW_MY_SCOPE, 100, 2, &back));
+	/* A read's answer (no variant) still reads; a variant without the text does not. */
+	res.sample = NULL;
+	wbuf_reset(&w);
+	assert_true(vw_put_response(&w, VW_MY_SCOPE, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_MY_SCOPE, 100, 2, &back));
+	assert_null(back.sample);
+	vw_response_free(&back);
+	res.text = NULL;
+	res.sample = (char *)variant;
+	res.my_failed = true;
+	wbuf_reset(&w);
+	assert_true(vw_put_response(&w, VW_MY_SCOPE, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_MY_SCOPE, 100, 2, &back));
 	wbuf_free(&w);
 }
 
@@ -495,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_pg_star_read),
 		cmocka_unit_test(test_my_response_checks),
 		cmocka_unit_test(test_my_write_plan),
+		cmocka_unit_test(test_my_scope_sample),
 		cmocka_unit_test(test_split_response),
 		cmocka_unit_test(test_bad_request_status),
 		cmocka_unit_test(test_no_memory_status),

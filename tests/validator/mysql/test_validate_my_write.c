@@ -21,6 +21,7 @@
 #include "conf/config.h"
 #include "validator/mysql/validate_my.h"
 #include "validator/mysql/validate_my_write.h"
+#include "validator/mysql/validate_my_write_sample.h"
 
 static const char *const tables[] = {"shop.orders", "shop.customers", "shop.notes", "shop.staff",
 				     "information_schema.*"};
@@ -210,6 +211,91 @@ static void test_filter_columns_stay(void **state)
 		    "UPDATE `shop`.`orders` SET amount = customer_id WHERE (id = 2) AND (customer_id <= 100)");
 }
 
+/*
+ * The dry run's variant of sql (vmy_write_sample of the text that runs,
+ * validated again as the worker does): want, or NULL when it has none.
+ */
+static void expect_sample(const char *sql, const char *command, const char *want)
+{
+	struct vmy_result *made_again = calloc(1, sizeof(*made_again)), *again = calloc(1, sizeof(*again));
+	struct vmy_policy ext = policy;
+	char *text = made(sql, command), *sample;
+
+	assert_non_null(made_again);
+	assert_non_null(again);
+	ext.rewrite = true;
+	vmy_validate(&ext, text, strlen(text), made_again);
+	assert_int_equal(made_again->kind, VMY_WRITE);
+	assert_false(made_again->write.sample);
+	sample = vmy_write_sample(&ext, made_again, text);
+	if (!want) {
+		assert_null(sample);
+	} else {
+		assert_non_null(sample);
+		if (strcmp(sample, want) != 0)
+			fail_msg("%s\n  sample: %s\n  want:   %s", sql, sample, want);
+		vmy_validate(&ext, sample, strlen(sample), again);
+		if (!vmy_write_sample_same(made_again, again))
+			fail_msg("the sample does not validate as the write: %s\n  %s", sample, again->message);
+		/* Only airlock's own text has the sample's RETURNING; a variant is not varied again. */
+		assert_null(vmy_write_sample(&ext, again, sample));
+		vmy_validate(&policy, sample, strlen(sample), again);
+		assert_int_equal(again->kind, VMY_REFUSED);
+	}
+	free(sample);
+	free(text);
+	free(made_again);
+	free(again);
+}
+
+static void test_sample_variant(void **state)
+{
+	(void)state;
+	expect_sample("DELETE FROM notes WHERE id IN (1, 2)", "DELETE",
+		      "DELETE FROM `shop`.`notes` WHERE id IN (1, 2)\nRETURNING *");
+	expect_sample("DELETE FROM orders WHERE amount > 5 ORDER BY id LIMIT 3 -- tidy", "DELETE",
+		      "DELETE FROM `shop`.`orders` WHERE (amount > 5) AND (customer_id <= 100) ORDER BY id LIMIT "
+		      "3\nRETURNING *");
+	expect_sample("INSERT INTO notes SET id = 4, body = 'b'", "INSERT",
+		      "INSERT INTO `shop`.`notes` SET id = 4, body = 'b'\nRETURNING *");
+	/* A filtered table's check stays the first column: the runner checks it, the rest is the row. */
+	expect_sample("INSERT INTO orders (customer_id, amount) VALUES (7, 1.5)", "INSERT",
+		      "INSERT INTO `shop`.`orders` (customer_id, amount) VALUES (7, 1.5) RETURNING "
+		      "((customer_id <= 100) IS TRUE)\n, `shop`.`orders`.*");
+	/* MariaDB has no UPDATE ... RETURNING: an UPDATE is dry-run as it will run. */
+	expect_sample("UPDATE notes SET body = 'x' WHERE id = 3", "UPDATE", NULL);
+}
+
+/* What only the variant may end with, and only in airlock's own text (a rewrite). */
+static void test_sample_forms_refused(void **state)
+{
+	static const char *const bad[] = {
+		"DELETE FROM `shop`.`notes` RETURNING id",
+		"DELETE FROM `shop`.`notes` RETURNING *, id",
+		"DELETE FROM `shop`.`notes` RETURNING `shop`.`notes`.*",
+		"UPDATE `shop`.`notes` SET body = 1 RETURNING *",
+		"INSERT INTO `shop`.`orders` (customer_id) VALUES (7) RETURNING ((customer_id <= 100) IS TRUE), *",
+		"INSERT INTO `shop`.`orders` (customer_id) VALUES (7) RETURNING ((customer_id <= 100) IS TRUE), "
+		"`shop`.`notes`.*",
+		"INSERT INTO `shop`.`orders` (customer_id) VALUES (7) RETURNING ((customer_id <= 100) IS TRUE), "
+		"`shop`.`orders`.*, 1",
+		"INSERT INTO `shop`.`orders` (customer_id) VALUES (7) RETURNING ((customer_id <= 100) IS TRUE), "
+		"`orders`.*",
+	};
+	struct vmy_result *r = calloc(1, sizeof(*r));
+	struct vmy_policy ext = policy;
+
+	(void)state;
+	assert_non_null(r);
+	ext.rewrite = true;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		vmy_validate(&ext, bad[i], strlen(bad[i]), r);
+		if (r->kind == VMY_WRITE && r->write.sample)
+			fail_msg("passed as a sample: %s", bad[i]);
+	}
+	free(r);
+}
+
 static void test_without_write_tables_every_write_is_refused(void **state)
 {
 	struct vmy_policy none = policy;
@@ -235,6 +321,8 @@ int main(void)
 		cmocka_unit_test(test_tables_outside_are_refused),
 		cmocka_unit_test(test_shapes_refused),
 		cmocka_unit_test(test_filter_columns_stay),
+		cmocka_unit_test(test_sample_variant),
+		cmocka_unit_test(test_sample_forms_refused),
 		cmocka_unit_test(test_without_write_tables_every_write_is_refused),
 	};
 

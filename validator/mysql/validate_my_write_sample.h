@@ -1,0 +1,40 @@
+/*
+ * validate_my_write_sample: the dry-run variant of a MySQL write
+ * (validate_my_write.h) that shows the approver the rows it touches.
+ * MariaDB 10.11 returns the rows of an INSERT or a single-table DELETE
+ * (RETURNING), not of an UPDATE. The variant is the text that will run
+ * with its rows returned whole after the check column, if any; it must
+ * validate again as the same write before it runs.
+ *
+ * Pure: no I/O; the texts returned are heap, the caller frees them.
+ */
+#ifndef AIRLOCK_VALIDATOR_MYSQL_VALIDATE_MY_WRITE_SAMPLE_H
+#define AIRLOCK_VALIDATOR_MYSQL_VALIDATE_MY_WRITE_SAMPLE_H
+
+#include <stdbool.h>
+
+#include "validator/mysql/validate_my.h"
+
+/*
+ * A dry run's sample variant of text, the text that will run of the write
+ * v (vmy_write_scope's, validated again): the same statement, whose rows
+ * it returns whole after the check column if any (RETURNING *, or the
+ * check's RETURNING followed by db.table.*), so the runner can show each
+ * row a DELETE removes or an INSERT adds. The rows it touches and their
+ * count stay those of text. Heap, the caller frees it; NULL for an UPDATE
+ * (MariaDB has no UPDATE ... RETURNING) or when out of memory. It must be
+ * validated again (rewrite) and pass vmy_write_sample_same before it runs.
+ */
+char *vmy_write_sample(const struct vmy_policy *pol, const struct vmy_result *v, const char *text);
+
+/* Whether sample (the variant, validated again) is the write text is (validated again), with its rows. */
+bool vmy_write_sample_same(const struct vmy_result *text, const struct vmy_result *sample);
+
+/*
+ * What the worker sends: vmy_write_sample of text (the write as it will
+ * run, validated under ext, ext->rewrite set, as made), validated again
+ * under ext and kept only when vmy_write_sample_same. NULL: none.
+ */
+char *vmy_write_sample_checked(const struct vmy_policy *ext, const char *text, const struct vmy_result *made);
+
+#endif
