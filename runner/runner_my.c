@@ -17,7 +17,8 @@
  * trips, the SET and the statement, which runs as its own read-only
  * transaction. With max_cost, its EXPLAIN and the cost MariaDB estimates
  * come first (runner_my_cost.h). Its rows are read with mysql_use_result, one at a time as
- * the server sends them; when the statement left warnings, SHOW WARNINGS
+ * the server sends them (my_conn_fetch: the frames queued go out only
+ * when the connector would wait for more); when the statement left warnings, SHOW WARNINGS
  * turns them into 'N' frames before the 'C' frame.
  *
  * Threads: everything here runs on the main thread, the only one that
@@ -448,33 +449,22 @@ static enum outcome send_row(struct my_run *r, MYSQL_ROW row, const unsigned lon
 	return st == RUNNER_ROW_SENT ? OUT_OK : st == RUNNER_ROW_TRUNCATED ? OUT_TRUNCATED : OUT_GONE;
 }
 
-/*
- * Before a read that may block: flush queued frames unless the server has
- * already sent more, so the proxy sees rows while a slow statement runs
- * without a write per row while rows stream in.
- */
-static enum outcome flush_if_idle(struct my_run *r)
-{
-	struct pollfd p = {.fd = mysql_get_socket(r->conn), .events = POLLIN};
-
-	if (r->ctl->out.len == 0 || poll(&p, 1, 0) == 1)
-		return OUT_OK;
-	return runner_ctl_flush(r->ctl) < 0 ? OUT_GONE : OUT_OK;
-}
-
 /* Reads the statement's rows as they arrive; r->res is set while rows remain. */
 static enum outcome read_rows(struct my_run *r)
 {
 	unsigned n = mysql_num_fields(r->res);
 	enum outcome o;
+	bool gone = false;
 
 	for (;;) {
 		MYSQL_ROW row;
 		unsigned long *lengths;
 
-		if ((o = check_event(r)) != OUT_OK || (o = flush_if_idle(r)) != OUT_OK)
+		if ((o = check_event(r)) != OUT_OK)
 			return o;
-		row = mysql_fetch_row(r->res);
+		row = my_conn_fetch(r->conn, r->res, r->ctl, &gone);
+		if (gone)
+			return OUT_GONE;
 		if (!row)
 			break;
 		lengths = mysql_fetch_lengths(r->res);

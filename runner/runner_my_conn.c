@@ -4,10 +4,14 @@
  */
 #include "runner/runner_my_conn.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <errmsg.h>
+
+#include "runner/runner_ctl.h"
 
 /* A path under a file, so no plugin can ever be loaded from it. */
 #define NO_PLUGIN_DIR "/dev/null/airlock-no-plugins"
@@ -56,6 +60,8 @@ static int set_options(MYSQL *m, unsigned connect_s, unsigned read_s, unsigned w
 	bad |= mysql_options(m, MYSQL_ENABLE_CLEARTEXT_PLUGIN, &off);
 	bad |= mysql_options(m, MYSQL_OPT_MAX_ALLOWED_PACKET, &max_packet);
 	bad |= mysql_options4(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "airlock-runner");
+	/* Rows are read without blocking while the connector holds them (runner_my.c, next_row). */
+	bad |= mysql_options(m, MYSQL_OPT_NONBLOCK, 0);
 	return bad ? -1 : 0;
 }
 
@@ -146,4 +152,39 @@ void my_conn_mask_account(const char *msg, const char *user, char *out, size_t c
 		out[len++] = *p++;
 	}
 	out[len] = '\0';
+}
+
+MYSQL_ROW my_conn_fetch(MYSQL *m, MYSQL_RES *res, struct runner_ctl *ctl, bool *gone)
+{
+	MYSQL_ROW row = NULL;
+	int st = mysql_fetch_row_start(&row, res);
+
+	*gone = false;
+	while (st) {
+		struct pollfd p = {.fd = mysql_get_socket(m), .events = 0};
+		int timeout = -1, n, ready = 0;
+
+		if (ctl->out.len && runner_ctl_flush(ctl) < 0) {
+			*gone = true;
+			return NULL;
+		}
+		if (st & MYSQL_WAIT_READ)
+			p.events |= POLLIN;
+		if (st & MYSQL_WAIT_WRITE)
+			p.events |= POLLOUT;
+		if (st & MYSQL_WAIT_TIMEOUT)
+			timeout = (int)mysql_get_timeout_value_ms(m);
+		n = poll(&p, 1, timeout);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			ready = MYSQL_WAIT_TIMEOUT;
+		if (n > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)))
+			ready |= MYSQL_WAIT_READ;
+		if (n > 0 && (p.revents & POLLOUT))
+			ready |= MYSQL_WAIT_WRITE;
+		/* A failed poll is given to the connector as a timeout: the read ends with its error. */
+		st = mysql_fetch_row_cont(&row, res, n < 0 ? MYSQL_WAIT_TIMEOUT : ready);
+	}
+	return row;
 }

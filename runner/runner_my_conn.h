@@ -8,6 +8,7 @@
 #ifndef AIRLOCK_RUNNER_MY_CONN_H
 #define AIRLOCK_RUNNER_MY_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <mysql.h>
@@ -31,6 +32,19 @@ int my_conn_library_init(void);
  */
 MYSQL *my_conn_open(const char *sock_path, const char *user, const char *password, const char *dbname,
 		    unsigned connect_s, unsigned read_s, unsigned write_s, unsigned *err);
+
+struct runner_ctl;
+
+/*
+ * The next row of res (read with mysql_use_result on m, opened by
+ * my_conn_open), NULL at the end or on an error (mysql_errno tells); *gone
+ * set when the frames queued on ctl could not be sent. The connector hands
+ * out the rows it already holds without waiting; only when it must wait
+ * for the server are ctl's queued frames flushed. So the proxy has every
+ * row before a slow one, and rows that stream in go out in writes of
+ * RUNNER_CTL_FLUSH_AT rather than one per row.
+ */
+MYSQL_ROW my_conn_fetch(MYSQL *m, MYSQL_RES *res, struct runner_ctl *ctl, bool *gone);
 
 /* msg (a backend's text) into out (cap bytes) with each 'user'@'host' naming user as '***'@'***'. */
 void my_conn_mask_account(const char *msg, const char *user, char *out, size_t cap);
