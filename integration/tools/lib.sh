@@ -221,10 +221,35 @@ run_unit_tests()
 # trips, where airlockd's worker gets 5 s uninstrumented
 # (validator_timeout_ms), so their timeout is 60 s: an input over it is
 # one the proxy would refuse for time. Fails if any fuzzer fails.
+# fuzz_one NAME: one fuzz target for $AIRLOCK_FUZZ_SECONDS; its log in build-fuzz/NAME.log.
+fuzz_one()
+{
+	local dir=$AIRLOCK_REPO/build-fuzz secs=${AIRLOCK_FUZZ_SECONDS:-20} name=$1 seeds=() limits=(-timeout=10)
+
+	mkdir -p "$dir/corpus/$name" "$dir/artifacts"
+	if [[ -d $AIRLOCK_REPO/fuzz/corpus/$name ]]; then
+		seeds=("$AIRLOCK_REPO/fuzz/corpus/$name")
+	fi
+	if [[ $name == fuzz_validate_pg || $name == fuzz_validate_my ]]; then
+		limits=(-max_len=1048576 -timeout=60)
+	fi
+	ASAN_OPTIONS=detect_leaks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$dir/$name" -max_total_time="$secs" "${limits[@]}" -rss_limit_mb=2048 \
+		-print_final_stats=1 \
+		-artifact_prefix="$dir/artifacts/$name-" \
+		"$dir/corpus/$name" "${seeds[@]}" \
+		>"$dir/$name.log" 2>&1
+}
+
+# Each fuzz target (or those named) for $AIRLOCK_FUZZ_SECONDS seconds, as
+# many at once as there are cores: each target is one process on one core.
 run_fuzzers()
 {
 	local dir=$AIRLOCK_REPO/build-fuzz secs=${AIRLOCK_FUZZ_SECONDS:-20}
-	local f name failed=() seeds limits
+	local f name names=() failed=() pids=() i n
+	local jobs
+	jobs=$(nproc 2>/dev/null || echo 1)
 
 	for f in "$dir"/fuzz_*; do
 		[[ -f $f && -x $f ]] || continue
@@ -232,28 +257,24 @@ run_fuzzers()
 		if (($#)) && [[ " $* " != *" $name "* ]]; then
 			continue
 		fi
-		mkdir -p "$dir/corpus/$name" "$dir/artifacts"
-		seeds=()
-		if [[ -d $AIRLOCK_REPO/fuzz/corpus/$name ]]; then
-			seeds=("$AIRLOCK_REPO/fuzz/corpus/$name")
-		fi
-		limits=(-timeout=10)
-		if [[ $name == fuzz_validate_pg || $name == fuzz_validate_my ]]; then
-			limits=(-max_len=1048576 -timeout=60)
-		fi
-		log "fuzz: $name for ${secs}s"
-		if ASAN_OPTIONS=detect_leaks=1 \
-		   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		   "$f" -max_total_time="$secs" "${limits[@]}" -rss_limit_mb=2048 \
-			-print_final_stats=1 \
-			-artifact_prefix="$dir/artifacts/$name-" \
-			"$dir/corpus/$name" "${seeds[@]}" \
-			>"$dir/$name.log" 2>&1; then
-			grep -E '^stat::number_of_executed_units' "$dir/$name.log" >&2 || true
-		else
-			tail -n 60 "$dir/$name.log" >&2
-			failed+=("$name")
-		fi
+		names+=("$name")
+	done
+	for ((i = 0; i < ${#names[@]}; i += jobs)); do
+		pids=()
+		for ((n = i; n < i + jobs && n < ${#names[@]}; n++)); do
+			log "fuzz: ${names[n]} for ${secs}s"
+			fuzz_one "${names[n]}" &
+			pids+=($!)
+		done
+		for ((n = i; n < i + jobs && n < ${#names[@]}; n++)); do
+			name=${names[n]}
+			if wait "${pids[n - i]}"; then
+				grep -E '^stat::number_of_executed_units' "$dir/$name.log" >&2 || true
+			else
+				tail -n 60 "$dir/$name.log" >&2
+				failed+=("$name")
+			fi
+		done
 	done
 	if ((${#failed[@]})); then
 		die "fuzzers failed: ${failed[*]} (inputs in $dir/artifacts/)"
