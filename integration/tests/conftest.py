@@ -17,6 +17,7 @@ RANKS = (("final", 2), ("disruptive", 1))
 def pytest_configure(config):
     config.addinivalue_line("markers", "disruptive: stops a service other tests use; runs after them")
     config.addinivalue_line("markers", "final: looks at what the whole run left behind; runs last")
+    config.addinivalue_line("markers", "serial: runs with no other lane of the suite running (see lane_of)")
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -27,6 +28,36 @@ def pytest_collection_modifyitems(session, config, items):
         return 0
 
     items.sort(key=rank)
+    lane = os.environ.get("AIRLOCK_LANE")
+    if lane:
+        keep = [i for i in items if lane_of(i) == lane]
+        config.hook.pytest_deselected(items=[i for i in items if lane_of(i) != lane])
+        items[:] = keep
+
+
+# integration/test.sh runs the suite in lanes: "pg" and "my" at the same
+# time, each against an airlockd of its own, then "serial" alone. A lane
+# shares the machine's Postgres or MariaDB with no other lane running at
+# the same time: the Postgres files (test_pg_*) change and compare only
+# Postgres, the MySQL files (test_my_*) only MariaDB. A test that stops a
+# service the others use, looks at the whole run, or is marked serial (it
+# measures time, or uses both databases) runs in the serial lane.
+# Files outside test_pg_* / test_my_* that run in a lane: they read only,
+# with an airlockd of their own, and compare no data another lane changes.
+LANE_FILES = {"test_soak.py": "my"}
+
+
+def lane_of(item):
+    if any(item.get_closest_marker(m) for m in ("disruptive", "final", "serial")):
+        return "serial"
+    name = os.path.basename(str(item.fspath))
+    if name in LANE_FILES:
+        return LANE_FILES[name]
+    if name.startswith("test_pg_"):
+        return "pg"
+    if name.startswith("test_my_"):
+        return "my"
+    return "serial"
 
 
 @pytest.fixture(autouse=True)

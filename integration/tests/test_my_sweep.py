@@ -62,7 +62,8 @@ class Instance:
                            ("audit_log", os.path.join(scratch, "audit.log"))):
             text, n = re.subn(r"^%s = .*$" % key, "%s = %s" % (key, value), text, count=1, flags=re.M)
             assert n == 1, key
-        # Its validator workers' uid: not the suite's airlockd's.
+        # Its validator workers' uid: not the suite's airlockd's (whose config may name one).
+        text = re.sub(r"(?m)^validator_uid = .*\n", "", text)
         text, n = re.subn(r"^\[server\]$", "[server]\nvalidator_uid = 1100066000", text, count=1, flags=re.M)
         assert n == 1
         self.config = os.path.join(scratch, "airlock-sweep-%d.ini" % pool_size)

@@ -14,6 +14,9 @@ import pytest
 
 from private_airlockd import PrivateAirlockd
 
+# Its fairness test times another user's statement against a burst: alone on the machine.
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture(scope="module")
 def narrow():
