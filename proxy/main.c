@@ -58,6 +58,11 @@ static int check_config(const char *path, bool quiet_ok)
 		return 1;
 	}
 	if (!quiet_ok) {
+		struct config_errors w = {0};
+
+		policy_warnings(cfg, &w);
+		for (size_t i = 0; i < w.n; i++)
+			fprintf(stderr, "%s: warning: %s\n", path, w.msg[i]);
 		printf("%s: ok (%zu user%s, %zu target%s)\n", path, cfg->nusers, cfg->nusers == 1 ? "" : "s",
 		       cfg->ntargets, cfg->ntargets == 1 ? "" : "s");
 		policy_print(cfg, stdout);

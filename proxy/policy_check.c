@@ -206,6 +206,22 @@ bool policy_check(const struct airlock_config *cfg, struct config_errors *errs)
 	return errs->n == before;
 }
 
+size_t policy_warnings(const struct airlock_config *cfg, struct config_errors *out)
+{
+	size_t before = out->n;
+
+	for (size_t i = 0; i < cfg->nusers; i++) {
+		const struct airlock_user *u = &cfg->users[i];
+
+		if (u->limits.max_cost && u->nmysql_rules)
+			add(out,
+			    "[user %s] max_cost and MySQL rules: MariaDB gives no cost for a read of a ruled table "
+			    "(%.64s%s), so each is refused with COST_LIMIT",
+			    u->name, u->mysql_rules[0].table, u->nmysql_rules > 1 ? ", ..." : "");
+	}
+	return out->n - before;
+}
+
 static void print_rules(FILE *out, const char *user, const char *proto, const struct airlock_rule *rules, size_t n)
 {
 	size_t i, j;

@@ -43,6 +43,16 @@
 /* Under job_dir: the OCI runtime's state, the bundles and the unpacked root filesystem. */
 #define SERVER_OCI_STATE ".oci"
 
+/* What loads but refuses what it seems to allow: logged, never refused. */
+static void warn_policy(const struct airlock_config *cfg)
+{
+	struct config_errors w = {0};
+
+	policy_warnings(cfg, &w);
+	for (size_t i = 0; i < w.n; i++)
+		log_warn("config: %s", w.msg[i]);
+}
+
 void server_reload(struct server *srv)
 {
 	struct config_errors errs = {0};
@@ -86,6 +96,7 @@ void server_reload(struct server *srv)
 		config_free(cfg);
 		return;
 	}
+	warn_policy(cfg);
 	gen = gen_new(cfg);
 	if (!gen) {
 		log_error("reload refused: out of memory");
@@ -391,6 +402,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
 	srv->guard = login_guard_new();
+	warn_policy(cfg);
 	if (cfg->tls_cert_file) {
 		srv->tls = tls_new(cfg->tls_cert_file, cfg->tls_key_file, err, sizeof(err));
 		if (!srv->tls) {

@@ -81,11 +81,54 @@ static void test_bad_rules(void **state)
 	expect("mysql_filter information_schema.TABLES = true\n", "the catalogs are scoped by airlock");
 }
 
+/* base_conf's user with extra appended: how many warnings policy_warnings gives, the first in *first. */
+static size_t warnings(const char *extra, char *first, size_t len)
+{
+	char text[4096];
+	struct config_errors e = {0}, w = {0};
+	struct airlock_config *cfg;
+	size_t n;
+
+	snprintf(text, sizeof(text),
+		 "%s"
+		 "tables = public.orders\n"
+		 "mysql_target = mar\n"
+		 "mysql_tables = shop.orders\n%s"
+		 "\n[target mar]\nengine = mariadb\nhost = 127.0.0.1\nport = 3306\ndatabase = shop\nuser = ro\n"
+		 "password_file = shop.password\n",
+		 base_conf, extra);
+	cfg = config_load_string(text, data_dir, &e);
+	assert_non_null(cfg);
+	assert_true(policy_check(cfg, &e));
+	n = policy_warnings(cfg, &w);
+	assert_int_equal(n, w.n);
+	snprintf(first, len, "%s", n ? w.msg[0] : "");
+	config_free(cfg);
+	return n;
+}
+
+/* max_cost with a MySQL rule loads, and says that every read of the ruled table will be refused. */
+static void test_cost_with_mysql_rules_is_warned(void **state)
+{
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(
+		warnings("max_cost = 50000\nmysql_filter shop.orders = customer_id <= 100\n", msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "[user agent] max_cost and MySQL rules"));
+	assert_non_null(strstr(msg, "shop.orders"));
+	assert_non_null(strstr(msg, "COST_LIMIT"));
+	assert_int_equal(warnings("mysql_filter shop.orders = customer_id <= 100\n", msg, sizeof(msg)), 0);
+	assert_int_equal(warnings("max_cost = 50000\nfilter public.orders = customer_id <= 100\n", msg, sizeof(msg)),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_good_rules, setup_data),
 		cmocka_unit_test_setup(test_bad_rules, setup_data),
+		cmocka_unit_test_setup(test_cost_with_mysql_rules_is_warned, setup_data),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
