@@ -82,39 +82,68 @@ static void put_ident(struct wbuf *b, const char *s, size_t len)
 	wbuf_put_u8(b, '`');
 }
 
+/* The field of f (n columns) named name as in the table, or n. */
+static unsigned field_named(const MYSQL_FIELD *f, unsigned n, const char *name)
+{
+	unsigned i = 0;
+
+	while (name && i < n && strcasecmp(f[i].org_name, name) != 0)
+		i++;
+	return name ? i : n;
+}
+
 /*
- * The table's primary key as indexes into f (the n columns of the first
- * read, each named as in the table); 0 when it has none, or one of its
- * columns is not among f, or the lookup failed.
+ * The key the rows are found again by, as indexes into f (the n columns
+ * of the first read, each named as in the table): its primary key, else
+ * its first unique key (by name) whose columns are all NOT NULL; 0 when
+ * it has neither, when one of the key's columns is not among f, or when
+ * the lookup failed. KEY_COLUMN_USAGE lists primary, unique and foreign
+ * keys; a foreign key names the table it references.
  */
-static size_t primary_key(MYSQL *conn, const MYSQL_FIELD *f, unsigned n, unsigned *keys)
+static size_t row_key(MYSQL *conn, const MYSQL_FIELD *f, unsigned n, unsigned *keys)
 {
 	struct wbuf q;
 	MYSQL_RES *res = NULL;
 	MYSQL_ROW row;
+	char name[NAME_CHAR_LEN * 4 + 1] = "";
 	size_t nkeys = 0;
-	bool ok = n > 0 && f[0].db_length && f[0].org_table_length;
+	bool ok = n > 0 && f[0].db_length && f[0].org_table_length, done = false;
 
 	wbuf_init(&q);
-	wbuf_put_str(&q, "SELECT COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ");
+	wbuf_put_str(&q, "SELECT CONSTRAINT_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE "
+			 "WHERE TABLE_SCHEMA = ");
 	if (ok) {
 		put_literal(conn, &q, f[0].db, f[0].db_length);
 		wbuf_put_str(&q, " AND TABLE_NAME = ");
 		put_literal(conn, &q, f[0].org_table, f[0].org_table_length);
 	}
-	wbuf_put_str(&q, " AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION");
+	wbuf_put_str(&q, " AND REFERENCED_TABLE_NAME IS NULL "
+			 "ORDER BY CONSTRAINT_NAME <> 'PRIMARY', CONSTRAINT_NAME, ORDINAL_POSITION");
 	if (!ok || q.failed || mysql_real_query(conn, (const char *)q.data, (unsigned long)q.len) != 0 ||
 	    !(res = mysql_store_result(conn))) {
 		wbuf_free(&q);
 		return 0;
 	}
 	wbuf_free(&q);
-	while (ok && (row = mysql_fetch_row(res)) != NULL) {
-		unsigned i = 0;
+	/* Each key's columns come together: the first whose columns all qualify is the one. */
+	while (!done && (row = mysql_fetch_row(res)) != NULL) {
+		unsigned i = field_named(f, n, row[1]);
 
-		while (row[0] && i < n && strcasecmp(f[i].org_name, row[0]) != 0)
-			i++;
-		ok = row[0] && i < n && nkeys < MAX_KEYS;
+		if (!row[0] || strlen(row[0]) >= sizeof(name)) {
+			ok = false;
+			break;
+		}
+		if (strcmp(row[0], name) != 0) {
+			done = ok && nkeys > 0;
+			if (done)
+				break;
+			memcpy(name, row[0], strlen(row[0]) + 1);
+			nkeys = 0;
+			ok = true;
+		}
+		/* A primary key's columns are NOT NULL; a unique key's may hold NULL in several rows. */
+		ok = ok && i < n && nkeys < MAX_KEYS &&
+		     (strcmp(name, "PRIMARY") == 0 || (f[i].flags & NOT_NULL_FLAG) != 0);
 		if (ok)
 			keys[nkeys++] = i;
 	}
@@ -219,7 +248,7 @@ int my_pairs_send(MYSQL *conn, MYSQL_RES *before, struct runner_ctl *ctl)
 		return 0;
 	}
 	if (b.n)
-		nkeys = primary_key(conn, f, n, keys);
+		nkeys = row_key(conn, f, n, keys);
 	/* Read again only when it has the first read's columns, in their order. */
 	if (nkeys && (again = read_again(conn, f, keys, nkeys, &b)) != NULL &&
 	    (mysql_num_fields(again) != n || !keep(again, &a)))

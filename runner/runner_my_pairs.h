@@ -3,10 +3,11 @@
  * UPDATE ... RETURNING: the job's sample_read (the validator's read of
  * the rows the UPDATE will touch) runs first in the write's transaction;
  * after the UPDATE the same rows are read again by the table's primary
- * key, and each row goes out as a notice coded FRAME_SAMPLE_PAIR_CODE:
- * the message its columns before, the detail its columns after (JSON
- * objects, runner_my_sample.h), an empty detail when it was not found
- * again (a table without a primary key, or one the UPDATE changed). The
+ * key (else its first unique key of NOT NULL columns), and each row goes
+ * out as a notice coded FRAME_SAMPLE_PAIR_CODE: the message its columns
+ * before, the detail its columns after (JSON objects,
+ * runner_my_sample.h), an empty detail when it was not found again (a
+ * table without such a key, or a key the UPDATE changed). The
  * second read is the runner's own text: the table and key names come
  * from the server's description of the first read, quoted, and the key
  * values are escaped string literals.

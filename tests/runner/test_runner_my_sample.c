@@ -5,8 +5,9 @@
  * /run/mysqld/mysqld.sock, as root; skipped when there is none), the rows
  * my_write_run sends for a DELETE and an INSERT (a filtered one with its
  * check first), an UPDATE's before/after pairs (read again by primary
- * key, a composite one with odd names, none without one or when the key
- * changed, in its ORDER BY and LIMIT), the caps of 20 rows and 32 kB, and
+ * key, a composite one with odd names, else a unique key of NOT NULL
+ * columns, none without one or when the key changed, in its ORDER BY and
+ * LIMIT), the caps of 20 rows and 32 kB, and
  * nothing left written.
  */
 #include <setjmp.h>
@@ -114,7 +115,10 @@ static int setup(void **state)
 		"FROM " DB ".seq",
 		"CREATE TABLE " DB ".big (id INT PRIMARY KEY, note TEXT)",
 		"INSERT INTO " DB ".big SELECT seq, REPEAT('x', 3000) FROM " DB ".seq WHERE seq <= 15",
-		"CREATE TABLE " DB ".nokey (id INT, note TEXT)",
+		"CREATE TABLE " DB ".nokey (id INT, note TEXT, UNIQUE KEY (id))",
+		"CREATE TABLE " DB ".ukey (id INT, code VARCHAR(10) NOT NULL, note TEXT, UNIQUE KEY a_null (id), "
+		"UNIQUE KEY (code))",
+		"INSERT INTO " DB ".ukey VALUES (1, 'c1', 'a'), (NULL, 'c2', 'b')",
 		"INSERT INTO " DB ".nokey VALUES (1, 'a'), (2, 'b')",
 		"CREATE TABLE " DB ".`odd``name` (`k``ey` VARCHAR(20), n INT, v INT, PRIMARY KEY (n, `k``ey`))",
 		"INSERT INTO " DB ".`odd``name` VALUES ('o''k\\\\', 1, 10), ('plain', 1, 20), ('o''k\\\\', 2, 30)",
@@ -406,7 +410,14 @@ static void test_update_pairs_keys(void **state)
 	assert_int_equal(rows, 1);
 	assert_int_equal(s.npairs, 1);
 	assert_string_equal(row_at(&s, 1), "");
-	/* Without a primary key: the rows as they were, after null. */
+	/* Without a primary key, by the unique key whose columns are NOT NULL. */
+	assert_int_equal(dry_read("UPDATE " DB ".ukey SET note = 'u'", NULL,
+				  "SELECT * FROM " DB ".ukey ORDER BY code\nLIMIT 20", false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(s.npairs, 2);
+	assert_string_equal(row_at(&s, 1), "{\"id\":\"1\",\"code\":\"c1\",\"note\":\"u\"}");
+	assert_string_equal(row_at(&s, 3), "{\"id\":null,\"code\":\"c2\",\"note\":\"u\"}");
+	/* Without a key that finds one row (a unique key of a column that may be NULL): after null. */
 	assert_int_equal(dry_read("UPDATE " DB ".nokey SET note = 'c'", NULL, "SELECT * FROM " DB ".nokey\nLIMIT 20",
 				  false, false, &s, &rows),
 			 MY_WRITE_OK);
