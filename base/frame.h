@@ -249,6 +249,13 @@ struct frame_error {
  */
 #define FRAME_SAMPLE_CODE "AIRLOCK_SAMPLE"
 /*
+ * The code of the 'N' frames a MySQL UPDATE's dry run sends its sample
+ * in: each one row it touches, the message its columns before the write
+ * and the detail after it (both JSON objects), or an empty detail when
+ * the row could not be read again (runner/runner_my_pairs.h).
+ */
+#define FRAME_SAMPLE_PAIR_CODE "AIRLOCK_SAMPLE_PAIR"
+/*
  * The row count of a Postgres command tag: its last number ("INSERT 0 3",
  * "UPDATE 3", "DELETE 3"). False when tag is NULL or does not end in a
  * space and digits that fit in 64 bits.

@@ -317,6 +317,8 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "sample")) {
 			rc = job->sample || !flag_value(val, "1") ? -1 : 0;
 			job->sample = rc == 0;
+		} else if (key_is(k, "sample_read")) {
+			rc = take(&job->sample_read, val);
 		} else if (key_is(k, "returning")) {
 			rc = job->returning || !flag_value(val, "1") ? -1 : 0;
 			job->returning = rc == 0;
@@ -366,8 +368,8 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 	/* The engine may come after its settings in a frame: check once the frame is read. */
 	if (is_mariadb(job) && check_mariadb(job, why, why_len) < 0)
 		goto fail;
-	if (job->engine && !is_mariadb(job) && job->hidden_keys) {
-		snprintf(why, why_len, "job key hidden_keys is only for engine mariadb");
+	if (job->engine && !is_mariadb(job) && (job->hidden_keys || job->sample_read)) {
+		snprintf(why, why_len, "job keys hidden_keys and sample_read are only for engine mariadb");
 		goto fail;
 	}
 	/*
@@ -378,10 +380,12 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 	    (!job->write && (job->write_check || job->returning || job->sample)) ||
 	    (job->write && (job->describe || job->have_cost || job->plan_tables || job->copy_header || job->formats)) ||
 	    (job->sample && (job->write != RUNNER_WRITE_DRY || job->returning)) ||
-	    (job->write && job->plan_sql && !job->sample)) {
+	    (job->write && job->plan_sql && !job->sample) ||
+	    (job->sample_read && (job->write != RUNNER_WRITE_DRY || job->sample || job->write_check))) {
 		snprintf(why, why_len,
 			 "a write job takes write_max and none of describe, max_cost, plan_tables, copy_header and "
-			 "formats; sample only for a dry run without returning, and plan_sql only with sample");
+			 "formats; sample only for a dry run without returning, and plan_sql only with sample; "
+			 "sample_read only for a dry run without sample or write_check");
 		goto fail;
 	}
 	return 0;
@@ -414,6 +418,7 @@ void runner_job_free(struct runner_job *job)
 	free(job->type_check);
 	free(job->guard);
 	free(job->hidden_keys);
+	free(job->sample_read);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

@@ -88,6 +88,13 @@ struct runner_job {
 	bool write_check;
 	bool returning;
 	bool sample;
+	/*
+	 * MariaDB, a dry run without sample (an UPDATE): the read of the rows
+	 * the write will touch (validator/mysql/validate_my_write_sample.h),
+	 * run before it in its transaction; after it they are read again by
+	 * primary key and sent as pairs (runner_my_pairs.h). NULL: none.
+	 */
+	char *sample_read;
 	size_t nsets;
 	char *set_names[FRAME_MAX_PAIRS];
 	char *set_values[FRAME_MAX_PAIRS];

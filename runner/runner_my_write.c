@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "base/wbuf.h"
+#include "runner/runner_my_pairs.h"
 #include "runner/runner_my_sample.h"
 
 static bool run(MYSQL *conn, const char *sql)
@@ -123,17 +124,13 @@ static int send_plan(MYSQL *conn, const struct runner_job *job, struct runner_ct
 	return rc;
 }
 
-enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct runner_ctl *ctl, uint64_t *rows)
+/* The write, counted, then committed or rolled back; before: an UPDATE's rows read first (sample_read), or NULL. */
+static enum my_write_end counted(MYSQL *conn, const struct runner_job *job, struct runner_ctl *ctl, uint64_t *rows,
+				 MYSQL_RES *before)
 {
 	MYSQL_RES *res;
 	bool checked = true;
 
-	*rows = 0;
-	/* The plan in the write's transaction: MariaDB refuses to EXPLAIN a write in a read-only one. */
-	if (!run(conn, "START TRANSACTION READ WRITE"))
-		return MY_WRITE_ERROR;
-	if (job->write == RUNNER_WRITE_DRY && send_plan(conn, job, ctl) < 0)
-		return MY_WRITE_GONE;
 	if (mysql_real_query(conn, job->sql, (unsigned long)strlen(job->sql)) != 0)
 		return MY_WRITE_ERROR;
 	res = mysql_use_result(conn);
@@ -164,9 +161,32 @@ enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct
 		run(conn, "ROLLBACK");
 		return checked ? MY_WRITE_ROWS : MY_WRITE_CHECK;
 	}
+	/* The rows as the write left them, read in its transaction before it is rolled back. */
+	if (before && my_pairs_send(conn, before, ctl) < 0)
+		return MY_WRITE_GONE;
 	if (!run(conn, job->write == RUNNER_WRITE_RUN ? "COMMIT" : "ROLLBACK"))
 		return MY_WRITE_ERROR;
 	return MY_WRITE_OK;
+}
+
+enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct runner_ctl *ctl, uint64_t *rows)
+{
+	MYSQL_RES *before = NULL;
+	enum my_write_end e;
+
+	*rows = 0;
+	/* The plan in the write's transaction: MariaDB refuses to EXPLAIN a write in a read-only one. */
+	if (!run(conn, "START TRANSACTION READ WRITE"))
+		return MY_WRITE_ERROR;
+	if (job->write == RUNNER_WRITE_DRY && send_plan(conn, job, ctl) < 0)
+		return MY_WRITE_GONE;
+	/* Without its rows (the read failed) the dry run goes on with no sample. */
+	if (job->write == RUNNER_WRITE_DRY && job->sample_read)
+		before = my_pairs_read(conn, job->sample_read);
+	e = counted(conn, job, ctl, rows, before);
+	if (before)
+		mysql_free_result(before);
+	return e;
 }
 
 void my_write_refusal(struct runner_ctl *ctl, enum my_write_end e, uint64_t rows, uint64_t max)

@@ -12,7 +12,9 @@
  * sample (a dry run of validate_my_write.h's variant, which returns each
  * row it touches after the check column), the first RUNNER_SAMPLE_ROWS
  * rows go out as notices coded FRAME_SAMPLE_CODE (runner_my_sample.h), the
- * rest only counted. On every other path the transaction is left open
+ * rest only counted. With sample_read (an UPDATE's dry run), that read
+ * runs before the write and its rows go out with their state after it
+ * as pairs (runner_my_pairs.h) before the rollback. On every other path the transaction is left open
  * and dies with the connection: nothing is written unless COMMIT
  * succeeds here.
  */

@@ -440,12 +440,24 @@ def test_the_approver_sees_the_rows_a_delete_and_an_insert_touch(private, sample
     assert probe_rows("id >= 700") == before
 
 
-def test_an_update_is_held_with_its_plan_and_no_sample(private, sample_rows):
-    """MariaDB has no UPDATE ... RETURNING: an UPDATE's record has the plan and an empty sample."""
-    approval = hold(private, "UPDATE items SET flag = 'upd' WHERE id >= 700")
+def test_the_approver_sees_an_updates_rows_before_and_after(private, sample_rows):
+    """MariaDB has no UPDATE ... RETURNING: the dry run reads the rows first and again after the UPDATE, by
+    primary key; each row shows as it was and as the UPDATE left it, in the UPDATE's order, the row the
+    filter hides never; nothing is written."""
+    before = probe_rows("id >= 700")
+    approval = hold(private, "UPDATE items SET flag = CONCAT(flag, '!', id) WHERE id >= 700 ORDER BY id DESC")
     rec, _ = record(private, approval)
-    assert rec["rows"] == 2 and rec["sample"] == {"columns": [], "rows": [], "truncated": False}, rec
-    assert rec["plan"], rec
+    assert rec["rows"] == 2 and rec["plan"], rec
+    assert rec["sample"] == {"columns": ["id", "flag", "n"], "truncated": False,
+                             "rows": [{"before": ["701", "two", "8"], "after": ["701", "two!701", "8"]},
+                                      {"before": ["700", "one", "7"], "after": ["700", "one!700", "7"]}]}, rec
+    assert "hid" not in json.dumps(rec["sample"])
+    # Its LIMIT: the rows it touches, no more.
+    approval = hold(private, "UPDATE items AS i SET i.flag = NULL WHERE i.id >= 700 ORDER BY i.id LIMIT 1")
+    rec, _ = record(private, approval)
+    assert rec["rows"] == 1 and rec["sample"]["rows"] == [{"before": ["700", "one", "7"],
+                                                           "after": ["700", None, "7"]}], rec
+    assert probe_rows("id >= 700") == before
 
 
 def test_a_value_of_hidden_characters_is_escaped_in_the_record(private, sample_rows):
@@ -468,3 +480,18 @@ def test_a_large_write_shows_a_bounded_sample(wide):
     assert rec["rows"] == 25 and len(rec["sample"]["rows"]) == 20 and rec["sample"]["truncated"] is True, rec
     assert rec["sample"]["rows"][0] == {"before": None, "after": ["1000", "bulk", "0"]}, rec["sample"]
     assert probe_rows("id >= 1000") == []
+
+
+def test_a_large_update_shows_a_bounded_sample(wide):
+    """25 rows updated: 20 pairs shown, marked truncated; the count is the UPDATE's own."""
+    itest.my_super_query("INSERT INTO write_probe.items VALUES " +
+                         ", ".join("(%d, 'bulk', %d)" % (i, i % 50) for i in range(1000, 1025)))
+    try:
+        approval = hold(wide, "UPDATE items SET flag = 'wide' WHERE id >= 1000 ORDER BY id")
+        rec, _ = record(wide, approval)
+        assert rec["rows"] == 25 and rec["sample"]["truncated"] is True, rec
+        assert [r["before"][0] for r in rec["sample"]["rows"]] == [str(i) for i in range(1000, 1020)], rec
+        assert rec["sample"]["rows"][19] == {"before": ["1019", "bulk", "19"], "after": ["1019", "wide", "19"]}
+        assert len(probe_rows("flag = 'wide'")) == 0
+    finally:
+        itest.my_super_query("DELETE FROM write_probe.items WHERE id >= 1000")

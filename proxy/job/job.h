@@ -101,6 +101,12 @@ struct job_request {
 	bool write_check;
 	bool returning;
 	bool sample;
+	/*
+	 * MySQL, a dry run without sample (an UPDATE): the read of the rows it
+	 * will touch, run first; they come back with their state after the
+	 * write as notices coded FRAME_SAMPLE_PAIR_CODE. NULL: none.
+	 */
+	const char *sample_read;
 };
 
 /* Final outcome, borrowed for the duration of on_done. */

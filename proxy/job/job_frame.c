@@ -48,7 +48,7 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 			(req->describe ? 1 : 0) + (req->plan_sql ? 1 : 0) + (req->copy_header ? 1 : 0) +
 			(req->type_check ? 1 : 0) + (req->guard ? 1 : 0) + (req->hidden_keys ? 1 : 0) + req->nsettings +
 			req->nparams + (req->write ? 2 : 0) + (req->write_check ? 1 : 0) + (req->returning ? 1 : 0) +
-			(req->sample ? 1 : 0);
+			(req->sample ? 1 : 0) + (req->sample_read ? 1 : 0);
 
 	if (npairs > FRAME_MAX_PAIRS)
 		return -1;
@@ -100,6 +100,8 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 		job_put_pair(b, "returning", "1");
 	if (req->sample)
 		job_put_pair(b, "sample", "1");
+	if (req->sample_read)
+		job_put_pair(b, "sample_read", req->sample_read);
 	for (size_t i = 0; i < req->nsettings; i++) {
 		snprintf(key, sizeof(key), "set.%s", req->settings[i].name);
 		job_put_pair(b, key, req->settings[i].value);

@@ -230,6 +230,7 @@ static void start(struct my_session *s, const char *sql, const struct myq_job *h
 		.write_check = write && how->write_check,
 		.sample = write && how->sample,
 		.plan_sql = write && how->sample ? how->plan_sql : NULL,
+		.sample_read = write && !how->sample ? how->sample_read : NULL,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
 	char msg[320];

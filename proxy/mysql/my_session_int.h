@@ -252,9 +252,13 @@ struct myq_job {
 	 * sample: the text is the dry run's variant (validate_my_write.h),
 	 * whose rows come back as notices coded FRAME_SAMPLE_CODE; plan_sql
 	 * (with sample only): the text that will run, whose plan is shown.
+	 * sample_read (an UPDATE, without sample): the read of the rows the
+	 * text will touch, whose rows come back with their state after it as
+	 * notices coded FRAME_SAMPLE_PAIR_CODE.
 	 */
 	bool sample;
 	const char *plan_sql;
+	const char *sample_read;
 };
 /* Hands sql (validated) to a job as how says; the job is s->core.job while it runs. */
 void myj_start_with(struct my_session *s, const char *sql, const struct myq_job *how);

@@ -34,9 +34,10 @@ struct myw_pending {
 	char *rewritten;
 	char *settings;                 /* the settings it was dry-run under, as the record keeps them */
 	char *plan;                     /* the write's plan, from the dry run; NULL until it came */
-	char *sample_sql;               /* the dry run's variant (validate_my_write.h), or NULL: none */
+	char *sample_sql;               /* the dry run's variant (validate_my_write_sample.h), or NULL: none */
 	struct approval_sample *sample; /* its rows as they come; NULL without a variant */
 	bool before;                    /* a DELETE's rows are as they were, an INSERT's as they will be */
+	bool pairs;                     /* an UPDATE's come as pairs, before and after (the variant is its read) */
 };
 
 /*
@@ -76,14 +77,20 @@ static bool coded(const struct frame_error *e, const char *code)
 static void dry_notice(void *arg, const struct frame_error *e)
 {
 	struct myw_pending *p = ((struct my_session *)arg)->write;
-	const char *row = e->message.ptr;
+	const char *row = e->message.ptr, *after = e->detail.len ? e->detail.ptr : NULL;
 	size_t len = e->message.len;
+	bool ok;
 
 	if (p && !p->plan && coded(e, FRAME_PLAN_CODE))
 		p->plan = strndup(e->message.ptr, e->message.len);
-	if (!p || !p->sample || !coded(e, FRAME_SAMPLE_CODE))
+	if (!p || !p->sample || !coded(e, p->pairs ? FRAME_SAMPLE_PAIR_CODE : FRAME_SAMPLE_CODE))
 		return;
-	if (!approval_sample_row(p->sample, p->before ? row : NULL, len, p->before ? NULL : row, len)) {
+	/* A pair's after is its detail; an empty one: the row was not read again (null). */
+	if (p->pairs)
+		ok = approval_sample_row(p->sample, row, len, after, e->detail.len);
+	else
+		ok = approval_sample_row(p->sample, p->before ? row : NULL, len, p->before ? NULL : row, len);
+	if (!ok) {
 		/* Out of memory: the write is held without a sample, never with half of one. */
 		approval_sample_free(p->sample);
 		p->sample = NULL;
@@ -331,12 +338,15 @@ void myw_execute(struct my_session *s, const char *sql, size_t len, const struct
 		p->sample_sql = NULL;
 	}
 	p->before = strcmp(v->write.command, "DELETE") == 0;
-	how.sample = p->sample_sql != NULL;
-	how.plan_sql = p->sample_sql ? p->rewritten : NULL;
+	/* An UPDATE's variant is the read of its rows: the job runs the UPDATE itself and reads them around it. */
+	p->pairs = strcmp(v->write.command, "UPDATE") == 0;
+	how.sample = p->sample_sql && !p->pairs;
+	how.plan_sql = how.sample ? p->rewritten : NULL;
+	how.sample_read = p->pairs ? p->sample_sql : NULL;
 	how.write_check = vmy_write_checks(&pol, v);
 	how.settings = &p->settings;
 	s->write = p;
-	myj_start_with(s, p->sample_sql ? p->sample_sql : p->rewritten, &how);
+	myj_start_with(s, how.sample ? p->sample_sql : p->rewritten, &how);
 	if (!s->core.job) {
 		s->write = NULL;
 		myw_pending_free(p);

@@ -124,6 +124,39 @@ static void test_malformed_rows_left_out(void **state)
 	json_decref(j);
 }
 
+/*
+ * A MySQL UPDATE's pairs as its notices carry them (message before, detail
+ * after, an empty detail null): a pair kept only when each side is a row
+ * object or, after only, null.
+ */
+static void test_pairs_as_notices_carry_them(void **state)
+{
+	static const char *const bad[] = {
+		"[1]", "{\"a\": \"1\"", "{\"a\": \"1\"} {}", "{\"a\": \"1\", \"a\": \"2\"}", "null", "\"x\"",
+	};
+	struct approval_sample *s = approval_sample_new();
+	json_t *j;
+
+	(void)state;
+	ROW(s, "{\"id\": \"1\", \"v\": \"a\"}", "{\"id\": \"1\", \"v\": \"b\"}");
+	ROW(s, "{\"id\": \"2\", \"v\": \"c\"}", NULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ROW(s, "{\"id\": \"3\"}", bad[i]);
+		ROW(s, bad[i], "{\"id\": \"3\"}");
+	}
+	/* A detail cut short, or with a NUL inside: left out. */
+	assert_true(approval_sample_row(s, "{\"id\": \"4\"}", 13, "{\"id\": \"4\"}", 6));
+	assert_true(approval_sample_row(s, "{\"id\": \"4\"}", 13, "{\"id\"\0: \"4\"}", 14));
+	j = finish(s, 2, 65536);
+	assert_int_equal(json_array_size(json_object_get(j, "rows")), 2);
+	assert_string_equal(cell(j, 0, "before", 1), "a");
+	assert_string_equal(cell(j, 0, "after", 1), "b");
+	assert_string_equal(cell(j, 1, "before", 1), "c");
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "rows"), 1), "after")));
+	assert_true(json_is_true(json_object_get(j, "truncated")));
+	json_decref(j);
+}
+
 static void test_bounds(void **state)
 {
 	struct approval_sample *s = approval_sample_new();
@@ -167,8 +200,11 @@ static void test_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_update_rows),   cmocka_unit_test(test_insert_delete_and_nested),
-		cmocka_unit_test(test_columns_widen), cmocka_unit_test(test_malformed_rows_left_out),
+		cmocka_unit_test(test_update_rows),
+		cmocka_unit_test(test_insert_delete_and_nested),
+		cmocka_unit_test(test_columns_widen),
+		cmocka_unit_test(test_malformed_rows_left_out),
+		cmocka_unit_test(test_pairs_as_notices_carry_them),
 		cmocka_unit_test(test_bounds),
 	};
 

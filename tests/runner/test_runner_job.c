@@ -178,7 +178,8 @@ static void test_type_check(void **state)
 
 /*
  * A MariaDB write: dry or run with its bound and check; a dry run's sample
- * with the plan of the text that will run; never rows for the client.
+ * with the plan of the text that will run, or an UPDATE's with the read
+ * of its rows (sample_read); never rows for the client.
  */
 static void test_mariadb_write(void **state)
 {
@@ -188,8 +189,13 @@ static void test_mariadb_write(void **state)
 	const char *const dry[] = {MARIA, "write", "dry", "write_max", "100", "write_check", "1"};
 	const char *const sample[] = {MARIA,    "write", "dry",      "write_max",    "5",
 				      "sample", "1",     "plan_sql", "DELETE FROM t"};
+	const char *const read[] = {MARIA, "write", "dry", "write_max", "5", "sample_read", "SELECT * FROM t"};
 	const char *const bad[][24] = {
 		{MARIA, "write", "run", "write_max", "5", "sample", "1"},
+		{MARIA, "write", "run", "write_max", "5", "sample_read", "SELECT * FROM t"},
+		{MARIA, "write", "dry", "write_max", "5", "sample_read", "SELECT * FROM t", "sample", "1"},
+		{MARIA, "write", "dry", "write_max", "5", "sample_read", "SELECT * FROM t", "write_check", "1"},
+		{MARIA, "sample_read", "SELECT * FROM t"},
 		{MARIA, "write", "dry", "write_max", "5", "plan_sql", "DELETE FROM t"},
 		{MARIA, "plan_sql", "DELETE FROM t"},
 		{MARIA, "sample", "1"},
@@ -211,6 +217,11 @@ static void test_mariadb_write(void **state)
 	assert_true(job.sample);
 	assert_string_equal(job.plan_sql, "DELETE FROM t");
 	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, read, 11, why, sizeof(why)), 0);
+	assert_string_equal(job.sample_read, "SELECT * FROM t");
+	assert_false(job.sample);
+	runner_job_free(&job);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		size_t n = 0;
 
@@ -228,6 +239,7 @@ static void test_mariadb_write(void **state)
 static void test_hidden_keys(void **state)
 {
 	const char *const pg[] = {BASE, "hidden_keys", "SELECT 1"};
+	const char *const pg_read[] = {BASE, "write", "dry", "write_max", "5", "sample_read", "SELECT 1"};
 	const char *const maria[] = {"engine",     "mariadb",     "dbname",   "shop",         "user",
 				     "u",          "password",    "p",        "sql",          "SELECT 1",
 				     "timeout_ms", "1000",        "max_rows", "10",           "max_bytes",
@@ -244,6 +256,10 @@ static void test_hidden_keys(void **state)
 	runner_job_init(&job);
 	assert_int_equal(parse_pairs(&job, pg, NBASE + 1, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "hidden_keys"));
+	/* An UPDATE's read of its rows is MariaDB's too: Postgres returns them. */
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, pg_read, NBASE + 3, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "sample_read"));
 }
 
 /*

@@ -4,7 +4,10 @@
  * and, on the real MariaDB (the socket at AIRLOCK_TEST_MYSQL_SOCKET or
  * /run/mysqld/mysqld.sock, as root; skipped when there is none), the rows
  * my_write_run sends for a DELETE and an INSERT (a filtered one with its
- * check first), none for an UPDATE, the caps of 20 rows and 32 kB, and
+ * check first), an UPDATE's before/after pairs (read again by primary
+ * key, a composite one with odd names, else a unique key of NOT NULL
+ * columns, none without one or when the key changed, in its ORDER BY and
+ * LIMIT), the caps of 20 rows and 32 kB, and
  * nothing left written.
  */
 #include <setjmp.h>
@@ -112,6 +115,13 @@ static int setup(void **state)
 		"FROM " DB ".seq",
 		"CREATE TABLE " DB ".big (id INT PRIMARY KEY, note TEXT)",
 		"INSERT INTO " DB ".big SELECT seq, REPEAT('x', 3000) FROM " DB ".seq WHERE seq <= 15",
+		"CREATE TABLE " DB ".nokey (id INT, note TEXT, UNIQUE KEY (id))",
+		"CREATE TABLE " DB ".ukey (id INT, code VARCHAR(10) NOT NULL, note TEXT, UNIQUE KEY a_null (id), "
+		"UNIQUE KEY (code))",
+		"INSERT INTO " DB ".ukey VALUES (1, 'c1', 'a'), (NULL, 'c2', 'b')",
+		"INSERT INTO " DB ".nokey VALUES (1, 'a'), (2, 'b')",
+		"CREATE TABLE " DB ".`odd``name` (`k``ey` VARCHAR(20), n INT, v INT, PRIMARY KEY (n, `k``ey`))",
+		"INSERT INTO " DB ".`odd``name` VALUES ('o''k\\\\', 1, 10), ('plain', 1, 20), ('o''k\\\\', 2, 30)",
 	};
 
 	(void)state;
@@ -139,12 +149,25 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* What a dry run sent: the sample's rows (in order, NUL-separated in rows) and whether a plan came. */
+/*
+ * What a dry run sent: the sample's rows (in order, NUL-separated in rows;
+ * a pair's before and after, "" when null, each one of them) and whether
+ * a plan came.
+ */
 struct sent {
-	char rows[64 * 1024];
-	size_t nrows, bytes;
+	char rows[80 * 1024];
+	size_t nrows, npairs, bytes;
 	bool plan;
 };
+
+static void put_sent(struct sent *out, size_t *at, const struct frame_str *s)
+{
+	assert_true(*at + s->len + 1 < sizeof(out->rows));
+	memcpy(out->rows + *at, s->ptr, s->len);
+	*at += s->len;
+	out->rows[(*at)++] = '\0';
+	out->bytes += s->len;
+}
 
 static void read_sent(struct runner_ctl *ctl, struct sent *out)
 {
@@ -163,14 +186,18 @@ static void read_sent(struct runner_ctl *ctl, struct sent *out)
 		assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
 		if (e.code.len == strlen(FRAME_PLAN_CODE) && !memcmp(e.code.ptr, FRAME_PLAN_CODE, e.code.len))
 			out->plan = true;
+		if (e.code.len == strlen(FRAME_SAMPLE_PAIR_CODE) &&
+		    !memcmp(e.code.ptr, FRAME_SAMPLE_PAIR_CODE, e.code.len)) {
+			put_sent(out, &at, &e.message);
+			put_sent(out, &at, &e.detail);
+			out->nrows += 2;
+			out->npairs++;
+			continue;
+		}
 		if (e.code.len != strlen(FRAME_SAMPLE_CODE) || memcmp(e.code.ptr, FRAME_SAMPLE_CODE, e.code.len))
 			continue;
-		assert_true(at + e.message.len + 1 < sizeof(out->rows));
-		memcpy(out->rows + at, e.message.ptr, e.message.len);
-		at += e.message.len;
-		out->rows[at++] = '\0';
+		put_sent(out, &at, &e.message);
 		out->nrows++;
-		out->bytes += e.message.len;
 	}
 }
 
@@ -185,9 +212,12 @@ static const char *row_at(const struct sent *s, size_t i)
 	return p;
 }
 
-/* Dry-runs sql (the variant) with plan (the text that runs); returns how it ended, rows in *rows. */
-static enum my_write_end dry(const char *sql, const char *plan, bool check, bool sample, struct sent *out,
-			     uint64_t *rows)
+/*
+ * Dry-runs sql (the variant) with plan (the text that runs), or an UPDATE
+ * with read (its sample_read); returns how it ended, rows in *rows.
+ */
+static enum my_write_end dry_read(const char *sql, const char *plan, const char *read, bool check, bool sample,
+				  struct sent *out, uint64_t *rows)
 {
 	struct runner_job job;
 	struct runner_ctl ctl = {.fd = -1};
@@ -201,11 +231,18 @@ static enum my_write_end dry(const char *sql, const char *plan, bool check, bool
 	job.have_write_max = true;
 	job.write_check = check;
 	job.sample = sample;
+	job.sample_read = (char *)read;
 	wbuf_init(&ctl.out);
 	e = my_write_run(conn, &job, &ctl, rows);
 	read_sent(&ctl, out);
 	wbuf_free(&ctl.out);
 	return e;
+}
+
+static enum my_write_end dry(const char *sql, const char *plan, bool check, bool sample, struct sent *out,
+			     uint64_t *rows)
+{
+	return dry_read(sql, plan, NULL, check, sample, out, rows);
 }
 
 static long count(const char *where)
@@ -292,7 +329,136 @@ static void test_insert_sample(void **state)
 	assert_int_equal(count("id >= 100"), 0);
 }
 
-/* An UPDATE has no variant: dry-run as it will run, counted, no sample. */
+#define ITEM(id, owner, note) "{\"id\":\"" id "\",\"name\":\"item " id "\",\"owner\":\"" owner "\",\"note\":" note "}"
+
+/* An UPDATE dry-run with its read: each row before, then as the UPDATE left it, by primary key. */
+static void test_update_pairs(void **state)
+{
+	static struct sent s;
+	uint64_t rows = 0;
+
+	(void)state;
+	if (!conn)
+		skip();
+	assert_int_equal(dry_read("UPDATE " DB ".items AS i SET note = 'y', owner = owner + 100 WHERE i.id <= 3", NULL,
+				  "SELECT * FROM `" DB "`.`items` AS i WHERE i.id <= 3\nLIMIT 20", false, false, &s,
+				  &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 3);
+	assert_true(s.plan);
+	assert_int_equal(s.npairs, 3);
+	assert_string_equal(row_at(&s, 0), ITEM("1", "1", "\"n\""));
+	assert_string_equal(row_at(&s, 1), ITEM("1", "101", "\"y\""));
+	assert_string_equal(row_at(&s, 2), ITEM("2", "2", "null"));
+	assert_string_equal(row_at(&s, 3), ITEM("2", "102", "\"y\""));
+	assert_string_equal(row_at(&s, 5), ITEM("3", "103", "\"y\""));
+	assert_int_equal(count("note = 'y' OR owner > 100"), 0);
+	/* The filter joined to the WHERE: the rows it hides are neither read nor updated. */
+	assert_int_equal(dry_read("UPDATE " DB ".items SET note = 'z' WHERE (id <= 12) AND (owner <= 5)", NULL,
+				  "SELECT * FROM " DB ".items WHERE (id <= 12) AND (owner <= 5)\nLIMIT 20", false,
+				  false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 8);
+	assert_int_equal(s.npairs, 8);
+	for (size_t i = 0; i < s.nrows; i++) {
+		assert_null(strstr(row_at(&s, i), "\"owner\":\"6\""));
+		assert_null(strstr(row_at(&s, i), "\"owner\":\"9\""));
+	}
+	assert_string_equal(row_at(&s, 13), ITEM("11", "1", "\"z\""));
+	/* ORDER BY and LIMIT: the same rows in the same order. */
+	assert_int_equal(dry_read("UPDATE " DB ".items SET note = 'o' ORDER BY id DESC LIMIT 3", NULL,
+				  "SELECT * FROM " DB ".items ORDER BY id DESC \nLIMIT 3", false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 3);
+	assert_int_equal(s.npairs, 3);
+	assert_string_equal(row_at(&s, 0), ITEM("30", "0", "\"n\""));
+	assert_string_equal(row_at(&s, 1), ITEM("30", "0", "\"o\""));
+	assert_string_equal(row_at(&s, 5), ITEM("28", "8", "\"o\""));
+	assert_int_equal(count("note IN ('z', 'o')"), 0);
+}
+
+/* A key of two columns with odd names and values; a key the UPDATE changes, and no key: after is null. */
+static void test_update_pairs_keys(void **state)
+{
+	static struct sent s;
+	uint64_t rows = 0;
+
+	(void)state;
+	if (!conn)
+		skip();
+	assert_int_equal(dry_read("UPDATE " DB ".`odd``name` SET v = v + 1 WHERE v < 30", NULL,
+				  "SELECT * FROM " DB ".`odd``name` WHERE v < 30 ORDER BY v\nLIMIT 20", false, false,
+				  &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 2);
+	assert_int_equal(s.npairs, 2);
+	assert_string_equal(row_at(&s, 0), "{\"k`ey\":\"o'k\\\\\",\"n\":\"1\",\"v\":\"10\"}");
+	assert_string_equal(row_at(&s, 1), "{\"k`ey\":\"o'k\\\\\",\"n\":\"1\",\"v\":\"11\"}");
+	assert_string_equal(row_at(&s, 3), "{\"k`ey\":\"plain\",\"n\":\"1\",\"v\":\"21\"}");
+	/* Under NO_BACKSLASH_ESCAPES the key's backslash is escaped as that mode reads it. */
+	assert_int_equal(run("SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES'"), 0);
+	assert_int_equal(dry_read("UPDATE " DB ".`odd``name` SET v = v + 1 WHERE v = 10", NULL,
+				  "SELECT * FROM " DB ".`odd``name` WHERE v = 10\nLIMIT 20", false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(run("SET SESSION sql_mode = DEFAULT"), 0);
+	assert_int_equal(s.npairs, 1);
+	assert_string_equal(row_at(&s, 1), "{\"k`ey\":\"o'k\\\\\",\"n\":\"1\",\"v\":\"11\"}");
+	/* The UPDATE moves the row's key: it is not found again. */
+	assert_int_equal(dry_read("UPDATE " DB ".`odd``name` SET n = n + 10 WHERE v = 30", NULL,
+				  "SELECT * FROM " DB ".`odd``name` WHERE v = 30\nLIMIT 20", false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 1);
+	assert_int_equal(s.npairs, 1);
+	assert_string_equal(row_at(&s, 1), "");
+	/* Without a primary key, by the unique key whose columns are NOT NULL. */
+	assert_int_equal(dry_read("UPDATE " DB ".ukey SET note = 'u'", NULL,
+				  "SELECT * FROM " DB ".ukey ORDER BY code\nLIMIT 20", false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(s.npairs, 2);
+	assert_string_equal(row_at(&s, 1), "{\"id\":\"1\",\"code\":\"c1\",\"note\":\"u\"}");
+	assert_string_equal(row_at(&s, 3), "{\"id\":null,\"code\":\"c2\",\"note\":\"u\"}");
+	/* Without a key that finds one row (a unique key of a column that may be NULL): after null. */
+	assert_int_equal(dry_read("UPDATE " DB ".nokey SET note = 'c'", NULL, "SELECT * FROM " DB ".nokey\nLIMIT 20",
+				  false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 2);
+	assert_int_equal(s.npairs, 2);
+	assert_string_equal(row_at(&s, 0), "{\"id\":\"1\",\"note\":\"a\"}");
+	assert_string_equal(row_at(&s, 1), "");
+	/* A read that fails: the UPDATE is still dry-run and counted, with no sample. */
+	assert_int_equal(dry_read("UPDATE " DB ".nokey SET note = 'c'", NULL, "SELECT * FROM " DB ".nothere", false,
+				  false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 2);
+	assert_int_equal(s.npairs, 0);
+}
+
+/* 20 pairs at most, within 32 kB; the count is the UPDATE's own. */
+static void test_update_pairs_caps(void **state)
+{
+	static struct sent s;
+	uint64_t rows = 0;
+
+	(void)state;
+	if (!conn)
+		skip();
+	assert_int_equal(dry_read("UPDATE " DB ".items SET note = 'all'", NULL, "SELECT * FROM " DB ".items\nLIMIT 20",
+				  false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 30);
+	assert_int_equal(s.npairs, 20);
+	assert_int_equal(count("note = 'all'"), 0);
+	/* Rows of 3 kB, each twice: the sample stops before 32 kB. */
+	assert_int_equal(dry_read("UPDATE " DB ".big SET note = REPEAT('y', 3001)", NULL,
+				  "SELECT * FROM " DB ".big\nLIMIT 20", false, false, &s, &rows),
+			 MY_WRITE_OK);
+	assert_int_equal(rows, 15);
+	assert_true(s.npairs >= 4 && s.npairs < 15);
+	assert_true(s.bytes <= MY_SAMPLE_BYTES);
+	assert_non_null(strstr(row_at(&s, 1), "yyy"));
+}
+
+/* An UPDATE without its read: dry-run as it will run, counted, no sample. */
 static void test_update_counts_only(void **state)
 {
 	static struct sent s;
@@ -318,7 +484,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_text),          cmocka_unit_test(test_json_row),
 		cmocka_unit_test(test_delete_sample),      cmocka_unit_test(test_insert_sample),
-		cmocka_unit_test(test_update_counts_only),
+		cmocka_unit_test(test_update_counts_only), cmocka_unit_test(test_update_pairs),
+		cmocka_unit_test(test_update_pairs_keys),  cmocka_unit_test(test_update_pairs_caps),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

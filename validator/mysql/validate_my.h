@@ -212,6 +212,9 @@ struct vmy_write_plan {
 	uint32_t target_start, target_end; /* [start, end): the table as written, alias excluded */
 	uint32_t where_start, where_end;   /* UPDATE, DELETE: the WHERE condition; equal: none */
 	uint32_t filter_at;                /* without a WHERE: where one with the filter goes */
+	uint32_t alias_start, alias_end;   /* UPDATE: the alias as written, AS included; equal: none */
+	uint32_t limit_start;              /* UPDATE, DELETE: the LIMIT keyword; 0: none */
+	long limit;                        /* its row count */
 	uint32_t rows;                     /* INSERT: the rows it lists */
 	bool sample;                       /* a rewrite's RETURNING gives its rows whole (vmy_write_sample) */
 };

@@ -162,8 +162,13 @@ static bool tail(struct vmy_parser *p)
 				return vmy_expect(p, false, "an expression was expected in ORDER BY");
 		} while (vmy_accept_punct(p, ","));
 	}
-	if (vmy_accept_kw(p, "LIMIT") && !vmy_expect(p, vmy_accept_number(p, &n), "LIMIT takes a row count"))
-		return false;
+	if (vmy_kw_at(p, 0, "LIMIT")) {
+		w->limit_start = (uint32_t)vmy_peek(p, 0)->start;
+		vmy_next(p);
+		if (!vmy_expect(p, vmy_accept_number(p, &n), "LIMIT takes a row count"))
+			return false;
+		w->limit = n;
+	}
 	return true;
 }
 
@@ -223,8 +228,10 @@ static bool update(struct vmy_parser *p)
 	    (!vmy_kw_at(p, 0, "SET") && (vmy_peek(p, 0)->kind == VMY_T_WORD || vmy_peek(p, 0)->kind == VMY_T_QIDENT))) {
 		char alias[VMY_NAME_MAX];
 
+		p->out->write.alias_start = p->out->write.target_end;
 		if (!vmy_accept_name(p, alias, sizeof(alias)))
 			return false;
+		p->out->write.alias_end = (uint32_t)p->last_end;
 	}
 	if (!vmy_kw_at(p, 0, "SET")) {
 		refuse_shape(p, "an UPDATE of several tables", "update one table; name other rows in a subquery");

@@ -1,7 +1,8 @@
 /*
  * test_job_frame: the job frame a request becomes: the parameter types'
- * check travels as "type_check" only when the request has one, and the
- * frame decodes with every pair it announced.
+ * check travels as "type_check" only when the request has one, a MySQL
+ * UPDATE's read of its rows as "sample_read", and the frame decodes with
+ * every pair it announced.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -55,10 +56,25 @@ static void test_type_check_travels(void **state)
 	assert_non_null(pair(&req, "param.0", v, sizeof(v)));
 }
 
+static void test_sample_read_travels(void **state)
+{
+	struct airlock_limits limits = {.timeout_ms = 1000, .max_rows = 10, .max_bytes = 1000};
+	struct job_request req = {.limits = &limits, .sql = "UPDATE t SET a = 1", .write = 1, .write_max = 5};
+	char v[64];
+
+	(void)state;
+	assert_null(pair(&req, "sample_read", v, sizeof(v)));
+	req.sample_read = "SELECT * FROM t\nLIMIT 20";
+	assert_string_equal(pair(&req, "sample_read", v, sizeof(v)), "SELECT * FROM t\nLIMIT 20");
+	assert_string_equal(pair(&req, "write", v, sizeof(v)), "dry");
+	assert_null(pair(&req, "sample", v, sizeof(v)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_type_check_travels),
+		cmocka_unit_test(test_sample_read_travels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

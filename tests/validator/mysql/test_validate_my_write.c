@@ -235,12 +235,24 @@ static void expect_sample(const char *sql, const char *command, const char *want
 		if (strcmp(sample, want) != 0)
 			fail_msg("%s\n  sample: %s\n  want:   %s", sql, sample, want);
 		vmy_validate(&ext, sample, strlen(sample), again);
-		if (!vmy_write_sample_same(made_again, again))
-			fail_msg("the sample does not validate as the write: %s\n  %s", sample, again->message);
-		/* Only airlock's own text has the sample's RETURNING; a variant is not varied again. */
-		assert_null(vmy_write_sample(&ext, again, sample));
-		vmy_validate(&policy, sample, strlen(sample), again);
-		assert_int_equal(again->kind, VMY_REFUSED);
+		if (strcmp(command, "UPDATE") == 0) {
+			/* An UPDATE's is a read of the rows it will touch, the same table under the same rule. */
+			if (!vmy_write_sample_reads(made_again, again))
+				fail_msg("the sample does not validate as a read of the table: %s\n  %s", sample,
+					 again->message);
+			assert_false(vmy_write_sample_same(made_again, again));
+			free(sample);
+			sample = vmy_write_sample_checked(&ext, text, made_again);
+			assert_non_null(sample);
+		} else {
+			if (!vmy_write_sample_same(made_again, again))
+				fail_msg("the sample does not validate as the write: %s\n  %s", sample, again->message);
+			assert_false(vmy_write_sample_reads(made_again, again));
+			/* Only airlock's own text has the sample's RETURNING; a variant is not varied again. */
+			assert_null(vmy_write_sample(&ext, again, sample));
+			vmy_validate(&policy, sample, strlen(sample), again);
+			assert_int_equal(again->kind, VMY_REFUSED);
+		}
 	}
 	free(sample);
 	free(text);
@@ -262,8 +274,22 @@ static void test_sample_variant(void **state)
 	expect_sample("INSERT INTO orders (customer_id, amount) VALUES (7, 1.5)", "INSERT",
 		      "INSERT INTO `shop`.`orders` (customer_id, amount) VALUES (7, 1.5) RETURNING "
 		      "((customer_id <= 100) IS TRUE)\n, `shop`.`orders`.*");
-	/* MariaDB has no UPDATE ... RETURNING: an UPDATE is dry-run as it will run. */
-	expect_sample("UPDATE notes SET body = 'x' WHERE id = 3", "UPDATE", NULL);
+	/*
+	 * MariaDB has no UPDATE ... RETURNING: an UPDATE's variant reads the rows it will touch, its WHERE with
+	 * the filter joined, its ORDER BY, at most the rows a sample keeps.
+	 */
+	expect_sample("UPDATE notes SET body = 'x' WHERE id = 3", "UPDATE",
+		      "SELECT * FROM `shop`.`notes` WHERE id = 3\nLIMIT 20");
+	expect_sample("UPDATE orders AS o SET amount = 1 WHERE o.amount > 5 ORDER BY id LIMIT 3 -- tidy", "UPDATE",
+		      "SELECT * FROM `shop`.`orders` AS o WHERE (o.amount > 5) AND (customer_id <= 100) ORDER BY id "
+		      "\nLIMIT 3");
+	expect_sample("UPDATE orders o SET amount = amount + 1, note = amount", "UPDATE",
+		      "SELECT * FROM `shop`.`orders` o WHERE (customer_id <= 100)\nLIMIT 20");
+	expect_sample("UPDATE notes SET body = 'x' ORDER BY id DESC # last\nLIMIT 500", "UPDATE",
+		      "SELECT * FROM `shop`.`notes` ORDER BY id DESC # last\n\nLIMIT 20");
+	expect_sample("UPDATE notes SET body = 'x' WHERE id IN (SELECT id FROM orders) LIMIT 0", "UPDATE",
+		      "SELECT * FROM `shop`.`notes` WHERE id IN (SELECT id FROM (SELECT * FROM `shop`.`orders` "
+		      "WHERE (customer_id <= 100) LIMIT 18446744073709551615) `orders`) \nLIMIT 0");
 }
 
 /* What only the variant may end with, and only in airlock's own text (a rewrite). */
