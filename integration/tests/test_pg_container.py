@@ -15,9 +15,8 @@ pytestmark = pytest.mark.skipif(itest.RUNTIME != "docker", reason="the airlockd 
 
 
 def runner_containers():
-    out = subprocess.run(["docker", "ps", "-q", "--filter", "label=airlock.job"],
-                         capture_output=True, text=True, check=True, timeout=30)
-    return out.stdout.split()
+    """The running runner containers of the airlockd under test (another lane's airlockd has its own job_dir)."""
+    return itest.runner_containers(running_only=True)
 
 
 def inspect(cid):
