@@ -36,10 +36,11 @@ struct airlock_target {
 	char *engine; /* "postgres" or "mariadb" (MariaDB or MySQL) */
 	char *host;   /* must pass the host allowlist */
 	uint16_t port;
-	char *database;      /* backend database */
-	char *user;          /* backend role */
-	char *password;      /* read from password_file at load; never logged */
-	char *password_file; /* resolved against the config file's directory */
+	char *database;              /* backend database */
+	char *user;                  /* backend role */
+	char *password;              /* read from password_file at load; never logged */
+	char *password_file;         /* resolved against the config file's directory */
+	uint32_t max_db_connections; /* backend connections its runners may hold at once, ready ones too; 0: no bound */
 };
 
 /* A column a rule lets the user see, and what is shown in its place. */

@@ -123,6 +123,8 @@ const struct conf_key conf_keys[] = {
 	KEY(TARGET, "user", CT_TEXT, TGT(user), REQUIRED, NULL, .expect = "the backend role name"),
 	KEY(TARGET, "password_file", CT_PASSWORD_FILE, TGT(password_file), REQUIRED, NULL, .off2 = TGT(password),
 	    .expect = "the path of a file holding the backend password"),
+	/* 0: no bound. Ready runners hold a connection each, so they count. */
+	KEY(TARGET, "max_db_connections", CT_U32, TGT(max_db_connections), 0, "0", .min = 0, .max = 100000),
 
 	KEY(USER, "scram", CT_SCRAM, USR(scram), REQUIRED, NULL,
 	    .expect = "a SCRAM-SHA-256 verifier; make one with `airlockd --make-verifier`"),

@@ -62,6 +62,20 @@ static void job_close_ctl(struct job *j)
 }
 
 /*
+ * The job's backend connection is gone (or will never be made): its
+ * target's count drops; with tell, the manager hears there is room.
+ */
+static void job_db_release(struct job *j, bool tell)
+{
+	if (!j->db_held)
+		return;
+	j->db_held = false;
+	job_db_give(j->env, j->target->name);
+	if (tell && j->env->on_finished)
+		j->env->on_finished(j->env->hook_arg);
+}
+
+/*
  * The job has its outcome (or will never have one): the runner loses its
  * way to the backend at once, and has kill_margin_ms to exit before its
  * container is killed. The deadline stays armed until the container is gone.
@@ -76,6 +90,7 @@ static void job_end_runner(struct job *j)
 	}
 	if (j->db_lst)
 		evconnlistener_disable(j->db_lst);
+	job_db_release(j, true);
 	if (j->launch)
 		evtimer_add(j->deadline, &tv);
 }
@@ -162,6 +177,7 @@ static void job_free(struct job *j)
 	job_mem_stop(j);
 	for (int i = 0; i < JOB_MAX_RELAYS; i++)
 		relay_free(j->relays[i]);
+	job_db_release(j, false); /* shutdown: the manager may be gone */
 	job_close_ctl(j);
 	if (j->ctl_lst)
 		evconnlistener_free(j->ctl_lst);
@@ -647,6 +663,8 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	j->launch = launcher_run(j->env->launcher, &spec, &job_launch_cb, j);
 	if (!j->launch)
 		return -1;
+	/* Its runner will connect to the backend through it from now until the job is done. */
+	j->db_held = job_db_take(j->env, target->name);
 	/* A held job being released stays HELD: job_release_held moves it on. */
 	if (j->state == JOB_NEW && !job_set_state(j, JOB_IDLE))
 		return -1;
@@ -657,6 +675,11 @@ void job_watch(struct job *j, job_lost_fn lost, void *arg)
 {
 	j->lost = lost;
 	j->lost_arg = arg;
+}
+
+const struct airlock_target *job_target(const struct job *j)
+{
+	return j->target;
 }
 
 bool job_runner_connected(const struct job *j)

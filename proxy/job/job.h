@@ -158,6 +158,8 @@ void jobs_free(struct jobs *js);
 int jobs_sweep_dir(const char *job_dir);
 /* Jobs started and not yet fully cleaned up (containers included). */
 unsigned jobs_live(const struct jobs *js);
+/* Backend connections the runners of the target named target hold now, ready ones included. */
+unsigned jobs_db_open(const struct jobs *js, const char *target);
 
 /*
  * Starts a job. Never calls back from inside job_start: failures (busy,

@@ -33,6 +33,7 @@ struct job {
 	bool copy_ok;         /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
 	bool copy_header;     /* its first 'd' frame is a header line, not a row */
 	bool no_position;     /* the request was rewritten: errors carry no position */
+	bool db_held;         /* counted in env->dbs under target's name (job_dbs.c) */
 
 	char id[JOB_DIR_ID_LEN + 1];
 	char dir[256];

@@ -26,6 +26,12 @@ struct job_user_count {
 	unsigned running;
 };
 
+/* Backend connections the prepared jobs of one target hold (its max_db_connections). */
+struct job_db_count {
+	char *target; /* the target's name, owned */
+	unsigned open;
+};
+
 /* What the jobs of one manager share; the manager owns it, every job borrows it. */
 struct job_env {
 	struct event_base *base;
@@ -38,11 +44,16 @@ struct job_env {
 	uint32_t next_uid;                /* the next runner uid to try, as an offset into runner_uids */
 	/* Called, if set, whenever a job's container has started: the engine works. */
 	void (*on_started)(void *arg);
-	/* Called, if set, whenever a running job is done: there is room for another. */
+	/*
+	 * Called, if set, whenever room frees: a running job is done, or a
+	 * job gave back its backend connection.
+	 */
 	void (*on_finished)(void *arg);
 	void *hook_arg;
 	struct job_user_count *users; /* the users with jobs running (job_users.c) */
 	size_t nusers, users_cap;
+	struct job_db_count *dbs; /* the targets with jobs prepared (job_dbs.c) */
+	size_t ndbs, dbs_cap;
 };
 
 /* Jobs of user (a job_request's user) running now. */
@@ -53,6 +64,18 @@ bool job_user_reserve(struct job_env *env);
 void job_user_add(struct job_env *env, const void *user);
 void job_user_sub(struct job_env *env, const void *user);
 void job_users_fini(struct job_env *env);
+
+/*
+ * Backend connections held by jobs of the target named target: one from
+ * job_prepare until the job is done (its relays close then) or freed.
+ */
+unsigned job_db_open(const struct job_env *env, const char *target);
+/* One more for target; false when out of memory (the job then holds none counted). */
+bool job_db_take(struct job_env *env, const char *target);
+void job_db_give(struct job_env *env, const char *target);
+void job_dbs_fini(struct job_env *env);
+/* The target a prepared or held job is for (NULL before either). */
+const struct airlock_target *job_target(const struct job *j);
 
 /*
  * An idle job cannot serve any more: its container did not start or

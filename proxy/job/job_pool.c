@@ -145,7 +145,8 @@ static void job_pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 
 		job_pool_retire(ps, p, now);
 		starting = job_pool_starting(p);
-		while (p->nidle < p->want && starting < ps->env->cfg->pool_refill_concurrency) {
+		while (p->nidle < p->want && starting < ps->env->cfg->pool_refill_concurrency &&
+		       (!ps->spare || ps->spare(ps->spare_arg, p->target) > 0)) {
 			struct job *j = job_new(ps->env);
 
 			if (!j)
@@ -160,7 +161,8 @@ static void job_pool_refill_cb(evutil_socket_t fd, short what, void *arg)
 			p->idle[p->nidle++] = j;
 			starting++;
 		}
-		short_of |= p->nidle < p->want;
+		/* Short of what it wants, and allowed more: come back soon. */
+		short_of |= p->nidle < p->want && (!ps->spare || ps->spare(ps->spare_arg, p->target) > 0);
 	}
 	job_pool_schedule(ps, short_of ? JOB_POOL_FILL_MS : JOB_POOL_TICK_MS);
 }
@@ -198,6 +200,34 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 		return j;
 	}
 	return NULL;
+}
+
+unsigned job_pool_idle_of(const struct job_pools *ps, const char *target)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < ps->npools; i++)
+		if (strcmp(ps->pools[i].target->name, target) == 0)
+			n += ps->pools[i].nidle;
+	return n;
+}
+
+bool job_pool_shed(struct job_pools *ps, const char *target)
+{
+	struct job_pool *most = NULL;
+
+	for (size_t i = 0; i < ps->npools; i++) {
+		struct job_pool *p = &ps->pools[i];
+
+		if (p->nidle && strcmp(p->target->name, target) == 0 && (!most || p->nidle > most->nidle))
+			most = p;
+	}
+	if (!most)
+		return false;
+	if (most->want)
+		most->want--;
+	job_discard(take_at(most, 0));
+	return true;
 }
 
 /* Adds the pool for target and the shape l unless it exists (or target is NULL, or the table is full). */
@@ -269,6 +299,12 @@ void job_pool_init(struct job_pools *ps, struct job_env *env)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->env = env;
+}
+
+void job_pool_set_spare(struct job_pools *ps, job_pool_spare_fn spare, void *arg)
+{
+	ps->spare = spare;
+	ps->spare_arg = arg;
 }
 
 void job_pool_start(struct job_pools *ps)

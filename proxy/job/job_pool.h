@@ -13,6 +13,12 @@
  * pool_max_age_ms is retired unused. Slots lost before use are refilled
  * with a growing delay, so a stopped engine is not hammered.
  *
+ * Each ready runner holds a backend connection, so a pool fills only as
+ * far as its target's max_db_connections leaves room (the manager says
+ * how far, through the spare hook, counting statements that wait for
+ * that target first); a statement that finds no ready runner of its shape
+ * while its target is at its bound sheds a ready one of another shape.
+ *
  * Sits above job (job_int.h) and below the manager (jobs.c); job knows
  * nothing of it. The pool holds its idle jobs by pointer and is told
  * through job_watch when one is lost; a taken job is the taker's.
@@ -46,9 +52,14 @@ struct job_pool {
 	int64_t demand_ms; /* the last statement that asked it */
 };
 
+/* How many more backend connections target may open for ready runners (UINT_MAX: no bound). */
+typedef unsigned (*job_pool_spare_fn)(void *arg, const struct airlock_target *target);
+
 /* Every pool of one manager. */
 struct job_pools {
-	struct job_env *env; /* borrowed: base, cfg, and where jobs are made */
+	struct job_env *env;     /* borrowed: base, cfg, and where jobs are made */
+	job_pool_spare_fn spare; /* NULL: no bound */
+	void *spare_arg;
 	struct job_pool pools[JOB_MAX_POOLS];
 	size_t npools;
 	struct event *refill; /* NULL until job_pool_start */
@@ -58,6 +69,8 @@ struct job_pools {
 
 /* No pools yet and nothing kept warm; env must outlive ps. */
 void job_pool_init(struct job_pools *ps, struct job_env *env);
+/* Bounds the refill by spare (called before each runner is made). */
+void job_pool_set_spare(struct job_pools *ps, job_pool_spare_fn spare, void *arg);
 /* Starts keeping idle jobs per target and shape of env->cfg's users (pool_min, growing to pool_max). */
 void job_pool_start(struct job_pools *ps);
 /*
@@ -67,6 +80,14 @@ void job_pool_start(struct job_pools *ps);
 void job_pool_reset(struct job_pools *ps);
 /* An idle job of this target and shape, now the caller's, or NULL. */
 struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target, const struct airlock_limits *lim);
+/* Idle jobs of the target named target, whatever their shape. */
+unsigned job_pool_idle_of(const struct job_pools *ps, const char *target);
+/*
+ * Discards one idle job of the target named target (the oldest of the
+ * pool holding most), so its backend connection goes; the pool then wants
+ * one fewer. False when there is none.
+ */
+bool job_pool_shed(struct job_pools *ps, const char *target);
 /* Demand was seen: refill after the current back-off delay. */
 void job_pool_kick(struct job_pools *ps);
 /* A container started, so the engine works: a back-off ends, and the refill comes soon. */

@@ -18,6 +18,9 @@
 #define USER_BUSY_MSG                                                                                  \
 	"BUSY: this user already runs its max_jobs=%u statements or cursors and the statement waited " \
 	"queue_wait_ms=%u ms; retry shortly"
+#define DB_BUSY_MSG                                                                                      \
+	"BUSY: the target's max_db_connections=%u backend connections are all in use and the statement " \
+	"waited queue_wait_ms=%u ms; retry shortly"
 
 static void remove_at(struct job_queue *jq, size_t k)
 {
@@ -61,8 +64,12 @@ static void fail_busy(struct job_queue *jq, const struct job_queued *e)
 	uint32_t waited_ms = (uint32_t)(e->until_ms - e->since_ms);
 	char msg[200];
 
-	if (!jq->room(jq->room_arg, e->user, e->user_max))
+	enum job_room why = jq->room(jq->room_arg, e);
+
+	if (why == JOB_ROOM_USER)
 		snprintf(msg, sizeof(msg), USER_BUSY_MSG, e->user_max, waited_ms);
+	else if (why == JOB_ROOM_DB)
+		snprintf(msg, sizeof(msg), DB_BUSY_MSG, e->target->max_db_connections, waited_ms);
 	else
 		snprintf(msg, sizeof(msg), BUSY_MSG, waited_ms);
 	job_fail_later(e->j, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg);
@@ -114,8 +121,12 @@ int job_queue_add(struct job_queue *jq, struct job *j, const struct job_request 
 		jq->cap = cap;
 	}
 	job_hold(j, req, ev, arg, on_lost, jq);
-	jq->q[jq->n++] = (struct job_queued){
-		.j = j, .user = req->user, .user_max = req->user_max_jobs, .since_ms = now, .until_ms = now + wait_ms};
+	jq->q[jq->n++] = (struct job_queued){.j = j,
+					     .user = req->user,
+					     .user_max = req->user_max_jobs,
+					     .target = req->target,
+					     .since_ms = now,
+					     .until_ms = now + wait_ms};
 	arm(jq);
 	return 0;
 }
@@ -154,7 +165,7 @@ struct job *job_queue_next(struct job_queue *jq)
 
 	/* In arrival order, so the first of the least recently served user with room wins. */
 	for (size_t k = 0; k < jq->n; k++) {
-		if (!jq->room(jq->room_arg, jq->q[k].user, jq->q[k].user_max))
+		if (jq->room(jq->room_arg, &jq->q[k]) != JOB_ROOM_OK)
 			continue;
 		if (best == SIZE_MAX || served_ms(jq, jq->q[k].user) < served_ms(jq, jq->q[best].user))
 			best = k;
@@ -177,9 +188,18 @@ size_t job_queue_len(const struct job_queue *jq)
 bool job_queue_runnable(const struct job_queue *jq)
 {
 	for (size_t k = 0; k < jq->n; k++)
-		if (jq->room(jq->room_arg, jq->q[k].user, jq->q[k].user_max))
+		if (jq->room(jq->room_arg, &jq->q[k]) == JOB_ROOM_OK)
 			return true;
 	return false;
+}
+
+size_t job_queue_waiting(const struct job_queue *jq, const char *target)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < jq->n; k++)
+		n += jq->q[k].target && strcmp(jq->q[k].target->name, target) == 0;
+	return n;
 }
 
 void job_queue_flush(struct job_queue *jq, const char *why)

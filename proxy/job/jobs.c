@@ -1,13 +1,15 @@
 /*
  * jobs: the job manager, one per server (the struct jobs of job.h). It
- * admits a statement (the host allowlist, the max_jobs capacity, with a
- * fair queue for what does not fit yet), finds it a job (an idle one from
+ * admits a statement (the host allowlist, the max_jobs capacity, the
+ * target's max_db_connections, with a fair queue for what does not fit
+ * yet), finds it a job (an idle one from
  * the warm pool, else a new one) and attaches the owner; swaps the config
  * on reload; frees everything at shutdown. It sits above job_pool,
  * job_queue and job, and none of them knows it.
  */
 #include "proxy/job/job.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "proxy/job/job_dir.h"
@@ -32,6 +34,47 @@ static bool user_room(void *arg, const void *user, uint32_t user_max)
 	return !user || !user_max || job_user_running(&js->env, user) < user_max;
 }
 
+/*
+ * A statement for target may get a runner now, as far as the target's
+ * backend connections go: under max_db_connections, or with a ready
+ * runner of that target to take, or to shed for one of its own shape.
+ */
+static bool db_room(struct jobs *js, const struct airlock_target *t)
+{
+	return !t || !t->max_db_connections || job_db_open(&js->env, t->name) < t->max_db_connections ||
+	       job_pool_idle_of(&js->pools, t->name) > 0;
+}
+
+/* A new runner for target is about to connect: at the bound, a ready one of another shape goes first. */
+static void db_make_room(struct jobs *js, const struct airlock_target *t)
+{
+	if (t && t->max_db_connections && job_db_open(&js->env, t->name) >= t->max_db_connections)
+		job_pool_shed(&js->pools, t->name);
+}
+
+/* How far target's ready runners may grow (job_pool_spare_fn): statements waiting for it come first. */
+static unsigned db_spare(void *arg, const struct airlock_target *t)
+{
+	struct jobs *js = arg;
+	size_t used;
+
+	if (!t->max_db_connections)
+		return UINT_MAX;
+	used = job_db_open(&js->env, t->name) + job_queue_waiting(&js->queue, t->name);
+	return used >= t->max_db_connections ? 0 : t->max_db_connections - (unsigned)used;
+}
+
+static enum job_room waiter_room(void *arg, const struct job_queued *e)
+{
+	struct jobs *js = arg;
+
+	if (!user_room(js, e->user, e->user_max))
+		return JOB_ROOM_USER;
+	if (!db_room(js, e->target))
+		return JOB_ROOM_DB;
+	return JOB_ROOM_OK;
+}
+
 /* Waiting statements take the room that finished ones left. */
 static void jobs_dispatch_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -42,6 +85,7 @@ static void jobs_dispatch_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (js->env.running < js->env.cfg->max_jobs && job_user_reserve(&js->env) &&
 	       (j = job_queue_next(&js->queue))) {
+		db_make_room(js, job_target(j));
 		job_release_held(j);
 		job_pool_kick(&js->pools);
 	}
@@ -79,7 +123,8 @@ struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct la
 		.hook_arg = js,
 	};
 	job_pool_init(&js->pools, &js->env);
-	job_queue_init(&js->queue, &js->env, user_room, js);
+	job_pool_set_spare(&js->pools, db_spare, js);
+	job_queue_init(&js->queue, &js->env, waiter_room, js);
 	js->dispatch = event_new(base, -1, 0, jobs_dispatch_cb, js);
 	if (!js->dispatch) {
 		free(js);
@@ -115,6 +160,7 @@ void jobs_free(struct jobs *js)
 	job_pool_fini(&js->pools);
 	job_free_all(&js->env);
 	job_users_fini(&js->env);
+	job_dbs_fini(&js->env);
 	free(js);
 }
 
@@ -126,6 +172,11 @@ int jobs_sweep_dir(const char *job_dir)
 unsigned jobs_live(const struct jobs *js)
 {
 	return js->env.live;
+}
+
+unsigned jobs_db_open(const struct jobs *js, const char *target)
+{
+	return job_db_open(&js->env, target);
 }
 
 /* A job that fails on the next pass without a container. */
@@ -149,7 +200,7 @@ bool jobs_user_has_room(struct jobs *js, const void *user, uint32_t user_max)
 struct job *job_start(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg)
 {
 	const struct airlock_config *cfg = js->env.cfg;
-	bool user_full;
+	bool user_full, db_full;
 	struct job *j;
 
 	/* Refusals that need no container never take or start one. */
@@ -159,12 +210,14 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 	if (!job_user_reserve(&js->env))
 		return NULL;
 	user_full = !user_room(js, req->user, req->user_max_jobs);
+	db_full = !db_room(js, req->target);
 	/*
-	 * No room, for the server or for the user, or others who could run
-	 * already wait for it: wait too (behind them, fairly), or be told at
-	 * once. Waiters whose own user has no room do not hold up the rest.
+	 * No room, for the server, the user or the target's connections, or
+	 * others who could run already wait for it: wait too (behind them,
+	 * fairly), or be told at once. Waiters with no room of their own (their
+	 * user's or their target's) do not hold up the rest.
 	 */
-	if (js->env.running >= cfg->max_jobs || user_full || job_queue_runnable(&js->queue)) {
+	if (js->env.running >= cfg->max_jobs || user_full || db_full || job_queue_runnable(&js->queue)) {
 		if (cfg->queue_wait_ms) {
 			j = job_new(&js->env);
 			if (!j)
@@ -183,11 +236,16 @@ struct job *job_start(struct jobs *js, const struct job_request *req, const stru
 			return job_refused(
 				js, req, ev, arg, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
 				"BUSY: this user already runs its max_jobs statements or cursors; retry shortly");
+		if (db_full)
+			return job_refused(js, req, ev, arg, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
+					   "BUSY: the target's max_db_connections backend connections are all in use; "
+					   "retry shortly");
 		return job_refused(js, req, ev, arg, AIRLOCK_E_BUSY, AIRLOCK_N_NONE,
 				   "BUSY: airlock is running as many statements as it is allowed to; retry shortly");
 	}
 	j = job_pool_take(&js->pools, req->target, req->limits);
 	if (!j) {
+		db_make_room(js, req->target);
 		j = job_new(&js->env);
 		if (!j)
 			return NULL;

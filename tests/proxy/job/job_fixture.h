@@ -144,6 +144,7 @@ __attribute__((unused)) static void jfix_free(struct jfix *f)
 
 	launcher_free(f->launcher);
 	job_free_all(&f->env);
+	job_dbs_fini(&f->env);
 	event_base_free(f->base);
 	config_free(f->cfg);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);

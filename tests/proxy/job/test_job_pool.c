@@ -10,7 +10,9 @@
  * empty or empties it, up to pool_max, but not while starts fail (a lost
  * runner backs the refill off); a quiet pool shrinks to pool_min, oldest
  * first; a runner past pool_max_age_ms is retired; reset and stop
- * discard what is idle.
+ * discard what is idle. The refill stops where the spare hook says (the
+ * target's max_db_connections), and a shed discards one idle runner of a
+ * target, from the pool holding most, which then wants one fewer.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -199,6 +201,52 @@ static void test_reset_and_stop_discard_the_idle(void **state)
 	assert_null(take(x));
 }
 
+static unsigned most_open; /* the most connections one_connection saw held */
+
+/* The spare hook as the manager's, for a bound of 1 backend connection on the target. */
+static unsigned one_connection(void *arg, const struct airlock_target *t)
+{
+	unsigned open = job_db_open(arg, t->name);
+
+	most_open = open > most_open ? open : most_open;
+	return open >= 1 ? 0 : 1;
+}
+
+static void test_refill_stops_at_the_spare(void **state)
+{
+	struct pfix *x = *state;
+	struct job_pool *p = &x->ps.pools[0];
+
+	job_pool_set_spare(&x->ps, one_connection, &x->f->env);
+	p->want = 3;
+	p->demand_ms = monotonic_ms();
+	most_open = 0;
+	jfix_pump(x->f, 1); /* the refill's pass: one made (two may start at once), then the hook says no more */
+	assert_int_equal(most_open, 1);
+	/* Lost here (no container starts): their connections are given back. */
+	jfix_pump(x->f, 5);
+	assert_int_equal(job_db_open(&x->f->env, "shop"), 0);
+	assert_int_equal(most_open, 1);
+}
+
+static void test_shed_takes_from_the_fullest(void **state)
+{
+	struct pfix *x = *state;
+	struct job *j[3];
+	struct job_pool *p = place(x, j, 3, 0);
+
+	p->want = 3;
+	assert_int_equal(job_pool_idle_of(&x->ps, "shop"), 3);
+	assert_int_equal(job_pool_idle_of(&x->ps, "elsewhere"), 0);
+	assert_false(job_pool_shed(&x->ps, "elsewhere"));
+	assert_true(job_pool_shed(&x->ps, "shop"));
+	assert_int_equal(p->nidle, 2);
+	assert_int_equal(p->want, 2);
+	assert_ptr_equal(p->idle[0], j[1]); /* the oldest went */
+	assert_int_equal(job_pool_idle_of(&x->ps, "shop"), 2);
+	assert_int_equal(x->f->env.live, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +256,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_quiet_pool_shrinks_oldest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_too_old_is_retired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_and_stop_discard_the_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refill_stops_at_the_spare, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shed_takes_from_the_fullest, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

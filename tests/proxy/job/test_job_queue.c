@@ -21,11 +21,12 @@
 static const int user_a, user_b, user_c;
 static const void *full_user; /* the user at its own max_jobs, or NULL */
 
-static bool room(void *arg, const void *user, uint32_t user_max)
+static enum job_room room(void *arg, const struct job_queued *e)
 {
 	(void)arg;
-	assert_int_equal(user_max, 1);
-	return user != full_user;
+	assert_int_equal(e->user_max, 1);
+	assert_non_null(e->target);
+	return e->user != full_user ? JOB_ROOM_OK : JOB_ROOM_USER;
 }
 
 struct qfix {

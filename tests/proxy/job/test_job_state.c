@@ -330,11 +330,14 @@ static void test_running_detached(void **state)
 	struct job *j = job_new(&f->env);
 
 	assert_int_equal(job_prepare(j, req.target, req.limits->memory_mb, req.limits->nano_cpus, req.limits->pids), 0);
+	assert_int_equal(job_db_open(&f->env, req.target->name), 1);
 	job_attach(j, &req, &owner_events, &o);
 	job_detach(j);
 	assert_int_equal(j->state, JOB_DONE);
 	assert_int_equal(f->env.running, 0);
-	assert_int_equal(f->finished, 1);
+	/* Room freed twice: its running slot, and its backend connection. */
+	assert_int_equal(f->finished, 2);
+	assert_int_equal(job_db_open(&f->env, req.target->name), 0);
 	jfix_pump(f, 5);
 	assert_int_equal(o.done, 0);
 	assert_int_equal(f->env.live, 0);

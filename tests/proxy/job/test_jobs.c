@@ -224,6 +224,59 @@ static void test_user_max_jobs_busy_without_a_queue(void **state)
 	assert_int_equal(a2.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
 }
 
+/* The test's own config: its target may be bounded in place. */
+static void bound_target(struct mfix *m, uint32_t max)
+{
+	((struct airlock_target *)config_find_user(m->f->cfg, "agent")->target)->max_db_connections = max;
+}
+
+/* One backend connection: of three statements with room under max_jobs, one runs, two wait, all run in turn. */
+static void test_db_bound_queues(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, a2 = {0}, b1 = {0};
+	unsigned most = 0;
+
+	bound_target(m, 1);
+	start(m, &user_a, &a1);
+	start(m, &user_a, &a2);
+	start(m, &user_b, &b1);
+	assert_int_equal(jobs_db_open(m->js, "shop"), 1);
+	for (int i = 0; i < 200 && b1.done + a2.done + a1.done < 3; i++) {
+		unsigned open = jobs_db_open(m->js, "shop");
+
+		most = open > most ? open : most;
+		jfix_pump(m->f, 1);
+		usleep(1000);
+	}
+	assert_int_equal(most, 1);
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(a2.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	assert_int_equal(b1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	/* The first ran at once; the others in their turn, in arrival order (neither was served yet). */
+	assert_true(a1.order < a2.order && a2.order < b1.order);
+	assert_int_equal(jobs_db_open(m->js, "shop"), 0);
+}
+
+/* Without a queue the second is told BUSY at once, naming the bound; room again once the first is done. */
+static void test_db_bound_busy_without_a_queue(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, b1 = {0};
+
+	bound_target(m, 1);
+	start(m, &user_a, &a1);
+	start(m, &user_b, &b1);
+	jfix_pump(m->f, 5);
+	assert_int_equal(b1.code, AIRLOCK_E_BUSY);
+	assert_string_equal(b1.sqlstate, "53300");
+	jfix_run_ms(m->f, 200);
+	assert_int_equal(a1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+	start(m, &user_b, &b1);
+	jfix_run_ms(m->f, 200);
+	assert_int_equal(b1.code, AIRLOCK_E_IMAGE_UNAVAILABLE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +289,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_max_jobs_waits, setup_roomy, teardown),
 		cmocka_unit_test_setup_teardown(test_user_max_jobs_busy_without_a_queue, setup_roomy_no_queue,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_db_bound_queues, setup_roomy, teardown),
+		cmocka_unit_test_setup_teardown(test_db_bound_busy_without_a_queue, setup_roomy_no_queue, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
