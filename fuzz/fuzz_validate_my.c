@@ -189,7 +189,7 @@ static void check_sample(const struct vmy_policy *ext, const char *text, const s
 	read.forbid_star = false;
 	vmy_validate(update ? &read : ext, sample, strlen(sample), &again);
 	check(&again, strlen(sample));
-	if (update ? !vmy_write_sample_reads(made, &again) : !vmy_write_sample_same(made, &again)) {
+	if (update ? !vmy_write_sample_reads(made, &again, sample) : !vmy_write_sample_same(made, &again)) {
 		fprintf(stderr, "the write's variant does not validate as %s (%s):\n%s\n",
 			update ? "a read of its table" : "the same write", again.message, sample);
 		abort();

@@ -87,12 +87,29 @@ bool vmy_write_sample_same(const struct vmy_result *text, const struct vmy_resul
 	       text->write.rule == sample->write.rule;
 }
 
-bool vmy_write_sample_reads(const struct vmy_result *text, const struct vmy_result *read)
+/* Whether sample starts with update_read's head for w's table, whitespace after it. */
+static bool reads_the_table(const struct vmy_write_plan *w, const char *sample)
+{
+	struct wbuf b;
+	bool same;
+
+	wbuf_init(&b);
+	wbuf_put_str(&b, "SELECT * FROM ");
+	vmy_scope_put_ident(&b, w->db);
+	wbuf_put_str(&b, ".");
+	vmy_scope_put_ident(&b, w->table);
+	same = !b.failed && strncmp(sample, (const char *)b.data, b.len) == 0 &&
+	       (sample[b.len] == ' ' || sample[b.len] == '\n' || sample[b.len] == '\t');
+	wbuf_free(&b);
+	return same;
+}
+
+bool vmy_write_sample_reads(const struct vmy_result *text, const struct vmy_result *read, const char *sample)
 {
 	const struct vmy_scoped_ref *first = read->scope.nrefs ? &read->scope.refs[0] : NULL;
 
 	if (text->kind != VMY_WRITE || strcmp(text->write.command, "UPDATE") != 0 || read->kind != VMY_READ ||
-	    !read->stmt_kind || strcmp(read->stmt_kind, "SELECT") != 0)
+	    !read->stmt_kind || strcmp(read->stmt_kind, "SELECT") != 0 || !reads_the_table(&text->write, sample))
 		return false;
 	/* A table with a rule is the read's first reference (its FROM), read through that same rule. */
 	if (text->write.rule < 0)
@@ -116,7 +133,7 @@ char *vmy_write_sample_checked(const struct vmy_policy *ext, const char *text, c
 	read.forbid_star = false;
 	vmy_validate(&read, sample, strlen(sample), again);
 	same = made->kind == VMY_WRITE && strcmp(made->write.command, "UPDATE") == 0
-		       ? vmy_write_sample_reads(made, again)
+		       ? vmy_write_sample_reads(made, again, sample)
 		       : vmy_write_sample_same(made, again);
 	free(again);
 	if (!same) {

@@ -41,9 +41,12 @@ char *vmy_write_sample(const struct vmy_policy *pol, const struct vmy_result *v,
 /* Whether sample (the variant, validated again) is the write text is (validated again), with its rows. */
 bool vmy_write_sample_same(const struct vmy_result *text, const struct vmy_result *sample);
 
-/* Whether read (an UPDATE's variant, validated again) is one SELECT of the table the write text (validated again)
- * updates. */
-bool vmy_write_sample_reads(const struct vmy_result *text, const struct vmy_result *read);
+/*
+ * Whether read (sample, an UPDATE's variant, validated again) is one
+ * SELECT whose FROM starts with the table the write text (validated again)
+ * updates, read through the same rule when the table has one.
+ */
+bool vmy_write_sample_reads(const struct vmy_result *text, const struct vmy_result *read, const char *sample);
 
 /*
  * What the worker sends: vmy_write_sample of text (the write as it will

@@ -237,7 +237,7 @@ static void expect_sample(const char *sql, const char *command, const char *want
 		vmy_validate(&ext, sample, strlen(sample), again);
 		if (strcmp(command, "UPDATE") == 0) {
 			/* An UPDATE's is a read of the rows it will touch, the same table under the same rule. */
-			if (!vmy_write_sample_reads(made_again, again))
+			if (!vmy_write_sample_reads(made_again, again, sample))
 				fail_msg("the sample does not validate as a read of the table: %s\n  %s", sample,
 					 again->message);
 			assert_false(vmy_write_sample_same(made_again, again));
@@ -247,7 +247,7 @@ static void expect_sample(const char *sql, const char *command, const char *want
 		} else {
 			if (!vmy_write_sample_same(made_again, again))
 				fail_msg("the sample does not validate as the write: %s\n  %s", sample, again->message);
-			assert_false(vmy_write_sample_reads(made_again, again));
+			assert_false(vmy_write_sample_reads(made_again, again, sample));
 			/* Only airlock's own text has the sample's RETURNING; a variant is not varied again. */
 			assert_null(vmy_write_sample(&ext, again, sample));
 			vmy_validate(&policy, sample, strlen(sample), again);
@@ -290,6 +290,52 @@ static void test_sample_variant(void **state)
 	expect_sample("UPDATE notes SET body = 'x' WHERE id IN (SELECT id FROM orders) LIMIT 0", "UPDATE",
 		      "SELECT * FROM `shop`.`notes` WHERE id IN (SELECT id FROM (SELECT * FROM `shop`.`orders` "
 		      "WHERE (customer_id <= 100) LIMIT 18446744073709551615) `orders`) \nLIMIT 0");
+}
+
+/*
+ * Of the write sql, is read (validated again as the worker does) taken as
+ * its sample read?
+ */
+static bool sample_read_ok(const char *sql, const char *read)
+{
+	struct vmy_result *w = calloc(1, sizeof(*w)), *r = calloc(1, sizeof(*r));
+	struct vmy_policy ext = policy;
+	char *text = made(sql, "UPDATE");
+	bool ok;
+
+	assert_non_null(w);
+	assert_non_null(r);
+	ext.rewrite = true;
+	vmy_validate(&ext, text, strlen(text), w);
+	assert_int_equal(w->kind, VMY_WRITE);
+	ext.forbid_star = false;
+	vmy_validate(&ext, read, strlen(read), r);
+	ok = vmy_write_sample_reads(w, r, read);
+	free(text);
+	free(w);
+	free(r);
+	return ok;
+}
+
+/* Only a SELECT of the updated table itself, through its own rule, is an UPDATE's sample read. */
+static void test_sample_read_is_the_table(void **state)
+{
+	(void)state;
+	assert_true(sample_read_ok("UPDATE orders SET amount = 1 WHERE id = 2",
+				   "SELECT * FROM `shop`.`orders` WHERE (id = 2) AND (customer_id <= 100)\nLIMIT 20"));
+	assert_true(sample_read_ok("UPDATE notes SET body = 'x'", "SELECT * FROM `shop`.`notes`\nLIMIT 20"));
+	/* Another table, with or without a rule, or another table whose name starts the same. */
+	assert_false(sample_read_ok("UPDATE orders SET amount = 1", "SELECT * FROM `shop`.`customers`\nLIMIT 20"));
+	assert_false(sample_read_ok("UPDATE orders SET amount = 1", "SELECT * FROM `shop`.`notes`\nLIMIT 20"));
+	assert_false(sample_read_ok("UPDATE notes SET body = 'x'", "SELECT * FROM `shop`.`orders`\nLIMIT 20"));
+	assert_false(sample_read_ok("UPDATE notes SET body = 'x'", "SELECT * FROM `shop`.`notes2`\nLIMIT 20"));
+	assert_false(sample_read_ok("UPDATE notes SET body = 'x'", "SELECT * FROM `shop`.`notes`x\nLIMIT 20"));
+	/* The table, but not first, or not a SELECT, or not a read at all. */
+	assert_false(sample_read_ok("UPDATE orders SET amount = 1",
+				    "SELECT * FROM `shop`.`customers`, `shop`.`orders`\nLIMIT 20"));
+	assert_false(sample_read_ok("UPDATE orders SET amount = 1", "SHOW COLUMNS FROM `shop`.`orders`"));
+	assert_false(sample_read_ok("UPDATE notes SET body = 'x'", "DELETE FROM `shop`.`notes`"));
+	assert_false(sample_read_ok("UPDATE notes SET body = 'x'", "SELECT * FROM `shop`.`no_such`"));
 }
 
 /* What only the variant may end with, and only in airlock's own text (a rewrite). */
@@ -348,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_shapes_refused),
 		cmocka_unit_test(test_filter_columns_stay),
 		cmocka_unit_test(test_sample_variant),
+		cmocka_unit_test(test_sample_read_is_the_table),
 		cmocka_unit_test(test_sample_forms_refused),
 		cmocka_unit_test(test_without_write_tables_every_write_is_refused),
 	};
