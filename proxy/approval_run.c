@@ -56,6 +56,8 @@ static void run_free(struct run *r)
 	free(r->user);
 	free(r->text);
 	free(r->guard);
+	if (r->set)
+		pgs_free(r->set);
 	free(r->set);
 	json_decref(r->my_set);
 	json_decref(r->frames);
@@ -235,8 +237,11 @@ static bool take_settings(struct run *r, const char *json, char *why, size_t why
 	json_t *v;
 
 	snprintf(why, whylen, "out of memory, or the record's settings are unreadable");
-	if (ok)
-		pgs_init(r->set, r->user);
+	if (ok && pgs_init(r->set, r->user) < 0) {
+		free(r->set);
+		r->set = NULL;
+		ok = false;
+	}
 	json_object_foreach(o, name, v)
 	{
 		if (!ok)

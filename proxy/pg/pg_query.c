@@ -26,7 +26,7 @@ static void report_param(struct pg_session *s, const char *name)
 	int i = pgs_find(name);
 
 	if (i >= 0 && (pgs_defs[i].flags & PGS_REPORT))
-		pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
+		pg_put_parameter_status(&s->core.w, pgs_defs[i].display, pgs_value(&s->set, i));
 }
 
 /* ---- local answers ---- */
@@ -124,7 +124,7 @@ static void end_local(struct pg_session *s)
 	pgs_end_local(&s->set, s->snapshot, s->local_sets, &reverted);
 	for (size_t i = 0; i < pgs_ndefs; i++) {
 		if ((reverted & (UINT32_C(1) << i)) && (pgs_defs[i].flags & PGS_REPORT))
-			pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
+			pg_put_parameter_status(&s->core.w, pgs_defs[i].display, pgs_value(&s->set, i));
 	}
 }
 
@@ -213,12 +213,19 @@ static void end_transaction(struct pg_session *s, bool rollback)
 	if (s->txn == 'I')
 		pgr_warning(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
 			    "there is no transaction in progress");
-	else if (undo && s->snapshot)
+	else if (undo && s->snapshot) {
+		/* The block's settings go; the snapshot's become the session's. */
+		pgs_free(&s->set);
 		s->set = *s->snapshot;
-	else if (s->snapshot && s->local_sets)
+		free(s->snapshot);
+		s->snapshot = NULL;
+	} else if (s->snapshot && s->local_sets) {
 		end_local(s);
+	}
 	s->txn = 'I';
 	s->local_sets = 0;
+	if (s->snapshot)
+		pgs_free(s->snapshot);
 	free(s->snapshot);
 	s->snapshot = NULL;
 	pgr_local_done(s, undo ? "ROLLBACK" : "COMMIT");
@@ -238,11 +245,15 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 				    "there is already a transaction in progress");
 		} else {
 			/* Kept only while the block lasts: an idle session does not carry a second copy. */
-			if (!s->snapshot && !(s->snapshot = malloc(sizeof(*s->snapshot)))) {
+			if (s->snapshot)
+				pgs_free(s->snapshot);
+			if ((!s->snapshot && !(s->snapshot = malloc(sizeof(*s->snapshot)))) ||
+			    pgs_dup(s->snapshot, &s->set) < 0) {
+				free(s->snapshot);
+				s->snapshot = NULL;
 				pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 				return;
 			}
-			*s->snapshot = s->set;
 			s->nsavepoints = 0;
 			s->txn = 'T';
 		}
@@ -509,7 +520,7 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 		if (!strcmp(v->name, "all")) {
 			for (size_t i = 0; i < pgs_ndefs; i++)
 				if (pgs_defs[i].flags & PGS_REPORT)
-					pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
+					pg_put_parameter_status(&s->core.w, pgs_defs[i].display, pgs_value(&s->set, i));
 		} else {
 			report_param(s, v->name);
 		}
@@ -625,12 +636,20 @@ static bool run_list(struct pg_session *s, const char *sql)
 			pgp_validate(s, text[i], &v[i]);
 		ok = text[i] && answered_here(s, &v[i]);
 	}
-	if (ok && (saved = malloc(sizeof(*saved)))) {
-		*saved = s->set;
+	if (ok && (saved = malloc(sizeof(*saved))) && pgs_dup(saved, &s->set) < 0) {
+		free(saved);
+		saved = NULL;
+	}
+	if (ok && saved) {
 		for (size_t i = 0; i < n && s->errors == errors; i++)
 			pgq_execute(s, text[i], &v[i], &x);
-		if (s->errors != errors)
+		/* A failed list sets nothing: the settings it began with come back. */
+		if (s->errors != errors) {
+			pgs_free(&s->set);
 			s->set = *saved;
+		} else {
+			pgs_free(saved);
+		}
 		pgr_ready(s);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -73,8 +73,11 @@ static void pg_free(struct session *core)
 	pgw_pending_free(s->write);
 	s->write = NULL;
 	pgw_wait_free(s);
+	if (s->snapshot)
+		pgs_free(s->snapshot);
 	free(s->snapshot);
 	s->snapshot = NULL;
+	pgs_free(&s->set);
 	explicit_bzero(&s->scram, sizeof(s->scram));
 }
 
@@ -253,7 +256,10 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		db = user;
 	snprintf(s->core.user, sizeof(s->core.user), "%s", user);
 	snprintf(s->database, sizeof(s->database), "%s", db);
-	pgs_init(&s->set, s->core.user);
+	if (pgs_init(&s->set, s->core.user) < 0) {
+		fatal(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory");
+		return false;
+	}
 	for (size_t i = 0; i < st->nparams; i++) {
 		const char *name = st->params[i].name;
 
@@ -345,7 +351,7 @@ static bool finish_login(struct pg_session *s)
 	pg_put_auth_ok(&s->core.w);
 	for (size_t i = 0; i < pgs_ndefs; i++)
 		if (pgs_defs[i].flags & PGS_REPORT)
-			pg_put_parameter_status(&s->core.w, pgs_defs[i].display, s->set.value[i]);
+			pg_put_parameter_status(&s->core.w, pgs_defs[i].display, pgs_value(&s->set, i));
 	pg_put_backend_key(&s->core.w, s->core.id, s->key);
 	s->txn = 'I';
 	pgr_ready(s);

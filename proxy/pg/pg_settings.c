@@ -59,17 +59,63 @@ int pgs_find(const char *name)
 	return -1;
 }
 
-/* Bounded copy that tolerates src and dst being the same buffer. */
-static void pgs_copy(char *dst, const char *src)
+const char *pgs_value(const struct pg_settings *s, size_t i)
 {
-	size_t n = strnlen(src, PGS_VALUE_MAX - 1);
-
-	memmove(dst, src, n);
-	dst[n] = '\0';
+	return s->value[i] ? s->value[i] : pgs_defs[i].default_value;
 }
 
-/* Parses a search_path list into s->path; returns -1 on a malformed list. */
-static int pgs_parse_path(struct pg_settings *s, const char *value, char *canon, size_t canonlen)
+/* RESET's value of setting i. */
+static const char *reset_value(const struct pg_settings *s, size_t i)
+{
+	return s->reset[i] ? s->reset[i] : pgs_defs[i].default_value;
+}
+
+/*
+ * Stores v (any string, s's own included) in *slot for setting i: nothing
+ * when it is the default, else a copy. -1 when out of memory (*slot is
+ * then as it was).
+ */
+static int put(char **slot, size_t i, const char *v)
+{
+	char *dup = NULL;
+
+	if (strcmp(v, pgs_defs[i].default_value) != 0 && !(dup = strndup(v, PGS_VALUE_MAX - 1)))
+		return -1;
+	free(*slot);
+	*slot = dup;
+	return 0;
+}
+
+/* Names parsed from a search_path, before they are packed into a struct pg_settings. */
+struct pgs_path {
+	char names[PGS_MAX_PATH][64];
+	size_t n;
+};
+
+/* Packs p into s->path. -1 when out of memory (s->path is then as it was). */
+static int put_path(struct pg_settings *s, const struct pgs_path *p)
+{
+	size_t len = 0, off = 0;
+	char *packed = NULL;
+
+	for (size_t i = 0; i < p->n; i++)
+		len += strlen(p->names[i]) + 1;
+	if (len && !(packed = malloc(len)))
+		return -1;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t n = strlen(p->names[i]) + 1;
+
+		memcpy(packed + off, p->names[i], n);
+		off += n;
+	}
+	free(s->path);
+	s->path = packed;
+	s->npath = p->n;
+	return 0;
+}
+
+/* Parses a search_path list into out; returns -1 on a malformed list. */
+static int pgs_parse_path(struct pgs_path *out, const char *value, char *canon, size_t canonlen)
 {
 	const char *p = value;
 	size_t n = 0, clen = 0;
@@ -114,7 +160,7 @@ static int pgs_parse_path(struct pg_settings *s, const char *value, char *canon,
 			continue;
 		if (n >= PGS_MAX_PATH)
 			return -1;
-		snprintf(s->path[n++], sizeof(s->path[0]), "%s", name);
+		snprintf(out->names[n++], sizeof(out->names[0]), "%s", name);
 		/* Canonical form: every element double-quoted, quotes doubled. */
 		if (clen + 2 * len + 6 >= canonlen)
 			return -1;
@@ -127,8 +173,22 @@ static int pgs_parse_path(struct pg_settings *s, const char *value, char *canon,
 		canon[clen++] = '"';
 		canon[clen] = '\0';
 	}
-	s->npath = n;
+	out->n = n;
 	return 0;
+}
+
+/*
+ * s->path from s's search_path value, which was parsed before (a
+ * canonical list): -1 only when out of memory.
+ */
+static int path_from_value(struct pg_settings *s)
+{
+	struct pgs_path p;
+	char canon[PGS_VALUE_MAX];
+
+	if (pgs_parse_path(&p, pgs_value(s, (size_t)pgs_find("search_path")), canon, sizeof(canon)) < 0)
+		p.n = 0;
+	return put_path(s, &p);
 }
 
 /* Postgres spells DateStyle as "<style>, <order>"; a partial SET keeps the other half. */
@@ -239,34 +299,70 @@ uint64_t pgs_ms(const struct pg_settings *s, const char *name)
 	int i = pgs_find(name);
 	uint64_t ms = 0;
 
-	if (i < 0 || pgs_parse_ms(s->value[i], &ms) < 0)
+	if (i < 0 || pgs_parse_ms(pgs_value(s, (size_t)i), &ms) < 0)
 		return 0;
 	return ms;
 }
 
-void pgs_init(struct pg_settings *s, const char *user)
+int pgs_init(struct pg_settings *s, const char *user)
 {
+	int sp = pgs_find("search_path"), sa = pgs_find("session_authorization");
+	struct pgs_path p;
 	char canon[PGS_VALUE_MAX];
 
 	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < pgs_ndefs; i++) {
-		pgs_copy(s->value[i], pgs_defs[i].default_value);
-		pgs_copy(s->reset[i], pgs_defs[i].default_value);
+	pgs_parse_path(&p, pgs_defs[sp].default_value, canon, sizeof(canon));
+	if (put(&s->value[sa], (size_t)sa, user) < 0 || put(&s->reset[sa], (size_t)sa, user) < 0 ||
+	    put(&s->value[sp], (size_t)sp, canon) < 0 || put(&s->reset[sp], (size_t)sp, canon) < 0 ||
+	    put_path(s, &p) < 0) {
+		pgs_free(s);
+		return -1;
 	}
-	pgs_copy(s->value[pgs_find("session_authorization")], user);
-	pgs_copy(s->reset[pgs_find("session_authorization")], user);
-	pgs_parse_path(s, s->value[pgs_find("search_path")], canon, sizeof(canon));
-	pgs_copy(s->value[pgs_find("search_path")], canon);
-	pgs_copy(s->reset[pgs_find("search_path")], canon);
 	/* search_path is always applied: the validator resolved names against it. */
-	s->changed[pgs_find("search_path")] = true;
+	s->changed |= UINT32_C(1) << sp;
 	/*
 	 * So is standard_conforming_strings = on: the validator's parser reads
 	 * string literals with it on, and a backend role or database whose
 	 * default is off would read 'a\' || '...' as one literal where the
 	 * validator reads two, and run text the validator saw inside a string.
 	 */
-	s->changed[pgs_find("standard_conforming_strings")] = true;
+	s->changed |= UINT32_C(1) << pgs_find("standard_conforming_strings");
+	return 0;
+}
+
+int pgs_dup(struct pg_settings *dst, const struct pg_settings *src)
+{
+	size_t len = 0;
+
+	memset(dst, 0, sizeof(*dst));
+	for (size_t i = 0; i < pgs_ndefs; i++) {
+		if ((src->value[i] && !(dst->value[i] = strdup(src->value[i]))) ||
+		    (src->reset[i] && !(dst->reset[i] = strdup(src->reset[i])))) {
+			pgs_free(dst);
+			return -1;
+		}
+	}
+	for (size_t k = 0; k < src->npath; k++)
+		len += strlen(src->path + len) + 1;
+	if (len && !(dst->path = malloc(len))) {
+		pgs_free(dst);
+		return -1;
+	}
+	if (len)
+		memcpy(dst->path, src->path, len);
+	dst->npath = src->npath;
+	dst->changed = src->changed;
+	return 0;
+}
+
+void pgs_free(struct pg_settings *s)
+{
+	for (size_t i = 0; i < pgs_ndefs; i++) {
+		free(s->value[i]);
+		free(s->reset[i]);
+	}
+	free(s->path);
+	memset(s, 0, sizeof(*s));
 }
 
 /*
@@ -322,28 +418,29 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		return -1;
 	}
 	if (d->flags & PGS_FIXED) {
-		bool same = i == pgs_find("client_encoding") ? pgs_is_utf8(value) : !strcasecmp(value, s->value[i]);
+		bool same = i == pgs_find("client_encoding") ? pgs_is_utf8(value)
+							     : !strcasecmp(value, pgs_value(s, (size_t)i));
 
 		if (same)
 			return 0;
 		*code = i == pgs_find("client_encoding") ? AIRLOCK_E_INVALID_VALUE : AIRLOCK_E_NOT_READ_ONLY;
 		*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 		snprintf(msg, msglen, "%s: \"%s\" is fixed at \"%s\" in airlock sessions", airlock_err_name(*code),
-			 d->display, s->value[i]);
+			 d->display, pgs_value(s, (size_t)i));
 		return -1;
 	}
 	if (i == pgs_find("search_path")) {
-		struct pg_settings tmp = *s;
+		struct pgs_path path;
 
-		if (pgs_parse_path(&tmp, value, canon, sizeof(canon)) < 0) {
+		if (pgs_parse_path(&path, value, canon, sizeof(canon)) < 0) {
 			*code = AIRLOCK_E_INVALID_VALUE;
 			*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 			snprintf(msg, msglen, "%s: search_path must be a comma-separated list of schema names",
 				 airlock_err_name(*code));
 			return -1;
 		}
-		memcpy(s->path, tmp.path, sizeof(s->path));
-		s->npath = tmp.npath;
+		if (put_path(s, &path) < 0)
+			goto out_of_memory;
 		value = canon;
 	} else if (d->flags & PGS_MS) {
 		uint64_t ms;
@@ -358,7 +455,7 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		pgs_format_ms(ms, canon, sizeof(canon));
 		value = canon;
 	} else if (i == pgs_find("datestyle")) {
-		if (pgs_datestyle(s->value[i], value, canon, sizeof(canon)) < 0) {
+		if (pgs_datestyle(pgs_value(s, (size_t)i), value, canon, sizeof(canon)) < 0) {
 			*code = AIRLOCK_E_INVALID_VALUE;
 			*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
 			snprintf(msg, msglen, "%s: invalid value for parameter \"DateStyle\": \"%s\"",
@@ -367,12 +464,19 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		}
 		value = canon;
 	}
-	pgs_copy(s->value[i], value);
-	if (at_startup)
-		pgs_copy(s->reset[i], value);
-	s->changed[i] = true;
+	if (put(&s->value[i], (size_t)i, value) < 0 || (at_startup && put(&s->reset[i], (size_t)i, value) < 0)) {
+		if (i == pgs_find("search_path"))
+			path_from_value(s); /* back to the value kept */
+		goto out_of_memory;
+	}
+	s->changed |= UINT32_C(1) << i;
 	*reported = (d->flags & PGS_REPORT) != 0;
 	return 0;
+out_of_memory:
+	*code = AIRLOCK_E_OUT_OF_MEMORY;
+	*sqlstate = airlock_pg_sqlstate(*code, AIRLOCK_N_NONE);
+	snprintf(msg, msglen, "%s: out of memory setting \"%s\"", airlock_err_name(*code), d->display);
+	return -1;
 }
 
 int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen)
@@ -380,11 +484,11 @@ int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen)
 	int i;
 
 	if (!strcasecmp(name, "all")) {
-		char canon[PGS_VALUE_MAX];
-
 		for (size_t k = 0; k < pgs_ndefs; k++)
-			pgs_copy(s->value[k], s->reset[k]);
-		pgs_parse_path(s, s->value[pgs_find("search_path")], canon, sizeof(canon));
+			if (put(&s->value[k], k, reset_value(s, k)) < 0)
+				goto out_of_memory;
+		if (path_from_value(s) < 0)
+			goto out_of_memory;
 		return 0;
 	}
 	i = pgs_find(name);
@@ -393,13 +497,15 @@ int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen)
 			 airlock_err_name(AIRLOCK_E_SETTING_NOT_ALLOWED), name);
 		return -1;
 	}
-	pgs_copy(s->value[i], s->reset[i]);
-	if (i == pgs_find("search_path")) {
-		char canon[PGS_VALUE_MAX];
-
-		pgs_parse_path(s, s->value[i], canon, sizeof(canon));
-	}
+	if (put(&s->value[i], (size_t)i, reset_value(s, (size_t)i)) < 0 ||
+	    (i == pgs_find("search_path") && path_from_value(s) < 0))
+		goto out_of_memory;
 	return 0;
+out_of_memory:
+	/* The search path follows the value, whatever was reset before memory ran out. */
+	path_from_value(s);
+	snprintf(msg, msglen, "%s: out of memory resetting \"%s\"", airlock_err_name(AIRLOCK_E_OUT_OF_MEMORY), name);
+	return -1;
 }
 
 const char *pgs_show(const struct pg_settings *s, const char *name, const char **display)
@@ -409,7 +515,7 @@ const char *pgs_show(const struct pg_settings *s, const char *name, const char *
 	if (i < 0)
 		return NULL;
 	*display = pgs_defs[i].display;
-	return s->value[i];
+	return pgs_value(s, (size_t)i);
 }
 
 size_t pgs_job_settings(const struct pg_settings *s, struct job_setting *out)
@@ -417,10 +523,10 @@ size_t pgs_job_settings(const struct pg_settings *s, struct job_setting *out)
 	size_t n = 0;
 
 	for (size_t i = 0; i < pgs_ndefs; i++) {
-		if (!(pgs_defs[i].flags & PGS_FORWARD) || !s->changed[i])
+		if (!(pgs_defs[i].flags & PGS_FORWARD) || !(s->changed & (UINT32_C(1) << i)))
 			continue;
 		out[n].name = pgs_defs[i].name;
-		out[n].value = s->value[i];
+		out[n].value = pgs_value(s, i);
 		n++;
 	}
 	return n;
@@ -428,27 +534,31 @@ size_t pgs_job_settings(const struct pg_settings *s, struct job_setting *out)
 
 size_t pgs_search_path(const struct pg_settings *s, const char **out)
 {
-	for (size_t i = 0; i < s->npath; i++)
-		out[i] = s->path[i];
+	const char *p = s->path;
+
+	for (size_t i = 0; i < s->npath; i++) {
+		out[i] = p;
+		p += strlen(p) + 1;
+	}
 	return s->npath;
 }
 
 void pgs_end_local(struct pg_settings *s, const struct pg_settings *begin, uint32_t local, uint32_t *reverted)
 {
-	int sp = pgs_find("search_path");
-
 	*reverted = 0;
 	for (size_t i = 0; i < pgs_ndefs; i++) {
-		if (!(local & (UINT32_C(1) << i)))
+		uint32_t bit = UINT32_C(1) << i;
+
+		if (!(local & bit))
 			continue;
-		if (strcmp(s->value[i], begin->value[i]) != 0)
-			*reverted |= UINT32_C(1) << i;
-		pgs_copy(s->value[i], begin->value[i]);
-		pgs_copy(s->reset[i], begin->reset[i]);
-		s->changed[i] = begin->changed[i];
-		if ((int)i == sp) {
-			memcpy(s->path, begin->path, sizeof(s->path));
-			s->npath = begin->npath;
+		if (strcmp(pgs_value(s, i), pgs_value(begin, i)) != 0)
+			*reverted |= bit;
+		/* Out of memory, a value stays the block's: the setting is then reported as it is. */
+		if (put(&s->value[i], i, pgs_value(begin, i)) < 0 || put(&s->reset[i], i, reset_value(begin, i)) < 0) {
+			*reverted |= bit;
+			continue;
 		}
+		s->changed = (s->changed & ~bit) | (begin->changed & bit);
 	}
+	path_from_value(s);
 }

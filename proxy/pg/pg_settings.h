@@ -3,14 +3,19 @@
  * (SET / RESET / SHOW answered locally), which of them are reported to the
  * client as ParameterStatus, and which are applied to every job with
  * set_config(). Settings not in the table cannot be changed.
- * Plain data, no allocation: a struct pg_settings is copied by value to
- * snapshot it (BEGIN) and restore it (ROLLBACK).
+ *
+ * Compact, since every idle session holds one: a value equal to its
+ * default is not stored (the table's default is read instead), others are
+ * heap strings the struct owns. So a copy (BEGIN's snapshot) is made with
+ * pgs_dup, and every struct pgs_init or pgs_dup filled is let go with
+ * pgs_free; a plain struct assignment moves ownership.
  */
 #ifndef AIRLOCK_PROXY_PG_SETTINGS_H
 #define AIRLOCK_PROXY_PG_SETTINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/errors.h"
 #include "proxy/job/job.h"
@@ -36,16 +41,22 @@ extern const struct pgs_def pgs_defs[];
 extern const size_t pgs_ndefs;
 
 struct pg_settings {
-	char value[32][PGS_VALUE_MAX];
-	char reset[32][PGS_VALUE_MAX]; /* value RESET returns to (start-up value or default) */
-	bool changed[32];              /* differs from the backend default: forward it */
-	/* search_path as schema names, for the validator */
-	char path[PGS_MAX_PATH][64];
+	char *value[32];  /* owned; NULL: pgs_defs[i].default_value */
+	char *reset[32];  /* value RESET returns to (start-up value or default); owned, NULL: the default */
+	uint32_t changed; /* bit i: differs from the backend default, so it is forwarded */
+	/* search_path as schema names, for the validator: npath of them, each NUL-terminated, one after another */
+	char *path; /* owned; NULL when npath is 0 */
 	size_t npath;
 };
 
-/* Defaults; user is the session's user name (session_authorization). */
-void pgs_init(struct pg_settings *s, const char *user);
+/* Defaults; user is the session's user name (session_authorization). -1 when out of memory (s is then empty). */
+int pgs_init(struct pg_settings *s, const char *user);
+/* A copy of src in dst (not initialised before). -1 when out of memory (dst is then empty). */
+int pgs_dup(struct pg_settings *dst, const struct pg_settings *src);
+/* Frees what s owns; s is then empty (every value its default, no search path). */
+void pgs_free(struct pg_settings *s);
+/* The value of setting i (pgs_defs order). */
+const char *pgs_value(const struct pg_settings *s, size_t i);
 /* Index of name in pgs_defs (case-insensitive), or -1. */
 int pgs_find(const char *name);
 
@@ -62,7 +73,7 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
  * again; the others keep theirs. reverted receives the bits that changed.
  */
 void pgs_end_local(struct pg_settings *s, const struct pg_settings *begin, uint32_t local, uint32_t *reverted);
-/* RESET name (or "all"). Returns 0 or -1 (unknown name, message in msg). */
+/* RESET name (or "all"). Returns 0 or -1 (unknown name, or out of memory; message in msg). */
 int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen);
 /* Value for SHOW, or NULL when the proxy does not keep name. */
 const char *pgs_show(const struct pg_settings *s, const char *name, const char **display);

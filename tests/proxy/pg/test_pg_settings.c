@@ -39,6 +39,7 @@ static void test_defaults(void **state)
 	assert_non_null(pgs_show(&s, "timezone", &display));
 	assert_string_equal(display, "TimeZone");
 	assert_null(show(&s, "work_mem"));
+	pgs_free(&s);
 }
 
 static void test_datestyle_keeps_the_other_half(void **state)
@@ -55,6 +56,7 @@ static void test_datestyle_keeps_the_other_half(void **state)
 	assert_string_equal(show(&s, "datestyle"), "German, YMD");
 	assert_int_equal(set(&s, "datestyle", "nonsense", &sqlstate), -1);
 	assert_string_equal(sqlstate, "22023");
+	pgs_free(&s);
 }
 
 static void test_search_path(void **state)
@@ -89,6 +91,7 @@ static void test_search_path(void **state)
 	assert_int_equal(set(&s, "escape_string_warning", "off", &sqlstate), -1);
 	assert_int_equal(set(&s, "search_path", "\"unterminated", &sqlstate), -1);
 	assert_int_equal(set(&s, "search_path", "a b", &sqlstate), -1);
+	pgs_free(&s);
 }
 
 static void test_fixed_and_unknown(void **state)
@@ -107,6 +110,7 @@ static void test_fixed_and_unknown(void **state)
 	assert_int_equal(set(&s, "work_mem", "1GB", &sqlstate), -1);
 	assert_string_equal(sqlstate, "42501");
 	assert_int_equal(set(&s, "session_authorization", "postgres", &sqlstate), -1);
+	pgs_free(&s);
 }
 
 static void test_reset(void **state)
@@ -129,6 +133,7 @@ static void test_reset(void **state)
 	assert_int_equal(pgs_reset(&s, "all", msg, sizeof(msg)), 0);
 	assert_string_equal(show(&s, "timezone"), "UTC");
 	assert_int_equal(pgs_reset(&s, "work_mem", msg, sizeof(msg)), -1);
+	pgs_free(&s);
 }
 
 static void test_too_long(void **state)
@@ -142,6 +147,7 @@ static void test_too_long(void **state)
 	big[sizeof(big) - 1] = '\0';
 	assert_int_equal(set(&s, "application_name", big, &sqlstate), -1);
 	assert_string_equal(sqlstate, "22023");
+	pgs_free(&s);
 }
 
 static void test_client_encoding_names(void **state)
@@ -159,6 +165,7 @@ static void test_client_encoding_names(void **state)
 		assert_string_equal(sqlstate, "22023");
 	}
 	assert_string_equal(show(&s, "client_encoding"), "UTF8");
+	pgs_free(&s);
 }
 
 static void test_durations(void **state)
@@ -198,11 +205,13 @@ static void test_durations(void **state)
 			assert_int_equal(set(&s, "statement_timeout", cases[i].in, &sqlstate), -1);
 			assert_string_equal(sqlstate, "22023");
 			assert_string_equal(show(&s, "statement_timeout"), "0");
+			pgs_free(&s);
 			continue;
 		}
 		assert_int_equal(set(&s, "statement_timeout", cases[i].in, &sqlstate), 0);
 		assert_string_equal(show(&s, "statement_timeout"), cases[i].shown);
 		assert_int_equal(pgs_ms(&s, "statement_timeout"), cases[i].ms);
+		pgs_free(&s);
 	}
 }
 
@@ -210,13 +219,13 @@ static void test_durations(void **state)
 static void test_end_local(void **state)
 {
 	struct pg_settings s, begin;
-	const char *sqlstate;
+	const char *sqlstate, *path[PGS_MAX_PATH];
 	uint32_t reverted;
 	int tz = pgs_find("timezone"), sp = pgs_find("search_path"), st = pgs_find("statement_timeout");
 
 	(void)state;
-	pgs_init(&s, "a");
-	begin = s;
+	assert_int_equal(pgs_init(&s, "a"), 0);
+	assert_int_equal(pgs_dup(&begin, &s), 0);
 	assert_int_equal(set(&s, "timezone", "Asia/Tokyo", &sqlstate), 0);
 	assert_int_equal(set(&s, "search_path", "app", &sqlstate), 0);
 	assert_int_equal(set(&s, "statement_timeout", "7s", &sqlstate), 0);
@@ -224,10 +233,47 @@ static void test_end_local(void **state)
 	assert_int_equal(reverted, (UINT32_C(1) << tz) | (UINT32_C(1) << sp));
 	assert_string_equal(show(&s, "timezone"), show(&begin, "timezone"));
 	assert_string_equal(show(&s, "search_path"), "\"public\"");
-	assert_int_equal(s.npath, 1);
-	assert_string_equal(s.path[0], "public");
+	assert_int_equal(pgs_search_path(&s, path), 1);
+	assert_string_equal(path[0], "public");
 	assert_string_equal(show(&s, "statement_timeout"), "7s");
 	assert_int_equal(reverted & (UINT32_C(1) << st), 0);
+	pgs_free(&s);
+	pgs_free(&begin);
+}
+
+/*
+ * A copy is whole of its own (BEGIN's snapshot): changing or freeing
+ * one leaves the other as it was. An idle session stores only what
+ * differs from the defaults.
+ */
+static void test_dup_is_deep(void **state)
+{
+	struct pg_settings s, copy;
+	const char *sqlstate, *path[PGS_MAX_PATH];
+	size_t stored = 0;
+
+	(void)state;
+	assert_int_equal(pgs_init(&s, "agent"), 0);
+	for (size_t i = 0; i < pgs_ndefs; i++)
+		stored += s.value[i] != NULL;
+	assert_int_equal(stored, 2); /* session_authorization and the canonical search_path */
+	assert_int_equal(set(&s, "search_path", "app, public", &sqlstate), 0);
+	assert_int_equal(set(&s, "application_name", "first", &sqlstate), 0);
+	assert_int_equal(pgs_dup(&copy, &s), 0);
+	assert_int_equal(set(&s, "application_name", "second", &sqlstate), 0);
+	assert_int_equal(set(&s, "search_path", "other", &sqlstate), 0);
+	assert_string_equal(show(&copy, "application_name"), "first");
+	assert_int_equal(pgs_search_path(&copy, path), 2);
+	assert_string_equal(path[0], "app");
+	assert_string_equal(path[1], "public");
+	assert_int_equal(copy.changed, s.changed);
+	pgs_free(&s);
+	assert_string_equal(show(&copy, "session_authorization"), "agent");
+	/* Set back to its default, a value is not stored. */
+	assert_int_equal(set(&copy, "application_name", "", &sqlstate), 0);
+	assert_null(copy.value[pgs_find("application_name")]);
+	pgs_free(&copy);
+	assert_int_equal(copy.npath, 0);
 }
 
 int main(void)
@@ -237,7 +283,7 @@ int main(void)
 		cmocka_unit_test(test_search_path), cmocka_unit_test(test_fixed_and_unknown),
 		cmocka_unit_test(test_reset),       cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_durations),   cmocka_unit_test(test_client_encoding_names),
-		cmocka_unit_test(test_end_local),
+		cmocka_unit_test(test_end_local),   cmocka_unit_test(test_dup_is_deep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
