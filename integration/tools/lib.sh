@@ -875,6 +875,8 @@ approval_listen = 127.0.0.1:8443")
 [hosts]
 allow = 127.0.0.1
 
+# Postgres and MariaDB take 100 and 151 connections; each airlockd's runners,
+# ready ones included, stay within max_db_connections of each target.
 [target shop]
 engine = postgres
 host = 127.0.0.1
@@ -882,6 +884,7 @@ port = $AIRLOCK_PG_PORT
 database = shop
 user = airlock_ro
 password_file = $AIRLOCK_PW_FILE
+max_db_connections = 30
 
 [target shop_writer]
 engine = postgres
@@ -890,6 +893,7 @@ port = $AIRLOCK_PG_PORT
 database = shop
 user = airlock_rw
 password_file = $AIRLOCK_RW_PW_FILE
+max_db_connections = 10
 
 [target shop_maria]
 engine = mariadb
@@ -898,6 +902,7 @@ port = $AIRLOCK_MY_PORT
 database = shop
 user = airlock_ro
 password_file = $AIRLOCK_MY_PW_FILE
+max_db_connections = 30
 
 [target shop_maria_writer]
 engine = mariadb
@@ -906,6 +911,7 @@ port = $AIRLOCK_MY_PORT
 database = shop
 user = airlock_rw
 password_file = $AIRLOCK_MY_RW_PW_FILE
+max_db_connections = 10
 
 [user agent]
 $agent
