@@ -12,7 +12,9 @@
 #     back to back, per runtime; the same over MySQL.
 #  2. Throughput and p99 at 1, 4, 16 and 64 clients, per runtime, next to
 #     the runtime's raw one-shot ceiling at the same concurrency
-#     (bench/oneshot.sh) and docker run per statement.
+#     (bench/oneshot.sh) and docker run per statement. Then 64 and 256
+#     clients on oci with every target at max_db_connections: errors, and
+#     the most backend connections its runners held, sampled with ss.
 #  3. Bursts: psql \d orders, SQLAlchemy reflection of the three tables and
 #     3 rows of each, 100 statements back to back against 100 fresh direct
 #     connections; one user's 16 clients x 10 statements at once (past its
@@ -94,7 +96,7 @@ keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir"
         "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
         "max_connections": "$((idle + 1000))", "max_unauthenticated": "1024",
         "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64",
-        "approval_store": "$out/approvals-$name.db"}
+        "queue_wait_ms": "120000", "approval_store": "$out/approvals-$name.db"}
 head, rest = text.split("[hosts]", 1)
 # Two airlockds side by side: the demo's approval listener stays the demo's.
 head = re.sub(r"(?m)^approval_listen = .*\n", "", head)
@@ -106,6 +108,9 @@ agent = re.search(r"(?ms)^\[user agent\]\n(.*?)(?=^\[|\Z)", rest).group(1)
 agent = re.sub(r"(?m)^(max_rows|max_bytes|timeout_ms|max_connections|max_jobs) = .*\n", "", agent)
 bench = ("\n[user bench]\n" + agent.rstrip("\n") + "\nmax_rows = 10000000\nmax_bytes = 1073741824\n"
          "timeout_ms = 120000\nmax_connections = $((idle + 100))\nmax_jobs = 64\n")
+# Two of these beside the demo's airlockd and PgBouncer share Postgres's 100 connections.
+rest = re.sub(r"(?m)^max_db_connections = .*\n", "", rest)
+rest = re.sub(r"(?m)^(\[target [^]]+\]\n)", r"\1max_db_connections = $dbmax\n", rest)
 open(sys.argv[2], "w").write(head + "[hosts]" + rest + bench)
 PY
 	chmod 0600 "$cfg"
@@ -117,6 +122,7 @@ PY
 	# Let the warm pool fill.
 	sleep 3
 }
+dbmax=24
 bench_airlockd oci oci 6441 3341 1001000000
 bench_airlockd docker docker 6442 3342 1001100000
 
@@ -164,6 +170,31 @@ for c in 1 4 16 64; do
 	bash "$here/oneshot.sh" docker "$image" "$c" "$secs" | sed "s/^raw_docker /raw_docker_$c/" | tee -a "$out/lat.txt"
 done
 [[ -s $out/tp.err ]] && { echo "failures:"; sort "$out/tp.err" | uniq -c | sort -rn | head -5; }
+
+echo
+echo "== 2b. backend connections at 64 and 256 clients (oci, max_db_connections = $dbmax per target)"
+# The most connections the oci airlockd's runners hold to Postgres, sampled while the clients run.
+most_backend()
+{
+	local pid=$1 most=0 n
+	while [[ -e $out/sampling ]]; do
+		n=$(ss -Htnp state established dst "127.0.0.1:$AIRLOCK_PG_PORT" | grep -c "pid=$pid," || true)
+		((n > most)) && most=$n
+		sleep 0.02
+	done
+	echo "$most"
+}
+bsecs=$((secs > 20 ? secs / 2 : 10))
+for c in 64 256; do
+	: >"$out/sampling"
+	most_backend "$(cat "$out/oci.pid")" >"$out/most.txt" &
+	"$build/bench_throughput" "bound_oci_$c" "$(via 6441 bench)" "$c" "$bsecs" 2>>"$out/bound.err" |
+		sed "s/\$/ most_backend=PENDING/" >"$out/bound.line"
+	rm -f "$out/sampling"
+	wait $!
+	sed "s/PENDING/$(cat "$out/most.txt")/" "$out/bound.line" | tee -a "$out/lat.txt"
+done
+[[ -s $out/bound.err ]] && { echo "failures:"; sort "$out/bound.err" | uniq -c | sort -rn | head -5; }
 
 echo
 echo "== 3. bursts (wall time, median of 5, ms)"
@@ -246,6 +277,10 @@ for c in 1 4 16 64; do
 		"$(f "tp_oci_$c" per_s)" "$(f "tp_docker_$c" per_s)" "oci $(f "raw_oci_$c" per_s) / docker $(f "raw_docker_$c" per_s)" "$(f "raw_oci_$c" per_s)"
 	row "p99 ms at $c clients (errors oci/docker: $(f "tp_oci_$c" errors)/$(f "tp_docker_$c" errors))" \
 		"$(f "tp_oci_$c" p99_ms)" "$(f "tp_docker_$c" p99_ms)" "-" "0"
+done
+for c in 64 256; do
+	row "$c clients for $bsecs s: errors / most backend connections held (max_db_connections)" \
+		"$(f "bound_oci_$c" errors) / $(f "bound_oci_$c" most_backend)" "-" "$dbmax" "0"
 done
 row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
 row "SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_oci)" "$(f reflect_docker)" "$(f reflect_direct)" "$(f reflect_direct)"
