@@ -2,8 +2,8 @@
  * metrics_http: the metrics listener (metrics_listen), plain HTTP through
  * libevent's evhttp. GET /metrics answers the Prometheus text exposition
  * of srv->stats (stats.h), its gauges sampled from the server first;
- * every other path is 404 and every method but GET and HEAD 405. No
- * request may carry a body, headers are capped and an idle connection is
+ * every other path is 404 and every method but GET and HEAD 501. No
+ * request may carry a body (413), headers are capped and an idle connection is
  * closed after a few seconds. It serves no secret and takes no input but
  * the request line, so it has no login: bind it where only the scraper
  * reaches it.
