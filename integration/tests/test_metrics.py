@@ -65,7 +65,9 @@ def value(s, name, **labels):
 
 
 def pg_connect(d, password=itest.AGENT_PASSWORD):
-    conn = psycopg2.connect("postgresql://agent:%s@127.0.0.1:%d/shop" % (password, d.pg_port), connect_timeout=10)
+    # Without TLS: libpq's sslmode=prefer tries again in plain text after a failed login, a second failure.
+    conn = psycopg2.connect("postgresql://agent:%s@127.0.0.1:%d/shop" % (password, d.pg_port), connect_timeout=10,
+                            sslmode="disable")
     conn.autocommit = True
     return conn
 
@@ -166,6 +168,8 @@ def test_failed_logins_and_sessions(traffic):
     assert value(during, "airlock_sessions", protocol="pg", state="logged_in") >= 1
     assert ("airlock_sessions", frozenset({("protocol", "mysql"), ("state", "logging_in")})) in after
     assert ("airlock_jobs_live", frozenset()) in after
+    # The validator's round trips are timed, one or more a statement.
+    assert value(after, "airlock_validator_call_duration_seconds_count") > 0
 
 
 def status(port, method, path, body=None, headers=None):
