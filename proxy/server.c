@@ -32,6 +32,7 @@
 #include "proxy/stats.h"
 #include "proxy/tls.h"
 #include "proxy/validator_client.h"
+#include "proxy/validator_pool.h"
 #include "proxy/timeval.h"
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
@@ -424,6 +425,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 			return -1;
 		}
 		audit_count_approvals(srv->audit, srv->stats);
+		if (srv->validators)
+			vpool_observe(srv->validators, stats_validator_call, srv->stats);
 	}
 	if (cfg->approval_webhook) {
 		srv->notify = approval_notify_new(srv->base, cfg, err, sizeof(err));
@@ -512,6 +515,8 @@ void server_fini(struct server *srv)
 	audit_close(srv->audit);
 	approval_http_free(srv->approval_http);
 	metrics_http_free(srv->metrics_http);
+	if (srv->validators)
+		vpool_observe(srv->validators, NULL, NULL);
 	stats_free(srv->stats);
 	srv->stats = NULL;
 	approval_notify_free(srv->notify);

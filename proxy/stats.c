@@ -15,7 +15,7 @@ struct stats {
 	struct metrics *m; /* owned; every family below is in it */
 	struct metrics_family *statements, *duration, *rows, *bytes, *truncations;
 	struct metrics_family *failed_logins, *approvals, *sessions, *jobs_live;
-	struct metrics_family *vcalls, *vfailures, *vstarted;
+	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
 };
 
 static const char *const l_statement[] = {"protocol", "user", "decision", "code"};
@@ -65,8 +65,12 @@ struct stats *stats_new(void)
 			       "Validator requests whose worker failed (crashed, timed out).", NULL, 0, NULL, 0);
 	st->vstarted = metrics_family(m, METRICS_COUNTER, "airlock_validator_workers_started_total",
 				      "Validator worker processes started.", NULL, 0, NULL, 0);
-	if (!st->statements || !st->duration || !st->rows || !st->bytes || !st->truncations || !st->failed_logins ||
-	    !st->approvals || !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted) {
+	st->vduration = metrics_family(m, METRICS_HISTOGRAM, "airlock_validator_call_duration_seconds",
+				       "Time of one validator round trip (a statement takes one or more).", NULL, 0,
+				       duration_bounds, N(duration_bounds));
+	if (!st->vduration || !st->statements || !st->duration || !st->rows || !st->bytes || !st->truncations ||
+	    !st->failed_logins || !st->approvals || !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures ||
+	    !st->vstarted) {
 		stats_free(st);
 		return NULL;
 	}
@@ -141,6 +145,14 @@ void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64
 	metrics_set(st->vcalls, NULL, (double)calls);
 	metrics_set(st->vfailures, NULL, (double)failures);
 	metrics_set(st->vstarted, NULL, (double)started);
+}
+
+void stats_validator_call(void *st, double seconds)
+{
+	struct stats *s = st;
+
+	if (s)
+		metrics_observe(s->vduration, NULL, seconds);
 }
 
 bool stats_render(const struct stats *st, struct wbuf *w)

@@ -40,6 +40,9 @@ void stats_login_failed(struct stats *st, const char *protocol);
 /* A held write's step: held, approved, rejected, running, executed, drifted, failed, expired. */
 void stats_approval(struct stats *st, const char *status);
 
+/* One validator round trip (validator_pool.h vpool_call) took seconds; st is a struct stats (vpool_observe's arg). */
+void stats_validator_call(void *st, double seconds);
+
 /*
  * What is sampled at each scrape: the sessions of protocol logging in and
  * logged in, the live jobs, and the validator pool's own counts

@@ -176,6 +176,7 @@ static void test_stats_statement(void **state)
 	stats_statement(st, "mysql", "agent", "refused", AIRLOCK_E_TIMEOUT, 0.5, 0, 0, true);
 	stats_login_failed(st, "pg");
 	stats_sessions(st, "pg", 1, 2);
+	stats_validator_call(st, 0.004);
 	wbuf_init(&w);
 	assert_true(stats_render(st, &w));
 	out = strndup((const char *)w.data, w.len);
@@ -191,6 +192,8 @@ static void test_stats_statement(void **state)
 	assert_non_null(strstr(out, "airlock_failed_logins_total{protocol=\"pg\"} 1\n"));
 	assert_non_null(strstr(out, "airlock_sessions{protocol=\"pg\",state=\"logged_in\"} 2\n"));
 	assert_non_null(strstr(out, "# TYPE airlock_approvals_total counter\n"));
+	assert_non_null(strstr(out, "airlock_validator_call_duration_seconds_bucket{le=\"0.005\"} 1\n"));
+	assert_non_null(strstr(out, "airlock_validator_call_duration_seconds_count 1\n"));
 	free(out);
 	wbuf_free(&w);
 	stats_free(st);
