@@ -735,6 +735,12 @@ static double elapsed_ms(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* The user label of the metrics: a configured user's name, never one a client typed that no user has. */
+static const char *stats_user(const struct session *s)
+{
+	return s->u ? s->u->name : "";
+}
+
 void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
 		   uint64_t bytes, uint8_t truncated)
 {
@@ -751,7 +757,7 @@ void session_audit(struct session *s, const char *decision, const char *sqlstate
 		.ms = elapsed_ms(&s->t0),
 	};
 	audit_record(s->srv->audit, &e);
-	stats_statement(s->srv->stats, s->proto->name, s->user, decision, code, e.ms / 1000.0, rows, bytes,
+	stats_statement(s->srv->stats, s->proto->name, stats_user(s), decision, code, e.ms / 1000.0, rows, bytes,
 			truncated != 0);
 }
 
@@ -771,5 +777,5 @@ void session_audit_held(struct session *s, const char *approval, uint64_t rows)
 
 	audit_record(s->srv->audit, &e);
 	/* The dry run's rows went to no client: not in airlock_rows_total. */
-	stats_statement(s->srv->stats, s->proto->name, s->user, e.decision, e.code, e.ms / 1000.0, 0, 0, false);
+	stats_statement(s->srv->stats, s->proto->name, stats_user(s), e.decision, e.code, e.ms / 1000.0, 0, 0, false);
 }
