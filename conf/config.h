@@ -157,6 +157,8 @@ struct airlock_config {
 	char *approval_store;             /* the SQLite file of held writes */
 	char *approval_listen_host;       /* approval_listen = host:port (HTTPS); NULL: no approval listener */
 	uint16_t approval_listen_port;
+	char *metrics_listen_host; /* metrics_listen = host:port (HTTP, GET /metrics); NULL: none */
+	uint16_t metrics_listen_port;
 	char *approval_webhook;        /* each new held write is POSTed here; NULL: no webhook */
 	char **approval_webhook_hosts; /* the hosts approval_webhook may name */
 	size_t napproval_webhook_hosts;

@@ -94,6 +94,9 @@ const struct conf_key conf_keys[] = {
 	/* No default: without it there is no approval listener. */
 	KEY(SERVER, "approval_listen", CT_LISTEN, CFG(approval_listen_host), NO_RELOAD, NULL,
 	    .off2 = CFG(approval_listen_port), .expect = LISTEN_FORMS "127.0.0.1:8443"),
+	/* No default: without it there is no metrics listener. */
+	KEY(SERVER, "metrics_listen", CT_LISTEN, CFG(metrics_listen_host), NO_RELOAD, NULL,
+	    .off2 = CFG(metrics_listen_port), .expect = LISTEN_FORMS "127.0.0.1:9930"),
 	KEY(SERVER, "approval_store", CT_PATH, CFG(approval_store), NO_RELOAD, "/var/lib/airlock/approvals.db",
 	    .expect = "the SQLite file that keeps held writes"),
 	/* No default: no webhook. Its host must be in approval_webhook_hosts (checked at the end). */

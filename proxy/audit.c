@@ -8,9 +8,12 @@
 
 #include <jansson.h>
 
+#include "proxy/stats.h"
+
 struct audit {
 	FILE *out;
 	int own;
+	struct stats *stats; /* borrowed (audit_count_approvals); NULL: not counted */
 };
 
 struct audit *audit_open(const char *path)
@@ -82,6 +85,12 @@ void audit_login_failed(struct audit *a, const char *user, uint32_t session, con
 		audit_write(a, o);
 }
 
+void audit_count_approvals(struct audit *a, struct stats *st)
+{
+	if (a)
+		a->stats = st;
+}
+
 void audit_record(struct audit *a, const struct audit_entry *e)
 {
 	char when[40], fp[20];
@@ -89,6 +98,8 @@ void audit_record(struct audit *a, const struct audit_entry *e)
 
 	if (!a)
 		return;
+	if (e->approval)
+		stats_approval(a->stats, e->decision);
 	audit_now(when);
 	snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)e->fingerprint);
 	o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:f}", "ts", when, "user", e->user ? e->user : "", "session",

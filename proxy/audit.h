@@ -11,6 +11,7 @@
 #include "base/errors.h"
 
 struct audit;
+struct stats;
 
 struct audit_entry {
 	const char *user;
@@ -39,6 +40,12 @@ void audit_login_failed(struct audit *a, const char *user, uint32_t session, con
 /* path "-" is stderr. Returns NULL with errno set on failure. The caller owns the result. */
 struct audit *audit_open(const char *path);
 void audit_record(struct audit *a, const struct audit_entry *e);
+/*
+ * From now on each record of a held write's step (e->approval set) also
+ * counts in st's airlock_approvals_total; st is borrowed and must outlive
+ * a (or be unset with NULL first).
+ */
+void audit_count_approvals(struct audit *a, struct stats *st);
 void audit_close(struct audit *a);
 
 #endif

@@ -28,8 +28,11 @@
 #include "proxy/job/job.h"
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
+#include "proxy/metrics_http.h"
+#include "proxy/stats.h"
 #include "proxy/tls.h"
 #include "proxy/validator_client.h"
+#include "proxy/validator_pool.h"
 #include "proxy/timeval.h"
 #include "protocol/my_auth.h"
 #include "proxy/mysql/my_session.h"
@@ -415,6 +418,16 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		log_error("approval_listen: %s", err);
 		return -1;
 	}
+	if (cfg->metrics_listen_host) {
+		srv->stats = stats_new();
+		if (!srv->stats || !(srv->metrics_http = metrics_http_new(srv, err, sizeof(err)))) {
+			log_error("metrics_listen: %s", srv->stats ? err : "out of memory");
+			return -1;
+		}
+		audit_count_approvals(srv->audit, srv->stats);
+		if (srv->validators)
+			vpool_observe(srv->validators, stats_validator_call, srv->stats);
+	}
 	if (cfg->approval_webhook) {
 		srv->notify = approval_notify_new(srv->base, cfg, err, sizeof(err));
 		if (!srv->notify) {
@@ -501,6 +514,11 @@ void server_fini(struct server *srv)
 		evdns_base_free(srv->dns, 0);
 	audit_close(srv->audit);
 	approval_http_free(srv->approval_http);
+	metrics_http_free(srv->metrics_http);
+	if (srv->validators)
+		vpool_observe(srv->validators, NULL, NULL);
+	stats_free(srv->stats);
+	srv->stats = NULL;
 	approval_notify_free(srv->notify);
 	if (srv->approvals)
 		srv->approvals->ops->close(srv->approvals);

@@ -29,6 +29,8 @@ struct login_guard;
 struct my_rsa;
 struct session;
 struct session_proto;
+struct stats;
+struct metrics_http;
 struct server_gen;
 
 /* One listening socket and the protocol its clients speak. */
@@ -51,6 +53,8 @@ struct server {
 	struct approval_store *approvals;    /* held writes; NULL while no user may write */
 	struct approval_http *approval_http; /* the approvers' listener; NULL without approval_listen */
 	struct approval_notify *notify;      /* the webhook of new held writes; NULL without approval_webhook */
+	struct stats *stats;                 /* the metrics' series; NULL without metrics_listen */
+	struct metrics_http *metrics_http;   /* the metrics listener; NULL without metrics_listen */
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */

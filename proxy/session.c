@@ -33,6 +33,7 @@
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/server.h"
+#include "proxy/stats.h"
 #include "proxy/strict.h"
 #include "proxy/timeval.h"
 #include "proxy/tls.h"
@@ -619,6 +620,7 @@ void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*
 		if (s->srv->guard)
 			login_guard_failed(s->srv->guard, &gc, s->addr, s->addrlen, s->user, now);
 		audit_login_failed(s->srv->audit, s->user, s->id, s->proto->name, client, sqlstate, wait);
+		stats_login_failed(s->srv->stats, s->proto->name);
 	} else if (s->srv->guard) {
 		login_guard_passed(s->srv->guard, s->user);
 	}
@@ -733,6 +735,12 @@ static double elapsed_ms(const struct timespec *t0)
 	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/* The user label of the metrics: a configured user's name, never one a client typed that no user has. */
+static const char *stats_user(const struct session *s)
+{
+	return s->u ? s->u->name : "";
+}
+
 void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
 		   uint64_t bytes, uint8_t truncated)
 {
@@ -749,6 +757,8 @@ void session_audit(struct session *s, const char *decision, const char *sqlstate
 		.ms = elapsed_ms(&s->t0),
 	};
 	audit_record(s->srv->audit, &e);
+	stats_statement(s->srv->stats, s->proto->name, stats_user(s), decision, code, e.ms / 1000.0, rows, bytes,
+			truncated != 0);
 }
 
 void session_audit_held(struct session *s, const char *approval, uint64_t rows)
@@ -766,4 +776,6 @@ void session_audit_held(struct session *s, const char *approval, uint64_t rows)
 	};
 
 	audit_record(s->srv->audit, &e);
+	/* The dry run's rows went to no client: not in airlock_rows_total. */
+	stats_statement(s->srv->stats, s->proto->name, stats_user(s), e.decision, e.code, e.ms / 1000.0, 0, 0, false);
 }

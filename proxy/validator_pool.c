@@ -42,6 +42,8 @@ struct vpool {
 	enum vpool_failure failure;
 	char failure_text[128];
 	uint64_t calls, failures, started;
+	void (*observe)(void *arg, double seconds); /* vpool_observe; NULL: none */
+	void *observe_arg;                          /* borrowed */
 };
 
 /* ---- starting and ending a worker ---- */
@@ -278,8 +280,8 @@ static bool idle_alive(struct worker *w)
 	return w->fd >= 0 && poll(&pfd, 1, 0) == 0;
 }
 
-bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t sql_len, size_t nrules,
-		struct vw_response *res)
+static bool call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t sql_len, size_t nrules,
+		 struct vw_response *res)
 {
 	struct worker *w = NULL;
 	enum vpool_failure why;
@@ -327,6 +329,27 @@ bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t s
 		return fail(p, w, VPOOL_MALFORMED);
 	}
 	return true;
+}
+
+bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t sql_len, size_t nrules,
+		struct vw_response *res)
+{
+	struct timespec t0, t1;
+	bool ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ok = call(p, req, op, sql_len, nrules, res);
+	if (p->observe) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		p->observe(p->observe_arg, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	}
+	return ok;
+}
+
+void vpool_observe(struct vpool *p, void (*fn)(void *arg, double seconds), void *arg)
+{
+	p->observe = fn;
+	p->observe_arg = arg;
 }
 
 enum vpool_failure vpool_last_failure(const struct vpool *p)

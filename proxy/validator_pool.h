@@ -67,6 +67,12 @@ void vpool_free(struct vpool *p);
  */
 bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t sql_len, size_t nrules,
 		struct vw_response *res);
+/*
+ * From now on fn(arg, seconds) is told how long each vpool_call took,
+ * failed ones too (fn NULL: no one is); arg is borrowed and must outlive
+ * the pool or be unset first.
+ */
+void vpool_observe(struct vpool *p, void (*fn)(void *arg, double seconds), void *arg);
 enum vpool_failure vpool_last_failure(const struct vpool *p);
 #ifdef AIRLOCK_VALIDATOR_BYPASS
 bool vpool_bypass(const struct vpool *p);

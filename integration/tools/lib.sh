@@ -72,6 +72,7 @@ AIRLOCK_PACKAGES=(
 	golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev
 	libdbd-pg-perl
 	chromium python3-websocket
+	prometheus
 )
 
 log()
@@ -870,7 +871,9 @@ login_free_failures = 100000")
 audit_log = $audit
 approval_store = $AIRLOCK_STATE_DIR/approvals$([[ $kind == test ]] && printf '%s' -test).db
 $([[ $kind == demo ]] && printf '%s' "# Approvers decide held writes here (HTTPS, the demo's certificate).
-approval_listen = 127.0.0.1:8443")
+approval_listen = 127.0.0.1:8443
+# Prometheus scrapes GET /metrics here (plain HTTP, loopback only).
+metrics_listen = 127.0.0.1:9930")
 
 [hosts]
 allow = 127.0.0.1

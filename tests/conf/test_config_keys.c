@@ -276,9 +276,9 @@ static void test_reload_rule_for_every_server_key(void **state)
 		config_free(next);
 		free(text);
 	}
-	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the three listeners (the TLS
+	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the four listeners (the TLS
 	 * files reload), the validator workers' five keys, the webhook's four keys */
-	assert_int_equal(nblocked, 20);
+	assert_int_equal(nblocked, 21);
 	config_free(running);
 }
 

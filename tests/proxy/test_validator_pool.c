@@ -201,6 +201,44 @@ static void test_worker_dead_while_idle_is_replaced_first(void **state)
 	vpool_free(p);
 }
 
+struct observed {
+	unsigned calls;
+	double seconds;
+};
+
+static void observe(void *arg, double seconds)
+{
+	struct observed *o = arg;
+
+	o->calls++;
+	o->seconds += seconds;
+}
+
+/* The observer hears of every call, a failed one too, with its time; unset, of none. */
+static void test_observer_times_each_call(void **state)
+{
+	struct vpool *p = pool(1, 300);
+	struct observed o = {0};
+	struct pgv_result r;
+	double before;
+
+	(void)state;
+	vpool_observe(p, observe, &o);
+	assert_answers(p);
+	assert_int_equal(o.calls, 2);
+	assert_true(o.seconds > 0 && o.seconds < 10);
+	before = o.seconds;
+	kill(only_pid(p), SIGSTOP);
+	vcl_pg_validate(p, &pg, "SELECT 1", false, &r);
+	assert_failed(&r);
+	assert_int_equal(o.calls, 3);
+	assert_true(o.seconds - before >= 0.29);
+	vpool_observe(p, NULL, NULL);
+	assert_answers(p);
+	assert_int_equal(o.calls, 3);
+	vpool_free(p);
+}
+
 static void test_mysql_through_the_worker(void **state)
 {
 	static const char *const my_tables[] = {"shop.orders"};
@@ -235,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_worker_killed_mid_statement),
 		cmocka_unit_test(test_worker_dead_while_idle_is_replaced_first),
 		cmocka_unit_test(test_mysql_through_the_worker),
+		cmocka_unit_test(test_observer_times_each_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

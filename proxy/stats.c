@@ -1,0 +1,161 @@
+/*
+ * stats: the airlock_* families and what moves them (see stats.h).
+ */
+#define _GNU_SOURCE
+#include "proxy/stats.h"
+
+#include <stdlib.h>
+
+#include "proxy/metrics.h"
+
+/* Seconds: from a local answer (about a millisecond) to the longest timeout_ms worth keeping apart. */
+static const double duration_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+
+struct stats {
+	struct metrics *m; /* owned; every family below is in it */
+	struct metrics_family *statements, *duration, *rows, *bytes, *truncations;
+	struct metrics_family *failed_logins, *approvals, *sessions, *jobs_live;
+	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
+};
+
+static const char *const l_statement[] = {"protocol", "user", "decision", "code"};
+static const char *const l_protocol[] = {"protocol"};
+static const char *const l_user[] = {"user"};
+static const char *const l_status[] = {"status"};
+static const char *const l_sessions[] = {"protocol", "state"};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+struct stats *stats_new(void)
+{
+	struct stats *st = calloc(1, sizeof(*st));
+	struct metrics *m = st ? metrics_new() : NULL;
+
+	if (!m) {
+		free(st);
+		return NULL;
+	}
+	st->m = m;
+	st->statements = metrics_family(m, METRICS_COUNTER, "airlock_statements_total",
+					"Statements audited, by protocol, user, decision and airlock error code.",
+					l_statement, N(l_statement), NULL, 0);
+	st->duration = metrics_family(m, METRICS_HISTOGRAM, "airlock_statement_duration_seconds",
+				      "Time from a statement's arrival to its audit record.", l_protocol, N(l_protocol),
+				      duration_bounds, N(duration_bounds));
+	st->rows = metrics_family(m, METRICS_COUNTER, "airlock_rows_total", "Rows returned to clients, by user.",
+				  l_user, N(l_user), NULL, 0);
+	st->bytes = metrics_family(m, METRICS_COUNTER, "airlock_bytes_total", "Row bytes returned to clients, by user.",
+				   l_user, N(l_user), NULL, 0);
+	st->truncations = metrics_family(m, METRICS_COUNTER, "airlock_truncations_total",
+					 "Results cut by max_rows or max_bytes, by user.", l_user, N(l_user), NULL, 0);
+	st->failed_logins = metrics_family(m, METRICS_COUNTER, "airlock_failed_logins_total",
+					   "Failed logins, by protocol.", l_protocol, N(l_protocol), NULL, 0);
+	st->approvals = metrics_family(m, METRICS_COUNTER, "airlock_approvals_total",
+				       "Steps of held writes, by status.", l_status, N(l_status), NULL, 0);
+	st->sessions =
+		metrics_family(m, METRICS_GAUGE, "airlock_sessions", "Client sessions now, by protocol and state.",
+			       l_sessions, N(l_sessions), NULL, 0);
+	st->jobs_live =
+		metrics_family(m, METRICS_GAUGE, "airlock_jobs_live",
+			       "Jobs started and not yet cleaned up, their containers included.", NULL, 0, NULL, 0);
+	st->vcalls = metrics_family(m, METRICS_COUNTER, "airlock_validator_calls_total",
+				    "Requests to the validator workers.", NULL, 0, NULL, 0);
+	st->vfailures =
+		metrics_family(m, METRICS_COUNTER, "airlock_validator_failures_total",
+			       "Validator requests whose worker failed (crashed, timed out).", NULL, 0, NULL, 0);
+	st->vstarted = metrics_family(m, METRICS_COUNTER, "airlock_validator_workers_started_total",
+				      "Validator worker processes started.", NULL, 0, NULL, 0);
+	st->vduration = metrics_family(m, METRICS_HISTOGRAM, "airlock_validator_call_duration_seconds",
+				       "Time of one validator round trip (a statement takes one or more).", NULL, 0,
+				       duration_bounds, N(duration_bounds));
+	if (!st->vduration || !st->statements || !st->duration || !st->rows || !st->bytes || !st->truncations ||
+	    !st->failed_logins || !st->approvals || !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures ||
+	    !st->vstarted) {
+		stats_free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void stats_free(struct stats *st)
+{
+	if (!st)
+		return;
+	metrics_free(st->m);
+	free(st);
+}
+
+void stats_statement(struct stats *st, const char *protocol, const char *user, const char *decision,
+		     enum airlock_err code, double seconds, uint64_t rows, uint64_t bytes, bool truncated)
+{
+	const char *name = airlock_err_name(code);
+	const char *v[] = {protocol, user, decision, name[0] ? name : "none"};
+	const char *u[] = {user};
+	const char *p[] = {protocol};
+
+	if (!st)
+		return;
+	metrics_add(st->statements, v, 1);
+	metrics_observe(st->duration, p, seconds);
+	if (rows)
+		metrics_add(st->rows, u, (double)rows);
+	if (bytes)
+		metrics_add(st->bytes, u, (double)bytes);
+	if (truncated)
+		metrics_add(st->truncations, u, 1);
+}
+
+void stats_login_failed(struct stats *st, const char *protocol)
+{
+	const char *p[] = {protocol};
+
+	if (st)
+		metrics_add(st->failed_logins, p, 1);
+}
+
+void stats_approval(struct stats *st, const char *status)
+{
+	const char *v[] = {status};
+
+	if (st)
+		metrics_add(st->approvals, v, 1);
+}
+
+void stats_sessions(struct stats *st, const char *protocol, unsigned logging_in, unsigned logged_in)
+{
+	const char *in[] = {protocol, "logging_in"};
+	const char *on[] = {protocol, "logged_in"};
+
+	if (!st)
+		return;
+	metrics_set(st->sessions, in, logging_in);
+	metrics_set(st->sessions, on, logged_in);
+}
+
+void stats_jobs_live(struct stats *st, unsigned n)
+{
+	if (st)
+		metrics_set(st->jobs_live, NULL, n);
+}
+
+void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64_t started)
+{
+	if (!st)
+		return;
+	metrics_set(st->vcalls, NULL, (double)calls);
+	metrics_set(st->vfailures, NULL, (double)failures);
+	metrics_set(st->vstarted, NULL, (double)started);
+}
+
+void stats_validator_call(void *st, double seconds)
+{
+	struct stats *s = st;
+
+	if (s)
+		metrics_observe(s->vduration, NULL, seconds);
+}
+
+bool stats_render(const struct stats *st, struct wbuf *w)
+{
+	return st ? metrics_render(st->m, w) : false;
+}

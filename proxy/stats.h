@@ -1,0 +1,58 @@
+/*
+ * stats: airlockd's own series on a metrics registry (metrics.h), named
+ * airlock_*, and the one call per event that moves them: a statement's
+ * audit record, a failed login, an approval step, and at each scrape the
+ * gauges of what is live now. docs/metrics.md lists the series.
+ *
+ * Label values are bounded: protocols, decisions, codes (enum airlock_err)
+ * and approval steps come from fixed lists, user names from the config
+ * (statements are counted only once a session is logged in); the
+ * registry caps each family besides (METRICS_MAX_SERIES).
+ *
+ * Ownership: stats_new's result is the caller's (stats_free). Strings
+ * passed in are borrowed for the call. Every call accepts a NULL struct
+ * stats (no metrics_listen) and then does nothing.
+ */
+#ifndef AIRLOCK_PROXY_STATS_H
+#define AIRLOCK_PROXY_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/errors.h"
+
+struct stats;
+struct wbuf;
+
+/* Every family registered, no series yet; NULL when out of memory. */
+struct stats *stats_new(void);
+void stats_free(struct stats *st);
+
+/*
+ * One statement's audit record: protocol "pg" or "mysql", the logged-in
+ * user, decision (run, local, refused, error, held), its airlock code
+ * (AIRLOCK_E_NONE: none), seconds from its start, and what it returned.
+ */
+void stats_statement(struct stats *st, const char *protocol, const char *user, const char *decision,
+		     enum airlock_err code, double seconds, uint64_t rows, uint64_t bytes, bool truncated);
+/* A failed login over protocol. */
+void stats_login_failed(struct stats *st, const char *protocol);
+/* A held write's step: held, approved, rejected, running, executed, drifted, failed, expired. */
+void stats_approval(struct stats *st, const char *status);
+
+/* One validator round trip (validator_pool.h vpool_call) took seconds; st is a struct stats (vpool_observe's arg). */
+void stats_validator_call(void *st, double seconds);
+
+/*
+ * What is sampled at each scrape: the sessions of protocol logging in and
+ * logged in, the live jobs, and the validator pool's own counts
+ * (validator_pool.h vpool_counts).
+ */
+void stats_sessions(struct stats *st, const char *protocol, unsigned logging_in, unsigned logged_in);
+void stats_jobs_live(struct stats *st, unsigned n);
+void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64_t started);
+
+/* Appends the exposition of every series to w; false when w failed. */
+bool stats_render(const struct stats *st, struct wbuf *w);
+
+#endif
