@@ -224,6 +224,9 @@ static void end_transaction(struct pg_session *s, bool rollback)
 	}
 	s->txn = 'I';
 	s->local_sets = 0;
+	free(s->savepoints);
+	s->savepoints = NULL;
+	s->nsavepoints = 0;
 	if (s->snapshot)
 		pgs_free(s->snapshot);
 	free(s->snapshot);
@@ -267,6 +270,11 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 		if (s->txn == 'I') {
 			pgr_error(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_ACTIVE_TRANSACTION,
 				  "SAVEPOINT can only be used in transaction blocks", NULL, 0);
+			return;
+		}
+		/* Kept only while a block has savepoints: an idle session does not carry the names. */
+		if (!s->savepoints && !(s->savepoints = calloc(SESS_MAX_SAVEPOINTS, sizeof(*s->savepoints)))) {
+			pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
 			return;
 		}
 		if (s->nsavepoints < SESS_MAX_SAVEPOINTS)

@@ -65,6 +65,22 @@ static void pg_close(struct session *core)
 	pgc_close_all(pg(core));
 }
 
+/* What only a login needs, kept only while it lasts: an idle session does not carry it. */
+struct pg_auth {
+	struct scram_verifier verifier;
+	struct scram_state scram;
+};
+
+/* The login is decided (or the session ends): its keys and nonces are wiped. */
+static void auth_free(struct pg_session *s)
+{
+	if (!s->auth)
+		return;
+	explicit_bzero(s->auth, sizeof(*s->auth));
+	free(s->auth);
+	s->auth = NULL;
+}
+
 static void pg_free(struct session *core)
 {
 	struct pg_session *s = pg(core);
@@ -78,7 +94,11 @@ static void pg_free(struct session *core)
 	free(s->snapshot);
 	s->snapshot = NULL;
 	pgs_free(&s->set);
-	explicit_bzero(&s->scram, sizeof(s->scram));
+	auth_free(s);
+	free(s->savepoints);
+	s->savepoints = NULL;
+	free(s->star);
+	s->star = NULL;
 }
 
 static void fatal(struct pg_session *s, enum airlock_err code, enum airlock_native native, const char *message)
@@ -104,15 +124,15 @@ static void fake_verifier(struct pg_session *s)
 		have_secret = true;
 	}
 	HMAC(EVP_sha256(), secret, sizeof(secret), (const uint8_t *)s->core.user, strlen(s->core.user), salt, &len);
-	memset(&s->verifier, 0, sizeof(s->verifier));
-	s->verifier.iterations = 4096;
-	memcpy(s->verifier.salt, salt, 16);
-	s->verifier.salt_len = 16;
+	memset(&s->auth->verifier, 0, sizeof(s->auth->verifier));
+	s->auth->verifier.iterations = 4096;
+	memcpy(s->auth->verifier.salt, salt, 16);
+	s->auth->verifier.salt_len = 16;
 	/* Stored and server keys stay random: no password can match them. */
-	if (getrandom(s->verifier.stored_key, SCRAM_KEY_LEN, 0) != SCRAM_KEY_LEN)
-		memset(s->verifier.stored_key, 0xa5, SCRAM_KEY_LEN);
-	if (getrandom(s->verifier.server_key, SCRAM_KEY_LEN, 0) != SCRAM_KEY_LEN)
-		memset(s->verifier.server_key, 0xa5, SCRAM_KEY_LEN);
+	if (getrandom(s->auth->verifier.stored_key, SCRAM_KEY_LEN, 0) != SCRAM_KEY_LEN)
+		memset(s->auth->verifier.stored_key, 0xa5, SCRAM_KEY_LEN);
+	if (getrandom(s->auth->verifier.server_key, SCRAM_KEY_LEN, 0) != SCRAM_KEY_LEN)
+		memset(s->auth->verifier.server_key, 0xa5, SCRAM_KEY_LEN);
 }
 
 /*
@@ -285,7 +305,11 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		      "airlock requires TLS for this user: connect with sslmode=require (or stricter)");
 		return false;
 	}
-	if (!s->core.u || scram_parse_verifier(s->core.u->scram, &s->verifier) < 0) {
+	if (!s->auth && !(s->auth = calloc(1, sizeof(*s->auth)))) {
+		fatal(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory");
+		return false;
+	}
+	if (!s->core.u || scram_parse_verifier(s->core.u->scram, &s->auth->verifier) < 0) {
 		s->core.u = NULL;
 		fake_verifier(s);
 	}
@@ -318,8 +342,8 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 		return false;
 	}
 	EVP_EncodeBlock((unsigned char *)nonce, rnd, sizeof(rnd));
-	if (scram_server_first(&s->scram, &s->verifier, data, (size_t)dlen, nonce, out, sizeof(out), &outlen, &err) <
-	    0) {
+	if (!s->auth || scram_server_first(&s->auth->scram, &s->auth->verifier, data, (size_t)dlen, nonce, out,
+					   sizeof(out), &outlen, &err) < 0) {
 		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "malformed SCRAM message");
 		return false;
 	}
@@ -384,7 +408,9 @@ static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
 		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, "expected SASLResponse");
 		return false;
 	}
-	pass = scram_server_final(&s->scram, data, dlen, out, sizeof(out), &outlen, &err) == 0 && s->core.u;
+	pass = s->auth && scram_server_final(&s->auth->scram, data, dlen, out, sizeof(out), &outlen, &err) == 0 &&
+	       s->core.u;
+	auth_free(s);
 	/* SASLFinal waits in the reply with the rest of the login's answer. */
 	if (pass)
 		pg_put_auth_sasl_final(&s->core.w, out, outlen);

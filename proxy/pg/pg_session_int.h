@@ -85,20 +85,21 @@ struct pgq_exec {
 	bool copying;  /* CopyOutResponse sent: the result ends with CopyDone */
 };
 
+struct pg_auth;
+
 struct pg_session {
 	struct session core; /* first: the session core sees a struct session */
 	enum pg_auth_step step;
 	uint32_t key; /* the cancel key; core.id is the backend pid */
 	char database[64];
 
-	struct scram_verifier verifier;
-	struct scram_state scram;
+	struct pg_auth *auth; /* the login's SCRAM exchange: owned, wiped and freed once decided */
 
 	char txn; /* 'I', 'T', 'E' */
 	struct pg_settings set;
 	struct pg_settings *snapshot; /* at BEGIN, for ROLLBACK; owned, only inside a transaction block */
 	uint32_t local_sets;          /* bit i: pgs_defs[i] was last set with SET LOCAL in this block */
-	char savepoints[SESS_MAX_SAVEPOINTS][64];
+	char (*savepoints)[64];       /* SESS_MAX_SAVEPOINTS names once a block set one (owned); NULL before */
 	size_t nsavepoints;
 	bool discard_until_sync;
 	struct pgw_pending *write; /* a write's dry run under way: what its held record needs (owned) */
@@ -117,8 +118,8 @@ struct pg_session {
 	bool sync_after_describe;             /* and then the Sync that started it */
 	bool describe_out_of_memory;          /* a frame of the describe job could not be kept */
 	/* A SELECT_STAR refusal held while the describe job of its read names the columns (pg_star.c). */
-	struct star_refusal star;
-	bool star_allowed; /* while that job starts: the policy lets the star through to the scoping */
+	struct star_refusal *star; /* owned while its describe job runs; NULL otherwise */
+	bool star_allowed;         /* while that job starts: the policy lets the star through to the scoping */
 
 	size_t prepared_bytes;
 	struct pgx_stmt **stmts; /* nstmts slots, NULL where free; grown as needed (prepared_bytes bounds it) */

@@ -14,7 +14,8 @@ static void star_columns(void *arg, const struct frame *f)
 {
 	struct pg_session *s = arg;
 
-	star_refusal_columns(&s->star, f);
+	if (s->star)
+		star_refusal_columns(s->star, f);
 }
 
 static void star_done(void *arg, const struct job_result *r)
@@ -23,8 +24,11 @@ static void star_done(void *arg, const struct job_result *r)
 
 	(void)r; /* a describe that failed leaves the validator's hint */
 	session_job_finished(&s->core);
-	pgr_error(s, AIRLOCK_E_SELECT_STAR, AIRLOCK_N_NONE, s->star.message, s->star.hint[0] ? s->star.hint : NULL,
-		  s->star.cursor_pos);
+	if (s->star)
+		pgr_error(s, AIRLOCK_E_SELECT_STAR, AIRLOCK_N_NONE, s->star->message,
+			  s->star->hint[0] ? s->star->hint : NULL, s->star->cursor_pos);
+	free(s->star);
+	s->star = NULL;
 	if (!s->cur.extended)
 		pg_put_ready(&s->core.w, s->txn);
 	session_statement_done(&s->core);
@@ -52,11 +56,16 @@ bool pgst_refuse(struct pg_session *s, const char *sql, const struct pgv_result 
 	char *text = star_read(sql, v);
 	unsigned errors = s->errors;
 
-	star_refusal_hold(&s->star, v->message, v->hint, v->cursor_pos);
-	if (!text) {
+	free(s->star);
+	s->star = calloc(1, sizeof(*s->star));
+	if (!text || !s->star) {
+		free(text);
+		free(s->star);
+		s->star = NULL;
 		pgr_refused(s, v);
 		return true;
 	}
+	star_refusal_hold(s->star, v->message, v->hint, v->cursor_pos);
 	rd.sql = text;
 	/* A table's read (star_read) has no parameters; the statement's own text keeps its own. */
 	if (!v->star_read[0]) {
@@ -68,6 +77,8 @@ bool pgst_refuse(struct pg_session *s, const char *sql, const struct pgv_result 
 	s->star_allowed = false;
 	free(text);
 	if (!s->core.job) {
+		free(s->star);
+		s->star = NULL;
 		/* Not started: the reason went out (BUSY, ...), or, if none did, the refusal goes as it is. */
 		if (s->errors == errors)
 			pgr_refused(s, v);
