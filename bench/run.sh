@@ -21,8 +21,8 @@
 #     own max_jobs) against the same over fresh direct connections.
 #  4. Streaming all 200,000 orders rows: MB/s through airlock against direct
 #     psql / mysql, and airlockd's RSS before and at its peak.
-#  5. Idle authenticated connections: airlockd's RSS for them against
-#     PgBouncer's.
+#  5. Idle authenticated connections: a fresh airlockd's RSS for them
+#     against PgBouncer's.
 #  6. The validators' cost per statement (bench_validate).
 #
 # Usage: bench/run.sh [RUNS] [SECONDS] [IDLE]   (defaults 200 statements per
@@ -98,8 +98,8 @@ keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir"
         "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64",
         "queue_wait_ms": "120000", "approval_store": "$out/approvals-$name.db"}
 head, rest = text.split("[hosts]", 1)
-# Two airlockds side by side: the demo's approval listener stays the demo's.
-head = re.sub(r"(?m)^approval_listen = .*\n", "", head)
+# Two airlockds side by side: the demo's approval and metrics listeners stay the demo's.
+head = re.sub(r"(?m)^(approval|metrics)_listen = .*\n", "", head)
 for k, v in keys.items():
     head, n = re.subn(r"(?m)^%s = .*$" % k, "%s = %s" % (k, v), head)
     if not n:
@@ -246,7 +246,9 @@ stream s_my_oci "$(cat "$out/oci.pid")" mysql -h127.0.0.1 -P3341 -ubench -p"$AIR
 
 echo
 echo "== 5. $idle idle authenticated connections"
-"$AIRLOCK_PYTHON" "$here/idle.py" idle_airlock "$(cat "$out/oci.pid")" "$idle" "$(via 6441 bench)" | tee -a "$out/lat.txt"
+# A fresh airlockd: the others' heaps still hold what streaming freed, which idle sessions would reuse unseen.
+bench_airlockd idle oci 6443 3343 1001200000
+"$AIRLOCK_PYTHON" "$here/idle.py" idle_airlock "$(cat "$out/idle.pid")" "$idle" "$(via 6443 bench)" | tee -a "$out/lat.txt"
 "$AIRLOCK_PYTHON" "$here/idle.py" idle_pgbouncer "$(cat "$out/pgbouncer.pid")" "$idle" "$bouncer" | tee -a "$out/lat.txt"
 
 echo

@@ -52,6 +52,15 @@ static void sample(struct server *srv)
 		stats_sessions(srv->stats, proto->name, in, on);
 	}
 	stats_jobs_live(srv->stats, srv->jobs ? jobs_live(srv->jobs) : 0);
+	for (size_t i = 0; srv->jobs && i < srv->cfg->ntargets; i++) {
+		const struct airlock_target *t = &srv->cfg->targets[i];
+		struct jobs_target_counts c;
+
+		jobs_target_counts(srv->jobs, t->name, &c);
+		stats_target(srv->stats, t->name, c.connections, t->max_db_connections, c.ready, c.starting, c.waiting);
+	}
+	if (srv->jobs)
+		stats_queue(srv->stats, jobs_queue_len(srv->jobs));
 	if (srv->validators) {
 		vpool_counts(srv->validators, &calls, &failures, &started);
 		stats_validator(srv->stats, calls, failures, started);

@@ -306,12 +306,21 @@ void session_flush(struct session *s)
 	}
 	if (s->w.len)
 		bufferevent_write(s->bev, s->w.data, s->w.len);
-	wbuf_reset(&s->w);
+	/*
+	 * Outside a statement (a login step, a statement's last reply) the
+	 * buffer goes: an idle session holds no reply buffer. A statement's
+	 * rows keep it between flushes.
+	 */
+	if (s->st == SESSION_BUSY)
+		wbuf_reset(&s->w);
+	else
+		wbuf_free(&s->w);
 }
 
 void session_statement_done(struct session *s)
 {
 	session_flush(s);
+	wbuf_free(&s->w); /* sent: the idle session holds no reply buffer */
 	session_set_state(s, SESSION_READY);
 	session_process(s);
 }

@@ -15,6 +15,7 @@ struct stats {
 	struct metrics *m; /* owned; every family below is in it */
 	struct metrics_family *statements, *duration, *rows, *bytes, *truncations;
 	struct metrics_family *failed_logins, *approvals, *sessions, *jobs_live;
+	struct metrics_family *backend, *backend_max, *pool, *waiting, *queue;
 	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
 };
 
@@ -23,6 +24,8 @@ static const char *const l_protocol[] = {"protocol"};
 static const char *const l_user[] = {"user"};
 static const char *const l_status[] = {"status"};
 static const char *const l_sessions[] = {"protocol", "state"};
+static const char *const l_target[] = {"target"};
+static const char *const l_pool[] = {"target", "state"};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -58,6 +61,19 @@ struct stats *stats_new(void)
 	st->jobs_live =
 		metrics_family(m, METRICS_GAUGE, "airlock_jobs_live",
 			       "Jobs started and not yet cleaned up, their containers included.", NULL, 0, NULL, 0);
+	st->backend = metrics_family(m, METRICS_GAUGE, "airlock_backend_connections",
+				     "Backend connections the target's runners hold, ready ones included.", l_target,
+				     N(l_target), NULL, 0);
+	st->backend_max =
+		metrics_family(m, METRICS_GAUGE, "airlock_backend_connections_max",
+			       "The target's max_db_connections (0: no bound).", l_target, N(l_target), NULL, 0);
+	st->pool = metrics_family(m, METRICS_GAUGE, "airlock_pool_runners",
+				  "Warm runners of the target: ready (connected) or starting.", l_pool, N(l_pool), NULL,
+				  0);
+	st->waiting = metrics_family(m, METRICS_GAUGE, "airlock_queue_waiting",
+				     "Statements waiting in the queue, by target.", l_target, N(l_target), NULL, 0);
+	st->queue = metrics_family(m, METRICS_GAUGE, "airlock_queue_depth", "Statements waiting in the queue.", NULL, 0,
+				   NULL, 0);
 	st->vcalls = metrics_family(m, METRICS_COUNTER, "airlock_validator_calls_total",
 				    "Requests to the validator workers.", NULL, 0, NULL, 0);
 	st->vfailures =
@@ -70,7 +86,7 @@ struct stats *stats_new(void)
 				       duration_bounds, N(duration_bounds));
 	if (!st->vduration || !st->statements || !st->duration || !st->rows || !st->bytes || !st->truncations ||
 	    !st->failed_logins || !st->approvals || !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures ||
-	    !st->vstarted) {
+	    !st->vstarted || !st->backend || !st->backend_max || !st->pool || !st->waiting || !st->queue) {
 		stats_free(st);
 		return NULL;
 	}
@@ -136,6 +152,28 @@ void stats_jobs_live(struct stats *st, unsigned n)
 {
 	if (st)
 		metrics_set(st->jobs_live, NULL, n);
+}
+
+void stats_target(struct stats *st, const char *target, unsigned connections, unsigned bound, unsigned ready,
+		  unsigned starting, unsigned waiting)
+{
+	const char *t[] = {target};
+	const char *r[] = {target, "ready"};
+	const char *s[] = {target, "starting"};
+
+	if (!st)
+		return;
+	metrics_set(st->backend, t, connections);
+	metrics_set(st->backend_max, t, bound);
+	metrics_set(st->pool, r, ready);
+	metrics_set(st->pool, s, starting);
+	metrics_set(st->waiting, t, waiting);
+}
+
+void stats_queue(struct stats *st, size_t waiting)
+{
+	if (st)
+		metrics_set(st->queue, NULL, (double)waiting);
 }
 
 void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64_t started)

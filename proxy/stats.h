@@ -17,6 +17,7 @@
 #define AIRLOCK_PROXY_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/errors.h"
@@ -50,6 +51,14 @@ void stats_validator_call(void *st, double seconds);
  */
 void stats_sessions(struct stats *st, const char *protocol, unsigned logging_in, unsigned logged_in);
 void stats_jobs_live(struct stats *st, unsigned n);
+/*
+ * One target's runners: backend connections held and its bound
+ * (max_db_connections, 0: none), warm runners ready and starting,
+ * statements waiting for it; and the queue's length, all targets.
+ */
+void stats_target(struct stats *st, const char *target, unsigned connections, unsigned bound, unsigned ready,
+		  unsigned starting, unsigned waiting);
+void stats_queue(struct stats *st, size_t waiting);
 void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64_t started);
 
 /* Appends the exposition of every series to w; false when w failed. */

@@ -6,8 +6,10 @@ throughout, never exceed it. Ready runners of one resource shape give way
 to a statement of another shape. Past queue_wait_ms the statement gets
 53300 BUSY naming max_db_connections."""
 
+import re
 import threading
 import time
+import urllib.request
 from urllib.parse import urlparse
 
 import psycopg2
@@ -16,10 +18,11 @@ import pytest
 
 import itest
 from itest import AGENT_PASSWORD
-from private_airlockd import PrivateAirlockd
+from private_airlockd import PrivateAirlockd, free_port
 
 PG_BOUND = 3
 MY_BOUND = 2
+METRICS_PORT = free_port()
 PG_BACKEND = urlparse(itest.direct_url()).port
 MY_BACKEND = itest.MY_DIRECT_PORT
 
@@ -28,7 +31,8 @@ MY_BACKEND = itest.MY_DIRECT_PORT
 def bounded():
     d = PrivateAirlockd(
         "dbbound",
-        {"max_jobs": 32, "queue_wait_ms": 60000, "pool_min": 2, "pool_max": 6, "max_connections": 200},
+        {"max_jobs": 32, "queue_wait_ms": 60000, "pool_min": 2, "pool_max": 6, "max_connections": 200,
+         "metrics_listen": "127.0.0.1:%d" % METRICS_PORT},
         uid_base=1003100000,
         sections={
             "target shop": {"max_db_connections": PG_BOUND},
@@ -42,17 +46,29 @@ def bounded():
     assert d.clean(), (d.containers(), d.job_dirs())
 
 
-class Sampler:
-    """The most established connections d holds to the backend at port, sampled every few ms."""
+def gauge(target):
+    """airlock_backend_connections{target} as the metrics listener reads it now."""
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % METRICS_PORT, timeout=10) as r:
+        text = r.read().decode()
+    m = re.search(r'^airlock_backend_connections\{target="%s"\} (\S+)$' % re.escape(target), text, re.M)
+    assert m, text
+    return float(m.group(1))
 
-    def __init__(self, d, port):
-        self.d, self.port, self.most, self.samples = d, port, 0, 0
+
+class Sampler:
+    """The most established connections d holds to the backend at port, sampled every few ms,
+    and the most the metrics' gauge for target read."""
+
+    def __init__(self, d, port, target):
+        self.d, self.port, self.target, self.most, self.most_gauge, self.samples = d, port, target, 0, 0, 0
         self.stop = threading.Event()
         self.t = threading.Thread(target=self.run)
 
     def run(self):
         while not self.stop.is_set():
             self.most = max(self.most, len(self.d.backend_sockets(self.port)))
+            if self.samples % 10 == 0:
+                self.most_gauge = max(self.most_gauge, gauge(self.target))
             self.samples += 1
             time.sleep(0.005)
 
@@ -101,11 +117,13 @@ def pg_sleep(d, user="agent"):
 
 
 def test_pg_burst_stays_within_the_bound(bounded):
-    with Sampler(bounded, PG_BACKEND) as s:
+    with Sampler(bounded, PG_BACKEND, "shop") as s:
         out = burst(pg_sleep(bounded), 12, 3)
     assert out == ["ok"] * 36, out
     assert s.samples > 20
     assert 2 <= s.most <= PG_BOUND, s.most
+    # The metrics see the same: the count airlockd keeps is what it holds.
+    assert 1 <= s.most_gauge <= PG_BOUND, s.most_gauge
     # Idle again: the ready runners stay within it too.
     time.sleep(0.5)
     assert len(bounded.backend_sockets(PG_BACKEND)) <= PG_BOUND
@@ -122,7 +140,7 @@ def test_my_burst_stays_within_the_bound(bounded):
         finally:
             conn.close()
 
-    with Sampler(bounded, MY_BACKEND) as s:
+    with Sampler(bounded, MY_BACKEND, "shop_maria") as s:
         out = burst(run, 8, 3)
     assert out == ["ok"] * 24, out
     assert 1 <= s.most <= MY_BOUND, s.most
@@ -135,7 +153,7 @@ def test_another_shape_takes_a_ready_runners_place(bounded):
     def alternate(i):
         return pg_sleep(bounded, "agent_lowmem" if i % 2 else "agent")(i)
 
-    with Sampler(bounded, PG_BACKEND) as s:
+    with Sampler(bounded, PG_BACKEND, "shop") as s:
         out = burst(alternate, 6, 2)
     assert out == ["ok"] * 12, out
     assert s.most <= PG_BOUND, s.most

@@ -172,6 +172,22 @@ def test_failed_logins_and_sessions(traffic):
     assert value(after, "airlock_validator_call_duration_seconds_count") > 0
 
 
+def test_targets_show_connections_pools_and_the_queue(traffic):
+    """Each target's backend connections, its bound, its warm runners and
+    what waits for it; the suite's config bounds shop at 30."""
+    after = traffic[2]
+    assert value(after, "airlock_backend_connections_max", target="shop") == 30
+    assert value(after, "airlock_backend_connections_max", target="shop_maria") == 30
+    for target in ("shop", "shop_writer", "shop_maria", "shop_maria_writer"):
+        assert ("airlock_backend_connections", frozenset({("target", target)})) in after
+        assert ("airlock_queue_waiting", frozenset({("target", target)})) in after
+        for state in ("ready", "starting"):
+            assert ("airlock_pool_runners", frozenset({("target", target), ("state", state)})) in after
+    # pool_min is 0 here and nothing runs: no runner holds a connection, none waits.
+    assert value(after, "airlock_backend_connections", target="shop") <= 30
+    assert value(after, "airlock_queue_depth") == 0
+
+
 def status(port, method, path, body=None, headers=None):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:

@@ -161,6 +161,17 @@ unsigned jobs_live(const struct jobs *js);
 /* Backend connections the runners of the target named target hold now, ready ones included. */
 unsigned jobs_db_open(const struct jobs *js, const char *target);
 
+/* One target's runners now, for the metrics. */
+struct jobs_target_counts {
+	unsigned connections; /* backend connections held (jobs_db_open) */
+	unsigned ready;       /* warm runners connected, waiting for a statement */
+	unsigned starting;    /* warm runners not connected yet */
+	unsigned waiting;     /* statements in the queue for it */
+};
+void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_target_counts *out);
+/* Statements waiting in the queue, all targets. */
+size_t jobs_queue_len(const struct jobs *js);
+
 /*
  * Starts a job. Never calls back from inside job_start: failures (busy,
  * host not allowed, Docker down) arrive through on_done on a later loop

@@ -202,6 +202,23 @@ struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *tar
 	return NULL;
 }
 
+void job_pool_counts(const struct job_pools *ps, const char *target, unsigned *ready, unsigned *starting)
+{
+	*ready = *starting = 0;
+	for (size_t i = 0; i < ps->npools; i++) {
+		const struct job_pool *p = &ps->pools[i];
+
+		if (strcmp(p->target->name, target) != 0)
+			continue;
+		for (unsigned k = 0; k < p->nidle; k++) {
+			if (job_runner_connected(p->idle[k]))
+				(*ready)++;
+			else
+				(*starting)++;
+		}
+	}
+}
+
 unsigned job_pool_idle_of(const struct job_pools *ps, const char *target)
 {
 	unsigned n = 0;

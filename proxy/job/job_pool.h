@@ -80,6 +80,8 @@ void job_pool_start(struct job_pools *ps);
 void job_pool_reset(struct job_pools *ps);
 /* An idle job of this target and shape, now the caller's, or NULL. */
 struct job *job_pool_take(struct job_pools *ps, const struct airlock_target *target, const struct airlock_limits *lim);
+/* Idle jobs of the target named target whose runner is connected (ready) and not yet (starting). */
+void job_pool_counts(const struct job_pools *ps, const char *target, unsigned *ready, unsigned *starting);
 /* Idle jobs of the target named target, whatever their shape. */
 unsigned job_pool_idle_of(const struct job_pools *ps, const char *target);
 /*

@@ -179,6 +179,18 @@ unsigned jobs_db_open(const struct jobs *js, const char *target)
 	return job_db_open(&js->env, target);
 }
 
+void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_target_counts *out)
+{
+	out->connections = job_db_open(&js->env, target);
+	job_pool_counts(&js->pools, target, &out->ready, &out->starting);
+	out->waiting = (unsigned)job_queue_waiting(&js->queue, target);
+}
+
+size_t jobs_queue_len(const struct jobs *js)
+{
+	return job_queue_len(&js->queue);
+}
+
 /* A job that fails on the next pass without a container. */
 static struct job *job_refused(struct jobs *js, const struct job_request *req, const struct job_events *ev, void *arg,
 			       enum airlock_err code, enum airlock_native native, const char *msg)
