@@ -35,7 +35,8 @@ const struct pgs_def pgs_defs[] = {
 	{"restrict_nonsystem_relation_kind", "restrict_nonsystem_relation_kind", "", PGS_FORWARD},
 	/* Off, a read that a row-level security policy would filter fails instead (pg_dump sets it). */
 	{"row_security", "row_security", "on", PGS_FORWARD},
-	{"search_path", "search_path", "public", PGS_FORWARD},
+	/* In its canonical form (every schema quoted), which is what a SET of it stores and SHOW shows. */
+	{"search_path", "search_path", "\"public\"", PGS_FORWARD},
 	{"server_encoding", "server_encoding", "UTF8", PGS_REPORT | PGS_FIXED},
 	{"server_version", "server_version", SERVER_VERSION, PGS_REPORT | PGS_FIXED},
 	{"session_authorization", "session_authorization", "", PGS_REPORT | PGS_FIXED},
@@ -59,28 +60,53 @@ int pgs_find(const char *name)
 	return -1;
 }
 
+/* session_authorization: never stored, always the session's user. */
+static bool is_user(size_t i)
+{
+	static int sa = -1;
+
+	if (sa < 0)
+		sa = pgs_find("session_authorization");
+	return (int)i == sa;
+}
+
 const char *pgs_value(const struct pg_settings *s, size_t i)
 {
-	return s->value[i] ? s->value[i] : pgs_defs[i].default_value;
+	if (is_user(i))
+		return s->user ? s->user : "";
+	return s->slots && s->slots->value[i] ? s->slots->value[i] : pgs_defs[i].default_value;
 }
 
 /* RESET's value of setting i. */
 static const char *reset_value(const struct pg_settings *s, size_t i)
 {
-	return s->reset[i] ? s->reset[i] : pgs_defs[i].default_value;
+	if (is_user(i))
+		return s->user ? s->user : "";
+	return s->slots && s->slots->reset[i] ? s->slots->reset[i] : pgs_defs[i].default_value;
 }
 
 /*
- * Stores v (any string, s's own included) in *slot for setting i: nothing
- * when it is the default, else a copy. -1 when out of memory (*slot is
- * then as it was).
+ * Stores v (any string, s's own included) as setting i's value, or its
+ * RESET value with reset: nothing when it is the default, else a copy.
+ * -1 when out of memory (the setting is then as it was).
  */
-static int put(char **slot, size_t i, const char *v)
+static int put(struct pg_settings *s, bool reset, size_t i, const char *v)
 {
-	char *dup = NULL;
+	char *dup = NULL, **slot;
 
-	if (strcmp(v, pgs_defs[i].default_value) != 0 && !(dup = strndup(v, PGS_VALUE_MAX - 1)))
-		return -1;
+	if (is_user(i))
+		return 0; /* fixed: pgs_set refuses any other value */
+	if (strcmp(v, pgs_defs[i].default_value) != 0) {
+		if (!(dup = strndup(v, PGS_VALUE_MAX - 1)))
+			return -1;
+		if (!s->slots && !(s->slots = calloc(1, sizeof(*s->slots)))) {
+			free(dup);
+			return -1;
+		}
+	}
+	if (!s->slots)
+		return 0; /* the default, and no value stored */
+	slot = reset ? &s->slots->reset[i] : &s->slots->value[i];
 	free(*slot);
 	*slot = dup;
 	return 0;
@@ -306,15 +332,13 @@ uint64_t pgs_ms(const struct pg_settings *s, const char *name)
 
 int pgs_init(struct pg_settings *s, const char *user)
 {
-	int sp = pgs_find("search_path"), sa = pgs_find("session_authorization");
+	int sp = pgs_find("search_path");
 	struct pgs_path p;
 	char canon[PGS_VALUE_MAX];
 
 	memset(s, 0, sizeof(*s));
-	pgs_parse_path(&p, pgs_defs[sp].default_value, canon, sizeof(canon));
-	if (put(&s->value[sa], (size_t)sa, user) < 0 || put(&s->reset[sa], (size_t)sa, user) < 0 ||
-	    put(&s->value[sp], (size_t)sp, canon) < 0 || put(&s->reset[sp], (size_t)sp, canon) < 0 ||
-	    put_path(s, &p) < 0) {
+	s->user = user;
+	if (pgs_parse_path(&p, pgs_defs[sp].default_value, canon, sizeof(canon)) < 0 || put_path(s, &p) < 0) {
 		pgs_free(s);
 		return -1;
 	}
@@ -335,9 +359,12 @@ int pgs_dup(struct pg_settings *dst, const struct pg_settings *src)
 	size_t len = 0;
 
 	memset(dst, 0, sizeof(*dst));
-	for (size_t i = 0; i < pgs_ndefs; i++) {
-		if ((src->value[i] && !(dst->value[i] = strdup(src->value[i]))) ||
-		    (src->reset[i] && !(dst->reset[i] = strdup(src->reset[i])))) {
+	dst->user = src->user;
+	if (src->slots && !(dst->slots = calloc(1, sizeof(*dst->slots))))
+		return -1;
+	for (size_t i = 0; src->slots && i < pgs_ndefs; i++) {
+		if ((src->slots->value[i] && !(dst->slots->value[i] = strdup(src->slots->value[i]))) ||
+		    (src->slots->reset[i] && !(dst->slots->reset[i] = strdup(src->slots->reset[i])))) {
 			pgs_free(dst);
 			return -1;
 		}
@@ -357,10 +384,11 @@ int pgs_dup(struct pg_settings *dst, const struct pg_settings *src)
 
 void pgs_free(struct pg_settings *s)
 {
-	for (size_t i = 0; i < pgs_ndefs; i++) {
-		free(s->value[i]);
-		free(s->reset[i]);
+	for (size_t i = 0; s->slots && i < pgs_ndefs; i++) {
+		free(s->slots->value[i]);
+		free(s->slots->reset[i]);
 	}
+	free(s->slots);
 	free(s->path);
 	memset(s, 0, sizeof(*s));
 }
@@ -464,7 +492,7 @@ int pgs_set(struct pg_settings *s, const char *name, const char *value, bool at_
 		}
 		value = canon;
 	}
-	if (put(&s->value[i], (size_t)i, value) < 0 || (at_startup && put(&s->reset[i], (size_t)i, value) < 0)) {
+	if (put(s, false, (size_t)i, value) < 0 || (at_startup && put(s, true, (size_t)i, value) < 0)) {
 		if (i == pgs_find("search_path"))
 			path_from_value(s); /* back to the value kept */
 		goto out_of_memory;
@@ -485,7 +513,7 @@ int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen)
 
 	if (!strcasecmp(name, "all")) {
 		for (size_t k = 0; k < pgs_ndefs; k++)
-			if (put(&s->value[k], k, reset_value(s, k)) < 0)
+			if (put(s, false, k, reset_value(s, k)) < 0)
 				goto out_of_memory;
 		if (path_from_value(s) < 0)
 			goto out_of_memory;
@@ -497,7 +525,7 @@ int pgs_reset(struct pg_settings *s, const char *name, char *msg, size_t msglen)
 			 airlock_err_name(AIRLOCK_E_SETTING_NOT_ALLOWED), name);
 		return -1;
 	}
-	if (put(&s->value[i], (size_t)i, reset_value(s, (size_t)i)) < 0 ||
+	if (put(s, false, (size_t)i, reset_value(s, (size_t)i)) < 0 ||
 	    (i == pgs_find("search_path") && path_from_value(s) < 0))
 		goto out_of_memory;
 	return 0;
@@ -554,7 +582,7 @@ void pgs_end_local(struct pg_settings *s, const struct pg_settings *begin, uint3
 		if (strcmp(pgs_value(s, i), pgs_value(begin, i)) != 0)
 			*reverted |= bit;
 		/* Out of memory, a value stays the block's: the setting is then reported as it is. */
-		if (put(&s->value[i], i, pgs_value(begin, i)) < 0 || put(&s->reset[i], i, reset_value(begin, i)) < 0) {
+		if (put(s, false, i, pgs_value(begin, i)) < 0 || put(s, true, i, reset_value(begin, i)) < 0) {
 			*reverted |= bit;
 			continue;
 		}

@@ -40,16 +40,25 @@ struct pgs_def {
 extern const struct pgs_def pgs_defs[];
 extern const size_t pgs_ndefs;
 
+/* The values that differ from their defaults; NULL where a setting has its default. */
+struct pgs_slots {
+	char *value[32]; /* owned */
+	char *reset[32]; /* value RESET returns to (start-up value or default); owned */
+};
+
 struct pg_settings {
-	char *value[32];  /* owned; NULL: pgs_defs[i].default_value */
-	char *reset[32];  /* value RESET returns to (start-up value or default); owned, NULL: the default */
-	uint32_t changed; /* bit i: differs from the backend default, so it is forwarded */
+	struct pgs_slots *slots; /* owned; NULL while every setting has its default */
+	const char *user;        /* session_authorization's value (borrowed: the session's user name) */
+	uint32_t changed;        /* bit i: differs from the backend default, so it is forwarded */
 	/* search_path as schema names, for the validator: npath of them, each NUL-terminated, one after another */
 	char *path; /* owned; NULL when npath is 0 */
 	size_t npath;
 };
 
-/* Defaults; user is the session's user name (session_authorization). -1 when out of memory (s is then empty). */
+/*
+ * Defaults; user is the session's user name (session_authorization),
+ * borrowed for s's life. -1 when out of memory (s is then empty).
+ */
 int pgs_init(struct pg_settings *s, const char *user);
 /* A copy of src in dst (not initialised before). -1 when out of memory (dst is then empty). */
 int pgs_dup(struct pg_settings *dst, const struct pg_settings *src);

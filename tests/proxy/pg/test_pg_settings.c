@@ -250,13 +250,12 @@ static void test_dup_is_deep(void **state)
 {
 	struct pg_settings s, copy;
 	const char *sqlstate, *path[PGS_MAX_PATH];
-	size_t stored = 0;
 
 	(void)state;
 	assert_int_equal(pgs_init(&s, "agent"), 0);
-	for (size_t i = 0; i < pgs_ndefs; i++)
-		stored += s.value[i] != NULL;
-	assert_int_equal(stored, 2); /* session_authorization and the canonical search_path */
+	assert_null(s.slots); /* every setting its default: nothing stored */
+	assert_int_equal(set(&s, "search_path", "Public", &sqlstate), 0);
+	assert_null(s.slots); /* "public" canonical is the default */
 	assert_int_equal(set(&s, "search_path", "app, public", &sqlstate), 0);
 	assert_int_equal(set(&s, "application_name", "first", &sqlstate), 0);
 	assert_int_equal(pgs_dup(&copy, &s), 0);
@@ -271,7 +270,7 @@ static void test_dup_is_deep(void **state)
 	assert_string_equal(show(&copy, "session_authorization"), "agent");
 	/* Set back to its default, a value is not stored. */
 	assert_int_equal(set(&copy, "application_name", "", &sqlstate), 0);
-	assert_null(copy.value[pgs_find("application_name")]);
+	assert_null(copy.slots->value[pgs_find("application_name")]);
 	pgs_free(&copy);
 	assert_int_equal(copy.npath, 0);
 }
