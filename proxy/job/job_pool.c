@@ -221,12 +221,10 @@ void job_pool_counts(const struct job_pools *ps, const char *target, unsigned *r
 
 unsigned job_pool_idle_of(const struct job_pools *ps, const char *target)
 {
-	unsigned n = 0;
+	unsigned ready, starting;
 
-	for (size_t i = 0; i < ps->npools; i++)
-		if (strcmp(ps->pools[i].target->name, target) == 0)
-			n += ps->pools[i].nidle;
-	return n;
+	job_pool_counts(ps, target, &ready, &starting);
+	return ready + starting;
 }
 
 bool job_pool_shed(struct job_pools *ps, const char *target)

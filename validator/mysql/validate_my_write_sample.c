@@ -22,6 +22,15 @@ static char *finish(struct wbuf *b)
 	return (char *)b->data;
 }
 
+/* "SELECT * FROM db.table", the head of an UPDATE's read of w's table. */
+static void put_read_head(struct wbuf *b, const struct vmy_write_plan *w)
+{
+	wbuf_put_str(b, "SELECT * FROM ");
+	vmy_scope_put_ident(b, w->db);
+	wbuf_put_str(b, ".");
+	vmy_scope_put_ident(b, w->table);
+}
+
 /*
  * An UPDATE's read of the rows it touches: the table, its alias, its
  * WHERE (the filter joined) and ORDER BY as text has them, and a LIMIT of
@@ -41,10 +50,7 @@ static char *update_read(const struct vmy_result *v, const char *text)
 	    (alias && (w->alias_start < w->target_end || w->alias_end > w->filter_at)))
 		return NULL;
 	wbuf_init(&b);
-	wbuf_put_str(&b, "SELECT * FROM ");
-	vmy_scope_put_ident(&b, w->db);
-	wbuf_put_str(&b, ".");
-	vmy_scope_put_ident(&b, w->table);
+	put_read_head(&b, w);
 	if (alias)
 		wbuf_put_bytes(&b, text + w->alias_start, w->alias_end - w->alias_start);
 	wbuf_put_bytes(&b, text + w->filter_at, tail_end - w->filter_at);
@@ -94,10 +100,7 @@ static bool reads_the_table(const struct vmy_write_plan *w, const char *sample)
 	bool same;
 
 	wbuf_init(&b);
-	wbuf_put_str(&b, "SELECT * FROM ");
-	vmy_scope_put_ident(&b, w->db);
-	wbuf_put_str(&b, ".");
-	vmy_scope_put_ident(&b, w->table);
+	put_read_head(&b, w);
 	same = !b.failed && strncmp(sample, (const char *)b.data, b.len) == 0 &&
 	       (sample[b.len] == ' ' || sample[b.len] == '\n' || sample[b.len] == '\t');
 	wbuf_free(&b);
