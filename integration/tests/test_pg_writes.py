@@ -136,6 +136,41 @@ def test_what_stays_refused(writer, agent):
     assert orders_state() == before
 
 
+def test_a_write_in_a_read_only_transaction_is_refused():
+    """As Postgres answers in a block begun READ ONLY (psycopg2's readonly session, SQLAlchemy's
+    postgresql_readonly, psycopg 3's read_only): 25006, nothing dry-run or held. SET TRANSACTION inside
+    the block changes its mode both ways."""
+    before = orders_state()
+    conn = itest.connect(WRITER_URL, autocommit=False)
+    try:
+        conn.set_session(readonly=True)
+        got = outcome(conn, "UPDATE orders SET note = 'ro' WHERE id = 70")
+        assert got[:2] == ("error", "25006") and "cannot execute UPDATE in a read-only transaction" in got[2], got
+        conn.set_session(readonly=None, autocommit=True)
+        for block, state in ((["BEGIN", "SET TRANSACTION READ ONLY"], "25006"),
+                             (["START TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ"], "25006"),
+                             (["BEGIN READ ONLY", "SET TRANSACTION READ WRITE"], "55000"),
+                             (["BEGIN"], "55000")):
+            for sql in block:
+                assert outcome(conn, sql)[0] == "rows", sql
+            got = outcome(conn, "DELETE FROM orders WHERE id = 71", whole=True)
+            assert got[0] == "error" and got[1] == state, (block, got)
+            assert ("APPROVAL_REQUIRED" in got[2]) == (state == "55000"), got
+            assert outcome(conn, "ROLLBACK")[0] == "rows"
+        # The next block is read-write again.
+        assert outcome(conn, "BEGIN")[0] == "rows"
+        held(outcome(conn, "DELETE FROM orders WHERE id = 72", whole=True))
+        outcome(conn, "ROLLBACK")
+    finally:
+        conn.close()
+    with psycopg.connect(WRITER_URL) as conn:
+        conn.read_only = True
+        with pytest.raises(psycopg.Error) as e:
+            conn.execute("INSERT INTO orders (customer_id, amount) VALUES (%s, %s)", [1, 2])
+        assert e.value.sqlstate == "25006" and "INSERT" in str(e.value)
+    assert orders_state() == before
+
+
 def test_another_users_approval_does_not_exist(writer, agent):
     approval = held(outcome(writer, "DELETE FROM orders WHERE id = 60", whole=True))
     for sql in ("SHOW airlock.approval '%s'" % approval, "SHOW airlock.approval 'waaaaaaaaaaaaaaaaaaaa'",

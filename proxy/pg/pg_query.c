@@ -223,6 +223,7 @@ static void end_transaction(struct pg_session *s, bool rollback)
 		end_local(s);
 	}
 	s->txn = 'I';
+	s->txn_read_only = false;
 	s->local_sets = 0;
 	free(s->savepoints);
 	s->savepoints = NULL;
@@ -259,6 +260,7 @@ static void do_transaction(struct pg_session *s, const struct pgv_result *v)
 			}
 			s->nsavepoints = 0;
 			s->txn = 'T';
+			s->txn_read_only = v->read_only;
 		}
 		pgr_local_done(s, "BEGIN");
 		return;
@@ -579,6 +581,9 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 				  "leave default_transaction_read_only as it is", 0);
 			break;
 		}
+		/* Inside a block, its mode from now on (a write is then refused, or held again). */
+		if (s->txn != 'I' && strcmp(v->name, "transaction") == 0 && (v->read_only || v->read_write))
+			s->txn_read_only = v->read_only;
 		pgr_local_done(s, "SET");
 		break;
 	case PGV_BEGIN:

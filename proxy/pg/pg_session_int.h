@@ -95,7 +95,8 @@ struct pg_session {
 
 	struct pg_auth *auth; /* the login's SCRAM exchange: owned, wiped and freed once decided */
 
-	char txn; /* 'I', 'T', 'E' */
+	char txn;           /* 'I', 'T', 'E' */
+	bool txn_read_only; /* the block was begun, or set, READ ONLY: a write in it is refused (25006) */
 	struct pg_settings set;
 	struct pg_settings *snapshot; /* at BEGIN, for ROLLBACK; owned, only inside a transaction block */
 	uint32_t local_sets;          /* bit i: pgs_defs[i] was last set with SET LOCAL in this block */

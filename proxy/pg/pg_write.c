@@ -493,10 +493,16 @@ bool pgw_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 	char why[256];
 	bool done;
 
-	(void)v;
 	if (!s->core.srv->approvals || !s->core.u->write_target) {
 		pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, "cannot execute a write on a read-only endpoint",
 			  "only reads run here", 0);
+		return true;
+	}
+	if (s->txn == 'T' && s->txn_read_only) {
+		/* As Postgres answers in a READ ONLY block; nothing is held. */
+		snprintf(why, sizeof(why), "cannot execute %s in a read-only transaction", v->command);
+		pgr_error(s, AIRLOCK_E_NOT_READ_ONLY, AIRLOCK_N_NONE, why,
+			  "the transaction was begun READ ONLY; write outside it or in a READ WRITE one", 0);
 		return true;
 	}
 	if (!pgw_params_text(x, &tp, why, sizeof(why))) {

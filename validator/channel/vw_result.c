@@ -98,7 +98,7 @@ void vw_put_pg_result(struct wbuf *w, const struct pgv_result *r)
 	vw_put_str(w, r->column);
 	vw_put_str(w, r->target);
 	vw_put_str(w, r->command);
-	wbuf_put_u8(w, (uint8_t)((r->returning ? 1 : 0) | (r->write_check ? 2 : 0)));
+	wbuf_put_u8(w, (uint8_t)((r->returning ? 1 : 0) | (r->write_check ? 2 : 0) | (r->read_only ? 4 : 0)));
 	vw_put_str(w, r->star_read);
 }
 
@@ -119,7 +119,7 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	    !vw_get_str(r, out->copy_query, sizeof(out->copy_query)) ||
 	    !vw_get_str(r, out->copy_options, sizeof(out->copy_options)) || !rbuf_get_be64(r, &out->fingerprint) ||
 	    !vw_get_str(r, out->column, sizeof(out->column)) || !vw_get_str(r, out->target, sizeof(out->target)) ||
-	    !vw_get_str(r, out->command, sizeof(out->command)) || !rbuf_get_u8(r, &wflags) || wflags > 3 ||
+	    !vw_get_str(r, out->command, sizeof(out->command)) || !rbuf_get_u8(r, &wflags) || wflags > 7 ||
 	    !vw_get_str(r, out->star_read, sizeof(out->star_read)))
 		goto bad;
 	/* Only a SELECT_STAR refusal names a read for its hint. */
@@ -146,6 +146,9 @@ bool vw_get_pg_result(struct rbuf *r, size_t sql_len, struct pgv_result *out)
 	out->move = flags & PG_MOVE;
 	out->returning = wflags & 1;
 	out->write_check = wflags & 2;
+	out->read_only = wflags & 4;
+	if (out->read_only && out->read_write)
+		goto bad;
 	return true;
 bad:
 	memset(out, 0, sizeof(*out));

@@ -122,6 +122,8 @@ struct pgv_result {
 	bool set_default; /* SET name TO DEFAULT (treat as RESET) */
 	bool read_write;  /* BEGIN/SET TRANSACTION asked for READ WRITE (the session refuses it
 			   * as the session's default only) */
+	bool read_only;   /* BEGIN/SET TRANSACTION asked for READ ONLY (the block then refuses writes);
+			   * never with read_write: the last one said wins */
 	bool set_config;  /* PGV_SET written as SELECT set_config('name', 'value', is_local): answered
 			   * with one row, the setting's new value, in a column named column */
 	char column[64];

@@ -228,8 +228,8 @@ static void transaction_options(json_t *opts, struct pgv_result *out)
 			json_t *iv = json_object_get(json_object_get(c, "ival"), "ival");
 
 			/* READ ONLY is 1; READ WRITE is 0, which the JSON leaves out. */
-			if (!json_is_integer(iv) || json_integer_value(iv) == 0)
-				out->read_write = true;
+			out->read_write = !json_is_integer(iv) || json_integer_value(iv) == 0;
+			out->read_only = !out->read_write;
 		} else if (strcmp(defname, "transaction_isolation") == 0) {
 			const char *lvl = pgv_str(json_object_get(c, "sval"), "sval");
 

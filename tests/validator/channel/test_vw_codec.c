@@ -294,6 +294,33 @@ static void test_pg_write_response(void **state)
 	wbuf_free(&w);
 }
 
+/* BEGIN READ ONLY's flag travels; READ ONLY and READ WRITE at once is malformed. */
+static void test_pg_read_only_flag(void **state)
+{
+	struct vw_response res = {.status = VW_OK}, back;
+	struct wbuf w;
+	const uint8_t *body;
+	size_t len;
+
+	(void)state;
+	res.pg.kind = PGV_BEGIN;
+	res.pg.read_only = true;
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_VALIDATE, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_PG_VALIDATE, strlen(sql), 0, &back));
+	assert_true(back.pg.read_only);
+	assert_false(back.pg.read_write);
+	vw_response_free(&back);
+	wbuf_free(&w);
+	res.pg.read_write = true;
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_VALIDATE, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_PG_VALIDATE, strlen(sql), 0, &back));
+	wbuf_free(&w);
+}
+
 /* A SELECT_STAR refusal names the read its hint describes; no other result names one. */
 static void test_pg_star_read(void **state)
 {
@@ -578,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_request_truncated_and_corrupted),
 		cmocka_unit_test(test_pg_response_round_trip_and_checks),
 		cmocka_unit_test(test_pg_write_response),
+		cmocka_unit_test(test_pg_read_only_flag),
 		cmocka_unit_test(test_pg_star_read),
 		cmocka_unit_test(test_my_response_checks),
 		cmocka_unit_test(test_my_write_plan),

@@ -601,9 +601,14 @@ static void test_session(void **state)
 		const struct scase *c = &session_cases[i];
 		struct pgv_result r;
 
+		/* READ ONLY, said in a BEGIN or SET TRANSACTION, is flagged (the block refuses writes). */
+		bool read_only =
+			(c->kind == PGV_BEGIN || c->kind == PGV_SET_TRANSACTION) && strstr(c->sql, "READ ONLY");
+
 		pgv_validate(&default_policy, c->sql, &r);
 		if (r.kind != c->kind || strcmp(r.name, c->name) != 0 || strcmp(r.value, c->value) != 0 ||
-		    r.is_local != c->is_local || r.set_default != c->set_default || r.read_write != c->read_write) {
+		    r.is_local != c->is_local || r.set_default != c->set_default || r.read_write != c->read_write ||
+		    r.read_only != read_only) {
 			fprintf(stderr,
 				"FAIL: %s\n  want %s name=%s value=%s local=%d default=%d rw=%d\n"
 				"  got  %s name=%s value=%s local=%d default=%d rw=%d (%s)\n",
