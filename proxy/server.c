@@ -356,6 +356,31 @@ static int server_validators(struct server *srv, const struct airlock_config *cf
 	return 0;
 }
 
+/* A job's phase (job.h) into the metrics, the container counts labelled with the runtime in force. */
+static void observe_job(void *arg, enum job_phase phase, double seconds)
+{
+	struct server *srv = arg;
+
+	switch (phase) {
+	case JOB_PHASE_QUEUE_WAIT:
+		stats_phase(srv->stats, STATS_PHASE_QUEUE_WAIT, seconds);
+		break;
+	case JOB_PHASE_RUNNER_WAIT:
+		stats_phase(srv->stats, STATS_PHASE_RUNNER_WAIT, seconds);
+		break;
+	case JOB_PHASE_BACKEND:
+		stats_phase(srv->stats, STATS_PHASE_BACKEND, seconds);
+		break;
+	case JOB_PHASE_CONTAINER_START:
+		stats_phase(srv->stats, STATS_PHASE_CONTAINER_START, seconds);
+		break;
+	case JOB_PHASE_CONTAINER_OK:
+	case JOB_PHASE_CONTAINER_FAILED:
+		stats_container(srv->stats, srv->cfg->runtime, phase == JOB_PHASE_CONTAINER_OK);
+		break;
+	}
+}
+
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
 {
 	char err[256], who[160];
@@ -427,6 +452,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		audit_count_approvals(srv->audit, srv->stats);
 		if (srv->validators)
 			vpool_observe(srv->validators, stats_validator_call, srv->stats);
+		if (srv->jobs)
+			jobs_observe(srv->jobs, observe_job, srv);
 	}
 	if (cfg->approval_webhook) {
 		srv->notify = approval_notify_new(srv->base, cfg, err, sizeof(err));

@@ -34,6 +34,7 @@
 #include "proxy/login_guard.h"
 #include "proxy/server.h"
 #include "proxy/stats.h"
+#include "proxy/validator_pool.h"
 #include "proxy/strict.h"
 #include "proxy/timeval.h"
 #include "proxy/tls.h"
@@ -376,6 +377,7 @@ void session_process(struct session *s)
 		size_t have = evbuffer_get_length(in), len, n;
 		uint8_t hdr[SESSION_PEEK];
 		const uint8_t *msg;
+		uint64_t busy;
 
 		if (have < p->header) {
 			idle_arm(s);
@@ -405,7 +407,9 @@ void session_process(struct session *s)
 			return;
 		}
 		s->progressed = true;
+		busy = vpool_busy_ns(s->srv->validators);
 		p->message(s, msg, len);
+		s->validate_ns += vpool_busy_ns(s->srv->validators) - busy;
 		if (s->st == SESSION_CLOSING)
 			return;
 		evbuffer_drain(in, len);
@@ -629,7 +633,7 @@ void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*
 		if (s->srv->guard)
 			login_guard_failed(s->srv->guard, &gc, s->addr, s->addrlen, s->user, now);
 		audit_login_failed(s->srv->audit, s->user, s->id, s->proto->name, client, sqlstate, wait);
-		stats_login_failed(s->srv->stats, s->proto->name);
+		stats_login_failed(s->srv->stats, s->proto->name, wait);
 	} else if (s->srv->guard) {
 		login_guard_passed(s->srv->guard, s->user);
 	}
@@ -768,6 +772,8 @@ void session_audit(struct session *s, const char *decision, const char *sqlstate
 	audit_record(s->srv->audit, &e);
 	stats_statement(s->srv->stats, s->proto->name, stats_user(s), decision, code, e.ms / 1000.0, rows, bytes,
 			truncated != 0);
+	stats_validation(s->srv->stats, s->validate_ns);
+	s->validate_ns = 0;
 }
 
 void session_audit_held(struct session *s, const char *approval, uint64_t rows)
@@ -787,4 +793,6 @@ void session_audit_held(struct session *s, const char *approval, uint64_t rows)
 	audit_record(s->srv->audit, &e);
 	/* The dry run's rows went to no client: not in airlock_rows_total. */
 	stats_statement(s->srv->stats, s->proto->name, stats_user(s), e.decision, e.code, e.ms / 1000.0, 0, 0, false);
+	stats_validation(s->srv->stats, s->validate_ns);
+	s->validate_ns = 0;
 }

@@ -165,6 +165,7 @@ struct session {
 	bool out_paused; /* a job is paused until the client's output drains */
 	uint64_t fingerprint;
 	struct timespec t0;
+	uint64_t validate_ns; /* validator time of the messages since the last audit record (a phase of the metrics) */
 
 	struct wbuf w; /* the reply being built; session_flush sends it */
 };

@@ -11,12 +11,22 @@
 /* Seconds: from a local answer (about a millisecond) to the longest timeout_ms worth keeping apart. */
 static const double duration_bounds[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
 
+/* Seconds, finer at the bottom than duration_bounds (a warm runner is handed a statement in microseconds) and
+ * up to the longest queue_wait_ms worth keeping apart. */
+static const double phase_bounds[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+				      0.25,   0.5,     1,      2.5,   5,      10,    30,   60,    120};
+
+/* enum stats_phase's label values, in its order. */
+static const char *const phase_names[] = {"validation",      "queue_wait", "runner_wait",
+					  "container_start", "backend",    "total"};
+
 struct stats {
 	struct metrics *m; /* owned; every family below is in it */
 	struct metrics_family *statements, *duration, *rows, *bytes, *truncations;
 	struct metrics_family *failed_logins, *approvals, *sessions, *jobs_live;
 	struct metrics_family *backend, *backend_max, *pool, *waiting, *queue;
 	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
+	struct metrics_family *phase, *containers, *login_wait;
 };
 
 static const char *const l_statement[] = {"protocol", "user", "decision", "code"};
@@ -26,6 +36,8 @@ static const char *const l_status[] = {"status"};
 static const char *const l_sessions[] = {"protocol", "state"};
 static const char *const l_target[] = {"target"};
 static const char *const l_pool[] = {"target", "state"};
+static const char *const l_phase[] = {"phase"};
+static const char *const l_container[] = {"runtime", "result"};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -84,9 +96,21 @@ struct stats *stats_new(void)
 	st->vduration = metrics_family(m, METRICS_HISTOGRAM, "airlock_validator_call_duration_seconds",
 				       "Time of one validator round trip (a statement takes one or more).", NULL, 0,
 				       duration_bounds, N(duration_bounds));
-	if (!st->vduration || !st->statements || !st->duration || !st->rows || !st->bytes || !st->truncations ||
-	    !st->failed_logins || !st->approvals || !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures ||
-	    !st->vstarted || !st->backend || !st->backend_max || !st->pool || !st->waiting || !st->queue) {
+	st->phase = metrics_family(m, METRICS_HISTOGRAM, "airlock_phase_seconds",
+				   "Time of each phase of a statement: validation, queue_wait, runner_wait, "
+				   "container_start (every runner's, warm ones too), backend, total.",
+				   l_phase, N(l_phase), phase_bounds, N(phase_bounds));
+	st->containers = metrics_family(m, METRICS_COUNTER, "airlock_containers_total",
+					"Runner containers the launcher started or failed to start, by runtime.",
+					l_container, N(l_container), NULL, 0);
+	st->login_wait =
+		metrics_family(m, METRICS_HISTOGRAM, "airlock_failed_login_wait_seconds",
+			       "How long the answer to a failed login waited for earlier failures, by protocol.",
+			       l_protocol, N(l_protocol), phase_bounds, N(phase_bounds));
+	if (!st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements || !st->duration ||
+	    !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals || !st->sessions ||
+	    !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend || !st->backend_max ||
+	    !st->pool || !st->waiting || !st->queue) {
 		stats_free(st);
 		return NULL;
 	}
@@ -113,6 +137,7 @@ void stats_statement(struct stats *st, const char *protocol, const char *user, c
 		return;
 	metrics_add(st->statements, v, 1);
 	metrics_observe(st->duration, p, seconds);
+	stats_phase(st, STATS_PHASE_TOTAL, seconds);
 	if (rows)
 		metrics_add(st->rows, u, (double)rows);
 	if (bytes)
@@ -121,12 +146,38 @@ void stats_statement(struct stats *st, const char *protocol, const char *user, c
 		metrics_add(st->truncations, u, 1);
 }
 
-void stats_login_failed(struct stats *st, const char *protocol)
+void stats_login_failed(struct stats *st, const char *protocol, uint32_t wait_ms)
 {
 	const char *p[] = {protocol};
 
+	if (!st)
+		return;
+	metrics_add(st->failed_logins, p, 1);
+	metrics_observe(st->login_wait, p, wait_ms / 1000.0);
+}
+
+void stats_phase(struct stats *st, enum stats_phase phase, double seconds)
+{
+	const char *v[1];
+
+	if (!st || (size_t)phase >= N(phase_names))
+		return;
+	v[0] = phase_names[phase];
+	metrics_observe(st->phase, v, seconds);
+}
+
+void stats_validation(struct stats *st, uint64_t ns)
+{
+	if (ns)
+		stats_phase(st, STATS_PHASE_VALIDATION, (double)ns / 1e9);
+}
+
+void stats_container(struct stats *st, const char *runtime, bool ok)
+{
+	const char *v[] = {runtime, ok ? "started" : "failed"};
+
 	if (st)
-		metrics_add(st->failed_logins, p, 1);
+		metrics_add(st->containers, v, 1);
 }
 
 void stats_approval(struct stats *st, const char *status)

@@ -36,8 +36,28 @@ void stats_free(struct stats *st);
  */
 void stats_statement(struct stats *st, const char *protocol, const char *user, const char *decision,
 		     enum airlock_err code, double seconds, uint64_t rows, uint64_t bytes, bool truncated);
-/* A failed login over protocol. */
-void stats_login_failed(struct stats *st, const char *protocol);
+/* A failed login over protocol, whose answer waited wait_ms for earlier failures (login_guard.h). */
+void stats_login_failed(struct stats *st, const char *protocol, uint32_t wait_ms);
+/*
+ * The phases of a statement, each a histogram airlock_phase_seconds{phase}:
+ * the validator's time, and the job's (job.h enum job_phase) from the
+ * queue to the backend's answer; total is the whole statement's, as
+ * airlock_statement_duration_seconds.
+ */
+enum stats_phase {
+	STATS_PHASE_VALIDATION,
+	STATS_PHASE_QUEUE_WAIT,
+	STATS_PHASE_RUNNER_WAIT,
+	STATS_PHASE_CONTAINER_START,
+	STATS_PHASE_BACKEND,
+	STATS_PHASE_TOTAL,
+};
+void stats_phase(struct stats *st, enum stats_phase phase, double seconds);
+/* A statement's validation phase, ns in the validator; 0: it needed none, not observed. */
+void stats_validation(struct stats *st, uint64_t ns);
+/* The launcher of runtime ("oci", "docker") started a runner container, or could not (ok false). */
+void stats_container(struct stats *st, const char *runtime, bool ok);
+
 /* A held write's step: held, approved, rejected, running, executed, drifted, failed, expired. */
 void stats_approval(struct stats *st, const char *status);
 

@@ -44,6 +44,7 @@ struct vpool {
 	uint64_t calls, failures, started;
 	void (*observe)(void *arg, double seconds); /* vpool_observe; NULL: none */
 	void *observe_arg;                          /* borrowed */
+	uint64_t busy_ns;                           /* every vpool_call's time, added up */
 };
 
 /* ---- starting and ending a worker ---- */
@@ -334,16 +335,20 @@ static bool call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t 
 bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t sql_len, size_t nrules,
 		struct vw_response *res)
 {
-	struct timespec t0, t1;
+	uint64_t t0 = monotonic_ns(), took;
 	bool ok;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ok = call(p, req, op, sql_len, nrules, res);
-	if (p->observe) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		p->observe(p->observe_arg, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	}
+	took = monotonic_ns() - t0;
+	p->busy_ns += took;
+	if (p->observe)
+		p->observe(p->observe_arg, (double)took / 1e9);
 	return ok;
+}
+
+uint64_t vpool_busy_ns(const struct vpool *p)
+{
+	return p ? p->busy_ns : 0;
 }
 
 void vpool_observe(struct vpool *p, void (*fn)(void *arg, double seconds), void *arg)

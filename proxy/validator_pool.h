@@ -73,6 +73,12 @@ bool vpool_call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t s
  * the pool or be unset first.
  */
 void vpool_observe(struct vpool *p, void (*fn)(void *arg, double seconds), void *arg);
+/*
+ * Nanoseconds spent in vpool_call since the pool was made (0 for a NULL
+ * pool). Calls block the loop, so the difference across a piece of work
+ * is that work's validation time.
+ */
+uint64_t vpool_busy_ns(const struct vpool *p);
 enum vpool_failure vpool_last_failure(const struct vpool *p);
 #ifdef AIRLOCK_VALIDATOR_BYPASS
 bool vpool_bypass(const struct vpool *p);

@@ -188,6 +188,41 @@ def test_targets_show_connections_pools_and_the_queue(traffic):
     assert value(after, "airlock_queue_depth") == 0
 
 
+def test_phases_are_timed(traffic):
+    """Each statement's phases are in airlock_phase_seconds: every statement's total, the validator's time
+    of those it checked, and for each job its wait for room, for a runner (pool_min is 0 here, so every
+    runner is a fresh container, whose start is timed too) and the backend's answer. A job's phases lie
+    inside its statement's total, so their sums do too."""
+    before, _, after = traffic
+
+    def moved(name, **kw):
+        return value(after, name, **kw) - value(before, name, **kw)
+
+    statements = moved("airlock_statements_total")
+    assert moved("airlock_phase_seconds_count", phase="total") == statements
+    assert moved("airlock_phase_seconds_count", phase="validation") >= 4
+    jobs = moved("airlock_phase_seconds_count", phase="backend")
+    # Three reads ran in runners (two over Postgres, one over MySQL).
+    assert jobs >= 3
+    for phase in ("queue_wait", "runner_wait", "container_start"):
+        assert moved("airlock_phase_seconds_count", phase=phase) >= 3, phase
+    started = moved("airlock_containers_total", result="started")
+    assert started >= 3
+    runtimes = {dict(ls)["runtime"] for (n, ls) in after if n == "airlock_containers_total"}
+    assert runtimes <= {"oci", "docker"} and runtimes
+    inside = sum(moved("airlock_phase_seconds_sum", phase=p) for p in ("queue_wait", "runner_wait", "backend"))
+    total = moved("airlock_phase_seconds_sum", phase="total")
+    assert 0 < inside <= total + 0.001 * statements
+    # A fresh container takes a measurable while; no phase is negative.
+    assert moved("airlock_phase_seconds_sum", phase="container_start") > 0
+    for p in ("validation", "queue_wait", "runner_wait", "container_start", "backend", "total"):
+        assert value(after, "airlock_phase_seconds_sum", phase=p) >= 0
+        count = value(after, "airlock_phase_seconds_count", phase=p)
+        assert value(after, "airlock_phase_seconds_bucket", phase=p, le="+Inf") == count
+    # Each failed login's wait is observed (none waited here: the first failure of each name waits 0).
+    assert moved("airlock_failed_login_wait_seconds_count") == 2
+
+
 def status(port, method, path, body=None, headers=None):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:

@@ -104,6 +104,10 @@ void job_finish(struct job *j, const struct job_result *r)
 	/* Moving to DONE uncounts a running job and tells the manager there is room. */
 	if (was == JOB_DONE || !job_set_state(j, JOB_DONE))
 		return;
+	if (was == JOB_HELD)
+		job_observe(j->env, JOB_PHASE_QUEUE_WAIT, j->t_asked);
+	else if (r && job_state_owed(was))
+		job_observe(j->env, JOB_PHASE_BACKEND, j->t_sent);
 	/* Held in the manager's queue: it forgets the job. */
 	if (was == JOB_HELD && j->lost) {
 		job_lost_fn lost = j->lost;
@@ -427,6 +431,8 @@ void job_send_frame(struct job *j)
 		return;
 	job_ctl_write(j->ctl, j->jobframe.data, j->jobframe.len);
 	job_frame_wipe(&j->jobframe);
+	job_observe(j->env, JOB_PHASE_RUNNER_WAIT, j->t_admit);
+	j->t_sent = monotonic_ns();
 	job_ctl_pause(j->ctl, j->paused);
 }
 
@@ -444,6 +450,7 @@ static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, st
 		return;
 	/* One runner per job: no further control connections. */
 	evconnlistener_disable(j->ctl_lst);
+	job_observe(j->env, JOB_PHASE_CONTAINER_START, j->t_launch);
 	job_send_frame(j);
 }
 
@@ -480,6 +487,7 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 	enum airlock_err err;
 	char msg[256];
 
+	job_observe(j->env, ok ? JOB_PHASE_CONTAINER_OK : JOB_PHASE_CONTAINER_FAILED, j->t_launch);
 	if (ok) {
 		if (j->env->on_started)
 			j->env->on_started(j->env->hook_arg);
@@ -572,6 +580,16 @@ static int job_listen(struct job *j, const char *path, evconnlistener_cb cb, str
 	return 0;
 }
 
+void job_observe(const struct job_env *env, enum job_phase phase, uint64_t since)
+{
+	uint64_t now;
+
+	if (!env->observe || !since)
+		return;
+	now = monotonic_ns();
+	env->observe(env->observe_arg, phase, now > since ? (double)(now - since) / 1e9 : 0.0);
+}
+
 struct job *job_new(struct job_env *env)
 {
 	struct job *j = calloc(1, sizeof(*j));
@@ -660,6 +678,7 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 		.pids_limit = pids,
 		.kill_after_ms = 0, /* the job's own deadline kills it, counted from attach */
 	};
+	j->t_launch = monotonic_ns();
 	j->launch = launcher_run(j->env->launcher, &spec, &job_launch_cb, j);
 	if (!j->launch)
 		return -1;

@@ -140,6 +140,21 @@ struct job_events {
 	void (*on_done)(void *arg, const struct job_result *r);
 };
 
+/*
+ * The steps of a statement's life the manager times (the metrics' phases,
+ * proxy/stats.h), each told once per job with its seconds:
+ */
+enum job_phase {
+	JOB_PHASE_QUEUE_WAIT,       /* job_start to room to run: 0 when there was room, the queue's wait otherwise
+				     * (told also when the wait ends in BUSY) */
+	JOB_PHASE_RUNNER_WAIT,      /* room to run to the statement handed to a connected runner */
+	JOB_PHASE_BACKEND,          /* the statement handed to the runner to its result delivered */
+	JOB_PHASE_CONTAINER_START,  /* a container asked of the launcher to its runner's connection (warm ones too) */
+	JOB_PHASE_CONTAINER_OK,     /* the launcher started a container (seconds since it was asked) */
+	JOB_PHASE_CONTAINER_FAILED, /* the launcher could not start one (seconds since it was asked) */
+};
+typedef void (*job_observe_fn)(void *arg, enum job_phase phase, double seconds);
+
 /* The job manager; one per server. Borrowed pointers must outlive it. */
 struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct launcher *launcher,
 		      const struct airlock_config *cfg);
@@ -148,6 +163,8 @@ struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct la
  * warm runners of the old config are killed and the pools rebuilt.
  */
 void jobs_set_config(struct jobs *js, const struct airlock_config *cfg);
+/* From now on fn(arg, ...) is told each phase of each job (fn NULL: nobody); arg is borrowed, outliving js. */
+void jobs_observe(struct jobs *js, job_observe_fn fn, void *arg);
 /* Starts keeping cfg->pool_min warm containers per resource shape (memory, CPU, PIDs) of the users. */
 void jobs_start_pool(struct jobs *js);
 /* Shutting down: the warm runners go and none are made again. */

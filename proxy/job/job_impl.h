@@ -35,6 +35,12 @@ struct job {
 	bool no_position;     /* the request was rewritten: errors carry no position */
 	bool db_held;         /* counted in env->dbs under target's name (job_dbs.c) */
 
+	/* When (monotonic_ns, 0: not yet) the phases job_observe reports began: */
+	uint64_t t_asked;  /* the statement came (job_attach, job_hold) */
+	uint64_t t_admit;  /* it had room to run (RUNNING) */
+	uint64_t t_sent;   /* the runner got it */
+	uint64_t t_launch; /* the container was asked for */
+
 	char id[JOB_DIR_ID_LEN + 1];
 	char dir[256];
 	char ctl_path[300];

@@ -50,11 +50,16 @@ struct job_env {
 	 */
 	void (*on_finished)(void *arg);
 	void *hook_arg;
+	job_observe_fn observe; /* told each phase's time (jobs_observe); NULL: nobody */
+	void *observe_arg;
 	struct job_user_count *users; /* the users with jobs running (job_users.c) */
 	size_t nusers, users_cap;
 	struct job_db_count *dbs; /* the targets with jobs prepared (job_dbs.c) */
 	size_t ndbs, dbs_cap;
 };
+
+/* Tells env's observer that phase took from since (monotonic_ns) to now, if there is an observer and a since. */
+void job_observe(const struct job_env *env, enum job_phase phase, uint64_t since);
 
 /* Jobs of user (a job_request's user) running now. */
 unsigned job_user_running(const struct job_env *env, const void *user);

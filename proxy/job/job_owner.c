@@ -22,6 +22,7 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->ev = ev;
 	j->arg = arg;
 	j->user = req->user;
+	j->t_asked = monotonic_ns();
 	if (j->pend_code)
 		return;
 	j->limits = *req->limits;
@@ -45,6 +46,8 @@ static void job_go(struct job *j)
 			launcher_kill(j->launch);
 		return;
 	}
+	job_observe(j->env, JOB_PHASE_QUEUE_WAIT, j->t_asked);
+	j->t_admit = monotonic_ns();
 	tv = ms_timeval(j->limits.timeout_ms + j->env->cfg->kill_margin_ms);
 	evtimer_add(j->deadline, &tv);
 	job_send_frame(j);

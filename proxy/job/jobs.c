@@ -142,6 +142,12 @@ void jobs_set_config(struct jobs *js, const struct airlock_config *cfg)
 	event_active(js->dispatch, 0, 0); /* max_jobs may have grown */
 }
 
+void jobs_observe(struct jobs *js, job_observe_fn fn, void *arg)
+{
+	js->env.observe = fn;
+	js->env.observe_arg = arg;
+}
+
 void jobs_start_pool(struct jobs *js)
 {
 	job_pool_start(&js->pools);

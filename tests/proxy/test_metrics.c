@@ -174,7 +174,7 @@ static void test_stats_statement(void **state)
 	assert_non_null(st);
 	stats_statement(st, "pg", "agent", "run", AIRLOCK_E_NONE, 0.002, 3, 40, false);
 	stats_statement(st, "mysql", "agent", "refused", AIRLOCK_E_TIMEOUT, 0.5, 0, 0, true);
-	stats_login_failed(st, "pg");
+	stats_login_failed(st, "pg", 400);
 	stats_sessions(st, "pg", 1, 2);
 	stats_validator_call(st, 0.004);
 	wbuf_init(&w);
@@ -190,6 +190,10 @@ static void test_stats_statement(void **state)
 	assert_non_null(strstr(out, "airlock_bytes_total{user=\"agent\"} 40\n"));
 	assert_non_null(strstr(out, "airlock_truncations_total{user=\"agent\"} 1\n"));
 	assert_non_null(strstr(out, "airlock_failed_logins_total{protocol=\"pg\"} 1\n"));
+	assert_non_null(strstr(out, "airlock_failed_login_wait_seconds_bucket{protocol=\"pg\",le=\"0.25\"} 0\n"));
+	assert_non_null(strstr(out, "airlock_failed_login_wait_seconds_bucket{protocol=\"pg\",le=\"0.5\"} 1\n"));
+	/* Each statement's whole time is also the phase "total". */
+	assert_non_null(strstr(out, "airlock_phase_seconds_count{phase=\"total\"} 2\n"));
 	assert_non_null(strstr(out, "airlock_sessions{protocol=\"pg\",state=\"logged_in\"} 2\n"));
 	assert_non_null(strstr(out, "# TYPE airlock_approvals_total counter\n"));
 	assert_non_null(strstr(out, "airlock_validator_call_duration_seconds_bucket{le=\"0.005\"} 1\n"));
@@ -199,6 +203,49 @@ static void test_stats_statement(void **state)
 	stats_free(st);
 	/* No metrics configured: every call is a no-op. */
 	stats_statement(NULL, "pg", "agent", "run", AIRLOCK_E_NONE, 0, 0, 0, false);
+}
+
+static void test_stats_phases(void **state)
+{
+	struct stats *st = stats_new();
+	struct wbuf w;
+	char *out;
+
+	(void)state;
+	assert_non_null(st);
+	stats_phase(st, STATS_PHASE_VALIDATION, 0.0003);
+	stats_phase(st, STATS_PHASE_QUEUE_WAIT, 0);
+	stats_phase(st, STATS_PHASE_QUEUE_WAIT, 90);
+	stats_phase(st, STATS_PHASE_RUNNER_WAIT, 0.00005);
+	stats_phase(st, STATS_PHASE_CONTAINER_START, 0.03);
+	stats_phase(st, STATS_PHASE_BACKEND, 0.002);
+	stats_phase(st, (enum stats_phase)99, 1); /* not a phase: nothing */
+	stats_container(st, "oci", true);
+	stats_container(st, "oci", true);
+	stats_container(st, "docker", false);
+	wbuf_init(&w);
+	assert_true(stats_render(st, &w));
+	out = strndup((const char *)w.data, w.len);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "# TYPE airlock_phase_seconds histogram\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"validation\",le=\"0.0005\"} 1\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"validation\",le=\"0.00025\"} 0\n"));
+	/* A wait of 0 (there was room) counts in the lowest bucket; 90 s in the one of 120. */
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"queue_wait\",le=\"0.0001\"} 1\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"queue_wait\",le=\"60\"} 1\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"queue_wait\",le=\"120\"} 2\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"runner_wait\",le=\"0.0001\"} 1\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"container_start\",le=\"0.025\"} 0\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_bucket{phase=\"container_start\",le=\"0.05\"} 1\n"));
+	assert_non_null(strstr(out, "airlock_phase_seconds_count{phase=\"backend\"} 1\n"));
+	assert_null(strstr(out, "phase=\"total\""));
+	assert_non_null(strstr(out, "airlock_containers_total{runtime=\"oci\",result=\"started\"} 2\n"));
+	assert_non_null(strstr(out, "airlock_containers_total{runtime=\"docker\",result=\"failed\"} 1\n"));
+	free(out);
+	wbuf_free(&w);
+	stats_free(st);
+	stats_phase(NULL, STATS_PHASE_TOTAL, 1);
+	stats_container(NULL, "oci", true);
 }
 
 int main(void)
@@ -211,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_series_cap),
 		cmocka_unit_test(test_long_values_are_cut),
 		cmocka_unit_test(test_stats_statement),
+		cmocka_unit_test(test_stats_phases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -230,6 +230,46 @@ static void bound_target(struct mfix *m, uint32_t max)
 	((struct airlock_target *)config_find_user(m->f->cfg, "agent")->target)->max_db_connections = max;
 }
 
+struct seen {
+	unsigned n[JOB_PHASE_CONTAINER_FAILED + 1];
+	double most_queue_wait;
+};
+
+static void observe(void *arg, enum job_phase phase, double seconds)
+{
+	struct seen *s = arg;
+
+	s->n[phase]++;
+	if (phase == JOB_PHASE_QUEUE_WAIT && seconds > s->most_queue_wait)
+		s->most_queue_wait = seconds;
+	assert_true(seconds >= 0);
+}
+
+/*
+ * Each statement's wait for room is told once, a waiter's longer than the
+ * one that ran at once; each container the launcher failed to start is
+ * told; no runner ever had a statement, so no runner wait or backend time.
+ */
+static void test_phases_told(void **state)
+{
+	struct mfix *m = *state;
+	struct owner a1 = {0}, a2 = {0};
+	struct seen seen = {0};
+
+	jobs_observe(m->js, observe, &seen);
+	start(m, &user_a, &a1);
+	start(m, &user_a, &a2);
+	jfix_run_ms(m->f, 200);
+	assert_int_equal(a1.done + a2.done, 2);
+	assert_int_equal(seen.n[JOB_PHASE_QUEUE_WAIT], 2);
+	assert_true(seen.most_queue_wait > 0);
+	assert_int_equal(seen.n[JOB_PHASE_CONTAINER_FAILED], 2);
+	assert_int_equal(seen.n[JOB_PHASE_CONTAINER_OK], 0);
+	assert_int_equal(seen.n[JOB_PHASE_RUNNER_WAIT], 0);
+	assert_int_equal(seen.n[JOB_PHASE_BACKEND], 0);
+	jobs_observe(m->js, NULL, NULL);
+}
+
 /* One backend connection: of three statements with room under max_jobs, one runs, two wait, all run in turn. */
 static void test_db_bound_queues(void **state)
 {
@@ -281,6 +321,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_host_not_allowed, setup_one_at_a_time, teardown),
+		cmocka_unit_test_setup_teardown(test_phases_told, setup_one_at_a_time, teardown),
 		cmocka_unit_test_setup_teardown(test_max_jobs_then_fair_queue, setup_one_at_a_time, teardown),
 		cmocka_unit_test_setup_teardown(test_waiting_fails_when_queue_wait_ms_becomes_0, setup_one_at_a_time,
 						teardown),
