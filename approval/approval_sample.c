@@ -13,6 +13,7 @@ struct approval_sample {
 	json_t *columns; /* array of names */
 	json_t *rows;    /* array of {"before": [...] | null, "after": [...] | null} */
 	bool truncated;
+	char *note; /* approval_sample_note's, or NULL */
 };
 
 struct approval_sample *approval_sample_new(void)
@@ -36,6 +37,7 @@ void approval_sample_free(struct approval_sample *s)
 		return;
 	json_decref(s->columns);
 	json_decref(s->rows);
+	free(s->note);
 	free(s);
 }
 
@@ -140,6 +142,14 @@ bool approval_sample_row(struct approval_sample *s, const char *before, size_t b
 	return json_array_append_new(s->rows, row) == 0;
 }
 
+bool approval_sample_note(struct approval_sample *s, const char *why, size_t len)
+{
+	if (s->note)
+		return true;
+	s->note = strndup(why, len < 512 ? len : 512);
+	return s->note != NULL;
+}
+
 /* Rows kept before a column first seen in a later row: pad them to the columns' length. */
 static void pad_rows(struct approval_sample *s)
 {
@@ -168,6 +178,9 @@ char *approval_sample_finish(struct approval_sample *s, uint64_t touched, size_t
 	if (touched > json_array_size(s->rows))
 		s->truncated = true;
 	o = json_pack("{s:O, s:O, s:b}", "columns", s->columns, "rows", s->rows, "truncated", 0);
+	/* A note that is not UTF-8 (a database's message) is left out rather than lose the sample. */
+	if (o && s->note)
+		json_object_set_new(o, "note", json_string(s->note));
 	while (o) {
 		json_object_set_new(o, "truncated", json_boolean(s->truncated));
 		text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);

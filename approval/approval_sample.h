@@ -4,7 +4,8 @@
  *
  *   {"columns": [name, ...],
  *    "rows": [{"before": [value, ...] | null, "after": [value, ...] | null}, ...],
- *    "truncated": true | false}
+ *    "truncated": true | false,
+ *    "note": why the rows are not all shown}       (only when there is a reason)
  *
  * Each row's before and after come from the dry run's variant of the write
  * (validator/pg/validate_pg_write.h) as JSON objects, column name to value;
@@ -43,6 +44,13 @@ bool approval_sample_row(struct approval_sample *s, const char *before, size_t b
  * truncated. NULL when out of memory, or when not even no rows fit.
  */
 char *approval_sample_finish(struct approval_sample *s, uint64_t touched, size_t max);
+
+/*
+ * Why the sample cannot show the rows the write touches (its read failed,
+ * none could be made); the first reason said is kept, cut at 512 bytes.
+ * False when out of memory.
+ */
+bool approval_sample_note(struct approval_sample *s, const char *why, size_t len);
 
 /* Frees s unfinished; NULL is fine. */
 void approval_sample_free(struct approval_sample *s);

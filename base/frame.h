@@ -256,6 +256,11 @@ struct frame_error {
  */
 #define FRAME_SAMPLE_PAIR_CODE "AIRLOCK_SAMPLE_PAIR"
 /*
+ * The code of the 'N' frame a write's dry run sends when it cannot read
+ * the rows of its sample (the write itself goes on): the message says why.
+ */
+#define FRAME_SAMPLE_FAILED_CODE "AIRLOCK_SAMPLE_FAILED"
+/*
  * The row count of a Postgres command tag: its last number ("INSERT 0 3",
  * "UPDATE 3", "DELETE 3"). False when tag is NULL or does not end in a
  * space and digits that fit in 64 bits.

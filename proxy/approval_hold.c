@@ -15,7 +15,7 @@
 #include "proxy/server.h"
 #include "proxy/timeval.h"
 
-/* The sample of a write whose dry run could show none. */
+/* The record's sample when there is not even memory for one saying why it is empty. */
 #define NO_SAMPLE "{\"columns\":[],\"rows\":[],\"truncated\":false}"
 
 static char *dup_or_empty(const char *s)
@@ -36,6 +36,26 @@ static void client_text(const struct session *c, char *out, size_t len)
 			 c->addr[14] << 8 | c->addr[15]);
 }
 
+/*
+ * The record's sample: the dry run's rows, or none with a note saying so
+ * (and truncated when the write touches any); q's sample is taken.
+ */
+static char *finish_sample(struct approval_ask *q, uint64_t rows)
+{
+	static const char none[] = "airlock could not make a sample of this write's rows";
+	bool made = q->sample == NULL;
+	struct approval_sample *s = made ? approval_sample_new() : q->sample;
+	char *json;
+
+	q->sample = NULL;
+	if (s && made && rows && !approval_sample_note(s, none, sizeof(none) - 1)) {
+		approval_sample_free(s);
+		s = NULL;
+	}
+	json = approval_sample_finish(s, rows, APPROVAL_MAX_SAMPLE);
+	return json ? json : strdup(NO_SAMPLE);
+}
+
 bool approval_hold(struct session *c, struct approval_ask *q, uint64_t rows, char id[APPROVAL_ID_LEN + 1], char *why,
 		   size_t whylen)
 {
@@ -54,8 +74,7 @@ bool approval_hold(struct session *c, struct approval_ask *q, uint64_t rows, cha
 	bool ok;
 
 	client_text(c, addr, sizeof(addr));
-	a.sample = q->sample ? q->sample : dup_or_empty(NO_SAMPLE);
-	q->sample = NULL;
+	a.sample = finish_sample(q, rows);
 	if (!approval_new_id(a.id)) {
 		snprintf(why, whylen, "no random id could be made");
 		approval_free(&a);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "approval/approval.h"
+#include "approval/approval_sample.h"
 #include "proxy/job/job.h"
 #include "proxy/session.h"
 
@@ -23,7 +24,8 @@ struct approval_ask {
 	const char *rewritten;   /* the text that will run */
 	const char *plan;
 	const char *settings; /* the session's settings it runs under, a JSON object */
-	char *sample;         /* the dry run's sample (JSON); taken (freed here); NULL: none */
+	/* The dry run's rows, unfinished: taken (finished or freed here); NULL: none could be made. */
+	struct approval_sample *sample;
 };
 
 /*

@@ -290,6 +290,18 @@ static void sample_row(struct wbuf *w, const char *cls, const char *label, const
 	put(w, "</tr>\n");
 }
 
+/* Why the sample shows fewer rows than the write touches, when the dry run said (the database's text: escaped). */
+static void sample_note(struct wbuf *w, const json_t *o)
+{
+	const char *note = json_string_value(json_object_get(o, "note"));
+
+	if (!note)
+		return;
+	put(w, "<p class=\"note\" id=\"sample-note\">");
+	text(w, note);
+	put(w, "</p>");
+}
+
 static void sample(struct wbuf *w, const char *json)
 {
 	json_t *o = parse(json);
@@ -300,6 +312,7 @@ static void sample(struct wbuf *w, const char *json)
 	if (!json[0] ||
 	    (json_is_array(cols) && json_is_array(rows) && json_array_size(cols) == 0 && json_array_size(rows) == 0)) {
 		put(w, "<p id=\"sample\" class=\"null\">no sample</p>");
+		sample_note(w, o);
 		json_decref(o);
 		return;
 	}
@@ -335,6 +348,7 @@ static void sample(struct wbuf *w, const char *json)
 	put(w, "</tbody></table>\n");
 	if (json_is_true(json_object_get(o, "truncated")))
 		put(w, "<p class=\"note\" id=\"truncated\">The write touches more rows than the sample shows.</p>");
+	sample_note(w, o);
 	json_decref(o);
 }
 

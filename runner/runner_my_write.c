@@ -180,9 +180,15 @@ enum my_write_end my_write_run(MYSQL *conn, const struct runner_job *job, struct
 		return MY_WRITE_ERROR;
 	if (job->write == RUNNER_WRITE_DRY && send_plan(conn, job, ctl) < 0)
 		return MY_WRITE_GONE;
-	/* Without its rows (the read failed) the dry run goes on with no sample. */
-	if (job->write == RUNNER_WRITE_DRY && job->sample_read)
+	/* Without its rows (the read failed) the dry run goes on with no sample, and says why. */
+	if (job->write == RUNNER_WRITE_DRY && job->sample_read) {
 		before = my_pairs_read(conn, job->sample_read);
+		if (!before &&
+		    runner_ctl_error_my(ctl, FRAME_NOTICE,
+					airlock_pg_sqlstate(AIRLOCK_E_NONE, AIRLOCK_N_PG_SUCCESSFUL_COMPLETION),
+					FRAME_SAMPLE_FAILED_CODE, 0, mysql_error(conn), "") < 0)
+			return MY_WRITE_GONE;
+	}
 	e = counted(conn, job, ctl, rows, before);
 	if (before)
 		mysql_free_result(before);

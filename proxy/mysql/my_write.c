@@ -70,6 +70,20 @@ static bool coded(const struct frame_error *e, const char *code)
 	return e->code.len == strlen(code) && !memcmp(e->code.ptr, code, e->code.len);
 }
 
+/* The UPDATE's rows could not be read before it: the record's sample says why (or, out of memory, there is none). */
+static void sample_failed(struct myw_pending *p, const struct frame_error *e)
+{
+	char why[600];
+	int n = snprintf(why, sizeof(why), "the rows could not be read before the write%s%.*s",
+			 e->message.len ? ": " : "", (int)(e->message.len < 512 ? e->message.len : 512),
+			 e->message.ptr);
+
+	if (n > 0 && !approval_sample_note(p->sample, why, strlen(why))) {
+		approval_sample_free(p->sample);
+		p->sample = NULL;
+	}
+}
+
 /*
  * The dry run's plan and the rows of its sample come as notices with codes
  * of their own; the database's own are dropped (nothing ran).
@@ -83,6 +97,8 @@ static void dry_notice(void *arg, const struct frame_error *e)
 
 	if (p && !p->plan && coded(e, FRAME_PLAN_CODE))
 		p->plan = strndup(e->message.ptr, e->message.len);
+	if (p && p->sample && coded(e, FRAME_SAMPLE_FAILED_CODE))
+		sample_failed(p, e);
 	if (!p || !p->sample || !coded(e, p->pairs ? FRAME_SAMPLE_PAIR_CODE : FRAME_SAMPLE_CODE))
 		return;
 	/* A pair's after is its detail; an empty one: the row was not read again (null). */
@@ -203,11 +219,11 @@ bool myw_cancel(struct my_session *s)
 	return true;
 }
 
-/* Keeps the dry-run write as a pending record with its sample; its id in id. False with the reason in why. */
+/* Keeps the dry-run write as a pending record, its sample taken from p; its id in id. False with the reason in why. */
 static bool hold(struct my_session *s, struct myw_pending *p, struct approval_ask *q, uint64_t rows, char *id,
 		 char *why, size_t whylen)
 {
-	q->sample = p->sample ? approval_sample_finish(p->sample, rows, APPROVAL_MAX_SAMPLE) : NULL;
+	q->sample = p->sample;
 	p->sample = NULL;
 	return approval_hold(&s->core, q, rows, id, why, whylen);
 }

@@ -127,7 +127,7 @@ static bool hold(struct pg_session *s, struct pgw_pending *p, uint64_t rows, cha
 		.rewritten = p->rewritten,
 		.plan = p->plan,
 		.settings = p->settings,
-		.sample = p->sample ? approval_sample_finish(p->sample, rows, APPROVAL_MAX_SAMPLE) : NULL,
+		.sample = p->sample,
 	};
 
 	p->sample = NULL;

@@ -157,6 +157,39 @@ static void test_pairs_as_notices_carry_them(void **state)
 	json_decref(j);
 }
 
+/* A note says why rows are missing: the first one is kept, it is written beside truncated, and escaped as JSON. */
+static void test_note(void **state)
+{
+	struct approval_sample *s = approval_sample_new();
+	char *json;
+
+	(void)state;
+	assert_non_null(s);
+	assert_true(approval_sample_note(s, "the rows could not be read: \"x\"\n", 33));
+	assert_true(approval_sample_note(s, "second", 6));
+	json = approval_sample_finish(s, 3, 4096);
+	assert_non_null(json);
+	assert_string_equal(json, "{\"columns\":[],\"rows\":[],\"truncated\":true,"
+				  "\"note\":\"the rows could not be read: \\\"x\\\"\\n\"}");
+	free(json);
+	/* Without a note there is no note key; a long note is cut at 512 bytes. */
+	s = approval_sample_new();
+	json = approval_sample_finish(s, 0, 4096);
+	assert_string_equal(json, "{\"columns\":[],\"rows\":[],\"truncated\":false}");
+	free(json);
+	{
+		char longer[700];
+
+		memset(longer, 'n', sizeof(longer));
+		s = approval_sample_new();
+		assert_true(approval_sample_note(s, longer, sizeof(longer)));
+		json = approval_sample_finish(s, 1, 4096);
+		assert_non_null(strstr(json, "\"note\":\""));
+		assert_int_equal(strlen(strstr(json, "\"note\":\"") + 8), 512 + 2);
+		free(json);
+	}
+}
+
 static void test_bounds(void **state)
 {
 	struct approval_sample *s = approval_sample_new();
@@ -205,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_columns_widen),
 		cmocka_unit_test(test_malformed_rows_left_out),
 		cmocka_unit_test(test_pairs_as_notices_carry_them),
+		cmocka_unit_test(test_note),
 		cmocka_unit_test(test_bounds),
 	};
 

@@ -212,6 +212,27 @@ static void test_sample_absent_empty_or_malformed(void **state)
 	}
 }
 
+/* The reason a sample is empty, written by the database, shows as text beside "no sample". */
+static void test_sample_note_is_shown_escaped(void **state)
+{
+	struct approval a;
+	char *out;
+
+	(void)state;
+	hostile(&a);
+	free(a.sample);
+	a.sample = str("{\"columns\":[],\"rows\":[],\"truncated\":true,"
+		       "\"note\":\"the rows could not be read before the write: <script>alert(1)</script>\"}");
+	out = render_record(&a);
+	check_tags(out);
+	assert_non_null(strstr(out,
+			       "<p id=\"sample\" class=\"null\">no sample</p><p class=\"note\" id=\"sample-note\">the "
+			       "rows could not be read before the write: &lt;script&gt;alert(1)&lt;/script&gt;</p>"));
+	assert_null(strstr(out, "<script"));
+	free(out);
+	approval_free(&a);
+}
+
 static void test_an_approver_who_approved_waits(void **state)
 {
 	struct approval a;
@@ -357,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_record_is_inert),
 		cmocka_unit_test(test_sample_marks_changes),
 		cmocka_unit_test(test_sample_absent_empty_or_malformed),
+		cmocka_unit_test(test_sample_note_is_shown_escaped),
 		cmocka_unit_test(test_an_approver_who_approved_waits),
 		cmocka_unit_test(test_decided_record_has_no_forms),
 		cmocka_unit_test(test_list),

@@ -158,6 +158,7 @@ struct sent {
 	char rows[80 * 1024];
 	size_t nrows, npairs, bytes;
 	bool plan;
+	char failed[512]; /* the message of an AIRLOCK_SAMPLE_FAILED notice; "" when none came */
 };
 
 static void put_sent(struct sent *out, size_t *at, const struct frame_str *s)
@@ -186,6 +187,9 @@ static void read_sent(struct runner_ctl *ctl, struct sent *out)
 		assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
 		if (e.code.len == strlen(FRAME_PLAN_CODE) && !memcmp(e.code.ptr, FRAME_PLAN_CODE, e.code.len))
 			out->plan = true;
+		if (e.code.len == strlen(FRAME_SAMPLE_FAILED_CODE) &&
+		    !memcmp(e.code.ptr, FRAME_SAMPLE_FAILED_CODE, e.code.len))
+			snprintf(out->failed, sizeof(out->failed), "%.*s", (int)e.message.len, e.message.ptr);
 		if (e.code.len == strlen(FRAME_SAMPLE_PAIR_CODE) &&
 		    !memcmp(e.code.ptr, FRAME_SAMPLE_PAIR_CODE, e.code.len)) {
 			put_sent(out, &at, &e.message);
@@ -425,12 +429,14 @@ static void test_update_pairs_keys(void **state)
 	assert_int_equal(s.npairs, 2);
 	assert_string_equal(row_at(&s, 0), "{\"id\":\"1\",\"note\":\"a\"}");
 	assert_string_equal(row_at(&s, 1), "");
-	/* A read that fails: the UPDATE is still dry-run and counted, with no sample. */
+	assert_string_equal(s.failed, "");
+	/* A read that fails: the UPDATE is still dry-run and counted, with no sample and the database's reason. */
 	assert_int_equal(dry_read("UPDATE " DB ".nokey SET note = 'c'", NULL, "SELECT * FROM " DB ".nothere", false,
 				  false, &s, &rows),
 			 MY_WRITE_OK);
 	assert_int_equal(rows, 2);
 	assert_int_equal(s.npairs, 0);
+	assert_non_null(strstr(s.failed, "nothere"));
 }
 
 /* 20 pairs at most, within 32 kB; the count is the UPDATE's own. */
