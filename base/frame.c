@@ -395,6 +395,11 @@ static bool digits_ok(const struct frame_str *s, uint32_t max_len, uint32_t max)
 	return v <= max;
 }
 
+bool frame_error_coded(const struct frame_error *e, const char *code)
+{
+	return e->code.len == strlen(code) && !memcmp(e->code.ptr, code, e->code.len);
+}
+
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out)
 {
 	struct rbuf c;

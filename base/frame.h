@@ -268,6 +268,8 @@ struct frame_error {
 bool frame_tag_rows(const char *tag, uint64_t *rows);
 /* For both 'E' and 'N'. */
 enum frame_status frame_decode_error(const struct frame *f, struct frame_error *out);
+/* Does e carry exactly this code (one of the FRAME_*_CODE above)? */
+bool frame_error_coded(const struct frame_error *e, const char *code);
 
 /*
  * Writer: frames are appended to a wbuf the caller owns (base/wbuf.h).

@@ -65,11 +65,6 @@ void myw_pending_free(struct myw_pending *p)
 	free(p);
 }
 
-static bool coded(const struct frame_error *e, const char *code)
-{
-	return e->code.len == strlen(code) && !memcmp(e->code.ptr, code, e->code.len);
-}
-
 /* The UPDATE's rows could not be read before it: the record's sample says why (or, out of memory, there is none). */
 static void sample_failed(struct myw_pending *p, const struct frame_error *e)
 {
@@ -95,11 +90,11 @@ static void dry_notice(void *arg, const struct frame_error *e)
 	size_t len = e->message.len;
 	bool ok;
 
-	if (p && !p->plan && coded(e, FRAME_PLAN_CODE))
+	if (p && !p->plan && frame_error_coded(e, FRAME_PLAN_CODE))
 		p->plan = strndup(e->message.ptr, e->message.len);
-	if (p && p->sample && coded(e, FRAME_SAMPLE_FAILED_CODE))
+	if (p && p->sample && frame_error_coded(e, FRAME_SAMPLE_FAILED_CODE))
 		sample_failed(p, e);
-	if (!p || !p->sample || !coded(e, p->pairs ? FRAME_SAMPLE_PAIR_CODE : FRAME_SAMPLE_CODE))
+	if (!p || !p->sample || !frame_error_coded(e, p->pairs ? FRAME_SAMPLE_PAIR_CODE : FRAME_SAMPLE_CODE))
 		return;
 	/* A pair's after is its detail; an empty one: the row was not read again (null). */
 	if (p->pairs)

@@ -359,7 +359,7 @@ static void dry_notice(void *arg, const struct frame_error *e)
 {
 	struct pgw_pending *p = ((struct pg_session *)arg)->write;
 
-	if (e->code.len == sizeof(FRAME_PLAN_CODE) - 1 && !memcmp(e->code.ptr, FRAME_PLAN_CODE, e->code.len)) {
+	if (frame_error_coded(e, FRAME_PLAN_CODE)) {
 		if (p && !p->plan)
 			p->plan = strndup(e->message.ptr, e->message.len);
 		return;

@@ -399,6 +399,9 @@ static void test_error_roundtrip(void **state)
 		assert_int_equal(frame_decode_error(&f, &e), FRAME_OK);
 		assert_true(str_is(&e.sqlstate, "57014"));
 		assert_true(str_is(&e.code, "TIMEOUT"));
+		assert_true(frame_error_coded(&e, "TIMEOUT"));
+		assert_false(frame_error_coded(&e, "TIMEOUTS"));
+		assert_false(frame_error_coded(&e, "TIME"));
 		assert_true(str_is(&e.message, "statement exceeded the timeout of 1000 ms"));
 		assert_int_equal(e.detail.len, 0);
 		assert_true(str_is(&e.hint, "add a LIMIT"));
