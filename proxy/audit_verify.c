@@ -8,7 +8,8 @@
 
 #include <jansson.h>
 
-#define READ_CHUNK 65536
+#define READ_CHUNK 16384
+#define LINE_FIRST 4096
 
 void audit_verify_init(struct audit_verify *v)
 {
@@ -73,17 +74,35 @@ bool audit_verify_line(struct audit_verify *v, const char *line, size_t len)
 	return ok;
 }
 
+/*
+ * Room for need bytes (at most AUDIT_VERIFY_LINE_MAX + 1) in *line, grown
+ * by doubling: most lines are a few hundred bytes. False when out of memory.
+ */
+static bool room(char **line, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : LINE_FIRST;
+	char *p;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n = n > AUDIT_VERIFY_LINE_MAX / 2 ? AUDIT_VERIFY_LINE_MAX + 1 : n * 2;
+	p = realloc(*line, n);
+	if (!p)
+		return false;
+	*line = p;
+	*cap = n;
+	return true;
+}
+
 enum audit_verify_result audit_verify_file(struct audit_verify *v, FILE *f)
 {
-	char *chunk = malloc(READ_CHUNK), *line = malloc(AUDIT_VERIFY_LINE_MAX);
+	char *chunk = malloc(READ_CHUNK), *line = NULL;
 	enum audit_verify_result r = AUDIT_VERIFY_INTACT;
-	size_t n = 0, got;
+	size_t n = 0, cap = 0, got;
 
-	if (!chunk || !line) {
-		snprintf(v->msg, sizeof(v->msg), "%s", strerror(ENOMEM));
-		r = AUDIT_VERIFY_IO;
-		goto out_free;
-	}
+	if (!chunk)
+		goto out_nomem;
 	while (r == AUDIT_VERIFY_INTACT && (got = fread(chunk, 1, READ_CHUNK, f)) > 0) {
 		const char *p = chunk, *end = chunk + got;
 
@@ -98,6 +117,8 @@ enum audit_verify_result audit_verify_file(struct audit_verify *v, FILE *f)
 				r = AUDIT_VERIFY_BROKEN;
 				break;
 			}
+			if (!room(&line, &cap, n + seg + 1)) /* + 1: never NULL, even for an empty line */
+				goto out_nomem;
 			memcpy(line + n, p, seg);
 			n += seg;
 			p += seg;
@@ -119,6 +140,10 @@ enum audit_verify_result audit_verify_file(struct audit_verify *v, FILE *f)
 			 v->lines + 1);
 		r = AUDIT_VERIFY_BROKEN;
 	}
+	goto out_free;
+out_nomem:
+	snprintf(v->msg, sizeof(v->msg), "%s", strerror(ENOMEM));
+	r = AUDIT_VERIFY_IO;
 out_free:
 	free(line);
 	free(chunk);
