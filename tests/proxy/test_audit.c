@@ -208,6 +208,29 @@ static void test_torn_line_is_reported_and_the_chain_goes_on(void **state)
 	assert_int_equal(v.lines, 3);
 }
 
+/* A last line longer than the chunks the tail is read in: found and hashed across them. */
+static void test_reopen_after_a_long_line(void **state)
+{
+	struct audit_verify v;
+	size_t n = 200 * 1024;
+	char *reason = malloc(n + 1);
+	struct audit *a;
+
+	assert_non_null(reason);
+	memset(reason, 'r', n);
+	reason[n] = '\0';
+	write_records(1, 1.5);
+	a = audit_open(path);
+	assert_non_null(a);
+	audit_record(a,
+		     &(struct audit_entry){.user = "agent", .decision = "failed", .approval = "x1", .reason = reason});
+	audit_close(a);
+	free(reason);
+	write_records(1, 1.5);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 3);
+}
+
 static void test_torn_first_line(void **state)
 {
 	struct audit_verify v;
@@ -313,6 +336,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deletion_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopened_log_continues, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_line_is_reported_and_the_chain_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_after_a_long_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_first_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_and_fixed_ms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_login_failure_is_chained, setup, teardown),
