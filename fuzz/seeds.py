@@ -22,6 +22,8 @@ What it gathers:
 - hand-written statements for every construct that holds a relation
   reference, and a few inputs near the size limit (fuzz/seeds_grammar.py),
   for fuzz_validate_pg and fuzz_validate_my.
+- an audit log whose chain is intact, and the same with a torn last line,
+  for fuzz_audit_verify (made here, with or without --grammar).
 
 Files are named by a hash of their content, so running it again adds only
 what is new. The corpora are inputs, not code: they carry no secrets (the
@@ -31,6 +33,7 @@ import argparse
 import ast
 import glob
 import hashlib
+import json
 import os
 import re
 import socket
@@ -252,6 +255,26 @@ def explain_my_cost(password, sqls):
     return out
 
 
+def audit_logs():
+    """A chained audit log as airlockd writes it (statement, failed login, held write), and it torn."""
+    records = [
+        {"ts": "2026-12-04T15:00:00.000Z", "user": "agent", "session": 1, "fingerprint": "00000000000000ab",
+         "decision": "run", "rows": 1, "bytes": 10, "ms": 1.5, "protocol": "pg", "client": "127.0.0.1",
+         "application_name": "psql"},
+        {"ts": "2026-12-04T15:00:01.000Z", "user": "agent", "session": 2, "decision": "login_failed",
+         "protocol": "mysql", "client": "", "sqlstate": "28000", "wait_ms": 0},
+        {"ts": "2026-12-04T15:00:02.000Z", "user": "agent", "session": 3, "fingerprint": "0000000000000000",
+         "decision": "held", "rows": 3, "bytes": 0, "ms": 0.123, "approval": "x1"},
+    ]
+    prev, lines = "0" * 64, []
+    for r in records:
+        line = json.dumps(dict(r, prev=prev), separators=(",", ":")).encode()
+        lines.append(line)
+        prev = hashlib.sha256(line).hexdigest()
+    intact = b"\n".join(lines) + b"\n"
+    return [intact, intact + b'{"ts":"2026-']
+
+
 def main():
     args = argparse.ArgumentParser(description="(re)writes the seed corpora under fuzz/corpus/")
     args.add_argument("--grammar", action="store_true", help="only the hand-written validator seeds")
@@ -264,6 +287,8 @@ def main():
 
     for target, data in seeds_grammar.seeds():
         add(target, data, LARGE_MAX)
+    for log in audit_logs():
+        add("fuzz_audit_verify", log)
     if grammar_only:
         report(n)
         return

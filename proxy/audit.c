@@ -1,38 +1,96 @@
-/* audit: JSON lines through jansson, one per statement or failed login, flushed per line. */
+/*
+ * audit: JSON lines through jansson, one per statement or failed login,
+ * each written whole with one write and chained to the line before it
+ * (proxy/audit_chain.h).
+ */
 #include "proxy/audit.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "proxy/audit_chain.h"
 #include "proxy/stats.h"
 
 struct audit {
-	FILE *out;
-	int own;
-	struct stats *stats; /* borrowed (audit_count_approvals); NULL: not counted */
+	int fd;
+	bool own;
+	char prev[AUDIT_CHAIN_HEX + 1]; /* the hash of the last line written, the next record's "prev" */
+	struct stats *stats;            /* borrowed (audit_count_approvals); NULL: not counted */
 };
+
+/* Writes all of buf; false with errno when the file did not take it. */
+static bool write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/*
+ * An existing log is continued: the chain goes on from its last complete
+ * line. Bytes after that line's newline are a write cut short (a crash):
+ * a newline ends them, so they stay one broken line the verifier reports.
+ */
+static int continue_chain(struct audit *a)
+{
+	struct stat st;
+	bool torn;
+
+	if (fstat(a->fd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode))
+		return 0; /* a pipe or a terminal: nothing to read back */
+	if (audit_chain_tail(a->fd, a->prev, &torn) < 0)
+		return -1;
+	return torn && !write_all(a->fd, "\n", 1) ? -1 : 0;
+}
 
 struct audit *audit_open(const char *path)
 {
 	struct audit *a = calloc(1, sizeof(*a));
+	int saved;
 
 	if (!a)
 		return NULL;
+	memcpy(a->prev, audit_chain_zero, sizeof(a->prev));
 	if (!strcmp(path, "-")) {
-		a->out = stderr;
-	} else {
-		a->out = fopen(path, "a");
-		if (!a->out) {
-			free(a);
-			return NULL;
-		}
-		a->own = 1;
+		a->fd = STDERR_FILENO;
+		return a;
 	}
+	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (a->fd < 0)
+		goto out_free;
+	a->own = true;
+	if (continue_chain(a) < 0)
+		goto out_close;
 	return a;
+out_close:
+	saved = errno;
+	close(a->fd);
+	errno = saved;
+out_free:
+	saved = errno;
+	free(a);
+	errno = saved;
+	return NULL;
 }
 
 /* The current time as ISO 8601 UTC with milliseconds. */
@@ -47,37 +105,58 @@ static void audit_now(char when[40])
 	snprintf(when + strlen(when), 40 - strlen(when), ".%03ldZ", ts.tv_nsec / 1000000);
 }
 
-/* Writes o as one line and releases it. */
+/*
+ * Writes o as one line, its last key "prev", and releases it. The chain
+ * moves on only when the whole line was written. 15 significant digits
+ * print a number rounded to 3 decimals as just those (ms).
+ */
 static void audit_write(struct audit *a, json_t *o)
 {
-	char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	char *line = NULL, hash[AUDIT_CHAIN_HEX + 1];
+	size_t len;
 
-	if (line) {
-		fprintf(a->out, "%s\n", line);
-		fflush(a->out);
-		free(line);
-	}
+	if (json_object_set_new(o, "prev", json_string(a->prev)) < 0)
+		goto out_decref;
+	line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	if (!line)
+		goto out_decref;
+	len = strlen(line);
+	if (!audit_chain_hash(line, len, hash))
+		goto out_free_line;
+	line[len] = '\n'; /* json_dumps's NUL: the line goes out with its newline in one write */
+	if (write_all(a->fd, line, len + 1))
+		memcpy(a->prev, hash, sizeof(a->prev));
+out_free_line:
+	free(line);
+out_decref:
 	json_decref(o);
+}
+
+/* A client's text as a JSON string: what is not UTF-8 is still recorded, its other bytes as '?'. */
+static json_t *text(const char *s)
+{
+	json_t *j = json_string(s);
+	char ascii[256];
+	size_t i;
+
+	if (j)
+		return j;
+	for (i = 0; s[i] && i + 1 < sizeof(ascii); i++)
+		ascii[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+	ascii[i] = '\0';
+	return json_string(ascii);
 }
 
 void audit_login_failed(struct audit *a, const char *user, uint32_t session, const char *protocol, const char *client,
 			const char *sqlstate, uint32_t wait_ms)
 {
-	char when[40], ascii[256];
+	char when[40];
 	json_t *o, *name;
-	size_t i;
 
 	if (!a)
 		return;
 	audit_now(when);
-	/* A name that is not UTF-8 is still recorded, its other bytes as '?'. */
-	name = json_string(user);
-	if (!name) {
-		for (i = 0; user[i] && i + 1 < sizeof(ascii); i++)
-			ascii[i] = (unsigned char)user[i] < 0x80 ? user[i] : '?';
-		ascii[i] = '\0';
-		name = json_string(ascii);
-	}
+	name = text(user);
 	o = json_pack("{s:s, s:o, s:I, s:s, s:s, s:s, s:s, s:I}", "ts", when, "user", name, "session",
 		      (json_int_t)session, "decision", "login_failed", "protocol", protocol, "client", client,
 		      "sqlstate", sqlstate, "wait_ms", (json_int_t)wait_ms);
@@ -104,9 +183,14 @@ void audit_record(struct audit *a, const struct audit_entry *e)
 	snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)e->fingerprint);
 	o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:f}", "ts", when, "user", e->user ? e->user : "", "session",
 		      (json_int_t)e->session, "fingerprint", fp, "decision", e->decision, "rows", (json_int_t)e->rows,
-		      "bytes", (json_int_t)e->bytes, "ms", e->ms);
+		      "bytes", (json_int_t)e->bytes, "ms", round(e->ms * 1000.0) / 1000.0);
 	if (!o)
 		return;
+	if (e->protocol) {
+		json_object_set_new(o, "protocol", json_string(e->protocol));
+		json_object_set_new(o, "client", json_string(e->client ? e->client : ""));
+		json_object_set_new(o, "application_name", text(e->application ? e->application : ""));
+	}
 	if (e->sqlstate)
 		json_object_set_new(o, "sqlstate", json_string(e->sqlstate));
 	if (e->code != AIRLOCK_E_NONE)
@@ -127,6 +211,6 @@ void audit_close(struct audit *a)
 	if (!a)
 		return;
 	if (a->own)
-		fclose(a->out);
+		close(a->fd);
 	free(a);
 }

@@ -1,7 +1,8 @@
 /*
- * audit: one JSON line per statement: who, what (fingerprint), decision,
- * rows, bytes, time; and one per failed login. Never the statement's
- * values or any credential.
+ * audit: one JSON line per statement: who, from where, what (fingerprint),
+ * decision, rows, bytes, time; and one per failed login. Never the
+ * statement's values or any credential. Each line is chained to the one
+ * before it by its hash (proxy/audit_chain.h, proxy/audit_verify.h).
  */
 #ifndef AIRLOCK_PROXY_AUDIT_H
 #define AIRLOCK_PROXY_AUDIT_H
@@ -23,7 +24,11 @@ struct audit_entry {
 	uint64_t rows;
 	uint64_t bytes;
 	uint8_t truncated; /* enum frame_trunc */
-	double ms;
+	double ms;         /* recorded to 3 decimals */
+	/* A statement's session (NULL protocol: a step recorded outside any session, these left out): */
+	const char *protocol;    /* "pg" or "mysql" */
+	const char *client;      /* the client's address, "" when none (a unix socket) */
+	const char *application; /* Postgres application_name, MySQL program_name; "" when none */
 	/* A held write's steps (held, approved, rejected, running, executed, drifted, failed, expired): */
 	const char *approval; /* its id; NULL for any other statement */
 	const char *by;       /* the approver who decided, or NULL */
@@ -37,7 +42,12 @@ struct audit_entry {
  */
 void audit_login_failed(struct audit *a, const char *user, uint32_t session, const char *protocol, const char *client,
 			const char *sqlstate, uint32_t wait_ms);
-/* path "-" is stderr. Returns NULL with errno set on failure. The caller owns the result. */
+/*
+ * path "-" is stderr. Each record carries "prev" (proxy/audit_chain.h): an
+ * existing file's chain continues from its last complete line, stderr's
+ * starts at zeros. Returns NULL with errno set on failure. The caller
+ * owns the result.
+ */
 struct audit *audit_open(const char *path);
 void audit_record(struct audit *a, const struct audit_entry *e);
 /*

@@ -1,20 +1,23 @@
 /*
- * airlockd: the entry point. Runs the proxy, checks a config file, or makes
- * a SCRAM verifier for the config from a password on stdin.
+ * airlockd: the entry point. Runs the proxy, checks a config file, checks
+ * an audit log's hash chain, or makes a SCRAM verifier for the config
+ * from a password on stdin.
  *
  * proxy/ is airlockd. What both protocols share lives here: server.c (the
  * event loop, the listeners from one table of protocols, signals, reload),
  * gen.c (a config generation and the per-user counters under it),
  * session.c (the session core: a connection's life, the framed read loop,
- * back-pressure, jobs under max_jobs, audit), the job layers (jobs.c the
- * manager, job_pool.c the warm runners, job.c one statement in one
- * container, with job_dir.c, job_ctl.c and job_frame.c below it),
- * relay.c (a job's socket to the database) and audit.c. Each protocol is a
- * folder below: proxy/pg/ and proxy/mysql/, each with its validator in
- * validate/. The server owns the loop, the generations, the launcher, the
- * job manager and every session; a session owns its protocol state and
- * holds its generation; a job is owned by the manager and borrowed by the
- * session that runs it until its final event.
+ * back-pressure, jobs under max_jobs; session_audit.c its audit records),
+ * the job layers (jobs.c the manager, job_pool.c the warm runners, job.c
+ * one statement in one container, with job_dir.c, job_ctl.c and
+ * job_frame.c below it), relay.c (a job's socket to the database) and
+ * audit.c (with its hash chain in audit_chain.c and the chain's checker in
+ * audit_verify.c). Each protocol is a folder below: proxy/pg/ and
+ * proxy/mysql/, each with its validator in validate/. The server owns the
+ * loop, the generations, the launcher, the job manager and every session;
+ * a session owns its protocol state and holds its generation; a job is
+ * owned by the manager and borrowed by the session that runs it until its
+ * final event.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +31,7 @@
 
 #include "conf/config.h"
 #include "protocol/scram.h"
+#include "proxy/audit_verify.h"
 #include "proxy/log.h"
 #include "proxy/policy_check.h"
 #include "proxy/server.h"
@@ -36,6 +40,8 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: airlockd -c FILE            run in the foreground\n"
 		     "       airlockd --check-config FILE validate FILE and explain each problem\n"
+		     "       airlockd --verify-audit FILE check the audit log FILE's hash chain (exit 0 intact,\n"
+		     "                                    1 at its first broken record, 2 when FILE cannot be read)\n"
 		     "       airlockd --make-verifier     read a password on stdin, print a SCRAM verifier\n");
 }
 
@@ -69,6 +75,27 @@ static int check_config(const char *path, bool quiet_ok)
 	}
 	config_free(cfg);
 	return 0;
+}
+
+static int verify_audit(const char *path)
+{
+	struct audit_verify v;
+	enum audit_verify_result r;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	audit_verify_init(&v);
+	r = audit_verify_file(&v, f);
+	fclose(f);
+	if (r == AUDIT_VERIFY_INTACT) {
+		printf("%s: %llu record%s, chain intact\n", path, (unsigned long long)v.lines, v.lines == 1 ? "" : "s");
+		return 0;
+	}
+	fprintf(stderr, "%s:%s%s\n", path, r == AUDIT_VERIFY_IO ? " " : "", v.msg);
+	return r == AUDIT_VERIFY_IO ? 2 : 1;
 }
 
 static int make_verifier(void)
@@ -141,6 +168,8 @@ int main(int argc, char **argv)
 		return run(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--check-config"))
 		return check_config(argv[2], false);
+	if (argc == 3 && !strcmp(argv[1], "--verify-audit"))
+		return verify_audit(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "--make-verifier"))
 		return make_verifier();
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {

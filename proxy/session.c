@@ -616,19 +616,25 @@ static void verdict_cb(evutil_socket_t fd, short what, void *arg)
 		session_process(s);
 }
 
+void session_client(const struct session *s, char *out, size_t len)
+{
+	out[0] = '\0';
+	if (s->addrlen && !inet_ntop(s->addrlen == 4 ? AF_INET : AF_INET6, s->addr, out, (socklen_t)len))
+		out[0] = '\0';
+}
+
 void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*then)(struct session *s, bool pass))
 {
 	struct login_guard_cfg gc;
 	struct timeval tv;
 	uint64_t now = (uint64_t)monotonic_ms();
 	uint32_t wait;
-	char client[INET6_ADDRSTRLEN] = "";
+	char client[INET6_ADDRSTRLEN];
 
 	guard_cfg(s->srv->cfg, &gc);
 	wait = s->srv->guard ? login_guard_wait(s->srv->guard, &gc, s->addr, s->addrlen, s->user, now) : 0;
 	if (!pass) {
-		if (s->addrlen)
-			inet_ntop(s->addrlen == 4 ? AF_INET : AF_INET6, s->addr, client, sizeof(client));
+		session_client(s, client, sizeof(client));
 		session_log(s, "authentication failed for user %s%s%s", s->user, client[0] ? " from " : "", client);
 		if (s->srv->guard)
 			login_guard_failed(s->srv->guard, &gc, s->addr, s->addrlen, s->user, now);
@@ -696,7 +702,7 @@ bool session_login(struct session *s, const char *how)
 	return true;
 }
 
-/* ---- jobs and the audit log ---- */
+/* ---- jobs ---- */
 
 struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
 			      bool *busy)
@@ -732,67 +738,4 @@ void session_job_finished(struct session *s)
 	s->job = NULL;
 	session_job_release(s);
 	s->out_paused = false;
-}
-
-void session_statement_begin(struct session *s, uint64_t fingerprint)
-{
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
-	s->fingerprint = fingerprint;
-}
-
-static double elapsed_ms(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) * 1000.0 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-/* The user label of the metrics: a configured user's name, never one a client typed that no user has. */
-static const char *stats_user(const struct session *s)
-{
-	return s->u ? s->u->name : "";
-}
-
-void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
-		   uint64_t bytes, uint8_t truncated)
-{
-	struct audit_entry e = {
-		.user = s->user,
-		.session = s->id,
-		.fingerprint = s->fingerprint,
-		.decision = decision,
-		.sqlstate = sqlstate,
-		.code = code,
-		.rows = rows,
-		.bytes = bytes,
-		.truncated = truncated,
-		.ms = elapsed_ms(&s->t0),
-	};
-	audit_record(s->srv->audit, &e);
-	stats_statement(s->srv->stats, s->proto->name, stats_user(s), decision, code, e.ms / 1000.0, rows, bytes,
-			truncated != 0);
-	stats_validation(s->srv->stats, s->validate_ns);
-	s->validate_ns = 0;
-}
-
-void session_audit_held(struct session *s, const char *approval, uint64_t rows)
-{
-	struct audit_entry e = {
-		.user = s->user,
-		.session = s->id,
-		.fingerprint = s->fingerprint,
-		.decision = "held",
-		.sqlstate = airlock_err_pg_sqlstate(AIRLOCK_E_APPROVAL_REQUIRED),
-		.code = AIRLOCK_E_APPROVAL_REQUIRED,
-		.rows = rows,
-		.ms = elapsed_ms(&s->t0),
-		.approval = approval,
-	};
-
-	audit_record(s->srv->audit, &e);
-	/* The dry run's rows went to no client: not in airlock_rows_total. */
-	stats_statement(s->srv->stats, s->proto->name, stats_user(s), e.decision, e.code, e.ms / 1000.0, 0, 0, false);
-	stats_validation(s->srv->stats, s->validate_ns);
-	s->validate_ns = 0;
 }

@@ -16,7 +16,8 @@
  *   - back-pressure: a job's frames stop being read while the client has
  *     more than SESSION_OUT_HIGH_WATER bytes unsent;
  *   - starting and ending jobs under the user's max_jobs, and the audit
- *     record of each statement;
+ *     record of each statement (session_audit.c), which asks the protocol
+ *     for the client's program name;
  *   - close with a reason (logged with the session's identity), a flush
  *     when asked, and the free on a later loop pass, never inside the
  *     callback that closed it.
@@ -130,6 +131,12 @@ struct session_proto {
 	void (*close)(struct session *s);
 	/* Freeing: release what the protocol's struct owns. */
 	void (*free)(struct session *s);
+	/*
+	 * The name the client gave its program (Postgres application_name,
+	 * MySQL program_name), for the audit log; "" when none. Borrowed from
+	 * the session until it next changes.
+	 */
+	const char *(*application)(struct session *s);
 };
 
 struct session {
@@ -208,6 +215,8 @@ void session_close(struct session *s, bool flush, const char *why);
 /* Sends what s->w holds and empties it; a reply that could not be built closes the session instead. */
 void session_flush(struct session *s);
 /* Log lines prefixed with the protocol and the session's id: information and warnings. */
+/* The client's address as text in out (INET6_ADDRSTRLEN bytes), "" when it has none (a unix socket). */
+void session_client(const struct session *s, char *out, size_t len);
 __attribute__((format(printf, 2, 3))) void session_log(const struct session *s, const char *fmt, ...);
 __attribute__((format(printf, 2, 3))) void session_warn(const struct session *s, const char *fmt, ...);
 

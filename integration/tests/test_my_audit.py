@@ -1,11 +1,15 @@
-"""MySQL statements leave audit records with a fingerprint; no value or secret is written."""
+"""MySQL statements leave audit records with a fingerprint and where they
+came from; no value or secret is written; the log's hash chain verifies
+and shows an edit."""
 
+import ipaddress
 import json
 import os
 
 import pymysql
 import pytest
 
+import audit_check
 import itest
 
 
@@ -51,3 +55,28 @@ def test_statements_are_audited_without_values():
     assert "needle-4711" not in text
     assert itest.my_backend_password() not in text
     assert "agent-secret" not in text
+
+
+def test_records_name_their_origin_and_the_chain_holds(tmp_path):
+    start = audit_size()
+    conn = itest.my_connect(user="agent_small", program_name="audit-probe")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT id FROM orders ORDER BY id LIMIT 1")
+    finally:
+        conn.close()
+
+    def mine():
+        hits = [(r, l) for r, l in audit_check.records(itest.AUDIT_LOG, start)
+                if r.get("application_name") == "audit-probe"]
+        return hits or None
+
+    hits = itest.wait_until(mine, 10)
+    assert hits, "no record with application_name audit-probe: %r" % new_records(start)[1]
+    rec, line = hits[-1]
+    assert rec["user"] == "agent_small" and rec["decision"] == "run", rec
+    assert rec["protocol"] == "mysql", rec
+    ipaddress.ip_address(rec["client"])
+    assert len(rec["prev"]) == 64, rec
+    audit_check.assert_fixed_ms(line)
+    audit_check.check_chain(itest.AUDIT_LOG, tmp_path)

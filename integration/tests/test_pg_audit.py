@@ -1,10 +1,13 @@
-"""Every statement leaves an audit record; no secret is ever written."""
+"""Every statement leaves an audit record naming where it came from; no
+secret is ever written; the log's hash chain verifies and shows an edit."""
 
+import ipaddress
 import os
 
 import psycopg2
 import pytest
 
+import audit_check
 import itest
 
 
@@ -42,3 +45,28 @@ def test_audit_log_holds_no_password():
     with open(itest.AUDIT_LOG, "rb") as f:
         data = f.read().decode(errors="replace")
     assert itest.backend_password() not in data
+
+
+def test_records_name_their_origin_and_the_chain_holds(tmp_path):
+    start = audit_size()
+    conn = itest.connect(itest.SMALL_URL, autocommit=True, application_name="audit-probe")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT id FROM orders ORDER BY id LIMIT 1")
+    finally:
+        conn.close()
+
+    def mine():
+        hits = [(r, l) for r, l in audit_check.records(itest.AUDIT_LOG, start)
+                if r.get("application_name") == "audit-probe"]
+        return hits or None
+
+    hits = itest.wait_until(mine, 10)
+    assert hits, "no record with application_name audit-probe: %r" % new_audit_text(start)
+    rec, line = hits[-1]
+    assert rec["user"] == "agent_small" and rec["decision"] == "run", rec
+    assert rec["protocol"] == "pg", rec
+    ipaddress.ip_address(rec["client"])
+    assert len(rec["prev"]) == 64, rec
+    audit_check.assert_fixed_ms(line)
+    audit_check.check_chain(itest.AUDIT_LOG, tmp_path)

@@ -364,6 +364,10 @@ ROWS = [
      "the validator's star check (MySQL)", "86-my-select-star.patch", "ctest:test_validate_my_star"),
     ("my-select-star-e2e", "Wide rows stay out of an agent's context (optional; both protocols)",
      "the validator's star check (MySQL)", "86-my-select-star.patch", "airlockd+py:test_select_star.py -k my_"),
+    ("audit-chain", "An audit record changed after the fact is found", "each record's hash of the one before it",
+     "89-audit-chain.patch", "ctest:test_audit"),
+    ("audit-chain-e2e", "An audit record changed after the fact is found", "each record's hash of the one before it",
+     "89-audit-chain.patch", "airlockd+py:test_pg_audit.py -k origin_and_the_chain"),
 ]
 
 

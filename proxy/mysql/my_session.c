@@ -680,6 +680,11 @@ static void my_drained(struct session *core)
 	myc_output_drained((struct my_session *)core);
 }
 
+static const char *my_application(struct session *core)
+{
+	return my(core)->program;
+}
+
 const struct session_proto my_session_proto = {
 	.name = "mysql",
 	.size = sizeof(struct my_session),
@@ -694,4 +699,5 @@ const struct session_proto my_session_proto = {
 	.shutdown = my_shutdown,
 	.drained = my_drained,
 	.free = my_free,
+	.application = my_application,
 };

@@ -630,6 +630,13 @@ static void pg_shutdown(struct session *core)
 	pgr_flush(s);
 }
 
+static const char *pg_application(struct session *core)
+{
+	const char *display, *name = pgs_show(&pg(core)->set, "application_name", &display);
+
+	return name ? name : "";
+}
+
 const struct session_proto pg_session_proto = {
 	.name = "pg",
 	.size = sizeof(struct pg_session),
@@ -645,4 +652,5 @@ const struct session_proto pg_session_proto = {
 	.drained = pg_drained,
 	.close = pg_close,
 	.free = pg_free,
+	.application = pg_application,
 };

@@ -1,0 +1,349 @@
+/*
+ * test_audit: the audit log's hash chain: records written by audit.c
+ * verify; an edit, a deletion or a torn write is reported at the right
+ * line; a reopened log continues the chain; malformed lines are refused
+ * with a reason, never a crash. And the fields a record carries.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "proxy/audit.h"
+#include "proxy/audit_chain.h"
+#include "proxy/audit_verify.h"
+
+static char path[64];
+
+static int setup(void **state)
+{
+	int fd;
+
+	strcpy(path, "/tmp/test_audit.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(path);
+	return 0;
+}
+
+/* n statement records through a freshly opened log, closed after. */
+static void write_records(int n, double ms)
+{
+	struct audit *a = audit_open(path);
+
+	assert_non_null(a);
+	for (int i = 0; i < n; i++) {
+		struct audit_entry e = {.user = "agent",
+					.session = 100 + (uint32_t)i,
+					.fingerprint = 0xabcdefULL,
+					.decision = "run",
+					.rows = 1,
+					.bytes = 10,
+					.ms = ms,
+					.protocol = "pg",
+					.client = "10.0.0.7",
+					.application = "reporting"};
+		audit_record(a, &e);
+	}
+	audit_close(a);
+}
+
+static char *slurp(size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void put(const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+static void append(const char *text)
+{
+	FILE *f = fopen(path, "ab");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static enum audit_verify_result verify(struct audit_verify *v)
+{
+	FILE *f = fopen(path, "rb");
+	enum audit_verify_result r;
+
+	assert_non_null(f);
+	audit_verify_init(v);
+	r = audit_verify_file(v, f);
+	fclose(f);
+	return r;
+}
+
+/* The byte offset where line n (from 1) starts. */
+static size_t line_start(const char *buf, int n)
+{
+	const char *p = buf;
+
+	while (--n > 0)
+		p = strchr(p, '\n') + 1;
+	return (size_t)(p - buf);
+}
+
+static void test_three_records_verify(void **state)
+{
+	struct audit_verify v;
+	char *buf;
+	size_t len;
+
+	write_records(3, 1.5);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 3);
+	buf = slurp(&len);
+	/* The first record chains from zeros; prev is its last key. */
+	assert_non_null(
+		strstr(buf, "\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\"}\n"));
+	free(buf);
+}
+
+static void test_edit_is_reported_at_the_next_line(void **state)
+{
+	struct audit_verify v;
+	char *buf, *at;
+	size_t len;
+
+	write_records(3, 1.5);
+	buf = slurp(&len);
+	at = strstr(buf + line_start(buf, 2), "\"session\":101");
+	assert_non_null(at);
+	at[strlen("\"session\":10")] = '9'; /* still a valid record, only its hash changed */
+	put(buf, len);
+	free(buf);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_int_equal(v.lines, 2);
+	assert_non_null(strstr(v.msg, "3: broken link: prev is "));
+	assert_non_null(strstr(v.msg, "the previous record hashes to "));
+}
+
+static void test_deletion_is_reported(void **state)
+{
+	struct audit_verify v;
+	char *buf;
+	size_t len, two, three;
+
+	write_records(3, 1.5);
+	buf = slurp(&len);
+	two = line_start(buf, 2);
+	three = line_start(buf, 3);
+	memmove(buf + two, buf + three, len - three);
+	put(buf, len - (three - two));
+	free(buf);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_true(!strncmp(v.msg, "2: broken link", 14));
+}
+
+static void test_reopened_log_continues(void **state)
+{
+	struct audit_verify v;
+
+	write_records(2, 1.5);
+	write_records(1, 1.5);
+	write_records(2, 1.5);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 5);
+}
+
+static void test_torn_line_is_reported_and_the_chain_goes_on(void **state)
+{
+	struct audit_verify v;
+	char *buf;
+	size_t len, three, four;
+
+	write_records(2, 1.5);
+	append("{\"ts\":\"2026-"); /* a crash in the middle of a write */
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_non_null(strstr(v.msg, "3: the last line has no newline"));
+
+	write_records(1, 1.5);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_string_equal(v.msg, "3: not a JSON record");
+
+	/* The new record chains from the last complete line, before the fragment. */
+	buf = slurp(&len);
+	three = line_start(buf, 3);
+	four = line_start(buf, 4);
+	memmove(buf + three, buf + four, len - four);
+	put(buf, len - (four - three));
+	free(buf);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 3);
+}
+
+/* A last line longer than the chunks the tail is read in: found and hashed across them. */
+static void test_reopen_after_a_long_line(void **state)
+{
+	struct audit_verify v;
+	size_t n = 200 * 1024;
+	char *reason = malloc(n + 1);
+	struct audit *a;
+
+	assert_non_null(reason);
+	memset(reason, 'r', n);
+	reason[n] = '\0';
+	write_records(1, 1.5);
+	a = audit_open(path);
+	assert_non_null(a);
+	audit_record(a,
+		     &(struct audit_entry){.user = "agent", .decision = "failed", .approval = "x1", .reason = reason});
+	audit_close(a);
+	free(reason);
+	write_records(1, 1.5);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 3);
+}
+
+static void test_torn_first_line(void **state)
+{
+	struct audit_verify v;
+
+	append("{\"ts\"");
+	write_records(1, 1.5);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_string_equal(v.msg, "1: not a JSON record");
+}
+
+static void test_fields_and_fixed_ms(void **state)
+{
+	char *buf;
+	size_t len;
+
+	write_records(1, 0.123);
+	write_records(1, 1234.56789);
+	buf = slurp(&len);
+	assert_non_null(strstr(buf, "\"ms\":0.123,"));
+	assert_non_null(strstr(buf, "\"ms\":1234.568,"));
+	assert_non_null(strstr(buf, "\"protocol\":\"pg\",\"client\":\"10.0.0.7\",\"application_name\":\"reporting\""));
+	free(buf);
+}
+
+static void test_login_failure_is_chained(void **state)
+{
+	struct audit *a = audit_open(path);
+	struct audit_verify v;
+
+	assert_non_null(a);
+	audit_login_failed(a, "mallory\xff", 7, "mysql", "192.0.2.1", "28000", 0);
+	audit_login_failed(a, "agent", 8, "pg", "", "28P01", 100);
+	audit_close(a);
+	write_records(1, 1.5);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 3);
+}
+
+/* One line checked on its own, as line 1. */
+static const char *check(const char *line)
+{
+	static struct audit_verify v;
+
+	audit_verify_init(&v);
+	assert_false(audit_verify_line(&v, line, strlen(line)));
+	return v.msg;
+}
+
+static void test_malformed_lines(void **state)
+{
+	assert_string_equal(check(""), "1: an empty line, not a JSON record");
+	assert_string_equal(check("hello"), "1: not a JSON record");
+	assert_string_equal(check("[1,2]"), "1: not a JSON record");
+	assert_string_equal(check("{\"ts\":1} trailing"), "1: not a JSON record");
+	assert_string_equal(check("{\"ts\":1}"), "1: the record has no \"prev\"");
+	assert_string_equal(check("{\"prev\":5}"), "1: \"prev\" is not 64 lowercase hex digits");
+	assert_string_equal(check("{\"prev\":\"zz\"}"), "1: \"prev\" is not 64 lowercase hex digits");
+	assert_string_equal(check("{\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\","
+				  "\"prev\":\"0000000000000000000000000000000000000000000000000000000000000000\"}"),
+			    "1: not a JSON record");
+	assert_string_equal(check("{\"prev\":\"000000000000000000000000000000000000000000000000000000000000000A\"}"),
+			    "1: \"prev\" is not 64 lowercase hex digits");
+	assert_non_null(strstr(check("{\"prev\":\"1000000000000000000000000000000000000000000000000000000000000000\"}"),
+			       "1: broken link: prev is 1000"));
+}
+
+static void test_overlong_and_binary_files(void **state)
+{
+	struct audit_verify v;
+	size_t len = AUDIT_VERIFY_LINE_MAX + 10;
+	char *big = malloc(len);
+
+	assert_non_null(big);
+	memset(big, 'x', len);
+	big[len - 1] = '\n';
+	put(big, len);
+	free(big);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_string_equal(v.msg, "1: a line longer than 1048576 bytes, not a record");
+
+	put("{\"prev\":\"\0\"}\n", 13);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_string_equal(v.msg, "1: not a JSON record");
+
+	put("", 0);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 0);
+}
+
+static void test_hash_is_sha256(void **state)
+{
+	char hex[AUDIT_CHAIN_HEX + 1];
+
+	assert_true(audit_chain_hash("abc", 3, hex));
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_three_records_verify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edit_is_reported_at_the_next_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deletion_is_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopened_log_continues, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_line_is_reported_and_the_chain_goes_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_after_a_long_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_first_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fields_and_fixed_ms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_login_failure_is_chained, setup, teardown),
+		cmocka_unit_test(test_malformed_lines),
+		cmocka_unit_test_setup_teardown(test_overlong_and_binary_files, setup, teardown),
+		cmocka_unit_test(test_hash_is_sha256),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
