@@ -408,7 +408,11 @@ void session_process(struct session *s)
 		}
 		s->progressed = true;
 		busy = vpool_busy_ns(s->srv->validators);
+		/* A statement this message begins counts from its arrival, its checks included. */
+		clock_gettime(CLOCK_MONOTONIC, &s->t0);
+		s->in_message = true;
 		p->message(s, msg, len);
+		s->in_message = false;
 		s->validate_ns += vpool_busy_ns(s->srv->validators) - busy;
 		if (s->st == SESSION_CLOSING)
 			return;

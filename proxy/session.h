@@ -158,6 +158,7 @@ struct session {
 	bool verdict_pass;
 	void (*verdict_then)(struct session *s, bool pass);
 	bool progressed;     /* a whole first message arrived (a flood's half-open connections never get here) */
+	bool in_message;     /* session_process is handing a message to the protocol (t0 is its arrival) */
 	bool tls;            /* bev is TLS over the socket (session_start_tls) */
 	bool tls_next;       /* asked for: TLS starts once the message that asked is consumed */
 	uint8_t flush_waits; /* closing over TLS: loop passes spent waiting for the socket to take the rest */

@@ -15,7 +15,9 @@
 
 void session_statement_begin(struct session *s, uint64_t fingerprint)
 {
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+	/* Begun by the message being read: from its arrival (session_process); else (a job's end began it) now. */
+	if (!s->in_message)
+		clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	s->fingerprint = fingerprint;
 }
 
