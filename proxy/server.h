@@ -62,6 +62,7 @@ struct server {
 	time_t started;
 	struct event *signals[3]; /* SIGINT, SIGTERM, SIGHUP, as server_signals lists them */
 	bool stopping;            /* SIGTERM: draining (no listener, running statements finish) */
+	bool paused;              /* the admin console's PAUSE: client sessions start no statement until RESUME */
 	struct event *drain;      /* shutdown_grace_ms: then what still runs is ended */
 
 	unsigned nsessions;       /* Postgres and MySQL sessions together */
@@ -80,8 +81,5 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 /* Runs the loop until SIGINT/SIGTERM. */
 int server_run(struct server *srv);
 void server_fini(struct server *srv);
-
-/* SIGHUP: load the config file again and make it current if it is valid. */
-void server_reload(struct server *srv);
 
 #endif
