@@ -91,10 +91,17 @@ static void show_pools(struct server *srv, const struct admin_out *out, struct r
 static void show_stats(struct server *srv, const struct admin_out *out, struct row *r, uint64_t *rows)
 {
 	static const char *const names[] = {"stat", "value"};
+	static const char *const decisions[] = {
+#define ADMIN_DECISION_KEY(name) "statements_" #name,
+		SERVER_DECISIONS(ADMIN_DECISION_KEY)
+#undef ADMIN_DECISION_KEY
+	};
 	uint64_t calls = 0, failures = 0, started = 0;
 
 	vpool_counts(srv->validators, &calls, &failures, &started);
 	out->columns(out->arg, names, 2);
+	for (size_t i = 0; i < SERVER_NDECISIONS; i++)
+		kv_u64(out, r, rows, decisions[i], srv->statements[i]);
 	kv_u64(out, r, rows, "validator_calls", calls);
 	kv_u64(out, r, rows, "validator_failures", failures);
 	kv_u64(out, r, rows, "validators_started", started);

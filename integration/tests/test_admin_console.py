@@ -84,7 +84,9 @@ def test_each_show_has_its_columns_and_rows(console):
     pools = as_dicts(console, "show pools;")
     assert {p["target"]: p["engine"] for p in pools}["shop"] == "postgres"
     stats = dict(run(console, "Show Stats")[1])
-    assert {"validator_calls", "validator_failures", "jobs_live", "queue_depth", "uptime_seconds"} <= set(stats)
+    assert {"validator_calls", "validator_failures", "jobs_live", "queue_depth", "uptime_seconds",
+            "statements_run", "statements_refused", "statements_admin"} <= set(stats)
+    assert int(stats["statements_admin"]) >= 1
     assert int(stats["uptime_seconds"]) >= 0
     users = {u["user"]: u for u in as_dicts(console, "SHOW USERS")}
     assert users["agent"]["writes"] == "deny"
