@@ -29,6 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/sha.h>
+
 static void finish_targets(struct conf_ctx *ctx)
 {
 	struct airlock_config *cfg = ctx->cfg;
@@ -265,6 +267,23 @@ static void finish(struct conf_ctx *ctx)
 				 "give it a name of its own",
 				 label, cfg->approvers[i].name);
 	}
+	for (size_t i = 0; i < cfg->nadmins; i++) {
+		char label[96];
+
+		snprintf(label, sizeof(label), "[admin %s]", cfg->admins[i].name);
+		conf_check_required(ctx, SECT_ADMIN, &ctx->admin_seen[i], label);
+		if (config_find_user(cfg, cfg->admins[i].name))
+			conf_err(ctx, ctx->admin_seen[i].header_line,
+				 "%s has the name of a [user %s]; an admin is never an airlock user: "
+				 "give it a name of its own",
+				 label, cfg->admins[i].name);
+	}
+	for (size_t i = 0; i < cfg->nusers; i++)
+		if (cfg->users[i].database && strcmp(cfg->users[i].database, CONFIG_ADMIN_DATABASE) == 0)
+			conf_err(ctx, 0,
+				 "[user %s] database = " CONFIG_ADMIN_DATABASE
+				 " is the admin console's name; give the user another",
+				 cfg->users[i].name);
 	if (cfg->approval_listen_host && !cfg->tls_cert_file)
 		conf_err(ctx, 0,
 			 "[server] approval_listen needs tls_cert_file and tls_key_file: the approval page is "
@@ -285,6 +304,7 @@ static void free_ctx(struct conf_ctx *ctx)
 	free(ctx->user_meta);
 	free(ctx->target_seen);
 	free(ctx->approver_seen);
+	free(ctx->admin_seen);
 }
 
 static struct airlock_config *load_text(const char *text, size_t len, const char *base_dir, const char *path,
@@ -307,6 +327,7 @@ static struct airlock_config *load_text(const char *text, size_t len, const char
 	conf_apply_defaults(&ctx, SECT_HOSTS, cfg);
 	ctx.text = text;
 	ctx.len = len;
+	SHA256((const unsigned char *)text, len, cfg->checksum);
 	if (memchr(text, '\0', len))
 		conf_err(&ctx, 0, "the config contains a NUL byte; expected a text file");
 	else
@@ -439,6 +460,11 @@ void config_free(struct airlock_config *cfg)
 		conf_free_fields(SECT_APPROVER, &cfg->approvers[i]);
 	}
 	free(cfg->approvers);
+	for (i = 0; i < cfg->nadmins; i++) {
+		free(cfg->admins[i].name);
+		conf_free_fields(SECT_ADMIN, &cfg->admins[i]);
+	}
+	free(cfg->admins);
 	free(cfg);
 }
 
@@ -470,6 +496,16 @@ const struct airlock_user *config_find_user(const struct airlock_config *cfg, co
 	for (i = 0; i < cfg->nusers; i++)
 		if (strcmp(cfg->users[i].name, name) == 0)
 			return &cfg->users[i];
+	return NULL;
+}
+
+const struct airlock_admin *config_find_admin(const struct airlock_config *cfg, const char *name)
+{
+	if (!cfg || !name)
+		return NULL;
+	for (size_t i = 0; i < cfg->nadmins; i++)
+		if (strcmp(cfg->admins[i].name, name) == 0)
+			return &cfg->admins[i];
 	return NULL;
 }
 

@@ -31,6 +31,17 @@ struct airlock_approver {
 	char *scram; /* as a user's scram */
 };
 
+/*
+ * An operator of the admin console (the virtual database "airlock" on the
+ * Postgres listener), never an airlock user: [admin NAME] with a
+ * SCRAM-SHA-256 verifier, no password.
+ */
+#define CONFIG_ADMIN_DATABASE "airlock" /* the database name an admin logs in to */
+struct airlock_admin {
+	char *name;  /* section name: [admin NAME] */
+	char *scram; /* as a user's scram */
+};
+
 struct airlock_target {
 	char *name;   /* section name: [target NAME] */
 	char *engine; /* "postgres" or "mariadb" (MariaDB or MySQL) */
@@ -111,7 +122,8 @@ struct airlock_user {
 };
 
 struct airlock_config {
-	char *path; /* as given to config_load; NULL from config_load_string */
+	char *path;           /* as given to config_load; NULL from config_load_string */
+	uint8_t checksum[32]; /* SHA-256 of the text as loaded */
 
 	/* [server] */
 	char *pg_listen_host; /* pg_listen = host:port */
@@ -176,6 +188,8 @@ struct airlock_config {
 	size_t nusers;
 	struct airlock_approver *approvers;
 	size_t napprovers;
+	struct airlock_admin *admins;
+	size_t nadmins;
 #ifdef AIRLOCK_VALIDATOR_BYPASS
 
 	/* [server] validator_bypass, test builds only (CMakeLists.txt): statements reach the runner unvalidated. */
@@ -211,6 +225,8 @@ const char *config_reload_blocker(const struct airlock_config *running, const st
 bool config_host_allowed(const struct airlock_config *cfg, const char *host);
 /* A pointer into cfg->users (borrowed: valid as long as cfg), or NULL. */
 const struct airlock_user *config_find_user(const struct airlock_config *cfg, const char *name);
+/* A pointer into cfg->admins (borrowed: valid as long as cfg), or NULL. */
+const struct airlock_admin *config_find_admin(const struct airlock_config *cfg, const char *name);
 /* True for "sha256:<64 hex>" and "<name>@sha256:<64 hex>". */
 bool config_image_pinned(const char *image);
 

@@ -34,6 +34,7 @@ enum conf_section {
 	SECT_TARGET,
 	SECT_USER,
 	SECT_APPROVER,
+	SECT_ADMIN,
 };
 
 /*
@@ -135,6 +136,8 @@ struct conf_ctx {
 	size_t cap_targets;
 	size_t cap_users;
 	size_t cap_approvers;
+	struct conf_seen *admin_seen; /* parallel to cfg->admins */
+	size_t cap_admins;
 };
 
 /* Records one problem; line 0 means "no line". */

@@ -18,6 +18,7 @@
 #define USR(field) offsetof(struct airlock_user, field)
 #define META(field) offsetof(struct conf_user_meta, field)
 #define APR(field) offsetof(struct airlock_approver, field)
+#define ADM(field) offsetof(struct airlock_admin, field)
 #define MIB (1024ull * 1024)
 #define NANO 1000000000ull
 
@@ -187,6 +188,8 @@ const struct conf_key conf_keys[] = {
 	    .off2 = USR(mysql_allow_benchmark), .expect = "a comma-separated list of sleep, benchmark"),
 	KEY(APPROVER, "scram", CT_SCRAM, APR(scram), REQUIRED, NULL,
 	    .expect = "a SCRAM-SHA-256 verifier of the approver's password; make one with `airlockd --make-verifier`"),
+	KEY(ADMIN, "scram", CT_SCRAM, ADM(scram), REQUIRED, NULL,
+	    .expect = "a SCRAM-SHA-256 verifier of the admin's password; make one with `airlockd --make-verifier`"),
 	/* Row filters and column policies, one key per table (and per masked column). */
 	KEY(USER, "filter ", CT_RULE_FILTER, USR(rules), CONF_PREFIX, NULL, .off2 = USR(nrules),
 	    .expect = "filter schema.table = an SQL predicate over its columns, e.g. customer_id <= 100"),

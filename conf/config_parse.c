@@ -43,6 +43,9 @@ static const char *section_label(const struct conf_ctx *ctx, char *buf, size_t c
 	case SECT_APPROVER:
 		snprintf(buf, cap, "[approver %s]", ctx->cfg->approvers[ctx->cur_index].name);
 		return buf;
+	case SECT_ADMIN:
+		snprintf(buf, cap, "[admin %s]", ctx->cfg->admins[ctx->cur_index].name);
+		return buf;
 	default:
 		return "[?]";
 	}
@@ -93,6 +96,9 @@ static const struct named_section named_sections[] = {
 	 offsetof(struct airlock_config, napprovers), sizeof(struct airlock_approver),
 	 offsetof(struct airlock_approver, name), offsetof(struct conf_ctx, approver_seen),
 	 offsetof(struct conf_ctx, cap_approvers), sizeof(struct conf_seen), 0},
+	{"admin", SECT_ADMIN, offsetof(struct airlock_config, admins), offsetof(struct airlock_config, nadmins),
+	 sizeof(struct airlock_admin), offsetof(struct airlock_admin, name), offsetof(struct conf_ctx, admin_seen),
+	 offsetof(struct conf_ctx, cap_admins), sizeof(struct conf_seen), 0},
 };
 
 #define MEMBER(base, off, type) ((type *)(void *)((char *)(base) + (off)))
@@ -194,7 +200,8 @@ static void begin_section(struct conf_ctx *ctx, const char *s, size_t n)
 	}
 out_unknown:
 	conf_err(ctx, line,
-		 "unknown section [%.40s]; expected [server], [hosts], [target NAME], [user NAME] or [approver NAME]",
+		 "unknown section [%.40s]; expected [server], [hosts], [target NAME], [user NAME], [approver NAME] or "
+		 "[admin NAME]",
 		 kind ? kind : "");
 }
 
@@ -229,6 +236,9 @@ static void *section_base(struct conf_ctx *ctx, struct conf_seen **seen)
 	case SECT_APPROVER:
 		*seen = &ctx->approver_seen[ctx->cur_index];
 		return &ctx->cfg->approvers[ctx->cur_index];
+	case SECT_ADMIN:
+		*seen = &ctx->admin_seen[ctx->cur_index];
+		return &ctx->cfg->admins[ctx->cur_index];
 	default:
 		*seen = NULL;
 		return NULL;

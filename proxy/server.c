@@ -39,87 +39,13 @@
 #include "proxy/pg/pg_session.h"
 #include "proxy/policy_check.h"
 #include "proxy/job/runner_uids.h"
+#include "proxy/server_ctl.h"
 #include "proxy/session.h"
 #include "launch/launcher.h"
 #include "launch/oci_rootfs.h"
 
 /* Under job_dir: the OCI runtime's state, the bundles and the unpacked root filesystem. */
 #define SERVER_OCI_STATE ".oci"
-
-/* What loads but refuses what it seems to allow: logged, never refused. */
-static void warn_policy(const struct airlock_config *cfg)
-{
-	struct config_errors w = {0};
-
-	policy_warnings(cfg, &w);
-	for (size_t i = 0; i < w.n; i++)
-		log_warn("config: %s", w.msg[i]);
-}
-
-void server_reload(struct server *srv)
-{
-	struct config_errors errs = {0};
-	struct airlock_config *cfg = config_load(srv->cfg->path, &errs);
-	struct server_gen *gen, *old;
-	const char *blocker;
-	SSL_CTX *tls = NULL;
-	char err[256];
-
-	if (!cfg) {
-		for (size_t i = 0; i < errs.n; i++)
-			log_error("reload: %s", errs.msg[i]);
-		log_error("reload refused: the running config stays in force");
-		return;
-	}
-	if (!policy_check(cfg, &errs)) {
-		for (size_t i = 0; i < errs.n; i++)
-			log_error("reload: %s", errs.msg[i]);
-		log_error("reload refused: the running config stays in force");
-		config_free(cfg);
-		return;
-	}
-	blocker = config_reload_blocker(srv->cfg, cfg);
-	if (blocker) {
-		log_error("reload refused: %s changed, which needs a restart; the running config stays in force",
-			  blocker);
-		config_free(cfg);
-		return;
-	}
-	/* The certificate files are read again, renewed or not; a bad pair refuses the whole reload. */
-	if (cfg->tls_cert_file && !(tls = tls_new(cfg->tls_cert_file, cfg->tls_key_file, err, sizeof(err)))) {
-		log_error("reload refused: TLS: %s; the running config and certificate stay in force", err);
-		config_free(cfg);
-		return;
-	}
-	/* The first user that may write brings the store of held writes. */
-	if (!srv->approvals && approvals_needed(cfg) && !(srv->approvals = approvals_open(cfg, err, sizeof(err)))) {
-		log_error("reload refused: approval_store %s: %s; the running config stays in force",
-			  cfg->approval_store, err);
-		tls_free(tls);
-		config_free(cfg);
-		return;
-	}
-	warn_policy(cfg);
-	gen = gen_new(cfg);
-	if (!gen) {
-		log_error("reload refused: out of memory");
-		tls_free(tls);
-		return;
-	}
-	old = srv->gen;
-	srv->gen = gen;
-	srv->cfg = gen->cfg;
-	/* Sessions already in TLS keep the context they were made with (OpenSSL counts its references). */
-	tls_free(srv->tls);
-	srv->tls = tls;
-	jobs_set_config(srv->jobs, srv->cfg);
-	gen_release(old);
-	if (tls)
-		log_info("TLS: %s read again%s", srv->cfg->tls_cert_file,
-			 srv->cfg->tls_required ? ", required for every login" : "");
-	log_info("reloaded %s: %zu users, %zu targets; sessions already open keep their settings", srv->cfg->path,
-		 srv->cfg->nusers, srv->cfg->ntargets);
-}
 
 static void server_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
 {
@@ -136,52 +62,6 @@ static void server_accept_error_cb(struct evconnlistener *lst, void *arg)
 	log_warn("accept failed: %s", evutil_socket_error_to_string(err));
 }
 
-/* The grace is over: what still runs is cut off, and the loop ends once the sessions are freed. */
-static void server_drain_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct server *srv = arg;
-
-	log_info("shutdown: %u ms passed; ending the %u statements still running", srv->cfg->shutdown_grace_ms,
-		 srv->nsessions);
-	session_shutdown_all(srv, true);
-	if (srv->nsessions == 0)
-		event_base_loopexit(srv->base, NULL);
-}
-
-/*
- * SIGTERM / SIGINT: the listeners close and the warm runners go at once;
- * idle sessions are told and closed; running statements have
- * shutdown_grace_ms to finish (their sessions close as they do). A second
- * signal ends everything now.
- */
-static void server_drain(struct server *srv)
-{
-	uint32_t ms = srv->cfg->shutdown_grace_ms;
-	struct timeval tv = ms_timeval(ms);
-
-	srv->stopping = true;
-	for (size_t i = 0; i < sizeof(srv->listeners) / sizeof(srv->listeners[0]); i++) {
-		if (srv->listeners[i].lst)
-			evconnlistener_free(srv->listeners[i].lst);
-		srv->listeners[i].lst = NULL;
-	}
-	if (srv->jobs)
-		jobs_stop_pool(srv->jobs);
-	session_shutdown_all(srv, ms == 0);
-	log_info("shutdown: not accepting; %u sessions left, running statements get %u ms", srv->nsessions, ms);
-	if (srv->nsessions == 0) {
-		event_base_loopexit(srv->base, NULL);
-		return;
-	}
-	srv->drain = evtimer_new(srv->base, server_drain_cb, srv);
-	if (!srv->drain) {
-		session_shutdown_all(srv, true);
-		event_base_loopexit(srv->base, NULL);
-		return;
-	}
-	evtimer_add(srv->drain, &tv);
-}
-
 /* The signals server_signal_cb answers: SIGINT and SIGTERM drain and stop, SIGHUP reloads. */
 static const int server_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -191,16 +71,11 @@ static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 
 	if (sig == SIGHUP) {
 		if (!srv->stopping)
-			server_reload(srv);
+			server_reload(srv, NULL, 0);
 		return;
 	}
-	if (srv->stopping) {
-		log_info("signal %d again: stopping now", (int)sig);
-		event_base_loopexit(srv->base, NULL);
-		return;
-	}
-	log_info("signal %d: shutting down", (int)sig);
-	server_drain(srv);
+	log_info("signal %d: %s", (int)sig, srv->stopping ? "again" : "shutting down");
+	server_shutdown(srv);
 }
 
 /* Binds host:port for one protocol; NULL (logged) on failure. */
@@ -430,7 +305,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
 	srv->guard = login_guard_new();
-	warn_policy(cfg);
+	server_warn_policy(cfg);
 	if (cfg->tls_cert_file) {
 		srv->tls = tls_new(cfg->tls_cert_file, cfg->tls_key_file, err, sizeof(err));
 		if (!srv->tls) {

@@ -33,6 +33,15 @@ struct stats;
 struct metrics_http;
 struct server_gen;
 
+/* The decisions of audited statements, counted since start (the admin console's SHOW STATS); other last. */
+#define SERVER_DECISIONS(X) X(run) X(local) X(refused) X(error) X(held) X(admin) X(other)
+enum server_decision {
+#define SERVER_DECISION_ENUM(name) SERVER_DECISION_##name,
+	SERVER_DECISIONS(SERVER_DECISION_ENUM)
+#undef SERVER_DECISION_ENUM
+};
+#define SERVER_NDECISIONS (SERVER_DECISION_other + 1)
+
 /* One listening socket and the protocol its clients speak. */
 struct server_listener {
 	struct server *srv;
@@ -62,6 +71,7 @@ struct server {
 	time_t started;
 	struct event *signals[3]; /* SIGINT, SIGTERM, SIGHUP, as server_signals lists them */
 	bool stopping;            /* SIGTERM: draining (no listener, running statements finish) */
+	bool paused;              /* the admin console's PAUSE: client sessions start no statement until RESUME */
 	struct event *drain;      /* shutdown_grace_ms: then what still runs is ended */
 
 	unsigned nsessions;       /* Postgres and MySQL sessions together */
@@ -69,6 +79,9 @@ struct server {
 	unsigned nloggedin;       /* of them, those logged in and not closing: what max_connections caps */
 	uint64_t accept_seq;      /* order of arrival, for evicting the oldest */
 	struct session *sessions; /* every live session, linked through session.prev / next */
+
+	/* Audited statements by decision (session_audit.c). */
+	uint64_t statements[SERVER_NDECISIONS];
 };
 
 /*
@@ -80,8 +93,5 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 /* Runs the loop until SIGINT/SIGTERM. */
 int server_run(struct server *srv);
 void server_fini(struct server *srv);
-
-/* SIGHUP: load the config file again and make it current if it is valid. */
-void server_reload(struct server *srv);
 
 #endif

@@ -295,6 +295,14 @@ struct session *session_find(struct server *srv, const struct session_proto *pro
 	return NULL;
 }
 
+struct session *session_find_any(struct server *srv, uint32_t id)
+{
+	for (struct session *s = srv->sessions; s; s = s->next)
+		if (s->id == id && s->st != SESSION_CLOSING)
+			return s;
+	return NULL;
+}
+
 /* ---- output ---- */
 
 void session_flush(struct session *s)
@@ -383,6 +391,12 @@ void session_process(struct session *s)
 			idle_arm(s);
 			return;
 		}
+		if (s->st == SESSION_READY && s->srv->paused && !s->admin) {
+			/* Paused: the statement waits unread, and no idle limit runs meanwhile (session_resume_all). */
+			if (s->idle)
+				event_del(s->idle);
+			return;
+		}
 		n = have < sizeof(hdr) ? have : sizeof(hdr);
 		evbuffer_copyout(in, hdr, n);
 		len = p->frame(s, hdr, n, max);
@@ -423,6 +437,17 @@ void session_process(struct session *s)
 			return;
 		}
 		bufferevent_setwatermark(s->bev, EV_READ, 0, (size_t)max + p->header + READ_SLACK);
+	}
+}
+
+void session_resume_all(struct server *srv)
+{
+	struct session *s, *next;
+
+	for (s = srv->sessions; s; s = next) {
+		next = s->next;
+		if (s->st == SESSION_READY && !s->admin)
+			session_process(s);
 	}
 }
 
@@ -586,6 +611,7 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	DLIST_PUSH(srv->sessions, s);
 	srv->nsessions++;
 	s->seq = ++srv->accept_seq;
+	s->since = time(NULL);
 	evtimer_add(s->timer, &tv);
 	bufferevent_setcb(bev, read_cb, write_cb, event_cb, s);
 	bufferevent_setwatermark(bev, EV_READ, 0, SESSION_PREAUTH_MAX_MESSAGE + proto->header + READ_SLACK);
@@ -697,9 +723,11 @@ static void tls_begin(struct session *s)
 
 bool session_login(struct session *s, const char *how)
 {
-	if (!gen_session_acquire(s->gen, s->u))
-		return false;
-	s->counted = true;
+	if (!s->admin) {
+		if (!gen_session_acquire(s->gen, s->u))
+			return false;
+		s->counted = true;
+	}
 	event_del(s->timer);
 	session_set_state(s, SESSION_READY); /* from logging in to logged in, in the server's counts too */
 	session_log(s, "user %s authenticated (%s)", s->user, how);

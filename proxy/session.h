@@ -153,6 +153,8 @@ struct session {
 	struct server_gen *gen;       /* the config generation this session logged in under (held) */
 	const struct airlock_user *u; /* in gen->cfg; NULL until the user is known */
 	bool counted;                 /* counted in the generation's sessions of u */
+	bool admin;                   /* an admin console session (u NULL): runs no statement, never paused */
+	time_t since;                 /* when it arrived (wall clock), for the admin console */
 
 	bool waiting; /* AUTH: a login verdict waits out failed logins (session_verdict): input is not read */
 	bool verdict_pass;
@@ -224,6 +226,8 @@ __attribute__((format(printf, 2, 3))) void session_warn(const struct session *s,
 /*
  * Authentication (how: the mechanism, for the log) done: counts the
  * session against u's max_connections; false when u is at its limit.
+ * An admin's session (s->admin) has no u and no such limit; both count
+ * in the server's max_connections.
  */
 bool session_login(struct session *s, const char *how);
 /*
@@ -241,8 +245,16 @@ void session_verdict(struct session *s, bool pass, const char *sqlstate, void (*
  * False (the session is closed) when the server has no TLS or it fails.
  */
 bool session_start_tls(struct session *s);
-/* Reads the input that waited (after a statement, or a FETCH, finished). */
+/*
+ * Reads the input that waited (after a statement, or a FETCH, finished).
+ * While the server is paused (srv->paused) a logged-in session that is
+ * not an admin's reads nothing: its next statement waits in its input.
+ */
 void session_process(struct session *s);
+/* The pause is over: every logged-in session reads what waited. */
+void session_resume_all(struct server *srv);
+/* The live session (either protocol) with this id, or NULL. */
+struct session *session_find_any(struct server *srv, uint32_t id);
 /*
  * The end of a statement whose reply (its end included) is in s->w: sends
  * it, the session is READY again, and the messages that arrived meanwhile

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <string.h>
 #include <time.h>
 
 #include "proxy/audit.h"
@@ -44,6 +45,22 @@ static void audit_origin(struct session *s, struct audit_entry *e, char client[I
 	e->application = s->proto->application ? s->proto->application(s) : "";
 }
 
+/* One more statement of decision in the server's counts. */
+static void count_decision(struct server *srv, const char *decision)
+{
+	static const char *const names[] = {
+#define SERVER_DECISION_NAME(name) #name,
+		SERVER_DECISIONS(SERVER_DECISION_NAME)
+#undef SERVER_DECISION_NAME
+	};
+	size_t i;
+
+	for (i = 0; i < SERVER_DECISION_other; i++)
+		if (strcmp(names[i], decision) == 0)
+			break;
+	srv->statements[i]++;
+}
+
 void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
 		   uint64_t bytes, uint8_t truncated)
 {
@@ -63,6 +80,7 @@ void session_audit(struct session *s, const char *decision, const char *sqlstate
 
 	audit_origin(s, &e, client);
 	audit_record(s->srv->audit, &e);
+	count_decision(s->srv, decision);
 	stats_statement(s->srv->stats, s->proto->name, stats_user(s), decision, code, e.ms / 1000.0, rows, bytes,
 			truncated != 0);
 	stats_validation(s->srv->stats, s->validate_ns);
@@ -86,6 +104,7 @@ void session_audit_held(struct session *s, const char *approval, uint64_t rows)
 
 	audit_origin(s, &e, client);
 	audit_record(s->srv->audit, &e);
+	count_decision(s->srv, e.decision);
 	/* The dry run's rows went to no client: not in airlock_rows_total. */
 	stats_statement(s->srv->stats, s->proto->name, stats_user(s), e.decision, e.code, e.ms / 1000.0, 0, 0, false);
 	stats_validation(s->srv->stats, s->validate_ns);

@@ -42,6 +42,7 @@ AIRLOCK_AGENT_PASSWORD=agent-secret
 AIRLOCK_SUPPORT_PASSWORD=support-secret
 AIRLOCK_WRITER_PASSWORD=writer-secret
 AIRLOCK_APPROVER_PASSWORD=approver-secret
+AIRLOCK_ADMIN_PASSWORD=admin-secret
 AIRLOCK_POOL_SIZE=${AIRLOCK_POOL_SIZE:-2}
 # Each pool grows toward this while statements find it empty (bursts).
 AIRLOCK_POOL_MAX=${AIRLOCK_POOL_MAX:-6}
@@ -817,7 +818,7 @@ tls_files()
 # limited to id, name, email with the email masked, on both listeners.
 write_config()
 {
-	local path=$1 kind=${2:-demo} verifier native sverifier snative wverifier wnative averifier audit tmp agent agent_my orders
+	local path=$1 kind=${2:-demo} verifier native sverifier snative wverifier wnative averifier adverifier audit tmp agent agent_my orders
 
 	tls_files
 	verifier=$(agent_verifier)
@@ -827,6 +828,7 @@ write_config()
 	wverifier=$(agent_verifier "$AIRLOCK_WRITER_PASSWORD" writer.verifier)
 	wnative=$(agent_mysql_native "$AIRLOCK_WRITER_PASSWORD")
 	averifier=$(agent_verifier "$AIRLOCK_APPROVER_PASSWORD" approver.verifier)
+	adverifier=$(agent_verifier "$AIRLOCK_ADMIN_PASSWORD" admin.verifier)
 	[[ $native =~ ^\*[0-9A-F]{40}$ ]] || die "bad mysql_native verifier '$native'"
 	# What [user agent] reads on each listener; agent_small and agent_sha2 read the same.
 	agent="scram = $verifier
@@ -932,6 +934,10 @@ max_bytes = 1000000
 # A person who decides held writes on the approval listener; not an airlock user.
 [approver approver]
 scram = $averifier
+
+# An operator of the admin console (psql dbname=airlock, docs/admin.md); not an airlock user.
+[admin admin]
+scram = $adverifier
 
 # Reads what agent reads; may write orders, each write held until a person approves it.
 [user writer]

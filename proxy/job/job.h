@@ -189,6 +189,17 @@ void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_t
 /* Statements waiting in the queue, all targets. */
 size_t jobs_queue_len(const struct jobs *js);
 
+/* One live job as the admin console lists it; every string is borrowed for the callback only. */
+struct jobs_info {
+	const char *id;      /* its directory's id */
+	const char *state;   /* job_state.h's name */
+	uint64_t age_ms;     /* since it was asked for (a statement) or launched (a warm runner); 0: neither yet */
+	uint32_t runner_uid; /* 0 before one is given */
+	const char *target;  /* its target's name; "" when none yet */
+};
+/* Calls fn once for each live job; fn must not start or end jobs. */
+void jobs_each(const struct jobs *js, void (*fn)(void *arg, const struct jobs_info *info), void *arg);
+
 /*
  * Starts a job. Never calls back from inside job_start: failures (busy,
  * host not allowed, Docker down) arrive through on_done on a later loop

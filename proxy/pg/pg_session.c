@@ -227,9 +227,39 @@ static void startup_refused(struct pg_session *s, const uint8_t *data, size_t n,
 	fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_PROTOCOL_VIOLATION, err ? err : "invalid startup packet");
 }
 
+/*
+ * Whose verifier the password is checked against: the database "airlock"
+ * is the admin console, for [admin NAME]s only; any other is a user's.
+ * A name of the wrong kind gets no verifier (*scram NULL), so it fails as
+ * a wrong password would and names cannot be probed. False: refused (and
+ * answered) before any password is exchanged.
+ */
+static bool login_account(struct pg_session *s, const char **scram)
+{
+	const struct airlock_config *cfg = s->core.gen->cfg;
+	const struct airlock_admin *a;
+
+	*scram = NULL;
+	if (strcmp(s->database, CONFIG_ADMIN_DATABASE) == 0) {
+		a = config_find_admin(cfg, s->core.user);
+		s->core.admin = a != NULL;
+		*scram = a ? a->scram : NULL;
+		return true;
+	}
+	s->core.u = config_find_user(cfg, s->core.user);
+	/* As pg_hba's hostssl: refused before any password is exchanged. */
+	if (s->core.u && s->core.u->tls_required && !s->core.tls) {
+		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
+		      "airlock requires TLS for this user: connect with sslmode=require (or stricter)");
+		return false;
+	}
+	*scram = s->core.u ? s->core.u->scram : NULL;
+	return true;
+}
+
 static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 {
-	const char *user, *db;
+	const char *user, *db, *scram;
 	bool reported;
 	const char *sqlstate;
 	enum airlock_err code;
@@ -298,19 +328,15 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 			return false;
 		}
 	}
-	s->core.u = config_find_user(s->core.gen->cfg, s->core.user);
-	/* As pg_hba's hostssl: refused before any password is exchanged. */
-	if (s->core.u && s->core.u->tls_required && !s->core.tls) {
-		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_INVALID_AUTHORIZATION,
-		      "airlock requires TLS for this user: connect with sslmode=require (or stricter)");
+	if (!login_account(s, &scram))
 		return false;
-	}
 	if (!s->auth && !(s->auth = calloc(1, sizeof(*s->auth)))) {
 		fatal(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory");
 		return false;
 	}
-	if (!s->core.u || scram_parse_verifier(s->core.u->scram, &s->auth->verifier) < 0) {
+	if (!scram || scram_parse_verifier(scram, &s->auth->verifier) < 0) {
 		s->core.u = NULL;
+		s->core.admin = false;
 		fake_verifier(s);
 	}
 	pg_put_auth_sasl(&s->core.w, "SCRAM-SHA-256");
@@ -353,7 +379,8 @@ static bool handle_sasl_init(struct pg_session *s, const struct pg_msg *m)
 	return true;
 }
 
-static bool finish_login(struct pg_session *s)
+/* A user's login may go on to its target and database (an admin's has neither: the console is its own). */
+static bool user_database_ok(struct pg_session *s)
 {
 	char msg[160];
 
@@ -368,7 +395,14 @@ static bool finish_login(struct pg_session *s)
 		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_NO_SUCH_DATABASE, msg);
 		return false;
 	}
-	if (!session_login(&s->core, "SCRAM-SHA-256")) {
+	return true;
+}
+
+static bool finish_login(struct pg_session *s)
+{
+	if (!s->core.admin && !user_database_ok(s))
+		return false;
+	if (!session_login(&s->core, s->core.admin ? "SCRAM-SHA-256, admin console" : "SCRAM-SHA-256")) {
 		fatal(s, AIRLOCK_E_NONE, AIRLOCK_N_PG_TOO_MANY_CONNECTIONS, "too many connections for this user");
 		return false;
 	}
@@ -409,7 +443,7 @@ static bool handle_sasl_cont(struct pg_session *s, const struct pg_msg *m)
 		return false;
 	}
 	pass = s->auth && scram_server_final(&s->auth->scram, data, dlen, out, sizeof(out), &outlen, &err) == 0 &&
-	       s->core.u;
+	       (s->core.u || s->core.admin);
 	auth_free(s);
 	/* SASLFinal waits in the reply with the rest of the login's answer. */
 	if (pass)
@@ -425,6 +459,8 @@ static bool handle_ready_msg(struct pg_session *s, const struct pg_msg *m)
 {
 	const char *sql, *err;
 
+	if (s->core.admin)
+		return pga_message(s, m);
 	switch (m->type) {
 	case 'Q':
 		if (s->discard_until_sync)

@@ -243,6 +243,10 @@ bool pgq_execute(struct pg_session *s, const char *sql, const struct pgv_result 
 /* Simple Query. */
 void pgq_simple(struct pg_session *s, const char *sql);
 
+/* pg_admin.c: an admin's session (s->core.admin), which speaks to the console (proxy/admin.h) only */
+/* One message of a logged-in admin: a simple Query runs a console command; anything else ends the session. */
+bool pga_message(struct pg_session *s, const struct pg_msg *m);
+
 /* pg_star.c */
 /*
  * Refuses sql, which the validator refused as v for its star (SELECT_STAR),

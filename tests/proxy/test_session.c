@@ -291,6 +291,31 @@ static void test_input_waits_while_busy(void **state)
 	assert_string_equal(f->t->got[2], "later");
 }
 
+/* The admin console's PAUSE: a logged-in session's next message waits unread until the resume; an admin's does not. */
+static void test_pause_holds_input_until_resume(void **state)
+{
+	struct fixture *f = *state;
+
+	send_msg(f, "login");
+	pump(f);
+	f->srv.paused = true;
+	send_msg(f, "held");
+	pump(f);
+	assert_int_equal(f->t->ngot, 1);
+	assert_int_equal(f->t->core.st, SESSION_READY);
+	f->t->core.admin = true;
+	session_process(&f->t->core);
+	assert_int_equal(f->t->ngot, 2);
+	f->t->core.admin = false;
+	send_msg(f, "after");
+	pump(f);
+	assert_int_equal(f->t->ngot, 2);
+	f->srv.paused = false;
+	session_resume_all(&f->srv);
+	assert_int_equal(f->t->ngot, 3);
+	assert_string_equal(f->t->got[2], "after");
+}
+
 static void test_close_flushes_then_frees_once(void **state)
 {
 	struct fixture *f = *state;
@@ -734,6 +759,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_preauth_cap_then_max_message_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_oversized_header_closes_before_buffering, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_input_waits_while_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pause_holds_input_until_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_close_flushes_then_frees_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbuildable_reply_closes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_eof_closes, setup, teardown),
