@@ -144,10 +144,17 @@ bool approval_sample_row(struct approval_sample *s, const char *before, size_t b
 
 bool approval_sample_note(struct approval_sample *s, const char *why, size_t len)
 {
+	size_t n = len < 512 ? len : 512;
+
 	if (s->note)
 		return true;
-	s->note = strndup(why, len < 512 ? len : 512);
-	return s->note != NULL;
+	/* why is len bytes, not necessarily a C string. */
+	s->note = malloc(n + 1);
+	if (!s->note)
+		return false;
+	memcpy(s->note, why, n);
+	s->note[n] = '\0';
+	return true;
 }
 
 /* Rows kept before a column first seen in a later row: pad them to the columns' length. */

@@ -47,7 +47,8 @@ char *approval_sample_finish(struct approval_sample *s, uint64_t touched, size_t
 
 /*
  * Why the sample cannot show the rows the write touches (its read failed,
- * none could be made); the first reason said is kept, cut at 512 bytes.
+ * none could be made): len bytes of why, cut at 512; the first reason said
+ * is kept.
  * False when out of memory.
  */
 bool approval_sample_note(struct approval_sample *s, const char *why, size_t len);

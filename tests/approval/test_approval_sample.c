@@ -165,7 +165,7 @@ static void test_note(void **state)
 
 	(void)state;
 	assert_non_null(s);
-	assert_true(approval_sample_note(s, "the rows could not be read: \"x\"\n", 33));
+	assert_true(approval_sample_note(s, "the rows could not be read: \"x\"\n", 32));
 	assert_true(approval_sample_note(s, "second", 6));
 	json = approval_sample_finish(s, 3, 4096);
 	assert_non_null(json);
