@@ -75,48 +75,22 @@ static void job_db_release(struct job *j, bool tell)
 		j->env->on_finished(j->env->hook_arg);
 }
 
-/* The relays cut at the job's end close now, and their connections no longer count. */
-static void job_unrelay(struct job *j, bool tell)
-{
-	for (int i = 0; i < JOB_MAX_RELAYS; i++) {
-		relay_free(j->relays[i]);
-		j->relays[i] = NULL;
-	}
-	job_db_release(j, tell);
-}
-
-static void job_unrelay_cb(evutil_socket_t fd, short what, void *arg)
-{
-	job_unrelay(arg, true);
-}
-
 /*
  * The job has its outcome (or will never have one): the runner loses its
- * way to the backend at once (no byte moves through its relays from now
- * on; their sockets close on the next pass), and has kill_margin_ms to exit before its
+ * way to the backend at once, and has kill_margin_ms to exit before its
  * container is killed. The deadline stays armed until the container is gone.
  */
 static void job_end_runner(struct job *j)
 {
-	struct timeval tv = ms_timeval(j->env->cfg->kill_margin_ms), zero = {0, 0};
-	bool cut = false;
+	struct timeval tv = ms_timeval(j->env->cfg->kill_margin_ms);
 
-	/*
-	 * Cut now, closed on the next pass: closing a backend's TCP connection
-	 * costs the backend's own handling of it, and the answer the job's
-	 * owner is about to queue goes out first.
-	 */
 	for (int i = 0; i < JOB_MAX_RELAYS; i++) {
-		relay_cut(j->relays[i]);
-		cut = cut || j->relays[i];
+		relay_free(j->relays[i]);
+		j->relays[i] = NULL;
 	}
 	if (j->db_lst)
 		evconnlistener_disable(j->db_lst);
-	/* Its backend connections count until they are closed. */
-	if (cut)
-		evtimer_add(j->unrelay, &zero);
-	else
-		job_db_release(j, true);
+	job_db_release(j, true);
 	if (j->launch)
 		evtimer_add(j->deadline, &tv);
 }
@@ -202,11 +176,12 @@ void job_fail_later(struct job *j, enum airlock_err code, enum airlock_native na
 	evtimer_add(j->defer, &zero);
 }
 
-/* tell: the manager hears of the connections given back (not at shutdown: it may be gone). */
-static void job_free(struct job *j, bool tell)
+static void job_free(struct job *j)
 {
 	job_mem_stop(j);
-	job_unrelay(j, tell);
+	for (int i = 0; i < JOB_MAX_RELAYS; i++)
+		relay_free(j->relays[i]);
+	job_db_release(j, false); /* shutdown: the manager may be gone */
 	job_close_ctl(j);
 	if (j->ctl_lst)
 		evconnlistener_free(j->ctl_lst);
@@ -218,8 +193,6 @@ static void job_free(struct job *j, bool tell)
 		event_free(j->defer);
 	if (j->deadline)
 		event_free(j->deadline);
-	if (j->unrelay)
-		event_free(j->unrelay);
 	job_wipe_frame(j);
 	free(j->host);
 	DLIST_UNLINK(j->env->all, j);
@@ -231,7 +204,7 @@ static void job_free(struct job *j, bool tell)
 void job_maybe_free(struct job *j)
 {
 	if (j->state == JOB_DONE && !j->launch && !j->pend_code)
-		job_free(j, true);
+		job_free(j);
 }
 
 void job_free_all(struct job_env *env)
@@ -240,7 +213,7 @@ void job_free_all(struct job_env *env)
 	while (env->all) {
 		env->all->pend_code = AIRLOCK_E_NONE;
 		env->all->launch = NULL;
-		job_free(env->all, false);
+		job_free(env->all);
 	}
 }
 
@@ -627,14 +600,11 @@ struct job *job_new(struct job_env *env)
 	j->env = env;
 	j->defer = evtimer_new(env->base, job_defer_cb, j);
 	j->deadline = evtimer_new(env->base, job_deadline_cb, j);
-	j->unrelay = evtimer_new(env->base, job_unrelay_cb, j);
-	if (!j->defer || !j->deadline || !j->unrelay || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+	if (!j->defer || !j->deadline || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
 		if (j->defer)
 			event_free(j->defer);
 		if (j->deadline)
 			event_free(j->deadline);
-		if (j->unrelay)
-			event_free(j->unrelay);
 		free(j);
 		return NULL;
 	}

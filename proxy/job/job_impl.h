@@ -54,9 +54,8 @@ struct job {
 	struct relay *relays[JOB_MAX_RELAYS];
 	struct launch *launch; /* NULL once the container is gone (or before there is one) */
 	struct event *defer;
-	struct event *unrelay; /* closes the relays job_end_runner cut, on the next loop pass */
-	struct job_mem *mem;   /* the watch over the backend's memory (job_mem.h), while there is one */
-	bool mem_tried;        /* a backend pid came: never a second watch */
+	struct job_mem *mem; /* the watch over the backend's memory (job_mem.h), while there is one */
+	bool mem_tried;      /* a backend pid came: never a second watch */
 
 	struct wbuf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
 	struct wbuf jobframe;  /* 'J': the statement, sent once attached */

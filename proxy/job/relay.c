@@ -134,18 +134,6 @@ out_close:
 	return NULL;
 }
 
-void relay_cut(struct relay *r)
-{
-	if (!r)
-		return;
-	for (int i = 0; i < NSIDES; i++) {
-		if (!r->side[i])
-			continue;
-		bufferevent_setcb(r->side[i], NULL, NULL, NULL, NULL);
-		bufferevent_disable(r->side[i], EV_READ | EV_WRITE);
-	}
-}
-
 /* Also frees a relay relay_new gave up on half way, with one side or none. */
 void relay_free(struct relay *r)
 {

@@ -26,12 +26,6 @@ struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int cli
 /* Closes both sides now; on_close is not called. */
 void relay_free(struct relay *r);
 /*
- * Stops the splice now: no byte moves either way from here on and
- * on_close is never called; the sockets stay open until relay_free, so a
- * caller can close them after more urgent work (an answer to a client).
- */
-void relay_cut(struct relay *r);
-/*
  * The TCP socket to the backend (borrowed: for getsockname / getpeername),
  * or -1 while it is not there yet.
  */
