@@ -10,6 +10,7 @@ directory as their airlock.root label, so its start-up sweep and the
 suite's airlockd never touch each other's containers."""
 
 import os
+import random
 import re
 import shutil
 import signal
@@ -27,10 +28,34 @@ AIRLOCKD_BIN = os.environ.get("AIRLOCKD_BIN", os.path.join(
 CONFIG = os.environ.get("AIRLOCK_CONFIG", STATE_DIR + "/airlock-test.ini")
 
 
+_handed_out = set()
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port free now, below the kernel's ephemeral range.
+
+    A port the kernel hands out for bind(0) comes from the same range it uses
+    for outgoing connections, so a connection made between this pick and the
+    daemon's bind could take it. Ports drawn from below that range are taken
+    only by an explicit bind; each is handed out once per test process."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.Random(os.getpid() ^ time.monotonic_ns())
+    for _ in range(1000):
+        port = rng.randrange(10000, max(low, 10001))
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise AssertionError("no free loopback port below %d" % low)
 
 
 def rewrite(text, sections):

@@ -18,15 +18,12 @@ import time
 import pytest
 
 import itest
+from private_airlockd import free_port
 
 RUNNER_UID = 65534
 FAKE_ID = "0123456789abcdef0123456789abcdef"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def port_open(port):
