@@ -22,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/errors.h"
 #include "base/frame.h"
+#include "base/sanitizer.h"
 #include "runner/runner_ctl.h"
 #include "runner/runner_job.h"
 #include "runner/runner_my.h"
@@ -176,5 +178,15 @@ out_job:
 	runner_ctl_close(&ctl);
 out_dir:
 	free(dir);
+	/*
+	 * Everything the job owed is sent. exit() would now run the libraries'
+	 * exit handlers (OpenSSL's clean-up among them): about a millisecond of
+	 * CPU, on the core airlockd needs to pass the answer on. A leak check
+	 * build keeps them, since LeakSanitizer reports from one.
+	 */
+#if !AIRLOCK_ASAN
+	fflush(NULL);
+	_exit(status);
+#endif
 	return status;
 }

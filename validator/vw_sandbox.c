@@ -11,13 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define VW_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VW_SANITIZED 1
-#endif
-#endif
+#include "base/sanitizer.h"
 
 static int limit(int resource, rlim_t soft, rlim_t hard, const char *what, char *err, size_t errlen)
 {
@@ -31,7 +25,7 @@ static int limit(int resource, rlim_t soft, rlim_t hard, const char *what, char 
 
 static int limits(const struct vw_limits *l, char *err, size_t errlen)
 {
-#ifndef VW_SANITIZED
+#if !AIRLOCK_ASAN
 	if (l->memory_mb &&
 	    limit(RLIMIT_AS, (rlim_t)l->memory_mb << 20, (rlim_t)l->memory_mb << 20, "AS", err, errlen) < 0)
 		return -1;
