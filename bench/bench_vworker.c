@@ -48,13 +48,14 @@ static struct vpool *pool;
 /* A Postgres read as the session handles it: validate, then scope. */
 static void pg_read(const char *sql, bool remote)
 {
+	struct vcl_scoped held = {0};
 	struct pgv_result r;
 	char *out = NULL;
 
-	if (remote ? vcl_pg_validate(pool, &policy, sql, false, &r) == PGV_READ
+	if (remote ? vcl_pg_validate(pool, &policy, sql, false, &r, &held) == PGV_READ
 		   : pgv_validate(&policy, sql, &r) == PGV_READ) {
 		if (remote)
-			vcl_pg_scope(pool, &policy, sql, &out, NULL, &r);
+			vcl_pg_scope(pool, &policy, sql, &out, NULL, &r, &held);
 		else
 			pgv_scope(&policy, sql, &out, &r);
 	}

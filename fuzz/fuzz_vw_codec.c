@@ -47,6 +47,11 @@ static void check_response(const uint8_t *data, size_t size, enum vw_op op)
 	/* A write's variant only beside its text. */
 	if (res.sample && ((op != VW_PG_WRITE && op != VW_MY_SCOPE) || (op == VW_MY_SCOPE && !res.text)))
 		abort();
+	/* A read's scope only beside a read, its text only where the scope let it through. */
+	if (res.scoped && (op != VW_PG_READ || res.pg.kind != PGV_READ || res.scope.kind >= PGV_NKINDS ||
+			   res.scope.query_offset + res.scope.query_len > sql_len ||
+			   (res.scope.kind != PGV_READ && (res.text || res.guard))))
+		abort();
 	for (size_t i = 0; i < res.nsplit; i++)
 		if (res.split_off[i] + res.split_len[i] > sql_len)
 			abort();

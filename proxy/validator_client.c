@@ -60,20 +60,55 @@ static bool call(struct vpool *p, enum vw_op op, const struct pgv_policy *pg, co
 	return ok;
 }
 
-enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, const char *sql, bool again,
-			      struct pgv_result *out)
+void vcl_scoped_clear(struct vcl_scoped *c)
 {
+	free(c->key);
+	free(c->text);
+	free(c->guard);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The bytes of a VW_PG_SCOPE request for sql under pol: the key of a held scope (heap, or NULL). */
+static uint8_t *scope_key(const struct pgv_policy *pol, const char *sql, size_t *len)
+{
+	struct wbuf w;
+
+	wbuf_init(&w);
+	vw_put_request(&w, VW_PG_SCOPE, pol, NULL, sql, strlen(sql), NULL, 0);
+	if (w.failed) {
+		wbuf_free(&w);
+		return NULL;
+	}
+	*len = w.len;
+	return w.data;
+}
+
+enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, const char *sql, bool again,
+			      struct pgv_result *out, struct vcl_scoped *pre)
+{
+	enum vw_op op = again ? VW_PG_AGAIN : pre ? VW_PG_READ : VW_PG_VALIDATE;
 	struct vw_response res;
 
+	if (pre)
+		vcl_scoped_clear(pre);
 	if (BYPASSED(p)) {
 		memset(out, 0, sizeof(*out));
 		return out->kind = PGV_READ;
 	}
-	if (!call(p, again ? VW_PG_AGAIN : VW_PG_VALIDATE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
+	if (!call(p, op, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
 		pg_failed(p, out);
 		return out->kind;
 	}
 	*out = res.pg;
+	if (pre && res.scoped) {
+		pre->key = scope_key(pol, sql, &pre->keylen);
+		if (pre->key) {
+			pre->v = res.scope;
+			pre->text = res.text;
+			pre->guard = res.guard;
+			res.text = res.guard = NULL;
+		}
+	}
 	vw_response_free(&res);
 	return out->kind;
 }
@@ -109,19 +144,42 @@ enum pgv_kind vcl_pg_write(struct vpool *p, const struct pgv_policy *pol, const 
 	return out->kind;
 }
 
+/* Takes what pre holds as the answer to the request w: true when its key is w's bytes. */
+static bool take_scoped(struct vcl_scoped *pre, const struct wbuf *w, struct vw_response *res)
+{
+	if (!pre || !pre->key || w->failed || pre->keylen != w->len || memcmp(pre->key, w->data, w->len) != 0)
+		return false;
+	memset(res, 0, sizeof(*res));
+	res->pg = pre->v;
+	res->text = pre->text;
+	res->guard = pre->guard;
+	pre->text = pre->guard = NULL;
+	return true;
+}
+
 enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
-			   char **guard, struct pgv_result *out)
+			   char **guard, struct pgv_result *out, struct vcl_scoped *pre)
 {
 	struct vw_response res;
+	struct wbuf w;
+	bool ok;
 
 	*rewritten = NULL;
 	if (guard)
 		*guard = NULL;
 	if (BYPASSED(p)) {
+		if (pre)
+			vcl_scoped_clear(pre);
 		memset(out, 0, sizeof(*out));
 		return out->kind = PGV_READ;
 	}
-	if (!call(p, VW_PG_SCOPE, pol, NULL, sql, strlen(sql), NULL, 0, &res)) {
+	wbuf_init(&w);
+	vw_put_request(&w, VW_PG_SCOPE, pol, NULL, sql, strlen(sql), NULL, 0);
+	ok = take_scoped(pre, &w, &res) || vpool_call(p, &w, VW_PG_SCOPE, strlen(sql), 0, &res);
+	wbuf_free(&w);
+	if (pre)
+		vcl_scoped_clear(pre);
+	if (!ok) {
 		pg_failed(p, out);
 		return out->kind;
 	}
@@ -227,7 +285,7 @@ bool vcl_check(struct vpool *p, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++) {
 		struct pgv_result r;
 
-		if (vcl_pg_validate(p, &pol, "SELECT 1 FROM public.t", false, &r) != PGV_READ) {
+		if (vcl_pg_validate(p, &pol, "SELECT 1 FROM public.t", false, &r, NULL) != PGV_READ) {
 			snprintf(err, errlen, "the validator worker does not answer: %s",
 				 r.code == AIRLOCK_E_VALIDATOR_FAILED ? vpool_failure_text(p) : r.message);
 			return false;

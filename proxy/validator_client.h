@@ -18,15 +18,38 @@
 #include "validator/pg/validate_pg.h"
 #include "proxy/validator_pool.h"
 
-/* pgv_validate (again: pgv_validate_again). */
+/*
+ * A read's scope, answered in the same round trip as its validation and
+ * held for the vcl_pg_scope call that follows. Its key is the bytes of
+ * that call's request, policy and text: the worker's answer is a function
+ * of them alone, so an equal request may take it instead of asking again.
+ */
+struct vcl_scoped {
+	uint8_t *key; /* owned; NULL when nothing is held */
+	size_t keylen;
+	struct pgv_result v;
+	char *text;  /* owned, or NULL */
+	char *guard; /* owned, or NULL */
+};
+
+/* Frees what c holds; c is then empty. */
+void vcl_scoped_clear(struct vcl_scoped *c);
+
+/*
+ * pgv_validate (again: pgv_validate_again). With pre (NULL for none) and
+ * not again, a read's scope comes back with it into *pre, which is
+ * emptied first.
+ */
 enum pgv_kind vcl_pg_validate(struct vpool *p, const struct pgv_policy *pol, const char *sql, bool again,
-			      struct pgv_result *out);
+			      struct pgv_result *out, struct vcl_scoped *pre);
 /*
  * pgv_scope_guarded: *rewritten is the heap text to run, or NULL to run sql
- * as it is; *guard (guard may be NULL) the heap guard read, or NULL.
+ * as it is; *guard (guard may be NULL) the heap guard read, or NULL. What
+ * pre holds (NULL for nothing) is the answer when its key is this request;
+ * pre is empty afterwards either way.
  */
 enum pgv_kind vcl_pg_scope(struct vpool *p, const struct pgv_policy *pol, const char *sql, char **rewritten,
-			   char **guard, struct pgv_result *out);
+			   char **guard, struct pgv_result *out, struct vcl_scoped *pre);
 /*
  * pgv_write_scope: PGV_WRITE with *rewritten (heap) the text to run,
  * *guard (heap, or NULL) its guard read and, when sample is not NULL,

@@ -81,6 +81,18 @@ static enum vw_status run(const struct vw_request *req, struct vw_response *res)
 	case VW_PG_SCOPE:
 		pgv_scope_guarded(&req->pg, req->sql, &res->text, &res->guard, &res->pg);
 		return VW_OK;
+	case VW_PG_READ:
+		pgv_validate(&req->pg, req->sql, &res->pg);
+		if (res->pg.kind == PGV_READ) {
+			res->scoped = true;
+			pgv_scope_guarded(&req->pg, req->sql, &res->text, &res->guard, &res->scope);
+			if (res->scope.kind != PGV_READ) {
+				free(res->text);
+				free(res->guard);
+				res->text = res->guard = NULL;
+			}
+		}
+		return VW_OK;
 	case VW_PG_WRITE:
 		if (pgv_write_scope(&req->pg, req->sql, &res->text, &res->guard, &res->pg) == PGV_WRITE)
 			res->sample = pgv_write_sample(&req->pg, res->text, &res->pg);
@@ -138,6 +150,17 @@ bool vw_serve(const struct vw_request *req, struct wbuf *w)
 		w->len = at;
 		w->failed = false;
 		refuse_pg_too_large(&res);
+		ok = vw_put_response(w, req->op, &res);
+	}
+	if (!ok && req->op == VW_PG_READ && res.scoped) {
+		/* The statement's own result stands; the scope's answer is the refusal. */
+		struct pgv_result validated = res.pg;
+
+		w->len = at;
+		w->failed = false;
+		refuse_pg_too_large(&res);
+		res.scope = res.pg;
+		res.pg = validated;
 		ok = vw_put_response(w, req->op, &res);
 	}
 	vw_response_free(&res);

@@ -410,6 +410,7 @@ static void described(void *arg, const struct job_result *r)
 	}
 	if (sync)
 		sync_ready(s);
+	pgp_scoped_free(s);
 	session_statement_done(&s->core);
 }
 

@@ -6,6 +6,7 @@
  * worker (proxy/validator_client.h).
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/wbuf.h"
@@ -46,13 +47,27 @@ static void session_policy(struct pg_session *s, struct pgv_policy *pol, const c
 		pol->forbid_star = false;
 }
 
+void pgp_scoped_free(struct pg_session *s)
+{
+	if (!s->scoped)
+		return;
+	vcl_scoped_clear(s->scoped);
+	free(s->scoped);
+	s->scoped = NULL;
+}
+
 void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v)
 {
 	const char *path[PGS_MAX_PATH];
 	struct pgv_policy pol;
 
 	session_policy(s, &pol, path);
-	vcl_pg_validate(s->core.srv->validators, &pol, sql, false, v);
+	/* Without room to hold a scope, the validation alone. */
+	if (!s->scoped)
+		s->scoped = calloc(1, sizeof(*s->scoped));
+	vcl_pg_validate(s->core.srv->validators, &pol, sql, false, v, s->scoped);
+	if (s->scoped && !s->scoped->key)
+		pgp_scoped_free(s);
 }
 
 bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guard)
@@ -60,9 +75,12 @@ bool pgp_scope(struct pg_session *s, const char *sql, char **scoped, char **guar
 	const char *path[PGS_MAX_PATH];
 	struct pgv_policy pol;
 	struct pgv_result v;
+	enum pgv_kind kind;
 
 	session_policy(s, &pol, path);
-	if (vcl_pg_scope(s->core.srv->validators, &pol, sql, scoped, guard, &v) == PGV_READ)
+	kind = vcl_pg_scope(s->core.srv->validators, &pol, sql, scoped, guard, &v, s->scoped);
+	pgp_scoped_free(s);
+	if (kind == PGV_READ)
 		return true;
 	pgr_refused(s, &v);
 	return false;

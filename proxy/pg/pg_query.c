@@ -415,6 +415,7 @@ static void job_done(void *arg, const struct job_result *r)
 	}
 	if (!x->extended)
 		pg_put_ready(&s->core.w, s->txn);
+	pgp_scoped_free(s);
 	session_statement_done(&s->core);
 }
 

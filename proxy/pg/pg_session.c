@@ -86,6 +86,7 @@ static void pg_free(struct session *core)
 	struct pg_session *s = pg(core);
 
 	pgx_free_all(s);
+	pgp_scoped_free(s);
 	pgw_pending_free(s->write);
 	s->write = NULL;
 	pgw_wait_free(s);

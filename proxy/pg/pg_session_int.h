@@ -106,6 +106,8 @@ struct pg_session {
 	struct pgw_pending *write; /* a write's dry run under way: what its held record needs (owned) */
 	struct pgw_wait *waiting;  /* a held write whose outcome the statement waits for (owned) */
 	unsigned errors;           /* ErrorResponses sent (pgr_error): a statement list stops at the first */
+	/* The last validated read's scope, from the same round trip (pg_policy.c); owned, NULL when none. */
+	struct vcl_scoped *scoped;
 
 	/* The running statement (its job is core.job). */
 	struct pgq_exec cur;
@@ -185,8 +187,14 @@ void pgr_frame_notice(struct pg_session *s, const struct frame_error *e);
 struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev, void *arg);
 
 /* pg_policy.c */
-/* Validates sql against the session's policy into v. */
+/*
+ * Validates sql against the session's policy into v. A read's scope comes
+ * back in the same round trip and is held in s->scoped for the pgp_scope
+ * of the same text under the same policy; any other pgp_scope asks again.
+ */
 void pgp_validate(struct pg_session *s, const char *sql, struct pgv_result *v);
+/* Drops a held scope (at a statement's end: an idle session holds none). */
+void pgp_scoped_free(struct pg_session *s);
 /*
  * Scopes a read to the session's policy (validate_pg_scope.h): true with
  * *scoped NULL (run sql) or the text to run (caller frees); false when

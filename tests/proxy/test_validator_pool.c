@@ -72,8 +72,8 @@ static void assert_answers(struct vpool *p)
 	struct pgv_result r;
 	char *text = NULL;
 
-	assert_int_equal(vcl_pg_validate(p, &pg, "SELECT count(*) FROM orders", false, &r), PGV_READ);
-	assert_int_equal(vcl_pg_scope(p, &pg, "SELECT count(*) FROM orders", &text, NULL, &r), PGV_READ);
+	assert_int_equal(vcl_pg_validate(p, &pg, "SELECT count(*) FROM orders", false, &r, NULL), PGV_READ);
+	assert_int_equal(vcl_pg_scope(p, &pg, "SELECT count(*) FROM orders", &text, NULL, &r, NULL), PGV_READ);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "customer_id <= 100"));
 	free(text);
@@ -100,7 +100,7 @@ static void test_same_answers_as_in_process(void **state)
 		char *lt = NULL, *rt = NULL;
 
 		pgv_validate(&pg, sqls[i], &local);
-		vcl_pg_validate(p, &pg, sqls[i], false, &remote);
+		vcl_pg_validate(p, &pg, sqls[i], false, &remote, NULL);
 		assert_int_equal(remote.kind, local.kind);
 		assert_string_equal(remote.sqlstate, local.sqlstate);
 		assert_string_equal(remote.message, local.message);
@@ -108,7 +108,7 @@ static void test_same_answers_as_in_process(void **state)
 		if (local.kind != PGV_READ)
 			continue;
 		pgv_scope(&pg, sqls[i], &lt, &local);
-		vcl_pg_scope(p, &pg, sqls[i], &rt, NULL, &remote);
+		vcl_pg_scope(p, &pg, sqls[i], &rt, NULL, &remote, NULL);
 		assert_int_equal(remote.kind, local.kind);
 		assert_string_equal(remote.message, local.message);
 		if (lt || rt)
@@ -118,6 +118,112 @@ static void test_same_answers_as_in_process(void **state)
 	}
 	assert_int_equal(vcl_pg_split(p, "SELECT 1; SELECT 2", off, len, 4), 2);
 	assert_int_equal(off[1], 9);
+	vpool_free(p);
+}
+
+static uint64_t calls(const struct vpool *p)
+{
+	uint64_t n, failures, started;
+
+	vpool_counts(p, &n, &failures, &started);
+	return n;
+}
+
+/* A read's scope comes with its validation: the scope after it is the same answer, without a second call. */
+static void test_read_scoped_in_one_round_trip(void **state)
+{
+	static const char *const sqls[] = {
+		"SELECT * FROM orders WHERE id = 1",
+		"SELECT relname FROM pg_class",
+		"SELECT count(*) FROM orders TABLESAMPLE SYSTEM (10)",
+		"SELECT * FROM staff_salaries",
+		"DELETE FROM orders",
+	};
+	struct vpool *p = pool(2, 5000);
+	struct vcl_scoped held = {0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
+		struct pgv_result local, remote;
+		char *lt = NULL, *rt = NULL;
+		uint64_t before = calls(p);
+
+		pgv_validate(&pg, sqls[i], &local);
+		vcl_pg_validate(p, &pg, sqls[i], false, &remote, &held);
+		assert_int_equal(remote.kind, local.kind);
+		assert_int_equal(remote.fingerprint, local.fingerprint);
+		assert_int_equal(calls(p), before + 1);
+		if (local.kind != PGV_READ) {
+			assert_null(held.key); /* only a read is scoped */
+			continue;
+		}
+		assert_non_null(held.key);
+		pgv_scope(&pg, sqls[i], &lt, &local);
+		vcl_pg_scope(p, &pg, sqls[i], &rt, NULL, &remote, &held);
+		assert_int_equal(calls(p), before + 1);
+		assert_null(held.key);
+		assert_int_equal(remote.kind, local.kind);
+		assert_string_equal(remote.message, local.message);
+		if (lt || rt)
+			assert_string_equal(rt, lt);
+		free(lt);
+		free(rt);
+	}
+	vpool_free(p);
+}
+
+/*
+ * A held scope answers only the request it was made for: another text, or
+ * the same text under another policy (another user's row filter, another
+ * search_path), asks the worker, and gets that policy's answer.
+ */
+static void test_held_scope_never_answers_another_request(void **state)
+{
+	static const struct airlock_rule tight[] = {{.table = "public.orders", .filter = "customer_id <= 5"}};
+	static const char *const other_path[] = {"app"};
+	struct pgv_policy other = pg, elsewhere = pg;
+	struct vpool *p = pool(1, 5000);
+	struct vcl_scoped held = {0};
+	struct pgv_result r;
+	char *text = NULL;
+	uint64_t before;
+
+	(void)state;
+	other.rules = tight;
+	other.user = "other";
+	elsewhere.search_path = other_path;
+
+	/* Same text, another user's row filter: that filter, never the held one. */
+	assert_int_equal(vcl_pg_validate(p, &pg, "SELECT * FROM public.orders", false, &r, &held), PGV_READ);
+	assert_non_null(held.key);
+	before = calls(p);
+	assert_int_equal(vcl_pg_scope(p, &other, "SELECT * FROM public.orders", &text, NULL, &r, &held), PGV_READ);
+	assert_int_equal(calls(p), before + 1);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "customer_id <= 5"));
+	assert_null(strstr(text, "customer_id <= 100"));
+	assert_null(held.key);
+	free(text);
+	text = NULL;
+
+	/* Another search_path: the worker answers, and the rewrite is that path's. */
+	assert_int_equal(vcl_pg_validate(p, &pg, "SELECT * FROM orders", false, &r, &held), PGV_READ);
+	before = calls(p);
+	vcl_pg_scope(p, &elsewhere, "SELECT * FROM orders", &text, NULL, &r, &held);
+	assert_int_equal(calls(p), before + 1);
+	assert_true(text == NULL || strstr(text, "customer_id <= 100") == NULL);
+	free(text);
+	text = NULL;
+
+	/* Another text under the same policy: the worker answers for that text. */
+	assert_int_equal(vcl_pg_validate(p, &pg, "SELECT 1", false, &r, &held), PGV_READ);
+	before = calls(p);
+	assert_int_equal(vcl_pg_scope(p, &pg, "SELECT * FROM public.orders", &text, NULL, &r, &held), PGV_READ);
+	assert_int_equal(calls(p), before + 1);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "customer_id <= 100"));
+	free(text);
+	vcl_scoped_clear(&held);
 	vpool_free(p);
 }
 
@@ -148,7 +254,7 @@ static void test_stopped_worker_costs_one_statement(void **state)
 	assert_answers(p);
 	kill(pid, SIGSTOP);
 	t0 = ms();
-	vcl_pg_validate(p, &pg, "SELECT 1", false, &r);
+	vcl_pg_validate(p, &pg, "SELECT 1", false, &r, NULL);
 	assert_true(ms() - t0 >= 290);
 	assert_failed(&r);
 	assert_int_equal(vpool_last_failure(p), VPOOL_TIMEOUT);
@@ -176,7 +282,7 @@ static void test_worker_killed_mid_statement(void **state)
 		_exit(0);
 	}
 	t0 = ms();
-	vcl_pg_validate(p, &pg, "SELECT 1", false, &r);
+	vcl_pg_validate(p, &pg, "SELECT 1", false, &r, NULL);
 	assert_true(ms() - t0 < 10000);
 	waitpid(killer, NULL, 0);
 	assert_failed(&r);
@@ -229,7 +335,7 @@ static void test_observer_times_each_call(void **state)
 	assert_true(o.seconds > 0 && o.seconds < 10);
 	before = o.seconds;
 	kill(only_pid(p), SIGSTOP);
-	vcl_pg_validate(p, &pg, "SELECT 1", false, &r);
+	vcl_pg_validate(p, &pg, "SELECT 1", false, &r, NULL);
 	assert_failed(&r);
 	assert_int_equal(o.calls, 3);
 	assert_true(o.seconds - before >= 0.29);
@@ -269,6 +375,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_answers_as_in_process),
+		cmocka_unit_test(test_read_scoped_in_one_round_trip),
+		cmocka_unit_test(test_held_scope_never_answers_another_request),
 		cmocka_unit_test(test_stopped_worker_costs_one_statement),
 		cmocka_unit_test(test_worker_killed_mid_statement),
 		cmocka_unit_test(test_worker_dead_while_idle_is_replaced_first),

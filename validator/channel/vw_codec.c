@@ -319,6 +319,15 @@ bool vw_put_response(struct wbuf *w, enum vw_op op, const struct vw_response *r)
 			if (op == VW_PG_WRITE)
 				put_opt(w, r->sample);
 			break;
+		case VW_PG_READ:
+			vw_put_pg_result(w, &r->pg);
+			wbuf_put_u8(w, r->scoped);
+			if (r->scoped) {
+				vw_put_pg_result(w, &r->scope);
+				put_opt(w, r->text);
+				put_opt(w, r->guard);
+			}
+			break;
 		case VW_PG_SPLIT:
 			wbuf_put_be32(w, (uint32_t)r->nsplit);
 			for (size_t i = 0; i < r->nsplit; i++) {
@@ -415,6 +424,18 @@ bool vw_get_response(const uint8_t *body, size_t len, enum vw_op op, size_t sql_
 		ok = vw_get_pg_result(&r, sql_len, &res->pg) && get_text(&r, &res->text) && get_text(&r, &res->guard) &&
 		     (op != VW_PG_WRITE || get_text(&r, &res->sample));
 		break;
+	case VW_PG_READ: {
+		uint8_t scoped;
+
+		ok = vw_get_pg_result(&r, sql_len, &res->pg) && rbuf_get_u8(&r, &scoped) && scoped <= 1;
+		res->scoped = ok && scoped;
+		/* Only a read is scoped, and only a read the scope let through has text. */
+		if (ok && res->scoped)
+			ok = res->pg.kind == PGV_READ && vw_get_pg_result(&r, sql_len, &res->scope) &&
+			     get_text(&r, &res->text) && get_text(&r, &res->guard) &&
+			     (res->scope.kind == PGV_READ || (!res->text && !res->guard));
+		break;
+	}
 	case VW_PG_SPLIT:
 		ok = get_split(&r, sql_len, res);
 		break;

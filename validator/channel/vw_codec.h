@@ -45,6 +45,7 @@ enum vw_op {
 	VW_MY_VALIDATE,     /* vmy_validate and vmy_fingerprint */
 	VW_MY_SCOPE,        /* vmy_scope of a read, then vmy_validate of the rewrite with information_schema */
 	VW_PG_WRITE,        /* pgv_write_scope: the result, the text to run, its guard and its dry run */
+	VW_PG_READ,         /* VW_PG_VALIDATE, then for a read VW_PG_SCOPE's answer too: one round trip */
 	VW_NOPS
 };
 
@@ -103,6 +104,9 @@ struct vw_response {
 	struct vmy_result *my; /* VW_MY_VALIDATE, VW_MY_SCOPE (the rewrite's result): owned */
 	uint64_t my_fingerprint;
 	bool my_failed; /* VW_MY_SCOPE: the read could not be scoped */
+	/* VW_PG_READ of a read: what VW_PG_SCOPE answers (its result here, its text and guard above). */
+	bool scoped;
+	struct pgv_result scope;
 };
 
 /* Appends a response message; r's fields that op does not use are ignored. False when w failed. */

@@ -234,6 +234,71 @@ static void test_pg_response_round_trip_and_checks(void **state)
 	wbuf_free(&w);
 }
 
+/* A read's answer in one round trip: its validation, and only for a read its scope, text only where the scope let it
+ * through. */
+static void test_pg_read_response(void **state)
+{
+	struct vw_response res = {.status = VW_OK}, back;
+	struct wbuf w;
+	const uint8_t *body;
+	size_t len;
+
+	(void)state;
+	res.pg.kind = PGV_READ;
+	res.pg.fingerprint = 42;
+	res.scoped = true;
+	res.scope.kind = PGV_READ;
+	res.text = "SELECT * FROM (SELECT 1) AS orders";
+	res.guard = "SELECT 2";
+	wbuf_init(&w);
+	assert_true(vw_put_response(&w, VW_PG_READ, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_PG_READ, strlen(sql), 0, &back));
+	assert_int_equal(back.pg.kind, PGV_READ);
+	assert_int_equal(back.pg.fingerprint, 42);
+	assert_true(back.scoped);
+	assert_int_equal(back.scope.kind, PGV_READ);
+	assert_string_equal(back.text, res.text);
+	assert_string_equal(back.guard, "SELECT 2");
+	vw_response_free(&back);
+	for (size_t n = 0; n < len; n++)
+		assert_false(vw_get_response(body, n, VW_PG_READ, strlen(sql), 0, &back));
+	assert_false(vw_get_response(body, len, VW_PG_SCOPE, strlen(sql), 0, &back));
+
+	/* A scope refused carries no text. */
+	res.scope.kind = PGV_REFUSED;
+	strcpy(res.scope.sqlstate, "42501");
+	wbuf_reset(&w);
+	assert_true(vw_put_response(&w, VW_PG_READ, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_PG_READ, strlen(sql), 0, &back));
+	res.text = res.guard = NULL;
+	wbuf_reset(&w);
+	assert_true(vw_put_response(&w, VW_PG_READ, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_PG_READ, strlen(sql), 0, &back));
+	assert_true(back.scoped);
+	assert_int_equal(back.scope.kind, PGV_REFUSED);
+	vw_response_free(&back);
+
+	/* Anything but a read is never scoped. */
+	res.pg.kind = PGV_REFUSED;
+	strcpy(res.pg.sqlstate, "42501");
+	wbuf_reset(&w);
+	assert_true(vw_put_response(&w, VW_PG_READ, &res));
+	body = body_of(&w, &len);
+	assert_false(vw_get_response(body, len, VW_PG_READ, strlen(sql), 0, &back));
+	res.scoped = false;
+	wbuf_reset(&w);
+	assert_true(vw_put_response(&w, VW_PG_READ, &res));
+	body = body_of(&w, &len);
+	assert_true(vw_get_response(body, len, VW_PG_READ, strlen(sql), 0, &back));
+	assert_false(back.scoped);
+	assert_null(back.text);
+	vw_response_free(&back);
+	wbuf_free(&w);
+}
+
 /* A write's result carries its table, command and flags; only a write does, and its command is one of three. */
 static void test_pg_write_response(void **state)
 {
@@ -605,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_request_truncated_and_corrupted),
 		cmocka_unit_test(test_pg_response_round_trip_and_checks),
 		cmocka_unit_test(test_pg_write_response),
+		cmocka_unit_test(test_pg_read_response),
 		cmocka_unit_test(test_pg_read_only_flag),
 		cmocka_unit_test(test_pg_star_read),
 		cmocka_unit_test(test_my_response_checks),
