@@ -23,19 +23,6 @@ static char *dup_or_empty(const char *s)
 	return strdup(s ? s : "");
 }
 
-/* The client's address as text ("" when none). */
-static void client_text(const struct session *c, char *out, size_t len)
-{
-	out[0] = '\0';
-	if (c->addrlen == 4)
-		snprintf(out, len, "%u.%u.%u.%u", c->addr[0], c->addr[1], c->addr[2], c->addr[3]);
-	else if (c->addrlen == 16)
-		snprintf(out, len, "%x:%x:%x:%x:%x:%x:%x:%x", c->addr[0] << 8 | c->addr[1],
-			 c->addr[2] << 8 | c->addr[3], c->addr[4] << 8 | c->addr[5], c->addr[6] << 8 | c->addr[7],
-			 c->addr[8] << 8 | c->addr[9], c->addr[10] << 8 | c->addr[11], c->addr[12] << 8 | c->addr[13],
-			 c->addr[14] << 8 | c->addr[15]);
-}
-
 /*
  * The record's sample: the dry run's rows, or none with a note saying so
  * (and truncated when the write touches any); q's sample is taken.
@@ -73,7 +60,7 @@ bool approval_hold(struct session *c, struct approval_ask *q, uint64_t rows, cha
 	};
 	bool ok;
 
-	client_text(c, addr, sizeof(addr));
+	session_client(c, addr, sizeof(addr));
 	a.sample = finish_sample(q, rows);
 	if (!approval_new_id(a.id)) {
 		snprintf(why, whylen, "no random id could be made");

@@ -95,6 +95,24 @@ static void job_end_runner(struct job *j)
 		evtimer_add(j->deadline, &tv);
 }
 
+const struct job *job_next(const struct job *j)
+{
+	return j->next;
+}
+
+void job_info(const struct job *j, uint64_t now, struct jobs_info *info)
+{
+	uint64_t since = j->t_asked ? j->t_asked : j->t_launch;
+
+	*info = (struct jobs_info){
+		.id = j->id,
+		.state = job_state_name(j->state),
+		.age_ms = since && now > since ? (now - since) / 1000000u : 0,
+		.runner_uid = (uint32_t)j->runner_uid,
+		.target = j->target ? j->target->name : "",
+	};
+}
+
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
 void job_finish(struct job *j, const struct job_result *r)
 {

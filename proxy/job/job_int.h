@@ -91,6 +91,10 @@ typedef void (*job_lost_fn)(void *arg, struct job *j);
 
 /* A job with no directory and no container yet; counted live. NULL when out of memory. */
 struct job *job_new(struct job_env *env);
+/* The live job after j in env->all, or NULL. */
+const struct job *job_next(const struct job *j);
+/* What the operator sees of j at now (monotonic ns); info points into j. */
+void job_info(const struct job *j, uint64_t now, struct jobs_info *info);
 /*
  * Directory, sockets and container for a job of this target and resource
  * shape; the job is idle from now on. -1 (with a reason logged) when any

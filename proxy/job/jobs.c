@@ -13,11 +13,9 @@
 #include <stdlib.h>
 
 #include "proxy/job/job_dir.h"
-#include "proxy/job/job_impl.h"
 #include "proxy/job/job_int.h"
 #include "proxy/job/job_pool.h"
 #include "proxy/job/job_queue.h"
-#include "proxy/job/job_state.h"
 #include "proxy/timeval.h"
 
 #include <event2/event.h>
@@ -204,16 +202,10 @@ void jobs_each(const struct jobs *js, void (*fn)(void *arg, const struct jobs_in
 {
 	uint64_t now = monotonic_ns();
 
-	for (const struct job *j = js->env.all; j; j = j->next) {
-		uint64_t since = j->t_asked ? j->t_asked : j->t_launch;
-		struct jobs_info info = {
-			.id = j->id,
-			.state = job_state_name(j->state),
-			.age_ms = since && now > since ? (now - since) / 1000000u : 0,
-			.runner_uid = (uint32_t)j->runner_uid,
-			.target = j->target ? j->target->name : "",
-		};
+	for (const struct job *j = js->env.all; j; j = job_next(j)) {
+		struct jobs_info info;
 
+		job_info(j, now, &info);
 		fn(arg, &info);
 	}
 }
