@@ -328,6 +328,8 @@ static struct airlock_config *load_text(const char *text, size_t len, const char
 	ctx.text = text;
 	ctx.len = len;
 	SHA256((const unsigned char *)text, len, cfg->checksum);
+	for (size_t i = 0; i < sizeof(cfg->checksum); i++)
+		snprintf(cfg->checksum_hex + 2 * i, 3, "%02x", cfg->checksum[i]);
 	if (memchr(text, '\0', len))
 		conf_err(&ctx, 0, "the config contains a NUL byte; expected a text file");
 	else

@@ -122,8 +122,9 @@ struct airlock_user {
 };
 
 struct airlock_config {
-	char *path;           /* as given to config_load; NULL from config_load_string */
-	uint8_t checksum[32]; /* SHA-256 of the text as loaded */
+	char *path;            /* as given to config_load; NULL from config_load_string */
+	uint8_t checksum[32];  /* SHA-256 of the text as loaded */
+	char checksum_hex[65]; /* the same in lower-case hex: SHOW CONFIG, the metrics, each audit record */
 
 	/* [server] */
 	char *pg_listen_host; /* pg_listen = host:port */

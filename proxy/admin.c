@@ -245,9 +245,7 @@ static void show_config(struct server *srv, const struct admin_out *out, struct 
 #undef B
 	(void)v;
 	kv(out, r, rows, "config_path", c->path);
-	for (size_t i = 0; i < sizeof(c->checksum); i++)
-		snprintf(buf + 2 * i, 3, "%02x", c->checksum[i]);
-	kv(out, r, rows, "config_checksum", buf);
+	kv(out, r, rows, "config_checksum", c->checksum_hex);
 }
 
 static unsigned user_sessions(struct server *srv, const char *name)

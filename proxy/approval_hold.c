@@ -78,7 +78,7 @@ bool approval_hold(struct session *c, struct approval_ask *q, uint64_t rows, cha
 	a.approved_by = dup_or_empty("");
 	a.decided_by = dup_or_empty("");
 	a.reason = dup_or_empty("");
-	a.policy_checksum = dup_or_empty("");
+	a.policy_checksum = dup_or_empty(c->srv->cfg->checksum_hex);
 	a.settings = dup_or_empty(q->settings);
 	a.param_types = dup_or_empty(q->param_types);
 	ok = a.user && a.protocol && a.client_addr && a.application_name && a.statement && a.params && a.rewritten &&

@@ -26,6 +26,7 @@ struct audit {
 	bool own;
 	char prev[AUDIT_CHAIN_HEX + 1]; /* the hash of the last line written, the next record's "prev" */
 	struct stats *stats;            /* borrowed (audit_count_approvals); NULL: not counted */
+	char config[65];                /* the configuration's checksum (audit_set_config); "" before */
 };
 
 /* Writes all of buf; false with errno when the file did not take it. */
@@ -115,6 +116,8 @@ static void audit_write(struct audit *a, json_t *o)
 	char *line = NULL, hash[AUDIT_CHAIN_HEX + 1];
 	size_t len;
 
+	if (a->config[0] && json_object_set_new(o, "config", json_string(a->config)) < 0)
+		goto out_decref;
 	if (json_object_set_new(o, "prev", json_string(a->prev)) < 0)
 		goto out_decref;
 	line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
@@ -162,6 +165,12 @@ void audit_login_failed(struct audit *a, const char *user, uint32_t session, con
 		      "sqlstate", sqlstate, "wait_ms", (json_int_t)wait_ms);
 	if (o)
 		audit_write(a, o);
+}
+
+void audit_set_config(struct audit *a, const char *checksum)
+{
+	if (a)
+		snprintf(a->config, sizeof(a->config), "%s", checksum ? checksum : "");
 }
 
 void audit_count_approvals(struct audit *a, struct stats *st)

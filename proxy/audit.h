@@ -56,6 +56,12 @@ void audit_record(struct audit *a, const struct audit_entry *e);
  * a (or be unset with NULL first).
  */
 void audit_count_approvals(struct audit *a, struct stats *st);
+/*
+ * From now on each record carries "config", checksum (the configuration's
+ * SHA-256 in hex, copied), just before "prev": nodes whose policies drifted
+ * apart show it record by record.
+ */
+void audit_set_config(struct audit *a, const char *checksum);
 void audit_close(struct audit *a);
 
 #endif

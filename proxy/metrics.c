@@ -47,13 +47,20 @@ struct metrics *metrics_new(void)
 	return calloc(1, sizeof(struct metrics));
 }
 
-static void family_free(struct metrics_family *f)
+/* Frees f's series; f keeps its array for the next ones. */
+static void series_free(struct metrics_family *f)
 {
 	for (size_t i = 0; i < f->nseries; i++) {
 		for (size_t j = 0; j < f->nlabels; j++)
 			free(f->series[i].values[j]);
 		free(f->series[i].counts);
 	}
+	f->nseries = 0;
+}
+
+static void family_free(struct metrics_family *f)
+{
+	series_free(f);
 	free(f->series);
 	for (size_t j = 0; j < f->nlabels; j++)
 		free(f->labels[j]);
@@ -174,6 +181,12 @@ void metrics_set(struct metrics_family *f, const char *const *values, double v)
 
 	if (f && f->type != METRICS_HISTOGRAM && (s = series(f, values)))
 		s->value = v;
+}
+
+void metrics_clear(struct metrics_family *f)
+{
+	if (f && f->type == METRICS_GAUGE)
+		series_free(f);
 }
 
 void metrics_observe(struct metrics_family *f, const char *const *values, double v)

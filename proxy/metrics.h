@@ -61,6 +61,8 @@ void metrics_add(struct metrics_family *f, const char *const *values, double v);
 /* A gauge, or a counter whose count is kept elsewhere and sampled. */
 void metrics_set(struct metrics_family *f, const char *const *values, double v);
 void metrics_observe(struct metrics_family *f, const char *const *values, double v); /* histogram */
+/* A gauge family loses every series: sampled afresh, what is gone (a target, a checksum) leaves it. */
+void metrics_clear(struct metrics_family *f);
 
 /* Updates that found their family full (METRICS_MAX_SERIES), all families together. */
 uint64_t metrics_dropped(const struct metrics *m);

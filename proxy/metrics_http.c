@@ -52,6 +52,8 @@ static void sample(struct server *srv)
 		stats_sessions(srv->stats, proto->name, in, on);
 	}
 	stats_jobs_live(srv->stats, srv->jobs ? jobs_live(srv->jobs) : 0);
+	stats_config(srv->stats, srv->cfg->checksum_hex);
+	stats_targets_clear(srv->stats);
 	for (size_t i = 0; srv->jobs && i < srv->cfg->ntargets; i++) {
 		const struct airlock_target *t = &srv->cfg->targets[i];
 		struct jobs_target_counts c;

@@ -304,6 +304,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	if (srv->jobs && (cfg->pool_min > 0 || cfg->pool_max > 0))
 		jobs_start_pool(srv->jobs);
 	srv->audit = audit_open(cfg->audit_log);
+	audit_set_config(srv->audit, cfg->checksum_hex);
 	srv->guard = login_guard_new();
 	server_warn_policy(cfg);
 	if (cfg->tls_cert_file) {

@@ -14,6 +14,7 @@
 #include <event2/listener.h>
 
 #include "proxy/approvals.h"
+#include "proxy/audit.h"
 #include "proxy/gen.h"
 #include "proxy/job/job.h"
 #include "proxy/log.h"
@@ -112,6 +113,7 @@ bool server_reload(struct server *srv, char *why, size_t len)
 	tls_free(srv->tls);
 	srv->tls = tls;
 	jobs_set_config(srv->jobs, srv->cfg);
+	audit_set_config(srv->audit, srv->cfg->checksum_hex);
 	gen_release(old);
 	if (tls)
 		log_info("TLS: %s read again%s", srv->cfg->tls_cert_file,

@@ -26,13 +26,14 @@ struct stats {
 	struct metrics_family *failed_logins, *approvals, *sessions, *jobs_live;
 	struct metrics_family *backend, *backend_max, *pool, *waiting, *queue;
 	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
-	struct metrics_family *phase, *containers, *login_wait;
+	struct metrics_family *phase, *containers, *login_wait, *config;
 };
 
 static const char *const l_statement[] = {"protocol", "user", "decision", "code"};
 static const char *const l_protocol[] = {"protocol"};
 static const char *const l_user[] = {"user"};
 static const char *const l_status[] = {"status"};
+static const char *const l_checksum[] = {"checksum"};
 static const char *const l_sessions[] = {"protocol", "state"};
 static const char *const l_target[] = {"target"};
 static const char *const l_pool[] = {"target", "state"};
@@ -107,10 +108,13 @@ struct stats *stats_new(void)
 		metrics_family(m, METRICS_HISTOGRAM, "airlock_failed_login_wait_seconds",
 			       "How long the answer to a failed login waited for earlier failures, by protocol.",
 			       l_protocol, N(l_protocol), phase_bounds, N(phase_bounds));
-	if (!st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements || !st->duration ||
-	    !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals || !st->sessions ||
-	    !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend || !st->backend_max ||
-	    !st->pool || !st->waiting || !st->queue) {
+	st->config = metrics_family(m, METRICS_GAUGE, "airlock_config_info",
+				    "1, labelled with the SHA-256 of the configuration (its policy included) in force.",
+				    l_checksum, N(l_checksum), NULL, 0);
+	if (!st->config || !st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements ||
+	    !st->duration || !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals ||
+	    !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend ||
+	    !st->backend_max || !st->pool || !st->waiting || !st->queue) {
 		stats_free(st);
 		return NULL;
 	}
@@ -219,6 +223,26 @@ void stats_target(struct stats *st, const char *target, unsigned connections, un
 	metrics_set(st->pool, r, ready);
 	metrics_set(st->pool, s, starting);
 	metrics_set(st->waiting, t, waiting);
+}
+
+void stats_targets_clear(struct stats *st)
+{
+	if (!st)
+		return;
+	metrics_clear(st->backend);
+	metrics_clear(st->backend_max);
+	metrics_clear(st->pool);
+	metrics_clear(st->waiting);
+}
+
+void stats_config(struct stats *st, const char *checksum)
+{
+	const char *v[] = {checksum};
+
+	if (!st)
+		return;
+	metrics_clear(st->config);
+	metrics_set(st->config, v, 1);
 }
 
 void stats_queue(struct stats *st, size_t waiting)

@@ -79,6 +79,10 @@ void stats_jobs_live(struct stats *st, unsigned n);
 void stats_target(struct stats *st, const char *target, unsigned connections, unsigned bound, unsigned ready,
 		  unsigned starting, unsigned waiting);
 void stats_queue(struct stats *st, size_t waiting);
+/* Before the targets are sampled: a target a reload removed leaves the per-target gauges. */
+void stats_targets_clear(struct stats *st);
+/* airlock_config_info: checksum (lower-case hex) is the configuration in force, the only series. */
+void stats_config(struct stats *st, const char *checksum);
 void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64_t started);
 
 /* Appends the exposition of every series to w; false when w failed. */

@@ -160,6 +160,43 @@ def test_counts_agree_with_the_audit_log(private, traffic):
     assert got_failed == want_failed
 
 
+def config_series(s):
+    return {dict(ls)["checksum"]: v for (n, ls), v in s.items() if n == "airlock_config_info"}
+
+
+def test_config_checksum_in_metrics_and_every_audit_record(private, traffic):
+    """airlock_config_info names the SHA-256 of the configuration in force, as its only series, and each
+    audit record carries the same; after a reload both name the new text and the old series is gone."""
+    import hashlib
+    import signal
+
+    def checksum():
+        with open(private.config, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+
+    first = checksum()
+    assert config_series(samples(scrape(private))) == {first: 1}
+    with open(private.audit_log) as f:
+        records = [json.loads(line) for line in f]
+    assert records and all(r.get("config") == first for r in records)
+
+    with open(private.config, "a") as f:
+        f.write("# edited for the reload test\n")
+    second = checksum()
+    assert second != first
+    private.signal(signal.SIGHUP)
+    assert itest.wait_until(lambda: config_series(samples(scrape(private))) == {second: 1}, 15, 0.2)
+    conn = pg_connect(private)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT 1")
+    finally:
+        conn.close()
+    with open(private.audit_log) as f:
+        last = [json.loads(line) for line in f][-1]
+    assert last["config"] == second
+
+
 def test_failed_logins_and_sessions(traffic):
     before, during, after = traffic
     for proto in ("pg", "mysql"):

@@ -255,6 +255,38 @@ static void test_fields_and_fixed_ms(void **state)
 	free(buf);
 }
 
+/* Once set, each record names the configuration just before "prev"; a new one applies from the next record. */
+static void test_config_checksum_in_each_record(void **state)
+{
+	static const char one[] = "1111111111111111111111111111111111111111111111111111111111111111";
+	static const char two[] = "2222222222222222222222222222222222222222222222222222222222222222";
+	struct audit *a = audit_open(path);
+	struct audit_entry e = {.user = "agent", .decision = "run", .protocol = "pg", .client = ""};
+	struct audit_verify v;
+	char *buf, *second;
+	size_t len;
+
+	(void)state;
+	assert_non_null(a);
+	audit_record(a, &e);
+	audit_set_config(a, one);
+	audit_record(a, &e);
+	audit_set_config(a, two);
+	audit_login_failed(a, "agent", 7, "pg", "10.0.0.7", "28P01", 0);
+	audit_close(a);
+	buf = slurp(&len);
+	second = strchr(buf, '\n') + 1;
+	second[-1] = '\0'; /* the first line alone */
+	assert_null(strstr(buf, "\"config\""));
+	second[-1] = '\n';
+	assert_non_null(strstr(second,
+			       "\"config\":\"1111111111111111111111111111111111111111111111111111111111111111\","
+			       "\"prev\":"));
+	assert_non_null(strstr(strchr(second, '\n') + 1, "\"config\":\"2222"));
+	free(buf);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+}
+
 static void test_login_failure_is_chained(void **state)
 {
 	struct audit *a = audit_open(path);
@@ -339,6 +371,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reopen_after_a_long_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_first_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_and_fixed_ms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_config_checksum_in_each_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_login_failure_is_chained, setup, teardown),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test_setup_teardown(test_overlong_and_binary_files, setup, teardown),

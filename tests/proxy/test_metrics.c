@@ -73,6 +73,29 @@ static void test_gauge_without_labels(void **state)
 	metrics_free(m);
 }
 
+/* A cleared gauge renders no series until set again: a label value gone from the source leaves the text. */
+static void test_gauge_cleared(void **state)
+{
+	static const char *const labels[] = {"checksum"};
+	struct metrics *m = metrics_new();
+	struct metrics_family *f = metrics_family(m, METRICS_GAUGE, "airlock_c", "C.", labels, 1, NULL, 0);
+	const char *a[] = {"aaaa"}, *b[] = {"bbbb"};
+	char *out;
+
+	(void)state;
+	assert_non_null(f);
+	metrics_set(f, a, 1);
+	metrics_clear(f);
+	out = render(m);
+	assert_string_equal(out, "# HELP airlock_c C.\n# TYPE airlock_c gauge\n");
+	free(out);
+	metrics_set(f, b, 1);
+	out = render(m);
+	assert_string_equal(out, "# HELP airlock_c C.\n# TYPE airlock_c gauge\nairlock_c{checksum=\"bbbb\"} 1\n");
+	free(out);
+	metrics_free(m);
+}
+
 static void test_histogram(void **state)
 {
 	static const char *const labels[] = {"protocol"};
@@ -251,13 +274,10 @@ static void test_stats_phases(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_counter_and_escaping),
-		cmocka_unit_test(test_gauge_without_labels),
-		cmocka_unit_test(test_histogram),
-		cmocka_unit_test(test_invalid_families),
-		cmocka_unit_test(test_series_cap),
-		cmocka_unit_test(test_long_values_are_cut),
-		cmocka_unit_test(test_stats_statement),
+		cmocka_unit_test(test_counter_and_escaping), cmocka_unit_test(test_gauge_without_labels),
+		cmocka_unit_test(test_gauge_cleared),        cmocka_unit_test(test_histogram),
+		cmocka_unit_test(test_invalid_families),     cmocka_unit_test(test_series_cap),
+		cmocka_unit_test(test_long_values_are_cut),  cmocka_unit_test(test_stats_statement),
 		cmocka_unit_test(test_stats_phases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
