@@ -79,47 +79,16 @@ static void assert_answers(struct vpool *p)
 	free(text);
 }
 
-static void test_same_answers_as_in_process(void **state)
-{
-	static const char *const sqls[] = {
-		"SELECT * FROM orders WHERE id = 1",
-		"SELECT * FROM staff_salaries",
-		"SELECT 1; SELECT 2",
-		"SET search_path = public",
-		"SELECT count(*) FROM orders TABLESAMPLE SYSTEM (10)",
-		"SELECT relname FROM pg_class",
-		"DELETE FROM orders",
-		"SELECT 1 +",
-	};
-	struct vpool *p = pool(2, 5000);
-	size_t off[4], len[4];
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
-		struct pgv_result local, remote;
-		char *lt = NULL, *rt = NULL;
-
-		pgv_validate(&pg, sqls[i], &local);
-		vcl_pg_validate(p, &pg, sqls[i], false, &remote, NULL);
-		assert_int_equal(remote.kind, local.kind);
-		assert_string_equal(remote.sqlstate, local.sqlstate);
-		assert_string_equal(remote.message, local.message);
-		assert_int_equal(remote.fingerprint, local.fingerprint);
-		if (local.kind != PGV_READ)
-			continue;
-		pgv_scope(&pg, sqls[i], &lt, &local);
-		vcl_pg_scope(p, &pg, sqls[i], &rt, NULL, &remote, NULL);
-		assert_int_equal(remote.kind, local.kind);
-		assert_string_equal(remote.message, local.message);
-		if (lt || rt)
-			assert_string_equal(rt, lt);
-		free(lt);
-		free(rt);
-	}
-	assert_int_equal(vcl_pg_split(p, "SELECT 1; SELECT 2", off, len, 4), 2);
-	assert_int_equal(off[1], 9);
-	vpool_free(p);
-}
+static const char *const answered[] = {
+	"SELECT * FROM orders WHERE id = 1",
+	"SELECT * FROM staff_salaries",
+	"SELECT 1; SELECT 2",
+	"SET search_path = public",
+	"SELECT count(*) FROM orders TABLESAMPLE SYSTEM (10)",
+	"SELECT relname FROM pg_class",
+	"DELETE FROM orders",
+	"SELECT 1 +",
+};
 
 static uint64_t calls(const struct vpool *p)
 {
@@ -129,46 +98,61 @@ static uint64_t calls(const struct vpool *p)
 	return n;
 }
 
-/* A read's scope comes with its validation: the scope after it is the same answer, without a second call. */
+/*
+ * sql validated and, if a read, scoped through the worker gets the library's
+ * answers in process. With held, the scope comes with the validation: one
+ * call for both, and nothing held after.
+ */
+static void assert_same_answers(struct vpool *p, const char *sql, struct vcl_scoped *held)
+{
+	struct pgv_result local, remote;
+	char *lt = NULL, *rt = NULL;
+	uint64_t before = calls(p);
+
+	pgv_validate(&pg, sql, &local);
+	vcl_pg_validate(p, &pg, sql, false, &remote, held);
+	assert_int_equal(remote.kind, local.kind);
+	assert_string_equal(remote.sqlstate, local.sqlstate);
+	assert_string_equal(remote.message, local.message);
+	assert_int_equal(remote.fingerprint, local.fingerprint);
+	if (held)
+		assert_true(local.kind == PGV_READ ? held->key != NULL : held->key == NULL); /* only a read is scoped */
+	if (local.kind != PGV_READ)
+		return;
+	pgv_scope(&pg, sql, &lt, &local);
+	vcl_pg_scope(p, &pg, sql, &rt, NULL, &remote, held);
+	assert_int_equal(calls(p), before + (held ? 1 : 2));
+	assert_true(!held || held->key == NULL);
+	assert_int_equal(remote.kind, local.kind);
+	assert_string_equal(remote.message, local.message);
+	if (lt || rt)
+		assert_string_equal(rt, lt);
+	free(lt);
+	free(rt);
+}
+
+static void test_same_answers_as_in_process(void **state)
+{
+	struct vpool *p = pool(2, 5000);
+	size_t off[4], len[4];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(answered) / sizeof(answered[0]); i++)
+		assert_same_answers(p, answered[i], NULL);
+	assert_int_equal(vcl_pg_split(p, "SELECT 1; SELECT 2", off, len, 4), 2);
+	assert_int_equal(off[1], 9);
+	vpool_free(p);
+}
+
+/* A read's scope comes with its validation: the same answers in one round trip. */
 static void test_read_scoped_in_one_round_trip(void **state)
 {
-	static const char *const sqls[] = {
-		"SELECT * FROM orders WHERE id = 1",
-		"SELECT relname FROM pg_class",
-		"SELECT count(*) FROM orders TABLESAMPLE SYSTEM (10)",
-		"SELECT * FROM staff_salaries",
-		"DELETE FROM orders",
-	};
 	struct vpool *p = pool(2, 5000);
 	struct vcl_scoped held = {0};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++) {
-		struct pgv_result local, remote;
-		char *lt = NULL, *rt = NULL;
-		uint64_t before = calls(p);
-
-		pgv_validate(&pg, sqls[i], &local);
-		vcl_pg_validate(p, &pg, sqls[i], false, &remote, &held);
-		assert_int_equal(remote.kind, local.kind);
-		assert_int_equal(remote.fingerprint, local.fingerprint);
-		assert_int_equal(calls(p), before + 1);
-		if (local.kind != PGV_READ) {
-			assert_null(held.key); /* only a read is scoped */
-			continue;
-		}
-		assert_non_null(held.key);
-		pgv_scope(&pg, sqls[i], &lt, &local);
-		vcl_pg_scope(p, &pg, sqls[i], &rt, NULL, &remote, &held);
-		assert_int_equal(calls(p), before + 1);
-		assert_null(held.key);
-		assert_int_equal(remote.kind, local.kind);
-		assert_string_equal(remote.message, local.message);
-		if (lt || rt)
-			assert_string_equal(rt, lt);
-		free(lt);
-		free(rt);
-	}
+	for (size_t i = 0; i < sizeof(answered) / sizeof(answered[0]); i++)
+		assert_same_answers(p, answered[i], &held);
 	vpool_free(p);
 }
 
