@@ -64,6 +64,35 @@ static int continue_chain(struct audit *a)
 	return torn && !write_all(a->fd, "\n", 1) ? -1 : 0;
 }
 
+int audit_reopen(struct audit *a, const char *path)
+{
+	struct audit b = {.own = true};
+	struct stat st;
+
+	if (!a || !a->own || !strcmp(path, "-"))
+		return 0;
+	/*
+	 * A file moved away (logrotate) leaves path new or empty: its first
+	 * record links to the last one written to the old file. A file still
+	 * there is continued from its own last line, as at start.
+	 */
+	memcpy(b.prev, a->prev, sizeof(b.prev));
+	b.fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (b.fd < 0)
+		return -1;
+	if (fstat(b.fd, &st) < 0 || (st.st_size > 0 && continue_chain(&b) < 0)) {
+		int saved = errno;
+
+		close(b.fd);
+		errno = saved;
+		return -1;
+	}
+	close(a->fd);
+	a->fd = b.fd;
+	memcpy(a->prev, b.prev, sizeof(a->prev));
+	return 0;
+}
+
 struct audit *audit_open(const char *path)
 {
 	struct audit *a = calloc(1, sizeof(*a));

@@ -49,6 +49,15 @@ void audit_login_failed(struct audit *a, const char *user, uint32_t session, con
  * owns the result.
  */
 struct audit *audit_open(const char *path);
+/*
+ * Opens path again (SIGUSR1, after logrotate moved the file): later records
+ * go there, the chain going on from the last record written, so the new
+ * file's first "prev" is the old file's last line's hash. A file path still
+ * names is continued from its own last line. Nothing changes on failure
+ * (-1, errno set; records keep going to the file open now); "-" and a log
+ * never opened are left alone.
+ */
+int audit_reopen(struct audit *a, const char *path);
 void audit_record(struct audit *a, const struct audit_entry *e);
 /*
  * From now on each record of a held write's step (e->approval set) also

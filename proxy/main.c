@@ -28,6 +28,8 @@
 #include <sys/resource.h>
 
 #include <curl/curl.h>
+#include <event2/event.h>
+#include <openssl/crypto.h>
 
 #include "conf/config.h"
 #include "protocol/scram.h"
@@ -40,8 +42,10 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: airlockd -c FILE            run in the foreground\n"
 		     "       airlockd --check-config FILE validate FILE and explain each problem\n"
-		     "       airlockd --verify-audit FILE check the audit log FILE's hash chain (exit 0 intact,\n"
-		     "                                    1 at its first broken record, 2 when FILE cannot be read)\n"
+		     "       airlockd --verify-audit FILE... check the audit log's hash chain through each FILE\n"
+		     "                                    in order, rotated ones first (exit 0 intact, 1 at the\n"
+		     "                                    first broken record, 2 when a FILE cannot be read)\n"
+		     "       airlockd --version           print the version and the libraries'\n"
 		     "       airlockd --make-verifier     read a password on stdin, print a SCRAM verifier\n");
 }
 
@@ -77,25 +81,36 @@ static int check_config(const char *path, bool quiet_ok)
 	return 0;
 }
 
-static int verify_audit(const char *path)
+/* Checks the chain through paths in order (a log and the files rotated out of it, oldest first). */
+static int verify_audit(char **paths, int n)
 {
 	struct audit_verify v;
-	enum audit_verify_result r;
-	FILE *f = fopen(path, "r");
 
-	if (!f) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		return 2;
-	}
 	audit_verify_init(&v);
-	r = audit_verify_file(&v, f);
-	fclose(f);
-	if (r == AUDIT_VERIFY_INTACT) {
-		printf("%s: %llu record%s, chain intact\n", path, (unsigned long long)v.lines, v.lines == 1 ? "" : "s");
-		return 0;
+	for (int i = 0; i < n; i++) {
+		enum audit_verify_result r;
+		FILE *f = fopen(paths[i], "r");
+
+		if (!f) {
+			fprintf(stderr, "%s: %s\n", paths[i], strerror(errno));
+			return 2;
+		}
+		v.lines = 0; /* line numbers are each file's own; the chain goes on */
+		r = audit_verify_file(&v, f);
+		fclose(f);
+		if (r != AUDIT_VERIFY_INTACT) {
+			fprintf(stderr, "%s:%s%s\n", paths[i], r == AUDIT_VERIFY_IO ? " " : "", v.msg);
+			if (r == AUDIT_VERIFY_BROKEN && i == 0 && v.lines == 0)
+				fprintf(stderr,
+					"%s: a log rotated (SIGUSR1) starts where the file before it ended: name "
+					"that file first\n",
+					paths[i]);
+			return r == AUDIT_VERIFY_IO ? 2 : 1;
+		}
+		printf("%s: %llu record%s, chain intact\n", paths[i], (unsigned long long)v.lines,
+		       v.lines == 1 ? "" : "s");
 	}
-	fprintf(stderr, "%s:%s%s\n", path, r == AUDIT_VERIFY_IO ? " " : "", v.msg);
-	return r == AUDIT_VERIFY_IO ? 2 : 1;
+	return 0;
 }
 
 static int make_verifier(void)
@@ -168,8 +183,13 @@ int main(int argc, char **argv)
 		return run(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "--check-config"))
 		return check_config(argv[2], false);
-	if (argc == 3 && !strcmp(argv[1], "--verify-audit"))
-		return verify_audit(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "--verify-audit"))
+		return verify_audit(argv + 2, argc - 2);
+	if (argc == 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+		printf("airlockd %s (libevent %s, %s)\n", AIRLOCK_VERSION, event_get_version(),
+		       OpenSSL_version(OPENSSL_VERSION));
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "--make-verifier"))
 		return make_verifier();
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {

@@ -62,13 +62,24 @@ static void server_accept_error_cb(struct evconnlistener *lst, void *arg)
 	log_warn("accept failed: %s", evutil_socket_error_to_string(err));
 }
 
-/* The signals server_signal_cb answers: SIGINT and SIGTERM drain and stop, SIGHUP reloads. */
-static const int server_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/*
+ * The signals server_signal_cb answers: SIGINT and SIGTERM drain and stop,
+ * SIGHUP reloads, SIGUSR1 opens the audit log again (logrotate).
+ */
+static const int server_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 
 static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct server *srv = arg;
 
+	if (sig == SIGUSR1) {
+		if (audit_reopen(srv->audit, srv->cfg->audit_log) < 0)
+			log_warn("audit log %s: could not open it again (%s); records still go to the file open before",
+				 srv->cfg->audit_log, strerror(errno));
+		else
+			log_info("audit log %s opened again", srv->cfg->audit_log);
+		return;
+	}
 	if (sig == SIGHUP) {
 		if (!srv->stopping)
 			server_reload(srv, NULL, 0);

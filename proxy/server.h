@@ -69,7 +69,7 @@ struct server {
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */
 	struct ssl_ctx_st *tls;              /* the listeners' TLS context; NULL: no TLS configured */
 	time_t started;
-	struct event *signals[3]; /* SIGINT, SIGTERM, SIGHUP, as server_signals lists them */
+	struct event *signals[4]; /* SIGINT, SIGTERM, SIGHUP, SIGUSR1, as server_signals lists them */
 	bool stopping;            /* SIGTERM: draining (no listener, running statements finish) */
 	bool paused;              /* the admin console's PAUSE: client sessions start no statement until RESUME */
 	struct event *drain;      /* shutdown_grace_ms: then what still runs is ended */

@@ -287,6 +287,49 @@ static void test_config_checksum_in_each_record(void **state)
 	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
 }
 
+/* Moved away and opened again, the log goes on in a new file that continues the chain of the old one. */
+static void test_reopen_after_rotation(void **state)
+{
+	struct audit *a = audit_open(path);
+	struct audit_entry e = {.user = "agent", .decision = "run", .protocol = "pg", .client = ""};
+	char rotated[80];
+	struct audit_verify v;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(a);
+	audit_record(a, &e);
+	audit_record(a, &e);
+	snprintf(rotated, sizeof(rotated), "%s.1", path);
+	assert_int_equal(rename(path, rotated), 0);
+	assert_int_equal(audit_reopen(a, path), 0);
+	audit_record(a, &e);
+	/* Opened again with nothing moved: the same file, the chain unbroken. */
+	assert_int_equal(audit_reopen(a, path), 0);
+	audit_record(a, &e);
+	assert_int_equal(audit_reopen(a, "/nonexistent-dir/audit.log"), -1);
+	audit_record(a, &e); /* still to the file open before */
+	audit_close(a);
+
+	/* The new file alone starts where the old one ended: a broken first link. */
+	assert_int_equal(verify(&v), AUDIT_VERIFY_BROKEN);
+	assert_int_equal(v.lines, 0);
+	/* Both in order: intact, 2 records then 3. */
+	audit_verify_init(&v);
+	f = fopen(rotated, "rb");
+	assert_non_null(f);
+	assert_int_equal(audit_verify_file(&v, f), AUDIT_VERIFY_INTACT);
+	fclose(f);
+	assert_int_equal(v.lines, 2);
+	v.lines = 0;
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(audit_verify_file(&v, f), AUDIT_VERIFY_INTACT);
+	fclose(f);
+	assert_int_equal(v.lines, 3);
+	unlink(rotated);
+}
+
 static void test_login_failure_is_chained(void **state)
 {
 	struct audit *a = audit_open(path);
@@ -372,6 +415,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_torn_first_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_and_fixed_ms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config_checksum_in_each_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_after_rotation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_login_failure_is_chained, setup, teardown),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test_setup_teardown(test_overlong_and_binary_files, setup, teardown),
