@@ -38,6 +38,7 @@
 	X(CANCELED,            "57014", 1317, "70100")         \
 	X(RESULT_TRUNCATED,    "01000", 1105, "HY000")         \
 	X(BUSY,                "53300", 1040, "08004")         \
+	X(BUDGET,              "53400", 1226, "42000")         \
 	X(OUT_OF_MEMORY,       "53200", 1037, "HY001")         \
 	X(DOCKER_UNAVAILABLE,  "58000", 1105, "58000")         \
 	X(IMAGE_UNAVAILABLE,   "58000", 1105, "58000")         \

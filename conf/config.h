@@ -54,6 +54,19 @@ struct airlock_target {
 	uint32_t max_db_connections; /* backend connections its runners may hold at once, ready ones too; 0: no bound */
 };
 
+/*
+ * A user's budgets (token buckets, proxy/budget.h): each key's amount is
+ * both what the bucket holds when full and what flows back in over its
+ * period (a minute, or an hour for runner time); 0: no budget of that kind.
+ */
+enum airlock_budget_kind {
+	AIRLOCK_BUDGET_STATEMENTS,     /* statements per minute, taken as each starts */
+	AIRLOCK_BUDGET_ROWS,           /* rows per minute to the client, charged as each statement ends */
+	AIRLOCK_BUDGET_BYTES,          /* bytes per minute to the client, likewise */
+	AIRLOCK_BUDGET_RUNNER_SECONDS, /* seconds per hour a runner worked for the user, charged as each job ends */
+	AIRLOCK_BUDGET_NKINDS
+};
+
 /* A column a rule lets the user see, and what is shown in its place. */
 struct airlock_column {
 	char *name; /* the column, as the database names it */
@@ -90,6 +103,7 @@ struct airlock_user {
 	bool truncation_is_error; /* a result cut by max_rows / max_bytes ends with an error, not a notice */
 	bool tls_required;        /* this user's logins without TLS are refused (the server's key: everyone's) */
 	bool forbid_select_star;  /* reads whose result columns come from a star (SELECT *, t.*, TABLE t) are refused */
+	uint64_t budget[AIRLOCK_BUDGET_NKINDS]; /* budget_* keys, by enum airlock_budget_kind; 0: none */
 
 	/* Governed writes (writes = approve): each held until a person approves it. */
 	char *writes;        /* "deny" or "approve" */

@@ -13,13 +13,15 @@
 
 #include "conf/config.h"
 #include "proxy/admin_cmd.h"
+#include "proxy/budget.h"
 #include "proxy/job/job.h"
 #include "proxy/server.h"
 #include "proxy/server_ctl.h"
+#include "proxy/timeval.h"
 #include "proxy/session.h"
 #include "proxy/validator_pool.h"
 
-#define ADMIN_MAX_CELLS 8
+#define ADMIN_MAX_CELLS 16
 #define ADMIN_CELL 256
 
 /* One row being built: cells written with cell(), handed over with emit(). */
@@ -257,16 +259,41 @@ static unsigned user_sessions(struct server *srv, const char *name)
 	return n;
 }
 
+/* A budget's cell: its amount and what it holds now ("30, 12.5 left"); "" when the user has none of that kind. */
+static void budget_cell(struct row *r, const struct budget *b, enum airlock_budget_kind k)
+{
+	if (!b || !b->amount[k])
+		cell(r, "%s", "");
+	else
+		cell(r, "%" PRIu64 ", %.1f left", b->amount[k], b->level[k]);
+}
+
 static void show_users(struct server *srv, const struct admin_out *out, struct row *r, uint64_t *rows)
 {
-	static const char *const names[] = {"user",      "max_jobs",   "max_connections", "max_rows",
-					    "max_bytes", "timeout_ms", "writes",          "sessions"};
+	static const char *const names[] = {"user",
+					    "max_jobs",
+					    "max_connections",
+					    "max_rows",
+					    "max_bytes",
+					    "timeout_ms",
+					    "writes",
+					    "sessions",
+					    "statements_per_minute",
+					    "rows_per_minute",
+					    "bytes_per_minute",
+					    "runner_seconds_per_hour",
+					    "refused_by_budget"};
 	const struct airlock_config *cfg = srv->cfg;
+	uint64_t now = monotonic_ns();
 
-	out->columns(out->arg, names, 8);
+	out->columns(out->arg, names, sizeof(names) / sizeof(names[0]));
 	for (size_t i = 0; i < cfg->nusers; i++) {
 		const struct airlock_user *u = &cfg->users[i];
+		struct budget *b = budgets_find(&srv->budgets, u->name);
+		uint64_t refused = 0;
 
+		if (b)
+			budget_refill(b, now);
 		cell(r, "%s", u->name);
 		cell(r, "%" PRIu32, u->max_jobs);
 		cell(r, "%" PRIu32, u->max_connections);
@@ -275,6 +302,11 @@ static void show_users(struct server *srv, const struct admin_out *out, struct r
 		cell(r, "%" PRIu32, u->limits.timeout_ms);
 		cell(r, "%s", u->writes ? u->writes : "deny");
 		cell(r, "%u", user_sessions(srv, u->name));
+		for (int k = 0; k < AIRLOCK_BUDGET_NKINDS; k++) {
+			budget_cell(r, b, (enum airlock_budget_kind)k);
+			refused += b ? b->refused[k] : 0;
+		}
+		cell(r, "%" PRIu64, refused);
 		emit(out, r, rows);
 	}
 }

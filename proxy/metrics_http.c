@@ -19,6 +19,7 @@
 #include "proxy/server.h"
 #include "proxy/session.h"
 #include "proxy/stats.h"
+#include "proxy/timeval.h"
 #include "proxy/validator_pool.h"
 
 #define MAX_HEADERS (8 * 1024)
@@ -29,6 +30,25 @@ struct metrics_http {
 	struct server *srv; /* borrowed: owns this listener */
 	struct evhttp *http;
 };
+
+/* The budgets of the users the config in force has, those with a budget at all. */
+static void sample_budgets(struct server *srv)
+{
+	uint64_t now = monotonic_ns();
+
+	stats_budgets_clear(srv->stats);
+	for (size_t i = 0; i < srv->cfg->nusers; i++) {
+		struct budget *b = budgets_find(&srv->budgets, srv->cfg->users[i].name);
+
+		if (!b)
+			continue;
+		budget_refill(b, now);
+		for (int k = 0; k < AIRLOCK_BUDGET_NKINDS; k++)
+			if (b->amount[k])
+				stats_budget(srv->stats, b->user, budget_name((enum airlock_budget_kind)k),
+					     (double)b->amount[k], b->level[k]);
+	}
+}
 
 /* The gauges and the counts kept elsewhere, as they are now. */
 static void sample(struct server *srv)
@@ -63,6 +83,7 @@ static void sample(struct server *srv)
 	}
 	if (srv->jobs)
 		stats_queue(srv->stats, jobs_queue_len(srv->jobs));
+	sample_budgets(srv);
 	if (srv->validators) {
 		vpool_counts(srv->validators, &calls, &failures, &started);
 		stats_validator(srv->stats, calls, failures, started);

@@ -317,6 +317,10 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->audit = audit_open(cfg->audit_log);
 	audit_set_config(srv->audit, cfg->checksum_hex);
 	srv->guard = login_guard_new();
+	if (!budgets_sync(&srv->budgets, cfg, monotonic_ns())) {
+		log_error("out of memory");
+		return -1;
+	}
 	server_warn_policy(cfg);
 	if (cfg->tls_cert_file) {
 		srv->tls = tls_new(cfg->tls_cert_file, cfg->tls_key_file, err, sizeof(err));
@@ -437,6 +441,7 @@ void server_fini(struct server *srv)
 	if (srv->approvals)
 		srv->approvals->ops->close(srv->approvals);
 	login_guard_free(srv->guard);
+	budgets_free(&srv->budgets); /* after the jobs and sessions that charged them */
 	tls_free(srv->tls);
 	if (srv->my_rsa)
 		my_rsa_free(srv->my_rsa);

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "conf/config.h"
+#include "proxy/budget.h"
 
 struct event_base;
 struct evdns_base;
@@ -67,6 +68,7 @@ struct server {
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */
+	struct budgets budgets;              /* each user's budgets, kept across reloads */
 	struct ssl_ctx_st *tls;              /* the listeners' TLS context; NULL: no TLS configured */
 	time_t started;
 	struct event *signals[4]; /* SIGINT, SIGTERM, SIGHUP, SIGUSR1, as server_signals lists them */

@@ -15,6 +15,7 @@
 
 #include "proxy/approvals.h"
 #include "proxy/audit.h"
+#include "proxy/budget.h"
 #include "proxy/gen.h"
 #include "proxy/job/job.h"
 #include "proxy/log.h"
@@ -100,7 +101,9 @@ bool server_reload(struct server *srv, char *why, size_t len)
 	}
 	server_warn_policy(cfg);
 	gen = gen_new(cfg);
-	if (!gen) {
+	if (!gen || !budgets_sync(&srv->budgets, gen->cfg, monotonic_ns())) {
+		if (gen)
+			gen_release(gen);
 		log_error("reload refused: out of memory");
 		reload_why(why, len, "out of memory");
 		tls_free(tls);

@@ -28,6 +28,7 @@
 
 #include "base/dlist.h"
 #include "proxy/audit.h"
+#include "proxy/budget.h"
 #include "proxy/gen.h"
 #include "proxy/job/job.h"
 #include "proxy/log.h"
@@ -727,6 +728,7 @@ bool session_login(struct session *s, const char *how)
 		if (!gen_session_acquire(s->gen, s->u))
 			return false;
 		s->counted = true;
+		s->budget = budgets_find(&s->srv->budgets, s->u->name);
 	}
 	event_del(s->timer);
 	session_set_state(s, SESSION_READY); /* from logging in to logged in, in the server's counts too */
@@ -737,26 +739,42 @@ bool session_login(struct session *s, const char *how)
 /* ---- jobs ---- */
 
 struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
-			      bool *busy)
+			      struct session_refusal *why)
 {
 	struct job_request mine = *req;
+	enum airlock_budget_kind over;
+	uint64_t retry_ms;
 	struct job *j;
 
-	*busy = s->njobs > 0 && !jobs_user_has_room(s->srv->jobs, s->u, s->u->max_jobs);
-	if (*busy)
+	if (s->njobs > 0 && !jobs_user_has_room(s->srv->jobs, s->u, s->u->max_jobs)) {
+		why->code = AIRLOCK_E_BUSY;
+		snprintf(why->message, sizeof(why->message),
+			 "user \"%s\" already runs %u statements or cursors, its max_jobs, this session's among them",
+			 s->user, s->u->max_jobs);
+		snprintf(why->hint, sizeof(why->hint), "%s", "wait for a statement to finish or close a cursor");
 		return NULL;
+	}
+	/* A describe runs nothing of the client's: it is no statement of the budget, though its runner time is. */
+	if (s->budget && !req->describe &&
+	    (over = budget_admit(s->budget, monotonic_ns(), &retry_ms)) != AIRLOCK_BUDGET_NKINDS) {
+		why->code = AIRLOCK_E_BUDGET;
+		budget_message(s->budget, over, retry_ms, why->message, sizeof(why->message), why->hint,
+			       sizeof(why->hint));
+		stats_budget_refused(s->srv->stats, s->user, budget_name(over));
+		return NULL;
+	}
 	mine.user = s->u;
 	mine.user_max_jobs = s->u->max_jobs;
+	mine.budget = s->budget;
 	j = job_start(s->srv->jobs, &mine, ev, arg);
-	if (j)
+	if (j) {
 		s->njobs++;
-	return j;
-}
-
-void session_busy_message(const struct session *s, char *buf, size_t len)
-{
-	snprintf(buf, len, "user \"%s\" already runs %u statements or cursors, its max_jobs, this session's among them",
-		 s->user, s->u->max_jobs);
+		return j;
+	}
+	why->code = AIRLOCK_E_OUT_OF_MEMORY;
+	snprintf(why->message, sizeof(why->message), "%s", "out of memory");
+	why->hint[0] = '\0';
+	return NULL;
 }
 
 void session_job_release(struct session *s)

@@ -87,6 +87,7 @@ enum session_state {
 };
 #define SESSION_NSTATES (SESSION_CLOSING + 1)
 
+struct budget;
 struct bufferevent;
 struct event;
 struct job;
@@ -154,6 +155,7 @@ struct session {
 	const struct airlock_user *u; /* in gen->cfg; NULL until the user is known */
 	bool counted;                 /* counted in the generation's sessions of u */
 	bool admin;                   /* an admin console session (u NULL): runs no statement, never paused */
+	struct budget *budget;        /* the user's budgets (server's registry, outliving the session); NULL: none */
 	time_t since;                 /* when it arrived (wall clock), for the admin console */
 
 	bool waiting; /* AUTH: a login verdict waits out failed logins (session_verdict): input is not read */
@@ -262,19 +264,25 @@ struct session *session_find_any(struct server *srv, uint32_t id);
  */
 void session_statement_done(struct session *s);
 
+/* Why session_job_start gave no job: the code, and the message and hint the client is told. */
+struct session_refusal {
+	enum airlock_err code; /* BUSY, BUDGET or OUT_OF_MEMORY */
+	char message[320];
+	char hint[96];
+};
 /*
  * A job for the user's statement: past the user's own max_jobs it waits
  * in the queue (job.h user_max_jobs) as one past the server's does. A
  * session that holds jobs already (open cursors, portals) would wait for
- * itself: past its user's max_jobs it gets NULL with *busy set. NULL with
- * *busy clear when out of memory. Each job it returned is matched by one
+ * itself: past its user's max_jobs it gets NULL, refused with BUSY. A
+ * statement (not a describe) past one of the user's budgets (budget.h)
+ * gets NULL, refused with BUDGET and when to retry; the job's runner time
+ * is charged to the user's budget when it ends. NULL with OUT_OF_MEMORY
+ * when out of memory. Each job it returned is matched by one
  * session_job_release when its pointer is dropped.
  */
 struct job *session_job_start(struct session *s, const struct job_request *req, const struct job_events *ev, void *arg,
-			      bool *busy);
-/* What a statement is told past its user's max_jobs while its session holds jobs (*busy above). */
-#define SESSION_BUSY_HINT "wait for a statement to finish or close a cursor"
-void session_busy_message(const struct session *s, char *buf, size_t len);
+			      struct session_refusal *why);
 void session_job_release(struct session *s);
 /* The statement's job (s->job) delivered its result: s->job is dropped and released. */
 void session_job_finished(struct session *s);

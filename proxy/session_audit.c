@@ -11,8 +11,10 @@
 #include <time.h>
 
 #include "proxy/audit.h"
+#include "proxy/budget.h"
 #include "proxy/server.h"
 #include "proxy/stats.h"
+#include "proxy/timeval.h"
 
 void session_statement_begin(struct session *s, uint64_t fingerprint)
 {
@@ -85,6 +87,13 @@ void session_audit(struct session *s, const char *decision, const char *sqlstate
 			truncated != 0);
 	stats_validation(s->srv->stats, s->validate_ns);
 	s->validate_ns = 0;
+	/* What reached the client counts against the user's budgets (budget.h), after the fact. */
+	if (s->budget && (rows || bytes)) {
+		uint64_t now = monotonic_ns();
+
+		budget_charge(s->budget, AIRLOCK_BUDGET_ROWS, (double)rows, now);
+		budget_charge(s->budget, AIRLOCK_BUDGET_BYTES, (double)bytes, now);
+	}
 }
 
 void session_audit_held(struct session *s, const char *approval, uint64_t rows)

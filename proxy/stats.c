@@ -27,6 +27,7 @@ struct stats {
 	struct metrics_family *backend, *backend_max, *pool, *waiting, *queue;
 	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
 	struct metrics_family *phase, *containers, *login_wait, *config;
+	struct metrics_family *budget_refused, *budget_amount, *budget_left;
 };
 
 static const char *const l_statement[] = {"protocol", "user", "decision", "code"};
@@ -39,6 +40,7 @@ static const char *const l_target[] = {"target"};
 static const char *const l_pool[] = {"target", "state"};
 static const char *const l_phase[] = {"phase"};
 static const char *const l_container[] = {"runtime", "result"};
+static const char *const l_budget[] = {"user", "budget"};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -111,10 +113,21 @@ struct stats *stats_new(void)
 	st->config = metrics_family(m, METRICS_GAUGE, "airlock_config_info",
 				    "1, labelled with the SHA-256 of the configuration (its policy included) in force.",
 				    l_checksum, N(l_checksum), NULL, 0);
-	if (!st->config || !st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements ||
-	    !st->duration || !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals ||
-	    !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend ||
-	    !st->backend_max || !st->pool || !st->waiting || !st->queue) {
+	st->budget_refused =
+		metrics_family(m, METRICS_COUNTER, "airlock_budget_refusals_total",
+			       "Statements refused because the user was past a budget, by user and budget.", l_budget,
+			       N(l_budget), NULL, 0);
+	st->budget_amount = metrics_family(m, METRICS_GAUGE, "airlock_budget_amount",
+					   "A user's budget: what flows back per minute (runner_seconds: per hour).",
+					   l_budget, N(l_budget), NULL, 0);
+	st->budget_left = metrics_family(m, METRICS_GAUGE, "airlock_budget_remaining",
+					 "What a user's budget holds now; below 0 while overdrawn.", l_budget,
+					 N(l_budget), NULL, 0);
+	if (!st->budget_refused || !st->budget_amount || !st->budget_left || !st->config || !st->phase ||
+	    !st->containers || !st->login_wait || !st->vduration || !st->statements || !st->duration || !st->rows ||
+	    !st->bytes || !st->truncations || !st->failed_logins || !st->approvals || !st->sessions || !st->jobs_live ||
+	    !st->vcalls || !st->vfailures || !st->vstarted || !st->backend || !st->backend_max || !st->pool ||
+	    !st->waiting || !st->queue) {
 		stats_free(st);
 		return NULL;
 	}
@@ -243,6 +256,32 @@ void stats_config(struct stats *st, const char *checksum)
 		return;
 	metrics_clear(st->config);
 	metrics_set(st->config, v, 1);
+}
+
+void stats_budget_refused(struct stats *st, const char *user, const char *budget)
+{
+	const char *v[] = {user, budget};
+
+	if (st)
+		metrics_add(st->budget_refused, v, 1);
+}
+
+void stats_budgets_clear(struct stats *st)
+{
+	if (!st)
+		return;
+	metrics_clear(st->budget_amount);
+	metrics_clear(st->budget_left);
+}
+
+void stats_budget(struct stats *st, const char *user, const char *budget, double amount, double remaining)
+{
+	const char *v[] = {user, budget};
+
+	if (!st)
+		return;
+	metrics_set(st->budget_amount, v, amount);
+	metrics_set(st->budget_left, v, remaining);
 }
 
 void stats_queue(struct stats *st, size_t waiting)

@@ -58,6 +58,12 @@ void stats_validation(struct stats *st, uint64_t ns);
 /* The launcher of runtime ("oci", "docker") started a runner container, or could not (ok false). */
 void stats_container(struct stats *st, const char *runtime, bool ok);
 
+/* A statement of user refused past its budget ("statements", "rows", "bytes", "runner_seconds"). */
+void stats_budget_refused(struct stats *st, const char *user, const char *budget);
+/* At each scrape: the budgets' gauges emptied, then one user's budget, its amount and what it holds now. */
+void stats_budgets_clear(struct stats *st);
+void stats_budget(struct stats *st, const char *user, const char *budget, double amount, double remaining);
+
 /* A held write's step: held, approved, rejected, running, executed, drifted, failed, expired. */
 void stats_approval(struct stats *st, const char *status);
 

@@ -27,7 +27,8 @@ COLUMNS = {
     "SHOW JOBS": ["id", "state", "age_ms", "runner_uid", "target"],
     "SHOW CONFIG": ["key", "value"],
     "SHOW USERS": ["user", "max_jobs", "max_connections", "max_rows", "max_bytes", "timeout_ms", "writes",
-                   "sessions"],
+                   "sessions", "statements_per_minute", "rows_per_minute", "bytes_per_minute",
+                   "runner_seconds_per_hour", "refused_by_budget"],
 }
 
 

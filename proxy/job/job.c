@@ -31,6 +31,7 @@
 #include <event2/listener.h>
 
 #include "base/dlist.h"
+#include "proxy/budget.h"
 #include "proxy/job/job_ctl.h"
 #include "proxy/job/job_dir.h"
 #include "proxy/job/job_frame.h"
@@ -126,6 +127,13 @@ void job_finish(struct job *j, const struct job_result *r)
 		job_observe(j->env, JOB_PHASE_QUEUE_WAIT, j->t_asked);
 	else if (r && job_state_owed(was))
 		job_observe(j->env, JOB_PHASE_BACKEND, j->t_sent);
+	/* The runner worked from the statement's arrival to now, whether anyone is told the result or not. */
+	if (j->budget && j->t_sent) {
+		uint64_t now = monotonic_ns();
+
+		budget_charge(j->budget, AIRLOCK_BUDGET_RUNNER_SECONDS,
+			      now > j->t_sent ? (double)(now - j->t_sent) / 1e9 : 0.0, now);
+	}
 	/* Held in the manager's queue: it forgets the job. */
 	if (was == JOB_HELD && j->lost) {
 		job_lost_fn lost = j->lost;

@@ -43,6 +43,8 @@ struct job_param {
 };
 
 /* Everything a job needs; borrowed for the duration of job_start (copied). */
+struct budget;
+
 struct job_request {
 	const struct airlock_target *target;
 	const struct airlock_limits *limits;
@@ -61,6 +63,7 @@ struct job_request {
 	bool rewritten;          /* sql is the scoping's text, not the client's: an error's position
 				  * would point into text the client never sent, and is left out */
 	const void *user;        /* whose statement (a fairness key for the queue); NULL: nobody's */
+	struct budget *budget;   /* charged the time the job's runner worked on it (budget.h); NULL: none */
 	/*
 	 * The user's own max_jobs: while that many of its jobs run, the next
 	 * waits in the queue as one past the server's max_jobs does. 0: none.

@@ -18,6 +18,8 @@
 
 #define JOB_MAX_RELAYS 2
 
+struct budget;
+
 struct job {
 	struct job_env *env;
 	struct job *prev, *next; /* env->all */
@@ -26,14 +28,15 @@ struct job {
 	struct event *deadline;      /* kill at timeout_ms + kill_margin_ms, and kill_margin_ms after the result */
 	const struct job_events *ev; /* the owner's, from job_attach or job_hold */
 	void *arg;
-	const void *user;     /* the request's user, counted running against it (job_users.c) */
-	enum job_state state; /* written by job_set_state only (job_state.h) */
-	bool paused;          /* the owner's back-pressure: result frames are not read */
-	int exit_code;        /* the runner's, once it exited with its frames still unread (paused) */
-	bool copy_ok;         /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
-	bool copy_header;     /* its first 'd' frame is a header line, not a row */
-	bool no_position;     /* the request was rewritten: errors carry no position */
-	bool db_held;         /* counted in env->dbs under target's name (job_dbs.c) */
+	const void *user;      /* the request's user, counted running against it (job_users.c) */
+	struct budget *budget; /* the request's: charged the runner's time as the job ends; NULL: nobody's */
+	enum job_state state;  /* written by job_set_state only (job_state.h) */
+	bool paused;           /* the owner's back-pressure: result frames are not read */
+	int exit_code;         /* the runner's, once it exited with its frames still unread (paused) */
+	bool copy_ok;          /* the statement is a COPY TO STDOUT: 'O' and 'd' frames may come */
+	bool copy_header;      /* its first 'd' frame is a header line, not a row */
+	bool no_position;      /* the request was rewritten: errors carry no position */
+	bool db_held;          /* counted in env->dbs under target's name (job_dbs.c) */
 
 	/* When (monotonic_ns, 0: not yet) the phases job_observe reports began: */
 	uint64_t t_asked;  /* the statement came (job_attach, job_hold) */

@@ -22,6 +22,7 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->ev = ev;
 	j->arg = arg;
 	j->user = req->user;
+	j->budget = req->budget;
 	j->t_asked = monotonic_ns();
 	if (j->pend_code)
 		return;

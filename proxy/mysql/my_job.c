@@ -233,8 +233,7 @@ static void start(struct my_session *s, const char *sql, const struct myq_job *h
 		.sample_read = write && !how->sample ? how->sample_read : NULL,
 	};
 	struct applied_ctx ac = {.req = &req, .settings = settings};
-	char msg[320];
-	bool busy;
+	struct session_refusal why;
 
 	/* max_statement_time / max_execution_time: the session's own, within the user's. */
 	limits.timeout_ms = myv_timeout_ms(s);
@@ -248,14 +247,9 @@ static void start(struct my_session *s, const char *sql, const struct myq_job *h
 		settings[req.nsettings++] = (struct job_setting){"collation", s->vars.collation};
 	if (how && how->settings)
 		*how->settings = approval_settings_json(settings, req.nsettings);
-	s->core.job = session_job_start(&s->core, &req, how ? how->ev : &my_job_events, how ? how->arg : s, &busy);
-	if (!s->core.job && busy) {
-		session_busy_message(&s->core, msg, sizeof(msg));
-		myr_refuse(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, SESSION_BUSY_HINT);
-		return;
-	}
+	s->core.job = session_job_start(&s->core, &req, how ? how->ev : &my_job_events, how ? how->arg : s, &why);
 	if (!s->core.job) {
-		myr_refuse(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "Out of memory", NULL);
+		myr_refuse(s, why.code, AIRLOCK_N_NONE, why.message, why.hint[0] ? why.hint : NULL);
 		return;
 	}
 	session_set_state(&s->core, SESSION_BUSY);

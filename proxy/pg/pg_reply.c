@@ -296,15 +296,10 @@ void pgr_job_error(struct pg_session *s, const struct job_result *r)
 
 struct job *pgr_start_job(struct pg_session *s, const struct job_request *req, const struct job_events *ev, void *arg)
 {
-	char msg[320];
-	bool busy;
-	struct job *j = session_job_start(&s->core, req, ev, arg, &busy);
+	struct session_refusal why;
+	struct job *j = session_job_start(&s->core, req, ev, arg, &why);
 
-	if (!j && busy) {
-		session_busy_message(&s->core, msg, sizeof(msg));
-		pgr_error(s, AIRLOCK_E_BUSY, AIRLOCK_N_NONE, msg, SESSION_BUSY_HINT, 0);
-	} else if (!j) {
-		pgr_error(s, AIRLOCK_E_OUT_OF_MEMORY, AIRLOCK_N_NONE, "out of memory", NULL, 0);
-	}
+	if (!j)
+		pgr_error(s, why.code, AIRLOCK_N_NONE, why.message, why.hint[0] ? why.hint : NULL, 0);
 	return j;
 }

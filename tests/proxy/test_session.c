@@ -37,6 +37,7 @@
 #include "proxy/server.h"
 #include "proxy/session.h"
 #include "proxy/strict.h"
+#include "proxy/timeval.h"
 
 static const char conf_text[] = "[server]\n"
 				"pg_listen = 127.0.0.1:6432\n"
@@ -709,7 +710,8 @@ static void test_user_max_jobs(void **state)
 	struct job *j1, *j2, *j3;
 	struct job_request req;
 	char *saved_dir;
-	bool busy;
+	struct session_refusal why;
+	struct budget b = {.user = "agent", .amount = {[AIRLOCK_BUDGET_STATEMENTS] = 2}};
 
 	assert_non_null(mkdtemp(root));
 	snprintf(statedir, sizeof(statedir), "%s/state", root);
@@ -725,21 +727,43 @@ static void test_user_max_jobs(void **state)
 	((struct airlock_user *)f->t->core.u)->max_jobs = 1;
 	req = (struct job_request){.target = f->t->core.u->target, .limits = &f->t->core.u->limits, .sql = "SELECT 1"};
 
-	j1 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	j1 = session_job_start(&f->t->core, &req, &no_events, NULL, &why);
 	assert_non_null(j1);
-	assert_false(busy);
 	assert_int_equal(f->t->core.njobs, 1);
-	j2 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	j2 = session_job_start(&f->t->core, &req, &no_events, NULL, &why);
 	assert_null(j2);
-	assert_true(busy);
+	assert_int_equal(why.code, AIRLOCK_E_BUSY);
+	assert_non_null(strstr(why.message, "max_jobs"));
 	assert_int_equal(f->t->core.njobs, 1);
 	job_detach(j1);
 	session_job_release(&f->t->core);
 	assert_int_equal(f->t->core.njobs, 0);
-	j3 = session_job_start(&f->t->core, &req, &no_events, NULL, &busy);
+	j3 = session_job_start(&f->t->core, &req, &no_events, NULL, &why);
 	assert_non_null(j3);
 	job_detach(j3);
 	session_job_release(&f->t->core);
+
+	/* Two statements a minute: two start, the third is refused with when to retry; a describe is no statement. */
+	b.level[AIRLOCK_BUDGET_STATEMENTS] = 2.0;
+	b.at_ns = monotonic_ns();
+	f->t->core.budget = &b;
+	for (int i = 0; i < 2; i++) {
+		j1 = session_job_start(&f->t->core, &req, &no_events, NULL, &why);
+		assert_non_null(j1);
+		job_detach(j1);
+		session_job_release(&f->t->core);
+	}
+	assert_null(session_job_start(&f->t->core, &req, &no_events, NULL, &why));
+	assert_int_equal(why.code, AIRLOCK_E_BUDGET);
+	assert_non_null(strstr(why.message, "budget_statements_per_minute (2)"));
+	assert_non_null(strstr(why.hint, "retry after "));
+	assert_int_equal(f->t->core.njobs, 0);
+	req.describe = true;
+	j1 = session_job_start(&f->t->core, &req, &no_events, NULL, &why);
+	assert_non_null(j1);
+	job_detach(j1);
+	session_job_release(&f->t->core);
+	f->t->core.budget = NULL;
 
 	jobs_stop_pool(f->srv.jobs);
 	pump(f);
