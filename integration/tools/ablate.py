@@ -368,6 +368,12 @@ ROWS = [
      "89-audit-chain.patch", "ctest:test_audit"),
     ("audit-chain-e2e", "An audit record changed after the fact is found", "each record's hash of the one before it",
      "89-audit-chain.patch", "airlockd+py:test_pg_audit.py -k origin_and_the_chain"),
+    ("budget-admit", "A user's budgets bound what it takes", "the statement's check against the user's buckets",
+     "90-budget-admit.patch", "airlockd+py:test_budgets.py -k statements_budget or rows_budget"),
+    ("budget-admit-unit", "A user's budgets bound what it takes", "the statement's check against the user's buckets",
+     "90-budget-admit.patch", "ctest:test_session"),
+    ("budget-runner", "A user's budgets bound what it takes", "each job's runner time charged as it ends",
+     "91-budget-runner-time.patch", "airlockd+py:test_budgets.py -k runner_seconds"),
 ]
 
 
