@@ -334,15 +334,12 @@ static bool kill_client(struct session *s, uint32_t id, struct admin_error *err)
 	return true;
 }
 
-bool admin_run(struct session *s, const struct admin_cmd *cmd, const struct admin_out *out, char *tag, size_t taglen,
-	       struct admin_error *err)
+uint64_t admin_show(struct server *srv, enum admin_cmd_kind kind, const struct admin_out *out)
 {
-	struct server *srv = s->srv;
 	struct row r = {.n = 0};
 	uint64_t rows = 0;
-	char why[sizeof(err->message)];
 
-	switch (cmd->kind) {
+	switch (kind) {
 	case ADMIN_CMD_SHOW_POOLS:
 		show_pools(srv, out, &r, &rows);
 		break;
@@ -360,6 +357,28 @@ bool admin_run(struct session *s, const struct admin_cmd *cmd, const struct admi
 		break;
 	case ADMIN_CMD_SHOW_USERS:
 		show_users(srv, out, &r, &rows);
+		break;
+	default:
+		break;
+	}
+	return rows;
+}
+
+bool admin_run(struct session *s, const struct admin_cmd *cmd, const struct admin_out *out, char *tag, size_t taglen,
+	       struct admin_error *err)
+{
+	struct server *srv = s->srv;
+	uint64_t rows = 0;
+	char why[sizeof(err->message)];
+
+	switch (cmd->kind) {
+	case ADMIN_CMD_SHOW_POOLS:
+	case ADMIN_CMD_SHOW_STATS:
+	case ADMIN_CMD_SHOW_CLIENTS:
+	case ADMIN_CMD_SHOW_JOBS:
+	case ADMIN_CMD_SHOW_CONFIG:
+	case ADMIN_CMD_SHOW_USERS:
+		rows = admin_show(srv, cmd->kind, out);
 		break;
 	case ADMIN_CMD_RELOAD:
 		if (srv->stopping)

@@ -14,9 +14,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/errors.h"
+#include <stdint.h>
 
-struct admin_cmd;
+#include "base/errors.h"
+#include "proxy/admin_cmd.h"
+
+struct server;
 struct session;
 
 /* Where a command's result set goes; every string is borrowed for the call. */
@@ -33,6 +36,12 @@ struct admin_error {
 	char message[256];
 };
 
+/*
+ * The result set of a SHOW (kind one of ADMIN_CMD_SHOW_*) handed to out,
+ * whoever asks (the console, the operator's page); returns its rows. Any
+ * other kind hands nothing.
+ */
+uint64_t admin_show(struct server *srv, enum admin_cmd_kind kind, const struct admin_out *out);
 /*
  * Runs cmd for the admin session s (s->admin). true: done, its result
  * (if any) handed to out and the command tag in tag; false: refused, err

@@ -36,14 +36,14 @@ static void client_of(struct evhttp_request *req, uint8_t *addr, size_t *len, ch
 		*len = 16;
 }
 
-/* The password matches the approver's verifier. */
-static bool password_ok(const struct airlock_approver *a, const char *password)
+/* The password matches the verifier (NULL: no account, never a match). */
+static bool password_ok(const char *scram, const char *password)
 {
 	struct scram_verifier want, got;
 	char made[256];
 	bool ok;
 
-	if (!a || scram_parse_verifier(a->scram, &want) < 0)
+	if (!scram || scram_parse_verifier(scram, &want) < 0)
 		return false;
 	if (scram_make_verifier(password, want.salt, want.salt_len, want.iterations, made, sizeof(made)) < 0 ||
 	    scram_parse_verifier(made, &got) < 0)
@@ -62,14 +62,21 @@ const struct airlock_approver *approval_login_find(const struct airlock_config *
 	return NULL;
 }
 
-const struct airlock_approver *approval_login(struct server *srv, struct evhttp_request *req, const char *name,
-					      const char *password, uint32_t *wait_ms)
+/*
+ * The account name names among approvers (and, with admins, [admin NAME]s
+ * after them) whose verifier password matches, under the login guard;
+ * false otherwise, with *wait_ms the wait due.
+ */
+static bool check(struct server *srv, struct evhttp_request *req, const char *name, const char *password, bool admins,
+		  uint32_t *wait_ms, struct web_account *out)
 {
 	const struct airlock_config *cfg = srv->cfg;
 	struct login_guard_cfg gc = {cfg->login_free_failures, cfg->login_delay_ms, cfg->login_delay_max_ms,
 				     cfg->login_failure_window_ms};
 	uint64_t now = (uint64_t)monotonic_ms();
-	const struct airlock_approver *a;
+	const struct airlock_approver *a = approval_login_find(cfg, name);
+	const struct airlock_admin *ad = admins ? config_find_admin(cfg, name) : NULL;
+	bool ok = false;
 	uint8_t addr[16];
 	size_t addrlen;
 	char client[64];
@@ -77,16 +84,34 @@ const struct airlock_approver *approval_login(struct server *srv, struct evhttp_
 
 	client_of(req, addr, &addrlen, client, sizeof(client));
 	wait = srv->guard ? login_guard_wait(srv->guard, &gc, addr, addrlen, name, now) : 0;
-	a = approval_login_find(cfg, name);
-	if (!password_ok(a, password))
-		a = NULL;
-	if (!a && srv->guard)
+	if (a && password_ok(a->scram, password)) {
+		*out = (struct web_account){a->name, a->scram, false};
+		ok = true;
+	} else if (ad && password_ok(ad->scram, password)) {
+		*out = (struct web_account){ad->name, ad->scram, true};
+		ok = true;
+	}
+	if (!ok && srv->guard)
 		login_guard_failed(srv->guard, &gc, addr, addrlen, name, now);
 	else if (srv->guard)
 		login_guard_passed(srv->guard, name);
-	if (!a)
+	if (!ok)
 		audit_login_failed(srv->audit, name, 0, "https", client, "401", wait);
 	*wait_ms = wait;
 	/* Right or wrong, a due wait refuses: only the wait is told. */
-	return wait ? NULL : a;
+	return ok && !wait;
+}
+
+const struct airlock_approver *approval_login(struct server *srv, struct evhttp_request *req, const char *name,
+					      const char *password, uint32_t *wait_ms)
+{
+	struct web_account acct;
+
+	return check(srv, req, name, password, false, wait_ms, &acct) ? approval_login_find(srv->cfg, acct.name) : NULL;
+}
+
+bool approval_login_web(struct server *srv, struct evhttp_request *req, const char *name, const char *password,
+			uint32_t *wait_ms, struct web_account *out)
+{
+	return check(srv, req, name, password, true, wait_ms, out);
 }

@@ -37,7 +37,14 @@ static const char css[] =
 	".decide{display:flex;gap:2em;flex-wrap:wrap}.decide form{background:#fff;border:1px solid #ccc;padding:1em}\n"
 	"textarea{display:block;width:28em;height:5em;margin:.3em 0}\n"
 	".error{color:#b00020;font-weight:600}\n"
-	"label{display:block;margin:.4em 0}\n";
+	"label{display:block;margin:.4em 0}\n"
+	".charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(740px,1fr));gap:1em}\n"
+	"figure.chart{background:#fff;border:1px solid #ccc;margin:0;padding:.5em}\n"
+	"figcaption{font-weight:600;margin-bottom:.3em}\n"
+	"ul.legend{list-style:none;padding:0;margin:.3em 0 0;display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:13px}\n"
+	"svg text{font:11px system-ui,sans-serif;fill:#444}\n"
+	"section.tables{display:grid;gap:1em}\n"
+	"td.num{text-align:right}\n";
 
 const char *approval_page_css(void)
 {
@@ -100,16 +107,28 @@ size_t approval_page_first_line(const char *s, size_t max, bool *cut)
 	return n;
 }
 
-static void head(struct wbuf *w, const char *title, const char *approver, const char *csrf)
+void approval_page_begin(struct wbuf *w, const char *title, const char *brand, const char *who, const char *csrf,
+			 unsigned refresh_s)
 {
+	char num[16];
+
 	put(w, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	       "<meta name=\"viewport\" content=\"width=device-width\"><title>");
+	       "<meta name=\"viewport\" content=\"width=device-width\">");
+	if (refresh_s) {
+		snprintf(num, sizeof(num), "%u", refresh_s);
+		put(w, "<meta http-equiv=\"refresh\" content=\"");
+		put(w, num);
+		put(w, "\">");
+	}
+	put(w, "<title>");
 	text(w, title);
 	put(w, " - airlock</title><link rel=\"stylesheet\" href=\"/style.css\"></head>\n<body><header>"
-	       "<a href=\"/\">airlock: held writes</a>");
-	if (approver) {
+	       "<a href=\"/\">");
+	text(w, brand);
+	put(w, "</a>");
+	if (who) {
 		put(w, "<form method=\"post\" action=\"/logout\">Signed in as <strong>");
-		text(w, approver);
+		text(w, who);
 		put(w, "</strong> <input type=\"hidden\" name=\"csrf\" value=\"");
 		attr(w, csrf);
 		put(w, "\"><button type=\"submit\">Log out</button></form>");
@@ -117,23 +136,34 @@ static void head(struct wbuf *w, const char *title, const char *approver, const 
 	put(w, "</header>\n<main>");
 }
 
-static bool foot(struct wbuf *w)
+bool approval_page_end(struct wbuf *w)
 {
 	put(w, "</main></body></html>\n");
 	return !w->failed;
 }
 
+static void head(struct wbuf *w, const char *title, const char *approver, const char *csrf)
+{
+	approval_page_begin(w, title, "airlock: held writes", approver, csrf, 0);
+}
+
+static bool foot(struct wbuf *w)
+{
+	return approval_page_end(w);
+}
+
 bool approval_page_login(struct wbuf *w, const char *error)
 {
 	head(w, "Log in", NULL, NULL);
-	put(w, "<h1>Log in to decide held writes</h1>");
+	put(w, "<h1>Log in to decide held writes</h1><p class=\"note\">Approvers decide held writes; admins see this "
+	       "node's operations.</p>");
 	if (error) {
 		put(w, "<p class=\"error\" id=\"error\">");
 		text(w, error);
 		put(w, "</p>");
 	}
 	put(w, "<form method=\"post\" action=\"/login\">"
-	       "<label>Approver name <input name=\"name\" autocomplete=\"username\" required maxlength=\"256\"></label>"
+	       "<label>Name <input name=\"name\" autocomplete=\"username\" required maxlength=\"256\"></label>"
 	       "<label>Password <input name=\"password\" type=\"password\" autocomplete=\"current-password\" required "
 	       "maxlength=\"1024\"></label><button type=\"submit\">Log in</button></form>");
 	return foot(w);

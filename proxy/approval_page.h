@@ -27,6 +27,15 @@ const char *approval_page_css(void);
 
 /* The login form; error (our own text, or NULL) is shown above it. */
 bool approval_page_login(struct wbuf *w, const char *error);
+/*
+ * The start of any page of the listener: its title, the header (brand,
+ * linking to /; with who, a logout form carrying csrf), and with
+ * refresh_s > 0 a reload every that many seconds. approval_page_end
+ * closes it; false when the page could not be built.
+ */
+void approval_page_begin(struct wbuf *w, const char *title, const char *brand, const char *who, const char *csrf,
+			 unsigned refresh_s);
+bool approval_page_end(struct wbuf *w);
 
 /*
  * The list of pending writes: begin (the approver's name and a logout form

@@ -22,6 +22,7 @@
 #include "proxy/approval_web_session.h"
 #include "proxy/approvals.h"
 #include "proxy/log.h"
+#include "proxy/ops_page.h"
 #include "proxy/server.h"
 #include "proxy/timeval.h"
 
@@ -31,6 +32,7 @@
 #define SESSION_ABSOLUTE_MS (8 * 60 * 60 * 1000)
 #define PASSWORD_MAX 1024
 #define LIST_MAX 500
+#define NOT_APPROVER "admin accounts see the operator's page; only approvers ([approver NAME]) see and decide writes"
 #define CSP                                                                                                  \
 	"default-src 'none'; style-src 'self'; img-src 'none'; form-action 'self'; frame-ancestors 'none'; " \
 	"base-uri 'none'"
@@ -151,41 +153,61 @@ static bool cookie_token(struct evhttp_request *req, char token[WEB_SESSION_TOKE
 	return found == 1;
 }
 
-/* What a session is bound to: a digest of its approver's name and verifier; false when it cannot be made. */
-static bool binding_of(const struct airlock_approver *a, unsigned char out[WEB_SESSION_BINDING_LEN])
+/*
+ * What a session is bound to: a digest of its role, its account's name and
+ * verifier; false when it cannot be made. The role is in the digest, so a
+ * session made for an approver never passes for an admin's of the same name.
+ */
+static bool binding_of(bool admin, const char *name, const char *scram, unsigned char out[WEB_SESSION_BINDING_LEN])
 {
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	const char *role = admin ? "admin" : "approver";
 	unsigned int len = 0;
 	bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
-		  EVP_DigestUpdate(ctx, a->name, strlen(a->name) + 1) == 1 &&
-		  EVP_DigestUpdate(ctx, a->scram, strlen(a->scram)) == 1 && EVP_DigestFinal_ex(ctx, out, &len) == 1 &&
+		  EVP_DigestUpdate(ctx, role, strlen(role) + 1) == 1 &&
+		  EVP_DigestUpdate(ctx, name, strlen(name) + 1) == 1 &&
+		  EVP_DigestUpdate(ctx, scram, strlen(scram)) == 1 && EVP_DigestFinal_ex(ctx, out, &len) == 1 &&
 		  len == WEB_SESSION_BINDING_LEN;
 
 	EVP_MD_CTX_free(ctx);
 	return ok;
 }
 
+/* s's binding is that of the account (NULL: none) in that role. */
+static bool bound_to(const struct web_session *s, bool admin, const char *name, const char *scram)
+{
+	unsigned char now[WEB_SESSION_BINDING_LEN];
+
+	return name && binding_of(admin, name, scram, now) && CRYPTO_memcmp(now, s->binding, sizeof(now)) == 0;
+}
+
 /*
  * The live session of the request's cookie (borrowed from the table), or
- * NULL. A session whose approver the configuration in force no longer
- * has, or has with another verifier (a reload), is ended.
+ * NULL; *admin says whether it is an admin's. A session whose account the
+ * configuration in force no longer has, or has with another verifier (a
+ * reload), is ended.
  */
-static const struct web_session *session_of(struct approval_web *web, struct evhttp_request *req)
+static const struct web_session *session_of(struct approval_web *web, struct evhttp_request *req, bool *admin)
 {
 	char token[WEB_SESSION_TOKEN_LEN + 1];
-	unsigned char now[WEB_SESSION_BINDING_LEN];
 	const struct web_session *s;
 	const struct airlock_approver *a;
+	const struct airlock_admin *ad;
 
+	*admin = false;
 	if (!cookie_token(req, token) || !(s = web_sessions_find(web->sessions, token, monotonic_ms())))
 		return NULL;
 	a = approval_login_find(web->srv->cfg, s->approver);
-	if (!a || !binding_of(a, now) || CRYPTO_memcmp(now, s->binding, sizeof(now)) != 0) {
-		log_info("approval page: the session of %s ends: its approver changed", s->approver);
-		web_sessions_end(web->sessions, token);
-		return NULL;
+	ad = config_find_admin(web->srv->cfg, s->approver);
+	if (a && bound_to(s, false, a->name, a->scram))
+		return s;
+	if (ad && bound_to(s, true, ad->name, ad->scram)) {
+		*admin = true;
+		return s;
 	}
-	return s;
+	log_info("approval page: the session of %s ends: its account changed", s->approver);
+	web_sessions_end(web->sessions, token);
+	return NULL;
 }
 
 /*
@@ -261,7 +283,8 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 	char cookie[sizeof(COOKIE) + WEB_SESSION_TOKEN_LEN + 64], retry[16];
 	unsigned char binding[WEB_SESSION_BINDING_LEN];
 	uint32_t wait = 0;
-	const struct airlock_approver *a;
+	struct web_account acct;
+	bool ok;
 	int status = form_parse(req, f, 2);
 
 	if (status) {
@@ -270,10 +293,10 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 	}
 	if (!f[0].value || !f[1].value || !f[0].value[0]) {
 		approval_form_free(f, 2);
-		send_login(req, 400, "enter an approver's name and password");
+		send_login(req, 400, "enter an approver's or admin's name and password");
 		return;
 	}
-	a = approval_login(web->srv, req, f[0].value, f[1].value, &wait);
+	ok = approval_login_web(web->srv, req, f[0].value, f[1].value, &wait, &acct);
 	if (wait) {
 		approval_form_free(f, 2);
 		snprintf(retry, sizeof(retry), "%u", (wait + 999) / 1000);
@@ -281,18 +304,20 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 		send_login(req, 429, "too many failed logins from this address or for this name: try again later");
 		return;
 	}
-	if (!a) {
+	if (!ok) {
 		approval_form_free(f, 2);
 		send_login(req, 401, "wrong approver name or password");
 		return;
 	}
-	s = binding_of(a, binding) ? web_sessions_create(web->sessions, a->name, binding, monotonic_ms()) : NULL;
+	s = binding_of(acct.admin, acct.name, acct.scram, binding)
+		    ? web_sessions_create(web->sessions, acct.name, binding, monotonic_ms())
+		    : NULL;
 	approval_form_free(f, 2);
 	if (!s) {
 		send_login(req, 500, "the system's random source failed; try again");
 		return;
 	}
-	log_info("approval page: %s logged in", s->approver);
+	log_info("approval page: %s logged in%s", s->approver, acct.admin ? " (admin: the operator's page)" : "");
 	snprintf(cookie, sizeof(cookie), COOKIE "=%s; Path=/; Secure; HttpOnly; SameSite=Strict", s->token);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Set-Cookie", cookie);
 	explicit_bzero(cookie, sizeof(cookie));
@@ -305,7 +330,7 @@ static void login(struct approval_web *web, struct evhttp_request *req)
  * fields are filled (the caller frees them) only when a session returns.
  */
 static const struct web_session *checked_post(struct approval_web *web, struct evhttp_request *req,
-					      struct approval_form_field *f, size_t n)
+					      struct approval_form_field *f, size_t n, bool *admin)
 {
 	const struct web_session *s;
 	int status;
@@ -314,7 +339,7 @@ static const struct web_session *checked_post(struct approval_web *web, struct e
 		send_message(req, 403, "Refused", "this form was not sent from this page", "/");
 		return NULL;
 	}
-	if (!(s = session_of(web, req))) {
+	if (!(s = session_of(web, req, admin))) {
 		send_message(req, 403, "Refused", "log in first: the session ended or there is none", "/");
 		return NULL;
 	}
@@ -334,7 +359,8 @@ static const struct web_session *checked_post(struct approval_web *web, struct e
 static void logout(struct approval_web *web, struct evhttp_request *req)
 {
 	struct approval_form_field f[] = {{"csrf", WEB_SESSION_TOKEN_LEN, NULL}};
-	const struct web_session *s = checked_post(web, req, f, 1);
+	bool admin;
+	const struct web_session *s = checked_post(web, req, f, 1, &admin);
 
 	if (!s)
 		return;
@@ -362,12 +388,21 @@ static bool list_row(void *arg, const struct approval *a)
 static void home(struct approval_web *web, struct evhttp_request *req)
 {
 	struct approval_store *st = web->srv->approvals;
-	const struct web_session *s = session_of(web, req);
+	bool admin;
+	const struct web_session *s = session_of(web, req, &admin);
 	struct wbuf w;
 	struct list_ctx c = {.w = &w};
 
 	if (!s) {
 		send_login(req, 200, NULL);
+		return;
+	}
+	if (admin) {
+		see_other(req, "/ops");
+		return;
+	}
+	if (!st) {
+		send_message(req, 200, "Pending writes", "no user may write: nothing is ever held", "/");
 		return;
 	}
 	approvals_expire(st, web->srv->audit, wall_ms());
@@ -385,12 +420,17 @@ static void home(struct approval_web *web, struct evhttp_request *req)
 static void record(struct approval_web *web, struct evhttp_request *req, const char *id)
 {
 	struct approval_store *st = web->srv->approvals;
-	const struct web_session *s = session_of(web, req);
+	bool admin;
+	const struct web_session *s = session_of(web, req, &admin);
 	struct approval a = {0};
 	struct wbuf w;
 
 	if (!s) {
 		see_other(req, "/");
+		return;
+	}
+	if (admin || !st) {
+		send_message(req, 403, "Refused", NOT_APPROVER, "/");
 		return;
 	}
 	approvals_expire(st, web->srv->audit, wall_ms());
@@ -409,12 +449,18 @@ static void record(struct approval_web *web, struct evhttp_request *req, const c
 static void decide(struct approval_web *web, struct evhttp_request *req, const char *id, bool approve)
 {
 	struct approval_form_field f[] = {{"csrf", WEB_SESSION_TOKEN_LEN, NULL}, {"reason", APPROVAL_MAX_REASON, NULL}};
-	const struct web_session *s = checked_post(web, req, f, 2);
+	bool admin;
+	const struct web_session *s = checked_post(web, req, f, 2, &admin);
 	char back[sizeof("/approval/") + APPROVAL_ID_LEN];
 	const char *reason;
 
 	if (!s)
 		return;
+	if (admin) {
+		approval_form_free(f, 2);
+		send_message(req, 403, "Refused", NOT_APPROVER, "/");
+		return;
+	}
 	snprintf(back, sizeof(back), "/approval/%s", id);
 	reason = f[1].value ? f[1].value : "";
 	if (!approve && !reason[0]) {
@@ -438,6 +484,27 @@ static void decide(struct approval_web *web, struct evhttp_request *req, const c
 		}
 	}
 	approval_form_free(f, 2);
+}
+
+/* The operator's page: admins only. */
+static void ops(struct approval_web *web, struct evhttp_request *req)
+{
+	bool admin;
+	const struct web_session *s = session_of(web, req, &admin);
+	struct wbuf w;
+
+	if (!s) {
+		see_other(req, "/");
+		return;
+	}
+	if (!admin) {
+		send_message(req, 403, "Refused", "the operator's page is for admin accounts ([admin NAME]) only", "/");
+		return;
+	}
+	wbuf_init(&w);
+	ops_page_render(&w, web->srv, s->approver, s->csrf, (int64_t)(monotonic_ns() / 1000000000u));
+	send_page(req, 200, &w);
+	wbuf_free(&w);
 }
 
 void approval_web_handle(struct approval_web *web, struct evhttp_request *req, const char *path)
@@ -464,6 +531,10 @@ void approval_web_handle(struct approval_web *web, struct evhttp_request *req, c
 	}
 	if (!strcmp(path, "/logout") && post) {
 		logout(web, req);
+		return;
+	}
+	if (!strcmp(path, "/ops") && get) {
+		ops(web, req);
 		return;
 	}
 	if (strncmp(path, "/approval/", 10) != 0 || strlen(path + 10) < APPROVAL_ID_LEN) {

@@ -3,8 +3,10 @@
  * approval listener beside the JSON API (approval_http.c routes every
  * path outside /api/ here). No script: plain HTML forms.
  *
- *   GET  /                       the login form, or with a session the
- *                                pending writes
+ *   GET  /                       the login form, or with an approver's
+ *                                session the pending writes (an admin's:
+ *                                303 to /ops)
+ *   GET  /ops                    the operator's page (ops_page.h), admins only
  *   POST /login                  name, password (form-encoded): a session
  *   POST /logout                 csrf: ends the session
  *   GET  /approval/ID            one record in full
@@ -12,7 +14,9 @@
  *   POST /approval/ID/reject     csrf, reason (required)
  *   GET  /style.css              the page's style sheet
  *
- * A login is checked as Basic credentials are (approval_login.h). It makes
+ * A login is checked as Basic credentials are (approval_login.h), and
+ * may be an approver's or an [admin NAME]'s: a session's role is bound
+ * into it, admins see /ops only, approvers everything else. It makes
  * a server-side session (approval_web_session.h): the cookie
  * "__Host-airlock" (Secure, HttpOnly, SameSite=Strict, Path=/) and a CSRF
  * token every form carries. A POST is refused (403) when Sec-Fetch-Site

@@ -29,6 +29,8 @@
 #include "proxy/log.h"
 #include "proxy/login_guard.h"
 #include "proxy/metrics_http.h"
+#include "proxy/ops_history.h"
+#include "proxy/ops_page.h"
 #include "proxy/stats.h"
 #include "proxy/tls.h"
 #include "proxy/validator_client.h"
@@ -243,28 +245,45 @@ static int server_validators(struct server *srv, const struct airlock_config *cf
 }
 
 /* A job's phase (job.h) into the metrics, the container counts labelled with the runtime in force. */
+/* A phase to the metrics and the operator page's history. */
+static void observe_phase(struct server *srv, enum stats_phase phase, double seconds)
+{
+	stats_phase(srv->stats, phase, seconds);
+	ops_phase(srv->ops, (int64_t)(monotonic_ns() / 1000000000u), phase, seconds);
+}
+
 static void observe_job(void *arg, enum job_phase phase, double seconds)
 {
 	struct server *srv = arg;
 
 	switch (phase) {
 	case JOB_PHASE_QUEUE_WAIT:
-		stats_phase(srv->stats, STATS_PHASE_QUEUE_WAIT, seconds);
+		observe_phase(srv, STATS_PHASE_QUEUE_WAIT, seconds);
 		break;
 	case JOB_PHASE_RUNNER_WAIT:
-		stats_phase(srv->stats, STATS_PHASE_RUNNER_WAIT, seconds);
+		observe_phase(srv, STATS_PHASE_RUNNER_WAIT, seconds);
 		break;
 	case JOB_PHASE_BACKEND:
-		stats_phase(srv->stats, STATS_PHASE_BACKEND, seconds);
+		observe_phase(srv, STATS_PHASE_BACKEND, seconds);
 		break;
 	case JOB_PHASE_CONTAINER_START:
-		stats_phase(srv->stats, STATS_PHASE_CONTAINER_START, seconds);
+		observe_phase(srv, STATS_PHASE_CONTAINER_START, seconds);
 		break;
 	case JOB_PHASE_CONTAINER_OK:
 	case JOB_PHASE_CONTAINER_FAILED:
 		stats_container(srv->stats, srv->cfg->runtime, phase == JOB_PHASE_CONTAINER_OK);
 		break;
 	}
+}
+
+/* Seconds between samples of what is live for the operator page. */
+#define OPS_TICK_S 5
+
+static void ops_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	ops_sample(arg, (int64_t)(monotonic_ns() / 1000000000u));
 }
 
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
@@ -330,6 +349,10 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		}
 		log_info("TLS: offered on both listeners%s", cfg->tls_required ? ", required for every login" : "");
 	}
+	if (cfg->approval_listen_host && !(srv->ops = ops_history_new())) {
+		log_error("approval_listen: out of memory");
+		return -1;
+	}
 	if (cfg->approval_listen_host && !(srv->approval_http = approval_http_new(srv, err, sizeof(err)))) {
 		log_error("approval_listen: %s", err);
 		return -1;
@@ -343,8 +366,18 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		audit_count_approvals(srv->audit, srv->stats);
 		if (srv->validators)
 			vpool_observe(srv->validators, stats_validator_call, srv->stats);
-		if (srv->jobs)
-			jobs_observe(srv->jobs, observe_job, srv);
+	}
+	/* The phases go to the metrics and to the operator page's history, whichever there are. */
+	if (srv->jobs && (srv->stats || srv->ops))
+		jobs_observe(srv->jobs, observe_job, srv);
+	if (srv->ops) {
+		struct timeval every = {OPS_TICK_S, 0};
+
+		if (!(srv->ops_tick = event_new(srv->base, -1, EV_PERSIST, ops_tick_cb, srv)) ||
+		    event_add(srv->ops_tick, &every) < 0) {
+			log_error("approval_listen: out of memory");
+			return -1;
+		}
 	}
 	if (cfg->approval_webhook) {
 		srv->notify = approval_notify_new(srv->base, cfg, err, sizeof(err));
@@ -433,6 +466,10 @@ void server_fini(struct server *srv)
 	audit_close(srv->audit);
 	approval_http_free(srv->approval_http);
 	metrics_http_free(srv->metrics_http);
+	if (srv->ops_tick)
+		event_free(srv->ops_tick);
+	free(srv->ops);
+	srv->ops = NULL;
 	if (srv->validators)
 		vpool_observe(srv->validators, NULL, NULL);
 	stats_free(srv->stats);

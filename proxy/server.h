@@ -27,6 +27,7 @@ struct launcher;
 struct jobs;
 struct audit;
 struct login_guard;
+struct ops_history;
 struct my_rsa;
 struct session;
 struct session_proto;
@@ -65,6 +66,8 @@ struct server {
 	struct approval_notify *notify;      /* the webhook of new held writes; NULL without approval_webhook */
 	struct stats *stats;                 /* the metrics' series; NULL without metrics_listen */
 	struct metrics_http *metrics_http;   /* the metrics listener; NULL without metrics_listen */
+	struct ops_history *ops;             /* the operator page's last hour; NULL without approval_listen */
+	struct event *ops_tick;              /* samples what is live into ops every few seconds */
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */

@@ -12,6 +12,7 @@
 
 #include "proxy/audit.h"
 #include "proxy/budget.h"
+#include "proxy/ops_history.h"
 #include "proxy/server.h"
 #include "proxy/stats.h"
 #include "proxy/timeval.h"
@@ -47,8 +48,8 @@ static void audit_origin(struct session *s, struct audit_entry *e, char client[I
 	e->application = s->proto->application ? s->proto->application(s) : "";
 }
 
-/* One more statement of decision in the server's counts. */
-static void count_decision(struct server *srv, const char *decision)
+/* One more statement of decision in the server's counts; returns its index there. */
+static unsigned count_decision(struct server *srv, const char *decision)
 {
 	static const char *const names[] = {
 #define SERVER_DECISION_NAME(name) #name,
@@ -61,6 +62,19 @@ static void count_decision(struct server *srv, const char *decision)
 		if (strcmp(names[i], decision) == 0)
 			break;
 	srv->statements[i]++;
+	return (unsigned)i;
+}
+
+/* The statement's end in the operator page's history: its decision, code, total and validator time. */
+static void history(struct session *s, unsigned decision, enum airlock_err code, double ms)
+{
+	int64_t now_s = (int64_t)(monotonic_ns() / 1000000000u);
+
+	if (!s->srv->ops)
+		return;
+	ops_statement(s->srv->ops, now_s, decision, code, ms / 1000.0);
+	if (s->validate_ns)
+		ops_phase(s->srv->ops, now_s, STATS_PHASE_VALIDATION, (double)s->validate_ns / 1e9);
 }
 
 void session_audit(struct session *s, const char *decision, const char *sqlstate, enum airlock_err code, uint64_t rows,
@@ -82,7 +96,7 @@ void session_audit(struct session *s, const char *decision, const char *sqlstate
 
 	audit_origin(s, &e, client);
 	audit_record(s->srv->audit, &e);
-	count_decision(s->srv, decision);
+	history(s, count_decision(s->srv, decision), code, e.ms);
 	stats_statement(s->srv->stats, s->proto->name, stats_user(s), decision, code, e.ms / 1000.0, rows, bytes,
 			truncated != 0);
 	stats_validation(s->srv->stats, s->validate_ns);
@@ -113,7 +127,7 @@ void session_audit_held(struct session *s, const char *approval, uint64_t rows)
 
 	audit_origin(s, &e, client);
 	audit_record(s->srv->audit, &e);
-	count_decision(s->srv, e.decision);
+	history(s, count_decision(s->srv, e.decision), e.code, e.ms);
 	/* The dry run's rows went to no client: not in airlock_rows_total. */
 	stats_statement(s->srv->stats, s->proto->name, stats_user(s), e.decision, e.code, e.ms / 1000.0, 0, 0, false);
 	stats_validation(s->srv->stats, s->validate_ns);

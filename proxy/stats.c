@@ -173,6 +173,11 @@ void stats_login_failed(struct stats *st, const char *protocol, uint32_t wait_ms
 	metrics_observe(st->login_wait, p, wait_ms / 1000.0);
 }
 
+const char *stats_phase_name(enum stats_phase phase)
+{
+	return (size_t)phase < N(phase_names) ? phase_names[phase] : "";
+}
+
 void stats_phase(struct stats *st, enum stats_phase phase, double seconds)
 {
 	const char *v[1];

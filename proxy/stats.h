@@ -53,6 +53,8 @@ enum stats_phase {
 	STATS_PHASE_TOTAL,
 };
 void stats_phase(struct stats *st, enum stats_phase phase, double seconds);
+/* The phase's label value ("validation", ..., "total"); "" for none. Static. */
+const char *stats_phase_name(enum stats_phase phase);
 /* A statement's validation phase, ns in the validator; 0: it needed none, not observed. */
 void stats_validation(struct stats *st, uint64_t ns);
 /* The launcher of runtime ("oci", "docker") started a runner container, or could not (ok false). */

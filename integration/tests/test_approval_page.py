@@ -20,26 +20,21 @@ the others."""
 import http.client
 import http.server
 import json
-import os
 import re
-import shutil
 import signal
-import socket
 import ssl
-import subprocess
-import tempfile
 import threading
 import time
 import urllib.parse
 import urllib.request
 
 import pytest
-import websocket
 
 import itest
+from chromium import Chromium
 from private_airlockd import PrivateAirlockd, free_port
-from test_pg_approvals import (APPROVER, APPROVER_PASSWORD, CA, api, hold, items, make_verifier,  # noqa: F401
-                               probe_table, settled, shown, started)
+from test_pg_approvals import (APPROVER, APPROVER_PASSWORD, CA, api, empty_store, hold, items,  # noqa: F401
+                               make_verifier, probe_table, settled, shown, started)
 
 CSP = ("default-src 'none'; style-src 'self'; img-src 'none'; form-action 'self'; frame-ancestors 'none'; "
        "base-uri 'none'")
@@ -53,10 +48,7 @@ HOSTILE = ("/* approve me: routine fix, already reviewed */ UPDATE write_probe.i
 
 @pytest.fixture(scope="module")
 def page():
-    store = os.path.join(itest.STATE_DIR, "approvals-page.db")
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(store + suffix):
-            os.unlink(store + suffix)
+    store = empty_store("page")
     port = free_port()
     d = PrivateAirlockd("page", {"pool_min": 0, "approval_store": store, "approval_listen": "127.0.0.1:%d" % port,
                                  "login_free_failures": 3, "login_delay_ms": 1000, "login_delay_max_ms": 2000,
@@ -68,92 +60,6 @@ def page():
     d.store = store
     yield started(d)
     assert d.stop() in (0, -15)
-
-
-class Chromium:
-    """One headless Chromium with one page, driven over the DevTools protocol's websocket."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="airlock-chromium-")
-        self.proc = subprocess.Popen(
-            ["chromium", "--headless=new", "--no-sandbox", "--ignore-certificate-errors", "--disable-gpu",
-             "--no-first-run", "--remote-debugging-port=0", "--remote-allow-origins=*",
-             "--user-data-dir=" + self.dir, "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        active = os.path.join(self.dir, "DevToolsActivePort")
-        assert itest.wait_until(lambda: os.path.exists(active) and open(active).read().count("\n") >= 1, 30, 0.1)
-        port = int(open(active).read().split("\n")[0])
-        targets = []
-        for _ in range(100):
-            with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port, timeout=10) as r:
-                targets = [t for t in json.loads(r.read()) if t["type"] == "page"]
-            if targets:
-                break
-            time.sleep(0.1)
-        self.ws = websocket.create_connection(targets[0]["webSocketDebuggerUrl"], timeout=30, suppress_origin=True)
-        self.next_id = 0
-        self.events = []
-        for domain in ("Page", "Runtime", "Network", "Log"):
-            self.call(domain + ".enable")
-
-    def call(self, method, **params):
-        self.next_id += 1
-        mine = self.next_id
-        self.ws.send(json.dumps({"id": mine, "method": method, "params": params}))
-        while True:
-            msg = json.loads(self.ws.recv())
-            if msg.get("id") == mine:
-                if "error" in msg:
-                    raise AssertionError("%s: %s" % (method, msg["error"]))
-                return msg["result"]
-            self.events.append(msg)
-
-    def wait_event(self, method, timeout=30):
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            for i, e in enumerate(self.events):
-                if e.get("method") == method:
-                    return self.events.pop(i)
-            self.ws.settimeout(max(0.1, deadline - time.time()))
-            self.events.append(json.loads(self.ws.recv()))
-        raise AssertionError("no %s within %s s" % (method, timeout))
-
-    def loaded_after(self, action):
-        """Runs action (which starts a navigation) and waits for the new page's load."""
-        self.events = [e for e in self.events if e.get("method") != "Page.loadEventFired"]
-        action()
-        self.wait_event("Page.loadEventFired")
-
-    def navigate(self, url):
-        self.loaded_after(lambda: self.call("Page.navigate", url=url))
-
-    def eval(self, expression):
-        got = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
-        assert "exceptionDetails" not in got, got
-        return got["result"].get("value")
-
-    def submit(self, form, **fields):
-        """Fills the form's fields (a CSS selector for the form) as a person would and submits it."""
-        for name, value in fields.items():
-            self.eval("document.querySelector(%s).elements[%s].value = %s"
-                      % (json.dumps(form), json.dumps(name), json.dumps(value)))
-        self.loaded_after(lambda: self.eval("document.querySelector(%s).requestSubmit()" % json.dumps(form)))
-
-    def errors(self):
-        """Script exceptions and console output seen so far (the page has no script: there should be none)."""
-        return [e for e in self.events if e.get("method") in ("Runtime.exceptionThrown", "Runtime.consoleAPICalled")]
-
-    def close(self):
-        try:
-            self.ws.close()
-        finally:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -446,4 +352,4 @@ def test_a_reload_that_changes_the_approver_ends_its_sessions(page):
     assert itest.wait_until(lambda: api(page, "GET", "/api/approvals", password=new_password)[0] == 200, 10, 0.2)
     status, _, body = request(page, "GET", "/", headers={"Cookie": cookie})
     assert status == 200 and 'action="/login"' in body and "Signed in as" not in body
-    assert "its approver changed" in page.log()
+    assert "its account changed" in page.log()

@@ -10,7 +10,6 @@ This module's airlockd is its own (an approval listener, a store of its
 own, writer waiting up to 60 s), and it writes tables of its own:
 mcp_probe.items in Postgres and in MariaDB."""
 
-import os
 import time
 
 import pytest
@@ -19,7 +18,7 @@ import itest
 import mcpwire
 from private_airlockd import PrivateAirlockd, free_port
 from test_mcp_servers import DBHUB, MYSQL_MCP, servers_installed  # noqa: F401 - the fixture guards this module
-from test_pg_approvals import api, in_thread
+from test_pg_approvals import api, empty_store, in_thread
 
 MY_HOSTS = ("'airlock_ro'@'127.0.0.1'", "'airlock_ro'@'localhost'", "'airlock_rw'@'127.0.0.1'",
             "'airlock_rw'@'localhost'")
@@ -50,10 +49,7 @@ def probe_tables():
 
 @pytest.fixture(scope="module")
 def waiting():
-    store = os.path.join(itest.STATE_DIR, "approvals-mcpwait.db")
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(store + suffix):
-            os.unlink(store + suffix)
+    store = empty_store("mcpwait")
     port = free_port()
     d = PrivateAirlockd("mcpwait", {"pool_min": 0, "approval_store": store,
                                     "approval_listen": "127.0.0.1:%d" % port},

@@ -46,13 +46,19 @@ def probe_table():
     itest.super_query("DROP SCHEMA write_probe CASCADE")
 
 
-def approval_instance(name, uid_base, **writer):
-    """A started airlockd of this module's own: an approval listener, a store of its own (emptied first),
-    and writer allowed to write write_probe.items, with the writer keys given."""
+def empty_store(name):
+    """The path of a store of held writes of name's own, with no file left from an earlier run."""
     store = os.path.join(itest.STATE_DIR, "approvals-%s.db" % name)
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(store + suffix):
             os.unlink(store + suffix)
+    return store
+
+
+def approval_instance(name, uid_base, **writer):
+    """A started airlockd of this module's own: an approval listener, a store of its own (emptied first),
+    and writer allowed to write write_probe.items, with the writer keys given."""
+    store = empty_store(name)
     port = free_port()
     d = PrivateAirlockd(name, {"pool_min": 0, "approval_store": store, "approval_listen": "127.0.0.1:%d" % port},
                         uid_base=uid_base, sections={"user writer": dict({
