@@ -72,7 +72,7 @@ AIRLOCK_PACKAGES=(
 	nodejs openjdk-17-jdk-headless libpostgresql-jdbc-java libmariadb-java
 	golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev
 	libdbd-pg-perl
-	chromium python3-websocket
+	chromium python3-websocket python3-yaml systemd
 	prometheus
 )
 
