@@ -69,11 +69,11 @@ static void kv_u64(const struct admin_out *out, struct row *r, uint64_t *rows, c
 
 static void show_pools(struct server *srv, const struct admin_out *out, struct row *r, uint64_t *rows)
 {
-	static const char *const names[] = {"target", "engine",   "connections", "max_db_connections",
-					    "ready",  "starting", "waiting"};
+	static const char *const names[] = {"target", "engine", "connections", "max_db_connections",
+					    "ready",  "busy",   "starting",    "waiting"};
 	const struct airlock_config *cfg = srv->cfg;
 
-	out->columns(out->arg, names, 7);
+	out->columns(out->arg, names, 8);
 	for (size_t i = 0; i < cfg->ntargets; i++) {
 		const struct airlock_target *t = &cfg->targets[i];
 		struct jobs_target_counts c = {0};
@@ -84,6 +84,7 @@ static void show_pools(struct server *srv, const struct admin_out *out, struct r
 		cell(r, "%u", c.connections);
 		cell(r, "%" PRIu32, t->max_db_connections);
 		cell(r, "%u", c.ready);
+		cell(r, "%u", c.busy);
 		cell(r, "%u", c.starting);
 		cell(r, "%u", c.waiting);
 		emit(out, r, rows);

@@ -79,7 +79,8 @@ static void sample(struct server *srv)
 		struct jobs_target_counts c;
 
 		jobs_target_counts(srv->jobs, t->name, &c);
-		stats_target(srv->stats, t->name, c.connections, t->max_db_connections, c.ready, c.starting, c.waiting);
+		stats_target(srv->stats, t->name, c.connections, t->max_db_connections, c.ready, c.busy, c.starting,
+			     c.waiting);
 	}
 	if (srv->jobs)
 		stats_queue(srv->stats, jobs_queue_len(srv->jobs));

@@ -82,9 +82,10 @@ struct stats *stats_new(void)
 	st->backend_max =
 		metrics_family(m, METRICS_GAUGE, "airlock_backend_connections_max",
 			       "The target's max_db_connections (0: no bound).", l_target, N(l_target), NULL, 0);
-	st->pool = metrics_family(m, METRICS_GAUGE, "airlock_pool_runners",
-				  "Warm runners of the target: ready (connected) or starting.", l_pool, N(l_pool), NULL,
-				  0);
+	st->pool = metrics_family(
+		m, METRICS_GAUGE, "airlock_pool_runners",
+		"Runners of the target: ready (warm, connected), busy (running a statement) or starting.", l_pool,
+		N(l_pool), NULL, 0);
 	st->waiting = metrics_family(m, METRICS_GAUGE, "airlock_queue_waiting",
 				     "Statements waiting in the queue, by target.", l_target, N(l_target), NULL, 0);
 	st->queue = metrics_family(m, METRICS_GAUGE, "airlock_queue_depth", "Statements waiting in the queue.", NULL, 0,
@@ -228,10 +229,11 @@ void stats_jobs_live(struct stats *st, unsigned n)
 }
 
 void stats_target(struct stats *st, const char *target, unsigned connections, unsigned bound, unsigned ready,
-		  unsigned starting, unsigned waiting)
+		  unsigned busy, unsigned starting, unsigned waiting)
 {
 	const char *t[] = {target};
 	const char *r[] = {target, "ready"};
+	const char *b[] = {target, "busy"};
 	const char *s[] = {target, "starting"};
 
 	if (!st)
@@ -239,6 +241,7 @@ void stats_target(struct stats *st, const char *target, unsigned connections, un
 	metrics_set(st->backend, t, connections);
 	metrics_set(st->backend_max, t, bound);
 	metrics_set(st->pool, r, ready);
+	metrics_set(st->pool, b, busy);
 	metrics_set(st->pool, s, starting);
 	metrics_set(st->waiting, t, waiting);
 }

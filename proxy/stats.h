@@ -81,11 +81,12 @@ void stats_sessions(struct stats *st, const char *protocol, unsigned logging_in,
 void stats_jobs_live(struct stats *st, unsigned n);
 /*
  * One target's runners: backend connections held and its bound
- * (max_db_connections, 0: none), warm runners ready and starting,
+ * (max_db_connections, 0: none), warm runners ready, runners busy with a
+ * statement, warm runners starting,
  * statements waiting for it; and the queue's length, all targets.
  */
 void stats_target(struct stats *st, const char *target, unsigned connections, unsigned bound, unsigned ready,
-		  unsigned starting, unsigned waiting);
+		  unsigned busy, unsigned starting, unsigned waiting);
 void stats_queue(struct stats *st, size_t waiting);
 /* Before the targets are sampled: a target a reload removed leaves the per-target gauges. */
 void stats_targets_clear(struct stats *st);

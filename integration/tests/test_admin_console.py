@@ -20,7 +20,8 @@ HOST, PORT, USER, PASSWORD, DB = pgwire.url_parts(itest.AGENT_URL)
 ADMIN_PASSWORD = "admin-secret"
 
 COLUMNS = {
-    "SHOW POOLS": ["target", "engine", "connections", "max_db_connections", "ready", "starting", "waiting"],
+    "SHOW POOLS": ["target", "engine", "connections", "max_db_connections", "ready", "busy", "starting",
+                   "waiting"],
     "SHOW STATS": ["stat", "value"],
     "SHOW CLIENTS": ["id", "protocol", "user", "client", "state", "connected_seconds", "application_name",
                      "fingerprint"],

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import urllib.parse
 import urllib.request
 
@@ -218,11 +219,29 @@ def test_targets_show_connections_pools_and_the_queue(traffic):
     for target in ("shop", "shop_writer", "shop_maria", "shop_maria_writer"):
         assert ("airlock_backend_connections", frozenset({("target", target)})) in after
         assert ("airlock_queue_waiting", frozenset({("target", target)})) in after
-        for state in ("ready", "starting"):
+        for state in ("ready", "busy", "starting"):
             assert ("airlock_pool_runners", frozenset({("target", target), ("state", state)})) in after
     # pool_min is 0 here and nothing runs: no runner holds a connection, none waits.
     assert value(after, "airlock_backend_connections", target="shop") <= 30
     assert value(after, "airlock_queue_depth") == 0
+
+
+def test_a_running_statement_is_a_busy_runner(private):
+    """While a statement runs, its target has a busy runner; once it answered, none."""
+    def busy():
+        return value(samples(scrape(private)), "airlock_pool_runners", target="shop_maria", state="busy")
+
+    conn = my_connect(private)
+    try:
+        done = []
+        worker = threading.Thread(target=lambda: done.append(conn.cursor().execute("SELECT SLEEP(2)")))
+        worker.start()
+        assert itest.wait_until(lambda: busy() >= 1, 10, 0.05)
+        worker.join(30)
+        assert done == [1]
+        assert itest.wait_until(lambda: busy() == 0, 10, 0.1)
+    finally:
+        conn.close()
 
 
 def test_phases_are_timed(traffic):

@@ -185,6 +185,7 @@ unsigned jobs_db_open(const struct jobs *js, const char *target);
 struct jobs_target_counts {
 	unsigned connections; /* backend connections held (jobs_db_open) */
 	unsigned ready;       /* warm runners connected, waiting for a statement */
+	unsigned busy;        /* runners running a statement (or being canceled) */
 	unsigned starting;    /* warm runners not connected yet */
 	unsigned waiting;     /* statements in the queue for it */
 };

@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "proxy/job/job_dir.h"
 #include "proxy/job/job_int.h"
@@ -188,8 +189,19 @@ unsigned jobs_db_open(const struct jobs *js, const char *target)
 
 void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_target_counts *out)
 {
+	uint64_t now = monotonic_ns();
+
 	out->connections = job_db_open(&js->env, target);
 	job_pool_counts(&js->pools, target, &out->ready, &out->starting);
+	out->busy = 0;
+	for (const struct job *j = js->env.all; j; j = job_next(j)) {
+		struct jobs_info info;
+
+		job_info(j, now, &info);
+		if (!strcmp(info.target, target) &&
+		    (!strcmp(info.state, "RUNNING") || !strcmp(info.state, "CANCELING")))
+			out->busy++;
+	}
 	out->waiting = (unsigned)job_queue_waiting(&js->queue, target);
 }
 
