@@ -49,6 +49,16 @@ static void finish_targets(struct conf_ctx *ctx)
 				 "HOST_NOT_ALLOWED: %s host \"%.60s\" is not in [hosts] allow; "
 				 "add it there to let airlock connect to it",
 				 label, t->host);
+		if (t->sslmode && strncmp(t->sslmode, "verify-", 7) == 0 && !t->sslrootcert)
+			conf_err(ctx, conf_key_line(SECT_TARGET, &ctx->target_seen[i], "sslmode"),
+				 "%s sslmode %s needs sslrootcert: the CA file the database's certificate is "
+				 "checked against",
+				 label, t->sslmode);
+		else if (t->sslrootcert && (!t->sslmode || strncmp(t->sslmode, "verify-", 7) != 0))
+			conf_err(ctx, conf_key_line(SECT_TARGET, &ctx->target_seen[i], "sslrootcert"),
+				 "%s sslrootcert is set but sslmode is %s, which checks no certificate; expected "
+				 "sslmode verify-ca or verify-full",
+				 label, t->sslmode ? t->sslmode : "disable");
 	}
 }
 

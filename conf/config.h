@@ -52,7 +52,19 @@ struct airlock_target {
 	char *password;              /* read from password_file at load; never logged */
 	char *password_file;         /* resolved against the config file's directory */
 	uint32_t max_db_connections; /* backend connections its runners may hold at once, ready ones too; 0: no bound */
+	/*
+	 * TLS from the runner to the backend (runner/runner_tls.h):
+	 * "disable", "require" (encrypted, certificate unchecked), "verify-ca"
+	 * (the chain checked against sslrootcert) or "verify-full" (that, and
+	 * host named in the certificate). Never a fall back to plain text.
+	 */
+	char *sslmode;
+	char *sslrootcert; /* the CA file's path, resolved; NULL unless verify-ca or verify-full */
+	char *ca_pem;      /* its PEM text, read and checked at load (at most CONF_MAX_CA_BYTES) */
 };
+
+/* The bound on a target's sslrootcert file. */
+#define CONF_MAX_CA_BYTES (256u * 1024u)
 
 /*
  * A user's budgets (token buckets, proxy/budget.h): each key's amount is

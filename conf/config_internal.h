@@ -74,6 +74,8 @@ enum conf_type {
 	CT_RULE_MASK,
 	CT_WEBHOOK_URL, /* an https URL (http only to a loopback address), parsed with curl's URL parser */
 	CT_SECRET_FILE, /* like CT_PASSWORD_FILE, and the file must be open to its owner only */
+	CT_SSLMODE,     /* disable, require, verify-ca, verify-full (MySQL's ssl-mode names accepted) */
+	CT_CA_FILE,     /* resolved path at off, the PEM certificates read from it at off2 */
 };
 
 #define CONF_REQUIRED 0x1u  /* the section is incomplete without it */
@@ -238,6 +240,13 @@ char *conf_read_password(const char *path, const char **why);
 
 /* Same, for a key (e.g. a signing key): the file must also be open to its owner only. */
 char *conf_read_secret(const char *path, const char **why);
+
+/*
+ * Reads a CA file (config_ca.c): PEM certificates only, at most
+ * CONF_MAX_CA_BYTES. Returns its text (allocated), or NULL with *why set
+ * to a static reason.
+ */
+char *conf_read_ca(const char *path, const char **why);
 
 /*
  * Checks an approval_webhook URL: absolute, https (http only to a loopback

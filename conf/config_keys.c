@@ -129,6 +129,11 @@ const struct conf_key conf_keys[] = {
 	    .expect = "the path of a file holding the backend password"),
 	/* 0: no bound. Ready runners hold a connection each, so they count. */
 	KEY(TARGET, "max_db_connections", CT_U32, TGT(max_db_connections), 0, "0", .min = 0, .max = 100000),
+	KEY(TARGET, "sslmode", CT_SSLMODE, TGT(sslmode), 0, "disable",
+	    .expect = "disable, require, verify-ca or verify-full"),
+	/* Needed by verify-ca and verify-full, refused by the others: checked when the file is complete. */
+	KEY(TARGET, "sslrootcert", CT_CA_FILE, TGT(sslrootcert), 0, NULL, .off2 = TGT(ca_pem),
+	    .expect = "the path of a PEM file of the CA certificates the database's certificate is checked against"),
 
 	KEY(USER, "scram", CT_SCRAM, USR(scram), REQUIRED, NULL,
 	    .expect = "a SCRAM-SHA-256 verifier; make one with `airlockd --make-verifier`"),

@@ -111,7 +111,10 @@ static void set_password_file(struct conf_ctx *ctx, const struct conf_key *k, vo
 		conf_err(ctx, ctx->line, "out of memory");
 		return;
 	}
-	*password = (k->type == CT_SECRET_FILE ? conf_read_secret : conf_read_password)(*path, &why);
+	if (k->type == CT_CA_FILE)
+		*password = conf_read_ca(*path, &why);
+	else
+		*password = (k->type == CT_SECRET_FILE ? conf_read_secret : conf_read_password)(*path, &why);
 	if (!*password)
 		conf_err(ctx, ctx->line, "%s %s %.120s %s", label, k->name, *path, why);
 }
@@ -142,6 +145,19 @@ static const char *canonical_name(enum conf_type t, const char *value)
 		return strcmp(value, "docker") == 0 || strcmp(value, "oci") == 0 ? value : NULL;
 	if (t == CT_WRITES)
 		return strcmp(value, "deny") == 0 || strcmp(value, "approve") == 0 ? value : NULL;
+	if (t == CT_SSLMODE) {
+		static const char *const modes[][2] = {
+			{"disable", "disabled"},
+			{"require", "required"},
+			{"verify-ca", "verify_ca"},
+			{"verify-full", "verify_identity"},
+		};
+
+		for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+			if (strcasecmp(value, modes[i][0]) == 0 || strcasecmp(value, modes[i][1]) == 0)
+				return modes[i][0];
+		return NULL;
+	}
 	if (strcasecmp(value, "postgres") == 0 || strcasecmp(value, "postgresql") == 0)
 		return "postgres";
 	if (strcasecmp(value, "mysql") == 0 || strcasecmp(value, "mariadb") == 0)
@@ -259,6 +275,7 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 	case CT_RUNTIME:
 	case CT_ENGINE:
 	case CT_WRITES:
+	case CT_SSLMODE:
 		name = canonical_name(k->type, value);
 		if (!name) {
 			conf_err(ctx, ctx->line, "%s %s \"%.40s\" is unknown; expected %s", label, k->name, value,
@@ -269,6 +286,7 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		break;
 	case CT_PASSWORD_FILE:
 	case CT_SECRET_FILE:
+	case CT_CA_FILE:
 		if (!conf_valid_text(value))
 			goto out_bad;
 		set_password_file(ctx, k, base, label, value);
@@ -378,6 +396,8 @@ static const enum storage storage_of[] = {
 	[CT_LISTEN] = ST_LISTEN,
 	[CT_PASSWORD_FILE] = ST_SECRET,
 	[CT_SECRET_FILE] = ST_SECRET,
+	[CT_SSLMODE] = ST_STRING,
+	[CT_CA_FILE] = ST_SECRET, /* not secret, but kept and compared the same way */
 	[CT_WEBHOOK_URL] = ST_STRING,
 	[CT_TARGET_REF] = ST_LOAD_ONLY, /* in struct conf_user_meta, freed with the load's state */
 	[CT_HOST_LIST] = ST_LIST,

@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include "conf/config.h"
 #include "tests/conf/conf_fixture.h"
@@ -647,6 +650,98 @@ static void test_engine(void **state)
 	expect_edit_error("port = 5432\n", "port = 5432\nengine = mysql\n",
 			  "[user agent] target \"shop\" has engine mariadb; expected a target with engine postgres",
 			  NULL);
+}
+
+/* Writes a fresh self-signed CA certificate (and its key too, when with_key) as PEM into a new file at path. */
+static void ca_file(char *path, size_t cap, bool with_key, const char *extra)
+{
+	EVP_PKEY *key = EVP_EC_gen("P-256");
+	X509 *x = X509_new();
+	FILE *f;
+	int fd;
+
+	assert_non_null(key);
+	assert_non_null(x);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), 0);
+	X509_gmtime_adj(X509_getm_notAfter(x), 3600);
+	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC, (const unsigned char *)"test CA", -1,
+				   -1, 0);
+	X509_set_issuer_name(x, X509_get_subject_name(x));
+	X509_set_pubkey(x, key);
+	assert_true(X509_sign(x, key, EVP_sha256()) > 0);
+	snprintf(path, cap, "/tmp/airlock-test-ca-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_true(PEM_write_X509(f, x) == 1);
+	if (with_key)
+		assert_true(PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL, NULL) == 1);
+	if (extra)
+		fputs(extra, f);
+	fclose(f);
+	X509_free(x);
+	EVP_PKEY_free(key);
+}
+
+/* sslmode and sslrootcert: the modes, their names, what each needs, and what a CA file may hold. */
+static void test_target_tls(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	char ca[64], keyed[64], junk[64], keys[200], *text;
+
+	(void)state;
+	cfg = load(base_conf, &e);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->targets[0].sslmode, "disable");
+	assert_null(cfg->targets[0].sslrootcert);
+	assert_null(cfg->targets[0].ca_pem);
+	config_free(cfg);
+
+	ca_file(ca, sizeof(ca), false, NULL);
+	/* MySQL's names are the same modes. */
+	snprintf(keys, sizeof(keys), "port = 5432\nsslmode = VERIFY_IDENTITY\nsslrootcert = %s\n", ca);
+	text = edit(base_conf, "port = 5432\n", keys);
+	cfg = load(text, &e);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->targets[0].sslmode, "verify-full");
+	assert_string_equal(cfg->targets[0].sslrootcert, ca);
+	assert_non_null(strstr(cfg->targets[0].ca_pem, "-----BEGIN CERTIFICATE-----"));
+	config_free(cfg);
+	free(text);
+	text = edit(base_conf, "port = 5432\n", "port = 5432\nsslmode = required\n");
+	cfg = load(text, &e);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->targets[0].sslmode, "require");
+	config_free(cfg);
+	free(text);
+
+	expect_edit_error(
+		"port = 5432\n", "port = 5432\nsslmode = prefer\n",
+		"[target shop] sslmode \"prefer\" is unknown; expected disable, require, verify-ca or verify-full",
+		NULL);
+	expect_edit_error("port = 5432\n", "port = 5432\nsslmode = verify-ca\n",
+			  "[target shop] sslmode verify-ca needs sslrootcert", NULL);
+	snprintf(keys, sizeof(keys), "port = 5432\nsslmode = require\nsslrootcert = %s\n", ca);
+	expect_edit_error("port = 5432\n", keys, "[target shop] sslrootcert is set but sslmode is require",
+			  "expected sslmode verify-ca or verify-full");
+
+	/* A CA file with a private key in it, anything else PEM, nothing PEM, or no file. */
+	ca_file(keyed, sizeof(keyed), true, NULL);
+	snprintf(keys, sizeof(keys), "port = 5432\nsslmode = verify-ca\nsslrootcert = %s\n", keyed);
+	expect_edit_error("port = 5432\n", keys, "holds a private key; give the CA's certificates only", NULL);
+	ca_file(junk, sizeof(junk), false, "-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n");
+	snprintf(keys, sizeof(keys), "port = 5432\nsslmode = verify-ca\nsslrootcert = %s\n", junk);
+	expect_edit_error("port = 5432\n", keys, "not a certificate", NULL);
+	snprintf(keys, sizeof(keys), "port = 5432\nsslmode = verify-ca\nsslrootcert = shop.password\n");
+	expect_edit_error("port = 5432\n", keys, "holds no PEM certificate", NULL);
+	expect_edit_error("port = 5432\n", "port = 5432\nsslmode = verify-ca\nsslrootcert = /nonexistent/ca.pem\n",
+			  "sslrootcert /nonexistent/ca.pem does not exist", NULL);
+	unlink(ca);
+	unlink(keyed);
+	unlink(junk);
 }
 
 /* What the MySQL half of a user section adds. */
@@ -1359,6 +1454,7 @@ int main(void)
 		cmocka_unit_test(test_image_unpinned),
 		cmocka_unit_test(test_bad_scram),
 		cmocka_unit_test(test_engine),
+		cmocka_unit_test(test_target_tls),
 		cmocka_unit_test(test_mysql_keys),
 		cmocka_unit_test(test_password_files),
 		cmocka_unit_test(test_runner_uids),
