@@ -29,7 +29,11 @@
  *      set.names, set.sql_mode (required) and set.time_zone (see
  *      runner_job.h).
  *  'P' connect (proxy -> runner): same layout as 'J', holding only engine,
- *      dbname, user and password. When it comes first, the runner connects
+ *      dbname, user and password, and for a target reached over TLS
+ *      "tls" (require, verify-ca or verify-full: the target's sslmode)
+ *      and "tls_host" (the name its certificate must carry); the CA
+ *      file of verify-ca and verify-full is FRAME_TLS_CA_FILE in the
+ *      job's directory (runner/runner_tls.h). A 'J' may carry them too. When it comes first, the runner connects
  *      to the database at once and then waits for a 'J' with the rest (how
  *      warm runners are ready before their statement exists). A 'J' holding
  *      everything also works on its own.
@@ -93,6 +97,8 @@
 #define FRAME_MAX_PAIRS 256
 /* The guard's error text (PG_INVALID_TEXT_REPRESENTATION) holds this, then what it refused, in double quotes. */
 #define FRAME_GUARD_PREFIX "airlock-guard:"
+/* The CA certificates of a TLS target, written by airlockd into the job's directory. */
+#define FRAME_TLS_CA_FILE "ca.pem"
 #define FRAME_MAX_COLS 1664 /* Postgres' own column limit */
 
 enum frame_type {

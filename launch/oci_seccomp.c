@@ -2,8 +2,11 @@
  * oci_seccomp: the runner container's seccomp filter. Default deny (EPERM)
  * and an allowlist of what the runner itself calls: the dynamic loader and
  * libc start-up, memory, its two unix sockets (the control socket and the
- * database relay), poll, time, signals for its own exit, and what the
- * runtime's init does between loading the filter and executing the runner.
+ * database relay), the abstract unix socket of its TLS shim
+ * (runner/runner_tls.h: bind, listen, accept4, reachable only from the
+ * runner's own network namespace), poll, time, signals for its own exit,
+ * and what the runtime's init does between loading the filter and
+ * executing the runner.
  * It was read off strace of the runner's Postgres and MariaDB jobs;
  * nothing here creates a process, a namespace, a mount or an inet socket.
  * Arguments are checked where a call could do more than the runner needs:
@@ -120,6 +123,10 @@ static const char *const allowed[] = {
 	"setsockopt",
 	"getsockname",
 	"getpeername",
+	/* the TLS shim's listener (an abstract unix socket: socket is unix only) */
+	"bind",
+	"listen",
+	"accept4",
 	/* the runtime's init after the filter is loaded */
 	"fchdir",
 	"chdir",

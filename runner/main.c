@@ -14,7 +14,9 @@
  * control socket; runner_job.c the job frame read into a struct;
  * runner_pg.c with libpq and runner_my.c with MariaDB Connector/C,
  * runner_my_conn.c and runner_my_watch.c its connection and its KILL QUERY
- * watchdog), which links only base/ of airlock's own code. The host side that starts its
+ * watchdog; runner_tls*.c the TLS shim a target with sslmode puts between
+ * the client library and the relay), which links only base/ of airlock's
+ * own code. The host side that starts its
  * containers is launch/, the only code that links curl.
  */
 #include <signal.h>

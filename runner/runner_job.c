@@ -186,7 +186,7 @@ void runner_job_init(struct runner_job *job)
 
 bool runner_job_can_connect(const struct runner_job *job)
 {
-	return job->engine && job->dbname && job->user && job->password;
+	return job->engine && job->dbname && job->user && job->password && !job->tls == !job->tls_host;
 }
 
 static bool is_mariadb(const struct runner_job *job)
@@ -269,6 +269,13 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 			rc = take(&job->user, val);
 		} else if (key_is(k, "password")) {
 			rc = take(&job->password, val);
+		} else if (key_is(k, "tls")) {
+			rc = flag_value(val, "require") || flag_value(val, "verify-ca") ||
+					     flag_value(val, "verify-full")
+				     ? take(&job->tls, val)
+				     : -1;
+		} else if (key_is(k, "tls_host")) {
+			rc = take(&job->tls_host, val);
 		} else if (key_is(k, "sql")) {
 			rc = take(&job->sql, val);
 		} else if (key_is(k, "timeout_ms")) {
@@ -419,6 +426,8 @@ void runner_job_free(struct runner_job *job)
 	free(job->guard);
 	free(job->hidden_keys);
 	free(job->sample_read);
+	free(job->tls);
+	free(job->tls_host);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

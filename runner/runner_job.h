@@ -41,6 +41,8 @@ struct runner_job {
 	char *dbname;
 	char *user;
 	char *password;
+	char *tls;      /* "require", "verify-ca" or "verify-full" (runner_tls.h); NULL: no TLS */
+	char *tls_host; /* the name the database's certificate must carry; with tls only */
 	char *sql;
 	char *timeout_text; /* timeout_ms as given, for set_config */
 	uint32_t timeout_ms;

@@ -60,6 +60,7 @@
 #include "runner/runner_my_watch.h"
 #include "runner/runner_my_write.h"
 #include "runner/runner_row.h"
+#include "runner/runner_tls.h"
 
 #define SOCKET_NAME "mysqld.sock"
 #define CONNECT_TIMEOUT_S 10
@@ -84,7 +85,9 @@ enum outcome {
 struct my_run {
 	struct runner_job *job;
 	struct runner_ctl *ctl;
-	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)]; /* the relay's, or the TLS shim's */
+	struct runner_tls *tls; /* the TLS shim the connections go through; NULL without TLS */
+	char tls_why[200];      /* why TLS failed, when it did */
 	MYSQL *conn;
 	MYSQL_RES *res; /* the statement's result while it is being read */
 	bool unread;    /* the connection holds data that will not be read */
@@ -684,10 +687,18 @@ static int finish(struct my_run *r, enum outcome o, enum my_event ev)
 
 static int finish_connect(struct my_run *r, unsigned err)
 {
-	runner_ctl_error_my(
-		r->ctl, FRAME_ERROR, airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_CONN_HOST_ERROR),
-		airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
-		airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_CONN_HOST_ERROR), my_conn_failure(err), "");
+	char msg[256];
+
+	/* Why TLS failed, when it did: from the shim, or from starting it. */
+	if (r->tls)
+		runner_tls_failure(r->tls, r->tls_why, sizeof(r->tls_why));
+	if (r->tls_why[0])
+		snprintf(msg, sizeof(msg), "could not connect to the database: %s", r->tls_why);
+	runner_ctl_error_my(r->ctl, FRAME_ERROR,
+			    airlock_my_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_CONN_HOST_ERROR),
+			    airlock_err_name(AIRLOCK_E_EXECUTION_FAILED),
+			    airlock_my_errno(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_MY_CONN_HOST_ERROR),
+			    r->tls_why[0] ? msg : my_conn_failure(err), "");
 	return runner_ctl_flush(r->ctl);
 }
 
@@ -719,6 +730,10 @@ int runner_my_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	r.ctl = ctl;
 	n = snprintf(r.sock_path, sizeof(r.sock_path), "%s/%s", socket_dir, SOCKET_NAME);
 	if (n < 0 || (size_t)n >= sizeof(r.sock_path))
+		return finish_connect(&r, 2002);
+	/* Over TLS, the library connects to the shim, which goes to the relay. */
+	if (job->tls && runner_tls_start(&r.tls, job, socket_dir, SOCKET_NAME, r.sock_path, sizeof(r.sock_path),
+					 r.tls_why, sizeof(r.tls_why)) < 0)
 		return finish_connect(&r, 2002);
 	if (my_conn_library_init() < 0)
 		return finish_connect(&r, 0);
@@ -760,6 +775,7 @@ out:
 	my_watch_stop(&r.watch);
 	close_conn(&r);
 	my_hidden_free(&r.hidden);
+	runner_tls_stop(r.tls);
 	mysql_library_end();
 	return rc;
 }

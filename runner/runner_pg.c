@@ -47,7 +47,7 @@ static void on_notice(void *arg, const PGresult *res)
 			 PQresultErrorField(res, PG_DIAG_MESSAGE_HINT));
 }
 
-static enum outcome connect_db(struct pg_run *r, const char *socket_dir)
+static enum outcome connect_db(struct pg_run *r, const char *host)
 {
 	const char *const keys[] = {
 		"host",
@@ -57,13 +57,19 @@ static enum outcome connect_db(struct pg_run *r, const char *socket_dir)
 		"password",
 		"sslmode",
 		"gssencmode",
+		"channel_binding",
 		"connect_timeout",
 		"application_name",
 		NULL,
 	};
+	/*
+	 * TLS, when the target has it, is the shim's (runner_tls.h): libpq
+	 * sees plain text and cannot bind SCRAM to the TLS channel, which it
+	 * would take for TLS stripped on the way when a server offers it.
+	 */
 	const char *const vals[] = {
-		socket_dir, "5432",    r->job->dbname, r->job->user,     r->job->password,
-		"disable",  "disable", "10",           "airlock-runner", NULL,
+		host,      "5432", r->job->dbname,   r->job->user, r->job->password, "disable", "disable",
+		"disable", "10",   "airlock-runner", NULL,
 	};
 	PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
 	int64_t deadline = now_ms() + CONNECT_TIMEOUT_MS;
@@ -444,6 +450,11 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 		return -1;
 	default:
 		detail = o == OUT_DEADLINE ? "timed out" : connect_detail(r->conn ? PQerrorMessage(r->conn) : NULL);
+		/* Why TLS failed, when it did: from the shim, or from starting it. */
+		if (r->tls)
+			runner_tls_failure(r->tls, r->tls_why, sizeof(r->tls_why));
+		if (r->tls_why[0])
+			detail = r->tls_why;
 		runner_ctl_error(r->ctl, FRAME_ERROR,
 				 airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_UNABLE_TO_CONNECT),
 				 airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), "could not connect to the database",
@@ -656,13 +667,19 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	struct pg_run r;
 	enum outcome o;
 	int64_t deadline;
+	char host[64];
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	r.job = job;
 	r.ctl = ctl;
 	r.ctl_quiet = !runner_job_complete(job);
-	o = connect_db(&r, socket_dir);
+	if (job->tls && runner_tls_start(&r.tls, job, socket_dir, ".s.PGSQL.5432", host, sizeof(host), r.tls_why,
+					 sizeof(r.tls_why)) < 0) {
+		rc = finish_connect(&r, OUT_LOST);
+		goto out;
+	}
+	o = connect_db(&r, job->tls ? host : socket_dir);
 	if (o != OUT_OK) {
 		rc = finish_connect(&r, o);
 		goto out;
@@ -738,5 +755,6 @@ out:
 		PQclear(r.error);
 	if (r.conn)
 		PQfinish(r.conn);
+	runner_tls_stop(r.tls);
 	return rc;
 }

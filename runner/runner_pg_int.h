@@ -17,6 +17,7 @@
 #include "runner/runner_ctl.h"
 #include "runner/runner_job.h"
 #include "runner/runner_mem.h"
+#include "runner/runner_tls.h"
 
 #define CONNECT_TIMEOUT_MS 10000
 #define SETUP_TIMEOUT_MS 10000 /* BEGIN, set_config, COMMIT */
@@ -50,8 +51,10 @@ struct pg_run {
 	int plan;       /* enum runner_plan_verdict of the plan check; 2 until a plan was read */
 	struct runner_ctl *ctl;
 	PGconn *conn;
-	PGresult *error;     /* first backend error of the job, owned */
-	const char *refusal; /* static message for OUT_REFUSED */
+	struct runner_tls *tls; /* the TLS shim the connection goes through; NULL without TLS */
+	char tls_why[200];      /* why TLS failed, when it did */
+	PGresult *error;        /* first backend error of the job, owned */
+	const char *refusal;    /* static message for OUT_REFUSED */
 	unsigned notices;
 	bool sent_desc;
 	/*

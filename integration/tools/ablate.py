@@ -374,6 +374,9 @@ ROWS = [
      "90-budget-admit.patch", "ctest:test_session"),
     ("budget-runner", "A user's budgets bound what it takes", "each job's runner time charged as it ends",
      "91-budget-runner-time.patch", "airlockd+py:test_budgets.py -k runner_seconds"),
+    ("tls-verify", "The runners' link to a database is TLS when the target says so, never plain text in its place",
+     "the TLS shim's certificate check", "92-tls-verify.patch",
+     "airlockd+py:test_backend_tls.py -k another_ca or another_name"),
 ]
 
 

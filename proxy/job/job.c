@@ -687,6 +687,11 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 		j->dir[0] = '\0';
 		return -1;
 	}
+	if (target->ca_pem && job_dir_put_file(j->dir, FRAME_TLS_CA_FILE, target->ca_pem) < 0) {
+		log_error("job %s: cannot write the CA file of target %s into its directory: %s", j->id, target->name,
+			  strerror(errno));
+		return -1;
+	}
 	snprintf(j->ctl_path, sizeof(j->ctl_path), "%s/%s", j->dir, JOB_DIR_CTL_SOCK);
 	snprintf(j->db_path, sizeof(j->db_path), "%s/%s", j->dir, job_dir_db_sock(target->engine));
 	if (job_listen(j, j->ctl_path, job_ctl_accept_cb, &j->ctl_lst) < 0 ||

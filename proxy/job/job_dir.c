@@ -71,6 +71,35 @@ out_close:
 	return -1;
 }
 
+int job_dir_put_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(text), off = 0;
+	int fd, err = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	while (off < len && !err) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno != EINTR)
+			err = errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	/* The umask may have narrowed the mode the runner needs. */
+	if (!err && fchmod(fd, 0644) < 0)
+		err = errno;
+	close(fd);
+	errno = err;
+	return err ? -1 : 0;
+}
+
 bool job_dir_peer_ok(int fd, uid_t runner_uid)
 {
 	struct ucred cred;

@@ -51,6 +51,13 @@ int job_dir_make(const char *path);
 int job_dir_listen(const char *path, uid_t uid, gid_t gid);
 
 /*
+ * Writes text as the new file name in the directory dir (made by
+ * job_dir_make), mode 0644: what the runner may read, never a secret.
+ * 0, or -1 with errno.
+ */
+int job_dir_put_file(const char *dir, const char *name, const char *text);
+
+/*
  * May the peer of the accepted unix socket fd use a job's sockets? A
  * root-run proxy accepts only runner_uid; any other also accepts its own uid.
  */

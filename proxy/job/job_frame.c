@@ -114,12 +114,18 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 
 void job_frame_connect(struct wbuf *b, const struct airlock_target *t)
 {
+	bool tls = t->sslmode && strcmp(t->sslmode, "disable") != 0;
+
 	wbuf_init(b);
 	frame_begin(b, FRAME_CONNECT);
-	frame_put_u16(b, 4);
+	frame_put_u16(b, tls ? 6 : 4);
 	job_put_pair(b, "engine", t->engine);
 	job_put_pair(b, "dbname", t->database);
 	job_put_pair(b, "user", t->user);
 	job_put_pair(b, "password", t->password);
+	if (tls) {
+		job_put_pair(b, "tls", t->sslmode);
+		job_put_pair(b, "tls_host", t->host);
+	}
 	frame_end(b);
 }

@@ -116,6 +116,30 @@ static void test_describe(void **state)
 	assert_int_equal(parse_pairs(&job, bad, NBASE + 1, why, sizeof(why)), -1);
 }
 
+/* TLS: a known mode and a host, both or neither; a mode the runner does not know fails the job. */
+static void test_tls(void **state)
+{
+	const char *const ok[] = {BASE, "tls", "verify-full", "tls_host", "db.example"};
+	const char *const no_host[] = {BASE, "tls", "require"};
+	const char *const bad[] = {BASE, "tls", "prefer", "tls_host", "db.example"};
+	struct runner_job job;
+	char why[128];
+
+	(void)state;
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, ok, NBASE + 2, why, sizeof(why)), 0);
+	assert_string_equal(job.tls, "verify-full");
+	assert_string_equal(job.tls_host, "db.example");
+	assert_true(runner_job_can_connect(&job));
+	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, no_host, NBASE + 1, why, sizeof(why)), 0);
+	assert_false(runner_job_can_connect(&job));
+	runner_job_free(&job);
+	runner_job_init(&job);
+	assert_int_equal(parse_pairs(&job, bad, NBASE + 2, why, sizeof(why)), -1);
+}
+
 static void test_mariadb_refuses_formats_takes_describe(void **state)
 {
 	const char *const formats[] = {"engine",   "mariadb", "dbname",    "shop",     "user",       "u",
@@ -378,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_bad_formats),
 		cmocka_unit_test(test_too_many_formats),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_tls),
 		cmocka_unit_test(test_mariadb_refuses_formats_takes_describe),
 		cmocka_unit_test(test_mariadb_write),
 		cmocka_unit_test(test_mariadb_takes_max_cost),
