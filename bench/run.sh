@@ -57,7 +57,9 @@ ulimit -n "$want"
 
 command -v pgbouncer >/dev/null || apt-get install -y --no-install-recommends pgbouncer >/dev/null
 
-# PgBouncer, transaction pooling, the same backend role.
+# PgBouncer, transaction pooling, the same backend role (which the database
+# takes over TLS only: PgBouncer checks its certificate against the demo CA).
+cp "$AIRLOCK_TLS_DIR/ca.crt" "$out/ca.crt"
 cat >"$out/pgbouncer.ini" <<INI
 [databases]
 shop = host=127.0.0.1 port=$AIRLOCK_PG_PORT dbname=shop
@@ -67,6 +69,8 @@ listen_port = 6433
 auth_type = scram-sha-256
 auth_file = $out/users.txt
 pool_mode = transaction
+server_tls_sslmode = verify-full
+server_tls_ca_file = $out/ca.crt
 default_pool_size = 4
 max_client_conn = $((idle + 100))
 pidfile = $out/pgbouncer.pid
@@ -126,9 +130,12 @@ dbmax=24
 bench_airlockd oci oci 6441 3341 1001000000
 bench_airlockd docker docker 6442 3342 1001100000
 
-direct="host=127.0.0.1 port=$AIRLOCK_PG_PORT user=airlock_ro password=$pw dbname=shop sslmode=disable"
+# The backend accounts log in over TLS only (lib.sh), as airlock's runners do: the direct
+# baselines use it too, the certificate checked.
+direct="host=127.0.0.1 port=$AIRLOCK_PG_PORT user=airlock_ro password=$pw dbname=shop sslmode=verify-full sslrootcert=$AIRLOCK_TLS_DIR/ca.crt"
 bouncer="host=127.0.0.1 port=6433 user=airlock_ro password=$pw dbname=shop sslmode=disable"
-# Without TLS on every path, so the ratios compare the statement path, not the crypto.
+# Clients reach airlock and PgBouncer without TLS, so the ratios compare the statement path, not the
+# client's crypto.
 via() { echo "host=127.0.0.1 port=$1 user=${2:-agent} password=$AIRLOCK_AGENT_PASSWORD dbname=shop sslmode=disable"; }
 declare -A port=([oci]=6441 [docker]=6442) myport=([oci]=3341 [docker]=3342)
 lat() { "$build/bench_latency" "$@" | tee -a "$out/lat.txt"; }
@@ -145,7 +152,7 @@ for rt in oci docker; do
 	lat "warm_$rt" "$(via "${port[$rt]}")" "$wruns" "SELECT 1" 1000
 	lat "b2b_$rt" "$(via "${port[$rt]}")" "$bruns"
 done
-mylat my_direct 127.0.0.1 "$AIRLOCK_MY_PORT" airlock_ro "$mypw" shop "$runs"
+MY_CA=$AIRLOCK_TLS_DIR/ca.crt mylat my_direct 127.0.0.1 "$AIRLOCK_MY_PORT" airlock_ro "$mypw" shop "$runs"
 for rt in oci docker; do
 	mylat "my_warm_$rt" 127.0.0.1 "${myport[$rt]}" agent "$AIRLOCK_AGENT_PASSWORD" shop "$wruns" "SELECT 1" 1000
 	mylat "my_b2b_$rt" 127.0.0.1 "${myport[$rt]}" agent "$AIRLOCK_AGENT_PASSWORD" shop "$bruns"
@@ -208,7 +215,7 @@ burst()
 		echo $(( ($(date +%s%N) - t0) / 1000 ))
 	done | sort -n | awk -v l="$label" '{a[NR]=$1} END {printf "%-16s median_ms=%.1f\n", l, a[3]/1000}' | tee -a "$out/lat.txt"
 }
-durl="postgresql://airlock_ro:$pw@127.0.0.1:$AIRLOCK_PG_PORT/shop?sslmode=disable"
+durl="postgresql://airlock_ro:$pw@127.0.0.1:$AIRLOCK_PG_PORT/shop?sslmode=verify-full&sslrootcert=$AIRLOCK_TLS_DIR/ca.crt"
 aurl() { echo "postgresql://agent:$AIRLOCK_AGENT_PASSWORD@127.0.0.1:$1/shop?sslmode=disable"; }
 burst d_direct psql -X "$durl" -c '\d orders'
 for rt in oci docker; do burst "d_$rt" psql -X "$(aurl "${port[$rt]}")" -c '\d orders'; done
@@ -241,7 +248,8 @@ stream s_direct - psql -X -A -t "$durl" -c "$q"
 for rt in oci docker; do
 	stream "s_$rt" "$(cat "$out/$rt.pid")" psql -X -A -t "postgresql://bench:$AIRLOCK_AGENT_PASSWORD@127.0.0.1:${port[$rt]}/shop?sslmode=disable" -c "$q"
 done
-stream s_my_direct - mysql -h127.0.0.1 -P"$AIRLOCK_MY_PORT" -uairlock_ro -p"$mypw" --skip-ssl -B -N shop -e "$q"
+stream s_my_direct - mysql -h127.0.0.1 -P"$AIRLOCK_MY_PORT" -uairlock_ro -p"$mypw" --ssl --ssl-ca="$AIRLOCK_TLS_DIR/ca.crt" \
+	--ssl-verify-server-cert -B -N shop -e "$q"
 stream s_my_oci "$(cat "$out/oci.pid")" mysql -h127.0.0.1 -P3341 -ubench -p"$AIRLOCK_AGENT_PASSWORD" --skip-ssl -B -N shop -e "$q"
 
 echo

@@ -7,7 +7,10 @@
  *   my_cursor_check HOST PORT USER PASSWORD DB PREFETCH SQL [INT_PARAM]
  * Output: one line per row (values as strings, NULL as \N), then "rows N"
  * or "error ERRNO SQLSTATE MESSAGE"; then "after V" from a plain query on
- * the same connection.
+ * the same connection. With MY_CA set in the environment (a CA file) the
+ * connection is TLS with the server's certificate and name checked, as
+ * the demo's backend accounts require; without it, no TLS (airlock's
+ * listener on loopback).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,13 +88,21 @@ int main(int argc, char **argv)
 	MYSQL *c = mysql_init(NULL);
 	MYSQL_RES *res;
 	MYSQL_ROW row;
+	const char *ca = getenv("MY_CA");
+	my_bool on = 1;
 	unsigned int ssl = 0;
 
 	if (argc < 8) {
 		fprintf(stderr, "usage: my_cursor_check HOST PORT USER PASSWORD DB PREFETCH SQL [INT_PARAM]\n");
 		return 2;
 	}
-	mysql_optionsv(c, MYSQL_OPT_SSL_ENFORCE, &ssl);
+	if (ca && *ca) {
+		mysql_optionsv(c, MYSQL_OPT_SSL_CA, ca);
+		mysql_optionsv(c, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &on);
+		mysql_optionsv(c, MYSQL_OPT_SSL_ENFORCE, &on);
+	} else {
+		mysql_optionsv(c, MYSQL_OPT_SSL_ENFORCE, &ssl);
+	}
 	if (!mysql_real_connect(c, argv[1], argv[3], argv[4], argv[5], (unsigned)atoi(argv[2]), NULL, 0)) {
 		fprintf(stderr, "connect: %s\n", mysql_error(c));
 		return 1;

@@ -1,6 +1,8 @@
 // node_mysql2.js: runs statements through mysql2 (3.x) and prints the
 // results as JSON, so a test can compare airlock with a direct connection.
-//   node node_mysql2.js HOST PORT USER PASSWORD DATABASE < jobs.json
+//   node node_mysql2.js HOST PORT USER PASSWORD DATABASE [CA_FILE] < jobs.json
+// With CA_FILE, over TLS, the server's certificate checked against it (the
+// demo's databases take their backend accounts over TLS only).
 // jobs.json: [{"sql": "...", "values": [...] or null, "execute": false}, ...]
 // query() formats values into the text on the client side; execute() uses
 // the server-side prepared statement protocol.
@@ -16,10 +18,12 @@ function plain(v) {
 }
 
 async function main() {
-  const [host, port, user, password, database] = process.argv.slice(2);
-  const jobs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+  const [host, port, user, password, database, ca] = process.argv.slice(2);
+  const fs = require('fs');
+  const jobs = JSON.parse(fs.readFileSync(0, 'utf8'));
   const conn = await mysql.createConnection({ host, port: Number(port), user, password, database,
-                                              rowsAsArray: true, dateStrings: false, timezone: 'Z' });
+                                              rowsAsArray: true, dateStrings: false, timezone: 'Z',
+                                              ssl: ca ? { ca: fs.readFileSync(ca) } : undefined });
   const out = [];
   for (const job of jobs) {
     try {

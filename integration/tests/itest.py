@@ -6,6 +6,7 @@ statements changed nothing."""
 import json
 import os
 import re
+import ssl
 import subprocess
 import time
 
@@ -23,6 +24,12 @@ POOL_SIZE = int(os.environ.get("AIRLOCK_POOL_SIZE", "0"))
 POOL_SHAPES = int(os.environ.get("AIRLOCK_POOL_SHAPES", "1"))
 WARM_MAX = POOL_SIZE * POOL_SHAPES
 AUDIT_LOG = os.environ.get("AIRLOCK_AUDIT_LOG", STATE_DIR + "/audit-test.log")
+# The demo CA (integration/tools/lib.sh, tls_files). It signs the databases'
+# certificate too: Postgres and MariaDB take the backend accounts'
+# (airlock_ro, airlock_rw) logins over TLS only, so every direct connection
+# as one of them uses TLS (libpq's default sslmode=prefer does; the others
+# are told here).
+DB_CA = os.environ.get("AIRLOCK_DB_CA", STATE_DIR + "/tls/ca.crt")
 # The runtime of the airlockd under test: "oci" (runc run directly) or "docker".
 RUNTIME = os.environ.get("AIRLOCK_RUNTIME", "docker")
 OCI_RUNTIME = os.environ.get("AIRLOCK_OCI_RUNTIME", "/usr/sbin/runc")
@@ -119,6 +126,22 @@ def direct_url():
 def with_params(url, **params):
     sep = "&" if "?" in url else "?"
     return url + sep + "&".join("%s=%s" % kv for kv in params.items())
+
+
+def db_tls_context():
+    """An ssl.SSLContext that checks a database's certificate (and name) against DB_CA."""
+    return ssl.create_default_context(cafile=DB_CA)
+
+
+def node_direct_url():
+    """direct_url() for the Node drivers (node-postgres, postgres.js), which use no TLS unless the URL asks:
+    sslmode=verify-full, with DB_CA in NODE_EXTRA_CA_CERTS (node_env)."""
+    return with_params(direct_url(), sslmode="verify-full")
+
+
+def node_env(**extra):
+    """clean_env() for node: the demo CA trusted too (NODE_EXTRA_CA_CERTS), for direct connections."""
+    return dict(clean_env(), NODE_EXTRA_CA_CERTS=DB_CA, **extra)
 
 
 def connect(url, autocommit=False, **kw):
@@ -274,6 +297,10 @@ MY_QUERIES = [
 ]
 
 
+# The mysql CLI's and mysqldump's options for a direct connection as a backend account.
+MY_DIRECT_TLS_ARGS = ["--ssl", "--ssl-ca=" + DB_CA, "--ssl-verify-server-cert"]
+
+
 def my_backend_password():
     with open(MY_PW_FILE) as f:
         return f.read().strip()
@@ -290,22 +317,25 @@ def my_connect(user="agent", password=AGENT_PASSWORD, database="shop", **kw):
 
 
 def my_direct(database="shop", **kw):
-    """PyMySQL connection straight to MariaDB as airlock_ro."""
+    """PyMySQL connection straight to MariaDB as airlock_ro, over TLS (its
+    account REQUIREs SSL) with the server's certificate checked."""
     import pymysql
 
     kw.setdefault("connect_timeout", 10)
     kw.setdefault("read_timeout", 60)
+    kw.setdefault("ssl", {"ca": DB_CA})
     return pymysql.connect(host=MY_DIRECT_HOST, port=MY_DIRECT_PORT, user="airlock_ro",
                            password=my_backend_password(), database=database, **kw)
 
 
 def mysqldb_connect(user="agent", password=AGENT_PASSWORD, direct=False, **kw):
-    """mysqlclient (MySQLdb) connection to airlock, or straight to MariaDB."""
+    """mysqlclient (MySQLdb) connection to airlock, or straight to MariaDB (over TLS)."""
     import MySQLdb
 
     kw.setdefault("connect_timeout", 10)
     kw.setdefault("charset", "utf8mb4")
     if direct:
+        kw.setdefault("ssl", {"ca": DB_CA})
         return MySQLdb.connect(host=MY_DIRECT_HOST, port=MY_DIRECT_PORT, user="airlock_ro",
                                passwd=my_backend_password(), db="shop", **kw)
     return MySQLdb.connect(host=MY_HOST, port=MY_PORT, user=user, passwd=password,
@@ -322,11 +352,12 @@ def my_env():
 
 def mysql_args(direct=False, user="agent", password=AGENT_PASSWORD, database="shop"):
     """argv and env of the mysql CLI for airlock (the password given with -p,
-    as a user would) or for MariaDB directly (airlock_ro, password in MYSQL_PWD)."""
+    as a user would) or for MariaDB directly (airlock_ro, password in MYSQL_PWD,
+    over TLS with the server's certificate checked)."""
     env = my_env()
     args = ["mysql", "--no-defaults", "--connect-timeout=10"]
     if direct:
-        args += ["-h", MY_DIRECT_HOST, "-P", str(MY_DIRECT_PORT), "-u", "airlock_ro"]
+        args += ["-h", MY_DIRECT_HOST, "-P", str(MY_DIRECT_PORT), "-u", "airlock_ro"] + MY_DIRECT_TLS_ARGS
         env["MYSQL_PWD"] = my_backend_password()
     else:
         args += ["-h", MY_HOST, "-P", str(MY_PORT), "-u", user, "-p" + password]

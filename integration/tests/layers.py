@@ -19,6 +19,12 @@ airlockd's. It plays airlockd's part on the job's two sockets itself:
   transaction arrives as a read-write one, so only the backend role's
   privileges are left).
 
+The demo's backend accounts (airlock_ro, airlock_rw) log in over TLS only,
+so their jobs carry the targets' TLS keys (tls verify-full, tls_host) and the
+job directory the CA file, as airlockd gives them; the runner's TLS then
+passes the relay as ciphertext, which the relay's changes cannot read: a
+test that asks for them logs in as a role without that requirement.
+
 The container is started by integration/layers/layers_launch.c with the
 OCI launcher airlockd uses (launch/), on the suite's pinned runner root
 filesystem (runner_rootfs), unless AIRLOCK_LAYERS_ROOTFS names another."""
@@ -298,6 +304,9 @@ def _read_frame(sock, deadline):
     return head[:1], body
 
 
+TLS_ONLY = ("airlock_ro", "airlock_rw")
+
+
 def run(job, engine="postgres", user="airlock_ro", password=None, dbname="shop", relay=(),
         kill_after_ms=0, wait_s=20, container_wait_s=15, during=None):
     """Runs one job (a dict of the 'J' frame's keys beyond engine, dbname, user and password,
@@ -313,6 +322,11 @@ def run(job, engine="postgres", user="airlock_ro", password=None, dbname="shop",
     os.mkdir(job_dir, 0o700)
     os.chmod(job_dir, 0o711)
     ctl = _listen(os.path.join(job_dir, "control.sock"), RUNNER_UID)
+    tls = user in TLS_ONLY
+    assert not (tls and relay), "the relay cannot change what goes over TLS: log in as another role"
+    if tls:
+        shutil.copyfile(itest.DB_CA, os.path.join(job_dir, "ca.pem"))
+        os.chmod(os.path.join(job_dir, "ca.pem"), 0o644)
     db_sock = ".s.PGSQL.5432" if engine == "postgres" else "mysqld.sock"
     rel = Relay(_listen(os.path.join(job_dir, db_sock), RUNNER_UID), engine,
                 PG_ADDR if engine == "postgres" else MY_ADDR, relay)
@@ -329,6 +343,8 @@ def run(job, engine="postgres", user="airlock_ro", password=None, dbname="shop",
             launch.kill()
             raise AssertionError("the runner never connected: %s" % launch.communicate()[1])
         pairs = [("engine", engine), ("dbname", dbname), ("user", user), ("password", password)]
+        if tls:
+            pairs += [("tls", "verify-full"), ("tls_host", "127.0.0.1")]
         pairs += [(k, v) for k, v in job.items()]
         conn.sendall(job_frame(pairs))
         t0 = time.monotonic()

@@ -20,6 +20,7 @@ CLIENT_LONG_PASSWORD = 0x1
 CLIENT_LONG_FLAG = 0x4
 CLIENT_CONNECT_WITH_DB = 0x8
 CLIENT_PROTOCOL_41 = 0x200
+CLIENT_SSL = 0x800
 CLIENT_TRANSACTIONS = 0x2000
 CLIENT_SECURE_CONNECTION = 0x8000
 CLIENT_MULTI_STATEMENTS = 0x10000
@@ -278,9 +279,16 @@ class Conn(wire.Conn):
         return body
 
     def login(self, user, password, database=None, caps=DEFAULT_CAPS,
-              charset=UTF8MB4_GENERAL_CI):
-        """Handshake and authentication. Returns None when logged in, or the Err."""
+              charset=UTF8MB4_GENERAL_CI, tls=None, server_hostname=None):
+        """Handshake and authentication; with tls (an ssl.SSLContext) an
+        SSLRequest first and the rest over TLS. Returns None when logged in,
+        or the Err."""
         self.read_handshake()
+        if tls is not None:
+            caps |= CLIENT_SSL | (CLIENT_CONNECT_WITH_DB if database else 0)
+            assert self.handshake.caps & CLIENT_SSL, "the server offers no TLS"
+            self.send_packet(struct.pack("<IIB", caps, MAX_PAYLOAD, charset) + b"\0" * 23)
+            self.sock = tls.wrap_socket(self.sock, server_hostname=server_hostname)
         self.send_packet(self.handshake_response(user, password, database, caps, charset))
         salt = self.handshake.salt[:20]
         plugin = self.auth_plugin_used

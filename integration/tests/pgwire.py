@@ -93,6 +93,12 @@ class Conn(wire.Conn):
         self.send(struct.pack("!ii", 8, code))
         return self.recv_exact(1)
 
+    def start_tls(self, context, server_hostname):
+        """SSLRequest, then TLS (an ssl.SSLContext's) on the socket; the server must agree."""
+        answer = self.special_request(SSL_REQUEST)
+        assert answer == b"S", answer
+        self.sock = context.wrap_socket(self.sock, server_hostname=server_hostname)
+
     def startup(self, user, database, **params):
         body = struct.pack("!i", PROTOCOL_3) + cstr("user") + cstr(user)
         body += cstr("database") + cstr(database)

@@ -59,12 +59,13 @@ def free_port():
 
 
 def rewrite(text, sections):
-    """text with each key of sections[name] set in section [name] (added at its end where absent)."""
+    """text with each key of sections[name] set in section [name] (added at its end where absent),
+    or taken out where its value is None."""
     out, section, done = [], None, set()
 
     def flush():
         for k, v in sections.get(section, {}).items():
-            if (section, k) not in done:
+            if (section, k) not in done and v is not None:
                 out.append("%s = %s" % (k, v))
 
     for line in text.splitlines():
@@ -76,6 +77,8 @@ def rewrite(text, sections):
             k = line.split("=", 1)[0].strip()
             if k in sections[section]:
                 done.add((section, k))
+                if sections[section][k] is None:
+                    continue
                 line = "%s = %s" % (k, sections[section][k])
         out.append(line)
     flush()

@@ -34,7 +34,9 @@ def run(exe, sql, prefetch=3, param=None, user="agent", direct=False):
     args = [exe, host, str(port), user, password, "shop", str(prefetch), sql]
     if param is not None:
         args.append(str(param))
-    out = subprocess.run(args, capture_output=True, text=True, timeout=120, env=itest.clean_env())
+    # The backend account logs in over TLS only.
+    env = dict(itest.clean_env(), MY_CA=itest.DB_CA) if direct else itest.clean_env()
+    out = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     return out.stdout.splitlines()
 

@@ -18,12 +18,14 @@ MY_JDBC_JAR = "/usr/share/java/mariadb-java-client.jar"
 def mysql2_run(jobs, direct=False, user=("agent", itest.AGENT_PASSWORD)):
     env = dict(itest.clean_env())
     env["NODE_PATH"] = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
+    tls = []
     if direct:
         target = [itest.MY_DIRECT_HOST, str(itest.MY_DIRECT_PORT), "airlock_ro", itest.my_backend_password()]
+        tls = [itest.DB_CA]  # airlock_ro's account REQUIREs SSL
     else:
         target = [itest.MY_HOST, str(itest.MY_PORT), user[0], user[1]]
     out = subprocess.run(["node", os.path.join(itest.REPO, "integration/clients/node_mysql2.js")] + target +
-                         ["shop"], input=json.dumps(jobs), capture_output=True, text=True, env=env, timeout=120)
+                         ["shop"] + tls, input=json.dumps(jobs), capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
@@ -136,6 +138,9 @@ def jdbc_classes():
 
 def jdbc_run(classes, queries, direct=False, options=""):
     if direct:
+        # airlock_ro's account REQUIREs SSL: Connector/J over TLS, the certificate checked against the demo CA.
+        tls = "useSsl=true&serverSslCert=" + itest.DB_CA
+        options = options + "&" + tls if options else "?" + tls
         url = "jdbc:mariadb://%s:%d/shop%s" % (itest.MY_DIRECT_HOST, itest.MY_DIRECT_PORT, options)
         user, password = "airlock_ro", itest.my_backend_password()
     else:

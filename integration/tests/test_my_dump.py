@@ -11,7 +11,7 @@ import itest
 def dump(*args, direct=False):
     if direct:
         target = ["-h", itest.MY_DIRECT_HOST, "-P", str(itest.MY_DIRECT_PORT), "-u", "airlock_ro",
-                  "-p" + itest.my_backend_password()]
+                  "-p" + itest.my_backend_password()] + itest.MY_DIRECT_TLS_ARGS
     else:
         target = ["-h", itest.MY_HOST, "-P", str(itest.MY_PORT), "-u", "agent", "-p" + itest.AGENT_PASSWORD]
     return subprocess.run(["mysqldump", "--no-defaults", "--protocol=tcp", "--skip-dump-date"] + target + list(args),

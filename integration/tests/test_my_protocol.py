@@ -29,8 +29,10 @@ def logged_in(user=USER, database="shop"):
 
 
 def direct():
+    """MariaDB itself, as airlock_ro: over TLS (its account REQUIREs SSL)."""
     c = mywire.Conn(itest.MY_DIRECT_HOST, itest.MY_DIRECT_PORT)
-    err = c.login("airlock_ro", itest.my_backend_password(), "shop")
+    err = c.login("airlock_ro", itest.my_backend_password(), "shop", tls=itest.db_tls_context(),
+                  server_hostname=itest.MY_DIRECT_HOST)
     assert err is None, err
     return c
 

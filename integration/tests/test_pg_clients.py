@@ -52,10 +52,10 @@ def test_lib_pq_transactions_same_as_direct(pq_bin):
     """db.Begin() (BEGIN READ WRITE) and BeginTx ReadOnly, with reads over both protocols inside:
     the same as directly. A write inside the block is refused (NOT_READ_ONLY; directly the backend
     role lacks the privilege), and the connection goes on."""
-    # lib/pq asks for TLS unless told otherwise; the backend here has none, airlock's listener has.
+    # lib/pq asks for TLS unless told otherwise; the backend takes airlock_ro over TLS only.
     got = go_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="disable"))
     over_tls = go_run(pq_bin, itest.with_params(itest.AGENT_URL, sslmode="require"))
-    want = go_run(pq_bin, itest.with_params(itest.direct_url(), sslmode="disable"))
+    want = go_run(pq_bin, itest.with_params(itest.direct_url(), sslmode="verify-full", sslrootcert=itest.DB_CA))
     assert over_tls == got
     write = got.pop("write")
     assert write["code"] == "25006" and write["message"].startswith("NOT_READ_ONLY"), write
@@ -104,7 +104,7 @@ def test_pgx_simple_protocol(pgx_bin):
 
 
 def node_run(script, url):
-    env = dict(itest.clean_env(), NODE_PATH=NODE_PATH)
+    env = itest.node_env(NODE_PATH=NODE_PATH)
     out = subprocess.run(["node", os.path.join(CLIENTS, script), url], capture_output=True, text=True, env=env,
                          timeout=300)
     assert out.returncode == 0, out.stderr
@@ -113,7 +113,7 @@ def node_run(script, url):
 
 def test_postgresjs_and_pg_cursor_same_as_direct():
     got = node_run("node_postgresjs.js", itest.AGENT_URL)
-    want = node_run("node_postgresjs.js", itest.direct_url())
+    want = node_run("node_postgresjs.js", itest.node_direct_url())
     for mode in ("prepared", "unprepared"):
         assert_refused_like_backend(got[mode].pop("refused")["error"], want[mode].pop("refused")["error"],
                                     "NOT_READ_ONLY")

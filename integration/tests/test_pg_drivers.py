@@ -87,7 +87,7 @@ def test_psycopg3_pipeline():
 
 
 def node_run(url, jobs):
-    env = dict(itest.clean_env())
+    env = itest.node_env()
     env["NODE_PATH"] = os.environ.get("AIRLOCK_NODE_PATH", "/var/lib/airlock-demo/node/node_modules")
     out = subprocess.run(["node", os.path.join(itest.REPO, "integration/clients/node_pg.js"), url],
                          input=json.dumps(jobs), capture_output=True, text=True, env=env, timeout=120)
@@ -103,7 +103,7 @@ def test_node_pg_same_as_direct():
         {"text": "SELECT count(*) FROM customers WHERE id < $1", "values": [20], "name": "cnt"},
         {"text": "SELECT $1::text AS a, $2::int AS b", "values": [None, "7"]},
     ]
-    assert node_run(itest.AGENT_URL, jobs) == node_run(itest.direct_url(), jobs)
+    assert node_run(itest.AGENT_URL, jobs) == node_run(itest.node_direct_url(), jobs)
 
 
 def test_node_pg_refusal():

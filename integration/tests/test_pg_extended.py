@@ -26,8 +26,10 @@ def agent_conn():
 
 
 def direct_conn():
+    """The backend takes airlock_ro over TLS only: SSLRequest first, the certificate checked."""
     u = urllib.parse.urlparse(itest.direct_url())
     c = pgwire.Conn(u.hostname, u.port)
+    c.start_tls(itest.db_tls_context(), u.hostname)
     assert c.login(u.username, urllib.parse.unquote(u.password), u.path.lstrip("/")) is None
     return c
 

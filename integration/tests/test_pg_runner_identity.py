@@ -12,6 +12,7 @@ the runner's and nothing but PR_SET_DUMPABLE keeps it out."""
 import json
 import os
 import pwd
+import stat
 import subprocess
 import sys
 import textwrap
@@ -169,6 +170,12 @@ def test_job_directory_is_root_owned():
         assert st.st_uid == 0 and (st.st_mode & 0o777) == 0o711, oct(st.st_mode)
         assert socks
         for name, sst in socks:
+            if name == "ca.pem":
+                # A TLS target's CA certificates: the runner reads them, root keeps them.
+                assert stat.S_ISREG(sst.st_mode) and sst.st_uid == 0 and (sst.st_mode & 0o777) == 0o644, \
+                    oct(sst.st_mode)
+                continue
+            assert stat.S_ISSOCK(sst.st_mode), name
             assert sst.st_uid == uid and (sst.st_mode & 0o777) == 0o600, (name, oct(sst.st_mode))
 
 

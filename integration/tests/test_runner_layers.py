@@ -15,8 +15,12 @@ Postgres and MariaDB.
   TIMEOUT when the runner's own deadline passes, and the backend's
   statement is cancelled (Postgres' cancel request, MariaDB's KILL QUERY).
 - The read-only role: with the transaction read-write (the relay delivers
-  the runner's READ ONLY as READ WRITE), a write as the demo's backend
-  account is refused by its privileges: 42501 / 1142.
+  the runner's READ ONLY as READ WRITE), a write with the privileges of the
+  demo's backend account is refused by them: 42501 / 1142.
+
+The demo's backend accounts log in over TLS only, which the relay cannot
+change; the tests that have the relay change what the runner sends log in
+as their twin (airlock_layers_ro: the same privileges, plain text allowed).
 
 The container kill and airlockd's own row and byte counting are proven
 alone with a rogue runner in test_runner_backstop.py."""
@@ -33,6 +37,7 @@ import layers
 from itest import wait_until
 
 RW_ROLE = "airlock_layers_rw"
+RO_TWIN = "airlock_layers_ro"
 MY_DB = "airlock_layers"
 
 
@@ -59,6 +64,22 @@ def pg_rw():
     yield pw
     itest.super_query("REVOKE ALL ON public.orders FROM %(r)s; REVOKE ALL ON SCHEMA public FROM %(r)s; "
                       "REVOKE ALL ON DATABASE shop FROM %(r)s; DROP ROLE %(r)s" % {"r": RW_ROLE})
+
+
+@pytest.fixture(scope="module")
+def pg_ro():
+    """The relay's tests' login: a member of airlock_ro (its privileges, nothing more) that may log in
+    without TLS."""
+    pw = secrets.token_hex(16)
+    itest.super_query("""
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '%(r)s') THEN CREATE ROLE %(r)s LOGIN; END IF;
+        END $$;
+        ALTER ROLE %(r)s LOGIN NOSUPERUSER INHERIT PASSWORD '%(pw)s';
+        GRANT airlock_ro TO %(r)s;
+    """ % {"r": RO_TWIN, "pw": pw})
+    yield {"user": RO_TWIN, "password": pw}
+    itest.super_query("DROP ROLE %s" % RO_TWIN)
 
 
 def pg_state():
@@ -115,10 +136,11 @@ def test_pg_engine_timeout_ends_a_statement_before_the_watchdog():
     assert wait_until(lambda: pg_sleepers() == 0, 3, 0.1), "the backend still sleeps"
 
 
-def test_pg_watchdog_ends_a_statement_the_engine_would_let_run():
-    off = layers.run(layers.pg_job("SELECT current_setting('statement_timeout')"), relay=["engine_timeout_off"])
+def test_pg_watchdog_ends_a_statement_the_engine_would_let_run(pg_ro):
+    off = layers.run(layers.pg_job("SELECT current_setting('statement_timeout')"), relay=["engine_timeout_off"],
+                     **pg_ro)
     assert off.rows == [[b"0"]], off
-    res = layers.run(layers.pg_job("SELECT pg_sleep(60)", timeout_ms=1500), relay=["engine_timeout_off"])
+    res = layers.run(layers.pg_job("SELECT pg_sleep(60)", timeout_ms=1500), relay=["engine_timeout_off"], **pg_ro)
     assert codes(res) == ("57014", "TIMEOUT"), res
     # The runner's deadline is timeout_ms plus its 1 s grace; the engine's (1.5 s) was off.
     assert 2300 <= res.ms <= 6000, res
@@ -126,11 +148,11 @@ def test_pg_watchdog_ends_a_statement_the_engine_would_let_run():
     assert wait_until(lambda: pg_sleepers() == 0, 3, 0.1), "the backend still sleeps"
 
 
-def test_pg_read_only_role_refuses_writes_in_a_read_write_transaction():
-    rw = layers.run(layers.pg_job("SELECT current_setting('transaction_read_only')"), relay=["read_write"])
+def test_pg_read_only_role_refuses_writes_in_a_read_write_transaction(pg_ro):
+    rw = layers.run(layers.pg_job("SELECT current_setting('transaction_read_only')"), relay=["read_write"], **pg_ro)
     assert rw.rows == [[b"off"]], rw
     before = pg_state()
-    res = layers.run(layers.pg_job("DELETE FROM orders WHERE id < 0"), relay=["read_write"])
+    res = layers.run(layers.pg_job("DELETE FROM orders WHERE id < 0"), relay=["read_write"], **pg_ro)
     assert codes(res)[0] == "42501", res
     assert "permission denied" in res.error["message"]
     assert pg_state() == before
@@ -152,6 +174,21 @@ def my_rw():
     """ % {"db": MY_DB, "r": RW_ROLE, "pw": pw})
     yield pw
     itest.my_super_query("DROP USER IF EXISTS '%s'@'127.0.0.1'; DROP DATABASE IF EXISTS %s" % (RW_ROLE, MY_DB))
+
+
+@pytest.fixture(scope="module")
+def my_ro():
+    """The relay's tests' login: airlock_ro's grants, copied, on an account that may log in without TLS."""
+    pw = secrets.token_hex(16)
+    grants = itest.my_super_query("SHOW GRANTS FOR 'airlock_ro'@'127.0.0.1'").splitlines()
+    sql = ["CREATE OR REPLACE USER '%s'@'127.0.0.1' IDENTIFIED BY '%s'" % (RO_TWIN, pw)]
+    for g in grants:
+        g = g.split(" IDENTIFIED BY ")[0].replace("`airlock_ro`@`127.0.0.1`", "`%s`@`127.0.0.1`" % RO_TWIN)
+        if "REQUIRE" not in g:
+            sql.append(g)
+    itest.my_super_query("; ".join(sql))
+    yield {"engine": "mariadb", "user": RO_TWIN, "password": pw}
+    itest.my_super_query("DROP USER IF EXISTS '%s'@'127.0.0.1'" % RO_TWIN)
 
 
 def my_state():
@@ -197,20 +234,18 @@ def my_sleepers():
                                     "WHERE INFO = 'SELECT SLEEP(60)'"))
 
 
-def test_my_watchdog_kills_a_statement_the_engine_would_let_run():
-    off = layers.run(layers.my_job("SELECT @@max_statement_time"), engine="mariadb", relay=["engine_timeout_off"])
+def test_my_watchdog_kills_a_statement_the_engine_would_let_run(my_ro):
+    off = layers.run(layers.my_job("SELECT @@max_statement_time"), relay=["engine_timeout_off"], **my_ro)
     assert off.rows and float(off.rows[0][0]) == 0, off
-    res = layers.run(layers.my_job("SELECT SLEEP(60)", timeout_ms=1500), engine="mariadb",
-                     relay=["engine_timeout_off"])
+    res = layers.run(layers.my_job("SELECT SLEEP(60)", timeout_ms=1500), relay=["engine_timeout_off"], **my_ro)
     assert res.error and res.error["code"] == "TIMEOUT" and res.error["my_errno"] == 3024, res
     assert 1400 <= res.ms <= 6000, res
     # KILL QUERY over the watchdog's own connection stopped it on the server.
     assert wait_until(lambda: my_sleepers() == 0, 3, 0.1), "the server still sleeps"
 
 
-def test_my_read_only_role_refuses_writes_in_a_read_write_transaction():
-    rw = layers.run(layers.my_job("SELECT @@tx_read_only"), engine="mariadb", relay=["read_write"])
+def test_my_read_only_role_refuses_writes_in_a_read_write_transaction(my_ro):
+    rw = layers.run(layers.my_job("SELECT @@tx_read_only"), relay=["read_write"], **my_ro)
     assert rw.rows == [[b"0"]], rw
-    res = layers.run(layers.my_job("DELETE FROM shop.orders WHERE id < 0"), engine="mariadb",
-                     relay=["read_write"])
+    res = layers.run(layers.my_job("DELETE FROM shop.orders WHERE id < 0"), relay=["read_write"], **my_ro)
     assert res.error and res.error["my_errno"] == 1142, res

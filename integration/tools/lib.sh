@@ -18,7 +18,12 @@
 #   runner_rootfs     its runner_rootfs value (path@sha256:<hex>)
 #   airlock.ini       the demo config; airlock-test.ini adds agent_small and
 #                     agent_sha2
+#   tls/              the demo CA and the listeners' and databases'
+#                     certificates (tls_files)
 #   audit.log, dockerd.log, mariadbd.log, airlockd-test.log
+# Outside it: the databases' TLS settings with their own copies of the
+# database certificate (pg_ensure_tls, mariadb_ensure_tls) and pg_hba's
+# lines for the backend roles (pg_ensure_hba).
 
 AIRLOCK_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 AIRLOCK_STATE_DIR=${AIRLOCK_STATE_DIR:-/var/lib/airlock-demo}
@@ -291,13 +296,60 @@ pg_super()
 	(cd / && runuser -u postgres -- psql -X -q -v ON_ERROR_STOP=1 "$@")
 }
 
+# The lines pg_ensure_hba keeps first in pg_hba.conf: the backend roles
+# airlock_ro and airlock_rw log in over TCP with TLS and scram-sha-256 only;
+# a plain TCP login of theirs is refused before any other host line (such
+# as Debian's "host all all 127.0.0.1/32") can take it.
+AIRLOCK_PG_HBA_LINES='# airlock demo (integration/tools/lib.sh): the backend roles log in over TLS only.
+hostnossl all airlock_ro,airlock_rw 0.0.0.0/0 reject
+hostnossl all airlock_ro,airlock_rw ::/0 reject
+hostssl shop airlock_ro,airlock_rw 127.0.0.1/32 scram-sha-256'
+
+# Reloads the running cluster's configuration and waits until new sessions
+# see it (pg_ctl reload only signals the postmaster).
+pg_reload()
+{
+	local before
+
+	before=$(pg_super -At -d postgres -c "SELECT pg_conf_load_time()")
+	pg_ctlcluster "$AIRLOCK_PG_VERSION" main reload
+	wait_for 10 pg_reloaded_since "$before" ||
+		die "postgres did not reload its configuration (see /var/log/postgresql/)"
+}
+
+pg_reloaded_since()
+{
+	[[ $(pg_super -At -d postgres -c "SELECT pg_conf_load_time() > '$1'") == t ]]
+}
+
+pg_running()
+{
+	pg_ctlcluster "$AIRLOCK_PG_VERSION" main status >/dev/null 2>&1
+}
+
+# The lines for airlock_ro,airlock_rw are exactly AIRLOCK_PG_HBA_LINES'
+# three, each once, before every other host line. An older lib.sh's
+# "host shop airlock_ro,airlock_rw 127.0.0.1/32 scram-sha-256" (plain text
+# allowed) fails this, so pg_ensure_hba replaces it.
 pg_hba_ok()
 {
 	local hba=/etc/postgresql/$AIRLOCK_PG_VERSION/main/pg_hba.conf
 
-	awk '$1 == "host" && ($2 == "all" || $2 == "shop") &&
-	     ($3 == "all" || $3 == "airlock_ro,airlock_rw") && $4 == "127.0.0.1/32" &&
-	     $5 == "scram-sha-256" { found = 1 } END { exit !found }' "$hba"
+	AIRLOCK_PG_HBA_LINES=$AIRLOCK_PG_HBA_LINES awk '
+	BEGIN {
+		n = split(ENVIRON["AIRLOCK_PG_HBA_LINES"], l, "\n")
+		for (i = 1; i <= n; i++) if (l[i] !~ /^#/) want[l[i]] = 1
+	}
+	/^[[:space:]]*(#|$)/ { next }
+	$3 == "airlock_ro,airlock_rw" {
+		line = $1 " " $2 " " $3 " " $4 " " $5
+		if (NF != 5 || !(line in want) || (line in seen) || other) bad = 1
+		seen[line] = 1
+		found++
+		next
+	}
+	$1 ~ /^host/ { other = 1 }
+	END { exit !(found == 3 && !bad) }' "$hba"
 }
 
 pg_ensure_hba()
@@ -307,10 +359,41 @@ pg_ensure_hba()
 	if pg_hba_ok; then
 		return 0
 	fi
-	log "postgres: adding a scram-sha-256 line for airlock_ro and airlock_rw to $hba"
-	sed -i '1i host shop airlock_ro,airlock_rw 127.0.0.1/32 scram-sha-256' "$hba"
-	if pg_ctlcluster "$AIRLOCK_PG_VERSION" main status >/dev/null 2>&1; then
-		pg_ctlcluster "$AIRLOCK_PG_VERSION" main reload
+	log "postgres: airlock_ro and airlock_rw log in over TLS only (hostssl, hostnossl reject) in $hba"
+	# Every line for the two roles (this lib.sh's, old or new) goes; the
+	# three go first.
+	if AIRLOCK_PG_HBA_LINES=$AIRLOCK_PG_HBA_LINES awk '
+		BEGIN { lines = ENVIRON["AIRLOCK_PG_HBA_LINES"]; comment = substr(lines, 1, index(lines, "\n") - 1) }
+		NR == 1 { print lines }
+		$0 == comment { next }
+		!/^[[:space:]]*#/ && $3 == "airlock_ro,airlock_rw" { next }
+		{ print }' "$hba" | put_file "$hba" "$(stat -c %U:%G "$hba")" "$(stat -c %a "$hba")" &&
+	   pg_running; then
+		pg_reload
+	fi
+	pg_hba_ok || die "$hba: the airlock lines did not take"
+}
+
+# Postgres serves TLS with the demo's database certificate: its own copy
+# next to its config, named in conf.d/airlock-tls.conf (Debian's
+# postgresql.conf includes conf.d last, so this wins over its ssl = off).
+# ssl is reloadable: a running cluster reloads when something changed.
+pg_ensure_tls()
+{
+	local etc=/etc/postgresql/$AIRLOCK_PG_VERSION/main changed=''
+
+	if db_tls_copy "$etc" postgres; then
+		changed=1
+	fi
+	if printf '%s\n' "# Written by integration/tools/lib.sh (pg_ensure_tls): TLS with the demo CA's database certificate." \
+		"ssl = on" "ssl_cert_file = '$etc/airlock-db.crt'" "ssl_key_file = '$etc/airlock-db.key'" \
+		"ssl_ca_file = '$etc/airlock-ca.crt'" |
+	   put_file "$etc/conf.d/airlock-tls.conf" postgres:postgres 0644; then
+		changed=1
+	fi
+	if [[ -n $changed ]] && pg_running; then
+		log "postgres: TLS settings changed; reloading"
+		pg_reload
 	fi
 }
 
@@ -319,7 +402,8 @@ pg_ready()
 	pg_isready -q -h 127.0.0.1 -p "$AIRLOCK_PG_PORT" -t 2
 }
 
-# Cluster 15/main on 127.0.0.1:5432, created if missing, started if stopped.
+# Cluster 15/main on 127.0.0.1:5432, created if missing, started if stopped,
+# serving TLS.
 pg_start()
 {
 	local v=$AIRLOCK_PG_VERSION port
@@ -331,13 +415,16 @@ pg_start()
 	port=$(pg_lsclusters -h | awk -v v="$v" '$1 == v && $2 == "main" { print $3 }')
 	[[ $port == "$AIRLOCK_PG_PORT" ]] ||
 		die "cluster $v/main is on port $port, not $AIRLOCK_PG_PORT"
+	pg_ensure_tls
 	pg_ensure_hba
-	if ! pg_ctlcluster "$v" main status >/dev/null 2>&1; then
+	if ! pg_running; then
 		log "postgres: starting cluster $v/main"
 		pg_ctlcluster "$v" main start
 	fi
 	wait_for 60 pg_ready || die "postgres does not answer on 127.0.0.1:$AIRLOCK_PG_PORT"
-	log "postgres: $v/main up on 127.0.0.1:$AIRLOCK_PG_PORT"
+	[[ $(pg_super -At -d postgres -c "SHOW ssl") == on ]] ||
+		die "postgres runs without TLS (see /var/log/postgresql/)"
+	log "postgres: $v/main up on 127.0.0.1:$AIRLOCK_PG_PORT (TLS)"
 }
 
 shop_counts()
@@ -445,30 +532,42 @@ SQL
 	} | pg_super -d shop -f -
 }
 
-# psql as airlock_ro over TCP with its password (scram-sha-256).
+# psql as airlock_ro over TCP with its password (scram-sha-256), over TLS
+# with the database's certificate checked against the demo CA (the only
+# way pg_hba lets the role in).
 pg_ro()
 {
-	PGPASSWORD=$(<"$AIRLOCK_PW_FILE") PGSSLMODE=disable \
+	PGPASSWORD=$(<"$AIRLOCK_PW_FILE") PGSSLMODE=verify-full PGSSLROOTCERT=$AIRLOCK_TLS_DIR/ca.crt \
 		psql -X -q -h 127.0.0.1 -p "$AIRLOCK_PG_PORT" -U airlock_ro -d shop "$@"
 }
 
-# airlock_ro reads all four tables and cannot write.
+# airlock_ro reads all four tables over TLS and cannot write; neither
+# backend role may log in without TLS.
 shop_verify()
 {
-	local got out
+	local got out role
 
 	got=$(pg_ro -At -c "SELECT (SELECT count(*) FROM orders) || ',' ||
 		(SELECT count(*) FROM customers) || ',' ||
 		(SELECT count(*) FROM products) || ',' ||
 		(SELECT count(*) FROM staff_salaries) || ',' ||
-		current_setting('default_transaction_read_only')")
-	[[ $got == 200000,1000,200,50,on ]] || die "airlock_ro sees: $got"
+		current_setting('default_transaction_read_only') || ',' ||
+		(SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid())")
+	[[ $got == 200000,1000,200,50,on,true ]] || die "airlock_ro sees: $got"
 	if out=$(pg_ro -At -v ON_ERROR_STOP=1 \
 		-c "INSERT INTO customers VALUES (100001, 'x', 'x')" 2>&1); then
 		die "airlock_ro could write"
 	fi
 	[[ $out == *"read-only transaction"* ]] || die "unexpected write error: $out"
-	log "postgres: airlock_ro reads all four tables and cannot write"
+	# pg_hba refuses a plain login before any password is asked for.
+	for role in airlock_ro airlock_rw; do
+		if out=$(env -u PGPASSWORD PGSSLMODE=disable psql -X -w -h 127.0.0.1 -p "$AIRLOCK_PG_PORT" \
+			-U "$role" -d shop -c "SELECT 1" 2>&1); then
+			die "postgres: $role logs in without TLS"
+		fi
+		[[ $out == *"no encryption"* ]] || die "postgres: unexpected error for $role without TLS: $out"
+	done
+	log "postgres: airlock_ro reads all four tables over TLS and cannot write; plain logins refused"
 }
 
 # ---------------------------------------------------------------- mariadb
@@ -517,6 +616,7 @@ mariadb_start()
 	local log=$AIRLOCK_STATE_DIR/mariadbd.log pid='' deadline
 
 	install -d -m 0700 -o root -g root "$AIRLOCK_STATE_DIR"
+	mariadb_ensure_tls
 	if mariadb_alive >/dev/null 2>&1; then
 		log "mariadb: server answers on $AIRLOCK_MY_SOCK"
 	elif mariadb_pid >/dev/null; then
@@ -554,7 +654,58 @@ mariadb_start()
 			"(a server started with other settings? stop it first)"
 	[[ $(my_super -N -B -e "SELECT 1" 2>&1) == 1 ]] ||
 		die "root cannot log in to mariadb over $AIRLOCK_MY_SOCK"
-	log "mariadb: $(my_super -N -B -e "SELECT VERSION()") up on 127.0.0.1:$AIRLOCK_MY_PORT"
+	mariadb_serves_tls || die "mariadb runs without the demo's TLS certificate (see $log)"
+	log "mariadb: $(my_super -N -B -e "SELECT VERSION()") up on 127.0.0.1:$AIRLOCK_MY_PORT (TLS)"
+}
+
+# MariaDB's TLS settings: its own copy of the demo's database certificate
+# in /etc/mysql, named in $AIRLOCK_MY_TLS_CNF (Debian's my.cnf includes
+# mariadb.conf.d). mariadbd reads them only when it starts, so a running
+# server that does not serve that certificate yet is stopped here (and
+# mariadb_start starts it again); one that does re-reads changed files
+# with FLUSH SSL.
+AIRLOCK_MY_TLS_CNF=/etc/mysql/mariadb.conf.d/60-airlock-tls.cnf
+mariadb_ensure_tls()
+{
+	local changed=''
+
+	if db_tls_copy /etc/mysql mysql; then
+		changed=1
+	fi
+	if printf '%s\n' "# Written by integration/tools/lib.sh (mariadb_ensure_tls): TLS with the demo CA's database certificate." \
+		"[mysqld]" "ssl_cert = /etc/mysql/airlock-db.crt" "ssl_key = /etc/mysql/airlock-db.key" \
+		"ssl_ca = /etc/mysql/airlock-ca.crt" |
+	   put_file "$AIRLOCK_MY_TLS_CNF" root:root 0644; then
+		changed=1
+	fi
+	mariadb_alive >/dev/null 2>&1 || return 0
+	if ! mariadb_serves_tls; then
+		log "mariadb: restarting to serve TLS ($AIRLOCK_MY_TLS_CNF)"
+		mariadb_stop
+	elif [[ -n $changed ]]; then
+		log "mariadb: TLS files changed; FLUSH SSL"
+		my_super -e "FLUSH SSL"
+	fi
+}
+
+mariadb_serves_tls()
+{
+	[[ $(my_super -N -B -e "SELECT CONCAT_WS(',', @@have_ssl, @@ssl_cert)" 2>/dev/null) == \
+		YES,/etc/mysql/airlock-db.crt ]]
+}
+
+# Shuts the server on $AIRLOCK_MY_SOCK down (whoever started it) and waits
+# until it is gone.
+mariadb_stop()
+{
+	mariadb-admin --protocol=socket -S "$AIRLOCK_MY_SOCK" -u root shutdown ||
+		die "mariadb: cannot shut the server down"
+	wait_for 60 mariadb_gone || die "mariadb: the server does not stop"
+}
+
+mariadb_gone()
+{
+	! mariadb_alive >/dev/null 2>&1 && ! mariadb_pid >/dev/null
 }
 
 mariadb_shop_counts()
@@ -587,8 +738,9 @@ mariadb_shop_setup()
 }
 
 # The account airlock_ro@127.0.0.1 and @localhost: mysql_native_password
-# with a password generated once, SELECT on the four shop tables and
-# nothing else. Anonymous accounts and the test-database grants an old
+# with a password generated once, logins over TLS only (REQUIRE SSL, as
+# airlock_rw's), SELECT on the four shop tables and nothing else.
+# Anonymous accounts and the test-database grants an old
 # mariadb-install-db leaves would give it more, so they are removed.
 mariadb_account_setup()
 {
@@ -608,7 +760,7 @@ CREATE USER IF NOT EXISTS 'airlock_ro'@'localhost';
 SQL
 		for u in "'airlock_ro'@'127.0.0.1'" "'airlock_ro'@'localhost'"; do
 			printf "ALTER USER %s IDENTIFIED VIA mysql_native_password USING PASSWORD('%s')\n" "$u" "$pw"
-			printf "\tWITH MAX_USER_CONNECTIONS 32;\n"
+			printf "\tREQUIRE SSL WITH MAX_USER_CONNECTIONS 32;\n"
 			printf "REVOKE ALL PRIVILEGES, GRANT OPTION FROM %s;\n" "$u"
 			printf "GRANT SELECT ON shop.%s TO %s;\n" orders "$u" customers "$u" \
 				products "$u" staff_salaries "$u"
@@ -617,7 +769,7 @@ SQL
 		printf "CREATE USER IF NOT EXISTS %s;\n" "'airlock_rw'@'127.0.0.1'" "'airlock_rw'@'localhost'"
 		for u in "'airlock_rw'@'127.0.0.1'" "'airlock_rw'@'localhost'"; do
 			printf "ALTER USER %s IDENTIFIED VIA mysql_native_password USING PASSWORD('%s')\n" "$u" "$rwpw"
-			printf "\tWITH MAX_USER_CONNECTIONS 16;\n"
+			printf "\tREQUIRE SSL WITH MAX_USER_CONNECTIONS 16;\n"
 			printf "REVOKE ALL PRIVILEGES, GRANT OPTION FROM %s;\n" "$u"
 			printf "GRANT SELECT ON shop.%s TO %s;\n" orders "$u" customers "$u" products "$u"
 			printf "GRANT INSERT, UPDATE, DELETE ON shop.orders TO %s;\n" "$u"
@@ -625,26 +777,51 @@ SQL
 	} | my_super
 }
 
-# mariadb as airlock_ro over TCP with its password (never on the command line).
-my_ro()
+# my_login USER PWFILE [--skip-ssl] ARGS...: mariadb as USER over TCP with
+# the password in PWFILE (never on the command line), over TLS with the
+# database's certificate checked against the demo CA, or with --skip-ssl
+# in plain text (alone: --ssl-verify-server-cert would turn TLS back on).
+my_login()
 {
-	mariadb --defaults-extra-file=<(printf '[client]\npassword=%s\n' "$(<"$AIRLOCK_MY_PW_FILE")") \
-		--protocol=tcp -h 127.0.0.1 -P "$AIRLOCK_MY_PORT" -u airlock_ro "$@"
+	local user=$1 pwfile=$2 tls=(--ssl --ssl-ca="$AIRLOCK_TLS_DIR/ca.crt" --ssl-verify-server-cert)
+
+	shift 2
+	if [[ ${1-} == --skip-ssl ]]; then
+		tls=(--skip-ssl)
+		shift
+	fi
+	mariadb --defaults-extra-file=<(printf '[client]\npassword=%s\n' "$(<"$pwfile")") \
+		--protocol=tcp -h 127.0.0.1 -P "$AIRLOCK_MY_PORT" -u "$user" "${tls[@]}" "$@"
 }
 
-# airlock_ro reads all four tables, sees only shop, holds exactly its five
-# grants, and can neither write nor create.
+my_ro()
+{
+	my_login airlock_ro "$AIRLOCK_MY_PW_FILE" "$@"
+}
+
+# airlock_ro reads all four tables over TLS, sees only shop, holds exactly
+# its five grants, and can neither write nor create; neither backend
+# account may log in without TLS.
 mariadb_shop_verify()
 {
-	local got out
+	local got out u
 
 	got=$(my_ro -N -B shop -e "SELECT CONCAT_WS(',',
 		(SELECT COUNT(*) FROM orders), (SELECT COUNT(*) FROM customers),
 		(SELECT COUNT(*) FROM products), (SELECT COUNT(*) FROM staff_salaries),
 		(SELECT GROUP_CONCAT(SCHEMA_NAME ORDER BY SCHEMA_NAME)
-		   FROM information_schema.SCHEMATA))")
-	[[ $got == 200000,1000,200,50,information_schema,shop ]] ||
+		   FROM information_schema.SCHEMATA),
+		(SELECT VARIABLE_VALUE <> '' FROM information_schema.SESSION_STATUS
+		  WHERE VARIABLE_NAME = 'Ssl_cipher'))")
+	[[ $got == 200000,1000,200,50,information_schema,shop,1 ]] ||
 		die "mariadb airlock_ro sees: $got"
+	# REQUIRE SSL: the right password without TLS is refused as a wrong one.
+	for u in airlock_ro:"$AIRLOCK_MY_PW_FILE" airlock_rw:"$AIRLOCK_MY_RW_PW_FILE"; do
+		if out=$(my_login "${u%%:*}" "${u#*:}" --skip-ssl -N -B -e "SELECT 1" 2>&1); then
+			die "mariadb: ${u%%:*} logs in without TLS"
+		fi
+		[[ $out == *"ERROR 1045"* ]] || die "mariadb: unexpected error for ${u%%:*} without TLS: $out"
+	done
 	# The server may see 127.0.0.1 as localhost: both accounts are the same.
 	# shellcheck disable=SC2016  # backticks are MariaDB's quotes
 	got=$(my_ro -N -B -e "SHOW GRANTS" |
@@ -661,7 +838,7 @@ mariadb_shop_verify()
 		die "mariadb airlock_ro could create a table"
 	fi
 	[[ $out == *"ERROR 1142"* ]] || die "unexpected mariadb create error: $out"
-	log "mariadb: airlock_ro reads all four tables and cannot write"
+	log "mariadb: airlock_ro reads all four tables over TLS and cannot write; plain logins refused"
 }
 
 # ---------------------------------------------------------------- docker
@@ -780,26 +957,88 @@ pw = sys.stdin.buffer.read()
 print("*" + hashlib.sha1(hashlib.sha1(pw).digest()).hexdigest().upper())'
 }
 
-# The listeners' TLS: a local CA ($AIRLOCK_TLS_DIR/ca.crt, for clients that
-# verify) and a server certificate for 127.0.0.1 and localhost signed by
-# it, made once with the openssl CLI. The keys are root's (0600).
+# The demo's TLS, made once with the openssl CLI in $AIRLOCK_TLS_DIR (root's,
+# 0700; the keys 0600): a local CA (ca.crt, for clients that verify), the
+# listeners' certificate (server.crt, server.key) and the databases'
+# (db.crt, db.key: Postgres and MariaDB take the backend accounts' logins
+# over TLS only), both for 127.0.0.1 and localhost and signed by that CA.
 AIRLOCK_TLS_DIR=$AIRLOCK_STATE_DIR/tls
 tls_files()
 {
 	local d=$AIRLOCK_TLS_DIR
 
-	[[ -s $d/server.crt && -s $d/server.key && -s $d/ca.crt ]] && return 0
-	log "tls: making a local CA and a server certificate in $d"
 	install -d -m 0700 "$d"
-	openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=airlock demo CA" \
-		-keyout "$d/ca.key" -out "$d/ca.crt" >/dev/null 2>&1 || die "openssl: cannot make the CA"
-	openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$d/server.key" \
-		-out "$d/server.csr" >/dev/null 2>&1 || die "openssl: cannot make the server key"
+	if [[ ! -s $d/ca.crt || ! -s $d/ca.key ]] ||
+	   ! openssl x509 -noout -checkend 86400 -in "$d/ca.crt" >/dev/null 2>&1; then
+		log "tls: making a local CA in $d"
+		openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=airlock demo CA" \
+			-keyout "$d/ca.key" -out "$d/ca.crt" >/dev/null 2>&1 || die "openssl: cannot make the CA"
+		chmod 0600 "$d/ca.key"
+		chmod 0644 "$d/ca.crt"
+	fi
+	tls_server_cert server
+	tls_server_cert db
+}
+
+# tls_server_cert NAME: $AIRLOCK_TLS_DIR/NAME.crt and NAME.key, a server
+# certificate for 127.0.0.1 and localhost signed by the demo CA. Made again
+# only when missing or when the CA no longer vouches for it (a new CA, or
+# expired), so the copies the databases hold change only then.
+tls_server_cert()
+{
+	local d=$AIRLOCK_TLS_DIR name=$1
+
+	if [[ -s $d/$name.crt && -s $d/$name.key ]] &&
+	   openssl verify -CAfile "$d/ca.crt" -purpose sslserver "$d/$name.crt" >/dev/null 2>&1; then
+		return 0
+	fi
+	log "tls: making the $name certificate in $d"
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$d/$name.key" \
+		-out "$d/$name.csr" >/dev/null 2>&1 || die "openssl: cannot make the $name key"
+	chmod 0600 "$d/$name.key"
 	printf 'subjectAltName = IP:127.0.0.1, DNS:localhost\nextendedKeyUsage = serverAuth\n' >"$d/ext.cnf"
-	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 3650 \
-		-extfile "$d/ext.cnf" -out "$d/server.crt" >/dev/null 2>&1 || die "openssl: cannot sign the server certificate"
-	chmod 0600 "$d"/*.key
-	chmod 0644 "$d/ca.crt" "$d/server.crt"
+	openssl x509 -req -in "$d/$name.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 3650 \
+		-extfile "$d/ext.cnf" -out "$d/$name.crt" >/dev/null 2>&1 ||
+		die "openssl: cannot sign the $name certificate"
+	chmod 0644 "$d/$name.crt"
+}
+
+# put_file DEST OWNER:GROUP MODE <CONTENT: DEST holds CONTENT, owned and
+# moded so (replaced in one rename, never half written). Succeeds when it
+# changed DEST, fails when DEST already was exactly that, so a caller
+# reloads or restarts a server only for a change.
+put_file()
+{
+	local dest=$1 owner=$2 mode=$3 tmp
+
+	tmp=$(mktemp "$dest.XXXXXX")
+	cat >"$tmp"
+	if [[ -f $dest ]] && cmp -s "$tmp" "$dest" &&
+	   [[ $(stat -c '%U:%G %a' "$dest") == "$owner ${mode#0}" ]]; then
+		rm -f "$tmp"
+		return 1
+	fi
+	chown "$owner" "$tmp"
+	chmod "$mode" "$tmp"
+	mv -f "$tmp" "$dest"
+}
+
+# db_tls_copy DIR OWNER: the database server running as OWNER gets its own
+# copy of db.crt, db.key and ca.crt in DIR (airlock-db.crt, airlock-db.key
+# 0600, airlock-ca.crt), since it cannot read root's $AIRLOCK_TLS_DIR.
+# Succeeds when a copy changed.
+db_tls_copy()
+{
+	local dir=$1 owner=$2 changed='' f
+
+	tls_files
+	for f in db.crt db.key ca.crt; do
+		if put_file "$dir/airlock-$f" "$owner:$owner" "$([[ $f == *.key ]] && echo 0600 || echo 0644)" \
+			<"$AIRLOCK_TLS_DIR/$f"; then
+			changed=1
+		fi
+	done
+	[[ -n $changed ]]
 }
 
 # write_config PATH [test]: the demo config, Postgres on $AIRLOCK_LISTEN_PORT
@@ -890,6 +1129,8 @@ database = shop
 user = airlock_ro
 password_file = $AIRLOCK_PW_FILE
 max_db_connections = 30
+sslmode = verify-full
+sslrootcert = $AIRLOCK_TLS_DIR/ca.crt
 
 [target shop_writer]
 engine = postgres
@@ -899,6 +1140,8 @@ database = shop
 user = airlock_rw
 password_file = $AIRLOCK_RW_PW_FILE
 max_db_connections = 10
+sslmode = verify-full
+sslrootcert = $AIRLOCK_TLS_DIR/ca.crt
 
 [target shop_maria]
 engine = mariadb
@@ -908,6 +1151,8 @@ database = shop
 user = airlock_ro
 password_file = $AIRLOCK_MY_PW_FILE
 max_db_connections = 30
+sslmode = verify-full
+sslrootcert = $AIRLOCK_TLS_DIR/ca.crt
 
 [target shop_maria_writer]
 engine = mariadb
@@ -917,6 +1162,8 @@ database = shop
 user = airlock_rw
 password_file = $AIRLOCK_MY_RW_PW_FILE
 max_db_connections = 10
+sslmode = verify-full
+sslrootcert = $AIRLOCK_TLS_DIR/ca.crt
 
 [user agent]
 $agent
