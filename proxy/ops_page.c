@@ -42,12 +42,8 @@ void ops_sample(struct server *srv, int64_t now_s)
 
 	if (!srv->ops)
 		return;
-	for (size_t i = 0; srv->jobs && i < srv->cfg->ntargets; i++) {
-		struct jobs_target_counts c;
-
-		jobs_target_counts(srv->jobs, srv->cfg->targets[i].name, &c);
-		ready += c.ready;
-	}
+	for (size_t i = 0; srv->jobs && i < srv->cfg->ntargets; i++)
+		ready += jobs_ready(srv->jobs, srv->cfg->targets[i].name);
 	ops_gauges(srv->ops, now_s, srv->nloggedin, srv->jobs ? jobs_live(srv->jobs) : 0, ready,
 		   srv->jobs ? (unsigned)jobs_queue_len(srv->jobs) : 0);
 }

@@ -244,7 +244,6 @@ static int server_validators(struct server *srv, const struct airlock_config *cf
 	return 0;
 }
 
-/* A job's phase (job.h) into the metrics, the container counts labelled with the runtime in force. */
 /* A phase to the metrics and the operator page's history. */
 static void observe_phase(struct server *srv, enum stats_phase phase, double seconds)
 {
@@ -252,6 +251,7 @@ static void observe_phase(struct server *srv, enum stats_phase phase, double sec
 	ops_phase(srv->ops, (int64_t)(monotonic_ns() / 1000000000u), phase, seconds);
 }
 
+/* A job's phase (job.h) into the metrics, container starts and failures labelled with the runtime in force. */
 static void observe_job(void *arg, enum job_phase phase, double seconds)
 {
 	struct server *srv = arg;

@@ -114,6 +114,11 @@ void job_info(const struct job *j, uint64_t now, struct jobs_info *info)
 	};
 }
 
+bool job_busy_for(const struct job *j, const char *target)
+{
+	return job_state_streams(j->state) && j->target && strcmp(j->target->name, target) == 0;
+}
+
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
 void job_finish(struct job *j, const struct job_result *r)
 {

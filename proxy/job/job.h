@@ -190,6 +190,8 @@ struct jobs_target_counts {
 	unsigned waiting;     /* statements in the queue for it */
 };
 void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_target_counts *out);
+/* Warm runners of the target named target connected and waiting (jobs_target_counts' ready, alone). */
+unsigned jobs_ready(const struct jobs *js, const char *target);
 /* Statements waiting in the queue, all targets. */
 size_t jobs_queue_len(const struct jobs *js);
 

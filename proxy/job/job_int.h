@@ -95,6 +95,8 @@ struct job *job_new(struct job_env *env);
 const struct job *job_next(const struct job *j);
 /* What the operator sees of j at now (monotonic ns); info points into j. */
 void job_info(const struct job *j, uint64_t now, struct jobs_info *info);
+/* Is j's runner running a statement (or being canceled) against the target named target? */
+bool job_busy_for(const struct job *j, const char *target);
 /*
  * Directory, sockets and container for a job of this target and resource
  * shape; the job is idle from now on. -1 (with a reason logged) when any

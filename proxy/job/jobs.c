@@ -189,20 +189,20 @@ unsigned jobs_db_open(const struct jobs *js, const char *target)
 
 void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_target_counts *out)
 {
-	uint64_t now = monotonic_ns();
-
 	out->connections = job_db_open(&js->env, target);
 	job_pool_counts(&js->pools, target, &out->ready, &out->starting);
 	out->busy = 0;
-	for (const struct job *j = js->env.all; j; j = job_next(j)) {
-		struct jobs_info info;
-
-		job_info(j, now, &info);
-		if (!strcmp(info.target, target) &&
-		    (!strcmp(info.state, "RUNNING") || !strcmp(info.state, "CANCELING")))
-			out->busy++;
-	}
+	for (const struct job *j = js->env.all; j; j = job_next(j))
+		out->busy += job_busy_for(j, target);
 	out->waiting = (unsigned)job_queue_waiting(&js->queue, target);
+}
+
+unsigned jobs_ready(const struct jobs *js, const char *target)
+{
+	unsigned ready, starting;
+
+	job_pool_counts(&js->pools, target, &ready, &starting);
+	return ready;
 }
 
 size_t jobs_queue_len(const struct jobs *js)
