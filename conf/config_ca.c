@@ -25,7 +25,7 @@ static char *read_whole(const char *path, size_t *len, const char **why)
 {
 	struct stat st;
 	char *buf = NULL;
-	ssize_t r;
+	ssize_t r = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	*len = 0;
