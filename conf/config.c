@@ -299,6 +299,7 @@ static void finish(struct conf_ctx *ctx)
 			 "[server] approval_listen needs tls_cert_file and tls_key_file: the approval page is "
 			 "served over TLS only");
 	finish_webhook(ctx);
+	conf_finish_peers(ctx);
 }
 
 static void free_ctx(struct conf_ctx *ctx)

@@ -204,6 +204,11 @@ struct airlock_config {
 	char *approval_webhook_cacert;      /* CA bundle the webhook's certificate is checked with; NULL: system's */
 	char *approval_webhook_secret_file; /* open to its owner only; NULL: POSTs are not signed */
 	char *approval_webhook_secret;      /* read from it: the HMAC-SHA256 key of X-Airlock-Signature */
+	uint32_t peer_id; /* this node's id among its peers (1-255), in every cancel key and MySQL id; 0: none */
+	char **peers;     /* "ID=ADDRESS:PORT" each: another node's Postgres listener, for cancels naming it */
+	size_t npeers;
+	char *peer_secret_file; /* open to its owner only; NULL: no KILL QUERY for another node's connection */
+	char *peer_secret;      /* read from it: the HMAC-SHA256 key of peer_msg.h's messages */
 
 	/* [hosts] allow = a, b, c */
 	char **host_allow;
@@ -250,6 +255,12 @@ const char *config_reload_blocker(const struct airlock_config *running, const st
 
 /* Exact after trimming, case-insensitive; an empty allowlist allows nothing. */
 bool config_host_allowed(const struct airlock_config *cfg, const char *host);
+
+/*
+ * The address of peer id (cfg->peers): its IP literal into host (hostlen
+ * bytes, brackets off) and its port; false when no peer has that id.
+ */
+bool config_peer(const struct airlock_config *cfg, uint32_t id, char *host, size_t hostlen, uint16_t *port);
 /* A pointer into cfg->users (borrowed: valid as long as cfg), or NULL. */
 const struct airlock_user *config_find_user(const struct airlock_config *cfg, const char *name);
 /* A pointer into cfg->admins (borrowed: valid as long as cfg), or NULL. */

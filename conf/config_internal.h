@@ -76,6 +76,7 @@ enum conf_type {
 	CT_SECRET_FILE, /* like CT_PASSWORD_FILE, and the file must be open to its owner only */
 	CT_SSLMODE,     /* disable, require, verify-ca, verify-full (MySQL's ssl-mode names accepted) */
 	CT_CA_FILE,     /* resolved path at off, the PEM certificates read from it at off2 */
+	CT_PEER_LIST,   /* "ID=ADDRESS:PORT" entries: char ** at off, size_t count at off2 */
 };
 
 #define CONF_REQUIRED 0x1u  /* the section is incomplete without it */
@@ -191,6 +192,11 @@ int conf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int conf_parse_cpus(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* "host:port" or "[ipv6]:port"; *host is allocated (caller frees). */
 int conf_parse_listen(const char *s, char **host, uint16_t *port);
+/* peer_id and peers together: ids distinct, none the node's own (config_peers.c). */
+struct conf_ctx;
+void conf_finish_peers(struct conf_ctx *ctx);
+/* "ID=ADDRESS:PORT" (ID 1-255, ADDRESS an IPv4 or [IPv6] literal); *host is allocated (caller frees). */
+int conf_parse_peer(const char *s, uint32_t *id, char **host, uint16_t *port);
 /* "uid:gid", numeric; *uid receives the uid so the caller can refuse 0. */
 int conf_parse_uid_range(const char *s, uint32_t *first, uint32_t *last);
 /* A host account (passwd) or group whose id is in [first, last]: its name in who, and true. */

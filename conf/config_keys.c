@@ -98,6 +98,15 @@ const struct conf_key conf_keys[] = {
 	/* No default: without it there is no metrics listener. */
 	KEY(SERVER, "metrics_listen", CT_LISTEN, CFG(metrics_listen_host), NO_RELOAD, NULL,
 	    .off2 = CFG(metrics_listen_port), .expect = LISTEN_FORMS "127.0.0.1:9930"),
+	/* Peering: which node issued a cancel key or MySQL id, and where the others listen. */
+	KEY(SERVER, "peer_id", CT_U32, CFG(peer_id), NO_RELOAD, "0", .min = 0, .max = 255,
+	    .expect = "this node's id among its peers, 1 to 255, or 0 for a node without peers"),
+	KEY(SERVER, "peer_secret_file", CT_SECRET_FILE, CFG(peer_secret_file), 0, NULL, .off2 = CFG(peer_secret),
+	    .expect = "the path of a file (mode 0600), the same on every node, holding the key that signs what "
+		      "nodes ask of each other (KILL QUERY)"),
+	KEY(SERVER, "peers", CT_PEER_LIST, CFG(peers), 0, NULL, .off2 = CFG(npeers),
+	    .expect = "a comma-separated list of ID=ADDRESS:PORT, each another node's id and Postgres listener "
+		      "(an IPv4 or [IPv6] address), e.g. 2=10.0.0.2:6432"),
 	KEY(SERVER, "approval_store", CT_PATH, CFG(approval_store), NO_RELOAD, "/var/lib/airlock/approvals.db",
 	    .expect = "the SQLite file that keeps held writes"),
 	/* No default: no webhook. Its host must be in approval_webhook_hosts (checked at the end). */

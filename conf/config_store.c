@@ -20,7 +20,8 @@
 
 bool conf_type_is_list(enum conf_type t)
 {
-	return t == CT_HOST_LIST || t == CT_TABLE_LIST || t == CT_MY_TABLE_LIST || t == CT_MY_FUNCS;
+	return t == CT_HOST_LIST || t == CT_TABLE_LIST || t == CT_MY_TABLE_LIST || t == CT_MY_FUNCS ||
+	       t == CT_PEER_LIST;
 }
 
 const char *conf_expect_text(const struct conf_key *k, char *buf, size_t cap)
@@ -47,6 +48,24 @@ static char *host_entry(const char *entry, bool *oom)
 		return NULL;
 	out = strdup(entry);
 	*oom = !out;
+	return out;
+}
+
+/* peers: each entry kept as ID=ADDRESS:PORT, the address as inet_pton read it. */
+static char *peer_entry(const char *entry, bool *oom)
+{
+	uint32_t id;
+	uint16_t port;
+	char *host = NULL, *out = NULL;
+
+	*oom = false;
+	if (conf_parse_peer(entry, &id, &host, &port) < 0)
+		return NULL;
+	if (asprintf(&out, strchr(host, ':') ? "%u=[%s]:%u" : "%u=%s:%u", id, host, (unsigned)port) < 0) {
+		out = NULL;
+		*oom = true;
+	}
+	free(host);
 	return out;
 }
 
@@ -84,6 +103,8 @@ static void set_list(struct conf_ctx *ctx, const struct conf_key *k, void *base,
 
 	if (k->type == CT_HOST_LIST)
 		map = host_entry;
+	else if (k->type == CT_PEER_LIST)
+		map = peer_entry;
 	else if (k->type == CT_MY_TABLE_LIST)
 		map = conf_mysql_table;
 	else
@@ -315,6 +336,7 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		s = strdup(value);
 		break;
 	case CT_HOST_LIST:
+	case CT_PEER_LIST:
 	case CT_TABLE_LIST:
 	case CT_MY_TABLE_LIST:
 		set_list(ctx, k, base, label, value);
@@ -401,6 +423,7 @@ static const enum storage storage_of[] = {
 	[CT_WEBHOOK_URL] = ST_STRING,
 	[CT_TARGET_REF] = ST_LOAD_ONLY, /* in struct conf_user_meta, freed with the load's state */
 	[CT_HOST_LIST] = ST_LIST,
+	[CT_PEER_LIST] = ST_LIST,
 	[CT_TABLE_LIST] = ST_LIST,
 	[CT_MY_TABLE_LIST] = ST_LIST,
 	[CT_MY_FUNCS] = ST_BOOLS,

@@ -121,6 +121,28 @@ int conf_parse_listen(const char *s, char **host, uint16_t *port)
 	return 0;
 }
 
+int conf_parse_peer(const char *s, uint32_t *id, char **host, uint16_t *port)
+{
+	const char *eq = s ? strchr(s, '=') : NULL;
+	char num[4];
+	uint64_t v;
+
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(num))
+		return -1;
+	memcpy(num, s, (size_t)(eq - s));
+	num[eq - s] = '\0';
+	if (conf_parse_u64(num, 1, 255, &v) < 0 || conf_parse_listen(eq + 1, host, port) < 0)
+		return -1;
+	/* A cancel is forwarded from the event loop, which resolves no name: an address only. */
+	if (strcasecmp(*host, "localhost") == 0) {
+		free(*host);
+		*host = NULL;
+		return -1;
+	}
+	*id = (uint32_t)v;
+	return 0;
+}
+
 int conf_parse_uid_range(const char *s, uint32_t *first, uint32_t *last)
 {
 	const char *dash = s ? strchr(s, '-') : NULL;

@@ -115,6 +115,13 @@ enum pg_status pg_decode_startup(const uint8_t *buf, size_t len, uint32_t max_le
 			return fail(err, "startup packet: cancel request of the wrong length");
 		out->kind = PG_STARTUP_CANCEL;
 		break;
+	case PG_PEER_REQUEST_CODE:
+		if (mlen > PG_PEER_REQUEST_MAX)
+			return fail(err, "startup packet: peer message too long");
+		out->kind = PG_STARTUP_PEER;
+		out->raw = buf;
+		out->raw_len = mlen;
+		break;
 	case PG_PROTOCOL_3_0:
 		out->kind = PG_STARTUP_NORMAL;
 		st = parse_startup_params(&body, out, err);
@@ -316,6 +323,14 @@ void pg_put_parameter_status(struct wbuf *w, const char *name, const char *value
 	wbuf_put_cstr(w, name);
 	wbuf_put_cstr(w, value);
 	wb_end(w, s);
+}
+
+void pg_put_cancel_request(struct wbuf *w, uint32_t pid, uint32_t key)
+{
+	wbuf_put_be32(w, 16);
+	wbuf_put_be32(w, PG_CANCEL_REQUEST_CODE);
+	wbuf_put_be32(w, pid);
+	wbuf_put_be32(w, key);
 }
 
 void pg_put_backend_key(struct wbuf *w, uint32_t pid, uint32_t key)

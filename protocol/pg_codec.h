@@ -25,6 +25,8 @@ enum pg_status {
 #define PG_SSL_REQUEST_CODE 80877103u
 #define PG_GSSENC_REQUEST_CODE 80877104u
 #define PG_CANCEL_REQUEST_CODE 80877102u
+#define PG_PEER_REQUEST_CODE 80877125u /* protocol/peer_msg.h's PEER_MSG_KILL_CODE */
+#define PG_PEER_REQUEST_MAX 160u       /* at least PEER_MSG_MAX_LEN */
 #define PG_STARTUP_MAX_PARAMS 64
 
 enum pg_startup_kind {
@@ -32,6 +34,7 @@ enum pg_startup_kind {
 	PG_STARTUP_SSL,
 	PG_STARTUP_GSSENC,
 	PG_STARTUP_CANCEL,
+	PG_STARTUP_PEER, /* another airlockd node's signed message (protocol/peer_msg.h): raw, raw_len */
 };
 
 struct pg_param {
@@ -46,6 +49,8 @@ struct pg_startup {
 	struct pg_param params[PG_STARTUP_MAX_PARAMS];
 	uint32_t cancel_pid;
 	uint32_t cancel_key;
+	const uint8_t *raw; /* PG_STARTUP_PEER: the whole packet, inside the caller's buffer */
+	size_t raw_len;
 };
 
 /*
@@ -127,6 +132,8 @@ void pg_put_auth_sasl_continue(struct wbuf *w, const void *data, size_t len);
 void pg_put_auth_sasl_final(struct wbuf *w, const void *data, size_t len);
 void pg_put_parameter_status(struct wbuf *w, const char *name, const char *value);
 void pg_put_backend_key(struct wbuf *w, uint32_t pid, uint32_t key);
+/* A CancelRequest (no type byte: a startup-phase packet), as a client sends it. */
+void pg_put_cancel_request(struct wbuf *w, uint32_t pid, uint32_t key);
 void pg_put_ready(struct wbuf *w, char status); /* 'I', 'T' or 'E' */
 void pg_put_command_complete(struct wbuf *w, const char *tag);
 void pg_put_empty_query(struct wbuf *w);

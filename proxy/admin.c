@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 #include "proxy/admin_cmd.h"
 #include "proxy/budget.h"
 #include "proxy/job/job.h"
+#include "proxy/peer.h"
 #include "proxy/server.h"
 #include "proxy/server_ctl.h"
 #include "proxy/timeval.h"
@@ -243,6 +245,9 @@ static void show_config(struct server *srv, const struct admin_out *out, struct 
 	listen_value(buf, sizeof(buf), c->metrics_listen_host, c->metrics_listen_port);
 	kv(out, r, rows, "metrics_listen", buf);
 	kv(out, r, rows, "approval_webhook", c->approval_webhook ? "set" : "");
+	U("peer_id", peer_id);
+	for (size_t i = 0; i < c->npeers; i++)
+		kv(out, r, rows, "peers", c->peers[i]);
 #undef U
 #undef S
 #undef B
@@ -312,6 +317,34 @@ static void show_users(struct server *srv, const struct admin_out *out, struct r
 	}
 }
 
+/* The other nodes of [server] peers, and what became of the cancels that named each. */
+static void show_peers(struct server *srv, const struct admin_out *out, struct row *r, uint64_t *rows)
+{
+	static const char *const names[] = {"peer_id",           "address",        "port",
+					    "cancels_forwarded", "cancels_failed", "cancels_dropped"};
+	const struct airlock_config *c = srv->cfg;
+
+	out->columns(out->arg, names, sizeof(names) / sizeof(names[0]));
+	for (size_t i = 0; i < c->npeers; i++) {
+		uint32_t id;
+		uint16_t port;
+		char host[64];
+		struct peer_counts n;
+
+		id = (uint32_t)strtoul(c->peers[i], NULL, 10);
+		if (!config_peer(c, id, host, sizeof(host), &port))
+			continue;
+		n = peers_counts(srv->peers, id);
+		cell(r, "%u", id);
+		cell(r, "%s", host);
+		cell(r, "%u", (unsigned)port);
+		cell(r, "%" PRIu64, n.forwarded);
+		cell(r, "%" PRIu64, n.failed);
+		cell(r, "%" PRIu64, n.dropped);
+		emit(out, r, rows);
+	}
+}
+
 static bool refuse(struct admin_error *err, enum airlock_err code, enum airlock_native native, const char *message)
 {
 	err->code = code;
@@ -359,6 +392,9 @@ uint64_t admin_show(struct server *srv, enum admin_cmd_kind kind, const struct a
 	case ADMIN_CMD_SHOW_USERS:
 		show_users(srv, out, &r, &rows);
 		break;
+	case ADMIN_CMD_SHOW_PEERS:
+		show_peers(srv, out, &r, &rows);
+		break;
 	default:
 		break;
 	}
@@ -379,6 +415,7 @@ bool admin_run(struct session *s, const struct admin_cmd *cmd, const struct admi
 	case ADMIN_CMD_SHOW_JOBS:
 	case ADMIN_CMD_SHOW_CONFIG:
 	case ADMIN_CMD_SHOW_USERS:
+	case ADMIN_CMD_SHOW_PEERS:
 		rows = admin_show(srv, cmd->kind, out);
 		break;
 	case ADMIN_CMD_RELOAD:

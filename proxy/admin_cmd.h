@@ -24,6 +24,7 @@
 	X(SHOW_JOBS, "SHOW JOBS", "SHOW", "JOBS")          \
 	X(SHOW_CONFIG, "SHOW CONFIG", "SHOW", "CONFIG")    \
 	X(SHOW_USERS, "SHOW USERS", "SHOW", "USERS")       \
+	X(SHOW_PEERS, "SHOW PEERS", "SHOW", "PEERS")       \
 	X(RELOAD, "RELOAD", "RELOAD", NULL)                \
 	X(PAUSE, "PAUSE", "PAUSE", NULL)                   \
 	X(RESUME, "RESUME", "RESUME", NULL)                \

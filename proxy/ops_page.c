@@ -236,6 +236,8 @@ bool ops_page_render(struct wbuf *w, struct server *srv, const char *who, const 
 	table(w, srv, ADMIN_CMD_SHOW_POOLS, "pools", "Pools");
 	table(w, srv, ADMIN_CMD_SHOW_JOBS, "jobs", "Jobs");
 	table(w, srv, ADMIN_CMD_SHOW_USERS, "users", "Users");
+	if (srv->cfg->npeers)
+		table(w, srv, ADMIN_CMD_SHOW_PEERS, "peers", "Peers");
 	wbuf_put_str(w, "<details><summary>Configuration</summary>");
 	table(w, srv, ADMIN_CMD_SHOW_CONFIG, "config", "Configuration in force");
 	wbuf_put_str(w, "</details></section>");

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "proxy/server.h"
+#include "proxy/peer.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -336,7 +337,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->audit = audit_open(cfg->audit_log);
 	audit_set_config(srv->audit, cfg->checksum_hex);
 	srv->guard = login_guard_new();
-	if (!budgets_sync(&srv->budgets, cfg, monotonic_ns())) {
+	srv->peers = peers_new();
+	if (!srv->peers || !budgets_sync(&srv->budgets, cfg, monotonic_ns())) {
 		log_error("out of memory");
 		return -1;
 	}
@@ -478,6 +480,8 @@ void server_fini(struct server *srv)
 	if (srv->approvals)
 		srv->approvals->ops->close(srv->approvals);
 	login_guard_free(srv->guard);
+	peers_free(srv->peers); /* forwards still in flight are dropped */
+	srv->peers = NULL;
 	budgets_free(&srv->budgets); /* after the jobs and sessions that charged them */
 	tls_free(srv->tls);
 	if (srv->my_rsa)

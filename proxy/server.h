@@ -34,6 +34,7 @@ struct session_proto;
 struct stats;
 struct metrics_http;
 struct server_gen;
+struct peers;
 
 /* The decisions of audited statements, counted since start (the admin console's SHOW STATS); other last. */
 #define SERVER_DECISIONS(X) X(run) X(local) X(refused) X(error) X(held) X(admin) X(other)
@@ -72,6 +73,7 @@ struct server {
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */
 	struct budgets budgets;              /* each user's budgets, kept across reloads */
+	struct peers *peers;                 /* cancels forwarded to other nodes (peer.h) */
 	struct ssl_ctx_st *tls;              /* the listeners' TLS context; NULL: no TLS configured */
 	time_t started;
 	struct event *signals[4]; /* SIGINT, SIGTERM, SIGHUP, SIGUSR1, as server_signals lists them */

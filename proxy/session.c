@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "proxy/session.h"
+#include "proxy/peer_key.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -605,7 +606,10 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	s->srv = srv;
 	s->bev = bev;
 	wbuf_init(&s->w);
-	s->id = (id & 0x3fffffff) | 1;
+	/* Unique among live sessions: a cancel or KILL QUERY names exactly one. */
+	s->id = peer_key_make(srv->cfg ? srv->cfg->peer_id : 0, id);
+	for (int tries = 0; tries < 16 && session_find_any(srv, s->id); tries++)
+		s->id = peer_key_make(srv->cfg ? srv->cfg->peer_id : 0, id = id * 2654435761u + 0x9e3779b9u);
 	s->gen = gen_hold(srv->gen);
 	s->st = SESSION_AUTH; /* its first state, before any move: counted as logging in */
 	srv->npreauth++;

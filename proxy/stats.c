@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "proxy/stats.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "proxy/metrics.h"
@@ -27,7 +28,7 @@ struct stats {
 	struct metrics_family *backend, *backend_max, *pool, *waiting, *queue;
 	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
 	struct metrics_family *phase, *containers, *login_wait, *config;
-	struct metrics_family *budget_refused, *budget_amount, *budget_left;
+	struct metrics_family *budget_refused, *budget_amount, *budget_left, *peer_cancels;
 };
 
 static const char *const l_statement[] = {"protocol", "user", "decision", "code"};
@@ -41,6 +42,7 @@ static const char *const l_pool[] = {"target", "state"};
 static const char *const l_phase[] = {"phase"};
 static const char *const l_container[] = {"runtime", "result"};
 static const char *const l_budget[] = {"user", "budget"};
+static const char *const l_peer[] = {"peer", "outcome"};
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -124,11 +126,15 @@ struct stats *stats_new(void)
 	st->budget_left = metrics_family(m, METRICS_GAUGE, "airlock_budget_remaining",
 					 "What a user's budget holds now; below 0 while overdrawn.", l_budget,
 					 N(l_budget), NULL, 0);
-	if (!st->budget_refused || !st->budget_amount || !st->budget_left || !st->config || !st->phase ||
-	    !st->containers || !st->login_wait || !st->vduration || !st->statements || !st->duration || !st->rows ||
-	    !st->bytes || !st->truncations || !st->failed_logins || !st->approvals || !st->sessions || !st->jobs_live ||
-	    !st->vcalls || !st->vfailures || !st->vstarted || !st->backend || !st->backend_max || !st->pool ||
-	    !st->waiting || !st->queue) {
+	st->peer_cancels = metrics_family(m, METRICS_COUNTER, "airlock_peer_cancels_total",
+					  "CancelRequests naming another node, by the peer_id they name and outcome: "
+					  "forwarded, failed, or dropped (hops, unknown, busy).",
+					  l_peer, N(l_peer), NULL, 0);
+	if (!st->peer_cancels || !st->budget_refused || !st->budget_amount || !st->budget_left || !st->config ||
+	    !st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements || !st->duration ||
+	    !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals || !st->sessions ||
+	    !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend || !st->backend_max ||
+	    !st->pool || !st->waiting || !st->queue) {
 		stats_free(st);
 		return NULL;
 	}
@@ -201,6 +207,16 @@ void stats_container(struct stats *st, const char *runtime, bool ok)
 
 	if (st)
 		metrics_add(st->containers, v, 1);
+}
+
+void stats_peer_cancel(struct stats *st, uint32_t peer, const char *outcome)
+{
+	char id[12];
+	const char *v[] = {id, outcome};
+
+	snprintf(id, sizeof(id), "%u", peer);
+	if (st)
+		metrics_add(st->peer_cancels, v, 1);
 }
 
 void stats_approval(struct stats *st, const char *status)

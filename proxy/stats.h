@@ -68,6 +68,8 @@ void stats_budget(struct stats *st, const char *user, const char *budget, double
 
 /* A held write's step: held, approved, rejected, running, executed, drifted, failed, expired. */
 void stats_approval(struct stats *st, const char *status);
+/* A CancelRequest naming peer (its id): forwarded, failed, dropped_hops, dropped_unknown or dropped_busy. */
+void stats_peer_cancel(struct stats *st, uint32_t peer, const char *outcome);
 
 /* One validator round trip (validator_pool.h vpool_call) took seconds; st is a struct stats (vpool_observe's arg). */
 void stats_validator_call(void *st, double seconds);

@@ -17,7 +17,10 @@
 
 #include "protocol/my_stmt.h"
 #include "proxy/log.h"
+#include "proxy/peer.h"
+#include "proxy/peer_key.h"
 #include "proxy/policy_view.h"
+#include "proxy/mysql/my_session.h"
 #include "proxy/mysql/my_session_int.h"
 #include "proxy/server.h"
 #include "proxy/tls.h"
@@ -325,6 +328,21 @@ static bool kill_statement(const char *sql, size_t len, bool *query_only, char b
 	return true;
 }
 
+bool my_kill_query(struct server *srv, const struct session_proto *mysql, uint32_t id, const char *user, const char *by)
+{
+	struct session *o = session_find(srv, mysql, id);
+
+	if (!o || !o->u || strcmp(o->user, user) != 0)
+		return false;
+	if (o->job) {
+		session_log(o, "KILL QUERY from %s", by);
+		job_cancel(o->job);
+	} else if (myw_cancel((struct my_session *)o)) {
+		session_log(o, "KILL QUERY from %s ended the wait for a held write", by);
+	}
+	return true;
+}
+
 /* Cancels the statement of one of the same user's sessions (KILL QUERY), as the server would. */
 static void kill_query(struct my_session *s, bool query_only, const char *by_id, uint32_t id)
 {
@@ -343,21 +361,25 @@ static void kill_query(struct my_session *s, bool query_only, const char *by_id,
 		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_SUCH_QUERY, msg, NULL);
 		return;
 	}
+	/* Another node's connection: that node is asked, signed, and does the same checks. */
+	if (query_only && !peer_key_local(s->core.srv->cfg->peer_id, id) &&
+	    peers_forward_kill(s->core.srv, id, s->core.user)) {
+		session_log(&s->core, "KILL QUERY %u sent to peer %u", id, peer_key_node(id));
+		local_ok(s);
+		return;
+	}
 	o = session_find(s->core.srv, s->core.proto, id);
-
 	if (o && o->u && strcmp(o->user, s->core.user) == 0) {
+		char by[32];
+
 		if (!query_only) {
 			myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 				   "KILL CONNECTION is not available through airlock",
 				   "use KILL QUERY <id> to stop a statement, or close that connection");
 			return;
 		}
-		if (o->job) {
-			session_log(o, "KILL QUERY from session %u", s->core.id);
-			job_cancel(o->job);
-		} else if (myw_cancel((struct my_session *)o)) {
-			session_log(o, "KILL QUERY from session %u ended the wait for a held write", s->core.id);
-		}
+		snprintf(by, sizeof(by), "session %u", s->core.id);
+		my_kill_query(s->core.srv, s->core.proto, id, s->core.user, by);
 		local_ok(s);
 		return;
 	}

@@ -40,6 +40,10 @@
 #include "proxy/gen.h"
 #include "proxy/job/job.h"
 #include "proxy/log.h"
+#include "protocol/peer_msg.h"
+#include "proxy/mysql/my_session.h"
+#include "proxy/peer.h"
+#include "proxy/peer_key.h"
 #include "proxy/pg/pg_settings.h"
 #include "proxy/server.h"
 #include "validator/pg/validate_pg.h"
@@ -264,6 +268,7 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	bool reported;
 	const char *sqlstate;
 	enum airlock_err code;
+	struct peer_kill kill;
 	char msg[256];
 
 	switch (st->kind) {
@@ -282,6 +287,13 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	case PG_STARTUP_CANCEL:
 		cancel(s->core.srv, st->cancel_pid, st->cancel_key);
 		session_close(&s->core, false, "CancelRequest");
+		return false;
+	case PG_STARTUP_PEER:
+		/* Another node's signed KILL QUERY for one of this node's MySQL connections. */
+		if (peers_receive(s->core.srv, st->raw, st->raw_len, &kill) &&
+		    !my_kill_query(s->core.srv, &my_session_proto, peer_key_session(kill.id), kill.user, "a peer"))
+			log_info("KILL QUERY %u from a peer: no such session of that user here", kill.id);
+		session_close(&s->core, false, "peer message");
 		return false;
 	case PG_STARTUP_NORMAL:
 		break;
@@ -622,9 +634,16 @@ static void pg_drained(struct session *core)
 /* CancelRequest: cancels the statement (or FETCH) of the session with this pid and key, if any. */
 static void cancel(struct server *srv, uint32_t pid, uint32_t key)
 {
-	struct session *core = session_find(srv, &pg_session_proto, pid);
-	struct pg_session *s = core ? pg(core) : NULL;
+	struct session *core;
+	struct pg_session *s;
 
+	/* Another node's key (a load balancer sent the cancel here): that node is sent it. */
+	if (!peer_key_local(srv->cfg->peer_id, pid)) {
+		peers_forward_cancel(srv, pid, key);
+		return;
+	}
+	core = session_find(srv, &pg_session_proto, peer_key_session(pid));
+	s = core ? pg(core) : NULL;
 	if (!s || s->key != key)
 		return;
 	if (core->job) {

@@ -58,7 +58,7 @@ static char *tls_base(void)
 		assert_true(asprintf(&text,
 				     "%.*stls_cert_file = /etc/airlock/tls.crt\ntls_key_file = /etc/airlock/tls.key\n"
 				     "runner_rootfs = /var/lib/airlock/rootfs.tar@" DIGEST "\n"
-				     "approval_webhook_hosts = 127.0.0.1\n%s",
+				     "approval_webhook_hosts = 127.0.0.1\npeer_id = 1\n%s",
 				     (int)(at - base_conf), base_conf, at) > 0);
 	return text;
 }
@@ -195,7 +195,7 @@ static const char *private_file(void)
 	snprintf(path, sizeof(private_path), "/tmp/airlock-test-key-XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "key\n", 4), 4);
+	assert_int_equal(write(fd, "0123456789abcdef0123456789abcdef\n", 33), 33);
 	close(fd);
 	return path;
 }
@@ -230,6 +230,8 @@ static const char *other_value(const struct conf_key *k, char *buf, size_t cap)
 		return "1000000-1000099";
 	case CT_HOST_LIST:
 		return "127.0.0.1, db.internal, db2.internal";
+	case CT_PEER_LIST:
+		return "2=127.0.0.2:6432, 3=[::1]:6433";
 	case CT_WEBHOOK_URL:
 		/* tls_base lists 127.0.0.1 in approval_webhook_hosts */
 		return "http://127.0.0.1:1/hook";
@@ -277,8 +279,8 @@ static void test_reload_rule_for_every_server_key(void **state)
 		free(text);
 	}
 	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the four listeners (the TLS
-	 * files reload), the validator workers' five keys, the webhook's four keys */
-	assert_int_equal(nblocked, 21);
+	 * files reload), the validator workers' five keys, the webhook's four keys, peer_id */
+	assert_int_equal(nblocked, 22);
 	config_free(running);
 }
 

@@ -24,6 +24,7 @@ static void every_command(void **state)
 	assert_int_equal(kind_of("SHOW JOBS"), ADMIN_CMD_SHOW_JOBS);
 	assert_int_equal(kind_of("SHOW CONFIG"), ADMIN_CMD_SHOW_CONFIG);
 	assert_int_equal(kind_of("SHOW USERS"), ADMIN_CMD_SHOW_USERS);
+	assert_int_equal(kind_of("show peers;"), ADMIN_CMD_SHOW_PEERS);
 	assert_int_equal(kind_of("RELOAD"), ADMIN_CMD_RELOAD);
 	assert_int_equal(kind_of("PAUSE"), ADMIN_CMD_PAUSE);
 	assert_int_equal(kind_of("RESUME"), ADMIN_CMD_RESUME);

@@ -1,0 +1,243 @@
+/*
+ * peer: forwarding a CancelRequest to the node that issued its key (see
+ * peer.h). One bufferevent per forward: connect, write 16 bytes, close.
+ */
+#include "proxy/peer.h"
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/util.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/dlist.h"
+#include "base/wbuf.h"
+#include "conf/config.h"
+#include "protocol/peer_msg.h"
+#include "protocol/pg_codec.h"
+#include "proxy/log.h"
+#include "proxy/peer_key.h"
+#include "proxy/server.h"
+#include "proxy/stats.h"
+
+struct forward {
+	struct forward *prev, *next;
+	struct peers *owner;
+	struct server *srv;
+	struct bufferevent *bev; /* owned; closes its socket */
+	uint32_t peer;
+};
+
+#define PEER_SEEN 256
+
+struct peers {
+	struct peer_counts counts[256];
+	uint8_t seen[PEER_SEEN][PEER_MSG_MAC_LEN]; /* the last messages' MACs, against replays */
+	size_t seen_next;
+	time_t last_warn;         /* refused messages are logged at most once a second: anyone may send them */
+	struct forward *inflight; /* every forward not yet done */
+	unsigned ninflight;
+};
+
+struct peers *peers_new(void)
+{
+	return calloc(1, sizeof(struct peers));
+}
+
+static void forward_free(struct forward *f)
+{
+	DLIST_UNLINK(f->owner->inflight, f);
+	f->owner->ninflight--;
+	bufferevent_free(f->bev);
+	free(f);
+}
+
+void peers_free(struct peers *p)
+{
+	if (!p)
+		return;
+	while (p->inflight)
+		forward_free(p->inflight);
+	free(p);
+}
+
+struct peer_counts peers_counts(const struct peers *p, uint32_t id)
+{
+	struct peer_counts none = {0};
+
+	return p && id < 256 ? p->counts[id] : none;
+}
+
+static void count(struct server *srv, uint32_t peer, const char *outcome)
+{
+	struct peer_counts *c = &srv->peers->counts[peer & 0xffu];
+
+	if (strcmp(outcome, "forwarded") == 0)
+		c->forwarded++;
+	else if (strcmp(outcome, "failed") == 0)
+		c->failed++;
+	else
+		c->dropped++;
+	stats_peer_cancel(srv->stats, peer & 0xffu, outcome);
+}
+
+static void done(struct forward *f, bool ok, const char *why)
+{
+	if (!ok)
+		log_info("cancel for peer %u not forwarded: %s", f->peer, why);
+	count(f->srv, f->peer, ok ? "forwarded" : "failed");
+	forward_free(f);
+}
+
+/* The output drained: the 16 bytes are the peer's kernel's now. */
+static void write_cb(struct bufferevent *bev, void *arg)
+{
+	struct forward *f = arg;
+
+	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+		done(f, true, NULL);
+}
+
+static void event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct forward *f = arg;
+
+	(void)bev;
+	if (what & BEV_EVENT_CONNECTED)
+		return;
+	done(f, false, what & BEV_EVENT_TIMEOUT ? "timed out" : "could not connect or write");
+}
+
+/* Sends len bytes to peer (whose address cfg knows) on a connection of their own; false when not sent. */
+static bool send_to(struct server *srv, uint32_t peer, const uint8_t *bytes, size_t len)
+{
+	struct timeval tv = {PEER_TIMEOUT_SEC, 0};
+	struct sockaddr_storage ss;
+	int sslen = (int)sizeof(ss);
+	char host[64], addr[80];
+	struct forward *f;
+	uint16_t port;
+
+	if (!config_peer(srv->cfg, peer, host, sizeof(host), &port)) {
+		count(srv, peer, "dropped_unknown");
+		return false;
+	}
+	if (srv->peers->ninflight >= PEER_MAX_INFLIGHT) {
+		count(srv, peer, "dropped_busy");
+		return false;
+	}
+	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, (unsigned)port);
+	memset(&ss, 0, sizeof(ss));
+	if (evutil_parse_sockaddr_port(addr, (struct sockaddr *)&ss, &sslen) < 0) {
+		count(srv, peer, "dropped_unknown");
+		return false;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->bev = bufferevent_socket_new(srv->base, -1, BEV_OPT_CLOSE_ON_FREE))) {
+		free(f);
+		count(srv, peer, "failed");
+		return false;
+	}
+	f->owner = srv->peers;
+	f->srv = srv;
+	f->peer = peer;
+	DLIST_PUSH(srv->peers->inflight, f);
+	srv->peers->ninflight++;
+	bufferevent_setcb(f->bev, NULL, write_cb, event_cb, f);
+	bufferevent_set_timeouts(f->bev, &tv, &tv);
+	/* A refused connection is reported to event_cb later (deferred); -1 is a failure reported to no one. */
+	if (bufferevent_write(f->bev, bytes, len) < 0 ||
+	    bufferevent_socket_connect(f->bev, (struct sockaddr *)&ss, sslen) < 0) {
+		done(f, false, "no socket");
+		return false;
+	}
+	return true;
+}
+
+void peers_forward_cancel(struct server *srv, uint32_t pid, uint32_t key)
+{
+	uint32_t peer = peer_key_node(pid);
+	struct wbuf w;
+
+	if (!srv->peers)
+		return;
+	if (peer_key_hops(pid) >= PEER_KEY_MAX_HOPS) {
+		count(srv, peer, "dropped_hops");
+		return;
+	}
+	wbuf_init(&w);
+	pg_put_cancel_request(&w, peer_key_hop(pid), key);
+	if (!w.failed)
+		send_to(srv, peer, w.data, w.len);
+	wbuf_free(&w);
+}
+
+static uint64_t unix_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+bool peers_forward_kill(struct server *srv, uint32_t id, const char *user)
+{
+	const char *secret = srv->cfg->peer_secret;
+	struct peer_kill k = {.id = id, .made_ms = unix_ms()};
+	uint8_t msg[PEER_MSG_MAX_LEN];
+	size_t len;
+
+	if (!srv->peers || !secret || strlen(user) > PEER_MSG_MAX_USER)
+		return false;
+	memcpy(k.user, user, strlen(user) + 1);
+	len = peer_msg_kill_encode(&k, (const uint8_t *)secret, strlen(secret), msg);
+	return len && send_to(srv, peer_key_node(id), msg, len);
+}
+
+/* A MAC seen lately: the same message twice is a replay, whoever sends it. */
+static bool replayed(struct peers *p, const uint8_t mac[PEER_MSG_MAC_LEN])
+{
+	for (size_t i = 0; i < PEER_SEEN; i++)
+		if (memcmp(p->seen[i], mac, PEER_MSG_MAC_LEN) == 0)
+			return true;
+	memcpy(p->seen[p->seen_next], mac, PEER_MSG_MAC_LEN);
+	p->seen_next = (p->seen_next + 1) % PEER_SEEN;
+	return false;
+}
+
+bool peers_receive(struct server *srv, const uint8_t *raw, size_t len, struct peer_kill *out)
+{
+	const char *secret = srv->cfg->peer_secret;
+	struct peer_kill k;
+	enum peer_msg_check c;
+	bool replay = false;
+
+	if (!srv->peers)
+		return false;
+	c = secret ? peer_msg_kill_decode(raw, len, (const uint8_t *)secret, strlen(secret), unix_ms(), &k)
+		   : PEER_MSG_BAD_MAC;
+	if (c == PEER_MSG_OK)
+		replay = replayed(srv->peers, k.mac);
+	if (c != PEER_MSG_OK || replay) {
+		time_t now = time(NULL);
+
+		if (now != srv->peers->last_warn)
+			log_warn("peer message refused: %s",
+				 !secret                 ? "no peer_secret_file here"
+				 : c == PEER_MSG_BAD_MAC ? "not signed with peer_secret_file's key"
+				 : c == PEER_MSG_STALE   ? "too old (or clocks over 10 s apart)"
+				 : replay                ? "a replay"
+							 : "malformed");
+		srv->peers->last_warn = now;
+		return false;
+	}
+	if (!peer_key_local(srv->cfg->peer_id, k.id)) {
+		log_info("KILL QUERY %u from a peer: not this node's id", k.id);
+		return false;
+	}
+	*out = k;
+	return true;
+}

@@ -1,0 +1,144 @@
+/* Tests for [server] peer_id and peers: the nodes a cancel may be forwarded to. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "conf/config.h"
+#include "proxy/peer_key.h"
+#include "tests/conf/conf_fixture.h"
+
+static char *with_server_keys(const char *keys)
+{
+	const char *at = strstr(base_conf, "[server]\n") + strlen("[server]\n");
+	char *out;
+
+	assert_true(asprintf(&out, "%.*s%s%s", (int)(at - base_conf), base_conf, keys, at) > 0);
+	return out;
+}
+
+static struct airlock_config *load_keys(const char *keys, struct config_errors *e)
+{
+	char *text = with_server_keys(keys);
+	struct airlock_config *cfg = config_load_string(text, data_dir, e);
+
+	free(text);
+	return cfg;
+}
+
+static void expect_error(const char *keys, const char *want)
+{
+	struct config_errors e;
+	struct airlock_config *cfg = load_keys(keys, &e);
+	bool found = false;
+
+	assert_null(cfg);
+	for (size_t i = 0; i < e.n; i++)
+		found |= strstr(e.msg[i], want) != NULL;
+	if (!found)
+		for (size_t i = 0; i < e.n; i++)
+			fprintf(stderr, "  %s\n", e.msg[i]);
+	assert_true(found);
+}
+
+static void peers_load(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg = config_load_string(base_conf, data_dir, &e);
+	char host[64];
+	uint16_t port = 0;
+
+	(void)state;
+	assert_non_null(cfg);
+	assert_int_equal(cfg->peer_id, 0);
+	assert_int_equal(cfg->npeers, 0);
+	assert_false(config_peer(cfg, 1, host, sizeof(host), &port));
+	config_free(cfg);
+
+	cfg = load_keys("peer_id = 1\npeers = 2=127.0.0.2:6432, 3=[::1]:6433, 255=10.0.0.9:1\n", &e);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->peer_id, 1);
+	assert_int_equal(cfg->npeers, 3);
+	assert_string_equal(cfg->peers[1], "3=[::1]:6433");
+	assert_true(config_peer(cfg, 2, host, sizeof(host), &port));
+	assert_string_equal(host, "127.0.0.2");
+	assert_int_equal(port, 6432);
+	assert_true(config_peer(cfg, 3, host, sizeof(host), &port));
+	assert_string_equal(host, "::1");
+	assert_int_equal(port, 6433);
+	assert_true(config_peer(cfg, 255, host, sizeof(host), &port));
+	assert_string_equal(host, "10.0.0.9");
+	assert_false(config_peer(cfg, 1, host, sizeof(host), &port));
+	assert_false(config_peer(cfg, 4, host, sizeof(host), &port));
+	/* a buffer too small for the address finds nothing rather than a cut address */
+	assert_false(config_peer(cfg, 255, host, 5, &port));
+	config_free(cfg);
+}
+
+static void peers_errors(void **state)
+{
+	(void)state;
+	expect_error("peers = 2=127.0.0.2:6432\n", "peers needs peer_id");
+	expect_error("peer_id = 1\npeers = 1=127.0.0.2:6432\n", "this node's own peer_id");
+	expect_error("peer_id = 1\npeers = 2=127.0.0.2:6432, 2=127.0.0.3:6432\n", "lists id 2 twice");
+	expect_error("peer_id = 256\n", "peer_id");
+	expect_error("peer_id = 1\npeers = 0=127.0.0.2:6432\n", "is not valid");
+	expect_error("peer_id = 1\npeers = 256=127.0.0.2:6432\n", "is not valid");
+	expect_error("peer_id = 1\npeers = 2=localhost:6432\n", "is not valid");
+	expect_error("peer_id = 1\npeers = 2=db.internal:6432\n", "is not valid");
+	expect_error("peer_id = 1\npeers = 2=127.0.0.2\n", "is not valid");
+	expect_error("peer_id = 1\npeers = 2=127.0.0.2:0\n", "is not valid");
+	expect_error("peer_id = 1\npeers = =127.0.0.2:6432\n", "is not valid");
+	expect_error("peer_id = 1\npeers = 2:127.0.0.2:6432\n", "is not valid");
+	expect_error("peer_id = 1\npeers = 2=127.0.0.2:6432,,3=127.0.0.3:1\n", "empty entry");
+}
+
+/* The session id's layout (proxy/peer_key.h). */
+static void key_layout(void **state)
+{
+	uint32_t id;
+
+	(void)state;
+	for (uint32_t r = 0; r < 4096; r++) {
+		uint32_t rnd = r * 2654435761u;
+
+		id = peer_key_make(7, rnd);
+		assert_int_not_equal(id, 0);
+		assert_int_equal(peer_key_node(id), 7);
+		assert_int_equal(peer_key_hops(id), 0);
+		assert_true(peer_key_local(7, id));
+		assert_false(peer_key_local(8, id));
+		/* A node without peers takes every key as its own. */
+		assert_true(peer_key_local(0, id));
+		id = peer_key_make(0, rnd);
+		assert_int_not_equal(id, 0);
+		assert_int_equal(peer_key_hops(id), 0);
+		assert_int_equal(peer_key_session(id), id);
+	}
+	id = peer_key_make(255, 0xffffffffu);
+	assert_int_equal(peer_key_node(id), 255);
+	assert_int_equal(peer_key_hops(id), 0);
+	/* Each hop is counted; the session it names stays the same. */
+	assert_int_equal(peer_key_hops(peer_key_hop(id)), 1);
+	assert_int_equal(peer_key_hops(peer_key_hop(peer_key_hop(id))), 2);
+	assert_int_equal(peer_key_session(peer_key_hop(peer_key_hop(id))), id);
+	assert_int_equal(peer_key_node(peer_key_hop(id)), 255);
+	assert_true(PEER_KEY_MAX_HOPS < 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(peers_load),
+		cmocka_unit_test(peers_errors),
+		cmocka_unit_test(key_layout),
+	};
+
+	return cmocka_run_group_tests(tests, setup_data, NULL);
+}
