@@ -113,6 +113,16 @@ static void handle(struct evhttp_request *req, void *arg)
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	struct wbuf w;
 
+	/* A load balancer's check: a paused or draining node answers 503, so new clients go elsewhere. */
+	if (path && strcmp(path, "/health") == 0) {
+		if (h->srv->stopping)
+			reply_text(req, 503, "Service Unavailable", "stopping\n", 9);
+		else if (h->srv->paused)
+			reply_text(req, 503, "Service Unavailable", "paused\n", 7);
+		else
+			reply_text(req, 200, "OK", "ok\n", 3);
+		return;
+	}
 	if (!path || strcmp(path, "/metrics") != 0) {
 		reply_text(req, 404, "Not Found", "not found\n", 10);
 		return;

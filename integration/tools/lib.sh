@@ -78,7 +78,7 @@ AIRLOCK_PACKAGES=(
 	golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev
 	libdbd-pg-perl
 	chromium python3-websocket python3-yaml systemd
-	prometheus
+	prometheus haproxy
 )
 
 log()
