@@ -377,6 +377,9 @@ ROWS = [
     ("tls-verify", "The runners' link to a database is TLS when the target says so, never plain text in its place",
      "the TLS shim's certificate check", "92-tls-verify.patch",
      "airlockd+py:test_backend_tls.py -k another_ca or another_name"),
+    ("peer-mac", "A node acts on another node's KILL QUERY only when it is signed with the key the nodes share",
+     "the HMAC comparison of peer messages", "93-peer-mac.patch",
+     "airlockd+py:test_peer_cancel.py -k another_user_or_key"),
 ]
 
 
