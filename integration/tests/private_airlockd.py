@@ -118,13 +118,14 @@ class PrivateAirlockd:
         # Each instance starts with an empty audit log of its own.
         open(self.audit_log, "w").close()
         self.proc = None
+        self.prefix = []  # e.g. a Netns's command: the process started through it
 
     def start(self, wait=True):
         log = open(self.log_path, "ab")
         if not hasattr(self, "log_start"):
             self.log_start = log.tell()  # log() reads this instance's lines, never an earlier run's
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
-        self.proc = subprocess.Popen([self.binary, "-c", self.config], stdout=log, stderr=log,
+        self.proc = subprocess.Popen(self.prefix + [self.binary, "-c", self.config], stdout=log, stderr=log,
                                      stdin=subprocess.DEVNULL, env=env)
         log.close()
         if wait and not wait_until(lambda: self.accepts(self.pg_port) and self.accepts(self.my_port), 30, 0.1):

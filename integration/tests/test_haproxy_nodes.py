@@ -1,4 +1,11 @@
-"""Two airlockd nodes behind Debian's HAProxy, as an operator would run them.
+"""Three airlockd nodes behind Debian's HAProxy, as an operator would run them.
+
+Each node runs in a network namespace of its own (netns.py), as on a
+machine of its own: every node listens on the same 127.0.0.1:6432, 3307
+and 9930 of its namespace, reaches the databases at 127.0.0.1:5432 and
+3306 of its namespace (carried to the host's) and its peers at
+127.0.0.1:7001-7003 (carried to theirs). HAProxy runs on the host and
+reaches each node through a port of its own.
 
 HAProxy balances TCP connections round robin and checks each node's
 GET /health on its metrics listener (200 "ok"; 503 "paused" or
@@ -24,7 +31,8 @@ import psycopg2
 import pytest
 
 import itest
-from private_airlockd import PrivateAirlockd, free_port, rewrite
+import netns
+from private_airlockd import PrivateAirlockd, free_port
 
 UID_BASE = 1005500000
 ADMIN_PASSWORD = "admin-secret"
@@ -60,8 +68,8 @@ backend nodes
 """ % (self.sock, self.port, servers))
         self.log = open(os.path.join(self.dir, "haproxy.log"), "wb")
         self.proc = subprocess.Popen([HAPROXY, "-db", "-f", cfg], stdout=self.log, stderr=self.log)
-        assert itest.wait_until(lambda: self.status("n1") == "UP" and self.status("n2") == "UP", 20, 0.2), \
-            self.logs()
+        assert itest.wait_until(lambda: all(self.status("n%d" % i) == "UP" for i in range(1, len(nodes) + 1)),
+                                20, 0.2), self.logs()
 
     def logs(self):
         with open(os.path.join(self.dir, "haproxy.log"), "rb") as f:
@@ -125,30 +133,58 @@ def health(node):
         return e.code, e.read().decode()
 
 
+NODE_PG, NODE_MY, NODE_METRICS, PEER_BASE = 6432, 3307, 9930, 7000
+PG_DB_PORT = 5432
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    nodes = []
-    for i in (1, 2):
-        metrics_port = free_port()
-        n = PrivateAirlockd("lb%d" % i, uid_base=UID_BASE + i * 2000,
-                            server={"pool_min": 1, "peer_id": i, "shutdown_grace_ms": 8000,
-                                    "metrics_listen": "127.0.0.1:%d" % metrics_port})
-        n.metrics_port = metrics_port
-        nodes.append(n)
-    for i, n in enumerate(nodes, 1):
-        other = nodes[2 - i]
-        with open(n.config) as f:
-            text = rewrite(f.read(), {"server": {"peers": "%d=127.0.0.1:%d" % (3 - i, other.pg_port)}})
-        with open(n.config, "w") as f:
-            f.write(text)
-        n.start()
-    lb = Balancer(nodes)
+    spaces, forwards, nodes = [], [], []
+    lb = None
     try:
+        for i in (1, 2, 3):
+            spaces.append(netns.Netns("airlock-node%d" % i))
+        for i, ns in enumerate(spaces, 1):
+            peers = ", ".join("%d=127.0.0.1:%d" % (j, PEER_BASE + j) for j in (1, 2, 3) if j != i)
+            n = PrivateAirlockd("node%d" % i, uid_base=UID_BASE + i * 2000,
+                                server={"pool_min": 1, "peer_id": i, "shutdown_grace_ms": 8000, "peers": peers,
+                                        "pg_listen": "127.0.0.1:%d" % NODE_PG,
+                                        "mysql_listen": "127.0.0.1:%d" % NODE_MY,
+                                        "metrics_listen": "127.0.0.1:%d" % NODE_METRICS})
+            n.prefix = ns.command([])
+            # The databases, in the node's namespace where its config says they are.
+            for port in (PG_DB_PORT, itest.MY_DIRECT_PORT):
+                forwards.append(netns.Forward(ns, port, None, port))
+            for j, other in enumerate(spaces, 1):
+                if j != i:
+                    forwards.append(netns.Forward(ns, PEER_BASE + j, other, NODE_PG))
+            # What the host (HAProxy, the test's clients) reaches the node by.
+            pg = netns.Forward(None, 0, ns, NODE_PG)
+            my = netns.Forward(None, 0, ns, NODE_MY)
+            metrics = netns.Forward(None, 0, ns, NODE_METRICS)
+            forwards += [pg, my, metrics]
+            n.pg_port, n.my_port, n.metrics_port = pg.port, my.port, metrics.port
+            nodes.append(n)
+        for n in nodes:
+            n.start()
+        lb = Balancer(nodes)
         yield lb, nodes
     finally:
-        lb.stop()
+        if lb:
+            lb.stop()
         for n in nodes:
             n.stop()
+        for f in forwards:
+            f.close()
+        for ns in spaces:
+            ns.delete()
+
+
+def test_each_node_is_alone_in_its_namespace(cluster):
+    """Three processes listen on the same 127.0.0.1:6432, each in a namespace of its own."""
+    _, nodes = cluster
+    spaces = {os.readlink("/proc/%d/ns/net" % n.pid) for n in nodes}
+    assert len(spaces) == 3 and os.readlink("/proc/self/ns/net") not in spaces
 
 
 def landings(lb, count):
@@ -169,8 +205,8 @@ def landings(lb, count):
 def test_logins_statements_and_refusals_on_either_node(cluster):
     lb, _ = cluster
     assert health(cluster[1][0]) == (200, "ok\n")
-    assert set(landings(lb, 4)) == {1, 2}
-    for _ in range(2):
+    assert set(landings(lb, 6)) == {1, 2, 3}
+    for _ in range(3):
         conn = itest.connect(lb.url(), autocommit=True)
         try:
             with conn.cursor() as cur, pytest.raises(psycopg2.Error) as e:
@@ -183,7 +219,7 @@ def test_logins_statements_and_refusals_on_either_node(cluster):
 def test_cancels_through_the_balancer_land_ten_out_of_ten(cluster):
     """psycopg2's cancel opens a connection to the balancer, which sends it to the next node."""
     lb, nodes = cluster
-    before = sum(int(console(n, "SHOW PEERS")[0][3]) for n in nodes)
+    before = sum(int(r[3]) for n in nodes for r in console(n, "SHOW PEERS"))
     for k in range(10):
         conn = itest.connect(lb.url(), autocommit=True)
         try:
@@ -197,7 +233,7 @@ def test_cancels_through_the_balancer_land_ten_out_of_ten(cluster):
         finally:
             conn.close()
     # Round robin sent some of them to the node that did not run the statement.
-    assert sum(int(console(n, "SHOW PEERS")[0][3]) for n in nodes) > before
+    assert sum(int(r[3]) for n in nodes for r in console(n, "SHOW PEERS")) > before
 
 
 def test_a_paused_node_leaves_the_balancer_and_comes_back(cluster):
@@ -206,18 +242,18 @@ def test_a_paused_node_leaves_the_balancer_and_comes_back(cluster):
     try:
         assert health(nodes[0]) == (503, "paused\n")
         assert itest.wait_until(lambda: lb.status("n1") == "DOWN", 10, 0.1)
-        assert set(landings(lb, 4)) == {2}
+        assert set(landings(lb, 6)) == {2, 3}
     finally:
         console(nodes[0], "RESUME")
     assert itest.wait_until(lambda: lb.status("n1") == "UP", 10, 0.1)
-    assert set(landings(lb, 4)) == {1, 2}
+    assert set(landings(lb, 6)) == {1, 2, 3}
 
 
 def test_a_draining_node_leaves_the_balancer(cluster):
     """SIGTERM: the node finishes what runs and says "stopping" meanwhile; new clients go to the other."""
     lb, nodes = cluster
     busy = None
-    for _ in range(4):
+    for _ in range(6):
         conn = itest.connect(lb.url(), autocommit=True)
         if node_of(conn) == 2:
             busy = conn
@@ -237,7 +273,7 @@ def test_a_draining_node_leaves_the_balancer(cluster):
     nodes[1].signal(signal.SIGTERM)
     assert itest.wait_until(lambda: health(nodes[1]) == (503, "stopping\n"), 5, 0.05)
     assert itest.wait_until(lambda: lb.status("n2") == "DOWN", 10, 0.1)
-    assert set(landings(lb, 3)) == {1}
+    assert set(landings(lb, 4)) == {1, 3}
     t.join(15)
     assert result == [("",)]  # the running statement finished
     busy.close()
@@ -252,10 +288,10 @@ def test_a_killed_node_costs_only_its_own_sessions(cluster):
     for _ in range(6):
         conn = itest.connect(lb.url(), autocommit=True)
         conns.setdefault(node_of(conn), []).append(conn)
-    assert set(conns) == {1, 2}
+    assert set(conns) == {1, 2, 3}
     nodes[1].kill()
     try:
-        for conn in conns[1]:
+        for conn in conns[1] + conns[3]:
             with conn.cursor() as cur:
                 cur.execute("SELECT count(*) FROM orders WHERE id <= 3")
                 assert cur.fetchone() == (3,)
@@ -264,7 +300,7 @@ def test_a_killed_node_costs_only_its_own_sessions(cluster):
                 with conn.cursor() as cur:
                     cur.execute("SELECT 1")
         assert itest.wait_until(lambda: lb.status("n2") == "DOWN", 10, 0.1)
-        assert set(landings(lb, 3)) == {1}
+        assert set(landings(lb, 4)) == {1, 3}
     finally:
         for cs in conns.values():
             for c in cs:
