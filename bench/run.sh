@@ -24,6 +24,8 @@
 #  5. Idle authenticated connections: a fresh airlockd's RSS for them
 #     against PgBouncer's.
 #  6. The validators' cost per statement (bench_validate).
+#  7. Throughput through HAProxy at 16 and 64 clients, one node against
+#     three (bench/nodes.sh).
 #
 # Usage: bench/run.sh [RUNS] [SECONDS] [IDLE]   (defaults 200 statements per
 # latency case, 8 s per throughput case, 10000 idle connections)
@@ -86,46 +88,8 @@ want=$((idle + 2048))
 ulimit -n "$want"; pgbouncer -d '$out/pgbouncer.ini'"
 wait_for 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
 
-# bench_airlockd NAME RUNTIME PG_PORT MY_PORT UID_BASE: one airlockd of this
-# run; its pid in $out/NAME.pid.
-bench_airlockd()
-{
-	local name=$1 runtime=$2 pg=$3 my=$4 uid=$5 cfg=$out/$1.ini
-
-	"$AIRLOCK_PYTHON" - "$AIRLOCK_STATE_DIR/airlock.ini" "$cfg" <<PY
-import re, sys
-text = open(sys.argv[1]).read()
-keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir": "/run/airlock/bench-$name",
-        "runner_uids": "$uid-$((uid + 9999))", "validator_uid": "$((uid + 10000))",
-        "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
-        "max_connections": "$((idle + 1000))", "max_unauthenticated": "1024",
-        "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64",
-        "queue_wait_ms": "120000", "approval_store": "$out/approvals-$name.db"}
-head, rest = text.split("[hosts]", 1)
-# Two airlockds side by side: the demo's approval and metrics listeners stay the demo's.
-head = re.sub(r"(?m)^(approval|metrics)_listen = .*\n", "", head)
-for k, v in keys.items():
-    head, n = re.subn(r"(?m)^%s = .*$" % k, "%s = %s" % (k, v), head)
-    if not n:
-        head = head.rstrip("\n") + "\n%s = %s\n\n" % (k, v)
-agent = re.search(r"(?ms)^\[user agent\]\n(.*?)(?=^\[|\Z)", rest).group(1)
-agent = re.sub(r"(?m)^(max_rows|max_bytes|timeout_ms|max_connections|max_jobs) = .*\n", "", agent)
-bench = ("\n[user bench]\n" + agent.rstrip("\n") + "\nmax_rows = 10000000\nmax_bytes = 1073741824\n"
-         "timeout_ms = 120000\nmax_connections = $((idle + 100))\nmax_jobs = 64\n")
-# Two of these beside the demo's airlockd and PgBouncer share Postgres's 100 connections.
-rest = re.sub(r"(?m)^max_db_connections = .*\n", "", rest)
-rest = re.sub(r"(?m)^(\[target [^]]+\]\n)", r"\1max_db_connections = $dbmax\n", rest)
-open(sys.argv[2], "w").write(head + "[hosts]" + rest + bench)
-PY
-	chmod 0600 "$cfg"
-	install -d -m 0711 "/run/airlock/bench-$name"
-	"$build/airlockd" -c "$cfg" >"$out/$name.log" 2>&1 </dev/null &
-	pids+=("$!")
-	echo "$!" >"$out/$name.pid"
-	wait_for 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$pg" || die "bench airlockd $name does not start: $(tail -5 "$out/$name.log")"
-	# Let the warm pool fill.
-	sleep 3
-}
+# shellcheck source=bench/bench_lib.sh
+source "$here/bench_lib.sh"
 dbmax=24
 bench_airlockd oci oci 6441 3341 1001000000
 bench_airlockd docker docker 6442 3342 1001100000
@@ -265,6 +229,11 @@ echo "== 6. validator cost"
 # The same reads in this process and through one validator worker: the channel's cost per statement.
 "$build/bench_vworker" 20000 "$build/airlock-validator"
 
+echo
+echo "== 7. nodes behind HAProxy"
+bash "$here/nodes.sh" "$secs" | tee "$out/nodes.txt"
+grep -E '^nodes[13]_' "$out/nodes.txt" >>"$out/lat.txt" || true
+
 # ---- the table
 f() { field "$1" "${2:-median_ms}"; }
 r() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
@@ -299,6 +268,10 @@ row "one user's 16 clients x 10 statements, ms (errors oci/docker: $(f burst_oci
 row "streaming 200,000 rows, MB/s (direct psql)" "$(f s_oci mb_s)" "$(f s_docker mb_s)" "$(f s_direct mb_s)" "$(f s_direct mb_s)"
 row "airlockd RSS before / at peak while streaming, kB" "$(f s_oci rss_before_kb) / $(f s_oci rss_peak_kb)" "$(f s_docker rss_before_kb) / $(f s_docker rss_peak_kb)" "-" "0"
 row "MySQL streaming, MB/s (direct mysql)" "$(f s_my_oci mb_s)" "-" "$(f s_my_direct mb_s)" "$(f s_my_direct mb_s)"
+for c in 16 64; do
+	row "through HAProxy at $c clients, statements/s: 3 nodes (1 node; errors $(f "nodes3_$c" errors)/$(f "nodes1_$c" errors))" \
+		"$(f "nodes3_$c" per_s)" "-" "$(f "nodes1_$c" per_s)" "$(f "nodes1_$c" per_s)"
+done
 row "$idle idle connections, RSS growth kB (PgBouncer)" "$(f idle_airlock rss_with_kb) - $(f idle_airlock rss_before_kb)" "-" \
 	"$(f idle_pgbouncer rss_with_kb) - $(f idle_pgbouncer rss_before_kb)" "0"
 row "per idle connection, kB (PgBouncer)" "$(f idle_airlock per_conn_kb)" "-" "$(f idle_pgbouncer per_conn_kb)" "$(f idle_pgbouncer per_conn_kb)"

@@ -1,0 +1,50 @@
+# shellcheck shell=bash
+#
+# bench_lib.sh: what bench/run.sh and bench/nodes.sh share. Sourced after
+# integration/tools/lib.sh; defines functions and runs nothing.
+
+# bench_airlockd NAME RUNTIME PG_PORT MY_PORT UID_BASE [KEY=VALUE...]: one
+# airlockd of this run (more [server] keys after the fifth argument); its
+# pid in $out/NAME.pid. Uses $out, $idle, $dbmax and $build, and adds the
+# pid to pids.
+# shellcheck disable=SC2154 # out, idle, dbmax and build are the sourcing script's
+bench_airlockd()
+{
+	local name=$1 runtime=$2 pg=$3 my=$4 uid=$5 cfg=$out/$1.ini
+	shift 5
+
+	"$AIRLOCK_PYTHON" - "$AIRLOCK_STATE_DIR/airlock.ini" "$cfg" "$@" <<PY
+import re, sys
+text = open(sys.argv[1]).read()
+keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir": "/run/airlock/bench-$name",
+        "runner_uids": "$uid-$((uid + 9999))", "validator_uid": "$((uid + 10000))",
+        "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
+        "max_connections": "$((idle + 1000))", "max_unauthenticated": "1024",
+        "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64",
+        "queue_wait_ms": "120000", "approval_store": "$out/approvals-$name.db"}
+keys.update(a.split("=", 1) for a in sys.argv[3:])
+head, rest = text.split("[hosts]", 1)
+# Two airlockds side by side: the demo's approval and metrics listeners stay the demo's.
+head = re.sub(r"(?m)^(approval|metrics)_listen = .*\n", "", head)
+for k, v in keys.items():
+    head, n = re.subn(r"(?m)^%s = .*$" % k, "%s = %s" % (k, v), head)
+    if not n:
+        head = head.rstrip("\n") + "\n%s = %s\n\n" % (k, v)
+agent = re.search(r"(?ms)^\[user agent\]\n(.*?)(?=^\[|\Z)", rest).group(1)
+agent = re.sub(r"(?m)^(max_rows|max_bytes|timeout_ms|max_connections|max_jobs) = .*\n", "", agent)
+bench = ("\n[user bench]\n" + agent.rstrip("\n") + "\nmax_rows = 10000000\nmax_bytes = 1073741824\n"
+         "timeout_ms = 120000\nmax_connections = $((idle + 100))\nmax_jobs = 64\n")
+# Two of these beside the demo's airlockd and PgBouncer share Postgres's 100 connections.
+rest = re.sub(r"(?m)^max_db_connections = .*\n", "", rest)
+rest = re.sub(r"(?m)^(\[target [^]]+\]\n)", r"\1max_db_connections = $dbmax\n", rest)
+open(sys.argv[2], "w").write(head + "[hosts]" + rest + bench)
+PY
+	chmod 0600 "$cfg"
+	install -d -m 0711 "/run/airlock/bench-$name"
+	"$build/airlockd" -c "$cfg" >"$out/$name.log" 2>&1 </dev/null &
+	pids+=("$!")
+	echo "$!" >"$out/$name.pid"
+	wait_for 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$pg" || die "bench airlockd $name does not start: $(tail -5 "$out/$name.log")"
+	# Let the warm pool fill.
+	sleep 3
+}
