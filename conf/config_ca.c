@@ -8,12 +8,8 @@
  */
 #include "conf/config_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -23,49 +19,17 @@
 /* The file's bytes, NUL-terminated, or NULL with *why set. */
 static char *read_whole(const char *path, size_t *len, const char **why)
 {
-	struct stat st;
-	char *buf = NULL;
-	ssize_t r = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *buf = malloc(CONF_MAX_CA_BYTES + 1);
 
-	*len = 0;
-	if (fd < 0) {
-		*why = errno == ENOENT   ? "does not exist"
-		       : errno == EACCES ? "is not readable (permission denied)"
-					 : "cannot be opened";
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		*why = "is not a regular file";
-		goto out;
-	}
-	if ((uint64_t)st.st_size > CONF_MAX_CA_BYTES) {
-		*why = "is larger than 256 KiB";
-		goto out;
-	}
-	buf = malloc(CONF_MAX_CA_BYTES + 1);
 	if (!buf) {
 		*why = "cannot be read (out of memory)";
-		goto out;
+		return NULL;
 	}
-	/* Read to the bound whatever fstat said: the file may grow meanwhile. */
-	while (*len <= CONF_MAX_CA_BYTES) {
-		r = read(fd, buf + *len, CONF_MAX_CA_BYTES + 1 - *len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		*len += (size_t)r;
-	}
-	if (r < 0 || *len > CONF_MAX_CA_BYTES) {
-		*why = r < 0 ? "cannot be read" : "is larger than 256 KiB";
+	if (conf_read_file(path, false, buf, CONF_MAX_CA_BYTES, len, "is larger than 256 KiB", why) < 0) {
 		free(buf);
-		buf = NULL;
-		goto out;
+		return NULL;
 	}
 	buf[*len] = '\0';
-out:
-	close(fd);
 	return buf;
 }
 

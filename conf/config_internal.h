@@ -192,6 +192,15 @@ int conf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int conf_parse_cpus(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* "host:port" or "[ipv6]:port"; *host is allocated (caller frees). */
 int conf_parse_listen(const char *s, char **host, uint16_t *port);
+/*
+ * Reads the regular file at path (open to its owner only when
+ * private_only) into buf, which holds max + 1 bytes: 0 with its length in
+ * *len (at most max; buf is not NUL-terminated), or -1 with *why set, the
+ * message too_big for a file of more than max bytes. On -1 buf may hold
+ * part of the file: a caller reading a secret wipes it.
+ */
+int conf_read_file(const char *path, bool private_only, char *buf, size_t max, size_t *len, const char *too_big,
+		   const char **why);
 /* peer_id and peers together: ids distinct, none the node's own (config_peers.c). */
 struct conf_ctx;
 void conf_finish_peers(struct conf_ctx *ctx);

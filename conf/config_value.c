@@ -386,46 +386,60 @@ char *conf_resolve_path(const char *base_dir, const char *path)
 }
 
 /* One line of a file; with private_only, the file must be open to its owner only. */
-static char *read_secret_line(const char *path, bool private_only, const char **why)
+int conf_read_file(const char *path, bool private_only, char *buf, size_t max, size_t *len, const char *too_big,
+		   const char **why)
 {
-	char buf[CONF_MAX_PASSWORD + 2];
-	size_t len = 0;
 	struct stat st;
-	char *out = NULL;
-	ssize_t r;
-	int fd;
+	ssize_t r = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), rc = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	*len = 0;
 	if (fd < 0) {
 		*why = errno == ENOENT   ? "does not exist"
 		       : errno == EACCES ? "is not readable (permission denied)"
 					 : "cannot be opened";
-		return NULL;
+		return -1;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		*why = "is not a regular file";
-		goto out_close;
+		goto out;
 	}
 	if (private_only && (st.st_mode & (S_IRWXG | S_IRWXO))) {
 		*why = "is open to its group or others; make it readable by its owner only (chmod 600)";
-		goto out_close;
+		goto out;
 	}
-	while (len < sizeof(buf) - 1) {
-		r = read(fd, buf + len, sizeof(buf) - 1 - len);
+	if ((uint64_t)st.st_size > max) {
+		*why = too_big;
+		goto out;
+	}
+	/* Read to the bound whatever fstat said: the file may grow meanwhile. */
+	while (*len <= max) {
+		r = read(fd, buf + *len, max + 1 - *len);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			*why = "cannot be read";
-			goto out_wipe;
-		}
-		if (r == 0)
+		if (r <= 0)
 			break;
-		len += (size_t)r;
+		*len += (size_t)r;
 	}
-	if (len > CONF_MAX_PASSWORD) {
-		*why = "is larger than 4096 bytes";
+	if (r < 0)
+		*why = "cannot be read";
+	else if (*len > max)
+		*why = too_big;
+	else
+		rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+static char *read_secret_line(const char *path, bool private_only, const char **why)
+{
+	char buf[CONF_MAX_PASSWORD + 2];
+	size_t len = 0;
+	char *out = NULL;
+
+	if (conf_read_file(path, private_only, buf, CONF_MAX_PASSWORD, &len, "is larger than 4096 bytes", why) < 0)
 		goto out_wipe;
-	}
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 		len--;
 	buf[len] = '\0';
@@ -442,8 +456,6 @@ static char *read_secret_line(const char *path, bool private_only, const char **
 		*why = "cannot be read (out of memory)";
 out_wipe:
 	explicit_bzero(buf, sizeof(buf));
-out_close:
-	close(fd);
 	return out;
 }
 
