@@ -261,6 +261,9 @@ bool config_host_allowed(const struct airlock_config *cfg, const char *host);
  * bytes, brackets off) and its port; false when no peer has that id.
  */
 bool config_peer(const struct airlock_config *cfg, uint32_t id, char *host, size_t hostlen, uint16_t *port);
+/* The same for the i-th entry of cfg->peers, its id in *id; false past the end. */
+bool config_peer_at(const struct airlock_config *cfg, size_t i, uint32_t *id, char *host, size_t hostlen,
+		    uint16_t *port);
 /* A pointer into cfg->users (borrowed: valid as long as cfg), or NULL. */
 const struct airlock_user *config_find_user(const struct airlock_config *cfg, const char *name);
 /* A pointer into cfg->admins (borrowed: valid as long as cfg), or NULL. */

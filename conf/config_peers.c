@@ -44,20 +44,31 @@ void conf_finish_peers(struct conf_ctx *ctx)
 	}
 }
 
+bool config_peer_at(const struct airlock_config *cfg, size_t i, uint32_t *id, char *host, size_t hostlen,
+		    uint16_t *port)
+{
+	char *h = NULL;
+	bool ok;
+
+	if (!cfg || i >= cfg->npeers || conf_parse_peer(cfg->peers[i], id, &h, port) < 0)
+		return false;
+	ok = strlen(h) < hostlen;
+	if (ok)
+		memcpy(host, h, strlen(h) + 1);
+	free(h);
+	return ok;
+}
+
 bool config_peer(const struct airlock_config *cfg, uint32_t id, char *host, size_t hostlen, uint16_t *port)
 {
 	for (size_t i = 0; cfg && i < cfg->npeers; i++) {
 		uint32_t pid;
-		char *h = NULL;
+		uint16_t p;
 
-		if (conf_parse_peer(cfg->peers[i], &pid, &h, port) < 0)
-			continue;
-		if (pid == id && strlen(h) < hostlen) {
-			memcpy(host, h, strlen(h) + 1);
-			free(h);
+		if (config_peer_at(cfg, i, &pid, host, hostlen, &p) && pid == id) {
+			*port = p;
 			return true;
 		}
-		free(h);
 	}
 	return false;
 }

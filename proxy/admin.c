@@ -7,7 +7,6 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -331,8 +330,7 @@ static void show_peers(struct server *srv, const struct admin_out *out, struct r
 		char host[64];
 		struct peer_counts n;
 
-		id = (uint32_t)strtoul(c->peers[i], NULL, 10);
-		if (!config_peer(c, id, host, sizeof(host), &port))
+		if (!config_peer_at(c, i, &id, host, sizeof(host), &port))
 			continue;
 		n = peers_counts(srv->peers, id);
 		cell(r, "%u", id);

@@ -594,7 +594,7 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	bool pressed = srv->cfg && srv->npreauth >= srv->cfg->max_unauthenticated / 2;
 	struct timeval tv = {pressed ? SESSION_AUTH_TIMEOUT_PRESSED_SEC : SESSION_AUTH_TIMEOUT_SEC, 0};
 	struct session *s = calloc(1, proto->size);
-	uint32_t id;
+	uint32_t id, peer_id = srv->cfg ? srv->cfg->peer_id : 0;
 
 	if (!s || getrandom(&id, sizeof(id), 0) != sizeof(id) ||
 	    !(s->timer = evtimer_new(srv->base, auth_timeout_cb, s))) {
@@ -607,9 +607,9 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	s->bev = bev;
 	wbuf_init(&s->w);
 	/* Unique among live sessions: a cancel or KILL QUERY names exactly one. */
-	s->id = peer_key_make(srv->cfg ? srv->cfg->peer_id : 0, id);
+	s->id = peer_key_make(peer_id, id);
 	for (int tries = 0; tries < 16 && session_find_any(srv, s->id); tries++)
-		s->id = peer_key_make(srv->cfg ? srv->cfg->peer_id : 0, id = id * 2654435761u + 0x9e3779b9u);
+		s->id = peer_key_make(peer_id, id = id * 2654435761u + 0x9e3779b9u);
 	s->gen = gen_hold(srv->gen);
 	s->st = SESSION_AUTH; /* its first state, before any move: counted as logging in */
 	srv->npreauth++;

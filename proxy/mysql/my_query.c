@@ -346,7 +346,7 @@ bool my_kill_query(struct server *srv, const struct session_proto *mysql, uint32
 /* Cancels the statement of one of the same user's sessions (KILL QUERY), as the server would. */
 static void kill_query(struct my_session *s, bool query_only, const char *by_id, uint32_t id)
 {
-	char msg[128];
+	char msg[128], by[32];
 	struct session *o;
 
 	if (by_id[0] && !query_only) {
@@ -368,20 +368,20 @@ static void kill_query(struct my_session *s, bool query_only, const char *by_id,
 		local_ok(s);
 		return;
 	}
-	o = session_find(s->core.srv, s->core.proto, id);
-	if (o && o->u && strcmp(o->user, s->core.user) == 0) {
-		char by[32];
-
-		if (!query_only) {
+	if (!query_only) {
+		o = session_find(s->core.srv, s->core.proto, id);
+		if (o && o->u && strcmp(o->user, s->core.user) == 0) {
 			myr_refuse(s, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE,
 				   "KILL CONNECTION is not available through airlock",
 				   "use KILL QUERY <id> to stop a statement, or close that connection");
 			return;
 		}
+	} else {
 		snprintf(by, sizeof(by), "session %u", s->core.id);
-		my_kill_query(s->core.srv, s->core.proto, id, s->core.user, by);
-		local_ok(s);
-		return;
+		if (my_kill_query(s->core.srv, s->core.proto, id, s->core.user, by)) {
+			local_ok(s);
+			return;
+		}
 	}
 	/* Other users' sessions are as unknown as ids that do not exist. */
 	snprintf(msg, sizeof(msg), "Unknown thread id: %u", id);
