@@ -233,9 +233,9 @@ static bool check_shape(struct sqlstore *s)
 		const unsigned char *decl = sqlite3_column_text(st, 2);
 		int64_t pk = sqlite3_column_int64(st, 5);
 
-		if (i >= SQLSTORE_COL_COUNT || !name || !decl ||
-		    strcmp((const char *)name, sqlstore_columns[i].name) != 0 ||
-		    strcasecmp((const char *)decl, sqlstore_columns[i].sqltype) != 0 || pk != (i == 0)) {
+		if (i >= RECORD_COL_COUNT || !name || !decl ||
+		    strcmp((const char *)name, record_columns[i].name) != 0 ||
+		    strcasecmp((const char *)decl, sqlstore_sqltype(record_columns[i].kind)) != 0 || pk != (i == 0)) {
 			sqlite3_finalize(st);
 			sqlstore_fail(s, APPROVAL_IO, "the table approvals has the wrong shape (column %d)", i + 1);
 			return false;
@@ -248,8 +248,8 @@ static bool check_shape(struct sqlstore *s)
 		return false;
 	}
 	sqlite3_finalize(st);
-	if (i != SQLSTORE_COL_COUNT) {
-		sqlstore_fail(s, APPROVAL_IO, "the table approvals has %d columns, not %d", i, SQLSTORE_COL_COUNT);
+	if (i != RECORD_COL_COUNT) {
+		sqlstore_fail(s, APPROVAL_IO, "the table approvals has %d columns, not %d", i, RECORD_COL_COUNT);
 		return false;
 	}
 	return true;

@@ -1,6 +1,6 @@
 /*
  * approval_store_sqlite_db: what the SQLite store's files share and call:
- * the column table, the store's messages and its transactions. It calls
+ * the columns' declared types, the store's messages and its transactions. It calls
  * nothing of the other files.
  */
 #include "approval/approval_store_sqlite_int.h"
@@ -9,12 +9,22 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct sqlstore_column sqlstore_columns[SQLSTORE_COL_COUNT] = {
-#define SQLSTORE_ROW(name, kind, max) \
-	{#name, SQLSTORE_SQLTYPE_##kind, SQLSTORE_##kind, offsetof(struct approval, name), max},
-	APPROVAL_SQLITE_COLUMNS(SQLSTORE_ROW)
-#undef SQLSTORE_ROW
-};
+const char *sqlstore_sqltype(enum record_kind kind)
+{
+	switch (kind) {
+	case RECORD_KEY:
+		return SQLSTORE_SQLTYPE_KEY;
+	case RECORD_STATUS:
+		return SQLSTORE_SQLTYPE_STATUS;
+	case RECORD_TEXT:
+		return SQLSTORE_SQLTYPE_TEXT;
+	case RECORD_I64:
+		return SQLSTORE_SQLTYPE_I64;
+	case RECORD_INT:
+		return SQLSTORE_SQLTYPE_INT;
+	}
+	return "";
+}
 
 enum approval_result sqlstore_fail(struct sqlstore *s, enum approval_result code, const char *fmt, ...)
 {

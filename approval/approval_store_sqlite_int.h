@@ -5,10 +5,10 @@
  * get, each); approval_store_sqlite_move.c changes their state (move,
  * expire, recover).
  *
- * The table's columns are listed once, below: the CREATE TABLE, INSERT and
- * SELECT texts, the check of an existing file's shape, and the code that
- * binds and reads a record are all made from that list, so none can drift
- * from another. A column's name is also the struct approval member it holds.
+ * The table's columns are approval_record.h's list: the CREATE TABLE,
+ * INSERT and SELECT texts, the check of an existing file's shape, and the
+ * code that binds and reads a record are all made from it, so none can
+ * drift from another.
  *
  * Every pointer the functions below take is borrowed for the call; what
  * they hand back is said on each.
@@ -21,6 +21,7 @@
 
 #include <sqlite3.h>
 
+#include "approval/approval_record.h"
 #include "approval/approval_store.h"
 
 /*
@@ -31,90 +32,27 @@
  */
 #define APPROVAL_SQLITE_VERSION 2
 
-/* approved_by and decided_by: up to two names and the comma between them. */
-#define APPROVAL_SQLITE_MAX_BY (2 * APPROVAL_MAX_NAME + 1)
-/* The longest status name ("executed"), with room to spare. */
-#define APPROVAL_SQLITE_MAX_STATUS 16
-
-/* How a column maps to its struct approval member. */
-enum sqlstore_column_kind {
-	SQLSTORE_KEY,    /* id: char[APPROVAL_ID_LEN + 1], the primary key */
-	SQLSTORE_STATUS, /* status: enum approval_status, stored as its name */
-	SQLSTORE_TEXT,   /* char *, owned by the record */
-	SQLSTORE_I64,    /* int64_t */
-	SQLSTORE_INT,    /* int */
-};
-
 #define SQLSTORE_SQLTYPE_KEY "TEXT"
 #define SQLSTORE_SQLTYPE_STATUS "TEXT"
 #define SQLSTORE_SQLTYPE_TEXT "TEXT"
 #define SQLSTORE_SQLTYPE_I64 "INTEGER"
 #define SQLSTORE_SQLTYPE_INT "INTEGER"
 
-/*
- * The columns after id, in table order: X(name, kind, longest text in
- * bytes). id comes first and is written out where the list is used, so
- * that each use can put a separator before every later column.
- */
-#define APPROVAL_SQLITE_MORE_COLUMNS(X)               \
-	X(status, STATUS, APPROVAL_SQLITE_MAX_STATUS) \
-	X(user, TEXT, APPROVAL_MAX_NAME)              \
-	X(protocol, TEXT, APPROVAL_MAX_NAME)          \
-	X(client_addr, TEXT, APPROVAL_MAX_NAME)       \
-	X(application_name, TEXT, APPROVAL_MAX_NAME)  \
-	X(statement, TEXT, APPROVAL_MAX_TEXT)         \
-	X(params, TEXT, APPROVAL_MAX_TEXT)            \
-	X(rewritten, TEXT, APPROVAL_MAX_TEXT)         \
-	X(plan, TEXT, APPROVAL_MAX_TEXT)              \
-	X(sample, TEXT, APPROVAL_MAX_SAMPLE)          \
-	X(rows, I64, 0)                               \
-	X(executed_rows, I64, 0)                      \
-	X(created_at, I64, 0)                         \
-	X(expires_at, I64, 0)                         \
-	X(decided_at, I64, 0)                         \
-	X(approvals_needed, INT, 0)                   \
-	X(approved_by, TEXT, APPROVAL_SQLITE_MAX_BY)  \
-	X(decided_by, TEXT, APPROVAL_SQLITE_MAX_BY)   \
-	X(reason, TEXT, APPROVAL_MAX_REASON)          \
-	X(policy_checksum, TEXT, APPROVAL_MAX_NAME)   \
-	X(settings, TEXT, APPROVAL_MAX_TEXT)          \
-	X(param_types, TEXT, APPROVAL_MAX_TEXT)       \
-	X(result, TEXT, APPROVAL_MAX_TEXT)
-
-#define APPROVAL_SQLITE_COLUMNS(X) X(id, KEY, APPROVAL_ID_LEN) APPROVAL_SQLITE_MORE_COLUMNS(X)
-
-/* Column numbers, as sqlite3_column_* counts them (bind numbers are one more). */
-enum sqlstore_column_index {
-#define SQLSTORE_ENUM(name, kind, max) SQLSTORE_COL_##name,
-	APPROVAL_SQLITE_COLUMNS(SQLSTORE_ENUM)
-#undef SQLSTORE_ENUM
-		SQLSTORE_COL_COUNT
-};
-
 /* The SQL texts the list makes (identifiers quoted: "rows" is a keyword). */
 #define SQLSTORE_NAME(name, kind, max) ", \"" #name "\""
 #define SQLSTORE_PARAM(name, kind, max) ", ?"
 #define SQLSTORE_DEF(name, kind, max) ", \"" #name "\" " SQLSTORE_SQLTYPE_##kind " NOT NULL"
 
-#define SQLSTORE_NAMES "\"id\"" APPROVAL_SQLITE_MORE_COLUMNS(SQLSTORE_NAME)
-#define SQLSTORE_PARAMS "?" APPROVAL_SQLITE_MORE_COLUMNS(SQLSTORE_PARAM)
-#define SQLSTORE_DEFS "\"id\" " SQLSTORE_SQLTYPE_KEY " NOT NULL PRIMARY KEY" APPROVAL_SQLITE_MORE_COLUMNS(SQLSTORE_DEF)
+#define SQLSTORE_NAMES "\"id\"" APPROVAL_RECORD_MORE_COLUMNS(SQLSTORE_NAME)
+#define SQLSTORE_PARAMS "?" APPROVAL_RECORD_MORE_COLUMNS(SQLSTORE_PARAM)
+#define SQLSTORE_DEFS "\"id\" " SQLSTORE_SQLTYPE_KEY " NOT NULL PRIMARY KEY" APPROVAL_RECORD_MORE_COLUMNS(SQLSTORE_DEF)
 
 #define APPROVAL_SQLITE_CREATE_TABLE "CREATE TABLE approvals (" SQLSTORE_DEFS ")"
 #define APPROVAL_SQLITE_SELECT "SELECT " SQLSTORE_NAMES " FROM approvals"
 #define APPROVAL_SQLITE_INSERT "INSERT INTO approvals (" SQLSTORE_NAMES ") VALUES (" SQLSTORE_PARAMS ")"
 
-/* One column: its name, declared type, kind, member and bound. */
-struct sqlstore_column {
-	const char *name;
-	const char *sqltype;
-	enum sqlstore_column_kind kind;
-	size_t offset; /* of the member in struct approval */
-	size_t max;    /* the longest text, in bytes (text kinds) */
-};
-
-/* The columns in table order (SQLSTORE_COL_COUNT of them). */
-extern const struct sqlstore_column sqlstore_columns[SQLSTORE_COL_COUNT];
+/* A column's declared type in the file, by kind. */
+const char *sqlstore_sqltype(enum record_kind kind);
 
 /* The store: struct approval_store first, so the ops can find the rest. */
 struct sqlstore {

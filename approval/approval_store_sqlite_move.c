@@ -11,142 +11,15 @@
  * and expired leaves it 0. A decision on a record whose expires_at <= now
  * is APPROVAL_CONFLICT even before expire has swept it: it is expired.
  */
+#include "approval/approval_move_plan.h"
 #include "approval/approval_store_sqlite_int.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The moves there are (approval.h draws them); any other is APPROVAL_INVALID. */
-static const struct {
-	enum approval_status from;
-	enum approval_status to;
-} transitions[] = {
-	{APPROVAL_PENDING, APPROVAL_APPROVED}, {APPROVAL_PENDING, APPROVAL_REJECTED},
-	{APPROVAL_PENDING, APPROVAL_EXPIRED},  {APPROVAL_APPROVED, APPROVAL_RUNNING},
-	{APPROVAL_APPROVED, APPROVAL_DRIFTED}, {APPROVAL_APPROVED, APPROVAL_FAILED},
-	{APPROVAL_RUNNING, APPROVAL_EXECUTED}, {APPROVAL_RUNNING, APPROVAL_FAILED},
-	{APPROVAL_RUNNING, APPROVAL_DRIFTED},
-};
-
-/* The reason recover records. */
-#define SQLSTORE_RECOVER_REASON "airlockd stopped while this write ran; it is never run again by itself"
-
-static bool transition_allowed(enum approval_status from, enum approval_status to)
-{
-	for (size_t i = 0; i < sizeof(transitions) / sizeof(transitions[0]); i++) {
-		if (transitions[i].from == from && transitions[i].to == to)
-			return true;
-	}
-	return false;
-}
-
-static bool is_decision(enum approval_status to)
-{
-	return to == APPROVAL_APPROVED || to == APPROVAL_REJECTED;
-}
-
-static const char *status_label(enum approval_status st)
-{
-	const char *name = approval_status_name(st);
-
-	return name ? name : "(no such status)";
-}
-
-/* What can be told from m alone: the id's shape, the transition, the approver's name, the reason's length. */
-static enum approval_result move_check(struct sqlstore *s, const struct approval_move *m)
-{
-	if (!m)
-		return sqlstore_fail(s, APPROVAL_INVALID, "no move given");
-	if (!approval_id_valid(m->id))
-		return sqlstore_fail(s, APPROVAL_INVALID, "a malformed id");
-	if (!transition_allowed(m->from, m->to))
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: no move from %s to %s", m->id,
-				     status_label(m->from), status_label(m->to));
-	if (is_decision(m->to) &&
-	    (!m->by || !*m->by || strnlen(m->by, APPROVAL_MAX_NAME + 1) > APPROVAL_MAX_NAME || strchr(m->by, ',')))
-		return sqlstore_fail(s, APPROVAL_INVALID,
-				     "record %s: a decision needs the approver's name (1 to %d bytes, no comma)", m->id,
-				     APPROVAL_MAX_NAME);
-	if (m->reason && strnlen(m->reason, APPROVAL_MAX_REASON + 1) > APPROVAL_MAX_REASON)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: the reason is longer than %d bytes", m->id,
-				     APPROVAL_MAX_REASON);
-	if (m->to == APPROVAL_EXECUTED && m->executed_rows < 0)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: executed_rows must not be negative", m->id);
-	if (m->to == APPROVAL_EXECUTED && m->result && strnlen(m->result, APPROVAL_MAX_TEXT + 1) > APPROVAL_MAX_TEXT)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: the result is longer than %d bytes", m->id,
-				     APPROVAL_MAX_TEXT);
-	return APPROVAL_OK;
-}
-
-/* A record's next values: decided_by NULL and decided false keep the current ones. */
-struct next {
-	enum approval_status status;
-	const char *approved_by;
-	const char *decided_by;
-	bool decided; /* decided_at = now */
-	char both[APPROVAL_SQLITE_MAX_BY + 1];
-};
-
-/*
- * An approval: with one approver needed it decides; with two, the first
- * is recorded and the record stays pending, and a second, different one
- * decides with both names.
- */
-static enum approval_result plan_approval(struct sqlstore *s, const struct approval_move *m, const struct approval *cur,
-					  struct next *nx)
-{
-	const char *first = cur->approved_by;
-
-	if (cur->approvals_needed == 1 || !*first) {
-		if (*first)
-			return sqlstore_fail(s, APPROVAL_IO, "record %s: pending, and approved by someone already",
-					     cur->id);
-		nx->approved_by = m->by;
-		if (cur->approvals_needed == 1) {
-			nx->status = APPROVAL_APPROVED;
-			nx->decided_by = m->by;
-			nx->decided = true;
-		}
-		return APPROVAL_OK;
-	}
-	if (strchr(first, ','))
-		return sqlstore_fail(s, APPROVAL_IO, "record %s: pending, with two approvers already", cur->id);
-	if (strcmp(first, m->by) == 0)
-		return sqlstore_fail(s, APPROVAL_CONFLICT, "record %s: this approver has approved it already", cur->id);
-	snprintf(nx->both, sizeof(nx->both), "%s,%s", first, m->by);
-	nx->status = APPROVAL_APPROVED;
-	nx->approved_by = nx->both;
-	nx->decided_by = nx->both;
-	nx->decided = true;
-	return APPROVAL_OK;
-}
-
-/* The next values of cur (read in the open transaction) under m; CONFLICT when cur is not where m expects. */
-static enum approval_result plan_move(struct sqlstore *s, const struct approval_move *m, const struct approval *cur,
-				      struct next *nx)
-{
-	memset(nx, 0, sizeof(*nx));
-	nx->status = m->to;
-	nx->approved_by = cur->approved_by;
-	if (cur->status != m->from)
-		return sqlstore_fail(s, APPROVAL_CONFLICT, "record %s is %s, not %s", cur->id,
-				     status_label(cur->status), status_label(m->from));
-	if (is_decision(m->to) && cur->expires_at <= m->now)
-		return sqlstore_fail(s, APPROVAL_CONFLICT, "record %s is past its expiry", cur->id);
-	if (m->to == APPROVAL_APPROVED) {
-		nx->status = APPROVAL_PENDING;
-		return plan_approval(s, m, cur, nx);
-	}
-	if (m->to == APPROVAL_REJECTED) {
-		nx->decided_by = m->by;
-		nx->decided = true;
-	}
-	return APPROVAL_OK;
-}
-
 /* Writes nx over the record if it is still cur's status and approvers; CONFLICT when no row changed. */
 static enum approval_result apply_move(struct sqlstore *s, const struct approval_move *m, const struct approval *cur,
-				       const struct next *nx)
+				       const struct approval_next *nx)
 {
 	static const char sql[] =
 		"UPDATE approvals SET \"status\" = ?1, \"approved_by\" = ?2, "
@@ -195,9 +68,9 @@ out_finalize:
 enum approval_result sqlstore_move(struct approval_store *base, const struct approval_move *m)
 {
 	struct sqlstore *s = sqlstore_of(base);
-	enum approval_result res = move_check(s, m);
+	enum approval_result res = approval_move_check(m, s->err, sizeof(s->err));
 	struct approval cur;
-	struct next nx;
+	struct approval_next nx;
 
 	if (res != APPROVAL_OK)
 		return res;
@@ -206,7 +79,7 @@ enum approval_result sqlstore_move(struct approval_store *base, const struct app
 	res = sqlstore_get(base, m->id, &cur);
 	if (res != APPROVAL_OK)
 		goto out_rollback;
-	res = plan_move(s, m, &cur, &nx);
+	res = approval_move_plan(m, &cur, &nx, s->err, sizeof(s->err));
 	if (res == APPROVAL_OK)
 		res = apply_move(s, m, &cur, &nx);
 	approval_free(&cur);
@@ -275,5 +148,5 @@ enum approval_result sqlstore_recover(struct approval_store *base, int64_t now, 
 {
 	return sweep(sqlstore_of(base),
 		     "UPDATE approvals SET \"status\" = :to, \"reason\" = :reason WHERE \"status\" = :from",
-		     APPROVAL_RUNNING, APPROVAL_FAILED, SQLSTORE_RECOVER_REASON, now, n);
+		     APPROVAL_RUNNING, APPROVAL_FAILED, APPROVAL_RECOVER_REASON, now, n);
 }

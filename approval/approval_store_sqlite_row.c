@@ -11,8 +11,6 @@
  */
 #include "approval/approval_store_sqlite_int.h"
 
-#include <jansson.h>
-
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,165 +54,26 @@ static const char *column_text(sqlite3_stmt *st, int i, size_t max, size_t *n, c
 	return (const char *)p;
 }
 
-/* The text member c of a (borrowed): "" for NULL; false when it passes c->max bytes. */
-static bool record_text(const struct approval *a, const struct sqlstore_column *c, const char **v, size_t *n)
-{
-	const char *p = *(char *const *)((const char *)a + c->offset);
-
-	*v = p ? p : "";
-	*n = strnlen(*v, c->max + 1);
-	return *n <= c->max;
-}
-
-/* Bound values: a JSON array whose elements are strings or null. */
-static bool params_valid(const char *v, size_t n)
-{
-	json_error_t jerr;
-	json_t *j = json_loadb(v, n, 0, &jerr);
-	json_t *e;
-	size_t i;
-	bool ok;
-
-	if (!j)
-		return false;
-	ok = json_is_array(j);
-	json_array_foreach(j, i, e)
-	{
-		if (!json_is_string(e) && !json_is_null(e))
-			ok = false;
-	}
-	json_decref(j);
-	return ok;
-}
-
-/* Settings: "" (none) or a JSON object of strings. */
-static bool settings_valid(const char *v, size_t n)
-{
-	json_t *j, *e;
-	const char *k;
-	bool ok;
-
-	if (n == 0)
-		return true;
-	j = json_loadb(v, n, JSON_REJECT_DUPLICATES, NULL);
-	ok = json_is_object(j);
-	json_object_foreach(j, k, e)
-	{
-		if (!json_is_string(e))
-			ok = false;
-	}
-	json_decref(j);
-	return ok;
-}
-
-/* Parameter types: "" (none) or a JSON array of type OIDs (0 to 2^32 - 1). */
-static bool types_valid(const char *v, size_t n)
-{
-	json_t *j, *e;
-	size_t i;
-	bool ok;
-
-	if (n == 0)
-		return true;
-	j = json_loadb(v, n, 0, NULL);
-	ok = json_is_array(j);
-	json_array_foreach(j, i, e)
-	{
-		if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 0xFFFFFFFFLL)
-			ok = false;
-	}
-	json_decref(j);
-	return ok;
-}
-
-/* Any JSON value. */
-static bool json_valid(const char *v, size_t n)
-{
-	json_error_t jerr;
-	json_t *j = json_loadb(v, n, JSON_DECODE_ANY, &jerr);
-
-	json_decref(j);
-	return j != NULL;
-}
-
-/*
- * A new record: a well-formed id, pending, no decision or run yet, every
- * text within its bound, params and sample JSON. The message names the
- * id and the column, never a value.
- */
-static enum approval_result put_check(struct sqlstore *s, const struct approval *a)
-{
-	const char *v;
-	size_t n;
-
-	if (!a)
-		return sqlstore_fail(s, APPROVAL_INVALID, "no record given");
-	if (!memchr(a->id, '\0', sizeof(a->id)) || !approval_id_valid(a->id))
-		return sqlstore_fail(s, APPROVAL_INVALID, "a record with a malformed id");
-	if (a->status != APPROVAL_PENDING)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: a new record must be pending", a->id);
-	if (a->approvals_needed != 1 && a->approvals_needed != 2)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: approvals_needed must be 1 or 2", a->id);
-	if (a->rows < 0 || a->created_at < 0 || a->expires_at < a->created_at)
-		return sqlstore_fail(
-			s, APPROVAL_INVALID,
-			"record %s: rows and created_at must not be negative, nor expires_at before created_at", a->id);
-	if (a->executed_rows != -1 || a->decided_at != 0)
-		return sqlstore_fail(s, APPROVAL_INVALID,
-				     "record %s: a new record has executed_rows -1 and decided_at 0", a->id);
-	for (size_t i = 0; i < SQLSTORE_COL_COUNT; i++) {
-		const struct sqlstore_column *c = &sqlstore_columns[i];
-
-		if (c->kind == SQLSTORE_TEXT && !record_text(a, c, &v, &n))
-			return sqlstore_fail(s, APPROVAL_INVALID, "record %s: %s is longer than %zu bytes", a->id,
-					     c->name, c->max);
-	}
-	record_text(a, &sqlstore_columns[SQLSTORE_COL_approved_by], &v, &n);
-	if (n != 0)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: a new record has no approvers yet", a->id);
-	record_text(a, &sqlstore_columns[SQLSTORE_COL_decided_by], &v, &n);
-	if (n != 0)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: a new record has no decider yet", a->id);
-	record_text(a, &sqlstore_columns[SQLSTORE_COL_result], &v, &n);
-	if (n != 0)
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: a new record has no result yet", a->id);
-	record_text(a, &sqlstore_columns[SQLSTORE_COL_params], &v, &n);
-	if (!params_valid(v, n))
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: params is not a JSON array of strings and nulls",
-				     a->id);
-	record_text(a, &sqlstore_columns[SQLSTORE_COL_sample], &v, &n);
-	if (!json_valid(v, n))
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: sample is not JSON", a->id);
-	record_text(a, &sqlstore_columns[SQLSTORE_COL_settings], &v, &n);
-	if (!settings_valid(v, n))
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: settings is not a JSON object of strings", a->id);
-	record_text(a, &sqlstore_columns[SQLSTORE_COL_param_types], &v, &n);
-	if (!types_valid(v, n))
-		return sqlstore_fail(s, APPROVAL_INVALID, "record %s: param_types is not a JSON array of type OIDs",
-				     a->id);
-	return APPROVAL_OK;
-}
-
 /* Binds column i of a (checked by put_check; borrowed: it must outlive st's step) to its parameter of st. */
 static int bind_column(sqlite3_stmt *st, const struct approval *a, size_t i)
 {
-	const struct sqlstore_column *c = &sqlstore_columns[i];
+	const struct record_column *c = &record_columns[i];
 	const void *member = (const char *)a + c->offset;
 	int param = (int)i + 1;
 	const char *v;
 	size_t n;
 
 	switch (c->kind) {
-	case SQLSTORE_KEY:
+	case RECORD_KEY:
 		return sqlite3_bind_text(st, param, a->id, APPROVAL_ID_LEN, SQLITE_STATIC);
-	case SQLSTORE_STATUS:
+	case RECORD_STATUS:
 		return sqlite3_bind_text(st, param, approval_status_name(a->status), -1, SQLITE_STATIC);
-	case SQLSTORE_TEXT:
+	case RECORD_TEXT:
 		record_text(a, c, &v, &n);
 		return sqlite3_bind_text(st, param, v, (int)n, SQLITE_STATIC);
-	case SQLSTORE_I64:
+	case RECORD_I64:
 		return sqlite3_bind_int64(st, param, *(const int64_t *)member);
-	case SQLSTORE_INT:
+	case RECORD_INT:
 		return sqlite3_bind_int(st, param, *(const int *)member);
 	}
 	return SQLITE_MISUSE;
@@ -223,7 +82,7 @@ static int bind_column(sqlite3_stmt *st, const struct approval *a, size_t i)
 enum approval_result sqlstore_put(struct approval_store *base, const struct approval *a)
 {
 	struct sqlstore *s = sqlstore_of(base);
-	enum approval_result res = put_check(s, a);
+	enum approval_result res = record_check_new(a, s->err, sizeof(s->err));
 	sqlite3_stmt *st;
 	int rc;
 
@@ -231,7 +90,7 @@ enum approval_result sqlstore_put(struct approval_store *base, const struct appr
 		return res;
 	if (sqlite3_prepare_v2(s->db, APPROVAL_SQLITE_INSERT, -1, &st, NULL) != SQLITE_OK)
 		return sqlstore_fail_db(s, "cannot store a record");
-	for (size_t i = 0; i < SQLSTORE_COL_COUNT; i++) {
+	for (size_t i = 0; i < RECORD_COL_COUNT; i++) {
 		if (bind_column(st, a, i) != SQLITE_OK) {
 			res = sqlstore_fail_db(s, "cannot store a record");
 			goto out_finalize;
@@ -254,14 +113,14 @@ out_finalize:
  */
 static enum approval_result row_read(struct sqlstore *s, sqlite3_stmt *st, struct approval *out)
 {
-	const struct sqlstore_column *c = &sqlstore_columns[SQLSTORE_COL_id];
+	const struct record_column *c = &record_columns[RECORD_COL_id];
 	const char *why = NULL;
 	const char *v;
-	char status[APPROVAL_SQLITE_MAX_STATUS + 1];
+	char status[RECORD_MAX_STATUS + 1];
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	v = column_text(st, SQLSTORE_COL_id, c->max, &n, &why);
+	v = column_text(st, RECORD_COL_id, c->max, &n, &why);
 	if (v) {
 		memcpy(out->id, v, n);
 		out->id[n] = '\0';
@@ -271,15 +130,15 @@ static enum approval_result row_read(struct sqlstore *s, sqlite3_stmt *st, struc
 		return sqlstore_fail(s, APPROVAL_IO, "a record with a malformed id (column id %s)",
 				     why ? why : "is not an id");
 	}
-	for (int i = SQLSTORE_COL_id + 1; i < SQLSTORE_COL_COUNT; i++) {
+	for (int i = RECORD_COL_id + 1; i < RECORD_COL_COUNT; i++) {
 		void *member;
 
-		c = &sqlstore_columns[i];
+		c = &record_columns[i];
 		member = (char *)out + c->offset;
 		switch (c->kind) {
-		case SQLSTORE_KEY:
+		case RECORD_KEY:
 			break;
-		case SQLSTORE_STATUS:
+		case RECORD_STATUS:
 			v = column_text(st, i, c->max, &n, &why);
 			if (!v)
 				goto out_free;
@@ -290,7 +149,7 @@ static enum approval_result row_read(struct sqlstore *s, sqlite3_stmt *st, struc
 				goto out_free;
 			}
 			break;
-		case SQLSTORE_TEXT:
+		case RECORD_TEXT:
 			v = column_text(st, i, c->max, &n, &why);
 			if (!v)
 				goto out_free;
@@ -301,14 +160,14 @@ static enum approval_result row_read(struct sqlstore *s, sqlite3_stmt *st, struc
 			memcpy(*(char **)member, v, n);
 			(*(char **)member)[n] = '\0';
 			break;
-		case SQLSTORE_I64:
+		case RECORD_I64:
 			if (sqlite3_column_type(st, i) != SQLITE_INTEGER) {
 				why = "is not an integer";
 				goto out_free;
 			}
 			*(int64_t *)member = sqlite3_column_int64(st, i);
 			break;
-		case SQLSTORE_INT:
+		case RECORD_INT:
 			if (sqlite3_column_type(st, i) != SQLITE_INTEGER) {
 				why = "is not an integer";
 				goto out_free;
@@ -322,7 +181,7 @@ static enum approval_result row_read(struct sqlstore *s, sqlite3_stmt *st, struc
 		}
 	}
 	if (out->approvals_needed != 1 && out->approvals_needed != 2) {
-		c = &sqlstore_columns[SQLSTORE_COL_approvals_needed];
+		c = &record_columns[RECORD_COL_approvals_needed];
 		why = "is neither 1 nor 2";
 		goto out_free;
 	}
