@@ -1,15 +1,15 @@
 /*
  * approval_store: where held writes live, durably, behind a table of
- * functions so another store (a Postgres one, for several nodes) can serve
- * them later. The SQLite store (approval_store_sqlite.c) is an embedded
+ * functions. The SQLite store (approval_store_sqlite.c) is an embedded
  * file written with synchronous commits: a write acknowledged to an agent
- * as held survives a crash of airlockd.
+ * as held survives a crash of airlockd. The Postgres store
+ * (approval_store_pg.c) is one database several nodes share.
  *
  * Every state change is a compare-and-set on the status: it happens only
  * when the record is in the state the caller expects, so two deciders (two
  * approvers, two nodes) can never both move it, and a write is run at most
- * once. Calls block (a local file: milliseconds); callers are the event
- * loop's, one at a time.
+ * once. Calls block (a local file or a nearby database: milliseconds, each
+ * wait bounded); callers are the event loop's, one at a time.
  */
 #ifndef AIRLOCK_APPROVAL_APPROVAL_STORE_H
 #define AIRLOCK_APPROVAL_APPROVAL_STORE_H
@@ -66,7 +66,8 @@ struct approval_store_ops {
 	/*
 	 * At start-up: every record left running (airlockd stopped while it
 	 * ran) becomes failed, with a reason saying it is never run again by
-	 * itself; *n counts them.
+	 * itself; *n counts them. The Postgres store fails only the records
+	 * this node was running: another node's may be running now.
 	 */
 	enum approval_result (*recover)(struct approval_store *s, int64_t now, size_t *n);
 	/* The last failure's message (borrowed until the next call). */
@@ -84,5 +85,14 @@ struct approval_store {
  * with s->ops->close(s).
  */
 struct approval_store *approval_store_sqlite_open(const char *path, char *err, size_t errlen);
+
+/*
+ * Opens the Postgres store on conninfo (a libpq connection string),
+ * making its table when absent; node is this node's peer_id, recorded on
+ * the writes it runs so that its recover fails only those. NULL on
+ * failure, with the reason in err (errlen bytes; never the password).
+ * The caller closes it with s->ops->close(s).
+ */
+struct approval_store *approval_store_pg_open(const char *conninfo, int node, char *err, size_t errlen);
 
 #endif

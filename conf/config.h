@@ -194,6 +194,7 @@ struct airlock_config {
 	uint32_t max_jobs;                /* concurrent running jobs; beyond it: busy error */
 	char *audit_log;                  /* file path, or "-" for stderr */
 	char *approval_store;             /* the SQLite file of held writes */
+	char *state_dsn;                  /* NULL, or the Postgres database nodes share for held writes */
 	char *approval_listen_host;       /* approval_listen = host:port (HTTPS); NULL: no approval listener */
 	uint16_t approval_listen_port;
 	char *metrics_listen_host; /* metrics_listen = host:port (HTTP, GET /metrics); NULL: none */

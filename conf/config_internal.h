@@ -77,6 +77,7 @@ enum conf_type {
 	CT_SSLMODE,     /* disable, require, verify-ca, verify-full (MySQL's ssl-mode names accepted) */
 	CT_CA_FILE,     /* resolved path at off, the PEM certificates read from it at off2 */
 	CT_PEER_LIST,   /* "ID=ADDRESS:PORT" entries: char ** at off, size_t count at off2 */
+	CT_CONNINFO,    /* a libpq connection string that holds no password */
 };
 
 #define CONF_REQUIRED 0x1u  /* the section is incomplete without it */
@@ -206,6 +207,8 @@ struct conf_ctx;
 void conf_finish_peers(struct conf_ctx *ctx);
 /* "ID=ADDRESS:PORT" (ID 1-255, ADDRESS an IPv4 or [IPv6] literal); *host is allocated (caller frees). */
 int conf_parse_peer(const char *s, uint32_t *id, char **host, uint16_t *port);
+/* NULL when s is a libpq connection string (key=value or URI) without a password; else why not. */
+const char *conf_check_conninfo(const char *s);
 /* "uid:gid", numeric; *uid receives the uid so the caller can refuse 0. */
 int conf_parse_uid_range(const char *s, uint32_t *first, uint32_t *last);
 /* A host account (passwd) or group whose id is in [first, last]: its name in who, and true. */

@@ -109,6 +109,11 @@ const struct conf_key conf_keys[] = {
 		      "(an IPv4 or [IPv6] address), e.g. 2=10.0.0.2:6432"),
 	KEY(SERVER, "approval_store", CT_PATH, CFG(approval_store), NO_RELOAD, "/var/lib/airlock/approvals.db",
 	    .expect = "the SQLite file that keeps held writes"),
+	/* No default: held writes stay in approval_store, this node's own. */
+	KEY(SERVER, "state_dsn", CT_CONNINFO, CFG(state_dsn), NO_RELOAD, NULL,
+	    .expect = "a libpq connection string to the Postgres database the nodes share for held writes, "
+		      "without a password (name a passfile= instead), e.g. host=10.0.0.5 dbname=airlock "
+		      "user=airlock passfile=/etc/airlock/state.pgpass sslmode=verify-full"),
 	/* No default: no webhook. Its host must be in approval_webhook_hosts (checked at the end). */
 	KEY(SERVER, "approval_webhook", CT_WEBHOOK_URL, CFG(approval_webhook), NO_RELOAD, NULL,
 	    .expect = "https://HOST[:PORT]/PATH (http:// only to 127.0.0.1 or [::1]), HOST listed in "

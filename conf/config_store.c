@@ -325,6 +325,17 @@ void conf_set(struct conf_ctx *ctx, const struct conf_key *k, void *base, const 
 		s = strdup(value);
 		break;
 	}
+	case CT_CONNINFO: {
+		const char *why = conf_check_conninfo(value);
+
+		/* Never echoed: a value with a password in it is refused for that very reason. */
+		if (why) {
+			conf_err(ctx, ctx->line, "%s %s: %s; expected %s", label, k->name, why, k->expect);
+			return;
+		}
+		s = strdup(value);
+		break;
+	}
 	case CT_SCRAM:
 		set_scram(ctx, field, label, value);
 		return;
@@ -421,6 +432,7 @@ static const enum storage storage_of[] = {
 	[CT_SSLMODE] = ST_STRING,
 	[CT_CA_FILE] = ST_SECRET, /* not secret, but kept and compared the same way */
 	[CT_WEBHOOK_URL] = ST_STRING,
+	[CT_CONNINFO] = ST_STRING,
 	[CT_TARGET_REF] = ST_LOAD_ONLY, /* in struct conf_user_meta, freed with the load's state */
 	[CT_HOST_LIST] = ST_LIST,
 	[CT_PEER_LIST] = ST_LIST,

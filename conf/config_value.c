@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <libpq-fe.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -540,4 +541,24 @@ void conf_free_list(char **items, size_t n)
 	for (i = 0; i < n; i++)
 		free(items[i]);
 	free(items);
+}
+
+const char *conf_check_conninfo(const char *s)
+{
+	PQconninfoOption *opts;
+	const char *why = NULL;
+	char *err = NULL;
+
+	if (!conf_valid_text(s))
+		return "not a connection string";
+	opts = PQconninfoParse(s, &err);
+	PQfreemem(err); /* may quote the value: never shown */
+	if (!opts)
+		return "libpq cannot parse it as a connection string";
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (strcmp(o->keyword, "password") == 0 && o->val && o->val[0])
+			why = "it holds a password, which the configuration would show to everyone who reads it";
+	}
+	PQconninfoFree(opts);
+	return why;
 }

@@ -239,6 +239,7 @@ static void show_config(struct server *srv, const struct admin_out *out, struct 
 	U("max_jobs", max_jobs);
 	S("audit_log", audit_log);
 	S("approval_store", approval_store);
+	S("state_dsn", state_dsn);
 	listen_value(buf, sizeof(buf), c->approval_listen_host, c->approval_listen_port);
 	kv(out, r, rows, "approval_listen", buf);
 	listen_value(buf, sizeof(buf), c->metrics_listen_host, c->metrics_listen_port);

@@ -20,9 +20,13 @@ bool approvals_needed(const struct airlock_config *cfg)
 
 struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen)
 {
-	struct approval_store *st = approval_store_sqlite_open(cfg->approval_store, err, errlen);
+	struct approval_store *st;
 	size_t n = 0;
 
+	if (cfg->state_dsn)
+		st = approval_store_pg_open(cfg->state_dsn, (int)cfg->peer_id, err, errlen);
+	else
+		st = approval_store_sqlite_open(cfg->approval_store, err, errlen);
 	if (!st)
 		return NULL;
 	if (st->ops->recover(st, wall_ms(), &n) != APPROVAL_OK) {
@@ -34,7 +38,12 @@ struct approval_store *approvals_open(const struct airlock_config *cfg, char *er
 		log_info("approvals: %zu writes were running when airlockd last stopped; they are failed and never "
 			 "run again by themselves",
 			 n);
-	log_info("approvals: held writes are kept in %s", cfg->approval_store);
+	if (cfg->state_dsn)
+		log_info("approvals: held writes are kept in the Postgres database state_dsn names, shared by the "
+			 "nodes (this one is peer_id %u)",
+			 (unsigned)cfg->peer_id);
+	else
+		log_info("approvals: held writes are kept in %s", cfg->approval_store);
 	return st;
 }
 

@@ -232,6 +232,8 @@ static const char *other_value(const struct conf_key *k, char *buf, size_t cap)
 		return "127.0.0.1, db.internal, db2.internal";
 	case CT_PEER_LIST:
 		return "2=127.0.0.2:6432, 3=[::1]:6433";
+	case CT_CONNINFO:
+		return "host=127.0.0.2 dbname=airlock_state sslmode=verify-full";
 	case CT_WEBHOOK_URL:
 		/* tls_base lists 127.0.0.1 in approval_webhook_hosts */
 		return "http://127.0.0.1:1/hook";
@@ -279,8 +281,8 @@ static void test_reload_rule_for_every_server_key(void **state)
 		free(text);
 	}
 	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the four listeners (the TLS
-	 * files reload), the validator workers' five keys, the webhook's four keys, peer_id */
-	assert_int_equal(nblocked, 22);
+	 * files reload), the validator workers' five keys, the webhook's four keys, peer_id, state_dsn */
+	assert_int_equal(nblocked, 23);
 	config_free(running);
 }
 

@@ -1,4 +1,7 @@
-/* Tests for [server] peer_id and peers: the nodes a cancel may be forwarded to. */
+/*
+ * Tests for [server] peer_id and peers (the nodes a cancel may be forwarded
+ * to) and state_dsn (the database nodes share for held writes).
+ */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,12 +135,56 @@ static void key_layout(void **state)
 	assert_true(PEER_KEY_MAX_HOPS < 4);
 }
 
+/* Errors of one load, none of which may show the secret. */
+static void expect_error_hiding(const char *keys, const char *want, const char *secret)
+{
+	struct config_errors e;
+	struct airlock_config *cfg = load_keys(keys, &e);
+	bool found = false;
+
+	assert_null(cfg);
+	for (size_t i = 0; i < e.n; i++) {
+		found |= strstr(e.msg[i], want) != NULL;
+		assert_null(strstr(e.msg[i], secret));
+	}
+	assert_true(found);
+}
+
+static void state_dsn_checked(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+
+	(void)state;
+	cfg = load_keys("state_dsn = host=10.0.0.5 dbname=airlock user=airlock passfile=/etc/airlock/state.pgpass "
+			"sslmode=verify-full\n",
+			&e);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->state_dsn,
+			    "host=10.0.0.5 dbname=airlock user=airlock passfile=/etc/airlock/state.pgpass "
+			    "sslmode=verify-full");
+	config_free(cfg);
+	cfg = load_keys("state_dsn = postgresql://airlock@10.0.0.5/airlock?sslmode=verify-full\n", &e);
+	assert_non_null(cfg);
+	config_free(cfg);
+	cfg = config_load_string(base_conf, data_dir, &e);
+	assert_non_null(cfg);
+	assert_null(cfg->state_dsn);
+	config_free(cfg);
+	expect_error_hiding("state_dsn = host=10.0.0.5 password=hunter2-secret\n", "holds a password", "hunter2");
+	expect_error_hiding("state_dsn = postgresql://airlock:hunter2-secret@10.0.0.5/airlock\n", "holds a password",
+			    "hunter2");
+	expect_error_hiding("state_dsn = host='10.0.0.5 password=hunter2-secret\n", "cannot parse", "hunter2");
+	expect_error_hiding("state_dsn = hunter2-secret\n", "cannot parse", "hunter2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(peers_load),
 		cmocka_unit_test(peers_errors),
 		cmocka_unit_test(key_layout),
+		cmocka_unit_test(state_dsn_checked),
 	};
 
 	return cmocka_run_group_tests(tests, setup_data, NULL);
