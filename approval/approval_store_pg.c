@@ -8,8 +8,9 @@
  * bounded: 5 s to connect, 5 s for a statement or a lock, and TCP
  * keepalives and a user timeout for a server that stops answering. The
  * conninfo's own values win over these. A connection lost between calls
- * is made again on the next call; a call that fails on it is not
- * repeated (it may have been done).
+ * is made again on the next call; a read or a sweep that finds it lost is
+ * sent once more on a new one, while a put or a move is not repeated (it
+ * may have been done) and fails.
  *
  * The table is made when absent, under an advisory lock so that nodes
  * starting together do not race; a table of another shape is refused.
@@ -54,7 +55,7 @@ static char *create_sql(void)
 /* The table there has this code's columns, in order, each of its type, and run_node. */
 static bool check_table(struct pgstore *s)
 {
-	PGresult *res = pgstore_exec(s, "cannot read the table " PGSTORE_TABLE,
+	PGresult *res = pgstore_exec(s, PGSTORE_RETRY_IDEMPOTENT, "cannot read the table " PGSTORE_TABLE,
 				     "SELECT " PGSTORE_NAMES ", \"run_node\" FROM " PGSTORE_TABLE " LIMIT 0", 0, NULL,
 				     NULL, NULL);
 	bool ok;

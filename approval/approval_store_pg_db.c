@@ -83,8 +83,8 @@ bool pgstore_set_up(struct pgstore *s)
 	return pgstore_run(s, PGSTORE_SETUP, "cannot set up the connection");
 }
 
-PGresult *pgstore_exec(struct pgstore *s, const char *what, const char *sql, int n, const unsigned *types,
-		       const char *const *values, const int *lengths)
+PGresult *pgstore_exec(struct pgstore *s, enum pgstore_retry retry, const char *what, const char *sql, int n,
+		       const unsigned *types, const char *const *values, const int *lengths)
 {
 	int formats[32];
 	PGresult *res;
@@ -95,17 +95,22 @@ PGresult *pgstore_exec(struct pgstore *s, const char *what, const char *sql, int
 	}
 	for (int i = 0; i < n; i++)
 		formats[i] = 1;
-	if (PQstatus(s->conn) != CONNECTION_OK) {
-		PQreset(s->conn);
-		if (!pgstore_set_up(s))
-			return NULL;
+	for (int attempt = 0;; attempt++) {
+		if (PQstatus(s->conn) != CONNECTION_OK) {
+			PQreset(s->conn);
+			if (!pgstore_set_up(s))
+				return NULL;
+		}
+		res = PQexecParams(s->conn, sql, n, (const Oid *)types, values, lengths, formats, 1);
+		if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
+			return res;
+		fail_conn(s, what, PQresultErrorMessage(res)[0] ? PQresultErrorMessage(res) : PQerrorMessage(s->conn));
+		PQclear(res);
+		/* Lost under the statement: once more on a new connection, when doing it twice does no harm. */
+		if (retry == PGSTORE_RETRY_IDEMPOTENT && attempt == 0 && PQstatus(s->conn) != CONNECTION_OK)
+			continue;
+		return NULL;
 	}
-	res = PQexecParams(s->conn, sql, n, (const Oid *)types, values, lengths, formats, 1);
-	if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
-		return res;
-	fail_conn(s, what, PQresultErrorMessage(res)[0] ? PQresultErrorMessage(res) : PQerrorMessage(s->conn));
-	PQclear(res);
-	return NULL;
 }
 
 void pgstore_i64(int64_t v, char out[8])

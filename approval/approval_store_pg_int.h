@@ -66,16 +66,23 @@ bool pgstore_set_up(struct pgstore *s);
 enum approval_result pgstore_fail(struct pgstore *s, enum approval_result code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Whether a statement may be sent again when the connection was lost under it. */
+enum pgstore_retry {
+	PGSTORE_RETRY_NEVER,      /* it may have been done: the caller is told it failed */
+	PGSTORE_RETRY_IDEMPOTENT, /* a read, or a sweep: doing it twice is doing it once */
+};
+
 /*
  * Runs sql with n parameters (values[i] NULL for SQL NULL, each of
  * lengths[i] bytes and type types[i], all sent in binary), results in
- * binary. The connection is made again first when it was lost. NULL, with
- * the failure recorded as "what: Postgres's message", when the server
- * refused it or could not be reached; else the result, the caller's to
- * PQclear.
+ * binary. The connection is made again first when it was lost, and once
+ * more after the statement when it was lost under it and retry allows.
+ * NULL, with the failure recorded as "what: Postgres's message", when the
+ * server refused it or could not be reached; else the result, the
+ * caller's to PQclear.
  */
-PGresult *pgstore_exec(struct pgstore *s, const char *what, const char *sql, int n, const unsigned *types,
-		       const char *const *values, const int *lengths);
+PGresult *pgstore_exec(struct pgstore *s, enum pgstore_retry retry, const char *what, const char *sql, int n,
+		       const unsigned *types, const char *const *values, const int *lengths);
 
 /* The 8 bytes of v as Postgres's binary int8 (big-endian), in out. */
 void pgstore_i64(int64_t v, char out[8]);

@@ -59,7 +59,7 @@ static enum approval_result apply_move(struct pgstore *s, const struct approval_
 		if (values[i] && i != 3 && i != 5)
 			lengths[i] = (int)strlen(values[i]);
 	}
-	r = pgstore_exec(s, "cannot move a record", sql, 11, types, values, lengths);
+	r = pgstore_exec(s, PGSTORE_RETRY_NEVER, "cannot move a record", sql, 11, types, values, lengths);
 	if (!r)
 		return APPROVAL_IO;
 	if (strcmp(PQcmdTuples(r), "1") != 0)
@@ -96,7 +96,7 @@ static enum approval_result sweep(struct pgstore *s, const char *sql, int n, con
 
 	if (n_changed)
 		*n_changed = 0;
-	r = pgstore_exec(s, "cannot sweep records", sql, n, types, values, lengths);
+	r = pgstore_exec(s, PGSTORE_RETRY_IDEMPOTENT, "cannot sweep records", sql, n, types, values, lengths);
 	if (!r)
 		return APPROVAL_IO;
 	if (sscanf(PQcmdTuples(r), "%llu", &changed) != 1)

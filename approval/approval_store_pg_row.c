@@ -81,7 +81,8 @@ enum approval_result pgstore_put(struct approval_store *base, const struct appro
 			break;
 		}
 	}
-	r = pgstore_exec(s, "cannot store a record", sql, RECORD_COL_COUNT, types, values, lengths);
+	r = pgstore_exec(s, PGSTORE_RETRY_NEVER, "cannot store a record", sql, RECORD_COL_COUNT, types, values,
+			 lengths);
 	if (!r)
 		return APPROVAL_IO;
 	if (strcmp(PQcmdTuples(r), "1") != 0)
@@ -205,7 +206,8 @@ enum approval_result pgstore_get(struct approval_store *base, const char *id, st
 	memset(out, 0, sizeof(*out));
 	if (!approval_id_valid(id))
 		return pgstore_fail(s, APPROVAL_INVALID, "a malformed id");
-	r = pgstore_exec(s, "cannot read a record", PGSTORE_SELECT " WHERE \"id\" = $1", 1, types, values, lengths);
+	r = pgstore_exec(s, PGSTORE_RETRY_IDEMPOTENT, "cannot read a record", PGSTORE_SELECT " WHERE \"id\" = $1", 1,
+			 types, values, lengths);
 	if (!r)
 		return APPROVAL_IO;
 	if (!pgstore_check_fields(s, r))
@@ -248,7 +250,7 @@ enum approval_result pgstore_each(struct approval_store *base, enum approval_sta
 	lengths[0] = (int)strlen(name);
 	values[1] = lim;
 	lengths[1] = 8;
-	r = pgstore_exec(s, "cannot list records",
+	r = pgstore_exec(s, PGSTORE_RETRY_IDEMPOTENT, "cannot list records",
 			 "SELECT \"id\" FROM " PGSTORE_TABLE " WHERE \"status\" = $1 ORDER BY \"created_at\", \"id\" "
 			 "LIMIT $2",
 			 2, types, values, lengths);

@@ -40,7 +40,7 @@ static void fixture_sql(const char *sql)
 	PGconn *c = PQconnectdb(getenv("AIRLOCK_TEST_STATE_DSN"));
 	PGresult *r = PQexec(c, sql);
 
-	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+	if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
 		fail_msg("%s: %s", sql, PQerrorMessage(c));
 	PQclear(r);
 	PQfinish(c);
@@ -83,8 +83,8 @@ __attribute__((unused)) static struct fixture *fixture_open(const char *template
 		*p = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : *p;
 	snprintf(sql, sizeof(sql), "CREATE SCHEMA \"%s\"", f->schema);
 	fixture_sql(sql);
-	snprintf(f->dsn, sizeof(f->dsn), "%s options='-c search_path=\"%s\"'", getenv("AIRLOCK_TEST_STATE_DSN"),
-		 f->schema);
+	snprintf(f->dsn, sizeof(f->dsn), "%s options='-c search_path=\"%s\"' application_name=%s",
+		 getenv("AIRLOCK_TEST_STATE_DSN"), f->schema, f->schema);
 	f->s = fixture_other(f, FIXTURE_NODE);
 #else
 	f->s = approval_store_sqlite_open(f->path, err, sizeof(err));

@@ -666,6 +666,28 @@ static void test_damaged_rows_refused(void **state)
 	}
 }
 
+/* The server ends the store's connection: a read is sent again on a new one; a put is not, and the next one works. */
+static void test_connection_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct approval_store *s = f->s;
+	char id[APPROVAL_ID_LEN + 1], sql[256];
+	struct approval a;
+
+	put_new(s, 1, NOW, LATER, id);
+	snprintf(sql, sizeof(sql),
+		 "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '%s'",
+		 f->schema);
+	fixture_sql(sql);
+	assert_int_equal(status_of(s, id), APPROVAL_PENDING);
+	fixture_sql(sql);
+	record_init(&a, 1);
+	assert_int_equal(s->ops->put(s, &a), APPROVAL_IO);
+	assert_non_null(strstr(s->ops->error(s), "cannot store a record"));
+	put_new(s, 1, NOW, LATER, id);
+	assert_int_equal(status_of(s, id), APPROVAL_PENDING);
+}
+
 /* A server that is not there: a clear error within the connect bound, never the password. */
 static void test_unreachable(void **state)
 {
@@ -774,6 +796,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recover_per_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_table_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_rows_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connection_lost, setup, teardown),
 		cmocka_unit_test(test_unreachable),
 #endif
 	};
