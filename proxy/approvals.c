@@ -21,17 +21,23 @@ bool approvals_needed(const struct airlock_config *cfg)
 struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen)
 {
 	struct approval_store *st;
+	char why[512];
 	size_t n = 0;
 
 	if (cfg->state_dsn)
-		st = approval_store_pg_open(cfg->state_dsn, (int)cfg->peer_id, err, errlen);
+		st = approval_store_pg_open(cfg->state_dsn, (int)cfg->peer_id, why, sizeof(why));
 	else
-		st = approval_store_sqlite_open(cfg->approval_store, err, errlen);
-	if (!st)
-		return NULL;
-	if (st->ops->recover(st, wall_ms(), &n) != APPROVAL_OK) {
-		snprintf(err, errlen, "%s", st->ops->error(st));
+		st = approval_store_sqlite_open(cfg->approval_store, why, sizeof(why));
+	if (st && st->ops->recover(st, wall_ms(), &n) != APPROVAL_OK) {
+		snprintf(why, sizeof(why), "%s", st->ops->error(st));
 		st->ops->close(st);
+		st = NULL;
+	}
+	if (!st) {
+		if (cfg->state_dsn)
+			snprintf(err, errlen, "state_dsn: %s", why);
+		else
+			snprintf(err, errlen, "approval_store %s: %s", cfg->approval_store, why);
 		return NULL;
 	}
 	if (n)

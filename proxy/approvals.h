@@ -16,8 +16,9 @@
 bool approvals_needed(const struct airlock_config *cfg);
 
 /*
- * Opens cfg->approval_store and recovers it; NULL with the reason in err
- * when it cannot be. The caller closes it with ->ops->close.
+ * Opens the store of held writes (the Postgres one state_dsn names, else
+ * cfg->approval_store) and recovers it; NULL with the reason in err, the
+ * key named first, when it cannot be. The caller closes it with ->ops->close.
  */
 struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen);
 

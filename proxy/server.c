@@ -399,7 +399,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		return -1;
 	}
 	if (approvals_needed(cfg) && !(srv->approvals = approvals_open(cfg, err, sizeof(err)))) {
-		log_error("approval_store %s: %s", cfg->approval_store, err);
+		log_error("%s", err);
 		return -1;
 	}
 	if (cfg->mysql_listen_host) {

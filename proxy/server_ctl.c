@@ -92,8 +92,7 @@ bool server_reload(struct server *srv, char *why, size_t len)
 	}
 	/* The first user that may write brings the store of held writes. */
 	if (!srv->approvals && approvals_needed(cfg) && !(srv->approvals = approvals_open(cfg, err, sizeof(err)))) {
-		log_error("reload refused: approval_store %s: %s; the running config stays in force",
-			  cfg->approval_store, err);
+		log_error("reload refused: %s; the running config stays in force", err);
 		reload_why(why, len, err);
 		tls_free(tls);
 		config_free(cfg);

@@ -43,8 +43,9 @@ def pytest_collection_modifyitems(session, config, items):
 # service the others use, looks at the whole run, or is marked serial (it
 # measures time, or uses both databases) runs in the serial lane.
 # Files outside test_pg_* / test_my_* that run in a lane: they read only,
-# with an airlockd of their own, and compare no data another lane changes.
-LANE_FILES = {"test_soak.py": "my"}
+# or change only a schema and database of their own, with airlockds of
+# their own, and compare no data another lane changes.
+LANE_FILES = {"test_soak.py": "my", "test_state_store.py": "my"}
 
 
 def lane_of(item):

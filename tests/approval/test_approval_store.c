@@ -7,6 +7,7 @@
  * covers the file itself (durability, foreign and damaged files, mode).
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -688,6 +689,67 @@ static void test_connection_lost(void **state)
 	assert_int_equal(status_of(s, id), APPROVAL_PENDING);
 }
 
+struct racer {
+	struct approval_store *s;
+	const char *id;
+	enum approval_result r;
+};
+
+static void *race_approve(void *arg)
+{
+	struct racer *x = arg;
+
+	x->r = move(x->s, x->id, APPROVAL_PENDING, APPROVAL_APPROVED, "amy", NULL);
+	return NULL;
+}
+
+/*
+ * Another node decides between this node's read and its write: the
+ * other's UPDATE holds the row, this one's waits on it, and once the other
+ * commits, this one's compare-and-set finds the record moved and changes
+ * nothing. Without the compare both would have decided it.
+ */
+static void test_moved_between_read_and_write(void **state)
+{
+	struct fixture *f = *state;
+	char id[APPROVAL_ID_LEN + 1], sql[512];
+	struct racer x = {.s = f->s, .id = id, .r = APPROVAL_OK};
+	PGconn *other = PQconnectdb(getenv("AIRLOCK_TEST_STATE_DSN"));
+	pthread_t th;
+	bool waiting = false;
+	struct approval a;
+
+	put_new(f->s, 1, NOW, LATER, id);
+	PQclear(PQexec(other, "BEGIN"));
+	snprintf(sql, sizeof(sql),
+		 "UPDATE \"%s\".airlock_approvals SET status = 'approved', approved_by = 'zed', decided_by = 'zed' "
+		 "WHERE id = '%s'",
+		 f->schema, id);
+	assert_int_equal(PQresultStatus(PQexec(other, sql)), PGRES_COMMAND_OK);
+	assert_int_equal(pthread_create(&th, NULL, race_approve, &x), 0);
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM pg_stat_activity WHERE application_name = '%s' AND wait_event_type = 'Lock'",
+		 f->schema);
+	for (int i = 0; i < 500 && !waiting; i++) {
+		PGconn *c = PQconnectdb(getenv("AIRLOCK_TEST_STATE_DSN"));
+		PGresult *r = PQexec(c, sql);
+
+		waiting = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "1") == 0;
+		PQclear(r);
+		PQfinish(c);
+		if (!waiting)
+			usleep(10000);
+	}
+	PQclear(PQexec(other, "COMMIT"));
+	PQfinish(other);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_true(waiting);
+	assert_int_equal(x.r, APPROVAL_CONFLICT);
+	assert_int_equal(f->s->ops->get(f->s, id, &a), APPROVAL_OK);
+	assert_string_equal(a.approved_by, "zed");
+	approval_free(&a);
+}
+
 /* A server that is not there: a clear error within the connect bound, never the password. */
 static void test_unreachable(void **state)
 {
@@ -797,6 +859,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_table_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_rows_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_connection_lost, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_moved_between_read_and_write, setup, teardown),
 		cmocka_unit_test(test_unreachable),
 #endif
 	};
