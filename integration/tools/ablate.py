@@ -380,6 +380,9 @@ ROWS = [
     ("peer-mac", "A node acts on another node's KILL QUERY only when it is signed with the key the nodes share",
      "the HMAC comparison of peer messages", "93-peer-mac.patch",
      "airlockd+py:test_peer_cancel.py -k another_user_or_key"),
+    ("state-cas", "A held write shared by several nodes is decided and run once",
+     "the Postgres store's compare-and-set on the status it read", "94-state-cas.patch",
+     "py:test_state_store.py -k own_tests"),
 ]
 
 
