@@ -85,8 +85,8 @@ def nodes(state_dsn):
             assert itest.wait_until(lambda: PrivateAirlockd.accepts(d.approval_port), 10, 0.1)
         yield made
     finally:
-        for d in made:
-            d.stop()
+        codes = [d.stop() for d in made]
+    assert all(c in (0, -15) for c in codes), codes
 
 
 def items():

@@ -715,6 +715,7 @@ static void test_moved_between_read_and_write(void **state)
 	char id[APPROVAL_ID_LEN + 1], sql[512];
 	struct racer x = {.s = f->s, .id = id, .r = APPROVAL_OK};
 	PGconn *other = PQconnectdb(getenv("AIRLOCK_TEST_STATE_DSN"));
+	PGresult *held;
 	pthread_t th;
 	bool waiting = false;
 	struct approval a;
@@ -725,7 +726,9 @@ static void test_moved_between_read_and_write(void **state)
 		 "UPDATE \"%s\".airlock_approvals SET status = 'approved', approved_by = 'zed', decided_by = 'zed' "
 		 "WHERE id = '%s'",
 		 f->schema, id);
-	assert_int_equal(PQresultStatus(PQexec(other, sql)), PGRES_COMMAND_OK);
+	held = PQexec(other, sql);
+	assert_int_equal(PQresultStatus(held), PGRES_COMMAND_OK);
+	PQclear(held);
 	assert_int_equal(pthread_create(&th, NULL, race_approve, &x), 0);
 	snprintf(sql, sizeof(sql),
 		 "SELECT count(*) FROM pg_stat_activity WHERE application_name = '%s' AND wait_event_type = 'Lock'",
