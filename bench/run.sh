@@ -81,11 +81,8 @@ unix_socket_dir =
 INI
 printf '"airlock_ro" "%s"\n' "$pw" >"$out/users.txt"
 chown -R postgres "$out"
-runuser -u postgres -- bash -c "# Descriptors for the idle connections (each process holds one per connection).
-hard=$(ulimit -Hn)
-want=$((idle + 2048))
-[[ $hard == unlimited || $hard -ge $want ]] || want=$hard
-ulimit -n "$want"; pgbouncer -d '$out/pgbouncer.ini'"
+# PgBouncer gets the descriptors this shell has for the idle connections ($want, above).
+runuser -u postgres -- bash -c "ulimit -n $want && exec pgbouncer -d '$out/pgbouncer.ini'"
 wait_for 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/6433'
 
 # shellcheck source=bench/bench_lib.sh

@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 
 import pytest
 

@@ -9,7 +9,6 @@ import os
 import struct
 
 import psycopg
-import pytest
 
 import itest
 import pgwire

@@ -9,7 +9,6 @@ even a process with its own uid could read its memory, on the host or
 inside the runner's own user namespace (runtime = oci), where that uid is
 the runner's and nothing but PR_SET_DUMPABLE keeps it out."""
 
-import json
 import os
 import pwd
 import stat
@@ -114,7 +113,7 @@ def test_each_runner_has_a_uid_of_its_own():
 
 def test_nobody_and_other_uids_reach_nothing():
     def check(rs):
-        (uid_a, pid_a, dir_a), (uid_b, _, _) = rs[0], rs[1]
+        (_, pid_a, dir_a), (uid_b, _, _) = rs[0], rs[1]
         return [(attacker, probe(attacker, dir_a, pid_a)) for attacker in (NOBODY, 12345, uid_b)]
 
     for attacker, seen in on_live_runners(check):
