@@ -12,6 +12,10 @@
  *   string  the user name, NUL-terminated (1..PEER_MSG_MAX_USER bytes)
  *   byte32  HMAC-SHA256 with the shared secret of every byte before it
  *
+ * The receiving node answers with one byte, PEER_MSG_KILLED or
+ * PEER_MSG_NOT_KILLED (no such session of that user, or the message was
+ * refused), and closes.
+ *
  * Pure: no I/O, no clock (the caller passes now), no state (the caller
  * keeps what it has seen, against replays).
  */
@@ -26,6 +30,8 @@
 #define PEER_MSG_KILL_CODE 80877125u
 #define PEER_MSG_MAX_USER 63
 #define PEER_MSG_MAC_LEN 32
+#define PEER_MSG_KILLED 'K'
+#define PEER_MSG_NOT_KILLED 'N'
 #define PEER_MSG_MAX_LEN (4 + 4 + 4 + 8 + PEER_MSG_MAX_USER + 1 + PEER_MSG_MAC_LEN)
 /* A message older or newer than this, by the receiver's clock, is refused. */
 #define PEER_MSG_MAX_SKEW_MS 10000

@@ -1,6 +1,8 @@
 /*
  * peer: forwarding a CancelRequest to the node that issued its key (see
  * peer.h). One bufferevent per forward: connect, write 16 bytes, close.
+ * A signed KILL QUERY is the same but for its end: the forward stays to
+ * read the node's one-byte answer, or its close, for PEER_TIMEOUT_SEC.
  */
 #include "proxy/peer.h"
 
@@ -29,6 +31,10 @@ struct forward {
 	struct server *srv;
 	struct bufferevent *bev; /* owned; closes its socket */
 	uint32_t peer;
+	peer_kill_cb cb; /* a KILL QUERY's: told the answer; NULL for a cancel */
+	const struct session_proto *proto;
+	uint32_t waiter;
+	bool written; /* every byte went out (counted as forwarded) */
 };
 
 #define PEER_SEEN 256
@@ -71,34 +77,72 @@ struct peer_counts peers_counts(const struct peers *p, uint32_t id)
 	return p && id < 256 ? p->counts[id] : none;
 }
 
-static void count(struct server *srv, uint32_t peer, const char *outcome)
+/* The label each outcome is counted under (airlock_peer_cancels_total's outcome). */
+static const char *outcome_name(enum peer_outcome o)
+{
+	switch (o) {
+	case PEER_FORWARDED:
+		return "forwarded";
+	case PEER_FAILED:
+		return "failed";
+	case PEER_DROPPED_HOPS:
+		return "dropped_hops";
+	case PEER_DROPPED_UNKNOWN:
+		return "dropped_unknown";
+	case PEER_DROPPED_BUSY:
+		return "dropped_busy";
+	}
+	return "dropped_unknown";
+}
+
+static void count(struct server *srv, uint32_t peer, enum peer_outcome outcome)
 {
 	struct peer_counts *c = &srv->peers->counts[peer & 0xffu];
 
-	if (strcmp(outcome, "forwarded") == 0)
+	if (outcome == PEER_FORWARDED)
 		c->forwarded++;
-	else if (strcmp(outcome, "failed") == 0)
+	else if (outcome == PEER_FAILED)
 		c->failed++;
 	else
 		c->dropped++;
-	stats_peer_cancel(srv->stats, peer & 0xffu, outcome);
+	stats_peer_cancel(srv->stats, peer & 0xffu, outcome_name(outcome));
 }
 
-static void done(struct forward *f, bool ok, const char *why)
+/* The forward is over: counted (when not yet) and, for a KILL QUERY, its answer told. */
+static void done(struct forward *f, enum peer_kill_answer answer, const char *why)
 {
-	if (!ok)
-		log_info("cancel for peer %u not forwarded: %s", f->peer, why);
-	count(f->srv, f->peer, ok ? "forwarded" : "failed");
+	if (!f->written) {
+		log_info("%s for peer %u not forwarded: %s", f->cb ? "KILL QUERY" : "cancel", f->peer, why);
+		count(f->srv, f->peer, PEER_FAILED);
+		answer = PEER_KILL_ANSWER_NONE; /* never reached: nothing there was cancelled */
+	}
+	if (f->cb)
+		f->cb(f->srv, f->proto, f->waiter, answer);
 	forward_free(f);
 }
 
-/* The output drained: the 16 bytes are the peer's kernel's now. */
+/* The output drained: the bytes are the peer's kernel's now; a cancel is done, a KILL QUERY waits for its answer. */
 static void write_cb(struct bufferevent *bev, void *arg)
 {
 	struct forward *f = arg;
 
-	if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
-		done(f, true, NULL);
+	if (f->written || evbuffer_get_length(bufferevent_get_output(bev)) != 0)
+		return;
+	f->written = true;
+	count(f->srv, f->peer, PEER_FORWARDED);
+	if (!f->cb)
+		done(f, PEER_KILL_ANSWER_UNKNOWN, NULL);
+}
+
+/* A KILL QUERY's answer: one byte. */
+static void read_cb(struct bufferevent *bev, void *arg)
+{
+	struct forward *f = arg;
+	uint8_t b = 0;
+
+	if (bufferevent_read(bev, &b, 1) != 1)
+		return;
+	done(f, b == PEER_MSG_KILLED ? PEER_KILL_ANSWER_DONE : PEER_KILL_ANSWER_NONE, "no answer");
 }
 
 static void event_cb(struct bufferevent *bev, short what, void *arg)
@@ -108,11 +152,12 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)bev;
 	if (what & BEV_EVENT_CONNECTED)
 		return;
-	done(f, false, what & BEV_EVENT_TIMEOUT ? "timed out" : "could not connect or write");
+	done(f, PEER_KILL_ANSWER_UNKNOWN, what & BEV_EVENT_TIMEOUT ? "timed out" : "could not connect or write");
 }
 
 /* Sends len bytes to peer (whose address cfg knows) on a connection of their own; false when not sent. */
-static bool send_to(struct server *srv, uint32_t peer, const uint8_t *bytes, size_t len)
+static bool send_to(struct server *srv, uint32_t peer, const uint8_t *bytes, size_t len, peer_kill_cb cb,
+		    const struct session_proto *proto, uint32_t waiter)
 {
 	struct timeval tv = {PEER_TIMEOUT_SEC, 0};
 	struct sockaddr_storage ss;
@@ -122,36 +167,42 @@ static bool send_to(struct server *srv, uint32_t peer, const uint8_t *bytes, siz
 	uint16_t port;
 
 	if (!config_peer(srv->cfg, peer, host, sizeof(host), &port)) {
-		count(srv, peer, "dropped_unknown");
+		count(srv, peer, PEER_DROPPED_UNKNOWN);
 		return false;
 	}
 	if (srv->peers->ninflight >= PEER_MAX_INFLIGHT) {
-		count(srv, peer, "dropped_busy");
+		count(srv, peer, PEER_DROPPED_BUSY);
 		return false;
 	}
 	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, (unsigned)port);
 	memset(&ss, 0, sizeof(ss));
 	if (evutil_parse_sockaddr_port(addr, (struct sockaddr *)&ss, &sslen) < 0) {
-		count(srv, peer, "dropped_unknown");
+		count(srv, peer, PEER_DROPPED_UNKNOWN);
 		return false;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->bev = bufferevent_socket_new(srv->base, -1, BEV_OPT_CLOSE_ON_FREE))) {
 		free(f);
-		count(srv, peer, "failed");
+		count(srv, peer, PEER_FAILED);
 		return false;
 	}
 	f->owner = srv->peers;
 	f->srv = srv;
 	f->peer = peer;
+	f->cb = cb;
+	f->proto = proto;
+	f->waiter = waiter;
 	DLIST_PUSH(srv->peers->inflight, f);
 	srv->peers->ninflight++;
-	bufferevent_setcb(f->bev, NULL, write_cb, event_cb, f);
+	bufferevent_setcb(f->bev, cb ? read_cb : NULL, write_cb, event_cb, f);
+	if (cb)
+		bufferevent_enable(f->bev, EV_READ);
 	bufferevent_set_timeouts(f->bev, &tv, &tv);
 	/* A refused connection is reported to event_cb later (deferred); -1 is a failure reported to no one. */
 	if (bufferevent_write(f->bev, bytes, len) < 0 ||
 	    bufferevent_socket_connect(f->bev, (struct sockaddr *)&ss, sslen) < 0) {
-		done(f, false, "no socket");
+		f->cb = NULL; /* the caller is told by the false */
+		done(f, PEER_KILL_ANSWER_UNKNOWN, "no socket");
 		return false;
 	}
 	return true;
@@ -165,13 +216,13 @@ void peers_forward_cancel(struct server *srv, uint32_t pid, uint32_t key)
 	if (!srv->peers)
 		return;
 	if (peer_key_hops(pid) >= PEER_KEY_MAX_HOPS) {
-		count(srv, peer, "dropped_hops");
+		count(srv, peer, PEER_DROPPED_HOPS);
 		return;
 	}
 	wbuf_init(&w);
 	pg_put_cancel_request(&w, peer_key_hop(pid), key);
 	if (!w.failed)
-		send_to(srv, peer, w.data, w.len);
+		send_to(srv, peer, w.data, w.len, NULL, NULL, 0);
 	wbuf_free(&w);
 }
 
@@ -183,7 +234,8 @@ static uint64_t unix_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-bool peers_forward_kill(struct server *srv, uint32_t id, const char *user)
+bool peers_forward_kill(struct server *srv, uint32_t id, const char *user, peer_kill_cb cb,
+			const struct session_proto *proto, uint32_t waiter)
 {
 	const char *secret = srv->cfg->peer_secret;
 	struct peer_kill k = {.id = id, .made_ms = unix_ms()};
@@ -194,7 +246,7 @@ bool peers_forward_kill(struct server *srv, uint32_t id, const char *user)
 		return false;
 	memcpy(k.user, user, strlen(user) + 1);
 	len = peer_msg_kill_encode(&k, (const uint8_t *)secret, strlen(secret), msg);
-	return len && send_to(srv, peer_key_node(id), msg, len);
+	return len && send_to(srv, peer_key_node(id), msg, len, cb, proto, waiter);
 }
 
 /* A MAC seen lately: the same message twice is a replay, whoever sends it. */

@@ -27,6 +27,16 @@
 
 struct server;
 struct peer_kill;
+struct session_proto;
+
+/* What became of one cancel naming a peer. */
+enum peer_outcome {
+	PEER_FORWARDED,       /* written to the peer */
+	PEER_FAILED,          /* no connection, or it timed out */
+	PEER_DROPPED_HOPS,    /* it had hopped PEER_KEY_MAX_HOPS times already */
+	PEER_DROPPED_UNKNOWN, /* no peer has that id */
+	PEER_DROPPED_BUSY,    /* PEER_MAX_INFLIGHT forwards were in flight */
+};
 
 /* What happened to the cancels naming one peer id since start. */
 struct peer_counts {
@@ -47,13 +57,31 @@ void peers_free(struct peers *p);
  */
 void peers_forward_cancel(struct server *srv, uint32_t pid, uint32_t key);
 
+/* What the node that holds the connection said. */
+enum peer_kill_answer {
+	PEER_KILL_ANSWER_DONE,
+	PEER_KILL_ANSWER_NONE,    /* also when the node could not be reached */
+	PEER_KILL_ANSWER_UNKNOWN, /* sent, and no answer within PEER_TIMEOUT_SEC, or the connection closed */
+};
+
+/*
+ * Told the answer to a KILL QUERY sent on; proto and waiter are what the
+ * caller gave (a session's protocol, static, and its id: the session may
+ * be gone by then, so it is looked up).
+ */
+typedef void (*peer_kill_cb)(struct server *srv, const struct session_proto *proto, uint32_t waiter,
+			     enum peer_kill_answer answer);
+
 /*
  * KILL QUERY id from a session of user, id another node's MySQL
  * connection: that node is sent the request signed with peer_secret_file's
- * key (protocol/peer_msg.h). false when it cannot be sent (no secret, no
- * such peer, too many in flight): the caller answers as for an unknown id.
+ * key (protocol/peer_msg.h), and cb is called once with its answer (never
+ * after peers_free). false when it cannot be sent (no secret, no such
+ * peer, too many in flight): cb is not called, and the caller answers as
+ * for an unknown id.
  */
-bool peers_forward_kill(struct server *srv, uint32_t id, const char *user);
+bool peers_forward_kill(struct server *srv, uint32_t id, const char *user, peer_kill_cb cb,
+			const struct session_proto *proto, uint32_t waiter);
 
 /*
  * A peer's message (raw: the whole startup-phase packet) arrived on the

@@ -243,10 +243,14 @@ def sleeping(node, secs):
 
 
 def kill_from(node, conn_id, user="agent"):
+    """KILL QUERY conn_id sent through node as user: None when answered OK, else MariaDB's errno."""
     killer = my_conn(node, user)
     try:
         with killer.cursor() as cur:
             cur.execute("KILL QUERY %d" % conn_id)
+        return None
+    except pymysql.err.MySQLError as e:
+        return e.args[0]
     finally:
         killer.close()
 
@@ -255,7 +259,7 @@ def test_kill_query_reaches_another_nodes_connection(nodes):
     victim, t, result = sleeping(nodes[0], 8)
     try:
         assert (victim.thread_id() >> 22) & 0xFF == 1
-        kill_from(nodes[1], victim.thread_id())
+        assert kill_from(nodes[1], victim.thread_id()) is None
         t.join(20)
         assert result.get("error", (None,))[0] == 1317, result
         assert result["secs"] < 6, result
@@ -272,9 +276,10 @@ def test_kill_query_of_another_user_or_key_kills_nothing(nodes):
     one signed with another key is refused before anything is looked up."""
     victim, t, result = sleeping(nodes[0], 4)
     try:
-        kill_from(nodes[1], victim.thread_id(), user="agent_small")
+        # Answered as MariaDB answers for a connection it does not have: the other node said so.
+        assert kill_from(nodes[1], victim.thread_id(), user="agent_small") == 1094
         time.sleep(1.1)  # refusals are logged at most once a second
-        kill_from(nodes[2], victim.thread_id())
+        assert kill_from(nodes[2], victim.thread_id()) == 1094
         t.join(20)
         assert result.get("rows") == ((0,),), result
     finally:
@@ -284,6 +289,16 @@ def test_kill_query_of_another_user_or_key_kills_nothing(nodes):
     assert "not signed with peer_secret_file's key" in log
 
 
+def test_kill_query_for_an_id_no_node_has(nodes):
+    """An id of node 1 that no session has, and one of node 4, which is down: 1094 at once, as MariaDB."""
+    started = time.monotonic()
+    assert kill_from(nodes[1], (1 << 22) | 0x2ABCD) == 1094
+    assert kill_from(nodes[0], (4 << 22) | 0x2ABCD) == 1094
+    assert time.monotonic() - started < 5
+    for node in nodes:
+        assert node.alive()
+
+
 def peer_kill(conn_id, user, made_ms, key=SECRET):
     body = struct.pack("!IIQ", PEER_KILL, conn_id, made_ms) + user.encode() + b"\0"
     head = struct.pack("!I", 4 + len(body) + 32)
@@ -291,10 +306,13 @@ def peer_kill(conn_id, user, made_ms, key=SECRET):
 
 
 def send_raw(port, packet):
+    """The node's answer to a packet: its one byte (K: cancelled, N: not), then its close."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         s.sendall(packet)
         s.settimeout(5)
+        answer = s.recv(1)
         assert s.recv(1) == b""
+        return answer
 
 
 def test_a_replayed_or_stale_kill_is_refused(nodes):
@@ -302,7 +320,7 @@ def test_a_replayed_or_stale_kill_is_refused(nodes):
     victim, t, result = sleeping(nodes[0], 8)
     try:
         packet = peer_kill(victim.thread_id(), USER, int(time.time() * 1000))
-        send_raw(nodes[0].pg_port, packet)
+        assert send_raw(nodes[0].pg_port, packet) == b"K"
         t.join(20)
         assert result.get("error", (None,))[0] == 1317, result
     finally:
@@ -310,9 +328,9 @@ def test_a_replayed_or_stale_kill_is_refused(nodes):
     victim, t, result = sleeping(nodes[0], 3)
     try:
         time.sleep(1.1)  # refusals are logged at most once a second
-        send_raw(nodes[0].pg_port, packet)
+        assert send_raw(nodes[0].pg_port, packet) == b"N"
         time.sleep(1.1)
-        send_raw(nodes[0].pg_port, peer_kill(victim.thread_id(), USER, int(time.time() * 1000) - 60000))
+        assert send_raw(nodes[0].pg_port, peer_kill(victim.thread_id(), USER, int(time.time() * 1000) - 60000)) == b"N"
         t.join(20)
         assert result.get("rows") == ((0,),), result
     finally:

@@ -343,6 +343,27 @@ bool my_kill_query(struct server *srv, const struct session_proto *mysql, uint32
 	return true;
 }
 
+/* The other node's answer to the KILL QUERY session waiter sent on, as MariaDB answers it. */
+static void kill_answered(struct server *srv, const struct session_proto *proto, uint32_t waiter,
+			  enum peer_kill_answer answer)
+{
+	struct session *o = session_find(srv, proto, waiter);
+	struct my_session *s = (struct my_session *)o;
+	char msg[64];
+
+	if (!o || !s->kill_wait || o->st != SESSION_BUSY)
+		return;
+	if (answer == PEER_KILL_ANSWER_NONE) {
+		snprintf(msg, sizeof(msg), "Unknown thread id: %u", s->kill_wait);
+		myr_refuse(s, AIRLOCK_E_NONE, AIRLOCK_N_MY_NO_SUCH_THREAD, msg, NULL);
+	} else {
+		/* Done, or sent and not answered (a node of an older airlockd answers nothing): OK, as before. */
+		local_ok(s);
+	}
+	s->kill_wait = 0;
+	session_statement_done(o);
+}
+
 /* Cancels the statement of one of the same user's sessions (KILL QUERY), as the server would. */
 static void kill_query(struct my_session *s, bool query_only, const char *by_id, uint32_t id)
 {
@@ -363,9 +384,11 @@ static void kill_query(struct my_session *s, bool query_only, const char *by_id,
 	}
 	/* Another node's connection: that node is asked, signed, and does the same checks. */
 	if (query_only && !peer_key_local(s->core.srv->cfg->peer_id, id) &&
-	    peers_forward_kill(s->core.srv, id, s->core.user)) {
+	    peers_forward_kill(s->core.srv, id, s->core.user, kill_answered, s->core.proto, s->core.id)) {
 		session_log(&s->core, "KILL QUERY %u sent to peer %u", id, peer_key_node(id));
-		local_ok(s);
+		/* No other command is read until the answer (or PEER_TIMEOUT_SEC) comes. */
+		s->kill_wait = id;
+		session_set_state(&s->core, SESSION_BUSY);
 		return;
 	}
 	if (!query_only) {

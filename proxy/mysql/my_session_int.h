@@ -132,6 +132,7 @@ struct my_session {
 
 	struct mys_vars vars;
 	bool in_trans;
+	uint32_t kill_wait; /* a KILL QUERY for this id sent to another node, its answer awaited (0: none) */
 	bool read_only_txn;
 	struct mys_warning warnings[MYS_MAX_WARNINGS];
 	uint16_t nwarnings;  /* rows SHOW WARNINGS lists */

@@ -268,7 +268,8 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	bool reported;
 	const char *sqlstate;
 	enum airlock_err code;
-	struct peer_kill kill;
+	struct peer_kill kill = {0};
+	bool received, killed;
 	char msg[256];
 
 	switch (st->kind) {
@@ -289,11 +290,14 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 		session_close(&s->core, false, "CancelRequest");
 		return false;
 	case PG_STARTUP_PEER:
-		/* Another node's signed KILL QUERY for one of this node's MySQL connections. */
-		if (peers_receive(s->core.srv, st->raw, st->raw_len, &kill) &&
-		    !my_kill_query(s->core.srv, &my_session_proto, peer_key_session(kill.id), kill.user, "a peer"))
+		/* Another node's signed KILL QUERY for one of this node's MySQL connections: answered in one byte. */
+		received = peers_receive(s->core.srv, st->raw, st->raw_len, &kill);
+		killed = received &&
+			 my_kill_query(s->core.srv, &my_session_proto, peer_key_session(kill.id), kill.user, "a peer");
+		if (received && !killed)
 			log_info("KILL QUERY %u from a peer: no such session of that user here", kill.id);
-		session_close(&s->core, false, "peer message");
+		bufferevent_write(s->core.bev, &(const char){killed ? PEER_MSG_KILLED : PEER_MSG_NOT_KILLED}, 1);
+		session_close(&s->core, true, "peer message");
 		return false;
 	case PG_STARTUP_NORMAL:
 		break;
