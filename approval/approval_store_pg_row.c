@@ -221,11 +221,10 @@ enum approval_result pgstore_get(struct approval_store *base, const char *id, st
 }
 
 /*
- * Lists the ids in order, then reads each record with get, so that a
- * damaged row is reported by its id whatever broke in it. A record moved
- * out of status between the two (by fn, or by another node) is skipped
- * and still counts towards limit. The listing is read whole before fn
- * is first called: fn may call the store while it runs.
+ * Reads the records of status in order, whole, in one statement, then
+ * calls fn on each: a damaged row is reported by its id and ends the
+ * walk. The rows are all read before fn is first called: fn may call the
+ * store (get, move, even each) while it runs.
  */
 enum approval_result pgstore_each(struct approval_store *base, enum approval_status status, size_t limit,
 				  bool (*fn)(void *arg, const struct approval *a), void *arg)
@@ -237,7 +236,6 @@ enum approval_result pgstore_each(struct approval_store *base, enum approval_sta
 	int lengths[2];
 	char lim[8];
 	enum approval_result res = APPROVAL_OK;
-	char id[APPROVAL_ID_LEN + 1];
 	struct approval a;
 	PGresult *r;
 
@@ -251,33 +249,19 @@ enum approval_result pgstore_each(struct approval_store *base, enum approval_sta
 	values[1] = lim;
 	lengths[1] = 8;
 	r = pgstore_exec(s, PGSTORE_RETRY_IDEMPOTENT, "cannot list records",
-			 "SELECT \"id\" FROM " PGSTORE_TABLE " WHERE \"status\" = $1 ORDER BY \"created_at\", \"id\" "
-			 "LIMIT $2",
-			 2, types, values, lengths);
+			 PGSTORE_SELECT " WHERE \"status\" = $1 ORDER BY \"created_at\", \"id\" LIMIT $2", 2, types,
+			 values, lengths);
 	if (!r)
 		return APPROVAL_IO;
-	for (int i = 0; i < PQntuples(r); i++) {
+	if (!pgstore_check_fields(s, r))
+		res = APPROVAL_IO;
+	for (int i = 0; res == APPROVAL_OK && i < PQntuples(r); i++) {
 		bool more;
 
-		memset(id, 0, sizeof(id));
-		if (PQgetlength(r, i, 0) == APPROVAL_ID_LEN)
-			memcpy(id, PQgetvalue(r, i, 0), APPROVAL_ID_LEN);
-		if (!approval_id_valid(id)) {
-			res = pgstore_fail(s, APPROVAL_IO, "a record with a malformed id");
-			break;
-		}
-		res = pgstore_get(base, id, &a);
-		if (res == APPROVAL_NOT_FOUND) {
-			res = APPROVAL_OK;
-			continue;
-		}
+		res = row_read(s, r, i, &a);
 		if (res != APPROVAL_OK)
 			break;
-		if (a.status != status) {
-			approval_free(&a);
-			continue;
-		}
-		more = fn(arg, &a);
+		more = a.status != status || fn(arg, &a);
 		approval_free(&a);
 		if (!more)
 			break;
