@@ -100,6 +100,15 @@ enum approval_result pgstore_each(struct approval_store *base, enum approval_sta
  */
 bool pgstore_check_fields(struct pgstore *s, const PGresult *res);
 
+/*
+ * Fills out (overwritten, not freed) from row of res (a PGSTORE_SELECT's,
+ * checked by pgstore_check_fields), checking each column against its
+ * kind and bound: the store's decoder of what the database holds. On
+ * failure (APPROVAL_IO) out is freed and zeroed and the message names the
+ * record and the column.
+ */
+enum approval_result pgstore_row_read(struct pgstore *s, const PGresult *res, int row, struct approval *out);
+
 /* The ops of approval_store_pg_move.c. */
 enum approval_result pgstore_move(struct approval_store *base, const struct approval_move *m);
 enum approval_result pgstore_expire(struct approval_store *base, int64_t now, size_t *n);

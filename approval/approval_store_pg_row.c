@@ -103,13 +103,7 @@ static int64_t be_int(const unsigned char *p, int len)
 	return (int64_t)u;
 }
 
-/*
- * Fills out (overwritten, not freed) from row of res (checked by
- * pgstore_check_fields), checking each column against its bound. On
- * failure out is freed and zeroed and the message names the record and
- * the column.
- */
-static enum approval_result row_read(struct pgstore *s, const PGresult *res, int row, struct approval *out)
+enum approval_result pgstore_row_read(struct pgstore *s, const PGresult *res, int row, struct approval *out)
 {
 	const struct record_column *c = &record_columns[RECORD_COL_id];
 	const char *why = NULL;
@@ -215,7 +209,7 @@ enum approval_result pgstore_get(struct approval_store *base, const char *id, st
 	else if (PQntuples(r) == 0)
 		res = pgstore_fail(s, APPROVAL_NOT_FOUND, "no record %s", id);
 	else
-		res = row_read(s, r, 0, out);
+		res = pgstore_row_read(s, r, 0, out);
 	PQclear(r);
 	return res;
 }
@@ -258,7 +252,7 @@ enum approval_result pgstore_each(struct approval_store *base, enum approval_sta
 	for (int i = 0; res == APPROVAL_OK && i < PQntuples(r); i++) {
 		bool more;
 
-		res = row_read(s, r, i, &a);
+		res = pgstore_row_read(s, r, i, &a);
 		if (res != APPROVAL_OK)
 			break;
 		more = a.status != status || fn(arg, &a);

@@ -23,7 +23,10 @@ What it gathers:
   reference, and a few inputs near the size limit (fuzz/seeds_grammar.py),
   for fuzz_validate_pg and fuzz_validate_my.
 - an audit log whose chain is intact, and the same with a torn last line,
-  for fuzz_audit_verify (made here, with or without --grammar).
+  for fuzz_audit_verify (made here, with or without --grammar);
+- rows of the shared store of held writes as Postgres hands them back
+  (pending, approved by two, executed with its rows kept), for
+  fuzz_state_row (made here, with or without --grammar).
 
 Files are named by a hash of their content, so running it again adds only
 what is new. The corpora are inputs, not code: they carry no secrets (the
@@ -275,6 +278,25 @@ def audit_logs():
     return [intact, intact + b'{"ts":"2026-']
 
 
+def state_rows():
+    """Rows of airlock_approvals in fuzz_state_row's framing: each column a 2-byte length and its binary value."""
+    import struct
+
+    def row(status, approved_by, decided_by, executed_rows, result):
+        cols = [b"wabcdefghijklmnopqrst", status.encode(), b"alice", b"postgres", b"10.0.0.7", b"psql",
+                b"UPDATE t SET x = $1 WHERE id = 3", b'["1"]', b"UPDATE public.t SET x = $1 WHERE id = 3",
+                b"Update on t", b'{"columns":["x"],"rows":[["0"]]}', struct.pack("!q", 1),
+                struct.pack("!q", executed_rows), struct.pack("!q", 1700000000000),
+                struct.pack("!q", 1700003600000), struct.pack("!q", 1700000001000 if decided_by else 0),
+                struct.pack("!i", 2 if "," in approved_by else 1), approved_by.encode(), decided_by.encode(),
+                b"", b"sha256:0123", b'{"search_path":"public"}', b"[25]", result.encode()]
+        return b"".join(struct.pack("!H", len(c)) + c for c in cols)
+
+    return [row("pending", "", "", -1, ""),
+            row("approved", "grace,heidi", "grace,heidi", -1, ""),
+            row("executed", "grace", "grace", 1, '["VAAB", "RAAB"]')]
+
+
 def main():
     args = argparse.ArgumentParser(description="(re)writes the seed corpora under fuzz/corpus/")
     args.add_argument("--grammar", action="store_true", help="only the hand-written validator seeds")
@@ -289,6 +311,8 @@ def main():
         add(target, data, LARGE_MAX)
     for log in audit_logs():
         add("fuzz_audit_verify", log)
+    for row in state_rows():
+        add("fuzz_state_row", row)
     if grammar_only:
         report(n)
         return
