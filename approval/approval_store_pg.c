@@ -4,8 +4,10 @@
  * another's page and is run once, by the node that approved it: every
  * move is a compare-and-set in one UPDATE.
  *
- * Calls block the caller, as the SQLite store's do, so every wait is
- * bounded: 5 s to connect, 5 s for a statement or a lock, and TCP
+ * Over TCP the link is TLS with the server's certificate and name checked
+ * (sslmode verify-full) unless the conninfo says otherwise: held writes
+ * and what the approver saw cross it. Calls block the caller, as the
+ * SQLite store's do, so every wait is bounded: 5 s to connect, 5 s for a statement or a lock, and TCP
  * keepalives and a user timeout for a server that stops answering. The
  * conninfo's own values win over these. A connection lost between calls
  * is made again on the next call; a read or a sweep that finds it lost is
@@ -123,10 +125,10 @@ static const struct approval_store_ops pgstore_ops = {
 struct approval_store *approval_store_pg_open(const char *conninfo, int node, char *err, size_t errlen)
 {
 	/* The defaults come first: the conninfo (expanded from dbname) overrides them. */
-	static const char *const keys[] = {"connect_timeout",     "keepalives",       "keepalives_idle",
-					   "keepalives_interval", "keepalives_count", "tcp_user_timeout",
-					   "application_name",    "dbname",           NULL};
-	const char *values[] = {"5", "1", "10", "2", "3", "10000", "airlockd", conninfo, NULL};
+	static const char *const keys[] = {
+		"sslmode",          "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+		"keepalives_count", "tcp_user_timeout", "application_name", "dbname",          NULL};
+	const char *values[] = {"verify-full", "5", "1", "10", "2", "3", "10000", "airlockd", conninfo, NULL};
 	struct pgstore *s = calloc(1, sizeof(*s));
 
 	if (!s) {

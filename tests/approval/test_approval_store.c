@@ -753,6 +753,27 @@ static void test_moved_between_read_and_write(void **state)
 	approval_free(&a);
 }
 
+/* A conninfo that names no sslmode gets verify-full: with no CA to check against, the store does not open. */
+static void test_tls_checked_by_default(void **state)
+{
+	PQconninfoOption *opts = PQconninfoParse(getenv("AIRLOCK_TEST_STATE_DSN"), NULL);
+	char dsn[1024], err[512];
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(opts);
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (o->val && o->val[0] && strcmp(o->keyword, "sslmode") && strcmp(o->keyword, "sslrootcert"))
+			len += (size_t)snprintf(dsn + len, sizeof(dsn) - len, "%s='%s' ", o->keyword, o->val);
+		assert_true(len < sizeof(dsn));
+	}
+	PQconninfoFree(opts);
+	snprintf(dsn + len, sizeof(dsn) - len, "sslrootcert=/nonexistent/ca.pem");
+	assert_null(approval_store_pg_open(dsn, 1, err, sizeof(err)));
+	if (!strstr(err, "root certificate file"))
+		fail_msg("not refused for want of a CA: %s", err);
+}
+
 /* A server that is not there: a clear error within the connect bound, never the password. */
 static void test_unreachable(void **state)
 {
@@ -864,6 +885,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_connection_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_moved_between_read_and_write, setup, teardown),
 		cmocka_unit_test(test_unreachable),
+		cmocka_unit_test(test_tls_checked_by_default),
 #endif
 	};
 
