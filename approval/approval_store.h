@@ -30,6 +30,20 @@ enum approval_result {
 
 struct approval_store;
 
+/* A login key: the SHA-256 of the page's session token (the cookie), never the token itself. */
+#define APPROVAL_LOGIN_KEY_LEN 32
+#define APPROVAL_LOGIN_CSRF_LEN 64
+#define APPROVAL_LOGIN_BINDING_LEN 32
+
+/* A login of the approval page as a shared store keeps it, so that every node's page knows it. */
+struct approval_login {
+	char csrf[APPROVAL_LOGIN_CSRF_LEN + 1]; /* the forms' token: 64 lower-case hex characters */
+	char approver[APPROVAL_MAX_NAME + 1];
+	unsigned char binding[APPROVAL_LOGIN_BINDING_LEN];
+	int64_t created_ms; /* unix milliseconds */
+	int64_t last_ms;    /* the last request that found it */
+};
+
 /* One change of state (approval_store_move). Strings are borrowed for the call. */
 struct approval_move {
 	const char *id;
@@ -70,6 +84,21 @@ struct approval_store_ops {
 	 * this node was running: another node's may be running now.
 	 */
 	enum approval_result (*recover)(struct approval_store *s, int64_t now, size_t *n);
+	/*
+	 * The approval page's logins, for a store several nodes share (NULL
+	 * in a store of one node's own: each node then keeps its logins in
+	 * memory). key is APPROVAL_LOGIN_KEY_LEN bytes. login_get fills out
+	 * (APPROVAL_NOT_FOUND when there is none); login_touch records a
+	 * request at now; login_sweep ends every login idle since before
+	 * idle_before or made before created_before.
+	 */
+	enum approval_result (*login_put)(struct approval_store *s, const unsigned char *key,
+					  const struct approval_login *l);
+	enum approval_result (*login_get)(struct approval_store *s, const unsigned char *key,
+					  struct approval_login *out);
+	enum approval_result (*login_touch)(struct approval_store *s, const unsigned char *key, int64_t now);
+	enum approval_result (*login_end)(struct approval_store *s, const unsigned char *key);
+	enum approval_result (*login_sweep)(struct approval_store *s, int64_t idle_before, int64_t created_before);
 	/* The last failure's message (borrowed until the next call). */
 	const char *(*error)(struct approval_store *s);
 	void (*close)(struct approval_store *s);

@@ -73,7 +73,29 @@ static bool check_table(struct pgstore *s)
 	return ok;
 }
 
-/* Makes the table when absent and checks the one there, one node at a time. */
+/* The logins' table there has this code's columns and types. */
+static bool check_logins(struct pgstore *s)
+{
+	static const unsigned want[] = {PGSTORE_OID_BYTEA, PGSTORE_OID_TEXT, PGSTORE_OID_BYTEA,
+					PGSTORE_OID_BYTEA, PGSTORE_OID_INT8, PGSTORE_OID_INT8};
+	PGresult *res = pgstore_exec(s, PGSTORE_RETRY_IDEMPOTENT, "cannot read the table " PGSTORE_LOGINS,
+				     "SELECT \"key\", \"csrf\", \"approver\", \"binding\", \"created_at\", "
+				     "\"last_at\" FROM " PGSTORE_LOGINS " LIMIT 0",
+				     0, NULL, NULL, NULL);
+	bool ok;
+
+	if (!res)
+		return false;
+	ok = PQnfields(res) == 6;
+	for (int i = 0; ok && i < 6; i++)
+		ok = PQftype(res, i) == want[i];
+	if (!ok)
+		pgstore_fail(s, APPROVAL_IO, "the table " PGSTORE_LOGINS " has the wrong shape");
+	PQclear(res);
+	return ok;
+}
+
+/* Makes the tables when absent and checks the ones there, one node at a time. */
 static bool prepare_table(struct pgstore *s)
 {
 	char *sql = create_sql();
@@ -90,7 +112,12 @@ static bool prepare_table(struct pgstore *s)
 			 "CREATE INDEX IF NOT EXISTS " PGSTORE_TABLE "_status ON " PGSTORE_TABLE
 			 " (\"status\", \"created_at\", \"id\")",
 			 "cannot create the index of " PGSTORE_TABLE) &&
-	     pgstore_run(s, "COMMIT", "cannot commit the table " PGSTORE_TABLE);
+	     pgstore_run(s,
+			 "CREATE TABLE IF NOT EXISTS " PGSTORE_LOGINS " (\"key\" bytea NOT NULL PRIMARY KEY, \"csrf\" "
+			 "text NOT NULL, \"approver\" bytea NOT NULL, \"binding\" bytea NOT NULL, \"created_at\" "
+			 "bigint NOT NULL, \"last_at\" bigint NOT NULL)",
+			 "cannot create the table " PGSTORE_LOGINS) &&
+	     check_logins(s) && pgstore_run(s, "COMMIT", "cannot commit the table " PGSTORE_TABLE);
 	free(sql);
 	if (!ok)
 		PQclear(PQexec(s->conn, "ROLLBACK"));
@@ -118,6 +145,11 @@ static const struct approval_store_ops pgstore_ops = {
 	.move = pgstore_move,
 	.expire = pgstore_expire,
 	.recover = pgstore_recover,
+	.login_put = pgstore_login_put,
+	.login_get = pgstore_login_get,
+	.login_touch = pgstore_login_touch,
+	.login_end = pgstore_login_end,
+	.login_sweep = pgstore_login_sweep,
 	.error = pgstore_error,
 	.close = pgstore_close,
 };

@@ -4,7 +4,8 @@
  * checks the table; approval_store_pg_db.c runs statements on it, making
  * it again when it was lost; approval_store_pg_row.c writes and reads
  * whole records (put, get, each); approval_store_pg_move.c changes their
- * state (move, expire, recover).
+ * state (move, expire, recover); approval_store_pg_login.c keeps the
+ * approval page's logins, in a table of their own.
  *
  * The table is approval_record.h's list of columns and one more, run_node:
  * the peer_id of the node that moved the record to running, so that a node
@@ -27,8 +28,9 @@
 #include "approval/approval_record.h"
 #include "approval/approval_store.h"
 
-/* The table, in the first schema of the connection's search_path. */
+/* The tables, in the first schema of the connection's search_path. */
 #define PGSTORE_TABLE "airlock_approvals"
+#define PGSTORE_LOGINS "airlock_approval_logins"
 
 /* The types of Postgres this store uses (pg_type's oids). */
 #define PGSTORE_OID_BYTEA 17
@@ -108,6 +110,15 @@ bool pgstore_check_fields(struct pgstore *s, const PGresult *res);
  * record and the column.
  */
 enum approval_result pgstore_row_read(struct pgstore *s, const PGresult *res, int row, struct approval *out);
+
+/* The ops of approval_store_pg_login.c. */
+enum approval_result pgstore_login_put(struct approval_store *base, const unsigned char *key,
+				       const struct approval_login *l);
+enum approval_result pgstore_login_get(struct approval_store *base, const unsigned char *key,
+				       struct approval_login *out);
+enum approval_result pgstore_login_touch(struct approval_store *base, const unsigned char *key, int64_t now);
+enum approval_result pgstore_login_end(struct approval_store *base, const unsigned char *key);
+enum approval_result pgstore_login_sweep(struct approval_store *base, int64_t idle_before, int64_t created_before);
 
 /* The ops of approval_store_pg_move.c. */
 enum approval_result pgstore_move(struct approval_store *base, const struct approval_move *m);

@@ -56,6 +56,17 @@ struct approval_web *approval_web_new(struct server *srv)
 	return web;
 }
 
+/*
+ * The table of logins, shared through the store of held writes when that
+ * store is one several nodes share (state_dsn); the store is looked up at
+ * each use, since a reload may bring it.
+ */
+static struct web_sessions *sessions(struct approval_web *web)
+{
+	web_sessions_share(web->sessions, web->srv->approvals);
+	return web->sessions;
+}
+
 void approval_web_free(struct approval_web *web)
 {
 	if (!web)
@@ -190,12 +201,13 @@ static bool bound_to(const struct web_session *s, bool admin, const char *name, 
 static const struct web_session *session_of(struct approval_web *web, struct evhttp_request *req, bool *admin)
 {
 	char token[WEB_SESSION_TOKEN_LEN + 1];
+	struct web_sessions *t = sessions(web);
 	const struct web_session *s;
 	const struct airlock_approver *a;
 	const struct airlock_admin *ad;
 
 	*admin = false;
-	if (!cookie_token(req, token) || !(s = web_sessions_find(web->sessions, token, monotonic_ms())))
+	if (!cookie_token(req, token) || !(s = web_sessions_find(t, token, web_sessions_now(t))))
 		return NULL;
 	a = approval_login_find(web->srv->cfg, s->approver);
 	ad = config_find_admin(web->srv->cfg, s->approver);
@@ -206,7 +218,7 @@ static const struct web_session *session_of(struct approval_web *web, struct evh
 		return s;
 	}
 	log_info("approval page: the session of %s ends: its account changed", s->approver);
-	web_sessions_end(web->sessions, token);
+	web_sessions_end(sessions(web), token);
 	return NULL;
 }
 
@@ -280,6 +292,7 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 {
 	struct approval_form_field f[] = {{"name", APPROVAL_MAX_NAME, NULL}, {"password", PASSWORD_MAX, NULL}};
 	const struct web_session *s;
+	struct web_sessions *t;
 	char cookie[sizeof(COOKIE) + WEB_SESSION_TOKEN_LEN + 64], retry[16];
 	unsigned char binding[WEB_SESSION_BINDING_LEN];
 	uint32_t wait = 0;
@@ -309,12 +322,18 @@ static void login(struct approval_web *web, struct evhttp_request *req)
 		send_login(req, 401, "wrong approver name or password");
 		return;
 	}
+	t = sessions(web);
 	s = binding_of(acct.admin, acct.name, acct.scram, binding)
-		    ? web_sessions_create(web->sessions, acct.name, binding, monotonic_ms())
+		    ? web_sessions_create(t, acct.name, binding, web_sessions_now(t))
 		    : NULL;
 	approval_form_free(f, 2);
 	if (!s) {
-		send_login(req, 500, "the system's random source failed; try again");
+		if (web->srv->approvals && web->srv->approvals->ops->login_put)
+			log_error("approval page: a login could not be kept in the shared store: %s",
+				  web->srv->approvals->ops->error(web->srv->approvals));
+		send_login(req, 500,
+			   "the login could not be made (the system's random source, or the shared store, "
+			   "failed: see the log); try again");
 		return;
 	}
 	log_info("approval page: %s logged in%s", s->approver, acct.admin ? " (admin: the operator's page)" : "");
@@ -365,7 +384,7 @@ static void logout(struct approval_web *web, struct evhttp_request *req)
 	if (!s)
 		return;
 	log_info("approval page: %s logged out", s->approver);
-	web_sessions_end(web->sessions, s->token);
+	web_sessions_end(sessions(web), s->token);
 	approval_form_free(f, 1);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Set-Cookie",
 			  COOKIE "=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0");

@@ -6,12 +6,23 @@
 #include <sys/random.h>
 
 #include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include "proxy/timeval.h"
+
+_Static_assert(WEB_SESSION_TOKEN_LEN == APPROVAL_LOGIN_CSRF_LEN, "a CSRF token fits a shared login");
+_Static_assert(WEB_SESSION_BINDING_LEN == APPROVAL_LOGIN_BINDING_LEN, "a binding fits a shared login");
+_Static_assert(SHA256_DIGEST_LENGTH == APPROVAL_LOGIN_KEY_LEN, "a login's key is its token's SHA-256");
+
+/* A shared login's last request is written at most this often (its idle time is minutes). */
+#define SHARED_TOUCH_MS 5000
 
 struct web_sessions {
 	size_t max;
 	int64_t idle_ms;
 	int64_t absolute_ms;
-	struct web_session *slots; /* owned; max of them */
+	struct web_session *slots;    /* owned; max of them */
+	struct approval_store *store; /* borrowed; NULL: the table alone */
 };
 
 struct web_sessions *web_sessions_new(size_t max, int64_t idle_ms, int64_t absolute_ms)
@@ -45,6 +56,22 @@ void web_sessions_free(struct web_sessions *t)
 	free(t);
 }
 
+void web_sessions_share(struct web_sessions *t, struct approval_store *store)
+{
+	t->store = store && store->ops->login_get ? store : NULL;
+}
+
+int64_t web_sessions_now(const struct web_sessions *t)
+{
+	return t->store ? wall_ms() : monotonic_ms();
+}
+
+/* The key a shared login is kept under: the SHA-256 of its token. */
+static void key_of(const char *token, unsigned char key[APPROVAL_LOGIN_KEY_LEN])
+{
+	SHA256((const unsigned char *)token, WEB_SESSION_TOKEN_LEN, key);
+}
+
 static bool expired(const struct web_sessions *t, const struct web_session *s, int64_t now)
 {
 	return now - s->last_ms >= t->idle_ms || now - s->created_ms >= t->absolute_ms;
@@ -73,6 +100,23 @@ static bool fresh_token(char out[WEB_SESSION_TOKEN_LEN + 1])
 	out[WEB_SESSION_TOKEN_LEN] = '\0';
 	explicit_bzero(r, sizeof(r));
 	return true;
+}
+
+/* Writes the new session s to the shared store, ending the logins there past their time first. */
+static bool share_new(struct web_sessions *t, const struct web_session *s, int64_t now)
+{
+	struct approval_login l = {.created_ms = s->created_ms, .last_ms = s->last_ms};
+	unsigned char key[APPROVAL_LOGIN_KEY_LEN];
+	bool ok;
+
+	t->store->ops->login_sweep(t->store, now - t->idle_ms, now - t->absolute_ms);
+	memcpy(l.csrf, s->csrf, sizeof(l.csrf));
+	memcpy(l.approver, s->approver, sizeof(l.approver));
+	memcpy(l.binding, s->binding, sizeof(l.binding));
+	key_of(s->token, key);
+	ok = t->store->ops->login_put(t->store, key, &l) == APPROVAL_OK;
+	explicit_bzero(&l, sizeof(l));
+	return ok;
 }
 
 const struct web_session *web_sessions_create(struct web_sessions *t, const char *approver,
@@ -109,6 +153,10 @@ const struct web_session *web_sessions_create(struct web_sessions *t, const char
 	fresh.used = true;
 	*s = fresh;
 	explicit_bzero(&fresh, sizeof(fresh));
+	if (t->store && !share_new(t, s, now)) {
+		end_slot(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -129,10 +177,69 @@ static struct web_session *slot_of(struct web_sessions *t, const char *token)
 	return found;
 }
 
-const struct web_session *web_sessions_find(struct web_sessions *t, const char *token, int64_t now)
+/*
+ * A shared look-up: the store says whether token is a live login; the
+ * table's slot for it is made or refreshed from what it says.
+ */
+static const struct web_session *find_shared(struct web_sessions *t, const char *token, int64_t now)
 {
 	struct web_session *s = slot_of(t, token);
+	unsigned char key[APPROVAL_LOGIN_KEY_LEN];
+	struct approval_login l;
+	struct web_session fresh = {0};
 
+	if (!token || strlen(token) != WEB_SESSION_TOKEN_LEN)
+		return NULL;
+	key_of(token, key);
+	if (t->store->ops->login_get(t->store, key, &l) != APPROVAL_OK) {
+		/* Not there (ended on some node, or never made), or not readable: no login. */
+		if (s)
+			end_slot(s);
+		return NULL;
+	}
+	memcpy(fresh.token, token, WEB_SESSION_TOKEN_LEN);
+	memcpy(fresh.csrf, l.csrf, sizeof(fresh.csrf));
+	memcpy(fresh.approver, l.approver, sizeof(fresh.approver));
+	memcpy(fresh.binding, l.binding, sizeof(fresh.binding));
+	fresh.created_ms = l.created_ms;
+	fresh.last_ms = l.last_ms;
+	fresh.used = true;
+	explicit_bzero(&l, sizeof(l));
+	if (expired(t, &fresh, now)) {
+		t->store->ops->login_end(t->store, key);
+		if (s)
+			end_slot(s);
+		explicit_bzero(&fresh, sizeof(fresh));
+		return NULL;
+	}
+	if (now - fresh.last_ms >= SHARED_TOUCH_MS)
+		t->store->ops->login_touch(t->store, key, now);
+	fresh.last_ms = now;
+	if (!s) {
+		/* A free or expired slot; else the one idle longest: the store keeps the login either way. */
+		for (size_t i = 0; i < t->max; i++) {
+			struct web_session *c = &t->slots[i];
+
+			if (!c->used || expired(t, c, now)) {
+				s = c;
+				break;
+			}
+			if (!s || c->last_ms < s->last_ms)
+				s = c;
+		}
+	}
+	*s = fresh;
+	explicit_bzero(&fresh, sizeof(fresh));
+	return s;
+}
+
+const struct web_session *web_sessions_find(struct web_sessions *t, const char *token, int64_t now)
+{
+	struct web_session *s;
+
+	if (t->store)
+		return find_shared(t, token, now);
+	s = slot_of(t, token);
 	if (!s)
 		return NULL;
 	if (expired(t, s, now)) {
@@ -146,7 +253,12 @@ const struct web_session *web_sessions_find(struct web_sessions *t, const char *
 void web_sessions_end(struct web_sessions *t, const char *token)
 {
 	struct web_session *s = slot_of(t, token);
+	unsigned char key[APPROVAL_LOGIN_KEY_LEN];
 
+	if (t->store && token && strlen(token) == WEB_SESSION_TOKEN_LEN) {
+		key_of(token, key);
+		t->store->ops->login_end(t->store, key);
+	}
 	if (s)
 		end_slot(s);
 }

@@ -15,6 +15,12 @@
  * a digest of the approver's name and verifier), so the caller can end a
  * session whose approver was removed or given a new password since.
  *
+ * Shared (web_sessions_share, with a store several nodes share): every
+ * login is also kept in the store, under the SHA-256 of its token, and a
+ * look-up reads it there, so a login made on one node's page holds on
+ * every node's and a logout on one ends it on all; the table is then each
+ * node's copy of what the store says, and times are unix milliseconds.
+ *
  * Ownership: the table owns every session; a pointer it returns is
  * borrowed and stays valid until the next call that creates or ends a
  * session (web_sessions_create, web_sessions_end, web_sessions_free).
@@ -28,6 +34,7 @@
 #include <stdint.h>
 
 #include "approval/approval.h"
+#include "approval/approval_store.h"
 
 #define WEB_SESSION_TOKEN_BYTES 32
 /* A token as text: lower-case hex, two characters a byte. */
@@ -52,6 +59,15 @@ struct web_sessions *web_sessions_new(size_t max, int64_t idle_ms, int64_t absol
 void web_sessions_free(struct web_sessions *t);
 
 /*
+ * Keeps the logins in store from now on when store has login ops (see
+ * above); NULL, or a store without them, keeps them in the table alone.
+ * store is borrowed: the caller calls this again before it closes it.
+ */
+void web_sessions_share(struct web_sessions *t, struct approval_store *store);
+/* The time the table's calls take: unix milliseconds when shared, else the monotonic clock's. */
+int64_t web_sessions_now(const struct web_sessions *t);
+
+/*
  * A new session for approver (copied; at most APPROVAL_MAX_NAME bytes)
  * bound to binding (WEB_SESSION_BINDING_LEN bytes, copied; NULL: zeros) at
  * now, with fresh tokens from the system's random source; NULL when that
@@ -73,7 +89,7 @@ void web_sessions_end(struct web_sessions *t, const char *token);
 /* csrf (any string; NULL is false) equals the session's CSRF token, compared in constant time. */
 bool web_session_csrf_ok(const struct web_session *s, const char *csrf);
 
-/* Live sessions at now (for the tests and the log). */
+/* Live sessions in the table at now (for the tests and the log; shared, this node's copies). */
 size_t web_sessions_count(struct web_sessions *t, int64_t now);
 
 #endif

@@ -26,6 +26,7 @@ import pytest
 
 import itest
 from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
+from test_approval_page import logged_in, post_form, request
 from test_pg_approvals import api, audited, in_thread
 
 UID_BASE = 1005600000
@@ -125,7 +126,7 @@ def test_the_store_passes_its_own_tests(state_dsn):
     said = r.stdout + r.stderr
     assert r.returncode == 0, said
     run = re.search(r"\[  PASSED  \] (\d+) test", said)
-    assert run and int(run.group(1)) >= 19 and "FAILED" not in said, said
+    assert run and int(run.group(1)) >= 20 and "FAILED" not in said, said
 
 
 def test_held_on_one_node_approved_and_run_from_another(nodes):
@@ -179,6 +180,37 @@ def test_approved_on_both_nodes_at_once_runs_once(nodes):
         finally:
             conn.close()
     assert int(itest.super_query("SELECT n FROM state_probe.items WHERE id = 5")) == start + rounds
+
+
+def test_a_page_login_holds_on_every_node(nodes):
+    """An approver logs in on node 1's page and decides on node 2's with the same cookie and form token
+    (behind one load balancer, any request may reach any node); a logout on node 2 ends it on node 1."""
+    one, two = nodes
+    cookie, csrf = logged_in(one)
+    status, _, body = request(two, "GET", "/", headers={"Cookie": cookie})
+    assert status == 200 and "Signed in as" in body and csrf in body
+    sql = "UPDATE state_probe.items SET flag = 'paged' WHERE id = 4"
+    t, out, conn = waiting_write(one, sql)
+    try:
+        approval = pending_on(two, sql)
+        origin = {"Origin": "https://127.0.0.1:%d" % two.approval_port, "Sec-Fetch-Site": "same-origin"}
+        status, _, _ = post_form(two, "/approval/%s/approve" % approval, {"csrf": csrf, "reason": "paged"}, cookie,
+                                 origin)
+        assert status == 303
+        t.join(60)
+        assert "error" not in out and out["value"] == (1, "UPDATE 1"), out
+    finally:
+        conn.close()
+    assert "4:paged:4" in items()
+    assert post_form(two, "/logout", {"csrf": csrf}, cookie)[0] == 303
+    for d in nodes:
+        status, _, body = request(d, "GET", "/", headers={"Cookie": cookie})
+        assert status == 200 and 'action="/login"' in body and "Signed in as" not in body
+    # The database holds no cookie: only its hash.
+    token = cookie.split("=", 1)[1]
+    held = itest.super_query("SELECT count(*) FROM airlock_approval_logins WHERE encode(key, 'hex') = '%s' "
+                             "OR csrf = '%s'" % (token, token), db=DB)
+    assert held == "0"
 
 
 def test_a_lost_connection_is_made_again(nodes, state_dsn):

@@ -753,6 +753,52 @@ static void test_moved_between_read_and_write(void **state)
 	approval_free(&a);
 }
 
+/* The approval page's logins, shared: one node's login is another's, its end ends it there, old ones are swept. */
+static void test_logins_shared(void **state)
+{
+	struct fixture *f = *state;
+	struct approval_store *s1 = f->s, *s2 = fixture_other(f, 2);
+	struct approval_login l = {.created_ms = 1000, .last_ms = 1000}, got;
+	unsigned char k1[APPROVAL_LOGIN_KEY_LEN], k2[APPROVAL_LOGIN_KEY_LEN];
+	char sql[256];
+
+	memset(k1, 0xa1, sizeof(k1));
+	memset(k2, 0xb2, sizeof(k2));
+	memset(l.csrf, 'c', APPROVAL_LOGIN_CSRF_LEN);
+	snprintf(l.approver, sizeof(l.approver), "grace");
+	memset(l.binding, 0x07, sizeof(l.binding));
+	assert_int_equal(s1->ops->login_get(s1, k1, &got), APPROVAL_NOT_FOUND);
+	assert_int_equal(s1->ops->login_put(s1, k1, &l), APPROVAL_OK);
+	assert_int_equal(s2->ops->login_get(s2, k1, &got), APPROVAL_OK);
+	assert_memory_equal(&got, &l, sizeof(l));
+	assert_int_equal(s2->ops->login_touch(s2, k1, 5000), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_touch(s1, k1, 3000), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_get(s1, k1, &got), APPROVAL_OK);
+	assert_true(got.last_ms == 5000 && got.created_ms == 1000);
+	assert_int_equal(s2->ops->login_end(s2, k1), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_get(s1, k1, &got), APPROVAL_NOT_FOUND);
+	/* Swept: idle since before 2000, or made before 500. */
+	assert_int_equal(s1->ops->login_put(s1, k1, &l), APPROVAL_OK);
+	l.created_ms = 400;
+	l.last_ms = 9000;
+	assert_int_equal(s1->ops->login_put(s1, k2, &l), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_sweep(s1, 999, 300), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_get(s1, k1, &got), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_get(s1, k2, &got), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_sweep(s1, 2000, 500), APPROVAL_OK);
+	assert_int_equal(s1->ops->login_get(s1, k1, &got), APPROVAL_NOT_FOUND);
+	assert_int_equal(s1->ops->login_get(s1, k2, &got), APPROVAL_NOT_FOUND);
+	/* A malformed login is refused; a damaged row is no login. */
+	l.csrf[3] = 'X';
+	assert_int_equal(s1->ops->login_put(s1, k1, &l), APPROVAL_INVALID);
+	l.csrf[3] = 'c';
+	assert_int_equal(s1->ops->login_put(s1, k1, &l), APPROVAL_OK);
+	snprintf(sql, sizeof(sql), "UPDATE \"%s\".airlock_approval_logins SET csrf = 'short'", f->schema);
+	fixture_sql(sql);
+	assert_int_equal(s1->ops->login_get(s1, k1, &got), APPROVAL_IO);
+	s2->ops->close(s2);
+}
+
 /* A conninfo that names no sslmode gets verify-full: with no CA to check against, the store does not open. */
 static void test_tls_checked_by_default(void **state)
 {
@@ -886,6 +932,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_moved_between_read_and_write, setup, teardown),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_tls_checked_by_default),
+		cmocka_unit_test_setup_teardown(test_logins_shared, setup, teardown),
 #endif
 	};
 
