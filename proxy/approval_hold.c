@@ -13,6 +13,7 @@
 #include "proxy/approval_notify.h"
 #include "proxy/approvals.h"
 #include "proxy/server.h"
+#include "proxy/session.h"
 #include "proxy/timeval.h"
 
 /* The record's sample when there is not even memory for one saying why it is empty. */
@@ -89,7 +90,9 @@ bool approval_hold(struct session *c, struct approval_ask *q, uint64_t rows, cha
 	if (!ok)
 		snprintf(why, whylen, "out of memory");
 	else if (st->ops->put(st, &a) != APPROVAL_OK) {
-		snprintf(why, whylen, "%s", st->ops->error(st));
+		/* The store's own words (a path, a database's address) are the operator's, not the agent's. */
+		session_warn(c, "the write could not be held: %s", st->ops->error(st));
+		snprintf(why, whylen, "the store of held writes failed (airlockd's log says why); nothing was written");
 		ok = false;
 	}
 	if (ok)

@@ -232,6 +232,26 @@ def test_a_lost_connection_is_made_again(nodes, state_dsn):
     assert "6:x:6" in items()
 
 
+def test_a_write_the_store_cannot_keep_is_refused_plainly(nodes):
+    """The database refuses the store's INSERT: the agent is told the write was not held and nothing was
+    written, without the store's own words; the node's log has them."""
+    one, _ = nodes
+    before = items()
+    itest.super_query("REVOKE INSERT ON airlock_approvals FROM %s" % ROLE, db=DB)
+    try:
+        conn = itest.connect(one.url(user="writer", password="writer-secret"), autocommit=True)
+        try:
+            got = itest.pg_outcome(conn, "UPDATE state_probe.items SET flag = 'lost' WHERE id = 3", whole=True)
+        finally:
+            conn.close()
+    finally:
+        itest.super_query("GRANT INSERT ON airlock_approvals TO %s" % ROLE, db=DB)
+    assert got[0] == "error" and "could not be held" in got[2] and "nothing was written" in got[2], got
+    assert "airlock_approvals" not in got[2] and "permission" not in got[2], got
+    assert "permission denied" in one.log()
+    assert items() == before
+
+
 def test_an_unreachable_state_database_stops_the_start(state_dsn):
     dead = free_port()
     d = node("statedead", 9, "host=127.0.0.1 port=%d dbname=%s user=%s connect_timeout=2" % (dead, DB, ROLE))
