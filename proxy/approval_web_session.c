@@ -102,6 +102,22 @@ static bool fresh_token(char out[WEB_SESSION_TOKEN_LEN + 1])
 	return true;
 }
 
+/* A free or expired slot; else the one idle longest (max > 0: never NULL). */
+static struct web_session *free_slot(struct web_sessions *t, int64_t now)
+{
+	struct web_session *s = NULL;
+
+	for (size_t i = 0; i < t->max; i++) {
+		struct web_session *c = &t->slots[i];
+
+		if (!c->used || expired(t, c, now))
+			return c;
+		if (!s || c->last_ms < s->last_ms)
+			s = c;
+	}
+	return s;
+}
+
 /* Writes the new session s to the shared store, ending the logins there past their time first. */
 static bool share_new(struct web_sessions *t, const struct web_session *s, int64_t now)
 {
@@ -129,17 +145,7 @@ const struct web_session *web_sessions_create(struct web_sessions *t, const char
 		explicit_bzero(&fresh, sizeof(fresh));
 		return NULL;
 	}
-	/* A free or expired slot; else the one idle longest. */
-	for (size_t i = 0; i < t->max; i++) {
-		struct web_session *c = &t->slots[i];
-
-		if (!c->used || expired(t, c, now)) {
-			s = c;
-			break;
-		}
-		if (!s || c->last_ms < s->last_ms)
-			s = c;
-	}
+	s = free_slot(t, now);
 	if (!s) {
 		explicit_bzero(&fresh, sizeof(fresh));
 		return NULL;
@@ -216,17 +222,8 @@ static const struct web_session *find_shared(struct web_sessions *t, const char 
 		t->store->ops->login_touch(t->store, key, now);
 	fresh.last_ms = now;
 	if (!s) {
-		/* A free or expired slot; else the one idle longest: the store keeps the login either way. */
-		for (size_t i = 0; i < t->max; i++) {
-			struct web_session *c = &t->slots[i];
-
-			if (!c->used || expired(t, c, now)) {
-				s = c;
-				break;
-			}
-			if (!s || c->last_ms < s->last_ms)
-				s = c;
-		}
+		/* The store keeps the login whichever copy this displaces. */
+		s = free_slot(t, now);
 	}
 	*s = fresh;
 	explicit_bzero(&fresh, sizeof(fresh));
