@@ -48,6 +48,9 @@ struct approval_store *approvals_open(const struct airlock_config *cfg, char *er
 		log_info("approvals: held writes are kept in the Postgres database state_dsn names, shared by the "
 			 "nodes (this one is peer_id %u)",
 			 (unsigned)cfg->peer_id);
+	if (cfg->state_dsn && cfg->peer_id == 0)
+		log_warn("approvals: state_dsn without peer_id: a node that shares the database and starts again "
+			 "fails the writes every node with peer_id 0 was running; give each node its own peer_id");
 	else
 		log_info("approvals: held writes are kept in %s", cfg->approval_store);
 	return st;
