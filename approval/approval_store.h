@@ -106,6 +106,7 @@ struct approval_store_ops {
 
 struct approval_store {
 	const struct approval_store_ops *ops;
+	uint64_t failures; /* calls that ended APPROVAL_IO since open: the file or database failed */
 };
 
 /*

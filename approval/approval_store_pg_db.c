@@ -43,6 +43,8 @@ enum approval_result pgstore_fail(struct pgstore *s, enum approval_result code, 
 	va_start(ap, fmt);
 	vsnprintf(s->err, sizeof(s->err), fmt, ap);
 	va_end(ap);
+	if (code == APPROVAL_IO)
+		s->base.failures++;
 	return code;
 }
 

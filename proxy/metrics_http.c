@@ -14,6 +14,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "base/wbuf.h"
+#include "approval/approval_store.h"
 #include "proxy/job/job.h"
 #include "proxy/log.h"
 #include "proxy/server.h"
@@ -73,6 +74,8 @@ static void sample(struct server *srv)
 	}
 	stats_jobs_live(srv->stats, srv->jobs ? jobs_live(srv->jobs) : 0);
 	stats_config(srv->stats, srv->cfg->checksum_hex);
+	if (srv->approvals)
+		stats_store(srv->stats, srv->approvals->failures);
 	stats_targets_clear(srv->stats);
 	for (size_t i = 0; srv->jobs && i < srv->cfg->ntargets; i++) {
 		const struct airlock_target *t = &srv->cfg->targets[i];

@@ -28,7 +28,7 @@ struct stats {
 	struct metrics_family *backend, *backend_max, *pool, *waiting, *queue;
 	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
 	struct metrics_family *phase, *containers, *login_wait, *config;
-	struct metrics_family *budget_refused, *budget_amount, *budget_left, *peer_cancels;
+	struct metrics_family *budget_refused, *budget_amount, *budget_left, *peer_cancels, *store_failures;
 };
 
 static const char *const l_statement[] = {"protocol", "user", "decision", "code"};
@@ -130,11 +130,16 @@ struct stats *stats_new(void)
 					  "CancelRequests naming another node, by the peer_id they name and outcome: "
 					  "forwarded, failed, or dropped (hops, unknown, busy).",
 					  l_peer, N(l_peer), NULL, 0);
-	if (!st->peer_cancels || !st->budget_refused || !st->budget_amount || !st->budget_left || !st->config ||
-	    !st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements || !st->duration ||
-	    !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals || !st->sessions ||
-	    !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend || !st->backend_max ||
-	    !st->pool || !st->waiting || !st->queue) {
+	st->store_failures = metrics_family(
+		m, METRICS_COUNTER, "airlock_approval_store_failures_total",
+		"Calls to the store of held writes (approval_store's file, or state_dsn's database) that "
+		"failed since start.",
+		NULL, 0, NULL, 0);
+	if (!st->store_failures || !st->peer_cancels || !st->budget_refused || !st->budget_amount || !st->budget_left ||
+	    !st->config || !st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements ||
+	    !st->duration || !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals ||
+	    !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend ||
+	    !st->backend_max || !st->pool || !st->waiting || !st->queue) {
 		stats_free(st);
 		return NULL;
 	}
@@ -321,6 +326,12 @@ void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64
 	metrics_set(st->vcalls, NULL, (double)calls);
 	metrics_set(st->vfailures, NULL, (double)failures);
 	metrics_set(st->vstarted, NULL, (double)started);
+}
+
+void stats_store(struct stats *st, uint64_t failures)
+{
+	if (st)
+		metrics_set(st->store_failures, NULL, (double)failures);
 }
 
 void stats_validator_call(void *st, double seconds)

@@ -95,6 +95,8 @@ void stats_targets_clear(struct stats *st);
 /* airlock_config_info: checksum (lower-case hex) is the configuration in force, the only series. */
 void stats_config(struct stats *st, const char *checksum);
 void stats_validator(struct stats *st, uint64_t calls, uint64_t failures, uint64_t started);
+/* The store of held writes' failed calls since start (struct approval_store's failures). */
+void stats_store(struct stats *st, uint64_t failures);
 
 /* Appends the exposition of every series to w; false when w failed. */
 bool stats_render(const struct stats *st, struct wbuf *w);

@@ -21,6 +21,7 @@ import secrets
 import subprocess
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -66,15 +67,24 @@ def state_dsn():
 def node(name, peer_id, dsn):
     """An airlockd with its own approval listener whose held writes live in dsn; writer may write
     state_probe.items and waits up to 20 s for a decision."""
-    port = free_port()
+    port, metrics = free_port(), free_port()
     d = PrivateAirlockd(name, {"pool_min": 0, "peer_id": peer_id, "state_dsn": dsn,
-                               "approval_listen": "127.0.0.1:%d" % port},
+                               "approval_listen": "127.0.0.1:%d" % port,
+                               "metrics_listen": "127.0.0.1:%d" % metrics},
                         uid_base=UID_BASE + peer_id * 2000,
                         sections={"user writer": {
                             "tables": "state_probe.items, pg_catalog.*, information_schema.*",
                             "write_tables": "state_probe.items", "approval_wait_ms": "20000"}})
     d.approval_port = port
+    d.metrics_port = metrics
     return d
+
+
+def store_failures(d):
+    """airlock_approval_store_failures_total as d's metrics say."""
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % d.metrics_port, timeout=10) as r:
+        text = r.read().decode()
+    return float(re.search(r"^airlock_approval_store_failures_total (\S+)$", text, re.M).group(1))
 
 
 @pytest.fixture(scope="module")
@@ -237,6 +247,7 @@ def test_a_write_the_store_cannot_keep_is_refused_plainly(nodes):
     written, without the store's own words; the node's log has them."""
     one, _ = nodes
     before = items()
+    failures = store_failures(one)
     itest.super_query("REVOKE INSERT ON airlock_approvals FROM %s" % ROLE, db=DB)
     try:
         conn = itest.connect(one.url(user="writer", password="writer-secret"), autocommit=True)
@@ -250,6 +261,7 @@ def test_a_write_the_store_cannot_keep_is_refused_plainly(nodes):
     assert "airlock_approvals" not in got[2] and "permission" not in got[2], got
     assert "permission denied" in one.log()
     assert items() == before
+    assert store_failures(one) >= failures + 1
 
 
 def test_an_unreachable_state_database_stops_the_start(state_dsn):
