@@ -383,6 +383,9 @@ ROWS = [
     ("state-cas", "A held write shared by several nodes is decided and run once",
      "the Postgres store's compare-and-set on the status it read", "94-state-cas.patch",
      "py:test_state_store.py -k own_tests"),
+    ("shared-logout", "A logout on one node's approval page ends the login on every node sharing state_dsn",
+     "each look-up of a shared login reading the shared database", "95-shared-logout.patch",
+     "py:test_state_store.py -k page_login"),
 ]
 
 
