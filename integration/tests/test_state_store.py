@@ -23,6 +23,7 @@ import threading
 import time
 import urllib.request
 
+import pymysql
 import pytest
 
 import itest
@@ -48,6 +49,14 @@ def state_dsn():
     with os.fdopen(fd, "w") as f:
         f.write("127.0.0.1:5432:%s:%s:%s\n" % (DB, ROLE, password))
     os.chmod(passfile, 0o600)
+    # The same table in MariaDB, for the MySQL side.
+    hosts = ("'airlock_ro'@'127.0.0.1'", "'airlock_ro'@'localhost'", "'airlock_rw'@'127.0.0.1'",
+             "'airlock_rw'@'localhost'")
+    itest.my_super_query("DROP DATABASE IF EXISTS state_probe; CREATE DATABASE state_probe;"
+                         "CREATE TABLE state_probe.items (id INT PRIMARY KEY, flag VARCHAR(20), n INT);"
+                         "INSERT INTO state_probe.items VALUES (1, 'x', 1), (2, 'x', 2), (3, 'x', 3);"
+                         + "".join("GRANT SELECT ON state_probe.items TO %s;" % h for h in hosts)
+                         + "".join("GRANT UPDATE ON state_probe.items TO %s;" % h for h in hosts[2:]))
     itest.super_query("""
         DROP SCHEMA IF EXISTS state_probe CASCADE;
         CREATE SCHEMA state_probe;
@@ -60,6 +69,7 @@ def state_dsn():
     yield ("host=127.0.0.1 port=5432 dbname=%s user=%s passfile=%s sslmode=verify-full sslrootcert=%s"
            % (DB, ROLE, passfile, CA))
     itest.super_query("DROP SCHEMA state_probe CASCADE")
+    itest.my_super_query("DROP DATABASE state_probe")
     itest.super_query("DROP DATABASE IF EXISTS %s WITH (FORCE)" % DB, db="postgres")
     itest.super_query("DROP ROLE IF EXISTS %s" % ROLE, db="postgres")
 
@@ -74,7 +84,9 @@ def node(name, peer_id, dsn):
                         uid_base=UID_BASE + peer_id * 2000,
                         sections={"user writer": {
                             "tables": "state_probe.items, pg_catalog.*, information_schema.*",
-                            "write_tables": "state_probe.items", "approval_wait_ms": "20000"}})
+                            "write_tables": "state_probe.items", "approval_wait_ms": "20000",
+                            "mysql_tables": "state_probe.items, information_schema.*",
+                            "mysql_write_tables": "state_probe.items"}})
     d.approval_port = port
     d.metrics_port = metrics
     return d
@@ -160,6 +172,32 @@ def test_held_on_one_node_approved_and_run_from_another(nodes):
     assert status == 200 and record["status"] == "executed" and record["executed_rows"] == 2, record
     assert [r["decision"] for r in audited(one, approval)] == ["held"]
     assert [r["decision"] for r in audited(two, approval)] == ["approved", "running", "executed"]
+
+
+def test_a_mysql_write_held_on_one_node_runs_from_another(nodes):
+    """The MySQL side shares the store as the Postgres side does: a write held through node 2's MySQL
+    listener, approved on node 1, gives the waiting client the OK it would have had."""
+    one, two = nodes
+    sql = "UPDATE items SET flag = 'my' WHERE id = 2"
+    conn = pymysql.connect(host="127.0.0.1", port=two.my_port, user="writer", password="writer-secret",
+                           database="state_probe", connect_timeout=10, read_timeout=60, autocommit=True)
+
+    def run():
+        with conn.cursor() as cur:
+            return cur.execute(sql)
+
+    try:
+        t, out = in_thread(run)
+        approval = pending_on(one, sql)
+        assert api(one, "POST", "/api/approvals/%s/approve" % approval, {})[0] == 200
+        t.join(60)
+        assert out.get("value") == 1, out
+    finally:
+        conn.close()
+    got = itest.my_super_query("SELECT flag FROM state_probe.items WHERE id = 2")
+    assert "my" in got, got
+    status, record, _ = api(two, "GET", "/api/approvals/%s" % approval)
+    assert record["status"] == "executed" and record["protocol"] == "mysql", record
 
 
 def test_approved_on_both_nodes_at_once_runs_once(nodes):
