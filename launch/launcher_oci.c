@@ -38,6 +38,8 @@
 #define START_POLL_MS 3    /* pid file checks while the runtime starts the container */
 #define KILL_GRACE_MS 5000 /* a killed container's runtime gets this long to exit */
 #define SHUTDOWN_TIMEOUT_MS 10000u
+/* At shutdown, a runner still starting is killed again this often until its run ends. */
+#define SHUTDOWN_RETRY_MS 250u
 
 struct olauncher {
 	struct launcher base; /* first */
@@ -455,10 +457,19 @@ static void oci_free(struct launcher *base)
 				oci_proc_reap_sync(la->aux, SHUTDOWN_TIMEOUT_MS);
 				la->aux = NULL;
 			}
+			/*
+			 * A runner the stopped loop still saw starting may have started since: it is killed
+			 * all the same, and again until its run ends (a kill before the container exists
+			 * fails). Only then is the run itself killed.
+			 */
+			for (unsigned waited = 0; la->run && waited < SHUTDOWN_TIMEOUT_MS;
+			     waited += SHUTDOWN_RETRY_MS) {
+				oci_proc_run_sync(kill_argv, SHUTDOWN_TIMEOUT_MS, NULL, 0);
+				if (oci_proc_wait_sync(la->run, SHUTDOWN_RETRY_MS))
+					la->run = NULL;
+			}
 			if (la->run) {
-				if (la->started)
-					oci_proc_run_sync(kill_argv, SHUTDOWN_TIMEOUT_MS, NULL, 0);
-				oci_proc_reap_sync(la->run, SHUTDOWN_TIMEOUT_MS);
+				oci_proc_reap_sync(la->run, 0);
 				la->run = NULL;
 			}
 			if (state_left(la) && oci_proc_run_sync(del_argv, SHUTDOWN_TIMEOUT_MS, NULL, 0) != 0 &&

@@ -244,6 +244,24 @@ void oci_proc_forget(struct oci_proc *p)
 
 /* ---- blocking ---- */
 
+bool oci_proc_wait_sync(struct oci_proc *p, unsigned timeout_ms)
+{
+	int st = 0;
+
+	for (unsigned waited = 0; p->pid > 0; waited += 10) {
+		pid_t r = waitpid(p->pid, &st, WNOHANG);
+
+		if (r == p->pid || r < 0)
+			break;
+		if (waited >= timeout_ms)
+			return false;
+		usleep(10000);
+	}
+	p->pid = 0;
+	proc_free(p);
+	return true;
+}
+
 int oci_proc_reap_sync(struct oci_proc *p, unsigned timeout_ms)
 {
 	int st = 0, status = -1;

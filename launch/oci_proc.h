@@ -51,6 +51,13 @@ void oci_proc_forget(struct oci_proc *p);
 int oci_proc_reap_sync(struct oci_proc *p, unsigned timeout_ms);
 
 /*
+ * Blocking, at shutdown: true once the child exited within timeout_ms (it
+ * is reaped and p freed, without calling back); false, p untouched, while
+ * it still runs.
+ */
+bool oci_proc_wait_sync(struct oci_proc *p, unsigned timeout_ms);
+
+/*
  * Runs argv to its end on a private loop, at most timeout_ms (then it is
  * killed and -1 returned). Blocking: start-up, shutdown and tests only.
  * Returns the exit status; out (if not NULL) gets what it printed.
