@@ -224,6 +224,29 @@ static void finish_webhook(struct conf_ctx *ctx)
 	free(host);
 }
 
+/* workers = N: each worker's share of what one process had must exist (config_worker_share). */
+static void finish_workers(struct conf_ctx *ctx)
+{
+	const struct airlock_config *cfg = ctx->cfg;
+	uint64_t uids = (uint64_t)cfg->runner_uid_last - cfg->runner_uid_first + 1;
+
+	if (uids < cfg->workers)
+		conf_err(ctx, 0,
+			 "[server] runner_uids has %llu uids and workers = %u; each worker runs its own share of the "
+			 "range, so it needs at least one uid per worker",
+			 (unsigned long long)uids, cfg->workers);
+	if (cfg->metrics_listen_host && (uint32_t)cfg->metrics_listen_port + cfg->workers - 1 > 65535)
+		conf_err(ctx, 0,
+			 "[server] metrics_listen port %u: with workers = %u, worker K serves its metrics on the port "
+			 "+ K, which passes 65535",
+			 cfg->metrics_listen_port, cfg->workers);
+	if (cfg->job_dir && strlen(cfg->job_dir) + sizeof(CONFIG_WORKER_SOCKET_TAIL) > CONFIG_WORKER_SOCKET_MAX)
+		conf_err(ctx, 0,
+			 "[server] job_dir %s is too long for workers = %u: each worker's socket under it must fit "
+			 "%u bytes; use a shorter path",
+			 cfg->job_dir, cfg->workers, (unsigned)CONFIG_WORKER_SOCKET_MAX);
+}
+
 static void finish(struct conf_ctx *ctx)
 {
 	const struct airlock_config *cfg = ctx->cfg;
@@ -250,6 +273,8 @@ static void finish(struct conf_ctx *ctx)
 			 "[server] validator_uid = %u is one of runner_uids; give the validator workers a uid of "
 			 "their own",
 			 cfg->validator_uid);
+	if (cfg->workers > 1)
+		finish_workers(ctx);
 	if (!cfg->tls_cert_file != !cfg->tls_key_file)
 		conf_err(ctx, 0, "[server] tls_cert_file and tls_key_file go together; expected both or neither");
 	if (cfg->tls_required && !cfg->tls_cert_file)

@@ -206,6 +206,7 @@ struct airlock_config {
 	char *approval_webhook_secret_file; /* open to its owner only; NULL: POSTs are not signed */
 	char *approval_webhook_secret;      /* read from it: the HMAC-SHA256 key of X-Airlock-Signature */
 	uint32_t peer_id; /* this node's id among its peers (1-255), in every cancel key and MySQL id; 0: none */
+	uint32_t workers; /* processes sharing the listeners (1-16); each its own loop, pool and runners */
 	char **peers;     /* "ID=ADDRESS:PORT" each: another node's Postgres listener, for cancels naming it */
 	size_t npeers;
 	char *peer_secret_file; /* open to its owner only; NULL: no KILL QUERY for another node's connection */
@@ -252,6 +253,22 @@ void config_free(struct airlock_config *cfg);
  * whose value differs between the running config and next; NULL when next
  * may replace running. The name is static: never freed.
  */
+/*
+ * workers = N: worker index's share of cfg, in place. Its own directory
+ * under job_dir (job_dir/wINDEX), its own slice of runner_uids (so no two
+ * workers' runners share a uid), its metrics on metrics_listen's port +
+ * index, and the approval listener on worker 0 only. Applied at start and
+ * after each reload, so the reload's comparison sees like with like.
+ * false when out of memory (cfg unchanged as far as it matters: the caller
+ * frees it).
+ */
+bool config_worker_share(struct airlock_config *cfg, uint32_t index);
+/* Where worker index's socket for its siblings is: job_dir/.workers/INDEX.sock (job_dir as configured). */
+#define CONFIG_WORKER_DIR "/.workers"
+#define CONFIG_WORKER_SOCKET_TAIL CONFIG_WORKER_DIR "/15.sock"
+#define CONFIG_WORKER_SOCKET_MAX 108 /* sun_path */
+void config_worker_socket(const char *job_dir, uint32_t index, char *out, size_t len);
+
 const char *config_reload_blocker(const struct airlock_config *running, const struct airlock_config *next);
 
 /* Exact after trimming, case-insensitive; an empty allowlist allows nothing. */

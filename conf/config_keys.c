@@ -101,6 +101,8 @@ const struct conf_key conf_keys[] = {
 	/* Peering: which node issued a cancel key or MySQL id, and where the others listen. */
 	KEY(SERVER, "peer_id", CT_U32, CFG(peer_id), NO_RELOAD, "0", .min = 0, .max = 255,
 	    .expect = "this node's id among its peers, 1 to 255, or 0 for a node without peers"),
+	KEY(SERVER, "workers", CT_U32, CFG(workers), NO_RELOAD, "1", .min = 1, .max = 16,
+	    .expect = "how many processes share the listeners, 1 to 16 (one event loop each)"),
 	KEY(SERVER, "peer_secret_file", CT_SECRET_FILE, CFG(peer_secret_file), 0, NULL, .off2 = CFG(peer_secret),
 	    .expect = "the path of a file (mode 0600), the same on every node, holding the key that signs what "
 		      "nodes ask of each other (KILL QUERY)"),

@@ -246,6 +246,9 @@ static void show_config(struct server *srv, const struct admin_out *out, struct 
 	kv(out, r, rows, "metrics_listen", buf);
 	kv(out, r, rows, "approval_webhook", c->approval_webhook ? "set" : "");
 	U("peer_id", peer_id);
+	U("workers", workers);
+	if (srv->worker.count > 1)
+		kv_u64(out, r, rows, "worker", srv->worker.index); /* the one that answers */
 	for (size_t i = 0; i < c->npeers; i++)
 		kv(out, r, rows, "peers", c->peers[i]);
 #undef U

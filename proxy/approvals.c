@@ -18,7 +18,7 @@ bool approvals_needed(const struct airlock_config *cfg)
 	return false;
 }
 
-struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen)
+struct approval_store *approvals_open(const struct airlock_config *cfg, bool recover, char *err, size_t errlen)
 {
 	struct approval_store *st;
 	char why[512];
@@ -28,7 +28,7 @@ struct approval_store *approvals_open(const struct airlock_config *cfg, char *er
 		st = approval_store_pg_open(cfg->state_dsn, (int)cfg->peer_id, why, sizeof(why));
 	else
 		st = approval_store_sqlite_open(cfg->approval_store, why, sizeof(why));
-	if (st && st->ops->recover(st, wall_ms(), &n) != APPROVAL_OK) {
+	if (st && recover && st->ops->recover(st, wall_ms(), &n) != APPROVAL_OK) {
 		snprintf(why, sizeof(why), "%s", st->ops->error(st));
 		st->ops->close(st);
 		st = NULL;

@@ -17,10 +17,12 @@ bool approvals_needed(const struct airlock_config *cfg);
 
 /*
  * Opens the store of held writes (the Postgres one state_dsn names, else
- * cfg->approval_store) and recovers it; NULL with the reason in err, the
- * key named first, when it cannot be. The caller closes it with ->ops->close.
+ * cfg->approval_store) and, with recover, fails the writes a stop left
+ * running (a worker of workers = N does not: the supervisor did, before
+ * any worker could run one). NULL with the reason in err, the key named
+ * first, when it cannot be. The caller closes it with ->ops->close.
  */
-struct approval_store *approvals_open(const struct airlock_config *cfg, char *err, size_t errlen);
+struct approval_store *approvals_open(const struct airlock_config *cfg, bool recover, char *err, size_t errlen);
 
 struct audit;
 

@@ -3,6 +3,7 @@
  * each written whole with one write and chained to the line before it
  * (proxy/audit_chain.h).
  */
+#define _GNU_SOURCE
 #include "proxy/audit.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 struct audit {
 	int fd;
 	bool own;
+	bool remote;                    /* a worker's: records go to the supervisor, which chains them */
 	char prev[AUDIT_CHAIN_HEX + 1]; /* the hash of the last line written, the next record's "prev" */
 	struct stats *stats;            /* borrowed (audit_count_approvals); NULL: not counted */
 	char config[65];                /* the configuration's checksum (audit_set_config); "" before */
@@ -69,7 +72,7 @@ int audit_reopen(struct audit *a, const char *path)
 	struct audit b = {.own = true};
 	struct stat st;
 
-	if (!a || !a->own || !strcmp(path, "-"))
+	if (!a || !a->own || a->remote || !strcmp(path, "-"))
 		return 0;
 	/*
 	 * A file moved away (logrotate) leaves path new or empty: its first
@@ -123,6 +126,57 @@ out_free:
 	return NULL;
 }
 
+struct audit *audit_open_remote(int fd)
+{
+	struct audit *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->fd = fd;
+	a->remote = true;
+	return a;
+}
+
+/* Writes line (len bytes, then room for one more) with "prev" and the newline; the chain moves on once written. */
+static void chain_and_write(struct audit *a, char *line, size_t len)
+{
+	char hash[AUDIT_CHAIN_HEX + 1];
+
+	if (!audit_chain_hash(line, len, hash))
+		return;
+	line[len] = '\n';
+	if (write_all(a->fd, line, len + 1))
+		memcpy(a->prev, hash, sizeof(a->prev));
+}
+
+int audit_append(struct audit *a, const char *body, size_t len)
+{
+	static const char key[] = "\"prev\":\"";
+	char *line;
+	size_t n;
+
+	/* One JSON object on one line, as a worker's audit_write made it, with no "prev" of its own. */
+	if (!a || a->remote || len < 2 || len > AUDIT_MAX_RECORD || body[0] != '{' || body[len - 1] != '}' ||
+	    memchr(body, '\n', len) || memchr(body, '\0', len) || memmem(body, len, key, sizeof(key) - 1))
+		return -1;
+	line = malloc(len + sizeof(key) + AUDIT_CHAIN_HEX + 4);
+	if (!line)
+		return -1;
+	memcpy(line, body, len - 1);
+	n = len - 1;
+	if (len > 2)
+		line[n++] = ',';
+	memcpy(line + n, key, sizeof(key) - 1);
+	n += sizeof(key) - 1;
+	memcpy(line + n, a->prev, AUDIT_CHAIN_HEX);
+	n += AUDIT_CHAIN_HEX;
+	line[n++] = '"';
+	line[n++] = '}';
+	chain_and_write(a, line, n);
+	free(line);
+	return 0;
+}
+
 /* The current time as ISO 8601 UTC with milliseconds. */
 static void audit_now(char when[40])
 {
@@ -142,23 +196,27 @@ static void audit_now(char when[40])
  */
 static void audit_write(struct audit *a, json_t *o)
 {
-	char *line = NULL, hash[AUDIT_CHAIN_HEX + 1];
+	char *line = NULL;
 	size_t len;
 
 	if (a->config[0] && json_object_set_new(o, "config", json_string(a->config)) < 0)
 		goto out_decref;
+	if (a->remote) {
+		/* The supervisor adds "prev": the one chain of every worker's records is its. */
+		line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+		if (line)
+			while (send(a->fd, line, strlen(line), MSG_NOSIGNAL) < 0 && errno == EINTR)
+				;
+		free(line);
+		goto out_decref;
+	}
 	if (json_object_set_new(o, "prev", json_string(a->prev)) < 0)
 		goto out_decref;
 	line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	if (!line)
 		goto out_decref;
 	len = strlen(line);
-	if (!audit_chain_hash(line, len, hash))
-		goto out_free_line;
-	line[len] = '\n'; /* json_dumps's NUL: the line goes out with its newline in one write */
-	if (write_all(a->fd, line, len + 1))
-		memcpy(a->prev, hash, sizeof(a->prev));
-out_free_line:
+	chain_and_write(a, line, len); /* json_dumps's NUL: the line goes out with its newline in one write */
 	free(line);
 out_decref:
 	json_decref(o);
@@ -248,7 +306,7 @@ void audit_close(struct audit *a)
 {
 	if (!a)
 		return;
-	if (a->own)
+	if (a->own || a->remote)
 		close(a->fd);
 	free(a);
 }

@@ -7,6 +7,7 @@
 #ifndef AIRLOCK_PROXY_AUDIT_H
 #define AIRLOCK_PROXY_AUDIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/errors.h"
@@ -59,6 +60,24 @@ struct audit *audit_open(const char *path);
  */
 int audit_reopen(struct audit *a, const char *path);
 void audit_record(struct audit *a, const struct audit_entry *e);
+
+/* The longest record a worker may hand the supervisor. */
+#define AUDIT_MAX_RECORD 65536
+
+/*
+ * A worker's log (workers = N): each record goes whole, without "prev",
+ * as one message on fd (a SOCK_SEQPACKET socket to the supervisor), which
+ * chains them all into the one file (audit_append). Takes fd. NULL when
+ * out of memory.
+ */
+struct audit *audit_open_remote(int fd);
+/*
+ * The supervisor's side: body (len bytes, from a worker) is written as the
+ * next record of a's chain, with "prev" added. -1, nothing written, when
+ * body is not one JSON object on one line of at most AUDIT_MAX_RECORD
+ * bytes without a "prev" of its own.
+ */
+int audit_append(struct audit *a, const char *body, size_t len);
 /*
  * From now on each record of a held write's step (e->approval set) also
  * counts in st's airlock_approvals_total; st is borrowed and must outlive

@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <time.h>
 
+static char log_tag[24];
+
+void log_set_tag(const char *tag)
+{
+	snprintf(log_tag, sizeof(log_tag), "%s", tag ? tag : "");
+}
+
 __attribute__((format(printf, 2, 0))) static void log_line(const char *level, const char *fmt, va_list ap)
 {
 	struct timespec ts;
@@ -14,7 +21,7 @@ __attribute__((format(printf, 2, 0))) static void log_line(const char *level, co
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(stderr, "%s.%03ldZ %s ", when, ts.tv_nsec / 1000000, level);
+	fprintf(stderr, "%s.%03ldZ %s %s%s", when, ts.tv_nsec / 1000000, level, log_tag, log_tag[0] ? ": " : "");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

@@ -37,6 +37,7 @@
 #include "proxy/log.h"
 #include "proxy/policy_check.h"
 #include "proxy/server.h"
+#include "proxy/supervisor.h"
 
 static void usage(FILE *out)
 {
@@ -165,8 +166,14 @@ static int run(const char *path)
 		config_free(cfg);
 		return 1;
 	}
+	/* workers = N: a supervisor forks N servers, each owning its copy of the config. */
+	if (cfg->workers > 1) {
+		rc = supervisor_run(cfg);
+		curl_global_cleanup();
+		return rc ? 1 : 0;
+	}
 	/* The server owns the config from here on (and reloads it on SIGHUP). */
-	if (server_init(&srv, path, cfg) < 0) {
+	if (server_init(&srv, path, cfg, NULL) < 0) {
 		server_fini(&srv);
 		curl_global_cleanup();
 		return 1;

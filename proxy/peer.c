@@ -11,6 +11,7 @@
 #include <event2/event.h>
 #include <event2/util.h>
 #include <stdio.h>
+#include <sys/un.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,6 +32,7 @@ struct forward {
 	struct server *srv;
 	struct bufferevent *bev; /* owned; closes its socket */
 	uint32_t peer;
+	int worker;      /* another worker of this node's (its index), or -1: the node peer */
 	peer_kill_cb cb; /* a KILL QUERY's: told the answer; NULL for a cancel */
 	const struct session_proto *proto;
 	uint32_t waiter;
@@ -95,10 +97,13 @@ static const char *outcome_name(enum peer_outcome o)
 	return "dropped_unknown";
 }
 
-static void count(struct server *srv, uint32_t peer, enum peer_outcome outcome)
+/* Counted per node: what goes between a node's own workers is not a peer's. */
+static void count(struct server *srv, uint32_t peer, int worker, enum peer_outcome outcome)
 {
 	struct peer_counts *c = &srv->peers->counts[peer & 0xffu];
 
+	if (worker >= 0)
+		return;
 	if (outcome == PEER_FORWARDED)
 		c->forwarded++;
 	else if (outcome == PEER_FAILED)
@@ -112,8 +117,9 @@ static void count(struct server *srv, uint32_t peer, enum peer_outcome outcome)
 static void done(struct forward *f, enum peer_kill_answer answer, const char *why)
 {
 	if (!f->written) {
-		log_info("%s for peer %u not forwarded: %s", f->cb ? "KILL QUERY" : "cancel", f->peer, why);
-		count(f->srv, f->peer, PEER_FAILED);
+		log_info("%s for %s %u not forwarded: %s", f->cb ? "KILL QUERY" : "cancel",
+			 f->worker >= 0 ? "worker" : "peer", f->worker >= 0 ? (unsigned)f->worker : f->peer, why);
+		count(f->srv, f->peer, f->worker, PEER_FAILED);
 		answer = PEER_KILL_ANSWER_NONE; /* never reached: nothing there was cancelled */
 	}
 	if (f->cb)
@@ -129,7 +135,7 @@ static void write_cb(struct bufferevent *bev, void *arg)
 	if (f->written || evbuffer_get_length(bufferevent_get_output(bev)) != 0)
 		return;
 	f->written = true;
-	count(f->srv, f->peer, PEER_FORWARDED);
+	count(f->srv, f->peer, f->worker, PEER_FORWARDED);
 	if (!f->cb)
 		done(f, PEER_KILL_ANSWER_UNKNOWN, NULL);
 }
@@ -155,40 +161,57 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
 	done(f, PEER_KILL_ANSWER_UNKNOWN, what & BEV_EVENT_TIMEOUT ? "timed out" : "could not connect or write");
 }
 
-/* Sends len bytes to peer (whose address cfg knows) on a connection of their own; false when not sent. */
-static bool send_to(struct server *srv, uint32_t peer, const uint8_t *bytes, size_t len, peer_kill_cb cb,
+/* Where peer (a node cfg knows) or worker (>= 0: a worker of this node) listens; false when nowhere. */
+static bool address(struct server *srv, uint32_t peer, int worker, struct sockaddr_storage *ss, int *sslen)
+{
+	char host[64], addr[80];
+	uint16_t port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (worker >= 0) {
+		struct sockaddr_un *sun = (struct sockaddr_un *)ss;
+
+		if ((uint32_t)worker >= srv->worker.count)
+			return false;
+		sun->sun_family = AF_UNIX;
+		config_worker_socket(srv->worker.job_dir, (uint32_t)worker, sun->sun_path, sizeof(sun->sun_path));
+		*sslen = (int)sizeof(*sun);
+		return true;
+	}
+	if (!config_peer(srv->cfg, peer, host, sizeof(host), &port))
+		return false;
+	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, (unsigned)port);
+	*sslen = (int)sizeof(*ss);
+	return evutil_parse_sockaddr_port(addr, (struct sockaddr *)ss, sslen) == 0;
+}
+
+/* Sends len bytes to peer or worker (as address takes them) on a connection of their own; false when not sent. */
+static bool send_to(struct server *srv, uint32_t peer, int worker, const uint8_t *bytes, size_t len, peer_kill_cb cb,
 		    const struct session_proto *proto, uint32_t waiter)
 {
 	struct timeval tv = {PEER_TIMEOUT_SEC, 0};
 	struct sockaddr_storage ss;
 	int sslen = (int)sizeof(ss);
-	char host[64], addr[80];
 	struct forward *f;
-	uint16_t port;
 
-	if (!config_peer(srv->cfg, peer, host, sizeof(host), &port)) {
-		count(srv, peer, PEER_DROPPED_UNKNOWN);
+	if (!address(srv, peer, worker, &ss, &sslen)) {
+		count(srv, peer, worker, PEER_DROPPED_UNKNOWN);
 		return false;
 	}
 	if (srv->peers->ninflight >= PEER_MAX_INFLIGHT) {
-		count(srv, peer, PEER_DROPPED_BUSY);
-		return false;
-	}
-	snprintf(addr, sizeof(addr), strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, (unsigned)port);
-	memset(&ss, 0, sizeof(ss));
-	if (evutil_parse_sockaddr_port(addr, (struct sockaddr *)&ss, &sslen) < 0) {
-		count(srv, peer, PEER_DROPPED_UNKNOWN);
+		count(srv, peer, worker, PEER_DROPPED_BUSY);
 		return false;
 	}
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->bev = bufferevent_socket_new(srv->base, -1, BEV_OPT_CLOSE_ON_FREE))) {
 		free(f);
-		count(srv, peer, PEER_FAILED);
+		count(srv, peer, worker, PEER_FAILED);
 		return false;
 	}
 	f->owner = srv->peers;
 	f->srv = srv;
 	f->peer = peer;
+	f->worker = worker;
 	f->cb = cb;
 	f->proto = proto;
 	f->waiter = waiter;
@@ -208,21 +231,33 @@ static bool send_to(struct server *srv, uint32_t peer, const uint8_t *bytes, siz
 	return true;
 }
 
+enum peer_key_where peers_where(const struct server *srv, uint32_t id)
+{
+	return peer_key_where(srv->cfg->peer_id, srv->worker.index, srv->worker.count, id);
+}
+
+/* The worker id's session is on, when it is another of this node's; else -1 (another node's). */
+static int worker_of(const struct server *srv, uint32_t id)
+{
+	return peers_where(srv, id) == PEER_KEY_OTHER_WORKER ? (int)peer_key_worker(id) : -1;
+}
+
 void peers_forward_cancel(struct server *srv, uint32_t pid, uint32_t key)
 {
 	uint32_t peer = peer_key_node(pid);
+	int worker = worker_of(srv, pid);
 	struct wbuf w;
 
 	if (!srv->peers)
 		return;
 	if (peer_key_hops(pid) >= PEER_KEY_MAX_HOPS) {
-		count(srv, peer, PEER_DROPPED_HOPS);
+		count(srv, peer, worker, PEER_DROPPED_HOPS);
 		return;
 	}
 	wbuf_init(&w);
 	pg_put_cancel_request(&w, peer_key_hop(pid), key);
-	if (!w.failed)
-		send_to(srv, peer, w.data, w.len, NULL, NULL, 0);
+	if (!w.failed && send_to(srv, peer, worker, w.data, w.len, NULL, NULL, 0) && worker >= 0)
+		log_info("cancel for session %u sent to worker %d", peer_key_session(pid), worker);
 	wbuf_free(&w);
 }
 
@@ -237,16 +272,18 @@ static uint64_t unix_ms(void)
 bool peers_forward_kill(struct server *srv, uint32_t id, const char *user, peer_kill_cb cb,
 			const struct session_proto *proto, uint32_t waiter)
 {
-	const char *secret = srv->cfg->peer_secret;
+	int worker = worker_of(srv, id);
+	const uint8_t *key = worker >= 0 ? srv->worker.key : (const uint8_t *)srv->cfg->peer_secret;
+	size_t keylen = worker >= 0 ? sizeof(srv->worker.key) : key ? strlen(srv->cfg->peer_secret) : 0;
 	struct peer_kill k = {.id = id, .made_ms = unix_ms()};
 	uint8_t msg[PEER_MSG_MAX_LEN];
 	size_t len;
 
-	if (!srv->peers || !secret || strlen(user) > PEER_MSG_MAX_USER)
+	if (!srv->peers || !key || strlen(user) > PEER_MSG_MAX_USER)
 		return false;
 	memcpy(k.user, user, strlen(user) + 1);
-	len = peer_msg_kill_encode(&k, (const uint8_t *)secret, strlen(secret), msg);
-	return len && send_to(srv, peer_key_node(id), msg, len, cb, proto, waiter);
+	len = peer_msg_kill_encode(&k, key, keylen, msg);
+	return len && send_to(srv, peer_key_node(id), worker, msg, len, cb, proto, waiter);
 }
 
 /* A MAC seen lately: the same message twice is a replay, whoever sends it. */
@@ -271,6 +308,9 @@ bool peers_receive(struct server *srv, const uint8_t *raw, size_t len, struct pe
 		return false;
 	c = secret ? peer_msg_kill_decode(raw, len, (const uint8_t *)secret, strlen(secret), unix_ms(), &k)
 		   : PEER_MSG_BAD_MAC;
+	/* A sibling worker's, signed with the key only this node's workers hold. */
+	if (c == PEER_MSG_BAD_MAC && srv->worker.count > 1)
+		c = peer_msg_kill_decode(raw, len, srv->worker.key, sizeof(srv->worker.key), unix_ms(), &k);
 	if (c == PEER_MSG_OK)
 		replay = replayed(srv->peers, k.mac);
 	if (c != PEER_MSG_OK || replay) {
@@ -278,15 +318,15 @@ bool peers_receive(struct server *srv, const uint8_t *raw, size_t len, struct pe
 
 		if (now != srv->peers->last_warn)
 			log_warn("peer message refused: %s",
-				 !secret                 ? "no peer_secret_file here"
-				 : c == PEER_MSG_BAD_MAC ? "not signed with peer_secret_file's key"
-				 : c == PEER_MSG_STALE   ? "too old (or clocks over 10 s apart)"
-				 : replay                ? "a replay"
-							 : "malformed");
+				 !secret && srv->worker.count <= 1 ? "no peer_secret_file here"
+				 : c == PEER_MSG_BAD_MAC           ? "not signed with peer_secret_file's key"
+				 : c == PEER_MSG_STALE             ? "too old (or clocks over 10 s apart)"
+				 : replay                          ? "a replay"
+								   : "malformed");
 		srv->peers->last_warn = now;
 		return false;
 	}
-	if (!peer_key_local(srv->cfg->peer_id, k.id)) {
+	if (peers_where(srv, k.id) == PEER_KEY_OTHER_NODE) {
 		log_info("KILL QUERY %u from a peer: not this node's id", k.id);
 		return false;
 	}

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proxy/peer_key.h"
+
 #define PEER_MAX_INFLIGHT 64
 #define PEER_TIMEOUT_SEC 2
 
@@ -50,9 +52,12 @@ struct peers;
 struct peers *peers_new(void);
 void peers_free(struct peers *p);
 
+/* Where the session id names is: here, another worker of this node (workers = N), or another node. */
+enum peer_key_where peers_where(const struct server *srv, uint32_t id);
+
 /*
- * A CancelRequest for (pid, key) that peer_key_local says is another
- * node's: forwarded to that node, or dropped. Nothing is answered to the
+ * A CancelRequest for (pid, key) that peers_where says is not here: sent
+ * to that node or, over its unix socket, to that worker; or dropped. Nothing is answered to the
  * client either way, as Postgres answers no CancelRequest.
  */
 void peers_forward_cancel(struct server *srv, uint32_t pid, uint32_t key);
@@ -74,8 +79,9 @@ typedef void (*peer_kill_cb)(struct server *srv, const struct session_proto *pro
 
 /*
  * KILL QUERY id from a session of user, id another node's MySQL
- * connection: that node is sent the request signed with peer_secret_file's
- * key (protocol/peer_msg.h), and cb is called once with its answer (never
+ * connection (or another worker's of this node): that node (worker) is
+ * sent the request signed with peer_secret_file's key (the workers' own
+ * key, struct server_worker) (protocol/peer_msg.h), and cb is called once with its answer (never
  * after peers_free). false when it cannot be sent (no secret, no such
  * peer, too many in flight): cb is not called, and the caller answers as
  * for an unknown id.
@@ -86,8 +92,9 @@ bool peers_forward_kill(struct server *srv, uint32_t id, const char *user, peer_
 /*
  * A peer's message (raw: the whole startup-phase packet) arrived on the
  * Postgres listener: true, with the request in *out, when it is signed
- * with this node's peer secret, made within 10 s, not seen before and
- * names a connection id of this node; else logged and false.
+ * with this node's peer secret (or the workers' key), made within 10 s,
+ * not seen before and names a connection id of this node (of any of its
+ * workers: peers_where tells); else logged and false.
  */
 bool peers_receive(struct server *srv, const uint8_t *raw, size_t len, struct peer_kill *out);
 

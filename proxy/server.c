@@ -121,25 +121,50 @@ static struct evconnlistener *server_listen(struct server_listener *l, const cha
 	return lst;
 }
 
+int server_make_job_dir(const struct airlock_config *cfg, const char *dir)
+{
+	struct stat st;
+
+	/* Searchable by all: a runner reaches its own directory's sockets by name, nothing else. */
+	if (mkdir(dir, 0711) < 0 && errno != EEXIST) {
+		log_error("job_dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* A user namespace's root (the host's nobody) mounts the root filesystem and /job from these paths. */
+	if (strcmp(cfg->runtime, "oci") == 0 && cfg->oci_userns && (stat(dir, &st) < 0 || !(st.st_mode & S_IXOTH))) {
+		/* airlockd's own directory, made 0700 by an older release: search is all it lacks. */
+		if (st.st_uid != geteuid() || chmod(dir, (st.st_mode & 07777) | 0011) < 0) {
+			log_error("job_dir %s must be searchable by others (mode 0711) for oci_userns = on", dir);
+			return -1;
+		}
+		log_info("job_dir %s: made searchable by others (0711) for oci_userns = on", dir);
+	}
+	return 0;
+}
+
+/* A listener on a socket the supervisor bound and made listen; takes fd. NULL (logged) on failure. */
+static struct evconnlistener *server_listen_fd(struct server_listener *l, const char *key, int fd)
+{
+	struct evconnlistener *lst = evconnlistener_new(l->srv->base, server_accept_cb, l,
+							LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+
+	if (!lst) {
+		log_error("%s: cannot listen: %s", key, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	evconnlistener_set_error_cb(lst, server_accept_error_cb);
+	return lst;
+}
+
 /* Fail closed but keep serving: the engine may come back later. Leftover containers go first. */
-static int server_runtime_sweep(const struct airlock_config *cfg)
+int server_runtime_sweep(const struct airlock_config *cfg)
 {
 	char err[256], state[4096];
-	struct stat st;
 	int swept;
 
 	if (strcmp(cfg->runtime, "oci") == 0) {
 		snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, cfg->job_dir);
-		/* A user namespace's root (the host's nobody) mounts the root filesystem and /job from these paths. */
-		if (cfg->oci_userns && (stat(cfg->job_dir, &st) < 0 || !(st.st_mode & S_IXOTH))) {
-			/* airlockd's own directory, made 0700 by an older release: search is all it lacks. */
-			if (st.st_uid != geteuid() || chmod(cfg->job_dir, (st.st_mode & 07777) | 0011) < 0) {
-				log_error("job_dir %s must be searchable by others (mode 0711) for oci_userns = on",
-					  cfg->job_dir);
-				return -1;
-			}
-			log_info("job_dir %s: made searchable by others (0711) for oci_userns = on", cfg->job_dir);
-		}
 		if (mkdir(state, 0711) < 0 && errno != EEXIST) {
 			log_error("job_dir %s: cannot make %s: %s", cfg->job_dir, state, strerror(errno));
 			return -1;
@@ -183,6 +208,29 @@ static struct launcher *server_launcher(struct event_base *base, const struct ai
 	return launcher_new_oci(base, &o);
 }
 
+int server_check_validator_uid(const struct airlock_config *cfg)
+{
+	char who[160];
+
+	if (geteuid() != 0) {
+		log_warn("validator: airlockd is not root, so its workers run as its own uid (sandboxed all the same)");
+		return 0;
+	}
+	if (getpwuid(cfg->validator_uid) || getgrgid(cfg->validator_uid)) {
+		log_error("validator_uid %u is a host account or group; pick an id nothing on this host uses",
+			  cfg->validator_uid);
+		return -1;
+	}
+	/* The workers of an airlockd that was just killed die with it: give them a moment. */
+	for (int i = 0; i < 40 && runner_uids_busy(cfg->validator_uid, cfg->validator_uid, who, sizeof(who)); i++)
+		usleep(50000);
+	if (runner_uids_busy(cfg->validator_uid, cfg->validator_uid, who, sizeof(who))) {
+		log_error("validator_uid %u: %s; pick an id nothing on this host runs as", cfg->validator_uid, who);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The validator workers: started before any listener, checked to answer,
  * and refused to start at all rather than validate inside airlockd.
@@ -197,7 +245,7 @@ static int server_validators(struct server *srv, const struct airlock_config *cf
 		.memory_mb = cfg->validator_memory_mb,
 		.cpu_seconds = 3600,
 	};
-	char exe[4096], path[4200], err[512], who[160];
+	char exe[4096], path[4200], err[512];
 	ssize_t n;
 
 	if (cfg->validator_path) {
@@ -212,24 +260,9 @@ static int server_validators(struct server *srv, const struct airlock_config *cf
 		snprintf(path, sizeof(path), "%.*s/airlock-validator", (int)(strrchr(exe, '/') - exe), exe);
 		o.path = path;
 	}
-	if (geteuid() == 0) {
-		if (getpwuid(cfg->validator_uid) || getgrgid(cfg->validator_uid)) {
-			log_error("validator_uid %u is a host account or group; pick an id nothing on this host uses",
-				  cfg->validator_uid);
-			return -1;
-		}
-		/* The workers of an airlockd that was just killed die with it: give them a moment. */
-		for (int i = 0; i < 40 && runner_uids_busy(cfg->validator_uid, cfg->validator_uid, who, sizeof(who));
-		     i++)
-			usleep(50000);
-		if (runner_uids_busy(cfg->validator_uid, cfg->validator_uid, who, sizeof(who))) {
-			log_error("validator_uid %u: %s; pick an id nothing on this host runs as", cfg->validator_uid,
-				  who);
-			return -1;
-		}
-	} else {
-		log_warn("validator: airlockd is not root, so its workers run as its own uid (sandboxed all the same)");
-	}
+	/* With workers = N the supervisor checked validator_uid, before any worker started a validator. */
+	if (srv->worker.count == 1 && server_check_validator_uid(cfg) < 0)
+		return -1;
 #ifdef AIRLOCK_VALIDATOR_BYPASS
 	o.bypass = cfg->validator_bypass;
 	if (o.bypass)
@@ -287,25 +320,30 @@ static void ops_tick_cb(evutil_socket_t fd, short what, void *arg)
 	ops_sample(arg, (int64_t)(monotonic_ns() / 1000000000u));
 }
 
-int server_init(struct server *srv, const char *path, struct airlock_config *cfg)
+int server_init(struct server *srv, const char *path, struct airlock_config *cfg, const struct server_worker *worker)
 {
 	char err[256], who[160];
 	int swept;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->job_dir_lock = -1;
+	srv->worker = (struct server_worker){.count = 1, .listen_fd = {-1, -1}, .sibling_fd = -1, .audit_fd = -1};
+	if (worker)
+		srv->worker = *worker;
 	(void)path; /* cfg->path holds it */
+	if (srv->worker.count > 1 && !config_worker_share(cfg, srv->worker.index)) {
+		config_free(cfg);
+		log_error("out of memory");
+		return -1;
+	}
 	srv->gen = gen_new(cfg);
 	if (!srv->gen)
 		return -1;
 	srv->cfg = srv->gen->cfg;
 	srv->started = time(NULL);
 	signal(SIGPIPE, SIG_IGN);
-	/* Searchable by all: a runner reaches its own directory's sockets by name, nothing else. */
-	if (mkdir(cfg->job_dir, 0711) < 0 && errno != EEXIST) {
-		log_error("job_dir %s: %s", cfg->job_dir, strerror(errno));
+	if (server_make_job_dir(cfg, cfg->job_dir) < 0)
 		return -1;
-	}
 	/* Before anything in job_dir is swept or unpacked: a second instance on it must touch nothing. */
 	srv->job_dir_lock = job_dir_lock(cfg->job_dir, err, sizeof(err));
 	if (srv->job_dir_lock < 0) {
@@ -334,7 +372,12 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->jobs = srv->launcher ? jobs_new(srv->base, srv->dns, srv->launcher, cfg) : NULL;
 	if (srv->jobs && (cfg->pool_min > 0 || cfg->pool_max > 0))
 		jobs_start_pool(srv->jobs);
-	srv->audit = audit_open(cfg->audit_log);
+	if (srv->worker.count > 1) {
+		srv->audit = audit_open_remote(srv->worker.audit_fd);
+		srv->worker.audit_fd = -1; /* the audit's now, even when NULL: closed below */
+	} else {
+		srv->audit = audit_open(cfg->audit_log);
+	}
 	audit_set_config(srv->audit, cfg->checksum_hex);
 	srv->guard = login_guard_new();
 	srv->peers = peers_new();
@@ -398,7 +441,9 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		log_error("audit_log %s: %s", cfg->audit_log, strerror(errno));
 		return -1;
 	}
-	if (approvals_needed(cfg) && !(srv->approvals = approvals_open(cfg, err, sizeof(err)))) {
+	/* The writes a stop left running were failed by the supervisor, before any worker could run one. */
+	if (approvals_needed(cfg) &&
+	    !(srv->approvals = approvals_open(cfg, srv->worker.count == 1, err, sizeof(err)))) {
 		log_error("%s", err);
 		return -1;
 	}
@@ -427,10 +472,23 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		l->proto = protos[i].proto;
 		if (!protos[i].host)
 			continue;
-		l->lst = server_listen(l, protos[i].key, protos[i].host, protos[i].port);
+		if (srv->worker.count > 1) {
+			l->lst = server_listen_fd(l, protos[i].key, srv->worker.listen_fd[i]);
+			srv->worker.listen_fd[i] = -1;
+		} else {
+			l->lst = server_listen(l, protos[i].key, protos[i].host, protos[i].port);
+		}
 		if (!l->lst)
 			return -1;
 		log_info("listening for %s clients on %s:%u", protos[i].what, protos[i].host, protos[i].port);
+	}
+	if (srv->worker.count > 1) {
+		srv->sibling.srv = srv;
+		srv->sibling.proto = &pg_session_proto;
+		srv->sibling.lst = server_listen_fd(&srv->sibling, "worker socket", srv->worker.sibling_fd);
+		srv->worker.sibling_fd = -1;
+		if (!srv->sibling.lst)
+			return -1;
 	}
 	_Static_assert(sizeof(server_signals) / sizeof(server_signals[0]) ==
 			       sizeof(srv->signals) / sizeof(srv->signals[0]),
@@ -452,6 +510,16 @@ void server_fini(struct server *srv)
 	for (size_t i = 0; i < sizeof(srv->listeners) / sizeof(srv->listeners[0]); i++)
 		if (srv->listeners[i].lst)
 			evconnlistener_free(srv->listeners[i].lst);
+	if (srv->sibling.lst)
+		evconnlistener_free(srv->sibling.lst);
+	/* What a failed start left untaken. */
+	for (size_t i = 0; i < 2; i++)
+		if (srv->worker.listen_fd[i] >= 0)
+			close(srv->worker.listen_fd[i]);
+	if (srv->worker.sibling_fd >= 0)
+		close(srv->worker.sibling_fd);
+	if (srv->worker.audit_fd >= 0)
+		close(srv->worker.audit_fd);
 	session_close_all(srv);
 	/* Removes every container still alive, then job directories go with the jobs. */
 	if (srv->launcher)

@@ -45,6 +45,20 @@ enum server_decision {
 };
 #define SERVER_NDECISIONS (SERVER_DECISION_other + 1)
 
+/*
+ * What the supervisor (proxy/supervisor.h) hands one worker of workers =
+ * N: the descriptors it made before the fork and the key the workers sign
+ * their requests to each other with. The worker owns the descriptors.
+ */
+struct server_worker {
+	uint32_t index, count;
+	int listen_fd[2];   /* Postgres, MySQL: this worker's SO_REUSEPORT socket; -1 when not configured */
+	int sibling_fd;     /* this worker's unix listener, where the other workers forward cancels */
+	int audit_fd;       /* a SOCK_SEQPACKET socket: each audit record goes to the supervisor */
+	char job_dir[4096]; /* job_dir as configured: the sockets of every worker are under it */
+	uint8_t key[32];    /* signs KILL QUERY between workers (protocol/peer_msg.h) */
+};
+
 /* One listening socket and the protocol its clients speak. */
 struct server_listener {
 	struct server *srv;
@@ -70,6 +84,8 @@ struct server {
 	struct ops_history *ops;             /* the operator page's last hour; NULL without approval_listen */
 	struct event *ops_tick;              /* samples what is live into ops every few seconds */
 	struct server_listener listeners[2]; /* Postgres, then MySQL */
+	struct server_listener sibling;      /* workers = N: the other workers' forwards (Postgres); else unused */
+	struct server_worker worker;         /* workers = N: who this worker is (count 1: a single process) */
 	struct my_rsa *my_rsa;               /* caching_sha2_password's key pair, made at start-up */
 	struct login_guard *guard;           /* failed logins per address and user name; NULL: out of memory */
 	struct budgets budgets;              /* each user's budgets, kept across reloads */
@@ -93,10 +109,18 @@ struct server {
 
 /*
  * Builds the server and binds its listeners; takes ownership of cfg (even
- * on failure). path is where SIGHUP reloads it from. Returns -1 with a
- * message on stderr.
+ * on failure). path is where SIGHUP reloads it from. worker: NULL for a
+ * single process, else what the supervisor made for this worker (copied;
+ * its descriptors taken even on failure). Returns -1 with a message on
+ * stderr.
  */
-int server_init(struct server *srv, const char *path, struct airlock_config *cfg);
+int server_init(struct server *srv, const char *path, struct airlock_config *cfg, const struct server_worker *worker);
+/* Makes dir (job_dir, or a worker's under it) 0711, searchable by the runners cfg's runtime needs; -1 logged. */
+int server_make_job_dir(const struct airlock_config *cfg, const char *dir);
+/* validator_uid is no host account and nothing runs as it (when root); -1 logged. */
+int server_check_validator_uid(const struct airlock_config *cfg);
+/* Removes the runner containers an earlier run left under cfg->job_dir; -1 (logged) only for a bad job_dir. */
+int server_runtime_sweep(const struct airlock_config *cfg);
 /* Runs the loop until SIGINT/SIGTERM. */
 int server_run(struct server *srv);
 void server_fini(struct server *srv);

@@ -59,6 +59,10 @@ bool server_reload(struct server *srv, char *why, size_t len)
 	SSL_CTX *tls = NULL;
 	char err[256];
 
+	if (cfg && srv->worker.count > 1 && !config_worker_share(cfg, srv->worker.index)) {
+		config_free(cfg);
+		cfg = NULL;
+	}
 	if (!cfg) {
 		for (size_t i = 0; i < errs.n; i++)
 			log_error("reload: %s", errs.msg[i]);
@@ -91,7 +95,8 @@ bool server_reload(struct server *srv, char *why, size_t len)
 		return false;
 	}
 	/* The first user that may write brings the store of held writes. */
-	if (!srv->approvals && approvals_needed(cfg) && !(srv->approvals = approvals_open(cfg, err, sizeof(err)))) {
+	if (!srv->approvals && approvals_needed(cfg) &&
+	    !(srv->approvals = approvals_open(cfg, srv->worker.count == 1, err, sizeof(err)))) {
 		log_error("reload refused: %s; the running config stays in force", err);
 		reload_why(why, len, err);
 		tls_free(tls);

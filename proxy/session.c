@@ -607,9 +607,10 @@ struct session *session_attach(struct server *srv, const struct session_proto *p
 	s->bev = bev;
 	wbuf_init(&s->w);
 	/* Unique among live sessions: a cancel or KILL QUERY names exactly one. */
-	s->id = peer_key_make(peer_id, id);
+	s->id = peer_key_make(peer_id, srv->worker.index, srv->worker.count, id);
 	for (int tries = 0; tries < 16 && session_find_any(srv, s->id); tries++)
-		s->id = peer_key_make(peer_id, id = id * 2654435761u + 0x9e3779b9u);
+		s->id = peer_key_make(peer_id, srv->worker.index, srv->worker.count,
+				      id = id * 2654435761u + 0x9e3779b9u);
 	s->gen = gen_hold(srv->gen);
 	s->st = SESSION_AUTH; /* its first state, before any move: counted as logging in */
 	srv->npreauth++;

@@ -45,7 +45,7 @@ def pytest_collection_modifyitems(session, config, items):
 # Files outside test_pg_* / test_my_* that run in a lane: they read only,
 # or change only a schema and database of their own, with airlockds of
 # their own, and compare no data another lane changes.
-LANE_FILES = {"test_soak.py": "my", "test_state_store.py": "my"}
+LANE_FILES = {"test_soak.py": "my", "test_state_store.py": "my", "test_workers.py": "my"}
 
 
 def lane_of(item):

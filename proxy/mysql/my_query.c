@@ -383,9 +383,12 @@ static void kill_query(struct my_session *s, bool query_only, const char *by_id,
 		return;
 	}
 	/* Another node's connection: that node is asked, signed, and does the same checks. */
-	if (query_only && !peer_key_local(s->core.srv->cfg->peer_id, id) &&
+	if (query_only && peers_where(s->core.srv, id) != PEER_KEY_HERE &&
 	    peers_forward_kill(s->core.srv, id, s->core.user, kill_answered, s->core.proto, s->core.id)) {
-		session_log(&s->core, "KILL QUERY %u sent to peer %u", id, peer_key_node(id));
+		if (peers_where(s->core.srv, id) == PEER_KEY_OTHER_WORKER)
+			session_log(&s->core, "KILL QUERY %u sent to worker %u", id, peer_key_worker(id));
+		else
+			session_log(&s->core, "KILL QUERY %u sent to peer %u", id, peer_key_node(id));
 		/* No other command is read until the answer (or PEER_TIMEOUT_SEC) comes. */
 		s->kill_wait = id;
 		session_set_state(&s->core, SESSION_BUSY);

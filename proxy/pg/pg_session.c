@@ -262,6 +262,21 @@ static bool login_account(struct pg_session *s, const char **scram)
 	return true;
 }
 
+/* The answer of the worker a peer's KILL QUERY was passed on to: passed back, in its one byte. */
+static void peer_relayed(struct server *srv, const struct session_proto *proto, uint32_t waiter,
+			 enum peer_kill_answer answer)
+{
+	struct session *core = session_find(srv, proto, waiter);
+	char b = answer == PEER_KILL_ANSWER_DONE ? PEER_MSG_KILLED : PEER_MSG_NOT_KILLED;
+
+	if (!core)
+		return;
+	/* No answer from the worker: none to the peer either, which then answers as for an older node. */
+	if (answer != PEER_KILL_ANSWER_UNKNOWN)
+		bufferevent_write(core->bev, &b, 1);
+	session_close(core, true, "peer message");
+}
+
 static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 {
 	const char *user, *db, *scram;
@@ -292,6 +307,12 @@ static bool handle_startup(struct pg_session *s, const struct pg_startup *st)
 	case PG_STARTUP_PEER:
 		/* Another node's signed KILL QUERY for one of this node's MySQL connections: answered in one byte. */
 		received = peers_receive(s->core.srv, st->raw, st->raw_len, &kill);
+		/* Another worker's connection (workers = N): that worker is asked, and its answer passed on. */
+		if (received && peers_where(s->core.srv, kill.id) == PEER_KEY_OTHER_WORKER &&
+		    peers_forward_kill(s->core.srv, kill.id, kill.user, peer_relayed, &pg_session_proto, s->core.id)) {
+			log_info("KILL QUERY %u from a peer: sent to worker %u", kill.id, peer_key_worker(kill.id));
+			return true;
+		}
 		killed = received &&
 			 my_kill_query(s->core.srv, &my_session_proto, peer_key_session(kill.id), kill.user, "a peer");
 		if (received && !killed)
@@ -641,8 +662,8 @@ static void cancel(struct server *srv, uint32_t pid, uint32_t key)
 	struct session *core;
 	struct pg_session *s;
 
-	/* Another node's key (a load balancer sent the cancel here): that node is sent it. */
-	if (!peer_key_local(srv->cfg->peer_id, pid)) {
+	/* Another node's key (a load balancer sent the cancel here), or another worker's: it is sent there. */
+	if (peers_where(srv, pid) != PEER_KEY_HERE) {
 		peers_forward_cancel(srv, pid, key);
 		return;
 	}

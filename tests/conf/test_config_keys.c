@@ -281,8 +281,8 @@ static void test_reload_rule_for_every_server_key(void **state)
 		free(text);
 	}
 	/* job_dir, the runtime's four keys and docker_socket, audit_log, approval_store, the four listeners (the TLS
-	 * files reload), the validator workers' five keys, the webhook's four keys, peer_id, state_dsn */
-	assert_int_equal(nblocked, 23);
+	 * files reload), the validator workers' five keys, the webhook's four keys, peer_id, state_dsn, workers */
+	assert_int_equal(nblocked, 24);
 	config_free(running);
 }
 

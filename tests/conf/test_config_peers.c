@@ -111,7 +111,7 @@ static void key_layout(void **state)
 	for (uint32_t r = 0; r < 4096; r++) {
 		uint32_t rnd = r * 2654435761u;
 
-		id = peer_key_make(7, rnd);
+		id = peer_key_make(7, 0, 1, rnd);
 		assert_int_not_equal(id, 0);
 		assert_int_equal(peer_key_node(id), 7);
 		assert_int_equal(peer_key_hops(id), 0);
@@ -119,12 +119,12 @@ static void key_layout(void **state)
 		assert_false(peer_key_local(8, id));
 		/* A node without peers takes every key as its own. */
 		assert_true(peer_key_local(0, id));
-		id = peer_key_make(0, rnd);
+		id = peer_key_make(0, 0, 1, rnd);
 		assert_int_not_equal(id, 0);
 		assert_int_equal(peer_key_hops(id), 0);
 		assert_int_equal(peer_key_session(id), id);
 	}
-	id = peer_key_make(255, 0xffffffffu);
+	id = peer_key_make(255, 0, 1, 0xffffffffu);
 	assert_int_equal(peer_key_node(id), 255);
 	assert_int_equal(peer_key_hops(id), 0);
 	/* Each hop is counted; the session it names stays the same. */
