@@ -23,14 +23,16 @@ import struct
 import subprocess
 import threading
 import time
+import urllib.request
 
 import pymysql
 import pytest
 
 import itest
 import pgwire
-from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd
+from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
 from test_peer_cancel import peer_kill, secret_file, send_cancel
+from test_pg_approvals import api, audited, in_thread
 
 UID_BASE = 1005800000
 USER, PASSWORD, DB = "agent", itest.AGENT_PASSWORD, "shop"
@@ -49,14 +51,37 @@ def children(pid):
 
 @pytest.fixture(scope="module")
 def node():
+    itest.super_query("""
+        DROP SCHEMA IF EXISTS workers_probe CASCADE;
+        CREATE SCHEMA workers_probe;
+        CREATE TABLE workers_probe.items (id int PRIMARY KEY, flag text);
+        INSERT INTO workers_probe.items VALUES (1, 'x'), (2, 'x');
+        GRANT USAGE ON SCHEMA workers_probe TO airlock_ro, airlock_rw;
+        GRANT SELECT ON workers_probe.items TO airlock_ro;
+        GRANT SELECT, UPDATE ON workers_probe.items TO airlock_rw;
+    """)
+    approval, metrics = free_port(), free_port()
+    while metrics + 1 in (approval,):
+        metrics = free_port()
+    store = os.path.join(itest.STATE_DIR, "approvals-workers.db")
+    for tail in ("", "-wal", "-shm"):
+        if os.path.exists(store + tail):
+            os.unlink(store + tail)
     d = PrivateAirlockd("workers", {"workers": 2, "pool_min": 1, "peer_id": 5,
-                                    "peer_secret_file": secret_file("workers-peer.key", KEY)},
-                        uid_base=UID_BASE)
+                                    "peer_secret_file": secret_file("workers-peer.key", KEY),
+                                    "approval_listen": "127.0.0.1:%d" % approval,
+                                    "metrics_listen": "127.0.0.1:%d" % metrics, "approval_store": store},
+                        uid_base=UID_BASE,
+                        sections={"user writer": {"tables": "workers_probe.items, pg_catalog.*",
+                                                  "write_tables": "workers_probe.items",
+                                                  "approval_wait_ms": "20000"}})
+    d.approval_port, d.metrics_port = approval, metrics
     d.start()
     # Both workers serve: every worker's first ready runner is up.
     assert itest.wait_until(lambda: len(re.findall(r"worker \d: listening for MySQL", d.log())) == 2, 30, 0.2)
     yield d
     d.stop()
+    itest.super_query("DROP SCHEMA workers_probe CASCADE")
 
 
 def pg_session(node, user=USER, password=PASSWORD, db=DB):
@@ -274,6 +299,55 @@ def test_the_audit_log_is_one_chain_of_both_workers(node):
     with open(node.audit_log) as f:
         records = [json.loads(ln) for ln in f if ln.strip()]
     assert {worker_of(r["session"]) for r in records if r.get("decision") == "run"} == {0, 1}
+
+
+def test_a_write_held_on_one_worker_is_approved_on_the_page_of_the_other(node):
+    """The approval page is worker 0's; a session on worker 1 holds a write and waits: the approval
+    runs it on worker 0, and the waiting session reads the outcome from the shared store."""
+    sql = "UPDATE workers_probe.items SET flag = 'w' WHERE id IN (1, 2)"
+    for _ in range(64):
+        conn = itest.connect(node.url(user="writer", password="writer-secret"), autocommit=True)
+        if worker_of(conn.get_backend_pid()) == 1:
+            break
+        conn.close()
+    else:
+        raise AssertionError("no connection on worker 1")
+
+    def run():
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return cur.rowcount, cur.statusmessage
+
+    try:
+        t, out = in_thread(run)
+        approval = None
+        for _ in range(150):
+            status, listed, _ = api(node, "GET", "/api/approvals")
+            assert status == 200, listed
+            mine = [r["id"] for r in listed if r["statement"] == sql]
+            if mine:
+                approval = mine[0]
+                break
+            time.sleep(0.2)
+        assert approval, "never listed"
+        status, record, _ = api(node, "POST", "/api/approvals/%s/approve" % approval, {"reason": "ok"})
+        assert status == 200, record
+        t.join(60)
+        assert out.get("value") == (2, "UPDATE 2"), out
+    finally:
+        conn.close()
+    got = itest.super_query("SELECT string_agg(flag, ',' ORDER BY id) FROM workers_probe.items")
+    assert "w,w" in got, got
+    assert [r["decision"] for r in audited(node, approval)] == ["held", "approved", "running", "executed"]
+
+
+def test_each_worker_serves_its_own_metrics(node):
+    """Worker K serves its own figures on metrics_listen's port + K: a scrape config lists each."""
+    for w in (0, 1):
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % (node.metrics_port + w), timeout=10) as r:
+            text = r.read().decode()
+        assert re.search(r"^airlock_statements_total\{", text, re.M), text[:500]
+    assert not PrivateAirlockd.accepts(node.metrics_port + 2)
 
 
 def test_sighup_reloads_every_worker(node):
