@@ -425,12 +425,15 @@ bool admin_run(struct session *s, const struct admin_cmd *cmd, const struct admi
 			return refuse(err, AIRLOCK_E_NONE, AIRLOCK_N_PG_ADMIN_SHUTDOWN, "the server is shutting down");
 		if (!server_reload(srv, why, sizeof(why)))
 			return refuse(err, AIRLOCK_E_INVALID_VALUE, AIRLOCK_N_NONE, why);
+		server_tell_workers(srv, SERVER_TELL_RELOAD); /* the others load the same file */
 		break;
 	case ADMIN_CMD_PAUSE:
 		srv->paused = true;
+		server_tell_workers(srv, SERVER_TELL_PAUSE);
 		break;
 	case ADMIN_CMD_RESUME:
 		server_resume(srv);
+		server_tell_workers(srv, SERVER_TELL_RESUME);
 		break;
 	case ADMIN_CMD_KILL_CLIENT:
 		if (!kill_client(s, cmd->id, err))
@@ -456,6 +459,7 @@ void admin_after(struct session *s, const struct admin_cmd *cmd)
 {
 	if (cmd->kind == ADMIN_CMD_SHUTDOWN) {
 		session_log(s, "admin %s: SHUTDOWN WAIT_FOR_CLIENTS", s->user);
+		server_tell_workers(s->srv, SERVER_TELL_SHUTDOWN);
 		server_shutdown(s->srv);
 	}
 }

@@ -6,6 +6,7 @@
 #include "proxy/peer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
@@ -90,6 +91,21 @@ static void server_signal_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	log_info("signal %d: %s", (int)sig, srv->stopping ? "again" : "shutting down");
 	server_shutdown(srv);
+}
+
+/* What another worker's console asked of every worker, through the supervisor: pause or resume. */
+static void server_sibling_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct server *srv = arg;
+
+	(void)what;
+	if (sig == SIGRTMIN) {
+		log_info("another worker's console paused every worker");
+		srv->paused = true;
+	} else {
+		log_info("another worker's console resumed every worker");
+		server_resume(srv);
+	}
 }
 
 /* Binds host:port for one protocol; NULL (logged) on failure. */
@@ -327,9 +343,13 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 
 	memset(srv, 0, sizeof(*srv));
 	srv->job_dir_lock = -1;
-	srv->worker = (struct server_worker){.count = 1, .listen_fd = {-1, -1}, .sibling_fd = -1, .audit_fd = -1};
-	if (worker)
+	srv->worker = (struct server_worker){
+		.count = 1, .listen_fd = {-1, -1}, .sibling_fd = -1, .audit_fd = -1, .control_fd = -1};
+	if (worker) {
 		srv->worker = *worker;
+		srv->worker.control_fd =
+			fcntl(worker->audit_fd, F_DUPFD_CLOEXEC, 0); /* -1: the console's asks reach no other worker */
+	}
 	(void)path; /* cfg->path holds it */
 	if (srv->worker.count > 1 && !config_worker_share(cfg, srv->worker.index)) {
 		config_free(cfg);
@@ -497,6 +517,10 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 		srv->signals[i] = evsignal_new(srv->base, server_signals[i], server_signal_cb, srv);
 		event_add(srv->signals[i], NULL);
 	}
+	for (size_t i = 0; srv->worker.count > 1 && i < 2; i++) {
+		srv->sibling_signals[i] = evsignal_new(srv->base, SIGRTMIN + (int)i, server_sibling_signal_cb, srv);
+		event_add(srv->sibling_signals[i], NULL);
+	}
 	return 0;
 }
 
@@ -529,6 +553,11 @@ void server_fini(struct server *srv)
 	for (size_t i = 0; i < sizeof(srv->signals) / sizeof(srv->signals[0]); i++)
 		if (srv->signals[i])
 			event_free(srv->signals[i]);
+	for (size_t i = 0; i < 2; i++)
+		if (srv->sibling_signals[i])
+			event_free(srv->sibling_signals[i]);
+	if (srv->worker.control_fd >= 0)
+		close(srv->worker.control_fd);
 	if (srv->drain)
 		event_free(srv->drain);
 	if (srv->dns)

@@ -55,6 +55,7 @@ struct server_worker {
 	int listen_fd[2];   /* Postgres, MySQL: this worker's SO_REUSEPORT socket; -1 when not configured */
 	int sibling_fd;     /* this worker's unix listener, where the other workers forward cancels */
 	int audit_fd;       /* a SOCK_SEQPACKET socket: each audit record goes to the supervisor */
+	int control_fd;     /* the same socket, for what the console asks of every worker (server_ctl.h) */
 	char job_dir[4096]; /* job_dir as configured: the sockets of every worker are under it */
 	uint8_t key[32];    /* signs KILL QUERY between workers (protocol/peer_msg.h) */
 };
@@ -92,10 +93,11 @@ struct server {
 	struct peers *peers;                 /* cancels forwarded to other nodes (peer.h) */
 	struct ssl_ctx_st *tls;              /* the listeners' TLS context; NULL: no TLS configured */
 	time_t started;
-	struct event *signals[4]; /* SIGINT, SIGTERM, SIGHUP, SIGUSR1, as server_signals lists them */
-	bool stopping;            /* SIGTERM: draining (no listener, running statements finish) */
-	bool paused;              /* the admin console's PAUSE: client sessions start no statement until RESUME */
-	struct event *drain;      /* shutdown_grace_ms: then what still runs is ended */
+	struct event *signals[4];         /* SIGINT, SIGTERM, SIGHUP, SIGUSR1, as server_signals lists them */
+	struct event *sibling_signals[2]; /* workers = N: SIGRTMIN pauses, SIGRTMIN + 1 resumes (the console's) */
+	bool stopping;                    /* SIGTERM: draining (no listener, running statements finish) */
+	bool paused;         /* the admin console's PAUSE: client sessions start no statement until RESUME */
+	struct event *drain; /* shutdown_grace_ms: then what still runs is ended */
 
 	unsigned nsessions;       /* Postgres and MySQL sessions together */
 	unsigned npreauth;        /* of them, those still logging in (closing ones not counted) */

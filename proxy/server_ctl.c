@@ -7,8 +7,10 @@
  */
 #include "proxy/server_ctl.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event2/event.h>
 #include <event2/listener.h>
@@ -190,4 +192,18 @@ void server_shutdown(struct server *srv)
 		return;
 	}
 	server_drain(srv);
+}
+
+void server_tell_workers(struct server *srv, char what)
+{
+	char msg[2] = {SERVER_TELL_MARK, what};
+
+	if (srv->worker.count <= 1)
+		return;
+	while (send(srv->worker.control_fd, msg, sizeof(msg), MSG_NOSIGNAL) < 0) {
+		if (errno != EINTR) {
+			log_warn("the other workers were not told (%s): the supervisor is gone", strerror(errno));
+			return;
+		}
+	}
 }

@@ -22,6 +22,18 @@ void server_shutdown(struct server *srv);
 /* The admin console's RESUME: client sessions read the statements that waited. */
 void server_resume(struct server *srv);
 
+/*
+ * workers = N: what the console did on this worker, asked of every other
+ * through the supervisor (proxy/supervisor.h): SERVER_TELL_RELOAD,
+ * _PAUSE, _RESUME or _SHUTDOWN. Nothing with one process.
+ */
+#define SERVER_TELL_RELOAD 'R'
+#define SERVER_TELL_PAUSE 'P'
+#define SERVER_TELL_RESUME 'U'
+#define SERVER_TELL_SHUTDOWN 'S'
+#define SERVER_TELL_MARK '!' /* a control message's first byte; an audit record's is '{' */
+void server_tell_workers(struct server *srv, char what);
+
 /* What loads but refuses what it seems to allow: logged, never refused. */
 void server_warn_policy(const struct airlock_config *cfg);
 

@@ -30,6 +30,7 @@
 #include "proxy/log.h"
 #include "proxy/peer_key.h"
 #include "proxy/server.h"
+#include "proxy/server_ctl.h"
 
 /* A worker's unix socket takes this many forwards waiting to be accepted. */
 #define SIBLING_BACKLOG 128
@@ -181,8 +182,12 @@ static int make_shares(struct sup *s)
 		return -1;
 	}
 	for (uint32_t i = 0; i < s->n; i++) {
-		s->share[i] = (struct server_worker){
-			.index = i, .count = s->n, .listen_fd = {-1, -1}, .sibling_fd = -1, .audit_fd = -1};
+		s->share[i] = (struct server_worker){.index = i,
+						     .count = s->n,
+						     .listen_fd = {-1, -1},
+						     .sibling_fd = -1,
+						     .audit_fd = -1,
+						     .control_fd = -1};
 		s->w[i].audit = -1;
 		pg[i] = my[i] = -1;
 	}
@@ -226,7 +231,7 @@ static void close_share(struct server_worker *w)
 	if (w->audit_fd >= 0)
 		close(w->audit_fd);
 	explicit_bzero(w->key, sizeof(w->key));
-	*w = (struct server_worker){.listen_fd = {-1, -1}, .sibling_fd = -1, .audit_fd = -1};
+	*w = (struct server_worker){.listen_fd = {-1, -1}, .sibling_fd = -1, .audit_fd = -1, .control_fd = -1};
 }
 
 /* In the child: everything of the other workers and of the supervisor closed, then a whole server. */
@@ -296,6 +301,31 @@ static void reap(struct sup *s)
 	}
 }
 
+/* What worker i's console asked of the others (server_ctl.h's SERVER_TELL_*). */
+static void told(struct sup *s, uint32_t from, char what)
+{
+	int sig = what == SERVER_TELL_RELOAD     ? SIGHUP
+		  : what == SERVER_TELL_PAUSE    ? SIGRTMIN
+		  : what == SERVER_TELL_RESUME   ? SIGRTMIN + 1
+		  : what == SERVER_TELL_SHUTDOWN ? SIGTERM
+						 : 0;
+
+	if (!sig) {
+		log_error("worker %u: an unknown request %d; ignored", from, (int)(unsigned char)what);
+		return;
+	}
+	if (sig == SIGTERM) {
+		log_info("worker %u's console: SHUTDOWN; every worker drains", from);
+		s->stopping = true;
+		s->w[from].asked = true; /* it drains already: a signal now would stop it at once */
+	}
+	for (uint32_t i = 0; i < s->n; i++)
+		if (i != from && s->w[i].pid > 0) {
+			s->w[i].asked |= sig == SIGTERM;
+			kill(s->w[i].pid, sig);
+		}
+}
+
 /* One audit record from worker i, or its end. */
 static void take_record(struct sup *s, uint32_t i)
 {
@@ -307,6 +337,10 @@ static void take_record(struct sup *s, uint32_t i)
 	if (n <= 0) {
 		close(s->w[i].audit);
 		s->w[i].audit = -1;
+		return;
+	}
+	if (n == 2 && buf[0] == SERVER_TELL_MARK) {
+		told(s, i, buf[1]);
 		return;
 	}
 	if ((size_t)n > AUDIT_MAX_RECORD || audit_append(s->audit, buf, (size_t)n) < 0)

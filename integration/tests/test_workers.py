@@ -350,6 +350,62 @@ def test_each_worker_serves_its_own_metrics(node):
     assert not PrivateAirlockd.accepts(node.metrics_port + 2)
 
 
+def console(node, worker, command):
+    c = pg_on(node, worker, user="admin", password=ADMIN_PASSWORD, db="airlock")
+    try:
+        return rows_of(c, command)
+    finally:
+        c.close()
+
+
+def test_the_consoles_pause_and_resume_hold_every_worker(node):
+    """PAUSE on worker 0's console holds a statement on worker 1 until RESUME on worker 1's."""
+    console(node, 0, "PAUSE")
+    c = pg_on(node, 1)
+    try:
+        c.send_msg(b"Q", pgwire.cstr("SELECT 1"))
+        c.sock.settimeout(1.5)
+        with pytest.raises(socket.timeout):
+            c.sock.recv(1)
+        c.sock.settimeout(30)
+        console(node, 1, "RESUME")
+        assert outcome(c) is None
+    finally:
+        c.close()
+    assert "worker 1: another worker's console paused every worker" in node.log()
+
+
+def test_the_consoles_reload_reloads_every_worker(node):
+    before = len(re.findall(r"worker 0: reloaded", node.log()))
+    console(node, 1, "RELOAD")
+    assert itest.wait_until(lambda: len(re.findall(r"worker 0: reloaded", node.log())) == before + 1, 20, 0.2)
+
+
+def test_no_process_below_a_worker_holds_its_line_to_the_supervisor(node):
+    """The audit and control socket is the workers' alone: validators, runtimes and runners (which
+    parse or run what agents send) inherit no end of it."""
+    with open("/proc/net/unix") as f:
+        seqpacket = {ln.split()[6] for ln in f.read().splitlines()[1:] if ln.split()[4] == "0005"}
+    below = []
+    for w in children(node.pid):
+        todo = children(w)
+        while todo:
+            pid = todo.pop()
+            below.append(pid)
+            try:
+                todo.extend(children(pid))
+            except OSError:
+                pass
+    assert below
+    for pid in below:
+        try:
+            links = [os.readlink("/proc/%d/fd/%s" % (pid, fd)) for fd in os.listdir("/proc/%d/fd" % pid)]
+        except OSError:
+            continue
+        held = {ln[len("socket:["):-1] for ln in links if ln.startswith("socket:[")}
+        assert not held & seqpacket, (pid, held & seqpacket)
+
+
 def test_sighup_reloads_every_worker(node):
     before = len(re.findall(r"worker \d: reloaded", node.log()))
     node.signal(signal.SIGHUP)
@@ -377,6 +433,21 @@ def test_a_worker_that_dies_stops_airlockd():
         assert d.wait_exit(30) == 1, d.log()[-2000:]
         assert re.search(r"worker \d \(pid %d\) ended by signal 9; stopping the others" % workers[1], d.log())
         assert not PrivateAirlockd.accepts(d.pg_port)
+    finally:
+        d.stop()
+
+
+def test_the_consoles_shutdown_stops_every_worker():
+    d = PrivateAirlockd("workers_shut", {"workers": 2, "pool_min": 0}, uid_base=UID_BASE + 3000)
+    d.start()
+    try:
+        assert itest.wait_until(lambda: len(re.findall(r"worker \d: listening for MySQL", d.log())) == 2, 30, 0.2)
+        c = pgwire.Conn("127.0.0.1", d.pg_port)
+        assert c.login("admin", ADMIN_PASSWORD, "airlock") is None
+        c.query("SHUTDOWN WAIT_FOR_CLIENTS")
+        c.close()
+        assert d.wait_exit(30) == 0, d.log()[-2000:]
+        assert re.search(r"worker \d's console: SHUTDOWN; every worker drains", d.log())
     finally:
         d.stop()
 
