@@ -24,6 +24,8 @@ What it gathers:
   for fuzz_validate_pg and fuzz_validate_my.
 - an audit log whose chain is intact, and the same with a torn last line,
   for fuzz_audit_verify (made here, with or without --grammar);
+- a worker's records as the supervisor takes them (workers = N), for
+  fuzz_audit_append (made here, with or without --grammar);
 - rows of the shared store of held writes as Postgres hands them back
   (pending, approved by two, executed with its rows kept), for
   fuzz_state_row (made here, with or without --grammar).
@@ -278,6 +280,18 @@ def audit_logs():
     return [intact, intact + b'{"ts":"2026-']
 
 
+def worker_records():
+    """Records as a worker sends them to the supervisor: one JSON object on one line, without "prev"."""
+    records = [
+        {"ts": "2026-12-05T10:00:00.000Z", "user": "agent", "session": 262145, "fingerprint": "00000000000000ab",
+         "decision": "run", "rows": 1, "bytes": 10, "ms": 1.5, "protocol": "pg", "client": "127.0.0.1",
+         "application_name": "psql", "config": "ab" * 32},
+        {"ts": "2026-12-05T10:00:01.000Z", "user": "writer", "session": 3, "fingerprint": "0000000000000000",
+         "decision": "held", "rows": 3, "bytes": 0, "ms": 0.123, "approval": "x1", "reason": "a \"quoted\" one"},
+    ]
+    return [json.dumps(r, separators=(",", ":")).encode() for r in records] + [b"{}"]
+
+
 def state_rows():
     """Rows of airlock_approvals in fuzz_state_row's framing: each column a 2-byte length and its binary value."""
     import struct
@@ -313,6 +327,8 @@ def main():
         add("fuzz_audit_verify", log)
     for row in state_rows():
         add("fuzz_state_row", row)
+    for record in worker_records():
+        add("fuzz_audit_append", record)
     if grammar_only:
         report(n)
         return

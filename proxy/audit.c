@@ -151,30 +151,28 @@ static void chain_and_write(struct audit *a, char *line, size_t len)
 
 int audit_append(struct audit *a, const char *body, size_t len)
 {
-	static const char key[] = "\"prev\":\"";
 	char *line;
-	size_t n;
+	json_t *o;
+	int rc = -1;
 
 	/* One JSON object on one line, as a worker's audit_write made it, with no "prev" of its own. */
-	if (!a || a->remote || len < 2 || len > AUDIT_MAX_RECORD || body[0] != '{' || body[len - 1] != '}' ||
-	    memchr(body, '\n', len) || memchr(body, '\0', len) || memmem(body, len, key, sizeof(key) - 1))
+	if (!a || a->remote || len < 2 || len > AUDIT_MAX_RECORD || body[0] != '{' || memchr(body, '\n', len) ||
+	    memchr(body, '\r', len))
 		return -1;
-	line = malloc(len + sizeof(key) + AUDIT_CHAIN_HEX + 4);
-	if (!line)
-		return -1;
-	memcpy(line, body, len - 1);
-	n = len - 1;
-	if (len > 2)
-		line[n++] = ',';
-	memcpy(line + n, key, sizeof(key) - 1);
-	n += sizeof(key) - 1;
-	memcpy(line + n, a->prev, AUDIT_CHAIN_HEX);
-	n += AUDIT_CHAIN_HEX;
-	line[n++] = '"';
-	line[n++] = '}';
-	chain_and_write(a, line, n);
-	free(line);
-	return 0;
+	o = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	if (!json_is_object(o) || json_object_get(o, "prev") ||
+	    json_object_set_new(o, "prev", json_string(a->prev)) < 0)
+		goto out;
+	/* Dumped again as the worker dumped it: the same bytes for its records, and "prev" last. */
+	line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	if (line) {
+		chain_and_write(a, line, strlen(line));
+		free(line);
+		rc = 0;
+	}
+out:
+	json_decref(o);
+	return rc;
 }
 
 /* The current time as ISO 8601 UTC with milliseconds. */

@@ -386,6 +386,12 @@ ROWS = [
     ("shared-logout", "A logout on one node's approval page ends the login on every node sharing state_dsn",
      "each look-up of a shared login reading the shared database", "95-shared-logout.patch",
      "py:test_state_store.py -k page_login"),
+    ("worker-channel", "No process below a worker (validator, runtime, runner) can write the audit log or steer "
+     "the other workers", "the line kept close-on-exec, and every spawn closing what it inherits (both layers)",
+     "96-worker-channel-cloexec.patch",
+     "py:test_workers.py -k line_to_the_supervisor"),
+    ("worker-uids", "No two workers' runners ever share a uid", "each worker's own slice of runner_uids",
+     "97-worker-uid-slices.patch", "py:test_workers.py -k own_directory"),
 ]
 
 

@@ -1,6 +1,7 @@
 /*
  * Tests for [server] peer_id and peers (the nodes a cancel may be forwarded
- * to) and state_dsn (the database nodes share for held writes).
+ * to), state_dsn (the database nodes share for held writes) and workers
+ * (each worker's share of the config, and its bits in a session id).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -135,6 +136,92 @@ static void key_layout(void **state)
 	assert_true(PEER_KEY_MAX_HOPS < 4);
 }
 
+/* Worker bits (18-21) beside the node's: a cancel finds its node, then its worker. */
+static void key_layout_workers(void **state)
+{
+	(void)state;
+	for (uint32_t r = 0; r < 4096; r++) {
+		uint32_t rnd = r * 2654435761u, w = r % PEER_KEY_MAX_WORKERS;
+		uint32_t id = peer_key_make(7, w, PEER_KEY_MAX_WORKERS, rnd);
+
+		assert_int_not_equal(id, 0);
+		assert_int_equal(peer_key_node(id), 7);
+		assert_int_equal(peer_key_worker(id), w);
+		assert_int_equal(peer_key_hops(id), 0);
+		assert_int_equal(peer_key_worker(peer_key_hop(peer_key_hop(id))), w);
+		assert_int_equal(peer_key_where(7, w, PEER_KEY_MAX_WORKERS, id), PEER_KEY_HERE);
+		assert_int_equal(peer_key_where(7, (w + 1) % PEER_KEY_MAX_WORKERS, PEER_KEY_MAX_WORKERS, id),
+				 PEER_KEY_OTHER_WORKER);
+		assert_int_equal(peer_key_where(8, w, PEER_KEY_MAX_WORKERS, id), PEER_KEY_OTHER_NODE);
+		/* One process: every id of its node is its own, whatever those bits say. */
+		assert_int_equal(peer_key_where(7, 0, 1, id), PEER_KEY_HERE);
+		/* A node without peers: the worker bits still say which worker. */
+		id = peer_key_make(0, w % 2, 2, rnd);
+		assert_int_not_equal(id, 0);
+		assert_int_equal(peer_key_worker(id), w % 2);
+		assert_int_equal(peer_key_where(0, w % 2, 2, id), PEER_KEY_HERE);
+		assert_int_equal(peer_key_where(0, 1 - w % 2, 2, id), PEER_KEY_OTHER_WORKER);
+	}
+}
+
+#define WORKERS_KEYS                                                                          \
+	"workers = 3\nrunner_uids = 2000000000-2000000009\nmetrics_listen = 127.0.0.1:9930\n" \
+	"approval_listen = 127.0.0.1:8443\ntls_cert_file = server.crt\ntls_key_file = server.key\n"
+
+static void workers_checked_and_shared(void **state)
+{
+	struct config_errors e;
+	struct airlock_config *cfg;
+	char *dir, sock[4200];
+
+	(void)state;
+	cfg = load_keys(WORKERS_KEYS, &e);
+	for (size_t i = 0; !cfg && i < e.n; i++)
+		fprintf(stderr, "  %s\n", e.msg[i]);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->workers, 3);
+	dir = strdup(cfg->job_dir);
+	config_worker_socket(dir, 2, sock, sizeof(sock));
+	assert_true(!strncmp(sock, dir, strlen(dir)));
+	assert_string_equal(sock + strlen(dir), "/.workers/2.sock");
+	/* Worker 2 of 3: the last slice takes the remainder; its metrics one port on; no approval page. */
+	assert_true(config_worker_share(cfg, 2));
+	assert_int_equal(cfg->runner_uid_first, 2000000006);
+	assert_int_equal(cfg->runner_uid_last, 2000000009);
+	assert_string_equal(cfg->runner_uids, "2000000006-2000000009");
+	assert_int_equal(cfg->metrics_listen_port, 9932);
+	assert_null(cfg->approval_listen_host);
+	assert_true(!strncmp(cfg->job_dir, dir, strlen(dir)));
+	assert_string_equal(cfg->job_dir + strlen(dir), "/w2");
+	config_free(cfg);
+	/* Worker 0 keeps the approval page, the first slice and the port itself. */
+	cfg = load_keys(WORKERS_KEYS, &e);
+	assert_non_null(cfg);
+	assert_true(config_worker_share(cfg, 0));
+	assert_int_equal(cfg->runner_uid_first, 2000000000);
+	assert_int_equal(cfg->runner_uid_last, 2000000002);
+	assert_int_equal(cfg->metrics_listen_port, 9930);
+	assert_non_null(cfg->approval_listen_host);
+	config_free(cfg);
+	free(dir);
+	/* One process: nothing changes. */
+	cfg = config_load_string(base_conf, data_dir, &e);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->workers, 1);
+	dir = strdup(cfg->job_dir);
+	assert_true(config_worker_share(cfg, 0));
+	assert_string_equal(cfg->job_dir, dir);
+	free(dir);
+	config_free(cfg);
+	expect_error("workers = 4\nrunner_uids = 2000000000-2000000002\n", "runner_uids has 3 uids and workers = 4");
+	expect_error("workers = 2\nmetrics_listen = 127.0.0.1:65535\n", "passes 65535");
+	expect_error("workers = 2\njob_dir = /run/airlock/a-job-directory-whose-name-is-far-too-long-for-a-unix-"
+		     "socket-path-under-it/jobs\n",
+		     "is too long for workers = 2");
+	expect_error("workers = 17\n", "workers");
+	expect_error("workers = 0\n", "workers");
+}
+
 /* Errors of one load, none of which may show the secret. */
 static void expect_error_hiding(const char *keys, const char *want, const char *secret)
 {
@@ -184,6 +271,8 @@ int main(void)
 		cmocka_unit_test(peers_load),
 		cmocka_unit_test(peers_errors),
 		cmocka_unit_test(key_layout),
+		cmocka_unit_test(key_layout_workers),
+		cmocka_unit_test(workers_checked_and_shared),
 		cmocka_unit_test(state_dsn_checked),
 	};
 

@@ -4,6 +4,7 @@
  * line; a reopened log continues the chain; malformed lines are refused
  * with a reason, never a crash. And the fields a record carries.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -395,6 +397,59 @@ static void test_overlong_and_binary_files(void **state)
 	assert_int_equal(v.lines, 0);
 }
 
+/*
+ * workers = N: each worker's records reach the supervisor whole, without
+ * "prev", over a SEQPACKET socket; the supervisor chains them into the one
+ * file, and what is not one JSON object on one line is refused.
+ */
+static void test_workers_records_are_chained_by_the_supervisor(void **state)
+{
+	struct audit_entry e = {.user = "agent", .session = 7, .decision = "run", .protocol = "pg", .client = ""};
+	struct audit *worker[2], *sup = audit_open(path);
+	static char buf[AUDIT_MAX_RECORD + 2];
+	struct audit_verify v;
+	int pair[2][2];
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(sup);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair[i]), 0);
+		worker[i] = audit_open_remote(pair[i][1]);
+		assert_non_null(worker[i]);
+		audit_set_config(worker[i], "ab12");
+	}
+	for (int k = 0; k < 6; k++) {
+		e.session = 100 + (uint32_t)k;
+		audit_record(worker[k % 2], &e);
+		n = recv(pair[k % 2][0], buf, sizeof(buf), 0);
+		assert_true(n > 2 && buf[0] == '{' && buf[n - 1] == '}');
+		assert_null(memmem(buf, (size_t)n, "\"prev\"", 6));
+		assert_non_null(memmem(buf, (size_t)n, "\"config\":\"ab12\"", 15));
+		assert_int_equal(audit_append(sup, buf, (size_t)n), 0);
+	}
+	/* Not one object on one line, or one that brings its own "prev": refused, nothing written. */
+	assert_int_equal(audit_append(sup, "", 0), -1);
+	assert_int_equal(audit_append(sup, "{", 1), -1);
+	assert_int_equal(audit_append(sup, "x}", 2), -1);
+	assert_int_equal(audit_append(sup, "{\"a\":1}\n{\"b\":2}", 15), -1);
+	assert_int_equal(audit_append(sup, "{\"a\":\"\0\"}", 9), -1);
+	assert_int_equal(audit_append(sup, "{\"prev\":\"00\"}", 13), -1);
+	memset(buf, ' ', sizeof(buf));
+	buf[0] = '{';
+	buf[AUDIT_MAX_RECORD] = '}';
+	assert_int_equal(audit_append(sup, buf, AUDIT_MAX_RECORD + 1), -1);
+	/* An empty object is still a record. */
+	assert_int_equal(audit_append(sup, "{}", 2), 0);
+	for (int i = 0; i < 2; i++) {
+		audit_close(worker[i]);
+		close(pair[i][0]);
+	}
+	audit_close(sup);
+	assert_int_equal(verify(&v), AUDIT_VERIFY_INTACT);
+	assert_int_equal(v.lines, 7);
+}
+
 static void test_hash_is_sha256(void **state)
 {
 	char hex[AUDIT_CHAIN_HEX + 1];
@@ -407,6 +462,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_three_records_verify, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workers_records_are_chained_by_the_supervisor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_edit_is_reported_at_the_next_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deletion_is_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopened_log_continues, setup, teardown),
