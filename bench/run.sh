@@ -22,7 +22,8 @@
 #  4. Streaming all 200,000 orders rows: MB/s through airlock against direct
 #     psql / mysql, and airlockd's RSS before and at its peak.
 #  5. Idle authenticated connections: a fresh airlockd's RSS for them
-#     against PgBouncer's.
+#     against PgBouncer's. 5b: throughput at 16 and 64 clients of an
+#     airlockd with workers = 2 against the one-worker oci airlockd.
 #  6. The validators' cost per statement (bench_validate).
 #  7. Throughput through HAProxy at 16 and 64 clients, one node against
 #     three (bench/nodes.sh).
@@ -223,6 +224,16 @@ bench_airlockd idle oci 6443 3343 1001200000
 echo
 echo "== 6. validator cost"
 "$build/bench_validate"
+echo
+echo "== 5b. one worker and two (oci; workers = 2 divide the same max_db_connections)"
+bench_airlockd w2 oci 6443 3343 1001200000 workers=2
+for c in 16 64; do
+	"$build/bench_throughput" "w1_$c" "$(via 6441 bench)" "$c" "$secs" 2>>"$out/w.err" | tee -a "$out/lat.txt"
+	"$build/bench_throughput" "w2_$c" "$(via 6443 bench)" "$c" "$secs" 2>>"$out/w.err" | tee -a "$out/lat.txt"
+done
+[[ -s $out/w.err ]] && { echo "failures:"; sort "$out/w.err" | uniq -c | sort -rn | head -5; }
+kill -TERM "$(cat "$out/w2.pid")" 2>/dev/null || true
+
 # The same reads in this process and through one validator worker: the channel's cost per statement.
 "$build/bench_vworker" 20000 "$build/airlock-validator"
 
@@ -257,6 +268,10 @@ done
 for c in 64 256; do
 	row "$c clients for $bsecs s: errors / most backend connections held (max_db_connections)" \
 		"$(f "bound_oci_$c" errors) / $(f "bound_oci_$c" most_backend)" "-" "$dbmax" "0"
+done
+for c in 16 64; do
+	row "$c clients, statements/s: 2 workers (1 worker; errors $(f "w2_$c" errors)/$(f "w1_$c" errors))" \
+		"$(f "w2_$c" per_s)" "-" "$(f "w1_$c" per_s)" "$(f "w1_$c" per_s)"
 done
 row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
 row "SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_oci)" "$(f reflect_docker)" "$(f reflect_direct)" "$(f reflect_direct)"

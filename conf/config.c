@@ -240,6 +240,17 @@ static void finish_workers(struct conf_ctx *ctx)
 			 "[server] metrics_listen port %u: with workers = %u, worker K serves its metrics on the port "
 			 "+ K, which passes 65535",
 			 cfg->metrics_listen_port, cfg->workers);
+	if (cfg->max_connections < cfg->workers || cfg->max_unauthenticated < cfg->workers)
+		conf_err(ctx, 0,
+			 "[server] max_connections and max_unauthenticated are divided among the workers: with "
+			 "workers = %u each must be at least %u",
+			 cfg->workers, cfg->workers);
+	for (size_t i = 0; i < cfg->ntargets; i++)
+		if (cfg->targets[i].max_db_connections && cfg->targets[i].max_db_connections < cfg->workers)
+			conf_err(ctx, 0,
+				 "[target %s] max_db_connections = %u is divided among the workers: with workers = %u "
+				 "it must be 0 (no bound) or at least %u",
+				 cfg->targets[i].name, cfg->targets[i].max_db_connections, cfg->workers, cfg->workers);
 	if (cfg->job_dir && strlen(cfg->job_dir) + sizeof(CONFIG_WORKER_SOCKET_TAIL) > CONFIG_WORKER_SOCKET_MAX)
 		conf_err(ctx, 0,
 			 "[server] job_dir %s is too long for workers = %u: each worker's socket under it must fit "

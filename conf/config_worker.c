@@ -10,6 +10,12 @@
 
 #include "conf/config.h"
 
+/* One worker's part of a bound of the whole (0, no bound, stays 0); the config check keeps it at least 1. */
+static uint32_t share_of(uint32_t whole, uint32_t n)
+{
+	return whole && whole / n == 0 ? 1 : whole / n;
+}
+
 bool config_worker_share(struct airlock_config *cfg, uint32_t index)
 {
 	uint32_t n = cfg->workers > 1 ? cfg->workers : 1;
@@ -36,6 +42,11 @@ bool config_worker_share(struct airlock_config *cfg, uint32_t index)
 	cfg->runner_uid_last = last;
 	if (cfg->metrics_listen_host)
 		cfg->metrics_listen_port = (uint16_t)(cfg->metrics_listen_port + index);
+	/* What bounds the whole airlockd is divided, so N workers together stay within it. */
+	cfg->max_connections = share_of(cfg->max_connections, n);
+	cfg->max_unauthenticated = share_of(cfg->max_unauthenticated, n);
+	for (size_t i = 0; i < cfg->ntargets; i++)
+		cfg->targets[i].max_db_connections = share_of(cfg->targets[i].max_db_connections, n);
 	if (index > 0) {
 		free(cfg->approval_listen_host);
 		cfg->approval_listen_host = NULL;

@@ -1111,9 +1111,11 @@ $([[ $kind == test ]] && printf '%s' "# The suite fails logins from 127.0.0.1 on
 login_free_failures = 100000")
 audit_log = $audit
 approval_store = $AIRLOCK_STATE_DIR/approvals$([[ $kind == test ]] && printf '%s' -test).db
-$([[ $kind == demo ]] && printf '%s' "# Approvers decide held writes here (HTTPS, the demo's certificate).
+$([[ $kind == demo ]] && printf '%s' "# Two processes share the listeners (SO_REUSEPORT), each its own loop and runners.
+workers = 2
+# Approvers decide held writes here (HTTPS, the demo's certificate; worker 0 serves it).
 approval_listen = 127.0.0.1:8443
-# Prometheus scrapes GET /metrics here (plain HTTP, loopback only).
+# Prometheus scrapes GET /metrics here (plain HTTP, loopback only): worker 0 on 9930, worker 1 on 9931.
 metrics_listen = 127.0.0.1:9930")
 
 [hosts]

@@ -184,8 +184,18 @@ static void workers_checked_and_shared(void **state)
 	config_worker_socket(dir, 2, sock, sizeof(sock));
 	assert_true(!strncmp(sock, dir, strlen(dir)));
 	assert_string_equal(sock + strlen(dir), "/.workers/2.sock");
+	uint32_t conns = cfg->max_connections, preauth = cfg->max_unauthenticated, db[16];
+
+	assert_true(cfg->ntargets <= 16);
+	for (size_t i = 0; i < cfg->ntargets; i++)
+		db[i] = cfg->targets[i].max_db_connections = (uint32_t)(7 * i); /* 0: no bound, 7, 14, ... */
 	/* Worker 2 of 3: the last slice takes the remainder; its metrics one port on; no approval page. */
 	assert_true(config_worker_share(cfg, 2));
+	/* The bounds of the whole, divided: three workers together stay within each. */
+	assert_int_equal(cfg->max_connections, conns / 3);
+	assert_int_equal(cfg->max_unauthenticated, preauth / 3);
+	for (size_t i = 0; i < cfg->ntargets; i++)
+		assert_int_equal(cfg->targets[i].max_db_connections, db[i] / 3);
 	assert_int_equal(cfg->runner_uid_first, 2000000006);
 	assert_int_equal(cfg->runner_uid_last, 2000000009);
 	assert_string_equal(cfg->runner_uids, "2000000006-2000000009");
@@ -218,6 +228,7 @@ static void workers_checked_and_shared(void **state)
 	expect_error("workers = 2\njob_dir = /run/airlock/a-job-directory-whose-name-is-far-too-long-for-a-unix-"
 		     "socket-path-under-it/jobs\n",
 		     "is too long for workers = 2");
+	expect_error("workers = 4\nmax_connections = 3\n", "divided among the workers");
 	expect_error("workers = 17\n", "workers");
 	expect_error("workers = 0\n", "workers");
 }
