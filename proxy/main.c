@@ -12,7 +12,8 @@
  * one statement in one container, with job_dir.c, job_ctl.c and
  * job_frame.c below it), relay.c (a job's socket to the database) and
  * audit.c (with its hash chain in audit_chain.c and the chain's checker in
- * audit_verify.c). Each protocol is a folder below: proxy/pg/ and
+ * audit_verify.c). With workers = N, supervisor.c forks N servers that
+ * share the listeners and keeps their one audit log. Each protocol is a folder below: proxy/pg/ and
  * proxy/mysql/, each with its validator in validate/. The server owns the
  * loop, the generations, the launcher, the job manager and every session;
  * a session owns its protocol state and holds its generation; a job is
