@@ -50,6 +50,7 @@ struct sup {
 	struct server_worker share[PEER_KEY_MAX_WORKERS]; /* what each worker is handed */
 	struct audit *audit;
 	int lock;      /* job_dir's lock, held for as long as any of us runs */
+	int sfd;       /* the signals the supervisor reads (signalfd); a worker closes its copy */
 	bool stopping; /* a stop was asked for, or a worker ended */
 	int rc;
 };
@@ -252,6 +253,7 @@ static void worker_main(struct sup *s, uint32_t index, pid_t parent, const sigse
 			close_share(&s->share[i]);
 	}
 	audit_close(s->audit);
+	close(s->sfd);
 	snprintf(tag, sizeof(tag), "worker %u", index);
 	log_set_tag(tag);
 	rc = server_init(&srv, s->cfg->path, s->cfg, &s->share[index]);
@@ -407,7 +409,7 @@ static void watch(struct sup *s, int sfd)
 
 int supervisor_run(struct airlock_config *cfg)
 {
-	struct sup s = {.cfg = cfg, .n = cfg->workers, .lock = -1};
+	struct sup s = {.cfg = cfg, .n = cfg->workers, .lock = -1, .sfd = -1};
 	sigset_t mask, old;
 	pid_t self = getpid();
 	int sfd = -1;
@@ -425,7 +427,7 @@ int supervisor_run(struct airlock_config *cfg)
 		s.rc = 1;
 		goto out;
 	}
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	sfd = s.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0) {
 		log_error("supervisor: %s", strerror(errno));
 		s.rc = 1;
