@@ -173,8 +173,33 @@ static struct evconnlistener *server_listen_fd(struct server_listener *l, const 
 	return lst;
 }
 
+static int server_runtime_sweep(const struct airlock_config *cfg);
+
+int server_take_job_dir(const struct airlock_config *cfg)
+{
+	char err[256];
+	int lock, swept;
+
+	if (server_make_job_dir(cfg, cfg->job_dir) < 0)
+		return -1;
+	/* Before anything in job_dir is swept or unpacked: a second instance on it must touch nothing. */
+	lock = job_dir_lock(cfg->job_dir, err, sizeof(err));
+	if (lock < 0) {
+		log_error("%s", err);
+		return -1;
+	}
+	swept = jobs_sweep_dir(cfg->job_dir);
+	if (swept > 0)
+		log_info("removed %d job directories left from an earlier run", swept);
+	if (server_runtime_sweep(cfg) < 0) {
+		close(lock);
+		return -1;
+	}
+	return lock;
+}
+
 /* Fail closed but keep serving: the engine may come back later. Leftover containers go first. */
-int server_runtime_sweep(const struct airlock_config *cfg)
+static int server_runtime_sweep(const struct airlock_config *cfg)
 {
 	char err[256], state[4096];
 	int swept;
@@ -339,7 +364,6 @@ static void ops_tick_cb(evutil_socket_t fd, short what, void *arg)
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg, const struct server_worker *worker)
 {
 	char err[256], who[160];
-	int swept;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->job_dir_lock = -1;
@@ -362,18 +386,8 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->cfg = srv->gen->cfg;
 	srv->started = time(NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (server_make_job_dir(cfg, cfg->job_dir) < 0)
-		return -1;
-	/* Before anything in job_dir is swept or unpacked: a second instance on it must touch nothing. */
-	srv->job_dir_lock = job_dir_lock(cfg->job_dir, err, sizeof(err));
-	if (srv->job_dir_lock < 0) {
-		log_error("%s", err);
-		return -1;
-	}
-	swept = jobs_sweep_dir(cfg->job_dir);
-	if (swept > 0)
-		log_info("removed %d job directories left from an earlier run", swept);
-	if (server_runtime_sweep(cfg) < 0)
+	srv->job_dir_lock = server_take_job_dir(cfg);
+	if (srv->job_dir_lock < 0)
 		return -1;
 	/* After the sweep, nothing may run as a runner uid: such a process could reach a runner. */
 	if (runner_uids_busy(cfg->runner_uid_first, cfg->runner_uid_last, who, sizeof(who))) {

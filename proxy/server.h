@@ -121,8 +121,12 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 int server_make_job_dir(const struct airlock_config *cfg, const char *dir);
 /* validator_uid is no host account and nothing runs as it (when root); -1 logged. */
 int server_check_validator_uid(const struct airlock_config *cfg);
-/* Removes the runner containers an earlier run left under cfg->job_dir; -1 (logged) only for a bad job_dir. */
-int server_runtime_sweep(const struct airlock_config *cfg);
+/*
+ * Makes cfg->job_dir, takes its lock and removes what an earlier run left
+ * there (job directories, runner containers). Returns the descriptor that
+ * holds the lock (the caller's), or -1 logged.
+ */
+int server_take_job_dir(const struct airlock_config *cfg);
 /* Runs the loop until SIGINT/SIGTERM. */
 int server_run(struct server *srv);
 void server_fini(struct server *srv);

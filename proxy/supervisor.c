@@ -25,8 +25,6 @@
 
 #include "proxy/approvals.h"
 #include "proxy/audit.h"
-#include "proxy/job/job_dir.h"
-#include "proxy/job/job.h"
 #include "proxy/log.h"
 #include "proxy/peer_key.h"
 #include "proxy/server.h"
@@ -131,20 +129,10 @@ static int prepare(struct sup *s)
 	char err[512], dir[4200];
 	struct approval_store *st;
 	struct stat sb;
-	int swept;
 
-	if (server_make_job_dir(cfg, cfg->job_dir) < 0)
-		return -1;
-	s->lock = job_dir_lock(cfg->job_dir, err, sizeof(err));
-	if (s->lock < 0) {
-		log_error("%s", err);
-		return -1;
-	}
 	/* What a single process left directly under job_dir; each worker sweeps its own directory. */
-	swept = jobs_sweep_dir(cfg->job_dir);
-	if (swept > 0)
-		log_info("removed %d job directories left from an earlier run", swept);
-	if (server_runtime_sweep(cfg) < 0 || server_check_validator_uid(cfg) < 0)
+	s->lock = server_take_job_dir(cfg);
+	if (s->lock < 0 || server_check_validator_uid(cfg) < 0)
 		return -1;
 	snprintf(dir, sizeof(dir), "%s" CONFIG_WORKER_DIR, cfg->job_dir);
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || lstat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode) ||

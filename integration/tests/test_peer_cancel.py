@@ -223,7 +223,11 @@ def my_conn(node, user="agent"):
 
 def sleeping(node, secs):
     """A MySQL session on node running SLEEP(secs) in a thread: (connection, thread, result)."""
-    victim = my_conn(node)
+    return sleeping_on(my_conn(node), secs)
+
+
+def sleeping_on(victim, secs):
+    """SLEEP(secs) run on the MySQL connection victim in a thread: (victim, thread, result)."""
     result = {}
 
     def run():

@@ -21,7 +21,6 @@ import socket
 import stat
 import struct
 import subprocess
-import threading
 import time
 import urllib.request
 
@@ -31,7 +30,7 @@ import pytest
 import itest
 import pgwire
 from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
-from test_peer_cancel import peer_kill, secret_file, send_cancel
+from test_peer_cancel import peer_kill, secret_file, send_cancel, sleeping_on
 from test_pg_approvals import api, audited, in_thread
 
 UID_BASE = 1005800000
@@ -201,23 +200,8 @@ def test_a_cancel_reaches_its_statement_from_either_worker(node):
 
 
 def sleeping(node, worker, secs):
-    victim = my_on(node, worker)
-    result = {}
-
-    def run():
-        t0 = time.monotonic()
-        try:
-            with victim.cursor() as cur:
-                cur.execute("SELECT SLEEP(%d)" % secs)
-                result["rows"] = cur.fetchall()
-        except pymysql.err.MySQLError as e:
-            result["error"] = e.args
-        result["secs"] = time.monotonic() - t0
-
-    t = threading.Thread(target=run)
-    t.start()
-    time.sleep(1.5)
-    return victim, t, result
+    """A MySQL session on worker running SLEEP(secs) in a thread: (connection, thread, result)."""
+    return sleeping_on(my_on(node, worker), secs)
 
 
 def test_kill_query_reaches_the_other_workers_connection(node):
