@@ -23,7 +23,8 @@
 #     psql / mysql, and airlockd's RSS before and at its peak.
 #  5. Idle authenticated connections: a fresh airlockd's RSS for them
 #     against PgBouncer's. 5b: throughput at 16 and 64 clients of an
-#     airlockd with workers = 2 against the one-worker oci airlockd.
+#     airlockd with workers = 2 against the one-worker oci airlockd, of
+#     SELECT 1 (a runner each) and of SET (answered by airlockd itself).
 #  6. The validators' cost per statement (bench_validate).
 #  7. Throughput through HAProxy at 16 and 64 clients, one node against
 #     three (bench/nodes.sh).
@@ -227,9 +228,14 @@ echo "== 6. validator cost"
 echo
 echo "== 5b. one worker and two (oci; workers = 2 divide the same max_db_connections)"
 bench_airlockd w2 oci 6443 3343 1001200000 workers=2
+# SELECT 1 runs in a runner; SET airlockd answers itself (its loop and the protocol, no container).
 for c in 16 64; do
 	"$build/bench_throughput" "w1_$c" "$(via 6441 bench)" "$c" "$secs" 2>>"$out/w.err" | tee -a "$out/lat.txt"
 	"$build/bench_throughput" "w2_$c" "$(via 6443 bench)" "$c" "$secs" 2>>"$out/w.err" | tee -a "$out/lat.txt"
+	"$build/bench_throughput" "w1set_$c" "$(via 6441 bench)" "$c" "$secs" "SET application_name = 'bench'" \
+		2>>"$out/w.err" | tee -a "$out/lat.txt"
+	"$build/bench_throughput" "w2set_$c" "$(via 6443 bench)" "$c" "$secs" "SET application_name = 'bench'" \
+		2>>"$out/w.err" | tee -a "$out/lat.txt"
 done
 [[ -s $out/w.err ]] && { echo "failures:"; sort "$out/w.err" | uniq -c | sort -rn | head -5; }
 kill -TERM "$(cat "$out/w2.pid")" 2>/dev/null || true
@@ -272,6 +278,8 @@ done
 for c in 16 64; do
 	row "$c clients, statements/s: 2 workers (1 worker; errors $(f "w2_$c" errors)/$(f "w1_$c" errors))" \
 		"$(f "w2_$c" per_s)" "-" "$(f "w1_$c" per_s)" "$(f "w1_$c" per_s)"
+	row "$c clients, SET (answered by airlockd), statements/s: 2 workers (1 worker)" \
+		"$(f "w2set_$c" per_s)" "-" "$(f "w1set_$c" per_s)" "$(f "w1set_$c" per_s)"
 done
 row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
 row "SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_oci)" "$(f reflect_docker)" "$(f reflect_direct)" "$(f reflect_direct)"
