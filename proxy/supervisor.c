@@ -233,7 +233,21 @@ static void worker_main(struct sup *s, uint32_t index, pid_t parent, const sigse
 	/* Ends with its supervisor, and never outlives it unnoticed if that was already gone. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
 		_exit(1);
-	sigprocmask(SIG_SETMASK, mask, NULL);
+	/*
+	 * What the supervisor passes on stays blocked until the server's loop
+	 * has its handlers: until then it waits, rather than ending the worker
+	 * (the default action of SIGHUP, SIGTERM and SIGRTMIN).
+	 */
+	sigset_t held = *mask;
+
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGHUP);
+	sigaddset(&held, SIGUSR1);
+	sigaddset(&held, SIGRTMIN);
+	sigaddset(&held, SIGRTMIN + 1);
+	sigdelset(&held, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &held, NULL);
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (s->w[i].audit >= 0)
 			close(s->w[i].audit);
@@ -245,6 +259,7 @@ static void worker_main(struct sup *s, uint32_t index, pid_t parent, const sigse
 	snprintf(tag, sizeof(tag), "worker %u", index);
 	log_set_tag(tag);
 	rc = server_init(&srv, s->cfg->path, s->cfg, &s->share[index]);
+	sigprocmask(SIG_SETMASK, mask, NULL); /* the loop's handlers are in place: what waited is delivered */
 	if (rc == 0)
 		rc = server_run(&srv);
 	server_fini(&srv);

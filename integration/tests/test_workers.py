@@ -422,10 +422,15 @@ def test_a_worker_that_dies_stops_airlockd():
 
 
 def test_the_consoles_shutdown_stops_every_worker():
+    """And a SIGHUP that comes while the workers start waits for their handlers instead of ending them."""
     d = PrivateAirlockd("workers_shut", {"workers": 2, "pool_min": 0}, uid_base=UID_BASE + 3000)
-    d.start()
+    d.start(wait=False)
     try:
+        assert itest.wait_until(lambda: len(children(d.pid)) == 2, 10, 0.01)
+        d.signal(signal.SIGHUP)
         assert itest.wait_until(lambda: len(re.findall(r"worker \d: listening for MySQL", d.log())) == 2, 30, 0.2)
+        assert itest.wait_until(lambda: len(re.findall(r"worker \d: reloaded", d.log())) == 2, 10, 0.1), d.log()
+        assert d.alive() and len(children(d.pid)) == 2
         c = pgwire.Conn("127.0.0.1", d.pg_port)
         assert c.login("admin", ADMIN_PASSWORD, "airlock") is None
         c.query("SHUTDOWN WAIT_FOR_CLIENTS")
