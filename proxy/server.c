@@ -137,7 +137,8 @@ static struct evconnlistener *server_listen(struct server_listener *l, const cha
 	return lst;
 }
 
-int server_make_job_dir(const struct airlock_config *cfg, const char *dir)
+/* Makes dir 0711, searchable by the runners cfg's runtime needs; -1 logged. */
+static int server_make_job_dir(const struct airlock_config *cfg, const char *dir)
 {
 	struct stat st;
 

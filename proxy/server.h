@@ -117,8 +117,6 @@ struct server {
  * stderr.
  */
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg, const struct server_worker *worker);
-/* Makes dir (job_dir, or a worker's under it) 0711, searchable by the runners cfg's runtime needs; -1 logged. */
-int server_make_job_dir(const struct airlock_config *cfg, const char *dir);
 /* validator_uid is no host account and nothing runs as it (when root); -1 logged. */
 int server_check_validator_uid(const struct airlock_config *cfg);
 /*
