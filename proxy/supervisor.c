@@ -183,8 +183,11 @@ static int make_shares(struct sup *s)
 	if (bind_shared("pg_listen", cfg->pg_listen_host, cfg->pg_listen_port, pg, s->n) < 0)
 		return -1;
 	if (cfg->mysql_listen_host &&
-	    bind_shared("mysql_listen", cfg->mysql_listen_host, cfg->mysql_listen_port, my, s->n) < 0)
+	    bind_shared("mysql_listen", cfg->mysql_listen_host, cfg->mysql_listen_port, my, s->n) < 0) {
+		for (uint32_t i = 0; i < s->n; i++)
+			close(pg[i]);
 		return -1;
+	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct server_worker *w = &s->share[i];
 
