@@ -30,7 +30,7 @@ import pytest
 import itest
 import pgwire
 from private_airlockd import AIRLOCKD_BIN, PrivateAirlockd, free_port
-from test_peer_cancel import peer_kill, secret_file, send_cancel, sleeping_on
+from test_peer_cancel import outcome, peer_kill, secret_file, send_cancel, sleeping_on
 from test_pg_approvals import api, audited, in_thread
 
 UID_BASE = 1005800000
@@ -107,13 +107,6 @@ def my_on(node, worker, user=USER):
             return c
         c.close()
     raise AssertionError("64 connections and none on worker %d" % worker)
-
-
-def outcome(c):
-    for t, body in c.recv_until_ready():
-        if t == b"E":
-            return pgwire.error_fields(body).get("C")
-    return None
 
 
 def test_connections_spread_over_both_workers(node):
