@@ -50,6 +50,7 @@ struct olauncher {
 	char state[4096]; /* where it is unpacked */
 	bool rootfs_lost; /* it disappeared and could not be unpacked again (said once in the log) */
 	bool userns;
+	uint64_t fsize;     /* the runner's RLIMIT_FSIZE: 0, or OCI_FSIZE_CRUN for crun */
 	char root[4096];    /* the runtime's --root */
 	char bundles[4096]; /* bundle directories */
 	struct olaunch *launches;
@@ -94,7 +95,7 @@ static int bundle_write(struct olaunch *la, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot make the bundle %.180s: %s", la->bundle, strerror(errno));
 		return -1;
 	}
-	cfg = oci_spec_config(&la->spec, la->l->rootfs, la->l->userns);
+	cfg = oci_spec_config(&la->spec, la->l->rootfs, la->l->userns, la->l->fsize);
 	snprintf(path, sizeof(path), "%s/config.json", la->bundle);
 	rc = cfg ? json_dump_file(cfg, path, JSON_COMPACT) : -1;
 	json_decref(cfg);
@@ -494,6 +495,14 @@ static const struct launcher_ops oci_ops = {
 	.free = oci_free,
 };
 
+/* Is the runtime binary crun (named crun, crun-1.8, ...)? It sets rlimits before loading seccomp: oci_spec.h. */
+static bool runtime_is_crun(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return strncmp(base ? base + 1 : path, "crun", 4) == 0;
+}
+
 struct launcher *launcher_new_oci(struct event_base *base, const struct oci_options *o)
 {
 	struct olauncher *l = calloc(1, sizeof(*l));
@@ -503,6 +512,7 @@ struct launcher *launcher_new_oci(struct event_base *base, const struct oci_opti
 	l->base.ops = &oci_ops;
 	l->evb = base;
 	l->userns = o->userns;
+	l->fsize = runtime_is_crun(o->runtime) ? OCI_FSIZE_CRUN : 0;
 	l->runtime = strdup(o->runtime);
 	l->rootfs = o->rootfs ? strdup(o->rootfs) : NULL;
 	l->rootfs_ref = o->rootfs_ref ? strdup(o->rootfs_ref) : NULL;

@@ -53,7 +53,7 @@ static json_t *rlimit(const char *type, uint64_t v)
 	return json_pack("{s:s, s:I, s:I}", "type", type, "hard", (json_int_t)v, "soft", (json_int_t)v);
 }
 
-static json_t *process(const struct launch_spec *sp, unsigned long uid, unsigned long gid)
+static json_t *process(const struct launch_spec *sp, unsigned long uid, unsigned long gid, uint64_t fsize)
 {
 	return json_pack("{s:b, s:{s:I, s:I, s:[]}, s:[s, s], s:[s], s:s, s:{s:[], s:[], s:[], s:[], s:[]}, "
 			 "s:[o, o, o, o], s:b, s:i}",
@@ -61,8 +61,8 @@ static json_t *process(const struct launch_spec *sp, unsigned long uid, unsigned
 			 "args", "/airlock-runner", "/job/control.sock", "env", "PATH=/", "cwd", "/", "capabilities",
 			 "bounding", "effective", "inheritable", "permitted", "ambient", "rlimits",
 			 rlimit("RLIMIT_CORE", 0), rlimit("RLIMIT_NOFILE", OCI_NOFILE),
-			 rlimit("RLIMIT_NPROC", (uint64_t)sp->pids_limit), rlimit("RLIMIT_FSIZE", 0), "noNewPrivileges",
-			 1, "oomScoreAdj", 1000);
+			 rlimit("RLIMIT_NPROC", (uint64_t)sp->pids_limit), rlimit("RLIMIT_FSIZE", fsize),
+			 "noNewPrivileges", 1, "oomScoreAdj", 1000);
 }
 
 static json_t *mounts(const struct launch_spec *sp)
@@ -108,7 +108,7 @@ static json_t *linux_section(const struct launch_spec *sp, unsigned long uid, un
 	return lx;
 }
 
-json_t *oci_spec_config(const struct launch_spec *sp, const char *rootfs, bool userns)
+json_t *oci_spec_config(const struct launch_spec *sp, const char *rootfs, bool userns, uint64_t fsize)
 {
 	unsigned long uid, gid;
 
@@ -116,6 +116,6 @@ json_t *oci_spec_config(const struct launch_spec *sp, const char *rootfs, bool u
 		return NULL;
 	/* json_pack with o steals each part, also when it fails. */
 	return json_pack("{s:s, s:o, s:{s:s, s:b}, s:s, s:o, s:o}", "ociVersion", "1.0.2", "process",
-			 process(sp, uid, gid), "root", "path", rootfs, "readonly", 1, "hostname", "runner", "mounts",
-			 mounts(sp), "linux", linux_section(sp, uid, gid, userns));
+			 process(sp, uid, gid, fsize), "root", "path", rootfs, "readonly", 1, "hostname", "runner",
+			 "mounts", mounts(sp), "linux", linux_section(sp, uid, gid, userns));
 }
