@@ -43,26 +43,29 @@ def oci_root(job_dir=JOB_DIR):
     return os.path.join(job_dir, OCI_STATE, "runtime")
 
 
-def oci_list(job_dir=JOB_DIR):
-    """The OCI runtime's containers of the airlockd whose job_dir this is: [{id, pid, status, ...}]."""
+def oci_list(job_dir=JOB_DIR, runtime=None):
+    """The OCI runtime's containers of the airlockd whose job_dir this is: [{id, pid, status, ...}].
+    runtime: the binary that airlockd runs (OCI_RUNTIME unless given)."""
+    runtime = runtime or OCI_RUNTIME
     root = oci_root(job_dir)
-    if not os.path.isdir(root):
+    if not os.path.isdir(root) or not os.access(runtime, os.X_OK):
         return []
     # `list` reads each container's state file and fails when one is being
     # deleted under it: that is a moment, not an answer, so ask again.
     for attempt in range(20):
-        r = subprocess.run([OCI_RUNTIME, "--root", root, "list", "--format", "json"],
+        r = subprocess.run([runtime, "--root", root, "list", "--format", "json"],
                            capture_output=True, text=True, timeout=30)
         if r.returncode == 0:
             return [c for c in (json.loads(r.stdout) or []) if c["id"].startswith("airlock-")]
         time.sleep(0.05)
-    raise AssertionError("%s list failed 20 times: %s" % (OCI_RUNTIME, r.stderr.strip()))
+    raise AssertionError("%s list failed 20 times: %s" % (runtime, r.stderr.strip()))
 
 
-def runner_containers(job_dir=JOB_DIR, running_only=False):
-    """Ids of the runner containers of the airlockd with this job_dir, on the runtime under test."""
+def runner_containers(job_dir=JOB_DIR, running_only=False, runtime=None):
+    """Ids of the runner containers of the airlockd with this job_dir, on the runtime under test
+    (runtime: the OCI binary, when not OCI_RUNTIME)."""
     if RUNTIME == "oci":
-        return [c["id"] for c in oci_list(job_dir) if not running_only or c["status"] == "running"]
+        return [c["id"] for c in oci_list(job_dir, runtime) if not running_only or c["status"] == "running"]
     args = ["docker", "ps", "-q", "--filter", "label=airlock.root=" + job_dir]
     if not running_only:
         args.insert(2, "-a")
@@ -446,11 +449,12 @@ def _oci_runner(c, job_dir):
     return {"id": c["id"], "pid": c["pid"], "uid": uid, "job_dir": src, "bundle": c["bundle"]}
 
 
-def live_runners(job_dir=JOB_DIR):
-    """{id, pid (on the host), uid, job_dir} of every running runner container."""
+def live_runners(job_dir=JOB_DIR, runtime=None):
+    """{id, pid (on the host), uid, job_dir} of every running runner container
+    (runtime: the OCI binary, when not OCI_RUNTIME)."""
     found = []
     if RUNTIME == "oci":
-        for c in oci_list(job_dir):
+        for c in oci_list(job_dir, runtime):
             r = c["status"] == "running" and c["pid"] and _oci_runner(c, job_dir)
             if r:
                 found.append(r)

@@ -107,6 +107,7 @@ class PrivateAirlockd:
             "audit_log": self.audit_log,
         }
         values.update(server or {})
+        self.oci_runtime = values.get("oci_runtime")  # None: the suite's
         # A pool size given is the size: no growth beyond it unless asked.
         if "pool_min" in values and "pool_max" not in values:
             values["pool_max"] = 0
@@ -197,7 +198,7 @@ class PrivateAirlockd:
 
     def containers(self):
         """Ids of the runner containers that carry this airlockd's job directory."""
-        return itest.runner_containers(self.job_dir)
+        return itest.runner_containers(self.job_dir, runtime=self.oci_runtime)
 
     def job_dirs(self):
         return itest.job_dir_entries(self.job_dir)

@@ -3,7 +3,9 @@ own state, the generated config.json, and what the kernel says of the
 runner process (/proc/PID/status, limits, uid_map, mountinfo, net/dev,
 its namespaces and its cgroup files). Then a runner taken over by an
 attacker (integration/rogue/runner_escape.c) tries to get out, and its
-report comes back as the statement's error."""
+report comes back as the statement's error. Each of these runs on both
+OCI runtimes airlockd drives: the suite's runc, and crun (an airlockd of
+its own with oci_runtime = crun)."""
 
 import json
 import os
@@ -20,19 +22,36 @@ pytestmark = pytest.mark.skipif(itest.RUNTIME != "oci",
                                 reason="the airlockd under test runs runtime = %s" % itest.RUNTIME)
 
 NAMESPACES = ("pid", "net", "ipc", "uts", "mnt", "cgroup", "user")
+CRUN = "/usr/bin/crun"
+RUNTIMES = ["runc", "crun"]
 
 
-@pytest.fixture
-def runner():
-    """A live warm runner of the airlockd under test, with its config.json."""
+@pytest.fixture(scope="module")
+def crun_airlockd():
+    """An airlockd like the suite's that runs its runners with crun."""
+    d = PrivateAirlockd("crun", {"oci_runtime": CRUN, "pool_min": 2}, uid_base=1005900000)
+    d.start()
+    yield d
+    d.stop()
+    assert d.clean(), (d.containers(), d.job_dirs())
+
+
+@pytest.fixture(params=RUNTIMES)
+def runner(request):
+    """A live warm runner of the airlockd under test (runc) or of the crun one, with its config.json."""
+    job_dir, runtime = itest.JOB_DIR, None
+    if request.param == "crun":
+        d = request.getfixturevalue("crun_airlockd")
+        job_dir, runtime = d.job_dir, CRUN
     deadline = time.time() + 20
     while time.time() < deadline:
-        for r in itest.live_runners():
+        for r in itest.live_runners(job_dir, runtime):
             try:
                 with open(os.path.join(r["bundle"], "config.json")) as f:
                     r["config"] = json.load(f)
                 with open("/proc/%d/status" % r["pid"]) as f:
                     r["status"] = dict(ln.rstrip("\n").split(":\t", 1) for ln in f if ":\t" in ln)
+                r["root"], r["runtime"] = job_dir, request.param
                 return r
             except OSError:
                 continue
@@ -46,7 +65,7 @@ def read(pid, name):
 
 
 def test_bundle_is_outside_the_container(runner):
-    assert runner["bundle"].startswith(os.path.join(itest.JOB_DIR, itest.OCI_STATE, "bundles") + "/")
+    assert runner["bundle"].startswith(os.path.join(runner["root"], itest.OCI_STATE, "bundles") + "/")
     # The container sees only /job, its own job directory: not the bundle, not other jobs.
     mounts = read(runner["pid"], "mountinfo")
     assert runner["bundle"] not in mounts
@@ -61,7 +80,8 @@ def test_process_has_no_privileges(runner):
     assert st["Seccomp"].strip() == "2"  # a filter
     uid = int(st["Uid"].split()[0])
     gid = int(st["Gid"].split()[0])
-    assert 1000000000 <= uid <= 1000065535 and gid == uid
+    low, high = (1005900000, 1005900999) if runner["runtime"] == "crun" else (1000000000, 1000065535)
+    assert low <= uid <= high and gid == uid
     assert all(int(x) == uid for x in st["Uid"].split())
     cfg = runner["config"]["process"]
     assert cfg["noNewPrivileges"] is True
@@ -119,6 +139,11 @@ def test_rlimits(runner):
     assert core.split()[4:6] == ["0", "0"], core
     files = next(ln for ln in limits.splitlines() if ln.startswith("Max open files"))
     assert files.split()[3:5] == ["256", "256"], files
+    # runc: no file may be written at all; crun writes its seccomp filter into a file after it has
+    # set the rlimits, so its runners may write 32 KiB (launch/oci_spec.h, OCI_FSIZE_CRUN).
+    size = next(ln for ln in limits.splitlines() if ln.startswith("Max file size"))
+    want = "32768" if runner["runtime"] == "crun" else "0"
+    assert size.split()[3:5] == [want, want], size
 
 
 def cgroup_file(pid, controller, name):
@@ -158,20 +183,24 @@ def test_no_credentials_in_config_or_environment(runner):
     for secret in (itest.backend_password(), itest.my_backend_password(), "agent-secret"):
         assert secret not in blob
     env = open("/proc/%d/environ" % runner["pid"], "rb").read().split(b"\0")
-    assert sorted(e for e in env if e) == [b"HOME=/", b"PATH=/"]
+    # config.json gives PATH=/ alone; runc adds HOME=/, crun does not.
+    assert sorted(e for e in env if e and e != b"HOME=/") == [b"PATH=/"]
 
 
 # ---- a runner taken over ----
 
-@pytest.fixture(scope="module")
-def escaped():
+@pytest.fixture(scope="module", params=RUNTIMES)
+def escaped(request):
     binary = os.path.join(itest.REPO, "build", "runner_escape")
     if not os.access(binary, os.X_OK):
         pytest.fail("%s is missing: build/ must be built (test.sh does)" % binary)
     out = subprocess.run([os.path.join(itest.REPO, "integration", "tools", "build-runner-image.sh"), "--rootfs",
                           os.path.join(itest.STATE_DIR, "escape-rootfs.tar"), binary],
                          capture_output=True, text=True, check=True).stdout
-    d = PrivateAirlockd("escape", {"runner_rootfs": out.split()[-1], "pool_min": 0}, uid_base=1000600000)
+    server = {"runner_rootfs": out.split()[-1], "pool_min": 0}
+    if request.param == "crun":
+        server["oci_runtime"] = CRUN
+    d = PrivateAirlockd("escape" + request.param, server, uid_base=1000600000)
     d.start()
     conn = d.connect()
     try:

@@ -875,6 +875,32 @@ docker_start()
 	log "docker: engine up"
 }
 
+# On a host whose cgroups are mounted hybrid (v1 hierarchies under
+# /sys/fs/cgroup, the v2 tree at unified/), crun runs containers only while
+# the v2 tree holds no controller ("cgroups in hybrid mode not supported,
+# drop all controllers from cgroupv2"). A controller the v2 tree has but
+# uses nowhere (hugetlb, on the test machine) is given a v1 hierarchy of
+# its own, as systemd's hybrid layout does. runc does not mind either way.
+cgroup_hybrid_prepare()
+{
+	local u=/sys/fs/cgroup/unified c
+
+	[[ -r $u/cgroup.controllers ]] || return 0
+	for c in $(<"$u/cgroup.controllers"); do
+		if grep -qw "$c" "$u/cgroup.subtree_control" 2>/dev/null; then
+			log "cgroups: $c is in use in the v2 tree; crun will refuse containers"
+			continue
+		fi
+		mountpoint -q "/sys/fs/cgroup/$c" && continue
+		if mkdir -p "/sys/fs/cgroup/$c" 2>/dev/null &&
+		   mount -t cgroup -o "$c" cgroup "/sys/fs/cgroup/$c" 2>/dev/null; then
+			log "cgroups: $c mounted as a v1 hierarchy, so that crun runs on this hybrid host"
+		else
+			log "cgroups: $c could not get a v1 hierarchy; crun will refuse containers"
+		fi
+	done
+}
+
 # Stops dockerd (SIGTERM, then SIGKILL after 30 s).
 docker_stop()
 {
@@ -1328,6 +1354,7 @@ prepare_environment()
 	mariadb_start
 	mariadb_shop_setup
 	mariadb_shop_verify
+	cgroup_hybrid_prepare
 	docker_start
 	runner_image_build
 	runner_rootfs_build
