@@ -25,6 +25,8 @@
 #     against PgBouncer's. 5b: throughput at 16 and 64 clients of an
 #     airlockd with workers = 2 against the one-worker oci airlockd, of
 #     SELECT 1 (a runner each) and of SET (answered by airlockd itself).
+#     5c: the oci airlockd's figures again with oci_runtime = crun (warm,
+#     back to back, throughput beside crun's raw ceiling, bursts).
 #  6. The validators' cost per statement (bench_validate).
 #  7. Throughput through HAProxy at 16 and 64 clients, one node against
 #     three (bench/nodes.sh).
@@ -240,6 +242,23 @@ done
 [[ -s $out/w.err ]] && { echo "failures:"; sort "$out/w.err" | uniq -c | sort -rn | head -5; }
 kill -TERM "$(cat "$out/w2.pid")" 2>/dev/null || true
 
+echo
+echo "== 5c. crun against runc (the oci airlockd of sections 1 to 3, same config but oci_runtime)"
+crun=/usr/bin/crun
+bench_airlockd crun oci 6444 3344 1001900000 oci_runtime=$crun
+lat warm_crun "$(via 6444)" "$wruns" "SELECT 1" 1000
+lat b2b_crun "$(via 6444)" "$bruns"
+for c in 1 16 64; do
+	"$build/bench_throughput" "tp_crun_$c" "$(via 6444 bench)" "$c" "$secs" 2>>"$out/crun.err" | tee -a "$out/lat.txt"
+	AIRLOCK_OCI_RUNTIME=$crun bash "$here/oneshot.sh" oci /run/airlock/bench-crun "$c" "$secs" |
+		sed "s/^raw_oci /raw_crun_$c/" | tee -a "$out/lat.txt"
+done
+burst d_crun psql -X "$(aurl 6444)" -c '\d orders'
+printf '%-16s median_ms=%s\n' reflect_crun "$(refl "$(aurl 6444)")" | tee -a "$out/lat.txt"
+"$AIRLOCK_PYTHON" "$here/user_burst.py" burst_crun "$(via 6444)" 16 10 2>>"$out/crun.err" | tee -a "$out/lat.txt"
+[[ -s $out/crun.err ]] && { echo "failures:"; sort "$out/crun.err" | uniq -c | sort -rn | head -5; }
+kill -TERM "$(cat "$out/crun.pid")" 2>/dev/null || true
+
 # The same reads in this process and through one validator worker: the channel's cost per statement.
 "$build/bench_vworker" 20000 "$build/airlock-validator"
 
@@ -282,6 +301,19 @@ for c in 16 64; do
 		"$(f "w2set_$c" per_s)" "-" "$(f "w1set_$c" per_s)" "$(f "w1set_$c" per_s)"
 done
 row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
+row "crun: SELECT 1 warm, median ms (direct)" "$(f warm_crun)" "-" "$(f direct)" "$(f direct)"
+row "crun: SELECT 1 back to back, median ms (runc)" "$(f b2b_crun)" "-" "$(f b2b_oci)" "$(f b2b_oci)"
+row "crun: 100 back to back, total ms (100 fresh direct connections)" "$(awk -v m="$(f b2b_crun mean_ms)" 'BEGIN {print m * 100}')" "-" \
+	"$(awk -v m="$(f direct_fresh mean_ms)" 'BEGIN {print m * 100}')" "$(awk -v m="$(f direct_fresh mean_ms)" 'BEGIN {print m * 100}')"
+for c in 1 16 64; do
+	row "crun: throughput at $c clients, statements/s (errors $(f "tp_crun_$c" errors); crun's raw ceiling; runc's airlock $(f "tp_oci_$c" per_s), raw $(f "raw_oci_$c" per_s))" \
+		"$(f "tp_crun_$c" per_s)" "-" "$(f "raw_crun_$c" per_s)" "$(f "raw_crun_$c" per_s)"
+done
+row 'crun: psql \d orders, ms (direct)' "$(f d_crun)" "-" "$(f d_direct)" "$(f d_direct)"
+row "crun: SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_crun)" "-" "$(f reflect_direct)" "$(f reflect_direct)"
+row "crun: one user's 16 clients x 10 statements, ms (errors $(f burst_crun errors); fresh direct connections)" \
+	"$(f burst_crun)" "-" "$(f burst_direct)" "$(f burst_direct)"
+
 row "SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_oci)" "$(f reflect_docker)" "$(f reflect_direct)" "$(f reflect_direct)"
 row "one user's 16 clients x 10 statements, ms (errors oci/docker: $(f burst_oci errors)/$(f burst_docker errors); fresh direct connections)" \
 	"$(f burst_oci)" "$(f burst_docker)" "$(f burst_direct)" "$(f burst_direct)"
