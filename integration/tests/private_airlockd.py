@@ -125,13 +125,24 @@ class PrivateAirlockd:
         log = open(self.log_path, "ab")
         if not hasattr(self, "log_start"):
             self.log_start = log.tell()  # log() reads this instance's lines, never an earlier run's
+        self.run_start = log.tell()  # ready() reads this start's lines only
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=1")
         self.proc = subprocess.Popen(self.prefix + [self.binary, "-c", self.config], stdout=log, stderr=log,
                                      stdin=subprocess.DEVNULL, env=env)
         log.close()
-        if wait and not wait_until(lambda: self.accepts(self.pg_port) and self.accepts(self.my_port), 30, 0.1):
+        if wait and not wait_until(self.ready, 30, 0.1):
             raise AssertionError("private airlockd %s does not accept:\n%s" % (self.name, self.log()))
         return self
+
+    def ready(self):
+        """Both listeners up. Started through a prefix (a namespace), its ports are a forwarder's,
+        which accepts before the process does: its log's line for the MySQL listener, bound
+        last, says it instead."""
+        if self.prefix:
+            with open(self.log_path, "rb") as f:
+                f.seek(self.run_start)
+                return b"listening for MySQL clients" in f.read()
+        return self.accepts(self.pg_port) and self.accepts(self.my_port)
 
     @staticmethod
     def accepts(port):
