@@ -45,11 +45,9 @@
 #include "proxy/job/runner_uids.h"
 #include "proxy/server_ctl.h"
 #include "proxy/session.h"
+#include "proxy/worker_dirs.h"
 #include "launch/launcher.h"
 #include "launch/oci_rootfs.h"
-
-/* Under job_dir: the OCI runtime's state, the bundles and the unpacked root filesystem. */
-#define SERVER_OCI_STATE ".oci"
 
 static void server_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
 {
@@ -390,6 +388,9 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->job_dir_lock = server_take_job_dir(cfg);
 	if (srv->job_dir_lock < 0)
 		return -1;
+	/* One process: every worker directory is an earlier run's (a worker's own has none below it). */
+	if (!worker)
+		worker_dirs_sweep(cfg, 1);
 	/* After the sweep, nothing may run as a runner uid: such a process could reach a runner. */
 	if (runner_uids_busy(cfg->runner_uid_first, cfg->runner_uid_last, who, sizeof(who))) {
 		log_error("runner_uids %s: %s; pick a range that nothing on this host runs as", cfg->runner_uids, who);

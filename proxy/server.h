@@ -119,6 +119,9 @@ struct server {
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg, const struct server_worker *worker);
 /* validator_uid is no host account and nothing runs as it (when root); -1 logged. */
 int server_check_validator_uid(const struct airlock_config *cfg);
+/* Under job_dir: the OCI runtime's state, the bundles and the unpacked root filesystem. */
+#define SERVER_OCI_STATE ".oci"
+
 /*
  * Makes cfg->job_dir, takes its lock and removes what an earlier run left
  * there (job directories, runner containers). Returns the descriptor that

@@ -29,6 +29,7 @@
 #include "proxy/peer_key.h"
 #include "proxy/server.h"
 #include "proxy/server_ctl.h"
+#include "proxy/worker_dirs.h"
 
 /* A worker's unix socket takes this many forwards waiting to be accepted. */
 #define SIBLING_BACKLOG 128
@@ -134,6 +135,7 @@ static int prepare(struct sup *s)
 	s->lock = server_take_job_dir(cfg);
 	if (s->lock < 0 || server_check_validator_uid(cfg) < 0)
 		return -1;
+	worker_dirs_sweep(cfg, cfg->workers);
 	snprintf(dir, sizeof(dir), "%s" CONFIG_WORKER_DIR, cfg->job_dir);
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || lstat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
 	    sb.st_uid != geteuid() || chmod(dir, 0700) < 0) {

@@ -440,3 +440,48 @@ def test_too_few_runner_uids_for_the_workers_is_refused():
     out = subprocess.run([AIRLOCKD_BIN, "--check-config", d.config], capture_output=True, text=True)
     assert out.returncode == 1
     assert "runner_uids has 3 uids and workers = 4" in out.stderr, out.stderr
+
+
+def test_a_start_with_fewer_workers_removes_what_a_crashed_run_left():
+    """A crash leaves each worker's runner containers and directory (job_dir/wK) behind. A later
+    start as one process never uses them: it removes the containers (and any runner still running),
+    then the directories and the workers' sockets."""
+    uid = UID_BASE + 5000
+    d = PrivateAirlockd("workers_shrink", {"workers": 2, "pool_min": 1}, uid_base=uid)
+    roots = [os.path.join(d.job_dir, "w%d" % k) for k in (0, 1)]
+    left = []
+    d.start()
+    try:
+        assert itest.wait_until(lambda: len(re.findall(r"worker \d: listening for MySQL", d.log())) == 2, 30, 0.2)
+        assert itest.wait_until(lambda: all(itest.live_runners(r) for r in roots), 30, 0.2), d.log()[-2000:]
+        left = [r["pid"] for root in roots for r in itest.live_runners(root)]
+        # Runners that still run when airlockd dies: a runner ends once its line to its worker is
+        # gone, unless it is stopped (or busy) and does not read it.
+        for pid in left:
+            os.kill(pid, signal.SIGSTOP)
+        for pid in children(d.pid) + [d.pid]:
+            os.kill(pid, signal.SIGKILL)
+        d.proc.wait()
+        assert all(itest.runner_containers(r) for r in roots)
+        assert os.path.isdir(os.path.join(d.job_dir, ".workers"))
+    finally:
+        d.stop()
+    one = PrivateAirlockd("workers_shrink", {"workers": 1, "pool_min": 0}, uid_base=uid)
+    try:
+        # Without the sweep, the runners' uids are busy and the start is refused.
+        one.start()
+        assert "removed 2 worker directories left from a run with more workers" in one.log(), one.log()
+        assert itest.wait_until(lambda: not any(os.path.exists("/proc/%d" % pid) for pid in left), 10, 0.1)
+        assert not any(os.path.exists(r) for r in roots)
+        assert not any(itest.runner_containers(r) for r in roots)
+        assert not os.path.exists(os.path.join(d.job_dir, ".workers"))
+        c = pg_session(one)
+        assert rows_of(c, "SELECT count(*) FROM orders WHERE id <= 3") == [("3",)]
+        c.close()
+    finally:
+        one.stop()
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
