@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "proxy/server.h"
 #include "proxy/peer.h"
+#include <stdbool.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,7 @@
 #include "proxy/metrics_http.h"
 #include "proxy/ops_history.h"
 #include "proxy/ops_page.h"
+#include "proxy/runtime_sweep.h"
 #include "proxy/stats.h"
 #include "proxy/tls.h"
 #include "proxy/validator_client.h"
@@ -200,28 +202,29 @@ int server_take_job_dir(const struct airlock_config *cfg)
 /* Fail closed but keep serving: the engine may come back later. Leftover containers go first. */
 static int server_runtime_sweep(const struct airlock_config *cfg)
 {
+	struct runtime_sweep rs = {0};
 	char err[256], state[4096];
+	bool oci = strcmp(cfg->runtime, "oci") == 0;
 	int swept;
 
-	if (strcmp(cfg->runtime, "oci") == 0) {
+	if (oci) {
 		snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, cfg->job_dir);
 		if (mkdir(state, 0711) < 0 && errno != EEXIST) {
 			log_error("job_dir %s: cannot make %s: %s", cfg->job_dir, state, strerror(errno));
 			return -1;
 		}
-		if (oci_runtime_check_sync(cfg->oci_runtime, err, sizeof(err)) < 0) {
-			log_warn("RUNTIME_UNAVAILABLE: %s; statements will fail until it can be run", err);
-			return 0;
-		}
-		swept = oci_sweep_sync(cfg->oci_runtime, state);
-	} else if (launcher_ping_sync(cfg->docker_socket, 3000, err, sizeof(err)) < 0) {
-		log_warn("DOCKER_UNAVAILABLE: %s; statements will fail until the engine is reachable", err);
-		return 0;
-	} else {
-		if (launcher_image_present_sync(cfg->docker_socket, cfg->runner_image, 3000, err, sizeof(err)) < 0)
-			log_warn("IMAGE_UNAVAILABLE: %s", err);
-		swept = launcher_sweep_sync(cfg->docker_socket, cfg->job_dir, 10000);
 	}
+	if (!runtime_sweep_ask(&rs, cfg)) {
+		if (oci)
+			log_warn("RUNTIME_UNAVAILABLE: %s; statements will fail until it can be run", rs.err);
+		else
+			log_warn("DOCKER_UNAVAILABLE: %s; statements will fail until the engine is reachable", rs.err);
+		return 0;
+	}
+	if (!oci && launcher_image_present_sync(cfg->docker_socket, cfg->runner_image, 3000, err, sizeof(err)) < 0)
+		log_warn("IMAGE_UNAVAILABLE: %s", err);
+	if (runtime_sweep_dir(&rs, cfg, cfg->job_dir, &swept) != RUNTIME_SWEPT)
+		log_warn("job_dir %s: %s", cfg->job_dir, rs.err);
 	if (swept > 0)
 		log_info("removed %d runner containers left from an earlier run", swept);
 	return 0;

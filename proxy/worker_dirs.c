@@ -9,12 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launch/launcher.h"
 #include "launch/oci_rootfs.h"
 #include "proxy/job/job.h"
 #include "proxy/job/job_dir.h"
 #include "proxy/log.h"
-#include "proxy/server.h"
+#include "proxy/runtime_sweep.h"
 
 /* Stale directories handled in one call; more are left for the next start (and logged). */
 #define WORKER_DIRS_MAX 256
@@ -40,26 +39,11 @@ static bool stale(long k, uint32_t workers)
 	return k >= 0 && (workers <= 1 || (uint64_t)k >= workers);
 }
 
-/* True when dir holds nothing, or is not there. */
-static bool dir_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!d)
-		return errno == ENOENT;
-	while (empty && (de = readdir(d)))
-		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-	closedir(d);
-	return empty;
-}
-
 /* Sweeps a worker's directory as the worker would, then removes it; false (logged) if it must stay. */
-static bool sweep_one(const struct airlock_config *cfg, const char *dir)
+static bool sweep_one(const struct airlock_config *cfg, struct runtime_sweep *rs, const char *dir)
 {
-	char err[256], state[4200], root[4300];
-	bool gone = false;
+	char err[256];
+	bool gone;
 	int lock = job_dir_lock(dir, err, sizeof(err));
 
 	if (lock < 0) {
@@ -67,28 +51,11 @@ static bool sweep_one(const struct airlock_config *cfg, const char *dir)
 		return false;
 	}
 	jobs_sweep_dir(dir);
-	if (strcmp(cfg->runtime, "oci") == 0) {
-		snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, dir);
-		snprintf(root, sizeof(root), "%s/runtime", state);
-		if (dir_empty(root)) {
-			gone = true;
-		} else if (oci_runtime_check_sync(cfg->oci_runtime, err, sizeof(err)) < 0) {
-			log_warn("job_dir: %s is left as it is: %s", dir, err);
-		} else {
-			oci_sweep_sync(cfg->oci_runtime, state);
-			gone = dir_empty(root);
-			if (!gone)
-				log_warn("job_dir: %s is left as it is: %s still holds containers %s did not remove",
-					 dir, root, cfg->oci_runtime);
-		}
-	} else {
-		gone = launcher_sweep_sync(cfg->docker_socket, dir, 10000) >= 0;
-		if (!gone)
-			log_warn("job_dir: %s is left as it is: its containers cannot be listed at %s", dir,
-				 cfg->docker_socket);
-	}
+	gone = runtime_sweep_dir(rs, cfg, dir, NULL) == RUNTIME_SWEPT;
 	if (gone)
 		oci_remove_tree(dir);
+	else
+		log_warn("job_dir: %s is left as it is: %s", dir, rs->err);
 	close(lock);
 	return gone && access(dir, F_OK) < 0;
 }
@@ -118,6 +85,7 @@ static void sweep_sockets(const struct airlock_config *cfg, uint32_t workers)
 int worker_dirs_sweep(const struct airlock_config *cfg, uint32_t workers)
 {
 	char(*names)[16] = NULL, path[4096];
+	struct runtime_sweep rs = {0};
 	size_t n = 0, more = 0;
 	struct dirent *de;
 	int removed = 0;
@@ -140,7 +108,7 @@ int worker_dirs_sweep(const struct airlock_config *cfg, uint32_t workers)
 	closedir(d);
 	for (size_t i = 0; i < n; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", cfg->job_dir, names[i]) < sizeof(path))
-			removed += sweep_one(cfg, path);
+			removed += sweep_one(cfg, &rs, path);
 	}
 	free(names);
 	sweep_sockets(cfg, workers);
