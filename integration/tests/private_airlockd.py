@@ -139,9 +139,7 @@ class PrivateAirlockd:
         which accepts before the process does: its log's line for the MySQL listener, bound
         last, says it instead."""
         if self.prefix:
-            with open(self.log_path, "rb") as f:
-                f.seek(self.run_start)
-                return b"listening for MySQL clients" in f.read()
+            return "listening for MySQL clients" in self.log(since=self.run_start)
         return self.accepts(self.pg_port) and self.accepts(self.my_port)
 
     @staticmethod
@@ -168,10 +166,11 @@ class PrivateAirlockd:
         conn.autocommit = True
         return conn
 
-    def log(self):
+    def log(self, since=None):
+        """The log from since (a file offset), by default from log_start (or the beginning)."""
         try:
             with open(self.log_path, "rb") as f:
-                f.seek(getattr(self, "log_start", 0))
+                f.seek(getattr(self, "log_start", 0) if since is None else since)
                 return f.read().decode(errors="replace")
         except FileNotFoundError:
             return ""
