@@ -21,7 +21,8 @@ keys = {"pg_listen": "127.0.0.1:$pg", "mysql_listen": "127.0.0.1:$my", "job_dir"
         "audit_log": "$out/audit-$name.log", "runtime": "$runtime",
         "max_connections": "$((idle + 1000))", "max_unauthenticated": "1024",
         "max_unauthenticated_per_address": "1024", "login_free_failures": "1000000", "max_jobs": "64",
-        "queue_wait_ms": "120000", "approval_store": "$out/approvals-$name.db", "workers": "1"}
+        "queue_wait_ms": "120000", "approval_store": "$out/approvals-$name.db", "workers": "1",
+        "oci_runtime": "$AIRLOCK_OCI_RUNTIME"}
 keys.update(a.split("=", 1) for a in sys.argv[3:])
 head, rest = text.split("[hosts]", 1)
 # Two airlockds side by side: the demo's approval and metrics listeners stay the demo's.

@@ -5,7 +5,7 @@
 # at a given concurrency. This is what a one-container-per-statement design
 # can never beat, whatever it does around the runtime.
 #
-#   bench/oneshot.sh oci JOB_DIR CLIENTS SECONDS   (runc with a live airlockd's config.json)
+#   bench/oneshot.sh oci JOB_DIR CLIENTS SECONDS   (AIRLOCK_OCI_RUNTIME, crun by default, with a live airlockd's config.json)
 #   bench/oneshot.sh docker IMAGE CLIENTS SECONDS  (docker run --rm with the runner's settings)
 #
 # For oci, the config.json is copied from a warm runner of the airlockd
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 kind=$1 where=$2 clients=$3 seconds=$4
-runtime=${AIRLOCK_OCI_RUNTIME:-/usr/sbin/runc}
+runtime=${AIRLOCK_OCI_RUNTIME:-/usr/bin/crun}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -25,8 +25,10 @@
 #     against PgBouncer's. 5b: throughput at 16 and 64 clients of an
 #     airlockd with workers = 2 against the one-worker oci airlockd, of
 #     SELECT 1 (a runner each) and of SET (answered by airlockd itself).
-#     5c: the oci airlockd's figures again with oci_runtime = crun (warm,
-#     back to back, throughput beside crun's raw ceiling, bursts).
+#     5c: the oci airlockd's figures again with the other OCI runtime
+#     (runc when the oci airlockd runs crun, the default, and crun when it
+#     runs runc): warm, back to back, throughput beside that runtime's raw
+#     ceiling, bursts.
 #  6. The validators' cost per statement (bench_validate).
 #  7. Throughput through HAProxy at 16 and 64 clients, one node against
 #     three (bench/nodes.sh).
@@ -43,6 +45,10 @@ runs=${1:-200}
 secs=${2:-8}
 idle=${3:-10000}
 build=$AIRLOCK_REPO/build
+# The oci airlockds run AIRLOCK_OCI_RUNTIME (lib.sh: crun); section 5c runs the other one.
+export AIRLOCK_OCI_RUNTIME
+if [[ $(basename "$AIRLOCK_OCI_RUNTIME") == crun* ]]; then alt=/usr/sbin/runc; else alt=/usr/bin/crun; fi
+main_name=$(basename "$AIRLOCK_OCI_RUNTIME") alt_name=$(basename "$alt")
 pw=$(cat "$AIRLOCK_PW_FILE")
 mypw=$(cat "$AIRLOCK_MY_PW_FILE")
 out=$(mktemp -d)
@@ -243,21 +249,20 @@ done
 kill -TERM "$(cat "$out/w2.pid")" 2>/dev/null || true
 
 echo
-echo "== 5c. crun against runc (the oci airlockd of sections 1 to 3, same config but oci_runtime)"
-crun=/usr/bin/crun
-bench_airlockd crun oci 6444 3344 1001900000 oci_runtime=$crun
-lat warm_crun "$(via 6444)" "$wruns" "SELECT 1" 1000
-lat b2b_crun "$(via 6444)" "$bruns"
+echo "== 5c. $alt_name against $main_name (the oci airlockd of sections 1 to 3, same config but oci_runtime)"
+bench_airlockd alt oci 6444 3344 1001900000 oci_runtime=$alt
+lat warm_alt "$(via 6444)" "$wruns" "SELECT 1" 1000
+lat b2b_alt "$(via 6444)" "$bruns"
 for c in 1 16 64; do
-	"$build/bench_throughput" "tp_crun_$c" "$(via 6444 bench)" "$c" "$secs" 2>>"$out/crun.err" | tee -a "$out/lat.txt"
-	AIRLOCK_OCI_RUNTIME=$crun bash "$here/oneshot.sh" oci /run/airlock/bench-crun "$c" "$secs" |
-		sed "s/^raw_oci /raw_crun_$c/" | tee -a "$out/lat.txt"
+	"$build/bench_throughput" "tp_alt_$c" "$(via 6444 bench)" "$c" "$secs" 2>>"$out/alt.err" | tee -a "$out/lat.txt"
+	AIRLOCK_OCI_RUNTIME=$alt bash "$here/oneshot.sh" oci /run/airlock/bench-alt "$c" "$secs" |
+		sed "s/^raw_oci /raw_alt_$c/" | tee -a "$out/lat.txt"
 done
-burst d_crun psql -X "$(aurl 6444)" -c '\d orders'
-printf '%-16s median_ms=%s\n' reflect_crun "$(refl "$(aurl 6444)")" | tee -a "$out/lat.txt"
-"$AIRLOCK_PYTHON" "$here/user_burst.py" burst_crun "$(via 6444)" 16 10 2>>"$out/crun.err" | tee -a "$out/lat.txt"
-[[ -s $out/crun.err ]] && { echo "failures:"; sort "$out/crun.err" | uniq -c | sort -rn | head -5; }
-kill -TERM "$(cat "$out/crun.pid")" 2>/dev/null || true
+burst d_alt psql -X "$(aurl 6444)" -c '\d orders'
+printf '%-16s median_ms=%s\n' reflect_alt "$(refl "$(aurl 6444)")" | tee -a "$out/lat.txt"
+"$AIRLOCK_PYTHON" "$here/user_burst.py" burst_alt "$(via 6444)" 16 10 2>>"$out/alt.err" | tee -a "$out/lat.txt"
+[[ -s $out/alt.err ]] && { echo "failures:"; sort "$out/alt.err" | uniq -c | sort -rn | head -5; }
+kill -TERM "$(cat "$out/alt.pid")" 2>/dev/null || true
 
 # The same reads in this process and through one validator worker: the channel's cost per statement.
 "$build/bench_vworker" 20000 "$build/airlock-validator"
@@ -271,7 +276,7 @@ grep -E '^nodes[13]_' "$out/nodes.txt" >>"$out/lat.txt" || true
 f() { field "$1" "${2:-median_ms}"; }
 r() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
 echo
-echo "| figure | airlock (oci) | airlock (docker) | baseline | oci / baseline |"
+echo "| figure | airlock (oci, $main_name) | airlock (docker) | baseline | oci / baseline |"
 echo "| --- | --- | --- | --- | --- |"
 row() { printf '| %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$(r "$2" "$5")"; }
 row "SELECT 1 warm, median ms (direct)" "$(f warm_oci)" "$(f warm_docker)" "$(f direct)" "$(f direct)"
@@ -301,18 +306,18 @@ for c in 16 64; do
 		"$(f "w2set_$c" per_s)" "-" "$(f "w1set_$c" per_s)" "$(f "w1set_$c" per_s)"
 done
 row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
-row "crun: SELECT 1 warm, median ms (direct)" "$(f warm_crun)" "-" "$(f direct)" "$(f direct)"
-row "crun: SELECT 1 back to back, median ms (runc)" "$(f b2b_crun)" "-" "$(f b2b_oci)" "$(f b2b_oci)"
-row "crun: 100 back to back, total ms (100 fresh direct connections)" "$(awk -v m="$(f b2b_crun mean_ms)" 'BEGIN {print m * 100}')" "-" \
+row "$alt_name: SELECT 1 warm, median ms (direct)" "$(f warm_alt)" "-" "$(f direct)" "$(f direct)"
+row "$alt_name: SELECT 1 back to back, median ms ($main_name)" "$(f b2b_alt)" "-" "$(f b2b_oci)" "$(f b2b_oci)"
+row "$alt_name: 100 back to back, total ms (100 fresh direct connections)" "$(awk -v m="$(f b2b_alt mean_ms)" 'BEGIN {print m * 100}')" "-" \
 	"$(awk -v m="$(f direct_fresh mean_ms)" 'BEGIN {print m * 100}')" "$(awk -v m="$(f direct_fresh mean_ms)" 'BEGIN {print m * 100}')"
 for c in 1 16 64; do
-	row "crun: throughput at $c clients, statements/s (errors $(f "tp_crun_$c" errors); crun's raw ceiling; runc's airlock $(f "tp_oci_$c" per_s), raw $(f "raw_oci_$c" per_s))" \
-		"$(f "tp_crun_$c" per_s)" "-" "$(f "raw_crun_$c" per_s)" "$(f "raw_crun_$c" per_s)"
+	row "$alt_name: throughput at $c clients, statements/s (errors $(f "tp_alt_$c" errors); $alt_name's raw ceiling; $main_name's airlock $(f "tp_oci_$c" per_s), raw $(f "raw_oci_$c" per_s))" \
+		"$(f "tp_alt_$c" per_s)" "-" "$(f "raw_alt_$c" per_s)" "$(f "raw_alt_$c" per_s)"
 done
-row 'crun: psql \d orders, ms (direct)' "$(f d_crun)" "-" "$(f d_direct)" "$(f d_direct)"
-row "crun: SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_crun)" "-" "$(f reflect_direct)" "$(f reflect_direct)"
-row "crun: one user's 16 clients x 10 statements, ms (errors $(f burst_crun errors); fresh direct connections)" \
-	"$(f burst_crun)" "-" "$(f burst_direct)" "$(f burst_direct)"
+row "$alt_name: psql \d orders, ms (direct)" "$(f d_alt)" "-" "$(f d_direct)" "$(f d_direct)"
+row "$alt_name: SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_alt)" "-" "$(f reflect_direct)" "$(f reflect_direct)"
+row "$alt_name: one user's 16 clients x 10 statements, ms (errors $(f burst_alt errors); fresh direct connections)" \
+	"$(f burst_alt)" "-" "$(f burst_direct)" "$(f burst_direct)"
 
 row "SQLAlchemy reflection + samples, ms (direct)" "$(f reflect_oci)" "$(f reflect_docker)" "$(f reflect_direct)" "$(f reflect_direct)"
 row "one user's 16 clients x 10 statements, ms (errors oci/docker: $(f burst_oci errors)/$(f burst_docker errors); fresh direct connections)" \
@@ -328,4 +333,4 @@ row "$idle idle connections, RSS growth kB (PgBouncer)" "$(f idle_airlock rss_wi
 	"$(f idle_pgbouncer rss_with_kb) - $(f idle_pgbouncer rss_before_kb)" "0"
 row "per idle connection, kB (PgBouncer)" "$(f idle_airlock per_conn_kb)" "-" "$(f idle_pgbouncer per_conn_kb)" "$(f idle_pgbouncer per_conn_kb)"
 echo
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r), $("${AIRLOCK_OCI_RUNTIME:-/usr/sbin/runc}" --version | head -n 1), $(docker --version)"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r), $("$AIRLOCK_OCI_RUNTIME" --version | head -n 1) (and $("$alt" --version | head -n 1) in 5c), $(docker --version)"

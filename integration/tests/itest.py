@@ -32,7 +32,7 @@ AUDIT_LOG = os.environ.get("AIRLOCK_AUDIT_LOG", STATE_DIR + "/audit-test.log")
 DB_CA = os.environ.get("AIRLOCK_DB_CA", STATE_DIR + "/tls/ca.crt")
 # The runtime of the airlockd under test: "oci" (runc run directly) or "docker".
 RUNTIME = os.environ.get("AIRLOCK_RUNTIME", "docker")
-OCI_RUNTIME = os.environ.get("AIRLOCK_OCI_RUNTIME", "/usr/sbin/runc")
+OCI_RUNTIME = os.environ.get("AIRLOCK_OCI_RUNTIME", "/usr/bin/crun")
 # Under a job_dir, the OCI runtime's state, bundles and root filesystem.
 OCI_STATE = ".oci"
 # The lock one airlockd holds on its job_dir.

@@ -4,8 +4,9 @@ runner process (/proc/PID/status, limits, uid_map, mountinfo, net/dev,
 its namespaces and its cgroup files). Then a runner taken over by an
 attacker (integration/rogue/runner_escape.c) tries to get out, and its
 report comes back as the statement's error. Each of these runs on both
-OCI runtimes airlockd drives: the suite's runc, and crun (an airlockd of
-its own with oci_runtime = crun)."""
+OCI runtimes airlockd drives, runc and crun: the suite's (crun unless
+AIRLOCK_OCI_RUNTIME says otherwise), and the other one in an airlockd of
+its own."""
 
 import json
 import os
@@ -22,14 +23,17 @@ pytestmark = pytest.mark.skipif(itest.RUNTIME != "oci",
                                 reason="the airlockd under test runs runtime = %s" % itest.RUNTIME)
 
 NAMESPACES = ("pid", "net", "ipc", "uts", "mnt", "cgroup", "user")
-CRUN = "/usr/bin/crun"
-RUNTIMES = ["runc", "crun"]
+BINARIES = {"runc": "/usr/sbin/runc", "crun": "/usr/bin/crun"}
+RUNTIMES = sorted(BINARIES)
+SUITES = os.path.basename(itest.OCI_RUNTIME).split("-")[0]  # the runtime the suite's airlockd drives
+OTHER_UIDS = 1005900000
 
 
 @pytest.fixture(scope="module")
-def crun_airlockd():
-    """An airlockd like the suite's that runs its runners with crun."""
-    d = PrivateAirlockd("crun", {"oci_runtime": CRUN, "pool_min": 2}, uid_base=1005900000)
+def other_airlockd():
+    """An airlockd like the suite's that runs its runners with the runtime the suite's does not."""
+    other = next(r for r in RUNTIMES if r != SUITES)
+    d = PrivateAirlockd(other, {"oci_runtime": BINARIES[other], "pool_min": 2}, uid_base=OTHER_UIDS)
     d.start()
     yield d
     d.stop()
@@ -38,11 +42,11 @@ def crun_airlockd():
 
 @pytest.fixture(params=RUNTIMES)
 def runner(request):
-    """A live warm runner of the airlockd under test (runc) or of the crun one, with its config.json."""
+    """A live warm runner of the airlockd under test or of the other one (by runtime), with its config.json."""
     job_dir, runtime = itest.JOB_DIR, None
-    if request.param == "crun":
-        d = request.getfixturevalue("crun_airlockd")
-        job_dir, runtime = d.job_dir, CRUN
+    if request.param != SUITES:
+        d = request.getfixturevalue("other_airlockd")
+        job_dir, runtime = d.job_dir, BINARIES[request.param]
     deadline = time.time() + 20
     while time.time() < deadline:
         for r in itest.live_runners(job_dir, runtime):
@@ -80,7 +84,7 @@ def test_process_has_no_privileges(runner):
     assert st["Seccomp"].strip() == "2"  # a filter
     uid = int(st["Uid"].split()[0])
     gid = int(st["Gid"].split()[0])
-    low, high = (1005900000, 1005900999) if runner["runtime"] == "crun" else (1000000000, 1000065535)
+    low, high = (1000000000, 1000065535) if runner["runtime"] == SUITES else (OTHER_UIDS, OTHER_UIDS + 999)
     assert low <= uid <= high and gid == uid
     assert all(int(x) == uid for x in st["Uid"].split())
     cfg = runner["config"]["process"]
@@ -198,8 +202,7 @@ def escaped(request):
                           os.path.join(itest.STATE_DIR, "escape-rootfs.tar"), binary],
                          capture_output=True, text=True, check=True).stdout
     server = {"runner_rootfs": out.split()[-1], "pool_min": 0}
-    if request.param == "crun":
-        server["oci_runtime"] = CRUN
+    server["oci_runtime"] = BINARIES[request.param]
     d = PrivateAirlockd("escape" + request.param, server, uid_base=1000600000)
     d.start()
     conn = d.connect()
