@@ -9,6 +9,7 @@
 #include "launch/oci_spec.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,20 @@ int oci_runtime_check_sync(const char *runtime, char *err, size_t errlen)
 	return 0;
 }
 
+/* True when dir has an entry (a container's state, for the runtime's root). */
+static bool has_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool any = false;
+
+	while (d && !any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	if (d)
+		closedir(d);
+	return any;
+}
+
 int oci_sweep_sync(const char *runtime, const char *state_dir)
 {
 	char root[4096], bundles[4096], path[8192];
@@ -52,7 +67,8 @@ int oci_sweep_sync(const char *runtime, const char *state_dir)
 		return -1;
 	snprintf(root, sizeof(root), "%s/runtime", state_dir);
 	snprintf(bundles, sizeof(bundles), "%s/bundles", state_dir);
-	if (access(root, F_OK) == 0 && oci_proc_run_sync(list, CHECK_TIMEOUT_MS, out, OCI_PROC_HEAD + 1) == 0) {
+	/* An empty root names no container: the runtime is not asked (it may not even run). */
+	if (has_entries(root) && oci_proc_run_sync(list, CHECK_TIMEOUT_MS, out, OCI_PROC_HEAD + 1) == 0) {
 		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *del[] = {(char *)runtime, "--root", root, "delete", "--force", line, NULL};
 

@@ -48,9 +48,8 @@ enum runtime_sweep_outcome runtime_sweep_dir(struct runtime_sweep *s, const stru
 	if (strcmp(cfg->runtime, "oci") == 0) {
 		snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, dir);
 		snprintf(root, sizeof(root), "%s/runtime", state);
-		if (runtime_sweep_dir_empty(root))
-			return RUNTIME_SWEPT;
-		if (!runtime_sweep_ask(s, cfg))
+		/* Bundles go either way; the runtime is asked only when its root names a container. */
+		if (!runtime_sweep_dir_empty(root) && !runtime_sweep_ask(s, cfg))
 			return RUNTIME_NOT_ASKED;
 		n = oci_sweep_sync(cfg->oci_runtime, state);
 		if (count && n > 0)

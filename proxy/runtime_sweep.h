@@ -30,7 +30,8 @@ bool runtime_sweep_ask(struct runtime_sweep *s, const struct airlock_config *cfg
 /*
  * Removes the containers the runtime still has for job directory dir
  * (OCI: those in dir's runtime root, asking the runtime only when that
- * root names any; Docker: those labelled with dir as their root).
+ * root names any, and every bundle left; Docker: those labelled with dir
+ * as their root).
  * *count (may be NULL) gets how many were removed.
  */
 enum runtime_sweep_outcome runtime_sweep_dir(struct runtime_sweep *s, const struct airlock_config *cfg, const char *dir,
