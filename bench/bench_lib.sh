@@ -6,7 +6,7 @@
 # bench_airlockd NAME RUNTIME PG_PORT MY_PORT UID_BASE [KEY=VALUE...]: one
 # airlockd of this run (more [server] keys after the fifth argument); its
 # pid in $out/NAME.pid. Uses $out, $idle, $dbmax and $build, and adds the
-# pid to pids.
+# pid to pids and its job directory to bench_dirs (bench_stop removes it).
 # shellcheck disable=SC2154 # out, idle, dbmax and build are the sourcing script's
 bench_airlockd()
 {
@@ -45,7 +45,22 @@ PY
 	"$build/airlockd" -c "$cfg" >"$out/$name.log" 2>&1 </dev/null &
 	pids+=("$!")
 	echo "$!" >"$out/$name.pid"
+	bench_dirs+=("/run/airlock/bench-$name")
 	wait_for 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$pg" || die "bench airlockd $name does not start: $(tail -5 "$out/$name.log")"
 	# Let the warm pool fill.
 	sleep 3
+}
+
+# bench_stop: stops every airlockd of the run (SIGTERM, then waits for each),
+# then removes their job directories, which hold an unpacked root filesystem
+# each; one whose runtime state still names a container stays for the next
+# start's sweep.
+bench_stop()
+{
+	local p d
+	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	for d in "${bench_dirs[@]}"; do
+		if [[ -z $(ls -A "$d/.oci/runtime" 2>/dev/null) ]]; then rm -rf "$d"; fi
+	done
 }

@@ -27,12 +27,11 @@ idle=100
 # Three nodes beside the demo's airlockd (and run.sh's) share Postgres's 100 connections.
 dbmax=8
 out=$(mktemp -d)
-pids=()
+pids=() bench_dirs=()
 cleanup()
 {
 	kill "$(cat "$out/haproxy.pid" 2>/dev/null)" 2>/dev/null || true
-	for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	bench_stop
 	rm -rf "$out"
 }
 trap cleanup EXIT
