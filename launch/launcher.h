@@ -134,4 +134,7 @@ int launcher_sweep_sync(const char *docker_socket, const char *job_root, uint32_
 int oci_runtime_check_sync(const char *runtime, char *err, size_t errlen);
 int oci_sweep_sync(const char *runtime, const char *state_dir);
 
+/* True when state_dir's runtime root names no container (or is not there): nothing to ask the runtime about. */
+bool oci_state_empty(const char *state_dir);
+
 #endif

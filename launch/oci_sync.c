@@ -9,6 +9,7 @@
 #include "launch/oci_spec.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,17 +42,21 @@ int oci_runtime_check_sync(const char *runtime, char *err, size_t errlen)
 }
 
 /* True when dir has an entry (a container's state, for the runtime's root). */
-static bool has_entries(const char *dir)
+bool oci_state_empty(const char *state_dir)
 {
-	DIR *d = opendir(dir);
+	char root[4096];
 	struct dirent *de;
-	bool any = false;
+	bool empty = true;
+	DIR *d;
 
-	while (d && !any && (de = readdir(d)))
-		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-	if (d)
-		closedir(d);
-	return any;
+	snprintf(root, sizeof(root), "%s/runtime", state_dir);
+	d = opendir(root);
+	if (!d)
+		return errno == ENOENT;
+	while (empty && (de = readdir(d)))
+		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	return empty;
 }
 
 int oci_sweep_sync(const char *runtime, const char *state_dir)
@@ -68,7 +73,7 @@ int oci_sweep_sync(const char *runtime, const char *state_dir)
 	snprintf(root, sizeof(root), "%s/runtime", state_dir);
 	snprintf(bundles, sizeof(bundles), "%s/bundles", state_dir);
 	/* An empty root names no container: the runtime is not asked (it may not even run). */
-	if (has_entries(root) && oci_proc_run_sync(list, CHECK_TIMEOUT_MS, out, OCI_PROC_HEAD + 1) == 0) {
+	if (!oci_state_empty(state_dir) && oci_proc_run_sync(list, CHECK_TIMEOUT_MS, out, OCI_PROC_HEAD + 1) == 0) {
 		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *del[] = {(char *)runtime, "--root", root, "delete", "--force", line, NULL};
 

@@ -1,27 +1,11 @@
 /* runtime_sweep: the runner containers an earlier run left for one job directory (see runtime_sweep.h). */
 #include "proxy/runtime_sweep.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "launch/launcher.h"
 #include "proxy/server.h"
-
-bool runtime_sweep_dir_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!d)
-		return errno == ENOENT;
-	while (empty && (de = readdir(d)))
-		empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-	closedir(d);
-	return empty;
-}
 
 bool runtime_sweep_ask(struct runtime_sweep *s, const struct airlock_config *cfg)
 {
@@ -40,23 +24,22 @@ bool runtime_sweep_ask(struct runtime_sweep *s, const struct airlock_config *cfg
 enum runtime_sweep_outcome runtime_sweep_dir(struct runtime_sweep *s, const struct airlock_config *cfg, const char *dir,
 					     int *count)
 {
-	char state[4200], root[4300];
+	char state[4200];
 	int n;
 
 	if (count)
 		*count = 0;
 	if (strcmp(cfg->runtime, "oci") == 0) {
 		snprintf(state, sizeof(state), "%s/" SERVER_OCI_STATE, dir);
-		snprintf(root, sizeof(root), "%s/runtime", state);
 		/* Bundles go either way; the runtime is asked only when its root names a container. */
-		if (!runtime_sweep_dir_empty(root) && !runtime_sweep_ask(s, cfg))
+		if (!oci_state_empty(state) && !runtime_sweep_ask(s, cfg))
 			return RUNTIME_NOT_ASKED;
 		n = oci_sweep_sync(cfg->oci_runtime, state);
 		if (count && n > 0)
 			*count = n;
-		if (runtime_sweep_dir_empty(root))
+		if (oci_state_empty(state))
 			return RUNTIME_SWEPT;
-		snprintf(s->err, sizeof(s->err), "%.140s still holds containers %.60s did not remove", root,
+		snprintf(s->err, sizeof(s->err), "%.140s/runtime still holds containers %.60s did not remove", state,
 			 cfg->oci_runtime);
 		return RUNTIME_LEFT;
 	}

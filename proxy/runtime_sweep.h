@@ -37,7 +37,4 @@ bool runtime_sweep_ask(struct runtime_sweep *s, const struct airlock_config *cfg
 enum runtime_sweep_outcome runtime_sweep_dir(struct runtime_sweep *s, const struct airlock_config *cfg, const char *dir,
 					     int *count);
 
-/* True when dir holds nothing, or is not there. */
-bool runtime_sweep_dir_empty(const char *dir);
-
 #endif

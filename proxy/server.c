@@ -4,13 +4,13 @@
 #define _GNU_SOURCE
 #include "proxy/server.h"
 #include "proxy/peer.h"
-#include <stdbool.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,9 +174,9 @@ static struct evconnlistener *server_listen_fd(struct server_listener *l, const 
 	return lst;
 }
 
-static int server_runtime_sweep(const struct airlock_config *cfg);
+static int server_runtime_sweep(const struct airlock_config *cfg, struct runtime_sweep *rs);
 
-int server_take_job_dir(const struct airlock_config *cfg)
+int server_take_job_dir(const struct airlock_config *cfg, struct runtime_sweep *rs)
 {
 	char err[256];
 	int lock, swept;
@@ -192,7 +192,7 @@ int server_take_job_dir(const struct airlock_config *cfg)
 	swept = jobs_sweep_dir(cfg->job_dir);
 	if (swept > 0)
 		log_info("removed %d job directories left from an earlier run", swept);
-	if (server_runtime_sweep(cfg) < 0) {
+	if (server_runtime_sweep(cfg, rs) < 0) {
 		close(lock);
 		return -1;
 	}
@@ -200,9 +200,8 @@ int server_take_job_dir(const struct airlock_config *cfg)
 }
 
 /* Fail closed but keep serving: the engine may come back later. Leftover containers go first. */
-static int server_runtime_sweep(const struct airlock_config *cfg)
+static int server_runtime_sweep(const struct airlock_config *cfg, struct runtime_sweep *rs)
 {
-	struct runtime_sweep rs = {0};
 	char err[256], state[4096];
 	bool oci = strcmp(cfg->runtime, "oci") == 0;
 	int swept;
@@ -214,17 +213,17 @@ static int server_runtime_sweep(const struct airlock_config *cfg)
 			return -1;
 		}
 	}
-	if (!runtime_sweep_ask(&rs, cfg)) {
+	if (!runtime_sweep_ask(rs, cfg)) {
 		if (oci)
-			log_warn("RUNTIME_UNAVAILABLE: %s; statements will fail until it can be run", rs.err);
+			log_warn("RUNTIME_UNAVAILABLE: %s; statements will fail until it can be run", rs->err);
 		else
-			log_warn("DOCKER_UNAVAILABLE: %s; statements will fail until the engine is reachable", rs.err);
+			log_warn("DOCKER_UNAVAILABLE: %s; statements will fail until the engine is reachable", rs->err);
 		return 0;
 	}
 	if (!oci && launcher_image_present_sync(cfg->docker_socket, cfg->runner_image, 3000, err, sizeof(err)) < 0)
 		log_warn("IMAGE_UNAVAILABLE: %s", err);
-	if (runtime_sweep_dir(&rs, cfg, cfg->job_dir, &swept) != RUNTIME_SWEPT)
-		log_warn("job_dir %s: %s", cfg->job_dir, rs.err);
+	if (runtime_sweep_dir(rs, cfg, cfg->job_dir, &swept) != RUNTIME_SWEPT)
+		log_warn("job_dir %s: %s", cfg->job_dir, rs->err);
 	if (swept > 0)
 		log_info("removed %d runner containers left from an earlier run", swept);
 	return 0;
@@ -365,6 +364,7 @@ static void ops_tick_cb(evutil_socket_t fd, short what, void *arg)
 
 int server_init(struct server *srv, const char *path, struct airlock_config *cfg, const struct server_worker *worker)
 {
+	struct runtime_sweep rs = {0};
 	char err[256], who[160];
 
 	memset(srv, 0, sizeof(*srv));
@@ -388,12 +388,12 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	srv->cfg = srv->gen->cfg;
 	srv->started = time(NULL);
 	signal(SIGPIPE, SIG_IGN);
-	srv->job_dir_lock = server_take_job_dir(cfg);
+	srv->job_dir_lock = server_take_job_dir(cfg, &rs);
 	if (srv->job_dir_lock < 0)
 		return -1;
 	/* One process: every worker directory is an earlier run's (a worker's own has none below it). */
 	if (!worker)
-		worker_dirs_sweep(cfg, 1);
+		worker_dirs_sweep(cfg, 1, &rs);
 	/* After the sweep, nothing may run as a runner uid: such a process could reach a runner. */
 	if (runner_uids_busy(cfg->runner_uid_first, cfg->runner_uid_last, who, sizeof(who))) {
 		log_error("runner_uids %s: %s; pick a range that nothing on this host runs as", cfg->runner_uids, who);

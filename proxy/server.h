@@ -124,10 +124,12 @@ int server_check_validator_uid(const struct airlock_config *cfg);
 
 /*
  * Makes cfg->job_dir, takes its lock and removes what an earlier run left
- * there (job directories, runner containers). Returns the descriptor that
- * holds the lock (the caller's), or -1 logged.
+ * there (job directories, runner containers), asking the runtime through
+ * rs (the caller's, kept for its later sweeps). Returns the descriptor
+ * that holds the lock (the caller's), or -1 logged.
  */
-int server_take_job_dir(const struct airlock_config *cfg);
+struct runtime_sweep;
+int server_take_job_dir(const struct airlock_config *cfg, struct runtime_sweep *rs);
 /* Runs the loop until SIGINT/SIGTERM. */
 int server_run(struct server *srv);
 void server_fini(struct server *srv);

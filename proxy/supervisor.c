@@ -128,14 +128,15 @@ static int prepare(struct sup *s)
 {
 	struct airlock_config *cfg = s->cfg;
 	char err[512], dir[4200];
+	struct runtime_sweep rs = {0};
 	struct approval_store *st;
 	struct stat sb;
 
 	/* What a single process left directly under job_dir; each worker sweeps its own directory. */
-	s->lock = server_take_job_dir(cfg);
+	s->lock = server_take_job_dir(cfg, &rs);
 	if (s->lock < 0 || server_check_validator_uid(cfg) < 0)
 		return -1;
-	worker_dirs_sweep(cfg, cfg->workers);
+	worker_dirs_sweep(cfg, cfg->workers, &rs);
 	snprintf(dir, sizeof(dir), "%s" CONFIG_WORKER_DIR, cfg->job_dir);
 	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || lstat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
 	    sb.st_uid != geteuid() || chmod(dir, 0700) < 0) {

@@ -82,10 +82,9 @@ static void sweep_sockets(const struct airlock_config *cfg, uint32_t workers)
 		rmdir(dir);
 }
 
-int worker_dirs_sweep(const struct airlock_config *cfg, uint32_t workers)
+int worker_dirs_sweep(const struct airlock_config *cfg, uint32_t workers, struct runtime_sweep *rs)
 {
 	char(*names)[16] = NULL, path[4096];
-	struct runtime_sweep rs = {0};
 	size_t n = 0, more = 0;
 	struct dirent *de;
 	int removed = 0;
@@ -108,7 +107,7 @@ int worker_dirs_sweep(const struct airlock_config *cfg, uint32_t workers)
 	closedir(d);
 	for (size_t i = 0; i < n; i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", cfg->job_dir, names[i]) < sizeof(path))
-			removed += sweep_one(cfg, &rs, path);
+			removed += sweep_one(cfg, rs, path);
 	}
 	free(names);
 	sweep_sockets(cfg, workers);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "conf/config.h"
+#include "proxy/runtime_sweep.h"
 
 /*
  * Called with job_dir's lock held, by a run of workers processes (1: one
@@ -23,9 +24,10 @@
  * nothing of it can still run: a directory whose lock is held, whose
  * runtime cannot be asked, or whose runtime state still names a container
  * is left as it is, with a warning. The sockets of the workers it does
- * not have go too, and with workers = 1 their directory. Returns how many
- * directories were removed.
+ * not have go too, and with workers = 1 their directory. The runtime is
+ * asked through rs (the caller's, shared with its own sweep). Returns how
+ * many directories were removed.
  */
-int worker_dirs_sweep(const struct airlock_config *cfg, uint32_t workers);
+int worker_dirs_sweep(const struct airlock_config *cfg, uint32_t workers, struct runtime_sweep *rs);
 
 #endif
