@@ -241,14 +241,14 @@ static void launch_send_create(struct dlaunch *la)
 	if (slash && slash != root)
 		*slash = '\0';
 	snprintf(path, sizeof(path), "/containers/create?name=airlock-%s", sp->job_id);
-	j = json_pack("{s:s, s:[s], s:s, s:{s:s, s:s}, s:b, s:b, s:b, s:b, s:b, s:b,"
+	j = json_pack("{s:s, s:[s], s:[s], s:s, s:{s:s, s:s}, s:b, s:b, s:b, s:b, s:b, s:b,"
 		      " s:{s:s, s:b, s:b, s:[s], s:[s], s:s, s:I, s:I, s:I, s:I,"
 		      " s:[{s:s, s:s, s:s, s:b}], s:{s:s}, s:b, s:{s:s}}}",
-		      "Image", sp->image, "Cmd", "/job/control.sock", "User", sp->user, "Labels", "airlock.job",
-		      sp->job_id, "airlock.root", root, "NetworkDisabled", 1, "AttachStdin", 0, "AttachStdout", 0,
-		      "AttachStderr", 0, "Tty", 0, "OpenStdin", 0, "HostConfig", "NetworkMode", "none",
-		      "ReadonlyRootfs", 1, "Privileged", 0, "CapDrop", "ALL", "SecurityOpt", "no-new-privileges",
-		      "IpcMode", "private", "Memory", (json_int_t)sp->memory_bytes, "MemorySwap",
+		      "Image", sp->image, "Cmd", "/job/control.sock", "Env", LAUNCH_RUNNER_ENV, "User", sp->user,
+		      "Labels", "airlock.job", sp->job_id, "airlock.root", root, "NetworkDisabled", 1, "AttachStdin", 0,
+		      "AttachStdout", 0, "AttachStderr", 0, "Tty", 0, "OpenStdin", 0, "HostConfig", "NetworkMode",
+		      "none", "ReadonlyRootfs", 1, "Privileged", 0, "CapDrop", "ALL", "SecurityOpt",
+		      "no-new-privileges", "IpcMode", "private", "Memory", (json_int_t)sp->memory_bytes, "MemorySwap",
 		      (json_int_t)sp->memory_bytes, "NanoCpus", (json_int_t)sp->nano_cpus, "PidsLimit",
 		      (json_int_t)sp->pids_limit, "Mounts", "Type", "bind", "Source", sp->job_dir, "Target", "/job",
 		      "ReadOnly", 1, "LogConfig", "Type", "none", "AutoRemove", 0, "RestartPolicy", "Name", "no");

@@ -55,11 +55,11 @@ static json_t *rlimit(const char *type, uint64_t v)
 
 static json_t *process(const struct launch_spec *sp, unsigned long uid, unsigned long gid, uint64_t fsize)
 {
-	return json_pack("{s:b, s:{s:I, s:I, s:[]}, s:[s, s], s:[s], s:s, s:{s:[], s:[], s:[], s:[], s:[]}, "
+	return json_pack("{s:b, s:{s:I, s:I, s:[]}, s:[s, s], s:[s, s], s:s, s:{s:[], s:[], s:[], s:[], s:[]}, "
 			 "s:[o, o, o, o], s:b, s:i}",
 			 "terminal", 0, "user", "uid", (json_int_t)uid, "gid", (json_int_t)gid, "additionalGids",
-			 "args", "/airlock-runner", "/job/control.sock", "env", "PATH=/", "cwd", "/", "capabilities",
-			 "bounding", "effective", "inheritable", "permitted", "ambient", "rlimits",
+			 "args", "/airlock-runner", "/job/control.sock", "env", "PATH=/", LAUNCH_RUNNER_ENV, "cwd", "/",
+			 "capabilities", "bounding", "effective", "inheritable", "permitted", "ambient", "rlimits",
 			 rlimit("RLIMIT_CORE", 0), rlimit("RLIMIT_NOFILE", OCI_NOFILE),
 			 rlimit("RLIMIT_NPROC", (uint64_t)sp->pids_limit), rlimit("RLIMIT_FSIZE", fsize),
 			 "noNewPrivileges", 1, "oomScoreAdj", 1000);

@@ -187,8 +187,8 @@ def test_no_credentials_in_config_or_environment(runner):
     for secret in (itest.backend_password(), itest.my_backend_password(), "agent-secret"):
         assert secret not in blob
     env = open("/proc/%d/environ" % runner["pid"], "rb").read().split(b"\0")
-    # config.json gives PATH=/ alone; runc adds HOME=/, crun does not.
-    assert sorted(e for e in env if e and e != b"HOME=/") == [b"PATH=/"]
+    # config.json gives PATH=/ and GnuTLS's switch (launch/launcher.h); runc adds HOME=/, crun does not.
+    assert sorted(e for e in env if e and e != b"HOME=/") == [b"GNUTLS_NO_IMPLICIT_INIT=1", b"PATH=/"]
 
 
 # ---- a runner taken over ----

@@ -72,8 +72,10 @@ def test_no_credentials_in_container_metadata(live_runner):
     blob = json.dumps(live_runner)
     assert secret not in blob
     assert "agent-secret" not in blob
-    # The engine adds only its default PATH.
-    assert all(e.startswith("PATH=") for e in live_runner["Config"].get("Env") or [])
+    # GnuTLS's switch (launch/launcher.h), and the engine's default PATH: nothing else.
+    env = live_runner["Config"].get("Env") or []
+    assert "GNUTLS_NO_IMPLICIT_INIT=1" in env
+    assert all(e.startswith("PATH=") for e in env if e != "GNUTLS_NO_IMPLICIT_INIT=1")
 
 
 def test_image_is_pinned_by_digest(live_runner):

@@ -137,7 +137,9 @@ static void test_rlimits_and_environment(void **state)
 			seen |= 4;
 	}
 	assert_int_equal(seen, 7);
-	assert_int_equal(json_array_size(get(cfg, "process.env")), 1);
+	assert_int_equal(json_array_size(get(cfg, "process.env")), 2);
+	assert_string_equal(json_string_value(json_array_get(get(cfg, "process.env"), 0)), "PATH=/");
+	assert_string_equal(json_string_value(json_array_get(get(cfg, "process.env"), 1)), LAUNCH_RUNNER_ENV);
 	assert_false(has_namespace(cfg, "user"));
 	assert_null(get(cfg, "linux.uidMappings"));
 	json_decref(cfg);
