@@ -25,6 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
+	/* Offered before the PLUS variant goes is offered after. */
+	if (tls_wire_pg_offers_scram(copy, size) && !tls_wire_pg_offers_scram(copy, tls_wire_pg_drop_plus(copy, size)))
+		abort();
+	memcpy(copy, data, size);
 	len = tls_wire_pg_drop_plus(copy, size);
 	if (len > size)
 		abort();

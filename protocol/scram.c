@@ -16,6 +16,7 @@
  * that byte always fits.
  */
 #include "protocol/scram.h"
+#include "protocol/scram_int.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -30,13 +31,8 @@
 
 /* ---- strict base64 on OpenSSL's codec ---------------------------------- */
 
-/* Encoded length of n bytes, without a terminator. */
-#define B64_ENC_LEN(n) (((n) + 2) / 3 * 4)
-/* Most bytes b64_decode gives (the largest salt); its scratch holds the padding's too. */
-#define B64_DEC_MAX SCRAM_MAX_SALT
-
 /* Encodes n bytes into out (NUL-terminated); -1 when outcap is too small. */
-static int b64_encode(const uint8_t *in, size_t n, char *out, size_t outcap)
+int scram_b64_encode(const uint8_t *in, size_t n, char *out, size_t outcap)
 {
 	if (n > (size_t)INT_MAX / 4 * 3 - 2 || B64_ENC_LEN(n) + 1 > outcap)
 		return -1;
@@ -59,7 +55,7 @@ static bool b64_alphabet(char c)
  * anywhere and counts padding as output bytes), so the text is checked
  * here first and the padding taken off its count.
  */
-static int b64_decode(const char *in, size_t n, uint8_t *out, size_t outcap)
+int scram_b64_decode(const char *in, size_t n, uint8_t *out, size_t outcap)
 {
 	uint8_t tmp[B64_DEC_MAX + 2];
 	size_t pad = 0, len, i;
@@ -89,7 +85,7 @@ static int b64_decode(const char *in, size_t n, uint8_t *out, size_t outcap)
 
 /* ---- crypto helpers ------------------------------------------------------ */
 
-static int hmac_sha256(const uint8_t *key, size_t keylen, const void *msg, size_t msglen, uint8_t out[SCRAM_KEY_LEN])
+int scram_hmac(const uint8_t *key, size_t keylen, const void *msg, size_t msglen, uint8_t out[SCRAM_KEY_LEN])
 {
 	unsigned int olen = 0;
 
@@ -100,7 +96,7 @@ static int hmac_sha256(const uint8_t *key, size_t keylen, const void *msg, size_
 	return 0;
 }
 
-static int sha256(const uint8_t *in, size_t n, uint8_t out[SCRAM_KEY_LEN])
+int scram_sha256(const uint8_t *in, size_t n, uint8_t out[SCRAM_KEY_LEN])
 {
 	unsigned int olen = 0;
 
@@ -112,7 +108,7 @@ static int sha256(const uint8_t *in, size_t n, uint8_t out[SCRAM_KEY_LEN])
 /* ---- verifier ------------------------------------------------------------ */
 
 /* Parses a positive decimal int of at most INT_MAX from [p, end). */
-static int parse_positive_int(const char *p, const char *end, int *out)
+int scram_parse_int(const char *p, const char *end, int *out)
 {
 	long long v = 0;
 
@@ -143,22 +139,22 @@ int scram_parse_verifier(const char *text, struct scram_verifier *out)
 	p = text + strlen(SCRAM_PREFIX);
 	end = p + strlen(p);
 	colon = memchr(p, ':', (size_t)(end - p));
-	if (!colon || parse_positive_int(p, colon, &v.iterations) < 0)
+	if (!colon || scram_parse_int(p, colon, &v.iterations) < 0)
 		return -1;
 	dollar = memchr(colon + 1, '$', (size_t)(end - colon - 1));
 	if (!dollar)
 		return -1;
-	n = b64_decode(colon + 1, (size_t)(dollar - colon - 1), v.salt, sizeof(v.salt));
+	n = scram_b64_decode(colon + 1, (size_t)(dollar - colon - 1), v.salt, sizeof(v.salt));
 	if (n <= 0)
 		return -1;
 	v.salt_len = (size_t)n;
 	colon2 = memchr(dollar + 1, ':', (size_t)(end - dollar - 1));
 	if (!colon2)
 		return -1;
-	n = b64_decode(dollar + 1, (size_t)(colon2 - dollar - 1), v.stored_key, sizeof(v.stored_key));
+	n = scram_b64_decode(dollar + 1, (size_t)(colon2 - dollar - 1), v.stored_key, sizeof(v.stored_key));
 	if (n != SCRAM_KEY_LEN)
 		return -1;
-	n = b64_decode(colon2 + 1, (size_t)(end - colon2 - 1), v.server_key, sizeof(v.server_key));
+	n = scram_b64_decode(colon2 + 1, (size_t)(end - colon2 - 1), v.server_key, sizeof(v.server_key));
 	if (n != SCRAM_KEY_LEN)
 		return -1;
 	*out = v;
@@ -184,13 +180,13 @@ int scram_make_verifier(const char *password, const uint8_t *salt, size_t salt_l
 	if (!PKCS5_PBKDF2_HMAC(password, (int)plen, salt, (int)salt_len, iterations, EVP_sha256(), SCRAM_KEY_LEN,
 			       salted))
 		goto out_cleanse;
-	if (hmac_sha256(salted, sizeof(salted), "Client Key", 10, client_key) < 0 ||
-	    sha256(client_key, sizeof(client_key), stored) < 0 ||
-	    hmac_sha256(salted, sizeof(salted), "Server Key", 10, server) < 0)
+	if (scram_hmac(salted, sizeof(salted), "Client Key", 10, client_key) < 0 ||
+	    scram_sha256(client_key, sizeof(client_key), stored) < 0 ||
+	    scram_hmac(salted, sizeof(salted), "Server Key", 10, server) < 0)
 		goto out_cleanse;
-	if (b64_encode(salt, salt_len, salt64, sizeof(salt64)) < 0 ||
-	    b64_encode(stored, sizeof(stored), stored64, sizeof(stored64)) < 0 ||
-	    b64_encode(server, sizeof(server), server64, sizeof(server64)) < 0)
+	if (scram_b64_encode(salt, salt_len, salt64, sizeof(salt64)) < 0 ||
+	    scram_b64_encode(stored, sizeof(stored), stored64, sizeof(stored64)) < 0 ||
+	    scram_b64_encode(server, sizeof(server), server64, sizeof(server64)) < 0)
 		goto out_cleanse;
 	n = snprintf(out, outlen, SCRAM_PREFIX "%d:%s$%s:%s", iterations, salt64, stored64, server64);
 	if (n < 0 || (size_t)n >= outlen) {
@@ -207,7 +203,7 @@ out_cleanse:
 
 /* ---- exchange ------------------------------------------------------------ */
 
-static int refuse(const char **err, const char *why)
+int scram_refuse(const char **err, const char *why)
 {
 	if (err)
 		*err = why;
@@ -226,16 +222,16 @@ static const char *const final_refusals[] = {"SCRAM: empty client-final-message"
 static int check_message(const uint8_t *msg, size_t len, const char *const reasons[3], const char **err)
 {
 	if (!msg || len == 0)
-		return refuse(err, reasons[0]);
+		return scram_refuse(err, reasons[0]);
 	if (len >= SCRAM_MAX_MSG)
-		return refuse(err, reasons[1]);
+		return scram_refuse(err, reasons[1]);
 	if (memchr(msg, 0, len))
-		return refuse(err, reasons[2]);
+		return scram_refuse(err, reasons[2]);
 	return 0;
 }
 
 /* A nonce character: printable ASCII except ','. */
-static bool nonce_char(uint8_t c)
+bool scram_nonce_char(uint8_t c)
 {
 	return c >= 0x21 && c <= 0x7e && c != ',';
 }
@@ -261,19 +257,19 @@ static int skip_extensions(const char **pp, const char *end, bool stop_at_proof,
 		char a;
 
 		if (*p != ',')
-			return refuse(err, "SCRAM: malformed attribute list");
+			return scram_refuse(err, "SCRAM: malformed attribute list");
 		if (end - p < 3 || p[2] != '=')
-			return refuse(err, "SCRAM: malformed attribute");
+			return scram_refuse(err, "SCRAM: malformed attribute");
 		a = p[1];
 		if (!((a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z')))
-			return refuse(err, "SCRAM: malformed attribute name");
+			return scram_refuse(err, "SCRAM: malformed attribute name");
 		if (stop_at_proof && a == 'p')
 			break;
 		if (a == 'm')
-			return refuse(err, "SCRAM: mandatory extension (m=) is not supported");
+			return scram_refuse(err, "SCRAM: mandatory extension (m=) is not supported");
 		p = attr_end(p + 3, end);
 		if (p == *pp + 3)
-			return refuse(err, "SCRAM: empty attribute value");
+			return scram_refuse(err, "SCRAM: empty attribute value");
 		*pp = p;
 	}
 	*pp = p;
@@ -294,15 +290,15 @@ int scram_server_first(struct scram_state *st, const struct scram_verifier *v, c
 	if (outcap)
 		out[0] = 0;
 	if (!v || v->iterations <= 0 || v->salt_len == 0 || v->salt_len > SCRAM_MAX_SALT)
-		return refuse(err, "SCRAM: invalid verifier");
+		return scram_refuse(err, "SCRAM: invalid verifier");
 	if (!server_nonce)
-		return refuse(err, "SCRAM: no server nonce");
+		return scram_refuse(err, "SCRAM: no server nonce");
 	sn_len = strlen(server_nonce);
 	if (sn_len == 0)
-		return refuse(err, "SCRAM: empty server nonce");
+		return scram_refuse(err, "SCRAM: empty server nonce");
 	for (i = 0; i < sn_len; i++)
-		if (!nonce_char((uint8_t)server_nonce[i]))
-			return refuse(err, "SCRAM: invalid server nonce");
+		if (!scram_nonce_char((uint8_t)server_nonce[i]))
+			return scram_refuse(err, "SCRAM: invalid server nonce");
 	if (check_message(client_first, len, first_refusals, err) < 0)
 		return -1;
 	p = (const char *)client_first;
@@ -310,40 +306,40 @@ int scram_server_first(struct scram_state *st, const struct scram_verifier *v, c
 
 	/* gs2-header: cbind flag "," [authzid] "," */
 	if (*p == 'p')
-		return refuse(err, "SCRAM: channel binding is not supported (use SCRAM-SHA-256, not -PLUS)");
+		return scram_refuse(err, "SCRAM: channel binding is not supported (use SCRAM-SHA-256, not -PLUS)");
 	if (*p != 'n' && *p != 'y')
-		return refuse(err, "SCRAM: malformed gs2 header");
+		return scram_refuse(err, "SCRAM: malformed gs2 header");
 	gs2_flag = *p++;
 	if (p >= end || *p++ != ',')
-		return refuse(err, "SCRAM: malformed gs2 header");
+		return scram_refuse(err, "SCRAM: malformed gs2 header");
 	if (p < end && *p == 'a')
-		return refuse(err, "SCRAM: authorization identity (a=) is not supported");
+		return scram_refuse(err, "SCRAM: authorization identity (a=) is not supported");
 	if (p >= end || *p++ != ',')
-		return refuse(err, "SCRAM: malformed gs2 header");
+		return scram_refuse(err, "SCRAM: malformed gs2 header");
 
 	/* client-first-message-bare: [m=...,] n=user,r=nonce[,ext...] */
 	bare = p;
 	if (end - p >= 2 && p[0] == 'm' && p[1] == '=')
-		return refuse(err, "SCRAM: mandatory extension (m=) is not supported");
+		return scram_refuse(err, "SCRAM: mandatory extension (m=) is not supported");
 	if (end - p < 2 || p[0] != 'n' || p[1] != '=')
-		return refuse(err, "SCRAM: missing username (n=)");
+		return scram_refuse(err, "SCRAM: missing username (n=)");
 	p = attr_end(p + 2, end); /* the username is ignored, as Postgres does */
 	if (end - p < 3 || p[0] != ',' || p[1] != 'r' || p[2] != '=')
-		return refuse(err, "SCRAM: missing nonce (r=)");
+		return scram_refuse(err, "SCRAM: missing nonce (r=)");
 	cnonce = p + 3;
 	cnonce_end = attr_end(cnonce, end);
 	cn_len = (size_t)(cnonce_end - cnonce);
 	if (cn_len == 0)
-		return refuse(err, "SCRAM: empty client nonce");
+		return scram_refuse(err, "SCRAM: empty client nonce");
 	for (i = 0; i < cn_len; i++)
-		if (!nonce_char((uint8_t)cnonce[i]))
-			return refuse(err, "SCRAM: invalid client nonce");
+		if (!scram_nonce_char((uint8_t)cnonce[i]))
+			return scram_refuse(err, "SCRAM: invalid client nonce");
 	p = cnonce_end;
 	if (skip_extensions(&p, end, false, err) < 0)
 		return -1;
 
 	if (cn_len + sn_len >= sizeof(st->nonce))
-		return refuse(err, "SCRAM: nonce too long");
+		return scram_refuse(err, "SCRAM: nonce too long");
 	memcpy(st->nonce, cnonce, cn_len);
 	memcpy(st->nonce + cn_len, server_nonce, sn_len);
 	st->nonce[cn_len + sn_len] = 0;
@@ -354,12 +350,12 @@ int scram_server_first(struct scram_state *st, const struct scram_verifier *v, c
 	st->client_first_bare[bare_len] = 0;
 	st->client_first_bare[bare_len + 1] = gs2_flag;
 
-	if (b64_encode(v->salt, v->salt_len, salt64, sizeof(salt64)) < 0)
+	if (scram_b64_encode(v->salt, v->salt_len, salt64, sizeof(salt64)) < 0)
 		goto out_fail;
 	n = snprintf(st->server_first, sizeof(st->server_first), "r=%s,s=%s,i=%d", st->nonce, salt64, v->iterations);
 	if (n < 0 || (size_t)n >= sizeof(st->server_first)) {
 		memset(st, 0, sizeof(*st));
-		return refuse(err, "SCRAM: server-first-message too long");
+		return scram_refuse(err, "SCRAM: server-first-message too long");
 	}
 	if ((size_t)n >= outcap)
 		goto out_fail;
@@ -369,7 +365,7 @@ int scram_server_first(struct scram_state *st, const struct scram_verifier *v, c
 	return 0;
 out_fail:
 	memset(st, 0, sizeof(*st));
-	return refuse(err, "SCRAM: output buffer too small");
+	return scram_refuse(err, "SCRAM: output buffer too small");
 }
 
 int scram_server_final(struct scram_state *st, const uint8_t *client_final, size_t len, char *out, size_t outcap,
@@ -389,7 +385,7 @@ int scram_server_final(struct scram_state *st, const uint8_t *client_final, size
 	if (outcap)
 		out[0] = 0;
 	if (!v || st->done || st->nonce[0] == 0)
-		return refuse(err, "SCRAM: exchange not in progress");
+		return scram_refuse(err, "SCRAM: exchange not in progress");
 	/* One attempt per exchange, whatever its outcome. */
 	st->done = true;
 	if (check_message(client_final, len, final_refusals, err) < 0)
@@ -399,78 +395,78 @@ int scram_server_final(struct scram_state *st, const uint8_t *client_final, size
 
 	/* c=<base64 of the gs2 header> */
 	if (end - p < 2 || p[0] != 'c' || p[1] != '=')
-		return refuse(err, "SCRAM: missing channel binding (c=)");
+		return scram_refuse(err, "SCRAM: missing channel binding (c=)");
 	cb = p + 2;
 	cb_end = attr_end(cb, end);
-	n = b64_decode(cb, (size_t)(cb_end - cb), cbind, sizeof(cbind));
+	n = scram_b64_decode(cb, (size_t)(cb_end - cb), cbind, sizeof(cbind));
 	if (n < 0)
-		return refuse(err, "SCRAM: malformed channel binding (c=)");
+		return scram_refuse(err, "SCRAM: malformed channel binding (c=)");
 	bare_len = strlen(st->client_first_bare);
 	expect_gs2[0] = st->client_first_bare[bare_len + 1];
 	if (n != 3 || memcmp(cbind, expect_gs2, 3) != 0)
-		return refuse(err, "SCRAM: channel binding (c=) does not match the gs2 header");
+		return scram_refuse(err, "SCRAM: channel binding (c=) does not match the gs2 header");
 
 	/* ,r=<nonce> */
 	p = cb_end;
 	if (end - p < 3 || p[0] != ',' || p[1] != 'r' || p[2] != '=')
-		return refuse(err, "SCRAM: missing nonce (r=)");
+		return scram_refuse(err, "SCRAM: missing nonce (r=)");
 	nonce = p + 3;
 	nonce_end = attr_end(nonce, end);
 	if ((size_t)(nonce_end - nonce) != strlen(st->nonce) ||
 	    memcmp(nonce, st->nonce, (size_t)(nonce_end - nonce)) != 0)
-		return refuse(err, "SCRAM: nonce does not match");
+		return scram_refuse(err, "SCRAM: nonce does not match");
 	p = nonce_end;
 
 	/* [,ext...] ,p=<proof> and nothing after it */
 	if (skip_extensions(&p, end, true, err) < 0)
 		return -1;
 	if (end - p < 3 || p[0] != ',' || p[1] != 'p' || p[2] != '=')
-		return refuse(err, "SCRAM: missing proof (p=)");
+		return scram_refuse(err, "SCRAM: missing proof (p=)");
 	wp_len = (size_t)(p - (const char *)client_final);
 	proof64 = p + 3;
 	if (attr_end(proof64, end) != end)
-		return refuse(err, "SCRAM: data after the proof");
-	n = b64_decode(proof64, (size_t)(end - proof64), proof, sizeof(proof));
+		return scram_refuse(err, "SCRAM: data after the proof");
+	n = scram_b64_decode(proof64, (size_t)(end - proof64), proof, sizeof(proof));
 	if (n != SCRAM_KEY_LEN)
-		return refuse(err, "SCRAM: malformed proof (p=)");
+		return scram_refuse(err, "SCRAM: malformed proof (p=)");
 
 	/* AuthMessage = client-first-bare "," server-first "," client-final-without-proof */
 	sf_len = strlen(st->server_first);
 	am_len = bare_len + 1 + sf_len + 1 + wp_len;
 	if (am_len > sizeof(auth_msg))
-		return refuse(err, "SCRAM: message too long");
+		return scram_refuse(err, "SCRAM: message too long");
 	memcpy(auth_msg, st->client_first_bare, bare_len);
 	auth_msg[bare_len] = ',';
 	memcpy(auth_msg + bare_len + 1, st->server_first, sf_len);
 	auth_msg[bare_len + 1 + sf_len] = ',';
 	memcpy(auth_msg + bare_len + 2 + sf_len, client_final, wp_len);
 
-	if (hmac_sha256(v->stored_key, SCRAM_KEY_LEN, auth_msg, am_len, client_sig) < 0)
+	if (scram_hmac(v->stored_key, SCRAM_KEY_LEN, auth_msg, am_len, client_sig) < 0)
 		goto out_internal;
 	for (i = 0; i < SCRAM_KEY_LEN; i++)
 		client_key[i] = proof[i] ^ client_sig[i];
-	if (sha256(client_key, sizeof(client_key), stored) < 0)
+	if (scram_sha256(client_key, sizeof(client_key), stored) < 0)
 		goto out_internal;
 	if (CRYPTO_memcmp(stored, v->stored_key, SCRAM_KEY_LEN) != 0) {
-		refuse(err, "SCRAM: password authentication failed");
+		scram_refuse(err, "SCRAM: password authentication failed");
 		goto out_cleanse;
 	}
 
-	if (hmac_sha256(v->server_key, SCRAM_KEY_LEN, auth_msg, am_len, server_sig) < 0)
+	if (scram_hmac(v->server_key, SCRAM_KEY_LEN, auth_msg, am_len, server_sig) < 0)
 		goto out_internal;
 	if (outcap < 2 + B64_ENC_LEN(SCRAM_KEY_LEN) + 1) {
-		refuse(err, "SCRAM: output buffer too small");
+		scram_refuse(err, "SCRAM: output buffer too small");
 		goto out_cleanse;
 	}
 	out[0] = 'v';
 	out[1] = '=';
-	if (b64_encode(server_sig, sizeof(server_sig), out + 2, outcap - 2) < 0)
+	if (scram_b64_encode(server_sig, sizeof(server_sig), out + 2, outcap - 2) < 0)
 		goto out_internal;
 	*outlen = 2 + B64_ENC_LEN(SCRAM_KEY_LEN);
 	rc = 0;
 	goto out_cleanse;
 out_internal:
-	refuse(err, "SCRAM: internal crypto error");
+	scram_refuse(err, "SCRAM: internal crypto error");
 out_cleanse:
 	OPENSSL_cleanse(client_key, sizeof(client_key));
 	OPENSSL_cleanse(client_sig, sizeof(client_sig));

@@ -15,7 +15,8 @@
  * runner_pg.c with libpq and runner_my.c with MariaDB Connector/C,
  * runner_my_conn.c and runner_my_watch.c its connection and its KILL QUERY
  * watchdog; runner_tls*.c the TLS shim a target with sslmode puts between
- * the client library and the relay), which links only base/ of airlock's
+ * the client library and the relay, and logs in to Postgres with SCRAM for
+ * libpq), which links only base/ and protocol/'s SCRAM client of airlock's
  * own code. The host side that starts its
  * containers is launch/, the only code that links curl.
  */

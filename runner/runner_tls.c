@@ -25,6 +25,7 @@
 #include <openssl/err.h>
 
 #include "base/frame.h"
+#include "protocol/scram_client.h"
 #include "runner/runner_job.h"
 
 static void conn_close(struct conn *c)
@@ -278,6 +279,10 @@ int runner_tls_start(struct runner_tls **out, const struct runner_job *job, cons
 	t->my = strcmp(job->engine, "mariadb") == 0;
 	t->full = strcmp(job->tls, "verify-full") == 0;
 	t->host = strdup(job->tls_host);
+	if (!t->my && scram_client_password_plain(job->password) && !(t->password = strdup(job->password))) {
+		snprintf(why, why_len, "TLS could not be set up (out of memory)");
+		goto out_bad;
+	}
 	t->host_ip = t->host && is_ip_literal(t->host);
 	n = snprintf(t->relay_path, sizeof(t->relay_path), "%s/%s", socket_dir, relay_name);
 	if (!t->host || n < 0 || (size_t)n >= sizeof(t->relay_path)) {
@@ -334,5 +339,9 @@ void runner_tls_stop(struct runner_tls *t)
 	SSL_CTX_free(t->ctx);
 	pthread_mutex_destroy(&t->lock);
 	free(t->host);
+	if (t->password) {
+		explicit_bzero(t->password, strlen(t->password));
+		free(t->password);
+	}
 	free(t);
 }

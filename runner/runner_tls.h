@@ -10,6 +10,10 @@
  * it), and the shim talks TLS (OpenSSL) to the database over the relay:
  *
  *  - Postgres: an SSLRequest; anything but 'S' fails the connection.
+ *    When the server asks for SCRAM-SHA-256 and the password is printable
+ *    ASCII, the shim logs in itself (OpenSSL's PBKDF2, three times
+ *    faster than libpq 15's loop) and checks the server's signature before
+ *    libpq, which sees only the AuthenticationOk, gets a byte.
  *  - MariaDB: the server's greeting must offer CLIENT_SSL or the
  *    connection fails; the library gets the greeting with CLIENT_SSL
  *    cleared, the server gets the library's handshake response first cut

@@ -21,7 +21,10 @@
 #define BUF_LEN 16384 /* a TLS record's plain text at most */
 #define PG_SSL_REQUEST 80877103u
 #define PG_CANCEL_REQUEST 80877102u
+#define PG_AUTH_OK 0u
 #define PG_AUTH_SASL 10u
+#define PG_AUTH_SASL_CONTINUE 11u
+#define PG_AUTH_SASL_FINAL 12u
 #define MY_CLIENT_PROTOCOL_41 0x0200u
 #define MY_HEADER 4
 
@@ -48,6 +51,7 @@ struct runner_tls {
 	bool full;    /* verify-full */
 	bool host_ip; /* tls_host is an IP address literal */
 	char *host;
+	char *password; /* printable ASCII, for the shim's own SCRAM (runner_tls_login.c); NULL: libpq's */
 	char relay_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	pthread_mutex_t lock;
 	char failure[200]; /* under lock */

@@ -13,6 +13,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "protocol/scram_client.h"
+
 static uint32_t be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -26,17 +32,116 @@ static void put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+/* One whole Postgres message from the server into c->down: its length field (type not counted), or -1. */
+static long read_pg_message(struct conn *c, int64_t deadline)
+{
+	uint8_t *m = c->down;
+	size_t mlen;
+
+	if (tls_ssl_read_all(c, m, 5, deadline) < 0 || (mlen = be32(m + 1)) < 4 || mlen > BUF_LEN - 1 ||
+	    tls_ssl_read_all(c, m + 5, mlen - 4, deadline) < 0)
+		return -1;
+	return (long)mlen;
+}
+
+/* An authentication request of type code with at least 4 bytes (and data) in c->down. */
+static bool is_auth(const struct conn *c, long mlen, uint32_t code)
+{
+	return c->down[0] == 'R' && mlen >= 8 && be32(c->down + 5) == code;
+}
+
+/* Sends 'p' with body (n bytes) after head (hn bytes) over TLS. */
+static int send_sasl(struct conn *c, const void *head, size_t hn, const char *body, size_t n, int64_t deadline)
+{
+	uint8_t *p = c->up;
+
+	if (1 + 4 + hn + n > BUF_LEN)
+		return -1;
+	p[0] = 'p';
+	put_be32(p + 1, (uint32_t)(4 + hn + n));
+	memcpy(p + 5, head, hn);
+	memcpy(p + 5 + hn, body, n);
+	return tls_ssl_write_all(c, p, 1 + 4 + hn + n, deadline);
+}
+
+/*
+ * SCRAM-SHA-256 done by the shim for libpq (protocol/scram_client.h says
+ * why: libpq salts the password three times slower): the library gets the
+ * server's AuthenticationOk, or its ErrorResponse, as the answer to its
+ * startup packet, and what follows goes through pump. The server's
+ * signature is checked before anything reaches the library. 0, or -1
+ * with the failure kept.
+ */
+static int pg_scram(struct runner_tls *t, struct conn *c, int64_t deadline)
+{
+	uint8_t raw[18], head[4 + 14];
+	char nonce[32], msg[SCRAM_MAX_MSG];
+	struct scram_client sc;
+	const char *err = NULL;
+	size_t n;
+	long mlen;
+	int rc = -1;
+
+	if (RAND_bytes(raw, sizeof(raw)) != 1 || EVP_EncodeBlock((unsigned char *)nonce, raw, sizeof(raw)) != 24 ||
+	    scram_client_first(&sc, nonce, msg, sizeof(msg), &n, &err) < 0) {
+		tls_set_failure(t, "the login could not be started", err);
+		return -1;
+	}
+	memcpy(head, "SCRAM-SHA-256", 14);
+	put_be32(head + 14, (uint32_t)n);
+	if (send_sasl(c, head, sizeof(head), msg, n, deadline) < 0 || (mlen = read_pg_message(c, deadline)) < 0)
+		goto out_closed;
+	if (c->down[0] == 'E')
+		goto out_pass;
+	if (!is_auth(c, mlen, PG_AUTH_SASL_CONTINUE) ||
+	    scram_client_final(&sc, t->password, c->down + 9, (size_t)mlen - 8, msg, sizeof(msg), &n, &err) < 0) {
+		tls_set_failure(t, "the database's SCRAM challenge was refused", err);
+		goto out;
+	}
+	if (send_sasl(c, "", 0, msg, n, deadline) < 0 || (mlen = read_pg_message(c, deadline)) < 0)
+		goto out_closed;
+	if (c->down[0] == 'E')
+		goto out_pass;
+	if (!is_auth(c, mlen, PG_AUTH_SASL_FINAL) ||
+	    scram_client_verify(&sc, c->down + 9, (size_t)mlen - 8, &err) < 0) {
+		tls_set_failure(t, "the database did not prove it knows the password", err);
+		goto out;
+	}
+	if ((mlen = read_pg_message(c, deadline)) < 0)
+		goto out_closed;
+	if (c->down[0] != 'E' && !is_auth(c, mlen, PG_AUTH_OK)) {
+		tls_set_failure(t, "the database answered the login with something else", NULL);
+		goto out;
+	}
+out_pass:
+	if (tls_write_all(c->plain, c->down, 1 + (size_t)mlen, deadline) < 0) {
+		tls_set_failure(t, "the client library closed the connection", NULL);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+out_closed:
+	tls_set_failure(t, "the database closed the connection during the login over TLS", NULL);
+out:
+	OPENSSL_cleanse(&sc, sizeof(sc));
+	OPENSSL_cleanse(msg, sizeof(msg));
+	return rc;
+}
+
 /*
  * After the handshake: the library's first packet (its startup packet, or
- * a cancel request) goes over as it is; the server's first answer to a
- * startup packet has SCRAM-SHA-256-PLUS dropped (tls_wire_pg_drop_plus): libpq, seeing no TLS
- * of its own, refuses a server that offers channel binding. The rest
- * goes through pump untouched.
+ * a cancel request) goes over as it is. When the server answers a startup
+ * packet with SCRAM-SHA-256 and the shim has the password, the shim logs
+ * in (pg_scram). Otherwise the answer has SCRAM-SHA-256-PLUS dropped
+ * (tls_wire_pg_drop_plus): libpq, seeing no TLS of its own, refuses a
+ * server that offers channel binding. The rest goes through pump
+ * untouched.
  */
 static int pg_first_exchange(struct runner_tls *t, struct conn *c, int64_t deadline)
 {
 	uint8_t *p = c->up, *m = c->down;
 	size_t len, mlen;
+	long ml;
 
 	if (tls_read_all(c->plain, p, 4, deadline) < 0 || (len = be32(p)) < 8 || len > BUF_LEN ||
 	    tls_read_all(c->plain, p + 4, len - 4, deadline) < 0 || tls_ssl_write_all(c, p, len, deadline) < 0) {
@@ -45,11 +150,13 @@ static int pg_first_exchange(struct runner_tls *t, struct conn *c, int64_t deadl
 	}
 	if (be32(p + 4) == PG_CANCEL_REQUEST)
 		return 0;
-	if (tls_ssl_read_all(c, m, 5, deadline) < 0 || (mlen = be32(m + 1)) < 4 || mlen > BUF_LEN - 1 ||
-	    tls_ssl_read_all(c, m + 5, mlen - 4, deadline) < 0) {
+	if ((ml = read_pg_message(c, deadline)) < 0) {
 		tls_set_failure(t, "the database closed the connection during the login over TLS", NULL);
 		return -1;
 	}
+	mlen = (size_t)ml;
+	if (t->password && is_auth(c, ml, PG_AUTH_SASL) && tls_wire_pg_offers_scram(m + 5, mlen - 4))
+		return pg_scram(t, c, deadline);
 	if (m[0] == 'R' && mlen >= 8 && be32(m + 5) == PG_AUTH_SASL) {
 		mlen = 4 + tls_wire_pg_drop_plus(m + 5, mlen - 4);
 		put_be32(m + 1, (uint32_t)mlen);

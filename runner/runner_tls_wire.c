@@ -30,6 +30,25 @@ size_t tls_wire_pg_drop_plus(uint8_t *payload, size_t len)
 	return out;
 }
 
+bool tls_wire_pg_offers_scram(const uint8_t *payload, size_t len)
+{
+	static const char scram[] = "SCRAM-SHA-256";
+	size_t in = 4;
+	bool offered = false;
+
+	if (len < 5)
+		return false;
+	while (in < len && payload[in]) {
+		size_t n = strnlen((const char *)payload + in, len - in);
+
+		if (in + n >= len)
+			return false; /* a name without its NUL */
+		offered |= n == sizeof(scram) - 1 && memcmp(payload + in, scram, n) == 0;
+		in += n + 1;
+	}
+	return offered && in < len; /* the empty name that ends the list */
+}
+
 int tls_wire_my_caps_at(const uint8_t *payload, size_t len, size_t *off)
 {
 	const uint8_t *nul;

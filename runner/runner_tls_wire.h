@@ -7,6 +7,7 @@
 #ifndef AIRLOCK_RUNNER_RUNNER_TLS_WIRE_H
 #define AIRLOCK_RUNNER_RUNNER_TLS_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,13 @@
  * len < 4: returned as it is.
  */
 size_t tls_wire_pg_drop_plus(uint8_t *payload, size_t len);
+
+/*
+ * Whether payload (len bytes: an AuthenticationSASL message's body, its
+ * auth type first) names SCRAM-SHA-256 among its mechanisms, in a list
+ * that ends as the protocol says.
+ */
+bool tls_wire_pg_offers_scram(const uint8_t *payload, size_t len);
 
 /*
  * Where a MariaDB greeting's payload (len bytes, without the packet

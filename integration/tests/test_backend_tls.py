@@ -282,3 +282,73 @@ def test_a_database_without_tls_gets_nothing(engine):
     text = message(err)
     assert "does not offer TLS" in text, text
     assert imp.after_refusal == b"", imp.after_refusal
+
+
+# ---- an impostor that does not know the password ----
+
+class ScramImpostor(Impostor):
+    """A Postgres impostor that asks for SCRAM-SHA-256 after the handshake and
+    then claims the login succeeded without knowing the password: a SASLFinal
+    with a made-up signature (or none at all, with skip_final), then
+    AuthenticationOk and ReadyForQuery. Whatever the client sends after that
+    is kept: a statement there would have gone to a server that proved
+    nothing."""
+
+    def __init__(self, cert, skip_final=False):
+        self.skip_final = skip_final
+        self.after_ok = b""
+        super().__init__("postgres", cert)
+
+    @staticmethod
+    def message(tls):
+        head = b""
+        while len(head) < 5:
+            head += tls.recv(5 - len(head))
+        body = b""
+        n = int.from_bytes(head[1:5], "big") - 4
+        while len(body) < n:
+            body += tls.recv(n - len(body))
+        return head[:1], body
+
+    def serve(self, conn):
+        assert conn.recv(8) == b"\x00\x00\x00\x08\x04\xd2\x16\x2f"
+        conn.sendall(b"S")
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*self.cert)
+        tls = ctx.wrap_socket(conn, server_side=True)
+        self.handshakes += 1
+        n = int.from_bytes(tls.recv(4), "big")
+        startup = b""
+        while len(startup) < n - 4:
+            startup += tls.recv(n - 4 - len(startup))
+
+        def auth(code, data=b""):
+            body = code.to_bytes(4, "big") + data
+            tls.sendall(b"R" + (len(body) + 4).to_bytes(4, "big") + body)
+
+        auth(10, b"SCRAM-SHA-256\x00\x00")
+        _, first = self.message(tls)
+        client_first = first[first.index(b"\x00") + 1 + 4:]
+        nonce = client_first.split(b",r=", 1)[1]
+        auth(11, b"r=" + nonce + b"impostor,s=QSXCR+Q6sek8bf92,i=4096")
+        self.message(tls)
+        if not self.skip_final:
+            auth(12, b"v=" + b"A" * 43 + b"=")
+        auth(0)
+        tls.sendall(b"Z\x00\x00\x00\x05I")
+        self.after_ok += self.read_rest(tls)
+
+
+@pytest.mark.parametrize("skip_final", [False, True], ids=["forged-signature", "no-signature"])
+def test_a_server_that_cannot_prove_the_password_gets_no_statement(certs, skip_final):
+    """Under require (no certificate check), only SCRAM's server signature tells
+    the real database from one in the middle: the login stops there."""
+    imp = ScramImpostor(certs["rogue"], skip_final=skip_final)
+    try:
+        err = refused("postgres", imp, "require", "tlsscram")
+    finally:
+        imp.close()
+    text = message(err)
+    assert "EXECUTION_FAILED" in text, text
+    assert imp.handshakes >= 1
+    assert imp.after_ok == b"", imp.after_ok

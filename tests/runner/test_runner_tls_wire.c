@@ -48,6 +48,27 @@ static void test_plus_dropped(void **state)
 	free(buf);
 }
 
+static void test_scram_offered(void **state)
+{
+	const char *const both[] = {"SCRAM-SHA-256-PLUS", "SCRAM-SHA-256"};
+	const char *const plus[] = {"SCRAM-SHA-256-PLUS"};
+	const char *const other[] = {"SCRAM-SHA-2567", "OAUTHBEARER"};
+	uint8_t buf[96];
+	size_t len;
+
+	(void)state;
+	len = sasl(buf, both, 2);
+	assert_true(tls_wire_pg_offers_scram(buf, len));
+	/* The list must end: without its closing empty name, or cut inside a name, it is not taken. */
+	assert_false(tls_wire_pg_offers_scram(buf, len - 1));
+	assert_false(tls_wire_pg_offers_scram(buf, len - 3));
+	assert_false(tls_wire_pg_offers_scram(buf, sasl(buf, plus, 1)));
+	assert_false(tls_wire_pg_offers_scram(buf, sasl(buf, other, 2)));
+	assert_false(tls_wire_pg_offers_scram(buf, sasl(buf, NULL, 0)));
+	assert_false(tls_wire_pg_offers_scram(buf, 4));
+	assert_false(tls_wire_pg_offers_scram(buf, 0));
+}
+
 static void test_plus_malformed(void **state)
 {
 	uint8_t *buf;
@@ -114,6 +135,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plus_dropped),
 		cmocka_unit_test(test_plus_malformed),
+		cmocka_unit_test(test_scram_offered),
 		cmocka_unit_test(test_my_caps),
 	};
 
