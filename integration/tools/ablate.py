@@ -392,6 +392,9 @@ ROWS = [
      "py:test_workers.py -k line_to_the_supervisor"),
     ("worker-uids", "No two workers' runners ever share a uid", "each worker's own slice of runner_uids",
      "97-worker-uid-slices.patch", "py:test_workers.py -k own_directory"),
+    ("pg-scram-proof", "A database that cannot prove it knows the password gets no statement",
+     "the TLS shim's check of the server's SCRAM signature", "98-pg-scram-server-signature.patch",
+     "airlockd+py:test_backend_tls.py -k cannot_prove"),
 ]
 
 
