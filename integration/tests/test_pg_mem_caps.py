@@ -14,6 +14,11 @@ import pytest
 
 import itest
 
+# The watch samples every 20 ms on airlockd's loop: what these tests measure is its promptness, which a
+# parallel lane's load (thousands of connections in the TCP table the first tick reads, both cores
+# busy) changes; they run alone.
+pytestmark = pytest.mark.serial
+
 BUDGET = 256 * 1024 * 1024
 # The watch samples every 20 ms: what a backend allocates in that time, and this test's own sampling.
 # HUNGRY's string_agg doubles its buffer: past 256 MB it copies the old one into a new one of twice
