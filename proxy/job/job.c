@@ -124,6 +124,18 @@ void job_finish(struct job *j, const struct job_result *r)
 {
 	struct timeval zero = {0, 0};
 	enum job_state was = j->state;
+	/* Past backend_memory_mb: however the statement ended (the cancel's error, a result, a timeout), it failed. */
+	const struct job_result over = {
+		.ok = false,
+		.sqlstate = airlock_err_pg_sqlstate(AIRLOCK_E_MEMORY_LIMIT),
+		.code = AIRLOCK_E_MEMORY_LIMIT,
+		.message = j->mem_message,
+		.hint = "aggregate fewer or smaller values (string_agg, array_agg, json_agg over many rows), "
+			"select fewer or shorter columns, or add a LIMIT",
+	};
+
+	if (r && j->mem_over)
+		r = &over;
 
 	/* Moving to DONE uncounts a running job and tells the manager there is room. */
 	if (was == JOB_DONE || !job_set_state(j, JOB_DONE))
@@ -343,6 +355,23 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 	return true;
 }
 
+/*
+ * The memory watch canceled the backend's statement. The job waits for the
+ * runner to report the statement's end (the backend stops at its next
+ * interrupt check), keeping its slot and connection meanwhile; what the
+ * runner sends until then goes nowhere, and back-pressure no longer holds
+ * it (the owner's pause would stall the runner before its end arrives).
+ */
+static void job_mem_exceeded(struct job *j)
+{
+	if (j->state == JOB_RUNNING)
+		job_set_state(j, JOB_CANCELING);
+	if (j->ctl && j->paused) {
+		job_ctl_pause(j->ctl, false);
+		job_ctl_process(j->ctl);
+	}
+}
+
 /* A warm runner speaks before its statement only when its connect failed. */
 static void job_idle_spoke(struct job *j)
 {
@@ -359,7 +388,7 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		job_idle_spoke(j);
 		return false;
 	}
-	if (j->state == JOB_DONE || j->paused)
+	if (j->state == JOB_DONE || (j->paused && !j->mem_over))
 		return false;
 	if ((f->type == FRAME_COPY_START || f->type == FRAME_COPY_DATA) && !j->copy_ok) {
 		job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
@@ -377,21 +406,23 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 		}
 		/* Postgres only: a MariaDB session is a thread, bounded by max_session_mem_used. */
 		if (strcmp(j->target->engine, "postgres") == 0)
-			job_mem_watch(j, pid, job_finish);
+			job_mem_watch(j, pid, job_mem_exceeded);
 		break;
 	}
 	case FRAME_COPY_START:
 	case FRAME_ROWDESC:
 	case FRAME_MYCOLS:
-		if (job_state_streams(j->state) && j->ev->on_rowdesc)
+		if (job_state_streams(j->state) && !j->mem_over && j->ev->on_rowdesc)
 			j->ev->on_rowdesc(j->arg, f);
 		break;
 	case FRAME_PARAMDESC:
-		if (job_state_streams(j->state) && j->ev->on_paramdesc)
+		if (job_state_streams(j->state) && !j->mem_over && j->ev->on_paramdesc)
 			j->ev->on_paramdesc(j->arg, f);
 		break;
 	case FRAME_COPY_DATA:
 	case FRAME_ROW:
+		if (j->mem_over)
+			break;
 		if (!job_frame_row(j, f))
 			return false;
 		break;

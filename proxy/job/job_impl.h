@@ -59,6 +59,9 @@ struct job {
 	struct event *defer;
 	struct job_mem *mem; /* the watch over the backend's memory (job_mem.h), while there is one */
 	bool mem_tried;      /* a backend pid came: never a second watch */
+	/* The backend passed backend_memory_mb and was sent a cancel: whatever ends the job, it ends with this. */
+	bool mem_over;
+	char mem_message[256];
 
 	struct wbuf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
 	struct wbuf jobframe;  /* 'J': the statement, sent once attached */

@@ -209,29 +209,23 @@ static void job_mem_unavailable(const struct job_mem *m, const char *why)
 		 m->job->id, why);
 }
 
-/* The backend is past its budget: its statement is canceled, the job ends with MEMORY_LIMIT. */
+/* The backend is past its budget: its statement is canceled; the job hears it (and ends the watch). */
 static void job_mem_over(struct job_mem *m, uint64_t used)
 {
 	struct job *j = m->job;
-	char msg[256];
-	struct job_result r = {
-		.ok = false,
-		.sqlstate = airlock_err_pg_sqlstate(AIRLOCK_E_MEMORY_LIMIT),
-		.code = AIRLOCK_E_MEMORY_LIMIT,
-		.message = msg,
-		.hint = "aggregate fewer or smaller values (string_agg, array_agg, json_agg over many rows), "
-			"select fewer or shorter columns, or add a LIMIT",
-	};
+	job_mem_over_fn over = m->over;
 
 	if (syscall(SYS_pidfd_send_signal, m->pidfd, SIGINT, NULL, 0) < 0)
 		log_warn("job %s: could not cancel the backend's statement: %s", j->id, strerror(errno));
-	log_info("job %s: backend used %" PRIu64 " MB, above backend_memory_mb=%u; its statement was canceled", j->id,
-		 used / MIB, j->limits.backend_memory_mb);
-	snprintf(msg, sizeof(msg),
+	log_info("job %s: backend used %" PRIu64 " MB, above backend_memory_mb=%u; its statement is being canceled",
+		 j->id, used / MIB, j->limits.backend_memory_mb);
+	snprintf(j->mem_message, sizeof(j->mem_message),
 		 "the statement used %" PRIu64 " MB of database memory, more than backend_memory_mb=%u allows, "
 		 "and was canceled",
 		 used / MIB, j->limits.backend_memory_mb);
-	m->over(j, &r); /* stops the watch */
+	j->mem_over = true;
+	job_mem_stop(j);
+	over(j);
 }
 
 static void job_mem_tick(evutil_socket_t fd, short what, void *arg)

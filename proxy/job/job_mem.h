@@ -18,8 +18,13 @@
  * Then every JOB_MEM_TICK_MS the backend's private memory (RssAnon +
  * VmSwap) is compared with the user's backend_memory_mb; past it, the
  * backend gets SIGINT (what pg_cancel_backend sends: its current
- * statement, which is this job's, is canceled) and the job ends with
- * MEMORY_LIMIT. The watch ends with the job.
+ * statement, which is this job's, is canceled), the watch ends and the
+ * job is told (over). The cancel lands at the backend's next interrupt
+ * check, which a function without one (upper() or md5() over hundreds of
+ * megabytes) reaches only when it returns: the job therefore keeps its
+ * runner, its max_jobs slot and its backend connection until the runner
+ * reports the statement's end, then ends with MEMORY_LIMIT (job.c), so a
+ * backend still at work always counts against the caps.
  */
 #ifndef AIRLOCK_PROXY_JOB_JOB_MEM_H
 #define AIRLOCK_PROXY_JOB_JOB_MEM_H
@@ -27,12 +32,14 @@
 #include <stdint.h>
 
 struct job;
-struct job_result;
 
 #define JOB_MEM_TICK_MS 20
 
-/* How the job ends when its backend is past the budget (job.c's job_finish; the watch is stopped by then). */
-typedef void (*job_mem_over_fn)(struct job *j, const struct job_result *r);
+/*
+ * Tells j its backend is past the budget and was sent a cancel; j->mem_over
+ * and j->mem_message are set. Called once; the watch has ended by then.
+ */
+typedef void (*job_mem_over_fn)(struct job *j);
 
 /* The runner of j says its backend is pid: watch it (once per job; later calls are ignored). */
 void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over);

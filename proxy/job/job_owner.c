@@ -108,7 +108,8 @@ void job_cancel(struct job *j)
 void job_pause(struct job *j, bool paused)
 {
 	j->paused = paused;
-	if (!j->ctl || j->jobframe.data)
+	/* A canceled statement's remaining frames are read and dropped (job_mem_exceeded). */
+	if (!j->ctl || j->jobframe.data || j->mem_over)
 		return;
 	job_ctl_pause(j->ctl, paused);
 	if (!paused) {
