@@ -41,7 +41,7 @@ int oci_runtime_check_sync(const char *runtime, char *err, size_t errlen)
 	return 0;
 }
 
-/* True when dir has an entry (a container's state, for the runtime's root). */
+/* See launcher.h. */
 bool oci_state_empty(const char *state_dir)
 {
 	char root[4096];

@@ -218,8 +218,8 @@ static const char *const final_refusals[] = {"SCRAM: empty client-final-message"
 					     "SCRAM: client-final-message too long",
 					     "SCRAM: NUL byte in client-final-message"};
 
-/* The checks both client messages pass first; reasons is one of the two lists above. */
-static int check_message(const uint8_t *msg, size_t len, const char *const reasons[3], const char **err)
+/* See scram_int.h; here reasons is one of the two lists above. */
+int scram_check_message(const uint8_t *msg, size_t len, const char *const reasons[3], const char **err)
 {
 	if (!msg || len == 0)
 		return scram_refuse(err, reasons[0]);
@@ -299,7 +299,7 @@ int scram_server_first(struct scram_state *st, const struct scram_verifier *v, c
 	for (i = 0; i < sn_len; i++)
 		if (!scram_nonce_char((uint8_t)server_nonce[i]))
 			return scram_refuse(err, "SCRAM: invalid server nonce");
-	if (check_message(client_first, len, first_refusals, err) < 0)
+	if (scram_check_message(client_first, len, first_refusals, err) < 0)
 		return -1;
 	p = (const char *)client_first;
 	end = p + len;
@@ -388,7 +388,7 @@ int scram_server_final(struct scram_state *st, const uint8_t *client_final, size
 		return scram_refuse(err, "SCRAM: exchange not in progress");
 	/* One attempt per exchange, whatever its outcome. */
 	st->done = true;
-	if (check_message(client_final, len, final_refusals, err) < 0)
+	if (scram_check_message(client_final, len, final_refusals, err) < 0)
 		return -1;
 	p = (const char *)client_final;
 	end = p + len;

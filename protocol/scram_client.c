@@ -28,6 +28,13 @@ bool scram_client_password_plain(const char *password)
 	return true;
 }
 
+static const char *const first_refusals[] = {"SCRAM: empty server-first-message",
+					     "SCRAM: server-first-message too long",
+					     "SCRAM: NUL byte in server-first-message"};
+static const char *const final_refusals[] = {"SCRAM: empty server-final-message",
+					     "SCRAM: server-final-message too long",
+					     "SCRAM: NUL byte in server-final-message"};
+
 int scram_client_first(struct scram_client *c, const char *nonce, char *out, size_t outcap, size_t *outlen,
 		       const char **err)
 {
@@ -101,8 +108,8 @@ int scram_client_final(struct scram_client *c, const char *password, const uint8
 	c->have_sig = false;
 	if (!password || !c->nonce_len)
 		return scram_refuse(err, "SCRAM: no password, or no client-first-message");
-	if (!server_first || len == 0 || len >= SCRAM_MAX_MSG || memchr(server_first, 0, len))
-		return scram_refuse(err, "SCRAM: server-first-message empty, too long or with a NUL byte");
+	if (scram_check_message(server_first, len, first_refusals, err) < 0)
+		return -1;
 	if (take_attr(&p, end, 'r', &r, &rend) < 0 || take_attr(&p, end, 's', &s, &send) < 0 ||
 	    take_attr(&p, end, 'i', &i, &iend) < 0)
 		return scram_refuse(err, "SCRAM: server-first-message is not r=,s=,i=");
@@ -163,8 +170,10 @@ int scram_client_verify(const struct scram_client *c, const uint8_t *server_fina
 
 	if (!c->have_sig)
 		return scram_refuse(err, "SCRAM: no client-final-message was sent");
-	if (!server_final || len < 2 || len >= SCRAM_MAX_MSG || memchr(server_final, 0, len))
-		return scram_refuse(err, "SCRAM: server-final-message empty, too long or with a NUL byte");
+	if (scram_check_message(server_final, len, final_refusals, err) < 0)
+		return -1;
+	if (len < 2)
+		return scram_refuse(err, "SCRAM: server-final-message is not v=");
 	if (p[0] == 'e' && p[1] == '=')
 		return scram_refuse(err, "SCRAM: the server refused the proof");
 	if (p[0] != 'v' || p[1] != '=')

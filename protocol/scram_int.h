@@ -32,6 +32,11 @@ int scram_sha256(const uint8_t *in, size_t n, uint8_t out[SCRAM_KEY_LEN]);
 int scram_parse_int(const char *p, const char *end, int *out);
 /* A nonce character: printable ASCII except ','. */
 bool scram_nonce_char(uint8_t c);
+/*
+ * A SCRAM message's framing: not empty, shorter than SCRAM_MAX_MSG, no NUL
+ * byte; otherwise refused with reasons[0], [1] or [2] in that order. 0, or -1.
+ */
+int scram_check_message(const uint8_t *msg, size_t len, const char *const reasons[3], const char **err);
 /* Sets *err (when err is not NULL) to why; returns -1. */
 int scram_refuse(const char **err, const char *why);
 

@@ -157,7 +157,7 @@ static int pg_first_exchange(struct runner_tls *t, struct conn *c, int64_t deadl
 	mlen = (size_t)ml;
 	if (t->password && is_auth(c, ml, PG_AUTH_SASL) && tls_wire_pg_offers_scram(m + 5, mlen - 4))
 		return pg_scram(t, c, deadline);
-	if (m[0] == 'R' && mlen >= 8 && be32(m + 5) == PG_AUTH_SASL) {
+	if (is_auth(c, ml, PG_AUTH_SASL)) {
 		mlen = 4 + tls_wire_pg_drop_plus(m + 5, mlen - 4);
 		put_be32(m + 1, (uint32_t)mlen);
 	}
