@@ -395,6 +395,9 @@ ROWS = [
     ("pg-scram-proof", "A database that cannot prove it knows the password gets no statement",
      "the TLS shim's check of the server's SCRAM signature", "98-pg-scram-server-signature.patch",
      "airlockd+py:test_backend_tls.py -k cannot_prove"),
+    ("mem-slot-held", "A statement canceled past backend_memory_mb keeps its slot until its backend stops",
+     "the job waits for the runner's end after the memory watch's cancel", "99-mem-slot-held.patch",
+     "airlockd+py:test_pg_mem_caps.py -k keeps_its_slot"),
 ]
 
 
