@@ -432,19 +432,25 @@ enum frame_status frame_check_cancel(const struct frame *f)
 	return f->type == FRAME_CANCEL && f->len == 0 ? FRAME_OK : FRAME_ERR;
 }
 
-enum frame_status frame_decode_backend(const struct frame *f, uint32_t *pid)
+enum frame_status frame_decode_backend(const struct frame *f, struct frame_backend *out)
 {
 	struct rbuf c;
 
-	*pid = 0;
+	*out = (struct frame_backend){0};
 	if (f->type != FRAME_BACKEND)
 		return FRAME_ERR;
 	cur_init(&c, f);
-	if (!rbuf_get_be32(&c, pid) || *pid == 0 || *pid > INT32_MAX) {
-		*pid = 0;
-		return FRAME_ERR;
-	}
-	return cur_finish(&c);
+	if (!rbuf_get_be32(&c, &out->pid) || out->pid == 0 || out->pid > INT32_MAX)
+		goto bad;
+	if (rbuf_left(&c) > 0 &&
+	    (!get_str(&c, &out->salt) || out->salt.len < 4 || out->salt.len > FRAME_SCRAM_SALT_MAX ||
+	     !rbuf_get_be32(&c, &out->iterations) || out->iterations == 0))
+		goto bad;
+	if (cur_finish(&c) == FRAME_OK)
+		return FRAME_OK;
+bad:
+	*out = (struct frame_backend){0};
+	return FRAME_ERR;
 }
 
 /* ---- writing ---- */

@@ -45,6 +45,12 @@
  *      the statement has come, before it runs. Untrusted like every frame
  *      from a runner: the proxy watches that process's memory only after
  *      checking that it holds the other end of the job's own relay.
+ *      Optionally then str salt and u32 iterations: the SCRAM salt (the
+ *      base64 the server sent, 4 to FRAME_SCRAM_SALT_MAX characters) and
+ *      iteration count (1 or more) of the runner's login, when its TLS
+ *      shim logged in with SCRAM; from them the proxy salts the target's
+ *      password itself, once, for its later runners ('P' keys
+ *      scram_salt, scram_iterations, scram_key: runner/runner_tls.h).
  *  'T' row description (runner -> proxy): u16 ncols, then per column:
  *      str name, u32 table_oid, i16 attnum, u32 type_oid, i16 typlen,
  *      i32 typmod, i16 format (0 text, 1 binary: what the values of the
@@ -100,6 +106,8 @@
 /* The CA certificates of a TLS target, written by airlockd into the job's directory. */
 #define FRAME_TLS_CA_FILE "ca.pem"
 #define FRAME_MAX_COLS 1664 /* Postgres' own column limit */
+/* The longest SCRAM salt a 'B' frame names: base64 of SCRAM_MAX_SALT (64) bytes. */
+#define FRAME_SCRAM_SALT_MAX 88
 
 enum frame_type {
 	FRAME_JOB = 'J',
@@ -213,8 +221,17 @@ enum frame_status frame_mycols_next(struct rbuf *cur, struct frame_mycol *col);
 /* Cancel: FRAME_OK only for an 'X' frame with an empty payload. */
 enum frame_status frame_check_cancel(const struct frame *f);
 
-/* Backend: FRAME_OK only for a 'B' frame of exactly one u32, a pid above 0. */
-enum frame_status frame_decode_backend(const struct frame *f, uint32_t *pid);
+struct frame_backend {
+	uint32_t pid;
+	struct frame_str salt; /* len 0: no SCRAM login named */
+	uint32_t iterations;
+};
+/*
+ * Backend: FRAME_OK only for a 'B' frame of a u32 pid above 0, then
+ * nothing or a salt of 4 to FRAME_SCRAM_SALT_MAX characters (not checked
+ * as base64 here) and iterations above 0.
+ */
+enum frame_status frame_decode_backend(const struct frame *f, struct frame_backend *out);
 
 /* Data row: validates the layout (counts and lengths) without copying. */
 enum frame_status frame_row_check(const struct frame *f, uint16_t *ncols);

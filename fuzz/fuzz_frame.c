@@ -203,16 +203,21 @@ static void decode_one(const struct frame *f)
 			roundtrip_error(f, &e);
 		break;
 	case FRAME_BACKEND: {
-		uint32_t pid;
+		struct frame_backend be;
 
-		if (frame_decode_backend(f, &pid) == FRAME_OK) {
+		if (frame_decode_backend(f, &be) == FRAME_OK) {
 			struct wbuf b;
 
-			if (pid == 0 || f->len != 4)
+			if (be.pid == 0 || (be.salt.len && (be.salt.len < 4 || be.salt.len > FRAME_SCRAM_SALT_MAX ||
+							    be.iterations == 0)))
 				abort();
 			wbuf_init(&b);
 			frame_begin(&b, FRAME_BACKEND);
-			frame_put_u32(&b, pid);
+			frame_put_u32(&b, be.pid);
+			if (be.salt.len) {
+				frame_put_str(&b, be.salt.ptr, be.salt.len);
+				frame_put_u32(&b, be.iterations);
+			}
 			frame_end(&b);
 			check_same(&b, f);
 		}

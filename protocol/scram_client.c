@@ -77,17 +77,92 @@ static int take_attr(const char **pp, const char *end, char name, const char **v
 	return 0;
 }
 
-/* The salted password's ClientKey and ServerKey: 0, or -1. */
-static int keys(const char *password, const uint8_t *salt, size_t salt_len, int iterations,
-		uint8_t client_key[SCRAM_KEY_LEN], uint8_t server_key[SCRAM_KEY_LEN])
+int scram_salt_password(const char *password, const uint8_t *salt, size_t salt_len, int iterations,
+			uint8_t out[SCRAM_KEY_LEN])
+{
+	size_t plen = strlen(password);
+
+	if (plen > INT_MAX || salt_len == 0 || salt_len > SCRAM_MAX_SALT || iterations < 1 ||
+	    iterations > SCRAM_CLIENT_MAX_ITERATIONS)
+		return -1;
+	return PKCS5_PBKDF2_HMAC(password, (int)plen, salt, (int)salt_len, iterations, EVP_sha256(), SCRAM_KEY_LEN, out)
+		       ? 0
+		       : -1;
+}
+
+int scram_salted_make(const char *password, const char *salt_b64, size_t n, int iterations, int max_iterations,
+		      struct scram_salted *out)
+{
+	int len;
+
+	*out = (struct scram_salted){0};
+	len = scram_b64_decode(salt_b64, n, out->salt, sizeof(out->salt));
+	if (len <= 0 || iterations < 1 || iterations > max_iterations ||
+	    scram_salt_password(password, out->salt, (size_t)len, iterations, out->key) < 0) {
+		OPENSSL_cleanse(out, sizeof(*out));
+		return -1;
+	}
+	out->salt_len = (size_t)len;
+	out->iterations = iterations;
+	return 0;
+}
+
+int scram_salted_encode(const struct scram_salted *s, char salt_b64[SCRAM_SALT_B64_MAX],
+			char key_b64[SCRAM_KEY_B64_LEN])
+{
+	if (s->salt_len == 0 || s->salt_len > SCRAM_MAX_SALT ||
+	    scram_b64_encode(s->salt, s->salt_len, salt_b64, SCRAM_SALT_B64_MAX) < 0)
+		return -1;
+	if (key_b64 && scram_b64_encode(s->key, SCRAM_KEY_LEN, key_b64, SCRAM_KEY_B64_LEN) < 0)
+		return -1;
+	return 0;
+}
+
+int scram_salted_decode(const char *salt_b64, const char *iterations, const char *key_b64, struct scram_salted *out)
+{
+	uint8_t key[B64_DEC_MAX];
+	int len, klen, iter;
+
+	*out = (struct scram_salted){0};
+	len = scram_b64_decode(salt_b64, strlen(salt_b64), out->salt, sizeof(out->salt));
+	klen = scram_b64_decode(key_b64, strlen(key_b64), key, sizeof(key));
+	if (len <= 0 || klen != SCRAM_KEY_LEN ||
+	    scram_parse_int(iterations, iterations + strlen(iterations), &iter) < 0 ||
+	    iter > SCRAM_CLIENT_MAX_ITERATIONS) {
+		OPENSSL_cleanse(key, sizeof(key));
+		OPENSSL_cleanse(out, sizeof(*out));
+		return -1;
+	}
+	memcpy(out->key, key, SCRAM_KEY_LEN);
+	OPENSSL_cleanse(key, sizeof(key));
+	out->salt_len = (size_t)len;
+	out->iterations = iter;
+	return 0;
+}
+
+/* The known salted password when it is for this salt and iteration count. */
+static const uint8_t *known_key(const struct scram_client *c)
+{
+	const struct scram_salted *k = c->known;
+
+	if (!k || k->iterations != c->seen.iterations || k->salt_len != c->seen.salt_len ||
+	    CRYPTO_memcmp(k->salt, c->seen.salt, k->salt_len) != 0)
+		return NULL;
+	return k->key;
+}
+
+/* The ClientKey and ServerKey of c's login (from c->known when it fits, else salting password): 0, or -1. */
+static int keys(struct scram_client *c, const char *password, uint8_t client_key[SCRAM_KEY_LEN],
+		uint8_t server_key[SCRAM_KEY_LEN])
 {
 	uint8_t salted[SCRAM_KEY_LEN];
-	size_t plen = strlen(password);
+	const uint8_t *known = known_key(c);
 	int rc = -1;
 
-	if (plen <= INT_MAX &&
-	    PKCS5_PBKDF2_HMAC(password, (int)plen, salt, (int)salt_len, iterations, EVP_sha256(), SCRAM_KEY_LEN,
-			      salted) &&
+	c->reused = known != NULL;
+	if (known)
+		memcpy(salted, known, sizeof(salted));
+	if ((known || scram_salt_password(password, c->seen.salt, c->seen.salt_len, c->seen.iterations, salted) == 0) &&
 	    scram_hmac(salted, sizeof(salted), "Client Key", 10, client_key) == 0 &&
 	    scram_hmac(salted, sizeof(salted), "Server Key", 10, server_key) == 0)
 		rc = 0;
@@ -126,6 +201,9 @@ int scram_client_final(struct scram_client *c, const char *password, const uint8
 		return scram_refuse(err, "SCRAM: the salt is not base64 of 1 to 64 bytes");
 	if (scram_parse_int(i, iend, &iterations) < 0 || iterations > SCRAM_CLIENT_MAX_ITERATIONS)
 		return scram_refuse(err, "SCRAM: the iteration count is not a number from 1 to 1000000");
+	memcpy(c->seen.salt, salt, (size_t)salt_len);
+	c->seen.salt_len = (size_t)salt_len;
+	c->seen.iterations = iterations;
 	w = snprintf(without_proof, sizeof(without_proof), "c=biws,r=%.*s", (int)(rend - r), r);
 	if (w < 0 || (size_t)w >= sizeof(without_proof))
 		return scram_refuse(err, "SCRAM: no room for client-final-message");
@@ -133,8 +211,7 @@ int scram_client_final(struct scram_client *c, const char *password, const uint8
 		     without_proof);
 	if (w < 0 || (size_t)w >= sizeof(auth))
 		return scram_refuse(err, "SCRAM: no room for the AuthMessage");
-	if (keys(password, salt, (size_t)salt_len, iterations, client_key, server_key) < 0 ||
-	    scram_sha256(client_key, sizeof(client_key), stored) < 0 ||
+	if (keys(c, password, client_key, server_key) < 0 || scram_sha256(client_key, sizeof(client_key), stored) < 0 ||
 	    scram_hmac(stored, sizeof(stored), auth, (size_t)w, sig) < 0 ||
 	    scram_hmac(server_key, sizeof(server_key), auth, (size_t)w, c->server_sig) < 0) {
 		scram_refuse(err, "SCRAM: the keys could not be computed");

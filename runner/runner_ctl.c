@@ -241,10 +241,14 @@ int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate
 	return runner_ctl_commit(c);
 }
 
-int runner_ctl_backend(struct runner_ctl *c, uint32_t pid)
+int runner_ctl_backend(struct runner_ctl *c, uint32_t pid, const char *salt_b64, uint32_t iterations)
 {
 	frame_begin(&c->out, FRAME_BACKEND);
 	frame_put_u32(&c->out, pid);
+	if (salt_b64) {
+		put_text(&c->out, salt_b64);
+		frame_put_u32(&c->out, iterations);
+	}
 	return runner_ctl_commit(c);
 }
 

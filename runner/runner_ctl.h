@@ -70,8 +70,9 @@ int runner_ctl_error_at(struct runner_ctl *c, const char *sqlstate, const char *
  */
 int runner_ctl_error_my(struct runner_ctl *c, uint8_t type, const char *sqlstate, const char *code, unsigned my_errno,
 			const char *message, const char *hint);
-/* Queue a 'B' frame: the database's process id for this connection (Postgres). */
-int runner_ctl_backend(struct runner_ctl *c, uint32_t pid);
+/* Queue a 'B' frame: the database's process id for this connection (Postgres), and the login's SCRAM salt (base64)
+ * and iterations when salt_b64 is not NULL. */
+int runner_ctl_backend(struct runner_ctl *c, uint32_t pid, const char *salt_b64, uint32_t iterations);
 /* Queue a 'C' frame. */
 int runner_ctl_complete(struct runner_ctl *c, uint64_t rows, enum frame_trunc trunc, const char *tag);
 /* Same, with the MySQL backend's warning count (capped at 65535). */

@@ -276,6 +276,12 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 				     : -1;
 		} else if (key_is(k, "tls_host")) {
 			rc = take(&job->tls_host, val);
+		} else if (key_is(k, "scram_salt")) {
+			rc = take(&job->scram_salt, val);
+		} else if (key_is(k, "scram_iterations")) {
+			rc = take(&job->scram_iterations, val);
+		} else if (key_is(k, "scram_key")) {
+			rc = take(&job->scram_key, val);
 		} else if (key_is(k, "sql")) {
 			rc = take(&job->sql, val);
 		} else if (key_is(k, "timeout_ms")) {
@@ -428,6 +434,9 @@ void runner_job_free(struct runner_job *job)
 	free(job->sample_read);
 	free(job->tls);
 	free(job->tls_host);
+	free(job->scram_salt);
+	free(job->scram_iterations);
+	free_secret(job->scram_key);
 	for (i = 0; i < job->nsets; i++) {
 		free(job->set_names[i]);
 		free(job->set_values[i]);

@@ -43,6 +43,10 @@ struct runner_job {
 	char *password;
 	char *tls;      /* "require", "verify-ca" or "verify-full" (runner_tls.h); NULL: no TLS */
 	char *tls_host; /* the name the database's certificate must carry; with tls only */
+	/* The target's salted password for a SCRAM salt, as airlockd computed it (runner_tls.h); NULL: none. */
+	char *scram_salt;
+	char *scram_iterations;
+	char *scram_key;
 	char *sql;
 	char *timeout_text; /* timeout_ms as given, for set_config */
 	uint32_t timeout_ms;

@@ -704,9 +704,16 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 		r.nmem = RUNNER_MEM_PG_N;
 	}
 	/* Goes out with the first wait's flush, before the statement can grow the backend. */
-	if (PQbackendPID(r.conn) > 0 && runner_ctl_backend(ctl, (uint32_t)PQbackendPID(r.conn)) < 0) {
-		rc = -1;
-		goto out;
+	{
+		char salt[SCRAM_SALT_B64_MAX];
+		uint32_t iterations = 0;
+		bool scram = r.tls && runner_tls_scram_seen(r.tls, salt, &iterations) == 0;
+
+		if (PQbackendPID(r.conn) > 0 &&
+		    runner_ctl_backend(ctl, (uint32_t)PQbackendPID(r.conn), scram ? salt : NULL, iterations) < 0) {
+			rc = -1;
+			goto out;
+		}
 	}
 
 	deadline = now_ms() + SETUP_TIMEOUT_MS;

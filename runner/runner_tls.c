@@ -283,6 +283,9 @@ int runner_tls_start(struct runner_tls **out, const struct runner_job *job, cons
 		snprintf(why, why_len, "TLS could not be set up (out of memory)");
 		goto out_bad;
 	}
+	/* airlockd's salted password: used when it fits the server's salt (runner_tls_login.c); malformed, unused. */
+	t->have_known = t->password && job->scram_salt && job->scram_iterations && job->scram_key &&
+			scram_salted_decode(job->scram_salt, job->scram_iterations, job->scram_key, &t->known) == 0;
 	t->host_ip = t->host && is_ip_literal(t->host);
 	n = snprintf(t->relay_path, sizeof(t->relay_path), "%s/%s", socket_dir, relay_name);
 	if (!t->host || n < 0 || (size_t)n >= sizeof(t->relay_path)) {
@@ -319,6 +322,19 @@ void runner_tls_failure(struct runner_tls *t, char *buf, size_t len)
 	pthread_mutex_unlock(&t->lock);
 }
 
+int runner_tls_scram_seen(struct runner_tls *t, char salt_b64[SCRAM_SALT_B64_MAX], uint32_t *iterations)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->have_seen && scram_salted_encode(&t->seen, salt_b64, NULL) == 0) {
+		*iterations = (uint32_t)t->seen.iterations;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
 void runner_tls_stop(struct runner_tls *t)
 {
 	if (!t)
@@ -339,6 +355,7 @@ void runner_tls_stop(struct runner_tls *t)
 	SSL_CTX_free(t->ctx);
 	pthread_mutex_destroy(&t->lock);
 	free(t->host);
+	OPENSSL_cleanse(&t->known, sizeof(t->known));
 	if (t->password) {
 		explicit_bzero(t->password, strlen(t->password));
 		free(t->password);

@@ -37,6 +37,9 @@
 #define AIRLOCK_RUNNER_RUNNER_TLS_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/scram_client.h"
 
 struct runner_job;
 struct runner_tls;
@@ -60,6 +63,16 @@ int runner_tls_start(struct runner_tls **out, const struct runner_job *job, cons
  * none has failed. Safe to show: never the database's own text.
  */
 void runner_tls_failure(struct runner_tls *t, char *buf, size_t len);
+
+/*
+ * The SCRAM salt (base64, NUL-terminated) and iterations of the shim's
+ * last Postgres login whose server proved it knows the password: 0, or
+ * -1 when there was none. airlockd salts the password for them once and
+ * gives its later runners the result ('P' keys scram_salt,
+ * scram_iterations, scram_key), which the shim uses in place of salting
+ * the password when the server's salt and iterations are the same.
+ */
+int runner_tls_scram_seen(struct runner_tls *t, char salt_b64[SCRAM_SALT_B64_MAX], uint32_t *iterations);
 
 /* Stops the thread, closes every connection and frees t. NULL is a no-op. */
 void runner_tls_stop(struct runner_tls *t);

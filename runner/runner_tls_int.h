@@ -15,6 +15,7 @@
 
 #include <openssl/ssl.h>
 
+#include "protocol/scram_client.h"
 #include "runner/runner_tls.h"
 
 #define MAX_CONNS 4   /* the statement's, a cancel, the watchdog's KILL, one spare */
@@ -51,7 +52,11 @@ struct runner_tls {
 	bool full;    /* verify-full */
 	bool host_ip; /* tls_host is an IP address literal */
 	char *host;
-	char *password; /* printable ASCII, for the shim's own SCRAM (runner_tls_login.c); NULL: libpq's */
+	char *password;            /* printable ASCII, for the shim's own SCRAM (runner_tls_login.c); NULL: libpq's */
+	struct scram_salted known; /* airlockd's salted password (with password only) */
+	bool have_known;
+	struct scram_salted seen; /* under lock: the salt and iterations of a login that passed (no key) */
+	bool have_seen;           /* under lock */
 	char relay_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	pthread_mutex_t lock;
 	char failure[200]; /* under lock */

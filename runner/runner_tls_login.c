@@ -87,6 +87,7 @@ static int pg_scram(struct runner_tls *t, struct conn *c, int64_t deadline)
 		tls_set_failure(t, "the login could not be started", err);
 		return -1;
 	}
+	sc.known = t->have_known ? &t->known : NULL;
 	memcpy(head, "SCRAM-SHA-256", 14);
 	put_be32(head + 14, (uint32_t)n);
 	if (send_sasl(c, head, sizeof(head), msg, n, deadline) < 0 || (mlen = read_pg_message(c, deadline)) < 0)
@@ -107,6 +108,10 @@ static int pg_scram(struct runner_tls *t, struct conn *c, int64_t deadline)
 		tls_set_failure(t, "the database did not prove it knows the password", err);
 		goto out;
 	}
+	pthread_mutex_lock(&t->lock);
+	t->seen = sc.seen;
+	t->have_seen = true;
+	pthread_mutex_unlock(&t->lock);
 	if ((mlen = read_pg_message(c, deadline)) < 0)
 		goto out_closed;
 	if (c->down[0] != 'E' && !is_auth(c, mlen, PG_AUTH_OK)) {

@@ -52,6 +52,27 @@ def test_postgres_statements_run_over_tls():
     assert seen[0][1].startswith("TLSv1."), seen
 
 
+def test_the_password_is_salted_once_for_a_targets_runners():
+    """The first runner's shim salts the password for the server's SCRAM salt and names the salt in
+    its 'B' frame; airlockd salts the password itself, once, and its later runners log in with that
+    key: had it been wrong, the server would refuse their proofs."""
+    d = PrivateAirlockd("scram_once", {"pool_min": 0}, uid_base=UID_BASE + 400)
+    d.start()
+    try:
+        for i in range(4):
+            conn = d.connect()
+            try:
+                with conn.cursor() as cur:
+                    cur.execute("SELECT id FROM orders WHERE id = %s", (i + 1,))
+                    assert cur.fetchall() == [(i + 1,)]
+            finally:
+                conn.close()
+        made = [ln for ln in d.log().splitlines() if "its password salted for its runners" in ln]
+        assert len(made) == 1 and "target shop:" in made[0] and "4096 iterations" in made[0], made
+    finally:
+        d.stop()
+
+
 def test_postgres_account_refuses_plain_text():
     with pytest.raises(psycopg2.OperationalError) as e:
         itest.connect(itest.with_params(itest.direct_url(), sslmode="disable"))

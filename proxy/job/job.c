@@ -397,16 +397,17 @@ static bool job_ctl_frame(void *arg, const struct frame *f)
 	}
 	switch (f->type) {
 	case FRAME_BACKEND: {
-		uint32_t pid;
+		struct frame_backend be;
 
-		if (frame_decode_backend(f, &pid) != FRAME_OK) {
+		if (frame_decode_backend(f, &be) != FRAME_OK) {
 			job_fail(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_INTERNAL_ERROR,
 				 "runner sent a malformed backend frame");
 			return false;
 		}
 		/* Postgres only: a MariaDB session is a thread, bounded by max_session_mem_used. */
 		if (strcmp(j->target->engine, "postgres") == 0)
-			job_mem_watch(j, pid, job_mem_exceeded);
+			job_mem_watch(j, be.pid, job_mem_exceeded);
+		job_scram_learn(j->env, j->target, &be);
 		break;
 	}
 	case FRAME_COPY_START:
@@ -707,7 +708,7 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	j->target = target;
 	j->port = target->port;
 	j->host = strdup(target->host);
-	job_frame_connect(&j->connframe, target);
+	job_frame_connect(&j->connframe, target, job_scram_known(j->env, target));
 	if (!j->host || j->connframe.failed)
 		return -1;
 

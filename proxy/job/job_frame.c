@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 void job_frame_wipe(struct wbuf *b)
 {
 	if (b->data)
@@ -112,13 +114,16 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 	return b->failed ? -1 : 0;
 }
 
-void job_frame_connect(struct wbuf *b, const struct airlock_target *t)
+void job_frame_connect(struct wbuf *b, const struct airlock_target *t, const struct scram_salted *known)
 {
 	bool tls = t->sslmode && strcmp(t->sslmode, "disable") != 0;
+	char salt[SCRAM_SALT_B64_MAX], key[SCRAM_KEY_B64_LEN], iterations[16];
+	bool scram = known && scram_salted_encode(known, salt, key) == 0;
 
+	snprintf(iterations, sizeof(iterations), "%d", scram ? known->iterations : 0);
 	wbuf_init(b);
 	frame_begin(b, FRAME_CONNECT);
-	frame_put_u16(b, tls ? 6 : 4);
+	frame_put_u16(b, (uint16_t)(4 + (tls ? 2 : 0) + (scram ? 3 : 0)));
 	job_put_pair(b, "engine", t->engine);
 	job_put_pair(b, "dbname", t->database);
 	job_put_pair(b, "user", t->user);
@@ -127,5 +132,11 @@ void job_frame_connect(struct wbuf *b, const struct airlock_target *t)
 		job_put_pair(b, "tls", t->sslmode);
 		job_put_pair(b, "tls_host", t->host);
 	}
+	if (scram) {
+		job_put_pair(b, "scram_salt", salt);
+		job_put_pair(b, "scram_iterations", iterations);
+		job_put_pair(b, "scram_key", key);
+	}
 	frame_end(b);
+	OPENSSL_cleanse(key, sizeof(key));
 }

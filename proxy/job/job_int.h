@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/frame.h"
+#include "protocol/scram_client.h"
 #include "proxy/job/job.h"
 
 struct event_base;
@@ -56,6 +58,8 @@ struct job_env {
 	size_t nusers, users_cap;
 	struct job_db_count *dbs; /* the targets with jobs prepared (job_dbs.c) */
 	size_t ndbs, dbs_cap;
+	struct job_scram_entry *scram; /* the targets' salted passwords (job_scram.c) */
+	size_t nscram, scram_cap;
 };
 
 /* Tells env's observer that phase took from since (monotonic_ns) to now, if there is an observer and a since. */
@@ -79,6 +83,18 @@ unsigned job_db_open(const struct job_env *env, const char *target);
 bool job_db_take(struct job_env *env, const char *target);
 void job_db_give(struct job_env *env, const char *target);
 void job_dbs_fini(struct job_env *env);
+
+/*
+ * The salted password of t's SCRAM login that airlockd made for the salt
+ * and iterations one of t's runners named (job_scram.c says why and what
+ * bounds it), for the 'P' frame of t's next runners; NULL when none, or
+ * when t's password is no longer the one it was made from. Borrowed from
+ * env until the next job_scram_learn.
+ */
+const struct scram_salted *job_scram_known(const struct job_env *env, const struct airlock_target *t);
+/* A runner of t named its login's salt and iterations (be, decoded, untrusted): salt t's password for them. */
+void job_scram_learn(struct job_env *env, const struct airlock_target *t, const struct frame_backend *be);
+void job_scram_fini(struct job_env *env);
 /* The target a prepared or held job is for (NULL before either). */
 const struct airlock_target *job_target(const struct job *j);
 

@@ -169,6 +169,7 @@ void jobs_free(struct jobs *js)
 	job_free_all(&js->env);
 	job_users_fini(&js->env);
 	job_dbs_fini(&js->env);
+	job_scram_fini(&js->env);
 	free(js);
 }
 

@@ -121,29 +121,65 @@ static void test_backend_roundtrip(void **state)
 {
 	struct wbuf b;
 	struct frame f;
-	uint32_t pid = 7;
+	struct frame_backend be;
 	static const uint8_t zero[4] = {0, 0, 0, 0}, neg[4] = {0x80, 0, 0, 1}, longer[5] = {0, 0, 0, 1, 0};
+	/* pid 1, then a salt of 3, 4 and 89 characters, each with 4096 iterations, and one with 0. */
+	static const uint8_t salt3[] = {0, 0, 0, 1, 0, 0, 0, 3, 'a', 'b', 'c', 0, 0, 0x10, 0};
+	static const uint8_t salt4[] = {0, 0, 0, 1, 0, 0, 0, 4, 'a', 'b', 'c', 'd', 0, 0, 0x10, 0};
+	static const uint8_t iter0[] = {0, 0, 0, 1, 0, 0, 0, 4, 'a', 'b', 'c', 'd', 0, 0, 0, 0};
+	uint8_t salt89[4 + 4 + 89 + 4] = {0, 0, 0, 1, 0, 0, 0, 89};
 
 	wbuf_init(&b);
 	frame_begin(&b, FRAME_BACKEND);
 	frame_put_u32(&b, 4242);
 	frame_end(&b);
 	f = peek_whole(&b);
-	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_OK);
-	assert_int_equal(pid, 4242);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_OK);
+	assert_int_equal(be.pid, 4242);
+	assert_int_equal(be.salt.len, 0);
+	check_prefixes(&b);
+	wbuf_free(&b);
+	wbuf_init(&b);
+	frame_begin(&b, FRAME_BACKEND);
+	frame_put_u32(&b, 4243);
+	frame_put_cstr(&b, "c2FsdHNhbHQ=");
+	frame_put_u32(&b, 4096);
+	frame_end(&b);
+	f = peek_whole(&b);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_OK);
+	assert_int_equal(be.pid, 4243);
+	assert_int_equal(be.salt.len, 12);
+	assert_memory_equal(be.salt.ptr, "c2FsdHNhbHQ=", 12);
+	assert_int_equal(be.iterations, 4096);
 	check_prefixes(&b);
 	/* No pid 0, none above a pid_t, nothing short or long, no other type. */
 	f = raw(FRAME_BACKEND, zero, 4);
-	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
-	assert_int_equal(pid, 0);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
+	assert_int_equal(be.pid, 0);
 	f = raw(FRAME_BACKEND, neg, 4);
-	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
 	f = raw(FRAME_BACKEND, longer, 5);
-	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
 	f = raw(FRAME_BACKEND, longer, 3);
-	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
 	f = raw(FRAME_CANCEL, longer + 1, 4);
-	assert_int_equal(frame_decode_backend(&f, &pid), FRAME_ERR);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
+	/* A salt too short or too long, no iterations or 0 of them, a byte past them. */
+	f = raw(FRAME_BACKEND, salt3, sizeof(salt3));
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
+	f = raw(FRAME_BACKEND, salt4, sizeof(salt4));
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_OK);
+	f = raw(FRAME_BACKEND, salt4, sizeof(salt4) - 1);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
+	assert_int_equal(be.salt.len, 0);
+	f = raw(FRAME_BACKEND, salt4, 12);
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
+	f = raw(FRAME_BACKEND, iter0, sizeof(iter0));
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
+	memset(salt89 + 8, 'a', 89);
+	salt89[sizeof(salt89) - 1] = 1;
+	f = raw(FRAME_BACKEND, salt89, sizeof(salt89));
+	assert_int_equal(frame_decode_backend(&f, &be), FRAME_ERR);
 	wbuf_free(&b);
 }
 

@@ -534,9 +534,9 @@ static enum verdict frame_body(const struct frame *f)
 		st = frame_decode_error(f, &e);
 		break;
 	case FRAME_BACKEND: {
-		uint32_t pid;
+		struct frame_backend be;
 
-		st = frame_decode_backend(f, &pid);
+		st = frame_decode_backend(f, &be);
 		break;
 	}
 	default:

@@ -191,6 +191,95 @@ static void test_client_first_and_password_rules(void **state)
 	assert_false(scram_client_password_plain("tab\there"));
 }
 
+/* A salted password made for the server's salt and count stands in for the password; any other is not used. */
+static void test_known_salted_password(void **state)
+{
+	struct scram_salted known, other;
+	char salt64[SCRAM_SALT_B64_MAX], key64[SCRAM_KEY_B64_LEN];
+	struct run r;
+
+	(void)state;
+	assert_int_equal(scram_salted_make("pencil", "W22ZaJ0SNY7soEsUEjb6gQ==", 24, 4096, 4096, &known), 0);
+	assert_int_equal(known.salt_len, 16);
+	assert_int_equal(known.iterations, 4096);
+	/* Made for the server's salt: the same answer as the password's, without the password. */
+	assert_int_equal(start(&r), 0);
+	r.c.known = &known;
+	assert_int_equal(answer(&r, "not the password", SERVER_FIRST), 0);
+	assert_true(r.c.reused);
+	assert_string_equal(r.out, CLIENT_FINAL);
+	assert_int_equal(verify(&r, SERVER_FINAL), 0);
+	assert_int_equal(r.c.seen.iterations, 4096);
+	assert_int_equal(r.c.seen.salt_len, 16);
+	/* Another count, or another salt: the password is salted as ever. */
+	other = known;
+	other.iterations = 4097;
+	assert_int_equal(start(&r), 0);
+	r.c.known = &other;
+	assert_int_equal(answer(&r, "pencil", SERVER_FIRST), 0);
+	assert_false(r.c.reused);
+	assert_string_equal(r.out, CLIENT_FINAL);
+	other = known;
+	other.salt[3] ^= 1;
+	assert_int_equal(start(&r), 0);
+	r.c.known = &other;
+	assert_int_equal(answer(&r, "pencil", SERVER_FIRST), 0);
+	assert_false(r.c.reused);
+	assert_string_equal(r.out, CLIENT_FINAL);
+	/* A wrong key for the right salt is used, and the server's signature then fails. */
+	other = known;
+	other.key[0] ^= 1;
+	assert_int_equal(start(&r), 0);
+	r.c.known = &other;
+	assert_int_equal(answer(&r, "pencil", SERVER_FIRST), 0);
+	assert_true(r.c.reused);
+	assert_string_not_equal(r.out, CLIENT_FINAL);
+	assert_int_equal(verify(&r, SERVER_FINAL), -1);
+
+	/* Encoded and decoded as the 'P' frame carries it. */
+	assert_int_equal(scram_salted_encode(&known, salt64, key64), 0);
+	assert_string_equal(salt64, "W22ZaJ0SNY7soEsUEjb6gQ==");
+	assert_int_equal(scram_salted_decode(salt64, "4096", key64, &other), 0);
+	assert_memory_equal(&other, &known, sizeof(known));
+	other.salt_len = 0;
+	assert_int_equal(scram_salted_encode(&other, salt64, key64), -1);
+}
+
+static void test_salted_refusals(void **state)
+{
+	static const char key[] = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+	static const struct {
+		const char *salt, *iterations, *key;
+	} bad[] = {
+		{"", "4096", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ=", "4096", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ=!", "4096", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "0", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "-1", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "1000001", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "4096x", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "", key},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "4096", "AAAA"},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "4096", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="},
+		{"W22ZaJ0SNY7soEsUEjb6gQ==", "4096", ""},
+	};
+	struct scram_salted s;
+
+	(void)state;
+	assert_int_equal(scram_salted_decode("W22ZaJ0SNY7soEsUEjb6gQ==", "4096", key, &s), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&s, 0x5a, sizeof(s));
+		assert_int_equal(scram_salted_decode(bad[i].salt, bad[i].iterations, bad[i].key, &s), -1);
+		assert_int_equal(s.salt_len, 0);
+	}
+	/* Making one: strict base64 of 1 to 64 bytes, 1 to the caller's bound of iterations. */
+	assert_int_equal(scram_salted_make("pencil", "W22ZaJ0SNY7soEsUEjb6gQ==", 24, 4097, 4096, &s), -1);
+	assert_int_equal(scram_salted_make("pencil", "W22ZaJ0SNY7soEsUEjb6gQ==", 24, 0, 4096, &s), -1);
+	assert_int_equal(scram_salted_make("pencil", "W22ZaJ0SNY7soEsUEjb6gQ", 22, 4096, 4096, &s), -1);
+	assert_int_equal(scram_salted_make("pencil", "", 0, 4096, 4096, &s), -1);
+	assert_int_equal(s.salt_len, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +288,8 @@ int main(void)
 		cmocka_unit_test(test_server_first_refused),
 		cmocka_unit_test(test_server_final_refused),
 		cmocka_unit_test(test_client_first_and_password_rules),
+		cmocka_unit_test(test_known_salted_password),
+		cmocka_unit_test(test_salted_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
