@@ -16,9 +16,11 @@ import threading
 import time
 
 import psycopg2
+import psycopg2.extras
 import pytest
 
 import itest
+from private_airlockd import PrivateAirlockd
 
 # The watch samples every 20 ms on airlockd's loop: what these tests measure is its promptness, which a
 # parallel lane's load (thousands of connections in the TCP table the first tick reads, both cores
@@ -241,3 +243,52 @@ def test_ordinary_large_sort_is_not_canceled(agent_ac):
         cur.execute("SELECT count(*) FROM (SELECT o.id FROM orders o, generate_series(1, 5) g "
                     "ORDER BY o.note, g DESC) s")
         assert cur.fetchall() == [(1000000,)]
+
+
+# Grows its backend by 1 MB every ~3 ms, checked row by row: the budget is passed after about a second.
+SLOW_GROWTH = ("SELECT length(string_agg(repeat('x', 1000000) || pg_sleep(0.002)::text, '')) "
+               "FROM generate_series(1, 900)")
+
+
+def test_a_client_that_leaves_mid_statement_does_not_take_the_watch_with_it(direct):
+    """The agent sends a statement that will pass the budget and disconnects before it does. The
+    job's owner is gone, but its backend still runs: airlockd cancels the statement and keeps the
+    job, its slot and its watch until the backend has exited. Without that the backend grows past
+    the budget (to about 1.8 GB: 900 MB of text and its final copy) with nobody watching."""
+    direct.autocommit = True
+    conn = psycopg2.connect(itest.AGENT_URL, async_=1)
+    psycopg2.extras.wait_select(conn)
+    with Peaks() as p:
+        cur = conn.cursor()
+        cur.execute(SLOW_GROWTH)
+        # Past the watch's first tick (its pid checked), well before the budget.
+        time.sleep(0.3)
+        conn.close()
+        assert itest.wait_until(lambda: active_backends(direct, "string_agg") == [], 10, 0.05), \
+            "the backend still runs the statement of a client that left"
+    assert p.highest() < BUDGET, p.big()
+
+
+def test_a_timed_out_statement_keeps_its_slot_until_its_backend_stops(direct):
+    """timeout_ms passes while the backend is inside upper(), which has no interrupt check: neither
+    the engine's statement_timeout nor the stopped runner stops it. The agent hears TIMEOUT once
+    the backend has stopped; its backend is idle then."""
+    d = PrivateAirlockd("mem_timeout", {"pool_min": 0, "kill_margin_ms": 100}, uid_base=1005900000,
+                        sections={"user agent": {"timeout_ms": 500}})
+    d.start()
+    try:
+        conn = d.connect()
+        direct.autocommit = True
+        t0 = time.monotonic()
+        err = hungry_fails_with(conn, "SELECT md5(upper(repeat('x', 100000000)))")
+        took = time.monotonic() - t0
+        assert itest.airlock_code(err.diag.message_primary) == "TIMEOUT", err.pgerror
+        assert itest.wait_until(lambda: active_backends(direct, "upper") == [], 1.0, 0.005), \
+            "the backend still runs the timed-out statement"
+        print("timed-out uninterruptible statement answered after %.2f s" % took)
+        with conn.cursor() as cur:
+            cur.execute("SELECT id FROM orders WHERE id = 42")
+            assert cur.fetchall() == [(42,)]
+        conn.close()
+    finally:
+        d.stop()

@@ -355,23 +355,6 @@ static bool job_frame_row(struct job *j, const struct frame *f)
 	return true;
 }
 
-/*
- * The memory watch canceled the backend's statement. The job waits for the
- * runner to report the statement's end (the backend stops at its next
- * interrupt check), keeping its slot and connection meanwhile; what the
- * runner sends until then goes nowhere, and back-pressure no longer holds
- * it (the owner's pause would stall the runner before its end arrives).
- */
-static void job_mem_exceeded(struct job *j)
-{
-	if (j->state == JOB_RUNNING)
-		job_set_state(j, JOB_CANCELING);
-	if (j->ctl && j->paused) {
-		job_ctl_pause(j->ctl, false);
-		job_ctl_process(j->ctl);
-	}
-}
-
 /* A warm runner speaks before its statement only when its connect failed. */
 static void job_idle_spoke(struct job *j)
 {
@@ -579,20 +562,30 @@ static void job_on_started(void *arg, bool ok, const char *code, const char *err
 	job_maybe_free(j);
 }
 
+static void job_timed_out(struct job *j)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "statement exceeded timeout_ms=%u and its runner was stopped", j->limits.timeout_ms);
+	job_fail(j, AIRLOCK_E_TIMEOUT, AIRLOCK_N_NONE, msg);
+	job_maybe_free(j);
+}
+
 static void job_on_exited(void *arg, int exit_code, bool killed)
 {
 	struct job *j = arg;
-	char msg[256];
 
 	j->launch = NULL;
 	if (job_idle(j)) {
 		log_warn("job %s: warm runner exited before use (status %d)", j->id, exit_code);
 		job_lose(j);
+	} else if (j->draining) {
+		return; /* its backend decides when it ends */
 	} else if (j->state != JOB_DONE) {
 		if (killed) {
-			snprintf(msg, sizeof(msg), "statement exceeded timeout_ms=%u and its runner was stopped",
-				 j->limits.timeout_ms);
-			job_fail(j, AIRLOCK_E_TIMEOUT, AIRLOCK_N_NONE, msg);
+			if (!job_drain(j, job_timed_out))
+				job_timed_out(j);
+			return;
 		} else if (j->ctl) {
 			/*
 			 * Its frames may still wait in the socket (a cursor not read yet, or a

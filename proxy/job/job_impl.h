@@ -62,6 +62,7 @@ struct job {
 	/* The backend passed backend_memory_mb and was sent a cancel: whatever ends the job, it ends with this. */
 	bool mem_over;
 	char mem_message[256];
+	bool draining; /* job_drain: its runner is gone, its backend is awaited */
 
 	struct wbuf connframe; /* 'P': the backend credentials, sent as soon as the runner connects */
 	struct wbuf jobframe;  /* 'J': the statement, sent once attached */
@@ -80,6 +81,15 @@ struct job {
 
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
 void job_finish(struct job *j, const struct job_result *r);
+/*
+ * j ends while its backend may still run the statement: its runner and
+ * connection go, j stays CANCELING (counted) until the backend has exited
+ * (job_mem_await_exit), then gone(j) ends it. false: nothing done (no
+ * confirmed memory watch, or j is not running); the caller ends j now.
+ */
+bool job_drain(struct job *j, void (*gone)(struct job *j));
+/* The memory watch's over (job_mem.h): j waits for its runner's end, which then answers MEMORY_LIMIT. */
+void job_mem_exceeded(struct job *j);
 /* Sends what the runner can have now: credentials at once, the statement once attached. */
 void job_send_frame(struct job *j);
 /* Frees the job once it is DONE, its container is gone and no failure waits to be told. */

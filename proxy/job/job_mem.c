@@ -38,9 +38,12 @@ struct job_mem {
 	struct event *tick;
 	int pidfd;
 	pid_t pid;
-	bool checked; /* the pid passed every check */
+	bool checked;  /* the pid passed every check */
+	bool canceled; /* past the budget: its statement was sent a cancel */
 	uint64_t budget;
 	job_mem_over_fn over;
+	job_mem_gone_fn gone; /* job_mem_await_exit's: called when the backend has exited, or at gone_by */
+	uint64_t gone_by;     /* monotonic ns */
 };
 
 /* Reads a whole /proc file into a new NUL-terminated buffer of at most max bytes; NULL on failure. */
@@ -209,14 +212,20 @@ static void job_mem_unavailable(const struct job_mem *m, const char *why)
 		 m->job->id, why);
 }
 
-/* The backend is past its budget: its statement is canceled; the job hears it (and ends the watch). */
+/* Sends the backend SIGINT, what pg_cancel_backend sends: its current statement is canceled. */
+static void cancel_backend(const struct job_mem *m)
+{
+	if (syscall(SYS_pidfd_send_signal, m->pidfd, SIGINT, NULL, 0) < 0)
+		log_warn("job %s: could not cancel the backend's statement: %s", m->job->id, strerror(errno));
+}
+
+/* The backend is past its budget: its statement is canceled and the job hears it; the watch goes on. */
 static void job_mem_over(struct job_mem *m, uint64_t used)
 {
 	struct job *j = m->job;
-	job_mem_over_fn over = m->over;
 
-	if (syscall(SYS_pidfd_send_signal, m->pidfd, SIGINT, NULL, 0) < 0)
-		log_warn("job %s: could not cancel the backend's statement: %s", j->id, strerror(errno));
+	m->canceled = true;
+	cancel_backend(m);
 	log_info("job %s: backend used %" PRIu64 " MB, above backend_memory_mb=%u; its statement is being canceled",
 		 j->id, used / MIB, j->limits.backend_memory_mb);
 	snprintf(j->mem_message, sizeof(j->mem_message),
@@ -224,8 +233,18 @@ static void job_mem_over(struct job_mem *m, uint64_t used)
 		 "and was canceled",
 		 used / MIB, j->limits.backend_memory_mb);
 	j->mem_over = true;
+	m->over(j);
+}
+
+/* The backend has exited, or is given up on: the watch ends; an awaiting job hears it. */
+static void job_mem_end(struct job_mem *m)
+{
+	struct job *j = m->job;
+	job_mem_gone_fn gone = m->gone;
+
 	job_mem_stop(j);
-	over(j);
+	if (gone)
+		gone(j);
 }
 
 static void job_mem_tick(evutil_socket_t fd, short what, void *arg)
@@ -250,12 +269,21 @@ static void job_mem_tick(evutil_socket_t fd, short what, void *arg)
 	free(status);
 	/* Read before the exit check: a number read while the pidfd's process lived is that process's. */
 	if (used < 0 || pidfd_exited(m->pidfd)) {
-		job_mem_stop(m->job);
+		job_mem_end(m);
 		return;
 	}
-	if ((uint64_t)used > m->budget) {
-		job_mem_over(m, (uint64_t)used);
+	if (m->gone && monotonic_ns() >= m->gone_by) {
+		log_warn("job %s: its backend (pid %d) still works on the canceled statement; no longer waited for",
+			 m->job->id, (int)m->pid);
+		job_mem_end(m);
 		return;
+	}
+	if (!m->canceled && (uint64_t)used > m->budget) {
+		struct job *j = m->job;
+
+		job_mem_over(m, (uint64_t)used);
+		if (j->mem != m) /* the job ended (and the watch with it) */
+			return;
 	}
 	evtimer_add(m->tick, &tv);
 }
@@ -288,6 +316,26 @@ void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over)
 	}
 	j->mem = m;
 	evtimer_add(m->tick, &tv);
+}
+
+bool job_mem_confirmed(const struct job *j)
+{
+	return j->mem && j->mem->checked;
+}
+
+bool job_mem_await_exit(struct job *j, job_mem_gone_fn gone, uint32_t max_ms)
+{
+	struct job_mem *m = j->mem;
+
+	if (!m || !m->checked || m->gone)
+		return false;
+	if (!m->canceled) {
+		m->canceled = true;
+		cancel_backend(m);
+	}
+	m->gone = gone;
+	m->gone_by = monotonic_ns() + (uint64_t)max_ms * 1000000u;
+	return true;
 }
 
 void job_mem_stop(struct job *j)

@@ -29,6 +29,7 @@
 #ifndef AIRLOCK_PROXY_JOB_JOB_MEM_H
 #define AIRLOCK_PROXY_JOB_JOB_MEM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct job;
@@ -37,12 +38,28 @@ struct job;
 
 /*
  * Tells j its backend is past the budget and was sent a cancel; j->mem_over
- * and j->mem_message are set. Called once; the watch has ended by then.
+ * and j->mem_message are set. Called once; the watch goes on (until the
+ * backend exits or the job stops it), and over may end the job.
  */
 typedef void (*job_mem_over_fn)(struct job *j);
+/* job_mem_await_exit's: j's backend has exited, or is no longer waited for; the watch has ended. */
+typedef void (*job_mem_gone_fn)(struct job *j);
 
 /* The runner of j says its backend is pid: watch it (once per job; later calls are ignored). */
 void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over);
+/* j has a watch whose backend passed the checks (its pid is pinned). */
+bool job_mem_confirmed(const struct job *j);
+/*
+ * j ends before its runner reported the statement's end (its runner
+ * stopped at the deadline, its owner gone): the backend still runs the
+ * statement, which the runner's end does not stop, and a statement in work
+ * without an interrupt check not even the engine's statement_timeout. The
+ * backend is sent a cancel; the watch (the budget included) goes on, and
+ * gone(j) is called once the backend process has exited (the job's relays
+ * are closed, so it exits once the statement ends) or after max_ms.
+ * false, nothing done: j has no confirmed watch (or already awaits).
+ */
+bool job_mem_await_exit(struct job *j, job_mem_gone_fn gone, uint32_t max_ms);
 /* Ends j's watch, if any (its timer and pidfd go). */
 void job_mem_stop(struct job *j);
 

@@ -118,11 +118,31 @@ void job_pause(struct job *j, bool paused)
 	}
 }
 
+/* What a detached job still running tells: nothing. */
+static const struct job_events job_no_events;
+
+/* A detached job's backend has exited: it ends, unheard, and frees itself. */
+static void job_detached_gone(struct job *j)
+{
+	struct timeval zero = {0, 0};
+
+	job_finish(j, NULL);
+	evtimer_add(j->defer, &zero);
+}
+
 void job_detach(struct job *j)
 {
 	struct timeval zero = {0, 0};
 	bool was_done = j->state == JOB_DONE;
 
+	j->ev = &job_no_events;
+	j->arg = NULL;
+	j->pend_code = AIRLOCK_E_NONE;
+	/* Its backend may still run the statement: the job keeps its slot until the backend is done. */
+	if (!was_done && !j->draining && job_drain(j, job_detached_gone))
+		return;
+	if (j->draining)
+		return;
 	job_finish(j, NULL); /* no event goes out */
 	if (!was_done && j->launch)
 		launcher_kill(j->launch);
