@@ -272,9 +272,10 @@ def test_a_client_that_leaves_mid_statement_does_not_take_the_watch_with_it(dire
 def test_a_timed_out_statement_keeps_its_slot_until_its_backend_stops(direct):
     """timeout_ms passes while the backend is inside upper(), which has no interrupt check: neither
     the engine's statement_timeout nor the stopped runner stops it. The agent hears TIMEOUT once
-    the backend has stopped; its backend is idle then."""
+    the backend has stopped; its backend is idle then. (upper() of 100 MB takes about 570 MB and
+    1.3 s: the budget is raised so that only the time decides.)"""
     d = PrivateAirlockd("mem_timeout", {"pool_min": 0, "kill_margin_ms": 100}, uid_base=1005900000,
-                        sections={"user agent": {"timeout_ms": 500}})
+                        sections={"user agent": {"timeout_ms": 500, "backend_memory_mb": 2048}})
     d.start()
     try:
         conn = d.connect()

@@ -397,7 +397,13 @@ ROWS = [
      "airlockd+py:test_backend_tls.py -k cannot_prove"),
     ("mem-slot-held", "A statement canceled past backend_memory_mb keeps its slot until its backend stops",
      "the job waits for the runner's end after the memory watch's cancel", "99-mem-slot-held.patch",
-     "airlockd+py:test_pg_mem_caps.py -k keeps_its_slot"),
+     "airlockd+py:test_pg_mem_caps.py -k canceled_statement_keeps_its_slot"),
+    ("detach-drain", "A client that leaves mid-statement does not take the memory watch with it",
+     "the detached job's drain: cancel, watch and slot until the backend exits", "100-detach-drain.patch",
+     "airlockd+py:test_pg_mem_caps.py -k leaves_mid_statement"),
+    ("timeout-drain", "A timed-out statement keeps its slot until its backend stops",
+     "the timed-out job's drain", "101-timeout-drain.patch",
+     "airlockd+py:test_pg_mem_caps.py -k timed_out_statement"),
 ]
 
 
