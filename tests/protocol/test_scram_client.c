@@ -191,6 +191,15 @@ static void test_client_first_and_password_rules(void **state)
 	assert_false(scram_client_password_plain("tab\there"));
 }
 
+/* A fresh exchange answered with known offered; 0, or -1. */
+static int answer_known(struct run *r, const struct scram_salted *known, const char *password)
+{
+	if (start(r) < 0)
+		return -1;
+	r->c.known = known;
+	return answer(r, password, SERVER_FIRST);
+}
+
 /* A salted password made for the server's salt and count stands in for the password; any other is not used. */
 static void test_known_salted_password(void **state)
 {
@@ -203,9 +212,7 @@ static void test_known_salted_password(void **state)
 	assert_int_equal(known.salt_len, 16);
 	assert_int_equal(known.iterations, 4096);
 	/* Made for the server's salt: the same answer as the password's, without the password. */
-	assert_int_equal(start(&r), 0);
-	r.c.known = &known;
-	assert_int_equal(answer(&r, "not the password", SERVER_FIRST), 0);
+	assert_int_equal(answer_known(&r, &known, "not the password"), 0);
 	assert_true(r.c.reused);
 	assert_string_equal(r.out, CLIENT_FINAL);
 	assert_int_equal(verify(&r, SERVER_FINAL), 0);
@@ -214,24 +221,18 @@ static void test_known_salted_password(void **state)
 	/* Another count, or another salt: the password is salted as ever. */
 	other = known;
 	other.iterations = 4097;
-	assert_int_equal(start(&r), 0);
-	r.c.known = &other;
-	assert_int_equal(answer(&r, "pencil", SERVER_FIRST), 0);
+	assert_int_equal(answer_known(&r, &other, "pencil"), 0);
 	assert_false(r.c.reused);
 	assert_string_equal(r.out, CLIENT_FINAL);
 	other = known;
 	other.salt[3] ^= 1;
-	assert_int_equal(start(&r), 0);
-	r.c.known = &other;
-	assert_int_equal(answer(&r, "pencil", SERVER_FIRST), 0);
+	assert_int_equal(answer_known(&r, &other, "pencil"), 0);
 	assert_false(r.c.reused);
 	assert_string_equal(r.out, CLIENT_FINAL);
 	/* A wrong key for the right salt is used, and the server's signature then fails. */
 	other = known;
 	other.key[0] ^= 1;
-	assert_int_equal(start(&r), 0);
-	r.c.known = &other;
-	assert_int_equal(answer(&r, "pencil", SERVER_FIRST), 0);
+	assert_int_equal(answer_known(&r, &other, "pencil"), 0);
 	assert_true(r.c.reused);
 	assert_string_not_equal(r.out, CLIENT_FINAL);
 	assert_int_equal(verify(&r, SERVER_FINAL), -1);
