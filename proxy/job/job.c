@@ -580,7 +580,7 @@ static void job_on_exited(void *arg, int exit_code, bool killed)
 		log_warn("job %s: warm runner exited before use (status %d)", j->id, exit_code);
 		job_lose(j);
 	} else if (j->draining) {
-		return; /* its backend decides when it ends */
+		/* Its backend decides when it ends; if it has ended already, the job goes below. */
 	} else if (j->state != JOB_DONE) {
 		if (killed) {
 			if (!job_drain(j, job_timed_out))

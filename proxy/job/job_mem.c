@@ -278,14 +278,10 @@ static void job_mem_tick(evutil_socket_t fd, short what, void *arg)
 		job_mem_end(m);
 		return;
 	}
-	if (!m->canceled && (uint64_t)used > m->budget) {
-		struct job *j = m->job;
-
-		job_mem_over(m, (uint64_t)used);
-		if (j->mem != m) /* the job ended (and the watch with it) */
-			return;
-	}
+	/* Armed first: over may end the job (it reads the runner's last frames), which frees m and can free the job. */
 	evtimer_add(m->tick, &tv);
+	if (!m->canceled && (uint64_t)used > m->budget)
+		job_mem_over(m, (uint64_t)used);
 }
 
 void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over)
