@@ -314,16 +314,14 @@ void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over)
 	evtimer_add(m->tick, &tv);
 }
 
-bool job_mem_confirmed(const struct job *j)
-{
-	return j->mem && j->mem->checked;
-}
-
 bool job_mem_await_exit(struct job *j, job_mem_gone_fn gone, uint32_t max_ms)
 {
 	struct job_mem *m = j->mem;
 
-	if (!m || !m->checked || m->gone)
+	if (!m || m->gone)
+		return false;
+	/* Not checked yet (the job ends within a tick of its 'B' frame): checked now, while its relays are open. */
+	if (!m->checked && !(m->checked = check_backend(m)))
 		return false;
 	if (!m->canceled) {
 		m->canceled = true;

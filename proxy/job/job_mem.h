@@ -47,8 +47,6 @@ typedef void (*job_mem_gone_fn)(struct job *j);
 
 /* The runner of j says its backend is pid: watch it (once per job; later calls are ignored). */
 void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over);
-/* j has a watch whose backend passed the checks (its pid is pinned). */
-bool job_mem_confirmed(const struct job *j);
 /*
  * j ends before its runner reported the statement's end (its runner
  * stopped at the deadline, its owner gone): the backend still runs the
@@ -57,7 +55,9 @@ bool job_mem_confirmed(const struct job *j);
  * backend is sent a cancel; the watch (the budget included) goes on, and
  * gone(j) is called once the backend process has exited (the job's relays
  * are closed, so it exits once the statement ends) or after max_ms.
- * false, nothing done: j has no confirmed watch (or already awaits).
+ * A watch whose pid has not been checked yet is checked first (the
+ * caller's relays still open). false, nothing done: j has no watch, its
+ * pid fails the checks, or it already awaits.
  */
 bool job_mem_await_exit(struct job *j, job_mem_gone_fn gone, uint32_t max_ms);
 /* Ends j's watch, if any (its timer and pidfd go). */
