@@ -85,10 +85,7 @@ static void job_end_runner(struct job *j)
 {
 	struct timeval tv = ms_timeval(j->env->cfg->kill_margin_ms);
 
-	for (int i = 0; i < JOB_MAX_RELAYS; i++) {
-		relay_free(j->relays[i]);
-		j->relays[i] = NULL;
-	}
+	relay_free_all(j->relays, JOB_MAX_RELAYS);
 	if (j->db_lst)
 		evconnlistener_disable(j->db_lst);
 	job_db_release(j, true);

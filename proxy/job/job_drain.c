@@ -43,10 +43,7 @@ bool job_drain(struct job *j, void (*gone)(struct job *j))
 		job_set_state(j, JOB_CANCELING);
 	job_ctl_free(j->ctl);
 	j->ctl = NULL;
-	for (int i = 0; i < JOB_MAX_RELAYS; i++) {
-		relay_free(j->relays[i]);
-		j->relays[i] = NULL;
-	}
+	relay_free_all(j->relays, JOB_MAX_RELAYS);
 	if (j->db_lst)
 		evconnlistener_disable(j->db_lst);
 	if (j->launch)

@@ -85,7 +85,8 @@ void job_finish(struct job *j, const struct job_result *r);
  * j ends while its backend may still run the statement: its runner and
  * connection go, j stays CANCELING (counted) until the backend has exited
  * (job_mem_await_exit), then gone(j) ends it. false: nothing done (no
- * confirmed memory watch, or j is not running); the caller ends j now.
+ * memory watch whose backend passes its checks, or j is not running);
+ * the caller ends j now.
  */
 bool job_drain(struct job *j, void (*gone)(struct job *j));
 /* The memory watch's over (job_mem.h): j waits for its runner's end, which then answers MEMORY_LIMIT. */

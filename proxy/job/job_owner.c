@@ -139,9 +139,7 @@ void job_detach(struct job *j)
 	j->arg = NULL;
 	j->pend_code = AIRLOCK_E_NONE;
 	/* Its backend may still run the statement: the job keeps its slot until the backend is done. */
-	if (!was_done && !j->draining && job_drain(j, job_detached_gone))
-		return;
-	if (j->draining)
+	if (j->draining || (!was_done && job_drain(j, job_detached_gone)))
 		return;
 	job_finish(j, NULL); /* no event goes out */
 	if (!was_done && j->launch)

@@ -144,3 +144,11 @@ void relay_free(struct relay *r)
 			bufferevent_free(r->side[i]);
 	free(r);
 }
+
+void relay_free_all(struct relay **relays, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		relay_free(relays[i]);
+		relays[i] = NULL;
+	}
+}

@@ -8,6 +8,7 @@
 #ifndef AIRLOCK_PROXY_JOB_RELAY_H
 #define AIRLOCK_PROXY_JOB_RELAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct event_base;
@@ -25,6 +26,8 @@ struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int cli
 			void (*on_close)(void *arg, struct relay *r), void *arg);
 /* Closes both sides now; on_close is not called. */
 void relay_free(struct relay *r);
+/* relay_free on each of relays[0..n), which are then NULL. */
+void relay_free_all(struct relay **relays, size_t n);
 /*
  * The TCP socket to the backend (borrowed: for getsockname / getpeername),
  * or -1 while it is not there yet.
