@@ -38,13 +38,14 @@ struct vpool {
 	char *path;            /* owned copy of o.path */
 	char mem[16], cpu[16]; /* the worker's arguments, made before any fork */
 	struct worker *w;
-	unsigned next; /* round robin */
+	unsigned next; /* the worker called last; the first tried next */
 	enum vpool_failure failure;
 	char failure_text[128];
 	uint64_t calls, failures, started;
 	void (*observe)(void *arg, double seconds); /* vpool_observe; NULL: none */
 	void *observe_arg;                          /* borrowed */
 	uint64_t busy_ns;                           /* every vpool_call's time, added up */
+	unsigned spin_skip;                         /* waits left that sleep at once (VPOOL_SPIN_BACKOFF) */
 };
 
 /* ---- starting and ending a worker ---- */
@@ -190,6 +191,8 @@ static bool fail(struct vpool *p, struct worker *w, enum vpool_failure why)
 		worker_end(w);
 		if (worker_start(p, w) < 0)
 			log_error("cannot start a validator worker: %s", strerror(errno));
+		/* The next call goes to another worker, started before this one. */
+		p->next = (unsigned)(w - p->w + 1) % p->o.workers;
 	}
 	return false;
 }
@@ -198,9 +201,12 @@ static bool fail(struct vpool *p, struct worker *w, enum vpool_failure why)
  * Most answers come within tens of microseconds. Waiting for them in
  * poll() puts airlockd to sleep, and on an otherwise idle machine waking
  * it again costs more than the answer took; so the first VPOOL_SPIN_US of
- * each wait ask without sleeping.
+ * a wait ask without sleeping. On a busy machine the answer is late (the
+ * worker waits for a CPU), and asking burns the CPU it waits for: a wait
+ * whose spin missed makes the next VPOOL_SPIN_BACKOFF waits sleep at once.
  */
 #define VPOOL_SPIN_US 60
+#define VPOOL_SPIN_BACKOFF 16
 
 static int64_t now_us(void)
 {
@@ -210,12 +216,16 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Writes what is left of out and reads the answer into *body, within the deadline. */
-static enum vpool_failure exchange(struct worker *w, const struct wbuf *out, int64_t deadline, uint8_t **body,
-				   uint32_t *len)
+/*
+ * Writes what is left of out and reads the answer into *body, within the
+ * deadline, asking without sleeping for the first spin_us; *missed: the
+ * spin ended before the answer came.
+ */
+static enum vpool_failure exchange(struct worker *w, const struct wbuf *out, int64_t deadline, int64_t spin_us,
+				   bool *missed, uint8_t **body, uint32_t *len)
 {
 	size_t sent = 0, got = 0, want = 4;
-	int64_t spin_until = now_us() + VPOOL_SPIN_US;
+	int64_t spin_until = now_us() + spin_us;
 	uint8_t head[4];
 	bool spinning;
 
@@ -227,7 +237,8 @@ static enum vpool_failure exchange(struct worker *w, const struct wbuf *out, int
 
 		if (left <= 0)
 			return VPOOL_TIMEOUT;
-		spinning = now_us() < spin_until;
+		spinning = spin_us && !*missed && now_us() < spin_until;
+		*missed = spin_us && !spinning;
 		n = poll(&pfd, 1, spinning ? 0 : (int)left);
 		if (n == 0 && spinning)
 			continue;
@@ -288,15 +299,17 @@ static bool call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t 
 	enum vpool_failure why;
 	uint8_t *body = NULL;
 	uint32_t len = 0;
-	bool ok;
+	bool ok, missed = false;
 
 	memset(res, 0, sizeof(*res));
 	p->calls++;
 	p->failure = VPOOL_NO_FAILURE;
 	if (req->failed)
 		return fail(p, NULL, VPOOL_NO_MEMORY);
+	/* The worker of the last call while it serves: it looks for a follow-up request without sleeping. */
 	for (unsigned i = 0; i < p->o.workers && !w; i++) {
-		struct worker *c = &p->w[(p->next + i) % p->o.workers];
+		unsigned at = (p->next + i) % p->o.workers;
+		struct worker *c = &p->w[at];
 
 		if (c->fd < 0 && worker_start(p, c) < 0)
 			continue;
@@ -304,15 +317,21 @@ static bool call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t 
 			if (c->served < VPOOL_RECYCLE)
 				log_warn("validator worker pid %d ended while idle; replacing it", (int)c->pid);
 			worker_end(c);
-			if (worker_start(p, c) < 0)
+			/* Replaced, it readies itself while another (already started) takes this call. */
+			if (worker_start(p, c) < 0 || (p->o.workers > 1 && i + 1 < p->o.workers))
 				continue;
 		}
 		w = c;
+		p->next = at;
 	}
-	p->next = (p->next + 1) % p->o.workers;
 	if (!w)
 		return fail(p, NULL, VPOOL_NO_WORKER);
-	why = exchange(w, req, monotonic_ms() + p->o.timeout_ms, &body, &len);
+	why = exchange(w, req, monotonic_ms() + p->o.timeout_ms, p->spin_skip ? 0 : VPOOL_SPIN_US, &missed, &body,
+		       &len);
+	if (p->spin_skip)
+		p->spin_skip--;
+	else if (missed)
+		p->spin_skip = VPOOL_SPIN_BACKOFF;
 	if (why != VPOOL_NO_FAILURE) {
 		free(body);
 		return fail(p, w, why);

@@ -73,10 +73,12 @@ static uint32_t arg(const char *s)
 }
 
 /*
- * After an answer the next request often follows at once (a read's
+ * After some answers the next request follows at once (a read's
  * validation, then its scoping): for VW_SPIN_US the worker looks for it
  * without sleeping, since waking a sleeping process on an idle CPU costs
- * more than most requests take.
+ * more than most requests take. After the others the next request waits
+ * for the next statement, and looking would only burn a CPU that
+ * airlockd and the clients need.
  */
 #define VW_SPIN_US 100
 
@@ -99,6 +101,7 @@ static int serve(void)
 	struct wbuf w;
 	uint8_t head[4];
 	int rc;
+	bool follows = false;
 
 	wbuf_init(&w);
 	for (;;) {
@@ -107,7 +110,9 @@ static int serve(void)
 		uint8_t *body;
 		bool ok;
 
-		spin_for_request();
+		if (follows)
+			spin_for_request();
+		follows = false;
 		rc = read_all(head, sizeof(head));
 		if (rc <= 0)
 			break;
@@ -124,7 +129,7 @@ static int serve(void)
 		}
 		wbuf_reset(&w);
 		if (vw_get_request(body, len, &req)) {
-			ok = vw_serve(&req, &w);
+			ok = vw_serve(&req, &w, &follows);
 			vw_request_free(&req);
 		} else {
 			ok = vw_serve_bad_request(&w);

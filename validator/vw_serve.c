@@ -122,13 +122,31 @@ static enum vw_status run(const struct vw_request *req, struct vw_response *res)
 	}
 }
 
-bool vw_serve(const struct vw_request *req, struct wbuf *w)
+/* airlockd sends another request as soon as it reads this answer: a statement's scoping or its write. */
+static bool followed(const struct vw_request *req, const struct vw_response *res)
+{
+	switch (req->op) {
+	case VW_PG_SPLIT:
+		return true;
+	case VW_PG_VALIDATE:
+		return res->pg.kind == PGV_READ || res->pg.kind == PGV_WRITE;
+	case VW_PG_READ:
+		return res->pg.kind == PGV_WRITE;
+	case VW_MY_VALIDATE:
+		return res->my && (res->my->kind == VMY_READ || res->my->kind == VMY_WRITE);
+	default:
+		return false;
+	}
+}
+
+bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows)
 {
 	struct vw_response res = {.status = VW_OK};
 	size_t at = w->len;
 	bool ok;
 
 	res.status = run(req, &res);
+	*follows = res.status == VW_OK && followed(req, &res);
 	if (res.status != VW_OK) {
 		enum vw_status status = res.status;
 

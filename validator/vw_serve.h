@@ -10,8 +10,12 @@
 #include "base/wbuf.h"
 #include "validator/channel/vw_codec.h"
 
-/* Answers req into w (one whole message). False only when w cannot hold even a refusal. */
-bool vw_serve(const struct vw_request *req, struct wbuf *w);
+/*
+ * Answers req into w (one whole message). False only when w cannot hold
+ * even a refusal. *follows: airlockd's next request comes as soon as it
+ * reads this answer (a read's scoping, a write's dry run).
+ */
+bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows);
 
 /* Answers a request that could not be read: VW_BAD_REQUEST. */
 bool vw_serve_bad_request(struct wbuf *w);
