@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <jansson.h>
 
 #include "proxy/audit_chain.h"
@@ -30,6 +31,10 @@ struct audit {
 	char prev[AUDIT_CHAIN_HEX + 1]; /* the hash of the last line written, the next record's "prev" */
 	struct stats *stats;            /* borrowed (audit_count_approvals); NULL: not counted */
 	char config[65];                /* the configuration's checksum (audit_set_config); "" before */
+	/* remote: records made, not yet sent (owned), and the event that sends them (NULL: sent at once) */
+	char **pending;
+	size_t npending, pending_cap;
+	struct event *send_ev;
 };
 
 /* Writes all of buf; false with errno when the file did not take it. */
@@ -126,7 +131,28 @@ out_free:
 	return NULL;
 }
 
-struct audit *audit_open_remote(int fd)
+/* One record to the supervisor, whole. */
+static void send_record(const struct audit *a, const char *line)
+{
+	while (send(a->fd, line, strlen(line), MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+static void send_pending(struct audit *a)
+{
+	for (size_t i = 0; i < a->npending; i++) {
+		send_record(a, a->pending[i]);
+		free(a->pending[i]);
+	}
+	a->npending = 0;
+}
+
+static void send_cb(evutil_socket_t fd, short what, void *arg)
+{
+	send_pending(arg);
+}
+
+struct audit *audit_open_remote(int fd, struct event_base *base)
 {
 	struct audit *a = calloc(1, sizeof(*a));
 
@@ -134,7 +160,32 @@ struct audit *audit_open_remote(int fd)
 		return NULL;
 	a->fd = fd;
 	a->remote = true;
+	/* Without the event, records are sent as they are made. */
+	a->send_ev = base ? evtimer_new(base, send_cb, a) : NULL;
 	return a;
+}
+
+/* Keeps line (taken) to be sent once the loop has handled what is ready; false: not kept, not taken. */
+static bool keep(struct audit *a, char *line)
+{
+	static const struct timeval now = {0, 0};
+
+	if (!a->send_ev)
+		return false;
+	if (a->npending == a->pending_cap) {
+		size_t cap = a->pending_cap ? a->pending_cap * 2 : 16;
+		char **p = realloc(a->pending, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		a->pending = p;
+		a->pending_cap = cap;
+	}
+	a->pending[a->npending++] = line;
+	/* A zero timer runs after the I/O the next poll reports: the client's answer goes out first. */
+	if (a->npending == 1)
+		evtimer_add(a->send_ev, &now);
+	return true;
 }
 
 /* Writes line (len bytes, then room for one more) with "prev" and the newline; the chain moves on once written. */
@@ -202,10 +253,10 @@ static void audit_write(struct audit *a, json_t *o)
 	if (a->remote) {
 		/* The supervisor adds "prev": the one chain of every worker's records is its. */
 		line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-		if (line)
-			while (send(a->fd, line, strlen(line), MSG_NOSIGNAL) < 0 && errno == EINTR)
-				;
-		free(line);
+		if (line && !keep(a, line)) {
+			send_record(a, line);
+			free(line);
+		}
 		goto out_decref;
 	}
 	if (json_object_set_new(o, "prev", json_string(a->prev)) < 0)
@@ -304,6 +355,10 @@ void audit_close(struct audit *a)
 {
 	if (!a)
 		return;
+	send_pending(a);
+	free(a->pending);
+	if (a->send_ev)
+		event_free(a->send_ev);
 	if (a->own || a->remote)
 		close(a->fd);
 	free(a);

@@ -61,16 +61,21 @@ struct audit *audit_open(const char *path);
 int audit_reopen(struct audit *a, const char *path);
 void audit_record(struct audit *a, const struct audit_entry *e);
 
+struct event_base;
+
 /* The longest record a worker may hand the supervisor. */
 #define AUDIT_MAX_RECORD 65536
 
 /*
  * A worker's log (workers = N): each record goes whole, without "prev",
  * as one message on fd (a SOCK_SEQPACKET socket to the supervisor), which
- * chains them all into the one file (audit_append). Takes fd. NULL when
- * out of memory.
+ * chains them all into the one file (audit_append). Records go from base's
+ * loop once it has handled what is ready now (the statement's answer to
+ * its client first: waking the supervisor on this machine's CPUs costs the
+ * client most of a millisecond), or at audit_close. Takes fd; borrows
+ * base, which outlives a. NULL when out of memory.
  */
-struct audit *audit_open_remote(int fd);
+struct audit *audit_open_remote(int fd, struct event_base *base);
 /*
  * The supervisor's side: body (len bytes, from a worker) is written as the
  * next record of a's chain, with "prev" added. -1, nothing written, when

@@ -412,7 +412,7 @@ int server_init(struct server *srv, const char *path, struct airlock_config *cfg
 	if (srv->jobs && (cfg->pool_min > 0 || cfg->pool_max > 0))
 		jobs_start_pool(srv->jobs);
 	if (srv->worker.count > 1) {
-		srv->audit = audit_open_remote(srv->worker.audit_fd);
+		srv->audit = audit_open_remote(srv->worker.audit_fd, srv->base);
 		srv->worker.audit_fd = -1; /* the audit's now, even when NULL: closed below */
 	} else {
 		srv->audit = audit_open(cfg->audit_log);

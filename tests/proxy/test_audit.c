@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
 
 #include "proxy/audit.h"
 #include "proxy/audit_chain.h"
@@ -415,7 +416,7 @@ static void test_workers_records_are_chained_by_the_supervisor(void **state)
 	assert_non_null(sup);
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair[i]), 0);
-		worker[i] = audit_open_remote(pair[i][1]);
+		worker[i] = audit_open_remote(pair[i][1], NULL);
 		assert_non_null(worker[i]);
 		audit_set_config(worker[i], "ab12");
 	}
@@ -450,6 +451,49 @@ static void test_workers_records_are_chained_by_the_supervisor(void **state)
 	assert_int_equal(v.lines, 7);
 }
 
+/*
+ * With the worker's loop: a record is sent once the loop has handled the
+ * I/O ready now (the statement's answer to its client first), in order;
+ * those not sent yet go at audit_close.
+ */
+static void test_worker_records_wait_for_the_loop(void **state)
+{
+	struct audit_entry e = {.user = "agent", .session = 7, .decision = "run", .protocol = "pg", .client = ""};
+	struct event_base *base = event_base_new();
+	static char buf[AUDIT_MAX_RECORD + 2];
+	struct audit *worker;
+	int pair[2];
+	char want[32];
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(base);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair), 0);
+	worker = audit_open_remote(pair[1], base);
+	assert_non_null(worker);
+	for (uint32_t k = 0; k < 3; k++) {
+		e.session = 100 + k;
+		audit_record(worker, &e);
+	}
+	assert_int_equal(recv(pair[0], buf, sizeof(buf), MSG_DONTWAIT), -1);
+	assert_int_equal(event_base_loop(base, EVLOOP_ONCE), 0);
+	for (uint32_t k = 0; k < 3; k++) {
+		n = recv(pair[0], buf, sizeof(buf), MSG_DONTWAIT);
+		assert_true(n > 2 && buf[0] == '{' && buf[n - 1] == '}');
+		snprintf(want, sizeof(want), "\"session\":%u", 100 + k);
+		assert_non_null(memmem(buf, (size_t)n, want, strlen(want)));
+	}
+	assert_int_equal(recv(pair[0], buf, sizeof(buf), MSG_DONTWAIT), -1);
+	/* Made, the loop not run again: audit_close sends it. */
+	e.session = 200;
+	audit_record(worker, &e);
+	audit_close(worker);
+	n = recv(pair[0], buf, sizeof(buf), MSG_DONTWAIT);
+	assert_true(n > 2 && memmem(buf, (size_t)n, "\"session\":200", 13));
+	close(pair[0]);
+	event_base_free(base);
+}
+
 static void test_hash_is_sha256(void **state)
 {
 	char hex[AUDIT_CHAIN_HEX + 1];
@@ -475,6 +519,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_login_failure_is_chained, setup, teardown),
 		cmocka_unit_test(test_malformed_lines),
 		cmocka_unit_test_setup_teardown(test_overlong_and_binary_files, setup, teardown),
+		cmocka_unit_test(test_worker_records_wait_for_the_loop),
 		cmocka_unit_test(test_hash_is_sha256),
 	};
 
