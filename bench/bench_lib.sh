@@ -64,3 +64,16 @@ bench_stop()
 		if [[ -z $(ls -A "$d/.oci/runtime" 2>/dev/null) ]]; then rm -rf "$d"; fi
 	done
 }
+
+# with_idle LABEL CMD...: runs CMD, then prints "LABEL idle_pct=N", the
+# share of the machine's CPU time that stayed idle while CMD ran (what a
+# second worker could have used).
+with_idle()
+{
+	local label=$1 b0 i0 b1 i1
+	shift
+	read -r b0 i0 < <(awk '/^cpu /{print $2+$3+$4+$6+$7+$8, $5}' /proc/stat)
+	"$@"
+	read -r b1 i1 < <(awk '/^cpu /{print $2+$3+$4+$6+$7+$8, $5}' /proc/stat)
+	awk -v l="$label" -v b=$((b1 - b0)) -v i=$((i1 - i0)) 'BEGIN {printf "%-16s idle_pct=%.1f\n", l, (b + i) ? 100 * i / (b + i) : 0}'
+}

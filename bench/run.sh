@@ -242,13 +242,16 @@ echo
 echo "== 5b. one worker and two (oci; workers = 2 divide the same max_db_connections)"
 bench_airlockd w2 oci 6443 3343 1001200000 workers=2
 # SELECT 1 runs in a runner; SET airlockd answers itself (its loop and the protocol, no container).
+# Each beside the share of the machine's CPU left idle while it ran.
 for c in 16 64; do
-	"$build/bench_throughput" "w1_$c" "$(via 6441 bench)" "$c" "$secs" 2>>"$out/w.err" | tee -a "$out/lat.txt"
-	"$build/bench_throughput" "w2_$c" "$(via 6443 bench)" "$c" "$secs" 2>>"$out/w.err" | tee -a "$out/lat.txt"
-	"$build/bench_throughput" "w1set_$c" "$(via 6441 bench)" "$c" "$secs" "SET application_name = 'bench'" \
-		2>>"$out/w.err" | tee -a "$out/lat.txt"
-	"$build/bench_throughput" "w2set_$c" "$(via 6443 bench)" "$c" "$secs" "SET application_name = 'bench'" \
-		2>>"$out/w.err" | tee -a "$out/lat.txt"
+	with_idle "w1cpu_$c" "$build/bench_throughput" "w1_$c" "$(via 6441 bench)" "$c" "$secs" 2>>"$out/w.err" |
+		tee -a "$out/lat.txt"
+	with_idle "w2cpu_$c" "$build/bench_throughput" "w2_$c" "$(via 6443 bench)" "$c" "$secs" 2>>"$out/w.err" |
+		tee -a "$out/lat.txt"
+	with_idle "w1setcpu_$c" "$build/bench_throughput" "w1set_$c" "$(via 6441 bench)" "$c" "$secs" \
+		"SET application_name = 'bench'" 2>>"$out/w.err" | tee -a "$out/lat.txt"
+	with_idle "w2setcpu_$c" "$build/bench_throughput" "w2set_$c" "$(via 6443 bench)" "$c" "$secs" \
+		"SET application_name = 'bench'" 2>>"$out/w.err" | tee -a "$out/lat.txt"
 done
 [[ -s $out/w.err ]] && { echo "failures:"; sort "$out/w.err" | uniq -c | sort -rn | head -5; }
 kill -TERM "$(cat "$out/w2.pid")" 2>/dev/null || true
@@ -305,9 +308,9 @@ for c in 64 256; do
 		"$(f "bound_oci_$c" errors) / $(f "bound_oci_$c" most_backend)" "-" "$dbmax" "0"
 done
 for c in 16 64; do
-	row "$c clients, statements/s: 2 workers (1 worker; errors $(f "w2_$c" errors)/$(f "w1_$c" errors))" \
+	row "$c clients, statements/s: 2 workers (1 worker; errors $(f "w2_$c" errors)/$(f "w1_$c" errors); machine idle $(f "w2cpu_$c" idle_pct)% / $(f "w1cpu_$c" idle_pct)%)" \
 		"$(f "w2_$c" per_s)" "-" "$(f "w1_$c" per_s)" "$(f "w1_$c" per_s)"
-	row "$c clients, SET (answered by airlockd), statements/s: 2 workers (1 worker)" \
+	row "$c clients, SET (answered by airlockd), statements/s: 2 workers (1 worker; machine idle $(f "w2setcpu_$c" idle_pct)% / $(f "w1setcpu_$c" idle_pct)%)" \
 		"$(f "w2set_$c" per_s)" "-" "$(f "w1set_$c" per_s)" "$(f "w1set_$c" per_s)"
 done
 row 'psql \d orders, ms (direct)' "$(f d_oci)" "$(f d_docker)" "$(f d_direct)" "$(f d_direct)"
