@@ -49,6 +49,17 @@ PY
 	wait_for 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$pg" || die "bench airlockd $name does not start: $(tail -5 "$out/$name.log")"
 	# Let the warm pool fill.
 	sleep 3
+	# Another airlockd on the port would answer for one that could not bind it.
+	kill -0 "$(cat "$out/$name.pid")" 2>/dev/null || die "bench airlockd $name exited: $(tail -5 "$out/$name.log")"
+}
+
+# bench_end NAME: stops the bench airlockd NAME and waits for it, so its ports are free.
+bench_end()
+{
+	local p
+	p=$(cat "$out/$1.pid")
+	kill -TERM "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
 }
 
 # bench_stop: stops every airlockd of the run (SIGTERM, then waits for each),

@@ -234,6 +234,7 @@ echo "== 5. $idle idle authenticated connections"
 bench_airlockd idle oci 6443 3343 1001200000
 "$AIRLOCK_PYTHON" "$here/idle.py" idle_airlock "$(cat "$out/idle.pid")" "$idle" "$(via 6443 bench)" | tee -a "$out/lat.txt"
 "$AIRLOCK_PYTHON" "$here/idle.py" idle_pgbouncer "$(cat "$out/pgbouncer.pid")" "$idle" "$bouncer" | tee -a "$out/lat.txt"
+bench_end idle
 
 echo
 echo "== 6. validator cost"
@@ -254,7 +255,7 @@ for c in 16 64; do
 		"SET application_name = 'bench'" 2>>"$out/w.err" | tee -a "$out/lat.txt"
 done
 [[ -s $out/w.err ]] && { echo "failures:"; sort "$out/w.err" | uniq -c | sort -rn | head -5; }
-kill -TERM "$(cat "$out/w2.pid")" 2>/dev/null || true
+bench_end w2
 
 echo
 echo "== 5c. $alt_name against $main_name (the oci airlockd of sections 1 to 3, same config but oci_runtime)"
@@ -270,7 +271,7 @@ burst d_alt psql -X "$(aurl 6444)" -c '\d orders'
 printf '%-16s median_ms=%s\n' reflect_alt "$(refl "$(aurl 6444)")" | tee -a "$out/lat.txt"
 "$AIRLOCK_PYTHON" "$here/user_burst.py" burst_alt "$(via 6444)" 16 10 2>>"$out/alt.err" | tee -a "$out/lat.txt"
 [[ -s $out/alt.err ]] && { echo "failures:"; sort "$out/alt.err" | uniq -c | sort -rn | head -5; }
-kill -TERM "$(cat "$out/alt.pid")" 2>/dev/null || true
+bench_end alt
 
 # The same reads in this process and through one validator worker: the channel's cost per statement.
 "$build/bench_vworker" 20000 "$build/airlock-validator"
