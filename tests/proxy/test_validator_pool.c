@@ -294,24 +294,21 @@ static void test_worker_dead_while_idle_is_replaced_first(void **state)
 /*
  * Calls stay with the worker that answered the last one (it looks for a
  * follow-up without sleeping); one that fails hands the next call to a
- * worker started before it. Each stopped worker below would hold any call
- * sent to it for the timeout.
+ * worker started before it. A call sent to a stopped worker below would
+ * fail at the timeout, and assert_answers with it.
  */
 static void test_calls_stay_with_one_worker_until_it_fails(void **state)
 {
 	struct vpool *p = pool(2, 300);
 	struct pgv_result r;
 	pid_t pids[2], now[2];
-	int64_t t0;
 
 	(void)state;
 	assert_int_equal(vpool_pids(p, pids, 2), 2);
 	assert_answers(p);
 	kill(pids[1], SIGSTOP);
-	t0 = ms();
 	for (int i = 0; i < 10; i++)
 		assert_answers(p);
-	assert_true(ms() - t0 < 290);
 	/* The serving worker stops: one statement fails, its replacement waits, the other worker serves. */
 	kill(pids[1], SIGCONT);
 	kill(pids[0], SIGSTOP);
@@ -322,10 +319,8 @@ static void test_calls_stay_with_one_worker_until_it_fails(void **state)
 	assert_true(now[0] != pids[0]);
 	assert_int_equal(now[1], pids[1]);
 	kill(now[0], SIGSTOP);
-	t0 = ms();
 	for (int i = 0; i < 10; i++)
 		assert_answers(p);
-	assert_true(ms() - t0 < 290);
 	kill(now[0], SIGCONT);
 	vpool_free(p);
 }
