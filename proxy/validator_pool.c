@@ -318,7 +318,7 @@ static bool call(struct vpool *p, const struct wbuf *req, enum vw_op op, size_t 
 				log_warn("validator worker pid %d ended while idle; replacing it", (int)c->pid);
 			worker_end(c);
 			/* Replaced, it readies itself while another (already started) takes this call. */
-			if (worker_start(p, c) < 0 || (p->o.workers > 1 && i + 1 < p->o.workers))
+			if (worker_start(p, c) < 0 || i + 1 < p->o.workers)
 				continue;
 		}
 		w = c;
