@@ -2,7 +2,8 @@
  * oci_seccomp: the runner container's seccomp filter. Default deny (EPERM)
  * and an allowlist of what the runner itself calls: the dynamic loader and
  * libc start-up, memory, its two unix sockets (the control socket and the
- * database relay), the abstract unix socket of its TLS shim
+ * database relay), the backend's TCP socket airlockd hands it over the
+ * relay for a TLS target (proxy/job/relay.h), the abstract unix socket of its TLS shim
  * (runner/runner_tls.h: bind, listen, accept4, reachable only from the
  * runner's own network namespace), poll, time, signals for its own exit,
  * and what the runtime's init does between loading the filter and
@@ -88,6 +89,8 @@ static const char *const allowed[] = {
 	"rt_sigaction",
 	"rt_sigprocmask",
 	"rt_sigreturn",
+	/* a poll or sleep interrupted by a stop, a cgroup freeze or a tracer resumes instead of failing */
+	"restart_syscall",
 	"sigaltstack",
 	"tgkill",
 	"kill",

@@ -90,6 +90,7 @@ class PrivateAirlockd:
 
     def __init__(self, name, server=None, uid_base=1000200000, sections=None, binary=None):
         self.name = name
+        self.uid_base = uid_base
         self.binary = binary or AIRLOCKD_BIN
         self.pg_port = free_port()
         self.my_port = free_port()
@@ -212,6 +213,19 @@ class PrivateAirlockd:
 
     def job_dirs(self):
         return itest.job_dir_entries(self.job_dir)
+
+    def runner_pids(self):
+        """The processes running as one of this airlockd's runner uids."""
+        pids = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open("/proc/%s/status" % pid) as f:
+                    uid = int(next(ln for ln in f if ln.startswith("Uid:")).split()[1])
+            except (OSError, StopIteration, ValueError):
+                continue
+            if self.uid_base <= uid <= self.uid_base + 999:
+                pids.append(int(pid))
+        return pids
 
     def backend_sockets(self, port):
         """Established TCP connections this airlockd holds to 127.0.0.1:port."""

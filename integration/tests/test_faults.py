@@ -216,6 +216,24 @@ def test_runner_killed_from_outside_mid_result(lone):
     conn.close()
 
 
+def test_runner_stopped_and_continued_mid_statement_finishes(lone):
+    """A runner stopped and continued while it waits on the backend (SIGSTOP / SIGCONT, what a
+    tracer or a frozen cgroup does to it): its interrupted poll resumes (restart_syscall is in
+    the seccomp allowlist) and the statement answers as if nothing happened."""
+    job = in_thread(run_sql, lone, "SELECT pg_sleep(1.5), 7")
+    assert wait_until(lambda: lone.runner_pids(), 20, 0.02), lone.log()[-2000:]
+    time.sleep(0.5)
+    pids = lone.runner_pids()
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    time.sleep(0.3)
+    for pid in pids:
+        os.kill(pid, signal.SIGCONT)
+    job["thread"].join(20)
+    assert job.get("value") == [("", 7)], job
+    settle(lone)
+
+
 def test_runner_oom_killed(lone):
     """A row larger than the runner's memory (128 MB): the container dies, the client gets a clear error."""
     with pytest.raises(psycopg2.Error) as e:
