@@ -105,6 +105,14 @@
 #define FRAME_GUARD_PREFIX "airlock-guard:"
 /* The CA certificates of a TLS target, written by airlockd into the job's directory. */
 #define FRAME_TLS_CA_FILE "ca.pem"
+/*
+ * For a TLS target, each connection the runner makes to the job's
+ * database socket is answered with this one byte and, with it
+ * (SCM_RIGHTS), the TCP socket airlockd connected to the backend
+ * (proxy/job/relay.h); the unix connection then closes. Without TLS the
+ * socket itself carries the bytes.
+ */
+#define FRAME_RELAY_HANDED 'F'
 #define FRAME_MAX_COLS 1664 /* Postgres' own column limit */
 /* The longest SCRAM salt a 'B' frame names: base64 of SCRAM_MAX_SALT (64) bytes. */
 #define FRAME_SCRAM_SALT_MAX 88

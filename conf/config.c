@@ -563,3 +563,8 @@ bool config_image_pinned(const char *image)
 {
 	return image_ref_pinned(image);
 }
+
+bool config_target_tls(const struct airlock_target *t)
+{
+	return t && t->sslmode && strcmp(t->sslmode, "disable") != 0;
+}

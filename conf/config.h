@@ -288,5 +288,7 @@ const struct airlock_user *config_find_user(const struct airlock_config *cfg, co
 const struct airlock_admin *config_find_admin(const struct airlock_config *cfg, const char *name);
 /* True for "sha256:<64 hex>" and "<name>@sha256:<64 hex>". */
 bool config_image_pinned(const char *image);
+/* Does the runner reach t over TLS (its sslmode set and not "disable")? */
+bool config_target_tls(const struct airlock_target *t);
 
 #endif

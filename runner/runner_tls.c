@@ -41,19 +41,23 @@ static void conn_close(struct conn *c)
 	c->plain = c->relay = -1;
 }
 
-/* A nonblocking connection to the relay socket, or -1. */
-static int relay_connect(const struct runner_tls *t)
+/* The backend's socket, asked for on the relay socket and handed over by airlockd; -1 when none came. */
+static int relay_connect(const struct runner_tls *t, int64_t deadline)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int backend;
 
 	memcpy(sun.sun_path, t->relay_path, sizeof(sun.sun_path));
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 && errno != EINPROGRESS &&
-	    errno != EAGAIN) {
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 && errno != EINPROGRESS && errno != EAGAIN) {
 		close(fd);
 		return -1;
 	}
-	return fd;
+	backend = tls_take_socket(fd, deadline);
+	close(fd);
+	return backend;
 }
 
 /*
@@ -153,7 +157,7 @@ static void accept_one(struct runner_tls *t)
 	c->up_len = c->up_off = c->down_len = c->down_off = 0;
 	c->used = true;
 	c->plain = fd;
-	c->relay = relay_connect(t);
+	c->relay = relay_connect(t, deadline);
 	if (c->relay < 0) {
 		tls_set_failure(t, "the database relay is not available", NULL);
 		conn_close(c);

@@ -69,6 +69,13 @@ int64_t tls_now_ms(void);
 void tls_set_failure(struct runner_tls *t, const char *what, const char *detail);
 /* Waits until fd has ev, or the deadline: 0, or -1. */
 int tls_wait_fd(int fd, short ev, int64_t deadline);
+/*
+ * Waits on fd (the relay's unix connection) for the backend's socket
+ * airlockd hands over with the byte FRAME_RELAY_HANDED (base/frame.h): the
+ * socket (nonblocking, close-on-exec; the caller's), or -1 at EOF (airlockd
+ * could not reach the backend), at the deadline, or on anything else.
+ */
+int tls_take_socket(int fd, int64_t deadline);
 /* Writes all n bytes to a nonblocking socket by the deadline: 0, or -1. */
 int tls_write_all(int fd, const uint8_t *p, size_t n, int64_t deadline);
 /* Reads exactly n bytes, never more (what follows may be TLS): 0, or -1. */

@@ -7,13 +7,18 @@
 #include "runner/runner_tls_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+
+#include "base/fd_pass.h"
+#include "base/frame.h"
 
 int64_t tls_now_ms(void)
 {
@@ -47,6 +52,26 @@ int tls_wait_fd(int fd, short ev, int64_t deadline)
 		if (n < 0 && errno != EINTR)
 			return -1;
 	}
+}
+
+int tls_take_socket(int fd, int64_t deadline)
+{
+	char byte = 0;
+	int got, type = 0;
+	socklen_t len = sizeof(type);
+
+	do {
+		if (tls_wait_fd(fd, POLLIN, deadline) < 0)
+			return -1;
+		got = fd_pass_recv(fd, &byte, MSG_DONTWAIT);
+	} while (got < 0 && (errno == EAGAIN || errno == EINTR));
+	/* Its byte, and a stream socket: anything else is not airlockd's hand-over. */
+	if (got >= 0 && (byte != FRAME_RELAY_HANDED || getsockopt(got, SOL_SOCKET, SO_TYPE, &type, &len) < 0 ||
+			 type != SOCK_STREAM || fcntl(got, F_SETFL, fcntl(got, F_GETFL) | O_NONBLOCK) < 0)) {
+		close(got);
+		got = -1;
+	}
+	return got;
 }
 
 int tls_write_all(int fd, const uint8_t *p, size_t n, int64_t deadline)

@@ -6,11 +6,15 @@
  *
  * Speaks the control protocol as airlock-runner does up to its result: it
  * takes the connect frame, opens the relay socket (so airlockd holds a
- * backend connection for it), takes the job frame and answers it with a
- * completion. Then it never exits and keeps the relay open, which is what
- * a runner taken over by a statement could do. airlockd must close the
- * relay at once and kill the container kill_margin_ms later.
+ * backend connection for it) and, for a TLS target, takes the backend's
+ * socket airlockd hands over, takes the job frame and answers it with a
+ * completion. Then it never exits and keeps the relay and the backend's
+ * socket open, which is what a runner taken over by a statement could do.
+ * airlockd must end the backend connection at once (for a handed socket,
+ * its shutdown reaches the runner's copy too) and kill the container
+ * kill_margin_ms later.
  */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "base/fd_pass.h"
 #include "base/frame.h"
 #include "runner/runner_ctl.h"
 
@@ -41,6 +46,15 @@ static int open_relay(const char *ctl_path)
 	return fd;
 }
 
+/* The backend's socket, when airlockd hands one over on the relay within two seconds; else -1. */
+static int take_handed(int relay)
+{
+	struct pollfd p = {.fd = relay, .events = POLLIN};
+	char byte;
+
+	return relay >= 0 && poll(&p, 1, 2000) == 1 ? fd_pass_recv(relay, &byte, 0) : -1;
+}
+
 static int read_frame(struct runner_ctl *ctl, int want)
 {
 	uint8_t *buf = NULL;
@@ -57,7 +71,7 @@ static int read_frame(struct runner_ctl *ctl, int want)
 int main(int argc, char **argv)
 {
 	struct runner_ctl ctl;
-	int relay;
+	int relay, backend;
 
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	signal(SIGPIPE, SIG_IGN);
@@ -66,12 +80,14 @@ int main(int argc, char **argv)
 	if (read_frame(&ctl, FRAME_CONNECT) < 0)
 		return 1;
 	relay = open_relay(argv[1]);
+	backend = take_handed(relay);
 	if (read_frame(&ctl, FRAME_JOB) < 0)
 		return 1;
 	runner_ctl_complete(&ctl, 0, FRAME_TRUNC_NONE, "SELECT 0");
 	if (runner_ctl_flush(&ctl) < 0)
 		return 1;
-	fprintf(stderr, "runner_linger: answered; holding relay %d and staying up\n", relay);
+	fprintf(stderr, "runner_linger: answered; holding relay %d and backend socket %d and staying up\n", relay,
+		backend);
 	for (;;)
 		pause();
 }

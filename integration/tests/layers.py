@@ -21,9 +21,10 @@ airlockd's. It plays airlockd's part on the job's two sockets itself:
 
 The demo's backend accounts (airlock_ro, airlock_rw) log in over TLS only,
 so their jobs carry the targets' TLS keys (tls verify-full, tls_host) and the
-job directory the CA file, as airlockd gives them; the runner's TLS then
-passes the relay as ciphertext, which the relay's changes cannot read: a
-test that asks for them logs in as a role without that requirement.
+job directory the CA file, as airlockd gives them; for those the relay, as
+airlockd's does, hands the connected socket to the runner (SCM_RIGHTS)
+instead of carrying its bytes, so it has no bytes to change: a test that
+asks for changes logs in as a role without that requirement.
 
 The container is started by integration/layers/layers_launch.c with the
 OCI launcher airlockd uses (launch/), on the suite's pinned runner root
@@ -206,8 +207,9 @@ def _read_exact(sock, n):
 class Relay:
     """Carries each connection made on the relay socket to addr, changing what opts ask for."""
 
-    def __init__(self, listener, engine, addr, opts):
+    def __init__(self, listener, engine, addr, opts, hand=False):
         self.listener, self.engine, self.addr, self.opts = listener, engine, addr, set(opts or ())
+        self.hand = hand  # a TLS job's: the connected socket is handed over, as airlockd does
         self.socks = []
         self.connections = 0
         self.stopped = False
@@ -227,6 +229,14 @@ class Relay:
                 c.close()
                 continue
             self.connections += 1
+            if self.hand:
+                try:
+                    socket.send_fds(c, [b"F"], [b.fileno()])
+                except OSError:
+                    pass
+                c.close()
+                self.socks.append(b)
+                continue
             self.socks += [c, b]
             threading.Thread(target=self._client_to_db, args=(c, b), daemon=True).start()
             threading.Thread(target=self._pump, args=(b, c), daemon=True).start()
@@ -336,7 +346,7 @@ def run(job, engine="postgres", user="airlock_ro", password=None, dbname="shop",
         os.chmod(os.path.join(job_dir, "ca.pem"), 0o644)
     db_sock = ".s.PGSQL.5432" if engine == "postgres" else "mysqld.sock"
     rel = Relay(_listen(os.path.join(job_dir, db_sock), RUNNER_UID), engine,
-                PG_ADDR if engine == "postgres" else MY_ADDR, relay)
+                PG_ADDR if engine == "postgres" else MY_ADDR, relay, hand=tls)
     launch = subprocess.Popen([LAUNCH_BIN, os.path.join(HARNESS_DIR, ".oci"), rootfs_ref(), job_dir,
                                str(RUNNER_UID), str(kill_after_ms), itest.OCI_RUNTIME],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

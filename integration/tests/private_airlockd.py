@@ -227,11 +227,13 @@ class PrivateAirlockd:
                 pids.append(int(pid))
         return pids
 
-    def backend_sockets(self, port):
-        """Established TCP connections this airlockd holds to 127.0.0.1:port."""
+    def backend_sockets(self, port, runners=False):
+        """Established TCP connections to 127.0.0.1:port this airlockd holds (and, with runners,
+        its runners: a socket it handed one)."""
         out = subprocess.run(["ss", "-Htnp", "state", "established", "dst", "127.0.0.1:%d" % port],
                              capture_output=True, text=True, check=True).stdout
-        return [ln for ln in out.splitlines() if "pid=%d," % self.pid in ln]
+        holders = [self.pid] + (self.runner_pids() if runners else [])
+        return [ln for ln in out.splitlines() if any("pid=%d," % p in ln for p in holders)]
 
     def fds(self):
         return len(os.listdir("/proc/%d/fd" % self.pid))

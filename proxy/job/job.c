@@ -511,15 +511,22 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 	struct job *j = arg;
 	int slot = -1;
 
-	for (int i = 0; i < JOB_MAX_RELAYS; i++)
+	for (int i = 0; i < JOB_MAX_RELAYS; i++) {
+		/* A handed connection the backend closed (a cancel request's) frees its slot. */
+		if (relay_ended(j->relays[i])) {
+			relay_free(j->relays[i]);
+			j->relays[i] = NULL;
+		}
 		if (!j->relays[i])
 			slot = i;
+	}
 	/* Only a prepared job has a backend to reach. */
 	if (slot < 0 || !j->host || !j->launch || j->state == JOB_DONE || !job_dir_peer_ok(fd, j->runner_uid)) {
 		close(fd);
 		return;
 	}
-	j->relays[slot] = relay_new(j->env->base, j->env->dns, fd, j->host, j->port, job_relay_closed, j);
+	j->relays[slot] = relay_new(j->env->base, j->env->dns, fd, j->host, j->port, config_target_tls(j->target),
+				    job_relay_closed, j);
 }
 
 /* ---- container events ---- */

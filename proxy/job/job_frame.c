@@ -116,7 +116,7 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 
 void job_frame_connect(struct wbuf *b, const struct airlock_target *t, const struct scram_salted *known)
 {
-	bool tls = t->sslmode && strcmp(t->sslmode, "disable") != 0;
+	bool tls = config_target_tls(t);
 	char salt[SCRAM_SALT_B64_MAX], key[SCRAM_KEY_B64_LEN], iterations[16];
 	bool scram = known && scram_salted_encode(known, salt, key) == 0;
 

@@ -55,7 +55,7 @@ static struct job_scram_entry *find(const struct job_env *env, const char *targe
 /* The targets whose runners' shim logs in with SCRAM: Postgres over TLS, a printable-ASCII password. */
 static bool takes_scram(const struct airlock_target *t)
 {
-	return t->password && strcmp(t->engine, "postgres") == 0 && t->sslmode && strcmp(t->sslmode, "disable") != 0 &&
+	return t->password && strcmp(t->engine, "postgres") == 0 && config_target_tls(t) &&
 	       scram_client_password_plain(t->password);
 }
 

@@ -1,9 +1,12 @@
 /*
- * relay: a two-way byte splice between a runner's unix socket connection
- * and the backend's TCP port, with bounded buffers.
+ * relay: a runner's connection to the backend's TCP port, opened by
+ * airlockd: handed to the runner (SCM_RIGHTS), or spliced byte by byte
+ * with bounded buffers.
  */
+#define _GNU_SOURCE
 #include "proxy/job/relay.h"
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +19,8 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 
+#include "base/fd_pass.h"
+#include "base/frame.h"
 #include "proxy/log.h"
 
 /* A relay's two connections: the runner's (accepted) and the backend's (opened by airlockd). */
@@ -26,6 +31,8 @@ struct relay {
 	void (*on_close)(void *arg, struct relay *r);
 	void *arg;
 	int closing;
+	bool hand;   /* the backend's socket goes to the runner once connected */
+	bool handed; /* it went: airlockd holds its copy only to end it (relay_free) */
 };
 
 int relay_backend_fd(const struct relay *r)
@@ -70,6 +77,26 @@ static void relay_write_cb(struct bufferevent *bev, void *arg)
 	bufferevent_enable(peer, EV_READ);
 }
 
+/*
+ * Sends the connected backend socket to the runner with one byte
+ * (FRAME_RELAY_HANDED), then closes the runner's unix connection; airlockd's
+ * copy stays, read by no one, until relay_free shuts the connection down.
+ * A send that fails ends the relay.
+ */
+static void relay_hand_over(struct relay *r)
+{
+	bufferevent_disable(r->side[BACKEND], EV_READ | EV_WRITE);
+	if (fd_pass_send((int)bufferevent_getfd(r->side[RUNNER]), FRAME_RELAY_HANDED,
+			 (int)bufferevent_getfd(r->side[BACKEND])) < 0) {
+		log_info("relay: the runner's connection closed before its backend socket could be handed over");
+		relay_finish(r);
+		return;
+	}
+	bufferevent_free(r->side[RUNNER]);
+	r->side[RUNNER] = NULL;
+	r->handed = true;
+}
+
 static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct relay *r = arg;
@@ -80,6 +107,10 @@ static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
 
 		/* Protocol messages are small and latency-bound: no Nagle delay. */
 		setsockopt(bufferevent_getfd(r->side[BACKEND]), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (r->hand) {
+			relay_hand_over(r);
+			return;
+		}
 		for (int i = 0; i < NSIDES; i++)
 			bufferevent_enable(r->side[i], EV_READ);
 		return;
@@ -100,7 +131,7 @@ static void relay_event_cb(struct bufferevent *bev, short what, void *arg)
 }
 
 struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host, uint16_t port,
-			void (*on_close)(void *arg, struct relay *r), void *arg)
+			bool hand, void (*on_close)(void *arg, struct relay *r), void *arg)
 {
 	struct relay *r = calloc(1, sizeof(*r));
 
@@ -108,6 +139,7 @@ struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int cli
 		goto out_close;
 	r->on_close = on_close;
 	r->arg = arg;
+	r->hand = hand;
 	evutil_make_socket_nonblocking(client_fd);
 	r->side[RUNNER] = bufferevent_socket_new(base, client_fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!r->side[RUNNER])
@@ -139,10 +171,23 @@ void relay_free(struct relay *r)
 {
 	if (!r)
 		return;
+	/* A handed socket has a second holder, the runner: the connection ends for both. */
+	if (r->handed)
+		shutdown((int)bufferevent_getfd(r->side[BACKEND]), SHUT_RDWR);
 	for (int i = 0; i < NSIDES; i++)
 		if (r->side[i])
 			bufferevent_free(r->side[i]);
 	free(r);
+}
+
+bool relay_ended(const struct relay *r)
+{
+	struct pollfd p;
+
+	if (!r || !r->handed)
+		return false;
+	p = (struct pollfd){.fd = (int)bufferevent_getfd(r->side[BACKEND]), .events = POLLRDHUP};
+	return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 void relay_free_all(struct relay **relays, size_t n)

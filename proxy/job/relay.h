@@ -1,13 +1,23 @@
 /*
- * relay: splices one runner's database connection (accepted on the job's
- * unix socket) to a TCP connection the proxy opens to the allowlisted
- * backend. The runner never learns or reaches any address itself.
- * Buffering is bounded in each direction (reading pauses while the other
- * side's output is above RELAY_HIGH_WATER).
+ * relay: one runner's database connection, asked for on the job's unix
+ * socket: airlockd opens a TCP connection to the allowlisted backend
+ * (the address airlockd resolved) and either
+ *  - hands the connected socket to the runner (SCM_RIGHTS, with the one
+ *    byte FRAME_RELAY_HANDED) and closes the unix connection: the runner's TLS
+ *    shim then talks to the backend with no copy in between. airlockd
+ *    keeps its own copy, read by no one, and shuts the connection down
+ *    when the job ends (relay_free), whatever the runner still holds; or
+ *  - splices the two byte by byte (a runner whose client library talks
+ *    to the unix socket itself: a target without TLS), buffering bounded
+ *    in each direction (reading pauses while the other side's output is
+ *    above RELAY_HIGH_WATER).
+ * Either way the runner chooses no address and opens no socket to one:
+ * its container has no network.
  */
 #ifndef AIRLOCK_PROXY_JOB_RELAY_H
 #define AIRLOCK_PROXY_JOB_RELAY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,12 +28,17 @@ struct relay;
 #define RELAY_HIGH_WATER (256u * 1024u)
 
 /*
- * Takes ownership of client_fd. host/port are copied. on_close is called
- * once, on the loop, when the splice ends; the relay frees itself right
- * after it returns (the callback must only forget the pointer). Returns NULL (and closes client_fd) on failure.
+ * Takes ownership of client_fd. host/port are copied. hand: hand the
+ * backend's socket over rather than splice. on_close is called once, on
+ * the loop, when the splice ends (or the connection or the hand-over
+ * failed); the relay frees itself right after it returns (the callback
+ * must only forget the pointer). A handed relay never calls it: it lives
+ * until relay_free. Returns NULL (and closes client_fd) on failure.
  */
 struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host, uint16_t port,
-			void (*on_close)(void *arg, struct relay *r), void *arg);
+			bool hand, void (*on_close)(void *arg, struct relay *r), void *arg);
+/* Has the backend closed a handed relay's connection (a cancel request served, a session ended)? */
+bool relay_ended(const struct relay *r);
 /* Closes both sides now; on_close is not called. */
 void relay_free(struct relay *r);
 /* relay_free on each of relays[0..n), which are then NULL. */
