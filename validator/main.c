@@ -96,7 +96,7 @@ static void spin_for_request(void)
 }
 
 /* Answers requests until the channel closes. */
-static int serve(void)
+static int serve(struct vw_cache *cache)
 {
 	struct wbuf w;
 	uint8_t head[4];
@@ -105,7 +105,6 @@ static int serve(void)
 
 	wbuf_init(&w);
 	for (;;) {
-		struct vw_request req;
 		uint32_t len;
 		uint8_t *body;
 		bool ok;
@@ -128,12 +127,7 @@ static int serve(void)
 			break;
 		}
 		wbuf_reset(&w);
-		if (vw_get_request(body, len, &req)) {
-			ok = vw_serve(&req, &w, &follows);
-			vw_request_free(&req);
-		} else {
-			ok = vw_serve_bad_request(&w);
-		}
+		ok = vw_serve_body(cache, body, len, &w, &follows);
 		free(body);
 		if (!ok || write_all(w.data, w.len) < 0) {
 			rc = -1;
@@ -142,6 +136,14 @@ static int serve(void)
 	}
 	wbuf_free(&w);
 	return rc;
+}
+
+/* The answers kept (vw_cache.h): 16 MB, or an eighth of the worker's memory cap when that is less. */
+static size_t cache_bytes(uint32_t memory_mb)
+{
+	size_t cap = (size_t)16 << 20;
+
+	return memory_mb && ((size_t)memory_mb << 20) / 8 < cap ? ((size_t)memory_mb << 20) / 8 : cap;
 }
 
 int main(int argc, char **argv)
@@ -164,5 +166,5 @@ int main(int argc, char **argv)
 		_exit(3);
 	}
 	/* _exit: no exit handler runs (a sanitizer's leak check would need system calls the filter forbids). */
-	_exit(serve() < 0 ? 1 : 0);
+	_exit(serve(vw_cache_new(cache_bytes(lim.memory_mb))) < 0 ? 1 : 0);
 }

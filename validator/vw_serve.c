@@ -139,13 +139,22 @@ static bool followed(const struct vw_request *req, const struct vw_response *res
 	}
 }
 
-bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows)
+/* An answer that another moment could make otherwise: the worker ran out of memory. */
+static bool passing(const struct vw_response *res)
+{
+	return res->status != VW_OK || res->pg.code == AIRLOCK_E_OUT_OF_MEMORY ||
+	       res->scope.code == AIRLOCK_E_OUT_OF_MEMORY || (res->my && res->my->code == AIRLOCK_E_OUT_OF_MEMORY);
+}
+
+/* vw_serve; *keep: the answer is the same whenever the same request comes (vw_serve_body keeps it). */
+static bool serve(const struct vw_request *req, struct wbuf *w, bool *follows, bool *keep)
 {
 	struct vw_response res = {.status = VW_OK};
 	size_t at = w->len;
 	bool ok;
 
 	res.status = run(req, &res);
+	*keep = !passing(&res);
 	*follows = res.status == VW_OK && followed(req, &res);
 	if (res.status != VW_OK) {
 		enum vw_status status = res.status;
@@ -182,6 +191,44 @@ bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows)
 		ok = vw_put_response(w, req->op, &res);
 	}
 	vw_response_free(&res);
+	return ok;
+}
+
+bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows)
+{
+	bool keep;
+
+	return serve(req, w, follows, &keep);
+}
+
+/*
+ * The operations whose answers are kept: the Postgres reads' (what \d and
+ * reflection repeat). MySQL's are microseconds and a write is not repeated.
+ */
+static bool kept_op(enum vw_op op)
+{
+	return op == VW_PG_VALIDATE || op == VW_PG_AGAIN || op == VW_PG_SCOPE || op == VW_PG_READ || op == VW_PG_SPLIT;
+}
+
+bool vw_serve_body(struct vw_cache *cache, const uint8_t *body, size_t len, struct wbuf *w, bool *follows)
+{
+	struct vw_request req;
+	const uint8_t *kept;
+	size_t at = w->len, n;
+	bool ok, keep;
+
+	kept = vw_cache_get(cache, body, len, &n, follows);
+	if (kept) {
+		wbuf_put_bytes(w, kept, n);
+		return !w->failed;
+	}
+	*follows = false;
+	if (!vw_get_request(body, len, &req))
+		return vw_serve_bad_request(w);
+	ok = serve(&req, w, follows, &keep);
+	if (ok && keep && kept_op(req.op))
+		vw_cache_put(cache, body, len, w->data + at, w->len - at, *follows);
+	vw_request_free(&req);
 	return ok;
 }
 

@@ -9,6 +9,7 @@
 
 #include "base/wbuf.h"
 #include "validator/channel/vw_codec.h"
+#include "validator/vw_cache.h"
 
 /*
  * Answers req into w (one whole message). False only when w cannot hold
@@ -16,6 +17,15 @@
  * reads this answer (a read's scoping, a write's dry run).
  */
 bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows);
+
+/*
+ * Answers the request body (without its length) into w, as vw_serve does,
+ * from cache when an answer to the same bytes is kept there; keeps the
+ * answers to Postgres reads (VW_PG_VALIDATE, VW_PG_AGAIN, VW_PG_SCOPE,
+ * VW_PG_READ, VW_PG_SPLIT). cache may be NULL. A body that cannot be read is
+ * answered VW_BAD_REQUEST.
+ */
+bool vw_serve_body(struct vw_cache *cache, const uint8_t *body, size_t len, struct wbuf *w, bool *follows);
 
 /* Answers a request that could not be read: VW_BAD_REQUEST. */
 bool vw_serve_bad_request(struct wbuf *w);

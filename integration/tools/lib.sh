@@ -239,7 +239,11 @@ fuzz_one()
 	if [[ -d $AIRLOCK_REPO/fuzz/corpus/$name ]]; then
 		seeds=("$AIRLOCK_REPO/fuzz/corpus/$name")
 	fi
-	if [[ $name == fuzz_validate_pg || $name == fuzz_validate_my ]]; then
+	# The worker's loop reads what the channel's codec reads: a request body.
+	if [[ $name == fuzz_vw_serve ]]; then
+		seeds=("$AIRLOCK_REPO/fuzz/corpus/fuzz_vw_codec")
+	fi
+	if [[ $name == fuzz_validate_pg || $name == fuzz_validate_my || $name == fuzz_vw_serve ]]; then
 		limits=(-max_len=1048576 -timeout=60)
 	fi
 	ASAN_OPTIONS=detect_leaks=1 \
