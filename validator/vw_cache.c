@@ -111,7 +111,7 @@ void vw_cache_put(struct vw_cache *c, const uint8_t *key, size_t klen, const uin
 		if (!c->e[i].used)
 			free_slot = &c->e[i];
 	e = free_slot;
-	e->key = malloc(klen ? klen : 1);
+	e->key = malloc(klen);
 	e->answer = malloc(alen ? alen : 1);
 	if (!e->key || !e->answer) {
 		free(e->key);

@@ -146,7 +146,7 @@ static bool passing(const struct vw_response *res)
 	       res->scope.code == AIRLOCK_E_OUT_OF_MEMORY || (res->my && res->my->code == AIRLOCK_E_OUT_OF_MEMORY);
 }
 
-/* vw_serve; *keep: the answer is the same whenever the same request comes (vw_serve_body keeps it). */
+/* Answers req into w; *keep: the answer is the same whenever the same request comes. */
 static bool serve(const struct vw_request *req, struct wbuf *w, bool *follows, bool *keep)
 {
 	struct vw_response res = {.status = VW_OK};
@@ -192,13 +192,6 @@ static bool serve(const struct vw_request *req, struct wbuf *w, bool *follows, b
 	}
 	vw_response_free(&res);
 	return ok;
-}
-
-bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows)
-{
-	bool keep;
-
-	return serve(req, w, follows, &keep);
 }
 
 /*

@@ -12,18 +12,13 @@
 #include "validator/vw_cache.h"
 
 /*
- * Answers req into w (one whole message). False only when w cannot hold
- * even a refusal. *follows: airlockd's next request comes as soon as it
- * reads this answer (a read's scoping, a write's dry run).
- */
-bool vw_serve(const struct vw_request *req, struct wbuf *w, bool *follows);
-
-/*
- * Answers the request body (without its length) into w, as vw_serve does,
- * from cache when an answer to the same bytes is kept there; keeps the
- * answers to Postgres reads (VW_PG_VALIDATE, VW_PG_AGAIN, VW_PG_SCOPE,
- * VW_PG_READ, VW_PG_SPLIT). cache may be NULL. A body that cannot be read is
- * answered VW_BAD_REQUEST.
+ * Answers the request body (without its length) into w (one whole
+ * message), from cache when an answer to the same bytes is kept there;
+ * keeps the answers to Postgres reads (VW_PG_VALIDATE, VW_PG_AGAIN,
+ * VW_PG_SCOPE, VW_PG_READ, VW_PG_SPLIT). cache may be NULL. A body that
+ * cannot be read is answered VW_BAD_REQUEST. False only when w cannot
+ * hold even a refusal. *follows: airlockd's next request comes as soon as
+ * it reads this answer (a read's scoping, a write's dry run).
  */
 bool vw_serve_body(struct vw_cache *cache, const uint8_t *body, size_t len, struct wbuf *w, bool *follows);
 

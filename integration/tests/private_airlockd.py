@@ -88,6 +88,8 @@ def rewrite(text, sections):
 class PrivateAirlockd:
     """One airlockd process; name keeps its files apart (and must be a plain word)."""
 
+    RUNNER_UIDS = 1000  # runner uids from uid_base; the validator's uid comes right after them
+
     def __init__(self, name, server=None, uid_base=1000200000, sections=None, binary=None):
         self.name = name
         self.uid_base = uid_base
@@ -102,9 +104,9 @@ class PrivateAirlockd:
             "pg_listen": "127.0.0.1:%d" % self.pg_port,
             "mysql_listen": "127.0.0.1:%d" % self.my_port,
             "job_dir": self.job_dir,
-            "runner_uids": "%d-%d" % (uid_base, uid_base + 999),
+            "runner_uids": "%d-%d" % (uid_base, uid_base + self.RUNNER_UIDS - 1),
             # Its validator workers' uid, next to its runner range: no other airlockd's.
-            "validator_uid": uid_base + 1000,
+            "validator_uid": uid_base + self.RUNNER_UIDS,
             "audit_log": self.audit_log,
         }
         values.update(server or {})
@@ -223,7 +225,7 @@ class PrivateAirlockd:
                     uid = int(next(ln for ln in f if ln.startswith("Uid:")).split()[1])
             except (OSError, StopIteration, ValueError):
                 continue
-            if self.uid_base <= uid <= self.uid_base + 999:
+            if self.uid_base <= uid < self.uid_base + self.RUNNER_UIDS:
                 pids.append(int(pid))
         return pids
 
