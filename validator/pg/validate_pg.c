@@ -234,6 +234,42 @@ static enum pgv_kind classify(const struct pgv_policy *policy, const char *sql, 
 	return out->kind;
 }
 
+/*
+ * The location of a parameter Postgres does not take, or -1: "$0" (it
+ * answers "there is no parameter $0") and libpg_query's own "?", a syntax
+ * error to Postgres, which its deparser also writes for "$0".
+ */
+static long unnumbered_param(json_t *v, int depth)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+	long at;
+
+	if (depth > 4096)
+		return -1;
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, child)
+		{
+			if ((at = unnumbered_param(child, depth + 1)) >= 0)
+				return at;
+		}
+		return -1;
+	}
+	json_object_foreach(v, key, child)
+	{
+		if (strcmp(key, "ParamRef") == 0) {
+			json_t *num = json_object_get(child, "number"), *loc = json_object_get(child, "location");
+
+			if (!json_is_integer(num) || json_integer_value(num) < 1)
+				return json_is_integer(loc) ? (long)json_integer_value(loc) : 0;
+		}
+		if ((at = unnumbered_param(child, depth + 1)) >= 0)
+			return at;
+	}
+	return -1;
+}
+
 /* The parse tree did not load: bad UTF-8, too deep, or out of memory. */
 static void refuse_unloadable(const json_error_t *jerr, struct pgv_result *out)
 {
@@ -270,6 +306,7 @@ static enum pgv_kind validate(const struct pgv_policy *policy, const char *sql, 
 	json_error_t jerr;
 	json_t *root = NULL, *stmts;
 	size_t n;
+	long at;
 
 	static const struct pgv_policy deny_all;
 
@@ -318,7 +355,11 @@ static enum pgv_kind validate(const struct pgv_policy *policy, const char *sql, 
 			fingerprint(sql, out);
 		goto out_free_json;
 	}
-	classify(policy, sql, json_object_get(json_array_get(stmts, 0), "stmt"), out);
+	if ((at = unnumbered_param(stmts, 0)) >= 0)
+		pgv_refuse(out, AIRLOCK_E_SYNTAX_ERROR, AIRLOCK_N_NONE, pgv_cursor_from_offset(sql, at),
+			   "number parameters from $1", "there is no parameter $0");
+	else
+		classify(policy, sql, json_object_get(json_array_get(stmts, 0), "stmt"), out);
 	if (with_fingerprint)
 		fingerprint(sql, out);
 out_free_json:

@@ -172,6 +172,10 @@ static const struct vcase cases[] = {
 	{";", PGV_EMPTY, NULL, AIRLOCK_E_NONE},
 	/* Syntax errors. */
 	SYNTAX("SELEC 1"),
+	/* Parameters Postgres does not take: the deparser would write both as "?". */
+	SYNTAX("SELECT $0"),
+	SYNTAX("SELECT * FROM orders WHERE id = ?"),
+	SYNTAX("SELECT ($1 + (SELECT $0))"),
 	SYNTAX("SELECT 1 FROM"),
 	SYNTAX("SELECT 'unterminated"),
 	SYNTAX("SELECT $$unterminated"),
