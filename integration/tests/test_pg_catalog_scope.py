@@ -239,6 +239,23 @@ def test_secrets_refused(agent):
         assert got[0] == "error" and got[1] == "42501", (sql, got)
 
 
+def test_scoping_names_are_not_the_agents(agent):
+    """A read's filtered catalogs are CTEs named airlock_visible and
+    airlock_c<n> of its outermost query. A CTE of the agent's by such a name,
+    nearer to a reference, would be read in place of the filter: refused.
+    Read twice in one statement, a catalog still shows only the world."""
+    for sql in ["WITH airlock_visible(oid) AS (SELECT 1::oid) SELECT relname FROM pg_class"
+                f" WHERE relname = '{HIDDEN}'",
+                "SELECT (WITH airlock_c1 AS (SELECT 'x'::name AS relname) SELECT count(*) FROM airlock_c1)"
+                " FROM pg_class"]:
+        got = outcome(agent, sql)
+        assert got[0] == "error" and got[1] == "0A000", (sql, got)
+    got = outcome(agent, "SELECT a.relname FROM pg_class a JOIN pg_class b ON b.oid = a.oid"
+                         f" WHERE a.relname IN ('orders', '{HIDDEN}') AND EXISTS (SELECT FROM pg_class c"
+                         " WHERE c.relname = a.relname)")
+    assert got == ("rows", [("orders",)]), got
+
+
 def test_current_user_is_the_agent(agent):
     with agent.cursor() as cur:
         cur.execute('SELECT current_user, session_user, current_role, user, "current_user"(),'

@@ -29,8 +29,15 @@ static void collect_ctes(void *ctx, ProtobufCMessage *m, int depth)
 	if (depth > PGV_SCOPE_MAX_DEPTH || sc->refused)
 		return;
 	if (m->descriptor == &pg_query__common_table_expr__descriptor) {
-		const char *name = ((PgQuery__CommonTableExpr *)m)->ctename;
+		const PgQuery__CommonTableExpr *cte = (PgQuery__CommonTableExpr *)m;
+		const char *name = cte->ctename;
 
+		if (pgv_scope_hoist_reserved(name)) {
+			pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, cte->location,
+					 "give the CTE another name", "WITH query name \"%s\" is reserved by airlock",
+					 name);
+			return;
+		}
 		if (!pgv_scope_grow(sc, (void **)&sc->ctes, &sc->capctes, sc->nctes, sizeof(*sc->ctes)))
 			return;
 		sc->ctes[sc->nctes++] = name;
@@ -159,12 +166,15 @@ static void refuse_catalog(struct pgv_scope *sc, const PgQuery__RangeVar *rv, co
 static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const char *schema,
 			    const struct pgv_catalog_rel *e)
 {
-	const char *order = e->order;
+	const char *order = e->order, *cte;
 	const PgQuery__RangeVar *rv = node->range_var;
-	struct pgv_sbuf sb = {0};
+	bool hoist = sc->hoist.target != NULL;
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 
-	pgv_sb_put(&sb, "SELECT * FROM (");
-	pgv_scope_put_visible_cte(&sb, sc->policy);
+	if (!hoist) {
+		pgv_sb_put(&sb, "SELECT * FROM (");
+		pgv_scope_put_visible_cte(&sb, sc->policy);
+	}
 	if (e->columns) {
 		pgv_sb_put(&sb, "SELECT ");
 		pgv_scope_expand(&sb, sc->policy, e->columns);
@@ -189,7 +199,16 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 		pgv_sb_put(&sb, order);
 	}
 	/* A fence: the statement's own conditions see only the world's rows (PGV_SCOPE_FENCE). */
-	pgv_sb_put(&sb, PGV_SCOPE_FENCE ")");
+	pgv_sb_put(&sb, PGV_SCOPE_FENCE);
+	if (hoist) {
+		/* The same fence as a CTE of the statement, run once however often it is read. */
+		if (!(cte = pgv_scope_hoist_add(sc, &sb)))
+			return;
+		pgv_sb_put(&sb, "SELECT * FROM ");
+		pgv_sb_put(&sb, cte);
+	} else {
+		pgv_sb_put(&sb, ")");
+	}
 	pgv_scope_replace_relation(sc, node, &sb, "a scoping template has an unexpected shape");
 }
 
@@ -226,6 +245,11 @@ static void scope_relation(struct pgv_scope *sc, PgQuery__Node *node)
 					 "WITH query \"%s\" has the name of a catalog relation", rv->relname);
 		else
 			pgv_scope_rules_relation(sc, node); /* refuses a CTE named like a filtered table */
+		return;
+	} else if (pgv_scope_hoist_reserved(rv->relname)) {
+		pgv_scope_refuse(sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, rv->location,
+				 "write the name with its schema, as schema.name",
+				 "relation name \"%s\" is reserved by airlock unless schema-qualified", rv->relname);
 		return;
 	} else if (!resolve_unqualified(sc, rv, &schema, &is_catalog)) {
 		return;
@@ -550,10 +574,12 @@ enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql,
 	}
 	collect_ctes(&sc, &tree->base, 0);
 	collect_tableoid(&sc, &tree->base, 0);
+	pgv_scope_hoist_begin(&sc, tree);
 	for (i = 0; i < tree->n_stmts && !sc.refused; i++) {
 		if (tree->stmts[i]->stmt)
 			walk(&sc, &tree->stmts[i]->stmt->base, 0);
 	}
+	pgv_scope_hoist_finish(&sc);
 	if (!sc.refused && sc.ruled && sc.shows_text)
 		pgv_scope_refuse(&sc, AIRLOCK_E_UNSUPPORTED, AIRLOCK_N_NONE, -1,
 				 "read the filtered tables and the plan or session views in separate statements",

@@ -4,8 +4,10 @@
  *
  * On libpg_query's protobuf parse tree:
  *   - each reference to a catalog relation that names tables or sessions
- *     (validate_pg_catalog's FILTER entries) becomes a subquery over it
- *     with its filter, under the reference's own name or alias;
+ *     (validate_pg_catalog's FILTER entries) reads it through its filter,
+ *     under the reference's own name or alias: in a read, from a
+ *     MATERIALIZED CTE of the outermost query, one per distinct filter
+ *     (validate_pg_scope_hoist.c); elsewhere from a subquery in place;
  *   - DENY entries and catalog names not listed are refused;
  *   - the argument of each catalog function that names a relation, type
  *     or constraint (validate_pg_scope_funcs) and each cast to regclass or

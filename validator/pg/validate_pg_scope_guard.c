@@ -205,7 +205,7 @@ static bool all_digits(const char *s)
 static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_guard_kind k, PgQuery__Node *node,
 			    bool by_oid)
 {
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 
 	pgv_sb_put(&sb, "SELECT (SELECT g.a FROM (SELECT ");
 	pgv_sb_put(&sb, value ? value : PGV_SCOPE_PLACEHOLDER);
@@ -222,7 +222,7 @@ static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_gu
  */
 static void guard_array(struct pgv_scope *sc, PgQuery__Node *arg, enum pgv_guard_kind k)
 {
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 	PgQuery__Node *expr;
 
 	pgv_sb_put(&sb, "SELECT (SELECT pg_catalog.array_agg((SELECT g.a FROM (SELECT ge.e) AS g(a) WHERE ");
@@ -361,7 +361,7 @@ static void guard_value(struct pgv_scope *sc, PgQuery__Node *node, const PgQuery
 /* Replaces arg, a name a function looks up, by put_world_name of it. */
 static void guard_world_name(struct pgv_scope *sc, PgQuery__Node *arg, bool oper)
 {
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 	PgQuery__Node *expr;
 
 	pgv_sb_put(&sb, "SELECT (SELECT ");
@@ -417,7 +417,7 @@ const char *pgv_scope_user_colname(const PgQuery__Node *node)
 
 static void replace_with_user(struct pgv_scope *sc, PgQuery__Node *node)
 {
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 	PgQuery__Node *expr;
 
 	pgv_sb_put(&sb, "SELECT ");
@@ -601,7 +601,7 @@ static void guard_reg_cast(struct pgv_scope *sc, PgQuery__Node *node, const stru
 {
 	PgQuery__TypeCast *tc = node->type_cast;
 	const char *lit = pgv_scope_string_const(tc->arg);
-	struct pgv_sbuf sb = {0}, lit_sql = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc), lit_sql = {0};
 	PgQuery__Node *expr;
 	char *quoted = NULL;
 

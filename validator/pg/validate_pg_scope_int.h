@@ -73,7 +73,24 @@ struct pgv_scope {
 	const void **alone; /* PgQuery__RangeVar, in the tree */
 	size_t nalone, capalone;
 	bool write; /* the statement is a write (validate_pg_write.h): its text is checked again as one */
+	/*
+	 * The read's filtered catalogs as CTEs of its outermost query
+	 * (validate_pg_scope_hoist.c): target is that query (NULL: each
+	 * reference holds its own filter), bodies the CTEs' texts by number.
+	 */
+	struct {
+		PgQuery__SelectStmt *target;
+		char **bodies;
+		size_t n, cap;
+		bool vis_read; /* some text read airlock_visible */
+	} hoist;
 };
+
+/* An empty pgv_sbuf for text spliced into sc's statement: @V names the statement's airlock_visible when it has one. */
+#define PGV_SCOPE_SBUF(sc)                            \
+	{                                             \
+		.vis_cte = (sc)->hoist.target != NULL \
+	}
 
 /*
  * Edits the agent's unpacked tree before the walk (through the recorded
@@ -96,6 +113,23 @@ char *pgv_scope_deparse(struct pgv_scope *sc, PgQuery__ParseResult *tree);
 extern const char pgv_scope_settings_check[];
 /* Names in a rule resolve through the search_path: a rule's table is read only under the default one. */
 bool pgv_scope_default_path(const struct pgv_policy *p);
+
+/* ---- validate_pg_scope_hoist.c ---- */
+
+struct pgv_sbuf;
+
+/* Before the walk: the read's outermost query, when it can hold a WITH list (sc->hoist.target). */
+void pgv_scope_hoist_begin(struct pgv_scope *sc, PgQuery__ParseResult *tree);
+/*
+ * The name of a CTE of sc's statement whose query is body's text (added
+ * once: the same text gets the same name); body is emptied. The name is
+ * kept until pgv_scope_free; NULL (and refused) on failure.
+ */
+const char *pgv_scope_hoist_add(struct pgv_scope *sc, struct pgv_sbuf *body);
+/* After the walk: puts the CTEs added (and airlock_visible, once read) first in the target's WITH list. */
+void pgv_scope_hoist_finish(struct pgv_scope *sc);
+/* A name the scoping gives its own CTEs: the agent's CTEs and unqualified relations may not take it. */
+bool pgv_scope_hoist_reserved(const char *name);
 
 /* ---- validate_pg_scope_tree.c ---- */
 

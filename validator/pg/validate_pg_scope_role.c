@@ -112,7 +112,7 @@ static void relation_size(struct pgv_scope *sc, PgQuery__Node *node, const char 
 {
 	PgQuery__FuncCall *fc = node->func_call;
 	const char *fork = fc->n_args == 2 ? pgv_scope_string_const(fc->args[1]) : NULL;
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 
 	if (sc->policy->nrules == 0 || fc->n_args == 0 || fc->n_args > 2)
 		return;
@@ -147,7 +147,7 @@ static bool role_arg(struct pgv_scope *sc, PgQuery__FuncCall *fc, size_t i)
 	PgQuery__Node *arg = fc->args[i];
 	const char *lit = pgv_scope_string_const(arg);
 	const char *user = sc->policy->user ? sc->policy->user : "airlock";
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 	PgQuery__Node *expr;
 
 	if (arg->node_case == PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION ||
@@ -181,7 +181,7 @@ static const char *bool_const(const PgQuery__Node *n)
 void pgv_scope_role_call(struct pgv_scope *sc, PgQuery__Node *node)
 {
 	PgQuery__FuncCall *fc = node->func_call;
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 	const char *missing_ok = NULL;
 	char lower[64];
 	enum role_fn fn = which(fc, lower, sizeof(lower));

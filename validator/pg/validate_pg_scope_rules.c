@@ -135,7 +135,7 @@ void pgv_scope_rules_relation(struct pgv_scope *sc, PgQuery__Node *node)
 	const PgQuery__RangeVar *rv = node->range_var;
 	const struct airlock_rule *r;
 	const char *schema = NULL;
-	struct pgv_sbuf sb = {0};
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
 
 	if (sc->policy->nrules == 0)
 		return;

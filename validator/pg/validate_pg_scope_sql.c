@@ -500,10 +500,12 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 		pgv_sb_putn(sb, t, (size_t)(at - t));
 		switch (at[1]) {
 		case 'V':
-			if (sb->vis_cte)
+			if (sb->vis_cte) {
 				pgv_sb_put(sb, "(SELECT airlock_visible.oid FROM airlock_visible)");
-			else
+				sb->vis_read = true;
+			} else {
 				visible_relations(sb, p);
+			}
 			t = at + 2;
 			break;
 		case 'T':
@@ -567,10 +569,16 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 
 void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy)
 {
-	pgv_sb_put(sb, "WITH airlock_visible(oid) AS MATERIALIZED ");
-	visible_relations(sb, policy);
+	pgv_sb_put(sb, "WITH ");
+	pgv_scope_put_visible_def(sb, policy);
 	pgv_sb_put(sb, " ");
 	sb->vis_cte = true;
+}
+
+void pgv_scope_put_visible_def(struct pgv_sbuf *sb, const struct pgv_policy *policy)
+{
+	pgv_sb_put(sb, "airlock_visible(oid) AS MATERIALIZED ");
+	visible_relations(sb, policy);
 }
 
 void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template)

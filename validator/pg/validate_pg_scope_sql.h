@@ -55,7 +55,8 @@
 struct pgv_sbuf {
 	struct wbuf w;
 	bool failed;
-	bool vis_cte; /* @V names the CTE airlock_visible (pgv_scope_put_visible_cte) instead of repeating it */
+	bool vis_cte;  /* @V names the CTE airlock_visible (pgv_scope_put_visible_cte) instead of repeating it */
+	bool vis_read; /* set once @V was expanded as that name */
 };
 
 void pgv_sb_put(struct pgv_sbuf *sb, const char *s);
@@ -77,6 +78,8 @@ void pgv_sb_free(struct pgv_sbuf *sb);
  * be captured.
  */
 void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy);
+/* Appends the CTE itself, "airlock_visible(oid) AS MATERIALIZED (...)", for a WITH list. */
+void pgv_scope_put_visible_def(struct pgv_sbuf *sb, const struct pgv_policy *policy);
 
 /* Appends template with its markers expanded for policy. */
 void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template);

@@ -137,6 +137,9 @@ void pgv_scope_free(struct pgv_scope *sc)
 	free(sc->ctes);
 	free(sc->tableoid_of);
 	free(sc->alone);
+	for (i = 0; i < sc->hoist.n; i++)
+		free(sc->hoist.bodies[i]);
+	free(sc->hoist.bodies);
 }
 
 /* ---- templates ---- */
@@ -156,7 +159,10 @@ PgQuery__ParseResult *pgv_scope_unpack(const char *sql)
 PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, struct pgv_sbuf *sb)
 {
 	PgQuery__ParseResult *tree;
-	char *sql = pgv_sb_take(sb);
+	char *sql;
+
+	sc->hoist.vis_read |= sb->vis_read;
+	sql = pgv_sb_take(sb);
 
 	if (!sql) {
 		pgv_scope_out_of_memory(sc);

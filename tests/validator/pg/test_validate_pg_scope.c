@@ -280,9 +280,9 @@ static const struct rewrite_case rewrites[] = {
 	{"SELECT current_setting(name, true) FROM pg_settings", "pg_catalog.current_setting(g.a, true)"},
 	{"SELECT inet_server_addr(), inet_client_port()", "SELECT NULL::pg_catalog.inet, NULL::int"},
 	{"SELECT pg_database_size('shop') + pg_tablespace_size(1)", "NULL::bigint + NULL::bigint"},
-	{"SELECT c.relname FROM pg_catalog.pg_class c", ") c"},
-	{"SELECT relname FROM pg_class", ") pg_class"},
-	{"SELECT x.a FROM pg_class AS x(a)", ") x(a)"},
+	{"SELECT c.relname FROM pg_catalog.pg_class c", "FROM airlock_c1 c"},
+	{"SELECT relname FROM pg_class", "FROM airlock_c1 pg_class"},
+	{"SELECT x.a FROM pg_class AS x(a)", "FROM airlock_c1 x(a)"},
 	{"SELECT * FROM ONLY pg_class", "FROM ONLY pg_catalog.pg_class r"},
 	{"SELECT * FROM pg_stats", "pg_catalog.pg_stats r WHERE EXISTS"},
 	{"SELECT * FROM pg_stat_activity", "r.pid = pg_catalog.pg_backend_pid()"},
@@ -292,7 +292,7 @@ static const struct rewrite_case rewrites[] = {
 	{"SELECT (SELECT count(*) FROM pg_attribute) FROM orders", "pg_catalog.pg_attribute r WHERE"},
 	{"SELECT * FROM orders WHERE EXISTS (SELECT 1 FROM pg_index WHERE indrelid = 1)", "pg_catalog.pg_index r"},
 	{"WITH t AS (SELECT * FROM pg_tables) SELECT * FROM t", "pg_catalog.pg_tables r"},
-	{"EXPLAIN SELECT * FROM pg_class", "EXPLAIN SELECT"},
+	{"EXPLAIN SELECT * FROM pg_class", "EXPLAIN WITH airlock_visible(oid) AS MATERIALIZED"},
 	{"SELECT current_user", "'agent'::pg_catalog.name AS \"current_user\""},
 	{"SELECT session_user, user, current_role", "AS \"current_role\""},
 	{"SELECT current_user AS me", "'agent'::pg_catalog.name AS me"},
@@ -382,6 +382,10 @@ static const struct refusal_case refusals[] = {
 	{"SELECT * FROM pg_catalog.pg_not_a_catalog", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
 	{"SELECT * FROM information_schema.not_a_view", "42501", AIRLOCK_E_TABLE_NOT_ALLOWED},
 	{"WITH pg_class AS (SELECT 1) SELECT * FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
+	/* The names of the scoping's own CTEs: the agent's nearer CTE would be read in their place. */
+	{"WITH airlock_visible(oid) AS (SELECT 1::oid) SELECT relname FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"SELECT (WITH airlock_c1 AS (SELECT 1) SELECT 1) FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"WITH airlock_c12 AS (SELECT 1) SELECT * FROM airlock_c12", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT '{orders}'::regclass[]", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT '{public}'::regnamespace[]", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT 'abs(staff_salaries)'::regprocedure", "0A000", AIRLOCK_E_UNSUPPORTED},
@@ -547,6 +551,91 @@ static void test_filters_are_fenced(void **state)
 			fail_msg("not fenced: %s -> %s", sqls[i], out);
 		free(out);
 	}
+}
+
+/* How often sub occurs in text. */
+static size_t count_of(const char *text, const char *sub)
+{
+	size_t n = 0;
+
+	for (const char *at = strstr(text, sub); at; at = strstr(at + 1, sub))
+		n++;
+	return n;
+}
+
+/*
+ * The filtered catalogs become CTEs of the outermost query, one per
+ * distinct filter however often it is read, with the visible set once;
+ * the agent's own CTEs come after them and read them.
+ */
+static void test_filters_hoisted(void **state)
+{
+	static const struct {
+		const char *sql;
+		size_t ctes; /* airlock_c<n> defined */
+		const char *must;
+	} cases[] = {
+		{"SELECT a.relname, b.relname FROM pg_class a JOIN pg_class b ON a.oid = b.oid", 1,
+		 "FROM airlock_c1 a JOIN airlock_c1 b ON"},
+		{"SELECT (SELECT c.collname FROM pg_collation c WHERE c.oid = a.attcollation) FROM pg_attribute a", 2,
+		 "FROM airlock_c1 c WHERE"},
+		{"SELECT relname FROM pg_class UNION SELECT attname FROM pg_attribute", 2, "UNION SELECT attname FROM"},
+		{"SELECT * FROM ONLY pg_class, pg_class p", 2, "FROM ONLY pg_catalog.pg_class r"},
+		{"WITH t AS (SELECT relname FROM pg_class) SELECT * FROM t, pg_class", 1,
+		 "), t AS (SELECT relname FROM"},
+		{"EXPLAIN SELECT relname FROM pg_class", 1, "EXPLAIN WITH airlock_visible"},
+		{"SELECT format_type(1, NULL)", 0, "FROM airlock_visible"},
+		{"WITH airlock_cte AS (SELECT relname FROM pg_class) SELECT * FROM airlock_cte", 1, "airlock_cte AS"},
+	};
+	struct pgv_result r;
+	char name[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = scope(&policy, cases[i].sql, &r);
+
+		if (!out)
+			fail_msg("refused: %s: %s", cases[i].sql, r.message);
+		if (strncmp(out, "WITH airlock_visible(oid) AS MATERIALIZED (", 43) != 0 &&
+		    strncmp(out, "EXPLAIN WITH airlock_visible(oid) AS MATERIALIZED (", 51) != 0)
+			fail_msg("%s\n  does not start with the visible set: %s", cases[i].sql, out);
+		if (count_of(out, "airlock_visible(oid) AS") != 1 || count_of(out, "pg_catalog.pg_index vx") != 1)
+			fail_msg("%s\n  visible set not once: %s", cases[i].sql, out);
+		if (!strstr(out, cases[i].must))
+			fail_msg("%s\n  rewritten: %s\n  lacks: %s", cases[i].sql, out, cases[i].must);
+		for (size_t k = 1; k <= cases[i].ctes + 1; k++) {
+			snprintf(name, sizeof(name), "airlock_c%zu AS MATERIALIZED (", k);
+			if (count_of(out, name) != (k <= cases[i].ctes ? 1u : 0u))
+				fail_msg("%s\n  not %zu filters: %s", cases[i].sql, cases[i].ctes, out);
+		}
+		assert_one_read(out);
+		free(out);
+	}
+}
+
+/* An unqualified relation may not take a CTE's name either; qualified, it is the table. */
+static void test_reserved_relation_names(void **state)
+{
+	static const char *const all[] = {"public.*", "pg_catalog.*", "information_schema.*"};
+	const struct pgv_policy p = {
+		.tables = all, .ntables = 3, .search_path = path, .nsearch_path = 1, .user = "agent"};
+	struct pgv_result r;
+	char *out;
+
+	(void)state;
+	out = scope(&p, "SELECT * FROM airlock_c1, pg_class", &r);
+	assert_null(out);
+	assert_int_equal(r.code, AIRLOCK_E_UNSUPPORTED);
+	assert_non_null(strstr(r.message, "reserved"));
+	out = scope(&p, "SELECT * FROM airlock_visible", &r);
+	assert_null(out);
+	out = scope(&p, "SELECT * FROM public.airlock_c1 t, pg_class", &r);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "FROM public.airlock_c1 t, airlock_c1 pg_class"));
+	free(out);
+	out = scope(&p, "SELECT * FROM airlock_events", &r);
+	assert_string_equal(out, "SELECT * FROM airlock_events");
+	free(out);
 }
 
 static void test_rules(void **state)
@@ -743,6 +832,8 @@ int main(void)
 		cmocka_unit_test(test_literal_by_policy),
 		cmocka_unit_test(test_robust),
 		cmocka_unit_test(test_filters_are_fenced),
+		cmocka_unit_test(test_filters_hoisted),
+		cmocka_unit_test(test_reserved_relation_names),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_tableoid),
 		cmocka_unit_test(test_reg_array_casts),
