@@ -244,7 +244,9 @@ def test_scoping_names_are_not_the_agents(agent):
     airlock_c<n> of its outermost query. A CTE of the agent's by such a name,
     nearer to a reference, would be read in place of the filter: refused.
     Read twice in one statement, a catalog still shows only the world."""
-    for sql in ["WITH airlock_visible(oid) AS (SELECT 1::oid) SELECT relname FROM pg_class"
+    for sql in [f"SELECT x FROM (WITH airlock_visible(oid) AS (SELECT pg_catalog.generate_series(1, 100000)::oid)"
+                f" SELECT '{HIDDEN}'::regclass::text AS x) s",
+                "WITH airlock_visible(oid) AS (SELECT 1::oid) SELECT relname FROM pg_class"
                 f" WHERE relname = '{HIDDEN}'",
                 "SELECT (WITH airlock_c1 AS (SELECT 'x'::name AS relname) SELECT count(*) FROM airlock_c1)"
                 " FROM pg_class"]:
