@@ -15,6 +15,7 @@
 
 #include "conf/config.h"
 #include "validator/pg/validate_pg_read.h"
+#include "validator/pg/validate_pg_types.h"
 #include "validator/pg/validate_pg_scope_int.h"
 #include "validator/pg/validate_pg_scope_sql.h"
 
@@ -202,14 +203,20 @@ static void func_call(struct walk *w, const PgQuery__FuncCall *f)
 		w->g->any_type = true;
 }
 
-/* A relation read with its descendants; catalogs have none. */
-static void range_var(struct walk *w, const PgQuery__RangeVar *rv)
+/*
+ * A relation read with its descendants; catalogs have none, and neither
+ * has a CTE of the scoping's (in FROM, unqualified, by a name the agent's
+ * relations may not take: pgv_scope_hoist_reserved). from: a FROM item
+ * (a Node), not a write's own table.
+ */
+static void range_var(struct walk *w, const PgQuery__RangeVar *rv, bool from)
 {
 	struct pgv_guard *g = w->g;
 	const char *s = rv->schemaname;
 
 	if (!rv->inh || !rv->relname || !rv->relname[0] || g->any_rel || (rv->catalogname && rv->catalogname[0]) ||
-	    (s && (!strcmp(s, "pg_catalog") || !strcmp(s, "information_schema"))))
+	    (s && (!strcmp(s, "pg_catalog") || !strcmp(s, "information_schema"))) ||
+	    (from && !(s && s[0]) && pgv_scope_hoist_reserved(rv->relname)))
 		return;
 	for (size_t i = 0; i < g->nrels; i++) {
 		const PgQuery__RangeVar *o = g->rels[i];
@@ -229,7 +236,7 @@ static void node(struct walk *w, const PgQuery__Node *n)
 {
 	switch (n->node_case) {
 	case PG_QUERY__NODE__NODE_RANGE_VAR:
-		range_var(w, n->range_var);
+		range_var(w, n->range_var, true);
 		break;
 	case PG_QUERY__NODE__NODE_A_EXPR:
 		a_expr(w, n->a_expr);
@@ -276,10 +283,15 @@ static void collect(void *ctx, ProtobufCMessage *m, int depth)
 		w->g->any_op = w->g->any_attr = w->g->reach = true;
 		return;
 	}
-	if (m->descriptor == &pg_query__node__descriptor)
-		node(w, (const PgQuery__Node *)m);
-	else if (m->descriptor == &pg_query__range_var__descriptor)
-		range_var(w, (const PgQuery__RangeVar *)m); /* a write's own table: it writes the descendants too */
+	if (m->descriptor == &pg_query__node__descriptor) {
+		const PgQuery__Node *n = (const PgQuery__Node *)m;
+
+		node(w, n);
+		if (n->node_case == PG_QUERY__NODE__NODE_RANGE_VAR)
+			return; /* a FROM item: not its RangeVar again as a write's table; nothing under it counts */
+	} else if (m->descriptor == &pg_query__range_var__descriptor)
+		range_var(w, (const PgQuery__RangeVar *)m,
+			  false); /* a write's own table: it writes the descendants too */
 	pgv_scope_each_child(m, collect, w, depth + 1);
 }
 
@@ -411,18 +423,63 @@ static void put_regtype(struct pgv_sbuf *sb, const PgQuery__TypeName *tn, const 
 	pgv_sb_put(sb, ")");
 }
 
-/* ARRAY[the statement's cast targets]::regtype[] */
-static void put_targets(struct pgv_sbuf *sb, const struct pgv_guard *g)
+/* pg_catalog comes first in the search_path: unlisted (then it is searched first) or listed first. */
+static bool catalog_first(const struct pgv_policy *p)
 {
+	for (size_t i = 0; i < p->nsearch_path; i++) {
+		if (p->search_path[i] && !strcmp(p->search_path[i], "pg_catalog"))
+			return i == 0;
+	}
+	return true;
+}
+
+/*
+ * The type a cast to tn (or a call named call) reaches is one of the
+ * server's own in pg_catalog: a built-in name, qualified with pg_catalog
+ * or unqualified while pg_catalog is searched first. Such a type, and all
+ * it is made of, is never a domain (a type the database adds to pg_catalog
+ * cannot take a built-in name).
+ */
+static bool builtin_target(const struct pgv_policy *p, const PgQuery__TypeName *tn, const char *call)
+{
+	const char *schema = tn && tn->n_names == 2 ? string_of(tn->names[0]) : NULL;
+	const char *name = tn ? (tn->n_names ? string_of(tn->names[tn->n_names - 1]) : NULL) : call;
+
+	if (!name || !pgv_builtin_type(name) || (tn && (tn->n_names > 2 || tn->pct_type)))
+		return false;
+	return schema ? !strcmp(schema, "pg_catalog") : catalog_first(p);
+}
+
+/* ARRAY[the statement's cast targets]::regtype[]; with p, those that are not builtin_target's. */
+static void put_targets(struct pgv_sbuf *sb, const struct pgv_guard *g, const struct pgv_policy *p)
+{
+	bool any = false;
+
 	pgv_sb_put(sb, "ARRAY[");
 	for (size_t i = 0; i < g->ntypes + g->ncalls; i++) {
-		pgv_sb_put(sb, i ? ", " : "");
-		if (i < g->ntypes)
-			put_regtype(sb, g->types[i], NULL);
-		else
-			put_regtype(sb, NULL, g->calls[i - g->ntypes]);
+		const PgQuery__TypeName *tn = i < g->ntypes ? g->types[i] : NULL;
+		const char *call = i < g->ntypes ? NULL : g->calls[i - g->ntypes];
+
+		if (p && builtin_target(p, tn, call))
+			continue;
+		pgv_sb_put(sb, any ? ", " : "");
+		any = true;
+		put_regtype(sb, tn, call);
 	}
 	pgv_sb_put(sb, "]::pg_catalog.regtype[]");
+}
+
+/* How many of the statement's cast targets may be a domain or made of one. */
+static size_t domain_targets(const struct pgv_guard *g, const struct pgv_policy *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->ntypes + g->ncalls; i++) {
+		if (!builtin_target(p, i < g->ntypes ? g->types[i] : NULL,
+				    i < g->ntypes ? NULL : g->calls[i - g->ntypes]))
+			n++;
+	}
+	return n;
 }
 
 /*
@@ -439,7 +496,7 @@ static void put_casts(struct pgv_sbuf *sb, const struct pgv_guard *g, const stru
 		pgv_sb_put(sb, " OR true");
 	} else if (g->ntypes || g->ncalls) {
 		pgv_sb_put(sb, " OR c.casttarget" EQ "ANY (");
-		put_targets(sb, g);
+		put_targets(sb, g, NULL);
 		pgv_sb_put(sb, ")");
 	}
 	pgv_sb_put(sb, ")");
@@ -478,7 +535,7 @@ static void put_domain_walk(struct pgv_sbuf *sb, const struct pgv_policy *pol)
  */
 static void put_domains(struct pgv_sbuf *sb, const struct pgv_guard *g, const struct pgv_policy *pol)
 {
-	if (!g->any_type && !g->ntypes && !g->ncalls)
+	if (!g->any_type && domain_targets(g, pol) == 0)
 		return;
 	pgv_sb_put(sb, " UNION ALL SELECT 'domain' FROM (WITH RECURSIVE dt(t) AS (");
 	if (g->any_type) {
@@ -486,7 +543,7 @@ static void put_domains(struct pgv_sbuf *sb, const struct pgv_guard *g, const st
 			   "SELECT ty.oid FROM pg_catalog.pg_type ty WHERE ty.typtype" EQ "'d'::pg_catalog.\"char\"");
 	} else {
 		pgv_sb_put(sb, "SELECT u.x::pg_catalog.oid FROM pg_catalog.unnest(");
-		put_targets(sb, g);
+		put_targets(sb, g, pol);
 		pgv_sb_put(sb, ") AS u(x)");
 	}
 	put_domain_walk(sb, pol);

@@ -10,10 +10,11 @@
  * and its query reads nothing of the statement, so the rows each
  * reference sees are the same.
  *
- * The names are airlock_visible and airlock_c<n>. A name resolves to the
+ * The names are airlock_visible and airlock_c<n> (and airlock_allowed and
+ * airlock_ruled, CTEs inside the templates). A name resolves to the
  * nearest CTE of that name, so the agent's own CTEs may not take them
  * (pgv_scope_hoist_reserved), nor may an unqualified relation (it would
- * read ours instead).
+ * read ours instead); the guard knows them as CTEs, not tables.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ bool pgv_scope_hoist_reserved(const char *name)
 
 	if (!name)
 		return false;
-	if (strcmp(name, "airlock_visible") == 0)
+	if (!strcmp(name, "airlock_visible") || !strcmp(name, "airlock_allowed") || !strcmp(name, "airlock_ruled"))
 		return true;
 	if (strncmp(name, PREFIX, sizeof(PREFIX) - 1) != 0 || !name[sizeof(PREFIX) - 1])
 		return false;

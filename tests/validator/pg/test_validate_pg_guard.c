@@ -104,6 +104,75 @@ static void test_descendants(void **state)
 	}
 }
 
+/*
+ * A cast to one of pg_catalog's own types (qualified so, or by a built-in
+ * name while pg_catalog is searched first) reaches no domain: no domain
+ * walk for it, while the cast branch still checks casts to it. Any other
+ * target keeps the walk.
+ */
+static void test_domains_of_builtin_targets(void **state)
+{
+	static const char *const later[] = {"public", "pg_catalog"};
+	static const char *const skipped[] = {
+		"SELECT id::pg_catalog.text FROM orders",
+		"SELECT id::text, id::int8[] FROM orders",
+		"SELECT text(o) FROM orders o",
+		"SELECT relname FROM pg_catalog.pg_class",
+	};
+	static const char *const kept[] = {
+		"SELECT NULL::orders",
+		"SELECT id::text, NULL::public.orders FROM orders",
+		"SELECT probe_total(o) FROM orders o",
+	};
+	struct pgv_policy late = policy;
+	struct pgv_result r;
+	char *text = NULL, *g;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++) {
+		g = guard_of(skipped[i]);
+		if (g && strstr(g, "'domain'"))
+			fail_msg("%s: a domain walk: %s", skipped[i], g);
+		free(g);
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		g = guard_of(kept[i]);
+		if (!g || !strstr(g, "'domain'"))
+			fail_msg("%s: no domain walk: %s", kept[i], g ? g : "(none)");
+		free(g);
+	}
+	g = guard_of("SELECT id::text FROM ONLY orders");
+	assert_non_null(strstr(g, "c.casttarget OPERATOR(pg_catalog.=) ANY (ARRAY[pg_catalog.to_regtype('\"text\"')"));
+	free(g);
+	/* With public before pg_catalog, text(o) may be a cast to the database's own type. */
+	late.search_path = later;
+	late.nsearch_path = 2;
+	assert_int_equal(pgv_scope_guarded(&late, "SELECT text(o) FROM ONLY orders o", &text, &g, &r), PGV_READ);
+	assert_non_null(g);
+	assert_non_null(strstr(g, "'domain'"));
+	free(text);
+	free(g);
+}
+
+/* The scoping's CTEs (a catalog's filter, the visible set) are not relations with descendants. */
+static void test_scoping_ctes_are_not_relations(void **state)
+{
+	char *g;
+
+	(void)state;
+	g = guard_of(
+		"SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid");
+	assert_non_null(g);
+	assert_null(strstr(g, "'inherits '"));
+	assert_null(strstr(g, "airlock_"));
+	free(g);
+	g = guard_of("SELECT c.relname FROM pg_catalog.pg_class c, orders");
+	assert_non_null(strstr(g, "'inherits '"));
+	assert_non_null(strstr(g, "'\"orders\"'"));
+	assert_null(strstr(g, "airlock_"));
+	free(g);
+}
+
 /* Each statement's guard holds the quoted name. */
 static void test_names_reached(void **state)
 {
@@ -242,6 +311,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nothing_to_resolve),
 		cmocka_unit_test(test_names_reached),
+		cmocka_unit_test(test_domains_of_builtin_targets),
+		cmocka_unit_test(test_scoping_ctes_are_not_relations),
 		cmocka_unit_test(test_descendants),
 		cmocka_unit_test(test_guard_is_qualified),
 		cmocka_unit_test(test_parameter_types),
