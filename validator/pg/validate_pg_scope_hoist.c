@@ -5,13 +5,17 @@
  * A catalog's filter written where the reference is runs again wherever
  * the reference does: inside a correlated subquery (psql's \d reads a
  * collation per column) once per outer row, and the visible set once per
- * filter. As a MATERIALIZED CTE each runs once per statement. A CTE is a
+ * filter; and each copy is planned again (SQLAlchemy's column query,
+ * with a guard per function argument, took 30 ms to plan). As a
+ * MATERIALIZED CTE each runs, and is planned, once per statement. A CTE is a
  * fence as OFFSET 0 is (the statement's conditions are not pushed into it),
  * and its query reads nothing of the statement, so the rows each
  * reference sees are the same.
  *
- * The names are airlock_visible and airlock_c<n> (and airlock_allowed and
- * airlock_ruled, CTEs inside the templates). A name resolves to the
+ * The names are airlock_c<n>, the world's sets' (airlock_visible,
+ * airlock_types, airlock_constraints, airlock_schemas, airlock_functions:
+ * validate_pg_scope_sql.h), and airlock_allowed and airlock_ruled, CTEs
+ * inside the templates. A name resolves to the
  * nearest CTE of that name, so the agent's own CTEs may not take them
  * (pgv_scope_hoist_reserved), nor may an unqualified relation (it would
  * read ours instead); the guard knows them as CTEs, not tables.
@@ -31,8 +35,14 @@ bool pgv_scope_hoist_reserved(const char *name)
 
 	if (!name)
 		return false;
-	if (!strcmp(name, "airlock_visible") || !strcmp(name, "airlock_allowed") || !strcmp(name, "airlock_ruled"))
-		return true;
+	static const char *const names[] = {"airlock_visible", "airlock_types",     "airlock_constraints",
+					    "airlock_schemas", "airlock_functions", "airlock_allowed",
+					    "airlock_ruled"};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(name, names[i]))
+			return true;
+	}
 	if (strncmp(name, PREFIX, sizeof(PREFIX) - 1) != 0 || !name[sizeof(PREFIX) - 1])
 		return false;
 	for (d = name + sizeof(PREFIX) - 1; *d; d++) {
@@ -67,7 +77,7 @@ static const char *name_of(struct pgv_scope *sc, size_t i)
 
 const char *pgv_scope_hoist_add(struct pgv_scope *sc, struct pgv_sbuf *body)
 {
-	bool vis_read = body->vis_read;
+	unsigned sets_read = body->sets_read;
 	char *text = pgv_sb_take(body);
 	size_t i;
 
@@ -75,7 +85,7 @@ const char *pgv_scope_hoist_add(struct pgv_scope *sc, struct pgv_sbuf *body)
 		pgv_scope_out_of_memory(sc);
 		return NULL;
 	}
-	sc->hoist.vis_read |= vis_read;
+	sc->hoist.sets_read |= sets_read;
 	for (i = 0; i < sc->hoist.n; i++) {
 		if (strcmp(sc->hoist.bodies[i], text) == 0) {
 			free(text);
@@ -95,13 +105,11 @@ static PgQuery__WithClause *hoisted_with(struct pgv_scope *sc)
 {
 	struct pgv_sbuf sb = {0};
 	PgQuery__SelectStmt *sel;
-	size_t i;
+	size_t i, nsets;
 
 	pgv_sb_put(&sb, "WITH ");
-	if (sc->hoist.vis_read) {
-		pgv_scope_put_visible_def(&sb, sc->policy);
-		pgv_sb_put(&sb, sc->hoist.n ? ", " : "");
-	}
+	nsets = pgv_scope_put_sets(&sb, sc->policy, sc->hoist.sets_read);
+	pgv_sb_put(&sb, nsets && sc->hoist.n ? ", " : "");
 	for (i = 0; i < sc->hoist.n; i++) {
 		char name[32];
 
@@ -116,7 +124,7 @@ static PgQuery__WithClause *hoisted_with(struct pgv_scope *sc)
 	sel = pgv_scope_select(pgv_scope_template(sc, &sb));
 	if (!sel)
 		return NULL;
-	if (!sel->with_clause || sel->with_clause->n_ctes != sc->hoist.n + (sc->hoist.vis_read ? 1 : 0)) {
+	if (!sel->with_clause || sel->with_clause->n_ctes != sc->hoist.n + nsets) {
 		pgv_scope_internal(sc, "a scoping template has an unexpected shape");
 		return NULL;
 	}
@@ -129,7 +137,7 @@ void pgv_scope_hoist_finish(struct pgv_scope *sc)
 	PgQuery__WithClause *ours, *theirs;
 	PgQuery__Node **ctes;
 
-	if (!t || sc->refused || (sc->hoist.n == 0 && !sc->hoist.vis_read))
+	if (!t || sc->refused || (sc->hoist.n == 0 && !sc->hoist.sets_read))
 		return;
 	ours = hoisted_with(sc);
 	if (!ours)

@@ -82,14 +82,15 @@ struct pgv_scope {
 		PgQuery__SelectStmt *target;
 		char **bodies;
 		size_t n, cap;
-		bool vis_read; /* some text read airlock_visible */
+		unsigned sets_read; /* the world's sets some text read by name (enum pgv_set) */
 	} hoist;
 };
 
-/* An empty pgv_sbuf for text spliced into sc's statement: @V names the statement's airlock_visible when it has one. */
-#define PGV_SCOPE_SBUF(sc)                            \
-	{                                             \
-		.vis_cte = (sc)->hoist.target != NULL \
+/* An empty pgv_sbuf for text spliced into sc's statement: the world's sets named, not written out, when it holds them.
+ */
+#define PGV_SCOPE_SBUF(sc)                                                 \
+	{                                                                  \
+		.cte_sets = (sc)->hoist.target != NULL ? PGV_SETS_ALL : 0u \
 	}
 
 /*
@@ -126,7 +127,7 @@ void pgv_scope_hoist_begin(struct pgv_scope *sc, PgQuery__ParseResult *tree);
  * kept until pgv_scope_free; NULL (and refused) on failure.
  */
 const char *pgv_scope_hoist_add(struct pgv_scope *sc, struct pgv_sbuf *body);
-/* After the walk: puts the CTEs added (and airlock_visible, once read) first in the target's WITH list. */
+/* After the walk: puts the CTEs added (and the world's sets read by name) first in the target's WITH list. */
 void pgv_scope_hoist_finish(struct pgv_scope *sc);
 /* A name the scoping gives its own CTEs: the agent's CTEs and unqualified relations may not take it. */
 bool pgv_scope_hoist_reserved(const char *name);

@@ -486,6 +486,64 @@ static const char *named_template(char marker)
 	}
 }
 
+static const struct {
+	enum pgv_set set;
+	char marker;
+	const char *name;
+} sets[] = {
+	{PGV_SET_VISIBLE, 'V', "airlock_visible"},         {PGV_SET_TYPES, 'T', "airlock_types"},
+	{PGV_SET_CONSTRAINTS, 'C', "airlock_constraints"}, {PGV_SET_SCHEMAS, 'M', "airlock_schemas"},
+	{PGV_SET_FUNCTIONS, 'F', "airlock_functions"},
+};
+
+static enum pgv_set set_of(char marker)
+{
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (sets[i].marker == marker)
+			return sets[i].set;
+	}
+	return PGV_SET_VISIBLE;
+}
+
+/* The set written out: an oid list as a parenthesised subquery. */
+static void put_set_text(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_set set)
+{
+	switch (set) {
+	case PGV_SET_VISIBLE:
+		visible_relations(sb, p);
+		break;
+	case PGV_SET_TYPES:
+		expand(sb, p, VIS_TYPES);
+		break;
+	case PGV_SET_CONSTRAINTS:
+		expand(sb, p, VIS_CONSTRAINTS);
+		break;
+	case PGV_SET_SCHEMAS:
+		visible_schemas(sb, p);
+		break;
+	case PGV_SET_FUNCTIONS:
+		world_functions(sb, p);
+		break;
+	}
+}
+
+/* A set's marker: its CTE's name when sb names it so, else the set written out. */
+static void put_set(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_set set)
+{
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (sets[i].set != set || !(sb->cte_sets & set))
+			continue;
+		pgv_sb_put(sb, "(SELECT ");
+		pgv_sb_put(sb, sets[i].name);
+		pgv_sb_put(sb, ".oid FROM ");
+		pgv_sb_put(sb, sets[i].name);
+		pgv_sb_put(sb, ")");
+		sb->sets_read |= set;
+		return;
+	}
+	put_set_text(sb, p, set);
+}
+
 static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *t)
 {
 	char a[96], b[96];
@@ -500,16 +558,11 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 		pgv_sb_putn(sb, t, (size_t)(at - t));
 		switch (at[1]) {
 		case 'V':
-			if (sb->vis_cte) {
-				pgv_sb_put(sb, "(SELECT airlock_visible.oid FROM airlock_visible)");
-				sb->vis_read = true;
-			} else {
-				visible_relations(sb, p);
-			}
-			t = at + 2;
-			break;
 		case 'T':
-			expand(sb, p, VIS_TYPES);
+		case 'C':
+		case 'M':
+		case 'F':
+			put_set(sb, p, set_of(at[1]));
 			t = at + 2;
 			break;
 		case 'B':
@@ -520,18 +573,6 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 			pgv_sb_put(sb, "(");
 			pgv_sb_literal(sb, p->user ? p->user : "airlock");
 			pgv_sb_put(sb, "::pg_catalog.name)");
-			t = at + 2;
-			break;
-		case 'C':
-			expand(sb, p, VIS_CONSTRAINTS);
-			t = at + 2;
-			break;
-		case 'M':
-			visible_schemas(sb, p);
-			t = at + 2;
-			break;
-		case 'F':
-			world_functions(sb, p);
 			t = at + 2;
 			break;
 		case 'S':
@@ -570,15 +611,30 @@ static void expand(struct pgv_sbuf *sb, const struct pgv_policy *p, const char *
 void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy)
 {
 	pgv_sb_put(sb, "WITH ");
-	pgv_scope_put_visible_def(sb, policy);
+	pgv_scope_put_sets(sb, policy, PGV_SET_VISIBLE);
 	pgv_sb_put(sb, " ");
-	sb->vis_cte = true;
+	sb->cte_sets |= PGV_SET_VISIBLE;
 }
 
-void pgv_scope_put_visible_def(struct pgv_sbuf *sb, const struct pgv_policy *policy)
+size_t pgv_scope_put_sets(struct pgv_sbuf *sb, const struct pgv_policy *policy, unsigned mask)
 {
-	pgv_sb_put(sb, "airlock_visible(oid) AS MATERIALIZED ");
-	visible_relations(sb, policy);
+	unsigned cte_sets = sb->cte_sets;
+	size_t n = 0;
+
+	if (mask)
+		mask |= PGV_SET_VISIBLE;
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (!(mask & sets[i].set))
+			continue;
+		pgv_sb_put(sb, n++ ? ", " : "");
+		pgv_sb_put(sb, sets[i].name);
+		pgv_sb_put(sb, "(oid) AS MATERIALIZED ");
+		/* The visible set written out, the others reading it by name. */
+		sb->cte_sets = sets[i].set == PGV_SET_VISIBLE ? 0 : PGV_SET_VISIBLE;
+		put_set_text(sb, policy, sets[i].set);
+	}
+	sb->cte_sets = cte_sets;
+	return n;
 }
 
 void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template)

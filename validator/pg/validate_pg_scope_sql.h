@@ -48,15 +48,27 @@
 #include "base/wbuf.h"
 #include "validator/pg/validate_pg.h"
 
+/* The world's sets that a statement can hold as CTEs of its own, each named once (pgv_scope_put_sets). */
+enum pgv_set {
+	PGV_SET_VISIBLE = 1u << 0,     /* @V: airlock_visible */
+	PGV_SET_TYPES = 1u << 1,       /* @T: airlock_types */
+	PGV_SET_CONSTRAINTS = 1u << 2, /* @C: airlock_constraints */
+	PGV_SET_SCHEMAS = 1u << 3,     /* @M: airlock_schemas */
+	PGV_SET_FUNCTIONS = 1u << 4,   /* @F: airlock_functions */
+};
+#define PGV_SETS_ALL 0x1fu
+
 /*
  * A growing string on base/wbuf (zero-initialised is empty); failed
- * sticks once memory ran out or an expansion went wrong.
+ * sticks once memory ran out or an expansion went wrong. The markers of
+ * the sets in cte_sets expand to the name of their CTE instead of the set
+ * written out; sets_read gathers the sets so named.
  */
 struct pgv_sbuf {
 	struct wbuf w;
 	bool failed;
-	bool vis_cte;  /* @V names the CTE airlock_visible (pgv_scope_put_visible_cte) instead of repeating it */
-	bool vis_read; /* set once @V was expanded as that name */
+	unsigned cte_sets;
+	unsigned sets_read;
 };
 
 void pgv_sb_put(struct pgv_sbuf *sb, const char *s);
@@ -73,13 +85,18 @@ void pgv_sb_free(struct pgv_sbuf *sb);
 
 /*
  * Appends "WITH airlock_visible AS MATERIALIZED (<the visible relations>) "
- * and sets sb->vis_cte, so the markers expanded after it read that CTE:
- * for templates that hold no text of the agent's, where a name could not
- * be captured.
+ * and adds PGV_SET_VISIBLE to sb->cte_sets, so the @V expanded after it
+ * reads that CTE: for templates that hold no text of the agent's, where a
+ * name could not be captured.
  */
 void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *policy);
-/* Appends the CTE itself, "airlock_visible(oid) AS MATERIALIZED (...)", for a WITH list. */
-void pgv_scope_put_visible_def(struct pgv_sbuf *sb, const struct pgv_policy *policy);
+/*
+ * Appends the CTEs of the sets in mask (enum pgv_set; the visible set
+ * too when any other is), "airlock_visible(oid) AS MATERIALIZED (...),
+ * airlock_types(oid) AS ...", for a WITH list: each later one reads the
+ * visible set by its name. Returns how many were appended.
+ */
+size_t pgv_scope_put_sets(struct pgv_sbuf *sb, const struct pgv_policy *policy, unsigned mask);
 
 /* Appends template with its markers expanded for policy. */
 void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template);

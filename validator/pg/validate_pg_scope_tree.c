@@ -161,7 +161,7 @@ PgQuery__Node *pgv_scope_template(struct pgv_scope *sc, struct pgv_sbuf *sb)
 	PgQuery__ParseResult *tree;
 	char *sql;
 
-	sc->hoist.vis_read |= sb->vis_read;
+	sc->hoist.sets_read |= sb->sets_read;
 	sql = pgv_sb_take(sb);
 
 	if (!sql) {

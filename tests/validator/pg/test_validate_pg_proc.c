@@ -236,7 +236,7 @@ static void test_new_guards_rewrite(void **state)
 		 "ELSE pg_catalog.to_regnamespace(g.a::pg_catalog.text)::pg_catalog.oid END IN (SELECT"},
 		{"SELECT has_schema_privilege('agent', 2200, 'usage')", "(SELECT 2200) g(a) WHERE CASE WHEN"},
 		{"SELECT to_regnamespace('secret')", "(SELECT 'secret'::pg_catalog.text) g(a)"},
-		{"SELECT to_regproc('secret.f')", "gp.oid IN (SELECT fp.oid FROM pg_catalog.pg_proc fp"},
+		{"SELECT to_regproc('secret.f')", "gp.oid IN (SELECT airlock_functions.oid FROM airlock_functions)"},
 		{"SELECT to_regoper('secret.===')", "gr.oprnamespace IN (SELECT"},
 		{"SELECT to_regcollation('secret.c')", "gc.collnamespace IN (SELECT"},
 		/* A qualified name is looked up only when its schema is the world's (USAGE is checked first). */

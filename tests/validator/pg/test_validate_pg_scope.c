@@ -324,15 +324,19 @@ static const struct rewrite_case rewrites[] = {
 	{"SELECT pg_relation_size((SELECT oid FROM pg_class LIMIT 1))", "pg_catalog.pg_class r"},
 	/* The other reg* types: a schema, or what a hidden schema or type would be printed in, reads as NULL. */
 	{"SELECT 'secret'::regnamespace", "(SELECT pg_catalog.to_regnamespace('secret')) g(a) WHERE"},
-	{"SELECT 'secret'::regnamespace", "= ANY(ARRAY(SELECT vs.oid FROM pg_catalog.pg_namespace vs"},
+	{"SELECT 'secret'::regnamespace", "= ANY(ARRAY(SELECT airlock_schemas.oid FROM airlock_schemas))"},
+	{"SELECT 'secret'::regnamespace",
+	 "airlock_schemas(oid) AS MATERIALIZED (SELECT vs.oid FROM pg_catalog.pg_namespace vs"},
 	{"SELECT '16390'::pg_catalog.regnamespace", "(SELECT '16390'::pg_catalog.oid::pg_catalog.regnamespace)"},
 	{"SELECT 16390::regnamespace::text", "(SELECT 16390) g(a) WHERE CASE WHEN"},
 	{"SELECT n::regnamespace FROM (VALUES ('x')) v(n)", "pg_catalog.to_regnamespace(g.a::pg_catalog.text)"},
 	{"SELECT 'f'::regproc", "(SELECT pg_catalog.to_regproc('f')) g(a)"},
 	{"SELECT '1234'::regprocedure", "pg_catalog.unnest(gq.proargtypes::pg_catalog.oid[])"},
-	{"SELECT oid::regprocedure FROM pg_proc", "gp.oid IN (SELECT fp.oid FROM pg_catalog.pg_proc fp"},
+	{"SELECT oid::regprocedure FROM pg_proc", "gp.oid IN (SELECT airlock_functions.oid FROM airlock_functions)"},
+	{"SELECT oid::regprocedure FROM pg_proc",
+	 "airlock_functions(oid) AS MATERIALIZED (SELECT fp.oid FROM pg_catalog.pg_proc fp"},
 	{"SELECT '+'::regoper", "pg_catalog.to_regoper('+')"},
-	{"SELECT '551'::regoperator", "gr.oprleft IN (SELECT vt.oid"},
+	{"SELECT '551'::regoperator", "gr.oprleft IN (SELECT airlock_types.oid FROM airlock_types)"},
 	{"SELECT x::regprocedure FROM (VALUES ('1')) v(x)", "ELSE NULL::pg_catalog.oid END"},
 	{"SELECT '\"C\"'::regcollation", "pg_catalog.to_regcollation('\"C\"')"},
 	{"SELECT 'english'::regconfig", "(SELECT 'english'::pg_catalog.regconfig) g(a) WHERE"},
@@ -386,6 +390,8 @@ static const struct refusal_case refusals[] = {
 	{"WITH airlock_visible(oid) AS (SELECT 1::oid) SELECT relname FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT (WITH airlock_c1 AS (SELECT 1) SELECT 1) FROM pg_class", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"WITH airlock_c12 AS (SELECT 1) SELECT * FROM airlock_c12", "0A000", AIRLOCK_E_UNSUPPORTED},
+	{"SELECT (WITH airlock_types(oid) AS (SELECT 1::oid) SELECT format_type(1, NULL))", "0A000",
+	 AIRLOCK_E_UNSUPPORTED},
 	{"SELECT '{orders}'::regclass[]", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT '{public}'::regnamespace[]", "0A000", AIRLOCK_E_UNSUPPORTED},
 	{"SELECT 'abs(staff_salaries)'::regprocedure", "0A000", AIRLOCK_E_UNSUPPORTED},
@@ -613,6 +619,33 @@ static void test_filters_hoisted(void **state)
 	}
 }
 
+/* The world's sets a statement's guards read are CTEs too: written out once however many guards read them. */
+static void test_sets_hoisted(void **state)
+{
+	static const char *const sets[] = {
+		"airlock_types(oid) AS MATERIALIZED (SELECT vt.oid FROM pg_catalog.pg_type vt",
+		"airlock_schemas(oid) AS MATERIALIZED (SELECT vs.oid",
+		"airlock_functions(oid) AS MATERIALIZED (SELECT fp.oid"};
+	struct pgv_result r;
+	char *out;
+
+	(void)state;
+	out = scope(&policy,
+		    "SELECT format_type(a.atttypid, NULL), format_type(a.atttypid, a.atttypmod), 'f'::regproc, "
+		    "to_regproc('g'), 'secret'::regnamespace, 'x'::regnamespace FROM pg_attribute a",
+		    &r);
+	assert_non_null(out);
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (count_of(out, sets[i]) != 1)
+			fail_msg("not once: %s in %s", sets[i], out);
+	}
+	assert_int_equal(count_of(out, "pg_catalog.pg_type vt "), 1);
+	assert_true(count_of(out, "FROM airlock_types)") >= 2);
+	assert_int_equal(count_of(out, "airlock_visible(oid) AS"), 1);
+	assert_one_read(out);
+	free(out);
+}
+
 /* An unqualified relation may not take a CTE's name either; qualified, it is the table. */
 static void test_reserved_relation_names(void **state)
 {
@@ -833,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_robust),
 		cmocka_unit_test(test_filters_are_fenced),
 		cmocka_unit_test(test_filters_hoisted),
+		cmocka_unit_test(test_sets_hoisted),
 		cmocka_unit_test(test_reserved_relation_names),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_tableoid),
