@@ -29,18 +29,20 @@
 
 #define PREFIX "airlock_c"
 
+/* The world's sets' CTEs (validate_pg_scope_sql.c) and the templates' inner ones. */
+static const char *const reserved[] = {
+	"airlock_visible",   "airlock_types",   "airlock_constraints", "airlock_schemas",
+	"airlock_functions", "airlock_allowed", "airlock_ruled",
+};
+
 bool pgv_scope_hoist_reserved(const char *name)
 {
 	const char *d;
 
 	if (!name)
 		return false;
-	static const char *const names[] = {"airlock_visible", "airlock_types",     "airlock_constraints",
-					    "airlock_schemas", "airlock_functions", "airlock_allowed",
-					    "airlock_ruled"};
-
-	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(name, names[i]))
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		if (!strcmp(name, reserved[i]))
 			return true;
 	}
 	if (strncmp(name, PREFIX, sizeof(PREFIX) - 1) != 0 || !name[sizeof(PREFIX) - 1])
