@@ -21,8 +21,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 if [[ $kind == oci ]]; then
-	src=$(find "$where/.oci/bundles" -name config.json | head -n 1)
-	[[ -n $src ]] || { echo "oneshot: no live runner bundle under $where/.oci/bundles" >&2; exit 1; }
+	# A warm runner's bundle goes with its runner: copied at once, another tried if it went first.
+	src=$work/src.json
+	for _ in $(seq 50); do
+		found=$(find "$where/.oci/bundles" -name config.json 2>/dev/null | head -n 1)
+		[[ -n $found ]] && cp "$found" "$src" 2>/dev/null && break
+		rm -f "$src"
+		sleep 0.1
+	done
+	[[ -s $src ]] || { echo "oneshot: no live runner bundle under $where/.oci/bundles" >&2; exit 1; }
 	root=$work/root
 	mkdir -p "$root"
 	python3 - "$src" "$work/bundle/config.json" <<'PY'
