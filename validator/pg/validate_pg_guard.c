@@ -423,16 +423,6 @@ static void put_regtype(struct pgv_sbuf *sb, const PgQuery__TypeName *tn, const 
 	pgv_sb_put(sb, ")");
 }
 
-/* pg_catalog comes first in the search_path: unlisted (then it is searched first) or listed first. */
-static bool catalog_first(const struct pgv_policy *p)
-{
-	for (size_t i = 0; i < p->nsearch_path; i++) {
-		if (p->search_path[i] && !strcmp(p->search_path[i], "pg_catalog"))
-			return i == 0;
-	}
-	return true;
-}
-
 /*
  * The type a cast to tn (or a call named call) reaches is one of the
  * server's own in pg_catalog: a built-in name, qualified with pg_catalog
@@ -447,7 +437,7 @@ static bool builtin_target(const struct pgv_policy *p, const PgQuery__TypeName *
 
 	if (!name || !pgv_builtin_type(name) || (tn && (tn->n_names > 2 || tn->pct_type)))
 		return false;
-	return schema ? !strcmp(schema, "pg_catalog") : catalog_first(p);
+	return schema ? !strcmp(schema, "pg_catalog") : pgv_scope_catalog_first(p);
 }
 
 /* ARRAY[the statement's cast targets]::regtype[]; with p, those that are not builtin_target's. */

@@ -29,11 +29,11 @@
 
 #define PREFIX "airlock_c"
 
-/* The world's sets' CTEs (validate_pg_scope_sql.c) and the templates' inner ones. */
-static const char *const reserved[] = {
-	"airlock_visible",   "airlock_types",   "airlock_constraints", "airlock_schemas",
-	"airlock_functions", "airlock_allowed", "airlock_ruled",
-};
+/* "airlock_c<i + 1>" into buf. */
+static void cte_name(char buf[32], size_t i)
+{
+	snprintf(buf, 32, PREFIX "%zu", i + 1);
+}
 
 bool pgv_scope_hoist_reserved(const char *name)
 {
@@ -41,10 +41,9 @@ bool pgv_scope_hoist_reserved(const char *name)
 
 	if (!name)
 		return false;
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
-		if (!strcmp(name, reserved[i]))
-			return true;
-	}
+	/* The world's sets' CTEs, and the templates' inner ones. */
+	if (pgv_scope_set_named(name) || !strcmp(name, "airlock_allowed") || !strcmp(name, "airlock_ruled"))
+		return true;
 	if (strncmp(name, PREFIX, sizeof(PREFIX) - 1) != 0 || !name[sizeof(PREFIX) - 1])
 		return false;
 	for (d = name + sizeof(PREFIX) - 1; *d; d++) {
@@ -73,7 +72,7 @@ static const char *name_of(struct pgv_scope *sc, size_t i)
 {
 	char name[32];
 
-	snprintf(name, sizeof(name), PREFIX "%zu", i + 1);
+	cte_name(name, i);
 	return pgv_scope_strdup(sc, name);
 }
 
@@ -115,7 +114,7 @@ static PgQuery__WithClause *hoisted_with(struct pgv_scope *sc)
 	for (i = 0; i < sc->hoist.n; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), PREFIX "%zu", i + 1);
+		cte_name(name, i);
 		pgv_sb_put(&sb, i ? ", " : "");
 		pgv_sb_put(&sb, name);
 		pgv_sb_put(&sb, " AS MATERIALIZED (");

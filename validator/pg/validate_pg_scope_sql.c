@@ -505,6 +505,15 @@ static enum pgv_set set_of(char marker)
 	return PGV_SET_VISIBLE;
 }
 
+bool pgv_scope_set_named(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (!strcmp(sets[i].name, name))
+			return true;
+	}
+	return false;
+}
+
 /* The set written out: an oid list as a parenthesised subquery. */
 static void put_set_text(struct pgv_sbuf *sb, const struct pgv_policy *p, enum pgv_set set)
 {

@@ -97,6 +97,8 @@ void pgv_scope_put_visible_cte(struct pgv_sbuf *sb, const struct pgv_policy *pol
  * visible set by its name. Returns how many were appended.
  */
 size_t pgv_scope_put_sets(struct pgv_sbuf *sb, const struct pgv_policy *policy, unsigned mask);
+/* name is the CTE name of one of the world's sets (airlock_visible, airlock_types, ...). */
+bool pgv_scope_set_named(const char *name);
 
 /* Appends template with its markers expanded for policy. */
 void pgv_scope_expand(struct pgv_sbuf *sb, const struct pgv_policy *policy, const char *template);
