@@ -16,6 +16,7 @@
 #include "conf/config.h"
 #include "validator/pg/validate_pg_read.h"
 #include "validator/pg/validate_pg_types.h"
+#include "validator/pg/validate_pg_util.h"
 #include "validator/pg/validate_pg_scope_int.h"
 #include "validator/pg/validate_pg_scope_sql.h"
 
@@ -437,7 +438,7 @@ static bool builtin_target(const struct pgv_policy *p, const PgQuery__TypeName *
 
 	if (!name || !pgv_builtin_type(name) || (tn && (tn->n_names > 2 || tn->pct_type)))
 		return false;
-	return schema ? !strcmp(schema, "pg_catalog") : pgv_scope_catalog_first(p);
+	return schema ? !strcmp(schema, "pg_catalog") : pgv_catalog_first(p);
 }
 
 /* ARRAY[the statement's cast targets]::regtype[]; with p, those that are not builtin_target's. */

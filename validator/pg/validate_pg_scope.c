@@ -124,13 +124,6 @@ static bool path_lists(const struct pgv_policy *p, const char *schema, size_t *a
 	return false;
 }
 
-bool pgv_scope_catalog_first(const struct pgv_policy *p)
-{
-	size_t at = 0;
-
-	return !path_lists(p, "pg_catalog", &at) || at == 0;
-}
-
 /*
  * Which catalog an unqualified name resolves to. Returns false (and
  * refuses) when the search_path could put another schema first: the
@@ -318,7 +311,7 @@ static bool type_visible(const struct pgv_policy *p, const char *schema, const c
 {
 	if (schema && (!strcmp(schema, "pg_catalog") || !strcmp(schema, "information_schema")))
 		return true;
-	if (!schema && pgv_builtin_type(name) && pgv_scope_catalog_first(p))
+	if (!schema && pgv_builtin_type(name) && pgv_catalog_first(p))
 		return true;
 	if (pgv_name_allowed(p, schema, name))
 		return true;

@@ -110,8 +110,6 @@ enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql,
 /* tree as SQL text (heap, the caller frees); NULL and refused when it cannot be made. */
 char *pgv_scope_deparse(struct pgv_scope *sc, PgQuery__ParseResult *tree);
 
-/* pg_catalog is searched first under p's search_path: not listed (then it is implicitly first) or listed first. */
-bool pgv_scope_catalog_first(const struct pgv_policy *p);
 /* The check a rule's table is read behind (validate_pg_scope_rules.c): its settings at their defaults. */
 extern const char pgv_scope_settings_check[];
 /* Names in a rule resolve through the search_path: a rule's table is read only under the default one. */

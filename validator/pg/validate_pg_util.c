@@ -82,3 +82,12 @@ const char *pgv_enum_word(json_t *obj, const char *key, const struct pgv_word *w
 	}
 	return dflt;
 }
+
+bool pgv_catalog_first(const struct pgv_policy *p)
+{
+	for (size_t i = 0; i < p->nsearch_path; i++) {
+		if (p->search_path[i] && !strcmp(p->search_path[i], "pg_catalog"))
+			return i == 0;
+	}
+	return true;
+}

@@ -18,6 +18,9 @@ __attribute__((format(printf, 6, 7))) void pgv_refuse(struct pgv_result *out, en
 						      enum airlock_native native, int cursor_pos, const char *hint,
 						      const char *fmt, ...);
 
+/* pg_catalog is searched first under p's search_path: not listed (then it is implicitly first) or listed first. */
+bool pgv_catalog_first(const struct pgv_policy *p);
+
 /*
  * 1-based character position (what a Postgres ErrorResponse carries) of
  * the 0-based byte offset in sql; 0 when offset is negative or past the end.
