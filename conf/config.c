@@ -59,6 +59,11 @@ static void finish_targets(struct conf_ctx *ctx)
 				 "%s sslrootcert is set but sslmode is %s, which checks no certificate; expected "
 				 "sslmode verify-ca or verify-full",
 				 label, t->sslmode ? t->sslmode : "disable");
+		if (t->keep_sessions && t->engine && strcmp(t->engine, "postgres") != 0)
+			conf_err(ctx, conf_key_line(SECT_TARGET, &ctx->target_seen[i], "keep_sessions"),
+				 "%s keep_sessions is for Postgres targets; a MariaDB target's runners log in "
+				 "themselves",
+				 label);
 	}
 }
 
@@ -567,4 +572,9 @@ bool config_image_pinned(const char *image)
 bool config_target_tls(const struct airlock_target *t)
 {
 	return t && t->sslmode && strcmp(t->sslmode, "disable") != 0;
+}
+
+bool config_target_kept(const struct airlock_target *t)
+{
+	return t && t->keep_sessions && t->engine && strcmp(t->engine, "postgres") == 0;
 }

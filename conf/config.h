@@ -53,6 +53,12 @@ struct airlock_target {
 	char *password_file;         /* resolved against the config file's directory */
 	uint32_t max_db_connections; /* backend connections its runners may hold at once, ready ones too; 0: no bound */
 	/*
+	 * Postgres: airlockd keeps logged-in backend sessions and lends one to
+	 * each runner, reset between runners, never shared by two users
+	 * (proxy/job/bsess.h); off: each runner logs in on a connection of its own.
+	 */
+	bool keep_sessions;
+	/*
 	 * TLS from the runner to the backend (runner/runner_tls.h):
 	 * "disable", "require" (encrypted, certificate unchecked), "verify-ca"
 	 * (the chain checked against sslrootcert) or "verify-full" (that, and
@@ -290,5 +296,7 @@ const struct airlock_admin *config_find_admin(const struct airlock_config *cfg, 
 bool config_image_pinned(const char *image);
 /* Does the runner reach t over TLS (its sslmode set and not "disable")? */
 bool config_target_tls(const struct airlock_target *t);
+/* Does airlockd keep t's backend sessions for its runners (keep_sessions on a Postgres target)? */
+bool config_target_kept(const struct airlock_target *t);
 
 #endif

@@ -145,6 +145,8 @@ const struct conf_key conf_keys[] = {
 	    .expect = "the path of a file holding the backend password"),
 	/* 0: no bound. Ready runners hold a connection each, so they count. */
 	KEY(TARGET, "max_db_connections", CT_U32, TGT(max_db_connections), 0, "0", .min = 0, .max = 100000),
+	/* Postgres only (refused for mariadb when the file is complete): proxy/job/bsess.h. */
+	KEY(TARGET, "keep_sessions", CT_BOOL, TGT(keep_sessions), 0, "off", .expect = "on or off"),
 	KEY(TARGET, "sslmode", CT_SSLMODE, TGT(sslmode), 0, "disable",
 	    .expect = "disable, require, verify-ca or verify-full"),
 	/* Needed by verify-ca and verify-full, refused by the others: checked when the file is complete. */

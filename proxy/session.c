@@ -769,6 +769,7 @@ struct job *session_job_start(struct session *s, const struct job_request *req, 
 		return NULL;
 	}
 	mine.user = s->u;
+	mine.user_name = s->u->name;
 	mine.user_max_jobs = s->u->max_jobs;
 	mine.budget = s->budget;
 	j = job_start(s->srv->jobs, &mine, ev, arg);

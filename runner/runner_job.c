@@ -324,6 +324,9 @@ int runner_job_parse(const struct frame_job *fj, struct runner_job *job, char *w
 		} else if (key_is(k, "write_max")) {
 			rc = job->have_write_max ? -1 : parse_u64(val, UINT64_MAX, &job->write_max);
 			job->have_write_max = rc == 0;
+		} else if (key_is(k, "kept")) {
+			rc = job->kept || !flag_value(val, "1") ? -1 : 0;
+			job->kept = rc == 0;
 		} else if (key_is(k, "write_check")) {
 			rc = job->write_check || !flag_value(val, "1") ? -1 : 0;
 			job->write_check = rc == 0;

@@ -47,6 +47,12 @@ struct runner_job {
 	char *scram_salt;
 	char *scram_iterations;
 	char *scram_key;
+	/*
+	 * 'P' key "kept" = "1": airlockd answers the relay's login itself and
+	 * lends the connection a kept backend session once the statement comes
+	 * (proxy/job/relay_kept.h); a warm runner then has nothing to warm up.
+	 */
+	bool kept;
 	char *sql;
 	char *timeout_text; /* timeout_ms as given, for set_config */
 	uint32_t timeout_ms;

@@ -691,7 +691,8 @@ int runner_pg_run(struct runner_job *job, struct runner_ctl *ctl, const char *so
 	}
 	/* Warm: connected ahead of the statement, which comes now. */
 	if (!runner_job_complete(job)) {
-		warm_up(&r);
+		if (!job->kept)
+			warm_up(&r);
 		r.ctl_quiet = false;
 		if (!complete || complete(arg, job) < 0) {
 			rc = 1;

@@ -235,6 +235,7 @@ static void job_free(struct job *j)
 		event_free(j->deadline);
 	job_wipe_frame(j);
 	free(j->host);
+	free(j->user_name);
 	DLIST_UNLINK(j->env->all, j);
 	j->env->live--;
 	free(j);
@@ -497,6 +498,21 @@ static void job_ctl_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, st
 	job_send_frame(j);
 }
 
+/* The runner asked (on a connection of its own) to cancel what its kept session runs. */
+static void job_kept_cancel(void *arg)
+{
+	struct job *j = arg;
+
+	for (int i = 0; i < JOB_MAX_RELAYS; i++)
+		relay_cancel(j->relays[i]);
+}
+
+/* A kept session was lent to the job's runner: its backend is the one whose memory is watched. */
+static void job_kept_session(void *arg, uint32_t pid)
+{
+	job_mem_watch(arg, pid, job_mem_exceeded);
+}
+
 static void job_relay_closed(void *arg, struct relay *r)
 {
 	struct job *j = arg;
@@ -525,8 +541,12 @@ static void job_db_accept_cb(struct evconnlistener *lst, evutil_socket_t fd, str
 		close(fd);
 		return;
 	}
-	j->relays[slot] = relay_new(j->env->base, j->env->dns, fd, j->host, j->port, config_target_tls(j->target),
-				    job_relay_closed, j);
+	if (config_target_kept(j->target))
+		j->relays[slot] = relay_new_kept(j->env->bsess, j->env->base, fd, j->target, j->host, j->port,
+						 j->user_name, job_kept_cancel, job_kept_session, job_relay_closed, j);
+	else
+		j->relays[slot] = relay_new(j->env->base, j->env->dns, fd, j->host, j->port,
+					    config_target_tls(j->target), job_relay_closed, j);
 }
 
 /* ---- container events ---- */
@@ -705,7 +725,7 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	j->target = target;
 	j->port = target->port;
 	j->host = strdup(target->host);
-	job_frame_connect(&j->connframe, target, job_scram_known(j->env, target));
+	job_frame_connect(&j->connframe, target, job_scram_known(j->env, target), config_target_kept(j->target));
 	if (!j->host || j->connframe.failed)
 		return -1;
 
@@ -721,7 +741,8 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 		j->dir[0] = '\0';
 		return -1;
 	}
-	if (target->ca_pem && job_dir_put_file(j->dir, FRAME_TLS_CA_FILE, target->ca_pem) < 0) {
+	if (target->ca_pem && !config_target_kept(j->target) &&
+	    job_dir_put_file(j->dir, FRAME_TLS_CA_FILE, target->ca_pem) < 0) {
 		log_error("job %s: cannot write the CA file of target %s into its directory: %s", j->id, target->name,
 			  strerror(errno));
 		return -1;

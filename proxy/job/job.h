@@ -63,6 +63,7 @@ struct job_request {
 	bool rewritten;          /* sql is the scoping's text, not the client's: an error's position
 				  * would point into text the client never sent, and is left out */
 	const void *user;        /* whose statement (a fairness key for the queue); NULL: nobody's */
+	const char *user_name;   /* its name: the key of kept backend sessions (bsess.h); NULL: nobody's */
 	struct budget *budget;   /* charged the time the job's runner worked on it (budget.h); NULL: none */
 	/*
 	 * The user's own max_jobs: while that many of its jobs run, the next

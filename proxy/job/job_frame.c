@@ -114,20 +114,23 @@ int job_frame_job(struct wbuf *b, const struct job_request *req)
 	return b->failed ? -1 : 0;
 }
 
-void job_frame_connect(struct wbuf *b, const struct airlock_target *t, const struct scram_salted *known)
+void job_frame_connect(struct wbuf *b, const struct airlock_target *t, const struct scram_salted *known, bool kept)
 {
-	bool tls = config_target_tls(t);
+	/* A kept session's runner gets no password, and talks plain text to airlockd, which holds the TLS. */
+	bool tls = config_target_tls(t) && !kept;
 	char salt[SCRAM_SALT_B64_MAX], key[SCRAM_KEY_B64_LEN], iterations[16];
-	bool scram = known && scram_salted_encode(known, salt, key) == 0;
+	bool scram = !kept && known && scram_salted_encode(known, salt, key) == 0;
 
 	snprintf(iterations, sizeof(iterations), "%d", scram ? known->iterations : 0);
 	wbuf_init(b);
 	frame_begin(b, FRAME_CONNECT);
-	frame_put_u16(b, (uint16_t)(4 + (tls ? 2 : 0) + (scram ? 3 : 0)));
+	frame_put_u16(b, (uint16_t)(4 + (tls ? 2 : 0) + (scram ? 3 : 0) + (kept ? 1 : 0)));
 	job_put_pair(b, "engine", t->engine);
 	job_put_pair(b, "dbname", t->database);
 	job_put_pair(b, "user", t->user);
-	job_put_pair(b, "password", t->password);
+	job_put_pair(b, "password", kept ? "" : t->password);
+	if (kept)
+		job_put_pair(b, "kept", "1");
 	if (tls) {
 		job_put_pair(b, "tls", t->sslmode);
 		job_put_pair(b, "tls_host", t->host);

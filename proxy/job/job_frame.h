@@ -20,7 +20,7 @@
  * (the target's salted password, job_scram.c; NULL: none) as scram_salt,
  * scram_iterations and scram_key; b->failed tells whether it fit.
  */
-void job_frame_connect(struct wbuf *b, const struct airlock_target *t, const struct scram_salted *known);
+void job_frame_connect(struct wbuf *b, const struct airlock_target *t, const struct scram_salted *known, bool kept);
 /* Builds the 'J' frame of req into b (its caps from req->limits). -1 when it cannot be one frame. */
 int job_frame_job(struct wbuf *b, const struct job_request *req);
 /* Zeroes b's memory, then frees it. */

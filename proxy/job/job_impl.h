@@ -29,6 +29,7 @@ struct job {
 	const struct job_events *ev; /* the owner's, from job_attach or job_hold */
 	void *arg;
 	const void *user;      /* the request's user, counted running against it (job_users.c) */
+	char *user_name;       /* its name ("" for nobody's), owned: the key of its kept backend sessions */
 	struct budget *budget; /* the request's: charged the runner's time as the job ends; NULL: nobody's */
 	enum job_state state;  /* written by job_set_state only (job_state.h) */
 	bool paused;           /* the owner's back-pressure: result frames are not read */

@@ -21,6 +21,7 @@
 struct event_base;
 struct evdns_base;
 struct launcher;
+struct bsess_pool;
 
 /* A user with jobs running, and how many (a user's own max_jobs). */
 struct job_user_count {
@@ -60,6 +61,7 @@ struct job_env {
 	size_t ndbs, dbs_cap;
 	struct job_scram_entry *scram; /* the targets' salted passwords (job_scram.c) */
 	size_t nscram, scram_cap;
+	struct bsess_pool *bsess; /* the backend sessions kept for targets with keep_sessions (bsess.h) */
 };
 
 /* Tells env's observer that phase took from since (monotonic_ns) to now, if there is an observer and a since. */

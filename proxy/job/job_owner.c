@@ -6,12 +6,15 @@
 #include "proxy/job/job.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <event2/event.h>
 
 #include "proxy/job/job_ctl.h"
 #include "proxy/job/job_frame.h"
 #include "proxy/job/job_impl.h"
+#include "proxy/job/relay.h"
 #include "proxy/timeval.h"
 #include "launch/launcher.h"
 
@@ -23,6 +26,12 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->arg = arg;
 	j->user = req->user;
 	j->budget = req->budget;
+	free(j->user_name);
+	j->user_name = strdup(req->user_name ? req->user_name : "");
+	if (!j->user_name && !j->pend_code)
+		job_fail_later(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE, "out of memory");
+	for (int i = 0; j->user_name && i < JOB_MAX_RELAYS; i++)
+		relay_own(j->relays[i], j->user_name);
 	j->t_asked = monotonic_ns();
 	if (j->pend_code)
 		return;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "proxy/job/job_dir.h"
+#include "proxy/job/bsess.h"
 #include "proxy/job/job_int.h"
 #include "proxy/job/job_pool.h"
 #include "proxy/job/job_queue.h"
@@ -44,13 +45,15 @@ static bool user_room(void *arg, const void *user, uint32_t user_max)
 static bool db_room(struct jobs *js, const struct airlock_target *t)
 {
 	return !t || !t->max_db_connections || job_db_open(&js->env, t->name) < t->max_db_connections ||
-	       job_pool_idle_of(&js->pools, t->name) > 0;
+	       job_pool_idle_of(&js->pools, t->name) > 0 || bsess_idle_count(js->env.bsess, t->name) > 0;
 }
 
 /* A new runner for target is about to connect: at the bound, a ready one of another shape goes first. */
 static void db_make_room(struct jobs *js, const struct airlock_target *t)
 {
-	if (t && t->max_db_connections && job_db_open(&js->env, t->name) >= t->max_db_connections)
+	/* An idle kept session is the cheaper one to lose: the next login is a few ms, a runner a container. */
+	if (t && t->max_db_connections && job_db_open(&js->env, t->name) >= t->max_db_connections &&
+	    !bsess_shed(js->env.bsess, t->name))
 		job_pool_shed(&js->pools, t->name);
 }
 
@@ -128,7 +131,10 @@ struct jobs *jobs_new(struct event_base *base, struct evdns_base *dns, struct la
 	job_pool_set_spare(&js->pools, db_spare, js);
 	job_queue_init(&js->queue, &js->env, waiter_room, js);
 	js->dispatch = event_new(base, -1, 0, jobs_dispatch_cb, js);
-	if (!js->dispatch) {
+	js->env.bsess = bsess_pool_new(&js->env);
+	if (!js->dispatch || !js->env.bsess) {
+		if (js->dispatch)
+			event_free(js->dispatch);
 		free(js);
 		return NULL;
 	}
@@ -163,10 +169,13 @@ void jobs_stop_pool(struct jobs *js)
 
 void jobs_free(struct jobs *js)
 {
+	/* Nothing is dispatched any more: sessions closing below tell nobody. */
+	js->env.on_finished = NULL;
 	job_queue_fini(&js->queue);
 	event_free(js->dispatch);
 	job_pool_fini(&js->pools);
 	job_free_all(&js->env);
+	bsess_pool_free(js->env.bsess);
 	job_users_fini(&js->env);
 	job_dbs_fini(&js->env);
 	job_scram_fini(&js->env);

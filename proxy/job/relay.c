@@ -21,6 +21,7 @@
 
 #include "base/fd_pass.h"
 #include "base/frame.h"
+#include "proxy/job/relay_kept.h"
 #include "proxy/log.h"
 
 /* A relay's two connections: the runner's (accepted) and the backend's (opened by airlockd). */
@@ -31,12 +32,17 @@ struct relay {
 	void (*on_close)(void *arg, struct relay *r);
 	void *arg;
 	int closing;
-	bool hand;   /* the backend's socket goes to the runner once connected */
-	bool handed; /* it went: airlockd holds its copy only to end it (relay_free) */
+	bool hand;               /* the backend's socket goes to the runner once connected */
+	bool handed;             /* it went: airlockd holds its copy only to end it (relay_free) */
+	struct relay_kept *kept; /* a kept session's relay: everything is its */
+	void (*on_cancel)(void *arg);
+	void (*on_session)(void *arg, uint32_t pid);
 };
 
 int relay_backend_fd(const struct relay *r)
 {
+	if (r && r->kept)
+		return relay_kept_backend_fd(r->kept);
 	return r && r->side[BACKEND] ? (int)bufferevent_getfd(r->side[BACKEND]) : -1;
 }
 
@@ -171,6 +177,7 @@ void relay_free(struct relay *r)
 {
 	if (!r)
 		return;
+	relay_kept_free(r->kept);
 	/* A handed socket has a second holder, the runner: the connection ends for both. */
 	if (r->handed)
 		shutdown((int)bufferevent_getfd(r->side[BACKEND]), SHUT_RDWR);
@@ -196,4 +203,66 @@ void relay_free_all(struct relay **relays, size_t n)
 		relay_free(relays[i]);
 		relays[i] = NULL;
 	}
+}
+
+static void kept_cancel(void *arg)
+{
+	struct relay *r = arg;
+
+	if (r->on_cancel)
+		r->on_cancel(r->arg);
+}
+
+static void kept_session(void *arg, uint32_t pid)
+{
+	struct relay *r = arg;
+
+	if (r->on_session)
+		r->on_session(r->arg, pid);
+}
+
+static void kept_close(void *arg, struct relay_kept *k)
+{
+	struct relay *r = arg;
+
+	(void)k;
+	/* k frees itself once this returns. */
+	r->kept = NULL;
+	relay_finish(r);
+}
+
+struct relay *relay_new_kept(struct bsess_pool *pool, struct event_base *base, int client_fd,
+			     const struct airlock_target *t, const char *host, uint16_t port, const char *user,
+			     void (*on_cancel)(void *arg), void (*on_session)(void *arg, uint32_t pid),
+			     void (*on_close)(void *arg, struct relay *r), void *arg)
+{
+	static const struct relay_kept_events ev = {kept_cancel, kept_session, kept_close};
+	struct relay *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		close(client_fd);
+		return NULL;
+	}
+	r->on_close = on_close;
+	r->on_cancel = on_cancel;
+	r->on_session = on_session;
+	r->arg = arg;
+	r->kept = relay_kept_new(pool, base, client_fd, t, host, port, user, &ev, r);
+	if (!r->kept) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void relay_own(struct relay *r, const char *user)
+{
+	if (r && r->kept)
+		relay_kept_own(r->kept, user);
+}
+
+void relay_cancel(struct relay *r)
+{
+	if (r && r->kept)
+		relay_kept_cancel(r->kept);
 }

@@ -24,6 +24,8 @@
 struct event_base;
 struct evdns_base;
 struct relay;
+struct bsess_pool;
+struct airlock_target;
 
 #define RELAY_HIGH_WATER (256u * 1024u)
 
@@ -37,6 +39,21 @@ struct relay;
  */
 struct relay *relay_new(struct event_base *base, struct evdns_base *dns, int client_fd, const char *host, uint16_t port,
 			bool hand, void (*on_close)(void *arg, struct relay *r), void *arg);
+/*
+ * A relay served by a kept backend session (relay_kept.h): fd is the
+ * runner's connection (taken), t borrowed for the relay's life, host and
+ * user (NULL until known: relay_own) copied. on_cancel: a cancel request
+ * came for the job; on_session: a session was lent, its backend's process
+ * id. NULL (fd closed) when out of memory.
+ */
+struct relay *relay_new_kept(struct bsess_pool *pool, struct event_base *base, int client_fd,
+			     const struct airlock_target *t, const char *host, uint16_t port, const char *user,
+			     void (*on_cancel)(void *arg), void (*on_session)(void *arg, uint32_t pid),
+			     void (*on_close)(void *arg, struct relay *r), void *arg);
+/* A kept relay's job has its user now (nothing for other relays). */
+void relay_own(struct relay *r, const char *user);
+/* Cancels what a kept relay's session runs (nothing for other relays). */
+void relay_cancel(struct relay *r);
 /* Has the backend closed a handed relay's connection (a cancel request served, a session ended)? */
 bool relay_ended(const struct relay *r);
 /* Closes both sides now; on_close is not called. */
