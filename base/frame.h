@@ -113,6 +113,13 @@
  * socket itself carries the bytes.
  */
 #define FRAME_RELAY_HANDED 'F'
+/*
+ * With keep_sessions, a runner airlockd could not give a backend session
+ * gets a FATAL (08006) whose message is this prefix and why
+ * (proxy/job/relay_kept.h); the runner reports it as the connection
+ * failure it is, the reason as its detail.
+ */
+#define FRAME_KEPT_REFUSED "airlock-kept: "
 #define FRAME_MAX_COLS 1664 /* Postgres' own column limit */
 /* The longest SCRAM salt a 'B' frame names: base64 of SCRAM_MAX_SALT (64) bytes. */
 #define FRAME_SCRAM_SALT_MAX 88

@@ -28,7 +28,10 @@ What it gathers:
   fuzz_audit_append (made here, with or without --grammar);
 - rows of the shared store of held writes as Postgres hands them back
   (pending, approved by two, executed with its rows kept), for
-  fuzz_state_row (made here, with or without --grammar).
+  fuzz_state_row (made here, with or without --grammar);
+- what a backend sends a kept session's client (a SCRAM login, a reset's
+  answers after a canceled statement and after unread rows, a refused
+  login), for fuzz_pg_client (made here, with or without --grammar).
 
 Files are named by a hash of their content, so running it again adds only
 what is new. The corpora are inputs, not code: they carry no secrets (the
@@ -311,6 +314,35 @@ def state_rows():
             row("executed", "grace", "grace", 1, '["VAAB", "RAAB"]')]
 
 
+def backend_streams():
+    """What a Postgres backend sends a kept session's client (fuzz_pg_client): a SCRAM login to its
+    ReadyForQuery, a reset's answers after a canceled statement, and one after rows left unread."""
+    import struct
+
+    def m(t, body):
+        return t + struct.pack("!I", len(body) + 4) + body
+
+    def status(k, v):
+        return m(b"S", k + b"\0" + v + b"\0")
+
+    ready = m(b"Z", b"I")
+    login = (m(b"R", struct.pack("!I", 10) + b"SCRAM-SHA-256-PLUS\0SCRAM-SHA-256\0\0")
+             + m(b"R", struct.pack("!I", 11) + b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
+                 b"s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096")
+             + m(b"R", struct.pack("!I", 12) + b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
+             + m(b"R", struct.pack("!I", 0)) + status(b"server_version", b"15.8")
+             + status(b"client_encoding", b"UTF8") + status(b"DateStyle", b"ISO, MDY")
+             + status(b"standard_conforming_strings", b"on") + m(b"K", struct.pack("!II", 4242, 0xdeadbeef)) + ready)
+    marker = b"airlock-reset-00112233445566778899aabbccddeeff"
+    reset = (ready + m(b"C", b"ROLLBACK\0") + ready + m(b"C", b"DISCARD ALL\0") + ready
+             + m(b"T", struct.pack("!H", 1) + b"?column?\0" + struct.pack("!IhIhih", 0, 0, 25, -1, -1, 0))
+             + m(b"D", struct.pack("!HI", 1, len(marker)) + marker) + m(b"C", b"SELECT 1\0") + ready)
+    canceled = m(b"E", b"SERROR\0VERROR\0C57014\0Mcanceling statement due to user request\0\0") + m(b"Z", b"E")
+    rows = b"".join(m(b"D", struct.pack("!HI", 1, 5) + b"%05d" % i) for i in range(20))
+    return [login, canceled + reset, rows + reset,
+            m(b"E", b"SFATAL\0C28P01\0Mpassword authentication failed for user \"ro\"\0\0")]
+
+
 def main():
     args = argparse.ArgumentParser(description="(re)writes the seed corpora under fuzz/corpus/")
     args.add_argument("--grammar", action="store_true", help="only the hand-written validator seeds")
@@ -329,6 +361,8 @@ def main():
         add("fuzz_state_row", row)
     for record in worker_records():
         add("fuzz_audit_append", record)
+    for stream in backend_streams():
+        add("fuzz_pg_client", stream)
     if grammar_only:
         report(n)
         return

@@ -225,6 +225,43 @@ enum pg_status pg_read_datarow_one(const struct pg_msg *m, const uint8_t **value
 	return PG_OK;
 }
 
+enum pg_reset_step pg_reset_step(struct pg_reset_watch *w, const struct pg_msg *m, const char *marker)
+{
+	const char *err, *tag, *code, *msg;
+	const uint8_t *v;
+	size_t vlen;
+	char status;
+
+	switch (m->type) {
+	case 'E':
+		if (pg_read_error(m, &code, &msg, &err) != PG_OK)
+			return PG_RESET_FAILED;
+		w->error = true;
+		return PG_RESET_MORE;
+	case 'C':
+		if (pg_read_command_tag(m, &tag, &err) != PG_OK)
+			return PG_RESET_FAILED;
+		if (strcmp(tag, "DISCARD ALL") == 0)
+			w->discard = true;
+		return PG_RESET_MORE;
+	case 'D':
+		if (pg_read_datarow_one(m, &v, &vlen, &err) == PG_OK && vlen == strlen(marker) &&
+		    memcmp(v, marker, vlen) == 0)
+			w->marker = true;
+		return PG_RESET_MORE;
+	case 'Z':
+		if (pg_read_ready(m, &status, &err) != PG_OK)
+			return PG_RESET_FAILED;
+		if (w->marker)
+			return !w->error && w->prev_discard && status == 'I' ? PG_RESET_CLEAN : PG_RESET_FAILED;
+		w->prev_discard = w->discard && !w->error;
+		w->discard = w->error = false;
+		return PG_RESET_MORE;
+	default:
+		return PG_RESET_MORE;
+	}
+}
+
 /* hex of the MD5 of a's and b's bytes into out (33 bytes); 0 or -1. */
 static int md5_hex(const void *a, size_t alen, const void *b, size_t blen, char out[33])
 {

@@ -70,6 +70,29 @@ enum pg_status pg_read_error(const struct pg_msg *m, const char **sqlstate, cons
 enum pg_status pg_read_datarow_one(const struct pg_msg *m, const uint8_t **value, size_t *len, const char **err);
 
 /*
+ * Watching a reset's answers: after a client's last messages, airlockd
+ * sends Sync, ROLLBACK, DISCARD ALL and a query of a marker only it knows;
+ * the backend answers whatever the client left first, then those in
+ * order. Each ReadyForQuery ends a cycle; the reset is clean at the
+ * ReadyForQuery of the cycle that returned the marker, when that cycle
+ * had no error, the cycle before it completed DISCARD ALL with no error,
+ * and the status is 'I' (no transaction open).
+ */
+struct pg_reset_watch {
+	bool error, discard, marker; /* of the cycle now */
+	bool prev_discard;           /* the cycle before ended with DISCARD ALL done */
+};
+
+enum pg_reset_step {
+	PG_RESET_MORE,   /* read on */
+	PG_RESET_CLEAN,  /* the reset is done and clean */
+	PG_RESET_FAILED, /* malformed, or the marker's cycle was not clean */
+};
+
+/* One backend message of the reset's answers; marker is the value the marker query returns. */
+enum pg_reset_step pg_reset_step(struct pg_reset_watch *w, const struct pg_msg *m, const char *marker);
+
+/*
  * The answer to an AuthenticationMD5Password: "md5" + hex MD5 of (hex MD5
  * of password and user) and the 4-byte salt, into out (36 bytes and NUL).
  * 0, or -1 when the digest is not available.

@@ -342,6 +342,23 @@ static void send_lost(struct pg_run *r)
 			 airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), "connection to the database was lost", "", "");
 }
 
+/*
+ * airlockd's refusal of a kept session (FRAME_KEPT_REFUSED) in text: its
+ * reason into out; false when text holds none or the job is not kept.
+ */
+static bool kept_refusal(const struct pg_run *r, const char *text, char *out, size_t cap)
+{
+	const char *p = r->job->kept && text ? strstr(text, FRAME_KEPT_REFUSED) : NULL;
+	size_t n;
+
+	if (!p)
+		return false;
+	p += strlen(FRAME_KEPT_REFUSED);
+	n = strcspn(p, "\n");
+	snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
+	return true;
+}
+
 static void send_backend_error(struct pg_run *r, const PGresult *res)
 {
 	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
@@ -350,6 +367,14 @@ static void send_backend_error(struct pg_run *r, const PGresult *res)
 	/* Errors libpq makes up itself carry no SQLSTATE: the connection failed. */
 	if (!state || !msg) {
 		send_lost(r);
+		return;
+	}
+	/* airlockd answered the login but then had no session to give. */
+	if (kept_refusal(r, msg, r->tls_why, sizeof(r->tls_why))) {
+		runner_ctl_error(r->ctl, FRAME_ERROR,
+				 airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_UNABLE_TO_CONNECT),
+				 airlock_err_name(AIRLOCK_E_EXECUTION_FAILED), "could not connect to the database",
+				 r->tls_why, "");
 		return;
 	}
 	/* query_canceled: the engine's statement_timeout, or a cancel request. */
@@ -453,7 +478,8 @@ static int finish_connect(struct pg_run *r, enum outcome o)
 		/* Why TLS failed, when it did: from the shim, or from starting it. */
 		if (r->tls)
 			runner_tls_failure(r->tls, r->tls_why, sizeof(r->tls_why));
-		if (r->tls_why[0])
+		if (r->tls_why[0] ||
+		    kept_refusal(r, r->conn ? PQerrorMessage(r->conn) : NULL, r->tls_why, sizeof(r->tls_why)))
 			detail = r->tls_why;
 		runner_ctl_error(r->ctl, FRAME_ERROR,
 				 airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_UNABLE_TO_CONNECT),

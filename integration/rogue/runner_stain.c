@@ -14,10 +14,13 @@
  *    process id, and exits without a Terminate ("stain_x": with one).
  *  - "partial": reports its backend's process id, sends the first bytes
  *    of a message and exits: the session must not be used again.
+ *  - "secrets": reports what of the backend's credentials airlockd gave
+ *    it: the password's length and whether it was told to use TLS.
  *  - otherwise ("probe"): reports, as one text value, its backend's
  *    process id and the state "stain" leaves, as the session holds it now.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,8 @@ struct stain_job {
 	char sql[256];
 	char user[128];
 	char dbname[128];
+	char password[256];
+	bool tls; /* a "tls" key came */
 };
 
 static void copy_value(const struct frame_job *fj, const char *key, char *out, size_t cap)
@@ -58,6 +63,8 @@ static int read_job(struct runner_ctl *ctl, struct stain_job *j)
 	copy_value(fj, "sql", j->sql, sizeof(j->sql));
 	copy_value(fj, "user", j->user, sizeof(j->user));
 	copy_value(fj, "dbname", j->dbname, sizeof(j->dbname));
+	copy_value(fj, "password", j->password, sizeof(j->password));
+	j->tls = j->tls || frame_job_get(fj, "tls") != NULL;
 out:
 	free(buf);
 	free(fj);
@@ -145,6 +152,10 @@ int main(int argc, char **argv)
 		type = read_job(&ctl, &j);
 	if (type != FRAME_JOB)
 		return 1;
+	if (strstr(j.sql, "secrets")) {
+		snprintf(out, sizeof(out), "password=%zu tls=%d", strlen(j.password), j.tls);
+		return answer(&ctl, out) == 0 ? 0 : 1;
+	}
 	c = PQconnectdbParams(keys, vals, 0);
 	if (PQstatus(c) != CONNECTION_OK) {
 		runner_ctl_error(&ctl, FRAME_ERROR, "08006", "EXECUTION_FAILED", "runner_stain could not connect", "",

@@ -56,7 +56,8 @@ def test_the_password_is_salted_once_for_a_targets_runners():
     """The first runner's shim salts the password for the server's SCRAM salt and names the salt in
     its 'B' frame; airlockd salts the password itself, once, and its later runners log in with that
     key: had it been wrong, the server would refuse their proofs."""
-    d = PrivateAirlockd("scram_once", {"pool_min": 0}, uid_base=UID_BASE + 400)
+    d = PrivateAirlockd("scram_once", {"pool_min": 0}, uid_base=UID_BASE + 400,
+                        sections={"target shop": {"keep_sessions": "off"}})
     d.start()
     try:
         for i in range(4):
@@ -203,10 +204,13 @@ class Impostor:
         self.after_tls += self.read_rest(tls)
 
 
-def impostor_airlockd(name, impostor, sslmode):
+def impostor_airlockd(name, impostor, sslmode, kept=False):
     target = {"host": "127.0.0.1", "port": impostor.port, "sslmode": sslmode,
               "sslrootcert": os.path.join(CA_DIR, "ca.crt") if sslmode.startswith("verify-") else None}
     section = "target shop" if impostor.engine == "postgres" else "target shop_maria"
+    if impostor.engine == "postgres":
+        # Who makes the TLS: the runner's shim, or airlockd for the sessions it keeps (keep_sessions).
+        target["keep_sessions"] = "on" if kept else "off"
     return PrivateAirlockd(name, {"pool_min": 0}, uid_base=UID_BASE, sections={section: target})
 
 
@@ -234,11 +238,12 @@ def my_error(d):
 
 
 def refused(engine, impostor, sslmode, name):
-    """The statement's error over engine's protocol against the impostor."""
-    d = impostor_airlockd(name, impostor, sslmode)
+    """The statement's error over engine's protocol against the impostor ("postgres_kept": airlockd's
+    own TLS, keep_sessions)."""
+    d = impostor_airlockd(name, impostor, sslmode, kept=engine == "postgres_kept")
     d.start()
     try:
-        err = pg_error(d) if engine == "postgres" else my_error(d)
+        err = my_error(d) if engine == "mariadb" else pg_error(d)
         assert d.alive()
     finally:
         d.stop()
@@ -250,12 +255,17 @@ def message(err):
     return (err.pgerror or str(err)) if isinstance(err, psycopg2.Error) else str(err.args)
 
 
-ENGINES = ["postgres", "mariadb"]
+ENGINES = ["postgres", "postgres_kept", "mariadb"]
+
+
+def wire(engine):
+    """The protocol an impostor for engine speaks ("postgres_kept" is Postgres, logged in to by airlockd)."""
+    return "mariadb" if engine == "mariadb" else "postgres"
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_certificate_of_another_ca_is_refused(certs, engine):
-    imp = Impostor(engine, certs["rogue"])
+    imp = Impostor(wire(engine), certs["rogue"])
     try:
         err = refused(engine, imp, "verify-full", "tlsrogue")
     finally:
@@ -270,7 +280,7 @@ def test_certificate_of_another_ca_is_refused(certs, engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_certificate_for_another_name_is_refused_by_verify_full(certs, engine):
-    imp = Impostor(engine, certs["other_name"])
+    imp = Impostor(wire(engine), certs["other_name"])
     try:
         err = refused(engine, imp, "verify-full", "tlsname")
     finally:
@@ -283,7 +293,7 @@ def test_certificate_for_another_name_is_refused_by_verify_full(certs, engine):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_verify_ca_checks_the_chain_only(certs, engine):
     """The same impostor, under verify-ca: the handshake passes and the login goes out."""
-    imp = Impostor(engine, certs["other_name"])
+    imp = Impostor(wire(engine), certs["other_name"])
     try:
         refused(engine, imp, "verify-ca", "tlsca")
     finally:
@@ -295,7 +305,7 @@ def test_verify_ca_checks_the_chain_only(certs, engine):
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_database_without_tls_gets_nothing(engine):
     """No fall back to plain text, in any mode: require included."""
-    imp = Impostor(engine, offer_tls=False)
+    imp = Impostor(wire(engine), offer_tls=False)
     try:
         err = refused(engine, imp, "require", "tlsnone")
     finally:
@@ -360,13 +370,15 @@ class ScramImpostor(Impostor):
         self.after_ok += self.read_rest(tls)
 
 
+@pytest.mark.parametrize("engine", ["postgres", "postgres_kept"])
 @pytest.mark.parametrize("skip_final", [False, True], ids=["forged-signature", "no-signature"])
-def test_a_server_that_cannot_prove_the_password_gets_no_statement(certs, skip_final):
+def test_a_server_that_cannot_prove_the_password_gets_no_statement(certs, skip_final, engine):
     """Under require (no certificate check), only SCRAM's server signature tells
-    the real database from one in the middle: the login stops there."""
+    the real database from one in the middle: the login stops there, the
+    runner's own or airlockd's for the sessions it keeps."""
     imp = ScramImpostor(certs["rogue"], skip_final=skip_final)
     try:
-        err = refused("postgres", imp, "require", "tlsscram")
+        err = refused(engine, imp, "require", "tlsscram")
     finally:
         imp.close()
     text = message(err)

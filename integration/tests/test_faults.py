@@ -123,9 +123,19 @@ def run_sql(d, sql):
     return fetch_all(d.url(), sql)
 
 
+def kept_and_reset(line):
+    """Is d's backend connection (a line of backend_sockets) a kept session (keep_sessions), idle and reset
+    after its last runner: its last query the reset's marker?"""
+    port = int(line.split()[2].rsplit(":", 1)[1])
+    return itest.super_query("SELECT state || '|' || left(query, 22) FROM pg_stat_activity "
+                             "WHERE client_port = %d" % port) == "idle|SELECT 'airlock-reset-"
+
+
 def settle(d):
-    """Nothing of d's left: containers, job directories, backend connections."""
-    assert wait_until(lambda: not d.containers() and not d.job_dirs() and not d.backend_sockets(PG_PORT),
+    """Nothing of d's left: containers, job directories, backend connections but the sessions it keeps,
+    each idle and reset."""
+    assert wait_until(lambda: not d.containers() and not d.job_dirs()
+                      and all(kept_and_reset(ln) for ln in d.backend_sockets(PG_PORT)),
                       20, 0.1), (d.containers(), d.job_dirs(), d.backend_sockets(PG_PORT))
 
 

@@ -13,7 +13,9 @@ prepared statement, a held cursor, an advisory lock, a LISTEN, an open
 transaction), with or without saying Terminate, hands the next runner of
 the same session (the same backend process) a session with none of it;
 a runner that stops in the middle of a message gets its session closed,
-never lent again."""
+never lent again; and the runner is given no password and no TLS to use:
+what it could take away is a session it is lent, not the backend's
+credentials."""
 
 import os
 import subprocess
@@ -128,6 +130,20 @@ def test_a_session_goes_on_after_errors_timeouts_cuts_and_cancels(kept):
         conn.close()
 
 
+def test_results_larger_than_the_relays_buffers(kept):
+    """A result many times the relay's 256 KiB high-water mark streams through whole, twice on one session."""
+    for _ in range(2):
+        conn = psycopg2.connect(kept.url(), connect_timeout=10)
+        conn.autocommit = True
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT repeat('x', 1000) FROM generate_series(1, 900)")
+                rows = cur.fetchall()
+            assert len(rows) == 900 and all(r[0] == "x" * 1000 for r in rows)
+        finally:
+            conn.close()
+
+
 def test_extended_protocol_and_psql(kept):
     assert one(kept, "SELECT %s::int + %s", params=(40, 2)) == 42
     assert one(kept, "SELECT count(*) FROM orders WHERE customer_id = %s", params=(1,)) >= 0
@@ -165,3 +181,8 @@ def test_a_runner_stopping_inside_a_message_loses_its_session(stain):
     # Closed, not kept: its backend ends.
     assert wait_until(lambda: itest.super_query("SELECT count(*) FROM pg_stat_activity WHERE pid = %d" % cut) == "0",
                       10)
+
+
+def test_a_kept_sessions_runner_gets_no_credentials(stain):
+    """The runner of a kept session is given neither the backend's password nor its TLS: airlockd holds both."""
+    assert one(stain, "SELECT 'secrets'") == "password=0 tls=0"

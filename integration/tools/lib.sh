@@ -1163,6 +1163,7 @@ database = shop
 user = airlock_ro
 password_file = $AIRLOCK_PW_FILE
 max_db_connections = 30
+keep_sessions = on
 sslmode = verify-full
 sslrootcert = $AIRLOCK_TLS_DIR/ca.crt
 
@@ -1174,6 +1175,7 @@ database = shop
 user = airlock_rw
 password_file = $AIRLOCK_RW_PW_FILE
 max_db_connections = 10
+keep_sessions = on
 sslmode = verify-full
 sslrootcert = $AIRLOCK_TLS_DIR/ca.crt
 

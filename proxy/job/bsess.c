@@ -1,7 +1,8 @@
 /*
- * bsess: the backend sessions airlockd keeps (bsess.h): the login, the
- * reset between runners, the idle list. The TLS contexts and the
- * parameters a runner is told at its start are bsess_pool.c's.
+ * bsess: one backend session airlockd keeps (bsess.h): its login, what
+ * runners are told of it, its reset between runners, its time on the idle
+ * list, its cancel requests. Which session a runner gets, and the TLS
+ * contexts, are bsess_pool.c's.
  */
 #define _GNU_SOURCE
 #include "proxy/job/bsess_int.h"
@@ -21,6 +22,7 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -63,36 +65,6 @@ static void bs_arm(struct bsess *s, uint32_t ms)
 	struct timeval tv = ms_timeval(ms);
 
 	evtimer_add(s->timer, &tv);
-}
-
-static void fp_add(EVP_MD_CTX *c, const char *s)
-{
-	EVP_DigestUpdate(c, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
-void bsess_fingerprint(const struct airlock_target *t, const char *host, uint8_t fp[BSESS_FP_LEN])
-{
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
-	unsigned int n = 0;
-	char port[8];
-
-	memset(fp, 0, BSESS_FP_LEN);
-	snprintf(port, sizeof(port), "%u", (unsigned)t->port);
-	if (!c)
-		return;
-	if (EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1) {
-		fp_add(c, t->engine);
-		fp_add(c, t->host);
-		fp_add(c, port);
-		fp_add(c, t->database);
-		fp_add(c, t->user);
-		fp_add(c, t->password);
-		fp_add(c, t->sslmode);
-		fp_add(c, t->ca_pem);
-		fp_add(c, host);
-		EVP_DigestFinal_ex(c, fp, &n);
-	}
-	EVP_MD_CTX_free(c);
 }
 
 /* A TLS connection object for s, of its target's context; NULL on failure. */
@@ -263,7 +235,7 @@ static void bs_ssl_answer(struct bsess *s)
 	if (evbuffer_remove(in, &c, 1) != 1)
 		return;
 	if (c != PG_SSL_YES || evbuffer_get_length(in) != 0) {
-		bs_fail(s, "the database does not offer TLS, which the target's sslmode requires");
+		bs_fail(s, "the database does not offer TLS");
 		return;
 	}
 	ssl = bs_ssl(s);
@@ -319,6 +291,10 @@ static int bs_auth(struct bsess *s, const struct pg_msg *m, const char **why)
 	wbuf_init(&w);
 	switch (code) {
 	case PG_AUTH_OK:
+		/* Once SCRAM began, only a server that proved it knows the password may say the login is done. */
+		*why = "the database did not prove it knows the password";
+		if (s->sasl && !s->sasl_proved)
+			return -1;
 		s->authed = true;
 		return 0;
 	case PG_AUTH_CLEARTEXT:
@@ -334,6 +310,7 @@ static int bs_auth(struct bsess *s, const struct pg_msg *m, const char **why)
 	case PG_AUTH_SASL:
 		*why = "the database asks for a SASL mechanism other than SCRAM-SHA-256 (or the password is not plain "
 		       "ASCII)";
+		s->sasl = true;
 		return bs_sasl_first(s, data, len);
 	case PG_AUTH_SASL_CONTINUE:
 		*why = "the database's SCRAM challenge was refused";
@@ -344,7 +321,10 @@ static int bs_auth(struct bsess *s, const struct pg_msg *m, const char **why)
 		break;
 	case PG_AUTH_SASL_FINAL:
 		*why = "the database did not prove it knows the password";
-		return scram_client_verify(&s->sc, data, len, &err) < 0 ? -1 : 0;
+		if (!s->sasl || scram_client_verify(&s->sc, data, len, &err) < 0)
+			return -1;
+		s->sasl_proved = true;
+		return 0;
 	default:
 		*why = "the database asks for a login method airlockd does not speak";
 		return -1;
@@ -444,11 +424,9 @@ fail:
 static bool bs_reset_read(struct bsess *s)
 {
 	struct evbuffer *in = bufferevent_get_input(s->bev);
-	const char *err, *tag, *code, *msg;
-	const uint8_t *v;
+	const char *err;
 	struct pg_msg m;
-	size_t used, vlen;
-	char status;
+	size_t used;
 
 	for (;;) {
 		size_t len = evbuffer_get_length(in), n;
@@ -469,54 +447,33 @@ static bool bs_reset_read(struct bsess *s)
 		mlen = (uint32_t)head[1] << 24 | (uint32_t)head[2] << 16 | (uint32_t)head[3] << 8 | head[4];
 		if (mlen < 4)
 			goto fail;
-		s->discarded += (size_t)mlen + 1;
-		if (s->discarded > BSESS_RESET_MAX_BYTES)
-			goto fail;
 		/* A long message is the runner's leftover rows, never part of the reset's answers. */
 		if (mlen > BSESS_MSG_MAX) {
-			if (head[0] == 'E' || head[0] == 'Z' || head[0] == 'C')
+			s->discarded += (size_t)mlen + 1;
+			if (head[0] == 'E' || head[0] == 'Z' || head[0] == 'C' || s->discarded > BSESS_RESET_MAX_BYTES)
 				goto fail;
 			s->skip = (size_t)mlen + 1;
 			continue;
 		}
 		if (len < (size_t)mlen + 1)
 			return true;
+		s->discarded += (size_t)mlen + 1;
+		if (s->discarded > BSESS_RESET_MAX_BYTES)
+			goto fail;
 		buf = evbuffer_pullup(in, (ssize_t)mlen + 1);
 		if (!buf || pg_decode_msg(buf, (size_t)mlen + 1, BSESS_MSG_MAX, &m, &used, &err) != PG_OK)
 			goto fail;
-		switch (m.type) {
-		case 'E':
-			if (pg_read_error(&m, &code, &msg, &err) != PG_OK)
+		switch (pg_reset_step(&s->watch, &m, s->marker)) {
+		case PG_RESET_FAILED:
+			goto fail;
+		case PG_RESET_CLEAN:
+			if (used != len)
 				goto fail;
-			/* FATAL and PANIC end the session: the EOF follows. */
-			s->cycle_error = true;
-			break;
-		case 'C':
-			if (pg_read_command_tag(&m, &tag, &err) != PG_OK)
-				goto fail;
-			if (strcmp(tag, "DISCARD ALL") == 0)
-				s->cycle_discard = true;
-			break;
-		case 'D':
-			if (pg_read_datarow_one(&m, &v, &vlen, &err) == PG_OK && vlen == strlen(s->marker) &&
-			    memcmp(v, s->marker, vlen) == 0)
-				s->cycle_marker = true;
-			break;
-		case 'Z':
-			if (pg_read_ready(&m, &status, &err) != PG_OK)
-				goto fail;
-			if (s->cycle_marker) {
-				if (s->cycle_error || !s->prev_discard || status != 'I' || used != len)
-					goto fail;
-				evbuffer_drain(in, used);
-				evtimer_del(s->timer);
-				bs_idle(s);
-				return false;
-			}
-			s->prev_discard = s->cycle_discard && !s->cycle_error;
-			s->cycle_discard = s->cycle_error = false;
-			break;
-		default:
+			evbuffer_drain(in, used);
+			evtimer_del(s->timer);
+			bs_idle(s);
+			return false;
+		case PG_RESET_MORE:
 			break;
 		}
 		evbuffer_drain(in, used);
@@ -574,7 +531,7 @@ static void bs_reset_start(struct bsess *s)
 		snprintf(s->marker + 14 + 2 * i, 3, "%02x", raw[i]);
 	snprintf(sql, sizeof(sql), "SELECT '%s'", s->marker);
 	s->skip = s->discarded = 0;
-	s->cycle_error = s->cycle_discard = s->cycle_marker = s->prev_discard = false;
+	memset(&s->watch, 0, sizeof(s->watch));
 	bufferevent_enable(s->bev, EV_READ);
 	wbuf_init(&w);
 	pg_put_sync(&w);
@@ -615,6 +572,24 @@ static void bs_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
+/* The TLS handshake failed: why, in the words the runner's own TLS uses (runner/runner_tls_io.c). */
+static void bs_tls_failed(struct bsess *s)
+{
+	SSL *ssl = s->state == BS_TLS ? bufferevent_openssl_get_ssl(s->bev) : NULL;
+	long verify = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+	unsigned long err = s->state == BS_TLS ? bufferevent_get_openssl_error(s->bev) : 0;
+	const char *reason = err ? ERR_reason_error_string(err) : NULL;
+	char why[256];
+
+	if (verify != X509_V_OK)
+		snprintf(why, sizeof(why), "the database's certificate failed its check: %s",
+			 X509_verify_cert_error_string(verify));
+	else
+		snprintf(why, sizeof(why), "the TLS handshake with the database failed: %s",
+			 reason ? reason : "the connection was closed");
+	bs_fail(s, why);
+}
+
 static void bs_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct bsess *s = arg;
@@ -647,7 +622,7 @@ static void bs_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	case BS_SSL_ANSWER:
 	case BS_TLS:
-		bs_fail(s, "TLS to the database failed (its certificate, or the connection)");
+		bs_tls_failed(s);
 		return;
 	case BS_LOGIN:
 		bs_fail(s, "the database closed the connection during the login");
@@ -658,8 +633,9 @@ static void bs_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 }
 
-struct bsess *bsess_login(struct bsess_pool *p, const struct airlock_target *t, const char *host, uint16_t port,
-			  const char *user, bool probe, SSL_CTX *ctx, bsess_ready_fn ready, void *arg)
+struct bsess *bsess_login(struct bsess_pool *p, const struct airlock_target *t, const uint8_t fp[BSESS_FP_LEN],
+			  const char *host, uint16_t port, const char *user, bool probe, SSL_CTX *ctx,
+			  bsess_ready_fn ready, void *arg)
 {
 	struct bsess *s = calloc(1, sizeof(*s));
 
@@ -671,12 +647,11 @@ struct bsess *bsess_login(struct bsess_pool *p, const struct airlock_target *t, 
 	s->ready = ready;
 	s->ready_arg = arg;
 	s->tls = config_target_tls(t);
-	s->verify = t->ca_pem != NULL;
 	s->verify_host = t->sslmode && strcmp(t->sslmode, "verify-full") == 0;
 	s->port = port;
 	if (ctx && SSL_CTX_up_ref(ctx) == 1)
 		s->ctx = ctx;
-	bsess_fingerprint(t, host, s->fp);
+	memcpy(s->fp, fp, BSESS_FP_LEN);
 	wbuf_init(&s->params);
 	all_push(p, s);
 	s->target = strdup(t->name);
@@ -726,16 +701,25 @@ int bsess_fd(const struct bsess *s)
  * late cancel never lands on the session's next statement.
  */
 struct bsess_cancel {
+	struct bsess_cancel *prev, *next; /* pool->cancels */
+	struct bsess_pool *pool;
 	struct bufferevent *bev;
-	struct bsess *s; /* NULL once the session is gone */
+	struct bsess *s; /* NULL once the session is gone: the request still goes out */
 };
+
+/* Frees c (the pool's shutdown: on the way or not). */
+void bsess_cancel_free(struct bsess_cancel *c)
+{
+	DLIST_UNLINK(c->pool->cancels, c);
+	bufferevent_free(c->bev);
+	free(c);
+}
 
 static void cancel_end(struct bsess_cancel *c)
 {
 	struct bsess *s = c->s;
 
-	bufferevent_free(c->bev);
-	free(c);
+	bsess_cancel_free(c);
 	if (s) {
 		s->cancel = NULL;
 		bsess_cancel_done(s);
@@ -763,25 +747,25 @@ void bsess_cancel(struct bsess *s)
 	if (!s || !s->pid || s->cancel || !(c = calloc(1, sizeof(*c))))
 		return;
 	c->s = s;
+	c->pool = s->pool;
 	c->bev = bufferevent_socket_new(s->pool->env->base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev) {
 		free(c);
 		return;
 	}
+	DLIST_PUSH(s->pool->cancels, c);
 	wbuf_init(&w);
 	pg_put_cancel_request(&w, s->pid, s->key);
 	if (w.failed || bufferevent_write(c->bev, w.data, w.len) < 0) {
 		wbuf_free(&w);
-		bufferevent_free(c->bev);
-		free(c);
+		bsess_cancel_free(c);
 		return;
 	}
 	wbuf_free(&w);
 	bufferevent_setcb(c->bev, cancel_read, NULL, cancel_event, c);
 	bufferevent_enable(c->bev, EV_READ);
 	if (bufferevent_socket_connect_hostname(c->bev, s->pool->env->dns, AF_UNSPEC, s->host, s->port) < 0) {
-		bufferevent_free(c->bev);
-		free(c);
+		bsess_cancel_free(c);
 		return;
 	}
 	s->cancel = c;

@@ -46,13 +46,14 @@ struct bsess {
 	uint8_t fp[BSESS_FP_LEN];
 	char *role, *db, *host, *cert_host;
 	uint16_t port;
-	bool tls, verify, verify_host;
+	bool tls, verify_host;
 	SSL_CTX *ctx;   /* its own reference; NULL without TLS */
 	bool probe;     /* logged in only for its parameters, then closed */
 	char *password; /* during the login only */
 	struct scram_client sc;
 	bool authed;
-	bool counted; /* holds one of its target's backend connections in job_dbs (given back, reset, idle) */
+	bool sasl, sasl_proved; /* SCRAM began; the server's signature checked */
+	bool counted;           /* holds one of its target's backend connections in job_dbs (given back, reset, idle) */
 	uint32_t pid, key;
 	struct wbuf params;   /* the ParameterStatus messages of the login */
 	bsess_ready_fn ready; /* the login's waiter; NULL: none */
@@ -62,7 +63,7 @@ struct bsess {
 	/* The reset: */
 	char marker[48];
 	size_t skip, discarded;
-	bool cycle_error, cycle_discard, cycle_marker, prev_discard;
+	struct pg_reset_watch watch;
 };
 
 struct bsess_ctx {
@@ -85,15 +86,19 @@ struct bsess_pool {
 	size_t nctx;
 	struct bsess_params *params;
 	size_t nparams;
+	struct bsess_cancel *cancels; /* cancel requests on their way */
 };
 
 /*
- * A session logging in to t at host:port for user (NULL: a probe's ""),
+ * A session logging in to t (whose fingerprint is fp) at host:port for user (NULL: a probe's ""),
  * over TLS of ctx (its own reference taken) when t has TLS; NULL when out
  * of memory.
  */
-struct bsess *bsess_login(struct bsess_pool *p, const struct airlock_target *t, const char *host, uint16_t port,
-			  const char *user, bool probe, SSL_CTX *ctx, bsess_ready_fn ready, void *arg);
+struct bsess *bsess_login(struct bsess_pool *p, const struct airlock_target *t, const uint8_t fp[BSESS_FP_LEN],
+			  const char *host, uint16_t port, const char *user, bool probe, SSL_CTX *ctx,
+			  bsess_ready_fn ready, void *arg);
+/* Frees a cancel request now (the pool's end). */
+void bsess_cancel_free(struct bsess_cancel *c);
 /* Frees s now, wherever it is; nobody is told. */
 void bsess_close(struct bsess *s);
 /* The digest of what t's connection is made of, and the address it goes to. */

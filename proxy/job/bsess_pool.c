@@ -24,6 +24,36 @@
 #include "proxy/job/job_int.h"
 #include "proxy/log.h"
 
+static void fp_add(EVP_MD_CTX *c, const char *s)
+{
+	EVP_DigestUpdate(c, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+void bsess_fingerprint(const struct airlock_target *t, const char *host, uint8_t fp[BSESS_FP_LEN])
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	unsigned int n = 0;
+	char port[8];
+
+	memset(fp, 0, BSESS_FP_LEN);
+	snprintf(port, sizeof(port), "%u", (unsigned)t->port);
+	if (!c)
+		return;
+	if (EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1) {
+		fp_add(c, t->engine);
+		fp_add(c, t->host);
+		fp_add(c, port);
+		fp_add(c, t->database);
+		fp_add(c, t->user);
+		fp_add(c, t->password);
+		fp_add(c, t->sslmode);
+		fp_add(c, t->ca_pem);
+		fp_add(c, host);
+		EVP_DigestFinal_ex(c, fp, &n);
+	}
+	EVP_MD_CTX_free(c);
+}
+
 struct bsess_pool *bsess_pool_new(struct job_env *env)
 {
 	struct bsess_pool *p = calloc(1, sizeof(*p));
@@ -43,6 +73,8 @@ void bsess_pool_free(struct bsess_pool *p)
 		p->all->ready = NULL;
 		bsess_close(p->all);
 	}
+	while (p->cancels)
+		bsess_cancel_free(p->cancels);
 	for (size_t i = 0; i < p->nctx; i++)
 		SSL_CTX_free(p->ctx[i].ctx);
 	for (size_t i = 0; i < p->nparams; i++) {
@@ -135,7 +167,7 @@ struct bsess *bsess_get(struct bsess_pool *p, const struct airlock_target *t, co
 		return s;
 	}
 	ctx = config_target_tls(t) ? pool_ctx(p, t, fp) : NULL;
-	*started = (!config_target_tls(t) || ctx) && bsess_login(p, t, host, port, user, false, ctx, ready, arg);
+	*started = (!config_target_tls(t) || ctx) && bsess_login(p, t, fp, host, port, user, false, ctx, ready, arg);
 	return NULL;
 }
 
@@ -148,7 +180,7 @@ bool bsess_probe(struct bsess_pool *p, const struct airlock_target *t, const cha
 	bsess_fingerprint(t, host, fp);
 	if (config_target_tls(t) && !(ctx = pool_ctx(p, t, fp)))
 		return false;
-	return bsess_login(p, t, host, port, NULL, true, ctx, ready, arg) != NULL;
+	return bsess_login(p, t, fp, host, port, NULL, true, ctx, ready, arg) != NULL;
 }
 
 void bsess_forget(struct bsess_pool *p, void *arg)

@@ -30,8 +30,6 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	j->user_name = strdup(req->user_name ? req->user_name : "");
 	if (!j->user_name && !j->pend_code)
 		job_fail_later(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_NONE, "out of memory");
-	for (int i = 0; j->user_name && i < JOB_MAX_RELAYS; i++)
-		relay_own(j->relays[i], j->user_name);
 	j->t_asked = monotonic_ns();
 	if (j->pend_code)
 		return;
@@ -42,6 +40,9 @@ static void job_take(struct job *j, const struct job_request *req, const struct 
 	if (job_frame_job(&j->jobframe, req) < 0)
 		job_fail_later(j, AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_PROGRAM_LIMIT_EXCEEDED,
 			       "the statement and its parameters are too large for one job");
+	/* A runner already connected gets its user's kept session now (its limits set: the memory watch needs them). */
+	for (int i = 0; j->user_name && i < JOB_MAX_RELAYS; i++)
+		relay_own(j->relays[i], j->user_name);
 }
 
 /* RUNNING (counted), its kill deadline armed, and the statement sent once the runner is there. */

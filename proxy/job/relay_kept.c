@@ -4,6 +4,7 @@
  */
 #include "proxy/job/relay_kept.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <event2/event.h>
 
 #include "base/errors.h"
+#include "base/frame.h"
 #include "protocol/pg_client.h"
 #include "protocol/pg_codec.h"
 #include "proxy/job/bsess.h"
@@ -45,6 +47,7 @@ struct relay_kept {
 
 static void rk_runner_read(struct bufferevent *bev, void *arg);
 static void rk_answer(struct relay_kept *k);
+static void rk_runner_write(struct bufferevent *bev, void *arg);
 static void rk_runner_event(struct bufferevent *bev, short what, void *arg);
 
 /* Gives the session back (reset if the runner stopped between messages) and frees k; nobody is told. */
@@ -98,13 +101,15 @@ static void rk_close_after_output(struct relay_kept *k)
 /* Tells the runner the session could not be had (as the database would: a FATAL, then the close). */
 static void rk_refuse(struct relay_kept *k, const char *why)
 {
+	char msg[320];
 	struct pg_error_fields e = {
 		.severity = "FATAL",
 		.sqlstate = airlock_pg_sqlstate(AIRLOCK_E_EXECUTION_FAILED, AIRLOCK_N_PG_CONNECTION_FAILURE),
-		.message = why,
+		.message = msg,
 	};
 	struct wbuf w;
 
+	snprintf(msg, sizeof(msg), "%s%s", FRAME_KEPT_REFUSED, why);
 	wbuf_init(&w);
 	pg_put_error(&w, &e);
 	if (!w.failed)
@@ -196,7 +201,7 @@ static void rk_relay(struct relay_kept *k, struct bsess *s)
 	bufferevent_setcb(k->backend, rk_backend_read, rk_backend_write, rk_backend_event, k);
 	bufferevent_setwatermark(k->backend, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
 	bufferevent_enable(k->backend, EV_READ);
-	bufferevent_setcb(k->runner, rk_runner_read, NULL, rk_runner_event, k);
+	bufferevent_setcb(k->runner, rk_runner_read, rk_runner_write, rk_runner_event, k);
 	bufferevent_enable(k->runner, EV_READ);
 	if (k->ev.on_session)
 		k->ev.on_session(k->arg, bsess_pid(s));
