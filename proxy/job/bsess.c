@@ -162,14 +162,28 @@ static void bs_fail(struct bsess *s, const char *why)
 		ready(arg, NULL, why);
 }
 
+unsigned bsess_idle_count(const struct bsess_pool *p, const char *target)
+{
+	unsigned n = 0;
+
+	for (const struct bsess *s = p->idle; s; s = s->next)
+		n += strcmp(s->target, target) == 0;
+	return n;
+}
+
 /* Kept for the next runner of its user and target. */
 static void bs_idle(struct bsess *s)
 {
 	struct bsess_pool *p = s->pool;
 
 	s->ready = NULL;
-	if (!s->counted && !(s->counted = job_db_take(p->env, s->target))) {
-		/* Not counted, not kept. */
+	/*
+	 * Kept idle up to as many as a target's ready runners (pool_max, at
+	 * least 2): more would hold backend connections the warm pool could
+	 * not use, at the cost of a login (a few ms) for a burst past them.
+	 */
+	if (bsess_idle_count(p, s->target) >= (p->env->cfg->pool_max > 2 ? p->env->cfg->pool_max : 2) ||
+	    (!s->counted && !(s->counted = job_db_take(p->env, s->target)))) {
 		bsess_close(s);
 		return;
 	}
@@ -486,15 +500,17 @@ fail:
 
 static void bs_reset_start(struct bsess *s);
 
-void bsess_give(struct bsess *s, bool clean)
+void bsess_give(struct bsess *s, bool clean, uint64_t unread)
 {
 	if (!s)
 		return;
-	if (!clean || s->state != BS_LENT) {
+	if (!clean || s->state != BS_LENT || unread > BSESS_RESET_MAX_BYTES) {
 		bsess_close(s);
 		return;
 	}
 	s->state = BS_RESET;
+	s->skip = unread;
+	s->discarded = unread;
 	/* Still a backend connection of its target while the job that had it lets its own count go. */
 	s->counted = job_db_take(s->pool->env, s->target);
 	bufferevent_setcb(s->bev, bs_read_cb, NULL, bs_event_cb, s);
@@ -530,7 +546,6 @@ static void bs_reset_start(struct bsess *s)
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(s->marker + 14 + 2 * i, 3, "%02x", raw[i]);
 	snprintf(sql, sizeof(sql), "SELECT '%s'", s->marker);
-	s->skip = s->discarded = 0;
 	memset(&s->watch, 0, sizeof(s->watch));
 	bufferevent_enable(s->bev, EV_READ);
 	wbuf_init(&w);

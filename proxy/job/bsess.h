@@ -17,9 +17,10 @@
  * stopped inside a message, more than BSESS_RESET_MAX_BYTES of the
  * runner's leftover output, BSESS_RESET_MS passing) closes it.
  *
- * An idle session counts as one of the target's backend connections
+ * At most pool_max (at least 2) of a target's sessions are kept idle. An
+ * idle session counts as one of the target's backend connections
  * (job_dbs.c) and is closed first when a runner needs room under
- * max_db_connections (bsess_shed), after keep_idle_ms unused, and when
+ * max_db_connections (bsess_shed), after BSESS_IDLE_MS unused, and when
  * the pool is freed.
  */
 #ifndef AIRLOCK_PROXY_JOB_BSESS_H
@@ -84,10 +85,11 @@ int bsess_fd(const struct bsess *s);
 void bsess_cancel(struct bsess *s);
 /*
  * The borrower is done: clean says it stopped at a message boundary of
- * its own input. The session is reset and kept, or closed. Either way the
- * caller forgets s.
+ * its own input; unread, how many bytes of the backend's current message
+ * it has not taken from the connection (the reset passes over them). The
+ * session is reset and kept, or closed. Either way the caller forgets s.
  */
-void bsess_give(struct bsess *s, bool clean);
+void bsess_give(struct bsess *s, bool clean, uint64_t unread);
 
 /* At t's max_db_connections: closes one idle session of t; true when one was. */
 bool bsess_shed(struct bsess_pool *p, const char *target);

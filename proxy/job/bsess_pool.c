@@ -189,6 +189,9 @@ void bsess_forget(struct bsess_pool *p, void *arg)
 		if (s->ready_arg == arg) {
 			s->ready = NULL;
 			s->ready_arg = NULL;
+			/* The job that counted its connection lets go of it; the login, kept once in, counts itself. */
+			if (!s->counted)
+				s->counted = job_db_take(p->env, s->target);
 		}
 }
 
@@ -200,13 +203,4 @@ bool bsess_shed(struct bsess_pool *p, const char *target)
 			return true;
 		}
 	return false;
-}
-
-unsigned bsess_idle_count(const struct bsess_pool *p, const char *target)
-{
-	unsigned n = 0;
-
-	for (const struct bsess *s = p->idle; s; s = s->next)
-		n += strcmp(s->target, target) == 0;
-	return n;
 }

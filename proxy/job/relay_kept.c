@@ -38,9 +38,10 @@ struct relay_kept {
 	const struct airlock_target *target; /* borrowed: the job's, which outlives its relays */
 	char *host;
 	uint16_t port;
-	char *user;      /* NULL until the job has one */
-	uint64_t left;   /* bytes of the runner's current message still to pass */
-	bool terminated; /* the runner said Terminate: nothing of its runs any more */
+	char *user;        /* NULL until the job has one */
+	uint64_t left;     /* bytes of the runner's current message still to pass */
+	uint64_t bleft;    /* bytes of the backend's current message still to pass */
+	bool backend_idle; /* the backend's last whole message was ReadyForQuery, and nothing was asked since */
 	struct relay_kept_events ev;
 	void *arg;
 };
@@ -60,9 +61,10 @@ void relay_kept_free(struct relay_kept *k)
 	if (k->sess) {
 		bufferevent_setcb(k->backend, NULL, NULL, NULL, NULL);
 		/* Killed, or gone mid-statement: what it started stops before the session is reset. */
-		if (!k->terminated)
+		if (!k->backend_idle)
 			bsess_cancel(k->sess);
-		bsess_give(k->sess, k->left == 0 && evbuffer_get_length(bufferevent_get_input(k->runner)) == 0);
+		bsess_give(k->sess, k->left == 0 && evbuffer_get_length(bufferevent_get_input(k->runner)) == 0,
+			   k->bleft);
 	}
 	if (k->runner)
 		bufferevent_free(k->runner);
@@ -148,23 +150,41 @@ static bool rk_forward(struct relay_kept *k)
 		}
 		if (head[0] == 'X') {
 			evbuffer_drain(in, sizeof(head));
-			k->terminated = true;
 			rk_end(k);
 			return false;
 		}
 		k->left = (uint64_t)mlen + 1;
+		k->backend_idle = false;
 	}
 	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
 		bufferevent_disable(k->runner, EV_READ);
 	return true;
 }
 
+/* Passes the backend's bytes on, whole messages or not, noting whether it stopped at a ReadyForQuery. */
 static void rk_backend_read(struct bufferevent *bev, void *arg)
 {
 	struct relay_kept *k = arg;
-	struct evbuffer *out = bufferevent_get_output(k->runner);
+	struct evbuffer *in = bufferevent_get_input(bev), *out = bufferevent_get_output(k->runner);
+	size_t len;
+	uint8_t head[5];
 
-	evbuffer_add_buffer(out, bufferevent_get_input(bev));
+	while ((len = evbuffer_get_length(in)) != 0) {
+		if (k->bleft) {
+			size_t n = len < k->bleft ? len : (size_t)k->bleft;
+
+			evbuffer_remove_buffer(in, out, n);
+			k->bleft -= n;
+			continue;
+		}
+		if (evbuffer_copyout(in, head, sizeof(head)) != (ssize_t)sizeof(head))
+			break;
+		/* What the backend sends is passed on as it is; its lengths only tell where its messages end. */
+		k->bleft = ((uint64_t)head[1] << 24 | (uint64_t)head[2] << 16 | (uint64_t)head[3] << 8 | head[4]) + 1;
+		if (k->bleft < 5)
+			k->bleft = 5;
+		k->backend_idle = head[0] == 'Z';
+	}
 	if (evbuffer_get_length(out) >= RELAY_HIGH_WATER)
 		bufferevent_disable(bev, EV_READ);
 }
@@ -186,7 +206,7 @@ static void rk_backend_event(struct bufferevent *bev, short what, void *arg)
 		return;
 	/* The backend ended the session (a FATAL it sent is on its way to the runner): closed, never kept. */
 	bufferevent_setcb(k->backend, NULL, NULL, NULL, NULL);
-	bsess_give(k->sess, false);
+	bsess_give(k->sess, false, 0);
 	k->sess = NULL;
 	k->backend = NULL;
 	rk_close_after_output(k);
@@ -198,6 +218,9 @@ static void rk_relay(struct relay_kept *k, struct bsess *s)
 	k->sess = s;
 	k->backend = bsess_bev(s);
 	k->state = RK_RELAY;
+	/* Lent at a ReadyForQuery (its login's, or its reset's). */
+	k->backend_idle = true;
+	k->bleft = 0;
 	bufferevent_setcb(k->backend, rk_backend_read, rk_backend_write, rk_backend_event, k);
 	bufferevent_setwatermark(k->backend, EV_WRITE, RELAY_HIGH_WATER / 2, 0);
 	bufferevent_enable(k->backend, EV_READ);
