@@ -177,15 +177,23 @@ static void bs_idle(struct bsess *s)
 	struct bsess_pool *p = s->pool;
 
 	s->ready = NULL;
-	/*
-	 * Kept idle up to as many as a target's ready runners (pool_max, at
-	 * least 2): more would hold backend connections the warm pool could
-	 * not use, at the cost of a login (a few ms) for a burst past them.
-	 */
-	if (bsess_idle_count(p, s->target) >= (p->env->cfg->pool_max > 2 ? p->env->cfg->pool_max : 2) ||
-	    (!s->counted && !(s->counted = job_db_take(p->env, s->target)))) {
+	if (!s->counted && !(s->counted = job_db_take(p->env, s->target))) {
 		bsess_close(s);
 		return;
+	}
+	/*
+	 * Idle up to as many as a target's ready runners (pool_max, at least 2);
+	 * past it the one unused longest goes, so one user's burst leaves the
+	 * others some.
+	 */
+	if (bsess_idle_count(p, s->target) >= (p->env->cfg->pool_max > 2 ? p->env->cfg->pool_max : 2)) {
+		struct bsess *oldest = NULL;
+
+		for (struct bsess *o = p->idle; o; o = o->next)
+			if (strcmp(o->target, s->target) == 0)
+				oldest = o;
+		if (oldest)
+			bsess_close(oldest);
 	}
 	s->state = BS_IDLE;
 	bufferevent_setcb(s->bev, bs_read_cb, NULL, bs_event_cb, s);
