@@ -1,8 +1,6 @@
 /*
- * bsess: one backend session airlockd keeps (bsess.h): its login, what
- * runners are told of it, its reset between runners, its time on the idle
- * list, its cancel requests. Which session a runner gets, and the TLS
- * contexts, are bsess_pool.c's.
+ * bsess: one backend session airlockd keeps (bsess.h): its login, what runners are told of it, its
+ * reset between runners, its time idle, its cancel requests. Choosing one and TLS contexts: bsess_pool.c.
  */
 #define _GNU_SOURCE
 #include "proxy/job/bsess_int.h"
@@ -213,6 +211,10 @@ static void bs_timer_cb(evutil_socket_t fd, short what, void *arg)
 		bsess_close(s);
 		return;
 	case BS_RESET:
+		/* Still running what its runner left: stopped, and the session not kept (a late cancel could hit its
+		 * next). */
+		if (s->busy)
+			bsess_cancel(s);
 		log_info("backend session for target %s: the reset did not end in time; closed", s->target);
 		bsess_close(s);
 		return;
@@ -508,7 +510,7 @@ fail:
 
 static void bs_reset_start(struct bsess *s);
 
-void bsess_give(struct bsess *s, bool clean, uint64_t unread)
+void bsess_give(struct bsess *s, bool clean, uint64_t unread, bool busy)
 {
 	if (!s)
 		return;
@@ -522,7 +524,8 @@ void bsess_give(struct bsess *s, bool clean, uint64_t unread)
 	/* Still a backend connection of its target while the job that had it lets its own count go. */
 	s->counted = job_db_take(s->pool->env, s->target);
 	bufferevent_setcb(s->bev, bs_read_cb, NULL, bs_event_cb, s);
-	bs_arm(s, BSESS_RESET_MS);
+	s->busy = busy;
+	bs_arm(s, busy ? BSESS_BUSY_MS : BSESS_RESET_MS);
 	if (s->cancel) {
 		/* What the backend sends meanwhile waits in the socket. */
 		bufferevent_disable(s->bev, EV_READ);
@@ -718,11 +721,7 @@ int bsess_fd(const struct bsess *s)
 
 /* ---- cancel requests ---- */
 
-/*
- * A cancel request on its own connection. The session's reset waits for
- * the postmaster to close it (it has signalled the backend by then), so a
- * late cancel never lands on the session's next statement.
- */
+/* A cancel request on its own connection; a reset waits for the postmaster to close it (the backend signalled). */
 struct bsess_cancel {
 	struct bsess_cancel *prev, *next; /* pool->cancels */
 	struct bsess_pool *pool;

@@ -40,6 +40,7 @@ struct bsess_pool;
 /* The longest a login, or a reset, may take. */
 #define BSESS_LOGIN_MS 10000
 #define BSESS_RESET_MS 2000
+#define BSESS_BUSY_MS 100
 /* The most of a runner's unread output a reset reads past before it gives the session up. */
 #define BSESS_RESET_MAX_BYTES (4u * 1024u * 1024u)
 
@@ -86,10 +87,13 @@ void bsess_cancel(struct bsess *s);
 /*
  * The borrower is done: clean says it stopped at a message boundary of
  * its own input; unread, how many bytes of the backend's current message
- * it has not taken from the connection (the reset passes over them). The
- * session is reset and kept, or closed. Either way the caller forgets s.
+ * it has not taken from the connection (the reset passes over them); busy:
+ * the backend's last message was not a ReadyForQuery, so a statement may
+ * still run: if the reset has not ended within BSESS_BUSY_MS, the
+ * statement is canceled and the session closed. The session is reset and
+ * kept, or closed. Either way the caller forgets s.
  */
-void bsess_give(struct bsess *s, bool clean, uint64_t unread);
+void bsess_give(struct bsess *s, bool clean, uint64_t unread, bool busy);
 
 /* At t's max_db_connections: closes one idle session of t; true when one was. */
 bool bsess_shed(struct bsess_pool *p, const char *target);

@@ -60,6 +60,7 @@ struct bsess {
 	void *ready_arg;
 	struct bsess_cancel *cancel; /* a cancel request on its way; the reset waits for it */
 	bool reset_waits;            /* given back while a cancel was on its way */
+	bool busy;                   /* given back with a statement perhaps still running */
 	/* The reset: */
 	char marker[48];
 	size_t skip, discarded;

@@ -60,11 +60,9 @@ void relay_kept_free(struct relay_kept *k)
 		bsess_forget(k->pool, k);
 	if (k->sess) {
 		bufferevent_setcb(k->backend, NULL, NULL, NULL, NULL);
-		/* Killed, or gone mid-statement: what it started stops before the session is reset. */
-		if (!k->backend_idle)
-			bsess_cancel(k->sess);
+		/* Killed, or gone mid-statement, perhaps: bsess_give cancels it if the reset does not end soon. */
 		bsess_give(k->sess, k->left == 0 && evbuffer_get_length(bufferevent_get_input(k->runner)) == 0,
-			   k->bleft);
+			   k->bleft, !k->backend_idle);
 	}
 	if (k->runner)
 		bufferevent_free(k->runner);
@@ -206,7 +204,7 @@ static void rk_backend_event(struct bufferevent *bev, short what, void *arg)
 		return;
 	/* The backend ended the session (a FATAL it sent is on its way to the runner): closed, never kept. */
 	bufferevent_setcb(k->backend, NULL, NULL, NULL, NULL);
-	bsess_give(k->sess, false, 0);
+	bsess_give(k->sess, false, 0, false);
 	k->sess = NULL;
 	k->backend = NULL;
 	rk_close_after_output(k);
