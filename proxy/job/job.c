@@ -71,7 +71,7 @@ static void job_db_release(struct job *j, bool tell)
 	if (!j->db_held)
 		return;
 	j->db_held = false;
-	job_db_give(j->env, j->target->name);
+	job_db_give(j->env, j->target_name);
 	if (tell && j->env->on_finished)
 		j->env->on_finished(j->env->hook_arg);
 }
@@ -91,29 +91,6 @@ static void job_end_runner(struct job *j)
 	job_db_release(j, true);
 	if (j->launch)
 		evtimer_add(j->deadline, &tv);
-}
-
-const struct job *job_next(const struct job *j)
-{
-	return j->next;
-}
-
-void job_info(const struct job *j, uint64_t now, struct jobs_info *info)
-{
-	uint64_t since = j->t_asked ? j->t_asked : j->t_launch;
-
-	*info = (struct jobs_info){
-		.id = j->id,
-		.state = job_state_name(j->state),
-		.age_ms = since && now > since ? (now - since) / 1000000u : 0,
-		.runner_uid = (uint32_t)j->runner_uid,
-		.target = j->target ? j->target->name : "",
-	};
-}
-
-bool job_busy_for(const struct job *j, const char *target)
-{
-	return job_state_streams(j->state) && j->target && strcmp(j->target->name, target) == 0;
 }
 
 /* Delivers the final event once (r may be NULL once detached); closes the control connection. */
@@ -235,6 +212,7 @@ static void job_free(struct job *j)
 		event_free(j->deadline);
 	job_wipe_frame(j);
 	free(j->host);
+	free(j->target_name);
 	free(j->user_name);
 	DLIST_UNLINK(j->env->all, j);
 	j->env->live--;
@@ -725,8 +703,10 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	j->target = target;
 	j->port = target->port;
 	j->host = strdup(target->host);
+	free(j->target_name);
+	j->target_name = strdup(target->name);
 	job_frame_connect(&j->connframe, target, job_scram_known(j->env, target), config_target_kept(j->target));
-	if (!j->host || j->connframe.failed)
+	if (!j->host || !j->target_name || j->connframe.failed)
 		return -1;
 
 	j->runner_uid = job_pick_uid(j->env);
@@ -769,7 +749,7 @@ int job_prepare(struct job *j, const struct airlock_target *target, uint32_t mem
 	if (!j->launch)
 		return -1;
 	/* Its runner will connect to the backend through it from now until the job is done. */
-	j->db_held = job_db_take(j->env, target->name);
+	j->db_held = job_db_take(j->env, j->target_name);
 	/* A held job being released stays HELD: job_release_held moves it on. */
 	if (j->state == JOB_NEW && !job_set_state(j, JOB_IDLE))
 		return -1;

@@ -69,7 +69,9 @@ struct job {
 	struct wbuf jobframe;  /* 'J': the statement, sent once attached */
 	char *host;
 	uint16_t port;
+	/* Borrowed from its request's config generation, which can go before a draining job does. */
 	const struct airlock_target *target;
+	char *target_name; /* owned copy of target->name: the key of its count in env->dbs, read to the end */
 	struct airlock_limits limits;
 	uint64_t rows;
 	uint64_t bytes;
@@ -85,7 +87,8 @@ void job_finish(struct job *j, const struct job_result *r);
 /*
  * j ends while its backend may still run the statement: its runner and
  * connection go, j stays CANCELING (counted) until the backend has exited
- * (job_mem_await_exit), then gone(j) ends it. false: nothing done (no
+ * or its kept session's reset has ended (job_mem_await_exit), then gone(j)
+ * ends it. false: nothing done (no
  * memory watch whose backend passes its checks, or j is not running);
  * the caller ends j now.
  */

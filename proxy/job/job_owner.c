@@ -76,6 +76,8 @@ void job_hold(struct job *j, const struct job_request *req, const struct job_eve
 	job_take(j, req, ev, arg);
 	job_set_state(j, JOB_HELD);
 	j->target = req->target;
+	free(j->target_name);
+	j->target_name = strdup(req->target->name); /* NULL: the console shows none until job_prepare */
 	j->lost = lost;
 	j->lost_arg = lost_arg;
 }

@@ -1,11 +1,12 @@
 /*
  * job_state: the table of a job's allowed moves and the one function that
- * moves it (see job_state.h).
+ * moves it (see job_state.h); what a job shows the manager (job_int.h).
  */
 #include "proxy/job/job_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <event2/event.h>
 
@@ -84,4 +85,27 @@ bool job_set_state(struct job *j, enum job_state to)
 			j->env->on_finished(j->env->hook_arg);
 	}
 	return true;
+}
+
+const struct job *job_next(const struct job *j)
+{
+	return j->next;
+}
+
+void job_info(const struct job *j, uint64_t now, struct jobs_info *info)
+{
+	uint64_t since = j->t_asked ? j->t_asked : j->t_launch;
+
+	*info = (struct jobs_info){
+		.id = j->id,
+		.state = job_state_name(j->state),
+		.age_ms = since && now > since ? (now - since) / 1000000u : 0,
+		.runner_uid = (uint32_t)j->runner_uid,
+		.target = j->target_name ? j->target_name : "",
+	};
+}
+
+bool job_busy_for(const struct job *j, const char *target)
+{
+	return job_state_streams(j->state) && j->target_name && strcmp(j->target_name, target) == 0;
 }
