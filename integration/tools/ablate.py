@@ -410,6 +410,9 @@ ROWS = [
     ("timeout-drain", "A timed-out statement keeps its slot until its backend stops",
      "the timed-out job's drain", "101-timeout-drain.patch",
      "airlockd+py:test_pg_mem_caps.py -k timed_out_statement"),
+    ("kept-drain", "A client that leaves mid-statement does not take the memory watch with it",
+     "a kept session's reset ending the detached job's drain", "104-kept-drain.patch",
+     "airlockd+py:test_kept_sessions.py -k leaves_mid_statement"),
 ]
 
 

@@ -95,6 +95,13 @@ void bsess_cancel(struct bsess *s);
  */
 void bsess_give(struct bsess *s, bool clean, uint64_t unread, bool busy);
 
+/*
+ * Has the kept session whose backend is pid ended what its last runner
+ * left (its reset done: idle, or lent again)? false while its reset runs,
+ * and when no kept session has that pid (it was closed: only the
+ * process's exit tells then).
+ */
+bool bsess_pid_settled(const struct bsess_pool *p, uint32_t pid);
 /* At t's max_db_connections: closes one idle session of t; true when one was. */
 bool bsess_shed(struct bsess_pool *p, const char *target);
 /* Idle sessions of target kept now (for the console and tests). */

@@ -195,6 +195,14 @@ void bsess_forget(struct bsess_pool *p, void *arg)
 		}
 }
 
+bool bsess_pid_settled(const struct bsess_pool *p, uint32_t pid)
+{
+	for (const struct bsess *s = p->all; s; s = s->all_next)
+		if (pid && s->pid == pid)
+			return s->state == BS_IDLE || s->state == BS_LENT;
+	return false;
+}
+
 bool bsess_shed(struct bsess_pool *p, const char *target)
 {
 	for (struct bsess *s = p->idle; s; s = s->next)

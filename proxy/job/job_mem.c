@@ -23,6 +23,7 @@
 
 #include <event2/event.h>
 
+#include "proxy/job/bsess.h"
 #include "proxy/job/job_impl.h"
 #include "proxy/job/job_proc.h"
 #include "proxy/log.h"
@@ -269,6 +270,11 @@ static void job_mem_tick(evutil_socket_t fd, short what, void *arg)
 	free(status);
 	/* Read before the exit check: a number read while the pidfd's process lived is that process's. */
 	if (used < 0 || pidfd_exited(m->pidfd)) {
+		job_mem_end(m);
+		return;
+	}
+	/* A kept session's backend does not exit: its reset's end says the canceled statement is over. */
+	if (m->gone && m->job->env->bsess && bsess_pid_settled(m->job->env->bsess, (uint32_t)m->pid)) {
 		job_mem_end(m);
 		return;
 	}

@@ -42,7 +42,8 @@ struct job;
  * backend exits or the job stops it), and over may end the job.
  */
 typedef void (*job_mem_over_fn)(struct job *j);
-/* job_mem_await_exit's: j's backend has exited, or is no longer waited for; the watch has ended. */
+/* job_mem_await_exit's: j's backend has exited (or its kept session settled), or is no longer waited for; the watch has
+ * ended. */
 typedef void (*job_mem_gone_fn)(struct job *j);
 
 /* The runner of j says its backend is pid: watch it (once per job; later calls are ignored). */
@@ -54,7 +55,9 @@ void job_mem_watch(struct job *j, uint32_t pid, job_mem_over_fn over);
  * without an interrupt check not even the engine's statement_timeout. The
  * backend is sent a cancel; the watch (the budget included) goes on, and
  * gone(j) is called once the backend process has exited (the job's relays
- * are closed, so it exits once the statement ends) or after max_ms.
+ * are closed, so it exits once the statement ends), once the kept session
+ * it serves has ended its reset (bsess_pid_settled: such a backend does
+ * not exit), or after max_ms.
  * A watch whose pid has not been checked yet is checked first (the
  * caller's relays still open). false, nothing done: j has no watch, its
  * pid fails the checks, or it already awaits.
