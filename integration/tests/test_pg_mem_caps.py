@@ -250,13 +250,27 @@ SLOW_GROWTH = ("SELECT length(string_agg(repeat('x', 1000000) || pg_sleep(0.002)
                "FROM generate_series(1, 900)")
 
 
-def test_a_client_that_leaves_mid_statement_does_not_take_the_watch_with_it(direct):
+@pytest.fixture(scope="module")
+def unkept():
+    """An airlockd whose runners log in to Postgres themselves (keep_sessions off): a job's backend
+    exits when its runner's connection closes, where a kept session's is reset and kept."""
+    d = PrivateAirlockd("mem_unkept", {"pool_min": 1}, uid_base=1006700000,
+                        sections={"target shop": {"keep_sessions": "off"}})
+    d.start()
+    yield d
+    d.stop()
+
+
+@pytest.mark.parametrize("sessions", ["kept", "unkept"])
+def test_a_client_that_leaves_mid_statement_does_not_take_the_watch_with_it(direct, request, sessions):
     """The agent sends a statement that will pass the budget and disconnects before it does. The
     job's owner is gone, but its backend still runs: airlockd cancels the statement and keeps the
-    job, its slot and its watch until the backend has exited. Without that the backend grows past
-    the budget (to about 1.8 GB: 900 MB of text and its final copy) with nobody watching."""
+    job, its slot and its watch until the backend is done (has exited; with kept sessions, the
+    session's reset has ended). Without that the backend grows past the budget (to about 1.8 GB:
+    900 MB of text and its final copy) with nobody watching."""
+    url = itest.AGENT_URL if sessions == "kept" else request.getfixturevalue("unkept").url()
     direct.autocommit = True
-    conn = psycopg2.connect(itest.AGENT_URL, async_=1)
+    conn = psycopg2.connect(url, async_=1)
     psycopg2.extras.wait_select(conn)
     with Peaks() as p:
         cur = conn.cursor()
@@ -269,13 +283,15 @@ def test_a_client_that_leaves_mid_statement_does_not_take_the_watch_with_it(dire
     assert p.highest() < BUDGET, p.big()
 
 
-def test_a_timed_out_statement_keeps_its_slot_until_its_backend_stops(direct):
+@pytest.mark.parametrize("keep", ["on", "off"])
+def test_a_timed_out_statement_keeps_its_slot_until_its_backend_stops(direct, keep):
     """timeout_ms passes while the backend is inside upper(), which has no interrupt check: neither
     the engine's statement_timeout nor the stopped runner stops it. The agent hears TIMEOUT once
     the backend has stopped; its backend is idle then. (upper() of 100 MB takes about 570 MB and
     1.3 s: the budget is raised so that only the time decides.)"""
     d = PrivateAirlockd("mem_timeout", {"pool_min": 0, "kill_margin_ms": 100}, uid_base=1005900000,
-                        sections={"user agent": {"timeout_ms": 500, "backend_memory_mb": 2048}})
+                        sections={"user agent": {"timeout_ms": 500, "backend_memory_mb": 2048},
+                                  "target shop": {"keep_sessions": keep}})
     d.start()
     try:
         conn = d.connect()
