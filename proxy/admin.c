@@ -70,11 +70,11 @@ static void kv_u64(const struct admin_out *out, struct row *r, uint64_t *rows, c
 
 static void show_pools(struct server *srv, const struct admin_out *out, struct row *r, uint64_t *rows)
 {
-	static const char *const names[] = {"target", "engine", "connections", "max_db_connections",
-					    "ready",  "busy",   "starting",    "waiting"};
+	static const char *const names[] = {"target",   "engine",  "connections", "max_db_connections", "ready", "busy",
+					    "starting", "waiting", "kept"};
 	const struct airlock_config *cfg = srv->cfg;
 
-	out->columns(out->arg, names, 8);
+	out->columns(out->arg, names, sizeof(names) / sizeof(names[0]));
 	for (size_t i = 0; i < cfg->ntargets; i++) {
 		const struct airlock_target *t = &cfg->targets[i];
 		struct jobs_target_counts c = {0};
@@ -88,6 +88,7 @@ static void show_pools(struct server *srv, const struct admin_out *out, struct r
 		cell(r, "%u", c.busy);
 		cell(r, "%u", c.starting);
 		cell(r, "%u", c.waiting);
+		cell(r, "%u", c.kept);
 		emit(out, r, rows);
 	}
 }

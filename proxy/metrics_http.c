@@ -84,6 +84,7 @@ static void sample(struct server *srv)
 		jobs_target_counts(srv->jobs, t->name, &c);
 		stats_target(srv->stats, t->name, c.connections, t->max_db_connections, c.ready, c.busy, c.starting,
 			     c.waiting);
+		stats_target_kept(srv->stats, t->name, c.kept);
 	}
 	if (srv->jobs)
 		stats_queue(srv->stats, jobs_queue_len(srv->jobs));

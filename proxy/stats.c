@@ -25,7 +25,7 @@ struct stats {
 	struct metrics *m; /* owned; every family below is in it */
 	struct metrics_family *statements, *duration, *rows, *bytes, *truncations;
 	struct metrics_family *failed_logins, *approvals, *sessions, *jobs_live;
-	struct metrics_family *backend, *backend_max, *pool, *waiting, *queue;
+	struct metrics_family *backend, *backend_max, *pool, *kept, *waiting, *queue;
 	struct metrics_family *vcalls, *vfailures, *vstarted, *vduration;
 	struct metrics_family *phase, *containers, *login_wait, *config;
 	struct metrics_family *budget_refused, *budget_amount, *budget_left, *peer_cancels, *store_failures;
@@ -88,6 +88,10 @@ struct stats *stats_new(void)
 		m, METRICS_GAUGE, "airlock_pool_runners",
 		"Runners of the target: ready (warm, connected), busy (running a statement) or starting.", l_pool,
 		N(l_pool), NULL, 0);
+	st->kept = metrics_family(m, METRICS_GAUGE, "airlock_kept_sessions",
+				  "Idle backend sessions kept for the target (keep_sessions), counted in its backend "
+				  "connections.",
+				  l_target, N(l_target), NULL, 0);
 	st->waiting = metrics_family(m, METRICS_GAUGE, "airlock_queue_waiting",
 				     "Statements waiting in the queue, by target.", l_target, N(l_target), NULL, 0);
 	st->queue = metrics_family(m, METRICS_GAUGE, "airlock_queue_depth", "Statements waiting in the queue.", NULL, 0,
@@ -139,7 +143,7 @@ struct stats *stats_new(void)
 	    !st->config || !st->phase || !st->containers || !st->login_wait || !st->vduration || !st->statements ||
 	    !st->duration || !st->rows || !st->bytes || !st->truncations || !st->failed_logins || !st->approvals ||
 	    !st->sessions || !st->jobs_live || !st->vcalls || !st->vfailures || !st->vstarted || !st->backend ||
-	    !st->backend_max || !st->pool || !st->waiting || !st->queue) {
+	    !st->backend_max || !st->pool || !st->kept || !st->waiting || !st->queue) {
 		stats_free(st);
 		return NULL;
 	}
@@ -267,6 +271,14 @@ void stats_target(struct stats *st, const char *target, unsigned connections, un
 	metrics_set(st->waiting, t, waiting);
 }
 
+void stats_target_kept(struct stats *st, const char *target, unsigned idle)
+{
+	const char *t[] = {target};
+
+	if (st)
+		metrics_set(st->kept, t, idle);
+}
+
 void stats_targets_clear(struct stats *st)
 {
 	if (!st)
@@ -274,6 +286,7 @@ void stats_targets_clear(struct stats *st)
 	metrics_clear(st->backend);
 	metrics_clear(st->backend_max);
 	metrics_clear(st->pool);
+	metrics_clear(st->kept);
 	metrics_clear(st->waiting);
 }
 

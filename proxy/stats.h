@@ -89,6 +89,8 @@ void stats_jobs_live(struct stats *st, unsigned n);
  */
 void stats_target(struct stats *st, const char *target, unsigned connections, unsigned bound, unsigned ready,
 		  unsigned busy, unsigned starting, unsigned waiting);
+/* Idle backend sessions kept for the target (keep_sessions); they are among its connections. */
+void stats_target_kept(struct stats *st, const char *target, unsigned idle);
 void stats_queue(struct stats *st, size_t waiting);
 /* Before the targets are sampled: a target a reload removed leaves the per-target gauges. */
 void stats_targets_clear(struct stats *st);

@@ -21,7 +21,7 @@ ADMIN_PASSWORD = "admin-secret"
 
 COLUMNS = {
     "SHOW POOLS": ["target", "engine", "connections", "max_db_connections", "ready", "busy", "starting",
-                   "waiting"],
+                   "waiting", "kept"],
     "SHOW STATS": ["stat", "value"],
     "SHOW CLIENTS": ["id", "protocol", "user", "client", "state", "connected_seconds", "application_name",
                      "fingerprint"],

@@ -197,6 +197,30 @@ def test_a_client_that_leaves_mid_statement_frees_its_job_when_the_reset_ends(ke
     assert one(kept, "SELECT 41 + 1") == 42
 
 
+def pools(d):
+    """d's SHOW POOLS as {target: {column: value}}."""
+    conn = psycopg2.connect("host=127.0.0.1 port=%d user=admin password=admin-secret dbname=airlock "
+                            "sslmode=disable" % d.pg_port, connect_timeout=10)
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SHOW POOLS")
+            names = [c.name for c in cur.description]
+            return {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+    finally:
+        conn.close()
+
+
+def test_the_console_counts_idle_sessions(kept):
+    """SHOW POOLS' kept: the idle sessions of a target, among its connections."""
+    one(kept, "SELECT 1")
+    one(kept, "SELECT 1", "support", "support-secret")
+    assert wait_until(lambda: int(pools(kept)["shop"]["kept"]) >= 2, 10), pools(kept)
+    row = pools(kept)["shop"]
+    assert int(row["kept"]) <= int(row["connections"]), row
+    assert int(pools(kept)["shop_maria"]["kept"]) == 0
+
+
 def probe(d):
     """(pid, the rest of the session's state) as runner_stain's probe reads it."""
     fields = one(d, "SELECT 'probe'").split("|")

@@ -219,8 +219,14 @@ def test_targets_show_connections_pools_and_the_queue(traffic):
     for target in ("shop", "shop_writer", "shop_maria", "shop_maria_writer"):
         assert ("airlock_backend_connections", frozenset({("target", target)})) in after
         assert ("airlock_queue_waiting", frozenset({("target", target)})) in after
+        assert ("airlock_kept_sessions", frozenset({("target", target)})) in after
         for state in ("ready", "busy", "starting"):
             assert ("airlock_pool_runners", frozenset({("target", target), ("state", state)})) in after
+    # The traffic's Postgres statements left shop a kept session (idle for 60 s), which is a connection too;
+    # MariaDB targets keep none.
+    assert 1 <= value(after, "airlock_kept_sessions", target="shop") <= value(after, "airlock_backend_connections",
+                                                                                 target="shop")
+    assert value(after, "airlock_kept_sessions", target="shop_maria") == 0
     # pool_min is 0 here and nothing runs: no runner holds a connection, none waits.
     assert value(after, "airlock_backend_connections", target="shop") <= 30
     assert value(after, "airlock_queue_depth") == 0

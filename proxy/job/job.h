@@ -189,6 +189,7 @@ struct jobs_target_counts {
 	unsigned busy;        /* runners running a statement (or being canceled) */
 	unsigned starting;    /* warm runners not connected yet */
 	unsigned waiting;     /* statements in the queue for it */
+	unsigned kept;        /* idle backend sessions kept (keep_sessions), among its connections */
 };
 void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_target_counts *out);
 /* Warm runners of the target named target connected and waiting (jobs_target_counts' ready, alone). */

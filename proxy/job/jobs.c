@@ -205,6 +205,7 @@ void jobs_target_counts(const struct jobs *js, const char *target, struct jobs_t
 	for (const struct job *j = js->env.all; j; j = job_next(j))
 		out->busy += job_busy_for(j, target);
 	out->waiting = (unsigned)job_queue_waiting(&js->queue, target);
+	out->kept = js->env.bsess ? bsess_idle_count(js->env.bsess, target) : 0;
 }
 
 unsigned jobs_ready(const struct jobs *js, const char *target)
