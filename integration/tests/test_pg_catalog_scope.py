@@ -5,6 +5,8 @@ allowed; every probe must answer for it exactly as for a table that does
 not exist, and nothing the catalogs return may mention it."""
 
 import io
+import os
+import re
 import threading
 import time
 
@@ -304,3 +306,34 @@ def test_sqlalchemy_reflects_only_allowed():
         assert sorted(meta.tables) == ["customers", "orders", "products"]
     finally:
         engine.dispose()
+
+
+def push_keys():
+    """validate_pg_scope_push.c's table of key columns: [(relation, column, numeric)]."""
+    with open(os.path.join(itest.REPO, "validator", "pg", "validate_pg_scope_push.c")) as f:
+        table = f.read().split("} keys[] = {", 1)[1].split("};", 1)[0]
+    out = []
+    for rel, nums, names in re.findall(r'\{"(\w+)", \{([^}]*)\}, \{([^}]*)\}\}', table):
+        out += [(rel, col, True) for col in re.findall(r'"(\w+)"', nums)]
+        out += [(rel, col, False) for col in re.findall(r'"(\w+)"', names)]
+    return out
+
+
+def test_key_lookups_a_copy_takes_are_leakproof():
+    """A statement's key lookup enters a catalog's fenced copy, where it runs on hidden rows too
+    (validate_pg_scope_push.c), only for columns whose equality the backend marks leakproof:
+    pg_catalog's "=" between the column's type and itself, and for a numeric column and an
+    integer. A column whose equality could raise or tell what it saw must leave the table."""
+    keys = push_keys()
+    assert len(keys) >= 40, keys
+    for rel, col, numeric in keys:
+        typ = itest.super_query("SELECT atttypid::regtype FROM pg_attribute WHERE attrelid = 'pg_catalog.%s'::regclass "
+                                "AND attname = '%s' AND NOT attisdropped" % (rel, col))
+        assert typ, "pg_catalog.%s has no column %s" % (rel, col)
+        for right in [typ] + (["integer"] if numeric else []):
+            leakproof = itest.super_query(
+                "SELECT p.proleakproof FROM pg_operator o JOIN pg_proc p ON p.oid = o.oprcode "
+                "WHERE o.oprnamespace = 'pg_catalog'::regnamespace AND o.oprname = '=' "
+                "AND o.oprleft = '%s'::regtype AND o.oprright = '%s'::regtype" % (typ.replace("'", "''"), right))
+            # No operator for (column, integer): the integer is cast to the column's type, whose own counts.
+            assert leakproof == "t" or (right != typ and leakproof == ""), (rel, col, typ, right, leakproof)

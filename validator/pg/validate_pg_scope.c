@@ -169,7 +169,8 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 	const char *order = e->order, *cte;
 	const PgQuery__RangeVar *rv = node->range_var;
 	bool hoist = sc->hoist.target != NULL;
-	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc);
+	struct pgv_sbuf sb = PGV_SCOPE_SBUF(sc), pushed = {0};
+	size_t npushed;
 
 	if (!hoist) {
 		pgv_sb_put(&sb, "SELECT * FROM (");
@@ -192,8 +193,21 @@ static void filter_relation(struct pgv_scope *sc, PgQuery__Node *node, const cha
 		pgv_scope_expand(&sb, sc->policy, e->project);
 		pgv_sb_put(&sb, ") p");
 	}
-	pgv_sb_put(&sb, " WHERE ");
+	/* The statement's key lookups of this reference, when it has some (validate_pg_scope_push.c). */
+	npushed = strcmp(schema, "pg_catalog") == 0 ? pgv_scope_push_put(sc, &pushed, rv, rv->relname) : 0;
+	pgv_sb_put(&sb, npushed ? " WHERE (" : " WHERE ");
 	pgv_scope_expand(&sb, sc->policy, e->filter);
+	if (npushed) {
+		char *more = pgv_sb_take(&pushed);
+
+		pgv_sb_put(&sb, ")");
+		if (more)
+			pgv_sb_put(&sb, more);
+		else
+			sb.failed = true;
+		free(more);
+	}
+	pgv_sb_free(&pushed);
 	if (order) {
 		pgv_sb_put(&sb, " ORDER BY ");
 		pgv_sb_put(&sb, order);
@@ -572,6 +586,7 @@ enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql,
 	}
 	collect_ctes(&sc, &tree->base, 0);
 	collect_tableoid(&sc, &tree->base, 0);
+	pgv_scope_push_collect(&sc, &tree->base, 0);
 	pgv_scope_hoist_begin(&sc, tree);
 	for (i = 0; i < tree->n_stmts && !sc.refused; i++) {
 		if (tree->stmts[i]->stmt)

@@ -38,10 +38,22 @@
  */
 #define PGV_SCOPE_FENCE " OFFSET 0"
 
+struct pgv_sbuf;
+
 struct pgv_undo {
 	void *slot;
 	size_t size;
 	unsigned char saved[sizeof(PgQuery__Node)];
+};
+
+/* A conjunct alias.col = value of some query's WHERE, and the relation of that query's FROM it names (NULL: none). */
+struct pgv_push {
+	const void *rv; /* PgQuery__RangeVar, in the tree */
+	const char *qual, *col;
+	const char *value; /* the constant as SQL */
+	bool integer;      /* the constant is an integer */
+	bool derived;      /* implied through an equality of two columns, not written */
+	bool holds;        /* every row the query keeps satisfies it (not only a filter of one side's rows) */
 };
 
 struct pgv_scope {
@@ -72,6 +84,8 @@ struct pgv_scope {
 	bool tableoid_bare;
 	const void **alone; /* PgQuery__RangeVar, in the tree */
 	size_t nalone, capalone;
+	struct pgv_push *push; /* key lookups a catalog's copy takes in (validate_pg_scope_push.c) */
+	size_t npush, cappush;
 	bool write; /* the statement is a write (validate_pg_write.h): its text is checked again as one */
 	/*
 	 * The read's filtered catalogs as CTEs of its outermost query
@@ -115,9 +129,17 @@ extern const char pgv_scope_settings_check[];
 /* Names in a rule resolve through the search_path: a rule's table is read only under the default one. */
 bool pgv_scope_default_path(const struct pgv_policy *p);
 
-/* ---- validate_pg_scope_hoist.c ---- */
+/* ---- validate_pg_scope_push.c ---- */
 
-struct pgv_sbuf;
+/* Before the walk (a pgv_scope_child_fn over the tree): each query's key lookups and the relations they name. */
+void pgv_scope_push_collect(void *ctx, ProtobufCMessage *m, int depth);
+/*
+ * " AND r.col OPERATOR(pg_catalog.=) value" into sb for each key lookup of
+ * rv, the pg_catalog relation rel; how many were written.
+ */
+size_t pgv_scope_push_put(struct pgv_scope *sc, struct pgv_sbuf *sb, const PgQuery__RangeVar *rv, const char *rel);
+
+/* ---- validate_pg_scope_hoist.c ---- */
 
 /* Before the walk: the read's outermost query, when it can hold a WITH list (sc->hoist.target). */
 void pgv_scope_hoist_begin(struct pgv_scope *sc, PgQuery__ParseResult *tree);

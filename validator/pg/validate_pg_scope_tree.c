@@ -137,6 +137,7 @@ void pgv_scope_free(struct pgv_scope *sc)
 	free(sc->ctes);
 	free(sc->tableoid_of);
 	free(sc->alone);
+	free(sc->push);
 	for (i = 0; i < sc->hoist.n; i++)
 		free(sc->hoist.bodies[i]);
 	free(sc->hoist.bodies);

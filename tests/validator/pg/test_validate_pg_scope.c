@@ -68,6 +68,106 @@ static void assert_one_read(const char *text)
 	pg_query_free_parse_result(parsed);
 }
 
+/* What key lookups a catalog's fenced copy takes in (validate_pg_scope_push.c), and what it never does. */
+static void test_key_lookups_enter_the_copy(void **state)
+{
+	static const char *const later[] = {"public", "pg_catalog"};
+	struct pgv_policy p = policy;
+	struct pgv_result r;
+	char *out;
+
+	(void)state;
+	out = scope(&p, "SELECT description FROM pg_catalog.pg_description d WHERE d.objsubid = 0 AND 16385 = d.objoid",
+		    &r);
+	assert_non_null(strstr(
+		out, "END AND r.objsubid OPERATOR(pg_catalog.=) 0 AND r.objoid OPERATOR(pg_catalog.=) 16385 OFFSET 0"));
+	assert_one_read(out);
+	free(out);
+	/* psql writes the oid as a string; a join's relations each take their own. */
+	out = scope(&p,
+		    "SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+		    "WHERE a.attrelid = '16400' AND c.relname = 'orders' AND a.attnum > 0",
+		    &r);
+	assert_non_null(strstr(out, "AND r.attrelid OPERATOR(pg_catalog.=) '16400'"));
+	assert_non_null(strstr(out, "AND r.relname OPERATOR(pg_catalog.=) 'orders'"));
+	assert_null(strstr(out, "attnum OPERATOR"));
+	assert_one_read(out);
+	free(out);
+	/* Never: a disjunction, an expression, a parameter, a masked column, column aliases, another query's alias. */
+	static const char *const kept_out[] = {
+		"SELECT 1 FROM pg_description d WHERE d.objoid = 16385 OR d.objsubid = 0",
+		"SELECT 1 FROM pg_description d WHERE d.objoid = 16384 + 1",
+		"SELECT 1 FROM pg_description d WHERE d.objoid = $1",
+		"SELECT 1 FROM pg_description d WHERE d.objoid::int = 16385",
+		"SELECT 1 FROM pg_class c WHERE c.relowner = 10",
+		"SELECT 1 FROM pg_class c WHERE c.reltuples = 0",
+		"SELECT 1 FROM pg_class AS c(a) WHERE c.a = 16385",
+		"SELECT 1 FROM pg_description d WHERE d.objoid < 16385",
+		"SELECT 1 FROM pg_description d WHERE pg_catalog.pg_description.objoid = 16385",
+		"SELECT (SELECT count(*) FROM pg_attribute a) FROM pg_class c WHERE a.attrelid = 5",
+		"SELECT 1 FROM pg_description d WHERE 1 / (CASE WHEN d.objoid = 16385 THEN 0 ELSE 1 END) = 1",
+		"SELECT 1 FROM pg_description d WHERE d.description = 'x'",
+		"SELECT 1 FROM information_schema.columns c WHERE c.table_name = 'orders'",
+	};
+	for (size_t i = 0; i < sizeof(kept_out) / sizeof(kept_out[0]); i++) {
+		struct pgv_result rr;
+
+		if (pgv_validate(&p, kept_out[i], &rr) != PGV_READ)
+			continue;
+		out = NULL;
+		if (pgv_scope(&p, kept_out[i], &out, &rr) != PGV_READ)
+			continue;
+		if (out && strstr(out, "OPERATOR(pg_catalog.=)"))
+			fail_msg("%s: a lookup entered the copy: %s", kept_out[i], out);
+		free(out);
+	}
+	/* A subquery's own lookup enters its own reference's copy only. */
+	out = scope(&p, "SELECT (SELECT count(*) FROM pg_attribute a WHERE a.attrelid = 5) FROM pg_class c", &r);
+	assert_non_null(strstr(out, "r.attrelid OPERATOR(pg_catalog.=) 5"));
+	assert_null(strstr(out, "r.oid OPERATOR"));
+	free(out);
+	/* Carried across equalities: inner ones on and on, an outer join's ON term (one column each side) once. */
+	out = scope(&p,
+		    "SELECT a.attname, pgd.description FROM pg_catalog.pg_attribute a LEFT JOIN "
+		    "pg_catalog.pg_description pgd "
+		    "ON pgd.objoid = a.attrelid AND pgd.objsubid = a.attnum WHERE a.attrelid = 16400 AND a.attnum > 0",
+		    &r);
+	assert_non_null(strstr(out, "r.attrelid OPERATOR(pg_catalog.=) 16400"));
+	assert_non_null(strstr(out, "r.objoid OPERATOR(pg_catalog.=) 16400"));
+	assert_null(strstr(out, "r.objsubid OPERATOR"));
+	free(out);
+	out = scope(&p,
+		    "SELECT 1 FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid JOIN pg_attrdef d "
+		    "ON d.adrelid = a.attrelid WHERE c.oid = 5",
+		    &r);
+	assert_non_null(strstr(out, "r.oid OPERATOR(pg_catalog.=) 5"));
+	assert_non_null(strstr(out, "r.attrelid OPERATOR(pg_catalog.=) 5"));
+	assert_non_null(strstr(out, "r.adrelid OPERATOR(pg_catalog.=) 5"));
+	free(out);
+	/*
+	 * Never carried: an outer join's ON term between two columns of one
+	 * side (a preserved row need not satisfy it), a string constant (it
+	 * might not read as the other column's type).
+	 */
+	out = scope(
+		&p,
+		"SELECT 1 FROM pg_attribute a LEFT JOIN pg_description d ON a.attnum = a.attrelid WHERE a.attrelid = 5",
+		&r);
+	assert_non_null(strstr(out, "r.attrelid OPERATOR(pg_catalog.=) 5"));
+	assert_null(strstr(out, "r.attnum OPERATOR"));
+	free(out);
+	out = scope(&p, "SELECT 1 FROM pg_class c, pg_attribute a WHERE a.attrelid = c.oid AND c.oid = '5'", &r);
+	assert_non_null(strstr(out, "r.oid OPERATOR(pg_catalog.=) '5'"));
+	assert_null(strstr(out, "r.attrelid OPERATOR"));
+	free(out);
+	/* With another schema before pg_catalog, "=" may not be pg_catalog's: nothing enters. */
+	p.search_path = later;
+	p.nsearch_path = 2;
+	out = scope(&p, "SELECT 1 FROM pg_catalog.pg_description d WHERE d.objoid = 16385", &r);
+	assert_null(strstr(out, "OPERATOR(pg_catalog.=)"));
+	free(out);
+}
+
 static void test_tables_sorted(void **state)
 {
 	(void)state;
@@ -853,6 +953,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables_sorted),
+		cmocka_unit_test(test_key_lookups_enter_the_copy),
 		cmocka_unit_test(test_every_filter_parses),
 		cmocka_unit_test(test_expand_quotes_policy_names),
 		cmocka_unit_test(test_untouched),
