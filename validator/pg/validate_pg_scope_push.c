@@ -132,6 +132,9 @@ static bool two_part(const PgQuery__Node *n, const char **q, const char **col)
 	return *q && *col;
 }
 
+/* Lookups a statement keeps, written ones (a statement with more is read with the rest behind the fence). */
+#define PUSH_MAX_LOOKUPS 256
+
 /* One conjunct: kept when it is alias.column = constant (either way round). */
 static void conjunct(struct pgv_scope *sc, const PgQuery__Node *n)
 {
@@ -143,8 +146,9 @@ static void conjunct(struct pgv_scope *sc, const PgQuery__Node *n)
 	char *sql = NULL;
 	bool integer = false;
 
-	if (n->node_case != PG_QUERY__NODE__NODE_A_EXPR || (e = n->a_expr)->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP ||
-	    !e->lexpr || !e->rexpr || !is_equals(e->name, e->n_name))
+	if (sc->npush >= PUSH_MAX_LOOKUPS || n->node_case != PG_QUERY__NODE__NODE_A_EXPR ||
+	    (e = n->a_expr)->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || !e->lexpr || !e->rexpr ||
+	    !is_equals(e->name, e->n_name))
 		return;
 	if (two_part(e->lexpr, &q, &col))
 		value = e->rexpr;
