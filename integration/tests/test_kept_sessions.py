@@ -154,17 +154,23 @@ def test_extended_protocol_and_psql(kept):
     assert 'Table "public.orders"' in out.stdout and "customer_id" in out.stdout, out.stdout
 
 
-def busy_jobs(d):
-    """The states of d's jobs that are not ready runners (its admin console's SHOW JOBS)."""
+def console(d, sql):
+    """Rows of one command of d's admin console, each as {column: value}."""
     conn = psycopg2.connect("host=127.0.0.1 port=%d user=admin password=admin-secret dbname=airlock "
                             "sslmode=disable" % d.pg_port, connect_timeout=10)
     conn.autocommit = True
     try:
         with conn.cursor() as cur:
-            cur.execute("SHOW JOBS")
-            return [r[1] for r in cur.fetchall() if r[1] not in ("IDLE", "NEW")]
+            cur.execute(sql)
+            names = [c.name for c in cur.description]
+            return [dict(zip(names, r)) for r in cur.fetchall()]
     finally:
         conn.close()
+
+
+def busy_jobs(d):
+    """The states of d's jobs that are not ready runners (SHOW JOBS)."""
+    return [j["state"] for j in console(d, "SHOW JOBS") if j["state"] not in ("IDLE", "NEW")]
 
 
 def test_a_client_that_leaves_mid_statement_frees_its_job_when_the_reset_ends(kept):
@@ -199,16 +205,7 @@ def test_a_client_that_leaves_mid_statement_frees_its_job_when_the_reset_ends(ke
 
 def pools(d):
     """d's SHOW POOLS as {target: {column: value}}."""
-    conn = psycopg2.connect("host=127.0.0.1 port=%d user=admin password=admin-secret dbname=airlock "
-                            "sslmode=disable" % d.pg_port, connect_timeout=10)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cur:
-            cur.execute("SHOW POOLS")
-            names = [c.name for c in cur.description]
-            return {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
-    finally:
-        conn.close()
+    return {r["target"]: r for r in console(d, "SHOW POOLS")}
 
 
 def test_the_console_counts_idle_sessions(kept):
