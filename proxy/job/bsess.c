@@ -35,7 +35,6 @@
 
 static void bs_event_cb(struct bufferevent *bev, short what, void *arg);
 static void bs_read_cb(struct bufferevent *bev, void *arg);
-static void bsess_cancel_detach(struct bsess_cancel *c);
 
 /* pool->all links through all_prev / all_next (prev / next are the idle list's). */
 static void all_push(struct bsess_pool *p, struct bsess *s)
@@ -118,6 +117,9 @@ void bsess_close(struct bsess *s)
 
 	if (s->state == BS_IDLE)
 		DLIST_UNLINK(p->idle, s);
+	/* A cancel still on its way holds the session's backend connection until the postmaster closes it. */
+	if (s->cancel && s->counted && bsess_cancel_hold(s->cancel, s->target))
+		s->counted = false;
 	if (s->counted) {
 		s->counted = false;
 		job_db_give(p->env, s->target);
@@ -719,81 +721,7 @@ int bsess_fd(const struct bsess *s)
 	return s->bev ? (int)bufferevent_getfd(s->bev) : -1;
 }
 
-/* ---- cancel requests ---- */
-
-/* A cancel request on its own connection; a reset waits for the postmaster to close it (the backend signalled). */
-struct bsess_cancel {
-	struct bsess_cancel *prev, *next; /* pool->cancels */
-	struct bsess_pool *pool;
-	struct bufferevent *bev;
-	struct bsess *s; /* NULL once the session is gone: the request still goes out */
-};
-
-/* Frees c (the pool's shutdown: on the way or not). */
-void bsess_cancel_free(struct bsess_cancel *c)
-{
-	DLIST_UNLINK(c->pool->cancels, c);
-	bufferevent_free(c->bev);
-	free(c);
-}
-
-static void cancel_end(struct bsess_cancel *c)
-{
-	struct bsess *s = c->s;
-
-	bsess_cancel_free(c);
-	if (s) {
-		s->cancel = NULL;
-		bsess_cancel_done(s);
-	}
-}
-
-static void cancel_event(struct bufferevent *bev, short what, void *arg)
-{
-	(void)bev;
-	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
-		cancel_end(arg);
-}
-
-static void cancel_read(struct bufferevent *bev, void *arg)
-{
-	(void)arg;
-	evbuffer_drain(bufferevent_get_input(bev), evbuffer_get_length(bufferevent_get_input(bev)));
-}
-
 void bsess_cancel(struct bsess *s)
 {
-	struct bsess_cancel *c;
-	struct wbuf w;
-
-	if (!s || !s->pid || s->cancel || !(c = calloc(1, sizeof(*c))))
-		return;
-	c->s = s;
-	c->pool = s->pool;
-	c->bev = bufferevent_socket_new(s->pool->env->base, -1, BEV_OPT_CLOSE_ON_FREE);
-	if (!c->bev) {
-		free(c);
-		return;
-	}
-	DLIST_PUSH(s->pool->cancels, c);
-	wbuf_init(&w);
-	pg_put_cancel_request(&w, s->pid, s->key);
-	if (w.failed || bufferevent_write(c->bev, w.data, w.len) < 0) {
-		wbuf_free(&w);
-		bsess_cancel_free(c);
-		return;
-	}
-	wbuf_free(&w);
-	bufferevent_setcb(c->bev, cancel_read, NULL, cancel_event, c);
-	bufferevent_enable(c->bev, EV_READ);
-	if (bufferevent_socket_connect_hostname(c->bev, s->pool->env->dns, AF_UNSPEC, s->host, s->port) < 0) {
-		bsess_cancel_free(c);
-		return;
-	}
-	s->cancel = c;
-}
-
-static void bsess_cancel_detach(struct bsess_cancel *c)
-{
-	c->s = NULL;
+	bsess_cancel_start(s, bsess_cancel_done);
 }

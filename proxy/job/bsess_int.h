@@ -98,8 +98,21 @@ struct bsess_pool {
 struct bsess *bsess_login(struct bsess_pool *p, const struct airlock_target *t, const uint8_t fp[BSESS_FP_LEN],
 			  const char *host, uint16_t port, const char *user, bool probe, SSL_CTX *ctx,
 			  bsess_ready_fn ready, void *arg);
-/* Frees a cancel request now (the pool's end). */
+/* ---- bsess_cancel.c ---- */
+
+/* Frees a cancel request now (the pool's end, or the postmaster closed it); a connection it holds is given back. */
 void bsess_cancel_free(struct bsess_cancel *c);
+/*
+ * The session of c is closed while c is on its way: c holds the session's
+ * count of target's backend connections until the postmaster closes it
+ * (the backend, signalled, may still run). false: c cannot (it holds one,
+ * or out of memory); the caller gives the count back.
+ */
+bool bsess_cancel_hold(struct bsess_cancel *c, const char *target);
+/* c's session is gone: the request goes on alone. */
+void bsess_cancel_detach(struct bsess_cancel *c);
+/* bsess_cancel (bsess.h) for s; done(s) is told when the postmaster has closed it, while s lives. */
+void bsess_cancel_start(struct bsess *s, void (*done)(struct bsess *s));
 /* Frees s now, wherever it is; nobody is told. */
 void bsess_close(struct bsess *s);
 /* The digest of what t's connection is made of, and the address it goes to. */
