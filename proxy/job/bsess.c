@@ -122,9 +122,7 @@ void bsess_close(struct bsess *s)
 		s->counted = false;
 	if (s->counted) {
 		s->counted = false;
-		job_db_give(p->env, s->target);
-		if (p->env->on_finished)
-			p->env->on_finished(p->env->hook_arg);
+		job_db_give_room(p->env, s->target);
 	}
 	all_unlink(p, s);
 	if (s->cancel)

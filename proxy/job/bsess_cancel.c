@@ -31,9 +31,7 @@ void bsess_cancel_free(struct bsess_cancel *c)
 	DLIST_UNLINK(c->pool->cancels, c);
 	bufferevent_free(c->bev);
 	if (c->held) {
-		job_db_give(env, c->held);
-		if (env->on_finished)
-			env->on_finished(env->hook_arg);
+		job_db_give_room(env, c->held);
 		free(c->held);
 	}
 	free(c);

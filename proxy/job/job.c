@@ -71,9 +71,10 @@ static void job_db_release(struct job *j, bool tell)
 	if (!j->db_held)
 		return;
 	j->db_held = false;
-	job_db_give(j->env, j->target_name);
-	if (tell && j->env->on_finished)
-		j->env->on_finished(j->env->hook_arg);
+	if (tell)
+		job_db_give_room(j->env, j->target_name);
+	else
+		job_db_give(j->env, j->target_name);
 }
 
 /*

@@ -61,6 +61,13 @@ void job_db_give(struct job_env *env, const char *target)
 	*d = env->dbs[--env->ndbs];
 }
 
+void job_db_give_room(struct job_env *env, const char *target)
+{
+	job_db_give(env, target);
+	if (env->on_finished)
+		env->on_finished(env->hook_arg);
+}
+
 void job_dbs_fini(struct job_env *env)
 {
 	for (size_t i = 0; i < env->ndbs; i++)

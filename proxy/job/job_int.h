@@ -84,6 +84,8 @@ unsigned job_db_open(const struct job_env *env, const char *target);
 /* One more for target; false when out of memory (the job then holds none counted). */
 bool job_db_take(struct job_env *env, const char *target);
 void job_db_give(struct job_env *env, const char *target);
+/* job_db_give, then the manager hears there is room (env->on_finished). */
+void job_db_give_room(struct job_env *env, const char *target);
 void job_dbs_fini(struct job_env *env);
 
 /*

@@ -586,7 +586,9 @@ enum pgv_kind pgv_scope_edited(const struct pgv_policy *policy, const char *sql,
 	}
 	collect_ctes(&sc, &tree->base, 0);
 	collect_tableoid(&sc, &tree->base, 0);
-	pgv_scope_push_collect(&sc, &tree->base, 0);
+	/* A key lookup names pg_catalog's relations only while pg_catalog is first in the search_path. */
+	if (pgv_catalog_first(sc.policy))
+		pgv_scope_push_collect(&sc, &tree->base, 0);
 	pgv_scope_hoist_begin(&sc, tree);
 	for (i = 0; i < tree->n_stmts && !sc.refused; i++) {
 		if (tree->stmts[i]->stmt)

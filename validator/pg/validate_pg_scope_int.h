@@ -131,7 +131,11 @@ bool pgv_scope_default_path(const struct pgv_policy *p);
 
 /* ---- validate_pg_scope_push.c ---- */
 
-/* Before the walk (a pgv_scope_child_fn over the tree): each query's key lookups and the relations they name. */
+/*
+ * Before the walk (a pgv_scope_child_fn over the tree): each query's key
+ * lookups and the relations they name. Only while pg_catalog is first in
+ * the search_path (pgv_catalog_first): the caller checks.
+ */
 void pgv_scope_push_collect(void *ctx, ProtobufCMessage *m, int depth);
 /*
  * " AND r.col OPERATOR(pg_catalog.=) value" into sb for each key lookup of

@@ -358,7 +358,7 @@ void pgv_scope_push_collect(void *ctx, ProtobufCMessage *m, int depth)
 
 	if (depth > PGV_SCOPE_MAX_DEPTH || sc->refused)
 		return;
-	if (m->descriptor == &pg_query__select_stmt__descriptor && pgv_catalog_first(sc->policy)) {
+	if (m->descriptor == &pg_query__select_stmt__descriptor) {
 		const PgQuery__SelectStmt *s = (const PgQuery__SelectStmt *)m;
 		PgQuery__Node **terms, *one;
 		size_t first = sc->npush, n = and_terms(s->where_clause, &terms, &one);
