@@ -3,7 +3,7 @@
  * the reg* types, and the user functions.
  *
  * A guard keeps a value only when it names something visible:
- *   (SELECT g.a FROM (SELECT <value>) AS g(a) WHERE <check of g.a>)
+ *   (SELECT g.a FROM (SELECT <value> OFFSET 0) AS g(a) WHERE COALESCE(<check of g.a>, false))
  * so a hidden relation reads as NULL, exactly as one that does not exist
  * (the name is resolved with to_regclass, which does not raise for a
  * missing relation). The value
@@ -27,9 +27,9 @@
 /*
  * Any value reads as text: digits are an oid, anything else a name to
  * resolve (a regclass or regtype prints as its name). The digit test comes
- * first and is immutable, so when the planner folds a constant value it
- * drops the branch that does not apply instead of evaluating it (casting a
- * name to oid would raise).
+ * first: casting a name to oid would raise, and a CASE computes a branch
+ * only when its test holds (g.a is computed apart, PGV_SCOPE_ONCE, so the
+ * planner never folds the branches of a constant).
  */
 #define DIGITS "g.a::pg_catalog.text OPERATOR(pg_catalog.~) '^[0-9]+$'"
 
@@ -209,9 +209,9 @@ static PgQuery__Node *guard(struct pgv_scope *sc, const char *value, enum pgv_gu
 
 	pgv_sb_put(&sb, "SELECT (SELECT g.a FROM (SELECT ");
 	pgv_sb_put(&sb, value ? value : PGV_SCOPE_PLACEHOLDER);
-	pgv_sb_put(&sb, ") AS g(a) WHERE ");
+	pgv_sb_put(&sb, PGV_SCOPE_ONCE ") AS g(a) WHERE COALESCE(");
 	put_check(&sb, sc->policy, k, by_oid);
-	pgv_sb_put(&sb, ")");
+	pgv_sb_put(&sb, ", false))");
 	return pgv_scope_expr(sc, &sb, value ? NULL : node);
 }
 
@@ -629,10 +629,10 @@ static void guard_reg_cast(struct pgv_scope *sc, PgQuery__Node *node, const stru
 			put_resolved(&sb, sc->policy, rc, quoted);
 		}
 		free(quoted);
-		pgv_sb_put(&sb, ") AS g(a) WHERE g.a::pg_catalog.oid = ANY (ARRAY");
+		pgv_sb_put(&sb, PGV_SCOPE_ONCE ") AS g(a) WHERE g.a::pg_catalog.oid = ANY (ARRAY");
 	} else {
-		pgv_sb_put(&sb, PGV_SCOPE_PLACEHOLDER ") AS g(a) WHERE CASE WHEN " DIGITS
-						      " THEN g.a::pg_catalog.text::pg_catalog.oid ELSE ");
+		pgv_sb_put(&sb, PGV_SCOPE_PLACEHOLDER PGV_SCOPE_ONCE
+			   ") AS g(a) WHERE CASE WHEN " DIGITS " THEN g.a::pg_catalog.text::pg_catalog.oid ELSE ");
 		put_resolved(&sb, sc->policy, rc, "g.a::pg_catalog.text");
 		pgv_sb_put(&sb, "::pg_catalog.oid END = ANY (ARRAY");
 	}
