@@ -207,6 +207,7 @@ def test_a_hostile_write_is_shown_inert(page, browser):
 def test_reject_through_the_form(page, browser):
     before = items()
     approval = hold(page, "DELETE FROM write_probe.items WHERE id = 6")
+    browser_login(page, browser)
     browser.navigate(origin(page) + "/approval/" + approval)
     assert browser.eval("!!document.getElementById('sample')")
     browser.submit("#reject", reason="not today: ask first")
